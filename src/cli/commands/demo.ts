@@ -1,0 +1,42 @@
+// `npm start`: the demo job end to end against an embedded simulator, so a new user sees the whole product.
+import { rmSync } from 'node:fs';
+import { startSimulator } from '../../sim/index.js';
+import { run as runCommand } from './run.js';
+
+const DEMO_KEY = 'sk-sim-demo';
+const DEMO_STATE = 'state/demo.db';
+
+export async function run(argv: string[]): Promise<number> {
+  const sim = await startSimulator({
+    accounts: [{ key: DEMO_KEY, balanceUsd: 100 }],
+    taskSeconds: 3,
+    tokenNoise: 0.08,
+    seed: 7,
+  });
+  process.stderr.write(`[demo] embedded gateway simulator on ${sim.baseUrl}\n`);
+  // The demo starts from a clean journal each time: its simulator, and so its task ids, are new too.
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${DEMO_STATE}${suffix}`, { force: true });
+  const saved = { url: process.env.GATEWAY_BASE_URL, key: process.env.GATEWAY_API_KEY };
+  process.env.GATEWAY_BASE_URL = sim.baseUrl;
+  process.env.GATEWAY_API_KEY = DEMO_KEY;
+  try {
+    const code = await runCommand(['jobs/demo.json', '--state', DEMO_STATE, ...argv]);
+    process.stderr.write([
+      '',
+      `[demo] exit code ${code}. The journal is ${DEMO_STATE}; outputs are in out/demo/.`,
+      `[demo] try: npx gbatch report --state ${DEMO_STATE} --format json`,
+      `[demo]      npx gbatch sim --port 8080   (then GATEWAY_BASE_URL=http://127.0.0.1:8080/v1 GATEWAY_API_KEY=${DEMO_KEY} npx gbatch run jobs/demo.json)`,
+      '',
+    ].join('\n'));
+    return code;
+  } finally {
+    restore('GATEWAY_BASE_URL', saved.url);
+    restore('GATEWAY_API_KEY', saved.key);
+    await sim.close();
+  }
+}
+
+function restore(name: string, value: string | undefined): void {
+  if (value === undefined) delete process.env[name];
+  else process.env[name] = value;
+}

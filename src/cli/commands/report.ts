@@ -1,0 +1,61 @@
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
+import { dirname, join, basename } from 'node:path';
+import { Journal } from '../../journal/index.js';
+import { reportHeader } from '../../report/model.js';
+import { writeReport, type ReportFormat } from '../../report/write-report.js';
+import { locateJournal } from '../locate-journal.js';
+import { helpText, parseOptions, UsageError, type OptionTable } from '../options.js';
+
+const OPTIONS = {
+  state: { type: 'string', help: 'the SQLite journal (default: state/<job>.db, or the only journal in state/)' },
+  format: { type: 'string', choices: ['table', 'json', 'csv', 'html'], default: 'table', help: 'output format' },
+  output: { type: 'string', help: 'write to this file (atomically) instead of stdout' },
+  help: { type: 'boolean', short: 'h', help: 'show this help' },
+} as const satisfies OptionTable;
+
+export async function run(argv: string[]): Promise<number> {
+  let file: string;
+  let format: string;
+  let output: string | undefined;
+  try {
+    const { options, positionals } = parseOptions(OPTIONS, argv);
+    if (options.help) {
+      process.stdout.write(`${helpText('report', '[job] [--state F] [--format table|json|csv|html] [--output F]', OPTIONS)}\n`);
+      return 0;
+    }
+    if (options.format === 'html') throw new UsageError('--format html is not available yet (a later release brings it); use table, json or csv');
+    file = locateJournal(options.state, positionals[0]);
+    format = options.format;
+    output = options.output;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`gbatch report: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const journal = Journal.open(file, { readonly: true });
+  try {
+    const job = journal.getJob();
+    const budget = typeof job?.options.budget === 'number' ? job.options.budget : null;
+    const header = reportHeader(journal, job?.name ?? basename(file, '.db'), budget);
+    if (!output) {
+      writeReport(journal, header, format as ReportFormat, (chunk) => process.stdout.write(chunk));
+      return 0;
+    }
+    mkdirSync(dirname(output), { recursive: true });
+    const temp = join(dirname(output), `.${basename(output)}.${process.pid}.part`);
+    const fd = openSync(temp, 'w');
+    try {
+      writeReport(journal, header, format as ReportFormat, (chunk) => writeSync(fd, chunk));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, output);
+    process.stderr.write(`gbatch report: wrote ${output}\n`);
+    return 0;
+  } finally {
+    journal.close();
+  }
+}

@@ -1,0 +1,129 @@
+import { EventEmitter } from 'node:events';
+import { JournalBusyError, Journal } from '../../journal/index.js';
+import { formatRowError } from '../../manifest/types.js';
+import type { RunEvents } from '../../pipeline/context.js';
+import { runJob, type RunResult } from '../../pipeline/runner.js';
+import { reportHeader } from '../../report/model.js';
+import { renderReportTable } from '../../report/write-report.js';
+import { gatewayAccess, resolveJob, type ResolvedJob } from '../job.js';
+import { helpText, parseOptions, UsageError } from '../options.js';
+import { progressLine } from '../progress.js';
+import { RUN_OPTIONS } from '../run-options.js';
+import { installSignals } from '../signals.js';
+
+const SUMMARY_ROWS = 40;
+
+export async function run(argv: string[]): Promise<number> {
+  try {
+    const { options, positionals } = parseOptions(RUN_OPTIONS, argv);
+    if (options.help) {
+      process.stdout.write(`${helpText('run', '<job.json | manifest.csv | manifest.jsonl> [options]', RUN_OPTIONS)}\n`);
+      return 0;
+    }
+    if (positionals.length > 1) throw new UsageError(`Expected one job or manifest, got ${positionals.length}: ${positionals.join(' ')}`);
+    const job = resolveJob(positionals[0], options, new Date());
+    const access = gatewayAccess(job.flags, process.env);
+    return await execute(job, access);
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof JournalBusyError) {
+      process.stderr.write(`gbatch run: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+}
+
+async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: string }): Promise<number> {
+  const { flags } = job;
+  const events = new EventEmitter<RunEvents>();
+  events.on('log', (line) => process.stderr.write(`[gbatch] ${line}\n`));
+  if (!flags.quiet) events.on('progress', (p) => process.stderr.write(`${progressLine(p, Date.now())}\n`));
+  const signals = installSignals();
+  let result: RunResult;
+  try {
+    result = await runJob({
+      jobName: job.name,
+      manifests: job.manifests,
+      statePath: job.statePath,
+      pricing: job.pricing,
+      budgetUsd: flags.budget,
+      baseUrl: access.baseUrl,
+      apiKey: access.apiKey,
+      skipInvalid: flags['skip-invalid'],
+      journalSync: flags['journal-sync'] as 'full' | 'off',
+      jobOptions: { ...flags, source: job.source, out: job.outDir, pricing: job.pricingSource },
+      interrupt: signals.interrupt,
+      forceInterrupt: signals.force,
+      events,
+      settings: {
+        outDir: job.outDir,
+        concurrency: flags.concurrency!,
+        pollIntervalMs: flags['poll-interval']! * 1000,
+        pollConcurrency: flags['poll-concurrency']!,
+        downloadConcurrency: flags['download-concurrency']!,
+        maxSubmitAttempts: flags['max-attempts']!,
+        resubmitUncertainText: flags['resubmit-uncertain-text'],
+        maxAutoResubmits: 3,
+        rpm: flags.rpm,
+        deadlineAt: job.deadlineAt,
+        noWait: flags['no-wait'],
+      },
+    });
+  } finally {
+    signals.dispose();
+  }
+  if (result.ingest && !result.ingest.ok) {
+    for (const entry of result.ingest.invalid.slice(0, 50)) {
+      for (const e of entry.errors) process.stderr.write(`${formatRowError(e)}\n`);
+    }
+    if (result.ingest.invalidCount > 50) process.stderr.write(`... and more: run \`gbatch plan ${job.source}\` for the full list\n`);
+    for (const problem of result.ingest.problems) process.stderr.write(`gbatch run: ${problem}\n`);
+    process.stderr.write('gbatch run: nothing was sent\n');
+  }
+  if (signals.interrupt.aborted) result = { ...result, exitCode: result.exitCode === 0 ? 75 : result.exitCode };
+  printSummary(job, result, flags.json);
+  return result.exitCode;
+}
+
+function printSummary(job: ResolvedJob, result: RunResult, json: boolean): void {
+  const why = explain(result);
+  if (json) {
+    process.stdout.write(`${JSON.stringify({
+      job: job.name, exit_code: result.exitCode, reason: why, state: job.statePath, out: job.outDir,
+      counts: result.counts, spent_usd: result.spend.actualUsd, reserved_usd: result.spend.reservedUsd, budget_usd: result.budgetUsd ?? null,
+      stop_reason: result.stopReason ?? null,
+      ingest: result.ingest ? {
+        rows: result.ingest.rows, inserted: result.ingest.inserted, unchanged: result.ingest.unchanged, replaced: result.ingest.replaced,
+        invalid: result.ingest.invalidCount, conflicts: result.ingest.conflicts.length,
+      } : null,
+      recovered_uncertain: result.recovery?.madeUncertain ?? [], auto_resubmitted: result.recovery?.resubmitted ?? [],
+      polls: result.polls, download_failures: result.downloadFailures,
+    })}\n`);
+    return;
+  }
+  if (result.ingest?.ok) {
+    const journal = Journal.open(job.statePath, { readonly: true });
+    try {
+      const header = reportHeader(journal, job.name, result.budgetUsd ?? null);
+      process.stdout.write(`${renderReportTable(journal, header, SUMMARY_ROWS)}\n`);
+    } finally {
+      journal.close();
+    }
+  }
+  process.stdout.write(`\n${why}\n`);
+}
+
+function explain(result: RunResult): string {
+  switch (result.exitCode) {
+    case 0: return 'Done: every item is finished.';
+    case 1: return 'Finished, but some items failed or were rejected (see `gbatch status`).';
+    case 2: return 'Refused: nothing was sent.';
+    case 3: return result.stopReason === 'balance'
+      ? "Stopped: the gateway's balance ran out (402). Top up, then run again: deferred items are sent then."
+      : 'Stopped by --budget: some items are deferred. Raise the budget and run again to send them.';
+    case 4: return 'Some items are uncertain (their submission may have reached the gateway): decide with `gbatch resolve`.';
+    case 75: return result.stopReason === 'no-wait' ? 'Submitted; tasks are in flight. Run again later to poll and download.'
+      : 'Stopped before all work was done; run again to continue.';
+    default: return `Exit ${result.exitCode}.`;
+  }
+}

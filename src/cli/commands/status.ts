@@ -1,0 +1,76 @@
+import { Journal } from '../../journal/index.js';
+import { reportHeader } from '../../report/model.js';
+import { usd } from '../../report/table.js';
+import { locateJournal } from '../locate-journal.js';
+import { helpText, parseOptions, UsageError, type OptionTable } from '../options.js';
+
+const OPTIONS = {
+  state: { type: 'string', help: 'the SQLite journal (default: state/<job>.db, or the only journal in state/)' },
+  json: { type: 'boolean', help: 'print one JSON object' },
+  help: { type: 'boolean', short: 'h', help: 'show this help' },
+} as const satisfies OptionTable;
+
+const ATTENTION_LIMIT = 20;
+
+export async function run(argv: string[]): Promise<number> {
+  let file: string;
+  let json: boolean;
+  try {
+    const { options, positionals } = parseOptions(OPTIONS, argv);
+    if (options.help) {
+      process.stdout.write(`${helpText('status', '[job] [--state F] [--json]', OPTIONS)}\n`);
+      return 0;
+    }
+    file = locateJournal(options.state, positionals[0]);
+    json = options.json;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`gbatch status: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const journal = Journal.open(file, { readonly: true });
+  try {
+    const job = journal.getJob();
+    const budget = typeof job?.options.budget === 'number' ? job.options.budget : null;
+    const { totals } = reportHeader(journal, job?.name ?? file, budget);
+    const attention = (state: 'uncertain' | 'deferred' | 'failed' | 'rejected' | 'invalid') =>
+      journal.list([state], ATTENTION_LIMIT).map((i) => ({ id: i.id, kind: i.kind, task_id: i.taskId, error: i.lastError?.message ?? null }));
+    const needs = {
+      uncertain: attention('uncertain'), deferred: attention('deferred'), failed: attention('failed'),
+      rejected: attention('rejected'), invalid: attention('invalid'),
+    };
+    const holder = journal.lock.holder();
+    const counts = journal.counts();
+    if (json) {
+      process.stdout.write(`${JSON.stringify({
+        job: job?.name ?? null, state: file, counts, runner: holder ?? null,
+        estimated_usd: totals.estimated_usd, actual_usd: totals.actual_usd, reserved_usd: totals.reserved_usd, budget_usd: budget,
+        attention: needs,
+      })}\n`);
+      return 0;
+    }
+    const lines: string[] = [];
+    lines.push(`Job ${job?.name ?? '?'} (${file})${holder ? `: a runner is active (pid ${holder.pid} on ${holder.host})` : ''}`);
+    lines.push(Object.entries(counts).filter(([, n]) => n > 0).map(([s, n]) => `${s} ${n}`).join(', ') || 'no items');
+    lines.push(`Spent ${usd(totals.actual_usd)}, reserved ${usd(totals.reserved_usd)}${budget !== null ? `, budget ${usd(budget, 2)} (headroom ${usd(budget - totals.actual_usd - totals.reserved_usd)})` : ''}; estimated in all ${usd(totals.estimated_usd)}`);
+    const hints: Record<keyof typeof needs, string> = {
+      uncertain: 'may have reached the gateway: find the task, then `gbatch resolve --state F <id> --task-id T`, or `--resubmit` / `--abandon`',
+      deferred: 'held back by the budget or the balance: raise --budget or top up, then run again',
+      failed: 'the task failed (refunded) or was abandoned',
+      rejected: 'the gateway refused the request',
+      invalid: 'the manifest row is invalid: fix it and run again',
+    };
+    for (const [state, items] of Object.entries(needs) as Array<[keyof typeof needs, typeof needs.uncertain]>) {
+      if (items.length === 0) continue;
+      lines.push('', `${state} (${counts[state]}): ${hints[state]}`);
+      for (const item of items) lines.push(`  ${item.id}${item.task_id ? ` task ${item.task_id}` : ''}${item.error ? `: ${item.error}` : ''}`);
+      if (counts[state] > items.length) lines.push(`  ... ${counts[state] - items.length} more (gbatch report --format csv)`);
+    }
+    process.stdout.write(`${lines.join('\n')}\n`);
+    return 0;
+  } finally {
+    journal.close();
+  }
+}

@@ -1,0 +1,132 @@
+// A job: a JSON file in jobs/ naming manifests and options, or a bare manifest path. Resolves the
+// run's configuration: job options under command-line flags, then defaults.
+import { readFileSync } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
+import { z } from 'zod';
+import { BUILTIN_PRICING, parsePricing, type PricingTable } from '../core/pricing.js';
+import { parseDeadline } from './deadline.js';
+import { parseOptions, UsageError, type ParsedOptions } from './options.js';
+import { RUN_DEFAULTS, RUN_OPTIONS } from './run-options.js';
+
+export type RunFlags = ParsedOptions<typeof RUN_OPTIONS>;
+
+const jobFileSchema = z.object({
+  name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, dot, dash, underscore').optional(),
+  manifest: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+  options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
+}).strict();
+
+export interface ResolvedJob {
+  name: string;
+  /** The job file, or the manifest when a manifest was given directly. */
+  source: string;
+  manifests: string[];
+  statePath: string;
+  outDir: string;
+  pricing: PricingTable;
+  pricingSource: string;
+  flags: RunFlags;
+  deadlineAt?: number;
+}
+
+const NOT_IN_JOB_FILES = new Set(['help', 'json', 'state', 'quiet']);
+
+function jobFileFlags(file: string, options: Record<string, string | number | boolean>): Partial<RunFlags> {
+  const argv: string[] = [];
+  for (const [key, value] of Object.entries(options)) {
+    if (!(key in RUN_OPTIONS) || NOT_IN_JOB_FILES.has(key)) {
+      throw new UsageError(`${file}: unknown job option '${key}' (job options use the flag names of \`gbatch run\`, e.g. "budget", "poll-interval")`);
+    }
+    const spec = RUN_OPTIONS[key as keyof typeof RUN_OPTIONS];
+    if (spec.type === 'boolean') {
+      if (typeof value !== 'boolean') throw new UsageError(`${file}: job option '${key}' must be true or false, got ${JSON.stringify(value)}`);
+      if (value) argv.push(`--${key}`);
+    } else {
+      argv.push(`--${key}`, String(value));
+    }
+  }
+  try {
+    return stripUndefined(parseOptions(RUN_OPTIONS, argv).options);
+  } catch (err) {
+    throw new UsageError(`${file}: ${(err as Error).message.replace(/`--([a-z-]+)`/, "job option '$1'")}`);
+  }
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== false)) as Partial<T>;
+}
+
+export function resolveJob(target: string | undefined, cli: RunFlags, now: Date): ResolvedJob {
+  if (!target) throw new UsageError('Expected a job file (jobs/<name>.json) or a manifest (.csv, .jsonl)');
+  let name: string;
+  let manifests: string[];
+  let fromJob: Partial<RunFlags> = {};
+  if (extname(target).toLowerCase() === '.json') {
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(target, 'utf8'));
+    } catch (err) {
+      throw new UsageError(`${target}: cannot read job file: ${(err as Error).message}`);
+    }
+    const parsed = jobFileSchema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new UsageError(`${target}: job field '${issue.path.join('.') || '(root)'}': ${issue.message}`);
+    }
+    name = parsed.data.name ?? basename(target, extname(target));
+    const listed = Array.isArray(parsed.data.manifest) ? parsed.data.manifest : [parsed.data.manifest];
+    manifests = listed.map((m) => join(dirname(target), m));
+    fromJob = jobFileFlags(target, parsed.data.options);
+  } else {
+    name = basename(target, extname(target)).replace(/[^A-Za-z0-9._-]/g, '_');
+    manifests = [target];
+  }
+  const flags = { ...RUN_DEFAULTS, ...fromJob, ...stripUndefined(cli) } as RunFlags;
+  const pricingSource = flags.pricing ?? 'built-in (spec 8.2)';
+  let pricing = BUILTIN_PRICING;
+  if (flags.pricing) {
+    let text: string;
+    try {
+      text = readFileSync(flags.pricing, 'utf8');
+    } catch (err) {
+      throw new UsageError(`${flags.pricing}: cannot read pricing file: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    try {
+      pricing = parsePricing(text, flags.pricing);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  }
+  return {
+    name,
+    source: target,
+    manifests,
+    statePath: flags.state ?? join('state', `${name}.db`),
+    outDir: flags.out ?? join('out', name),
+    pricing,
+    pricingSource,
+    flags,
+    ...(flags.deadline ? { deadlineAt: parseDeadline(flags.deadline, now) } : {}),
+  };
+}
+
+export interface GatewayAccess { baseUrl: string; apiKey: string }
+
+/** The key comes only from the environment, so it never sits in shell history or `ps` output. */
+export function gatewayAccess(flags: { 'base-url'?: string }, env: NodeJS.ProcessEnv): GatewayAccess {
+  const baseUrl = flags['base-url'] ?? env.GATEWAY_BASE_URL;
+  if (!baseUrl) throw new UsageError('No gateway: set GATEWAY_BASE_URL or pass --base-url (e.g. http://127.0.0.1:8080/v1)');
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new UsageError(`Expected the gateway base URL to be an http(s) URL, got \`${baseUrl}\``);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`Expected the gateway base URL to be an http(s) URL, got \`${baseUrl}\``);
+  }
+  if (url.username || url.password) throw new UsageError('The gateway base URL must not carry credentials; set GATEWAY_API_KEY');
+  const apiKey = env.GATEWAY_API_KEY;
+  if (!apiKey) throw new UsageError('No API key: set GATEWAY_API_KEY (it is never accepted as a flag)');
+  return { baseUrl: baseUrl.replace(/\/+$/, ''), apiKey };
+}

@@ -1,0 +1,46 @@
+// The gbatch command line: dispatches to one module per command, loaded on demand.
+
+export type CommandRunner = (argv: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: CommandRunner }> }> = {
+  plan: { summary: 'validate a manifest and estimate its cost; sends nothing', load: () => import('./commands/plan.js') },
+  run: { summary: 'submit, poll, download and settle a job (resumable)', load: () => import('./commands/run.js') },
+  status: { summary: 'counts per state, spend vs budget, what needs attention', load: () => import('./commands/status.js') },
+  report: { summary: 'estimate vs actual per row, per model and resolution, and in total', load: () => import('./commands/report.js') },
+  resolve: { summary: "the operator's decision for an uncertain item", load: () => import('./commands/resolve.js') },
+  sim: { summary: 'serve the embedded gateway simulator', load: () => import('./commands/sim.js') },
+  demo: { summary: 'run the demo job against an embedded simulator (npm start)', load: () => import('./commands/demo.js') },
+};
+
+export function usage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  return [
+    'Usage: gbatch <command> [options]',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    'Run `gbatch <command> --help` for the options of a command.',
+    'The gateway is GATEWAY_BASE_URL (or --base-url); the key is read only from GATEWAY_API_KEY.',
+  ].join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(`${usage()}\n`);
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    process.stdout.write('gbatch 0.1.0\n');
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`gbatch: unknown command '${name}'\n\n${usage()}\n`);
+    return 2;
+  }
+  const module = await command.load();
+  return module.run(rest);
+}

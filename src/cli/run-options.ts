@@ -1,0 +1,33 @@
+// The options `plan` and `run` share, in one typed table; defaults applied after job-file options merge.
+import type { OptionTable } from './options.js';
+
+export const RUN_OPTIONS = {
+  state: { type: 'string', help: 'the SQLite journal (default: state/<job-name>.db)' },
+  out: { type: 'string', help: 'where outputs go (default: out/<job-name>/)' },
+  pricing: { type: 'string', help: 'pricing file (default: the built-in table of the spec)' },
+  concurrency: { type: 'number', integer: true, min: 1, max: 10_000, help: 'requests in flight at once: submissions and chat calls (default: 8)' },
+  budget: { type: 'number', min: 0, help: 'hard cap in USD: reserved + settled spend never exceeds it' },
+  'poll-interval': { type: 'number', min: 0.01, max: 3600, help: 'seconds between polls of one task (default: 5)' },
+  'no-wait': { type: 'boolean', help: 'submit what can be submitted, then exit 75; a later run polls and downloads' },
+  json: { type: 'boolean', help: 'one JSON summary object on stdout at the end (progress goes to stderr)' },
+  'base-url': { type: 'string', help: 'gateway base URL, e.g. http://127.0.0.1:8080/v1 (default: $GATEWAY_BASE_URL)' },
+  'skip-invalid': { type: 'boolean', help: 'record invalid rows as `invalid` and go on, instead of refusing the manifest' },
+  deadline: { type: 'duration', help: 'stop waiting at this time (06:30, ISO) or after this long (45m), exit 75' },
+  rpm: { type: 'number', integer: true, min: 1, help: 'cap on submissions and chat calls per minute' },
+  'poll-concurrency': { type: 'number', integer: true, min: 1, max: 10_000, help: 'polls in flight at once (default: 64)' },
+  'download-concurrency': { type: 'number', integer: true, min: 1, max: 1000, help: 'downloads in flight at once (default: 4)' },
+  'max-attempts': { type: 'number', integer: true, min: 1, max: 100, help: 'attempts per submission the gateway answered without keeping (429, 5xx envelope) (default: 8)' },
+  'resubmit-uncertain-text': { type: 'boolean', help: 'opt-in: resend uncertain chat/responses items automatically (never video); each is reported' },
+  'journal-sync': { type: 'string', choices: ['full', 'off'], help: "journal durability; 'off' is for benchmarks only (default: full)" },
+  quiet: { type: 'boolean', help: 'no progress lines on stderr' },
+  help: { type: 'boolean', short: 'h', help: 'show this help' },
+} as const satisfies OptionTable;
+
+export const RUN_DEFAULTS = {
+  concurrency: 8,
+  'poll-interval': 5,
+  'poll-concurrency': 64,
+  'download-concurrency': 4,
+  'max-attempts': 8,
+  'journal-sync': 'full',
+} as const;

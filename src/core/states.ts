@@ -1,0 +1,93 @@
+// Item states of the runner contract and the one place that decides which transitions are legal.
+
+export type ItemKind = 'chat' | 'responses' | 'video';
+
+export type ItemState =
+  | 'pending'     // ingested, not yet sent
+  | 'submitting'  // intent durable; the request may be on the wire
+  | 'submitted'   // video task accepted, task id known
+  | 'running'     // video task seen in progress
+  | 'succeeded'   // upstream done; output not yet on disk
+  | 'downloaded'  // done: video on disk, or chat/responses body written to results.jsonl
+  | 'failed'      // the task failed upstream (refunded), or the operator abandoned it
+  | 'rejected'    // the gateway refused the request (4xx)
+  | 'invalid'     // never sent: the manifest row is invalid
+  | 'uncertain'   // the submission's outcome is unknown: waits for `gbatch resolve`
+  | 'deferred';   // held back by --budget or the gateway's 402
+
+export const ITEM_STATES: readonly ItemState[] = [
+  'pending', 'submitting', 'submitted', 'running', 'succeeded', 'downloaded',
+  'failed', 'rejected', 'invalid', 'uncertain', 'deferred',
+];
+
+/** States no run moves out of by itself. `uncertain` and `deferred` wait for an operator or a later run. */
+export const TERMINAL: ReadonlySet<ItemState> = new Set(['downloaded', 'failed', 'rejected', 'invalid']);
+
+/** States in which a video task exists upstream and must be polled. */
+export const IN_FLIGHT: ReadonlySet<ItemState> = new Set(['submitted', 'running']);
+
+export type ItemEvent =
+  | 'submit'            // pending -> submitting: intent recorded before the request leaves
+  | 'accept'            // submitting -> submitted: video task id received
+  | 'complete'          // submitting -> succeeded: chat/responses body received
+  | 'retry'             // submitting -> pending: a definite answer that kept nothing (429, gateway 5xx)
+  | 'reject'            // submitting -> rejected: a definite 4xx refusal
+  | 'defer'             // pending|submitting -> deferred: budget, or 402 (the gateway kept nothing)
+  | 'lose'              // submitting -> uncertain: no answer, or an answer that may hide a kept request
+  | 'progress'          // submitted|running -> running
+  | 'finish'            // submitted|running -> succeeded: task SUCCESS
+  | 'fail'              // submitted|running -> failed: task FAILURE
+  | 'store'             // succeeded -> downloaded: output written
+  | 'attach'            // uncertain -> submitted: operator supplied the task id
+  | 'resubmit'          // uncertain -> pending: operator (or opt-in auto policy) chose to send again
+  | 'abandon'           // uncertain|deferred|pending -> failed: operator gave up on it
+  | 'release';          // deferred -> pending: a later run may send it
+
+const TABLE: Record<ItemEvent, Partial<Record<ItemState, ItemState>>> = {
+  submit: { pending: 'submitting' },
+  accept: { submitting: 'submitted' },
+  complete: { submitting: 'succeeded' },
+  retry: { submitting: 'pending' },
+  reject: { submitting: 'rejected' },
+  defer: { pending: 'deferred', submitting: 'deferred' },
+  lose: { submitting: 'uncertain' },
+  progress: { submitted: 'running', running: 'running' },
+  finish: { submitted: 'succeeded', running: 'succeeded' },
+  fail: { submitted: 'failed', running: 'failed' },
+  store: { succeeded: 'downloaded' },
+  attach: { uncertain: 'submitted' },
+  resubmit: { uncertain: 'pending' },
+  abandon: { uncertain: 'failed', deferred: 'failed', pending: 'failed' },
+  release: { deferred: 'pending' },
+};
+
+/** Every event, taken from the table itself so the list cannot drift from it. */
+export const ITEM_EVENTS: readonly ItemEvent[] = Object.keys(TABLE) as ItemEvent[];
+
+export class IllegalTransitionError extends Error {
+  readonly code = 'GBATCH_ILLEGAL_TRANSITION';
+  constructor(readonly from: ItemState, readonly event: ItemEvent) {
+    super(`illegal transition: '${event}' from state '${from}'`);
+    this.name = 'IllegalTransitionError';
+  }
+}
+
+/** The next state for `event` in state `from`; an illegal pair is a bug in the caller and throws. */
+export function transition(from: ItemState, event: ItemEvent): ItemState {
+  const next = TABLE[event][from];
+  if (next === undefined) throw new IllegalTransitionError(from, event);
+  return next;
+}
+
+export function canTransition(from: ItemState, event: ItemEvent): boolean {
+  return TABLE[event][from] !== undefined;
+}
+
+/** The from-states an event is legal in: the journal's compare-and-set uses this as its guard. */
+export function fromStates(event: ItemEvent): ItemState[] {
+  return Object.keys(TABLE[event]) as ItemState[];
+}
+
+export function isTerminal(state: ItemState): boolean {
+  return TERMINAL.has(state);
+}

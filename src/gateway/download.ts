@@ -1,0 +1,212 @@
+// Streams a finished video to disk: temp file beside the destination, sha256 while streaming,
+// length checked, fsync, rename. Each source is retried with backoff; the destination is either the
+// complete file or untouched.
+
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import pRetry from 'p-retry';
+import type { Clock } from '../core/clock.js';
+import { parseRetryAfter, retryDelay, shouldRetryRead, type Answer, type BackoffPolicy } from '../core/retry.js';
+import { DownloadError, GatewayHttpError, GatewayTransportError } from './errors.js';
+import { headerValue, readText, type Exchange } from './http.js';
+import type { Redactor } from './redact.js';
+
+export type DownloadSourceKind = 'content' | 'result_url';
+
+export interface DownloadSource {
+  source: DownloadSourceKind;
+  url: URL;
+}
+
+export interface DownloadDeps {
+  /** One GET of `url` (after any account pause, with auth only where allowed, redirects followed). */
+  open(url: URL, signal?: AbortSignal): Promise<Exchange>;
+  clock: Clock;
+  random: () => number;
+  backoff: BackoffPolicy;
+  redact: Redactor;
+  onRetry(): void;
+}
+
+export interface DownloadResult {
+  bytes: number;
+  sha256: string;
+  source: DownloadSourceKind;
+}
+
+const FILE_SYSCALLS = new Set(['open', 'write', 'fsync', 'close', 'rename', 'mkdir']);
+
+function isFileSystemError(err: unknown): boolean {
+  const syscall = (err as { syscall?: unknown } | null)?.syscall;
+  return typeof syscall === 'string' && FILE_SYSCALLS.has(syscall);
+}
+
+/** Bodies that are certainly not a video: an error page or an error envelope answered with 200. */
+function isNotVideo(contentType: string | undefined): boolean {
+  return contentType !== undefined && /^\s*(application\/(?:problem\+)?json|text\/html)/i.test(contentType);
+}
+
+function isRetryable(err: DownloadError): boolean {
+  switch (err.reason) {
+    case 'transport':
+    case 'truncated':
+    case 'empty':
+      return true;
+    case 'http':
+      return shouldRetryRead({ status: err.status ?? 0, bodyText: '' });
+    default:
+      return false;
+  }
+}
+
+export function tempPathFor(dest: string): string {
+  return join(dirname(dest), `.${basename(dest)}.${randomBytes(4).toString('hex')}.part`);
+}
+
+async function fsyncDirectory(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Not every platform can fsync a directory; the rename itself is still atomic.
+  }
+}
+
+async function writeBody(response: Exchange, tempPath: string): Promise<{ bytes: number; sha256: string }> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const handle = await open(tempPath, 'w');
+  try {
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      hash.update(chunk);
+      bytes += chunk.length;
+      await handle.write(chunk);
+    }
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return { bytes, sha256: hash.digest('hex') };
+}
+
+async function fetchOnce(
+  deps: DownloadDeps,
+  taskId: string,
+  from: DownloadSource,
+  tempPath: string,
+  attempt: number,
+  signal?: AbortSignal,
+): Promise<{ bytes: number; sha256: string }> {
+  const fail = (reason: DownloadError['reason'], message: string, extra: { status?: number; cause?: unknown } = {}) =>
+    new DownloadError(
+      { taskId, reason, source: from.source, attempts: attempt, message: `${from.source}: ${message}`, ...(extra.status !== undefined ? { status: extra.status } : {}) },
+      { cause: extra.cause },
+    );
+  let response: Exchange;
+  try {
+    response = await deps.open(from.url, signal);
+  } catch (err) {
+    if (err instanceof GatewayTransportError && err.code !== 'GBATCH_ABORTED') throw fail('transport', err.message, { cause: err });
+    throw err;
+  }
+  const contentType = headerValue(response.headers, 'content-type');
+  if (response.status !== 200 || isNotVideo(contentType)) {
+    const bodyText = await readText(response).catch(() => '');
+    const answer: Answer = { status: response.status, bodyText, ...(contentType ? { contentType } : {}) };
+    const retryAfter = headerValue(response.headers, 'retry-after');
+    if (retryAfter !== undefined) answer.retryAfter = retryAfter;
+    const retryAfterMs = response.status === 429 ? parseRetryAfter(retryAfter, deps.clock.now()) : undefined;
+    const httpError = GatewayHttpError.fromAnswer(answer, {
+      redact: deps.redact,
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    });
+    const reason = response.status === 200 ? 'not_video' : 'http';
+    throw fail(reason, httpError.message, { status: response.status, cause: httpError });
+  }
+  let written: { bytes: number; sha256: string };
+  try {
+    written = await writeBody(response, tempPath);
+  } catch (err) {
+    if (isFileSystemError(err)) throw fail('io', deps.redact(err instanceof Error ? err.message : String(err)), { cause: err });
+    const transport = response.failure(err);
+    if (transport.code === 'GBATCH_ABORTED') throw transport;
+    throw fail('transport', transport.message, { cause: transport });
+  }
+  const declared = headerValue(response.headers, 'content-length');
+  if (declared !== undefined && /^\d+$/.test(declared.trim()) && Number(declared) !== written.bytes) {
+    throw fail('truncated', `received ${written.bytes} of ${declared} bytes`, { status: 200 });
+  }
+  if (written.bytes === 0) throw fail('empty', 'the answer had no bytes', { status: 200 });
+  return written;
+}
+
+/**
+ * Tries each source in order, `attemptsPerSource` times each with backoff. A source that answers a
+ * definite refusal (a 4xx other than 429, or an error page served as 200) is left at once for the next.
+ */
+export async function downloadToFile(
+  deps: DownloadDeps,
+  taskId: string,
+  dest: string,
+  sources: readonly DownloadSource[],
+  attemptsPerSource: number,
+  signal?: AbortSignal,
+): Promise<DownloadResult> {
+  await mkdir(dirname(dest), { recursive: true });
+  const tempPath = tempPathFor(dest);
+  const failures: DownloadError[] = [];
+  try {
+    for (const from of sources) {
+      try {
+        const written = await pRetry((attempt) => fetchOnce(deps, taskId, from, tempPath, attempt, signal), {
+          retries: Math.max(0, attemptsPerSource - 1),
+          minTimeout: 0, // p-retry's own timer is bypassed: waits go through the injected clock below
+          ...(signal ? { signal } : {}),
+          onFailedAttempt: ({ error }) => {
+            if (error instanceof DownloadError) failures.push(error);
+          },
+          shouldRetry: async ({ error, attemptNumber }) => {
+            if (!(error instanceof DownloadError) || !isRetryable(error)) return false;
+            deps.onRetry();
+            const answer = error.status !== undefined && error.status !== 200 ? { status: error.status, bodyText: '' } : undefined;
+            const cause = error.cause;
+            const wait = cause instanceof GatewayHttpError && cause.retryAfterMs !== undefined
+              ? cause.retryAfterMs
+              : retryDelay(answer, attemptNumber, deps.backoff, deps.clock.now(), deps.random);
+            await deps.clock.sleep(wait, signal);
+            return true;
+          },
+        });
+        await rename(tempPath, dest);
+        await fsyncDirectory(dirname(dest));
+        return { ...written, source: from.source };
+      } catch (err) {
+        if (!(err instanceof DownloadError) || err.reason === 'io') throw err;
+      }
+    }
+    const last = failures.at(-1);
+    const summary = failures.map((f) => f.message).slice(-4).join('; ');
+    throw new DownloadError(
+      {
+        taskId,
+        reason: last?.reason ?? 'transport',
+        source: last?.source ?? 'content',
+        attempts: failures.length,
+        message: `download of task ${taskId} failed after ${failures.length} attempt(s): ${summary}`,
+        ...(last?.status !== undefined ? { status: last.status } : {}),
+      },
+      { cause: last },
+    );
+  } catch (err) {
+    await rm(tempPath, { force: true });
+    if (signal?.aborted && !(err instanceof GatewayTransportError)) {
+      throw new GatewayTransportError('GBATCH_ABORTED', false, `download of task ${taskId} aborted`, { cause: err });
+    }
+    throw err;
+  }
+}

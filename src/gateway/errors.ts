@@ -1,0 +1,162 @@
+// Typed failures of the gateway client, classified once, and the summary the journal stores.
+// None of them ever carries the API key: every gateway-supplied text goes through a Redactor.
+
+import { isGatewayEnvelope, type Answer } from '../core/retry.js';
+import { redactNothing, type Redactor } from './redact.js';
+
+export const MAX_ERROR_MESSAGE = 500;
+
+function clip(text: string, max = MAX_ERROR_MESSAGE): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function optionalText(value: unknown): string | undefined {
+  if (typeof value === 'string' && value !== '') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return undefined;
+}
+
+export interface GatewayHttpErrorFields {
+  status: number;
+  message: string;
+  type?: string;
+  code?: string;
+  param?: string;
+  requestId?: string;
+  gatewayEnvelope: boolean;
+  retryAfterMs?: number;
+}
+
+/** The gateway (or something in front of it) answered with a status we treat as a failure. */
+export class GatewayHttpError extends Error {
+  readonly status: number;
+  readonly type?: string;
+  readonly code?: string;
+  readonly param?: string;
+  readonly requestId?: string;
+  readonly gatewayEnvelope: boolean;
+  readonly retryAfterMs?: number;
+
+  constructor(fields: GatewayHttpErrorFields) {
+    super(`${fields.status} ${clip(fields.message)}`);
+    this.name = 'GatewayHttpError';
+    this.status = fields.status;
+    this.gatewayEnvelope = fields.gatewayEnvelope;
+    if (fields.type !== undefined) this.type = fields.type;
+    if (fields.code !== undefined) this.code = fields.code;
+    if (fields.param !== undefined) this.param = fields.param;
+    if (fields.requestId !== undefined) this.requestId = fields.requestId;
+    if (fields.retryAfterMs !== undefined) this.retryAfterMs = fields.retryAfterMs;
+  }
+
+  /** Builds the error from an answer, reading either envelope (spec 7.1 general, 7.2 task). */
+  static fromAnswer(
+    answer: Answer,
+    extra: { requestId?: string; retryAfterMs?: number; redact?: Redactor } = {},
+  ): GatewayHttpError {
+    const redact = extra.redact ?? redactNothing;
+    const envelope = isGatewayEnvelope(answer.bodyText);
+    const fields: GatewayHttpErrorFields = {
+      status: answer.status,
+      message: '',
+      gatewayEnvelope: envelope,
+      ...(extra.requestId !== undefined ? { requestId: redact(extra.requestId) } : {}),
+      ...(extra.retryAfterMs !== undefined ? { retryAfterMs: extra.retryAfterMs } : {}),
+    };
+    const json = envelope ? (JSON.parse(answer.bodyText) as Record<string, unknown>) : undefined;
+    const general = json && isRecord(json['error']) ? json['error'] : undefined;
+    if (general) {
+      fields.message = redact(String(general['message']));
+      fields.type = redact(String(general['type']));
+      const param = optionalText(general['param']);
+      if (param !== undefined) fields.param = redact(param);
+      const code = optionalText(general['code']);
+      if (code !== undefined) fields.code = redact(code);
+    } else if (json) {
+      fields.message = redact(String(json['message']));
+      fields.code = redact(String(json['code']));
+    } else {
+      const kind = answer.contentType ? answer.contentType.split(';')[0]!.trim() : 'no content type';
+      const snippet = clip(redact(answer.bodyText.replace(/<[^>]*>/g, ' ')), 200);
+      fields.message = `answer without the gateway's error envelope (${kind})${snippet ? `: ${snippet}` : ''}`;
+    }
+    if (fields.message === '') fields.message = '(empty message)';
+    return new GatewayHttpError(fields);
+  }
+}
+
+export type TransportErrorCode = 'GBATCH_CONNECT' | 'GBATCH_TIMEOUT' | 'GBATCH_RESET' | 'GBATCH_ABORTED';
+
+/** No usable answer: connection refused, timeout, reset, or the caller aborted. */
+export class GatewayTransportError extends Error {
+  readonly code: TransportErrorCode;
+  /** False only when the connection was never established, so nothing of the request left the process. */
+  readonly mayHaveReached: boolean;
+
+  constructor(code: TransportErrorCode, mayHaveReached: boolean, message: string, options?: { cause?: unknown }) {
+    super(clip(message), options);
+    this.name = 'GatewayTransportError';
+    this.code = code;
+    this.mayHaveReached = mayHaveReached;
+  }
+}
+
+export type DownloadFailure = 'http' | 'transport' | 'truncated' | 'empty' | 'not_video' | 'io';
+
+/** A video could not be fetched and stored; `dest` was left untouched. */
+export class DownloadError extends Error {
+  readonly code = 'GBATCH_DOWNLOAD';
+  readonly taskId: string;
+  readonly reason: DownloadFailure;
+  readonly source: 'content' | 'result_url';
+  readonly status?: number;
+  readonly attempts: number;
+
+  constructor(
+    fields: { taskId: string; reason: DownloadFailure; source: 'content' | 'result_url'; status?: number; attempts: number; message: string },
+    options?: { cause?: unknown },
+  ) {
+    super(clip(fields.message), options);
+    this.name = 'DownloadError';
+    this.taskId = fields.taskId;
+    this.reason = fields.reason;
+    this.source = fields.source;
+    this.attempts = fields.attempts;
+    if (fields.status !== undefined) this.status = fields.status;
+  }
+}
+
+export interface ErrorSummary {
+  status?: number;
+  code?: string;
+  type?: string;
+  param?: string;
+  message: string;
+}
+
+/** What the journal stores about a failure: small, stable fields, never the key, never a raw body. */
+export function errorSummary(err: unknown): ErrorSummary {
+  if (err instanceof GatewayHttpError) {
+    return {
+      status: err.status,
+      ...(err.code !== undefined ? { code: err.code } : {}),
+      ...(err.type !== undefined ? { type: err.type } : {}),
+      ...(err.param !== undefined ? { param: err.param } : {}),
+      message: err.message,
+    };
+  }
+  if (err instanceof DownloadError) {
+    return { ...(err.status !== undefined ? { status: err.status } : {}), code: err.code, type: err.reason, message: err.message };
+  }
+  if (err instanceof GatewayTransportError) return { code: err.code, message: err.message };
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    return { ...(typeof code === 'string' ? { code } : {}), message: clip(err.message || err.name) };
+  }
+  return { message: clip(String(err)) };
+}

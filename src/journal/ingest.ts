@@ -1,0 +1,96 @@
+// Ingesting manifest rows: new rows are inserted, identical rows skipped, changed rows refused.
+import type { Journal } from './journal.js';
+import type { ItemError } from './item.js';
+
+export interface IngestEntry {
+  id: string;
+  kind: string;
+  model: string | null;
+  request: Record<string, unknown> | null;
+  contentHash: string;
+  sourceFile: string;
+  sourceLine: number;
+  state: 'pending' | 'invalid';
+  resolution?: string | null;
+  hasReferenceVideo?: boolean;
+  estimateUsd?: number;
+  lastError?: ItemError | null;
+}
+
+export interface IngestConflict { id: string; file: string; line: number; journalLine: number; journalFile: string }
+
+export interface IngestSummary { inserted: number; unchanged: number; replaced: number; conflicts: IngestConflict[] }
+
+/**
+ * One ingest pass held in a single SQLite transaction across async manifest reads, so a refused
+ * manifest (invalid rows, conflicts) leaves the journal exactly as it was.
+ */
+export class IngestSession {
+  private readonly summary: IngestSummary = { inserted: 0, unchanged: 0, replaced: 0, conflicts: [] };
+  private open = true;
+  private readonly insert;
+  private readonly existing;
+  private readonly replace;
+
+  constructor(private readonly journal: Journal) {
+    const db = journal.db;
+    this.insert = db.prepare(`INSERT INTO items (id, kind, model, request, content_hash, source_file, source_line, state,
+      resolution, has_reference_video, estimate_usd, last_error, updated_at)
+      VALUES (@id, @kind, @model, @request, @hash, @file, @line, @state, @resolution, @ref, @estimate, @error, @now)
+      ON CONFLICT (id) DO NOTHING`);
+    this.existing = db.prepare('SELECT content_hash, state, source_file, source_line FROM items WHERE id = ?');
+    this.replace = db.prepare(`UPDATE items SET kind = @kind, model = @model, request = @request, content_hash = @hash,
+      source_file = @file, source_line = @line, state = @state, resolution = @resolution, has_reference_video = @ref,
+      estimate_usd = @estimate, last_error = @error, updated_at = @now WHERE id = @id AND state = 'invalid'`);
+    db.exec('BEGIN IMMEDIATE');
+  }
+
+  add(entries: readonly IngestEntry[]): void {
+    if (!this.open) throw new Error('ingest session is closed');
+    const now = this.journal.now();
+    for (const entry of entries) {
+      const params = {
+        id: entry.id, kind: entry.kind, model: entry.model,
+        request: entry.request === null ? null : JSON.stringify(entry.request),
+        hash: entry.contentHash, file: entry.sourceFile, line: entry.sourceLine, state: entry.state,
+        resolution: entry.resolution ?? null, ref: entry.hasReferenceVideo ? 1 : 0, estimate: entry.estimateUsd ?? 0,
+        error: entry.lastError ? JSON.stringify(entry.lastError) : null, now,
+      };
+      if (this.insert.run(params).changes === 1) {
+        this.summary.inserted++;
+        continue;
+      }
+      const prior = this.existing.get(entry.id) as { content_hash: string; state: string; source_file: string; source_line: number };
+      if (prior.content_hash === entry.contentHash) {
+        this.summary.unchanged++;
+      } else if (prior.state === 'invalid') {
+        // An invalid row was never sent, so its corrected version may take its place.
+        this.replace.run(params);
+        this.summary.replaced++;
+      } else {
+        this.summary.conflicts.push({ id: entry.id, file: entry.sourceFile, line: entry.sourceLine, journalFile: prior.source_file, journalLine: prior.source_line });
+      }
+    }
+  }
+
+  commit(): IngestSummary {
+    this.finish('COMMIT');
+    return this.summary;
+  }
+
+  rollback(): IngestSummary {
+    this.finish('ROLLBACK');
+    return this.summary;
+  }
+
+  get progress(): IngestSummary {
+    return this.summary;
+  }
+
+  private finish(sql: 'COMMIT' | 'ROLLBACK'): void {
+    if (!this.open) return;
+    this.open = false;
+    this.journal.db.exec(sql);
+    this.journal.invalidateSpend();
+  }
+}

@@ -1,0 +1,205 @@
+// The journal: one SQLite file per job, the source of truth for every item's state and money.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { ITEM_STATES, transition, type ItemEvent, type ItemState } from '../core/states.js';
+import { roundUsd } from '../core/money.js';
+import { migrate } from './schema.js';
+import { patchColumns, rowToItem, type Item, type ItemPatch, type ItemRow } from './item.js';
+import { RunnerLock } from './lock.js';
+
+export interface JournalOptions {
+  clock?: { now(): number };
+  /** 'full' syncs every commit to disk (the default); 'off' is for benchmarks only. */
+  sync?: 'full' | 'off';
+  readonly?: boolean;
+}
+
+export interface JobRecord { name: string; manifest: string; options: Record<string, unknown>; createdAt: number; updatedAt: number }
+
+export interface Change {
+  id: string;
+  event: ItemEvent;
+  patch?: ItemPatch;
+  detail?: Record<string, unknown>;
+}
+
+export class StaleTransitionError extends Error {
+  readonly code = 'GBATCH_STALE_TRANSITION';
+  constructor(readonly itemId: string, readonly event: ItemEvent, readonly expected: ItemState) {
+    super(`item '${itemId}' left state '${expected}' before '${event}' was written`);
+    this.name = 'StaleTransitionError';
+  }
+}
+
+export interface Spend { reservedUsd: number; actualUsd: number }
+
+export class Journal {
+  readonly db: Database.Database;
+  readonly lock: RunnerLock;
+  private readonly clock: { now(): number };
+  private readonly updateCache = new Map<string, Database.Statement>();
+  private spendCache: Spend | undefined;
+  private readonly stmt: {
+    get: Database.Statement<[string], ItemRow>;
+    head: Database.Statement<[string], { state: string; reserved_usd: number; actual_usd: number | null }>;
+    event: Database.Statement<[string, number, string, string | null, string, string | null]>;
+    counts: Database.Statement<[], { state: string; n: number }>;
+    spend: Database.Statement<[], { reserved: number | null; actual: number | null }>;
+  };
+
+  private constructor(readonly file: string, options: JournalOptions) {
+    this.clock = options.clock ?? Date;
+    if (!options.readonly) mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+    if (!options.readonly) {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma(`synchronous = ${options.sync === 'off' ? 'OFF' : 'FULL'}`);
+    }
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('foreign_keys = ON');
+    if (!options.readonly) migrate(this.db, file);
+    this.lock = new RunnerLock(this.db, this.clock);
+    this.stmt = {
+      get: this.db.prepare('SELECT * FROM items WHERE id = ?'),
+      head: this.db.prepare('SELECT state, reserved_usd, actual_usd FROM items WHERE id = ?'),
+      event: this.db.prepare('INSERT INTO events (item_id, at, event, from_state, to_state, detail) VALUES (?, ?, ?, ?, ?, ?)'),
+      counts: this.db.prepare('SELECT state, COUNT(*) AS n FROM items GROUP BY state'),
+      spend: this.db.prepare('SELECT SUM(reserved_usd) AS reserved, SUM(actual_usd) AS actual FROM items'),
+    };
+  }
+
+  static open(file: string, options: JournalOptions = {}): Journal {
+    return new Journal(file, options);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  getJob(): JobRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM job WHERE id = 1').get() as
+      { name: string; manifest: string; options: string; created_at: number; updated_at: number } | undefined;
+    if (!row) return undefined;
+    return { name: row.name, manifest: row.manifest, options: JSON.parse(row.options), createdAt: row.created_at, updatedAt: row.updated_at };
+  }
+
+  saveJob(job: { name: string; manifest: string; options: Record<string, unknown> }): void {
+    const now = this.now();
+    this.db.prepare(`INSERT INTO job (id, name, manifest, options, created_at, updated_at) VALUES (1, ?, ?, ?, ?, ?)
+      ON CONFLICT (id) DO UPDATE SET name = excluded.name, manifest = excluded.manifest, options = excluded.options, updated_at = excluded.updated_at`)
+      .run(job.name, job.manifest, JSON.stringify(job.options), now, now);
+  }
+
+  get(id: string): Item | undefined {
+    const row = this.stmt.get.get(id);
+    return row ? rowToItem(row) : undefined;
+  }
+
+  counts(): Record<ItemState, number> {
+    const counts = Object.fromEntries(ITEM_STATES.map((s) => [s, 0])) as Record<ItemState, number>;
+    for (const { state, n } of this.stmt.counts.all()) counts[state as ItemState] = n;
+    return counts;
+  }
+
+  /** Money held by the journal: reservations not yet settled, and settled actual charges. */
+  spend(): Spend {
+    if (!this.spendCache) {
+      const row = this.stmt.spend.get()!;
+      this.spendCache = { reservedUsd: roundUsd(row.reserved ?? 0), actualUsd: roundUsd(row.actual ?? 0) };
+    }
+    return { ...this.spendCache };
+  }
+
+  invalidateSpend(): void {
+    this.spendCache = undefined;
+  }
+
+  /** Items in any of `states`, in manifest order, after `afterSeq`. */
+  list(states: readonly ItemState[], limit = -1, afterSeq = 0): Item[] {
+    const marks = states.map(() => '?').join(', ');
+    const rows = this.db.prepare(`SELECT * FROM items WHERE state IN (${marks}) AND seq > ? ORDER BY seq LIMIT ?`)
+      .all(...states, afterSeq, limit) as ItemRow[];
+    return rows.map(rowToItem);
+  }
+
+  /** Items in manifest order, optionally filtered, read in pages so a million rows never sit in memory. */
+  *iterate(filter: { states?: readonly ItemState[]; kinds?: readonly string[] } = {}, pageSize = 2000): Generator<Item> {
+    const where = ['seq > ?'];
+    const args: unknown[] = [];
+    if (filter.states) where.push(`state IN (${filter.states.map(() => '?').join(', ')})`), args.push(...filter.states);
+    if (filter.kinds) where.push(`kind IN (${filter.kinds.map(() => '?').join(', ')})`), args.push(...filter.kinds);
+    const page = this.db.prepare(`SELECT * FROM items WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`);
+    let after = 0;
+    for (;;) {
+      const rows = page.all(after, ...args, pageSize) as ItemRow[];
+      if (rows.length === 0) return;
+      for (const row of rows) yield rowToItem(row);
+      after = rows[rows.length - 1]!.seq;
+    }
+  }
+
+  /**
+   * Applies transitions in ONE transaction (group commit): each is checked by the pure transition table
+   * and written compare-and-set on its from-state. Any failure rolls all of them back.
+   */
+  apply(changes: readonly Change[]): Item[] {
+    if (changes.length === 0) return [];
+    const now = this.now();
+    let reservedDelta = 0;
+    let actualDelta = 0;
+    const run = this.db.transaction(() => {
+      const ids: string[] = [];
+      for (const change of changes) {
+        const head = this.stmt.head.get(change.id);
+        if (!head) throw new Error(`unknown item '${change.id}'`);
+        const from = head.state as ItemState;
+        const to = transition(from, change.event);
+        const patch = change.patch ?? {};
+        const { assignments, values } = patchColumns(patch);
+        const sql = `UPDATE items SET state = ?, updated_at = ?${assignments.map((a) => `, ${a}`).join('')} WHERE id = ? AND state = ?`;
+        let statement = this.updateCache.get(sql);
+        if (!statement) {
+          statement = this.db.prepare(sql);
+          this.updateCache.set(sql, statement);
+        }
+        const result = statement.run(to, now, ...values, change.id, from);
+        if (result.changes !== 1) throw new StaleTransitionError(change.id, change.event, from);
+        this.stmt.event.run(change.id, now, change.event, from, to, change.detail ? JSON.stringify(change.detail) : null);
+        if (patch.reservedUsd !== undefined) reservedDelta += patch.reservedUsd - head.reserved_usd;
+        if (patch.actualUsd !== undefined) actualDelta += (patch.actualUsd ?? 0) - (head.actual_usd ?? 0);
+        ids.push(change.id);
+      }
+      return ids;
+    });
+    const ids = run();
+    if (this.spendCache) {
+      this.spendCache.reservedUsd = roundUsd(this.spendCache.reservedUsd + reservedDelta);
+      this.spendCache.actualUsd = roundUsd(this.spendCache.actualUsd + actualDelta);
+    }
+    return ids.map((id) => this.get(id)!);
+  }
+
+  /** Patches fields without a state change (e.g. a poll's gateway charge); logged as a note event. */
+  annotate(id: string, patch: ItemPatch, note: string): void {
+    const { assignments, values } = patchColumns(patch);
+    if (assignments.length === 0) return;
+    this.db.transaction(() => {
+      const head = this.stmt.head.get(id);
+      if (!head) throw new Error(`unknown item '${id}'`);
+      this.db.prepare(`UPDATE items SET ${assignments.join(', ')}, updated_at = ? WHERE id = ?`).run(...values, this.now(), id);
+      this.stmt.event.run(id, this.now(), note, head.state, head.state, null);
+      if (patch.reservedUsd !== undefined || patch.actualUsd !== undefined) this.spendCache = undefined;
+    })();
+  }
+
+  events(itemId: string): Array<{ at: number; event: string; from: string | null; to: string; detail: unknown }> {
+    const rows = this.db.prepare('SELECT at, event, from_state, to_state, detail FROM events WHERE item_id = ? ORDER BY seq')
+      .all(itemId) as Array<{ at: number; event: string; from_state: string | null; to_state: string; detail: string | null }>;
+    return rows.map((r) => ({ at: r.at, event: r.event, from: r.from_state, to: r.to_state, detail: r.detail ? JSON.parse(r.detail) : null }));
+  }
+}

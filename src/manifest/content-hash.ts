@@ -1,0 +1,48 @@
+// A row's identity for "same id, different content" checks: independent of key order and formatting.
+import { hash } from 'node:crypto';
+import type { ItemKind } from '../core/states.js';
+
+/** `"key":` texts; manifests repeat a small set of keys on every row. Bounded against odd inputs. */
+const keyTexts = new Map<string, string>();
+const KEY_TEXT_CACHE_LIMIT = 1000;
+
+function keyText(key: string): string {
+  let text = keyTexts.get(key);
+  if (text === undefined) {
+    text = `${JSON.stringify(key)}:`;
+    if (keyTexts.size < KEY_TEXT_CACHE_LIMIT) keyTexts.set(key, text);
+  }
+  return text;
+}
+
+/** JSON text with object keys sorted at every depth, so equal values give equal text. */
+export function canonicalJson(value: unknown): string {
+  switch (typeof value) {
+    case 'string': return JSON.stringify(value);
+    case 'number': return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean': return value ? 'true' : 'false';
+    case 'object': break;
+    default: return 'null';
+  }
+  if (value === null) return 'null';
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + canonicalJson(value[i]);
+    return `${out}]`;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).sort();
+  let out = '{';
+  let first = true;
+  for (const key of keys) {
+    const v = record[key];
+    if (v === undefined) continue;
+    out += (first ? '' : ',') + keyText(key) + canonicalJson(v);
+    first = false;
+  }
+  return `${out}}`;
+}
+
+export function contentHash(kind: ItemKind, request: Record<string, unknown>): string {
+  return hash('sha256', canonicalJson({ kind, request }), 'hex');
+}

@@ -1,0 +1,78 @@
+// csv-parse, driven chunk by chunk, its records taken as they are emitted. Two reasons for the
+// shape: a stream that fails discards records it had buffered before the failure (so nothing may
+// sit in its buffer), and `on_record` or `info: true` build two info objects per record, which
+// halves throughput; instead each record's position is read from the parser's live `info`.
+import { CsvError, parse, type Options } from 'csv-parse';
+import { LineCounter } from './line-counter.js';
+import { openManifestStream } from './manifest-file.js';
+
+/** Bounds the memory one runaway quoted cell can take before it is reported as an error. */
+export const MAX_CSV_RECORD_BYTES = 16 * 1024 * 1024;
+
+const PARSE_OPTIONS: Options = {
+  raw: true,
+  bom: true,
+  // Column counts are checked per row against the header, so a short or long row is that row's error.
+  relax_column_count: true,
+  skip_empty_lines: true,
+  // Rows of nothing but commas are what spreadsheets write for empty lines.
+  skip_records_with_empty_values: true,
+  max_record_size: MAX_CSV_RECORD_BYTES,
+};
+
+export interface CsvRecord {
+  cells: string[];
+  /** Physical line the record ends on, counted from where this parse started (1-based). */
+  endLine: number;
+  /** Bytes from where this parse started to just after the record's line break. */
+  endByte: number;
+  raw: string;
+}
+
+export type CsvEvent = { type: 'record'; record: CsvRecord } | { type: 'syntax-error'; error: CsvError };
+
+/**
+ * The records of `file` from byte `startOffset`, in order, in batches (one per chunk read). A syntax
+ * error is the last event; other failures (I/O) throw. Holds at most one chunk's records at a time.
+ */
+export async function* csvRecords(file: string, startOffset: number): AsyncGenerator<CsvEvent[]> {
+  const input = await openManifestStream(file, startOffset);
+  const ready: CsvEvent[] = [];
+  const lines = new LineCounter();
+  let failure: unknown;
+  const settle = (err: Error | null | undefined, resolve: () => void): void => {
+    if (err) failure ??= err;
+    resolve();
+  };
+  const parser = parse(PARSE_OPTIONS);
+  parser.on('error', (err) => settle(err, () => {}));
+  // A flowing stream with an empty buffer emits each record synchronously from inside `write`,
+  // while `parser.info` still describes that record; the record count proves it for every record.
+  let received = 0;
+  parser.on('data', ({ record, raw }: { record: string[]; raw: string }) => {
+    received++;
+    if (parser.info.records !== received) {
+      failure ??= new Error(`csv-parse emitted record ${received} late (parser at record ${parser.info.records}): cannot place it`);
+      return;
+    }
+    const endByte = parser.info.bytes;
+    ready.push({ type: 'record', record: { cells: record, endLine: lines.lineEndingAt(endByte), endByte, raw } });
+  });
+  try {
+    for await (const chunk of input as AsyncIterable<Buffer>) {
+      lines.feed(chunk);
+      await new Promise<void>((resolve) => parser.write(chunk, (err) => settle(err, resolve)));
+      if (ready.length > 0) yield ready.splice(0);
+      if (failure !== undefined) break;
+    }
+    if (failure === undefined) {
+      await new Promise<void>((resolve) => parser.end((err?: Error | null) => settle(err, resolve)));
+      if (ready.length > 0) yield ready.splice(0);
+    }
+    if (failure instanceof CsvError) yield [{ type: 'syntax-error', error: failure }];
+    else if (failure !== undefined) throw failure;
+  } finally {
+    input.destroy();
+    parser.destroy();
+  }
+}

@@ -1,0 +1,107 @@
+// One CSV record to a request: typed cells, the prompt and system conveniences, and the `body` column.
+import type { ItemKind } from '../core/states.js';
+import { convertCell } from './csv-cells.js';
+import type { CsvHeader } from './csv-header.js';
+import { isPlainObject } from './jsonl-line.js';
+import { checkKind, type RowDraft } from './row-assembly.js';
+import { quote, type RowIssue } from './types.js';
+import { describe } from './validate-request.js';
+
+/** Columns that are not request fields of the same name. */
+const CONVENIENCE_COLUMNS: ReadonlySet<string> = new Set(['id', 'kind', 'prompt', 'system', 'body']);
+
+type Setter = (field: string, value: unknown, column: string) => void;
+
+/** A plain assignment to `__proto__` would replace the prototype and drop the field. */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+export function draftFromCsvRecord(header: CsvHeader, cells: readonly string[], line: number, raw: string): RowDraft {
+  const cell = (name: string): string | undefined => {
+    const i = header.index.get(name);
+    const text = i === undefined ? undefined : cells[i];
+    return text === undefined || text.trim() === '' ? undefined : text;
+  };
+  const idCell = cell('id');
+  if (cells.length !== header.names.length) {
+    return {
+      line, raw,
+      ...(idCell !== undefined ? { id: { value: idCell, field: 'id' } } : {}),
+      issues: [{ reason: `bad CSV: the header has ${header.names.length} columns, this row has ${cells.length}` }],
+    };
+  }
+  const { kind, issue: kindIssue } = checkKind(cell('kind')?.trim());
+  const issues: RowIssue[] = kindIssue ? [kindIssue] : [];
+  const request: Record<string, unknown> = {};
+  const origin = new Map<string, string>();
+  const set: Setter = (field, value, column) => {
+    const earlier = origin.get(field);
+    if (earlier !== undefined) {
+      issues.push({ field, reason: `is set by both column ${quote(earlier)} and column ${quote(column)}` });
+      return;
+    }
+    setOwn(request, field, value);
+    origin.set(field, column);
+  };
+  header.names.forEach((name, i) => {
+    const text = cells[i]!;
+    if (CONVENIENCE_COLUMNS.has(name) || text.trim() === '') return;
+    const converted = convertCell(name, text, kind);
+    if (converted.issue) {
+      issues.push(converted.issue);
+      origin.set(name, name); // still the column's field: body may not set it too
+    } else {
+      set(name, converted.value, name);
+    }
+  });
+  if (kind !== undefined) placePrompt(kind, cell('prompt'), cell('system'), set, issues);
+  const body = cell('body');
+  if (body !== undefined) mergeBody(body, request, origin, issues);
+  return {
+    line, raw, id: { value: idCell, field: 'id' }, kind, request, issues,
+    // A chat row without messages lacks its prompt, in the words of the CSV.
+    ...(kind === 'chat' && request.messages === undefined ? { fieldLabels: { messages: 'prompt' } } : {}),
+  };
+}
+
+function placePrompt(kind: ItemKind, prompt: string | undefined, system: string | undefined, set: Setter, issues: RowIssue[]): void {
+  switch (kind) {
+    case 'chat':
+      if (prompt !== undefined) {
+        const user = { role: 'user', content: prompt };
+        set('messages', system === undefined ? [user] : [{ role: 'system', content: system }, user], 'prompt');
+      } else if (system !== undefined) {
+        issues.push({ field: 'system', reason: 'needs a prompt: it becomes the system message before it' });
+      }
+      return;
+    case 'responses':
+      if (prompt !== undefined) set('input', prompt, 'prompt');
+      if (system !== undefined) set('instructions', system, 'system');
+      return;
+    case 'video':
+      if (prompt !== undefined) set('prompt', prompt, 'prompt');
+      if (system !== undefined) issues.push({ field: 'system', reason: 'applies only to chat and responses rows' });
+      return;
+  }
+}
+
+function mergeBody(text: string, request: Record<string, unknown>, origin: Map<string, string>, issues: RowIssue[]): void {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (err) {
+    issues.push({ field: 'body', reason: `must hold a JSON object: ${(err as Error).message}` });
+    return;
+  }
+  if (!isPlainObject(body)) {
+    issues.push({ field: 'body', reason: `must hold a JSON object, got ${describe(body)}` });
+    return;
+  }
+  for (const [key, value] of Object.entries(body)) {
+    const column = key === 'id' || key === 'kind' ? key : origin.get(key);
+    if (column !== undefined) issues.push({ field: key, reason: `is set by both column ${quote(column)} and body` });
+    else setOwn(request, key, value);
+  }
+}

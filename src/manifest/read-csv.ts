@@ -1,0 +1,90 @@
+// CSV manifests, one streaming pass. A syntax error ends that parse; reading resumes with a fresh
+// parse on the line after the broken row's first line (see csv-recovery.ts).
+import type { CsvError } from 'csv-parse';
+import type { PricingTable } from '../core/pricing.js';
+import { readCsvHeader, type CsvHeader } from './csv-header.js';
+import { csvRecords, MAX_CSV_RECORD_BYTES } from './csv-records.js';
+import { explainBrokenLine, nextNonBlankLine } from './csv-recovery.js';
+import { draftFromCsvRecord } from './csv-row.js';
+import { asManifestFileError } from './manifest-file.js';
+import { finishRow, IdRegistry } from './row-assembly.js';
+import { truncateRaw, type ManifestEntry, type RowIssue } from './types.js';
+
+export async function* readCsv(file: string, pricing: PricingTable): AsyncGenerator<ManifestEntry> {
+  const ids = new IdRegistry();
+  let header: CsvHeader | undefined;
+  let startOffset = 0;
+  let linesBefore = 0;
+  for (;;) {
+    // End of the last complete record: where a broken one begins.
+    let goodUntilOffset = startOffset;
+    let goodUntilLine = linesBefore;
+    let syntaxError: CsvError | undefined;
+    try {
+      for await (const batch of csvRecords(file, startOffset)) {
+        for (const event of batch) {
+          if (event.type === 'syntax-error') {
+            syntaxError = event.error;
+            break;
+          }
+          const { cells, endLine, endByte, raw } = event.record;
+          const line = linesBefore + endLine - lineBreaksIn(cells);
+          goodUntilOffset = startOffset + endByte;
+          goodUntilLine = linesBefore + endLine;
+          if (header === undefined) {
+            const read = readCsvHeader(cells);
+            if (!read.header) {
+              yield headerError(file, line, cleanRaw(raw), read.issues);
+              return;
+            }
+            header = read.header;
+            continue;
+          }
+          yield finishRow(file, draftFromCsvRecord(header, cells, line, cleanRaw(raw)), ids, pricing);
+        }
+      }
+    } catch (err) {
+      throw asManifestFileError(file, err);
+    }
+    if (syntaxError === undefined) {
+      if (header === undefined) {
+        yield headerError(file, 1, '', [{ reason: 'the CSV manifest has no header row (required columns: id, kind, model, prompt)' }]);
+      }
+      return;
+    }
+    const broken = await nextNonBlankLine(file, goodUntilOffset);
+    if (broken === undefined) return;
+    const line = goodUntilLine + broken.blankLines + 1;
+    const idColumn = header?.index.get('id') ?? 0;
+    const { id, issue } = explainBrokenLine(broken.text, idColumn, syntaxError, MAX_CSV_RECORD_BYTES);
+    if (header === undefined) {
+      yield headerError(file, line, broken.text, [issue]);
+      return;
+    }
+    yield finishRow(file, { line, raw: broken.text, ...(id !== undefined ? { id: { value: id, field: 'id' } } : {}), issues: [issue] }, ids, pricing);
+    startOffset = broken.nextOffset;
+    linesBefore = line;
+  }
+}
+
+function lineBreaksIn(cells: readonly string[]): number {
+  let count = 0;
+  for (const cell of cells) {
+    for (let i = cell.indexOf('\n'); i !== -1; i = cell.indexOf('\n', i + 1)) count++;
+  }
+  return count;
+}
+
+/** csv-parse's raw text carries the empty lines skipped before the record and its line break. */
+function cleanRaw(raw: string): string {
+  let start = 0;
+  let end = raw.length;
+  while (start < end && (raw[start] === '\n' || raw[start] === '\r')) start++;
+  while (end > start && (raw[end - 1] === '\n' || raw[end - 1] === '\r')) end--;
+  return start === 0 && end === raw.length ? raw : raw.slice(start, end);
+}
+
+function headerError(file: string, line: number, raw: string, issues: RowIssue[]): ManifestEntry {
+  const errors = issues.map((i) => ({ file, line, ...(i.field !== undefined ? { field: i.field } : {}), reason: i.reason }));
+  return { ok: false, file, line, raw: truncateRaw(raw), errors };
+}

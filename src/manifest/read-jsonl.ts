@@ -1,0 +1,33 @@
+// JSONL manifests, one pass: a line is read, judged and yielded before the next is read.
+import { createInterface } from 'node:readline';
+import type { PricingTable } from '../core/pricing.js';
+import { draftFromJsonLine } from './jsonl-line.js';
+import { asManifestFileError, openManifestStream } from './manifest-file.js';
+import { finishRow, IdRegistry } from './row-assembly.js';
+import type { ManifestEntry } from './types.js';
+
+export async function* readJsonl(file: string, pricing: PricingTable): AsyncGenerator<ManifestEntry> {
+  const input = await openManifestStream(file);
+  const lines = createInterface({ input, crlfDelay: Infinity });
+  let readError: unknown;
+  input.on('error', (err) => {
+    readError = err;
+    lines.close();
+  });
+  const ids = new IdRegistry();
+  let lineNo = 0;
+  try {
+    for await (const line of lines) {
+      lineNo++;
+      const text = lineNo === 1 && line.startsWith('\uFEFF') ? line.slice(1) : line;
+      if (text.trim() === '') continue;
+      yield finishRow(file, draftFromJsonLine(text, lineNo), ids, pricing);
+    }
+  } catch (err) {
+    throw asManifestFileError(file, err);
+  } finally {
+    lines.close();
+    input.destroy();
+  }
+  if (readError !== undefined) throw asManifestFileError(file, readError);
+}

@@ -1,0 +1,79 @@
+// The last step shared by every format: id checks, request validation, and the entry to yield.
+import type { PricingTable } from '../core/pricing.js';
+import type { ItemKind } from '../core/states.js';
+import { contentHash } from './content-hash.js';
+import { describe, validateRequest } from './validate-request.js';
+import { quote, truncateRaw, type ManifestEntry, type RowIssue } from './types.js';
+
+export const ITEM_KINDS: readonly ItemKind[] = ['chat', 'responses', 'video'];
+
+/** Ids seen so far and the line each was first seen on: the only state kept across rows. */
+export class IdRegistry {
+  private readonly firstLine = new Map<string, number>();
+
+  /** Records the id; returns the earlier line when it was seen before. */
+  register(id: string, line: number): number | undefined {
+    const first = this.firstLine.get(id);
+    if (first === undefined) this.firstLine.set(id, line);
+    return first;
+  }
+}
+
+/** A row as a format reader understood it, before validation. */
+export interface RowDraft {
+  line: number;
+  raw: string;
+  /** The id as written and where (`id` or `custom_id`); undefined when the row is too broken to have one. */
+  id?: { value: unknown; field: string };
+  kind?: ItemKind;
+  /** Undefined when the row is too broken to hold a request. */
+  request?: Record<string, unknown>;
+  issues: RowIssue[];
+  /** Request fields the user wrote under another name (a CSV `prompt` becomes chat `messages`). */
+  fieldLabels?: Readonly<Record<string, string>>;
+}
+
+export function checkId(value: unknown, field: string): { id?: string; issue?: RowIssue } {
+  if (value === undefined) return { issue: { field, reason: 'is required' } };
+  if (typeof value !== 'string') return { issue: { field, reason: `must be a string, got ${describe(value)}` } };
+  if (value.trim() === '') return { issue: { field, reason: 'must not be blank' } };
+  return { id: value };
+}
+
+export function checkKind(value: unknown): { kind?: ItemKind; issue?: RowIssue } {
+  if (value === undefined) return { issue: { field: 'kind', reason: 'is required' } };
+  if (typeof value === 'string' && (ITEM_KINDS as readonly string[]).includes(value)) return { kind: value as ItemKind };
+  return { issue: { field: 'kind', reason: `must be one of ${ITEM_KINDS.join(', ')}, got ${describe(value)}` } };
+}
+
+export function finishRow(file: string, draft: RowDraft, ids: IdRegistry, pricing: PricingTable): ManifestEntry {
+  const { id, issue: idIssue } = draft.id ? checkId(draft.id.value, draft.id.field) : {};
+  const issues: RowIssue[] = idIssue ? [idIssue] : [];
+  if (id !== undefined) {
+    const first = ids.register(id, draft.line);
+    if (first !== undefined) issues.push({ field: draft.id?.field, reason: `duplicate id ${quote(id)} (first on line ${first})` });
+  }
+  issues.push(...draft.issues);
+  if (draft.kind !== undefined && draft.request !== undefined) {
+    const labels = draft.fieldLabels ?? {};
+    for (const issue of validateRequest(draft.kind, draft.request, pricing)) {
+      const label = issue.field !== undefined && Object.hasOwn(labels, issue.field) ? labels[issue.field] : issue.field;
+      issues.push({ ...issue, field: label });
+    }
+  }
+  if (issues.length === 0 && draft.kind !== undefined && draft.request !== undefined && id !== undefined) {
+    const request = draft.request;
+    return {
+      ok: true,
+      row: { file, line: draft.line, id, kind: draft.kind, model: request.model as string, request, contentHash: contentHash(draft.kind, request) },
+    };
+  }
+  if (issues.length === 0) issues.push({ reason: 'the row holds no request' });
+  const errors = issues.map((i) => ({
+    file, line: draft.line,
+    ...(id !== undefined ? { id } : {}),
+    ...(i.field !== undefined ? { field: i.field } : {}),
+    reason: i.reason,
+  }));
+  return { ok: false, file, line: draft.line, ...(id !== undefined ? { id } : {}), raw: truncateRaw(draft.raw), errors };
+}

@@ -1,0 +1,44 @@
+// What reading a manifest yields: one entry per row the user wrote, valid or not.
+import type { ItemKind } from '../core/states.js';
+
+export interface ManifestRow {
+  /** The manifest path as given. */
+  file: string;
+  /** 1-based physical line where the row starts (CSV: the header is line 1). */
+  line: number;
+  id: string;
+  kind: ItemKind;
+  model: string;
+  /** The exact JSON body to send to the gateway. */
+  request: Record<string, unknown>;
+  /** sha256 hex of the canonical JSON (sorted keys) of {kind, request}. */
+  contentHash: string;
+}
+
+export interface RowError { file: string; line: number; id?: string; field?: string; reason: string }
+
+export type ManifestEntry =
+  | { ok: true; row: ManifestRow }
+  | { ok: false; file: string; line: number; id?: string; raw: string; errors: RowError[] };
+
+/** A problem found in a row before file, line and id are attached. */
+export interface RowIssue { field?: string; reason: string }
+
+/** Longest `raw` text kept on an error entry, in characters. */
+export const RAW_TEXT_LIMIT = 2048;
+
+export function truncateRaw(text: string): string {
+  return text.length <= RAW_TEXT_LIMIT ? text : `${text.slice(0, RAW_TEXT_LIMIT)}…`;
+}
+
+/** Quotes a user value for a message; ids may hold any character, so odd ones are escaped. */
+export function quote(value: string): string {
+  return /^[^'\\\u0000-\u001f\u007f\u2028\u2029]*$/.test(value) ? `'${value}'` : JSON.stringify(value);
+}
+
+/** "jobs/a.csv:7 row 'r7' field 'duration': must be ..." */
+export function formatRowError(e: RowError): string {
+  const row = e.id === undefined ? '' : ` row ${quote(e.id)}`;
+  const field = e.field === undefined ? '' : ` field ${quote(e.field)}`;
+  return `${e.file}:${e.line}${row}${field}: ${e.reason}`;
+}

@@ -1,0 +1,17 @@
+// The budget rule: settled + reserved + the next reservation never exceeds --budget.
+import { roundUsd } from '../core/money.js';
+
+export interface SpendState { reservedUsd: number; actualUsd: number }
+
+export function committedUsd(spend: SpendState): number {
+  return roundUsd(spend.reservedUsd + spend.actualUsd);
+}
+
+export function fitsBudget(budgetUsd: number | undefined, spend: SpendState, estimateUsd: number): boolean {
+  if (budgetUsd === undefined) return true;
+  return roundUsd(committedUsd(spend) + estimateUsd) <= budgetUsd;
+}
+
+export function headroomUsd(budgetUsd: number | undefined, spend: SpendState): number | undefined {
+  return budgetUsd === undefined ? undefined : roundUsd(budgetUsd - committedUsd(spend));
+}

@@ -1,0 +1,60 @@
+// What every lane of a run shares: the journal, the gateway, the clock, the money and the run's options.
+import { EventEmitter } from 'node:events';
+import type { Clock } from '../core/clock.js';
+import type { PricingTable } from '../core/pricing.js';
+import type { ItemState } from '../core/states.js';
+import type { GatewayClient } from '../gateway/client.js';
+import type { CommitQueue, Item, Journal } from '../journal/index.js';
+import type { BudgetGuard } from './budget-guard.js';
+
+export interface RunSettings {
+  outDir: string;
+  concurrency: number;
+  pollIntervalMs: number;
+  pollConcurrency: number;
+  downloadConcurrency: number;
+  /** Bounded attempts for a submission the gateway answered without keeping (429, gateway 5xx). */
+  maxSubmitAttempts: number;
+  /** Opt-in: resend uncertain chat/responses items automatically (a duplicate costs tokens, never a video). */
+  resubmitUncertainText: boolean;
+  maxAutoResubmits: number;
+  rpm?: number;
+  /** Clock ms after which the run stops waiting for tasks and exits 75. */
+  deadlineAt?: number;
+  noWait: boolean;
+}
+
+export interface Progress {
+  counts: Record<ItemState, number>;
+  spend: { reservedUsd: number; actualUsd: number };
+  budgetUsd?: number;
+  pausedUntil: number;
+}
+
+export interface RunEvents {
+  transition: [item: Item, from: ItemState | undefined];
+  log: [line: string];
+  progress: [progress: Progress];
+}
+
+export interface RunContext {
+  journal: Journal;
+  commits: CommitQueue;
+  gateway: GatewayClient;
+  clock: Clock;
+  pricing: PricingTable;
+  budget: BudgetGuard;
+  settings: RunSettings;
+  events: EventEmitter<RunEvents>;
+  /** Aborted when no new submission may start: a signal, the deadline, the gateway's 402. */
+  submitStop: AbortController;
+  /** Aborted when the run stops waiting for tasks: a signal or the deadline. */
+  stop: AbortController;
+  /** Aborted when requests on the wire must be cut (a second signal, or the grace period ran out). */
+  hardStop: AbortController;
+  random: () => number;
+}
+
+export function log(ctx: RunContext, line: string): void {
+  ctx.events.emit('log', line);
+}

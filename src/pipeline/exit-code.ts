@@ -1,0 +1,26 @@
+// The exit code of `run` (runner contract), decided from the journal's counts and how the run ended.
+import type { ItemState } from '../core/states.js';
+
+export const EXIT = { ok: 0, someFailed: 1, usage: 2, budget: 3, uncertain: 4, inFlight: 75 } as const;
+
+export interface RunEnding {
+  counts: Record<ItemState, number>;
+  /** The run stopped before all work was done: --no-wait, --deadline, a signal, or retries exhausted. */
+  stoppedEarly: boolean;
+}
+
+/**
+ * One code for many facts, by precedence: an operator decision (4) outranks money (3), which outranks
+ * "come back later" (75), which outranks finished-with-failures (1).
+ */
+export function exitCodeFor({ counts, stoppedEarly }: RunEnding): number {
+  if (counts.uncertain > 0) return EXIT.uncertain;
+  if (counts.deferred > 0) return EXIT.budget;
+  const unfinished = counts.pending + counts.submitting + counts.submitted + counts.running + counts.succeeded;
+  if (unfinished > 0 || stoppedEarly) return unfinished > 0 ? EXIT.inFlight : exitForFinished(counts);
+  return exitForFinished(counts);
+}
+
+function exitForFinished(counts: Record<ItemState, number>): number {
+  return counts.failed + counts.rejected + counts.invalid > 0 ? EXIT.someFailed : EXIT.ok;
+}

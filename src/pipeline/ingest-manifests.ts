@@ -1,0 +1,84 @@
+// Brings the manifests into the journal in one transaction: all new rows, or (when refused) none.
+import { basename } from 'node:path';
+import { IngestSession, type IngestConflict, type IngestEntry, type Journal } from '../journal/index.js';
+import type { PricingTable } from '../core/pricing.js';
+import { formatRowError } from '../manifest/types.js';
+import { scanManifests, estimateResolution, type InvalidEntry } from './scan-manifests.js';
+
+const BATCH = 5000;
+
+export interface IngestOutcome {
+  ok: boolean;
+  rows: number;
+  inserted: number;
+  unchanged: number;
+  replaced: number;
+  invalid: InvalidEntry[];
+  invalidCount: number;
+  conflicts: IngestConflict[];
+  /** Human-readable reasons the ingest was refused (empty when ok). */
+  problems: string[];
+}
+
+const MAX_KEPT_ERRORS = 1000;
+
+/** An id for a row that has none of its own (missing, or a duplicate of an earlier row). */
+function standInId(entry: InvalidEntry): string {
+  return `@${basename(entry.file)}:${entry.line}`;
+}
+
+export async function ingestManifests(
+  journal: Journal, files: readonly string[], pricing: PricingTable, skipInvalid: boolean,
+): Promise<IngestOutcome> {
+  const session = new IngestSession(journal);
+  const invalid: InvalidEntry[] = [];
+  let invalidCount = 0;
+  let batch: IngestEntry[] = [];
+  const flush = (): void => {
+    session.add(batch);
+    batch = [];
+  };
+  let scan;
+  try {
+    scan = await scanManifests(files, pricing, {
+      valid: ({ row, estimate }) => {
+        batch.push({
+          id: row.id, kind: row.kind, model: row.model, request: row.request, contentHash: row.contentHash,
+          sourceFile: row.file, sourceLine: row.line, state: 'pending',
+          resolution: estimateResolution(estimate), hasReferenceVideo: estimate.kind === 'video' && estimate.hasReferenceVideo,
+          estimateUsd: estimate.usd,
+        });
+        if (batch.length >= BATCH) flush();
+      },
+      invalid: (entry) => {
+        invalidCount++;
+        if (invalid.length < MAX_KEPT_ERRORS) invalid.push(entry);
+        if (!skipInvalid) return;
+        const ownId = entry.id !== undefined && !entry.errors.some((e) => e.field === 'id');
+        batch.push({
+          id: ownId ? entry.id! : standInId(entry), kind: 'invalid', model: null, request: null,
+          contentHash: `invalid:${entry.raw}`, sourceFile: entry.file, sourceLine: entry.line, state: 'invalid',
+          lastError: { message: entry.errors.map(formatRowError).join('; ') },
+        });
+        if (batch.length >= BATCH) flush();
+      },
+    });
+    flush();
+  } catch (err) {
+    session.rollback();
+    throw err;
+  }
+  const summary = session.progress;
+  const problems: string[] = [];
+  if (invalidCount > 0 && !skipInvalid) problems.push(`${invalidCount} invalid row(s); fix them or pass --skip-invalid`);
+  for (const c of summary.conflicts) {
+    problems.push(`${c.file}:${c.line} row '${c.id}': already in the journal (from ${c.journalFile}:${c.journalLine}) with different content; give the changed row a new id`);
+  }
+  const ok = problems.length === 0;
+  if (ok) session.commit();
+  else session.rollback();
+  return {
+    ok, rows: scan.rows, inserted: summary.inserted, unchanged: summary.unchanged, replaced: summary.replaced,
+    invalid, invalidCount, conflicts: summary.conflicts, problems,
+  };
+}

@@ -1,0 +1,73 @@
+// Pure: what one submission's outcome does to its item, its money, and the run.
+import { settleChat, type PriceSnapshot } from '../core/settlement.js';
+import type { SendOutcome } from '../gateway/client.js';
+import { errorSummary } from '../gateway/errors.js';
+import type { Change, Item } from '../journal/index.js';
+
+export type FollowUp =
+  | { kind: 'poll' }                       // a video task exists: poll it
+  | { kind: 'results' }                    // a chat/responses body arrived: rebuild results.jsonl
+  | { kind: 'retry'; delayMs: number }     // the gateway kept nothing: send again after the delay
+  | { kind: 'give-up' }                    // retryable, but the attempts are spent: left pending for a later run
+  | { kind: 'stop-balance' }               // 402: stop every submission
+  | { kind: 'none' };
+
+export interface OutcomePlan {
+  change: Change;
+  /** Money to move in the budget guard: the reservation is released, or replaced by the actual charge. */
+  money: { release: number } | { settle: { reserved: number; actual: number } } | { hold: true };
+  followUp: FollowUp;
+}
+
+export function planOutcome(item: Item, outcome: SendOutcome, attempt: number, maxAttempts: number): OutcomePlan {
+  const reserved = item.reservedUsd;
+  switch (outcome.kind) {
+    case 'accepted':
+      return {
+        change: { id: item.id, event: 'accept', patch: { taskId: outcome.taskId, lastError: null }, detail: { taskId: outcome.taskId, attempt } },
+        money: { hold: true },
+        followUp: { kind: 'poll' },
+      };
+    case 'completed': {
+      const body = outcome.body as { usage?: Parameters<typeof settleChat>[0] } | null;
+      const settled = settleChat(body?.usage ?? undefined, item.priceSnapshot as PriceSnapshot);
+      return {
+        change: {
+          id: item.id, event: 'complete',
+          patch: {
+            response: outcome.body, responseStatus: outcome.status, requestId: outcome.requestId ?? null,
+            actualUsd: settled.usd, reservedUsd: 0, totalTokens: settled.inputTokens + settled.outputTokens, lastError: null,
+          },
+          detail: { attempt, actualUsd: settled.usd },
+        },
+        money: { settle: { reserved, actual: settled.usd } },
+        followUp: { kind: 'results' },
+      };
+    }
+    case 'rejected':
+      return {
+        change: { id: item.id, event: 'reject', patch: { reservedUsd: 0, lastError: errorSummary(outcome.error) }, detail: { attempt, status: outcome.error.status } },
+        money: { release: reserved },
+        followUp: { kind: 'none' },
+      };
+    case 'insufficient_balance':
+      return {
+        change: { id: item.id, event: 'defer', patch: { reservedUsd: 0, lastError: errorSummary(outcome.error) }, detail: { attempt, reason: 'gateway balance (402)' } },
+        money: { release: reserved },
+        followUp: { kind: 'stop-balance' },
+      };
+    case 'retry':
+      return {
+        change: { id: item.id, event: 'retry', patch: { reservedUsd: 0, lastError: errorSummary(outcome.error) }, detail: { attempt, delayMs: outcome.delayMs } },
+        money: { release: reserved },
+        followUp: attempt < maxAttempts ? { kind: 'retry', delayMs: outcome.delayMs } : { kind: 'give-up' },
+      };
+    case 'ambiguous':
+      // The gateway may have kept it (and may charge it): the reservation stays until an operator decides.
+      return {
+        change: { id: item.id, event: 'lose', patch: { lastError: errorSummary(outcome.error) }, detail: { attempt } },
+        money: { hold: true },
+        followUp: { kind: 'none' },
+      };
+  }
+}

@@ -1,0 +1,39 @@
+// On start: whatever a killed runner left mid-request becomes `uncertain`; never resent blindly.
+import type { Journal } from '../journal/index.js';
+import type { RunSettings } from './context.js';
+
+export interface Recovery {
+  /** Items found `submitting`: their request may have reached the gateway. */
+  madeUncertain: string[];
+  /** Uncertain chat/responses items sent again under the opt-in policy. */
+  resubmitted: string[];
+  messages: string[];
+}
+
+export function recoverJournal(journal: Journal, settings: Pick<RunSettings, 'resubmitUncertainText' | 'maxAutoResubmits'>): Recovery {
+  const recovery: Recovery = { madeUncertain: [], resubmitted: [], messages: [] };
+  const interrupted = journal.list(['submitting']);
+  journal.apply(interrupted.map((item) => ({
+    id: item.id, event: 'lose' as const,
+    patch: { lastError: { message: `the runner stopped while attempt ${item.attempts} may have been on the wire; the gateway may have kept it` } },
+    detail: { reason: 'interrupted', attempt: item.attempts },
+  })));
+  recovery.madeUncertain = interrupted.map((i) => i.id);
+  if (interrupted.length > 0) {
+    recovery.messages.push(`${interrupted.length} item(s) were mid-submission when the last runner stopped: now uncertain (see \`gbatch status\`, decide with \`gbatch resolve\`)`);
+  }
+  if (settings.resubmitUncertainText) {
+    const eligible = journal.list(['uncertain'])
+      .filter((item) => item.kind !== 'video' && item.autoResubmits < settings.maxAutoResubmits);
+    journal.apply(eligible.map((item) => ({
+      id: item.id, event: 'resubmit' as const,
+      patch: { autoResubmits: item.autoResubmits + 1, reservedUsd: 0 },
+      detail: { reason: 'auto-resubmit of an uncertain text item (opt-in)', autoResubmits: item.autoResubmits + 1 },
+    })));
+    recovery.resubmitted = eligible.map((i) => i.id);
+    for (const item of eligible) {
+      recovery.messages.push(`resubmitting uncertain ${item.kind} item '${item.id}' (opt-in policy; a duplicate may be billed)`);
+    }
+  }
+  return recovery;
+}

@@ -1,0 +1,194 @@
+// `gbatch run`: recover, ingest, then submit, poll, download and settle until done, stopped or out of money.
+import { EventEmitter } from 'node:events';
+import { systemClock, type Clock } from '../core/clock.js';
+import type { PricingTable } from '../core/pricing.js';
+import type { ItemState } from '../core/states.js';
+import { createGatewayClient, type GatewayClient } from '../gateway/client.js';
+import { CommitQueue, HEARTBEAT_MS, Journal, type LockTakeover } from '../journal/index.js';
+import { BudgetGuard } from './budget-guard.js';
+import type { RunContext, RunEvents, RunSettings } from './context.js';
+import { Downloader } from './downloader.js';
+import { exitCodeFor, EXIT } from './exit-code.js';
+import { ingestManifests, type IngestOutcome } from './ingest-manifests.js';
+import { Poller } from './poller.js';
+import { recoverJournal, type Recovery } from './recover.js';
+import { ResultsWriter } from './results-writer.js';
+import { Submitter, type SubmitStopReason } from './submitter.js';
+
+export interface RunConfig {
+  jobName: string;
+  manifests: readonly string[];
+  statePath: string;
+  settings: RunSettings;
+  pricing: PricingTable;
+  budgetUsd?: number;
+  baseUrl: string;
+  apiKey: string;
+  skipInvalid: boolean;
+  journalSync?: 'full' | 'off';
+  /** Options as given, saved with the job for `status` and `report`. */
+  jobOptions: Record<string, unknown>;
+  clock?: Clock;
+  random?: () => number;
+  /** Aborting it asks the run to stop gracefully (SIGINT/SIGTERM). */
+  interrupt?: AbortSignal;
+  /** Aborting it cuts requests on the wire (a second signal). */
+  forceInterrupt?: AbortSignal;
+  gracePeriodMs?: number;
+  progressIntervalMs?: number;
+  events?: EventEmitter<RunEvents>;
+  gateway?: GatewayClient;
+}
+
+export interface RunResult {
+  exitCode: number;
+  counts: Record<ItemState, number>;
+  ingest?: IngestOutcome;
+  recovery?: Recovery;
+  takeover?: LockTakeover;
+  stopReason: SubmitStopReason | 'interrupted' | 'deadline' | 'no-wait' | undefined;
+  spend: { reservedUsd: number; actualUsd: number };
+  budgetUsd?: number;
+  polls: number;
+  downloadFailures: number;
+  exhaustedRetries: number;
+}
+
+export async function runJob(config: RunConfig): Promise<RunResult> {
+  const clock = config.clock ?? systemClock;
+  const events = config.events ?? new EventEmitter<RunEvents>();
+  const journal = Journal.open(config.statePath, { clock, sync: config.journalSync ?? 'full' });
+  let heartbeat: NodeJS.Timeout | undefined;
+  try {
+    const takeover = journal.lock.acquire(config.statePath);
+    if (takeover) events.emit('log', `taking over the journal from runner pid ${takeover.pid} (${takeover.host}), which is gone`);
+    heartbeat = setInterval(() => journal.lock.heartbeat(), HEARTBEAT_MS);
+    heartbeat.unref();
+
+    const recovery = recoverJournal(journal, config.settings);
+    for (const line of recovery.messages) events.emit('log', line);
+
+    const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid);
+    if (!ingest.ok) {
+      return { ...emptyResult(journal, EXIT.usage, config), ingest, recovery, takeover };
+    }
+    journal.saveJob({ name: config.jobName, manifest: config.manifests.join(','), options: config.jobOptions });
+    releaseDeferred(journal);
+
+    const gateway = config.gateway ?? createGatewayClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, clock, random: config.random });
+    try {
+      return await drive(journal, gateway, config, clock, events, ingest, recovery, takeover);
+    } finally {
+      if (!config.gateway) await gateway.close();
+    }
+  } finally {
+    if (heartbeat) clearInterval(heartbeat);
+    journal.lock.release();
+    journal.close();
+  }
+}
+
+async function drive(
+  journal: Journal, gateway: GatewayClient, config: RunConfig, clock: Clock, events: EventEmitter<RunEvents>,
+  ingest: IngestOutcome, recovery: Recovery, takeover: LockTakeover | undefined,
+): Promise<RunResult> {
+  const ctx: RunContext = {
+    journal, gateway, clock, events, pricing: config.pricing, settings: config.settings,
+    commits: new CommitQueue(journal),
+    budget: new BudgetGuard(config.budgetUsd, journal.spend()),
+    submitStop: new AbortController(), stop: new AbortController(), hardStop: new AbortController(),
+    random: config.random ?? Math.random,
+  };
+  let stopReason: RunResult['stopReason'];
+  const stopAll = (reason: 'interrupted' | 'deadline'): void => {
+    stopReason ??= reason;
+    ctx.submitStop.abort(reason);
+    ctx.stop.abort(reason);
+  };
+  const cleanups: Array<() => void> = [];
+  const onInterrupt = (): void => {
+    events.emit('log', 'stopping: no new submissions; waiting for requests in flight (signal again to cut them)');
+    stopAll('interrupted');
+    const grace = setTimeout(() => ctx.hardStop.abort('grace period over'), config.gracePeriodMs ?? 10_000);
+    grace.unref();
+    cleanups.push(() => clearTimeout(grace));
+  };
+  listen(config.interrupt, onInterrupt, cleanups);
+  listen(config.forceInterrupt, () => { stopAll('interrupted'); ctx.hardStop.abort('forced'); }, cleanups);
+  const { deadlineAt } = config.settings;
+  if (deadlineAt !== undefined) {
+    const deadlineWait = new AbortController();
+    clock.sleep(Math.max(0, deadlineAt - clock.now()), deadlineWait.signal).then(
+      () => { events.emit('log', 'deadline reached: leaving the remaining tasks running for a later run'); stopAll('deadline'); },
+      () => undefined,
+    );
+    cleanups.push(() => deadlineWait.abort());
+  }
+
+  const ticker = setInterval(() => events.emit('progress', {
+    counts: journal.counts(), spend: ctx.budget.current(), budgetUsd: config.budgetUsd, pausedUntil: gateway.pausedUntil(),
+  }), config.progressIntervalMs ?? 2000);
+  ticker.unref();
+  cleanups.push(() => clearInterval(ticker));
+
+  const downloader = new Downloader(ctx);
+  const results = new ResultsWriter(ctx);
+  const poller = new Poller(ctx, (item) => downloader.add(item));
+  const submitter = new Submitter(ctx, { accepted: (item) => poller.add(item), completed: () => results.markDirty() });
+
+  try {
+    const inFlight = journal.list(['submitted', 'running']);
+    ctx.budget.adopt(inFlight.length);
+    if (!config.settings.noWait) {
+      for (const item of inFlight) poller.add(item);
+      for (const item of journal.iterate({ states: ['succeeded'], kinds: ['video'] })) downloader.add(item);
+    }
+    if (journal.counts().succeeded > 0) results.markDirty();
+
+    if (config.settings.noWait) {
+      await submitter.run();
+      stopReason ??= 'no-wait';
+    } else {
+      const polling = poller.run();
+      await submitter.run();
+      poller.producersDone();
+      await polling;
+      await downloader.idle();
+    }
+    await results.close();
+    const counts = journal.counts();
+    const stoppedEarly = stopReason !== undefined || submitter.exhaustedCount > 0;
+    return {
+      exitCode: exitCodeFor({ counts, stoppedEarly }),
+      counts, ingest, recovery, takeover,
+      stopReason: submitter.reason ?? stopReason,
+      spend: journal.spend(), budgetUsd: config.budgetUsd,
+      polls: poller.pollCount, downloadFailures: downloader.failedCount, exhaustedRetries: submitter.exhaustedCount,
+    };
+  } finally {
+    for (const cleanup of cleanups) cleanup();
+  }
+}
+
+function listen(signal: AbortSignal | undefined, handler: () => void, cleanups: Array<() => void>): void {
+  if (!signal) return;
+  if (signal.aborted) {
+    handler();
+    return;
+  }
+  signal.addEventListener('abort', handler, { once: true });
+  cleanups.push(() => signal.removeEventListener('abort', handler));
+}
+
+/** Deferred rows get their chance again on every run. */
+function releaseDeferred(journal: Journal): void {
+  const deferred = journal.list(['deferred']);
+  journal.apply(deferred.map((item) => ({ id: item.id, event: 'release' as const, detail: { reason: 'new run' } })));
+}
+
+function emptyResult(journal: Journal, exitCode: number, config: RunConfig): RunResult {
+  return {
+    exitCode, counts: journal.counts(), stopReason: undefined, spend: journal.spend(), budgetUsd: config.budgetUsd,
+    polls: 0, downloadFailures: 0, exhaustedRetries: 0,
+  };
+}

@@ -1,0 +1,48 @@
+// One streaming pass over the manifests: each row validated, estimated, and handed on; errors collected.
+import { billingResolution } from '../core/models.js';
+import { estimateRequest, type Estimate } from '../core/estimate.js';
+import type { PricingTable } from '../core/pricing.js';
+import { readManifest } from '../manifest/read-manifest.js';
+import type { ManifestRow, RowError } from '../manifest/types.js';
+
+export interface ScannedRow { row: ManifestRow; estimate: Estimate }
+export interface InvalidEntry { file: string; line: number; id?: string; raw: string; errors: RowError[] }
+
+export interface ScanHandlers {
+  valid(row: ScannedRow): void;
+  invalid(entry: InvalidEntry): void;
+}
+
+export interface ScanSummary { rows: number; valid: number; invalid: number }
+
+export async function scanManifests(files: readonly string[], pricing: PricingTable, handlers: ScanHandlers): Promise<ScanSummary> {
+  const summary: ScanSummary = { rows: 0, valid: 0, invalid: 0 };
+  for (const file of files) {
+    for await (const entry of readManifest(file, { pricing })) {
+      summary.rows++;
+      if (!entry.ok) {
+        summary.invalid++;
+        handlers.invalid(entry);
+        continue;
+      }
+      let estimate: Estimate;
+      try {
+        estimate = estimateRequest(entry.row.kind, entry.row.request, pricing);
+      } catch (err) {
+        summary.invalid++;
+        handlers.invalid({
+          file: entry.row.file, line: entry.row.line, id: entry.row.id, raw: JSON.stringify(entry.row.request).slice(0, 2048),
+          errors: [{ file: entry.row.file, line: entry.row.line, id: entry.row.id, field: 'model', reason: (err as Error).message }],
+        });
+        continue;
+      }
+      summary.valid++;
+      handlers.valid({ row: entry.row, estimate });
+    }
+  }
+  return summary;
+}
+
+export function estimateResolution(estimate: Estimate): string | null {
+  return estimate.kind === 'video' ? billingResolution(estimate.resolution) : null;
+}

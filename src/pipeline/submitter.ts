@@ -1,0 +1,170 @@
+// The submission lane: claims pending items in manifest order under the budget, journals each
+// attempt's intent before its request leaves, and records every outcome.
+import PQueue from 'p-queue';
+import { snapshotPrice } from '../core/settlement.js';
+import type { SendOutcome } from '../gateway/client.js';
+import { GatewayTransportError } from '../gateway/errors.js';
+import type { Item } from '../journal/index.js';
+import { log, type RunContext } from './context.js';
+import { planOutcome, type OutcomePlan } from './outcome.js';
+
+export interface SubmitterHooks {
+  accepted(item: Item): void;
+  completed(item: Item): void;
+}
+
+export type SubmitStopReason = 'balance' | 'budget' | undefined;
+
+const PAGE = 256;
+
+export class Submitter {
+  private readonly queue: PQueue;
+  private stopReason: SubmitStopReason;
+  private readonly overBudget: Item[] = [];
+  private exhausted = 0;
+  private readonly stopped: Promise<void>;
+
+  constructor(private readonly ctx: RunContext, private readonly hooks: SubmitterHooks) {
+    this.stopped = abortPromise(ctx.submitStop.signal);
+    const { concurrency, rpm } = ctx.settings;
+    this.queue = new PQueue({ concurrency, ...(rpm ? { intervalCap: rpm, interval: 60_000 } : {}) });
+  }
+
+  get reason(): SubmitStopReason {
+    return this.stopReason;
+  }
+
+  /** Items left pending because their retryable failures used up the attempts of this run. */
+  get exhaustedCount(): number {
+    return this.exhausted;
+  }
+
+  async run(): Promise<void> {
+    const { ctx } = this;
+    let after = 0;
+    outer: for (;;) {
+      const page = ctx.journal.list(['pending'], PAGE, after);
+      if (page.length === 0) break;
+      for (const item of page) {
+        after = item.seq;
+        if (ctx.submitStop.signal.aborted) break outer;
+        await this.queue.onSizeLessThan(ctx.settings.concurrency);
+        if (!(await this.reserve(item))) {
+          this.overBudget.push(item);
+          continue;
+        }
+        void this.queue.add(() => this.submit(item));
+      }
+    }
+    await this.queue.onIdle();
+    await this.deferLeftovers();
+  }
+
+  /** Waits for headroom while in-flight work may still free some; false when the item cannot fit. */
+  private async reserve(item: Item): Promise<boolean> {
+    const { budget, submitStop } = this.ctx;
+    for (;;) {
+      if (budget.tryReserve(item.estimateUsd)) return true;
+      if (!budget.hasLive() || submitStop.signal.aborted) return false;
+      await Promise.race([budget.changed(), this.stopped]);
+    }
+  }
+
+  private async submit(claimed: Item): Promise<void> {
+    const { ctx } = this;
+    let item = claimed;
+    for (let attempt = claimed.attempts + 1; ; attempt++) {
+      item = await ctx.commits.write({
+        id: item.id,
+        event: 'submit',
+        patch: { attempts: attempt, reservedUsd: item.estimateUsd, priceSnapshot: snapshotPrice(item.kind, item.model, ctx.pricing) },
+        detail: { attempt },
+      });
+      ctx.events.emit('transition', item, 'pending');
+      const outcome = await this.send(item, attempt);
+      const plan = planOutcome(item, outcome, attempt, ctx.settings.maxSubmitAttempts);
+      this.moveMoney(plan);
+      item = await ctx.commits.write(plan.change);
+      ctx.events.emit('transition', item, 'submitting');
+      const next = plan.followUp;
+      if (next.kind === 'poll') this.hooks.accepted(item);
+      else if (next.kind === 'results') this.hooks.completed(item);
+      else if (next.kind === 'stop-balance') this.stopFor('balance', `the gateway's balance ran out (402): no further submissions`);
+      else if (next.kind === 'give-up') {
+        this.exhausted++;
+        log(ctx, `item '${item.id}': gateway still failing after ${attempt} attempts; left pending for a later run`);
+      } else if (next.kind === 'retry') {
+        try {
+          await ctx.clock.sleep(next.delayMs, ctx.submitStop.signal);
+        } catch {
+          return; // stopping: the item stays pending and a later run sends it
+        }
+        if (!(await this.reserve(item))) {
+          this.overBudget.push(item);
+          return;
+        }
+        continue;
+      }
+      return;
+    }
+  }
+
+  private async send(item: Item, attempt: number): Promise<SendOutcome> {
+    try {
+      return await this.ctx.gateway.send(item.kind, item.request, attempt, this.ctx.hardStop.signal);
+    } catch (err) {
+      if (err instanceof GatewayTransportError && !err.mayHaveReached) {
+        return { kind: 'retry', error: err as never, delayMs: 0 };
+      }
+      return { kind: 'ambiguous', error: err instanceof Error ? err : new Error(String(err)) };
+    }
+  }
+
+  private moveMoney(plan: OutcomePlan): void {
+    const { budget } = this.ctx;
+    if ('release' in plan.money) budget.release(plan.money.release);
+    else if ('settle' in plan.money) budget.settle(plan.money.settle.reserved, plan.money.settle.actual);
+    else if (plan.change.event === 'lose') budget.hold();
+  }
+
+  private stopFor(reason: 'balance' | 'budget', message: string): void {
+    if (this.stopReason === 'balance') return;
+    this.stopReason = reason;
+    log(this.ctx, message);
+    this.ctx.submitStop.abort(reason);
+  }
+
+  /** Rows the budget or the balance held back become `deferred`: a later run sends them. */
+  private async deferLeftovers(): Promise<void> {
+    const { ctx } = this;
+    const budgetReason = `needs more than the remaining budget of ${ctx.budget.budgetUsd ?? 0} USD`;
+    const writes = this.overBudget.map((item) => ctx.commits.write({
+      id: item.id, event: 'defer', patch: { lastError: { message: `deferred: ${budgetReason}` } }, detail: { reason: 'budget' },
+    }));
+    if (this.overBudget.length > 0 && !this.stopReason) {
+      this.stopReason = 'budget';
+      log(ctx, `${this.overBudget.length} item(s) deferred by --budget`);
+    }
+    await Promise.all(writes.splice(0));
+    if (this.stopReason === 'balance') {
+      let after = 0;
+      for (;;) {
+        const page = ctx.journal.list(['pending'], PAGE, after);
+        if (page.length === 0) break;
+        after = page[page.length - 1]!.seq;
+        for (const item of page) {
+          writes.push(ctx.commits.write({
+            id: item.id, event: 'defer', patch: { lastError: { message: "deferred: the gateway's balance ran out (402)" } }, detail: { reason: 'balance' },
+          }));
+        }
+        await Promise.all(writes.splice(0));
+      }
+    }
+    await Promise.all(writes);
+  }
+}
+
+function abortPromise(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}

@@ -1,0 +1,130 @@
+// The reconciliation: estimate vs actual per item, per model and resolution, and in total.
+import { roundUsd } from '../core/money.js';
+import { overshoot } from '../core/settlement.js';
+import type { ItemState } from '../core/states.js';
+import type { Item, ItemError, Journal } from '../journal/index.js';
+
+export interface ReportTotals {
+  items: number;
+  by_state: Partial<Record<ItemState, number>>;
+  estimated_usd: number;
+  actual_usd: number;
+  /** actual - estimate over the settled items (those with an actual charge). */
+  delta_usd: number;
+  budget_usd: number | null;
+  reserved_usd: number;
+  settled_items: number;
+  settled_estimated_usd: number;
+  overshoot_usd: number;
+  gateway_charge_usd: number | null;
+}
+
+export interface ReportGroup {
+  model: string;
+  resolution: string | null;
+  items: number;
+  settled_items: number;
+  estimated_usd: number;
+  actual_usd: number;
+  delta_usd: number;
+  total_tokens: number;
+}
+
+export interface ReportItem {
+  id: string;
+  kind: string;
+  model: string | null;
+  state: ItemState;
+  task_id: string | null;
+  resolution: string | null;
+  final_resolution: string | null;
+  has_reference_video: boolean;
+  estimated_usd: number;
+  actual_usd: number | null;
+  total_tokens: number | null;
+  output: string | null;
+  sha256: string | null;
+  bytes: number | null;
+  error: ItemError | null;
+  attempts: number;
+  auto_resubmits: number;
+  gateway_charge_usd: number | null;
+  overshoot_usd: number;
+  source: string;
+}
+
+export interface ReportHeader { job: string; totals: ReportTotals; by_model: ReportGroup[] }
+
+export function reportItem(item: Item): ReportItem {
+  const isVideo = item.kind === 'video';
+  return {
+    id: item.id,
+    kind: item.kind,
+    model: item.model || null,
+    state: item.state,
+    task_id: item.taskId,
+    resolution: isVideo ? item.resolution : null,
+    final_resolution: isVideo ? (item.finalResolution ?? (item.actualUsd !== null ? item.resolution : null)) : null,
+    has_reference_video: item.hasReferenceVideo,
+    estimated_usd: item.estimateUsd,
+    actual_usd: item.actualUsd,
+    total_tokens: item.totalTokens,
+    output: item.outputPath,
+    sha256: item.sha256,
+    bytes: item.bytes,
+    error: item.lastError,
+    attempts: item.attempts,
+    auto_resubmits: item.autoResubmits,
+    gateway_charge_usd: item.gatewayChargeUsd,
+    overshoot_usd: item.actualUsd === null ? 0 : overshoot(item.estimateUsd, item.actualUsd),
+    source: `${item.sourceFile}:${item.sourceLine}`,
+  };
+}
+
+interface SumRow {
+  items: number; settled: number | null; estimated: number | null; actual: number | null; settled_estimated: number | null;
+  reserved: number | null; over: number | null; gateway: number | null; gateway_n: number | null; tokens: number | null;
+}
+
+const SUMS = `COUNT(*) AS items,
+  SUM(actual_usd IS NOT NULL) AS settled,
+  SUM(estimate_usd) AS estimated,
+  SUM(actual_usd) AS actual,
+  SUM(CASE WHEN actual_usd IS NOT NULL THEN estimate_usd END) AS settled_estimated,
+  SUM(reserved_usd) AS reserved,
+  SUM(CASE WHEN actual_usd > estimate_usd THEN actual_usd - estimate_usd END) AS over,
+  SUM(gateway_charge_usd) AS gateway,
+  COUNT(gateway_charge_usd) AS gateway_n,
+  SUM(total_tokens) AS tokens`;
+
+export function reportHeader(journal: Journal, jobName: string, budgetUsd: number | null): ReportHeader {
+  const counts = journal.counts();
+  const byState = Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0)) as Partial<Record<ItemState, number>>;
+  const sums = journal.db.prepare(`SELECT ${SUMS} FROM items`).get() as SumRow;
+  const actual = roundUsd(sums.actual ?? 0);
+  const settledEstimate = roundUsd(sums.settled_estimated ?? 0);
+  const totals: ReportTotals = {
+    items: sums.items,
+    by_state: byState,
+    estimated_usd: roundUsd(sums.estimated ?? 0),
+    actual_usd: actual,
+    delta_usd: roundUsd(actual - settledEstimate),
+    budget_usd: budgetUsd,
+    reserved_usd: roundUsd(sums.reserved ?? 0),
+    settled_items: sums.settled ?? 0,
+    settled_estimated_usd: settledEstimate,
+    overshoot_usd: roundUsd(sums.over ?? 0),
+    gateway_charge_usd: sums.gateway_n ? roundUsd(sums.gateway ?? 0) : null,
+  };
+  const groups = journal.db.prepare(`SELECT model, resolution, ${SUMS} FROM items WHERE state != 'invalid'
+    GROUP BY model, resolution ORDER BY model, resolution`).all() as Array<SumRow & { model: string; resolution: string | null }>;
+  const by_model = groups.map((g) => {
+    const gActual = roundUsd(g.actual ?? 0);
+    return {
+      model: g.model, resolution: g.resolution, items: g.items, settled_items: g.settled ?? 0,
+      estimated_usd: roundUsd(g.estimated ?? 0), actual_usd: gActual,
+      delta_usd: roundUsd(gActual - (g.settled_estimated ?? 0)), total_tokens: g.tokens ?? 0,
+    };
+  });
+  return { job: jobName, totals, by_model };
+}

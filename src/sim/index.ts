@@ -1,0 +1,100 @@
+// The embedded gateway simulator: the whole API of gateway-api-spec.md on one loopback HTTP server,
+// with accounts, billing, faults and a ledger. `startSimulator()` is what tests and `gbatch sim` use.
+
+import type { AddressInfo } from 'node:net';
+import type { Resolution } from '../core/models.js';
+import { AccountRegistry } from './accounts.js';
+import type { SimContext } from './context.js';
+import { HANDLERS } from './handlers/index.js';
+import { Ledger } from './ledger.js';
+import { defaultFaults, mergeFaults, resolveOptions } from './options.js';
+import { PriceList } from './prices.js';
+import { createRandom } from './random.js';
+import { createSimServer } from './server.js';
+import { TaskBook } from './task-book.js';
+import type { FaultOptions, Simulator, SimulatorOptions } from './types.js';
+import { paddedVideo, videoAsset } from './video-asset.js';
+
+export type { AccountOptions, Clock, Endpoint, ErrorFlavor, FaultOptions, PollShape, Simulator, SimulatorOptions } from './types.js';
+export type { ChargeKind, ChargeRecord, Ledger, RequestRecord, TaskRecord, TaskState } from './ledger.js';
+export type { RateSnapshot } from './prices.js';
+export { ENDPOINTS } from './types.js';
+export { REFERENCE_VIDEO_SECONDS, QUOTA_PER_USD, reservationTokens, videoTokens } from './tokens.js';
+export { countReferenceVideos } from './reference-video.js';
+export { DEFAULT_API_KEY, DEFAULT_BALANCE_USD, DEFAULT_TASK_SECONDS, defaultFaults } from './options.js';
+
+function hostForUrl(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export async function startSimulator(options?: SimulatorOptions): Promise<Simulator> {
+  const resolved = resolveOptions(options);
+  const video = paddedVideo(videoAsset(), resolved.videoBytes);
+  const random = createRandom(resolved.seed);
+  const accounts = new AccountRegistry(resolved.accounts);
+  const ledger = new Ledger();
+  const prices = new PriceList(resolved.groupRatio);
+  let faults: FaultOptions = resolved.faults;
+  const tasks = new TaskBook({
+    ledger, prices, random, clock: resolved.clock,
+    taskSeconds: resolved.taskSeconds, tokenNoise: resolved.tokenNoise, faults: () => faults,
+  });
+  ledger.attach({ accounts, settleDue: () => tasks.settleDue(), taskRecords: () => tasks.records() });
+  let sequence = 0;
+  const shutdown = new AbortController();
+  const ctx: SimContext = {
+    closing: shutdown.signal,
+    options: resolved, accounts, ledger, prices, tasks, random, clock: resolved.clock, video,
+    faults: () => faults,
+    origin: '',
+    nextId: (prefix) => `${prefix}sim${(++sequence).toString(36).padStart(8, '0')}`,
+  };
+
+  const server = createSimServer(ctx, HANDLERS);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(resolved.port, resolved.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const origin = `http://${hostForUrl(resolved.host)}:${port}`;
+  ctx.origin = origin;
+
+  let closing: Promise<void> | undefined;
+  return {
+    baseUrl: `${origin}/v1`,
+    origin,
+    port,
+    ledger,
+    get faults(): FaultOptions {
+      return faults;
+    },
+    set faults(next: FaultOptions) {
+      faults = mergeFaults(defaultFaults(), next);
+    },
+    setPrice(model: string, resolution: Resolution, rate: { ref: number; noref: number }): void {
+      prices.setVideoPrice(model, resolution, rate);
+    },
+    setGroupRatio(ratio: number): void {
+      if (!(Number.isFinite(ratio) && ratio > 0)) throw new RangeError(`setGroupRatio: expected a number above 0, got ${ratio}`);
+      prices.groupRatio = ratio;
+    },
+    account(key: string): { name: string; balanceUsd: number } {
+      const account = accounts.forKey(key);
+      if (!account) throw new Error('account(): no account has this key');
+      tasks.settleDue();
+      return { name: account.name, balanceUsd: account.balanceUsd };
+    },
+    close(): Promise<void> {
+      closing ??= new Promise<void>((resolve) => {
+        shutdown.abort();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
