@@ -3,6 +3,7 @@
 // complete file or untouched.
 
 import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import pRetry from 'p-retry';
@@ -77,19 +78,24 @@ async function fsyncDirectory(dir: string): Promise<void> {
   }
 }
 
+/**
+ * Synchronous writes on purpose: chunks are small (undici hands over <= 64 KiB), and with
+ * fs/promises FileHandle.close() was seen never to settle after a streamed body (Node 20.20), which
+ * hung the whole download lane.
+ */
 async function writeBody(response: Exchange, tempPath: string): Promise<{ bytes: number; sha256: string }> {
   const hash = createHash('sha256');
   let bytes = 0;
-  const handle = await open(tempPath, 'w');
+  const fd = openSync(tempPath, 'w');
   try {
     for await (const chunk of response.body as AsyncIterable<Buffer>) {
       hash.update(chunk);
       bytes += chunk.length;
-      await handle.write(chunk);
+      writeSync(fd, chunk);
     }
-    await handle.sync();
+    fsyncSync(fd);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
   return { bytes, sha256: hash.digest('hex') };
 }

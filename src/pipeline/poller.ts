@@ -22,6 +22,8 @@ export class Poller {
 
   constructor(private readonly ctx: RunContext, private readonly onSucceeded: (item: Item) => void) {
     this.lane = new PQueue({ concurrency: ctx.settings.pollConcurrency });
+    // 'next' fires after a poll has left the lane's count, so the loop sees the lane as it now is.
+    this.lane.on('next', () => this.wake?.abort());
   }
 
   get pollCount(): number {
@@ -55,7 +57,7 @@ export class Poller {
       if (next && next.at <= now) {
         this.heap.pop();
         await this.lane.onSizeLessThan(ctx.settings.pollConcurrency);
-        void this.lane.add(() => this.pollOnce(next).finally(() => this.wake?.abort()));
+        void this.lane.add(() => this.pollOnce(next));
         continue;
       }
       const waitMs = next ? next.at - now : 60_000;
