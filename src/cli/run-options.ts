@@ -19,6 +19,7 @@ export const RUN_OPTIONS = {
   'max-attempts': { type: 'number', integer: true, min: 1, max: 100, help: 'attempts per submission the gateway answered without keeping (429, 5xx envelope) (default: 8)' },
   'resubmit-uncertain-text': { type: 'boolean', help: 'opt-in: resend uncertain chat/responses items automatically (never video); each is reported' },
   'journal-sync': { type: 'string', choices: ['full', 'off'], help: "journal durability; 'off' is for benchmarks only (default: full)" },
+  'ingest-only': { type: 'boolean', help: 'run: validate and load the manifests into the journal, then stop; sends nothing, needs no gateway' },
   quiet: { type: 'boolean', help: 'no progress lines on stderr' },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } as const satisfies OptionTable;

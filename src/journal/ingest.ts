@@ -6,7 +6,10 @@ export interface IngestEntry {
   id: string;
   kind: string;
   model: string | null;
+  /** Null for an invalid row; ignored when requestJson is given. */
   request: Record<string, unknown> | null;
+  /** The request's JSON text when the caller has it already (saves serialising a million rows twice). */
+  requestJson?: string;
   contentHash: string;
   sourceFile: string;
   sourceLine: number;
@@ -36,7 +39,7 @@ export class IngestSession {
     const db = journal.db;
     this.insert = db.prepare(`INSERT INTO items (id, kind, model, request, content_hash, source_file, source_line, state,
       resolution, has_reference_video, estimate_usd, last_error, updated_at)
-      VALUES (@id, @kind, @model, @request, @hash, @file, @line, @state, @resolution, @ref, @estimate, @error, @now)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (id) DO NOTHING`);
     this.existing = db.prepare('SELECT content_hash, state, source_file, source_line FROM items WHERE id = ?');
     this.replace = db.prepare(`UPDATE items SET kind = @kind, model = @model, request = @request, content_hash = @hash,
@@ -49,14 +52,13 @@ export class IngestSession {
     if (!this.open) throw new Error('ingest session is closed');
     const now = this.journal.now();
     for (const entry of entries) {
-      const params = {
-        id: entry.id, kind: entry.kind, model: entry.model,
-        request: entry.request === null ? null : JSON.stringify(entry.request),
-        hash: entry.contentHash, file: entry.sourceFile, line: entry.sourceLine, state: entry.state,
-        resolution: entry.resolution ?? null, ref: entry.hasReferenceVideo ? 1 : 0, estimate: entry.estimateUsd ?? 0,
-        error: entry.lastError ? JSON.stringify(entry.lastError) : null, now,
-      };
-      if (this.insert.run(params).changes === 1) {
+      const requestText = entry.requestJson ?? (entry.request === null ? null : JSON.stringify(entry.request));
+      const errorText = entry.lastError ? JSON.stringify(entry.lastError) : null;
+      const inserted = this.insert.run(
+        entry.id, entry.kind, entry.model, requestText, entry.contentHash, entry.sourceFile, entry.sourceLine, entry.state,
+        entry.resolution ?? null, entry.hasReferenceVideo ? 1 : 0, entry.estimateUsd ?? 0, errorText, now,
+      );
+      if (inserted.changes === 1) {
         this.summary.inserted++;
         continue;
       }
@@ -65,7 +67,11 @@ export class IngestSession {
         this.summary.unchanged++;
       } else if (prior.state === 'invalid') {
         // An invalid row was never sent, so its corrected version may take its place.
-        this.replace.run(params);
+        this.replace.run({
+          id: entry.id, kind: entry.kind, model: entry.model, request: requestText, hash: entry.contentHash,
+          file: entry.sourceFile, line: entry.sourceLine, state: entry.state, resolution: entry.resolution ?? null,
+          ref: entry.hasReferenceVideo ? 1 : 0, estimate: entry.estimateUsd ?? 0, error: errorText, now,
+        });
         this.summary.replaced++;
       } else {
         this.summary.conflicts.push({ id: entry.id, file: entry.sourceFile, line: entry.sourceLine, journalFile: prior.source_file, journalLine: prior.source_line });

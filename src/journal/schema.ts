@@ -63,6 +63,15 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX events_by_item ON events (item_id, seq);
   `,
+  `
+  CREATE TABLE manifests (
+    path TEXT PRIMARY KEY,
+    bytes INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    rows INTEGER NOT NULL,
+    ingested_at INTEGER NOT NULL
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -44,5 +44,10 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function contentHash(kind: ItemKind, request: Record<string, unknown>): string {
-  return hash('sha256', canonicalJson({ kind, request }), 'hex');
+  return hashCanonicalRequest(kind, canonicalJson(request));
+}
+
+/** The same hash from a request's canonical JSON text, so a caller that keeps the text need not build it twice. */
+export function hashCanonicalRequest(kind: ItemKind, requestJson: string): string {
+  return hash('sha256', `{"kind":${JSON.stringify(kind)},"request":${requestJson}}`, 'hex');
 }

@@ -1,23 +1,14 @@
 // The last step shared by every format: id checks, request validation, and the entry to yield.
 import type { PricingTable } from '../core/pricing.js';
 import type { ItemKind } from '../core/states.js';
-import { contentHash } from './content-hash.js';
+import { canonicalJson, hashCanonicalRequest } from './content-hash.js';
 import { describe, validateRequest } from './validate-request.js';
-import { quote, truncateRaw, type ManifestEntry, type RowIssue } from './types.js';
+import { quote, truncateRaw, type ManifestEntry, type ManifestRow, type RowIssue } from './types.js';
 
 export const ITEM_KINDS: readonly ItemKind[] = ['chat', 'responses', 'video'];
 
-/** Ids seen so far and the line each was first seen on: the only state kept across rows. */
-export class IdRegistry {
-  private readonly firstLine = new Map<string, number>();
-
-  /** Records the id; returns the earlier line when it was seen before. */
-  register(id: string, line: number): number | undefined {
-    const first = this.firstLine.get(id);
-    if (first === undefined) this.firstLine.set(id, line);
-    return first;
-  }
-}
+export { IdRegistry } from './id-registry.js';
+import type { IdRegistry } from './id-registry.js';
 
 /** A row as a format reader understood it, before validation. */
 export interface RowDraft {
@@ -65,7 +56,7 @@ export function finishRow(file: string, draft: RowDraft, ids: IdRegistry, pricin
     const request = draft.request;
     return {
       ok: true,
-      row: { file, line: draft.line, id, kind: draft.kind, model: request.model as string, request, contentHash: contentHash(draft.kind, request) },
+      row: rowOf(file, draft.line, id, draft.kind, request),
     };
   }
   if (issues.length === 0) issues.push({ reason: 'the row holds no request' });
@@ -76,4 +67,9 @@ export function finishRow(file: string, draft: RowDraft, ids: IdRegistry, pricin
     reason: i.reason,
   }));
   return { ok: false, file, line: draft.line, ...(id !== undefined ? { id } : {}), raw: truncateRaw(draft.raw), errors };
+}
+
+function rowOf(file: string, line: number, id: string, kind: ItemKind, request: Record<string, unknown>): ManifestRow {
+  const requestJson = canonicalJson(request);
+  return { file, line, id, kind, model: request.model as string, request, requestJson, contentHash: hashCanonicalRequest(kind, requestJson) };
 }

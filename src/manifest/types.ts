@@ -12,6 +12,8 @@ export interface ManifestRow {
   /** The exact JSON body to send to the gateway. */
   request: Record<string, unknown>;
   /** sha256 hex of the canonical JSON (sorted keys) of {kind, request}. */
+  /** The request as canonical JSON (keys sorted): what the journal stores. */
+  requestJson: string;
   contentHash: string;
 }
 

@@ -3,9 +3,11 @@ import { basename } from 'node:path';
 import { IngestSession, type IngestConflict, type IngestEntry, type Journal } from '../journal/index.js';
 import type { PricingTable } from '../core/pricing.js';
 import { formatRowError } from '../manifest/types.js';
-import { scanManifests, estimateResolution, type InvalidEntry } from './scan-manifests.js';
+import type { InvalidEntry } from './scan-manifests.js';
+import { scanCompact } from './scan-compact.js';
+import { fingerprint, recordFingerprints, unchangedRows, type Fingerprint } from './manifest-fingerprint.js';
 
-const BATCH = 5000;
+const BATCH = 1000;
 
 export interface IngestOutcome {
   ok: boolean;
@@ -18,6 +20,8 @@ export interface IngestOutcome {
   conflicts: IngestConflict[];
   /** Human-readable reasons the ingest was refused (empty when ok). */
   problems: string[];
+  /** Every manifest was byte-identical to one already ingested: nothing was read again. */
+  skipped: boolean;
 }
 
 const MAX_KEPT_ERRORS = 1000;
@@ -30,6 +34,15 @@ function standInId(entry: InvalidEntry): string {
 export async function ingestManifests(
   journal: Journal, files: readonly string[], pricing: PricingTable, skipInvalid: boolean,
 ): Promise<IngestOutcome> {
+  const prints = await Promise.all(files.map((file) => fingerprint(file).catch(() => undefined)));
+  const known = prints.every((p): p is Fingerprint => p !== undefined) ? unchangedRows(journal, prints) : undefined;
+  if (known !== undefined) {
+    return { ok: true, rows: known, inserted: 0, unchanged: known, replaced: 0, invalid: [], invalidCount: 0, conflicts: [], problems: [], skipped: true };
+  }
+  const rowsByPath = new Map<string, number>();
+  const count = (file: string): void => {
+    rowsByPath.set(file, (rowsByPath.get(file) ?? 0) + 1);
+  };
   const session = new IngestSession(journal);
   const invalid: InvalidEntry[] = [];
   let invalidCount = 0;
@@ -40,17 +53,18 @@ export async function ingestManifests(
   };
   let scan;
   try {
-    scan = await scanManifests(files, pricing, {
-      valid: ({ row, estimate }) => {
+    scan = await scanCompact(files, pricing, {
+      valid: (row) => {
+        count(row.file);
         batch.push({
-          id: row.id, kind: row.kind, model: row.model, request: row.request, contentHash: row.contentHash,
+          id: row.id, kind: row.kind, model: row.model, request: null, requestJson: row.requestJson, contentHash: row.contentHash,
           sourceFile: row.file, sourceLine: row.line, state: 'pending',
-          resolution: estimateResolution(estimate), hasReferenceVideo: estimate.kind === 'video' && estimate.hasReferenceVideo,
-          estimateUsd: estimate.usd,
+          resolution: row.resolution, hasReferenceVideo: row.hasReferenceVideo, estimateUsd: row.estimateUsd,
         });
         if (batch.length >= BATCH) flush();
       },
       invalid: (entry) => {
+        count(entry.file);
         invalidCount++;
         if (invalid.length < MAX_KEPT_ERRORS) invalid.push(entry);
         if (!skipInvalid) return;
@@ -75,10 +89,15 @@ export async function ingestManifests(
     problems.push(`${c.file}:${c.line} row '${c.id}': already in the journal (from ${c.journalFile}:${c.journalLine}) with different content; give the changed row a new id`);
   }
   const ok = problems.length === 0;
-  if (ok) session.commit();
-  else session.rollback();
+  if (ok) {
+    // Only a manifest read whole and accepted is remembered; with --skip-invalid its invalid rows are in the journal.
+    if (prints.every((p) => p !== undefined)) recordFingerprints(journal, prints as Fingerprint[], rowsByPath);
+    session.commit();
+  } else {
+    session.rollback();
+  }
   return {
     ok, rows: scan.rows, inserted: summary.inserted, unchanged: summary.unchanged, replaced: summary.replaced,
-    invalid, invalidCount, conflicts: summary.conflicts, problems,
+    invalid, invalidCount, conflicts: summary.conflicts, problems, skipped: false,
   };
 }

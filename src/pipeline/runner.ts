@@ -1,5 +1,5 @@
 // `gbatch run`: recover, ingest, then submit, poll, download and settle until done, stopped or out of money.
-import { EventEmitter } from 'node:events';
+import { EventEmitter, setMaxListeners } from 'node:events';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { PricingTable } from '../core/pricing.js';
 import type { ItemState } from '../core/states.js';
@@ -38,6 +38,8 @@ export interface RunConfig {
   progressIntervalMs?: number;
   events?: EventEmitter<RunEvents>;
   gateway?: GatewayClient;
+  /** Ingest the manifests into the journal and stop: nothing is sent. */
+  ingestOnly?: boolean;
 }
 
 export interface RunResult {
@@ -46,7 +48,7 @@ export interface RunResult {
   ingest?: IngestOutcome;
   recovery?: Recovery;
   takeover?: LockTakeover;
-  stopReason: SubmitStopReason | 'interrupted' | 'deadline' | 'no-wait' | undefined;
+  stopReason: SubmitStopReason | 'interrupted' | 'deadline' | 'no-wait' | 'ingested' | undefined;
   spend: { reservedUsd: number; actualUsd: number };
   budgetUsd?: number;
   polls: number;
@@ -73,9 +75,15 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
       return { ...emptyResult(journal, EXIT.usage, config), ingest, recovery, takeover };
     }
     journal.saveJob({ name: config.jobName, manifest: config.manifests.join(','), options: config.jobOptions });
+    if (config.ingestOnly) return { ...emptyResult(journal, EXIT.ok, config), ingest, recovery, takeover, stopReason: 'ingested' };
     releaseDeferred(journal);
 
-    const gateway = config.gateway ?? createGatewayClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, clock, random: config.random });
+    const { concurrency, pollConcurrency, downloadConcurrency } = config.settings;
+    const gateway = config.gateway ?? createGatewayClient({
+      baseUrl: config.baseUrl, apiKey: config.apiKey, clock, random: config.random,
+      // Every lane's requests can be in flight at once; fewer sockets would silently cap --concurrency.
+      connections: concurrency + pollConcurrency + downloadConcurrency,
+    });
     try {
       return await drive(journal, gateway, config, clock, events, ingest, recovery, takeover);
     } finally {
@@ -96,7 +104,7 @@ async function drive(
     journal, gateway, clock, events, pricing: config.pricing, settings: config.settings,
     commits: new CommitQueue(journal),
     budget: new BudgetGuard(config.budgetUsd, journal.spend()),
-    submitStop: new AbortController(), stop: new AbortController(), hardStop: new AbortController(),
+    submitStop: unlimited(new AbortController()), stop: unlimited(new AbortController()), hardStop: unlimited(new AbortController()),
     random: config.random ?? Math.random,
   };
   let stopReason: RunResult['stopReason'];
@@ -168,6 +176,12 @@ async function drive(
   } finally {
     for (const cleanup of cleanups) cleanup();
   }
+}
+
+/** Every request in flight listens on these signals: thousands of listeners are expected, not a leak. */
+function unlimited(controller: AbortController): AbortController {
+  setMaxListeners(0, controller.signal);
+  return controller;
 }
 
 function listen(signal: AbortSignal | undefined, handler: () => void, cleanups: Array<() => void>): void {

@@ -11,6 +11,8 @@ export interface InvalidEntry { file: string; line: number; id?: string; raw: st
 export interface ScanHandlers {
   valid(row: ScannedRow): void;
   invalid(entry: InvalidEntry): void;
+  /** Back-pressure: a promise to await before reading on, or undefined to go on at once. */
+  pause?(): Promise<void> | undefined;
 }
 
 export interface ScanSummary { rows: number; valid: number; invalid: number }
@@ -19,6 +21,8 @@ export async function scanManifests(files: readonly string[], pricing: PricingTa
   const summary: ScanSummary = { rows: 0, valid: 0, invalid: 0 };
   for (const file of files) {
     for await (const entry of readManifest(file, { pricing })) {
+      const wait = handlers.pause?.();
+      if (wait) await wait;
       summary.rows++;
       if (!entry.ok) {
         summary.invalid++;

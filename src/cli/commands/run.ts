@@ -22,7 +22,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     if (positionals.length > 1) throw new UsageError(`Expected one job or manifest, got ${positionals.length}: ${positionals.join(' ')}`);
     const job = resolveJob(positionals[0], options, new Date());
-    const access = gatewayAccess(job.flags, process.env);
+    const access = job.flags['ingest-only'] ? { baseUrl: 'http://127.0.0.1/v1', apiKey: '' } : gatewayAccess(job.flags, process.env);
     return await execute(job, access);
   } catch (err) {
     if (err instanceof UsageError || err instanceof JournalBusyError) {
@@ -55,6 +55,7 @@ async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: stri
       interrupt: signals.interrupt,
       forceInterrupt: signals.force,
       events,
+      ingestOnly: flags['ingest-only'],
       settings: {
         outDir: job.outDir,
         concurrency: flags.concurrency!,
@@ -115,7 +116,9 @@ function printSummary(job: ResolvedJob, result: RunResult, json: boolean): void 
 
 function explain(result: RunResult): string {
   switch (result.exitCode) {
-    case 0: return 'Done: every item is finished.';
+    case 0: return result.stopReason === 'ingested'
+      ? `Ingested: ${result.ingest?.inserted ?? 0} new row(s) in the journal; nothing was sent.`
+      : 'Done: every item is finished.';
     case 1: return 'Finished, but some items failed or were rejected (see `gbatch status`).';
     case 2: return 'Refused: nothing was sent.';
     case 3: return result.stopReason === 'balance'

@@ -1,0 +1,55 @@
+// Chat throughput and journal cost (issue 4): 20,000 chat rows against the simulator with 100 ms
+// latency at --concurrency 200. gbatch's wall time vs the ideal N x L / C and vs a naive peer (plain
+// fetch under a semaphore), and the same run with the journal's sync off. Runs alternate, medians.
+// Usage: npm run build && node bench/chat-throughput.mjs [--rows N] [--rounds N]
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { chatJsonl } from './lib/manifests.mjs';
+import { flag, machine, median, removeDir, report, requireBuild, root, runGbatch, startSim, tempDir } from './lib/harness.mjs';
+
+export async function chatThroughput({ rows = 20_000, rounds = 3, latencyMs = 100, concurrency = 200 } = {}) {
+  requireBuild();
+  const dir = tempDir('chat');
+  const manifest = await chatJsonl(join(dir, 'chat.jsonl'), rows);
+  const sim = await startSim(['--latency-ms', String(latencyMs), '--api-key', 'sk-bench=1000000']);
+  const env = { GATEWAY_BASE_URL: sim.baseUrl, GATEWAY_API_KEY: 'sk-bench' };
+  const times = { gbatch: [], gbatchNoSync: [], naive: [] };
+  const rss = [];
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const sync of ['full', 'off']) {
+        const state = join(dir, `r${round}-${sync}.db`);
+        const run = await runGbatch(['run', manifest, '--state', state, '--out', join(dir, `out-${round}-${sync}`),
+          '--concurrency', String(concurrency), '--journal-sync', sync, '--quiet', '--json'], { env });
+        if (run.code !== 0) throw new Error(`gbatch exited ${run.code}: ${run.stderr.slice(-500)}`);
+        (sync === 'full' ? times.gbatch : times.gbatchNoSync).push(run.wallMs);
+        if (sync === 'full') rss.push(run.maxRssKb);
+      }
+      const started = performance.now();
+      const naive = spawn(process.execPath, [join(root, 'bench/lib/naive-chat.mjs'), manifest, String(concurrency)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+      const code = await new Promise((resolve) => naive.once('exit', resolve));
+      if (code !== 0) throw new Error(`the naive peer exited ${code}`);
+      times.naive.push(performance.now() - started);
+    }
+  } finally {
+    await sim.stop();
+    removeDir(dir);
+  }
+  const idealMs = (rows * latencyMs) / concurrency;
+  const gbatch = median(times.gbatch);
+  const noSync = median(times.gbatchNoSync);
+  const naive = median(times.naive);
+  return {
+    benchmark: 'chat-throughput', machine: machine(), rows, latency_ms: latencyMs, concurrency, rounds,
+    ideal_s: idealMs / 1000, gbatch_s: gbatch / 1000, naive_s: naive / 1000, gbatch_sync_off_s: noSync / 1000,
+    gbatch_over_ideal: gbatch / idealMs, gbatch_over_naive: gbatch / naive,
+    journal_sync_cost: gbatch / noSync - 1,
+    peak_rss_mb: Math.round(median(rss) / 1024),
+    runs_s: { gbatch: times.gbatch.map((t) => t / 1000), sync_off: times.gbatchNoSync.map((t) => t / 1000), naive: times.naive.map((t) => t / 1000) },
+    targets: { gbatch_over_ideal: 1.10, gbatch_over_naive: 1.05, journal_sync_cost: 0.05 },
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  report(await chatThroughput({ rows: Number(flag('rows', 20_000)), rounds: Number(flag('rounds', 3)) }));
+}

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { reportHeader, reportItem } from '../../src/report/model.js';
+import { useTempDir } from '../journal/helpers.js';
+import { seedReportJournal } from './report-fixture.js';
+
+const tmp = useTempDir('gbatch-report-');
+
+describe('report model', () => {
+  it('totals: estimated over all, actual and delta over settled items only, reserved, overshoot, gateway charge', () => {
+    const journal = tmp.open();
+    seedReportJournal(journal);
+    const { job, totals } = reportHeader(journal, 'nightly', 5);
+    expect(job).toBe('nightly');
+    expect(totals).toEqual({
+      items: 7,
+      by_state: { downloaded: 3, running: 1, rejected: 1, invalid: 1, uncertain: 1 },
+      estimated_usd: 2.04, // 0.5 + 0.5 + 1 + 0.01 + 0.01 + 0 + 0.02
+      actual_usd: 1.004, // 0.4 + 0.6 + 0.004
+      settled_items: 3,
+      settled_estimated_usd: 1.01, // v1, v2, c1
+      delta_usd: -0.006,
+      budget_usd: 5,
+      reserved_usd: 1.02, // v3 running (1) + r1 uncertain (0.02)
+      overshoot_usd: 0.1, // v2: 0.6 against 0.5
+      gateway_charge_usd: 0.41,
+    });
+    expect(reportHeader(journal, 'nightly', null).totals.budget_usd).toBeNull();
+  });
+
+  it('by_model groups per model and requested resolution, invalid rows left out', () => {
+    const journal = tmp.open();
+    seedReportJournal(journal);
+    expect(reportHeader(journal, 'j', null).by_model).toEqual([
+      { model: 'chat-large', resolution: null, items: 1, settled_items: 0, estimated_usd: 0.02, actual_usd: 0, delta_usd: 0, total_tokens: 0 },
+      { model: 'chat-small', resolution: null, items: 2, settled_items: 1, estimated_usd: 0.02, actual_usd: 0.004, delta_usd: -0.006, total_tokens: 1500 },
+      { model: 'video-fast', resolution: '720p', items: 2, settled_items: 2, estimated_usd: 1, actual_usd: 1, delta_usd: 0, total_tokens: 258_900 },
+      { model: 'video-pro', resolution: '1080p', items: 1, settled_items: 0, estimated_usd: 1, actual_usd: 0, delta_usd: 0, total_tokens: 0 },
+    ]);
+  });
+
+  it('an empty journal has zero totals and no groups', () => {
+    const journal = tmp.open();
+    expect(reportHeader(journal, 'empty', null)).toEqual({
+      job: 'empty',
+      totals: {
+        items: 0, by_state: {}, estimated_usd: 0, actual_usd: 0, delta_usd: 0, budget_usd: null, reserved_usd: 0,
+        settled_items: 0, settled_estimated_usd: 0, overshoot_usd: 0, gateway_charge_usd: null,
+      },
+      by_model: [],
+    });
+  });
+
+  it('reportItem: the contract\'s fields for a downloaded video', () => {
+    const journal = tmp.open();
+    seedReportJournal(journal);
+    expect(reportItem(journal.get('v1')!)).toEqual({
+      id: 'v1', kind: 'video', model: 'video-fast', state: 'downloaded', task_id: 'task-v1',
+      resolution: '720p', final_resolution: '720p', has_reference_video: false,
+      estimated_usd: 0.5, actual_usd: 0.4, total_tokens: 108_900,
+      output: 'out/job/v1.mp4', sha256: 'a'.repeat(64), bytes: 1234, error: null,
+      attempts: 1, auto_resubmits: 0, gateway_charge_usd: 0.41, overshoot_usd: 0, source: 'jobs/videos.csv:2',
+    });
+  });
+
+  it('reportItem: upgraded resolution, overshoot, reference video', () => {
+    const journal = tmp.open();
+    seedReportJournal(journal);
+    expect(reportItem(journal.get('v2')!)).toMatchObject({
+      resolution: '720p', final_resolution: '1080p', has_reference_video: true, actual_usd: 0.6, overshoot_usd: 0.1,
+    });
+  });
+
+  it('reportItem: unsettled video has no final resolution; text items have no resolution at all', () => {
+    const journal = tmp.open();
+    seedReportJournal(journal);
+    expect(reportItem(journal.get('v3')!)).toMatchObject({ state: 'running', resolution: '1080p', final_resolution: null, actual_usd: null, overshoot_usd: 0 });
+    expect(reportItem(journal.get('c1')!)).toMatchObject({ kind: 'chat', resolution: null, final_resolution: null, actual_usd: 0.004, total_tokens: 1500, output: 'out/job/results.jsonl' });
+    expect(reportItem(journal.get('c2')!)).toMatchObject({ state: 'rejected', actual_usd: null, error: { status: 400, message: '400 =bad "quote", here' } });
+    expect(reportItem(journal.get('bad')!)).toMatchObject({ state: 'invalid', model: null, task_id: null, error: { message: 'line 3: prompt: must not be blank' }, source: 'jobs/chat.jsonl:3' });
+  });
+});

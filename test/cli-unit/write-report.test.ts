@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { reportHeader } from '../../src/report/model.js';
+import { csvCell, writeReport, type ReportFormat } from '../../src/report/write-report.js';
+import { useTempDir } from '../journal/helpers.js';
+import { seedReportJournal } from './report-fixture.js';
+
+const tmp = useTempDir('gbatch-report-');
+
+const CONTRACT_TOTALS = ['items', 'by_state', 'estimated_usd', 'actual_usd', 'delta_usd', 'budget_usd'];
+const CONTRACT_ITEM = ['id', 'kind', 'model', 'state', 'task_id', 'resolution', 'final_resolution', 'has_reference_video',
+  'estimated_usd', 'actual_usd', 'total_tokens', 'output', 'sha256', 'bytes', 'error'];
+
+function render(journal: ReturnType<typeof tmp.open>, format: ReportFormat, budget: number | null = 5): { text: string; chunks: number } {
+  let text = '';
+  let chunks = 0;
+  writeReport(journal, reportHeader(journal, 'nightly', budget), format, (chunk) => {
+    text += chunk;
+    chunks++;
+  });
+  return { text, chunks };
+}
+
+/** A minimal RFC 4180 reader, enough to check what a spreadsheet would see. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') { cell += '"'; i++; } else if (ch === '"') quoted = false; else cell += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') { row.push(cell); cell = ''; } else if (ch === '\n') { row.push(cell); rows.push(row); row = []; cell = ''; } else cell += ch;
+  }
+  if (cell !== '' || row.length > 0) { row.push(cell); rows.push(row); }
+  return rows;
+}
+
+describe('csvCell', () => {
+  it.each([
+    [null, ''],
+    [undefined, ''],
+    ['plain', 'plain'],
+    [42, '42'],
+    [-0.5, '-0.5'], // a number is data, never a formula
+    [true, 'true'],
+    ['a,b', '"a,b"'],
+    ['say "hi"', '"say ""hi"""'],
+    ['two\nlines', '"two\nlines"'],
+    ['cr\rhere', '"cr\rhere"'],
+    ['=HYPERLINK("http://x")', '"\'=HYPERLINK(""http://x"")"'],
+    ['+1+2', '"\'+1+2"'],
+    ['-2', '"\'-2"'],
+    ['@SUM(A1)', '"\'@SUM(A1)"'],
+    ['\tlead', '"\'\tlead"'],
+    ['mid=dle', 'mid=dle'],
+    [{ message: '=oops, bad' }, '"\'=oops, bad"'],
+    [{ status: 400 }, '"{""status"":400}"'],
+  ])('%j -> %s', (value, cell) => {
+    expect(csvCell(value)).toBe(cell);
+  });
+});
+
+describe('writeReport', () => {
+  it('json: parses, and has every field of the contract\'s report JSON', () => {
+    const journal = tmp.open();
+    seedReportJournal(journal);
+    const report = JSON.parse(render(journal, 'json').text);
+    expect(report.job).toBe('nightly');
+    for (const key of CONTRACT_TOTALS) expect(report.totals).toHaveProperty(key);
+    expect(report.totals).toMatchObject({ items: 7, estimated_usd: 2.04, actual_usd: 1.004, delta_usd: -0.006, budget_usd: 5 });
+    expect(report.items.map((i: { id: string }) => i.id)).toEqual(['v1', 'v2', 'v3', 'c1', 'c2', 'bad', 'r1']);
+    for (const item of report.items) {
+      for (const key of CONTRACT_ITEM) expect(item, `${item.id}.${key}`).toHaveProperty(key);
+    }
+    expect(report.items[0]).toMatchObject({ id: 'v1', state: 'downloaded', output: 'out/job/v1.mp4', bytes: 1234, error: null });
+    expect(report.by_model).toHaveLength(4);
+  });
+
+  it('json: an empty journal is still valid JSON', () => {
+    const journal = tmp.open();
+    const report = JSON.parse(render(journal, 'json', null).text);
+    expect(report).toMatchObject({ job: 'nightly', items: [], totals: { items: 0, budget_usd: null } });
+  });
+
+  it('json: many rows stream out in several chunks and still parse', () => {
+    const journal = tmp.open();
+    const insert = journal.db.prepare(`INSERT INTO items (id, kind, model, request, content_hash, source_file, source_line, state, estimate_usd, updated_at)
+      VALUES (?, 'chat', 'chat-small', '{}', 'h', 'm.jsonl', ?, 'pending', 0.001, 0)`);
+    journal.db.transaction(() => { for (let i = 0; i < 2000; i++) insert.run(`row-${i}`, i + 1); })();
+    const { text, chunks } = render(journal, 'json');
+    expect(chunks).toBeGreaterThan(2);
+    const report = JSON.parse(text);
+    expect(report.items).toHaveLength(2000);
+    expect(report.totals.estimated_usd).toBe(2);
+  });
+
+  it('csv: a header and one row per item, with quoting and formula guard a spreadsheet reads back', () => {
+    const journal = tmp.open();
+    seedReportJournal(journal);
+    const rows = parseCsv(render(journal, 'csv').text);
+    const header = rows[0]!;
+    for (const key of CONTRACT_ITEM) expect(header).toContain(key);
+    expect(rows).toHaveLength(8);
+    const byId = new Map(rows.slice(1).map((r) => [r[0]!, Object.fromEntries(header.map((h, i) => [h, r[i]]))]));
+    expect(byId.get('v1')).toMatchObject({ kind: 'video', state: 'downloaded', estimated_usd: '0.5', actual_usd: '0.4', bytes: '1234', error: '' });
+    expect(byId.get('c2')).toMatchObject({ state: 'rejected', actual_usd: '', error: '400 =bad "quote", here' });
+    expect(byId.get('bad')).toMatchObject({ model: '', source: 'jobs/chat.jsonl:3' });
+    for (const row of rows) expect(row).toHaveLength(header.length);
+  });
+
+  it('table: names the job, every item, the groups and the totals', () => {
+    const journal = tmp.open();
+    seedReportJournal(journal);
+    const { text } = render(journal, 'table');
+    // States in lifecycle order, only those with items.
+    expect(text.split('\n')[0]).toBe('Job nightly: 7 item(s): running 1, downloaded 3, rejected 1, invalid 1, uncertain 1');
+    for (const id of ['v1', 'v2', 'v3', 'c1', 'c2', 'bad', 'r1']) expect(text).toMatch(new RegExp(`^${id}\\s`, 'm'));
+    expect(text).toContain('720p->1080p');
+    expect(text).toContain('actual $1.004000, delta -$0.006000, overshoot $0.100000');
+    expect(text).toContain('Reserved (unsettled) $1.020000; budget $5.00; gateway-reported charges $0.410000');
+  });
+});

@@ -1,0 +1,118 @@
+import { spawn } from 'node:child_process';
+import { hostname } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { JournalBusyError, STALE_AFTER_MS } from '../../src/journal/index.js';
+import { FakeClock, useTempDir } from './helpers.js';
+
+const tmp = useTempDir();
+
+function lockRow(journal: ReturnType<typeof tmp.open>): Record<string, unknown> | undefined {
+  return journal.db.prepare('SELECT * FROM runner_lock').get() as Record<string, unknown> | undefined;
+}
+
+/** The pid of a process that has certainly exited. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+  const pid = child.pid!;
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', () => resolve());
+    child.once('error', reject);
+  });
+  return pid;
+}
+
+describe('RunnerLock', () => {
+  it('acquires an empty lock, naming this process as holder', () => {
+    const clock = new FakeClock(1_000_000);
+    const journal = tmp.open('job.db', { clock });
+    expect(journal.lock.holder()).toBeUndefined();
+    expect(journal.lock.acquire(journal.file)).toBeUndefined();
+    expect(journal.lock.holder()).toEqual({ pid: process.pid, host: hostname(), heartbeatAt: 1_000_000 });
+  });
+
+  it('refuses a second runner while the holder is alive and its heartbeat fresh', () => {
+    const clock = new FakeClock(1_000_000);
+    const first = tmp.open('job.db', { clock });
+    const second = tmp.open('job.db', { clock });
+    first.lock.acquire(first.file);
+    const row = lockRow(first);
+    clock.advance(STALE_AFTER_MS - 1);
+
+    let thrown: unknown;
+    try {
+      second.lock.acquire(second.file);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(JournalBusyError);
+    expect(thrown).toMatchObject({ code: 'GBATCH_JOURNAL_BUSY', pid: process.pid, host: hostname() });
+    const message = (thrown as Error).message;
+    expect(message).toContain(second.file);
+    expect(message).toContain(`pid ${process.pid}`);
+    expect(message).toContain(hostname());
+    expect(lockRow(first)).toEqual(row);
+  });
+
+  it('takes over a lock whose pid is gone (a killed runner) and reports the takeover', async () => {
+    const clock = new FakeClock(2_000_000);
+    const journal = tmp.open('job.db', { clock });
+    const pid = await deadPid();
+    journal.db.prepare(`INSERT INTO runner_lock (id, pid, host, token, started_at, heartbeat_at)
+      VALUES (1, ?, ?, 'dead-token', ?, ?)`).run(pid, hostname(), clock.now() - 1000, clock.now() - 500);
+
+    expect(journal.lock.acquire(journal.file)).toEqual({ pid, host: hostname(), heartbeatAt: clock.now() - 500 });
+    expect(journal.lock.holder()).toEqual({ pid: process.pid, host: hostname(), heartbeatAt: clock.now() });
+    expect(lockRow(journal)!.token).not.toBe('dead-token');
+  });
+
+  it('takes over a lock whose heartbeat is older than 30 s, even if its pid is alive', () => {
+    const clock = new FakeClock(3_000_000);
+    const first = tmp.open('job.db', { clock });
+    first.lock.acquire(first.file);
+    const second = tmp.open('job.db', { clock });
+    clock.advance(31_000);
+
+    expect(second.lock.acquire(second.file)).toEqual({ pid: process.pid, host: hostname(), heartbeatAt: 3_000_000 });
+    expect(second.lock.holder()!.heartbeatAt).toBe(3_031_000);
+  });
+
+  it('a heartbeat keeps the lock fresh', () => {
+    const clock = new FakeClock(4_000_000);
+    const first = tmp.open('job.db', { clock });
+    const second = tmp.open('job.db', { clock });
+    first.lock.acquire(first.file);
+    clock.advance(20_000);
+    first.lock.heartbeat();
+    clock.advance(20_000); // 40 s after acquire, 20 s after the heartbeat
+    expect(() => second.lock.acquire(second.file)).toThrow(JournalBusyError);
+  });
+
+  it('trusts a fresh lock from another host (its pid cannot be checked) but takes over a stale one', async () => {
+    const clock = new FakeClock(5_000_000);
+    const journal = tmp.open('job.db', { clock });
+    const pid = await deadPid();
+    journal.db.prepare(`INSERT INTO runner_lock (id, pid, host, token, started_at, heartbeat_at)
+      VALUES (1, ?, 'other-host.example', 'remote', ?, ?)`).run(pid, clock.now(), clock.now());
+    expect(() => journal.lock.acquire(journal.file)).toThrow(/other-host\.example/);
+    clock.advance(STALE_AFTER_MS);
+    expect(journal.lock.acquire(journal.file)).toMatchObject({ pid, host: 'other-host.example' });
+  });
+
+  it('release deletes only our own row', () => {
+    const clock = new FakeClock(6_000_000);
+    const first = tmp.open('job.db', { clock });
+    const second = tmp.open('job.db', { clock });
+    first.lock.release(); // never acquired: nothing happens
+    first.lock.acquire(first.file);
+    clock.advance(31_000);
+    second.lock.acquire(second.file);
+    const secondsRow = lockRow(second);
+
+    first.lock.release(); // the taken-over runner must not free the new holder's lock
+    expect(lockRow(first)).toEqual(secondsRow);
+
+    second.lock.release();
+    expect(lockRow(second)).toBeUndefined();
+    expect(first.lock.acquire(first.file)).toBeUndefined();
+  });
+});

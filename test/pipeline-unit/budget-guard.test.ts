@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { BudgetGuard } from '../../src/pipeline/budget-guard.js';
+
+/** Whether `promise` has settled by the time already-queued work has run. */
+async function isSettled(promise: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  void promise.then(() => { settled = true; });
+  await new Promise((resolve) => setImmediate(resolve));
+  return settled;
+}
+
+describe('BudgetGuard', () => {
+  it('reserves while the estimate fits, and refuses without changing anything when it does not', () => {
+    const guard = new BudgetGuard(1, { reservedUsd: 0.2, actualUsd: 0.3 });
+    expect(guard.tryReserve(0.4)).toBe(true);
+    expect(guard.current()).toEqual({ reservedUsd: 0.6, actualUsd: 0.3 });
+    expect(guard.tryReserve(0.100000001)).toBe(false);
+    expect(guard.current()).toEqual({ reservedUsd: 0.6, actualUsd: 0.3 });
+    expect(guard.tryReserve(0.1)).toBe(true); // exactly up to the budget
+    expect(guard.current()).toEqual({ reservedUsd: 0.7, actualUsd: 0.3 });
+  });
+
+  it('with no budget every reservation fits', () => {
+    const guard = new BudgetGuard(undefined, { reservedUsd: 0, actualUsd: 0 });
+    for (let i = 0; i < 100; i++) expect(guard.tryReserve(1000)).toBe(true);
+    expect(guard.current().reservedUsd).toBe(100_000);
+  });
+
+  it('current() is a copy: callers cannot move the money', () => {
+    const guard = new BudgetGuard(1, { reservedUsd: 0, actualUsd: 0 });
+    guard.current().reservedUsd = 99;
+    expect(guard.current().reservedUsd).toBe(0);
+  });
+
+  it('release returns the reservation; settle replaces it with the actual charge', () => {
+    const guard = new BudgetGuard(1, { reservedUsd: 0, actualUsd: 0 });
+    guard.tryReserve(0.1);
+    guard.tryReserve(0.2);
+    guard.tryReserve(0.3);
+    guard.release(0.1);
+    expect(guard.current()).toEqual({ reservedUsd: 0.5, actualUsd: 0 });
+    guard.settle(0.2, 0.25); // an overshoot
+    expect(guard.current()).toEqual({ reservedUsd: 0.3, actualUsd: 0.25 });
+    expect(guard.tryReserve(0.45)).toBe(true);
+    expect(guard.tryReserve(0.000000001)).toBe(false);
+  });
+
+  it('hasLive counts reservations this run may still settle: reserve, adopt, release, settle, hold', () => {
+    const guard = new BudgetGuard(10, { reservedUsd: 1, actualUsd: 0 });
+    expect(guard.hasLive()).toBe(false);
+    guard.adopt(1); // an in-flight task from an earlier run
+    expect(guard.hasLive()).toBe(true);
+    guard.settle(1, 0.9);
+    expect(guard.hasLive()).toBe(false);
+    guard.tryReserve(1);
+    guard.tryReserve(1);
+    guard.tryReserve(1);
+    guard.release(1);
+    guard.settle(1, 1);
+    expect(guard.hasLive()).toBe(true);
+    guard.hold(); // an uncertain item: stays reserved, nothing in this run will free it
+    expect(guard.hasLive()).toBe(false);
+    expect(guard.current()).toEqual({ reservedUsd: 1, actualUsd: 1.9 });
+    expect(guard.tryReserve(100)).toBe(false); // a refused reservation is not live
+    expect(guard.hasLive()).toBe(false);
+    expect(guard.tryReserve(0)).toBe(true);
+    expect(guard.hasLive()).toBe(true);
+  });
+
+  it('changed() resolves on the next release, settle or hold, and not before', async () => {
+    const guard = new BudgetGuard(1, { reservedUsd: 0, actualUsd: 0 });
+    guard.tryReserve(1);
+    guard.tryReserve(0); // keep a second live reservation
+    guard.tryReserve(0);
+
+    const first = guard.changed();
+    const second = guard.changed();
+    expect(await isSettled(first)).toBe(false);
+    guard.release(1);
+    expect(await isSettled(first)).toBe(true);
+    expect(await isSettled(second)).toBe(true);
+
+    const afterSettle = guard.changed();
+    expect(await isSettled(afterSettle)).toBe(false);
+    guard.settle(0, 0);
+    expect(await isSettled(afterSettle)).toBe(true);
+
+    const afterHold = guard.changed();
+    guard.hold();
+    expect(await isSettled(afterHold)).toBe(true);
+
+    // A reservation does not wake waiters: headroom only shrank.
+    const afterReserve = guard.changed();
+    guard.tryReserve(0.5);
+    expect(await isSettled(afterReserve)).toBe(false);
+  });
+});

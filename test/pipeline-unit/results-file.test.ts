@@ -1,0 +1,105 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { resultLine, resultsPath, writeResultsFile } from '../../src/pipeline/results-file.js';
+import { entry, ingest, makeItem, submitChange, useTempDir } from '../journal/helpers.js';
+
+const tmp = useTempDir();
+
+const chatBody = (text: string) => ({
+  id: `chatcmpl-${text}`, object: 'chat.completion', model: 'chat-small',
+  choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+});
+
+describe('resultLine', () => {
+  it('a succeeded chat item in the OpenAI Batch output form', () => {
+    const body = chatBody('hi');
+    const line = JSON.parse(resultLine(makeItem({ seq: 7, id: 'row-7', state: 'succeeded', response: body, responseStatus: 200, requestId: 'req_7' })));
+    expect(line).toEqual({
+      id: 'batch_req_7', custom_id: 'row-7',
+      response: { status_code: 200, request_id: 'req_7', body },
+      error: null,
+    });
+    expect(Object.keys(line)).toEqual(['id', 'custom_id', 'response', 'error']);
+  });
+
+  it('a rejected chat item carries the gateway\'s status and error in the response', () => {
+    const lastError = { status: 422, type: 'invalid_request_error', param: 'max_tokens', message: '422 max_tokens too large' };
+    const line = JSON.parse(resultLine(makeItem({ seq: 3, id: 'bad', state: 'rejected', lastError })));
+    expect(line).toEqual({
+      id: 'batch_req_3', custom_id: 'bad',
+      response: { status_code: 422, request_id: null, body: { error: lastError } },
+      error: null,
+    });
+  });
+
+  it('is one line of JSON whatever the body holds', () => {
+    const text = resultLine(makeItem({ state: 'succeeded', response: { text: 'a\nb\u2028c' }, responseStatus: 200 }));
+    expect(text).not.toMatch(/\n/);
+    expect(JSON.parse(text).response.body.text).toBe('a\nb\u2028c');
+  });
+});
+
+describe('writeResultsFile', () => {
+  function seedMixed(journal: ReturnType<typeof tmp.open>): void {
+    ingest(journal, [
+      entry('c-done'), entry('c-new'), entry('v-succeeded', { kind: 'video' }), entry('r-rejected', { kind: 'responses' }),
+      entry('c-pending'), entry('r-new', { kind: 'responses' }), entry('c-uncertain'),
+    ]);
+    journal.apply(['c-done', 'c-new', 'v-succeeded', 'r-rejected', 'r-new', 'c-uncertain'].map((id) => submitChange(journal.get(id)!)));
+    journal.apply([
+      { id: 'c-done', event: 'complete', patch: { response: chatBody('done'), responseStatus: 200, requestId: 'req-done' } },
+      { id: 'c-new', event: 'complete', patch: { response: chatBody('new'), responseStatus: 200, requestId: 'req-new' } },
+      { id: 'v-succeeded', event: 'accept', patch: { taskId: 'task-v' } },
+      { id: 'r-rejected', event: 'reject', patch: { reservedUsd: 0, lastError: { status: 400, message: '400 bad input' } } },
+      { id: 'r-new', event: 'complete', patch: { response: { id: 'resp_1', output: [] }, responseStatus: 200 } },
+      { id: 'c-uncertain', event: 'lose', patch: { lastError: { message: 'timeout' } } },
+    ]);
+    journal.apply([
+      { id: 'c-done', event: 'store', patch: { outputPath: 'out/results.jsonl' } },
+      { id: 'v-succeeded', event: 'finish', patch: { reservedUsd: 0, actualUsd: 0.4 } },
+    ]);
+  }
+
+  it('writes every answered text item in manifest order, and returns only the ids newly on disk', () => {
+    const journal = tmp.open();
+    seedMixed(journal);
+    const out = join(tmp.dir(), 'out', 'job');
+
+    const written = writeResultsFile(journal, out);
+
+    expect(written).toEqual(['c-new', 'r-new']);
+    const expected = ['c-done', 'c-new', 'r-rejected', 'r-new'].map((id) => `${resultLine(journal.get(id)!)}\n`).join('');
+    expect(readFileSync(resultsPath(out), 'utf8')).toBe(expected);
+    const lines = expected.trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.custom_id)).toEqual(['c-done', 'c-new', 'r-rejected', 'r-new']);
+    expect(lines[2].response.status_code).toBe(400);
+    // No temp file is left behind.
+    expect(readdirSync(out)).toEqual(['results.jsonl']);
+  });
+
+  it('rebuilds the whole file each time: no duplicate line, a stale file is replaced', () => {
+    const journal = tmp.open();
+    seedMixed(journal);
+    const out = join(tmp.dir(), 'out');
+    writeResultsFile(journal, out);
+    writeFileSync(resultsPath(out), 'garbage from a crash\n');
+    journal.apply([{ id: 'c-new', event: 'store' }, { id: 'r-new', event: 'store' }]);
+
+    expect(writeResultsFile(journal, out)).toEqual([]);
+    const lines = readFileSync(resultsPath(out), 'utf8').trimEnd().split('\n');
+    expect(lines).toHaveLength(4);
+    expect(new Set(lines.map((l) => JSON.parse(l).custom_id)).size).toBe(4);
+    expect(readdirSync(out)).toEqual(['results.jsonl']);
+  });
+
+  it('writes an empty file when no text item is answered yet', () => {
+    const journal = tmp.open();
+    ingest(journal, [entry('c1'), entry('v1', { kind: 'video' })]);
+    const out = join(tmp.dir(), 'empty');
+    expect(writeResultsFile(journal, out)).toEqual([]);
+    expect(existsSync(resultsPath(out))).toBe(true);
+    expect(readFileSync(resultsPath(out), 'utf8')).toBe('');
+  });
+});
