@@ -1,7 +1,7 @@
 // A job: a JSON file in jobs/ naming manifests and options, or a bare manifest path. Resolves the
 // run's configuration: job options under command-line flags, then defaults.
 import { readFileSync } from 'node:fs';
-import { basename, dirname, extname, join } from 'node:path';
+import { basename, dirname, extname, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { BUILTIN_PRICING, parsePricing, type PricingTable } from '../core/pricing.js';
 import { parseDeadline } from './deadline.js';
@@ -42,7 +42,8 @@ function jobFileFlags(file: string, options: Record<string, string | number | bo
       if (typeof value !== 'boolean') throw new UsageError(`${file}: job option '${key}' must be true or false, got ${JSON.stringify(value)}`);
       if (value) argv.push(`--${key}`);
     } else {
-      argv.push(`--${key}`, String(value));
+      // `--key=value` keeps a negative number a value (parseArgs calls `--budget -1` ambiguous).
+      argv.push(`--${key}=${String(value)}`);
     }
   }
   try {
@@ -75,8 +76,13 @@ export function resolveJob(target: string | undefined, cli: RunFlags, now: Date)
     }
     name = parsed.data.name ?? basename(target, extname(target));
     const listed = Array.isArray(parsed.data.manifest) ? parsed.data.manifest : [parsed.data.manifest];
-    manifests = listed.map((m) => join(dirname(target), m));
+    manifests = listed.map((m) => relativeTo(target, m));
     fromJob = jobFileFlags(target, parsed.data.options);
+    // Paths in a job file are relative to the job file, like its manifests.
+    for (const key of ['pricing', 'out', 'state'] as const) {
+      const value = fromJob[key];
+      if (typeof value === 'string') fromJob[key] = relativeTo(target, value);
+    }
   } else {
     name = basename(target, extname(target)).replace(/[^A-Za-z0-9._-]/g, '_');
     manifests = [target];
@@ -110,6 +116,10 @@ export function resolveJob(target: string | undefined, cli: RunFlags, now: Date)
   };
 }
 
+function relativeTo(jobFile: string, path: string): string {
+  return isAbsolute(path) ? path : join(dirname(jobFile), path);
+}
+
 export interface GatewayAccess { baseUrl: string; apiKey: string }
 
 /** The key comes only from the environment, so it never sits in shell history or `ps` output. */
@@ -122,10 +132,11 @@ export function gatewayAccess(flags: { 'base-url'?: string }, env: NodeJS.Proces
   } catch {
     throw new UsageError(`Expected the gateway base URL to be an http(s) URL, got \`${baseUrl}\``);
   }
+  // Credentials first: a URL carrying them is never echoed back.
+  if (url.username || url.password) throw new UsageError('The gateway base URL must not carry credentials; set GATEWAY_API_KEY');
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`Expected the gateway base URL to be an http(s) URL, got \`${baseUrl}\``);
   }
-  if (url.username || url.password) throw new UsageError('The gateway base URL must not carry credentials; set GATEWAY_API_KEY');
   const apiKey = env.GATEWAY_API_KEY;
   if (!apiKey) throw new UsageError('No API key: set GATEWAY_API_KEY (it is never accepted as a flag)');
   return { baseUrl: baseUrl.replace(/\/+$/, ''), apiKey };

@@ -58,7 +58,12 @@ export class Journal {
     }
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('foreign_keys = ON');
-    if (!options.readonly) migrate(this.db, file);
+    try {
+      if (!options.readonly) migrate(this.db, file);
+    } catch (err) {
+      this.db.close();
+      throw err;
+    }
     this.lock = new RunnerLock(this.db, this.clock);
     this.stmt = {
       get: this.db.prepare('SELECT * FROM items WHERE id = ?'),

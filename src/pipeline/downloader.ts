@@ -1,12 +1,27 @@
 // The download lane: each succeeded video is streamed to disk as soon as its task ends (result links expire).
 import PQueue from 'p-queue';
 import { outputPathFor } from '../core/paths.js';
-import { errorSummary } from '../gateway/errors.js';
+import { DownloadError, errorSummary } from '../gateway/errors.js';
 import type { Item } from '../journal/index.js';
 import { log, type RunContext } from './context.js';
 
+/**
+ * Rounds of the client's own attempts (content endpoint, then result_url) per item and run. A round
+ * that fails on transient trouble (5xx, 429, a cut connection, a short body) is tried again after a
+ * backoff instead of leaving a finished video to a later run; a definite refusal is not.
+ */
+export const MAX_DOWNLOAD_ROUNDS = 5;
+const MAX_ROUND_BACKOFF_MS = 60_000;
+
+export function isTransientDownloadFailure(err: unknown): boolean {
+  if (!(err instanceof DownloadError)) return false;
+  if (err.reason === 'transport' || err.reason === 'truncated' || err.reason === 'empty') return true;
+  return err.reason === 'http' && err.status !== undefined && (err.status === 429 || err.status >= 500);
+}
+
 export class Downloader {
   private readonly lane: PQueue;
+  private readonly backingOff = new Set<Promise<void>>();
   private failures = 0;
 
   constructor(private readonly ctx: RunContext) {
@@ -17,15 +32,20 @@ export class Downloader {
     return this.failures;
   }
 
-  add(item: Item): void {
-    void this.lane.add(() => this.download(item));
+  add(item: Item, round = 1): void {
+    void this.lane.add(() => this.download(item, round));
   }
 
-  idle(): Promise<void> {
-    return this.lane.onIdle();
+  /** Resolves when no download is running, queued, or waiting out a backoff. */
+  async idle(): Promise<void> {
+    for (;;) {
+      await this.lane.onIdle();
+      if (this.backingOff.size === 0 && this.lane.size + this.lane.pending === 0) return;
+      await Promise.all(this.backingOff);
+    }
   }
 
-  private async download(item: Item): Promise<void> {
+  private async download(item: Item, round: number): Promise<void> {
     const { ctx } = this;
     if (ctx.hardStop.signal.aborted || !item.taskId) return;
     const dest = outputPathFor(ctx.settings.outDir, item.id, '.mp4');
@@ -39,10 +59,27 @@ export class Downloader {
       ctx.events.emit('transition', updated, 'succeeded');
     } catch (err) {
       if (ctx.hardStop.signal.aborted) return;
-      this.failures++;
       const summary = errorSummary(err);
-      log(ctx, `download of item '${item.id}' failed: ${summary.message}; a later run retries it`);
       ctx.journal.annotate(item.id, { lastError: summary }, 'download-error');
+      if (round < MAX_DOWNLOAD_ROUNDS && isTransientDownloadFailure(err) && !ctx.stop.signal.aborted) {
+        this.retryLater(item, round);
+        return;
+      }
+      this.failures++;
+      log(ctx, `download of item '${item.id}' failed: ${summary.message}; a later run retries it`);
     }
+  }
+
+  private retryLater(item: Item, round: number): void {
+    const { ctx } = this;
+    const base = Math.min(ctx.settings.pollIntervalMs * 2 ** (round - 1), MAX_ROUND_BACKOFF_MS);
+    const waiting = ctx.clock.sleep(base * (0.5 + ctx.random() / 2), ctx.stop.signal).then(
+      () => this.add(item, round + 1),
+      () => {
+        this.failures++; // the run is stopping: the item stays `succeeded` for a later run
+      },
+    );
+    this.backingOff.add(waiting);
+    void waiting.finally(() => this.backingOff.delete(waiting));
   }
 }

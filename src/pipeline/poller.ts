@@ -11,7 +11,8 @@ import { MinHeap } from './min-heap.js';
 interface Due { at: number; itemId: string; taskId: string; failures: number }
 
 const MAX_ERROR_BACKOFF_MS = 60_000;
-const JITTER = 0.05;
+/** Polls come 0-10 % early, never late: spread out, yet no task waits more than one interval to be seen. */
+const JITTER = 0.1;
 
 export class Poller {
   private readonly heap = new MinHeap<Due>((a, b) => a.at < b.at);
@@ -76,7 +77,7 @@ export class Poller {
   private nextAt(failures: number): number {
     const { pollIntervalMs } = this.ctx.settings;
     const base = failures === 0 ? pollIntervalMs : Math.min(pollIntervalMs * 2 ** failures, Math.max(MAX_ERROR_BACKOFF_MS, pollIntervalMs));
-    const jitter = 1 + (this.ctx.random() * 2 - 1) * JITTER;
+    const jitter = 1 - this.ctx.random() * JITTER;
     return this.ctx.clock.now() + base * jitter;
   }
 

@@ -72,6 +72,12 @@ export class Submitter {
 
   private async submit(claimed: Item): Promise<void> {
     const { ctx } = this;
+    if (ctx.submitStop.signal.aborted) {
+      // Queued before the stop (a 402, a signal, the deadline): it never leaves. It stays pending (a
+      // 402 defers it below) and a later run sends it.
+      ctx.budget.release(claimed.estimateUsd);
+      return;
+    }
     let item = claimed;
     for (let attempt = claimed.attempts + 1; ; attempt++) {
       item = await ctx.commits.write({

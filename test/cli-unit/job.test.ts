@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveJob, type RunFlags } from '../../src/cli/job.js';
 import { parseOptions, UsageError } from '../../src/cli/options.js';
@@ -60,10 +60,10 @@ describe('resolveJob', () => {
     expect(job.statePath).toBe(join('state', 'campaign-7.db'));
   });
 
-  // BUG: src/cli/job.ts resolveJob uses join(dirname(target), m), which glues an absolute manifest path
+  // Regression (fixed): src/cli/job.ts resolveJob uses join(dirname(target), m), which glues an absolute manifest path
   // under the job's folder (jobs/ + /data/x.csv -> jobs/data/x.csv). Fix: isAbsolute(m) ? m : join(dirname(target), m)
   // (or path.resolve(dirname(target), m)).
-  it.fails('a job file may name a manifest by absolute path', () => {
+  it('a job file may name a manifest by absolute path', () => {
     const absolute = join(tmp.dir(), 'elsewhere', 'rows.csv');
     const job = resolveJob(jobFile({ manifest: absolute }), cli(), NOW);
     expect(job.manifests).toEqual([absolute]);
@@ -73,7 +73,8 @@ describe('resolveJob', () => {
     const file = jobFile({ manifest: 'a.csv', options: { budget: 5, concurrency: 3, 'no-wait': true, 'poll-interval': 0.5, out: 'results/x' } });
     const fromJob = resolveJob(file, cli(), NOW);
     expect(fromJob.flags).toMatchObject({ budget: 5, concurrency: 3, 'no-wait': true, 'poll-interval': 0.5 });
-    expect(fromJob.outDir).toBe('results/x');
+    // Paths in a job file are relative to the job file, as its manifests are; flags stay relative to the cwd.
+    expect(fromJob.outDir).toBe(join(dirname(file), 'results/x'));
 
     const overridden = resolveJob(file, cli('--concurrency', '16', '--budget', '2', '--out', 'o2', '--state', 's/x.db'), NOW);
     expect(overridden.flags).toMatchObject({ budget: 2, concurrency: 16, 'no-wait': true, 'poll-interval': 0.5 });
@@ -106,10 +107,10 @@ describe('resolveJob', () => {
     expect(usageMessage(() => resolveJob(bool, cli(), NOW))).toBe(`${bool}: job option 'no-wait' must be true or false, got "yes"`);
   });
 
-  // BUG: src/cli/job.ts jobFileFlags builds argv as ['--budget', '-1']; node's parseArgs refuses a value
+  // Regression (fixed): src/cli/job.ts jobFileFlags builds argv as ['--budget', '-1']; node's parseArgs refuses a value
   // starting with '-' as "ambiguous" and the user sees "Option '--budget' argument is ambiguous ... use
   // '--budget=-XYZ'", advice about a command line they never typed. Fix: push `--${key}=${value}`.
-  it.fails('a negative number in a job file gets the same "Expected ..." message', () => {
+  it('a negative number in a job file gets the same "Expected ..." message', () => {
     const file = jobFile({ manifest: 'a.csv', options: { budget: -1 } });
     expect(usageMessage(() => resolveJob(file, cli(), NOW))).toBe(`${file}: Expected job option 'budget' to be a number from 0 and up, got \`-1\``);
   });

@@ -51,6 +51,7 @@ test('a second run on a live journal exits 2; after SIGKILL of the first, a new 
     proveCampaign({
       campaign, sim, apiKey: API_KEY, report: await readReport(`${dir}/j.db`, gateway), outDir: `${dir}/out`,
       lostChargedCalls: new Map(), history: 'first run killed while polling; second refused; third took over',
+      workDir: dir, printed: [killed, second, third].map((e) => e.stdout + e.stderr).join(''),
     });
   } finally {
     await sim.close();

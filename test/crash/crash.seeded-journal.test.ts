@@ -152,6 +152,7 @@ describe('gbatch run restarted on a journal left mid-run', () => {
       campaign, sim, apiKey: API_KEY, report: await readReport(`${dir}/j.db`, gateway), outDir: `${dir}/out`,
       // chat-01's first call was charged and its answer lost in the seeded crash; the resend is the second.
       lostChargedCalls: new Map([['chat-01', 1]]), history: `seeded states: ${JSON.stringify(SEEDED)}`,
+      workDir: dir, printed: [restart, attach, resend, last].map((e) => e.stdout + e.stderr).join(''),
     });
   });
 });

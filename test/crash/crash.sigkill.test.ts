@@ -1,7 +1,7 @@
 // Issue 3's headline proof: SIGKILL `gbatch run` (a real child process) at random instants of a mixed
 // campaign, restart it each time, resolve what is uncertain as an operator would, and prove from the
 // simulator's ledger that nothing was lost, duplicated or mis-billed.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -54,7 +54,10 @@ describe('gbatch run under SIGKILL', () => {
     const { sim, campaign, dir, ended } = control;
     expect(ended.code, describeEnd('gbatch run', ended)).toBe(0);
     const report = await readReport(`${dir}/j.db`, { baseUrl: sim.baseUrl, apiKey: API_KEY });
-    proveCampaign({ campaign, sim, apiKey: API_KEY, report, outDir: `${dir}/out`, lostChargedCalls: new Map(), history: 'one run, no kill' });
+    proveCampaign({
+      campaign, sim, apiKey: API_KEY, report, outDir: `${dir}/out`, lostChargedCalls: new Map(), history: 'one run, no kill',
+      workDir: dir, printed: ended.stdout + ended.stderr,
+    });
   });
 
   test.each(SEEDS)('seed %i: killed at random instants and restarted, no row is lost, duplicated or mis-billed', async (seed) => {
@@ -71,8 +74,10 @@ describe('gbatch run under SIGKILL', () => {
       // The schedule must actually have killed runs, or this test proves nothing.
       expect(outcome.kills, history).toBeGreaterThanOrEqual(KILLS_PER_CAMPAIGN / 2);
       const report = await readReport(`${dir}/j.db`, gateway);
-      proveCampaign({ campaign, sim, apiKey: API_KEY, report, outDir: `${dir}/out`, lostChargedCalls: outcome.lostChargedCalls, history });
-      console.log(history, readdirSync(`${dir}/out`).filter((f) => !f.endsWith('.mp4') || f.startsWith('.')));
+      proveCampaign({
+        campaign, sim, apiKey: API_KEY, report, outDir: `${dir}/out`, lostChargedCalls: outcome.lostChargedCalls, history,
+        workDir: dir, printed: outcome.printed,
+      });
     } finally {
       await sim.close();
     }

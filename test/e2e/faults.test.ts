@@ -94,8 +94,11 @@ test('a download that keeps failing past one round of attempts is tried again in
   const contentRequests = () => sim.ledger.requests.filter((r) => r.path.endsWith('/content')).length;
 
   const running = runInProcess({ sim, ws, manifests: [manifest], extra: { gateway } });
+  let ended = false;
+  void running.finally(() => { ended = true; });
   // One round is 3 attempts at the content endpoint and 3 at result_url; the 7th request is a new round.
-  await until(() => contentRequests() > 6);
+  await until(() => contentRequests() > 6 || ended);
+  expect(contentRequests(), 'the run tried again after a failed round').toBeGreaterThan(6);
   sim.faults.truncateDownloadRate = 0;
   const result = await running;
 
@@ -103,4 +106,20 @@ test('a download that keeps failing past one round of attempts is tried again in
   const item = readJournal(ws.state).byId.get('v')!;
   expect(item.state).toBe('downloaded');
   expect(sha256File(item.outputPath!)).toBe(SIM_VIDEO_SHA256);
+});
+
+test('a video task that fails upstream is refunded: the item is failed at no cost, exit 1', async () => {
+  const ws = workspace();
+  const sim = await startSim({ faults: { failRate: 1 } });
+  const manifest = writeJsonl(ws.path('rows.jsonl'), [videoRow('v', 'A collapsing soufflé'), chatRow('c', 'Name a cheese.')]);
+
+  const result = await runInProcess({ sim, ws, manifests: [manifest] });
+
+  expect(result.exitCode).toBe(1);
+  const { byId } = readJournal(ws.state);
+  expect(byId.get('v')).toMatchObject({ state: 'failed', actualUsd: 0, reservedUsd: 0, outputPath: null });
+  expect(byId.get('v')!.lastError!.message).toMatch(/refunded/);
+  expect(byId.get('c')!.state).toBe('downloaded');
+  expect(sim.ledger.tasks[0]!.state).toBe('FAILURE');
+  expect(byId.get('c')!.actualUsd).toBeCloseTo(sim.ledger.chargesTotal('acct-1'), 6);
 });

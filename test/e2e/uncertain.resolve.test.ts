@@ -4,8 +4,8 @@
 import { expect, test } from 'vitest';
 import type { Simulator } from '../../src/sim/index.js';
 import { BUILT, gatewayEnv, runCli, stdoutJson } from './helpers/cli.js';
-import { readJournal } from './helpers/journal.js';
-import { videoRow, writeJsonl } from './helpers/manifests.js';
+import { readJournal, statesById } from './helpers/journal.js';
+import { chatRow, videoRow, writeJsonl } from './helpers/manifests.js';
 import { KEY, posts, startSim, tasksFor } from './helpers/sim.js';
 import { sha256File, SIM_VIDEO_SHA256, workspace, type Workspace } from './helpers/workspace.js';
 
@@ -87,4 +87,24 @@ test.skipIf(!BUILT)('resolve --abandon makes it failed; run then sends nothing a
   expect(stdoutJson(last).counts.failed).toBe(1);
   expect(posts(sim.ledger)).toBe(1);
   expect(tasksFor(sim.ledger, PROMPT)).toHaveLength(1);
+});
+
+test.skipIf(!BUILT)('--resubmit-uncertain-text resends a dropped chat call (never a video) and reports it', async () => {
+  const ws = workspace();
+  const sim = await startSim({ faults: { acceptThenDropRate: 1 } });
+  const env = gatewayEnv(sim.baseUrl, KEY);
+  const manifest = writeJsonl(ws.path('rows.jsonl'), [chatRow('c', 'Name a constellation.'), videoRow('v', PROMPT)]);
+  const args = ['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.05', '--json', '--quiet'];
+  const first = await runCli(args, { env });
+  expect(first.code, first.stderr).toBe(4);
+  expect(readJournal(ws.state).items.map((i) => i.state)).toEqual(['uncertain', 'uncertain']);
+  sim.faults.acceptThenDropRate = 0;
+
+  const second = await runCli([...args, '--resubmit-uncertain-text'], { env });
+  expect(second.code, second.stderr).toBe(4); // the video still waits for the operator
+  const summary = stdoutJson(second);
+  expect(summary.auto_resubmitted).toEqual(['c']);
+  expect(second.stderr).toMatch(/resubmitting uncertain chat item 'c'/);
+  expect(statesById(ws.state)).toEqual({ c: 'downloaded', v: 'uncertain' });
+  expect(sim.ledger.submissionsByPrompt()).toEqual({ 'Name a constellation.': 2, [PROMPT]: 1 });
 });

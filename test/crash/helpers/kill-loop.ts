@@ -3,7 +3,7 @@
 import { watch } from 'node:fs';
 import type { RequestRecord, Simulator } from '../../../src/sim/index.js';
 import type { Campaign } from './campaign.js';
-import { describeEnd, gbatch, runArgs, startGbatch, type Ended, type Gateway, type GbatchChild } from './gbatch-child.js';
+import { describeEnd, gbatch, runArgs, startGbatch, type Gateway, type GbatchChild } from './gbatch-child.js';
 import { describePlan, planKill, type Baseline, type KillPlan } from './kill-plan.js';
 import { decideResolution, resolveArgs } from './operator.js';
 import { createPrng } from './prng.js';
@@ -32,14 +32,15 @@ export interface LoopOutcome {
   lostChargedCalls: Map<string, number>;
   /** One line per round and decision, for failure messages. */
   log: string[];
-  final: Ended;
+  /** stdout and stderr of every command, killed ones included. */
+  printed: string;
 }
 
 export async function runUntilDone(options: LoopOptions): Promise<LoopOutcome> {
   const { campaign, dir, sim, gateway, maxKills, baseline } = options;
   const prng = createPrng(options.seed);
   const outcome: LoopOutcome = {
-    kills: 0, rounds: 0, attached: 0, resubmitted: 0, lostChargedCalls: new Map(), log: [`seed ${options.seed}`], final: undefined as never,
+    kills: 0, rounds: 0, attached: 0, resubmitted: 0, lostChargedCalls: new Map(), log: [`seed ${options.seed}`], printed: '',
   };
   const statePath = `${dir}/j.db`;
   for (let round = 0; round < (options.maxRounds ?? 40); round++) {
@@ -50,6 +51,7 @@ export async function runUntilDone(options: LoopOptions): Promise<LoopOutcome> {
     const ended = await child.ended;
     disarm();
     const elapsed = Date.now() - child.startedAt;
+    outcome.printed += ended.stdout + ended.stderr;
     if (ended.signal === 'SIGKILL') {
       outcome.kills++;
       await options.watch.quiet();
@@ -59,7 +61,6 @@ export async function runUntilDone(options: LoopOptions): Promise<LoopOutcome> {
     }
     outcome.log.push(`round ${round}: ${describePlan(plan)} -> exit ${ended.code} after ${elapsed} ms (ledger requests ${sim.ledger.requests.length})`);
     if (ended.code === 0) {
-      outcome.final = ended;
       outcome.log.push(`done: ${outcome.kills} kill(s), ${outcome.attached} task(s) attached, ${outcome.resubmitted} resubmitted`);
       return outcome;
     }
@@ -87,9 +88,10 @@ async function resolveUncertain(options: LoopOptions, statePath: string, outcome
     outcome.log.push(`  resolve ${item.id}: ${decision.kind === 'attach' ? `attach ${decision.taskId}` : `resubmit (${decision.chargedCalls} charged call(s) upstream)`}`);
     return { id: item.id, decision };
   });
-  // One command at a time, as an operator types them (concurrent resolves: crash.concurrent-resolve.test.ts).
+  // One command at a time, as an operator types them (concurrent ones: crash.concurrent-writers.test.ts).
   for (const { id, decision } of decisions) {
     const ended = await gbatch(resolveArgs(statePath, id, decision), gateway);
+    outcome.printed += ended.stdout + ended.stderr;
     if (ended.code !== 0) throw new Error(`${outcome.log.join('\n')}\n${describeEnd(`gbatch resolve ${id}`, ended)}`);
   }
 }

@@ -23,11 +23,12 @@ export interface Baseline {
 /** Submissions (the windows where a kill can duplicate work) come first in a run: kill among them often. */
 const REQUEST_WINDOW = 12;
 
-export function planKill(round: number, maxKills: number, prng: Prng, baseline: Baseline): KillPlan {
-  if (round >= maxKills) return { at: 'never' };
-  if (round === 0) return { at: 'wal-write' };
-  if (round === 1) return { at: 'request', n: 1, videoSubmission: true };
-  if (round === 2) return { at: 'request', n: 1 };
+/** The next run's kill, given how many runs were killed so far. */
+export function planKill(killsSoFar: number, maxKills: number, prng: Prng, baseline: Baseline): KillPlan {
+  if (killsSoFar >= maxKills) return { at: 'never' };
+  if (killsSoFar === 0) return { at: 'wal-write' };
+  if (killsSoFar === 1) return { at: 'request', n: 1, videoSubmission: true };
+  if (killsSoFar === 2) return { at: 'request', n: 1 };
   const draw = prng.next();
   if (draw < 0.5) return { at: 'time', ms: Math.round(prng.between(0, baseline.durationMs)) };
   if (draw < 0.75) return { at: 'request', n: prng.int(1, REQUEST_WINDOW) };

@@ -1,6 +1,6 @@
 // What a finished campaign must show, proved from the simulator's ledger, the report and the files.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { Simulator } from '../../../src/sim/index.js';
@@ -40,9 +40,13 @@ export interface ProofInput {
   lostChargedCalls: ReadonlyMap<string, number>;
   /** Shown with any failure: how the campaign got here. */
   history: string;
+  /** Every file here (journal, WAL left by kills, outputs) is searched for the API key. */
+  workDir: string;
+  /** Everything the commands printed, searched for the API key too. */
+  printed?: string;
 }
 
-export function proveCampaign({ campaign, sim, apiKey, report, outDir, lostChargedCalls, history }: ProofInput): void {
+export function proveCampaign({ campaign, sim, apiKey, report, outDir, lostChargedCalls, history, workDir, printed = '' }: ProofInput): void {
   const why = `\n${history}`;
   const items = new Map(report.items.map((item) => [item.id, item]));
   const tasks = sim.ledger.tasks;
@@ -72,6 +76,10 @@ export function proveCampaign({ campaign, sim, apiKey, report, outDir, lostCharg
     }
   }
 
+  // One video file per video row, nothing else beside them (temporary names start with a dot).
+  const videoFiles = readdirSync(outDir).filter((f) => f.endsWith('.mp4') && !f.startsWith('.')).sort();
+  expect(videoFiles, `video files in ${outDir}`).toEqual(campaign.rows.filter((r) => r.kind === 'video').map((r) => `${r.id}.mp4`).sort());
+
   // results.jsonl: exactly one line per text row, each a 200 with its body.
   const textRows = campaign.rows.filter((r) => r.kind !== 'video');
   const lines = readFileSync(join(outDir, 'results.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
@@ -90,4 +98,15 @@ export function proveCampaign({ campaign, sim, apiKey, report, outDir, lostCharg
   expect(report.totals.reserved_usd, 'nothing left reserved').toBe(0);
   expect(Math.abs(report.totals.actual_usd + lostUsd - charged), `report ${report.totals.actual_usd} + lost ${lostUsd} vs ledger ${charged}${why}`)
     .toBeLessThanOrEqual(1e-6);
+
+  expect(filesContaining(workDir, apiKey), 'files holding the API key').toEqual([]);
+  expect(printed.includes(apiKey), 'the API key in command output').toBe(false);
+}
+
+function filesContaining(dir: string, secret: string): string[] {
+  const needle = Buffer.from(secret);
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .filter((file) => readFileSync(file).includes(needle));
 }

@@ -22,7 +22,8 @@ export function watchSimulator(sim: Simulator): SimWatch {
     events,
     quiet(quietMs = 40) {
       // After a SIGKILL the requests the runner had already written sit in this process's socket
-      // buffers; no event says when the simulator has read and handled them, so wait for a lull.
+      // buffers; no event says when the simulator has read and handled them, so wait for a lull
+      // (else they would count as requests of the next run, whose kill may wait for its n-th).
       return new Promise((resolve) => {
         let timer = setTimeout(done, quietMs);
         function onRequest(): void {
@@ -37,9 +38,4 @@ export function watchSimulator(sim: Simulator): SimWatch {
       });
     },
   };
-}
-
-/** POSTs that create work upstream (a task or a charged text call). */
-export function isSubmission(entry: RequestRecord): boolean {
-  return entry.method === 'POST' && /\/v1\/(chat\/completions|responses|video\/generations)$/.test(entry.path);
 }

@@ -1,0 +1,74 @@
+// Download (issue 4): 200 videos of 20 MB each. gbatch's download phase (a `run` that finds every task
+// done) vs curl fetching the same files with the same parallelism, in the same run. Peak RSS of gbatch.
+// Usage: npm run build && node bench/download.mjs [--videos N] [--mb N] [--rounds N]
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { videoJsonl } from './lib/manifests.mjs';
+import { flag, machine, median, removeDir, report, requireBuild, runGbatch, startSim, tempDir } from './lib/harness.mjs';
+
+const PARALLEL = 4;
+
+async function curlAll(urls, dir, key) {
+  mkdirSync(dir, { recursive: true });
+  const args = ['--silent', '--fail', '--parallel', '--parallel-max', String(PARALLEL), '-H', `Authorization: Bearer ${key}`];
+  urls.forEach((url, i) => args.push('-o', join(dir, `${i}.mp4`), url));
+  const started = performance.now();
+  const child = spawn('curl', args, { stdio: 'inherit' });
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`curl exited ${code}`);
+  return performance.now() - started;
+}
+
+export async function download({ videos = 200, mb = 20, rounds = 3 } = {}) {
+  requireBuild();
+  const bytes = mb * 1024 * 1024;
+  const dir = tempDir('download');
+  const sim = await startSim(['--task-seconds', '0.5', '--video-bytes', String(bytes), '--api-key', 'sk-bench=1000000']);
+  const env = { GATEWAY_BASE_URL: sim.baseUrl, GATEWAY_API_KEY: 'sk-bench' };
+  const rates = { gbatch: [], curl: [] };
+  const rss = [];
+  try {
+    const manifest = await videoJsonl(join(dir, 'v.jsonl'), videos);
+    for (let round = 0; round < rounds; round++) {
+      const state = join(dir, `d${round}.db`);
+      const out = join(dir, `out${round}`);
+      const submit = await runGbatch(['run', manifest, '--state', state, '--out', out, '--no-wait', '--concurrency', '32', '--quiet', '--json'], { env });
+      if (submit.code !== 75) throw new Error(`submit exited ${submit.code}: ${submit.stderr.slice(-400)}`);
+      await new Promise((resolve) => setTimeout(resolve, 1000)); // every task is done after 0.5 s
+      const fetch = await runGbatch(['run', manifest, '--state', state, '--out', out, '--poll-interval', '0.01', '--download-concurrency', String(PARALLEL), '--quiet', '--json'], { env });
+      if (fetch.code !== 0) throw new Error(`download run exited ${fetch.code}: ${fetch.stderr.slice(-400)}`);
+      const total = videos * bytes;
+      if (statSync(join(out, 'video-0.mp4')).size !== bytes) throw new Error('gbatch wrote a file of the wrong size');
+      rates.gbatch.push(total / (fetch.wallMs / 1000));
+      rss.push(fetch.maxRssKb);
+      rmSync(out, { recursive: true, force: true });
+      const db = new Database(state, { readonly: true });
+      const urls = db.prepare('SELECT task_id FROM items ORDER BY seq').all().map((r) => `${sim.baseUrl}/videos/${r.task_id}/content`);
+      db.close();
+      const curlDir = join(dir, `curl${round}`);
+      const curlMs = await curlAll(urls, curlDir, 'sk-bench');
+      rates.curl.push(total / (curlMs / 1000));
+      rmSync(curlDir, { recursive: true, force: true });
+    }
+  } finally {
+    await sim.stop();
+    removeDir(dir);
+  }
+  const gbatch = median(rates.gbatch);
+  const curl = median(rates.curl);
+  const mbps = (r) => Math.round(r / 1024 / 1024);
+  return {
+    benchmark: 'download', machine: machine(), videos, mb_each: mb, parallel: PARALLEL, rounds,
+    gbatch_mb_per_s: mbps(gbatch), curl_mb_per_s: mbps(curl), gbatch_over_curl: gbatch / curl,
+    peak_rss_mb: Math.round(median(rss) / 1024),
+    runs_mb_per_s: { gbatch: rates.gbatch.map(mbps), curl: rates.curl.map(mbps) },
+    note: 'gbatch figures include process start, one poll per task, journal writes and an fsync per file; curl does none of these',
+    targets: { gbatch_over_curl: 0.9, peak_rss_mb: 250 },
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  report(await download({ videos: Number(flag('videos', 200)), mb: Number(flag('mb', 20)), rounds: Number(flag('rounds', 3)) }));
+}

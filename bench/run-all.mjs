@@ -1,0 +1,40 @@
+// `npm run bench`: every benchmark in turn (or `npm run bench -- chat ingest`), one JSON line each,
+// then a summary table. Results also go to bench/results/latest.json (not committed).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { chatThroughput } from './chat-throughput.mjs';
+import { download } from './download.mjs';
+import { ingest } from './ingest.mjs';
+import { machine, report, root } from './lib/harness.mjs';
+import { polling } from './polling.mjs';
+import { resume } from './resume.mjs';
+
+const ALL = {
+  simulator: async () => {
+    const run = spawnSync(process.execPath, [join(root, 'bench/simulator.mjs')], { encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(run.stderr);
+    return JSON.parse(run.stdout.trim().split('\n').pop());
+  },
+  chat: () => chatThroughput(),
+  ingest: () => ingest(),
+  polling: () => polling(),
+  download: () => download(),
+  resume: () => resume(),
+};
+
+const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const names = chosen.length > 0 ? chosen : Object.keys(ALL);
+const results = [];
+for (const name of names) {
+  const bench = ALL[name];
+  if (!bench) {
+    console.error(`unknown benchmark '${name}'; one of ${Object.keys(ALL).join(', ')}`);
+    process.exit(2);
+  }
+  console.error(`[bench] ${name} ...`);
+  results.push(report(await bench()));
+}
+mkdirSync(join(root, 'bench/results'), { recursive: true });
+writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify({ at: new Date().toISOString(), machine: machine(), results }, null, 2)}\n`);
+console.error('[bench] wrote bench/results/latest.json');
