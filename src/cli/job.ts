@@ -77,12 +77,14 @@ export function resolveJob(target: string | undefined, cli: RunFlags, now: Date)
     name = parsed.data.name ?? basename(target, extname(target));
     const listed = Array.isArray(parsed.data.manifest) ? parsed.data.manifest : [parsed.data.manifest];
     manifests = listed.map((m) => relativeTo(target, m));
-    fromJob = jobFileFlags(target, parsed.data.options);
+    const options = jobFileFlags(target, parsed.data.options);
     // Paths in a job file are relative to the job file, like its manifests.
-    for (const key of ['pricing', 'out', 'state'] as const) {
-      const value = fromJob[key];
-      if (typeof value === 'string') fromJob[key] = relativeTo(target, value);
-    }
+    fromJob = {
+      ...options,
+      ...(options.pricing ? { pricing: relativeTo(target, options.pricing) } : {}),
+      ...(options.out ? { out: relativeTo(target, options.out) } : {}),
+      ...(options.state ? { state: relativeTo(target, options.state) } : {}),
+    };
   } else {
     name = basename(target, extname(target)).replace(/[^A-Za-z0-9._-]/g, '_');
     manifests = [target];
