@@ -10,6 +10,7 @@ export type FollowUp =
   | { kind: 'retry'; delayMs: number }     // the gateway kept nothing: send again after the delay
   | { kind: 'give-up' }                    // retryable, but the attempts are spent: left pending for a later run
   | { kind: 'stop-balance' }               // 402: stop every submission
+  | { kind: 'stop-auth' }                  // 401: the key is refused; no row is to blame
   | { kind: 'none' };
 
 export interface OutcomePlan {
@@ -45,6 +46,14 @@ export function planOutcome(item: Item, outcome: SendOutcome, attempt: number, m
       };
     }
     case 'rejected':
+      if (outcome.error.status === 401) {
+        // A refused key says nothing about the row: it goes back to pending, and the run stops.
+        return {
+          change: { id: item.id, event: 'retry', patch: { reservedUsd: 0, lastError: errorSummary(outcome.error) }, detail: { attempt, status: 401 } },
+          money: { release: reserved },
+          followUp: { kind: 'stop-auth' },
+        };
+      }
       return {
         change: { id: item.id, event: 'reject', patch: { reservedUsd: 0, lastError: errorSummary(outcome.error) }, detail: { attempt, status: outcome.error.status } },
         money: { release: reserved },

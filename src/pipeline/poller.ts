@@ -11,6 +11,7 @@ import { MinHeap } from './min-heap.js';
 interface Due { at: number; itemId: string; taskId: string; failures: number }
 
 const MAX_ERROR_BACKOFF_MS = 60_000;
+const MAX_NOT_FOUND = 3;
 /** Polls come 0-10 % early, never late: spread out, yet no task waits more than one interval to be seen. */
 const JITTER = 0.1;
 
@@ -20,6 +21,7 @@ export class Poller {
   private producing = true;
   private wake: AbortController | undefined;
   private polls = 0;
+  authRefused = false;
 
   constructor(private readonly ctx: RunContext, private readonly onSucceeded: (item: Item) => void) {
     this.lane = new PQueue({ concurrency: ctx.settings.pollConcurrency });
@@ -91,6 +93,19 @@ export class Poller {
       if (ctx.stop.signal.aborted) return;
       const failures = due.failures + 1;
       const summary = errorSummary(err);
+      if (summary.status === 401) {
+        log(ctx, 'the gateway refused the API key (401) while polling: stopping; fix GATEWAY_API_KEY and run again');
+        this.authRefused = true;
+        ctx.submitStop.abort('auth');
+        ctx.stop.abort('auth');
+        return;
+      }
+      if (summary.status === 404 && failures >= MAX_NOT_FOUND) {
+        // Spec 4.6: another account's or an unknown task. Polling on would never end; an operator must look.
+        log(ctx, `task ${due.taskId} (item '${due.itemId}') is unknown to the gateway for this key (404 x${failures}); no longer polled in this run`);
+        ctx.journal.annotate(due.itemId, { lastError: { ...summary, message: `task ${due.taskId} unknown to the gateway (404)` } }, 'poll-not-found');
+        return;
+      }
       if (failures === 1 || failures % 10 === 0) log(ctx, `poll of task ${due.taskId} (item '${due.itemId}') failed: ${summary.message}`);
       ctx.journal.annotate(due.itemId, { lastError: summary }, 'poll-error');
       this.reschedule({ ...due, failures });

@@ -167,9 +167,10 @@ async function drive(
     const counts = journal.counts();
     const stoppedEarly = stopReason !== undefined || submitter.exhaustedCount > 0;
     return {
-      exitCode: exitCodeFor({ counts, stoppedEarly }),
+      // A refused key is bad configuration (exit 2), whatever else the counts say.
+      exitCode: submitter.reason === 'auth' || poller.authRefused ? EXIT.usage : exitCodeFor({ counts, stoppedEarly }),
       counts, ingest, recovery, takeover,
-      stopReason: submitter.reason ?? stopReason,
+      stopReason: poller.authRefused ? 'auth' : submitter.reason ?? stopReason,
       spend: journal.spend(), budgetUsd: config.budgetUsd,
       polls: poller.pollCount, downloadFailures: downloader.failedCount, exhaustedRetries: submitter.exhaustedCount,
     };

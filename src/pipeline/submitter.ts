@@ -1,6 +1,7 @@
 // The submission lane: claims pending items in manifest order under the budget, journals each
 // attempt's intent before its request leaves, and records every outcome.
 import PQueue from 'p-queue';
+import { backoffDelay, DEFAULT_BACKOFF } from '../core/retry.js';
 import { snapshotPrice } from '../core/settlement.js';
 import type { SendOutcome } from '../gateway/client.js';
 import { GatewayTransportError } from '../gateway/errors.js';
@@ -13,7 +14,7 @@ export interface SubmitterHooks {
   completed(item: Item): void;
 }
 
-export type SubmitStopReason = 'balance' | 'budget' | undefined;
+export type SubmitStopReason = 'balance' | 'budget' | 'auth' | undefined;
 
 const PAGE = 256;
 
@@ -96,6 +97,7 @@ export class Submitter {
       if (next.kind === 'poll') this.hooks.accepted(item);
       else if (next.kind === 'results') this.hooks.completed(item);
       else if (next.kind === 'stop-balance') this.stopFor('balance', `the gateway's balance ran out (402): no further submissions`);
+      else if (next.kind === 'stop-auth') this.stopFor('auth', 'the gateway refused the API key (401): no further submissions; check GATEWAY_API_KEY');
       else if (next.kind === 'give-up') {
         this.exhausted++;
         log(ctx, `item '${item.id}': gateway still failing after ${attempt} attempts; left pending for a later run`);
@@ -120,7 +122,7 @@ export class Submitter {
       return await this.ctx.gateway.send(item.kind, item.request, attempt, this.ctx.hardStop.signal);
     } catch (err) {
       if (err instanceof GatewayTransportError && !err.mayHaveReached) {
-        return { kind: 'retry', error: err as never, delayMs: 0 };
+        return { kind: 'retry', error: err, delayMs: backoffDelay(attempt, DEFAULT_BACKOFF, this.ctx.random) };
       }
       return { kind: 'ambiguous', error: err instanceof Error ? err : new Error(String(err)) };
     }
@@ -133,8 +135,8 @@ export class Submitter {
     else if (plan.change.event === 'lose') budget.hold();
   }
 
-  private stopFor(reason: 'balance' | 'budget', message: string): void {
-    if (this.stopReason === 'balance') return;
+  private stopFor(reason: 'balance' | 'budget' | 'auth', message: string): void {
+    if (this.stopReason === 'balance' || this.stopReason === 'auth') return;
     this.stopReason = reason;
     log(this.ctx, message);
     this.ctx.submitStop.abort(reason);

@@ -120,7 +120,9 @@ function explain(result: RunResult): string {
       ? `Ingested: ${result.ingest?.inserted ?? 0} new row(s) in the journal; nothing was sent.`
       : 'Done: every item is finished.';
     case 1: return 'Finished, but some items failed or were rejected (see `gbatch status`).';
-    case 2: return 'Refused: nothing was sent.';
+    case 2: return result.stopReason === 'auth'
+      ? 'Stopped: the gateway refused the API key (401). Rows stay pending; fix GATEWAY_API_KEY and run again.'
+      : 'Refused: nothing was sent.';
     case 3: return result.stopReason === 'balance'
       ? "Stopped: the gateway's balance ran out (402). Top up, then run again: deferred items are sent then."
       : 'Stopped by --budget: some items are deferred. Raise the budget and run again to send them.';
