@@ -1,4 +1,6 @@
 // The gbatch command line: dispatches to one module per command, loaded on demand.
+import { JournalBusyError } from '../journal/lock.js';
+import { UsageError } from './options.js';
 
 export type CommandRunner = (argv: string[]) => Promise<number>;
 
@@ -42,5 +44,14 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const module = await command.load();
-  return module.run(rest);
+  try {
+    return await module.run(rest);
+  } catch (err) {
+    // Every command's usage and configuration errors end the same way: one line, exit 2, nothing sent.
+    if (err instanceof UsageError || err instanceof JournalBusyError) {
+      process.stderr.write(`gbatch ${name}: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
 }

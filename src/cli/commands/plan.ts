@@ -12,22 +12,13 @@ const SHOWN_ERRORS = 200;
 interface Group { model: string; resolution: string | null; rows: number; usd: number }
 
 export async function run(argv: string[]): Promise<number> {
-  let job;
-  try {
-    const { options, positionals } = parseOptions(RUN_OPTIONS, argv);
-    if (options.help) {
-      process.stdout.write(`${helpText('plan', '<job.json | manifest.csv | manifest.jsonl> [options]', RUN_OPTIONS)}\n`);
-      return 0;
-    }
-    if (positionals.length > 1) throw new UsageError(`Expected one job or manifest, got ${positionals.length}: ${positionals.join(' ')}`);
-    job = resolveJob(positionals[0], options, new Date());
-  } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(`gbatch plan: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
+  const { options, positionals } = parseOptions(RUN_OPTIONS, argv);
+  if (options.help) {
+    process.stdout.write(`${helpText('plan', '<job.json | manifest.csv | manifest.jsonl> [options]', RUN_OPTIONS)}\n`);
+    return 0;
   }
+  if (positionals.length > 1) throw new UsageError(`Expected one job or manifest, got ${positionals.length}: ${positionals.join(' ')}`);
+  const job = resolveJob(positionals[0], options, new Date());
   const groups = new Map<string, Group>();
   const rows: Array<[string, string, string, string | null, string]> = [];
   const errors: string[] = [];

@@ -14,26 +14,15 @@ const OPTIONS = {
 } as const satisfies OptionTable;
 
 export async function run(argv: string[]): Promise<number> {
-  let file: string;
-  let format: string;
-  let output: string | undefined;
-  try {
-    const { options, positionals } = parseOptions(OPTIONS, argv);
-    if (options.help) {
-      process.stdout.write(`${helpText('report', '[job] [--state F] [--format table|json|csv|html] [--output F]', OPTIONS)}\n`);
-      return 0;
-    }
-    if (options.format === 'html') throw new UsageError('--format html is not available yet (a later release brings it); use table, json or csv');
-    file = locateJournal(options.state, positionals[0]);
-    format = options.format;
-    output = options.output;
-  } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(`gbatch report: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
+  const { options, positionals } = parseOptions(OPTIONS, argv);
+  if (options.help) {
+    process.stdout.write(`${helpText('report', '[job] [--state F] [--format table|json|csv|html] [--output F]', OPTIONS)}\n`);
+    return 0;
   }
+  if (options.format === 'html') throw new UsageError('--format html is not available yet (a later release brings it); use table, json or csv');
+  const file = locateJournal(options.state, positionals[0]);
+  const format = options.format;
+  const output = options.output;
   const journal = Journal.open(file, { readonly: true });
   try {
     const job = journal.getJob();

@@ -15,24 +15,16 @@ const OPTIONS = {
 } as const satisfies OptionTable;
 
 export async function run(argv: string[]): Promise<number> {
-  try {
-    const { options, positionals } = parseOptions(OPTIONS, argv);
-    if (options.help) {
-      process.stdout.write(`${helpText('resolve', '--state F <item-id> (--task-id T | --resubmit | --abandon)', OPTIONS)}\n`);
-      return 0;
-    }
-    if (!options.state) throw new UsageError('Expected `--state <journal.db>`');
-    if (positionals.length !== 1) throw new UsageError(`Expected one item id, got ${positionals.length}`);
-    const decisions = [options['task-id'] !== undefined, options.resubmit, options.abandon].filter(Boolean).length;
-    if (decisions !== 1) throw new UsageError('Expected exactly one of --task-id T, --resubmit, --abandon');
-    return await decide(options.state, positionals[0]!, options);
-  } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(`gbatch resolve: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
+  const { options, positionals } = parseOptions(OPTIONS, argv);
+  if (options.help) {
+    process.stdout.write(`${helpText('resolve', '--state F <item-id> (--task-id T | --resubmit | --abandon)', OPTIONS)}\n`);
+    return 0;
   }
+  if (!options.state) throw new UsageError('Expected `--state <journal.db>`');
+  if (positionals.length !== 1) throw new UsageError(`Expected one item id, got ${positionals.length}`);
+  const decisions = [options['task-id'] !== undefined, options.resubmit, options.abandon].filter(Boolean).length;
+  if (decisions !== 1) throw new UsageError('Expected exactly one of --task-id T, --resubmit, --abandon');
+  return decide(options.state, positionals[0]!, options);
 }
 
 async function decide(file: string, id: string, options: { 'task-id'?: string; resubmit: boolean; abandon: boolean; 'no-verify': boolean; 'base-url'?: string }): Promise<number> {

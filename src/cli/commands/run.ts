@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { JournalBusyError, Journal } from '../../journal/index.js';
+import { Journal } from '../../journal/index.js';
 import { formatRowError } from '../../manifest/types.js';
 import type { RunEvents } from '../../pipeline/context.js';
 import { runJob, type RunResult } from '../../pipeline/runner.js';
@@ -14,23 +14,15 @@ import { installSignals } from '../signals.js';
 const SUMMARY_ROWS = 40;
 
 export async function run(argv: string[]): Promise<number> {
-  try {
-    const { options, positionals } = parseOptions(RUN_OPTIONS, argv);
-    if (options.help) {
-      process.stdout.write(`${helpText('run', '<job.json | manifest.csv | manifest.jsonl> [options]', RUN_OPTIONS)}\n`);
-      return 0;
-    }
-    if (positionals.length > 1) throw new UsageError(`Expected one job or manifest, got ${positionals.length}: ${positionals.join(' ')}`);
-    const job = resolveJob(positionals[0], options, new Date());
-    const access = job.flags['ingest-only'] ? { baseUrl: 'http://127.0.0.1/v1', apiKey: '' } : gatewayAccess(job.flags, process.env);
-    return await execute(job, access);
-  } catch (err) {
-    if (err instanceof UsageError || err instanceof JournalBusyError) {
-      process.stderr.write(`gbatch run: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
+  const { options, positionals } = parseOptions(RUN_OPTIONS, argv);
+  if (options.help) {
+    process.stdout.write(`${helpText('run', '<job.json | manifest.csv | manifest.jsonl> [options]', RUN_OPTIONS)}\n`);
+    return 0;
   }
+  if (positionals.length > 1) throw new UsageError(`Expected one job or manifest, got ${positionals.length}: ${positionals.join(' ')}`);
+  const job = resolveJob(positionals[0], options, new Date());
+  const access = job.flags['ingest-only'] ? { baseUrl: 'http://127.0.0.1/v1', apiKey: '' } : gatewayAccess(job.flags, process.env);
+  return execute(job, access);
 }
 
 async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: string }): Promise<number> {

@@ -2,7 +2,7 @@ import { Journal } from '../../journal/index.js';
 import { reportHeader } from '../../report/model.js';
 import { usd } from '../../report/table.js';
 import { locateJournal } from '../locate-journal.js';
-import { helpText, parseOptions, UsageError, type OptionTable } from '../options.js';
+import { helpText, parseOptions, type OptionTable } from '../options.js';
 
 const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: state/<job>.db, or the only journal in state/)' },
@@ -13,23 +13,13 @@ const OPTIONS = {
 const ATTENTION_LIMIT = 20;
 
 export async function run(argv: string[]): Promise<number> {
-  let file: string;
-  let json: boolean;
-  try {
-    const { options, positionals } = parseOptions(OPTIONS, argv);
-    if (options.help) {
-      process.stdout.write(`${helpText('status', '[job] [--state F] [--json]', OPTIONS)}\n`);
-      return 0;
-    }
-    file = locateJournal(options.state, positionals[0]);
-    json = options.json;
-  } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(`gbatch status: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
+  const { options, positionals } = parseOptions(OPTIONS, argv);
+  if (options.help) {
+    process.stdout.write(`${helpText('status', '[job] [--state F] [--json]', OPTIONS)}\n`);
+    return 0;
   }
+  const file = locateJournal(options.state, positionals[0]);
+  const json = options.json;
   const journal = Journal.open(file, { readonly: true });
   try {
     const job = journal.getJob();
