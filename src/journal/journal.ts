@@ -181,7 +181,9 @@ export class Journal {
       }
       return ids;
     });
-    const ids = run();
+    // IMMEDIATE: take the write lock before reading, so another process (a `resolve`) makes us wait
+    // out busy_timeout instead of failing at once with SQLITE_BUSY on the read-then-write upgrade.
+    const ids = run.immediate();
     if (this.spendCache) {
       this.spendCache.reservedUsd = roundUsd(this.spendCache.reservedUsd + reservedDelta);
       this.spendCache.actualUsd = roundUsd(this.spendCache.actualUsd + actualDelta);
@@ -199,7 +201,7 @@ export class Journal {
       this.db.prepare(`UPDATE items SET ${assignments.join(', ')}, updated_at = ? WHERE id = ?`).run(...values, this.now(), id);
       this.stmt.event.run(id, this.now(), note, head.state, head.state, null);
       if (patch.reservedUsd !== undefined || patch.actualUsd !== undefined) this.spendCache = undefined;
-    })();
+    }).immediate();
   }
 
   events(itemId: string): Array<{ at: number; event: string; from: string | null; to: string; detail: unknown }> {

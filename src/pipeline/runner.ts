@@ -64,7 +64,14 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
   try {
     const takeover = journal.lock.acquire(config.statePath);
     if (takeover) events.emit('log', `taking over the journal from runner pid ${takeover.pid} (${takeover.host}), which is gone`);
-    heartbeat = setInterval(() => journal.lock.heartbeat(), HEARTBEAT_MS);
+    heartbeat = setInterval(() => {
+      try {
+        journal.lock.heartbeat();
+      } catch (err) {
+        // A missed beat (the journal busy past its timeout) is harmless; the next one refreshes it.
+        events.emit('log', `journal heartbeat skipped: ${(err as Error).message}`);
+      }
+    }, HEARTBEAT_MS);
     heartbeat.unref();
 
     const recovery = recoverJournal(journal, config.settings);

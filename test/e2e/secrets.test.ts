@@ -73,12 +73,13 @@ test.skipIf(!BUILT)('the key appears in no file and no output: runs, faults, a w
   expect(unknownTask.code).toBe(2);
   expect(unknownTask.stderr).toMatch(/unknown to the gateway/);
 
-  // A wrong key on a new journal: every submission gets a 401 and is rejected (a 4xx).
+  // A wrong key on a new journal: the gateway answers 401, the run stops (bad configuration, exit 2)
+  // and says so without the key; the rows stay pending for a run with the right key.
   const other = { state: ws.path('state', 'other.db'), out: ws.path('out-other') };
   const wrong = await cli(['run', manifest, '--state', other.state, '--out', other.out, '--poll-interval', '0.05', '--json'], WRONG);
-  expect(wrong.code).toBe(1);
-  const rejected = readJournal(other.state).items;
-  expect(rejected.every((i) => i.state === 'rejected' && i.lastError?.status === 401)).toBe(true);
+  expect(wrong.code).toBe(2);
+  expect(wrong.stderr).toMatch(/refused the API key \(401\)/);
+  expect(readJournal(other.state).items.every((i) => i.state === 'pending')).toBe(true);
   expect((await cli(['report', '--state', other.state, '--format', 'json'])).code).toBe(0);
 
   // No gateway at that address: the connection is refused, the message names the URL and nothing else.

@@ -2,6 +2,7 @@ import { Journal } from '../../journal/index.js';
 import { createGatewayClient } from '../../gateway/client.js';
 import { GatewayHttpError } from '../../gateway/errors.js';
 import { gatewayAccess } from '../job.js';
+import { locateJournal } from '../locate-journal.js';
 import { helpText, parseOptions, UsageError, type OptionTable } from '../options.js';
 
 const OPTIONS = {
@@ -24,7 +25,7 @@ export async function run(argv: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError(`Expected one item id, got ${positionals.length}`);
   const decisions = [options['task-id'] !== undefined, options.resubmit, options.abandon].filter(Boolean).length;
   if (decisions !== 1) throw new UsageError('Expected exactly one of --task-id T, --resubmit, --abandon');
-  return decide(options.state, positionals[0]!, options);
+  return decide(locateJournal(options.state, undefined), positionals[0]!, options);
 }
 
 async function decide(file: string, id: string, options: { 'task-id'?: string; resubmit: boolean; abandon: boolean; 'no-verify': boolean; 'base-url'?: string }): Promise<number> {
