@@ -4,6 +4,7 @@
 import { expect, test } from 'vitest';
 import type { Ledger } from '../../src/sim/index.js';
 import { BUILT, gatewayEnv, runCli, stdoutJson } from './helpers/cli.js';
+import { reportJson } from './helpers/report.js';
 import { statesById } from './helpers/journal.js';
 import { videoRow, writeJsonl } from './helpers/manifests.js';
 import { duplicates, KEY, posts, startSim } from './helpers/sim.js';
@@ -63,7 +64,7 @@ test.skipIf(!BUILT)('a budget below the estimate: exit 3, spend within it; a rai
   expect(Object.values(statesById(ws.state))).toEqual(['downloaded', 'downloaded', 'downloaded', 'downloaded']);
   expect(sim.ledger.tasks).toHaveLength(4);
   expect(duplicates(sim.ledger)).toEqual({});
-  const report = stdoutJson(await runCli(['report', '--state', ws.state, '--format', 'json']));
+  const report = await reportJson(ws.state);
   expect(report.totals.actual_usd).toBeCloseTo(sim.ledger.chargesTotal('acct-1'), 6);
 });
 
@@ -98,6 +99,6 @@ test.skipIf(!BUILT)("the gateway's 402 stops every submission: exit 3, the rest 
   expect(Object.values(statesById(ws.state))).toEqual(['downloaded', 'downloaded', 'downloaded', 'downloaded']);
   expect(sim.ledger.tasks.map((t) => t.account)).toEqual(['acct-1', 'acct-1', 'acct-2', 'acct-2']);
   expect(duplicates(sim.ledger)).toEqual({});
-  const report = stdoutJson(await runCli(['report', '--state', ws.state, '--format', 'json']));
+  const report = await reportJson(ws.state);
   expect(report.totals.actual_usd).toBeCloseTo(sim.ledger.chargesTotal('acct-1') + sim.ledger.chargesTotal('acct-2'), 6);
 });

@@ -6,6 +6,7 @@ import { isAbsolute, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Simulator } from '../../src/sim/index.js';
 import { BUILT, gatewayEnv, runCli, stdoutJson, type CliResult } from './helpers/cli.js';
+import { reportItemOf, reportJson } from './helpers/report.js';
 import { readJournal } from './helpers/journal.js';
 import { writeCsv, writeJsonl } from './helpers/manifests.js';
 import { chatCharges, duplicates, KEY, launchSim } from './helpers/sim.js';
@@ -100,39 +101,36 @@ describe.skipIf(!BUILT)('a mixed campaign run from the command line', () => {
   });
 
   test('report json: the actual total and every item equal the ledger charges', async () => {
-    const result = await runCli(['report', '--state', ws.state, '--format', 'json']);
-    expect(result.code, result.stderr).toBe(0);
-    const report = stdoutJson(result);
+    const report = await reportJson(ws.state);
     expect(report.totals.actual_usd).toBeCloseTo(sim.ledger.chargesTotal('acct-1'), 6);
     expect(report.totals.items).toBe(TEXT_IDS.length + VIDEO_IDS.length);
     expect(report.totals.by_state).toEqual({ downloaded: TEXT_IDS.length + VIDEO_IDS.length });
-    const items = new Map<string, any>(report.items.map((i: any) => [i.id, i]));
     for (const task of sim.ledger.tasks) {
       const id = Object.entries(VIDEO_PROMPTS).find(([, p]) => p === task.prompt)![0];
-      const item = items.get(id);
+      const item = reportItemOf(report, id);
       expect(item.task_id).toBe(task.id);
       expect(item.actual_usd).toBeCloseTo(task.chargedUsd, 6);
       expect(item.total_tokens).toBe(task.totalTokens);
       expect(item.final_resolution).toBe(task.finalResolution);
     }
-    const textActuals = TEXT_IDS.map((id) => items.get(id).actual_usd as number).sort((a, b) => a - b);
+    const textActuals = TEXT_IDS.map((id) => reportItemOf(report, id).actual_usd!).sort((a, b) => a - b);
     const charged = chatCharges(sim.ledger).sort((a, b) => a - b);
     expect(charged).toHaveLength(textActuals.length);
     charged.forEach((usd, i) => expect(textActuals[i]).toBeCloseTo(usd, 6));
   });
 
   test('report json carries every field of the contract', async () => {
-    const report = stdoutJson(await runCli(['report', '--state', ws.state, '--format', 'json']));
+    const report = await reportJson(ws.state);
     expect(report.job).toBe('campaign');
     for (const field of ['items', 'by_state', 'estimated_usd', 'actual_usd', 'delta_usd', 'budget_usd']) expect(report.totals).toHaveProperty(field);
     expect(report.totals.budget_usd).toBeNull();
     const fields = ['id', 'kind', 'model', 'state', 'task_id', 'resolution', 'final_resolution', 'has_reference_video',
       'estimated_usd', 'actual_usd', 'total_tokens', 'output', 'sha256', 'bytes', 'error'];
     for (const item of report.items) for (const field of fields) expect(item, `${item.id}.${field}`).toHaveProperty(field);
-    const ref = report.items.find((i: any) => i.id === 'video-ref');
+    const ref = reportItemOf(report, 'video-ref');
     expect(ref).toMatchObject({ kind: 'video', model: 'video-pro', resolution: '1080p', has_reference_video: true, sha256: SIM_VIDEO_SHA256, error: null });
-    expect(isAbsolute(ref.output)).toBe(true); // --out was absolute
-    const chat = report.items.find((i: any) => i.id === 'chat-csv-1');
+    expect(isAbsolute(ref.output!)).toBe(true); // --out was absolute
+    const chat = reportItemOf(report, 'chat-csv-1');
     expect(chat).toMatchObject({ kind: 'chat', model: 'chat-small', state: 'downloaded', task_id: null, resolution: null, output: join(ws.out, 'results.jsonl') });
   });
 

@@ -4,6 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
 import { BUILT, gatewayEnv, runCli, stdoutJson } from './helpers/cli.js';
+import { reportItemOf, reportJson } from './helpers/report.js';
 import { readJournal } from './helpers/journal.js';
 import { writeCsv } from './helpers/manifests.js';
 import { KEY, posts, startSim } from './helpers/sim.js';
@@ -87,12 +88,12 @@ test.skipIf(!BUILT)('run --skip-invalid sends only the valid rows; the report sh
   expect(posts(sim.ledger)).toBe(VALID.length);
   expect(Object.keys(sim.ledger.submissionsByPrompt()).sort()).toEqual(['A second valid clip', 'A valid clip', 'Hello there', 'hi']);
 
-  const report = stdoutJson(await runCli(['report', '--state', ws.state, '--format', 'json']));
-  const states = Object.fromEntries(report.items.map((i: { id: string; state: string }) => [i.id, i.state]));
+  const report = await reportJson(ws.state);
+  const states = Object.fromEntries(report.items.map((i) => [i.id, i.state]));
   for (const id of VALID) expect(states[id], id).toBe('downloaded');
   for (const id of ['bad-kind', 'blank-prompt', 'too-long', 'no-4k', 'too-hot', 'wrong-url']) expect(states[id], id).toBe('invalid');
   expect(report.totals.by_state).toEqual({ downloaded: 4, invalid: 9 });
-  const tooLong = report.items.find((i: { id: string }) => i.id === 'too-long');
-  expect(tooLong.error.message).toMatch(/duration/);
+  const tooLong = reportItemOf(report, 'too-long');
+  expect(tooLong.error?.message).toMatch(/duration/);
   expect(tooLong.actual_usd).toBeNull();
 });

@@ -4,7 +4,8 @@
 import { mkdirSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { expect, test } from 'vitest';
-import { BUILT, gatewayEnv, runCli, stdoutJson } from './helpers/cli.js';
+import { BUILT, gatewayEnv, runCli } from './helpers/cli.js';
+import { reportItemOf, reportJson } from './helpers/report.js';
 import { videoRow, writeJsonl } from './helpers/manifests.js';
 import { KEY, startSim } from './helpers/sim.js';
 import { filesUnder, sha256File, SIM_VIDEO_SHA256, workspace } from './helpers/workspace.js';
@@ -34,14 +35,13 @@ test.skipIf(!BUILT)('hostile ids produce files inside --out only, each named onc
     expect(file.endsWith('.mp4')).toBe(true);
   }
 
-  const report = stdoutJson(await runCli(['report', '--state', 'state/job.db', '--format', 'json'], { cwd }));
+  const report = await reportJson('state/job.db', cwd);
   const outputs = new Set<string>();
   for (const id of IDS) {
-    const item = report.items.find((i: { id: string }) => i.id === id);
-    expect(item, id).toBeDefined();
+    const item = reportItemOf(report, id);
     expect(item.state).toBe('downloaded');
-    expect(isAbsolute(item.output), `${id}: ${item.output}`).toBe(false);
-    const onDisk = resolve(cwd, item.output);
+    expect(isAbsolute(item.output!), `${id}: ${item.output}`).toBe(false);
+    const onDisk = resolve(cwd, item.output!);
     expect(relative(outDir, onDisk).startsWith('..')).toBe(false);
     expect(sha256File(onDisk)).toBe(SIM_VIDEO_SHA256);
     outputs.add(onDisk);

@@ -3,7 +3,8 @@
 
 import { expect, test } from 'vitest';
 import { BUILTIN_PRICING } from '../../src/core/pricing.js';
-import { BUILT, gatewayEnv, runCli, stdoutJson } from './helpers/cli.js';
+import { BUILT, gatewayEnv, runCli } from './helpers/cli.js';
+import { reportItemOf, reportJson } from './helpers/report.js';
 import { videoRow, writeJsonl } from './helpers/manifests.js';
 import { KEY, startSim } from './helpers/sim.js';
 import { sha256File, SIM_VIDEO_SHA256, workspace } from './helpers/workspace.js';
@@ -20,16 +21,16 @@ test.skipIf(!BUILT)('Shape B polling completes the job; a 1080p delivery of a 72
   expect(run.code, run.stderr).toBe(0);
   expect(sim.ledger.requests.some((r) => r.method === 'GET' && r.path.startsWith('/v1/video/generations/'))).toBe(true);
 
-  const report = stdoutJson(await runCli(['report', '--state', ws.state, '--format', 'json']));
+  const report = await reportJson(ws.state);
   for (const [id, prompt, hasRef] of [['plain', 'A cat asleep on a windowsill', false], ['ref', 'Recolour the reference in sepia', true]] as const) {
-    const item = report.items.find((i: { id: string }) => i.id === id);
+    const item = reportItemOf(report, id);
     const task = sim.ledger.tasks.find((t) => t.prompt === prompt)!;
     expect(task.finalResolution).toBe('1080p');
     expect(item).toMatchObject({ state: 'downloaded', resolution: '720p', final_resolution: '1080p', has_reference_video: hasRef, total_tokens: task.totalTokens });
     const rate = BUILTIN_PRICING.video['video-fast']!['1080p']!;
     expect(item.actual_usd).toBeCloseTo((task.totalTokens! / 1e6) * (hasRef ? rate.ref : rate.noref), 6);
     expect(item.actual_usd).toBeCloseTo(task.chargedUsd, 6);
-    expect(sha256File(item.output)).toBe(SIM_VIDEO_SHA256);
+    expect(sha256File(item.output!)).toBe(SIM_VIDEO_SHA256);
   }
   expect(report.totals.actual_usd).toBeCloseTo(sim.ledger.chargesTotal('acct-1'), 6);
   // The 1080p delivery costs more than the 720p estimate: the report shows the overshoot.

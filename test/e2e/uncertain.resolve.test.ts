@@ -4,6 +4,7 @@
 import { expect, test } from 'vitest';
 import type { Simulator } from '../../src/sim/index.js';
 import { BUILT, gatewayEnv, runCli, stdoutJson } from './helpers/cli.js';
+import { reportItemOf, reportJson } from './helpers/report.js';
 import { readJournal, statesById } from './helpers/journal.js';
 import { chatRow, videoRow, writeJsonl } from './helpers/manifests.js';
 import { KEY, posts, startSim, tasksFor } from './helpers/sim.js';
@@ -70,8 +71,8 @@ test.skipIf(!BUILT)('resolve --resubmit sends it again on purpose: two tasks, an
   expect(last.code, last.stderr).toBe(0);
   const tasks = tasksFor(sim.ledger, PROMPT);
   expect(tasks).toHaveLength(2);
-  const report = stdoutJson(await runCli(['report', '--state', ws.state, '--format', 'json']));
-  const item = report.items.find((i: { id: string }) => i.id === 'heron');
+  const report = await reportJson(ws.state);
+  const item = reportItemOf(report, 'heron');
   expect(item).toMatchObject({ state: 'downloaded', task_id: tasks[1]!.id, attempts: 2 });
   expect(item.actual_usd).toBeCloseTo(tasks[1]!.chargedUsd, 6);
 });

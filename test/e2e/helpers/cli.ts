@@ -25,7 +25,7 @@ export interface RunningCli {
 function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith('GATEWAY_') && !name.startsWith('VITEST') && value !== undefined) env[name] = value;
+    if (!name.startsWith('GATEWAY_') && value !== undefined) env[name] = value;
   }
   for (const [name, value] of Object.entries(extra)) if (value !== undefined) env[name] = value;
   return env;

@@ -35,7 +35,3 @@ export function tasksFor(ledger: Ledger, prompt: string): TaskRecord[] {
 export function chatCharges(ledger: Ledger, account = 'acct-1'): number[] {
   return ledger.charges.filter((c) => c.kind === 'chat' && c.account === account).map((c) => c.usd);
 }
-
-export function close(a: number, b: number, tolerance = 1e-6): boolean {
-  return Math.abs(a - b) <= tolerance;
-}
