@@ -1,47 +1,75 @@
-// Group commit: transitions requested in the same turn of the event loop share one SQLite transaction.
+// Group commit: transitions requested close together share one SQLite transaction (one fsync). A
+// commit follows the previous one by at least `windowMs`, so under load each fsync carries many
+// changes; when idle, a change commits on the next turn of the event loop.
 import type { Change, Journal } from './journal.js';
 import type { Item } from './item.js';
 
-interface Waiting { change: Change; resolve: (item: Item) => void; reject: (err: unknown) => void }
+interface Waiting { change: Change; base: Item | undefined; bare?: boolean; resolve: (item: Item) => void; reject: (err: unknown) => void }
 
 export class CommitQueue {
   private queue: Waiting[] = [];
   private scheduled = false;
   private commits = 0;
+  private lastFlushAt = 0;
 
-  constructor(private readonly journal: Journal) {}
+  constructor(private readonly journal: Journal, private readonly windowMs = 2) {}
 
-  /** Resolves once the change is durable; rejects when its transition was illegal or stale. */
-  write(change: Change): Promise<Item> {
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    const wait = this.lastFlushAt + this.windowMs - performance.now();
+    if (wait > 0) setTimeout(() => this.flush(), wait);
+    else setImmediate(() => this.flush());
+  }
+
+  /**
+   * Resolves once the change is durable; rejects when its transition was illegal or stale. With `base`
+   * (the caller's copy of the item) the result is that copy with the change applied, saving a re-read.
+   */
+  write(change: Change, base?: Item): Promise<Item> {
     return new Promise<Item>((resolve, reject) => {
-      this.queue.push({ change, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.queue.push({ change, base, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** As write(), for callers that need no item back (no re-read). */
+  commit(change: Change): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ change, base: undefined, bare: true, resolve: () => resolve(), reject });
+      this.schedule();
     });
   }
 
   /** Commits everything queued now. A failing change is retried alone so one bug cannot sink its batch-mates. */
   flush(): void {
     this.scheduled = false;
+    this.lastFlushAt = performance.now();
     const batch = this.queue;
     this.queue = [];
     if (batch.length === 0) return;
     try {
-      const items = this.journal.apply(batch.map((w) => w.change));
+      const moves = this.journal.applyTransitions(batch.map((w) => w.change));
       this.commits++;
-      batch.forEach((w, i) => w.resolve(items[i]!));
+      batch.forEach((w, i) => w.resolve(this.result(w, moves[i]!)));
     } catch {
       for (const waiting of batch) {
         try {
-          waiting.resolve(this.journal.apply([waiting.change])[0]!);
+          const [move] = this.journal.applyTransitions([waiting.change]);
           this.commits++;
+          waiting.resolve(this.result(waiting, move!));
         } catch (err) {
           waiting.reject(err);
         }
       }
     }
+  }
+
+  private result(waiting: Waiting, move: { to: Item['state']; at: number }): Item {
+    if (waiting.bare) return undefined as unknown as Item;
+    if (!waiting.base) return this.journal.get(waiting.change.id)!;
+    const patch = Object.fromEntries(Object.entries(waiting.change.patch ?? {}).filter(([, v]) => v !== undefined));
+    return { ...waiting.base, ...patch, state: move.to, updatedAt: move.at };
   }
 
   get commitCount(): number {

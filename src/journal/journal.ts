@@ -34,6 +34,11 @@ export class StaleTransitionError extends Error {
 
 export interface Spend { reservedUsd: number; actualUsd: number }
 
+export interface AnswerRow {
+  seq: number; id: string; state: ItemState; response: string | null; response_status: number | null;
+  request_id: string | null; last_error: string | null;
+}
+
 export class Journal {
   readonly db: Database.Database;
   readonly lock: RunnerLock;
@@ -149,16 +154,38 @@ export class Journal {
   }
 
   /**
+   * The stored answers of text items, as raw JSON text: results.jsonl is rebuilt from these without
+   * parsing and re-serialising every body.
+   */
+  *iterateAnswers(states: readonly ItemState[], pageSize = 2000): Generator<AnswerRow> {
+    const page = this.db.prepare(`SELECT seq, id, state, response, response_status, request_id, last_error FROM items
+      WHERE seq > ? AND kind IN ('chat', 'responses') AND state IN (${states.map(() => '?').join(', ')}) ORDER BY seq LIMIT ?`);
+    let after = 0;
+    for (;;) {
+      const rows = page.all(after, ...states, pageSize) as AnswerRow[];
+      if (rows.length === 0) return;
+      yield* rows;
+      after = rows[rows.length - 1]!.seq;
+    }
+  }
+
+  /**
    * Applies transitions in ONE transaction (group commit): each is checked by the pure transition table
    * and written compare-and-set on its from-state. Any failure rolls all of them back.
    */
   apply(changes: readonly Change[]): Item[] {
+    this.applyTransitions(changes);
+    return changes.map((change) => this.get(change.id)!);
+  }
+
+  /** As apply(), returning only each change's from/to states and time (no re-read of the rows). */
+  applyTransitions(changes: readonly Change[]): Array<{ from: ItemState; to: ItemState; at: number }> {
     if (changes.length === 0) return [];
     const now = this.now();
     let reservedDelta = 0;
     let actualDelta = 0;
     const run = this.db.transaction(() => {
-      const ids: string[] = [];
+      const moves: Array<{ from: ItemState; to: ItemState; at: number }> = [];
       for (const change of changes) {
         const head = this.stmt.head.get(change.id);
         if (!head) throw new Error(`unknown item '${change.id}'`);
@@ -177,18 +204,18 @@ export class Journal {
         this.stmt.event.run(change.id, now, change.event, from, to, change.detail ? JSON.stringify(change.detail) : null);
         if (patch.reservedUsd !== undefined) reservedDelta += patch.reservedUsd - head.reserved_usd;
         if (patch.actualUsd !== undefined) actualDelta += (patch.actualUsd ?? 0) - (head.actual_usd ?? 0);
-        ids.push(change.id);
+        moves.push({ from, to, at: now });
       }
-      return ids;
+      return moves;
     });
     // IMMEDIATE: take the write lock before reading, so another process (a `resolve`) makes us wait
     // out busy_timeout instead of failing at once with SQLITE_BUSY on the read-then-write upgrade.
-    const ids = run.immediate();
+    const moves = run.immediate();
     if (this.spendCache) {
       this.spendCache.reservedUsd = roundUsd(this.spendCache.reservedUsd + reservedDelta);
       this.spendCache.actualUsd = roundUsd(this.spendCache.actualUsd + actualDelta);
     }
-    return ids.map((id) => this.get(id)!);
+    return moves;
   }
 
   /** Patches fields without a state change (e.g. a poll's gateway charge); logged as a note event. */

@@ -72,6 +72,11 @@ const MIGRATIONS: readonly string[] = [
     ingested_at INTEGER NOT NULL
   );
   `,
+  // The per-item event index cost a random B-tree insert on every transition of a hot run; reading one
+  // item's history (rare: an operator's question) scans the log instead.
+  `
+  DROP INDEX events_by_item;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

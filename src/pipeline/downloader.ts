@@ -55,7 +55,7 @@ export class Downloader {
         id: item.id, event: 'store',
         patch: { outputPath: dest, sha256: file.sha256, bytes: file.bytes, lastError: null },
         detail: { bytes: file.bytes, sha256: file.sha256, source: file.source },
-      });
+      }, item);
       ctx.events.emit('transition', updated, 'succeeded');
     } catch (err) {
       if (ctx.hardStop.signal.aborted) return;

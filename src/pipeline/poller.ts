@@ -114,14 +114,14 @@ export class Poller {
     const item = ctx.journal.get(due.itemId)!;
     if (status.phase === 'pending' || status.phase === 'running') {
       if (item.state === 'submitted' && status.phase === 'running') {
-        const updated = await ctx.commits.write({ id: item.id, event: 'progress', detail: { status: status.rawStatus, progress: status.progress } });
+        const updated = await ctx.commits.write({ id: item.id, event: 'progress', detail: { status: status.rawStatus, progress: status.progress } }, item);
         ctx.events.emit('transition', updated, 'submitted');
       }
       this.reschedule({ ...due, failures: 0 });
       return;
     }
     const change = status.phase === 'succeeded' ? this.finish(item, status) : this.fail(item, status);
-    const updated = await ctx.commits.write(change);
+    const updated = await ctx.commits.write(change, item);
     ctx.events.emit('transition', updated, item.state);
     if (status.phase === 'succeeded') this.onSucceeded(updated);
   }

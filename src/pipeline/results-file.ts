@@ -2,9 +2,7 @@
 // crash can neither duplicate nor lose a line. Items whose line is on disk move to `downloaded`.
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Item, Journal } from '../journal/index.js';
-
-const TEXT_KINDS = ['chat', 'responses'] as const;
+import type { AnswerRow, Item, ItemError, Journal } from '../journal/index.js';
 
 export function resultsPath(outDir: string): string {
   return join(outDir, 'results.jsonl');
@@ -12,8 +10,8 @@ export function resultsPath(outDir: string): string {
 
 /** One line in the OpenAI Batch output form. */
 export function resultLine(item: Item): string {
-  const answered = item.state === 'rejected';
-  const line = answered
+  const refused = item.state === 'rejected';
+  const line = refused
     ? {
       id: `batch_req_${item.seq}`,
       custom_id: item.id,
@@ -29,6 +27,19 @@ export function resultLine(item: Item): string {
   return JSON.stringify(line);
 }
 
+/** resultLine() from the journal's raw row: the stored body text is spliced in as it is. */
+export function resultLineFromRow(row: AnswerRow): string {
+  if (row.state === 'rejected') {
+    const error = row.last_error === null ? null : (JSON.parse(row.last_error) as ItemError);
+    return JSON.stringify({
+      id: `batch_req_${row.seq}`, custom_id: row.id,
+      response: { status_code: error?.status ?? 400, request_id: null, body: { error } }, error: null,
+    });
+  }
+  return `{"id":"batch_req_${row.seq}","custom_id":${JSON.stringify(row.id)},"response":{"status_code":${row.response_status ?? 200},` +
+    `"request_id":${JSON.stringify(row.request_id)},"body":${row.response ?? 'null'}},"error":null}`;
+}
+
 /** Rewrites results.jsonl from the journal; returns the ids of items whose line is now durable. */
 export function writeResultsFile(journal: Journal, outDir: string): string[] {
   mkdirSync(outDir, { recursive: true });
@@ -38,9 +49,9 @@ export function writeResultsFile(journal: Journal, outDir: string): string[] {
   const newlyWritten: string[] = [];
   try {
     let buffer = '';
-    for (const item of journal.iterate({ kinds: TEXT_KINDS, states: ['succeeded', 'downloaded', 'rejected'] })) {
-      buffer += `${resultLine(item)}\n`;
-      if (item.state === 'succeeded') newlyWritten.push(item.id);
+    for (const row of journal.iterateAnswers(['succeeded', 'downloaded', 'rejected'])) {
+      buffer += `${resultLineFromRow(row)}\n`;
+      if (row.state === 'succeeded') newlyWritten.push(row.id);
       if (buffer.length > 1 << 20) {
         writeSync(fd, buffer);
         buffer = '';

@@ -1,17 +1,26 @@
-// Debounces results.jsonl rebuilds during a run: at most one rewrite per interval, and one at the end.
+// Schedules results.jsonl rebuilds during a run. Each rebuild rewrites the whole file, so they are
+// spaced geometrically: the next waits until as many new answers arrived as are already written (or
+// the interval passed with some waiting), keeping the total work linear in the number of answers.
 import { resultsPath, writeResultsFile } from './results-file.js';
 import type { RunContext } from './context.js';
 
 export class ResultsWriter {
   private dirty = false;
+  private waiting = 0;
+  private written = 0;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly ctx: RunContext, private readonly intervalMs = 1000) {}
+  constructor(private readonly ctx: RunContext, private readonly intervalMs = 5000, private readonly minBatch = 256) {}
 
   markDirty(): void {
     this.dirty = true;
-    if (!this.timer) {
+    this.waiting++;
+    if (this.waiting >= Math.max(this.minBatch, this.written)) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = undefined;
+      void this.flush();
+    } else if (!this.timer) {
       this.timer = setTimeout(() => {
         this.timer = undefined;
         void this.flush();
@@ -25,10 +34,17 @@ export class ResultsWriter {
     this.writing = this.writing.then(async () => {
       if (!this.dirty) return;
       this.dirty = false;
+      this.waiting = 0;
       const { ctx } = this;
       const written = writeResultsFile(ctx.journal, ctx.settings.outDir);
-      const items = await Promise.all(written.map((id) => ctx.commits.write({ id, event: 'store', patch: { outputPath: resultsPath(ctx.settings.outDir) }, detail: { file: 'results.jsonl' } })));
-      for (const item of items) ctx.events.emit('transition', item, 'succeeded');
+      this.written += written.length;
+      const outputPath = resultsPath(ctx.settings.outDir);
+      const listening = ctx.events.listenerCount('transition') > 0;
+      await Promise.all(written.map(async (id) => {
+        const change = { id, event: 'store' as const, patch: { outputPath }, detail: { file: 'results.jsonl' } };
+        if (!listening) return ctx.commits.commit(change);
+        ctx.events.emit('transition', await ctx.commits.write(change), 'succeeded');
+      }));
     });
     return this.writing;
   }

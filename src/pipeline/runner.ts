@@ -54,6 +54,8 @@ export interface RunResult {
   polls: number;
   downloadFailures: number;
   exhaustedRetries: number;
+  /** Journal transactions the run's lanes committed (group commit: far fewer than transitions). */
+  journalCommits: number;
 }
 
 export async function runJob(config: RunConfig): Promise<RunResult> {
@@ -180,6 +182,7 @@ async function drive(
       stopReason: poller.authRefused ? 'auth' : submitter.reason ?? stopReason,
       spend: journal.spend(), budgetUsd: config.budgetUsd,
       polls: poller.pollCount, downloadFailures: downloader.failedCount, exhaustedRetries: submitter.exhaustedCount,
+      journalCommits: ctx.commits.commitCount,
     };
   } finally {
     for (const cleanup of cleanups) cleanup();
@@ -211,6 +214,6 @@ function releaseDeferred(journal: Journal): void {
 function emptyResult(journal: Journal, exitCode: number, config: RunConfig): RunResult {
   return {
     exitCode, counts: journal.counts(), stopReason: undefined, spend: journal.spend(), budgetUsd: config.budgetUsd,
-    polls: 0, downloadFailures: 0, exhaustedRetries: 0,
+    polls: 0, downloadFailures: 0, exhaustedRetries: 0, journalCommits: 0,
   };
 }

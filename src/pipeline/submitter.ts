@@ -7,7 +7,7 @@ import type { SendOutcome } from '../gateway/client.js';
 import { GatewayTransportError } from '../gateway/errors.js';
 import type { Item } from '../journal/index.js';
 import { log, type RunContext } from './context.js';
-import { planOutcome, type OutcomePlan } from './outcome.js';
+import { planOutcome, type FollowUp, type OutcomePlan } from './outcome.js';
 
 export interface SubmitterHooks {
   accepted(item: Item): void;
@@ -24,6 +24,8 @@ export class Submitter {
   private readonly overBudget: Item[] = [];
   private exhausted = 0;
   private readonly stopped: Promise<void>;
+  /** Outcome writes still on their way to disk (their follow-ups run once each is durable). */
+  private readonly settling = new Set<Promise<void>>();
 
   constructor(private readonly ctx: RunContext, private readonly hooks: SubmitterHooks) {
     this.stopped = abortPromise(ctx.submitStop.signal);
@@ -58,6 +60,7 @@ export class Submitter {
       }
     }
     await this.queue.onIdle();
+    while (this.settling.size > 0) await Promise.all([...this.settling]);
     await this.deferLeftovers();
   }
 
@@ -86,35 +89,49 @@ export class Submitter {
         event: 'submit',
         patch: { attempts: attempt, reservedUsd: item.estimateUsd, priceSnapshot: snapshotPrice(item.kind, item.model, ctx.pricing) },
         detail: { attempt },
-      });
+      }, item);
       ctx.events.emit('transition', item, 'pending');
       const outcome = await this.send(item, attempt);
       const plan = planOutcome(item, outcome, attempt, ctx.settings.maxSubmitAttempts);
       this.moveMoney(plan);
-      item = await ctx.commits.write(plan.change);
-      ctx.events.emit('transition', item, 'submitting');
       const next = plan.followUp;
-      if (next.kind === 'poll') this.hooks.accepted(item);
-      else if (next.kind === 'results') this.hooks.completed(item);
-      else if (next.kind === 'stop-balance') this.stopFor('balance', `the gateway's balance ran out (402): no further submissions`);
+      // Stops take effect at once, before the outcome is even written: no other request may leave.
+      if (next.kind === 'stop-balance') this.stopFor('balance', `the gateway's balance ran out (402): no further submissions`);
       else if (next.kind === 'stop-auth') this.stopFor('auth', 'the gateway refused the API key (401): no further submissions; check GATEWAY_API_KEY');
-      else if (next.kind === 'give-up') {
-        this.exhausted++;
-        log(ctx, `item '${item.id}': gateway still failing after ${attempt} attempts; left pending for a later run`);
-      } else if (next.kind === 'retry') {
-        try {
-          await ctx.clock.sleep(next.delayMs, ctx.submitStop.signal);
-        } catch {
-          return; // stopping: the item stays pending and a later run sends it
-        }
-        if (!(await this.reserve(item))) {
-          this.overBudget.push(item);
-          return;
-        }
-        continue;
+      const written = ctx.commits.write(plan.change, item);
+      if (next.kind !== 'retry') {
+        // The outcome's follow-ups wait for it to be durable; the lane's slot does not: the next
+        // request depends on nothing here but the budget, which moved above.
+        this.settle(written.then((updated) => this.followUp(updated, next, attempt)));
+        return;
       }
-      return;
+      item = await written;
+      ctx.events.emit('transition', item, 'submitting');
+      try {
+        await ctx.clock.sleep(next.delayMs, ctx.submitStop.signal);
+      } catch {
+        return; // stopping: the item stays pending and a later run sends it
+      }
+      if (!(await this.reserve(item))) {
+        this.overBudget.push(item);
+        return;
+      }
     }
+  }
+
+  private followUp(item: Item, next: FollowUp, attempt: number): void {
+    this.ctx.events.emit('transition', item, 'submitting');
+    if (next.kind === 'poll') this.hooks.accepted(item);
+    else if (next.kind === 'results') this.hooks.completed(item);
+    else if (next.kind === 'give-up') {
+      this.exhausted++;
+      log(this.ctx, `item '${item.id}': gateway still failing after ${attempt} attempts; left pending for a later run`);
+    }
+  }
+
+  private settle(work: Promise<void>): void {
+    const tracked = work.finally(() => this.settling.delete(tracked));
+    this.settling.add(tracked);
   }
 
   private async send(item: Item, attempt: number): Promise<SendOutcome> {

@@ -90,7 +90,7 @@ function printSummary(job: ResolvedJob, result: RunResult, json: boolean): void 
         invalid: result.ingest.invalidCount, conflicts: result.ingest.conflicts.length,
       } : null,
       recovered_uncertain: result.recovery?.madeUncertain ?? [], auto_resubmitted: result.recovery?.resubmitted ?? [],
-      polls: result.polls, download_failures: result.downloadFailures,
+      polls: result.polls, download_failures: result.downloadFailures, journal_commits: result.journalCommits,
     })}\n`);
     return;
   }
