@@ -3,8 +3,9 @@
 // complete file or untouched.
 
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { close as fsClose, fsync as fsFsync, open as fsOpen, write as fsWrite } from 'node:fs';
+import { promisify } from 'node:util';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import pRetry from 'p-retry';
 import type { Clock } from '../core/clock.js';
@@ -65,37 +66,59 @@ export function tempPathFor(dest: string): string {
   return join(dirname(dest), `.${basename(dest)}.${randomBytes(4).toString('hex')}.part`);
 }
 
+const openFile = promisify(fsOpen);
+const writeFile = promisify(fsWrite);
+const syncFile = promisify(fsFsync);
+const closeFile = promisify(fsClose);
+
 async function fsyncDirectory(dir: string): Promise<void> {
   try {
-    const handle = await open(dir, 'r');
+    const fd = await openFile(dir, 'r');
     try {
-      await handle.sync();
+      await syncFile(fd);
     } finally {
-      await handle.close();
+      await closeFile(fd);
     }
   } catch {
     // Not every platform can fsync a directory; the rename itself is still atomic.
   }
 }
+const WRITE_BATCH_BYTES = 1 << 20;
 
 /**
- * Synchronous writes on purpose: chunks are small (undici hands over <= 64 KiB), and with
- * fs/promises FileHandle.close() was seen never to settle after a streamed body (Node 20.20), which
- * hung the whole download lane.
+ * Streams the body to the temp file with the callback fs API (threadpool: the event loop keeps
+ * serving the other downloads while a write or the fsync runs). Chunks are gathered into ~1 MiB
+ * writes. Not fs/promises: its FileHandle.close() was seen never to settle after a streamed body
+ * (Node 20.20), which hung the download lane.
  */
 async function writeBody(response: Exchange, tempPath: string): Promise<{ bytes: number; sha256: string }> {
   const hash = createHash('sha256');
   let bytes = 0;
-  const fd = openSync(tempPath, 'w');
+  const fd = await openFile(tempPath, 'w');
   try {
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    const drain = async (): Promise<void> => {
+      if (pendingBytes === 0) return;
+      const data = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
+      pending = [];
+      pendingBytes = 0;
+      for (let offset = 0; offset < data.length;) {
+        const { bytesWritten } = await writeFile(fd, data, offset, data.length - offset);
+        offset += bytesWritten;
+      }
+    };
     for await (const chunk of response.body as AsyncIterable<Buffer>) {
       hash.update(chunk);
       bytes += chunk.length;
-      writeSync(fd, chunk);
+      pending.push(chunk);
+      pendingBytes += chunk.length;
+      if (pendingBytes >= WRITE_BATCH_BYTES) await drain();
     }
-    fsyncSync(fd);
+    await drain();
+    await syncFile(fd);
   } finally {
-    closeSync(fd);
+    await closeFile(fd);
   }
   return { bytes, sha256: hash.digest('hex') };
 }
