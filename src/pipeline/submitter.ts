@@ -30,7 +30,7 @@ export class Submitter {
   constructor(private readonly ctx: RunContext, private readonly hooks: SubmitterHooks) {
     this.stopped = abortPromise(ctx.submitStop.signal);
     const { concurrency, rpm } = ctx.settings;
-    this.queue = new PQueue({ concurrency, ...(rpm ? { intervalCap: rpm, interval: 60_000 } : {}) });
+    this.queue = new PQueue({ concurrency, ...(rpm ? rateWindow(rpm) : {}) });
   }
 
   get reason(): SubmitStopReason {
@@ -187,6 +187,15 @@ export class Submitter {
     }
     await Promise.all(writes);
   }
+}
+
+/**
+ * --rpm as an even pace rather than a minute's worth in one burst: windows of about a second (or
+ * one request per window below 60/min), never more than rpm in any minute. Retries count: each is a request.
+ */
+export function rateWindow(rpm: number): { intervalCap: number; interval: number } {
+  const intervalCap = Math.max(1, Math.ceil(rpm / 60));
+  return { intervalCap, interval: Math.ceil((60_000 * intervalCap) / rpm) };
 }
 
 function abortPromise(signal: AbortSignal): Promise<void> {
