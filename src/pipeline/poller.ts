@@ -22,6 +22,7 @@ export class Poller {
   private wake: AbortController | undefined;
   private polls = 0;
   authRefused = false;
+  private failure: unknown;
 
   constructor(private readonly ctx: RunContext, private readonly onSucceeded: (item: Item) => void) {
     this.lane = new PQueue({ concurrency: ctx.settings.pollConcurrency });
@@ -60,7 +61,10 @@ export class Poller {
       if (next && next.at <= now) {
         this.heap.pop();
         await this.lane.onSizeLessThan(ctx.settings.pollConcurrency);
-        void this.lane.add(() => this.pollOnce(next));
+        this.lane.add(() => this.pollOnce(next)).catch((err: unknown) => {
+          this.failure ??= err;
+          this.ctx.stop.abort('internal error');
+        });
         continue;
       }
       const waitMs = next ? next.at - now : 60_000;
@@ -74,6 +78,7 @@ export class Poller {
       this.wake = undefined;
     }
     await this.lane.onIdle();
+    if (this.failure !== undefined) throw this.failure;
   }
 
   private nextAt(failures: number): number {

@@ -167,9 +167,16 @@ async function drive(
       stopReason ??= 'no-wait';
     } else {
       const polling = poller.run();
-      await submitter.run();
+      let submitFailure: unknown;
+      try {
+        await submitter.run();
+      } catch (err) {
+        submitFailure = err;
+        ctx.stop.abort('internal error');
+      }
       poller.producersDone();
       await polling;
+      if (submitFailure !== undefined) throw submitFailure;
       await downloader.idle();
     }
     await results.close();

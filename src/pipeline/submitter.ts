@@ -26,6 +26,7 @@ export class Submitter {
   private readonly stopped: Promise<void>;
   /** Outcome writes still on their way to disk (their follow-ups run once each is durable). */
   private readonly settling = new Set<Promise<void>>();
+  private failure: unknown;
 
   constructor(private readonly ctx: RunContext, private readonly hooks: SubmitterHooks) {
     this.stopped = abortPromise(ctx.submitStop.signal);
@@ -56,12 +57,19 @@ export class Submitter {
           this.overBudget.push(item);
           continue;
         }
-        void this.queue.add(() => this.submit(item));
+        this.queue.add(() => this.submit(item)).catch((err: unknown) => this.fail(err));
       }
     }
     await this.queue.onIdle();
-    while (this.settling.size > 0) await Promise.all([...this.settling]);
+    while (this.settling.size > 0) await Promise.allSettled([...this.settling]);
+    if (this.failure !== undefined) throw this.failure;
     await this.deferLeftovers();
+  }
+
+  /** A bug (an illegal transition, a journal error) stops every submission and ends the run loudly. */
+  private fail(err: unknown): void {
+    this.failure ??= err;
+    this.ctx.submitStop.abort('internal error');
   }
 
   /** Waits for headroom while in-flight work may still free some; false when the item cannot fit. */
@@ -130,7 +138,7 @@ export class Submitter {
   }
 
   private settle(work: Promise<void>): void {
-    const tracked = work.finally(() => this.settling.delete(tracked));
+    const tracked = work.catch((err: unknown) => this.fail(err)).finally(() => this.settling.delete(tracked));
     this.settling.add(tracked);
   }
 
