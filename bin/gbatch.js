@@ -9,5 +9,10 @@ process.stdout.on('error', (err) => {
 
 main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },
-  (err) => { console.error(`gbatch: ${err?.message ?? err}`); process.exitCode = 2; },
+  (err) => {
+    // Usage and configuration errors are answered inside (exit 2); reaching here is a bug.
+    console.error(`gbatch: internal error: ${err?.stack ?? err}`);
+    console.error('gbatch: the journal stays consistent; a new run resumes from it. Please report this.');
+    process.exitCode = 70;
+  },
 );
