@@ -1,4 +1,5 @@
-// A seeded PRNG (mulberry32) so every kill schedule can be replayed from its seed.
+// A seeded PRNG so every kill schedule can be replayed from its seed: the simulator's own mulberry32.
+import { createRandom } from '../../../src/sim/random.js';
 
 export interface Prng {
   /** Uniform in [0, 1). */
@@ -10,17 +11,10 @@ export interface Prng {
 }
 
 export function createPrng(seed: number): Prng {
-  let state = seed >>> 0;
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = createRandom(seed);
   return {
-    next,
-    int: (min, max) => min + Math.floor(next() * (max - min + 1)),
-    between: (min, max) => min + next() * (max - min),
+    next: random.next,
+    int: (min, max) => min + random.int(max - min + 1),
+    between: (min, max) => min + random.next() * (max - min),
   };
 }
