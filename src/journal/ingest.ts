@@ -42,9 +42,10 @@ export class IngestSession {
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (id) DO NOTHING`);
     this.existing = db.prepare('SELECT content_hash, state, source_file, source_line FROM items WHERE id = ?');
-    this.replace = db.prepare(`UPDATE items SET kind = @kind, model = @model, request = @request, content_hash = @hash,
-      source_file = @file, source_line = @line, state = @state, resolution = @resolution, has_reference_video = @ref,
-      estimate_usd = @estimate, last_error = @error, updated_at = @now WHERE id = @id AND state = 'invalid'`);
+    // The same values as the insert, in the same order, with the id moved to the WHERE clause.
+    this.replace = db.prepare(`UPDATE items SET kind = ?, model = ?, request = ?, content_hash = ?,
+      source_file = ?, source_line = ?, state = ?, resolution = ?, has_reference_video = ?,
+      estimate_usd = ?, last_error = ?, updated_at = ? WHERE id = ? AND state = 'invalid'`);
     db.exec('BEGIN IMMEDIATE');
   }
 
@@ -54,10 +55,11 @@ export class IngestSession {
     for (const entry of entries) {
       const requestText = entry.requestJson ?? (entry.request === null ? null : JSON.stringify(entry.request));
       const errorText = entry.lastError ? JSON.stringify(entry.lastError) : null;
-      const inserted = this.insert.run(
-        entry.id, entry.kind, entry.model, requestText, entry.contentHash, entry.sourceFile, entry.sourceLine, entry.state,
+      const values = [
+        entry.kind, entry.model, requestText, entry.contentHash, entry.sourceFile, entry.sourceLine, entry.state,
         entry.resolution ?? null, entry.hasReferenceVideo ? 1 : 0, entry.estimateUsd ?? 0, errorText, now,
-      );
+      ];
+      const inserted = this.insert.run(entry.id, ...values);
       if (inserted.changes === 1) {
         this.summary.inserted++;
         continue;
@@ -67,11 +69,7 @@ export class IngestSession {
         this.summary.unchanged++;
       } else if (prior.state === 'invalid') {
         // An invalid row was never sent, so its corrected version may take its place.
-        this.replace.run({
-          id: entry.id, kind: entry.kind, model: entry.model, request: requestText, hash: entry.contentHash,
-          file: entry.sourceFile, line: entry.sourceLine, state: entry.state, resolution: entry.resolution ?? null,
-          ref: entry.hasReferenceVideo ? 1 : 0, estimate: entry.estimateUsd ?? 0, error: errorText, now,
-        });
+        this.replace.run(...values, entry.id);
         this.summary.replaced++;
       } else {
         this.summary.conflicts.push({ id: entry.id, file: entry.sourceFile, line: entry.sourceLine, journalFile: prior.source_file, journalLine: prior.source_line });

@@ -20,8 +20,6 @@ export interface IngestOutcome {
   conflicts: IngestConflict[];
   /** Human-readable reasons the ingest was refused (empty when ok). */
   problems: string[];
-  /** Every manifest was byte-identical to one already ingested: nothing was read again. */
-  skipped: boolean;
 }
 
 const MAX_KEPT_ERRORS = 1000;
@@ -37,7 +35,7 @@ export async function ingestManifests(
   const prints = await Promise.all(files.map((file) => fingerprint(file).catch(() => undefined)));
   const known = prints.every((p): p is Fingerprint => p !== undefined) ? unchangedRows(journal, prints) : undefined;
   if (known !== undefined) {
-    return { ok: true, rows: known, inserted: 0, unchanged: known, replaced: 0, invalid: [], invalidCount: 0, conflicts: [], problems: [], skipped: true };
+    return { ok: true, rows: known, inserted: 0, unchanged: known, replaced: 0, invalid: [], invalidCount: 0, conflicts: [], problems: [] };
   }
   const rowsByPath = new Map<string, number>();
   const count = (file: string): void => {
@@ -98,6 +96,6 @@ export async function ingestManifests(
   }
   return {
     ok, rows: scan.rows, inserted: summary.inserted, unchanged: summary.unchanged, replaced: summary.replaced,
-    invalid, invalidCount, conflicts: summary.conflicts, problems, skipped: false,
+    invalid, invalidCount, conflicts: summary.conflicts, problems,
   };
 }

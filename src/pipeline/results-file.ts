@@ -8,26 +8,16 @@ export function resultsPath(outDir: string): string {
   return join(outDir, 'results.jsonl');
 }
 
-/** One line in the OpenAI Batch output form. */
+/** One line in the OpenAI Batch output form, from an item as the journal returns it. */
 export function resultLine(item: Item): string {
-  const refused = item.state === 'rejected';
-  const line = refused
-    ? {
-      id: `batch_req_${item.seq}`,
-      custom_id: item.id,
-      response: { status_code: item.lastError?.status ?? 400, request_id: null, body: { error: item.lastError } },
-      error: null,
-    }
-    : {
-      id: `batch_req_${item.seq}`,
-      custom_id: item.id,
-      response: { status_code: item.responseStatus ?? 200, request_id: item.requestId, body: item.response },
-      error: null,
-    };
-  return JSON.stringify(line);
+  return resultLineFromRow({
+    seq: item.seq, id: item.id, state: item.state, response: item.response === null ? null : JSON.stringify(item.response),
+    response_status: item.responseStatus, request_id: item.requestId,
+    last_error: item.lastError === null ? null : JSON.stringify(item.lastError),
+  });
 }
 
-/** resultLine() from the journal's raw row: the stored body text is spliced in as it is. */
+/** One results.jsonl line from the journal's raw row: the stored body text is spliced in as it is. */
 export function resultLineFromRow(row: AnswerRow): string {
   if (row.state === 'rejected') {
     const error = row.last_error === null ? null : (JSON.parse(row.last_error) as ItemError);

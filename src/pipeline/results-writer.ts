@@ -5,7 +5,6 @@ import { resultsPath, writeResultsFile } from './results-file.js';
 import type { RunContext } from './context.js';
 
 export class ResultsWriter {
-  private dirty = false;
   private waiting = 0;
   private written = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -14,7 +13,6 @@ export class ResultsWriter {
   constructor(private readonly ctx: RunContext, private readonly intervalMs = 5000, private readonly minBatch = 256) {}
 
   markDirty(): void {
-    this.dirty = true;
     this.waiting++;
     if (this.waiting >= Math.max(this.minBatch, this.written)) {
       if (this.timer) clearTimeout(this.timer);
@@ -32,8 +30,7 @@ export class ResultsWriter {
   /** Rewrites the file if anything changed, then moves the items now on disk to `downloaded`. */
   flush(): Promise<void> {
     this.writing = this.writing.then(async () => {
-      if (!this.dirty) return;
-      this.dirty = false;
+      if (this.waiting === 0) return;
       this.waiting = 0;
       const { ctx } = this;
       const written = writeResultsFile(ctx.journal, ctx.settings.outDir);
