@@ -5,7 +5,7 @@ import { basename, dirname, extname, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { BUILTIN_PRICING, parsePricing, type PricingTable } from '../core/pricing.js';
 import { parseDeadline } from './deadline.js';
-import { parseOptions, UsageError, type ParsedOptions } from './options.js';
+import { helpText, parseOptions, UsageError, type ParsedOptions } from './options.js';
 import { RUN_DEFAULTS, RUN_OPTIONS } from './run-options.js';
 
 export type RunFlags = ParsedOptions<typeof RUN_OPTIONS>;
@@ -120,6 +120,20 @@ export function resolveJob(target: string | undefined, cli: RunFlags, now: Date)
 
 function relativeTo(jobFile: string, path: string): string {
   return isAbsolute(path) ? path : join(dirname(jobFile), path);
+}
+
+/**
+ * The argument handling `plan` and `run` share: their option table, `--help`, one job or manifest.
+ * Undefined when help was printed (the command exits 0).
+ */
+export function jobFromArgs(command: 'plan' | 'run', argv: string[], now: Date): ResolvedJob | undefined {
+  const { options, positionals } = parseOptions(RUN_OPTIONS, argv);
+  if (options.help) {
+    process.stdout.write(`${helpText(command, '<job.json | manifest.csv | manifest.jsonl> [options]', RUN_OPTIONS)}\n`);
+    return undefined;
+  }
+  if (positionals.length > 1) throw new UsageError(`Expected one job or manifest, got ${positionals.length}: ${positionals.join(' ')}`);
+  return resolveJob(positionals[0], options, now);
 }
 
 export interface GatewayAccess { baseUrl: string; apiKey: string }

@@ -2,9 +2,7 @@ import { roundUsd } from '../../core/money.js';
 import { formatRowError } from '../../manifest/types.js';
 import { scanManifests, estimateResolution } from '../../pipeline/scan-manifests.js';
 import { renderTable, usd } from '../../report/table.js';
-import { resolveJob } from '../job.js';
-import { helpText, parseOptions, UsageError } from '../options.js';
-import { RUN_OPTIONS } from '../run-options.js';
+import { jobFromArgs } from '../job.js';
 
 const SHOWN_ROWS = 50;
 const SHOWN_ERRORS = 200;
@@ -12,13 +10,8 @@ const SHOWN_ERRORS = 200;
 interface Group { model: string; resolution: string | null; rows: number; usd: number }
 
 export async function run(argv: string[]): Promise<number> {
-  const { options, positionals } = parseOptions(RUN_OPTIONS, argv);
-  if (options.help) {
-    process.stdout.write(`${helpText('plan', '<job.json | manifest.csv | manifest.jsonl> [options]', RUN_OPTIONS)}\n`);
-    return 0;
-  }
-  if (positionals.length > 1) throw new UsageError(`Expected one job or manifest, got ${positionals.length}: ${positionals.join(' ')}`);
-  const job = resolveJob(positionals[0], options, new Date());
+  const job = jobFromArgs('plan', argv, new Date());
+  if (!job) return 0;
   const groups = new Map<string, Group>();
   const rows: Array<[string, string, string, string | null, string]> = [];
   const errors: string[] = [];

@@ -5,22 +5,15 @@ import type { RunEvents } from '../../pipeline/context.js';
 import { runJob, type RunResult } from '../../pipeline/runner.js';
 import { reportHeader } from '../../report/model.js';
 import { renderReportTable } from '../../report/write-report.js';
-import { gatewayAccess, resolveJob, type ResolvedJob } from '../job.js';
-import { helpText, parseOptions, UsageError } from '../options.js';
+import { gatewayAccess, jobFromArgs, type ResolvedJob } from '../job.js';
 import { progressLine } from '../progress.js';
-import { RUN_OPTIONS } from '../run-options.js';
 import { installSignals } from '../signals.js';
 
 const SUMMARY_ROWS = 40;
 
 export async function run(argv: string[]): Promise<number> {
-  const { options, positionals } = parseOptions(RUN_OPTIONS, argv);
-  if (options.help) {
-    process.stdout.write(`${helpText('run', '<job.json | manifest.csv | manifest.jsonl> [options]', RUN_OPTIONS)}\n`);
-    return 0;
-  }
-  if (positionals.length > 1) throw new UsageError(`Expected one job or manifest, got ${positionals.length}: ${positionals.join(' ')}`);
-  const job = resolveJob(positionals[0], options, new Date());
+  const job = jobFromArgs('run', argv, new Date());
+  if (!job) return 0;
   const access = job.flags['ingest-only'] ? { baseUrl: 'http://127.0.0.1/v1', apiKey: '' } : gatewayAccess(job.flags, process.env);
   return execute(job, access);
 }
