@@ -3,7 +3,7 @@
 // complete file or untouched.
 
 import { createHash, randomBytes } from 'node:crypto';
-import { close as fsClose, fsync as fsFsync, open as fsOpen, write as fsWrite } from 'node:fs';
+import { close as fsClose, fsync as fsFsync, open as fsOpen, writev as fsWritev } from 'node:fs';
 import { promisify } from 'node:util';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -67,7 +67,7 @@ export function tempPathFor(dest: string): string {
 }
 
 const openFile = promisify(fsOpen);
-const writeFile = promisify(fsWrite);
+const writevFile = promisify(fsWritev);
 const syncFile = promisify(fsFsync);
 const closeFile = promisify(fsClose);
 
@@ -84,40 +84,72 @@ async function fsyncDirectory(dir: string): Promise<void> {
   }
 }
 const WRITE_BATCH_BYTES = 1 << 20;
+/** Bytes handed to the threadpool but not yet written; reading waits above this (bounded memory). */
+const MAX_UNWRITTEN_BYTES = 4 * WRITE_BATCH_BYTES;
+/** Stays under IOV_MAX (1024) when a body arrives in many tiny chunks. */
+const MAX_CHUNKS_PER_WRITE = 1024;
+
+/** The part of `chunks` a gathered write of `written` bytes left unwritten (no bytes copied). */
+export function unwrittenChunks(chunks: readonly Buffer[], written: number): Buffer[] {
+  let i = 0;
+  let left = written;
+  while (i < chunks.length && left >= chunks[i]!.length) left -= chunks[i++]!.length;
+  const rest = chunks.slice(i);
+  if (left > 0 && rest.length > 0) rest[0] = rest[0]!.subarray(left);
+  return rest;
+}
+
+/** One gathered write of the chunks (no copy into a joined buffer), continued after a short write. */
+async function writeChunks(fd: number, chunks: Buffer[]): Promise<void> {
+  for (let rest = chunks; rest.length > 0;) {
+    const { bytesWritten } = await writevFile(fd, rest);
+    rest = unwrittenChunks(rest, bytesWritten);
+  }
+}
 
 /**
- * Streams the body to the temp file with the callback fs API (threadpool: the event loop keeps
- * serving the other downloads while a write or the fsync runs). Chunks are gathered into ~1 MiB
- * writes. Not fs/promises: its FileHandle.close() was seen never to settle after a streamed body
- * (Node 20.20), which hung the download lane.
+ * Streams the body to the temp file with the callback fs API (threadpool), in ~1 MiB writes that run
+ * while the next bytes are received and hashed: reading waits only when 4 MiB are still unwritten.
+ * Writes are chained, so they land in order. Not fs/promises: its FileHandle.close() was seen never
+ * to settle after a streamed body (Node 20.20), which hung the download lane.
  */
 async function writeBody(response: Exchange, tempPath: string): Promise<{ bytes: number; sha256: string }> {
   const hash = createHash('sha256');
   let bytes = 0;
   const fd = await openFile(tempPath, 'w');
+  let written: Promise<void> = Promise.resolve();
   try {
     let pending: Buffer[] = [];
     let pendingBytes = 0;
-    const drain = async (): Promise<void> => {
+    let unwrittenBytes = 0;
+    const flush = (): void => {
       if (pendingBytes === 0) return;
-      const data = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
+      const chunks = pending;
+      const size = pendingBytes;
       pending = [];
       pendingBytes = 0;
-      for (let offset = 0; offset < data.length;) {
-        const { bytesWritten } = await writeFile(fd, data, offset, data.length - offset);
-        offset += bytesWritten;
-      }
+      unwrittenBytes += size;
+      written = written.then(async () => {
+        await writeChunks(fd, chunks);
+        unwrittenBytes -= size;
+      });
+      written.catch(() => undefined); // a failed write surfaces at the next await of `written`, not as unhandled
     };
     for await (const chunk of response.body as AsyncIterable<Buffer>) {
       hash.update(chunk);
       bytes += chunk.length;
       pending.push(chunk);
       pendingBytes += chunk.length;
-      if (pendingBytes >= WRITE_BATCH_BYTES) await drain();
+      if (pendingBytes >= WRITE_BATCH_BYTES || pending.length >= MAX_CHUNKS_PER_WRITE) {
+        flush();
+        if (unwrittenBytes > MAX_UNWRITTEN_BYTES) await written;
+      }
     }
-    await drain();
+    flush();
+    await written;
     await syncFile(fd);
   } finally {
+    await written.catch(() => undefined); // never close the fd under a write still in the threadpool
     await closeFile(fd);
   }
   return { bytes, sha256: hash.digest('hex') };
