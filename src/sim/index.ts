@@ -1,6 +1,7 @@
 // The embedded gateway simulator: the whole API of gateway-api-spec.md on one loopback HTTP server,
 // with accounts, billing, faults and a ledger. `startSimulator()` is what tests and `gbatch sim` use.
 
+import { setMaxListeners } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Resolution } from '../core/models.js';
 import { AccountRegistry } from './accounts.js';
@@ -43,6 +44,8 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
   ledger.attach({ accounts, settleDue: () => tasks.settleDue(), taskRecords: () => tasks.records() });
   let sequence = 0;
   const shutdown = new AbortController();
+  // Every delayed request listens on it: thousands of listeners are expected, not a leak.
+  setMaxListeners(0, shutdown.signal);
   const ctx: SimContext = {
     closing: shutdown.signal,
     options: resolved, accounts, ledger, prices, tasks, random, clock: resolved.clock, video,

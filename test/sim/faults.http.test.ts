@@ -143,6 +143,21 @@ describe('latency', () => {
     expect(performance.now() - quick).toBeLessThan(245);
   });
 
+  test('many requests waiting in latency at once raise no listener-leak warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => { warnings.push(w.name); };
+    process.on('warning', onWarning);
+    try {
+      const { sim } = await start({ clock: undefined, faults: { latencyMs: 50 } });
+      const answers = await Promise.all(Array.from({ length: 20 }, () => get(sim.baseUrl, '/models', KEY)));
+      expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+      await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
   test('close() ends promptly even with a request waiting in latency', async () => {
     let arrived!: () => void;
     const arrival = new Promise<void>((resolve) => { arrived = resolve; });
