@@ -44,6 +44,7 @@ export class Journal {
   readonly lock: RunnerLock;
   private readonly clock: { now(): number };
   private readonly updateCache = new Map<string, Database.Statement>();
+  private readonly answerPages = new Map<string, Database.Statement>();
   private spendCache: Spend | undefined;
   private readonly stmt: {
     get: Database.Statement<[string], ItemRow>;
@@ -154,19 +155,18 @@ export class Journal {
   }
 
   /**
-   * The stored answers of text items, as raw JSON text: results.jsonl is rebuilt from these without
-   * parsing and re-serialising every body.
+   * One page of the stored answers of text items, as raw JSON text, in manifest order after
+   * `afterSeq`: results.jsonl is rebuilt from these without parsing and re-serialising every body.
    */
-  *iterateAnswers(states: readonly ItemState[], pageSize = 2000): Generator<AnswerRow> {
-    const page = this.db.prepare(`SELECT seq, id, state, response, response_status, request_id, last_error FROM items
-      WHERE seq > ? AND kind IN ('chat', 'responses') AND state IN (${states.map(() => '?').join(', ')}) ORDER BY seq LIMIT ?`);
-    let after = 0;
-    for (;;) {
-      const rows = page.all(after, ...states, pageSize) as AnswerRow[];
-      if (rows.length === 0) return;
-      yield* rows;
-      after = rows[rows.length - 1]!.seq;
+  answersAfter(states: readonly ItemState[], afterSeq: number, limit: number): AnswerRow[] {
+    const marks = states.map(() => '?').join(', ');
+    let page = this.answerPages.get(marks);
+    if (!page) {
+      page = this.db.prepare(`SELECT seq, id, state, response, response_status, request_id, last_error FROM items
+        WHERE seq > ? AND kind IN ('chat', 'responses') AND state IN (${marks}) ORDER BY seq LIMIT ?`);
+      this.answerPages.set(marks, page);
     }
+    return page.all(afterSeq, ...states, limit) as AnswerRow[];
   }
 
   /**

@@ -1,6 +1,8 @@
 // results.jsonl is derived from the journal: rebuilt whole, written to a temp file and renamed, so a
 // crash can neither duplicate nor lose a line. Items whose line is on disk move to `downloaded`.
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
+import { close as fsClose, fsync as fsFsync, open as fsOpen, write as fsWrite } from 'node:fs';
+import { mkdir, rename } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import type { AnswerRow, Item, ItemError, Journal } from '../journal/index.js';
 
@@ -30,28 +32,50 @@ export function resultLineFromRow(row: AnswerRow): string {
     `"request_id":${JSON.stringify(row.request_id)},"body":${row.response ?? 'null'}},"error":null}`;
 }
 
-/** Rewrites results.jsonl from the journal; returns the ids of items whose line is now durable. */
-export function writeResultsFile(journal: Journal, outDir: string): string[] {
-  mkdirSync(outDir, { recursive: true });
+const PAGE_ROWS = 500;
+const ANSWERED = ['succeeded', 'downloaded', 'rejected'] as const;
+
+const openFile = promisify(fsOpen);
+const writeBytes = (fd: number, bytes: Buffer): Promise<number> =>
+  new Promise((resolve, reject) => fsWrite(fd, bytes, (err, written) => (err ? reject(err) : resolve(written))));
+const syncFile = promisify(fsFsync);
+const closeFile = promisify(fsClose);
+
+/**
+ * Rewrites results.jsonl from the journal; returns the ids of items whose line is now durable.
+ * Pages of rows are read between asynchronous writes, so a large rebuild never stalls the event loop
+ * that serves the requests in flight. Each page is a consistent read; a row that becomes answered
+ * behind the cursor is picked up by the next rebuild.
+ */
+export async function writeResultsFile(journal: Journal, outDir: string): Promise<string[]> {
+  await mkdir(outDir, { recursive: true });
   const target = resultsPath(outDir);
   const temp = join(outDir, `.results.jsonl.${process.pid}.part`);
-  const fd = openSync(temp, 'w');
+  const fd = await openFile(temp, 'w');
   const newlyWritten: string[] = [];
   try {
-    let buffer = '';
-    for (const row of journal.iterateAnswers(['succeeded', 'downloaded', 'rejected'])) {
-      buffer += `${resultLineFromRow(row)}\n`;
-      if (row.state === 'succeeded') newlyWritten.push(row.id);
-      if (buffer.length > 1 << 20) {
-        writeSync(fd, buffer);
-        buffer = '';
+    for (let after = 0; ;) {
+      const rows = journal.answersAfter(ANSWERED, after, PAGE_ROWS);
+      if (rows.length === 0) break;
+      let text = '';
+      for (const row of rows) {
+        text += `${resultLineFromRow(row)}\n`;
+        if (row.state === 'succeeded') newlyWritten.push(row.id);
       }
+      after = rows[rows.length - 1]!.seq;
+      await writeAll(fd, text);
     }
-    if (buffer) writeSync(fd, buffer);
-    fsyncSync(fd);
+    await syncFile(fd);
   } finally {
-    closeSync(fd);
+    await closeFile(fd);
   }
-  renameSync(temp, target);
+  await rename(temp, target);
   return newlyWritten;
+}
+
+async function writeAll(fd: number, text: string): Promise<void> {
+  const bytes = Buffer.from(text);
+  for (let offset = 0; offset < bytes.length;) {
+    offset += await writeBytes(fd, bytes.subarray(offset));
+  }
 }

@@ -9,6 +9,7 @@ export class ResultsWriter {
   private written = 0;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
+  private flushQueued = false;
 
   constructor(private readonly ctx: RunContext, private readonly intervalMs = 5000, private readonly minBatch = 256) {}
 
@@ -29,11 +30,15 @@ export class ResultsWriter {
 
   /** Rewrites the file if anything changed, then moves the items now on disk to `downloaded`. */
   flush(): Promise<void> {
+    // One rebuild waiting behind the current one covers every answer that arrives meanwhile.
+    if (this.flushQueued) return this.writing;
+    this.flushQueued = true;
     this.writing = this.writing.then(async () => {
+      this.flushQueued = false;
       if (this.waiting === 0) return;
       this.waiting = 0;
       const { ctx } = this;
-      const written = writeResultsFile(ctx.journal, ctx.settings.outDir);
+      const written = await writeResultsFile(ctx.journal, ctx.settings.outDir);
       this.written += written.length;
       const outputPath = resultsPath(ctx.settings.outDir);
       const listening = ctx.events.listenerCount('transition') > 0;

@@ -62,12 +62,12 @@ describe('writeResultsFile', () => {
     ]);
   }
 
-  it('writes every answered text item in manifest order, and returns only the ids newly on disk', () => {
+  it('writes every answered text item in manifest order, and returns only the ids newly on disk', async () => {
     const journal = tmp.open();
     seedMixed(journal);
     const out = join(tmp.dir(), 'out', 'job');
 
-    const written = writeResultsFile(journal, out);
+    const written = await writeResultsFile(journal, out);
 
     expect(written).toEqual(['c-new', 'r-new']);
     const expected = ['c-done', 'c-new', 'r-rejected', 'r-new'].map((id) => `${resultLine(journal.get(id)!)}\n`).join('');
@@ -79,26 +79,42 @@ describe('writeResultsFile', () => {
     expect(readdirSync(out)).toEqual(['results.jsonl']);
   });
 
-  it('rebuilds the whole file each time: no duplicate line, a stale file is replaced', () => {
+  it('rebuilds the whole file each time: no duplicate line, a stale file is replaced', async () => {
     const journal = tmp.open();
     seedMixed(journal);
     const out = join(tmp.dir(), 'out');
-    writeResultsFile(journal, out);
+    await writeResultsFile(journal, out);
     writeFileSync(resultsPath(out), 'garbage from a crash\n');
     journal.apply([{ id: 'c-new', event: 'store' }, { id: 'r-new', event: 'store' }]);
 
-    expect(writeResultsFile(journal, out)).toEqual([]);
+    expect(await writeResultsFile(journal, out)).toEqual([]);
     const lines = readFileSync(resultsPath(out), 'utf8').trimEnd().split('\n');
     expect(lines).toHaveLength(4);
     expect(new Set(lines.map((l) => JSON.parse(l).custom_id)).size).toBe(4);
     expect(readdirSync(out)).toEqual(['results.jsonl']);
   });
 
-  it('writes an empty file when no text item is answered yet', () => {
+  it('reads the journal in pages: every line of a large rebuild is there once, in manifest order', async () => {
+    const journal = tmp.open();
+    const ids = Array.from({ length: 1234 }, (_, i) => `row-${i}`);
+    ingest(journal, ids.map((id) => entry(id)));
+    journal.apply(ids.map((id) => submitChange(journal.get(id)!)));
+    journal.apply(ids.map((id) => ({ id, event: 'complete' as const, patch: { response: chatBody(id), responseStatus: 200 } })));
+    const out = join(tmp.dir(), 'large');
+
+    const written = await writeResultsFile(journal, out);
+
+    expect(written).toEqual(ids);
+    const lines = readFileSync(resultsPath(out), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.custom_id)).toEqual(ids);
+    expect(lines[1233].response.body.choices[0].message.content).toBe('row-1233');
+  });
+
+  it('writes an empty file when no text item is answered yet', async () => {
     const journal = tmp.open();
     ingest(journal, [entry('c1'), entry('v1', { kind: 'video' })]);
     const out = join(tmp.dir(), 'empty');
-    expect(writeResultsFile(journal, out)).toEqual([]);
+    expect(await writeResultsFile(journal, out)).toEqual([]);
     expect(existsSync(resultsPath(out))).toBe(true);
     expect(readFileSync(resultsPath(out), 'utf8')).toBe('');
   });

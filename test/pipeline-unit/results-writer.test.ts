@@ -1,0 +1,67 @@
+import { EventEmitter } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CommitQueue } from '../../src/journal/index.js';
+import type { RunContext, RunEvents } from '../../src/pipeline/context.js';
+import { resultsPath } from '../../src/pipeline/results-file.js';
+import { ResultsWriter } from '../../src/pipeline/results-writer.js';
+import { entry, ingest, submitChange, useTempDir } from '../journal/helpers.js';
+
+const tmp = useTempDir();
+
+/** `count` chat items in flight; `duringRebuild` runs each time a rebuild reads a page of answers. */
+function submitted(count: number) {
+  const journal = tmp.open();
+  const ids = Array.from({ length: count }, (_, i) => `row-${i}`);
+  ingest(journal, ids.map((id) => entry(id)));
+  journal.apply(ids.map((id) => submitChange(journal.get(id)!)));
+  const hooks = { rebuilds: 0, duringRebuild: (_first: boolean): void => {} };
+  const page = journal.answersAfter.bind(journal);
+  journal.answersAfter = (states, afterSeq, limit) => {
+    if (afterSeq === 0) hooks.rebuilds++;
+    hooks.duringRebuild(afterSeq === 0);
+    return page(states, afterSeq, limit);
+  };
+  const outDir = join(tmp.dir(), 'out');
+  const ctx = { journal, commits: new CommitQueue(journal), settings: { outDir }, events: new EventEmitter<RunEvents>() } as unknown as RunContext;
+  const answer = (id: string) => journal.apply([{ id, event: 'complete', patch: { response: { text: id }, responseStatus: 200 } }]);
+  return { journal, ids, ctx, hooks, outDir, answer };
+}
+
+describe('ResultsWriter', () => {
+  it('answers arriving while a rebuild runs queue one more rebuild, not one each', async () => {
+    const { journal, ids, ctx, hooks, outDir, answer } = submitted(90);
+    const writer = new ResultsWriter(ctx, 60_000, 1);
+    let next = 0;
+    const arrive = (): void => {
+      answer(ids[next++]!);
+      writer.markDirty();
+    };
+    // Three answers land during each rebuild, as they do in a busy run.
+    hooks.duringRebuild = (first) => {
+      for (let i = 0; first && i < 3 && next < ids.length; i++) arrive();
+    };
+    arrive();
+    await writer.flush();
+    await writer.close();
+    while (next < ids.length) arrive();
+    await writer.close();
+
+    expect(hooks.rebuilds).toBeLessThanOrEqual(4); // 7 when every flush() call queued its own rebuild
+    expect(journal.counts().downloaded).toBe(90);
+    expect(readFileSync(resultsPath(outDir), 'utf8').trimEnd().split('\n')).toHaveLength(90);
+  });
+
+  it('waits for a batch: fewer answers than the batch are written only by close()', async () => {
+    const { ctx, hooks, ids, answer, journal } = submitted(10);
+    const writer = new ResultsWriter(ctx, 60_000, 4);
+    for (const id of ids.slice(0, 3)) {
+      answer(id);
+      writer.markDirty();
+    }
+    await writer.close();
+    expect(hooks.rebuilds).toBe(1);
+    expect(journal.counts().downloaded).toBe(3);
+  });
+});
