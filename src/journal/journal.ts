@@ -52,6 +52,7 @@ export class Journal {
     event: Database.Statement<[string, number, string, string | null, string, string | null]>;
     counts: Database.Statement<[], { state: string; n: number }>;
     spend: Database.Statement<[], { reserved: number | null; actual: number | null }>;
+    store: Database.Statement<[string, string, number, string]>;
   };
 
   private constructor(readonly file: string, options: JournalOptions) {
@@ -77,6 +78,7 @@ export class Journal {
       event: this.db.prepare('INSERT INTO events (item_id, at, event, from_state, to_state, detail) VALUES (?, ?, ?, ?, ?, ?)'),
       counts: this.db.prepare('SELECT state, COUNT(*) AS n FROM items GROUP BY state'),
       spend: this.db.prepare('SELECT SUM(reserved_usd) AS reserved, SUM(actual_usd) AS actual FROM items'),
+      store: this.db.prepare(`UPDATE items SET state = ?, output_path = ?, updated_at = ? WHERE id = ? AND state = 'succeeded'`),
     };
   }
 
@@ -216,6 +218,24 @@ export class Journal {
       this.spendCache.actualUsd = roundUsd(this.spendCache.actualUsd + actualDelta);
     }
     return moves;
+  }
+
+  /**
+   * The `store` transition (succeeded -> downloaded) for many answered items whose results line is
+   * durable, in one transaction: the bulk form of applying `store` to each, without the per-change
+   * re-read, since every from-state and patch is the same.
+   */
+  markStored(ids: readonly string[], outputPath: string, detail: Record<string, unknown>): void {
+    if (ids.length === 0) return;
+    const to = transition('succeeded', 'store');
+    const now = this.now();
+    const detailText = JSON.stringify(detail);
+    this.db.transaction(() => {
+      for (const id of ids) {
+        if (this.stmt.store.run(to, outputPath, now, id).changes !== 1) throw new StaleTransitionError(id, 'store', 'succeeded');
+        this.stmt.event.run(id, now, 'store', 'succeeded', to, detailText);
+      }
+    }).immediate();
   }
 
   /** Patches fields without a state change (e.g. a poll's gateway charge); logged as a note event. */

@@ -4,6 +4,9 @@
 import { resultsPath, writeResultsFile } from './results-file.js';
 import type { RunContext } from './context.js';
 
+/** Items moved to `downloaded` per transaction: bounded so the event loop is never held for long. */
+const STORE_BATCH = 2000;
+
 export class ResultsWriter {
   private waiting = 0;
   private written = 0;
@@ -42,11 +45,13 @@ export class ResultsWriter {
       this.written += written.length;
       const outputPath = resultsPath(ctx.settings.outDir);
       const listening = ctx.events.listenerCount('transition') > 0;
-      await Promise.all(written.map(async (id) => {
-        const change = { id, event: 'store' as const, patch: { outputPath }, detail: { file: 'results.jsonl' } };
-        if (!listening) return ctx.commits.commit(change);
-        ctx.events.emit('transition', await ctx.commits.write(change), 'succeeded');
-      }));
+      for (let i = 0; i < written.length; i += STORE_BATCH) {
+        const ids = written.slice(i, i + STORE_BATCH);
+        ctx.journal.markStored(ids, outputPath, { file: 'results.jsonl' });
+        if (listening) for (const id of ids) ctx.events.emit('transition', ctx.journal.get(id)!, 'succeeded');
+        // Between batches, the answers in flight are served.
+        if (i + STORE_BATCH < written.length) await new Promise((resolve) => setImmediate(resolve));
+      }
     });
     return this.writing;
   }

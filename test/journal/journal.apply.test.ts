@@ -191,3 +191,36 @@ describe('Journal.iterate', () => {
     expect(seen.find(([id]) => id === 'r5')).toEqual(['r5', 'submitting']);
   });
 });
+
+describe('Journal.markStored', () => {
+  function answeredItems(journal: ReturnType<typeof tmp.open>, ids: string[]): void {
+    ingest(journal, ids.map((id) => entry(id)));
+    journal.apply(ids.map((id) => submitChange(journal.get(id)!)));
+    journal.apply(ids.map((id) => ({ id, event: 'complete' as const, patch: { response: { text: id }, responseStatus: 200 } })));
+  }
+
+  it('writes what applying `store` to each item writes: state, output path, one event each', () => {
+    const clock = new FakeClock(20_000);
+    const bulk = tmp.open('bulk.db', { clock });
+    const single = tmp.open('single.db', { clock });
+    for (const journal of [bulk, single]) answeredItems(journal, ['a', 'b']);
+
+    bulk.markStored(['a', 'b'], 'out/results.jsonl', { file: 'results.jsonl' });
+    single.apply(['a', 'b'].map((id) => ({ id, event: 'store' as const, patch: { outputPath: 'out/results.jsonl' }, detail: { file: 'results.jsonl' } })));
+
+    const rows = (journal: typeof bulk) => itemRows(journal).map(({ source_line: _line, ...row }) => row);
+    expect(rows(bulk)).toEqual(rows(single));
+    expect(eventRows(bulk)).toEqual(eventRows(single));
+    expect(bulk.get('b')).toMatchObject({ state: 'downloaded', outputPath: 'out/results.jsonl' });
+  });
+
+  it('refuses the whole batch when one item is no longer succeeded', () => {
+    const journal = tmp.open();
+    answeredItems(journal, ['a', 'b']);
+    journal.markStored(['b'], 'out/results.jsonl', {});
+    const before = { items: itemRows(journal), events: eventRows(journal) };
+
+    expect(() => journal.markStored(['a', 'b'], 'out/results.jsonl', {})).toThrow(StaleTransitionError);
+    expect({ items: itemRows(journal), events: eventRows(journal) }).toEqual(before);
+  });
+});
