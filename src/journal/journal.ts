@@ -172,6 +172,17 @@ export class Journal {
   }
 
   /**
+   * The manifest position of the first text item whose results line may still appear or change
+   * (one in a state other than `stable`), or undefined when there is none.
+   */
+  firstUnsettledAnswerSeq(stable: readonly ItemState[]): number | undefined {
+    const open = ITEM_STATES.filter((state) => !stable.includes(state));
+    const row = this.db.prepare(`SELECT MIN(seq) AS seq FROM items
+      WHERE kind IN ('chat', 'responses') AND state IN (${open.map(() => '?').join(', ')})`).get(...open) as { seq: number | null };
+    return row.seq ?? undefined;
+  }
+
+  /**
    * Applies transitions in ONE transaction (group commit): each is checked by the pure transition table
    * and written compare-and-set on its from-state. Any failure rolls all of them back.
    */

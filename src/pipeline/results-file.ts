@@ -1,9 +1,10 @@
 // results.jsonl is derived from the journal: rebuilt whole, written to a temp file and renamed, so a
 // crash can neither duplicate nor lose a line. Items whose line is on disk move to `downloaded`.
 import { close as fsClose, fsync as fsFsync, open as fsOpen, write as fsWrite } from 'node:fs';
-import { mkdir, rename } from 'node:fs/promises';
+import { copyFile, mkdir, rename, stat, truncate } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
+import { TERMINAL } from '../core/states.js';
 import type { AnswerRow, Item, ItemError, Journal } from '../journal/index.js';
 
 export function resultsPath(outDir: string): string {
@@ -34,6 +35,8 @@ export function resultLineFromRow(row: AnswerRow): string {
 
 const PAGE_ROWS = 500;
 const ANSWERED = ['succeeded', 'downloaded', 'rejected'] as const;
+/** States in which an item's results line can no longer appear, vanish or change during a run. */
+const SETTLED = ['succeeded', ...TERMINAL] as const;
 
 const openFile = promisify(fsOpen);
 const writeBytes = (fd: number, bytes: Buffer): Promise<number> =>
@@ -42,40 +45,81 @@ const syncFile = promisify(fsFsync);
 const closeFile = promisify(fsClose);
 
 /**
- * Rewrites results.jsonl from the journal; returns the ids of items whose line is now durable.
- * Pages of rows are read between asynchronous writes, so a large rebuild never stalls the event loop
- * that serves the requests in flight. Each page is a consistent read; a row that becomes answered
- * behind the cursor is picked up by the next rebuild.
+ * What a rebuild may reuse from the file the previous one wrote: its first `bytes` bytes hold the lines
+ * of every item up to `seq`, all settled. The file is identified by inode, size and mtime; a file
+ * changed by anyone else is not reused.
  */
-export async function writeResultsFile(journal: Journal, outDir: string): Promise<string[]> {
+export interface SettledPrefix {
+  seq: number;
+  bytes: number;
+  file: { ino: number; size: number; mtimeMs: number };
+}
+
+export interface ResultsRebuild {
+  /** Ids of items whose line is now durable and that were `succeeded` (not yet `downloaded`). */
+  written: string[];
+  prefix: SettledPrefix;
+}
+
+async function reusablePrefix(target: string, prefix: SettledPrefix | undefined): Promise<SettledPrefix | undefined> {
+  if (!prefix) return undefined;
+  const now = await stat(target).catch(() => undefined);
+  const same = now && now.ino === prefix.file.ino && now.size === prefix.file.size && now.mtimeMs === prefix.file.mtimeMs;
+  return same ? prefix : undefined;
+}
+
+/**
+ * Rewrites results.jsonl from the journal into a temp file renamed over the old one. Lines of settled
+ * items already in the previous file (`previous`) are copied from it in the kernel; the rest are read
+ * from the journal in pages between asynchronous writes, so a rebuild never stalls the event loop
+ * that serves the requests in flight.
+ */
+export async function writeResultsFile(journal: Journal, outDir: string, previous?: SettledPrefix): Promise<ResultsRebuild> {
   await mkdir(outDir, { recursive: true });
   const target = resultsPath(outDir);
   const temp = join(outDir, `.results.jsonl.${process.pid}.part`);
-  const fd = await openFile(temp, 'w');
-  const newlyWritten: string[] = [];
+  const settledUpTo = (journal.firstUnsettledAnswerSeq(SETTLED) ?? Number.MAX_SAFE_INTEGER) - 1;
+  const reuse = await reusablePrefix(target, previous);
+  if (reuse) {
+    await copyFile(target, temp);
+    await truncate(temp, reuse.bytes);
+  }
+  const fd = await openFile(temp, reuse ? 'a' : 'w');
+  const written: string[] = [];
+  let bytes = reuse?.bytes ?? 0;
+  let prefixBytes = bytes;
   try {
-    for (let after = 0; ;) {
+    for (let after = reuse?.seq ?? 0; ;) {
       const rows = journal.answersAfter(ANSWERED, after, PAGE_ROWS);
       if (rows.length === 0) break;
       let text = '';
+      let pageBytes = 0;
       for (const row of rows) {
-        text += `${resultLineFromRow(row)}\n`;
-        if (row.state === 'succeeded') newlyWritten.push(row.id);
+        const line = `${resultLineFromRow(row)}\n`;
+        text += line;
+        pageBytes += Buffer.byteLength(line);
+        if (row.state === 'succeeded') written.push(row.id);
+        if (row.seq <= settledUpTo) prefixBytes = bytes + pageBytes;
       }
       after = rows[rows.length - 1]!.seq;
-      await writeAll(fd, text);
+      bytes += await writeAll(fd, text);
     }
     await syncFile(fd);
   } finally {
     await closeFile(fd);
   }
   await rename(temp, target);
-  return newlyWritten;
+  const file = await stat(target);
+  return {
+    written,
+    prefix: { seq: Math.max(settledUpTo, reuse?.seq ?? 0), bytes: prefixBytes, file: { ino: file.ino, size: file.size, mtimeMs: file.mtimeMs } },
+  };
 }
 
-async function writeAll(fd: number, text: string): Promise<void> {
-  const bytes = Buffer.from(text);
-  for (let offset = 0; offset < bytes.length;) {
-    offset += await writeBytes(fd, bytes.subarray(offset));
+async function writeAll(fd: number, text: string): Promise<number> {
+  const data = Buffer.from(text);
+  for (let offset = 0; offset < data.length;) {
+    offset += await writeBytes(fd, data.subarray(offset));
   }
+  return data.length;
 }

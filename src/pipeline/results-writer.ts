@@ -1,7 +1,7 @@
 // Schedules results.jsonl rebuilds during a run. Each rebuild rewrites the whole file, so they are
 // spaced geometrically: the next waits until as many new answers arrived as are already written (or
 // the interval passed with some waiting), keeping the total work linear in the number of answers.
-import { resultsPath, writeResultsFile } from './results-file.js';
+import { resultsPath, writeResultsFile, type SettledPrefix } from './results-file.js';
 import type { RunContext } from './context.js';
 
 /** Items moved to `downloaded` per transaction: bounded so the event loop is never held for long. */
@@ -13,6 +13,7 @@ export class ResultsWriter {
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
   private flushQueued = false;
+  private prefix: SettledPrefix | undefined;
 
   constructor(private readonly ctx: RunContext, private readonly intervalMs = 5000, private readonly minBatch = 256) {}
 
@@ -41,7 +42,9 @@ export class ResultsWriter {
       if (this.waiting === 0) return;
       this.waiting = 0;
       const { ctx } = this;
-      const written = await writeResultsFile(ctx.journal, ctx.settings.outDir);
+      const rebuild = await writeResultsFile(ctx.journal, ctx.settings.outDir, this.prefix);
+      this.prefix = rebuild.prefix;
+      const { written } = rebuild;
       this.written += written.length;
       const outputPath = resultsPath(ctx.settings.outDir);
       const listening = ctx.events.listenerCount('transition') > 0;

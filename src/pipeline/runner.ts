@@ -151,7 +151,13 @@ async function drive(
   const downloader = new Downloader(ctx);
   const results = new ResultsWriter(ctx);
   const poller = new Poller(ctx, (item) => downloader.add(item));
-  const submitter = new Submitter(ctx, { accepted: (item) => poller.add(item), completed: () => results.markDirty() });
+  const submitter = new Submitter(ctx, {
+    accepted: (item) => poller.add(item),
+    completed: () => results.markDirty(),
+    // While the last requests are in flight, the answers so far go to disk: the final rebuild after
+    // them then only appends the tail.
+    claimedAll: () => void results.flush(),
+  });
 
   try {
     const inFlight = journal.list(['submitted', 'running']);

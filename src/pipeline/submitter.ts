@@ -12,6 +12,8 @@ import { planOutcome, type FollowUp, type OutcomePlan } from './outcome.js';
 export interface SubmitterHooks {
   accepted(item: Item): void;
   completed(item: Item): void;
+  /** Every pending item has been claimed; only requests in flight (and their retries) remain. */
+  claimedAll?(): void;
 }
 
 export type SubmitStopReason = 'balance' | 'budget' | 'auth' | undefined;
@@ -60,6 +62,7 @@ export class Submitter {
         this.queue.add(() => this.submit(item)).catch((err: unknown) => this.fail(err));
       }
     }
+    this.hooks.claimedAll?.();
     await this.queue.onIdle();
     while (this.settling.size > 0) await Promise.allSettled([...this.settling]);
     if (this.failure !== undefined) throw this.failure;

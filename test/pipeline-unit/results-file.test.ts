@@ -67,7 +67,7 @@ describe('writeResultsFile', () => {
     seedMixed(journal);
     const out = join(tmp.dir(), 'out', 'job');
 
-    const written = await writeResultsFile(journal, out);
+    const { written } = await writeResultsFile(journal, out);
 
     expect(written).toEqual(['c-new', 'r-new']);
     const expected = ['c-done', 'c-new', 'r-rejected', 'r-new'].map((id) => `${resultLine(journal.get(id)!)}\n`).join('');
@@ -87,7 +87,7 @@ describe('writeResultsFile', () => {
     writeFileSync(resultsPath(out), 'garbage from a crash\n');
     journal.apply([{ id: 'c-new', event: 'store' }, { id: 'r-new', event: 'store' }]);
 
-    expect(await writeResultsFile(journal, out)).toEqual([]);
+    expect((await writeResultsFile(journal, out)).written).toEqual([]);
     const lines = readFileSync(resultsPath(out), 'utf8').trimEnd().split('\n');
     expect(lines).toHaveLength(4);
     expect(new Set(lines.map((l) => JSON.parse(l).custom_id)).size).toBe(4);
@@ -102,7 +102,7 @@ describe('writeResultsFile', () => {
     journal.apply(ids.map((id) => ({ id, event: 'complete' as const, patch: { response: chatBody(id), responseStatus: 200 } })));
     const out = join(tmp.dir(), 'large');
 
-    const written = await writeResultsFile(journal, out);
+    const { written } = await writeResultsFile(journal, out);
 
     expect(written).toEqual(ids);
     const lines = readFileSync(resultsPath(out), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
@@ -114,8 +114,60 @@ describe('writeResultsFile', () => {
     const journal = tmp.open();
     ingest(journal, [entry('c1'), entry('v1', { kind: 'video' })]);
     const out = join(tmp.dir(), 'empty');
-    expect(await writeResultsFile(journal, out)).toEqual([]);
+    expect((await writeResultsFile(journal, out)).written).toEqual([]);
     expect(existsSync(resultsPath(out))).toBe(true);
     expect(readFileSync(resultsPath(out), 'utf8')).toBe('');
+  });
+});
+
+describe('writeResultsFile reusing the settled prefix of the previous file', () => {
+  function seed(journal: ReturnType<typeof tmp.open>, ids: string[]): void {
+    ingest(journal, ids.map((id) => entry(id)));
+    journal.apply(ids.map((id) => submitChange(journal.get(id)!)));
+  }
+  const complete = (journal: ReturnType<typeof tmp.open>, id: string, text = id) =>
+    journal.apply([{ id, event: 'complete', patch: { response: chatBody(text), responseStatus: 200 } }]);
+
+  it('gives the same file as a full rebuild, reading only the rows after the prefix', async () => {
+    const journal = tmp.open();
+    const ids = Array.from({ length: 1200 }, (_, i) => `r${i}`);
+    seed(journal, ids);
+    // Multi-byte text and a rejected line inside the prefix: its length is counted in bytes.
+    ids.slice(0, 700).filter((id) => id !== 'r100').forEach((id, i) => complete(journal, id, i % 3 ? `héllo ✓ ${id}` : id));
+    journal.apply([{ id: 'r100', event: 'reject', patch: { reservedUsd: 0, lastError: { status: 400, message: 'bad' } } }]);
+    const out = join(tmp.dir(), 'out');
+    const first = await writeResultsFile(journal, out);
+    expect(first.prefix.seq).toBe(journal.get('r700')!.seq - 1); // r700 is still in flight
+    ids.slice(700).forEach((id) => complete(journal, id));
+
+    const reads: number[] = [];
+    const page = journal.answersAfter.bind(journal);
+    journal.answersAfter = (states, after, limit) => (reads.push(after), page(states, after, limit));
+    const second = await writeResultsFile(journal, out, first.prefix);
+    const reused = readFileSync(resultsPath(out), 'utf8');
+    journal.answersAfter = page;
+    await writeResultsFile(journal, join(tmp.dir(), 'full'));
+
+    expect(reused).toBe(readFileSync(resultsPath(join(tmp.dir(), 'full')), 'utf8'));
+    expect(reads[0]).toBe(first.prefix.seq);
+    expect(second.written).toEqual(ids.slice(700));
+    expect(reused.trimEnd().split('\n')).toHaveLength(1200);
+    expect(readdirSync(out)).toEqual(['results.jsonl']);
+  });
+
+  it('rebuilds from the journal alone when the file was changed by someone else', async () => {
+    const journal = tmp.open();
+    seed(journal, ['a', 'b', 'c']);
+    complete(journal, 'a');
+    complete(journal, 'b');
+    const out = join(tmp.dir(), 'out');
+    const first = await writeResultsFile(journal, out);
+    writeFileSync(resultsPath(out), 'edited by hand\n');
+    complete(journal, 'c');
+
+    await writeResultsFile(journal, out, first.prefix);
+
+    const lines = readFileSync(resultsPath(out), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l).custom_id);
+    expect(lines).toEqual(['a', 'b', 'c']);
   });
 });
