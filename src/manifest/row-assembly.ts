@@ -1,7 +1,7 @@
 // The last step shared by every format: id checks, request validation, and the entry to yield.
 import type { PricingTable } from '../core/pricing.js';
 import type { ItemKind } from '../core/states.js';
-import { canonicalJson, hashCanonicalRequest } from './content-hash.js';
+import { canonicalJson } from './content-hash.js';
 import { describe, validateRequest } from './validate-request.js';
 import { quote, truncateRaw, type ManifestEntry, type ManifestRow, type RowIssue } from './types.js';
 
@@ -70,6 +70,5 @@ export function finishRow(file: string, draft: RowDraft, ids: IdRegistry, pricin
 }
 
 function rowOf(file: string, line: number, id: string, kind: ItemKind, request: Record<string, unknown>): ManifestRow {
-  const requestJson = canonicalJson(request);
-  return { file, line, id, kind, model: request.model as string, request, requestJson, contentHash: hashCanonicalRequest(kind, requestJson) };
+  return { file, line, id, kind, model: request.model as string, request, requestJson: canonicalJson(request) };
 }

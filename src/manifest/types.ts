@@ -11,10 +11,11 @@ export interface ManifestRow {
   model: string;
   /** The exact JSON body to send to the gateway. */
   request: Record<string, unknown>;
-  /** sha256 hex of the canonical JSON (sorted keys) of {kind, request}. */
-  /** The request as canonical JSON (keys sorted): what the journal stores. */
+  /**
+   * The request as canonical JSON (keys sorted): what the journal stores, and what the row's content
+   * hash is computed from (`hashCanonicalRequest`), by the consumer that needs it.
+   */
   requestJson: string;
-  contentHash: string;
 }
 
 export interface RowError { file: string; line: number; id?: string; field?: string; reason: string }

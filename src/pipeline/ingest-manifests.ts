@@ -2,6 +2,7 @@
 import { basename } from 'node:path';
 import { IngestSession, type IngestConflict, type IngestEntry, type Journal } from '../journal/index.js';
 import type { PricingTable } from '../core/pricing.js';
+import { hashCanonicalRequest } from '../manifest/content-hash.js';
 import { formatRowError } from '../manifest/types.js';
 import type { InvalidEntry } from './scan-manifests.js';
 import { scanCompact } from './scan-compact.js';
@@ -55,7 +56,7 @@ export async function ingestManifests(
       valid: (row) => {
         count(row.file);
         batch.push({
-          id: row.id, kind: row.kind, model: row.model, request: null, requestJson: row.requestJson, contentHash: row.contentHash,
+          id: row.id, kind: row.kind, model: row.model, request: null, requestJson: row.requestJson, contentHash: hashCanonicalRequest(row.kind, row.requestJson),
           sourceFile: row.file, sourceLine: row.line, state: 'pending',
           resolution: row.resolution, hasReferenceVideo: row.hasReferenceVideo, estimateUsd: row.estimateUsd,
         });

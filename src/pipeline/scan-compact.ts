@@ -4,7 +4,7 @@ import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { PricingTable } from '../core/pricing.js';
 import { scanManifests, type InvalidEntry, type ScanSummary } from './scan-manifests.js';
-import { compactRow, type CompactRow, type ScanMessage } from './scan-protocol.js';
+import { compactRow, rowsOf, type CompactRow, type ScanMessage } from './scan-protocol.js';
 
 export const WORKER_THRESHOLD_BYTES = 8 << 20;
 
@@ -40,7 +40,7 @@ export async function scanCompact(files: readonly string[], pricing: PricingTabl
       worker.on('message', (message: ScanMessage) => {
         try {
           if (message.type === 'batch') {
-            for (const row of message.valid) handlers.valid(row);
+            for (const row of rowsOf(message.valid)) handlers.valid(row);
             for (const entry of message.invalid) handlers.invalid(entry);
             worker.postMessage('ack');
           } else if (message.type === 'done') {

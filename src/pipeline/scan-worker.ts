@@ -3,7 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PricingTable } from '../core/pricing.js';
 import { scanManifests } from './scan-manifests.js';
-import { compactRow, SCAN_BATCH, MAX_UNACKED_BATCHES, type CompactRow, type ScanMessage } from './scan-protocol.js';
+import { ColumnBuilder, SCAN_BATCH, MAX_UNACKED_BATCHES, type ScanMessage } from './scan-protocol.js';
 import type { InvalidEntry } from './scan-manifests.js';
 
 const { files, pricing } = workerData as { files: string[]; pricing: PricingTable };
@@ -17,23 +17,23 @@ port.on('message', () => {
   wakeOnAck = undefined;
 });
 
-let valid: CompactRow[] = [];
+const valid = new ColumnBuilder(SCAN_BATCH);
 let invalid: InvalidEntry[] = [];
 const post = (message: ScanMessage): void => port.postMessage(message);
 
 function flush(): void {
-  if (valid.length === 0 && invalid.length === 0) return;
-  post({ type: 'batch', valid, invalid });
+  if (valid.size === 0 && invalid.length === 0) return;
+  const columns = valid.take();
+  post({ type: 'batch', valid: columns, invalid });
   unacked++;
-  valid = [];
   invalid = [];
 }
 
 async function main(): Promise<void> {
   const summary = await scanManifests(files, pricing, {
     valid: (row) => {
-      valid.push(compactRow(row));
-      if (valid.length >= SCAN_BATCH) flush();
+      valid.add(row);
+      if (valid.size >= SCAN_BATCH) flush();
     },
     invalid: (entry) => {
       invalid.push(entry);
