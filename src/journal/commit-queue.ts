@@ -1,6 +1,8 @@
 // Group commit: transitions requested close together share one SQLite transaction (one fsync). A
 // commit follows the previous one by at least `windowMs`, so under load each fsync carries many
-// changes; when idle, a change commits on the next turn of the event loop.
+// changes; when idle, a change commits on the next turn of the event loop. An urgent change (an
+// intent, which a request is waiting on) does not wait out the window: it commits on the next turn,
+// with everything queued by then.
 import type { Change, Journal } from './journal.js';
 import type { Item } from './item.js';
 
@@ -8,28 +10,35 @@ interface Waiting { change: Change; base: Item | undefined; bare?: boolean; reso
 
 export class CommitQueue {
   private queue: Waiting[] = [];
-  private scheduled = false;
+  private scheduled: false | 'window' | 'soon' = false;
+  private timer: NodeJS.Timeout | undefined;
   private commits = 0;
   private lastFlushAt = 0;
 
   constructor(private readonly journal: Journal, private readonly windowMs = 2) {}
 
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    const wait = this.lastFlushAt + this.windowMs - performance.now();
-    if (wait > 0) setTimeout(() => this.flush(), wait);
-    else setImmediate(() => this.flush());
+  private schedule(urgent = false): void {
+    if (this.scheduled === 'soon' || (this.scheduled === 'window' && !urgent)) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const wait = urgent ? 0 : this.lastFlushAt + this.windowMs - performance.now();
+    if (wait > 0) {
+      this.scheduled = 'window';
+      this.timer = setTimeout(() => this.flush(), wait);
+    } else {
+      this.scheduled = 'soon';
+      setImmediate(() => this.flush());
+    }
   }
 
   /**
    * Resolves once the change is durable; rejects when its transition was illegal or stale. With `base`
    * (the caller's copy of the item) the result is that copy with the change applied, saving a re-read.
    */
-  write(change: Change, base?: Item): Promise<Item> {
+  write(change: Change, base?: Item, options: { urgent?: boolean } = {}): Promise<Item> {
     return new Promise<Item>((resolve, reject) => {
       this.queue.push({ change, base, resolve, reject });
-      this.schedule();
+      this.schedule(options.urgent);
     });
   }
 
@@ -43,6 +52,8 @@ export class CommitQueue {
 
   /** Commits everything queued now. A failing change is retried alone so one bug cannot sink its batch-mates. */
   flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
     this.scheduled = false;
     this.lastFlushAt = performance.now();
     const batch = this.queue;

@@ -100,7 +100,7 @@ export class Submitter {
         event: 'submit',
         patch: { attempts: attempt, reservedUsd: item.estimateUsd, priceSnapshot: snapshotPrice(item.kind, item.model, ctx.pricing) },
         detail: { attempt },
-      }, item);
+      }, item, { urgent: true });
       ctx.events.emit('transition', item, 'pending');
       const outcome = await this.send(item, attempt);
       const plan = planOutcome(item, outcome, attempt, ctx.settings.maxSubmitAttempts);

@@ -38,6 +38,23 @@ describe('CommitQueue (group commit)', () => {
     expect(journal.get('a')!.updatedAt).not.toBe(journal.get('b')!.updatedAt);
   });
 
+  it('within the window an ordinary write waits, an urgent one (an intent) commits on the next turn with everything queued', async () => {
+    const journal = tmp.open();
+    ingest(journal, [entry('a'), entry('b')]);
+    const queue = new CommitQueue(journal, 60_000);
+    queue.flush(); // a commit just happened: the window is open for a minute
+
+    const ordinary = queue.write(submitChange(journal.get('a')!));
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(journal.get('a')!.state).toBe('pending');
+
+    const urgent = queue.write(submitChange(journal.get('b')!), undefined, { urgent: true });
+    const [a, b] = await Promise.all([ordinary, urgent]);
+    expect([a.state, b.state]).toEqual(['submitting', 'submitting']);
+    expect(queue.commitCount).toBe(1);
+  });
+
   it('a bad change rejects only its own promise; its batch-mates are committed', async () => {
     const journal = tmp.open();
     ingest(journal, [entry('a'), entry('b'), entry('c')]);
