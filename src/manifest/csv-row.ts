@@ -18,7 +18,7 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   else target[key] = value;
 }
 
-export function draftFromCsvRecord(header: CsvHeader, cells: readonly string[], line: number, raw: string): RowDraft {
+export function draftFromCsvRecord(header: CsvHeader, cells: readonly string[], line: number, raw: RowDraft['raw']): RowDraft {
   const cell = (name: string): string | undefined => {
     const i = header.index.get(name);
     const text = i === undefined ? undefined : cells[i];

@@ -1,5 +1,6 @@
 // CSV manifests, one streaming pass. A syntax error ends that parse; reading resumes with a fresh
 // parse on the line after the broken row's first line (see csv-recovery.ts).
+import { closeSync, openSync, readSync } from 'node:fs';
 import type { CsvError } from 'csv-parse';
 import type { PricingTable } from '../core/pricing.js';
 import { readCsvHeader, type CsvHeader } from './csv-header.js';
@@ -8,10 +9,19 @@ import { explainBrokenLine, nextNonBlankLine } from './csv-recovery.js';
 import { draftFromCsvRecord } from './csv-row.js';
 import { asManifestFileError } from './manifest-file.js';
 import { finishRow, IdRegistry } from './row-assembly.js';
-import { truncateRaw, type ManifestEntry, type RowIssue } from './types.js';
+import { RAW_TEXT_LIMIT, truncateRaw, type ManifestEntry, type RowIssue } from './types.js';
 
 export async function* readCsv(file: string, pricing: PricingTable): AsyncGenerator<ManifestEntry> {
   const ids = new IdRegistry();
+  const texts = new RecordTexts(file);
+  try {
+    yield* readRecords(file, pricing, ids, texts);
+  } finally {
+    texts.close();
+  }
+}
+
+async function* readRecords(file: string, pricing: PricingTable, ids: IdRegistry, texts: RecordTexts): AsyncGenerator<ManifestEntry> {
   let header: CsvHeader | undefined;
   let startOffset = 0;
   let linesBefore = 0;
@@ -27,20 +37,22 @@ export async function* readCsv(file: string, pricing: PricingTable): AsyncGenera
             syntaxError = event.error;
             break;
           }
-          const { cells, endLine, endByte, raw } = event.record;
+          const { cells, endLine, startByte, endByte } = event.record;
+          const from = startOffset + startByte;
+          const raw = (): string => cleanRaw(texts.read(from, startOffset + endByte));
           const line = linesBefore + endLine - lineBreaksIn(cells);
           goodUntilOffset = startOffset + endByte;
           goodUntilLine = linesBefore + endLine;
           if (header === undefined) {
             const read = readCsvHeader(cells);
             if (!read.header) {
-              yield headerError(file, line, cleanRaw(raw), read.issues);
+              yield headerError(file, line, raw(), read.issues);
               return;
             }
             header = read.header;
             continue;
           }
-          yield finishRow(file, draftFromCsvRecord(header, cells, line, cleanRaw(raw)), ids, pricing);
+          yield finishRow(file, draftFromCsvRecord(header, cells, line, raw), ids, pricing);
         }
       }
     } catch (err) {
@@ -75,7 +87,29 @@ function lineBreaksIn(cells: readonly string[]): number {
   return count;
 }
 
-/** csv-parse's raw text carries the empty lines skipped before the record and its line break. */
+/**
+ * A record's text read back from the file by byte range, for the rows that are reported. Reads at most
+ * what an error message keeps (RAW_TEXT_LIMIT characters of up to 4 bytes each).
+ */
+class RecordTexts {
+  private fd: number | undefined;
+
+  constructor(private readonly file: string) {}
+
+  read(start: number, end: number): string {
+    this.fd ??= openSync(this.file, 'r');
+    const buffer = Buffer.alloc(Math.min(end - start, RAW_TEXT_LIMIT * 4 + 4));
+    const length = readSync(this.fd, buffer, 0, buffer.length, start);
+    return buffer.toString('utf8', 0, length);
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
+
+/** A record's bytes carry the lines skipped before it (empty, or empty values only) and its line break. */
 function cleanRaw(raw: string): string {
   let start = 0;
   let end = raw.length;

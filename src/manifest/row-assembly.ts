@@ -13,7 +13,8 @@ import type { IdRegistry } from './id-registry.js';
 /** A row as a format reader understood it, before validation. */
 export interface RowDraft {
   line: number;
-  raw: string;
+  /** The row's text as written, or a way to get it (read only when the row is reported). */
+  raw: string | (() => string);
   /** The id as written and where (`id` or `custom_id`); undefined when the row is too broken to have one. */
   id?: { value: unknown; field: string };
   kind?: ItemKind;
@@ -66,7 +67,7 @@ export function finishRow(file: string, draft: RowDraft, ids: IdRegistry, pricin
     ...(i.field !== undefined ? { field: i.field } : {}),
     reason: i.reason,
   }));
-  return { ok: false, file, line: draft.line, ...(id !== undefined ? { id } : {}), raw: truncateRaw(draft.raw), errors };
+  return { ok: false, file, line: draft.line, ...(id !== undefined ? { id } : {}), raw: truncateRaw(typeof draft.raw === 'string' ? draft.raw : draft.raw()), errors };
 }
 
 function rowOf(file: string, line: number, id: string, kind: ItemKind, request: Record<string, unknown>): ManifestRow {

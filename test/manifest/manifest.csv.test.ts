@@ -1,5 +1,6 @@
 // CSV manifests: header, typed cells, the prompt/system/body columns, and broken CSV.
 import { describe, expect, it } from 'vitest';
+import { RAW_TEXT_LIMIT } from '../../src/manifest/types.js';
 import { messagesOf, readAll, rowsOf, tempDir, writeManifest } from './helpers.js';
 
 const dir = tempDir();
@@ -182,6 +183,32 @@ describe('CSV text', () => {
       ":4 row 'long': bad CSV: the header has 4 columns, this row has 5",
     ]);
     expect(entries[1]).toMatchObject({ ok: false, raw: 'short,chat,chat-small' });
+  });
+
+  it('keeps the text of a reported row as written: blank lines before it dropped, quoted line breaks and non-ASCII kept', async () => {
+    const file = writeManifest(dir, 'raw-text.csv', csv(
+      'id,kind,model,prompt',
+      'a,chat,chat-small,hi',
+      '',
+      '\r',
+      'mütze,chat,chat-small,"line one',
+      'line two",surplus',
+      'b,chat,chat-small,hi',
+      'gone,chat',
+    ));
+    const entries = await readAll(file);
+    expect(rowsOf(entries).map((r) => r.id)).toEqual(['a', 'b']);
+    expect(entries.filter((e) => !e.ok)).toMatchObject([
+      { line: 5, id: 'mütze', raw: 'mütze,chat,chat-small,"line one\nline two",surplus' },
+      { line: 8, id: 'gone', raw: 'gone,chat' },
+    ]);
+  });
+
+  it('keeps at most 2 KB of a long reported row', async () => {
+    const long = `long,chat,chat-small,${'é'.repeat(20_000)},surplus`;
+    const file = writeManifest(dir, 'raw-long.csv', csv('id,kind,model,prompt', long));
+    const [entry] = (await readAll(file)).filter((e) => !e.ok);
+    expect(entry).toMatchObject({ line: 2, id: 'long', raw: `${long.slice(0, RAW_TEXT_LIMIT)}…` });
   });
 
   it('reports an unbalanced quote on the line it opens and reads every line after it', async () => {
