@@ -60,18 +60,30 @@ export function draftFromCsvRecord(header: CsvHeader, cells: readonly string[], 
   const body = cell('body');
   if (body !== undefined) mergeBody(body, request, origin, issues);
   return {
-    line, raw, id: { value: idCell, field: 'id' }, kind, request, issues,
+    line, raw, id: { value: idCell, field: 'id' }, kind, request: withSortedKeys(request), issues,
     // A chat row without messages lacks its prompt, in the words of the CSV.
     ...(kind === 'chat' && request.messages === undefined ? { fieldLabels: { messages: 'prompt' } } : {}),
   };
+}
+
+/** The same fields with keys in sorted order, so that canonicalJson can use the native serializer. */
+function withSortedKeys(request: Record<string, unknown>): Record<string, unknown> {
+  const keys = Object.keys(request);
+  let sorted = true;
+  for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1]! < keys[i]!;
+  if (sorted) return request;
+  const ordered: Record<string, unknown> = {};
+  for (const key of keys.sort()) setOwn(ordered, key, request[key]);
+  return ordered;
 }
 
 function placePrompt(kind: ItemKind, prompt: string | undefined, system: string | undefined, set: Setter, issues: RowIssue[]): void {
   switch (kind) {
     case 'chat':
       if (prompt !== undefined) {
-        const user = { role: 'user', content: prompt };
-        set('messages', system === undefined ? [user] : [{ role: 'system', content: system }, user], 'prompt');
+        // Keys in sorted order (as withSortedKeys): the request's canonical JSON is then JSON.stringify's.
+        const user = { content: prompt, role: 'user' };
+        set('messages', system === undefined ? [user] : [{ content: system, role: 'system' }, user], 'prompt');
       } else if (system !== undefined) {
         issues.push({ field: 'system', reason: 'needs a prompt: it becomes the system message before it' });
       }

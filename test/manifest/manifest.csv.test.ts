@@ -110,7 +110,9 @@ describe('CSV columns to requests', () => {
     const file = writeManifest(dir, 'proto.csv', csv('id,kind,model,prompt,body', 'p1,video,video-mini,cat,"{""__proto__"": {""x"": 1}}"'));
     const [row] = rowsOf(await readAll(file));
     expect(Object.getPrototypeOf(row!.request)).toBe(Object.prototype);
-    expect(Object.keys(row!.request)).toEqual(['model', 'prompt', '__proto__']);
+    expect(Object.keys(row!.request).sort()).toEqual(['__proto__', 'model', 'prompt']);
+    expect(Object.getOwnPropertyDescriptor(row!.request, '__proto__')?.value).toEqual({ x: 1 });
+    expect(row!.requestJson).toBe('{"__proto__":{"x":1},"model":"video-mini","prompt":"cat"}');
   });
 });
 
