@@ -3,13 +3,12 @@
 // complete file or untouched.
 
 import { createHash, randomBytes } from 'node:crypto';
-import { close as fsClose, fsync as fsFsync, open as fsOpen, writev as fsWritev } from 'node:fs';
-import { promisify } from 'node:util';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import pRetry from 'p-retry';
 import type { Clock } from '../core/clock.js';
 import { parseRetryAfter, retryDelay, shouldRetryRead, type Answer, type BackoffPolicy } from '../core/retry.js';
+import { closeFile, openFile, renameDurably, syncFile, writeChunks } from '../io/callback-fs.js';
 import { DownloadError, GatewayHttpError, GatewayTransportError } from './errors.js';
 import { headerValue, readText, type Exchange } from './http.js';
 import type { Redactor } from './redact.js';
@@ -66,52 +65,16 @@ export function tempPathFor(dest: string): string {
   return join(dirname(dest), `.${basename(dest)}.${randomBytes(4).toString('hex')}.part`);
 }
 
-const openFile = promisify(fsOpen);
-const writevFile = promisify(fsWritev);
-const syncFile = promisify(fsFsync);
-const closeFile = promisify(fsClose);
-
-async function fsyncDirectory(dir: string): Promise<void> {
-  try {
-    const fd = await openFile(dir, 'r');
-    try {
-      await syncFile(fd);
-    } finally {
-      await closeFile(fd);
-    }
-  } catch {
-    // Not every platform can fsync a directory; the rename itself is still atomic.
-  }
-}
 const WRITE_BATCH_BYTES = 1 << 20;
 /** Bytes handed to the threadpool but not yet written; reading waits above this (bounded memory). */
 const MAX_UNWRITTEN_BYTES = 4 * WRITE_BATCH_BYTES;
 /** Stays under IOV_MAX (1024) when a body arrives in many tiny chunks. */
 const MAX_CHUNKS_PER_WRITE = 1024;
 
-/** The part of `chunks` a gathered write of `written` bytes left unwritten (no bytes copied). */
-export function unwrittenChunks(chunks: readonly Buffer[], written: number): Buffer[] {
-  let i = 0;
-  let left = written;
-  while (i < chunks.length && left >= chunks[i]!.length) left -= chunks[i++]!.length;
-  const rest = chunks.slice(i);
-  if (left > 0 && rest.length > 0) rest[0] = rest[0]!.subarray(left);
-  return rest;
-}
-
-/** One gathered write of the chunks (no copy into a joined buffer), continued after a short write. */
-async function writeChunks(fd: number, chunks: Buffer[]): Promise<void> {
-  for (let rest = chunks; rest.length > 0;) {
-    const { bytesWritten } = await writevFile(fd, rest);
-    rest = unwrittenChunks(rest, bytesWritten);
-  }
-}
-
 /**
- * Streams the body to the temp file with the callback fs API (threadpool), in ~1 MiB writes that run
- * while the next bytes are received and hashed: reading waits only when 4 MiB are still unwritten.
- * Writes are chained, so they land in order. Not fs/promises: its FileHandle.close() was seen never
- * to settle after a streamed body (Node 20.20), which hung the download lane.
+ * Streams the body to the temp file in ~1 MiB gathered writes that run in the threadpool while the next
+ * bytes are received and hashed: reading waits only when 4 MiB are still unwritten. Writes are
+ * chained, so they land in order.
  */
 async function writeBody(response: Exchange, tempPath: string): Promise<{ bytes: number; sha256: string }> {
   const hash = createHash('sha256');
@@ -243,8 +206,7 @@ export async function downloadToFile(
             return true;
           },
         });
-        await rename(tempPath, dest);
-        await fsyncDirectory(dirname(dest));
+        await renameDurably(tempPath, dest);
         return { ...written, source: from.source };
       } catch (err) {
         if (!(err instanceof DownloadError) || err.reason === 'io') throw err;

@@ -1,10 +1,10 @@
-// results.jsonl is derived from the journal: rebuilt whole, written to a temp file and renamed, so a
-// crash can neither duplicate nor lose a line. Items whose line is on disk move to `downloaded`.
-import { close as fsClose, fsync as fsFsync, open as fsOpen, write as fsWrite } from 'node:fs';
-import { copyFile, mkdir, rename, stat, truncate } from 'node:fs/promises';
-import { promisify } from 'node:util';
+// results.jsonl is derived from the journal: rebuilt (the settled prefix of the file written last is
+// copied, the rest read from the journal), written to a temp file, synced and renamed, so a crash can
+// neither duplicate nor lose a line. Items whose line is on disk move to `downloaded`.
+import { copyFile, mkdir, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TERMINAL } from '../core/states.js';
+import { closeFile, openFile, renameDurably, syncFile, writeChunks } from '../io/callback-fs.js';
 import type { AnswerRow, Item, ItemError, Journal } from '../journal/index.js';
 
 export function resultsPath(outDir: string): string {
@@ -38,11 +38,6 @@ const ANSWERED = ['succeeded', 'downloaded', 'rejected'] as const;
 /** States in which an item's results line can no longer appear, vanish or change during a run. */
 const SETTLED = ['succeeded', ...TERMINAL] as const;
 
-const openFile = promisify(fsOpen);
-const writeBytes = (fd: number, bytes: Buffer): Promise<number> =>
-  new Promise((resolve, reject) => fsWrite(fd, bytes, (err, written) => (err ? reject(err) : resolve(written))));
-const syncFile = promisify(fsFsync);
-const closeFile = promisify(fsClose);
 
 /**
  * What a rebuild may reuse from the file the previous one wrote: its first `bytes` bytes hold the lines
@@ -102,24 +97,18 @@ export async function writeResultsFile(journal: Journal, outDir: string, previou
         if (row.seq <= settledUpTo) prefixBytes = bytes + pageBytes;
       }
       after = rows[rows.length - 1]!.seq;
-      bytes += await writeAll(fd, text);
+      const data = Buffer.from(text);
+      await writeChunks(fd, [data]);
+      bytes += data.length;
     }
     await syncFile(fd);
   } finally {
     await closeFile(fd);
   }
-  await rename(temp, target);
+  await renameDurably(temp, target);
   const file = await stat(target);
   return {
     written,
     prefix: { seq: Math.max(settledUpTo, reuse?.seq ?? 0), bytes: prefixBytes, file: { ino: file.ino, size: file.size, mtimeMs: file.mtimeMs } },
   };
-}
-
-async function writeAll(fd: number, text: string): Promise<number> {
-  const data = Buffer.from(text);
-  for (let offset = 0; offset < data.length;) {
-    offset += await writeBytes(fd, data.subarray(offset));
-  }
-  return data.length;
 }

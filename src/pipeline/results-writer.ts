@@ -1,6 +1,7 @@
-// Schedules results.jsonl rebuilds during a run. Each rebuild rewrites the whole file, so they are
-// spaced geometrically: the next waits until as many new answers arrived as are already written (or
-// the interval passed with some waiting), keeping the total work linear in the number of answers.
+// Schedules results.jsonl rebuilds during a run. Each rebuild writes a whole new file (copying the
+// settled prefix of the last one), so they are spaced geometrically: the next waits until as many new
+// answers arrived as are already written (or the interval passed with some waiting), keeping the total
+// work linear in the number of answers.
 import { resultsPath, writeResultsFile, type SettledPrefix } from './results-file.js';
 import type { RunContext } from './context.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { unwrittenChunks } from '../../src/gateway/download.js';
+import { unwrittenChunks } from '../../src/io/callback-fs.js';
 
 const chunks = () => [Buffer.from('abc'), Buffer.from('defg'), Buffer.from('hi')];
 const text = (rest: Buffer[]) => Buffer.concat(rest).toString();
