@@ -1,5 +1,6 @@
 // What the scan worker sends the main thread. Valid rows travel as columns (arrays of strings and
 // typed arrays): structured-cloning them costs far less than an array of objects with ten keys each.
+import type { Estimate } from '../core/estimate.js';
 import type { ItemKind } from '../core/states.js';
 import type { InvalidEntry, ScannedRow, ScanSummary } from './scan-manifests.js';
 import { estimateResolution } from './scan-manifests.js';
@@ -36,12 +37,17 @@ export type ScanMessage =
   | { type: 'done'; summary: ScanSummary }
   | { type: 'error'; message: string };
 
-export function compactRow({ row, estimate }: ScannedRow): CompactRow {
+/** What the journal keeps from a row's estimate. */
+function estimateFields(estimate: Estimate): Pick<CompactRow, 'resolution' | 'hasReferenceVideo' | 'estimateUsd'> {
   return {
-    id: row.id, kind: row.kind, model: row.model, requestJson: row.requestJson,
-    file: row.file, line: row.line, resolution: estimateResolution(estimate),
-    hasReferenceVideo: estimate.kind === 'video' && estimate.hasReferenceVideo, estimateUsd: estimate.usd,
+    resolution: estimateResolution(estimate),
+    hasReferenceVideo: estimate.kind === 'video' && estimate.hasReferenceVideo,
+    estimateUsd: estimate.usd,
   };
+}
+
+export function compactRow({ row, estimate }: ScannedRow): CompactRow {
+  return { id: row.id, kind: row.kind, model: row.model, requestJson: row.requestJson, file: row.file, line: row.line, ...estimateFields(estimate) };
 }
 
 /** Collects valid rows into columns, up to `capacity` rows. */
@@ -73,10 +79,11 @@ export class ColumnBuilder {
     this.models.push(row.model);
     this.requestJsons.push(row.requestJson);
     this.files.push(row.file);
-    this.resolutions.push(estimateResolution(estimate));
+    const derived = estimateFields(estimate);
+    this.resolutions.push(derived.resolution);
     this.lines[i] = row.line;
-    this.estimates[i] = estimate.usd;
-    this.references[i] = estimate.kind === 'video' && estimate.hasReferenceVideo ? 1 : 0;
+    this.estimates[i] = derived.estimateUsd;
+    this.references[i] = derived.hasReferenceVideo ? 1 : 0;
   }
 
   /** The columns so far (trimmed to the rows added); the builder starts empty again. */
