@@ -18,7 +18,7 @@ export interface PhysicalLine {
 }
 
 /** Lines csv-parse skips as empty records: nothing but spaces and commas. */
-function isBlank(text: string): boolean {
+export function isBlank(text: string): boolean {
   return /^[\s,]*$/.test(text);
 }
 

@@ -5,7 +5,7 @@ import type { CsvError } from 'csv-parse';
 import type { PricingTable } from '../core/pricing.js';
 import { readCsvHeader, type CsvHeader } from './csv-header.js';
 import { csvRecords, MAX_CSV_RECORD_BYTES } from './csv-records.js';
-import { explainBrokenLine, nextNonBlankLine } from './csv-recovery.js';
+import { explainBrokenLine, isBlank, nextNonBlankLine } from './csv-recovery.js';
 import { draftFromCsvRecord } from './csv-row.js';
 import { asManifestFileError } from './manifest-file.js';
 import { finishRow, IdRegistry } from './row-assembly.js';
@@ -109,11 +109,13 @@ class RecordTexts {
   }
 }
 
-/** A record's bytes carry the lines skipped before it (empty, or empty values only) and its line break. */
+/** A record's bytes carry the lines csv-parse skipped before it (blank, or commas only) and its line break. */
 function cleanRaw(raw: string): string {
   let start = 0;
+  for (let newline = raw.indexOf('\n'); newline !== -1 && isBlank(raw.slice(start, newline)); newline = raw.indexOf('\n', start)) {
+    start = newline + 1;
+  }
   let end = raw.length;
-  while (start < end && (raw[start] === '\n' || raw[start] === '\r')) start++;
   while (end > start && (raw[end - 1] === '\n' || raw[end - 1] === '\r')) end--;
   return start === 0 && end === raw.length ? raw : raw.slice(start, end);
 }

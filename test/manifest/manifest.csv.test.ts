@@ -206,6 +206,12 @@ describe('CSV text', () => {
     ]);
   });
 
+  it('leaves the lines csv-parse skips (commas and spaces only) out of the next reported row', async () => {
+    const file = writeManifest(dir, 'raw-skipped.csv', csv('id,kind,model,prompt', 'a,chat,chat-small,hi', ',,,', ' , ,,', 'bad,chat'));
+    const [entry] = (await readAll(file)).filter((e) => !e.ok);
+    expect(entry).toMatchObject({ line: 5, id: 'bad', raw: 'bad,chat' });
+  });
+
   it('keeps at most 2 KB of a long reported row', async () => {
     const long = `long,chat,chat-small,${'é'.repeat(20_000)},surplus`;
     const file = writeManifest(dir, 'raw-long.csv', csv('id,kind,model,prompt', long));
