@@ -8,6 +8,7 @@ import { GatewayTransportError } from '../gateway/errors.js';
 import type { Item } from '../journal/index.js';
 import { log, type RunContext } from './context.js';
 import { planOutcome, type FollowUp, type OutcomePlan } from './outcome.js';
+import { rateWindow, SendPacer } from './send-pacer.js';
 
 export interface SubmitterHooks {
   accepted(item: Item): void;
@@ -29,11 +30,16 @@ export class Submitter {
   /** Outcome writes still on their way to disk (their follow-ups run once each is durable). */
   private readonly settling = new Set<Promise<void>>();
   private failure: unknown;
+  private readonly pacer: SendPacer | undefined;
 
   constructor(private readonly ctx: RunContext, private readonly hooks: SubmitterHooks) {
     this.stopped = abortPromise(ctx.submitStop.signal);
     const { concurrency, rpm } = ctx.settings;
-    this.queue = new PQueue({ concurrency, ...(rpm ? rateWindow(rpm) : {}) });
+    // --rpm twice: the queue starts work at the pace, so items wait as pending rather than after their
+    // intent; the pacer holds each request itself to it, whatever the time from start to wire.
+    const window = rpm ? rateWindow(rpm) : undefined;
+    this.queue = new PQueue({ concurrency, ...window });
+    this.pacer = window && new SendPacer(window, ctx.clock);
   }
 
   get reason(): SubmitStopReason {
@@ -147,12 +153,22 @@ export class Submitter {
 
   private async send(item: Item, attempt: number): Promise<SendOutcome> {
     try {
+      await this.pace();
       return await this.ctx.gateway.send(item.kind, item.request, attempt, this.ctx.hardStop.signal);
     } catch (err) {
       if (err instanceof GatewayTransportError && !err.mayHaveReached) {
         return { kind: 'retry', error: err, delayMs: backoffDelay(attempt, DEFAULT_BACKOFF, this.ctx.random) };
       }
       return { kind: 'ambiguous', error: err instanceof Error ? err : new Error(String(err)) };
+    }
+  }
+
+  /** A stop while waiting for the pace means the request never leaves: the same as a refused connection. */
+  private async pace(): Promise<void> {
+    try {
+      await this.pacer?.acquire(this.ctx.submitStop.signal);
+    } catch (err) {
+      throw new GatewayTransportError('GBATCH_ABORTED', false, 'submission stopped while waiting for --rpm', { cause: err });
     }
   }
 
@@ -198,15 +214,6 @@ export class Submitter {
     }
     await Promise.all(writes);
   }
-}
-
-/**
- * --rpm as an even pace rather than a minute's worth in one burst: windows of about a second (or
- * one request per window below 60/min), never more than rpm in any minute. Retries count: each is a request.
- */
-export function rateWindow(rpm: number): { intervalCap: number; interval: number } {
-  const intervalCap = Math.max(1, Math.ceil(rpm / 60));
-  return { intervalCap, interval: Math.ceil((60_000 * intervalCap) / rpm) };
 }
 
 function abortPromise(signal: AbortSignal): Promise<void> {

@@ -1,6 +1,6 @@
 // --rpm paces submissions evenly: the pure window, and a real run against the simulator.
 import { describe, expect, it } from 'vitest';
-import { rateWindow } from '../../src/pipeline/submitter.js';
+import { rateWindow } from '../../src/pipeline/send-pacer.js';
 import { writeJsonl, chatRow } from '../e2e/helpers/manifests.js';
 import { runInProcess } from '../e2e/helpers/run.js';
 import { startSim } from '../e2e/helpers/sim.js';
@@ -16,6 +16,21 @@ describe('rateWindow', () => {
   });
 });
 
+/**
+ * Arrival times at the simulator lag the moment gbatch lets a request go by the transport: on a loaded
+ * 2-core machine the first window's cold connections arrived up to 91 ms late (measured), later ones
+ * within 10 ms. The pacer itself is exact (send-pacer.test.ts); arrivals get this much slack.
+ */
+const ARRIVAL_SLACK_MS = 150;
+
+function postTimes(sim: Awaited<ReturnType<typeof startSim>>): number[] {
+  return sim.ledger.requests.filter((r) => r.method === 'POST').map((r) => r.at).sort((a, b) => a - b);
+}
+
+function tightestWindow(times: number[], cap: number): number {
+  return Math.min(...times.slice(cap).map((t, i) => t - times[i]!));
+}
+
 describe('--rpm in a run', () => {
   it('600/min: no one-second window holds more than 10 submissions, and every row completes', async () => {
     const sim = await startSim();
@@ -24,11 +39,23 @@ describe('--rpm in a run', () => {
     const manifest = writeJsonl(ws.path('rows.jsonl'), rows);
     const result = await runInProcess({ sim, ws, manifests: [manifest], settings: { rpm: 600, concurrency: 50 } });
     expect(result.exitCode).toBe(0);
-    const times = sim.ledger.requests.filter((r) => r.method === 'POST').map((r) => r.at).sort((a, b) => a - b);
+    const times = postTimes(sim);
     expect(times).toHaveLength(25);
     // Paced: 25 rows at 10 a second span two whole windows (unpaced they all leave within milliseconds).
-    expect(times[24]! - times[0]!).toBeGreaterThanOrEqual(1900);
-    // The 11th request after any request waits for the next window; a few ms of commit and logging jitter allowed.
-    for (let i = 0; i + 10 < times.length; i++) expect(times[i + 10]! - times[i]!).toBeGreaterThanOrEqual(950);
+    expect(times[24]! - times[0]!).toBeGreaterThanOrEqual(2000 - ARRIVAL_SLACK_MS);
+    // The 11th request after any request waits for the next window.
+    expect(tightestWindow(times, 10)).toBeGreaterThanOrEqual(1000 - ARRIVAL_SLACK_MS);
+  }, 20_000);
+
+  it('retries count against the pace: with 5xx answers, still no more than 10 requests in any second', async () => {
+    const sim = await startSim({ faults: { errorRates: { chat: 0.3 } } });
+    const ws = workspace();
+    const rows = Array.from({ length: 30 }, (_, i) => chatRow(`r${i}`, `retry and pace ${i}`));
+    const manifest = writeJsonl(ws.path('rows.jsonl'), rows);
+    const result = await runInProcess({ sim, ws, manifests: [manifest], settings: { rpm: 600, concurrency: 50 } });
+    expect(result.exitCode).toBe(0);
+    const times = postTimes(sim);
+    expect(times.length).toBeGreaterThan(30);
+    expect(tightestWindow(times, 10)).toBeGreaterThanOrEqual(1000 - ARRIVAL_SLACK_MS);
   }, 20_000);
 });
