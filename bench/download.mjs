@@ -1,5 +1,9 @@
 // Download (issue 4): 200 videos of 20 MB each. gbatch's download phase (a `run` that finds every task
 // done) vs curl fetching the same files with the same parallelism, in the same run. Peak RSS of gbatch.
+// gbatch makes each file durable (fsync) before it journals it as downloaded; curl leaves its files in
+// the page cache. So curl is timed twice over: to its exit (raw), and to its exit plus an fsync of the
+// files it wrote (`sync FILE...`, durable, what gbatch guarantees). A `dd ... conv=fdatasync` of the
+// same 4 GB gives the disk's own durable write rate as a ceiling for both.
 // Usage: npm run build && node bench/download.mjs [--videos N] [--mb N] [--rounds N]
 import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -10,15 +14,33 @@ import { flag, machine, median, removeDir, report, requireBuild, runGbatch, star
 
 const PARALLEL = 4;
 
+async function run(command, args) {
+  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`${command} exited ${code}`);
+}
+
+/** Milliseconds to curl's exit, and to the moment its files are on disk. */
 async function curlAll(urls, dir, key) {
   mkdirSync(dir, { recursive: true });
-  const args = ['--silent', '--fail', '--parallel', '--parallel-max', String(PARALLEL), '-H', `Authorization: Bearer ${key}`];
-  urls.forEach((url, i) => args.push('-o', join(dir, `${i}.mp4`), url));
+  const files = urls.map((_, i) => join(dir, `${i}.mp4`));
+  const args = ['--silent', '--show-error', '--fail', '--parallel', '--parallel-max', String(PARALLEL), '-H', `Authorization: Bearer ${key}`];
+  urls.forEach((url, i) => args.push('-o', files[i], url));
   const started = performance.now();
-  const child = spawn('curl', args, { stdio: 'inherit' });
-  const code = await new Promise((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`curl exited ${code}`);
-  return performance.now() - started;
+  await run('curl', args);
+  const exited = performance.now() - started;
+  await run('sync', files);
+  return { raw: exited, durable: performance.now() - started };
+}
+
+/** The disk's durable sequential write rate for `bytes`: one dd with fdatasync. */
+async function diskRate(dir, bytes) {
+  const file = join(dir, 'dd.bin');
+  const started = performance.now();
+  await run('dd', ['if=/dev/zero', `of=${file}`, 'bs=1M', `count=${Math.round(bytes / 1048576)}`, 'conv=fdatasync']);
+  const ms = performance.now() - started;
+  rmSync(file, { force: true });
+  return bytes / (ms / 1000);
 }
 
 export async function download({ videos = 200, mb = 20, rounds = 3 } = {}) {
@@ -27,7 +49,7 @@ export async function download({ videos = 200, mb = 20, rounds = 3 } = {}) {
   const dir = tempDir('download');
   const sim = await startSim(['--task-seconds', '0.5', '--video-bytes', String(bytes), '--api-key', 'sk-bench=1000000']);
   const env = { GATEWAY_BASE_URL: sim.baseUrl, GATEWAY_API_KEY: 'sk-bench' };
-  const rates = { gbatch: [], curl: [] };
+  const rates = { gbatch: [], curl: [], curlDurable: [], disk: [] };
   const rss = [];
   try {
     const manifest = await videoJsonl(join(dir, 'v.jsonl'), videos);
@@ -52,7 +74,8 @@ export async function download({ videos = 200, mb = 20, rounds = 3 } = {}) {
       const timeCurl = async () => {
         const curlDir = join(dir, `curl${round}`);
         const curlMs = await curlAll(urls, curlDir, 'sk-bench');
-        rates.curl.push(total / (curlMs / 1000));
+        rates.curl.push(total / (curlMs.raw / 1000));
+        rates.curlDurable.push(total / (curlMs.durable / 1000));
         rmSync(curlDir, { recursive: true, force: true });
       };
       // Each side starts with no dirty pages left by the other (the kernel's writeback of 4 GB would
@@ -61,6 +84,8 @@ export async function download({ videos = 200, mb = 20, rounds = 3 } = {}) {
         execFileSync('sync');
         await side();
       }
+      execFileSync('sync');
+      rates.disk.push(await diskRate(dir, total));
     }
   } finally {
     await sim.stop();
@@ -68,14 +93,18 @@ export async function download({ videos = 200, mb = 20, rounds = 3 } = {}) {
   }
   const gbatch = median(rates.gbatch);
   const curl = median(rates.curl);
+  const curlDurable = median(rates.curlDurable);
   const mbps = (r) => Math.round(r / 1024 / 1024);
   return {
     benchmark: 'download', machine: machine(), videos, mb_each: mb, parallel: PARALLEL, rounds,
-    gbatch_mb_per_s: mbps(gbatch), curl_mb_per_s: mbps(curl), gbatch_over_curl: gbatch / curl,
+    gbatch_mb_per_s: mbps(gbatch),
+    curl_durable_mb_per_s: mbps(curlDurable), gbatch_over_curl_durable: gbatch / curlDurable,
+    curl_raw_mb_per_s: mbps(curl), gbatch_over_curl_raw: gbatch / curl,
+    disk_durable_mb_per_s: mbps(median(rates.disk)), gbatch_over_disk: gbatch / median(rates.disk),
     peak_rss_mb: Math.round(median(rss) / 1024),
-    runs_mb_per_s: { gbatch: rates.gbatch.map(mbps), curl: rates.curl.map(mbps) },
-    note: 'gbatch figures include process start, one poll per task, journal writes and an fsync per file; curl does none of these',
-    targets: { gbatch_over_curl: 0.9, peak_rss_mb: 250 },
+    runs_mb_per_s: { gbatch: rates.gbatch.map(mbps), curl_durable: rates.curlDurable.map(mbps), curl_raw: rates.curl.map(mbps), disk: rates.disk.map(mbps) },
+    note: 'gbatch figures include process start, one poll per task, journal writes and an fsync per file. curl_durable adds an fsync of its files after curl exits (what gbatch guarantees); curl_raw stops the clock with the files still in the page cache',
+    targets: { gbatch_over_curl_durable: 0.9, peak_rss_mb: 250 },
   };
 }
 

@@ -14,6 +14,7 @@ import {
   type BackoffPolicy,
   type SubmitKind,
 } from '../core/retry.js';
+import { FileHasher } from '../io/file-hasher.js';
 import { AccountPause } from './account-pause.js';
 import { retryRead } from './read-retry.js';
 import { downloadToFile, type DownloadSource } from './download.js';
@@ -56,6 +57,8 @@ export interface DownloadOptions {
   signal?: AbortSignal;
   /** Attempts at the content endpoint (and then at result_url) before giving up on it. Default 3. */
   contentAttempts?: number;
+  /** Called once the whole body has arrived and checked out; the file's fsync and rename follow. */
+  onReceived?: () => void;
 }
 
 export interface GatewayClient {
@@ -101,6 +104,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   let foreignAgent: Agent | undefined;
   let foreign: Dispatcher | undefined;
   const counters = { requests: 0, retries: 0, rateLimited: 0 };
+  const hasher = new FileHasher();
 
   const apiUrl = (path: string): URL => new URL(`${basePath}${path}`, origin);
 
@@ -266,8 +270,8 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     const sources: DownloadSource[] = [{ source: 'content', url: apiUrl(`/videos/${encodeURIComponent(taskId)}/content`) }];
     const resultUrl = parseHttpUrl(opts.resultUrl);
     if (resultUrl) sources.push({ source: 'result_url', url: resultUrl });
-    const deps = { open: openFollowingRedirects, clock, random, backoff, redact, onRetry: () => void counters.retries++ };
-    return downloadToFile(deps, taskId, dest, sources, opts.contentAttempts ?? 3, opts.signal);
+    const deps = { open: openFollowingRedirects, clock, random, backoff, redact, hasher, onRetry: () => void counters.retries++ };
+    return downloadToFile(deps, taskId, dest, sources, opts.contentAttempts ?? 3, opts.signal, opts.onReceived);
   }
 
   return {
@@ -279,7 +283,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     pausedUntil: () => pause.pausedUntil(),
     stats: () => ({ ...counters }),
     async close() {
-      await Promise.all([pool.close(), foreignAgent?.close()]);
+      await Promise.all([pool.close(), foreignAgent?.close(), hasher.close()]);
     },
   };
 }

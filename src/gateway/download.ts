@@ -2,13 +2,14 @@
 // length checked, fsync, rename. Each source is retried with backoff; the destination is either the
 // complete file or untouched.
 
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import pRetry from 'p-retry';
 import type { Clock } from '../core/clock.js';
 import { parseRetryAfter, retryDelay, shouldRetryRead, type Answer, type BackoffPolicy } from '../core/retry.js';
 import { closeFile, openFile, renameDurably, syncFile, writeChunks } from '../io/callback-fs.js';
+import type { FileHasher } from '../io/file-hasher.js';
 import { DownloadError, GatewayHttpError, GatewayTransportError } from './errors.js';
 import { headerValue, readText, type Exchange } from './http.js';
 import type { Redactor } from './redact.js';
@@ -27,6 +28,7 @@ export interface DownloadDeps {
   random: () => number;
   backoff: BackoffPolicy;
   redact: Redactor;
+  hasher: FileHasher;
   onRetry(): void;
 }
 
@@ -36,7 +38,7 @@ export interface DownloadResult {
   source: DownloadSourceKind;
 }
 
-const FILE_SYSCALLS = new Set(['open', 'write', 'fsync', 'close', 'rename', 'mkdir']);
+const FILE_SYSCALLS = new Set(['open', 'write', 'read', 'fsync', 'close', 'rename', 'mkdir']);
 
 function isFileSystemError(err: unknown): boolean {
   const syscall = (err as { syscall?: unknown } | null)?.syscall;
@@ -71,16 +73,29 @@ const MAX_UNWRITTEN_BYTES = 4 * WRITE_BATCH_BYTES;
 /** Stays under IOV_MAX (1024) when a body arrives in many tiny chunks. */
 const MAX_CHUNKS_PER_WRITE = 1024;
 
+/** A body received in full into the still open temp file; its last writes may still be under way. */
+export interface ReceivedBody {
+  bytes: number;
+  /** Waits for the writes, hashes the file while it is synced, closes it: its sha256. */
+  finish(): Promise<string>;
+  /** Waits for the writes and closes the file, which the next attempt overwrites. */
+  discard(): Promise<void>;
+}
+
 /**
  * Streams the body to the temp file in ~1 MiB gathered writes that run in the threadpool while the next
- * bytes are received and hashed: reading waits only when 4 MiB are still unwritten. Writes are
- * chained, so they land in order.
+ * bytes are received: reading waits only when 4 MiB are still unwritten. Writes are chained, so they
+ * land in order. Returns when the last byte has arrived; the file is then hashed (read back in the
+ * hasher's thread) while it is synced.
  */
-async function writeBody(response: Exchange, tempPath: string): Promise<{ bytes: number; sha256: string }> {
-  const hash = createHash('sha256');
+async function writeBody(response: Exchange, tempPath: string, hasher: FileHasher): Promise<ReceivedBody> {
   let bytes = 0;
-  const fd = await openFile(tempPath, 'w');
+  const fd = await openFile(tempPath, 'w+'); // read too: the hasher reads the file back
   let written: Promise<void> = Promise.resolve();
+  const closeAfterWrites = async (): Promise<void> => {
+    await written.catch(() => undefined); // never close the fd under a write still in the threadpool
+    await closeFile(fd);
+  };
   try {
     let pending: Buffer[] = [];
     let pendingBytes = 0;
@@ -99,7 +114,6 @@ async function writeBody(response: Exchange, tempPath: string): Promise<{ bytes:
       written.catch(() => undefined); // a failed write surfaces at the next await of `written`, not as unhandled
     };
     for await (const chunk of response.body as AsyncIterable<Buffer>) {
-      hash.update(chunk);
       bytes += chunk.length;
       pending.push(chunk);
       pendingBytes += chunk.length;
@@ -109,13 +123,20 @@ async function writeBody(response: Exchange, tempPath: string): Promise<{ bytes:
       }
     }
     flush();
-    await written;
-    await syncFile(fd);
-  } finally {
-    await written.catch(() => undefined); // never close the fd under a write still in the threadpool
-    await closeFile(fd);
+  } catch (err) {
+    await closeAfterWrites();
+    throw err;
   }
-  return { bytes, sha256: hash.digest('hex') };
+  const finish = async (): Promise<string> => {
+    try {
+      await written;
+      const [sha256] = await Promise.all([hasher.hash(fd, bytes), syncFile(fd)]);
+      return sha256;
+    } finally {
+      await closeAfterWrites();
+    }
+  };
+  return { bytes, finish, discard: closeAfterWrites };
 }
 
 async function fetchOnce(
@@ -125,7 +146,7 @@ async function fetchOnce(
   tempPath: string,
   attempt: number,
   signal?: AbortSignal,
-): Promise<{ bytes: number; sha256: string }> {
+): Promise<ReceivedBody> {
   const fail = (reason: DownloadError['reason'], message: string, extra: { status?: number; cause?: unknown } = {}) =>
     new DownloadError(
       { taskId, reason, source: from.source, attempts: attempt, message: `${from.source}: ${message}`, ...(extra.status !== undefined ? { status: extra.status } : {}) },
@@ -152,26 +173,35 @@ async function fetchOnce(
     const reason = response.status === 200 ? 'not_video' : 'http';
     throw fail(reason, httpError.message, { status: response.status, cause: httpError });
   }
-  let written: { bytes: number; sha256: string };
+  const ioFailure = (err: unknown) => fail('io', deps.redact(err instanceof Error ? err.message : String(err)), { cause: err });
+  let received: ReceivedBody;
   try {
-    written = await writeBody(response, tempPath);
+    received = await writeBody(response, tempPath, deps.hasher);
   } catch (err) {
-    if (isFileSystemError(err)) throw fail('io', deps.redact(err instanceof Error ? err.message : String(err)), { cause: err });
+    if (isFileSystemError(err)) throw ioFailure(err);
     const transport = response.failure(err);
     if (transport.code === 'GBATCH_ABORTED') throw transport;
     throw fail('transport', transport.message, { cause: transport });
   }
   const declared = headerValue(response.headers, 'content-length');
-  if (declared !== undefined && /^\d+$/.test(declared.trim()) && Number(declared) !== written.bytes) {
-    throw fail('truncated', `received ${written.bytes} of ${declared} bytes`, { status: 200 });
+  const short = declared !== undefined && /^\d+$/.test(declared.trim()) && Number(declared) !== received.bytes;
+  if (short || received.bytes === 0) {
+    await received.discard().catch((err: unknown) => {
+      throw isFileSystemError(err) ? ioFailure(err) : err;
+    });
+    if (short) throw fail('truncated', `received ${received.bytes} of ${declared} bytes`, { status: 200 });
+    throw fail('empty', 'the answer had no bytes', { status: 200 });
   }
-  if (written.bytes === 0) throw fail('empty', 'the answer had no bytes', { status: 200 });
-  return written;
+  const finish = (): Promise<string> => received.finish().catch((err: unknown) => {
+    throw isFileSystemError(err) ? ioFailure(err) : err;
+  });
+  return { ...received, finish };
 }
 
 /**
  * Tries each source in order, `attemptsPerSource` times each with backoff. A source that answers a
  * definite refusal (a 4xx other than 429, or an error page served as 200) is left at once for the next.
+ * `onReceived` is told when a whole, checked body has arrived; its fsync and rename are still to come.
  */
 export async function downloadToFile(
   deps: DownloadDeps,
@@ -180,6 +210,7 @@ export async function downloadToFile(
   sources: readonly DownloadSource[],
   attemptsPerSource: number,
   signal?: AbortSignal,
+  onReceived?: () => void,
 ): Promise<DownloadResult> {
   await mkdir(dirname(dest), { recursive: true });
   const tempPath = tempPathFor(dest);
@@ -206,8 +237,10 @@ export async function downloadToFile(
             return true;
           },
         });
+        onReceived?.();
+        const sha256 = await written.finish();
         await renameDurably(tempPath, dest);
-        return { ...written, source: from.source };
+        return { bytes: written.bytes, sha256, source: from.source };
       } catch (err) {
         if (!(err instanceof DownloadError) || err.reason === 'io') throw err;
       }

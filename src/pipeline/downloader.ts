@@ -22,7 +22,10 @@ export function isTransientDownloadFailure(err: unknown): boolean {
 export class Downloader {
   private readonly lane: PQueue;
   private readonly backingOff = new Set<Promise<void>>();
+  /** Downloads whose bytes have all arrived and that left the lane: fsync, rename and journal to go. */
+  private readonly finishing = new Set<Promise<void>>();
   private failures = 0;
+  private failure: unknown;
 
   constructor(private readonly ctx: RunContext) {
     this.lane = new PQueue({ concurrency: ctx.settings.downloadConcurrency });
@@ -33,24 +36,53 @@ export class Downloader {
   }
 
   add(item: Item, round = 1): void {
-    void this.lane.add(() => this.download(item, round));
+    void this.lane.add(() => this.transfer(item, round));
   }
 
-  /** Resolves when no download is running, queued, or waiting out a backoff. */
+  /** Resolves when no download is running, queued, finishing, or waiting out a backoff. */
   async idle(): Promise<void> {
     for (;;) {
       await this.lane.onIdle();
-      if (this.backingOff.size === 0 && this.lane.size + this.lane.pending === 0) return;
-      await Promise.all(this.backingOff);
+      if (this.failure !== undefined) throw this.failure;
+      if (this.backingOff.size === 0 && this.finishing.size === 0 && this.lane.size + this.lane.pending === 0) return;
+      await Promise.all([...this.backingOff, ...this.finishing]);
     }
   }
 
-  private async download(item: Item, round: number): Promise<void> {
+  /**
+   * A lane slot is held while bytes arrive. Once the whole body is in, the file's fsync, rename and
+   * journal entry go on outside the lane (at most as many as there are lanes), so the disk's flush of
+   * one file overlaps the next transfer instead of idling the connection.
+   */
+  private transfer(item: Item, round: number): Promise<void> {
+    return new Promise<void>((leaveLane, failInLane) => {
+      let left = false;
+      const onReceived = (): void => {
+        if (this.finishing.size >= this.ctx.settings.downloadConcurrency) return;
+        left = true;
+        this.finishing.add(whole);
+        leaveLane();
+      };
+      const whole: Promise<void> = this.download(item, round, onReceived).then(
+        () => {
+          if (left) this.finishing.delete(whole);
+          else leaveLane();
+        },
+        (err: unknown) => {
+          if (!left) return failInLane(err);
+          this.finishing.delete(whole);
+          this.failure ??= err; // a bug (a journal error): idle() rethrows it
+        },
+      );
+    });
+  }
+
+  private async download(item: Item, round: number, onReceived: () => void): Promise<void> {
     const { ctx } = this;
     if (ctx.hardStop.signal.aborted || !item.taskId) return;
     const dest = outputPathFor(ctx.settings.outDir, item.id, '.mp4');
     try {
-      const file = await ctx.gateway.download(item.taskId, dest, { resultUrl: item.resultUrl ?? undefined, signal: ctx.hardStop.signal });
+      const file = await ctx.gateway.download(item.taskId, dest, { resultUrl: item.resultUrl ?? undefined, signal: ctx.hardStop.signal, onReceived });
       const updated = await ctx.commits.write({
         id: item.id, event: 'store',
         patch: { outputPath: dest, sha256: file.sha256, bytes: file.bytes, lastError: null },

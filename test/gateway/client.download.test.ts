@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -164,5 +164,20 @@ describe('download', () => {
     const error = await client.download('task_9', join(dir, 'row9.mp4')).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'DownloadError', reason: 'not_video' });
     expect(gateway.requests).toHaveLength(1);
+  });
+
+  it('tells onReceived once the whole body is in and checked, before the file is in place; not for a short body', async () => {
+    const gateway = await server((_req, res, i) => (i < 1 ? serveTruncated(res) : serveVideo(res)));
+    const { client, clock } = await clientFor(gateway.baseUrl);
+    const dest = join(dir, 'row10.mp4');
+    const seen: Array<{ requests: number; destExists: boolean; parts: number }> = [];
+    const onReceived = (): void => {
+      const parts = readdirSync(dir).filter((name) => name.endsWith('.part')).length;
+      seen.push({ requests: gateway.requests.length, destExists: existsSync(dest), parts });
+    };
+    const result = await drive(clock, client.download('task_10', dest, { onReceived }));
+    expect(result.sha256).toBe(VIDEO_SHA256);
+    expect(seen).toEqual([{ requests: 2, destExists: false, parts: 1 }]);
+    expect(await leftovers()).toEqual([]);
   });
 });
