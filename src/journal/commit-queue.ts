@@ -2,11 +2,21 @@
 // commit follows the previous one by at least `windowMs`, so under load each fsync carries many
 // changes; when idle, a change commits on the next turn of the event loop. An urgent change (an
 // intent, which a request is waiting on) does not wait out the window: it commits on the next turn,
-// with everything queued by then.
+// with everything queued by then. A change whose loss would cost nothing but repeated work (a stored
+// file's record: the file is durable, a lost record means one more download) may defer its fsync: a
+// batch made only of such changes commits without one, and Journal.syncDeferred() (or the next synced
+// commit) makes it durable.
 import type { Change, Journal } from './journal.js';
 import type { Item } from './item.js';
 
-interface Waiting { change: Change; base: Item | undefined; bare?: boolean; resolve: (item: Item) => void; reject: (err: unknown) => void }
+interface Waiting {
+  change: Change;
+  base: Item | undefined;
+  bare?: boolean;
+  deferSync?: boolean;
+  resolve: (item: Item) => void;
+  reject: (err: unknown) => void;
+}
 
 export class CommitQueue {
   private queue: Waiting[] = [];
@@ -32,12 +42,13 @@ export class CommitQueue {
   }
 
   /**
-   * Resolves once the change is durable; rejects when its transition was illegal or stale. With `base`
-   * (the caller's copy of the item) the result is that copy with the change applied, saving a re-read.
+   * Resolves once the change is durable (with `deferSync`: committed, its fsync left to
+   * Journal.syncDeferred()); rejects when its transition was illegal or stale. With `base` (the
+   * caller's copy of the item) the result is that copy with the change applied, saving a re-read.
    */
-  write(change: Change, base?: Item, options: { urgent?: boolean } = {}): Promise<Item> {
+  write(change: Change, base?: Item, options: { urgent?: boolean; deferSync?: boolean } = {}): Promise<Item> {
     return new Promise<Item>((resolve, reject) => {
-      this.queue.push({ change, base, resolve, reject });
+      this.queue.push({ change, base, resolve, reject, ...(options.deferSync ? { deferSync: true } : {}) });
       this.schedule(options.urgent);
     });
   }
@@ -60,13 +71,14 @@ export class CommitQueue {
     this.queue = [];
     if (batch.length === 0) return;
     try {
-      const moves = this.journal.applyTransitions(batch.map((w) => w.change));
+      const deferSync = batch.every((w) => w.deferSync === true);
+      const moves = this.journal.applyTransitions(batch.map((w) => w.change), { deferSync });
       this.commits++;
       batch.forEach((w, i) => w.resolve(this.result(w, moves[i]!)));
     } catch {
       for (const waiting of batch) {
         try {
-          const [move] = this.journal.applyTransitions([waiting.change]);
+          const [move] = this.journal.applyTransitions([waiting.change], { deferSync: waiting.deferSync === true });
           this.commits++;
           waiting.resolve(this.result(waiting, move!));
         } catch (err) {

@@ -1,6 +1,6 @@
 // The journal: one SQLite file per job, the source of truth for every item's state and money.
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ITEM_STATES, transition, type ItemEvent, type ItemState } from '../core/states.js';
 import { roundUsd } from '../core/money.js';
@@ -13,6 +13,24 @@ export interface JournalOptions {
   /** 'full' syncs every commit to disk (the default); 'off' is for benchmarks only. */
   sync?: 'full' | 'off';
   readonly?: boolean;
+  /** How the WAL file is made durable after deferred commits (injected by tests). */
+  syncWal?: (walPath: string) => void;
+}
+
+/** An fsync of the WAL from outside SQLite: what a `synchronous = FULL` commit would have done. */
+function fsyncWalFile(walPath: string): void {
+  let fd: number;
+  try {
+    fd = openSync(walPath, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // checkpointed and removed: already in the synced database
+    throw err;
+  }
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export interface JobRecord { name: string; manifest: string; options: Record<string, unknown>; createdAt: number; updatedAt: number }
@@ -46,6 +64,10 @@ export class Journal {
   private readonly updateCache = new Map<string, Database.Statement>();
   private readonly answerPages = new Map<string, Database.Statement>();
   private spendCache: Spend | undefined;
+  private readonly syncMode: 'full' | 'off';
+  private readonly syncWal: (walPath: string) => void;
+  /** Commits made with their fsync deferred and not yet made durable by syncDeferred(). */
+  private deferredCommits = 0;
   private readonly stmt: {
     get: Database.Statement<[string], ItemRow>;
     head: Database.Statement<[string], { state: string; reserved_usd: number; actual_usd: number | null }>;
@@ -57,6 +79,8 @@ export class Journal {
 
   private constructor(readonly file: string, options: JournalOptions) {
     this.clock = options.clock ?? Date;
+    this.syncMode = options.sync ?? 'full';
+    this.syncWal = options.syncWal ?? fsyncWalFile;
     if (!options.readonly) mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
     if (!options.readonly) {
@@ -87,7 +111,23 @@ export class Journal {
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    this.syncDeferred();
+    this.db.close();
+  }
+
+  /**
+   * Makes every deferred commit durable: one fsync of the WAL. SQLite has already written their frames,
+   * so a killed process loses none of them; only a power cut before this call could.
+   */
+  syncDeferred(): void {
+    if (this.deferredCommits === 0) return;
+    this.syncWal(`${this.file}-wal`);
+    this.deferredCommits = 0;
+  }
+
+  get deferredCommitCount(): number {
+    return this.deferredCommits;
   }
 
   now(): number {
@@ -191,9 +231,26 @@ export class Journal {
     return changes.map((change) => this.get(change.id)!);
   }
 
-  /** As apply(), returning only each change's from/to states and time (no re-read of the rows). */
-  applyTransitions(changes: readonly Change[]): Array<{ from: ItemState; to: ItemState; at: number }> {
+  /**
+   * As apply(), returning only each change's from/to states and time (no re-read of the rows). With
+   * `deferSync` the commit skips its fsync (synchronous = NORMAL for this transaction); syncDeferred()
+   * or any later synced commit makes it durable.
+   */
+  applyTransitions(changes: readonly Change[], options: { deferSync?: boolean } = {}): Array<{ from: ItemState; to: ItemState; at: number }> {
     if (changes.length === 0) return [];
+    const defer = options.deferSync === true && this.syncMode === 'full';
+    if (!defer) return this.runTransitions(changes);
+    this.db.pragma('synchronous = NORMAL');
+    try {
+      const moves = this.runTransitions(changes);
+      this.deferredCommits++;
+      return moves;
+    } finally {
+      this.db.pragma('synchronous = FULL');
+    }
+  }
+
+  private runTransitions(changes: readonly Change[]): Array<{ from: ItemState; to: ItemState; at: number }> {
     const now = this.now();
     let reservedDelta = 0;
     let actualDelta = 0;

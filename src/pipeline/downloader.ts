@@ -83,11 +83,14 @@ export class Downloader {
     const dest = outputPathFor(ctx.settings.outDir, item.id, '.mp4');
     try {
       const file = await ctx.gateway.download(item.taskId, dest, { resultUrl: item.resultUrl ?? undefined, signal: ctx.hardStop.signal, onReceived });
+      // The file is already durable under its name; losing this record to a power cut would only mean
+      // downloading it again. Its fsync is deferred to the end of the run (Journal.syncDeferred), which
+      // keeps the WAL's fsync, stuck behind the videos' writeback, off the event loop.
       const updated = await ctx.commits.write({
         id: item.id, event: 'store',
         patch: { outputPath: dest, sha256: file.sha256, bytes: file.bytes, lastError: null },
         detail: { bytes: file.bytes, sha256: file.sha256, source: file.source },
-      }, item);
+      }, item, { deferSync: true });
       ctx.events.emit('transition', updated, 'succeeded');
     } catch (err) {
       if (ctx.hardStop.signal.aborted) return;

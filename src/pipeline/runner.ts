@@ -26,6 +26,8 @@ export interface RunConfig {
   apiKey: string;
   skipInvalid: boolean;
   journalSync?: 'full' | 'off';
+  /** How the journal's WAL is fsynced after deferred commits (tests observe it). */
+  syncWal?: (walPath: string) => void;
   /** Options as given, saved with the job for `status` and `report`. */
   jobOptions: Record<string, unknown>;
   clock?: Clock;
@@ -61,7 +63,7 @@ export interface RunResult {
 export async function runJob(config: RunConfig): Promise<RunResult> {
   const clock = config.clock ?? systemClock;
   const events = config.events ?? new EventEmitter<RunEvents>();
-  const journal = Journal.open(config.statePath, { clock, sync: config.journalSync ?? 'full' });
+  const journal = Journal.open(config.statePath, { clock, sync: config.journalSync ?? 'full', ...(config.syncWal ? { syncWal: config.syncWal } : {}) });
   let heartbeat: NodeJS.Timeout | undefined;
   try {
     const takeover = journal.lock.acquire(config.statePath);
@@ -185,6 +187,7 @@ async function drive(
       if (submitFailure !== undefined) throw submitFailure;
       await downloader.idle();
     }
+    journal.syncDeferred(); // what the results, the report and the exit code say is on disk first
     await results.close();
     const counts = journal.counts();
     const stoppedEarly = stopReason !== undefined || submitter.exhaustedCount > 0;
