@@ -159,6 +159,9 @@ export class Submitter {
       if (err instanceof GatewayTransportError && !err.mayHaveReached) {
         return { kind: 'retry', error: err, delayMs: backoffDelay(attempt, DEFAULT_BACKOFF, this.ctx.random) };
       }
+      // Not the network's doing: a bug. Whether the request left is unknown, so the item is uncertain,
+      // and nothing more is sent: the run stops as an internal error instead of repeating it per row.
+      if (!(err instanceof GatewayTransportError)) this.fail(err);
       return { kind: 'ambiguous', error: err instanceof Error ? err : new Error(String(err)) };
     }
   }
