@@ -24,7 +24,7 @@ async function run(command, args) {
 async function curlAll(urls, dir, key) {
   mkdirSync(dir, { recursive: true });
   const files = urls.map((_, i) => join(dir, `${i}.mp4`));
-  const args = ['--silent', '--show-error', '--fail', '--parallel', '--parallel-max', String(PARALLEL), '-H', `Authorization: Bearer ${key}`];
+  const args = ['--silent', '--show-error', '--no-progress-meter', '--fail', '--parallel', '--parallel-max', String(PARALLEL), '-H', `Authorization: Bearer ${key}`];
   urls.forEach((url, i) => args.push('-o', files[i], url));
   const started = performance.now();
   await run('curl', args);
@@ -37,7 +37,7 @@ async function curlAll(urls, dir, key) {
 async function diskRate(dir, bytes) {
   const file = join(dir, 'dd.bin');
   const started = performance.now();
-  await run('dd', ['if=/dev/zero', `of=${file}`, 'bs=1M', `count=${Math.round(bytes / 1048576)}`, 'conv=fdatasync']);
+  await run('dd', ['if=/dev/zero', `of=${file}`, 'bs=1M', `count=${Math.round(bytes / 1048576)}`, 'conv=fdatasync', 'status=none']);
   const ms = performance.now() - started;
   rmSync(file, { force: true });
   return bytes / (ms / 1000);
