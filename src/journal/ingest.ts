@@ -31,8 +31,6 @@ export interface IngestSummary { inserted: number; unchanged: number; replaced: 
 export class IngestSession {
   private readonly summary: IngestSummary = { inserted: 0, unchanged: 0, replaced: 0, conflicts: [] };
   private open = true;
-  /** Writing the database file directly for this session, not through the WAL (see the constructor). */
-  readonly direct: boolean;
   private readonly insert;
   private readonly existing;
   private readonly replace;
@@ -48,7 +46,6 @@ export class IngestSession {
     this.replace = db.prepare(`UPDATE items SET kind = ?, model = ?, request = ?, content_hash = ?,
       source_file = ?, source_line = ?, state = ?, resolution = ?, has_reference_video = ?,
       estimate_usd = ?, last_error = ?, updated_at = ? WHERE id = ? AND state = 'invalid'`);
-    this.direct = isEmpty(journal) && switchJournalMode(journal, 'delete');
     db.exec('BEGIN IMMEDIATE');
   }
 
@@ -99,43 +96,5 @@ export class IngestSession {
     this.open = false;
     this.journal.db.exec(sql);
     this.journal.invalidateSpend();
-    if (this.direct) returnToWal(this.journal);
-  }
-}
-
-function isEmpty(journal: Journal): boolean {
-  return journal.db.prepare('SELECT 1 FROM items LIMIT 1').get() === undefined;
-}
-
-/**
- * The first ingest into an empty journal writes the database file directly (a rollback journal, which
- * for new pages holds next to nothing) instead of through the WAL: a million rows are then written
- * once, not once into the WAL and again by the checkpoint at COMMIT (~0.6 s of 9 s). A crash rolls it
- * back as usual. SQLite makes the switch only when no other connection has the file open; otherwise
- * it keeps WAL mode and the ingest goes through the WAL.
- */
-function switchJournalMode(journal: Journal, mode: 'delete' | 'wal'): boolean {
-  try {
-    return journal.db.pragma(`journal_mode = ${mode.toUpperCase()}`, { simple: true }) === mode;
-  } catch (err) {
-    if ((err as { code?: string }).code === 'SQLITE_BUSY') return false; // another connection: no switch
-    throw err;
-  }
-}
-
-const RETURN_TO_WAL_MS = 5_000;
-
-/**
- * Back to WAL once the rows are committed. A reader that opened the file just after the COMMIT holds
- * the switch off (SQLite does not wait for it here), so it is tried again for a while; the rows are
- * safe either way, and the next open of the journal selects WAL mode again.
- */
-export function returnToWal(journal: Journal): void {
-  const pause = new Int32Array(new SharedArrayBuffer(4));
-  for (const start = Date.now(); !switchJournalMode(journal, 'wal');) {
-    if (Date.now() - start > RETURN_TO_WAL_MS) {
-      throw new Error(`${journal.file}: the rows are ingested, but another process kept the journal from returning to WAL mode; run again`);
-    }
-    Atomics.wait(pause, 0, 0, 20);
   }
 }
