@@ -1,6 +1,6 @@
-// Streams a finished video to disk: temp file beside the destination, sha256 while streaming,
-// length checked, fsync, rename. Each source is retried with backoff; the destination is either the
-// complete file or untouched.
+// Streams a finished video to disk: temp file beside the destination, length checked, then the file's
+// sha256 (read back in the hasher's thread) while it is fsynced, then rename. Each source is retried
+// with backoff; the destination is either the complete file or untouched.
 
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
@@ -173,12 +173,15 @@ async function fetchOnce(
     const reason = response.status === 200 ? 'not_video' : 'http';
     throw fail(reason, httpError.message, { status: response.status, cause: httpError });
   }
-  const ioFailure = (err: unknown) => fail('io', deps.redact(err instanceof Error ? err.message : String(err)), { cause: err });
+  /** A file system error becomes the download's `io` failure; anything else passes unchanged. */
+  const rethrowAsIo = (err: unknown): never => {
+    throw isFileSystemError(err) ? fail('io', deps.redact(err instanceof Error ? err.message : String(err)), { cause: err }) : err;
+  };
   let received: ReceivedBody;
   try {
     received = await writeBody(response, tempPath, deps.hasher);
   } catch (err) {
-    if (isFileSystemError(err)) throw ioFailure(err);
+    if (isFileSystemError(err)) rethrowAsIo(err);
     const transport = response.failure(err);
     if (transport.code === 'GBATCH_ABORTED') throw transport;
     throw fail('transport', transport.message, { cause: transport });
@@ -186,16 +189,11 @@ async function fetchOnce(
   const declared = headerValue(response.headers, 'content-length');
   const short = declared !== undefined && /^\d+$/.test(declared.trim()) && Number(declared) !== received.bytes;
   if (short || received.bytes === 0) {
-    await received.discard().catch((err: unknown) => {
-      throw isFileSystemError(err) ? ioFailure(err) : err;
-    });
+    await received.discard().catch(rethrowAsIo);
     if (short) throw fail('truncated', `received ${received.bytes} of ${declared} bytes`, { status: 200 });
     throw fail('empty', 'the answer had no bytes', { status: 200 });
   }
-  const finish = (): Promise<string> => received.finish().catch((err: unknown) => {
-    throw isFileSystemError(err) ? ioFailure(err) : err;
-  });
-  return { ...received, finish };
+  return { ...received, finish: () => received.finish().catch(rethrowAsIo) };
 }
 
 /**
