@@ -1,0 +1,77 @@
+// The finishing step of a download (read-back hash and fsync, after the whole body arrived): a file
+// system failure there is the download's `io` failure, never retried, with nothing left behind.
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/core/clock.js';
+import { downloadToFile, type DownloadDeps } from '../../src/gateway/download.js';
+import { DownloadError, GatewayTransportError } from '../../src/gateway/errors.js';
+import type { Exchange } from '../../src/gateway/http.js';
+import { redactNothing } from '../../src/gateway/redact.js';
+import { FileHasher } from '../../src/io/file-hasher.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const BODY = Buffer.alloc(100_000, 7);
+
+function video(): Exchange {
+  return {
+    status: 200,
+    headers: { 'content-type': 'video/mp4', 'content-length': String(BODY.length) },
+    body: Readable.from([BODY.subarray(0, 60_000), BODY.subarray(60_000)]) as unknown as Exchange['body'],
+    failure: (err) => new GatewayTransportError('GBATCH_RESET', true, String(err)),
+  };
+}
+
+function deps(hasher: FileHasher, opens: { count: number }): DownloadDeps {
+  return {
+    open: async () => { opens.count++; return video(); },
+    clock: systemClock, random: () => 0.5, backoff: { baseMs: 1, maxMs: 1, maxAttempts: 3 },
+    redact: redactNothing, hasher, onRetry: () => undefined,
+  };
+}
+
+describe('download: the finishing step', () => {
+  it('a read error while hashing the written file is an io failure: not retried, no file, no temp file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gbatch-finish-'));
+    dirs.push(dir);
+    const failingHasher = {
+      hash: async () => { throw Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO', syscall: 'read' }); },
+      close: async () => undefined,
+    } as unknown as FileHasher;
+    const opens = { count: 0 };
+    let received = 0;
+    const dest = join(dir, 'row.mp4');
+    const sources = [{ source: 'content' as const, url: new URL('http://gateway.test/v1/videos/t/content') }];
+    const error = await downloadToFile(deps(failingHasher, opens), 't', dest, sources, 3, undefined, () => received++).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DownloadError);
+    expect(error).toMatchObject({ reason: 'io', source: 'content' });
+    expect((error as Error).message).toContain('EIO: i/o error, read');
+    expect(opens.count).toBe(1);
+    expect(received).toBe(1);
+    expect(existsSync(dest)).toBe(false);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('with the real hasher the same body is stored whole, with the sha256 of what is on disk', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gbatch-finish-'));
+    dirs.push(dir);
+    const hasher = new FileHasher();
+    try {
+      const opens = { count: 0 };
+      const dest = join(dir, 'row.mp4');
+      const sources = [{ source: 'content' as const, url: new URL('http://gateway.test/v1/videos/t/content') }];
+      const result = await downloadToFile(deps(hasher, opens), 't', dest, sources, 3);
+      const { createHash } = await import('node:crypto');
+      expect(result).toEqual({ bytes: BODY.length, sha256: createHash('sha256').update(BODY).digest('hex'), source: 'content' });
+      expect(readdirSync(dir)).toEqual(['row.mp4']);
+    } finally {
+      await hasher.close();
+    }
+  });
+});
