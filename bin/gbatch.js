@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/main.js';
+import { main } from '../dist/bundle/main.js';
 
 // `gbatch report | head`: a reader that stops early is not an error.
 process.stdout.on('error', (err) => {

@@ -9,7 +9,7 @@ export const root = fileURLToPath(new URL('../..', import.meta.url));
 const PEAK_RSS = join(root, 'bench/lib/peak-rss.cjs');
 
 export function requireBuild() {
-  if (!existsSync(join(root, 'dist/cli/main.js'))) {
+  if (!existsSync(join(root, 'dist/bundle/main.js'))) {
     console.error('bench: dist/ is missing; run `npm run build` first');
     process.exit(2);
   }

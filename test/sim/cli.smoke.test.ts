@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const built = existsSync(`${root}/dist/cli/main.js`) && existsSync(`${root}/dist/sim/index.js`);
-if (!built) console.warn('cli.smoke: dist/ is not built (run `npx tsc -p .` or `npm test`); skipping the CLI smoke test');
+const built = existsSync(`${root}/dist/bundle/main.js`) && existsSync(`${root}/dist/sim/index.js`);
+if (!built) console.warn('cli.smoke: dist/ is not built (run `npm run build` or `npm test`); skipping the CLI smoke test');
 
 test.skipIf(!built)('gbatch sim --port 0: one stdout line, serves /v1/models, exits 0 on SIGTERM', async () => {
   const child = spawn(process.execPath, ['bin/gbatch.js', 'sim', '--port', '0', '--api-key', 'sk-smoke=5', '--seed', '3'], {

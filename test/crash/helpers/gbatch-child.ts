@@ -5,10 +5,10 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = fileURLToPath(new URL('../../../bin/gbatch.js', import.meta.url));
-const DIST_MAIN = fileURLToPath(new URL('../../../dist/cli/main.js', import.meta.url));
+const DIST_MAIN = fileURLToPath(new URL('../../../dist/bundle/main.js', import.meta.url));
 
 export function assertBuilt(): void {
-  if (!existsSync(DIST_MAIN)) throw new Error('dist/ is missing: build it first with `npx tsc -p .` (npm test does)');
+  if (!existsSync(DIST_MAIN)) throw new Error('dist/ is missing: build it first with `npm run build` (npm test does)');
 }
 
 export interface Gateway { baseUrl: string; apiKey: string }

@@ -1,11 +1,11 @@
-// `gbatch` as a user runs it: a child process of the built CLI (dist/, built by `npm test` or `npx tsc -p .`).
+// `gbatch` as a user runs it: a child process of the built CLI (dist/, built by `npm test` or `npm run build`).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './workspace.js';
 
 export const BIN = join(ROOT, 'bin', 'gbatch.js');
-export const BUILT = existsSync(join(ROOT, 'dist', 'cli', 'main.js'));
+export const BUILT = existsSync(join(ROOT, 'dist', 'bundle', 'main.js'));
 
 export interface CliResult { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
 

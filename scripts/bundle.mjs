@@ -1,0 +1,27 @@
+// Bundles the compiled CLI (dist/) into dist/bundle/: one file per command, loaded on demand, with
+// zod, undici, csv-parse and p-queue inside. Node then reads and resolves a handful of files instead
+// of hundreds: `gbatch run` starts in about half the time (BENCHMARKS.md).
+// Paths the code computes from its own location must hold from dist/bundle/ as from dist/<module>/:
+// the scan worker is an entry of its own beside the chunks, and both folders are two levels below the
+// package root (the simulator's video asset is ../../assets/ from either).
+import { build } from 'esbuild';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+await build({
+  absWorkingDir: root,
+  entryPoints: { main: 'dist/cli/main.js', 'scan-worker': 'dist/pipeline/scan-worker.js' },
+  outdir: 'dist/bundle',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  // A native addon: it stays a package, loaded from node_modules.
+  external: ['better-sqlite3'],
+  // undici is CommonJS and requires Node's built-ins; an ES module has no `require` of its own.
+  banner: { js: "import { createRequire as __gbatchRequire } from 'node:module'; const require = __gbatchRequire(import.meta.url);" },
+  sourcemap: true,
+  logLevel: 'warning',
+});
