@@ -3,7 +3,7 @@
 
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
 
@@ -11,8 +11,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const built = existsSync(`${root}/dist/bundle/main.js`) && existsSync(`${root}/dist/sim/index.js`);
 if (!built) console.warn('cli.smoke: dist/ is not built (run `npm run build` or `npm test`); skipping the CLI smoke test');
 
-test.skipIf(!built)('gbatch sim --port 0: one stdout line, serves /v1/models, exits 0 on SIGTERM', async () => {
-  const child = spawn(process.execPath, ['bin/gbatch.js', 'sim', '--port', '0', '--api-key', 'sk-smoke=5', '--seed', '3'], {
+test.skipIf(!built)('gbatch sim --port 0: one stdout line, serves /v1/models and a video file, exits 0 on SIGTERM', async () => {
+  const child = spawn(process.execPath, ['bin/gbatch.js', 'sim', '--port', '0', '--api-key', 'sk-smoke=5', '--seed', '3', '--task-seconds', '0'], {
     cwd: root, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -34,6 +34,21 @@ test.skipIf(!built)('gbatch sim --port 0: one stdout line, serves /v1/models, ex
     expect(res.status).toBe(200);
     const list = (await res.json()) as { data: Array<{ id: string }> };
     expect(list.data.map((m) => m.id)).toContain('video-pro-2.5');
+
+    // The bundled build finds the simulator's video asset from its own location (scripts/bundle.mjs).
+    const auth = { authorization: 'Bearer sk-smoke', 'content-type': 'application/json' };
+    const submitted = await fetch(`${baseUrl}/video/generations`, { method: 'POST', headers: auth, body: JSON.stringify({ model: 'video-fast', prompt: 'a kite' }) });
+    expect(submitted.status).toBe(200);
+    const { id } = (await submitted.json()) as { id: string };
+    let status = '';
+    for (let polls = 0; polls < 50 && status !== 'SUCCESS'; polls++) {
+      const polled = (await (await fetch(`${baseUrl}/video/generations/${id}`, { headers: auth })).json()) as { data: { status: string } };
+      status = polled.data.status;
+    }
+    expect(status).toBe('SUCCESS');
+    const video = await fetch(`${baseUrl}/videos/${id}/content`, { headers: auth });
+    expect(video.status).toBe(200);
+    expect(Buffer.from(await video.arrayBuffer()).equals(readFileSync(`${root}/assets/sim-video.mp4`))).toBe(true);
 
     child.kill('SIGTERM');
     const [code] = await exit;
