@@ -15,6 +15,9 @@ export async function chatThroughput({ rows = 20_000, rounds = 3, latencyMs = 10
   const env = { GATEWAY_BASE_URL: sim.baseUrl, GATEWAY_API_KEY: 'sk-bench' };
   const times = { gbatch: [], gbatchNoSync: [], naive: [] };
   const rss = [];
+  /** [start, end] in epoch ms of each timed run, to find its requests in the simulator's ledger afterwards. */
+  const windows = { gbatch: [], naive: [] };
+  let phases;
   try {
     for (let round = 0; round < rounds; round++) {
       for (const sync of ['full', 'off']) {
@@ -23,14 +26,20 @@ export async function chatThroughput({ rows = 20_000, rounds = 3, latencyMs = 10
           '--concurrency', String(concurrency), '--journal-sync', sync, '--quiet', '--json'], { env });
         if (run.code !== 0) throw new Error(`gbatch exited ${run.code}: ${run.stderr.slice(-500)}`);
         (sync === 'full' ? times.gbatch : times.gbatchNoSync).push(run.wallMs);
-        if (sync === 'full') rss.push(run.maxRssKb);
+        if (sync === 'full') {
+          rss.push(run.maxRssKb);
+          windows.gbatch.push([run.startedAtMs, run.startedAtMs + run.wallMs]);
+        }
       }
       const started = performance.now();
+      const startedAtMs = Date.now();
       const naive = spawn(process.execPath, [join(root, 'bench/lib/naive-chat.mjs'), manifest, String(concurrency)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
       const code = await new Promise((resolve) => naive.once('exit', resolve));
       if (code !== 0) throw new Error(`the naive peer exited ${code}`);
       times.naive.push(performance.now() - started);
+      windows.naive.push([startedAtMs, Date.now()]);
     }
+    phases = requestPhases((await sim.ledger()).requests, windows, (rows * latencyMs) / concurrency);
   } finally {
     await sim.stop();
     removeDir(dir);
@@ -44,10 +53,34 @@ export async function chatThroughput({ rows = 20_000, rounds = 3, latencyMs = 10
     ideal_s: idealMs / 1000, gbatch_s: gbatch / 1000, naive_s: naive / 1000, gbatch_sync_off_s: noSync / 1000,
     gbatch_over_ideal: gbatch / idealMs, gbatch_over_naive: gbatch / naive,
     journal_sync_cost: gbatch / noSync - 1,
+    // Where the time goes, from the simulator's ledger: the first request's arrival after the process
+    // was spawned, and the request rate from 20 % to 80 % of the ideal time (2 s to 8 s; ideally C / L).
+    first_request_s: phases.firstRequestS, steady_rps: phases.steadyRps,
     peak_rss_mb: Math.round(median(rss) / 1024),
     runs_s: { gbatch: times.gbatch.map((t) => t / 1000), sync_off: times.gbatchNoSync.map((t) => t / 1000), naive: times.naive.map((t) => t / 1000) },
     targets: { gbatch_over_ideal: 1.10, gbatch_over_naive: 1.05, journal_sync_cost: 0.05 },
   };
+}
+
+/** Per runner: median time from spawn to its first chat request, and median requests/s in the middle 60 % of the ideal time. */
+function requestPhases(requests, windows, idealMs) {
+  const [from, to] = [0.2 * idealMs, 0.8 * idealMs];
+  const posts = requests.filter((r) => r.method === 'POST' && r.path === '/v1/chat/completions').map((r) => r.at);
+  const firstRequestS = {};
+  const steadyRps = {};
+  for (const [name, runs] of Object.entries(windows)) {
+    const firsts = [];
+    const rates = [];
+    for (const [start, end] of runs) {
+      const mine = posts.filter((at) => at >= start && at <= end);
+      if (mine.length === 0) continue;
+      firsts.push((mine[0] - start) / 1000); // the ledger is in arrival order
+      rates.push(mine.filter((at) => at - start >= from && at - start < to).length / ((to - from) / 1000));
+    }
+    firstRequestS[name] = median(firsts);
+    steadyRps[name] = Math.round(median(rates));
+  }
+  return { firstRequestS, steadyRps };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
