@@ -1,16 +1,35 @@
 // The finishing step of a download (read-back hash and fsync, after the whole body arrived): a file
-// system failure there is the download's `io` failure, never retried, with nothing left behind.
+// system failure there (a failing disk may report it only at the fsync, after every write succeeded)
+// is the download's `io` failure, never retried, with nothing left behind.
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
 import { downloadToFile, type DownloadDeps } from '../../src/gateway/download.js';
 import { DownloadError, GatewayTransportError } from '../../src/gateway/errors.js';
 import type { Exchange } from '../../src/gateway/http.js';
 import { redactNothing } from '../../src/gateway/redact.js';
 import { FileHasher } from '../../src/io/file-hasher.js';
+
+const fsyncs = vi.hoisted(() => ({ failNext: false, calls: 0 }));
+
+// The real fsync, unless a test asks for the next one to fail.
+vi.mock('../../src/io/callback-fs.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/io/callback-fs.js')>();
+  return {
+    ...real,
+    syncFile: async (fd: number) => {
+      fsyncs.calls++;
+      if (fsyncs.failNext) {
+        fsyncs.failNext = false;
+        throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO', syscall: 'fsync' });
+      }
+      return real.syncFile(fd);
+    },
+  };
+});
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -69,6 +88,32 @@ describe('download: the finishing step', () => {
       const result = await downloadToFile(deps(hasher, opens), 't', dest, sources, 3);
       const { createHash } = await import('node:crypto');
       expect(result).toEqual({ bytes: BODY.length, sha256: createHash('sha256').update(BODY).digest('hex'), source: 'content' });
+      expect(readdirSync(dir)).toEqual(['row.mp4']);
+    } finally {
+      await hasher.close();
+    }
+  });
+  it('an fsync error on the written file is an io failure: not retried, no file, no temp file; the next try stores it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gbatch-finish-'));
+    dirs.push(dir);
+    const hasher = new FileHasher();
+    try {
+      const opens = { count: 0 };
+      const dest = join(dir, 'row.mp4');
+      const sources = [{ source: 'content' as const, url: new URL('http://gateway.test/v1/videos/t/content') }];
+      fsyncs.calls = 0;
+      fsyncs.failNext = true;
+      const error = await downloadToFile(deps(hasher, opens), 't', dest, sources, 3).catch((e: unknown) => e);
+      expect(fsyncs.calls).toBe(1);
+      expect(error).toBeInstanceOf(DownloadError);
+      expect(error).toMatchObject({ reason: 'io', source: 'content' });
+      expect((error as Error).message).toContain('EIO: i/o error, fsync');
+      expect(opens.count).toBe(1);
+      expect(existsSync(dest)).toBe(false);
+      expect(readdirSync(dir)).toEqual([]);
+
+      const stored = await downloadToFile(deps(hasher, opens), 't', dest, sources, 3);
+      expect(stored.bytes).toBe(BODY.length);
       expect(readdirSync(dir)).toEqual(['row.mp4']);
     } finally {
       await hasher.close();
