@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
 import { downloadToFile, type DownloadDeps } from '../../src/gateway/download.js';
 import { DownloadError, GatewayTransportError } from '../../src/gateway/errors.js';
@@ -36,6 +36,23 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
+let hasher: FileHasher;
+beforeAll(() => {
+  hasher = new FileHasher();
+});
+afterAll(async () => {
+  await hasher.close();
+});
+
+const SOURCES = [{ source: 'content' as const, url: new URL('http://gateway.test/v1/videos/t/content') }];
+
+/** A fresh directory (removed after the test) and the output path in it. */
+function scratch(): { dir: string; dest: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'gbatch-finish-'));
+  dirs.push(dir);
+  return { dir, dest: join(dir, 'row.mp4') };
+}
+
 const BODY = Buffer.alloc(100_000, 7);
 
 function video(): Exchange {
@@ -57,17 +74,14 @@ function deps(hasher: FileHasher, opens: { count: number }): DownloadDeps {
 
 describe('download: the finishing step', () => {
   it('a read error while hashing the written file is an io failure: not retried, no file, no temp file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gbatch-finish-'));
-    dirs.push(dir);
+    const { dir, dest } = scratch();
     const failingHasher = {
       hash: async () => { throw Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO', syscall: 'read' }); },
       close: async () => undefined,
     } as unknown as FileHasher;
     const opens = { count: 0 };
     let received = 0;
-    const dest = join(dir, 'row.mp4');
-    const sources = [{ source: 'content' as const, url: new URL('http://gateway.test/v1/videos/t/content') }];
-    const error = await downloadToFile(deps(failingHasher, opens), 't', dest, sources, 3, undefined, () => received++).catch((e: unknown) => e);
+    const error = await downloadToFile(deps(failingHasher, opens), 't', dest, SOURCES, 3, undefined, () => received++).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DownloadError);
     expect(error).toMatchObject({ reason: 'io', source: 'content' });
     expect((error as Error).message).toContain('EIO: i/o error, read');
@@ -78,45 +92,29 @@ describe('download: the finishing step', () => {
   });
 
   it('with the real hasher the same body is stored whole, with the sha256 of what is on disk', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gbatch-finish-'));
-    dirs.push(dir);
-    const hasher = new FileHasher();
-    try {
-      const opens = { count: 0 };
-      const dest = join(dir, 'row.mp4');
-      const sources = [{ source: 'content' as const, url: new URL('http://gateway.test/v1/videos/t/content') }];
-      const result = await downloadToFile(deps(hasher, opens), 't', dest, sources, 3);
-      const { createHash } = await import('node:crypto');
-      expect(result).toEqual({ bytes: BODY.length, sha256: createHash('sha256').update(BODY).digest('hex'), source: 'content' });
-      expect(readdirSync(dir)).toEqual(['row.mp4']);
-    } finally {
-      await hasher.close();
-    }
+    const { dir, dest } = scratch();
+    const result = await downloadToFile(deps(hasher, { count: 0 }), 't', dest, SOURCES, 3);
+    const { createHash } = await import('node:crypto');
+    expect(result).toEqual({ bytes: BODY.length, sha256: createHash('sha256').update(BODY).digest('hex'), source: 'content' });
+    expect(readdirSync(dir)).toEqual(['row.mp4']);
   });
-  it('an fsync error on the written file is an io failure: not retried, no file, no temp file; the next try stores it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gbatch-finish-'));
-    dirs.push(dir);
-    const hasher = new FileHasher();
-    try {
-      const opens = { count: 0 };
-      const dest = join(dir, 'row.mp4');
-      const sources = [{ source: 'content' as const, url: new URL('http://gateway.test/v1/videos/t/content') }];
-      fsyncs.calls = 0;
-      fsyncs.failNext = true;
-      const error = await downloadToFile(deps(hasher, opens), 't', dest, sources, 3).catch((e: unknown) => e);
-      expect(fsyncs.calls).toBe(1);
-      expect(error).toBeInstanceOf(DownloadError);
-      expect(error).toMatchObject({ reason: 'io', source: 'content' });
-      expect((error as Error).message).toContain('EIO: i/o error, fsync');
-      expect(opens.count).toBe(1);
-      expect(existsSync(dest)).toBe(false);
-      expect(readdirSync(dir)).toEqual([]);
 
-      const stored = await downloadToFile(deps(hasher, opens), 't', dest, sources, 3);
-      expect(stored.bytes).toBe(BODY.length);
-      expect(readdirSync(dir)).toEqual(['row.mp4']);
-    } finally {
-      await hasher.close();
-    }
+  it('an fsync error on the written file is an io failure: not retried, no file, no temp file; the next try stores it', async () => {
+    const { dir, dest } = scratch();
+    const opens = { count: 0 };
+    fsyncs.calls = 0;
+    fsyncs.failNext = true;
+    const error = await downloadToFile(deps(hasher, opens), 't', dest, SOURCES, 3).catch((e: unknown) => e);
+    expect(fsyncs.calls).toBe(1);
+    expect(error).toBeInstanceOf(DownloadError);
+    expect(error).toMatchObject({ reason: 'io', source: 'content' });
+    expect((error as Error).message).toContain('EIO: i/o error, fsync');
+    expect(opens.count).toBe(1);
+    expect(existsSync(dest)).toBe(false);
+    expect(readdirSync(dir)).toEqual([]);
+
+    const stored = await downloadToFile(deps(hasher, opens), 't', dest, SOURCES, 3);
+    expect(stored.bytes).toBe(BODY.length);
+    expect(readdirSync(dir)).toEqual(['row.mp4']);
   });
 });
