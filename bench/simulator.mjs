@@ -1,7 +1,7 @@
 // Throughput of the simulator's chat endpoint on loopback: the simulator must never be the bottleneck
 // (issue 2: >= 5,000 requests/s). Starts `gbatch sim --port 0` from dist/ in a child process, drives
 // non-streaming chat completions through an undici Pool, prints one JSON line with the median rate.
-// Usage: npx tsc -p . && node bench/simulator.mjs [--requests N] [--rounds N] [--connections N]
+// Usage: npm run build && node bench/simulator.mjs [--requests N] [--rounds N] [--connections N]
 
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -24,8 +24,8 @@ const CONNECTIONS = Number(values.connections);
 const TARGET = 5000;
 const KEY = 'sk-sim-demo';
 
-if (!existsSync(`${root}dist/sim/index.js`)) {
-  console.error('bench/simulator: dist/ is missing; run `npx tsc -p .` first');
+if (!existsSync(`${root}dist/bundle/main.js`)) {
+  console.error('bench/simulator: dist/ is missing; run `npm run build` first');
   process.exit(2);
 }
 
