@@ -38,7 +38,6 @@ const ANSWERED = ['succeeded', 'downloaded', 'rejected'] as const;
 /** States in which an item's results line can no longer appear, vanish or change during a run. */
 const SETTLED = ['succeeded', ...TERMINAL] as const;
 
-
 /**
  * What a rebuild may reuse from the file the previous one wrote: its first `bytes` bytes hold the lines
  * of every item up to `seq`, all settled. The file is identified by inode, size and mtime; a file
