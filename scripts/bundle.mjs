@@ -5,9 +5,12 @@
 // the scan worker is an entry of its own beside the chunks, and both folders are two levels below the
 // package root (the simulator's video asset is ../../assets/ from either).
 import { build } from 'esbuild';
+import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+// Chunk names carry content hashes: without this, every rebuild would leave the last one's chunks behind.
+rmSync(new URL('../dist/bundle', import.meta.url), { recursive: true, force: true });
 
 await build({
   absWorkingDir: root,

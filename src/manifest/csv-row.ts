@@ -18,17 +18,27 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   else target[key] = value;
 }
 
+function cellText(header: CsvHeader, cells: readonly string[], name: string): string | undefined {
+  const i = header.index.get(name);
+  const text = i === undefined ? undefined : cells[i];
+  return text === undefined || text.trim() === '' ? undefined : text;
+}
+
+/** The id draftFromCsvRecord gives the record, without building the rest of the draft. */
+export function csvDraftId(header: CsvHeader, cells: readonly string[]): RowDraft['id'] {
+  const value = cellText(header, cells, 'id');
+  // A row of the wrong width is reported under its id only when it has one; any other row without
+  // one is told that its id is required.
+  return value === undefined && cells.length !== header.names.length ? undefined : { value, field: 'id' };
+}
+
 export function draftFromCsvRecord(header: CsvHeader, cells: readonly string[], line: number, raw: RowDraft['raw']): RowDraft {
-  const cell = (name: string): string | undefined => {
-    const i = header.index.get(name);
-    const text = i === undefined ? undefined : cells[i];
-    return text === undefined || text.trim() === '' ? undefined : text;
-  };
-  const idCell = cell('id');
+  const cell = (name: string): string | undefined => cellText(header, cells, name);
+  const id = csvDraftId(header, cells);
   if (cells.length !== header.names.length) {
     return {
       line, raw,
-      ...(idCell !== undefined ? { id: { value: idCell, field: 'id' } } : {}),
+      ...(id !== undefined ? { id } : {}),
       issues: [{ reason: `bad CSV: the header has ${header.names.length} columns, this row has ${cells.length}` }],
     };
   }
@@ -60,7 +70,7 @@ export function draftFromCsvRecord(header: CsvHeader, cells: readonly string[], 
   const body = cell('body');
   if (body !== undefined) mergeBody(body, request, origin, issues);
   return {
-    line, raw, id: { value: idCell, field: 'id' }, kind, request: withSortedKeys(request), issues,
+    line, raw, id, kind, request: withSortedKeys(request), issues,
     // A chat row without messages lacks its prompt, in the words of the CSV.
     ...(kind === 'chat' && request.messages === undefined ? { fieldLabels: { messages: 'prompt' } } : {}),
   };

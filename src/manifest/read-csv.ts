@@ -1,27 +1,31 @@
 // CSV manifests, one streaming pass. A syntax error ends that parse; reading resumes with a fresh
 // parse on the line after the broken row's first line (see csv-recovery.ts).
-import { closeSync, openSync, readSync } from 'node:fs';
 import type { CsvError } from 'csv-parse';
 import type { PricingTable } from '../core/pricing.js';
 import { readCsvHeader, type CsvHeader } from './csv-header.js';
 import { csvRecords, MAX_CSV_RECORD_BYTES } from './csv-records.js';
-import { explainBrokenLine, isBlank, nextNonBlankLine } from './csv-recovery.js';
-import { draftFromCsvRecord } from './csv-row.js';
+import { RecordTexts } from './csv-record-text.js';
+import { explainBrokenLine, nextNonBlankLine } from './csv-recovery.js';
+import { csvDraftId, draftFromCsvRecord } from './csv-row.js';
+import type { RowDeferral } from './deferred-row.js';
 import { asManifestFileError } from './manifest-file.js';
-import { finishRow, IdRegistry } from './row-assembly.js';
-import { RAW_TEXT_LIMIT, truncateRaw, type ManifestEntry, type RowIssue } from './types.js';
+import { checkedId, finishRow, IdRegistry } from './row-assembly.js';
+import { truncateRaw, type ManifestEntry, type RowIssue } from './types.js';
 
-export async function* readCsv(file: string, pricing: PricingTable): AsyncGenerator<ManifestEntry> {
+/** With `deferral`, the data rows it wants are handed to it instead of judged and yielded. */
+export async function* readCsv(file: string, pricing: PricingTable, deferral?: RowDeferral): AsyncGenerator<ManifestEntry> {
   const ids = new IdRegistry();
   const texts = new RecordTexts(file);
   try {
-    yield* readRecords(file, pricing, ids, texts);
+    yield* readRecords(file, pricing, ids, texts, deferral);
   } finally {
     texts.close();
   }
 }
 
-async function* readRecords(file: string, pricing: PricingTable, ids: IdRegistry, texts: RecordTexts): AsyncGenerator<ManifestEntry> {
+async function* readRecords(
+  file: string, pricing: PricingTable, ids: IdRegistry, texts: RecordTexts, deferral: RowDeferral | undefined,
+): AsyncGenerator<ManifestEntry> {
   let header: CsvHeader | undefined;
   let startOffset = 0;
   let linesBefore = 0;
@@ -39,7 +43,8 @@ async function* readRecords(file: string, pricing: PricingTable, ids: IdRegistry
           }
           const { cells, endLine, startByte, endByte } = event.record;
           const from = startOffset + startByte;
-          const raw = (): string => cleanRaw(texts.read(from, startOffset + endByte));
+          const to = startOffset + endByte;
+          const raw = (): string => texts.record(from, to);
           const line = linesBefore + endLine - lineBreaksIn(cells);
           goodUntilOffset = startOffset + endByte;
           goodUntilLine = linesBefore + endLine;
@@ -50,6 +55,11 @@ async function* readRecords(file: string, pricing: PricingTable, ids: IdRegistry
               return;
             }
             header = read.header;
+            continue;
+          }
+          if (deferral?.wants()) {
+            const { id } = checkedId({ id: csvDraftId(header, cells) });
+            deferral.take(file, header, { cells, line, from, to, firstLine: (id === undefined ? undefined : ids.register(id, line)) ?? 0 });
             continue;
           }
           yield finishRow(file, draftFromCsvRecord(header, cells, line, raw), ids, pricing);
@@ -85,39 +95,6 @@ function lineBreaksIn(cells: readonly string[]): number {
     for (let i = cell.indexOf('\n'); i !== -1; i = cell.indexOf('\n', i + 1)) count++;
   }
   return count;
-}
-
-/**
- * A record's text read back from the file by byte range, for the rows that are reported. Reads at most
- * what an error message keeps (RAW_TEXT_LIMIT characters of up to 4 bytes each).
- */
-class RecordTexts {
-  private fd: number | undefined;
-
-  constructor(private readonly file: string) {}
-
-  read(start: number, end: number): string {
-    this.fd ??= openSync(this.file, 'r');
-    const buffer = Buffer.alloc(Math.min(end - start, RAW_TEXT_LIMIT * 4 + 4));
-    const length = readSync(this.fd, buffer, 0, buffer.length, start);
-    return buffer.toString('utf8', 0, length);
-  }
-
-  close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
-  }
-}
-
-/** A record's bytes carry the lines csv-parse skipped before it (blank, or commas only) and its line break. */
-function cleanRaw(raw: string): string {
-  let start = 0;
-  for (let newline = raw.indexOf('\n'); newline !== -1 && isBlank(raw.slice(start, newline)); newline = raw.indexOf('\n', start)) {
-    start = newline + 1;
-  }
-  let end = raw.length;
-  while (end > start && (raw[end - 1] === '\n' || raw[end - 1] === '\r')) end--;
-  return start === 0 && end === raw.length ? raw : raw.slice(start, end);
 }
 
 function headerError(file: string, line: number, raw: string, issues: RowIssue[]): ManifestEntry {

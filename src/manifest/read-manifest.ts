@@ -3,11 +3,18 @@ import { extname } from 'node:path';
 import type { PricingTable } from '../core/pricing.js';
 import { readCsv } from './read-csv.js';
 import { readJsonl } from './read-jsonl.js';
+import type { RowDeferral } from './deferred-row.js';
 import type { ManifestEntry } from './types.js';
 
-export interface ReadOptions { pricing: PricingTable }
+export interface ReadOptions {
+  pricing: PricingTable;
+  /** CSV data rows handed over unjudged (deferred-row.ts); a JSONL manifest is judged whole. */
+  deferral?: RowDeferral;
+}
 
-const READERS: Readonly<Record<string, (file: string, pricing: PricingTable) => AsyncGenerator<ManifestEntry>>> = {
+type Reader = (file: string, pricing: PricingTable, deferral?: RowDeferral) => AsyncGenerator<ManifestEntry>;
+
+const READERS: Readonly<Record<string, Reader>> = {
   '.jsonl': readJsonl,
   '.ndjson': readJsonl,
   '.csv': readCsv,
@@ -24,5 +31,5 @@ export function readManifest(file: string, options: ReadOptions): AsyncIterable<
   if (!reader) {
     throw new Error(`cannot read manifest ${file}: unknown format '${extension || '(no extension)'}'; use .jsonl, .ndjson or .csv`);
   }
-  return reader(file, options.pricing);
+  return reader(file, options.pricing, options.deferral);
 }

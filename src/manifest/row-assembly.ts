@@ -38,11 +38,24 @@ export function checkKind(value: unknown): { kind?: ItemKind; issue?: RowIssue }
   return { issue: { field: 'kind', reason: `must be one of ${ITEM_KINDS.join(', ')}, got ${describe(value)}` } };
 }
 
+/** The only part of judging a row that depends on the rows before it: whether its id came earlier. */
+export type IdVerdict = (id: string, line: number) => number | undefined;
+
 export function finishRow(file: string, draft: RowDraft, ids: IdRegistry, pricing: PricingTable): ManifestEntry {
-  const { id, issue: idIssue } = draft.id ? checkId(draft.id.value, draft.id.field) : {};
+  return judgeRow(file, draft, (id, line) => ids.register(id, line), pricing);
+}
+
+/** The row's id as checked: what `verdict` is asked about (the scan worker registers it early). */
+export function checkedId(draft: Pick<RowDraft, 'id'>): { id?: string; issue?: RowIssue } {
+  return draft.id ? checkId(draft.id.value, draft.id.field) : {};
+}
+
+/** finishRow with the id registry's answer given: from the registry, or from the thread that keeps it. */
+export function judgeRow(file: string, draft: RowDraft, verdict: IdVerdict, pricing: PricingTable): ManifestEntry {
+  const { id, issue: idIssue } = checkedId(draft);
   const issues: RowIssue[] = idIssue ? [idIssue] : [];
   if (id !== undefined) {
-    const first = ids.register(id, draft.line);
+    const first = verdict(id, draft.line);
     if (first !== undefined) issues.push({ field: draft.id?.field, reason: `duplicate id ${quote(id)} (first on line ${first})` });
   }
   issues.push(...draft.issues);

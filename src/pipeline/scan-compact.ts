@@ -1,10 +1,14 @@
 // Scans manifests into compact rows: in a worker thread for large manifests (parsing and SQLite
-// inserts then run on two cores), in this thread for small ones (a worker costs ~40 ms to start).
+// inserts then run on two cores, and this thread judges a share of the CSV records whenever it has
+// caught up with the inserts), in this thread for small ones (a worker costs ~40 ms to start).
 import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { PricingTable } from '../core/pricing.js';
+import { DeferredJudge } from './deferred-judge.js';
 import { scanManifests, type InvalidEntry, type ScanSummary } from './scan-manifests.js';
-import { compactRow, rowsOf, type CompactRow, type ScanMessage } from './scan-protocol.js';
+import {
+  compactRow, rowsOf, SCAN_WORKER_YOUNG_GENERATION_MB, type CompactRow, type DeferralPolicy, type ScanMessage, type ScanWorkerData,
+} from './scan-protocol.js';
 
 export const WORKER_THRESHOLD_BYTES = 8 << 20;
 
@@ -28,20 +32,40 @@ function totalBytes(files: readonly string[]): number {
 /** The worker runs compiled JavaScript; under a TypeScript test runner the sources are .ts. */
 const workerUrl = new URL(import.meta.url.endsWith('.ts') ? './scan-worker.ts' : './scan-worker.js', import.meta.url);
 
+export interface ScanCompactOptions {
+  /** Default: a worker for manifests of WORKER_THRESHOLD_BYTES and more. */
+  useWorker?: boolean;
+  /** The worker's script (tests under a TypeScript runner give the built one). */
+  workerUrl?: URL;
+  deferral?: DeferralPolicy;
+}
+
+/** With how many of the rows the worker handed to this thread unjudged. */
+export interface CompactScanSummary extends ScanSummary { deferredRows: number }
+
 export async function scanCompact(files: readonly string[], pricing: PricingTable, handlers: CompactHandlers,
-  options: { useWorker?: boolean } = {}): Promise<ScanSummary> {
+  options: ScanCompactOptions = {}): Promise<CompactScanSummary> {
   const useWorker = options.useWorker ?? (!import.meta.url.endsWith('.ts') && totalBytes(files) >= WORKER_THRESHOLD_BYTES);
   if (!useWorker) {
-    return scanManifests(files, pricing, { valid: (row) => handlers.valid(compactRow(row)), invalid: handlers.invalid });
+    const summary = await scanManifests(files, pricing, { valid: (row) => handlers.valid(compactRow(row)), invalid: handlers.invalid });
+    return { ...summary, deferredRows: 0 };
   }
-  const worker = new Worker(workerUrl, { workerData: { files, pricing } });
+  const handled = new Int32Array(new SharedArrayBuffer(4));
+  const workerData: ScanWorkerData = { files, pricing, handled: handled.buffer as SharedArrayBuffer, deferral: options.deferral ?? 'adaptive' };
+  const worker = new Worker(options.workerUrl ?? workerUrl, { workerData, resourceLimits: { maxYoungGenerationSizeMb: SCAN_WORKER_YOUNG_GENERATION_MB } });
+  const judged = new DeferredJudge(pricing, handlers);
   try {
-    return await new Promise<ScanSummary>((resolve, reject) => {
+    const summary = await new Promise<ScanSummary>((resolve, reject) => {
       worker.on('message', (message: ScanMessage) => {
         try {
-          if (message.type === 'batch') {
-            for (const row of rowsOf(message.valid)) handlers.valid(row);
-            for (const entry of message.invalid) handlers.invalid(entry);
+          if (message.type === 'batch' || message.type === 'deferred') {
+            if (message.type === 'batch') {
+              for (const row of rowsOf(message.valid)) handlers.valid(row);
+              for (const entry of message.invalid) handlers.invalid(entry);
+            } else {
+              judged.judge(message.rows);
+            }
+            Atomics.add(handled, 0, 1);
             worker.postMessage('ack');
           } else if (message.type === 'done') {
             resolve(message.summary);
@@ -55,7 +79,10 @@ export async function scanCompact(files: readonly string[], pricing: PricingTabl
       worker.on('error', reject);
       worker.on('exit', (code) => reject(new Error(`manifest reader stopped unexpectedly (exit ${code})`)));
     });
+    const here = judged.summary;
+    return { rows: summary.rows + here.rows, valid: summary.valid + here.valid, invalid: summary.invalid + here.invalid, deferredRows: here.rows };
   } finally {
+    judged.close();
     await worker.terminate();
   }
 }

@@ -3,7 +3,8 @@ import { billingResolution } from '../core/models.js';
 import { estimateRequest, type Estimate } from '../core/estimate.js';
 import type { PricingTable } from '../core/pricing.js';
 import { readManifest } from '../manifest/read-manifest.js';
-import type { ManifestRow, RowError } from '../manifest/types.js';
+import type { RowDeferral } from '../manifest/deferred-row.js';
+import type { ManifestEntry, ManifestRow, RowError } from '../manifest/types.js';
 
 export interface ScannedRow { row: ManifestRow; estimate: Estimate }
 export interface InvalidEntry { file: string; line: number; id?: string; raw: string; errors: RowError[] }
@@ -17,34 +18,40 @@ export interface ScanHandlers {
 
 export interface ScanSummary { rows: number; valid: number; invalid: number }
 
-export async function scanManifests(files: readonly string[], pricing: PricingTable, handlers: ScanHandlers): Promise<ScanSummary> {
+export async function scanManifests(files: readonly string[], pricing: PricingTable, handlers: ScanHandlers,
+  deferral?: RowDeferral): Promise<ScanSummary> {
   const summary: ScanSummary = { rows: 0, valid: 0, invalid: 0 };
   for (const file of files) {
-    for await (const entry of readManifest(file, { pricing })) {
+    for await (const entry of readManifest(file, { pricing, ...(deferral ? { deferral } : {}) })) {
       const wait = handlers.pause?.();
       if (wait) await wait;
-      summary.rows++;
-      if (!entry.ok) {
-        summary.invalid++;
-        handlers.invalid(entry);
-        continue;
-      }
-      let estimate: Estimate;
-      try {
-        estimate = estimateRequest(entry.row.kind, entry.row.request, pricing);
-      } catch (err) {
-        summary.invalid++;
-        handlers.invalid({
-          file: entry.row.file, line: entry.row.line, id: entry.row.id, raw: JSON.stringify(entry.row.request).slice(0, 2048),
-          errors: [{ file: entry.row.file, line: entry.row.line, id: entry.row.id, field: 'model', reason: (err as Error).message }],
-        });
-        continue;
-      }
-      summary.valid++;
-      handlers.valid({ row: entry.row, estimate });
+      scanEntry(entry, pricing, handlers, summary);
     }
   }
   return summary;
+}
+
+/** One row of the scan: estimated when valid, and counted. */
+export function scanEntry(entry: ManifestEntry, pricing: PricingTable, handlers: Omit<ScanHandlers, 'pause'>, summary: ScanSummary): void {
+  summary.rows++;
+  if (!entry.ok) {
+    summary.invalid++;
+    handlers.invalid(entry);
+    return;
+  }
+  let estimate: Estimate;
+  try {
+    estimate = estimateRequest(entry.row.kind, entry.row.request, pricing);
+  } catch (err) {
+    summary.invalid++;
+    handlers.invalid({
+      file: entry.row.file, line: entry.row.line, id: entry.row.id, raw: JSON.stringify(entry.row.request).slice(0, 2048),
+      errors: [{ file: entry.row.file, line: entry.row.line, id: entry.row.id, field: 'model', reason: (err as Error).message }],
+    });
+    return;
+  }
+  summary.valid++;
+  handlers.valid({ row: entry.row, estimate });
 }
 
 export function estimateResolution(estimate: Estimate): string | null {

@@ -1,11 +1,19 @@
-// What the scan worker sends the main thread. Valid rows travel as columns (arrays of strings and
-// typed arrays): structured-cloning them costs far less than an array of objects with ten keys each.
+// What the scan worker sends the main thread: judged rows, or CSV records for it to judge. Both travel
+// as columns (arrays of strings and typed arrays): structured-cloning them costs far less than an
+// array of objects with ten keys each.
 import type { Estimate } from '../core/estimate.js';
+import type { PricingTable } from '../core/pricing.js';
 import type { ItemKind } from '../core/states.js';
+import type { CsvHeader } from '../manifest/csv-header.js';
+import type { DeferredCsvRow } from '../manifest/deferred-row.js';
 import type { InvalidEntry, ScannedRow, ScanSummary } from './scan-manifests.js';
 import { estimateResolution } from './scan-manifests.js';
 
-export const SCAN_BATCH = 2000;
+// A batch lives in the main thread's heap while it is handled: with 2,000 rows a batch, the 1M-row CSV
+// ingest peaked ~20 MB higher (BENCHMARKS.md).
+export const SCAN_BATCH = 500;
+/** The scan worker's own share of the young generation: the main thread's grows too once it judges rows. */
+export const SCAN_WORKER_YOUNG_GENERATION_MB = 16;
 export const MAX_UNACKED_BATCHES = 8;
 
 export interface CompactRow {
@@ -32,8 +40,35 @@ export interface RowColumns {
   references: Uint8Array;
 }
 
+/**
+ * When the worker hands CSV records over unjudged: 'adaptive' whenever the main thread has (nearly)
+ * caught up; 'alternate' every other batch (tests: both paths, deterministically); 'never'.
+ */
+export type DeferralPolicy = 'adaptive' | 'alternate' | 'never';
+
+export interface ScanWorkerData {
+  files: readonly string[];
+  pricing: PricingTable;
+  /** An Int32Array's buffer: batches the main thread has handled. */
+  handled: SharedArrayBuffer;
+  deferral: DeferralPolicy;
+}
+
+/** CSV records for the main thread to judge (deferred-row.ts), all of one file: cells flattened. */
+export interface DeferredColumns {
+  file: string;
+  header: string[];
+  cells: string[];
+  widths: Uint32Array;
+  lines: Float64Array;
+  from: Float64Array;
+  to: Float64Array;
+  firstLines: Float64Array;
+}
+
 export type ScanMessage =
   | { type: 'batch'; valid: RowColumns; invalid: InvalidEntry[] }
+  | { type: 'deferred'; rows: DeferredColumns }
   | { type: 'done'; summary: ScanSummary }
   | { type: 'error'; message: string };
 
@@ -111,5 +146,69 @@ export function* rowsOf(columns: RowColumns): Generator<CompactRow> {
       file: columns.files[i]!, line: columns.lines[i]!, resolution: columns.resolutions[i] ?? null,
       hasReferenceVideo: columns.references[i] === 1, estimateUsd: columns.estimates[i]!,
     };
+  }
+}
+
+/** Collects deferred CSV records of one file into columns, up to `capacity` records. */
+export class DeferredBuilder {
+  private origin: { file: string; header: CsvHeader } | undefined;
+  private cells: string[] = [];
+  private readonly widths: Uint32Array;
+  private readonly lines: Float64Array;
+  private readonly from: Float64Array;
+  private readonly to: Float64Array;
+  private readonly firstLines: Float64Array;
+  private count = 0;
+
+  constructor(capacity: number) {
+    this.widths = new Uint32Array(capacity);
+    this.lines = new Float64Array(capacity);
+    this.from = new Float64Array(capacity);
+    this.to = new Float64Array(capacity);
+    this.firstLines = new Float64Array(capacity);
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** False when the builder holds records of another file (take() them first). */
+  fits(file: string, header: CsvHeader): boolean {
+    return this.origin === undefined || (this.origin.file === file && this.origin.header === header);
+  }
+
+  add(file: string, header: CsvHeader, row: DeferredCsvRow): void {
+    this.origin ??= { file, header };
+    const i = this.count++;
+    for (const cell of row.cells) this.cells.push(cell);
+    this.widths[i] = row.cells.length;
+    this.lines[i] = row.line;
+    this.from[i] = row.from;
+    this.to[i] = row.to;
+    this.firstLines[i] = row.firstLine;
+  }
+
+  /** The records so far; the builder starts empty again. */
+  take(): DeferredColumns {
+    const { origin, count: n } = this;
+    if (origin === undefined) throw new Error('no deferred records to take');
+    const columns: DeferredColumns = {
+      file: origin.file, header: [...origin.header.names], cells: this.cells,
+      widths: this.widths.slice(0, n), lines: this.lines.slice(0, n), from: this.from.slice(0, n), to: this.to.slice(0, n),
+      firstLines: this.firstLines.slice(0, n),
+    };
+    this.origin = undefined;
+    this.cells = [];
+    this.count = 0;
+    return columns;
+  }
+}
+
+export function* deferredRowsOf(columns: DeferredColumns): Generator<DeferredCsvRow> {
+  let at = 0;
+  for (let i = 0; i < columns.lines.length; i++) {
+    const width = columns.widths[i]!;
+    yield { cells: columns.cells.slice(at, at + width), line: columns.lines[i]!, from: columns.from[i]!, to: columns.to[i]!, firstLine: columns.firstLines[i]! };
+    at += width;
   }
 }

@@ -1,15 +1,21 @@
 // Worker thread: reads and validates manifests while the main thread inserts into SQLite, so a large
 // ingest uses both cores. Posts compact rows (no request objects: their canonical JSON text suffices).
+// Judging a row costs about twice what inserting it does, so the main thread would wait half the time:
+// when it has (nearly) caught up, the next batch of CSV records goes to it unjudged (deferred-row.ts).
 import { parentPort, workerData } from 'node:worker_threads';
-import type { PricingTable } from '../core/pricing.js';
-import { scanManifests } from './scan-manifests.js';
-import { ColumnBuilder, SCAN_BATCH, MAX_UNACKED_BATCHES, type ScanMessage } from './scan-protocol.js';
-import type { InvalidEntry } from './scan-manifests.js';
+import type { RowDeferral } from '../manifest/deferred-row.js';
+import { scanManifests, type InvalidEntry } from './scan-manifests.js';
+import { ColumnBuilder, DeferredBuilder, SCAN_BATCH, MAX_UNACKED_BATCHES, type ScanMessage, type ScanWorkerData } from './scan-protocol.js';
 
-const { files, pricing } = workerData as { files: string[]; pricing: PricingTable };
+const { files, pricing, handled, deferral: policy } = workerData as ScanWorkerData;
 const port = parentPort!;
+/** Batches the main thread is done with, counted there as it goes: fresher than its acks, which wait for this thread's event loop. */
+const handledBatches = new Int32Array(handled);
+/** How far behind the main thread may be for the next batch to be handed to it unjudged. */
+const MAX_BACKLOG_TO_DEFER = 1;
 
 let unacked = 0;
+let posted = 0;
 let wakeOnAck: (() => void) | undefined;
 port.on('message', () => {
   unacked--;
@@ -19,31 +25,58 @@ port.on('message', () => {
 
 const valid = new ColumnBuilder(SCAN_BATCH);
 let invalid: InvalidEntry[] = [];
-const post = (message: ScanMessage): void => port.postMessage(message);
+const deferred = new DeferredBuilder(SCAN_BATCH);
+let deferring = false;
 
-function flush(): void {
-  if (valid.size === 0 && invalid.length === 0) return;
-  const columns = valid.take();
-  post({ type: 'batch', valid: columns, invalid });
+function post(message: ScanMessage): void {
+  port.postMessage(message);
   unacked++;
+  posted++;
+}
+
+// Batches leave in file order: the rows of one kind are posted before a row of the other kind is kept.
+function flushJudged(): void {
+  if (valid.size === 0 && invalid.length === 0) return;
+  if (policy === 'alternate') deferring = true;
+  else if (policy === 'adaptive') deferring = posted - Atomics.load(handledBatches, 0) <= MAX_BACKLOG_TO_DEFER;
+  post({ type: 'batch', valid: valid.take(), invalid });
   invalid = [];
 }
+
+function flushDeferred(): void {
+  if (deferred.size === 0) return;
+  post({ type: 'deferred', rows: deferred.take() });
+  deferring = false;
+}
+
+const deferral: RowDeferral = {
+  wants: () => deferring,
+  take: (file, header, row) => {
+    flushJudged();
+    if (!deferred.fits(file, header)) flushDeferred();
+    deferred.add(file, header, row);
+    if (deferred.size >= SCAN_BATCH) flushDeferred();
+  },
+};
 
 async function main(): Promise<void> {
   const summary = await scanManifests(files, pricing, {
     valid: (row) => {
+      flushDeferred();
       valid.add(row);
-      if (valid.size >= SCAN_BATCH) flush();
+      if (valid.size >= SCAN_BATCH) flushJudged();
     },
     invalid: (entry) => {
+      flushDeferred();
       invalid.push(entry);
-      if (invalid.length >= SCAN_BATCH) flush();
+      if (invalid.length >= SCAN_BATCH) flushJudged();
     },
     // Back-pressure: the reader pauses while the main thread is behind.
     pause: () => (unacked >= MAX_UNACKED_BATCHES ? new Promise<void>((resolve) => { wakeOnAck = resolve; }) : undefined),
-  });
-  flush();
-  post({ type: 'done', summary });
+  }, policy === 'never' ? undefined : deferral);
+  flushDeferred();
+  flushJudged();
+  port.postMessage({ type: 'done', summary } satisfies ScanMessage);
 }
 
-main().catch((err: unknown) => post({ type: 'error', message: err instanceof Error ? err.message : String(err) }));
+main().catch((err: unknown) => port.postMessage({ type: 'error', message: err instanceof Error ? err.message : String(err) } satisfies ScanMessage));

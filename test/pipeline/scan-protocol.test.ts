@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_PRICING } from '../../src/core/pricing.js';
 import { estimateRequest } from '../../src/core/estimate.js';
-import { ColumnBuilder, compactRow, rowsOf } from '../../src/pipeline/scan-protocol.js';
+import { ColumnBuilder, compactRow, DeferredBuilder, deferredRowsOf, rowsOf } from '../../src/pipeline/scan-protocol.js';
 import type { ScannedRow } from '../../src/pipeline/scan-manifests.js';
 import type { ItemKind } from '../../src/core/states.js';
 
@@ -41,5 +41,37 @@ describe('ColumnBuilder and rowsOf', () => {
     expect([...rowsOf(first)].map((r) => r.id)).toEqual(['chat-1', 'video-ref']);
     expect([...rowsOf(second)]).toEqual([compactRow(rows[2]!)]);
     expect(builder.size).toBe(0);
+  });
+});
+
+describe('DeferredBuilder and deferredRowsOf', () => {
+  const header = { names: ['id', 'kind', 'model', 'prompt'], index: new Map([['id', 0], ['kind', 1], ['model', 2], ['prompt', 3]]) };
+  const records = [
+    { cells: ['a', 'chat', 'chat-small', 'héllo, "you"'], line: 2, from: 20, to: 48, firstLine: 0 },
+    { cells: ['short'], line: 3, from: 48, to: 54, firstLine: 0 },
+    { cells: ['a', 'chat', 'chat-small', 'line one\nline two', 'extra'], line: 5, from: 54, to: 90, firstLine: 2 },
+  ];
+
+  it('records of any width survive the structured clone between threads, record for record', () => {
+    const builder = new DeferredBuilder(4);
+    for (const record of records) builder.add('m.csv', header, record);
+
+    const received = structuredClone(builder.take());
+
+    expect(received).toMatchObject({ file: 'm.csv', header: header.names });
+    expect([...deferredRowsOf(received)]).toEqual(records);
+    expect(builder.size).toBe(0);
+  });
+
+  it('keeps one file per batch: records of another file or header do not fit until the batch is taken', () => {
+    const builder = new DeferredBuilder(4);
+    builder.add('m.csv', header, records[0]!);
+
+    expect(builder.fits('m.csv', header)).toBe(true);
+    expect(builder.fits('other.csv', header)).toBe(false);
+    expect(builder.fits('m.csv', { ...header })).toBe(false);
+    builder.take();
+    expect(builder.fits('other.csv', header)).toBe(true);
+    expect(() => builder.take()).toThrow(/no deferred records/);
   });
 });
