@@ -46,6 +46,10 @@ export class IngestSession {
     this.replace = db.prepare(`UPDATE items SET kind = ?, model = ?, request = ?, content_hash = ?,
       source_file = ?, source_line = ?, state = ?, resolution = ?, has_reference_video = ?,
       estimate_usd = ?, last_error = ?, updated_at = ? WHERE id = ? AND state = 'invalid'`);
+    // Rows come in with nothing reserved or spent (an invalid row they replace had none either), so the
+    // spend read now still holds afterwards: a first ingest of 1M rows is not followed by a scan of
+    // every row to learn that it is zero (~0.12 s).
+    journal.spend();
     db.exec('BEGIN IMMEDIATE');
   }
 
@@ -95,6 +99,5 @@ export class IngestSession {
     if (!this.open) return;
     this.open = false;
     this.journal.db.exec(sql);
-    this.journal.invalidateSpend();
   }
 }

@@ -168,10 +168,6 @@ export class Journal {
     return { ...this.spendCache };
   }
 
-  invalidateSpend(): void {
-    this.spendCache = undefined;
-  }
-
   /** Items in any of `states`, in manifest order, after `afterSeq`. */
   list(states: readonly ItemState[], limit = -1, afterSeq = 0): Item[] {
     const marks = states.map(() => '?').join(', ');

@@ -71,6 +71,24 @@ describe('IngestSession', () => {
     expect(() => session.add([entry('late')])).toThrow(/closed/);
   });
 
+  it('an ingest changes no spend: the spend it read before still agrees with a fresh sum afterwards', () => {
+    const journal = tmp.open();
+    ingest(journal, [
+      entry('sent', { sourceLine: 1 }),
+      entry('fixme', { state: 'invalid', model: null, request: null, contentHash: 'broken', sourceLine: 2, estimateUsd: 0 }),
+    ]);
+    journal.apply([{ id: 'sent', event: 'submit', patch: { attempts: 1, reservedUsd: 0.25 } }]);
+    const before = journal.spend();
+
+    const summary = ingest(journal, [entry('sent', { sourceLine: 1 }), entry('fixme', { sourceLine: 2 }), entry('new', { sourceLine: 3, estimateUsd: 0.5 })]);
+
+    expect(summary).toMatchObject({ inserted: 1, unchanged: 1, replaced: 1 });
+    expect(before).toEqual({ reservedUsd: 0.25, actualUsd: 0 });
+    expect(journal.spend()).toEqual(before);
+    const reader = tmp.open('job.db', { readonly: true });
+    expect(reader.spend()).toEqual(before);
+  });
+
   it('replaces an invalid row when its corrected version arrives', () => {
     const journal = tmp.open();
     ingest(journal, [entry('fixme', {
