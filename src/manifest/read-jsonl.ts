@@ -3,10 +3,12 @@ import { createInterface } from 'node:readline';
 import type { PricingTable } from '../core/pricing.js';
 import { draftFromJsonLine } from './jsonl-line.js';
 import { asManifestFileError, openManifestStream } from './manifest-file.js';
-import { finishRow, IdRegistry } from './row-assembly.js';
+import type { RowDeferral } from './deferred-row.js';
+import { checkedId, finishRow, IdRegistry } from './row-assembly.js';
 import type { ManifestEntry } from './types.js';
 
-export async function* readJsonl(file: string, pricing: PricingTable): AsyncGenerator<ManifestEntry> {
+/** With `deferral`, the rows it wants are handed to it instead of judged and yielded. */
+export async function* readJsonl(file: string, pricing: PricingTable, deferral?: RowDeferral): AsyncGenerator<ManifestEntry> {
   const input = await openManifestStream(file);
   const lines = createInterface({ input, crlfDelay: Infinity });
   let readError: unknown;
@@ -21,7 +23,13 @@ export async function* readJsonl(file: string, pricing: PricingTable): AsyncGene
       lineNo++;
       const text = lineNo === 1 && line.startsWith('\uFEFF') ? line.slice(1) : line;
       if (text.trim() === '') continue;
-      yield finishRow(file, draftFromJsonLine(text, lineNo), ids, pricing);
+      const draft = draftFromJsonLine(text, lineNo);
+      if (deferral?.wants()) {
+        const { id } = checkedId(draft);
+        deferral.take(file, null, { cells: [text], line: lineNo, from: 0, to: 0, firstLine: (id === undefined ? undefined : ids.register(id, lineNo)) ?? 0 });
+        continue;
+      }
+      yield finishRow(file, draft, ids, pricing);
     }
   } catch (err) {
     throw asManifestFileError(file, err);

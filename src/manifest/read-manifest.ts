@@ -8,7 +8,7 @@ import type { ManifestEntry } from './types.js';
 
 export interface ReadOptions {
   pricing: PricingTable;
-  /** CSV data rows handed over unjudged (deferred-row.ts); a JSONL manifest is judged whole. */
+  /** Data rows handed over unjudged (deferred-row.ts). */
   deferral?: RowDeferral;
 }
 

@@ -1,9 +1,9 @@
-// The main thread's share of judging a large CSV manifest: the records the scan worker handed over
-// unjudged (deferred-row.ts), judged, estimated and counted here exactly as the reader would have.
+// The main thread's share of judging a large manifest: the rows the scan worker handed over unjudged
+// (deferred-row.ts), judged, estimated and counted here exactly as the reader would have.
 import type { PricingTable } from '../core/pricing.js';
 import { readCsvHeader, type CsvHeader } from '../manifest/csv-header.js';
 import { RecordTexts } from '../manifest/csv-record-text.js';
-import { judgeDeferredCsvRow } from '../manifest/deferred-row.js';
+import { judgeDeferredRow, type RowLayout } from '../manifest/deferred-row.js';
 import type { InvalidEntry, ScanHandlers, ScanSummary } from './scan-manifests.js';
 import { scanEntry } from './scan-manifests.js';
 import { compactRow, deferredRowsOf, type CompactRow, type DeferredColumns } from './scan-protocol.js';
@@ -11,7 +11,7 @@ import { compactRow, deferredRowsOf, type CompactRow, type DeferredColumns } fro
 export class DeferredJudge {
   readonly summary: ScanSummary = { rows: 0, valid: 0, invalid: 0 };
   private readonly texts = new Map<string, RecordTexts>();
-  private readonly headers = new Map<string, CsvHeader>();
+  private readonly layouts = new Map<string, CsvHeader>();
   private readonly handlers: Omit<ScanHandlers, 'pause'>;
 
   constructor(private readonly pricing: PricingTable, handlers: { valid(row: CompactRow): void; invalid(entry: InvalidEntry): void }) {
@@ -19,11 +19,11 @@ export class DeferredJudge {
   }
 
   judge(rows: DeferredColumns): void {
-    const header = this.header(rows);
+    const layout = this.layout(rows);
     let texts = this.texts.get(rows.file);
     if (!texts) this.texts.set(rows.file, texts = new RecordTexts(rows.file));
     for (const row of deferredRowsOf(rows)) {
-      scanEntry(judgeDeferredCsvRow(rows.file, header, row, texts, this.pricing), this.pricing, this.handlers, this.summary);
+      scanEntry(judgeDeferredRow(rows.file, layout, row, texts, this.pricing), this.pricing, this.handlers, this.summary);
     }
   }
 
@@ -31,12 +31,13 @@ export class DeferredJudge {
     for (const texts of this.texts.values()) texts.close();
   }
 
-  private header(rows: DeferredColumns): CsvHeader {
-    let header = this.headers.get(rows.file);
+  private layout(rows: DeferredColumns): RowLayout {
+    if (rows.header === null) return null;
+    let header = this.layouts.get(rows.file);
     if (!header) {
       const read = readCsvHeader(rows.header);
       if (!read.header) throw new Error(`${rows.file}: the scan worker sent rows under a header it should have refused`);
-      this.headers.set(rows.file, header = read.header);
+      this.layouts.set(rows.file, header = read.header);
     }
     return header;
   }

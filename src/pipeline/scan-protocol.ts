@@ -4,8 +4,7 @@
 import type { Estimate } from '../core/estimate.js';
 import type { PricingTable } from '../core/pricing.js';
 import type { ItemKind } from '../core/states.js';
-import type { CsvHeader } from '../manifest/csv-header.js';
-import type { DeferredCsvRow } from '../manifest/deferred-row.js';
+import type { DeferredRow, RowLayout } from '../manifest/deferred-row.js';
 import type { InvalidEntry, ScannedRow, ScanSummary } from './scan-manifests.js';
 import { estimateResolution } from './scan-manifests.js';
 
@@ -54,10 +53,11 @@ export interface ScanWorkerData {
   deferral: DeferralPolicy;
 }
 
-/** CSV records for the main thread to judge (deferred-row.ts), all of one file: cells flattened. */
+/** Rows for the main thread to judge (deferred-row.ts), all of one file: cells flattened. */
 export interface DeferredColumns {
   file: string;
-  header: string[];
+  /** The CSV header's names; null for JSONL lines. */
+  header: string[] | null;
   cells: string[];
   widths: Uint32Array;
   lines: Float64Array;
@@ -149,9 +149,9 @@ export function* rowsOf(columns: RowColumns): Generator<CompactRow> {
   }
 }
 
-/** Collects deferred CSV records of one file into columns, up to `capacity` records. */
+/** Collects deferred rows of one file into columns, up to `capacity` rows. */
 export class DeferredBuilder {
-  private origin: { file: string; header: CsvHeader } | undefined;
+  private origin: { file: string; layout: RowLayout } | undefined;
   private cells: string[] = [];
   private readonly widths: Uint32Array;
   private readonly lines: Float64Array;
@@ -172,13 +172,13 @@ export class DeferredBuilder {
     return this.count;
   }
 
-  /** False when the builder holds records of another file (take() them first). */
-  fits(file: string, header: CsvHeader): boolean {
-    return this.origin === undefined || (this.origin.file === file && this.origin.header === header);
+  /** False when the builder holds rows of another file (take() them first). */
+  fits(file: string, layout: RowLayout): boolean {
+    return this.origin === undefined || (this.origin.file === file && this.origin.layout === layout);
   }
 
-  add(file: string, header: CsvHeader, row: DeferredCsvRow): void {
-    this.origin ??= { file, header };
+  add(file: string, layout: RowLayout, row: DeferredRow): void {
+    this.origin ??= { file, layout };
     const i = this.count++;
     for (const cell of row.cells) this.cells.push(cell);
     this.widths[i] = row.cells.length;
@@ -188,12 +188,12 @@ export class DeferredBuilder {
     this.firstLines[i] = row.firstLine;
   }
 
-  /** The records so far; the builder starts empty again. */
+  /** The rows so far; the builder starts empty again. */
   take(): DeferredColumns {
     const { origin, count: n } = this;
-    if (origin === undefined) throw new Error('no deferred records to take');
+    if (origin === undefined) throw new Error('no deferred rows to take');
     const columns: DeferredColumns = {
-      file: origin.file, header: [...origin.header.names], cells: this.cells,
+      file: origin.file, header: origin.layout === null ? null : [...origin.layout.names], cells: this.cells,
       widths: this.widths.slice(0, n), lines: this.lines.slice(0, n), from: this.from.slice(0, n), to: this.to.slice(0, n),
       firstLines: this.firstLines.slice(0, n),
     };
@@ -204,7 +204,7 @@ export class DeferredBuilder {
   }
 }
 
-export function* deferredRowsOf(columns: DeferredColumns): Generator<DeferredCsvRow> {
+export function* deferredRowsOf(columns: DeferredColumns): Generator<DeferredRow> {
   let at = 0;
   for (let i = 0; i < columns.lines.length; i++) {
     const width = columns.widths[i]!;

@@ -1,7 +1,7 @@
 // Worker thread: reads and validates manifests while the main thread inserts into SQLite, so a large
 // ingest uses both cores. Posts compact rows (no request objects: their canonical JSON text suffices).
 // Judging a row costs about twice what inserting it does, so the main thread would wait half the time:
-// when it has (nearly) caught up, the next batch of CSV records goes to it unjudged (deferred-row.ts).
+// when it has (nearly) caught up, the next batch of rows goes to it unjudged (deferred-row.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import type { RowDeferral } from '../manifest/deferred-row.js';
 import { scanManifests, type InvalidEntry } from './scan-manifests.js';
@@ -51,10 +51,10 @@ function flushDeferred(): void {
 
 const deferral: RowDeferral = {
   wants: () => deferring,
-  take: (file, header, row) => {
+  take: (file, layout, row) => {
     flushJudged();
-    if (!deferred.fits(file, header)) flushDeferred();
-    deferred.add(file, header, row);
+    if (!deferred.fits(file, layout)) flushDeferred();
+    deferred.add(file, layout, row);
     if (deferred.size >= SCAN_BATCH) flushDeferred();
   },
 };

@@ -1,5 +1,5 @@
-// A large CSV manifest is judged in two threads: the scan worker hands some batches of records to the
-// main thread unjudged. Whichever thread judges a row, the scan must come out as the one-thread scan
+// A large manifest is judged in two threads: the scan worker hands some batches of rows to the main
+// thread unjudged. Whichever thread judges a row, the scan must come out as the one-thread scan
 // does: the same rows in the same order, the same errors on the same lines, duplicates found across
 // the batches of either thread. The worker runs from the bundle, as the CLI runs it.
 import { writeFileSync } from 'node:fs';
@@ -74,6 +74,32 @@ test.skipIf(!BUILT)('with batches judged in the main thread, the scan is the one
   expect(alone.valid.find((r) => r.id === 'multi')?.requestJson).toContain('line one\\nline two');
   expect(alone.valid.find((r) => r.id === 's7')).toMatchObject({ file: second, line: 9 });
   expect(alone.summary).toEqual({ rows: ROWS + SCAN_BATCH + 5, valid: ROWS + SCAN_BATCH + 5 - 10, invalid: 10 });
+});
+
+test.skipIf(!BUILT)('JSONL lines judged in the main thread come out as in the one-thread scan', async () => {
+  const ws = workspace();
+  const file = ws.path('m.jsonl');
+  const line = (i: number, id = `j${i}`): string => `${JSON.stringify({ id, kind: 'chat', model: 'chat-small', messages: [{ role: 'user', content: `Fact ${i}` }] })}\n`;
+  const special: Record<number, string> = {
+    0: `\uFEFF${line(0)}`,
+    [SCAN_BATCH + 10]: line(SCAN_BATCH + 10, 'j3'),
+    [SCAN_BATCH * 2 + 20]: line(SCAN_BATCH * 2 + 20, `j${SCAN_BATCH + 30}`),
+    [SCAN_BATCH + 40]: '{"id": "torn", "kind": "chat"\n',
+    [SCAN_BATCH + 50]: '\n',
+    [SCAN_BATCH + 60]: '{"id": "robot", "kind": "chat", "model": "chat-small", "messages": [{"role": "robot", "content": "hi"}]}\n',
+    [SCAN_BATCH * 3 + 10]: '{"custom_id": "batch-form", "method": "POST", "url": "/v1/responses", "body": {"model": "chat-small", "input": "hi"}}\n',
+  };
+  writeFileSync(file, Array.from({ length: ROWS }, (_, i) => special[i] ?? line(i)).join(''));
+
+  const alone = await scan([file], { useWorker: false });
+  const split = await scan([file], { useWorker: true, deferral: 'alternate' });
+
+  expect(split.deferredRows).toBeGreaterThan(SCAN_BATCH);
+  expect(split.summary).toEqual(alone.summary);
+  expect(split.valid).toEqual(alone.valid);
+  expect(split.invalid).toEqual(alone.invalid);
+  expect(alone.invalid.map((e) => e.id ?? `line ${e.line}`)).toEqual(['j3', `line ${SCAN_BATCH + 41}`, 'robot', `j${SCAN_BATCH + 30}`]);
+  expect(alone.valid.find((r) => r.id === 'batch-form')).toMatchObject({ kind: 'responses', line: SCAN_BATCH * 3 + 11 });
 });
 
 test.skipIf(!BUILT)("'never' judges every row in the worker; 'adaptive' gives the main thread only what it can take", async () => {

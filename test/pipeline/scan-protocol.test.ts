@@ -72,6 +72,6 @@ describe('DeferredBuilder and deferredRowsOf', () => {
     expect(builder.fits('m.csv', { ...header })).toBe(false);
     builder.take();
     expect(builder.fits('other.csv', header)).toBe(true);
-    expect(() => builder.take()).toThrow(/no deferred records/);
+    expect(() => builder.take()).toThrow(/no deferred rows/);
   });
 });
