@@ -6,7 +6,8 @@ import type { CsvHeader } from './csv-header.js';
 import type { RecordTexts } from './csv-record-text.js';
 import { draftFromCsvRecord } from './csv-row.js';
 import { draftFromJsonLine } from './jsonl-line.js';
-import { judgeRow } from './row-assembly.js';
+import type { IdRegistry } from './id-registry.js';
+import { checkedId, finishRow, type RowDraft } from './row-assembly.js';
 import type { ManifestEntry } from './types.js';
 
 /**
@@ -32,10 +33,16 @@ export interface RowDeferral {
   take(file: string, layout: RowLayout, row: DeferredRow): void;
 }
 
+/** The registry's answer for a row handed over, kept in the row: the line its id was first seen on, or 0. */
+export function registerHandedOver(ids: IdRegistry, draftId: RowDraft['id'], line: number): number {
+  const { id } = checkedId({ id: draftId });
+  return (id === undefined ? undefined : ids.register(id, line)) ?? 0;
+}
+
 /** What the reader would have yielded for the row. */
 export function judgeDeferredRow(file: string, layout: RowLayout, row: DeferredRow, texts: RecordTexts, pricing: PricingTable): ManifestEntry {
   const draft = layout === null
     ? draftFromJsonLine(row.cells[0]!, row.line)
     : draftFromCsvRecord(layout, row.cells, row.line, () => texts.record(row.from, row.to));
-  return judgeRow(file, draft, () => (row.firstLine === 0 ? undefined : row.firstLine), pricing);
+  return finishRow(file, draft, { register: () => (row.firstLine === 0 ? undefined : row.firstLine) }, pricing);
 }

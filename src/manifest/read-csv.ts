@@ -7,9 +7,9 @@ import { csvRecords, MAX_CSV_RECORD_BYTES } from './csv-records.js';
 import { RecordTexts } from './csv-record-text.js';
 import { explainBrokenLine, nextNonBlankLine } from './csv-recovery.js';
 import { csvDraftId, draftFromCsvRecord } from './csv-row.js';
-import type { RowDeferral } from './deferred-row.js';
+import { registerHandedOver, type RowDeferral } from './deferred-row.js';
 import { asManifestFileError } from './manifest-file.js';
-import { checkedId, finishRow, IdRegistry } from './row-assembly.js';
+import { finishRow, IdRegistry } from './row-assembly.js';
 import { truncateRaw, type ManifestEntry, type RowIssue } from './types.js';
 
 /** With `deferral`, the data rows it wants are handed to it instead of judged and yielded. */
@@ -58,8 +58,7 @@ async function* readRecords(
             continue;
           }
           if (deferral?.wants()) {
-            const { id } = checkedId({ id: csvDraftId(header, cells) });
-            deferral.take(file, header, { cells, line, from, to, firstLine: (id === undefined ? undefined : ids.register(id, line)) ?? 0 });
+            deferral.take(file, header, { cells, line, from, to, firstLine: registerHandedOver(ids, csvDraftId(header, cells), line) });
             continue;
           }
           yield finishRow(file, draftFromCsvRecord(header, cells, line, raw), ids, pricing);

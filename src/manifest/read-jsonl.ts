@@ -3,8 +3,8 @@ import { createInterface } from 'node:readline';
 import type { PricingTable } from '../core/pricing.js';
 import { draftFromJsonLine } from './jsonl-line.js';
 import { asManifestFileError, openManifestStream } from './manifest-file.js';
-import type { RowDeferral } from './deferred-row.js';
-import { checkedId, finishRow, IdRegistry } from './row-assembly.js';
+import { registerHandedOver, type RowDeferral } from './deferred-row.js';
+import { finishRow, IdRegistry } from './row-assembly.js';
 import type { ManifestEntry } from './types.js';
 
 /** With `deferral`, the rows it wants are handed to it instead of judged and yielded. */
@@ -25,8 +25,7 @@ export async function* readJsonl(file: string, pricing: PricingTable, deferral?:
       if (text.trim() === '') continue;
       const draft = draftFromJsonLine(text, lineNo);
       if (deferral?.wants()) {
-        const { id } = checkedId(draft);
-        deferral.take(file, null, { cells: [text], line: lineNo, from: 0, to: 0, firstLine: (id === undefined ? undefined : ids.register(id, lineNo)) ?? 0 });
+        deferral.take(file, null, { cells: [text], line: lineNo, from: 0, to: 0, firstLine: registerHandedOver(ids, draft.id, lineNo) });
         continue;
       }
       yield finishRow(file, draft, ids, pricing);

@@ -8,7 +8,6 @@ import { quote, truncateRaw, type ManifestEntry, type ManifestRow, type RowIssue
 export const ITEM_KINDS: readonly ItemKind[] = ['chat', 'responses', 'video'];
 
 export { IdRegistry } from './id-registry.js';
-import type { IdRegistry } from './id-registry.js';
 
 /** A row as a format reader understood it, before validation. */
 export interface RowDraft {
@@ -38,24 +37,22 @@ export function checkKind(value: unknown): { kind?: ItemKind; issue?: RowIssue }
   return { issue: { field: 'kind', reason: `must be one of ${ITEM_KINDS.join(', ')}, got ${describe(value)}` } };
 }
 
-/** The only part of judging a row that depends on the rows before it: whether its id came earlier. */
-export type IdVerdict = (id: string, line: number) => number | undefined;
+/**
+ * The only part of judging a row that depends on the rows before it: the line its id was first seen
+ * on. An IdRegistry, or (for a row judged in another thread than the registry's) its answer as given.
+ */
+export interface IdLedger { register(id: string, line: number): number | undefined }
 
-export function finishRow(file: string, draft: RowDraft, ids: IdRegistry, pricing: PricingTable): ManifestEntry {
-  return judgeRow(file, draft, (id, line) => ids.register(id, line), pricing);
-}
-
-/** The row's id as checked: what `verdict` is asked about (the scan worker registers it early). */
+/** The row's id as checked: what the ledger is asked about. */
 export function checkedId(draft: Pick<RowDraft, 'id'>): { id?: string; issue?: RowIssue } {
   return draft.id ? checkId(draft.id.value, draft.id.field) : {};
 }
 
-/** finishRow with the id registry's answer given: from the registry, or from the thread that keeps it. */
-export function judgeRow(file: string, draft: RowDraft, verdict: IdVerdict, pricing: PricingTable): ManifestEntry {
+export function finishRow(file: string, draft: RowDraft, ids: IdLedger, pricing: PricingTable): ManifestEntry {
   const { id, issue: idIssue } = checkedId(draft);
   const issues: RowIssue[] = idIssue ? [idIssue] : [];
   if (id !== undefined) {
-    const first = verdict(id, draft.line);
+    const first = ids.register(id, draft.line);
     if (first !== undefined) issues.push({ field: draft.id?.field, reason: `duplicate id ${quote(id)} (first on line ${first})` });
   }
   issues.push(...draft.issues);

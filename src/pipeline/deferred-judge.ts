@@ -4,9 +4,9 @@ import type { PricingTable } from '../core/pricing.js';
 import { readCsvHeader, type CsvHeader } from '../manifest/csv-header.js';
 import { RecordTexts } from '../manifest/csv-record-text.js';
 import { judgeDeferredRow, type RowLayout } from '../manifest/deferred-row.js';
-import type { InvalidEntry, ScanHandlers, ScanSummary } from './scan-manifests.js';
-import { scanEntry } from './scan-manifests.js';
-import { compactRow, deferredRowsOf, type CompactRow, type DeferredColumns } from './scan-protocol.js';
+import type { CompactHandlers } from './scan-compact.js';
+import { scanEntry, type ScanHandlers, type ScanSummary } from './scan-manifests.js';
+import { compactRow, deferredRowsOf, type DeferredColumns } from './scan-protocol.js';
 
 export class DeferredJudge {
   readonly summary: ScanSummary = { rows: 0, valid: 0, invalid: 0 };
@@ -14,7 +14,7 @@ export class DeferredJudge {
   private readonly layouts = new Map<string, CsvHeader>();
   private readonly handlers: Omit<ScanHandlers, 'pause'>;
 
-  constructor(private readonly pricing: PricingTable, handlers: { valid(row: CompactRow): void; invalid(entry: InvalidEntry): void }) {
+  constructor(private readonly pricing: PricingTable, handlers: CompactHandlers) {
     this.handlers = { valid: (row) => handlers.valid(compactRow(row)), invalid: handlers.invalid };
   }
 

@@ -1,6 +1,6 @@
 // Scans manifests into compact rows: in a worker thread for large manifests (parsing and SQLite
-// inserts then run on two cores, and this thread judges a share of the CSV records whenever it has
-// caught up with the inserts), in this thread for small ones (a worker costs ~40 ms to start).
+// inserts then run on two cores, and this thread judges a share of the rows whenever it has caught
+// up with the inserts), in this thread for small ones (a worker costs ~40 ms to start).
 import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { PricingTable } from '../core/pricing.js';

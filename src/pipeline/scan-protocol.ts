@@ -1,4 +1,4 @@
-// What the scan worker sends the main thread: judged rows, or CSV records for it to judge. Both travel
+// What the scan worker sends the main thread: judged rows, or rows as read for it to judge. Both travel
 // as columns (arrays of strings and typed arrays): structured-cloning them costs far less than an
 // array of objects with ten keys each.
 import type { Estimate } from '../core/estimate.js';
@@ -40,7 +40,7 @@ export interface RowColumns {
 }
 
 /**
- * When the worker hands CSV records over unjudged: 'adaptive' whenever the main thread has (nearly)
+ * When the worker hands rows over unjudged: 'adaptive' whenever the main thread has (nearly)
  * caught up; 'alternate' every other batch (tests: both paths, deterministically); 'never'.
  */
 export type DeferralPolicy = 'adaptive' | 'alternate' | 'never';
