@@ -22,7 +22,7 @@ export async function scanManifests(files: readonly string[], pricing: PricingTa
   deferral?: RowDeferral): Promise<ScanSummary> {
   const summary: ScanSummary = { rows: 0, valid: 0, invalid: 0 };
   for (const file of files) {
-    for await (const entry of readManifest(file, { pricing, ...(deferral ? { deferral } : {}) })) {
+    for await (const entry of readManifest(file, { pricing, deferral })) {
       const wait = handlers.pause?.();
       if (wait) await wait;
       scanEntry(entry, pricing, handlers, summary);

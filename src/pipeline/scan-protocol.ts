@@ -13,7 +13,8 @@ import { estimateResolution } from './scan-manifests.js';
 export const SCAN_BATCH = 500;
 /** The scan worker's own share of the young generation: the main thread's grows too once it judges rows. */
 export const SCAN_WORKER_YOUNG_GENERATION_MB = 16;
-export const MAX_UNACKED_BATCHES = 8;
+/** The reader pauses while this many batches wait for the main thread. */
+export const MAX_BACKLOG_BATCHES = 8;
 
 export interface CompactRow {
   id: string;

@@ -5,7 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { RowDeferral } from '../manifest/deferred-row.js';
 import { scanManifests, type InvalidEntry } from './scan-manifests.js';
-import { ColumnBuilder, DeferredBuilder, SCAN_BATCH, MAX_UNACKED_BATCHES, type ScanMessage, type ScanWorkerData } from './scan-protocol.js';
+import { ColumnBuilder, DeferredBuilder, SCAN_BATCH, MAX_BACKLOG_BATCHES, type ScanMessage, type ScanWorkerData } from './scan-protocol.js';
 
 const { files, pricing, handled, deferral: policy } = workerData as ScanWorkerData;
 const port = parentPort!;
@@ -14,11 +14,12 @@ const handledBatches = new Int32Array(handled);
 /** How far behind the main thread may be for the next batch to be handed to it unjudged. */
 const MAX_BACKLOG_TO_DEFER = 1;
 
-let unacked = 0;
 let posted = 0;
+/** Batches posted that the main thread has not handled yet. */
+const backlog = (): number => posted - Atomics.load(handledBatches, 0);
 let wakeOnAck: (() => void) | undefined;
+// An ack only wakes the reader: the backlog itself is read from the shared counter.
 port.on('message', () => {
-  unacked--;
   wakeOnAck?.();
   wakeOnAck = undefined;
 });
@@ -30,7 +31,6 @@ let deferring = false;
 
 function post(message: ScanMessage): void {
   port.postMessage(message);
-  unacked++;
   posted++;
 }
 
@@ -38,7 +38,7 @@ function post(message: ScanMessage): void {
 function flushJudged(): void {
   if (valid.size === 0 && invalid.length === 0) return;
   if (policy === 'alternate') deferring = true;
-  else if (policy === 'adaptive') deferring = posted - Atomics.load(handledBatches, 0) <= MAX_BACKLOG_TO_DEFER;
+  else if (policy === 'adaptive') deferring = backlog() <= MAX_BACKLOG_TO_DEFER;
   post({ type: 'batch', valid: valid.take(), invalid });
   invalid = [];
 }
@@ -72,7 +72,7 @@ async function main(): Promise<void> {
       if (invalid.length >= SCAN_BATCH) flushJudged();
     },
     // Back-pressure: the reader pauses while the main thread is behind.
-    pause: () => (unacked >= MAX_UNACKED_BATCHES ? new Promise<void>((resolve) => { wakeOnAck = resolve; }) : undefined),
+    pause: () => (backlog() >= MAX_BACKLOG_BATCHES ? new Promise<void>((resolve) => { wakeOnAck = resolve; }) : undefined),
   }, policy === 'never' ? undefined : deferral);
   flushDeferred();
   flushJudged();
