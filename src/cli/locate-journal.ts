@@ -1,4 +1,4 @@
-// Which journal `status`, `report` and `resolve` read: --state, else the job's default, else the only one in state/.
+// Which journal `status`, `report`, `resolve` and `retry` read: --state, else the job's default, else the only one in state/.
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { UsageError } from './options.js';
@@ -9,7 +9,7 @@ export function locateJournal(stateFlag: string | undefined, job: string | undef
     return stateFlag;
   }
   if (job) {
-    const candidate = join('state', `${basename(job, extname(job))}.db`);
+    const candidate = defaultJournalFor(job);
     if (!existsSync(candidate)) throw new UsageError(`${candidate}: no journal for ${job} yet (has it run?); or pass --state`);
     return candidate;
   }
@@ -17,4 +17,19 @@ export function locateJournal(stateFlag: string | undefined, job: string | undef
   if (found.length === 1) return join('state', found[0]!);
   if (found.length === 0) throw new UsageError('No journal found in state/; pass --state <file.db>');
   throw new UsageError(`Several journals in state/ (${found.join(', ')}); pass --state <file.db>`);
+}
+
+/** The journal a job name, job file or manifest stands for: `state/<name>.db`. */
+export function defaultJournalFor(job: string): string {
+  return join('state', `${basename(job, extname(job))}.db`);
+}
+
+/**
+ * For commands whose other arguments are item ids (`resolve`, `retry`): with --state every positional
+ * is an id; without it the first positional is the job (none: the only journal in state/).
+ */
+export function journalAndIds(stateFlag: string | undefined, positionals: readonly string[]): { file: string; ids: string[] } {
+  if (stateFlag) return { file: locateJournal(stateFlag, undefined), ids: [...positionals] };
+  const [job, ...ids] = positionals;
+  return { file: locateJournal(undefined, job), ids };
 }

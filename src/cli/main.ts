@@ -9,7 +9,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
   run: { summary: 'submit, poll, download and settle a job (resumable)', load: () => import('./commands/run.js') },
   status: { summary: 'counts per state, spend vs budget, what needs attention', load: () => import('./commands/status.js') },
   report: { summary: 'estimate vs actual per row, per model and resolution, and in total', load: () => import('./commands/report.js') },
-  resolve: { summary: "the operator's decision for an uncertain item", load: () => import('./commands/resolve.js') },
+  resolve: { summary: "the operator's decision for an uncertain item (or all of them)", load: () => import('./commands/resolve.js') },
+  retry: { summary: 'send failed or rejected items again, as new attempts', load: () => import('./commands/retry.js') },
   sim: { summary: 'serve the embedded gateway simulator', load: () => import('./commands/sim.js') },
   demo: { summary: 'run the demo job against an embedded simulator (npm start)', load: () => import('./commands/demo.js') },
 };

@@ -20,7 +20,10 @@ export const ITEM_STATES: readonly ItemState[] = [
   'failed', 'rejected', 'invalid', 'uncertain', 'deferred',
 ];
 
-/** States no run moves out of by itself. `uncertain` and `deferred` wait for an operator or a later run. */
+/**
+ * States no run moves out of by itself (only the operator's `requeue` does). `uncertain` and `deferred`
+ * wait for an operator or a later run.
+ */
 export const TERMINAL: ReadonlySet<ItemState> = new Set(['downloaded', 'failed', 'rejected', 'invalid']);
 
 /** States in which a video task exists upstream and must be polled. */
@@ -41,7 +44,8 @@ export type ItemEvent =
   | 'attach'            // uncertain -> submitted: operator supplied the task id
   | 'resubmit'          // uncertain -> pending: operator (or opt-in auto policy) chose to send again
   | 'abandon'           // uncertain|deferred|pending -> failed: operator gave up on it
-  | 'release';          // deferred -> pending: a later run may send it
+  | 'release'           // deferred -> pending: a later run may send it
+  | 'requeue';          // failed|rejected -> pending: the operator chose to send it again (`gbatch retry`)
 
 const TABLE: Record<ItemEvent, Partial<Record<ItemState, ItemState>>> = {
   submit: { pending: 'submitting' },
@@ -59,6 +63,7 @@ const TABLE: Record<ItemEvent, Partial<Record<ItemState, ItemState>>> = {
   resubmit: { uncertain: 'pending' },
   abandon: { uncertain: 'failed', deferred: 'failed', pending: 'failed' },
   release: { deferred: 'pending' },
+  requeue: { failed: 'pending', rejected: 'pending' },
 };
 
 /** Every event, taken from the table itself so the list cannot drift from it. */

@@ -15,8 +15,8 @@ const EXPECTED: Record<ItemState, Partial<Record<ItemEvent, ItemState>>> = {
   running: { progress: 'running', finish: 'succeeded', fail: 'failed' },
   succeeded: { store: 'downloaded' },
   downloaded: {},
-  failed: {},
-  rejected: {},
+  failed: { requeue: 'pending' },
+  rejected: { requeue: 'pending' },
   invalid: {},
   uncertain: { attach: 'submitted', resubmit: 'pending', abandon: 'failed' },
   deferred: { release: 'pending', abandon: 'failed' },
@@ -24,7 +24,7 @@ const EXPECTED: Record<ItemState, Partial<Record<ItemEvent, ItemState>>> = {
 
 const EVENTS: ItemEvent[] = [
   'submit', 'accept', 'complete', 'retry', 'reject', 'defer', 'lose', 'progress', 'finish', 'fail',
-  'store', 'attach', 'resubmit', 'abandon', 'release',
+  'store', 'attach', 'resubmit', 'abandon', 'release', 'requeue',
 ];
 
 const pairs = ITEM_STATES.flatMap((state) =>
@@ -34,7 +34,7 @@ describe('transition table', () => {
   it('knows exactly the states and events this test covers', () => {
     expect([...ITEM_STATES].sort()).toEqual(Object.keys(EXPECTED).sort());
     expect([...ITEM_EVENTS].sort()).toEqual([...EVENTS].sort());
-    expect(pairs).toHaveLength(11 * 15);
+    expect(pairs).toHaveLength(11 * 16);
   });
 
   it.each(pairs)('$state --$event--> $next', ({ state, event, next }) => {
@@ -69,9 +69,12 @@ describe('terminal states', () => {
     for (const state of ITEM_STATES) expect(isTerminal(state), state).toBe(TERMINAL.has(state));
   });
 
-  it('accept no event at all', () => {
+  it("accept no event but the operator's requeue, which only failed and rejected rows take", () => {
     for (const state of TERMINAL) {
-      for (const event of EVENTS) expect(canTransition(state, event), `${state} ${event}`).toBe(false);
+      for (const event of EVENTS) {
+        const requeued = event === 'requeue' && (state === 'failed' || state === 'rejected');
+        expect(canTransition(state, event), `${state} ${event}`).toBe(requeued);
+      }
     }
   });
 

@@ -2,14 +2,16 @@ import { Journal } from '../../journal/index.js';
 import { createGatewayClient } from '../../gateway/client.js';
 import { GatewayHttpError } from '../../gateway/errors.js';
 import { gatewayAccess } from '../job.js';
-import { locateJournal } from '../locate-journal.js';
+import { journalAndIds } from '../locate-journal.js';
+import { resolveAll } from '../resolve-all.js';
 import { helpText, parseOptions, UsageError, type OptionTable } from '../options.js';
 
 const OPTIONS = {
-  state: { type: 'string', help: 'the SQLite journal (required)' },
+  state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },
   'task-id': { type: 'string', help: 'attach the task the operator found: the next run polls and downloads it' },
   resubmit: { type: 'boolean', help: 'send the item again on purpose (a duplicate may be billed)' },
   abandon: { type: 'boolean', help: 'give the item up: it becomes failed and its reservation is released' },
+  'all-uncertain': { type: 'boolean', help: 'apply --resubmit or --abandon (one of them, explicitly) to every uncertain item' },
   'no-verify': { type: 'boolean', help: 'with --task-id: do not look the task up on the gateway first' },
   'base-url': { type: 'string', help: 'gateway base URL for verifying --task-id (default: $GATEWAY_BASE_URL)' },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
@@ -18,14 +20,15 @@ const OPTIONS = {
 export async function run(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions(OPTIONS, argv);
   if (options.help) {
-    process.stdout.write(`${helpText('resolve', '--state F <item-id> (--task-id T | --resubmit | --abandon)', OPTIONS)}\n`);
+    process.stdout.write(`${helpText('resolve', '(<job> | --state F) (<item-id> (--task-id T | --resubmit | --abandon) | --all-uncertain (--resubmit | --abandon))', OPTIONS)}\n`);
     return 0;
   }
-  if (!options.state) throw new UsageError('Expected `--state <journal.db>`');
-  if (positionals.length !== 1) throw new UsageError(`Expected one item id, got ${positionals.length}`);
+  if (options['all-uncertain']) return resolveAll(options, positionals);
+  const { file, ids } = journalAndIds(options.state, positionals);
+  if (ids.length !== 1) throw new UsageError(`Expected one item id, got ${ids.length}`);
   const decisions = [options['task-id'] !== undefined, options.resubmit, options.abandon].filter(Boolean).length;
   if (decisions !== 1) throw new UsageError('Expected exactly one of --task-id T, --resubmit, --abandon');
-  return decide(locateJournal(options.state, undefined), positionals[0]!, options);
+  return decide(file, ids[0]!, options);
 }
 
 async function decide(file: string, id: string, options: { 'task-id'?: string; resubmit: boolean; abandon: boolean; 'no-verify': boolean; 'base-url'?: string }): Promise<number> {

@@ -5,11 +5,14 @@ import type { RunEvents } from '../../pipeline/context.js';
 import { runJob, type RunResult } from '../../pipeline/runner.js';
 import { reportHeader } from '../../report/model.js';
 import { renderReportTable } from '../../report/write-report.js';
+import { journalArg, uncertainAdvice } from '../advice.js';
 import { gatewayAccess, jobFromArgs, type ResolvedJob } from '../job.js';
 import { progressLine } from '../progress.js';
 import { installSignals } from '../signals.js';
+import { uncertainRows } from '../uncertain-rows.js';
 
 const SUMMARY_ROWS = 40;
+const ADVICE_ROWS = 20;
 
 export async function run(argv: string[]): Promise<number> {
   const job = jobFromArgs('run', argv, new Date());
@@ -87,16 +90,18 @@ function printSummary(job: ResolvedJob, result: RunResult, json: boolean): void 
     })}\n`);
     return;
   }
+  let advice: string[] = [];
   if (result.ingest?.ok) {
     const journal = Journal.open(job.statePath, { readonly: true });
     try {
       const header = reportHeader(journal, job.name, result.budgetUsd ?? null);
       process.stdout.write(`${renderReportTable(journal, header, SUMMARY_ROWS)}\n`);
+      if (result.exitCode === 4) advice = uncertainAdvice(uncertainRows(journal, ADVICE_ROWS), journal.counts().uncertain, journalArg(job.statePath, job.name));
     } finally {
       journal.close();
     }
   }
-  process.stdout.write(`\n${why}\n`);
+  process.stdout.write(`\n${why}\n${advice.map((line) => `${line}\n`).join('')}`);
 }
 
 function explain(result: RunResult): string {
@@ -104,7 +109,7 @@ function explain(result: RunResult): string {
     case 0: return result.stopReason === 'ingested'
       ? `Ingested: ${result.ingest?.inserted ?? 0} new row(s) in the journal; nothing was sent.`
       : 'Done: every item is finished.';
-    case 1: return 'Finished, but some items failed or were rejected (see `gbatch status`).';
+    case 1: return 'Finished, but some items failed or were rejected (see `gbatch status`; `gbatch retry` sends them again).';
     case 2: return result.stopReason === 'auth'
       ? 'Stopped: the gateway refused the API key (401). Rows stay pending; fix GATEWAY_API_KEY and run again.'
       : 'Refused: nothing was sent.';

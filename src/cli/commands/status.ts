@@ -1,8 +1,10 @@
 import { Journal } from '../../journal/index.js';
 import { reportHeader } from '../../report/model.js';
 import { usd } from '../../report/table.js';
+import { journalArg, uncertainAdvice } from '../advice.js';
 import { locateJournal } from '../locate-journal.js';
 import { helpText, parseOptions, type OptionTable } from '../options.js';
+import { uncertainRows } from '../uncertain-rows.js';
 
 const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: state/<job>.db, or the only journal in state/)' },
@@ -33,11 +35,18 @@ export async function run(argv: string[]): Promise<number> {
     };
     const holder = journal.lock.holder();
     const counts = journal.counts();
+    const uncertain = counts.uncertain > 0 ? uncertainRows(journal, ATTENTION_LIMIT) : [];
+    const named = journalArg(file, job?.name);
     if (json) {
+      const found = new Map(uncertain.map((u) => [u.id, u]));
+      const located = needs.uncertain.map((item) => {
+        const at = found.get(item.id)?.submittedAt;
+        return { ...item, submitted_at: at === undefined ? null : new Date(at).toISOString(), prompt_start: found.get(item.id)?.promptStart ?? null };
+      });
       process.stdout.write(`${JSON.stringify({
         job: job?.name ?? null, state: file, counts, runner: holder ?? null,
         estimated_usd: totals.estimated_usd, actual_usd: totals.actual_usd, reserved_usd: totals.reserved_usd, budget_usd: budget,
-        attention: needs,
+        attention: { ...needs, uncertain: located },
       })}\n`);
       return 0;
     }
@@ -45,15 +54,18 @@ export async function run(argv: string[]): Promise<number> {
     lines.push(`Job ${job?.name ?? '?'} (${file})${holder ? `: a runner is active (pid ${holder.pid} on ${holder.host})` : ''}`);
     lines.push(Object.entries(counts).filter(([, n]) => n > 0).map(([s, n]) => `${s} ${n}`).join(', ') || 'no items');
     lines.push(`Spent ${usd(totals.actual_usd)}, reserved ${usd(totals.reserved_usd)}${budget !== null ? `, budget ${usd(budget, 2)} (headroom ${usd(budget - totals.actual_usd - totals.reserved_usd)})` : ''}; estimated in all ${usd(totals.estimated_usd)}`);
-    const hints: Record<keyof typeof needs, string> = {
-      uncertain: 'may have reached the gateway: find the task, then `gbatch resolve --state F <id> --task-id T`, or `--resubmit` / `--abandon`',
+    const hints: Record<Exclude<keyof typeof needs, 'uncertain'>, string> = {
       deferred: 'held back by the budget or the balance: raise --budget or top up, then run again',
-      failed: 'the task failed (refunded) or was abandoned',
-      rejected: 'the gateway refused the request',
+      failed: `the task failed (refunded) or was abandoned; \`gbatch retry ${named} --failed\` sends them again`,
+      rejected: `the gateway refused the request; \`gbatch retry ${named} --rejected\` sends them again`,
       invalid: 'the manifest row is invalid: fix it and run again',
     };
     for (const [state, items] of Object.entries(needs) as Array<[keyof typeof needs, typeof needs.uncertain]>) {
       if (items.length === 0) continue;
+      if (state === 'uncertain') {
+        lines.push('', ...uncertainAdvice(uncertain, counts.uncertain, named));
+        continue;
+      }
       lines.push('', `${state} (${counts[state]}): ${hints[state]}`);
       for (const item of items) lines.push(`  ${item.id}${item.task_id ? ` task ${item.task_id}` : ''}${item.error ? `: ${item.error}` : ''}`);
       if (counts[state] > items.length) lines.push(`  ... ${counts[state] - items.length} more (gbatch report --format csv)`);

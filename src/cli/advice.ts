@@ -1,0 +1,46 @@
+// Pure: the advice printed for rows that wait for an operator, as commands that work when pasted.
+import { normalize } from 'node:path';
+import { escapeControl, quoteArg } from '../core/shell-text.js';
+import type { ItemKind } from '../core/states.js';
+import { defaultJournalFor } from './locate-journal.js';
+
+/** How a command names this journal: the job name when the journal is the job's default, else `--state <file>`. */
+export function journalArg(file: string, jobName: string | undefined): string {
+  if (jobName && normalize(defaultJournalFor(jobName)) === normalize(file)) return quoteArg(jobName);
+  return `--state ${quoteArg(file)}`;
+}
+
+export interface UncertainRow {
+  id: string;
+  kind: ItemKind;
+  /** When its last submission left (ms since the epoch), from the event log. */
+  submittedAt: number | undefined;
+  /** The start of its prompt, one printable line (see promptStart). */
+  promptStart: string;
+  error: string | null;
+}
+
+/**
+ * What `status` and `run` print for uncertain rows: each (up to the rows given) with its submission
+ * time and prompt start, to find it in the gateway's dashboard, then the decisions as commands.
+ */
+export function uncertainAdvice(rows: readonly UncertainRow[], total: number, journal: string): string[] {
+  const lines = [
+    `uncertain (${total}): the request may have reached the gateway (and may be billed). Find each in the gateway's dashboard`
+      + ' by its submission time and prompt, then decide:',
+  ];
+  const width = Math.min(24, Math.max(...rows.map((r) => quoteArg(r.id).length), 0));
+  for (const row of rows) {
+    const when = row.submittedAt === undefined ? 'submitted at an unknown time' : `submitted ${new Date(row.submittedAt).toISOString()}`;
+    const error = row.error ? `  (${escapeControl(row.error)})` : '';
+    lines.push(`  ${quoteArg(row.id).padEnd(width)}  ${row.kind.padEnd(9)}  ${when}  "${row.promptStart}"${error}`);
+  }
+  if (total > rows.length) lines.push(`  ... ${total - rows.length} more (gbatch report --format csv)`);
+  const id = rows.length === 1 && total === 1 ? quoteArg(rows[0]!.id) : '<id>';
+  const resolve = `gbatch resolve ${journal}`;
+  if (rows.some((r) => r.kind === 'video')) lines.push(`  found its task:  ${resolve} ${id} --task-id <T>   (the next run polls and downloads it)`);
+  lines.push(`  send it again:   ${resolve} ${id} --resubmit   (if the first request was kept, both are billed)`);
+  lines.push(`  give it up:      ${resolve} ${id} --abandon`);
+  if (total > 1) lines.push(`  all at once:     ${resolve} --all-uncertain --resubmit   (or --abandon)`);
+  return lines;
+}

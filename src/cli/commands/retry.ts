@@ -1,0 +1,93 @@
+// `gbatch retry`: the operator's explicit choice to send failed or rejected rows again, as new attempts.
+import { planRequeue, type RequeueCandidate, type RequeuePlan } from '../../core/requeue.js';
+import { quoteArg } from '../../core/shell-text.js';
+import type { ItemState } from '../../core/states.js';
+import { Journal } from '../../journal/index.js';
+import { abandonedWhileUncertain } from '../../journal/history.js';
+import { requeueInOneTransaction } from '../../journal/requeue.js';
+import { journalArg } from '../advice.js';
+import { journalAndIds } from '../locate-journal.js';
+import { helpText, parseOptions, UsageError, type OptionTable } from '../options.js';
+
+const OPTIONS = {
+  state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },
+  failed: { type: 'boolean', help: 'every failed item (a task that failed upstream, or one abandoned unsent); not those abandoned while uncertain' },
+  rejected: { type: 'boolean', help: 'every item the gateway refused (4xx)' },
+  help: { type: 'boolean', short: 'h', help: 'show this help' },
+} as const satisfies OptionTable;
+
+const SHOWN_IDS = 20;
+
+export async function run(argv: string[]): Promise<number> {
+  const { options, positionals } = parseOptions(OPTIONS, argv);
+  if (options.help) {
+    process.stdout.write(`${helpText('retry', '(<job> | --state F) [--failed] [--rejected] [item-id ...]', OPTIONS)}\n`
+      + '\nFailed and rejected items become pending again; the next `gbatch run` sends each as a new attempt.\n'
+      + 'Uncertain items are decided with `gbatch resolve`, invalid ones by fixing the manifest.\n'
+      + 'Exit codes: 0 requeued (or nothing to requeue), 2 bad usage, or an id that cannot be retried (nothing changed).\n');
+    return 0;
+  }
+  if (!options.failed && !options.rejected && (options.state ? positionals.length : positionals.length - 1) < 1) {
+    throw new UsageError('Expected --failed, --rejected or item ids: which items to send again (see `gbatch retry --help`)');
+  }
+  const { file, ids } = journalAndIds(options.state, positionals);
+  const journal = Journal.open(file);
+  try {
+    // A live runner's lanes could not see these rows come back; holding its lock keeps one from starting meanwhile.
+    journal.lock.acquire(file);
+    const context = { journalArg: journalArg(file, journal.getJob()?.name), file };
+    const request = { failed: options.failed, rejected: options.rejected, ids };
+    const plan = requeueInOneTransaction(journal, () => {
+      const decided = planRequeue(request, namedRows(journal, ids), bulkRows(journal, request), context);
+      return { ids: decided.ok ? decided.requeue : [], result: decided };
+    });
+    if (!plan.ok) throw new UsageError(plan.refusal);
+    process.stdout.write(summary(plan));
+    return 0;
+  } finally {
+    journal.lock.release();
+    journal.close();
+  }
+}
+
+function namedRows(journal: Journal, ids: readonly string[]): Map<string, RequeueCandidate> {
+  const rows = new Map<string, RequeueCandidate>();
+  for (const id of ids) {
+    const item = journal.get(id);
+    if (item) rows.set(id, { id, state: item.state, abandonedWhileUncertain: false, source: `${item.sourceFile}:${item.sourceLine}` });
+  }
+  markAbandoned(journal, [...rows.values()]);
+  return rows;
+}
+
+function bulkRows(journal: Journal, request: { failed: boolean; rejected: boolean }): RequeueCandidate[] {
+  const states: ItemState[] = [...(request.failed ? ['failed' as const] : []), ...(request.rejected ? ['rejected' as const] : [])];
+  if (states.length === 0) return [];
+  const rows = [...journal.iterate({ states })].map((item) => ({ id: item.id, state: item.state, abandonedWhileUncertain: false }));
+  markAbandoned(journal, rows);
+  return rows;
+}
+
+function markAbandoned(journal: Journal, rows: RequeueCandidate[]): void {
+  const abandoned = abandonedWhileUncertain(journal, rows.filter((r) => r.state === 'failed').map((r) => r.id));
+  for (const row of rows) row.abandonedWhileUncertain = abandoned.has(row.id);
+}
+
+function listed(ids: readonly string[]): string {
+  const shown = ids.slice(0, SHOWN_IDS).map(quoteArg).join(', ');
+  return ids.length > SHOWN_IDS ? `${shown} and ${ids.length - SHOWN_IDS} more` : shown;
+}
+
+function summary(plan: Extract<RequeuePlan, { ok: true }>): string {
+  const lines: string[] = [];
+  if (plan.requeue.length === 0) lines.push('nothing to retry: no failed or rejected items matched; nothing changed');
+  else {
+    lines.push(`requeued ${plan.requeue.length} item(s): ${listed(plan.requeue)}`);
+    lines.push('the next `gbatch run` of this job sends them, each as a new attempt');
+  }
+  if (plan.leftOut.length > 0) {
+    lines.push(`left out ${plan.leftOut.length} failed item(s) abandoned while uncertain (their request may have reached the gateway;`
+      + ` retry never resends them): ${listed(plan.leftOut)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

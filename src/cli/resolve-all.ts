@@ -1,0 +1,41 @@
+// `gbatch resolve --all-uncertain --resubmit|--abandon`: the decision is always explicit, never a default.
+import { quoteArg } from '../core/shell-text.js';
+import { Journal } from '../journal/index.js';
+import { resolveAllUncertain } from '../journal/resolve-all.js';
+import { journalAndIds } from './locate-journal.js';
+import { UsageError } from './options.js';
+
+const SHOWN_IDS = 20;
+
+export function resolveAll(
+  options: { state?: string; 'task-id'?: string; resubmit: boolean; abandon: boolean },
+  positionals: readonly string[],
+): number {
+  if (options['task-id'] !== undefined) {
+    throw new UsageError('--all-uncertain cannot take --task-id: a task belongs to one item; attach it with `gbatch resolve <job> <item-id> --task-id T`');
+  }
+  if (options.resubmit === options.abandon) {
+    throw new UsageError('--all-uncertain needs the decision: exactly one of --resubmit (send every uncertain item again) or --abandon (give them all up)');
+  }
+  const { file, ids } = journalAndIds(options.state, positionals);
+  if (ids.length > 0) throw new UsageError(`--all-uncertain takes no item ids (got ${ids.map(quoteArg).join(' ')}); leave it out to decide one item`);
+  const decision = options.resubmit ? 'resubmit' : 'abandon';
+  const journal = Journal.open(file);
+  let resolved: string[];
+  try {
+    resolved = resolveAllUncertain(journal, decision);
+  } finally {
+    journal.close();
+  }
+  if (resolved.length === 0) {
+    process.stdout.write(`no uncertain items in ${file}; nothing changed\n`);
+    return 0;
+  }
+  const shown = resolved.slice(0, SHOWN_IDS).map(quoteArg).join(', ');
+  const more = resolved.length > SHOWN_IDS ? ` and ${resolved.length - SHOWN_IDS} more` : '';
+  const outcome = decision === 'resubmit'
+    ? 'will be sent again by the next `gbatch run` (where a first request reached the gateway, both may be billed)'
+    : 'abandoned (now failed); their reservations are released';
+  process.stdout.write(`${resolved.length} uncertain item(s) ${outcome}: ${shown}${more}\n`);
+  return 0;
+}

@@ -1,0 +1,37 @@
+// Questions an operator's command asks of the journal's event log. The log has no per-item index (it
+// would cost every transition of a run a B-tree insert), so each question is one scan, newest first,
+// stopping as soon as it is answered.
+import type { Journal } from './journal.js';
+
+/** The time (ms) of each item's last `submit` event, for the given ids (absent when it was never sent). */
+export function lastSubmitTimes(journal: Journal, ids: readonly string[]): Map<string, number> {
+  const wanted = new Set(ids);
+  const found = new Map<string, number>();
+  if (wanted.size === 0) return found;
+  const rows = journal.db.prepare(`SELECT item_id, at FROM events WHERE event = 'submit' ORDER BY seq DESC`)
+    .iterate() as IterableIterator<{ item_id: string; at: number }>;
+  for (const row of rows) {
+    if (!wanted.has(row.item_id) || found.has(row.item_id)) continue;
+    found.set(row.item_id, row.at);
+    if (found.size === wanted.size) break; // ends the statement: the rest of the log is not read
+  }
+  return found;
+}
+
+/**
+ * The ids among `failedIds` whose last move into `failed` was an operator's `abandon` of an `uncertain`
+ * row: their request may have reached the gateway.
+ */
+export function abandonedWhileUncertain(journal: Journal, failedIds: Iterable<string>): Set<string> {
+  const pending = new Set(failedIds);
+  const abandoned = new Set<string>();
+  if (pending.size === 0) return abandoned;
+  const rows = journal.db.prepare(`SELECT item_id, event, from_state FROM events WHERE to_state = 'failed' ORDER BY seq DESC`)
+    .iterate() as IterableIterator<{ item_id: string; event: string; from_state: string | null }>;
+  for (const row of rows) {
+    if (!pending.delete(row.item_id)) continue;
+    if (row.event === 'abandon' && row.from_state === 'uncertain') abandoned.add(row.item_id);
+    if (pending.size === 0) break;
+  }
+  return abandoned;
+}
