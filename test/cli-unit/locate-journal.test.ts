@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { locateJournal } from '../../src/cli/locate-journal.js';
+import { defaultJournalFor, journalAndIds, locateJournal } from '../../src/cli/locate-journal.js';
 import { UsageError } from '../../src/cli/options.js';
 import { useTempDir } from '../journal/helpers.js';
 
@@ -40,5 +40,32 @@ describe('locateJournal (relative to the working directory)', () => {
     expect(locateJournal(undefined, undefined)).toBe(join('state', 'a.db'));
     touch('state/b.db');
     expect(() => locateJournal(undefined, undefined)).toThrow('Several journals in state/ (a.db, b.db); pass --state <file.db>');
+  });
+});
+
+describe('journalAndIds (resolve, retry: a job or --state, then item ids)', () => {
+  it('with --state every positional is an id', () => {
+    touch('elsewhere/j.db');
+    expect(journalAndIds('elsewhere/j.db', ['v7', 'v8'])).toEqual({ file: 'elsewhere/j.db', ids: ['v7', 'v8'] });
+    expect(() => journalAndIds('missing.db', ['v7'])).toThrow('missing.db: no such journal');
+  });
+
+  it('without it the first positional is the job (a name, a job file or a manifest), then the ids', () => {
+    touch('state/nightly.db');
+    for (const job of ['nightly', 'jobs/nightly.json', 'data/nightly.jsonl']) {
+      expect(journalAndIds(undefined, [job, 'v7'])).toEqual({ file: join('state', 'nightly.db'), ids: ['v7'] });
+    }
+    expect(journalAndIds(undefined, ['nightly'])).toEqual({ file: join('state', 'nightly.db'), ids: [] });
+    expect(() => journalAndIds(undefined, ['v7', 'nightly'])).toThrow(/state\/v7\.db: no journal for v7 yet/);
+  });
+
+  it('with neither, the only journal in state/', () => {
+    touch('state/only.db');
+    expect(journalAndIds(undefined, [])).toEqual({ file: join('state', 'only.db'), ids: [] });
+  });
+
+  it('defaultJournalFor names state/<name>.db', () => {
+    expect(defaultJournalFor('demo')).toBe(join('state', 'demo.db'));
+    expect(defaultJournalFor('jobs/demo.json')).toBe(join('state', 'demo.db'));
   });
 });
