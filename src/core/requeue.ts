@@ -1,11 +1,12 @@
 // Pure: which rows `gbatch retry` sends again. Only a definite end (failed, rejected) is requeued, and
 // never a row whose request may have reached the gateway: an uncertain one, or one abandoned while uncertain.
 import { quoteArg } from './shell-text.js';
-import type { ItemState } from './states.js';
+import type { ItemKind, ItemState } from './states.js';
 
 export interface RequeueCandidate {
   id: string;
   state: ItemState;
+  kind?: ItemKind;
   /** The row is `failed` because an operator abandoned it while it was `uncertain`. */
   abandonedWhileUncertain: boolean;
   /** Where the row comes from (file:line), for the advice on an invalid row. */
@@ -85,7 +86,9 @@ function refusalFor(id: string, row: RequeueCandidate | undefined, { journalArg,
       return undefined;
     case 'uncertain':
       return `item ${shown} is uncertain: its request may have reached the gateway; decide with`
-        + ` \`gbatch resolve ${journalArg} ${shown} --task-id <T>\` (or --resubmit / --abandon), not retry`;
+        + (row.kind === 'video' || row.kind === undefined
+          ? ` \`gbatch resolve ${journalArg} ${shown} --task-id <T>\` (or --resubmit / --abandon), not retry`
+          : ` \`gbatch resolve ${journalArg} ${shown} --resubmit\` (or --abandon), not retry`);
     case 'invalid':
       return `item ${shown} is invalid (never sent): fix its manifest row${row.source ? ` (${row.source})` : ''} and run again`;
     case 'pending':

@@ -51,6 +51,11 @@ describe('planRequeue: which rows retry sends again', () => {
     }
   });
 
+  it('an uncertain chat row is pointed to --resubmit (a chat call has no task to attach)', () => {
+    const plan = planRequeue({ failed: false, rejected: false, ids: ['c'] }, named({ ...row('c', 'uncertain'), kind: 'chat' }), [], context);
+    expect(plan).toEqual({ ok: false, refusal: 'item c is uncertain: its request may have reached the gateway; decide with `gbatch resolve --state state/demo.db c --resubmit` (or --abandon), not retry; nothing was requeued' });
+  });
+
   it('a named row abandoned while uncertain is refused with a pointer to resolve; an unknown id names the journal', () => {
     const abandoned = planRequeue({ failed: false, rejected: false, ids: ['gone'] }, named(row('gone', 'failed', true)), [], context);
     expect(abandoned).toEqual({ ok: false, refusal: expect.stringMatching(/^item gone was abandoned while uncertain: its request may have reached the gateway.*`gbatch resolve`/) });

@@ -11,7 +11,7 @@ import { helpText, parseOptions, UsageError, type OptionTable } from '../options
 
 const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },
-  failed: { type: 'boolean', help: 'every failed item (a task that failed upstream, or one abandoned unsent); not those abandoned while uncertain' },
+  failed: { type: 'boolean', help: 'every failed item (its task failed upstream, or it was abandoned before it was sent); not those abandoned while uncertain' },
   rejected: { type: 'boolean', help: 'every item the gateway refused (4xx)' },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } as const satisfies OptionTable;
@@ -54,7 +54,7 @@ function namedRows(journal: Journal, ids: readonly string[]): Map<string, Requeu
   const rows = new Map<string, RequeueCandidate>();
   for (const id of ids) {
     const item = journal.get(id);
-    if (item) rows.set(id, { id, state: item.state, abandonedWhileUncertain: false, source: `${item.sourceFile}:${item.sourceLine}` });
+    if (item) rows.set(id, { id, state: item.state, kind: item.kind, abandonedWhileUncertain: false, source: `${item.sourceFile}:${item.sourceLine}` });
   }
   markAbandoned(journal, [...rows.values()]);
   return rows;
