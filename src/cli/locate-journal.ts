@@ -1,5 +1,5 @@
 // Which journal `status`, `report`, `resolve` and `retry` read: --state, else the job's default, else the only one in state/.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { UsageError } from './options.js';
 
@@ -19,9 +19,23 @@ export function locateJournal(stateFlag: string | undefined, job: string | undef
   throw new UsageError(`Several journals in state/ (${found.join(', ')}); pass --state <file.db>`);
 }
 
-/** The journal a job name, job file or manifest stands for: `state/<name>.db`. */
+/**
+ * The journal a job name, job file or manifest stands for, as `run` names it: `state/<name>.db`, where
+ * a job file's own `name` wins over its file name.
+ */
 export function defaultJournalFor(job: string): string {
-  return join('state', `${basename(job, extname(job))}.db`);
+  const own = extname(job).toLowerCase() === '.json' ? jobFileJournal(job) : undefined;
+  return own ?? join('state', `${basename(job, extname(job)).replace(/[^A-Za-z0-9._-]/g, '_')}.db`);
+}
+
+function jobFileJournal(file: string): string | undefined {
+  let json: { name?: unknown };
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8')) as typeof json;
+  } catch {
+    return undefined; // not a readable job file: named by its file name
+  }
+  return typeof json?.name === 'string' && /^[A-Za-z0-9._-]+$/.test(json.name) ? join('state', `${json.name}.db`) : undefined;
 }
 
 /**

@@ -64,8 +64,14 @@ describe('journalAndIds (resolve, retry: a job or --state, then item ids)', () =
     expect(journalAndIds(undefined, [])).toEqual({ file: join('state', 'only.db'), ids: [] });
   });
 
-  it('defaultJournalFor names state/<name>.db', () => {
+  it('defaultJournalFor names the journal `run` uses: state/<name>.db, a job file\'s own name first', () => {
     expect(defaultJournalFor('demo')).toBe(join('state', 'demo.db'));
     expect(defaultJournalFor('jobs/demo.json')).toBe(join('state', 'demo.db'));
+    expect(defaultJournalFor('data/my rows.jsonl')).toBe(join('state', 'my_rows.db'));
+    touch('jobs/a.json');
+    writeFileSync('jobs/a.json', JSON.stringify({ name: 'nightly', manifest: 'rows.csv' }));
+    expect(defaultJournalFor('jobs/a.json')).toBe(join('state', 'nightly.db'));
+    writeFileSync('jobs/a.json', '{ not json');
+    expect(defaultJournalFor('jobs/a.json')).toBe(join('state', 'a.db'));
   });
 });
