@@ -1,6 +1,7 @@
 // `gbatch retry`: the operator sends failed or rejected rows again, each as one new attempt, and nothing
 // else; never an uncertain row, nor one abandoned while uncertain (its request may have been kept).
 import { expect, test } from 'vitest';
+import { Journal } from '../../src/journal/index.js';
 import type { Ledger } from '../../src/sim/index.js';
 import { BUILT, gatewayEnv, runCli } from './helpers/cli.js';
 import { readJournal, statesById } from './helpers/journal.js';
@@ -23,7 +24,9 @@ function sendsByPrompt(ledger: Ledger): Record<string, number> {
 test.skipIf(!BUILT)('retry --failed, then run: exactly one new submission per failed row; retry <id> sends a rejected row once more', async () => {
   const ws = workspace();
   // The account may not use chat-large: that row is rejected (403). Every video task fails upstream.
-  const sim = await startSim({ accounts: [{ key: KEY, balanceUsd: 100, models: ['chat-small', 'video-mini'] }], faults: { failRate: 1 } });
+  const sim = await startSim({
+    accounts: [{ key: KEY, balanceUsd: 100, models: ['chat-small', 'video-mini'] }], faults: { failRate: 1 }, taskSeconds: 0.1,
+  });
   const env = gatewayEnv(sim.baseUrl, KEY);
   const manifest = writeJsonl(ws.path('rows.jsonl'), [
     videoRow('v1', 'clip one'), chatRow('ok', 'a fine question'), videoRow('v2', 'clip two'),
@@ -40,8 +43,8 @@ test.skipIf(!BUILT)('retry --failed, then run: exactly one new submission per fa
   const failedTask = readJournal(ws.state).byId.get('v1')!.taskId;
 
   // Neither a flag nor an id: usage. A finished row by id: refused, nothing changed.
-  expect((await retry()).code).toBe(2);
-  const finished = await retry('ok');
+  const [usage, finished] = await Promise.all([retry(), retry('ok')]);
+  expect(usage.code).toBe(2);
   expect(finished.code).toBe(2);
   expect(finished.stderr.trim()).toBe('gbatch retry: item ok is downloaded: it finished; nothing to retry; nothing was requeued');
   expect(statesById(ws.state)).toEqual({ v1: 'failed', ok: 'downloaded', v2: 'failed', no: 'rejected' });
@@ -93,6 +96,18 @@ test.skipIf(!BUILT)('retry never sends an uncertain row, nor one abandoned while
   const none = await retry('--failed', '--rejected');
   expect(none.code, none.stderr).toBe(0);
   expect(none.stdout).toContain('nothing to retry');
+
+  // A live runner holds the journal (here: this process): retry waits for it to end instead.
+  const live = Journal.open(ws.state);
+  try {
+    live.lock.acquire(ws.state);
+    const busy = await retry('--failed');
+    expect(busy.code).toBe(2);
+    expect(busy.stderr).toMatch(new RegExp(`^gbatch retry: .*another gbatch run \\(pid ${process.pid} .*wait for it to finish or stop it`));
+  } finally {
+    live.lock.release();
+    live.close();
+  }
 
   expect((await runCli(['resolve', '--state', ws.state, 'heron', '--abandon'])).code).toBe(0);
   const bulk = await retry('--failed');
