@@ -45,5 +45,10 @@ function jobFileJournal(file: string): string | undefined {
 export function journalAndIds(stateFlag: string | undefined, positionals: readonly string[]): { file: string; ids: string[] } {
   if (stateFlag) return { file: locateJournal(stateFlag, undefined), ids: [...positionals] };
   const [job, ...ids] = positionals;
-  return { file: locateJournal(undefined, job), ids };
+  try {
+    return { file: locateJournal(undefined, job), ids };
+  } catch (err) {
+    if (!(err instanceof UsageError) || job === undefined) throw err;
+    throw new UsageError(`${err.message} (the first argument names the job, then the item ids: \`<job> <item-id>\`)`);
+  }
 }

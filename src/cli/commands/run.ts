@@ -96,7 +96,9 @@ function printSummary(job: ResolvedJob, result: RunResult, json: boolean): void 
     try {
       const header = reportHeader(journal, job.name, result.budgetUsd ?? null);
       process.stdout.write(`${renderReportTable(journal, header, SUMMARY_ROWS)}\n`);
-      if (result.exitCode === 4) advice = uncertainAdvice(uncertainRows(journal, ADVICE_ROWS), journal.counts().uncertain, journalArg(job.statePath, job.name));
+      const named = journalArg(job.statePath, job.name);
+      if (result.exitCode === 4) advice = uncertainAdvice(uncertainRows(journal, ADVICE_ROWS), journal.counts().uncertain, named);
+      if (result.exitCode === 1 && result.counts.failed + result.counts.rejected > 0) advice = [`To send them again: gbatch retry ${named} --failed --rejected   (or name the item ids)`];
     } finally {
       journal.close();
     }
@@ -109,7 +111,7 @@ function explain(result: RunResult): string {
     case 0: return result.stopReason === 'ingested'
       ? `Ingested: ${result.ingest?.inserted ?? 0} new row(s) in the journal; nothing was sent.`
       : 'Done: every item is finished.';
-    case 1: return 'Finished, but some items failed or were rejected (see `gbatch status`; `gbatch retry` sends them again).';
+    case 1: return 'Finished, but some items failed or were rejected (see `gbatch status`).';
     case 2: return result.stopReason === 'auth'
       ? 'Stopped: the gateway refused the API key (401). Rows stay pending; fix GATEWAY_API_KEY and run again.'
       : 'Refused: nothing was sent.';
