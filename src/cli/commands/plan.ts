@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { billBound, withOutputCap } from '../../core/bound.js';
+import { DEFAULT_MAX_OUTPUT_TOKENS } from '../../core/estimate.js';
 import { roundUsd } from '../../core/money.js';
 import { budgetInForce } from '../../core/job-budget.js';
 import { Journal } from '../../journal/index.js';
@@ -41,6 +42,7 @@ async function plan(job: ResolvedJob, journal: Journal | undefined): Promise<num
   const rows: Array<[string, string, string, string | null, string, string]> = [];
   const errors: string[] = [];
   let errorCount = 0;
+  let capped = 0;
   const total = { usd: 0, max: 0 };
   const remaining = { rows: 0, usd: 0, max: 0 };
   let summary;
@@ -48,7 +50,9 @@ async function plan(job: ResolvedJob, journal: Journal | undefined): Promise<num
     summary = await scanManifests(job.manifests, job.pricing, {
       valid: ({ row, estimate }) => {
         // The bound of the request as run sends it: under a budget, an uncapped text row gets the default cap.
-        const max = Math.max(estimate.usd, billBound(row.kind, budget === undefined ? row.request : withOutputCap(row.kind, row.request).request, job.pricing));
+        const sent = budget === undefined ? { request: row.request } : withOutputCap(row.kind, row.request);
+        if (sent.added !== undefined) capped++;
+        const max = Math.max(estimate.usd, billBound(row.kind, sent.request, job.pricing));
         total.usd += estimate.usd;
         total.max += max;
         const resolution = estimateResolution(estimate);
@@ -94,7 +98,7 @@ async function plan(job: ResolvedJob, journal: Journal | undefined): Promise<num
       rows: summary.rows, valid: summary.valid, invalid: summary.invalid, errors: [...errors, ...conflicts], error_count: errorCount + conflicts.length,
       conflicts: conflicts.length,
       estimated_usd: roundUsd(total.usd), max_usd: roundUsd(total.max), budget_usd: budget ?? null, budget_may_overrun: mayOverrun,
-      fits_budget: fits, reason,
+      fits_budget: fits, reason, output_capped_rows: capped,
       journal: journal ? {
         state: job.statePath, spent_usd: spend.actualUsd, reserved_usd: spend.reservedUsd,
         remaining_rows: remaining.rows, remaining_estimated_usd: roundUsd(remaining.usd), remaining_max_usd: roundUsd(remaining.max),
@@ -123,9 +127,10 @@ async function plan(job: ResolvedJob, journal: Journal | undefined): Promise<num
       + `${remaining.rows} row(s) still to send: estimate ${usd(roundUsd(remaining.usd))}, can bill up to ${usd(roundUsd(remaining.max))}`);
   }
   if (budget !== undefined) {
-    const basis = mayOverrun ? 'judged on the estimate (--budget-may-overrun)' : 'judged on what the gateway can bill';
+    const basis = mayOverrun ? 'judged on the expected estimate: --budget-may-overrun' : 'judged on what the gateway can bill';
     out.push(fits ? `Fits the budget of ${usd(budget, 2)} (${basis}).` : `Does not fit (${basis}): ${reason}.`);
   }
+  if (capped > 0) out.push(`${capped} chat/responses row(s) state no output cap: under the budget they are sent with a cap of ${DEFAULT_MAX_OUTPUT_TOKENS} tokens (max_tokens / max_output_tokens).`);
   if (summary.invalid > 0) out.push(`${summary.invalid} invalid row(s): \`run\` refuses this manifest unless --skip-invalid.`);
   if (conflicts.length > 0) out.push(`${conflicts.length} row(s) changed under an id the job already holds: \`run\` refuses them.`);
   process.stdout.write(`${out.join('\n')}\n`);
