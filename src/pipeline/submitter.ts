@@ -1,12 +1,12 @@
 // The submission lane: claims pending items in manifest order under the budget, journals each
 // attempt's intent before its request leaves, and records every outcome.
 import PQueue from 'p-queue';
+import { deferralReason } from '../core/job-budget.js';
 import { backoffDelay, DEFAULT_BACKOFF } from '../core/retry.js';
 import { snapshotPrice } from '../core/settlement.js';
 import type { SendOutcome } from '../gateway/client.js';
 import { GatewayTransportError } from '../gateway/errors.js';
 import type { Item } from '../journal/index.js';
-import { deferralReason } from '../core/job-budget.js';
 import { log, type RunContext } from './context.js';
 import { planOutcome, type FollowUp, type OutcomePlan } from './outcome.js';
 import { reservationFor, type Reservation } from './reservation.js';
