@@ -89,7 +89,7 @@ export function resolveJob(target: string | undefined, cli: RunFlags, now: Date)
     name = basename(target, extname(target)).replace(/[^A-Za-z0-9._-]/g, '_');
     manifests = [target];
   }
-  const flags = { ...RUN_DEFAULTS, ...fromJob, ...stripUndefined(cli) } as RunFlags;
+  const flags = budgetFlags({ ...RUN_DEFAULTS, ...fromJob, ...stripUndefined(cli) } as RunFlags, fromJob, cli, target);
   const pricingSource = flags.pricing ?? 'built-in (spec 8.2)';
   let pricing = BUILTIN_PRICING;
   if (flags.pricing) {
@@ -116,6 +116,16 @@ export function resolveJob(target: string | undefined, cli: RunFlags, now: Date)
     flags,
     ...(flags.deadline ? { deadlineAt: parseDeadline(flags.deadline, now) } : {}),
   };
+}
+
+/** `--budget` and `--no-budget` in one place contradict; the command line overrides the job file's choice. */
+function budgetFlags(flags: RunFlags, fromJob: Partial<RunFlags>, cli: RunFlags, target: string): RunFlags {
+  if (cli.budget !== undefined && cli['no-budget']) throw new UsageError('--budget and --no-budget contradict each other: give one');
+  if (fromJob.budget !== undefined && fromJob['no-budget']) throw new UsageError(`${target}: job options 'budget' and 'no-budget' contradict each other`);
+  const merged = { ...flags };
+  if (cli['no-budget']) delete merged.budget;
+  else if (cli.budget !== undefined) merged['no-budget'] = false;
+  return merged;
 }
 
 function relativeTo(jobFile: string, path: string): string {

@@ -44,6 +44,52 @@ export function isGatewayEnvelope(bodyText: string): boolean {
   return typeof json['code'] === 'string' && typeof json['message'] === 'string';
 }
 
+export interface ErrorEnvelopeFields { message: string; type?: string; code?: string; param?: string }
+
+function optionalText(value: unknown): string | undefined {
+  if (typeof value === 'string' && value !== '') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return undefined;
+}
+
+/**
+ * The error a body carries, as loosely as OpenAI-compatible servers send it: `{error: {message, ...}}`
+ * (with or without `type`), `{error: "text"}`, or the task envelope `{code, message}` (spec 7.2).
+ * Undefined when the body is none of these.
+ */
+export function readErrorEnvelope(bodyText: string): ErrorEnvelopeFields | undefined {
+  const json = parseJson(bodyText);
+  if (!isRecord(json)) return undefined;
+  const error = json['error'];
+  if (isRecord(error) && typeof error['message'] === 'string') {
+    const fields: ErrorEnvelopeFields = { message: error['message'] };
+    for (const key of ['type', 'code', 'param'] as const) {
+      const text = optionalText(error[key]);
+      if (text !== undefined) fields[key] = text;
+    }
+    return fields;
+  }
+  if (typeof error === 'string' && error.trim() !== '') return { message: error };
+  if (typeof json['code'] === 'string' && typeof json['message'] === 'string') return { message: json['message'], code: json['code'] };
+  return undefined;
+}
+
+/**
+ * A 2xx answer that is a refusal: an error envelope with no result beside it (no `choices` for chat, no
+ * `output` for responses, no task id for video). For video the task envelope `{code, message}` with a
+ * code other than `success` counts too. A body that has a result is one, whatever else it says: a
+ * result may be billed.
+ */
+function isRefusal(kind: SubmitKind, json: Record<string, unknown>): boolean {
+  const hasResult = kind === 'chat' ? json['choices'] !== undefined
+    : kind === 'responses' ? json['output'] !== undefined
+      : extractTaskId(json) !== undefined;
+  if (hasResult) return false;
+  const error = json['error'];
+  if ((isRecord(error) && typeof error['message'] === 'string') || (typeof error === 'string' && error.trim() !== '')) return true;
+  return kind === 'video' && typeof json['code'] === 'string' && json['code'].toLowerCase() !== 'success' && typeof json['message'] === 'string';
+}
+
 /** The task id of a video submission answer (`id`, or the compatibility `task_id`), if it has one. */
 export function extractTaskId(body: unknown): string | undefined {
   if (!isRecord(body)) return undefined;
@@ -59,13 +105,16 @@ export function extractTaskId(body: unknown): string | undefined {
 /**
  * Classifies one submission answer (runner contract, "Submissions and retries"):
  * a retry is only decided where the gateway certainly kept nothing; anything that might hide a kept
- * request (504, a 5xx page from an intermediary, a 2xx we cannot read) is ambiguous.
+ * request (504, a 5xx page from an intermediary, a 2xx we cannot read) is ambiguous. A 2xx whose body
+ * is an error envelope is the gateway's refusal (`rejected`), never a result.
  */
 export function decideSubmission(kind: SubmitKind, answer: Answer): SubmitDecision {
   const { status } = answer;
   if (status >= 200 && status < 300) {
     const json = parseJson(answer.bodyText);
     if (!isRecord(json)) return 'ambiguous';
+    // The gateway (or a third-party server) refused it with a 2xx status: a definite answer, not a result.
+    if (isRefusal(kind, json)) return 'rejected';
     if (kind === 'video') return extractTaskId(json) !== undefined ? 'accepted' : 'ambiguous';
     return 'completed';
   }

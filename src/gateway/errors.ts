@@ -1,7 +1,7 @@
 // Typed failures of the gateway client, classified once, and the summary the journal stores.
 // None of them ever carries the API key: every gateway-supplied text goes through a Redactor.
 
-import { isGatewayEnvelope, type Answer } from '../core/retry.js';
+import { isGatewayEnvelope, readErrorEnvelope, type Answer } from '../core/retry.js';
 import { redactNothing, type Redactor } from './redact.js';
 
 export const MAX_ERROR_MESSAGE = 500;
@@ -9,16 +9,6 @@ export const MAX_ERROR_MESSAGE = 500;
 function clip(text: string, max = MAX_ERROR_MESSAGE): string {
   const oneLine = text.replace(/\s+/g, ' ').trim();
   return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function optionalText(value: unknown): string | undefined {
-  if (typeof value === 'string' && value !== '') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return undefined;
 }
 
 export interface GatewayHttpErrorFields {
@@ -68,18 +58,13 @@ export class GatewayHttpError extends Error {
       ...(extra.requestId !== undefined ? { requestId: redact(extra.requestId) } : {}),
       ...(extra.retryAfterMs !== undefined ? { retryAfterMs: extra.retryAfterMs } : {}),
     };
-    const json = envelope ? (JSON.parse(answer.bodyText) as Record<string, unknown>) : undefined;
-    const general = json && isRecord(json['error']) ? json['error'] : undefined;
-    if (general) {
-      fields.message = redact(String(general['message']));
-      fields.type = redact(String(general['type']));
-      const param = optionalText(general['param']);
-      if (param !== undefined) fields.param = redact(param);
-      const code = optionalText(general['code']);
-      if (code !== undefined) fields.code = redact(code);
-    } else if (json) {
-      fields.message = redact(String(json['message']));
-      fields.code = redact(String(json['code']));
+    // Read loosely (a third-party server's `{error: {message}}` without `type`); `gatewayEnvelope` stays strict.
+    const read = readErrorEnvelope(answer.bodyText);
+    if (read) {
+      fields.message = redact(read.message);
+      if (read.type !== undefined) fields.type = redact(read.type);
+      if (read.param !== undefined) fields.param = redact(read.param);
+      if (read.code !== undefined) fields.code = redact(read.code);
     } else {
       const kind = answer.contentType ? answer.contentType.split(';')[0]!.trim() : 'no content type';
       const snippet = clip(redact(answer.bodyText.replace(/<[^>]*>/g, ' ')), 200);

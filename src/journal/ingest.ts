@@ -24,6 +24,20 @@ export interface IngestConflict { id: string; file: string; line: number; journa
 
 export interface IngestSummary { inserted: number; unchanged: number; replaced: number; conflicts: IngestConflict[] }
 
+/** What an id already held means for a row arriving under it: the one rule `run` and `plan` share. */
+export type PriorJudgement = 'unchanged' | 'replace' | 'conflict';
+
+export function judgeAgainstPrior(prior: { content_hash: string; state: string }, contentHash: string): PriorJudgement {
+  if (prior.content_hash === contentHash) return 'unchanged';
+  // An invalid row was never sent, so its corrected version may take its place.
+  return prior.state === 'invalid' ? 'replace' : 'conflict';
+}
+
+/** The one line `run` (and `plan`) prints for a row changed under an id the journal already holds. */
+export function conflictProblem(c: IngestConflict): string {
+  return `${c.file}:${c.line} row '${c.id}': already in the journal (from ${c.journalFile}:${c.journalLine}) with different content; give the changed row a new id`;
+}
+
 /**
  * One ingest pass held in a single SQLite transaction across async manifest reads, so a refused
  * manifest (invalid rows, conflicts) leaves the journal exactly as it was.
@@ -69,10 +83,10 @@ export class IngestSession {
         continue;
       }
       const prior = this.existing.get(entry.id) as { content_hash: string; state: string; source_file: string; source_line: number };
-      if (prior.content_hash === entry.contentHash) {
+      const judgement = judgeAgainstPrior(prior, entry.contentHash);
+      if (judgement === 'unchanged') {
         this.summary.unchanged++;
-      } else if (prior.state === 'invalid') {
-        // An invalid row was never sent, so its corrected version may take its place.
+      } else if (judgement === 'replace') {
         this.replace.run(...values, entry.id);
         this.summary.replaced++;
       } else {

@@ -33,6 +33,8 @@ export interface Item {
   sha256: string | null;
   bytes: number | null;
   lastError: ItemError | null;
+  /** Settled without a usable count from the gateway: booked at what was reserved (its bound). */
+  unmetered: boolean;
   updatedAt: number;
 }
 
@@ -40,7 +42,7 @@ export interface Item {
 export type ItemPatch = Partial<Pick<Item,
   | 'attempts' | 'autoResubmits' | 'taskId' | 'estimateUsd' | 'reservedUsd' | 'priceSnapshot' | 'actualUsd'
   | 'totalTokens' | 'finalResolution' | 'gatewayChargeUsd' | 'resultUrl' | 'response' | 'responseStatus'
-  | 'requestId' | 'outputPath' | 'sha256' | 'bytes' | 'lastError'>>;
+  | 'requestId' | 'outputPath' | 'sha256' | 'bytes' | 'lastError' | 'unmetered'>>;
 
 const PATCH_COLUMNS: Record<keyof ItemPatch, { column: string; json?: boolean; bool?: boolean }> = {
   attempts: { column: 'attempts' },
@@ -61,6 +63,7 @@ const PATCH_COLUMNS: Record<keyof ItemPatch, { column: string; json?: boolean; b
   sha256: { column: 'sha256' },
   bytes: { column: 'bytes' },
   lastError: { column: 'last_error', json: true },
+  unmetered: { column: 'unmetered', bool: true },
 };
 
 export function patchColumns(patch: ItemPatch): { assignments: string[]; values: unknown[] } {
@@ -71,7 +74,7 @@ export function patchColumns(patch: ItemPatch): { assignments: string[]; values:
     const spec = PATCH_COLUMNS[key as keyof ItemPatch];
     if (!spec) throw new Error(`unknown item field '${key}'`);
     assignments.push(`${spec.column} = ?`);
-    values.push(spec.json ? (value === null ? null : JSON.stringify(value)) : value);
+    values.push(spec.json ? (value === null ? null : JSON.stringify(value)) : spec.bool ? (value ? 1 : 0) : value);
   }
   return { assignments, values };
 }
@@ -83,7 +86,7 @@ export interface ItemRow {
   reserved_usd: number; price_snapshot: string | null; actual_usd: number | null; total_tokens: number | null;
   final_resolution: string | null; gateway_charge_usd: number | null; result_url: string | null;
   response: string | null; response_status: number | null; request_id: string | null; output_path: string | null;
-  sha256: string | null; bytes: number | null; last_error: string | null; updated_at: number;
+  sha256: string | null; bytes: number | null; last_error: string | null; unmetered: number; updated_at: number;
 }
 
 const parse = (text: string | null): unknown => (text === null ? null : JSON.parse(text));
@@ -119,6 +122,7 @@ export function rowToItem(row: ItemRow): Item {
     sha256: row.sha256,
     bytes: row.bytes,
     lastError: parse(row.last_error) as ItemError | null,
+    unmetered: row.unmetered === 1,
     updatedAt: row.updated_at,
   };
 }

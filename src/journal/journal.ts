@@ -33,7 +33,11 @@ function fsyncWalFile(walPath: string): void {
   }
 }
 
-export interface JobRecord { name: string; manifest: string; options: Record<string, unknown>; createdAt: number; updatedAt: number }
+export interface JobRecord {
+  name: string; manifest: string; options: Record<string, unknown>; createdAt: number; updatedAt: number;
+  /** The budget in force for the job (kept across runs); undefined: none. */
+  budgetUsd?: number;
+}
 
 export interface Change {
   id: string;
@@ -136,16 +140,24 @@ export class Journal {
 
   getJob(): JobRecord | undefined {
     const row = this.db.prepare('SELECT * FROM job WHERE id = 1').get() as
-      { name: string; manifest: string; options: string; created_at: number; updated_at: number } | undefined;
+      { name: string; manifest: string; options: string; created_at: number; updated_at: number; budget_usd?: number | null } | undefined;
     if (!row) return undefined;
-    return { name: row.name, manifest: row.manifest, options: JSON.parse(row.options), createdAt: row.created_at, updatedAt: row.updated_at };
+    const options = JSON.parse(row.options) as Record<string, unknown>;
+    // A journal not yet migrated (opened read-only) has no budget column: its last run's options say it.
+    const budget = 'budget_usd' in row ? row.budget_usd : options.budget;
+    return {
+      name: row.name, manifest: row.manifest, options, createdAt: row.created_at, updatedAt: row.updated_at,
+      ...(typeof budget === 'number' ? { budgetUsd: budget } : {}),
+    };
   }
 
-  saveJob(job: { name: string; manifest: string; options: Record<string, unknown> }): void {
+  /** `budgetUsd` is the job's budget in force from now on (undefined: none). */
+  saveJob(job: { name: string; manifest: string; options: Record<string, unknown>; budgetUsd?: number | undefined }): void {
     const now = this.now();
-    this.db.prepare(`INSERT INTO job (id, name, manifest, options, created_at, updated_at) VALUES (1, ?, ?, ?, ?, ?)
-      ON CONFLICT (id) DO UPDATE SET name = excluded.name, manifest = excluded.manifest, options = excluded.options, updated_at = excluded.updated_at`)
-      .run(job.name, job.manifest, JSON.stringify(job.options), now, now);
+    this.db.prepare(`INSERT INTO job (id, name, manifest, options, budget_usd, created_at, updated_at) VALUES (1, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (id) DO UPDATE SET name = excluded.name, manifest = excluded.manifest, options = excluded.options,
+        budget_usd = excluded.budget_usd, updated_at = excluded.updated_at`)
+      .run(job.name, job.manifest, JSON.stringify(job.options), job.budgetUsd ?? null, now, now);
   }
 
   get(id: string): Item | undefined {

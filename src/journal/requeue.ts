@@ -11,7 +11,7 @@ export function requeueChange(item: Item): Change {
     patch: {
       taskId: null, actualUsd: null, totalTokens: null, finalResolution: null, gatewayChargeUsd: null, resultUrl: null,
       response: null, responseStatus: null, requestId: null, outputPath: null, sha256: null, bytes: null,
-      lastError: null, reservedUsd: 0,
+      lastError: null, reservedUsd: 0, unmetered: false,
     },
     detail: {
       by: 'operator',

@@ -22,6 +22,8 @@ export interface RunSettings {
   /** Clock ms after which the run stops waiting for tasks and exits 75. */
   deadlineAt?: number;
   noWait: boolean;
+  /** Opt-in: reserve each row's expected estimate, not its bound; the bill may then exceed --budget. */
+  budgetMayOverrun?: boolean;
 }
 
 export interface Progress {

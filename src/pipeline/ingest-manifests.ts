@@ -1,6 +1,6 @@
 // Brings the manifests into the journal in one transaction: all new rows, or (when refused) none.
 import { basename } from 'node:path';
-import { IngestSession, type IngestConflict, type IngestEntry, type Journal } from '../journal/index.js';
+import { conflictProblem, IngestSession, type IngestConflict, type IngestEntry, type Journal } from '../journal/index.js';
 import type { PricingTable } from '../core/pricing.js';
 import { hashCanonicalRequest } from '../manifest/content-hash.js';
 import { formatRowError } from '../manifest/types.js';
@@ -86,9 +86,7 @@ export async function ingestManifests(
   const summary = session.progress;
   const problems: string[] = [];
   if (invalidCount > 0 && !skipInvalid) problems.push(`${invalidCount} invalid row(s); fix them or pass --skip-invalid`);
-  for (const c of summary.conflicts) {
-    problems.push(`${c.file}:${c.line} row '${c.id}': already in the journal (from ${c.journalFile}:${c.journalLine}) with different content; give the changed row a new id`);
-  }
+  for (const c of summary.conflicts) problems.push(conflictProblem(c));
   const ok = problems.length === 0;
   if (ok) {
     // Only a manifest read whole and accepted is remembered; with --skip-invalid its invalid rows are in the journal.

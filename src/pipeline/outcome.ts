@@ -1,5 +1,6 @@
 // Pure: what one submission's outcome does to its item, its money, and the run.
-import { settleChat, type PriceSnapshot } from '../core/settlement.js';
+import { meterChatAnswer } from '../core/metering.js';
+import type { PriceSnapshot } from '../core/settlement.js';
 import type { SendOutcome } from '../gateway/client.js';
 import { errorSummary } from '../gateway/errors.js';
 import type { Change, Item } from '../journal/index.js';
@@ -30,16 +31,17 @@ export function planOutcome(item: Item, outcome: SendOutcome, attempt: number, m
         followUp: { kind: 'poll' },
       };
     case 'completed': {
-      const body = outcome.body as { usage?: Parameters<typeof settleChat>[0] } | null;
-      const settled = settleChat(body?.usage ?? undefined, item.priceSnapshot as PriceSnapshot);
+      // No usable usage: unmetered, booked at what was reserved (its bound), never at $0.
+      const settled = meterChatAnswer(outcome.body, item.priceSnapshot as PriceSnapshot, reserved);
       return {
         change: {
           id: item.id, event: 'complete',
           patch: {
             response: outcome.body, responseStatus: outcome.status, requestId: outcome.requestId ?? null,
-            actualUsd: settled.usd, reservedUsd: 0, totalTokens: settled.inputTokens + settled.outputTokens, lastError: null,
+            actualUsd: settled.usd, reservedUsd: 0, totalTokens: settled.totalTokens, lastError: null,
+            ...(settled.unmetered ? { unmetered: true } : {}),
           },
-          detail: { attempt, actualUsd: settled.usd },
+          detail: { attempt, actualUsd: settled.usd, ...(settled.unmetered ? { unmetered: true } : {}) },
         },
         money: { settle: { reserved, actual: settled.usd } },
         followUp: { kind: 'results' },

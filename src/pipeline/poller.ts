@@ -1,7 +1,8 @@
 // One scheduler polls every video task: a heap of due times, one sleep, a bounded lane of requests.
 import PQueue from 'p-queue';
 import { billingResolution } from '../core/models.js';
-import { settleVideo, type PriceSnapshot } from '../core/settlement.js';
+import { meterVideoSuccess } from '../core/metering.js';
+import type { PriceSnapshot } from '../core/settlement.js';
 import { errorSummary } from '../gateway/errors.js';
 import type { TaskStatus } from '../gateway/task-status.js';
 import type { Change, Item } from '../journal/index.js';
@@ -132,28 +133,25 @@ export class Poller {
   }
 
   private finish(item: Item, status: TaskStatus): Change {
-    const snapshot = item.priceSnapshot as PriceSnapshot;
-    const requested = billingResolution(item.resolution ?? undefined);
-    let actualUsd: number;
-    let note: string | undefined;
-    if (status.totalTokens !== undefined) {
-      actualUsd = settleVideo({
-        totalTokens: status.totalTokens, finalResolution: status.finalResolution, requestedResolution: requested,
-        hasReferenceVideo: item.hasReferenceVideo, snapshot,
-      }).usd;
-    } else {
-      actualUsd = status.gatewayChargeUsd ?? item.estimateUsd;
-      note = 'the gateway reported no total_tokens: actual taken from its charge, else the estimate';
-    }
+    // Without total_tokens (and no charge of the gateway's own): unmetered, booked at its reservation (the bound).
+    const metered = meterVideoSuccess({
+      totalTokens: status.totalTokens, finalResolution: status.finalResolution, gatewayChargeUsd: status.gatewayChargeUsd,
+      requestedResolution: billingResolution(item.resolution ?? undefined), hasReferenceVideo: item.hasReferenceVideo,
+      snapshot: item.priceSnapshot as PriceSnapshot, reservedUsd: item.reservedUsd,
+    });
+    const note = status.totalTokens !== undefined ? undefined : metered.unmetered
+      ? 'unmetered: the gateway reported no total_tokens; booked at the reservation (the most it can bill)'
+      : "the gateway reported no total_tokens: actual taken from the gateway's reported charge";
+    const actualUsd = metered.usd;
     this.ctx.budget.settle(item.reservedUsd, actualUsd);
     return {
       id: item.id, event: 'finish',
       patch: {
         totalTokens: status.totalTokens ?? null, finalResolution: status.finalResolution ?? null, actualUsd, reservedUsd: 0,
         gatewayChargeUsd: status.gatewayChargeUsd ?? null, resultUrl: status.resultUrl ?? null,
-        lastError: note ? { message: note } : null,
+        lastError: note ? { message: note } : null, ...(metered.unmetered ? { unmetered: true } : {}),
       },
-      detail: { status: status.rawStatus, totalTokens: status.totalTokens, actualUsd },
+      detail: { status: status.rawStatus, totalTokens: status.totalTokens, actualUsd, ...(metered.unmetered ? { unmetered: true } : {}) },
     };
   }
 

@@ -5,6 +5,7 @@ import type { PricingTable } from '../core/pricing.js';
 import type { ItemState } from '../core/states.js';
 import { createGatewayClient, type GatewayClient } from '../gateway/client.js';
 import { CommitQueue, HEARTBEAT_MS, Journal, type LockTakeover } from '../journal/index.js';
+import { budgetInForce } from '../core/job-budget.js';
 import { BudgetGuard } from './budget-guard.js';
 import type { RunContext, RunEvents, RunSettings } from './context.js';
 import { Downloader } from './downloader.js';
@@ -21,7 +22,10 @@ export interface RunConfig {
   statePath: string;
   settings: RunSettings;
   pricing: PricingTable;
+  /** `--budget`: replaces the budget the job's journal holds. Without it the stored one stays in force. */
   budgetUsd?: number;
+  /** `--no-budget`: lifts the job's stored budget. */
+  liftBudget?: boolean;
   baseUrl: string;
   apiKey: string;
   skipInvalid: boolean;
@@ -85,8 +89,13 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     if (!ingest.ok) {
       return { ...emptyResult(journal, EXIT.usage, config), ingest, recovery, takeover };
     }
-    journal.saveJob({ name: config.jobName, manifest: config.manifests.join(','), options: config.jobOptions });
-    if (config.ingestOnly) return { ...emptyResult(journal, EXIT.ok, config), ingest, recovery, takeover, stopReason: 'ingested' };
+    const budget = budgetInForce({ stored: journal.getJob()?.budgetUsd, given: config.budgetUsd, lift: config.liftBudget === true });
+    if (budget.note) events.emit('log', budget.note);
+    journal.saveJob({ name: config.jobName, manifest: config.manifests.join(','), options: config.jobOptions, budgetUsd: budget.budgetUsd });
+    const effective: RunConfig = { ...config };
+    if (budget.budgetUsd === undefined) delete effective.budgetUsd;
+    else effective.budgetUsd = budget.budgetUsd;
+    if (config.ingestOnly) return { ...emptyResult(journal, EXIT.ok, effective), ingest, recovery, takeover, stopReason: 'ingested' };
     releaseDeferred(journal);
 
     const { concurrency, pollConcurrency, downloadConcurrency } = config.settings;
@@ -96,7 +105,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
       connections: concurrency + pollConcurrency + downloadConcurrency,
     });
     try {
-      return await drive(journal, gateway, config, clock, events, ingest, recovery, takeover);
+      return await drive(journal, gateway, effective, clock, events, ingest, recovery, takeover);
     } finally {
       if (!config.gateway) await gateway.close();
     }

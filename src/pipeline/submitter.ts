@@ -1,6 +1,7 @@
 // The submission lane: claims pending items in manifest order under the budget, journals each
 // attempt's intent before its request leaves, and records every outcome.
 import PQueue from 'p-queue';
+import { deferralReason } from '../core/job-budget.js';
 import { backoffDelay, DEFAULT_BACKOFF } from '../core/retry.js';
 import { snapshotPrice } from '../core/settlement.js';
 import type { SendOutcome } from '../gateway/client.js';
@@ -8,6 +9,7 @@ import { GatewayTransportError } from '../gateway/errors.js';
 import type { Item } from '../journal/index.js';
 import { log, type RunContext } from './context.js';
 import { planOutcome, type FollowUp, type OutcomePlan } from './outcome.js';
+import { reservationFor, type Reservation } from './reservation.js';
 import { rateWindow, SendPacer } from './send-pacer.js';
 
 export interface SubmitterHooks {
@@ -24,7 +26,8 @@ const PAGE = 256;
 export class Submitter {
   private readonly queue: PQueue;
   private stopReason: SubmitStopReason;
-  private readonly overBudget: Item[] = [];
+  /** Rows the budget held back, each with why at the moment it did not fit. */
+  private readonly overBudget: Array<{ item: Item; reason: string }> = [];
   private exhausted = 0;
   private readonly stopped: Promise<void>;
   /** Outcome writes still on their way to disk (their follow-ups run once each is durable). */
@@ -61,11 +64,9 @@ export class Submitter {
         after = item.seq;
         if (ctx.submitStop.signal.aborted) break outer;
         await this.queue.onSizeLessThan(ctx.settings.concurrency);
-        if (!(await this.reserve(item))) {
-          this.overBudget.push(item);
-          continue;
-        }
-        this.queue.add(() => this.submit(item)).catch((err: unknown) => this.fail(err));
+        const reservation = await this.reserve(item);
+        if (!reservation) continue;
+        this.queue.add(() => this.submit(item, reservation)).catch((err: unknown) => this.fail(err));
       }
     }
     this.hooks.claimedAll?.();
@@ -81,34 +82,41 @@ export class Submitter {
     this.ctx.submitStop.abort('internal error');
   }
 
-  /** Waits for headroom while in-flight work may still free some; false when the item cannot fit. */
-  private async reserve(item: Item): Promise<boolean> {
-    const { budget, submitStop } = this.ctx;
+  /**
+   * Reserves the row's bound (the estimate under --budget-may-overrun), waiting for headroom while
+   * in-flight work may still free some; undefined (the row noted for deferral) when it cannot fit.
+   */
+  private async reserve(item: Item): Promise<Reservation | undefined> {
+    const { budget, submitStop, settings } = this.ctx;
+    const reservation = reservationFor(item, this.ctx.pricing, { budgeted: budget.budgetUsd !== undefined, mayOverrun: settings.budgetMayOverrun === true });
     for (;;) {
-      if (budget.tryReserve(item.estimateUsd)) return true;
-      if (!budget.hasLive() || submitStop.signal.aborted) return false;
+      if (budget.tryReserve(reservation.usd)) return reservation;
+      if (!budget.hasLive() || submitStop.signal.aborted) break;
       await Promise.race([budget.changed(), this.stopped]);
     }
+    this.overBudget.push({ item, reason: deferralReason(budget.budgetUsd ?? 0, budget.current(), reservation.usd) });
+    return undefined;
   }
 
-  private async submit(claimed: Item): Promise<void> {
+  private async submit(claimed: Item, claimedReservation: Reservation): Promise<void> {
     const { ctx } = this;
     if (ctx.submitStop.signal.aborted) {
       // Queued before the stop (a 402, a signal, the deadline): it never leaves. It stays pending (a
       // 402 defers it below) and a later run sends it.
-      ctx.budget.release(claimed.estimateUsd);
+      ctx.budget.release(claimedReservation.usd);
       return;
     }
     let item = claimed;
+    let reservation = claimedReservation;
     for (let attempt = claimed.attempts + 1; ; attempt++) {
       item = await ctx.commits.write({
         id: item.id,
         event: 'submit',
-        patch: { attempts: attempt, reservedUsd: item.estimateUsd, priceSnapshot: snapshotPrice(item.kind, item.model, ctx.pricing) },
-        detail: { attempt },
+        patch: { attempts: attempt, reservedUsd: reservation.usd, priceSnapshot: snapshotPrice(item.kind, item.model, ctx.pricing) },
+        detail: { attempt, ...(reservation.outputCapAdded ? { outputCapAdded: reservation.outputCapAdded } : {}) },
       }, item, { urgent: true });
       ctx.events.emit('transition', item, 'pending');
-      const outcome = await this.send(item, attempt);
+      const outcome = await this.send(item, attempt, reservation.request);
       const plan = planOutcome(item, outcome, attempt, ctx.settings.maxSubmitAttempts);
       this.moveMoney(plan);
       const next = plan.followUp;
@@ -129,10 +137,9 @@ export class Submitter {
       } catch {
         return; // stopping: the item stays pending and a later run sends it
       }
-      if (!(await this.reserve(item))) {
-        this.overBudget.push(item);
-        return;
-      }
+      const again = await this.reserve(item);
+      if (!again) return;
+      reservation = again;
     }
   }
 
@@ -151,10 +158,10 @@ export class Submitter {
     this.settling.add(tracked);
   }
 
-  private async send(item: Item, attempt: number): Promise<SendOutcome> {
+  private async send(item: Item, attempt: number, request: Record<string, unknown>): Promise<SendOutcome> {
     try {
       await this.pace();
-      return await this.ctx.gateway.send(item.kind, item.request, attempt, this.ctx.hardStop.signal);
+      return await this.ctx.gateway.send(item.kind, request, attempt, this.ctx.hardStop.signal);
     } catch (err) {
       if (err instanceof GatewayTransportError && !err.mayHaveReached) {
         return { kind: 'retry', error: err, delayMs: backoffDelay(attempt, DEFAULT_BACKOFF, this.ctx.random) };
@@ -192,13 +199,12 @@ export class Submitter {
   /** Rows the budget or the balance held back become `deferred`: a later run sends them. */
   private async deferLeftovers(): Promise<void> {
     const { ctx } = this;
-    const budgetReason = `needs more than the remaining budget of ${ctx.budget.budgetUsd ?? 0} USD`;
-    const writes = this.overBudget.map((item) => ctx.commits.write({
-      id: item.id, event: 'defer', patch: { lastError: { message: `deferred: ${budgetReason}` } }, detail: { reason: 'budget' },
+    const writes = this.overBudget.map(({ item, reason }) => ctx.commits.write({
+      id: item.id, event: 'defer', patch: { lastError: { message: `deferred by --budget: ${reason}` } }, detail: { reason: 'budget' },
     }));
     if (this.overBudget.length > 0 && !this.stopReason) {
       this.stopReason = 'budget';
-      log(ctx, `${this.overBudget.length} item(s) deferred by --budget`);
+      log(ctx, `${this.overBudget.length} item(s) deferred by --budget; the first (${this.overBudget[0]!.item.id}) ${this.overBudget[0]!.reason}`);
     }
     await Promise.all(writes.splice(0));
     if (this.stopReason === 'balance') {

@@ -17,6 +17,8 @@ export interface ReportTotals {
   settled_estimated_usd: number;
   overshoot_usd: number;
   gateway_charge_usd: number | null;
+  /** Items settled without a usable count from the gateway, booked at their bound. */
+  unmetered_items: number;
 }
 
 export interface ReportGroup {
@@ -50,6 +52,8 @@ export interface ReportItem {
   auto_resubmits: number;
   gateway_charge_usd: number | null;
   overshoot_usd: number;
+  /** True when the gateway gave no usable count (usage, total_tokens): actual_usd is the bound reserved for it. */
+  unmetered: boolean;
   source: string;
 }
 
@@ -77,6 +81,7 @@ export function reportItem(item: Item): ReportItem {
     auto_resubmits: item.autoResubmits,
     gateway_charge_usd: item.gatewayChargeUsd,
     overshoot_usd: item.actualUsd === null ? 0 : overshoot(item.estimateUsd, item.actualUsd),
+    unmetered: item.unmetered,
     source: `${item.sourceFile}:${item.sourceLine}`,
   };
 }
@@ -84,6 +89,7 @@ export function reportItem(item: Item): ReportItem {
 interface SumRow {
   items: number; settled: number | null; estimated: number | null; actual: number | null; settled_estimated: number | null;
   reserved: number | null; over: number | null; gateway: number | null; gateway_n: number | null; tokens: number | null;
+  unmetered: number | null;
 }
 
 const SUMS = `COUNT(*) AS items,
@@ -97,10 +103,16 @@ const SUMS = `COUNT(*) AS items,
   COUNT(gateway_charge_usd) AS gateway_n,
   SUM(total_tokens) AS tokens`;
 
+/** A journal written before the unmetered column (read-only, not migrated) has none unmetered. */
+function unmeteredSum(journal: Journal): string {
+  const has = journal.db.prepare(`SELECT 1 FROM pragma_table_info('items') WHERE name = 'unmetered'`).get();
+  return has ? 'SUM(unmetered) AS unmetered' : '0 AS unmetered';
+}
+
 export function reportHeader(journal: Journal, jobName: string, budgetUsd: number | null): ReportHeader {
   const counts = journal.counts();
   const byState = Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0)) as Partial<Record<ItemState, number>>;
-  const sums = journal.db.prepare(`SELECT ${SUMS} FROM items`).get() as SumRow;
+  const sums = journal.db.prepare(`SELECT ${SUMS}, ${unmeteredSum(journal)} FROM items`).get() as SumRow;
   const actual = roundUsd(sums.actual ?? 0);
   const settledEstimate = roundUsd(sums.settled_estimated ?? 0);
   const totals: ReportTotals = {
@@ -115,6 +127,7 @@ export function reportHeader(journal: Journal, jobName: string, budgetUsd: numbe
     settled_estimated_usd: settledEstimate,
     overshoot_usd: roundUsd(sums.over ?? 0),
     gateway_charge_usd: sums.gateway_n ? roundUsd(sums.gateway ?? 0) : null,
+    unmetered_items: sums.unmetered ?? 0,
   };
   const groups = journal.db.prepare(`SELECT model, resolution, ${SUMS} FROM items WHERE state != 'invalid'
     GROUP BY model, resolution ORDER BY model, resolution`).all() as Array<SumRow & { model: string; resolution: string | null }>;

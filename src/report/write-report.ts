@@ -29,7 +29,7 @@ function writeJson(journal: Journal, header: ReportHeader, write: (chunk: string
 const CSV_COLUMNS: ReadonlyArray<keyof ReportItem> = [
   'id', 'kind', 'model', 'state', 'task_id', 'resolution', 'final_resolution', 'has_reference_video',
   'estimated_usd', 'actual_usd', 'overshoot_usd', 'gateway_charge_usd', 'total_tokens', 'output', 'sha256', 'bytes',
-  'attempts', 'auto_resubmits', 'error', 'source',
+  'attempts', 'auto_resubmits', 'unmetered', 'error', 'source',
 ];
 
 export function csvCell(value: unknown): string {
@@ -62,7 +62,7 @@ export function renderReportTable(journal: Journal, header: ReportHeader, maxIte
     if (shown++ >= maxItems) break;
     const r = reportItem(item);
     rows.push([r.id, r.kind, r.model, r.state, r.resolution === r.final_resolution || !r.final_resolution ? r.resolution : `${r.resolution}->${r.final_resolution}`,
-      usd(r.estimated_usd), usd(r.actual_usd), r.actual_usd === null ? '-' : usd(r.actual_usd - r.estimated_usd), r.error?.message?.slice(0, 60) ?? '']);
+      usd(r.estimated_usd), usd(r.actual_usd), r.actual_usd === null ? '-' : usd(r.actual_usd - r.estimated_usd), itemNote(r)]);
   }
   const items = renderTable(['id', 'kind', 'model', 'state', 'res', 'estimate', 'actual', 'delta', 'note'], rows, new Set([5, 6, 7]));
   const groups = renderTable(
@@ -83,5 +83,13 @@ export function renderReportTable(journal: Journal, header: ReportHeader, maxIte
       (totals.overshoot_usd > 0 ? `, overshoot ${usd(totals.overshoot_usd)}` : ''),
     `Reserved (unsettled) ${usd(totals.reserved_usd)}; budget ${totals.budget_usd === null ? 'none' : usd(totals.budget_usd, 2)}` +
       (totals.gateway_charge_usd !== null ? `; gateway-reported charges ${usd(totals.gateway_charge_usd)}` : ''),
+    ...(totals.unmetered_items > 0
+      ? [`Unmetered: ${totals.unmetered_items} item(s) came back without a usable count (usage / total_tokens); each is booked at the most it could be billed`]
+      : []),
   ].join('\n');
+}
+
+function itemNote(r: ReportItem): string {
+  const message = r.error?.message?.slice(0, 60) ?? '';
+  return r.unmetered && !message.startsWith('unmetered') ? `unmetered (booked at its bound)${message ? `; ${message}` : ''}` : message;
 }

@@ -82,6 +82,18 @@ describe('resolveJob', () => {
     expect(overridden.statePath).toBe('s/x.db');
   });
 
+  it('--no-budget on the command line lifts a job file\'s budget; --budget overrides its no-budget; both at once is refused', () => {
+    const withBudget = jobFile({ manifest: 'a.csv', options: { budget: 5 } });
+    const lifted = resolveJob(withBudget, cli('--no-budget'), NOW).flags;
+    expect(lifted.budget).toBeUndefined();
+    expect(lifted['no-budget']).toBe(true);
+    const lifting = jobFile({ manifest: 'a.csv', options: { 'no-budget': true } }, 'lift.json');
+    expect(resolveJob(lifting, cli('--budget', '3'), NOW).flags).toMatchObject({ budget: 3, 'no-budget': false });
+    expect(usageMessage(() => resolveJob('a.csv', cli('--budget', '3', '--no-budget'), NOW))).toMatch(/--budget and --no-budget contradict/);
+    const both = jobFile({ manifest: 'a.csv', options: { budget: 1, 'no-budget': true } }, 'both.json');
+    expect(usageMessage(() => resolveJob(both, cli(), NOW))).toMatch(/both\.json: job options 'budget' and 'no-budget' contradict/);
+  });
+
   it('a false boolean in the job file is simply off', () => {
     const job = resolveJob(jobFile({ manifest: 'a.csv', options: { 'no-wait': false } }), cli(), NOW);
     expect(job.flags['no-wait']).toBeFalsy();

@@ -23,6 +23,7 @@ describe('report model', () => {
       reserved_usd: 1.02, // v3 running (1) + r1 uncertain (0.02)
       overshoot_usd: 0.1, // v2: 0.6 against 0.5
       gateway_charge_usd: 0.41,
+      unmetered_items: 0,
     });
     expect(reportHeader(journal, 'nightly', null).totals.budget_usd).toBeNull();
   });
@@ -44,7 +45,7 @@ describe('report model', () => {
       job: 'empty',
       totals: {
         items: 0, by_state: {}, estimated_usd: 0, actual_usd: 0, delta_usd: 0, budget_usd: null, reserved_usd: 0,
-        settled_items: 0, settled_estimated_usd: 0, overshoot_usd: 0, gateway_charge_usd: null,
+        settled_items: 0, settled_estimated_usd: 0, overshoot_usd: 0, gateway_charge_usd: null, unmetered_items: 0,
       },
       by_model: [],
     });
@@ -58,7 +59,7 @@ describe('report model', () => {
       resolution: '720p', final_resolution: '720p', has_reference_video: false,
       estimated_usd: 0.5, actual_usd: 0.4, total_tokens: 108_900,
       output: 'out/job/v1.mp4', sha256: 'a'.repeat(64), bytes: 1234, error: null,
-      attempts: 1, auto_resubmits: 0, gateway_charge_usd: 0.41, overshoot_usd: 0, source: 'jobs/videos.csv:2',
+      attempts: 1, auto_resubmits: 0, gateway_charge_usd: 0.41, overshoot_usd: 0, unmetered: false, source: 'jobs/videos.csv:2',
     });
   });
 

@@ -70,7 +70,8 @@ describe('several writers on one journal', () => {
         if (entry.method === 'POST') resolve();
       });
     });
-    const live = startGbatch(runArgs(campaign.jobFile, dir, ['--concurrency', '8']), gateway);
+    // The ingest's --budget 0 is the job's budget until lifted.
+    const live = startGbatch(runArgs(campaign.jobFile, dir, ['--concurrency', '8', '--no-budget']), gateway);
     await Promise.race([busy, live.ended]);
     const resolves = await resolveAll('--abandon');
     const run = await live.ended;

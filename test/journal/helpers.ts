@@ -143,6 +143,7 @@ export function makeItem(overrides: Partial<Item> = {}): Item {
     sha256: null,
     bytes: null,
     lastError: null,
+    unmetered: false,
     updatedAt: 0,
     ...overrides,
   };

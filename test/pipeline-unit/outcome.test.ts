@@ -48,11 +48,19 @@ describe('planOutcome', () => {
     expect(plan.money).toEqual({ settle: { reserved: 0.05, actual: 0.03 } });
   });
 
-  it('completed without usage settles at zero tokens (never throws)', () => {
+  it('completed without usage is unmetered: booked at its reservation (the bound), never at $0', () => {
     const item = makeItem({ reservedUsd: 0.01 });
     const plan = planOutcome(item, { kind: 'completed', status: 200, body: { id: 'x' } }, 1, MAX);
-    expect(plan.change.patch).toMatchObject({ actualUsd: 0, totalTokens: 0 });
-    expect(plan.money).toEqual({ settle: { reserved: 0.01, actual: 0 } });
+    expect(plan.change.patch).toMatchObject({ actualUsd: 0.01, reservedUsd: 0, totalTokens: null, unmetered: true });
+    expect(plan.change.detail).toMatchObject({ unmetered: true });
+    expect(plan.money).toEqual({ settle: { reserved: 0.01, actual: 0.01 } });
+  });
+
+  it('completed with usage is metered: no unmetered mark', () => {
+    const item = makeItem({ reservedUsd: 0.01 });
+    const body = { id: 'x', usage: { prompt_tokens: 10, completion_tokens: 10 } };
+    const plan = planOutcome(item, { kind: 'completed', status: 200, body }, 1, MAX);
+    expect(plan.change.patch).not.toHaveProperty('unmetered');
   });
 
   it('rejected (4xx): terminal, reservation released, error summarised', () => {

@@ -26,7 +26,7 @@ export async function run(argv: string[]): Promise<number> {
   const journal = Journal.open(file, { readonly: true });
   try {
     const job = journal.getJob();
-    const budget = typeof job?.options.budget === 'number' ? job.options.budget : null;
+    const budget = job?.budgetUsd ?? null;
     const header = reportHeader(journal, job?.name ?? basename(file, '.db'), budget);
     if (!output) {
       writeReport(journal, header, format as ReportFormat, (chunk) => process.stdout.write(chunk));

@@ -35,6 +35,7 @@ async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: stri
       statePath: job.statePath,
       pricing: job.pricing,
       budgetUsd: flags.budget,
+      liftBudget: flags['no-budget'],
       baseUrl: access.baseUrl,
       apiKey: access.apiKey,
       skipInvalid: flags['skip-invalid'],
@@ -56,6 +57,7 @@ async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: stri
         rpm: flags.rpm,
         deadlineAt: job.deadlineAt,
         noWait: flags['no-wait'],
+        budgetMayOverrun: flags['budget-may-overrun'],
       },
     });
   } finally {
@@ -117,7 +119,7 @@ function explain(result: RunResult): string {
       : 'Refused: nothing was sent.';
     case 3: return result.stopReason === 'balance'
       ? "Stopped: the gateway's balance ran out (402). Top up, then run again: deferred items are sent then."
-      : 'Stopped by --budget: some items are deferred. Raise the budget and run again to send them.';
+      : "Stopped by the job's budget: some items are deferred. Run again with a higher --budget (or --no-budget) to send them.";
     case 4: return 'Some items are uncertain (their submission may have reached the gateway): decide with `gbatch resolve`.';
     case 75: return result.stopReason === 'no-wait' ? 'Submitted; tasks are in flight. Run again later to poll and download.'
       : 'Stopped before all work was done; run again to continue.';

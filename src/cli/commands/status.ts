@@ -25,7 +25,7 @@ export async function run(argv: string[]): Promise<number> {
   const journal = Journal.open(file, { readonly: true });
   try {
     const job = journal.getJob();
-    const budget = typeof job?.options.budget === 'number' ? job.options.budget : null;
+    const budget = job?.budgetUsd ?? null;
     const { totals } = reportHeader(journal, job?.name ?? file, budget);
     const attention = (state: 'uncertain' | 'deferred' | 'failed' | 'rejected' | 'invalid') =>
       journal.list([state], ATTENTION_LIMIT).map((i) => ({ id: i.id, kind: i.kind, task_id: i.taskId, error: i.lastError?.message ?? null }));
@@ -46,6 +46,7 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write(`${JSON.stringify({
         job: job?.name ?? null, state: file, counts, runner: holder ?? null,
         estimated_usd: totals.estimated_usd, actual_usd: totals.actual_usd, reserved_usd: totals.reserved_usd, budget_usd: budget,
+        unmetered_items: totals.unmetered_items,
         attention: { ...needs, uncertain: located },
       })}\n`);
       return 0;
@@ -53,7 +54,10 @@ export async function run(argv: string[]): Promise<number> {
     const lines: string[] = [];
     lines.push(`Job ${job?.name ?? '?'} (${file})${holder ? `: a runner is active (pid ${holder.pid} on ${holder.host})` : ''}`);
     lines.push(Object.entries(counts).filter(([, n]) => n > 0).map(([s, n]) => `${s} ${n}`).join(', ') || 'no items');
-    lines.push(`Spent ${usd(totals.actual_usd)}, reserved ${usd(totals.reserved_usd)}${budget !== null ? `, budget ${usd(budget, 2)} (headroom ${usd(budget - totals.actual_usd - totals.reserved_usd)})` : ''}; estimated in all ${usd(totals.estimated_usd)}`);
+    lines.push(`Spent ${usd(totals.actual_usd)}, reserved ${usd(totals.reserved_usd)}${budget !== null ? `, job budget ${usd(budget, 2)} (cumulative; headroom ${usd(budget - totals.actual_usd - totals.reserved_usd)})` : ', no budget'}; estimated in all ${usd(totals.estimated_usd)}`);
+    if (totals.unmetered_items > 0) {
+      lines.push(`Unmetered: ${totals.unmetered_items} item(s) came back without a usable count from the gateway; each is booked at the most it could be billed`);
+    }
     const hints: Record<Exclude<keyof typeof needs, 'uncertain'>, string> = {
       deferred: 'held back by the budget or the balance: raise --budget or top up, then run again',
       failed: `the task failed (refunded) or was abandoned; \`gbatch retry ${named} --failed\` sends them again`,
