@@ -41,6 +41,14 @@ export interface GatewayClientOptions {
   /** Jitter source; default Math.random. */
   random?: () => number;
   backoff?: BackoffPolicy;
+  /** Told of every exchange with the gateway's own origin: answered (any status) or refused before sending. */
+  connectivity?: ConnectivityListener;
+}
+
+export interface ConnectivityListener {
+  answered(): void;
+  /** The connection failed before anything was sent (refused, unknown host, unreachable, connect timeout). */
+  refused(error: GatewayTransportError): void;
 }
 
 export type SendOutcome =
@@ -131,11 +139,18 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     // The key goes to the gateway's own origin only, never to a result_url host or a redirect elsewhere.
     if (ownOrigin) headers['authorization'] = `Bearer ${options.apiKey}`;
     counters.requests++;
-    const response = await exchange(
-      ownOrigin ? gateway : foreignDispatcher(),
-      { method, url, headers, headersTimeoutMs: headersTimeout[method], bodyTimeoutMs, ...(body !== undefined ? { body } : {}), ...(signal ? { signal } : {}) },
-      redact,
-    );
+    let response: Exchange;
+    try {
+      response = await exchange(
+        ownOrigin ? gateway : foreignDispatcher(),
+        { method, url, headers, headersTimeoutMs: headersTimeout[method], bodyTimeoutMs, ...(body !== undefined ? { body } : {}), ...(signal ? { signal } : {}) },
+        redact,
+      );
+    } catch (err) {
+      if (ownOrigin && err instanceof GatewayTransportError && err.code === 'GBATCH_CONNECT') options.connectivity?.refused(err);
+      throw err;
+    }
+    if (ownOrigin) options.connectivity?.answered();
     if (response.status === 429 && ownOrigin) {
       counters.rateLimited++;
       const retryAfter = headerValue(response.headers, 'retry-after');

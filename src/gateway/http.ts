@@ -6,6 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { GatewayTransportError, type TransportErrorCode } from './errors.js';
 import type { Redactor } from './redact.js';
+import { systemErrorOf } from './system-error.js';
 
 const ON_REQUEST_START = Symbol('gbatch.onRequestStart');
 
@@ -85,7 +86,9 @@ export function toTransportError(
   const detail = err instanceof Error ? err.message || err.name : String(err);
   const when = context.sent ? 'after the request was sent' : 'before the request was sent';
   const message = `${context.what} failed ${when}: ${detail}${code ? ` (${code})` : ''}`;
-  return new GatewayTransportError(kind, context.sent, context.redact(message), { cause: err });
+  const system = systemErrorOf(err);
+  const systemError = system && { code: system.code, message: context.redact(system.message) };
+  return new GatewayTransportError(kind, context.sent, context.redact(message), { cause: err, ...(systemError ? { systemError } : {}) });
 }
 
 export function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {

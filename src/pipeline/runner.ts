@@ -1,6 +1,7 @@
 // `gbatch run`: recover, ingest, then submit, poll, download and settle until done, stopped or out of money.
 import { EventEmitter, setMaxListeners } from 'node:events';
 import { systemClock, type Clock } from '../core/clock.js';
+import { DEFAULT_DEADLINE_GRACE_S } from '../core/deadline.js';
 import type { PricingTable } from '../core/pricing.js';
 import type { ItemState } from '../core/states.js';
 import { createGatewayClient, type GatewayClient } from '../gateway/client.js';
@@ -12,7 +13,9 @@ import { exitCodeFor, EXIT } from './exit-code.js';
 import { ingestManifests, type IngestOutcome } from './ingest-manifests.js';
 import { Poller } from './poller.js';
 import { recoverJournal, type Recovery } from './recover.js';
+import { GatewayWatch } from './gateway-watch.js';
 import { ResultsWriter } from './results-writer.js';
+import { RunStops, type EarlyStop } from './run-stops.js';
 import { Submitter, type SubmitStopReason } from './submitter.js';
 
 export interface RunConfig {
@@ -50,7 +53,9 @@ export interface RunResult {
   ingest?: IngestOutcome;
   recovery?: Recovery;
   takeover?: LockTakeover;
-  stopReason: SubmitStopReason | 'interrupted' | 'deadline' | 'no-wait' | 'ingested' | undefined;
+  stopReason: SubmitStopReason | EarlyStop | 'no-wait' | 'ingested' | undefined;
+  /** One line on why the run stopped early (a deadline, a dead gateway, a signal), as logged. */
+  stopMessage?: string;
   spend: { reservedUsd: number; actualUsd: number };
   budgetUsd?: number;
   polls: number;
@@ -90,13 +95,14 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     releaseDeferred(journal);
 
     const { concurrency, pollConcurrency, downloadConcurrency } = config.settings;
+    const watch = new GatewayWatch(config.baseUrl);
     const gateway = config.gateway ?? createGatewayClient({
-      baseUrl: config.baseUrl, apiKey: config.apiKey, clock, random: config.random,
+      baseUrl: config.baseUrl, apiKey: config.apiKey, clock, random: config.random, connectivity: watch,
       // Every lane's requests can be in flight at once; fewer sockets would silently cap --concurrency.
       connections: concurrency + pollConcurrency + downloadConcurrency,
     });
     try {
-      return await drive(journal, gateway, config, clock, events, ingest, recovery, takeover);
+      return await drive(journal, gateway, watch, config, clock, events, ingest, recovery, takeover);
     } finally {
       if (!config.gateway) await gateway.close();
     }
@@ -108,41 +114,27 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
 }
 
 async function drive(
-  journal: Journal, gateway: GatewayClient, config: RunConfig, clock: Clock, events: EventEmitter<RunEvents>,
+  journal: Journal, gateway: GatewayClient, watch: GatewayWatch, config: RunConfig, clock: Clock, events: EventEmitter<RunEvents>,
   ingest: IngestOutcome, recovery: Recovery, takeover: LockTakeover | undefined,
 ): Promise<RunResult> {
+  const controllers = { submitStop: unlimited(new AbortController()), stop: unlimited(new AbortController()), hardStop: unlimited(new AbortController()) };
+  const stops = new RunStops({
+    clock, events, ...controllers, deadlineAt: config.settings.deadlineAt,
+    deadlineGraceMs: config.settings.deadlineGraceMs ?? DEFAULT_DEADLINE_GRACE_S * 1000, interruptGraceMs: config.gracePeriodMs ?? 10_000,
+  });
   const ctx: RunContext = {
     journal, gateway, clock, events, pricing: config.pricing, settings: config.settings,
     commits: new CommitQueue(journal),
     budget: new BudgetGuard(config.budgetUsd, journal.spend()),
-    submitStop: unlimited(new AbortController()), stop: unlimited(new AbortController()), hardStop: unlimited(new AbortController()),
+    ...controllers, submitGate: stops,
     random: config.random ?? Math.random,
   };
-  let stopReason: RunResult['stopReason'];
-  const stopAll = (reason: 'interrupted' | 'deadline'): void => {
-    stopReason ??= reason;
-    ctx.submitStop.abort(reason);
-    ctx.stop.abort(reason);
-  };
-  const cleanups: Array<() => void> = [];
-  const onInterrupt = (): void => {
-    events.emit('log', 'stopping: no new submissions; waiting for requests in flight (signal again to cut them)');
-    stopAll('interrupted');
-    const grace = setTimeout(() => ctx.hardStop.abort('grace period over'), config.gracePeriodMs ?? 10_000);
-    grace.unref();
-    cleanups.push(() => clearTimeout(grace));
-  };
-  listen(config.interrupt, onInterrupt, cleanups);
-  listen(config.forceInterrupt, () => { stopAll('interrupted'); ctx.hardStop.abort('forced'); }, cleanups);
-  const { deadlineAt } = config.settings;
-  if (deadlineAt !== undefined) {
-    const deadlineWait = new AbortController();
-    clock.sleep(Math.max(0, deadlineAt - clock.now()), deadlineWait.signal).then(
-      () => { events.emit('log', 'deadline reached: leaving the remaining tasks running for a later run'); stopAll('deadline'); },
-      () => undefined,
-    );
-    cleanups.push(() => deadlineWait.abort());
-  }
+  const cleanups: Array<() => void> = [() => stops.dispose()];
+  listen(config.interrupt, () => stops.interrupt(signalName(config.interrupt)), cleanups);
+  listen(config.forceInterrupt, () => stops.force(), cleanups);
+  watch.onUnreachable = (line) => stops.unreachable(line);
+  cleanups.push(() => { watch.onUnreachable = undefined; });
+  stops.armDeadline();
 
   const ticker = setInterval(() => events.emit('progress', {
     counts: journal.counts(), spend: ctx.budget.current(), budgetUsd: config.budgetUsd, pausedUntil: gateway.pausedUntil(),
@@ -172,7 +164,6 @@ async function drive(
 
     if (config.settings.noWait) {
       await submitter.run();
-      stopReason ??= 'no-wait';
     } else {
       const polling = poller.run();
       let submitFailure: unknown;
@@ -189,6 +180,10 @@ async function drive(
     }
     journal.syncDeferred(); // what the results, the report and the exit code say is on disk first
     await results.close();
+    const stopReason: RunResult['stopReason'] = stops.reason ?? (config.settings.noWait ? 'no-wait' : undefined);
+    const deadlineLine = stops.deadlineSummary(submitter.cutCount);
+    if (deadlineLine) events.emit('log', deadlineLine);
+    const stopMessage = deadlineLine ?? stops.message;
     const counts = journal.counts();
     const stoppedEarly = stopReason !== undefined || submitter.exhaustedCount > 0;
     return {
@@ -196,6 +191,7 @@ async function drive(
       exitCode: submitter.reason === 'auth' || poller.authRefused ? EXIT.usage : exitCodeFor({ counts, stoppedEarly }),
       counts, ingest, recovery, takeover,
       stopReason: poller.authRefused ? 'auth' : submitter.reason ?? stopReason,
+      ...(stopMessage !== undefined ? { stopMessage } : {}),
       spend: journal.spend(), budgetUsd: config.budgetUsd,
       polls: poller.pollCount, downloadFailures: downloader.failedCount, exhaustedRetries: submitter.exhaustedCount,
       journalCommits: ctx.commits.commitCount,
@@ -209,6 +205,10 @@ async function drive(
 function unlimited(controller: AbortController): AbortController {
   setMaxListeners(0, controller.signal);
   return controller;
+}
+
+function signalName(signal: AbortSignal | undefined): string | undefined {
+  return typeof signal?.reason === 'string' ? signal.reason : undefined;
 }
 
 function listen(signal: AbortSignal | undefined, handler: () => void, cleanups: Array<() => void>): void {

@@ -26,6 +26,7 @@ export class Submitter {
   private stopReason: SubmitStopReason;
   private readonly overBudget: Item[] = [];
   private exhausted = 0;
+  private cut = 0;
   private readonly stopped: Promise<void>;
   /** Outcome writes still on their way to disk (their follow-ups run once each is durable). */
   private readonly settling = new Set<Promise<void>>();
@@ -51,6 +52,11 @@ export class Submitter {
     return this.exhausted;
   }
 
+  /** Submissions cut on the wire (the grace after a stop ran out): each is uncertain. */
+  get cutCount(): number {
+    return this.cut;
+  }
+
   async run(): Promise<void> {
     const { ctx } = this;
     let after = 0;
@@ -59,7 +65,7 @@ export class Submitter {
       if (page.length === 0) break;
       for (const item of page) {
         after = item.seq;
-        if (ctx.submitStop.signal.aborted) break outer;
+        if (!ctx.submitGate.allows()) break outer;
         await this.queue.onSizeLessThan(ctx.settings.concurrency);
         if (!(await this.reserve(item))) {
           this.overBudget.push(item);
@@ -93,14 +99,14 @@ export class Submitter {
 
   private async submit(claimed: Item): Promise<void> {
     const { ctx } = this;
-    if (ctx.submitStop.signal.aborted) {
-      // Queued before the stop (a 402, a signal, the deadline): it never leaves. It stays pending (a
-      // 402 defers it below) and a later run sends it.
-      ctx.budget.release(claimed.estimateUsd);
-      return;
-    }
     let item = claimed;
     for (let attempt = claimed.attempts + 1; ; attempt++) {
+      if (!ctx.submitGate.allows()) {
+        // Queued (or waiting to retry) when the run stopped (a 402, a signal, the deadline, a dead
+        // gateway): it never leaves. It stays pending (a 402 defers it below) and a later run sends it.
+        ctx.budget.release(item.estimateUsd);
+        return;
+      }
       item = await ctx.commits.write({
         id: item.id,
         event: 'submit',
@@ -109,6 +115,7 @@ export class Submitter {
       }, item, { urgent: true });
       ctx.events.emit('transition', item, 'pending');
       const outcome = await this.send(item, attempt);
+      if (outcome.kind === 'ambiguous' && outcome.error instanceof GatewayTransportError && outcome.error.code === 'GBATCH_ABORTED') this.cut++;
       const plan = planOutcome(item, outcome, attempt, ctx.settings.maxSubmitAttempts);
       this.moveMoney(plan);
       const next = plan.followUp;
@@ -154,6 +161,10 @@ export class Submitter {
   private async send(item: Item, attempt: number): Promise<SendOutcome> {
     try {
       await this.pace();
+      if (!this.ctx.submitGate.allows()) {
+        // The intent is durable but the run stopped meanwhile (the deadline passed): the request never leaves.
+        throw new GatewayTransportError('GBATCH_ABORTED', false, 'submission stopped before it left: the run is stopping');
+      }
       return await this.ctx.gateway.send(item.kind, item.request, attempt, this.ctx.hardStop.signal);
     } catch (err) {
       if (err instanceof GatewayTransportError && !err.mayHaveReached) {
