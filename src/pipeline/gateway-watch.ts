@@ -33,6 +33,7 @@ export class GatewayWatch implements ConnectivityListener {
 /** "gateway unreachable at <url>: connect ECONNREFUSED 127.0.0.1:8080 (3 refused connections in a row); ..." */
 export function unreachableLine(baseUrl: string, error: GatewayTransportError, refusedInARow: number): string {
   const cause = error.systemError?.message ?? error.message;
-  return `gateway unreachable at ${baseUrl}: ${cause} (${refusedInARow} refused connections in a row); stopping: `
+  const what = error.systemError?.code === 'ECONNREFUSED' ? 'refused connections' : 'failed connection attempts';
+  return `gateway unreachable at ${baseUrl}: ${cause} (${refusedInARow} ${what} in a row); stopping: `
     + 'nothing more is sent (pending rows stay pending), polls stop, tasks in flight are picked up by the next run';
 }

@@ -92,7 +92,7 @@ export class RunStops implements SubmitGate {
       ? cutSubmissions > 0
         ? `${cutSubmissions} submission(s) still on the wire were cut after the ${grace} grace and are uncertain (gbatch resolve)`
         : `requests still in flight were cut after the ${grace} grace; no submission was among them`
-      : `every request in flight ended within the ${grace} grace`;
+      : 'no request had to be cut';
     return `deadline reached (${at}): nothing was sent after it; ${cut}; unfinished work is left for the next run`;
   }
 

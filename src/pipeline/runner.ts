@@ -13,7 +13,10 @@ import { exitCodeFor, EXIT } from './exit-code.js';
 import { ingestManifests, type IngestOutcome } from './ingest-manifests.js';
 import { Poller } from './poller.js';
 import { recoverJournal, type Recovery } from './recover.js';
+import { createRedactor } from '../gateway/redact.js';
+import { recordRunEnd, recordRunStart, type RunEnd } from '../journal/index.js';
 import { GatewayWatch } from './gateway-watch.js';
+import { crashEndOf, runEndOf } from './run-ending.js';
 import { ResultsWriter } from './results-writer.js';
 import { RunStops, type EarlyStop } from './run-stops.js';
 import { Submitter, type SubmitStopReason } from './submitter.js';
@@ -70,8 +73,15 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
   const events = config.events ?? new EventEmitter<RunEvents>();
   const journal = Journal.open(config.statePath, { clock, sync: config.journalSync ?? 'full', ...(config.syncWal ? { syncWal: config.syncWal } : {}) });
   let heartbeat: NodeJS.Timeout | undefined;
+  let runId: number | undefined;
+  let end: RunEnd = { exitCode: 70, stopReason: 'internal-error' };
+  const finish = (result: RunResult): RunResult => {
+    end = runEndOf(result);
+    return result;
+  };
   try {
     const takeover = journal.lock.acquire(config.statePath);
+    runId = recordRunStart(journal);
     if (takeover) events.emit('log', `taking over the journal from runner pid ${takeover.pid} (${takeover.host}), which is gone`);
     heartbeat = setInterval(() => {
       try {
@@ -88,10 +98,10 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
 
     const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid);
     if (!ingest.ok) {
-      return { ...emptyResult(journal, EXIT.usage, config), ingest, recovery, takeover };
+      return finish({ ...emptyResult(journal, EXIT.usage, config), ingest, recovery, takeover });
     }
     journal.saveJob({ name: config.jobName, manifest: config.manifests.join(','), options: config.jobOptions });
-    if (config.ingestOnly) return { ...emptyResult(journal, EXIT.ok, config), ingest, recovery, takeover, stopReason: 'ingested' };
+    if (config.ingestOnly) return finish({ ...emptyResult(journal, EXIT.ok, config), ingest, recovery, takeover, stopReason: 'ingested' });
     releaseDeferred(journal);
 
     const { concurrency, pollConcurrency, downloadConcurrency } = config.settings;
@@ -102,11 +112,15 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
       connections: concurrency + pollConcurrency + downloadConcurrency,
     });
     try {
-      return await drive(journal, gateway, watch, config, clock, events, ingest, recovery, takeover);
+      return finish(await drive(journal, gateway, watch, config, clock, events, ingest, recovery, takeover));
     } finally {
       if (!config.gateway) await gateway.close();
     }
+  } catch (err) {
+    end = crashEndOf(err, createRedactor([config.apiKey]));
+    throw err;
   } finally {
+    if (runId !== undefined) recordEnd(journal, runId, end, events);
     if (heartbeat) clearInterval(heartbeat);
     journal.lock.release();
     journal.close();
@@ -205,6 +219,15 @@ async function drive(
 function unlimited(controller: AbortController): AbortController {
   setMaxListeners(0, controller.signal);
   return controller;
+}
+
+/** How the run ended, for `status`; a journal that cannot take it does not change the run's outcome. */
+function recordEnd(journal: Journal, runId: number, end: RunEnd, events: EventEmitter<RunEvents>): void {
+  try {
+    recordRunEnd(journal, runId, end);
+  } catch (err) {
+    events.emit('log', `could not record how this run ended in the journal: ${(err as Error).message}`);
+  }
 }
 
 function signalName(signal: AbortSignal | undefined): string | undefined {

@@ -1,6 +1,7 @@
 import { Journal } from '../../journal/index.js';
 import { reportHeader } from '../../report/model.js';
 import { usd } from '../../report/table.js';
+import { lastRunLines, lastRunView } from '../last-run.js';
 import { locateJournal } from '../locate-journal.js';
 import { helpText, parseOptions, type OptionTable } from '../options.js';
 
@@ -33,11 +34,12 @@ export async function run(argv: string[]): Promise<number> {
     };
     const holder = journal.lock.holder();
     const counts = journal.counts();
+    const lastRun = lastRunView(journal, holder);
     if (json) {
       process.stdout.write(`${JSON.stringify({
         job: job?.name ?? null, state: file, counts, runner: holder ?? null,
         estimated_usd: totals.estimated_usd, actual_usd: totals.actual_usd, reserved_usd: totals.reserved_usd, budget_usd: budget,
-        attention: needs,
+        attention: needs, last_run: lastRun,
       })}\n`);
       return 0;
     }
@@ -58,6 +60,7 @@ export async function run(argv: string[]): Promise<number> {
       for (const item of items) lines.push(`  ${item.id}${item.task_id ? ` task ${item.task_id}` : ''}${item.error ? `: ${item.error}` : ''}`);
       if (counts[state] > items.length) lines.push(`  ... ${counts[state] - items.length} more (gbatch report --format csv)`);
     }
+    lines.push(...lastRunLines(lastRun));
     process.stdout.write(`${lines.join('\n')}\n`);
     return 0;
   } finally {
