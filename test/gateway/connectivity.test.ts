@@ -1,0 +1,80 @@
+// A refused connection is named by its errno and address, and told to the client's connectivity
+// listener; any answer (whatever its status) counts as the gateway being there.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ConnectivityListener } from '../../src/gateway/client.js';
+import { GatewayTransportError } from '../../src/gateway/errors.js';
+import { systemErrorOf } from '../../src/gateway/system-error.js';
+import { drive, makeClient } from './helpers/client-fixture.js';
+import { closedPort, json, startServer } from './helpers/test-server.js';
+
+const CHAT = { model: 'chat-small', messages: [{ role: 'user', content: 'hi' }] };
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+function recorder(): ConnectivityListener & { seen: string[] } {
+  const seen: string[] = [];
+  return {
+    seen,
+    answered: () => void seen.push('answered'),
+    refused: (error) => void seen.push(`refused ${error.systemError?.code ?? '?'}`),
+  };
+}
+
+describe('systemErrorOf', () => {
+  const errno = (code: string, message: string) => Object.assign(new Error(message), { code, syscall: 'connect' });
+
+  it('finds the errno through causes and several addresses tried', () => {
+    const refused = errno('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:9');
+    expect(systemErrorOf(refused)).toEqual({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:9' });
+    const wrapped = new TypeError('fetch failed', { cause: Object.assign(new Error('wrapper'), { code: 'UND_ERR_SOCKET', cause: refused }) });
+    expect(systemErrorOf(wrapped)?.code).toBe('ECONNREFUSED');
+    const several = new AggregateError([errno('EHOSTUNREACH', 'connect EHOSTUNREACH ::1:9'), refused], 'all failed');
+    expect(systemErrorOf(several)).toEqual({ code: 'EHOSTUNREACH', message: 'connect EHOSTUNREACH ::1:9' });
+  });
+
+  it("names undici's connect timeout ETIMEDOUT, and finds nothing in other errors", () => {
+    const timeout = Object.assign(new Error('Connect Timeout Error (attempted address: 10.0.0.1:80, timeout: 10000ms)'), { code: 'UND_ERR_CONNECT_TIMEOUT' });
+    expect(systemErrorOf(timeout)?.code).toBe('ETIMEDOUT');
+    expect(systemErrorOf(timeout)?.message).toContain('10.0.0.1:80');
+    expect(systemErrorOf(new Error('plain'))).toBeUndefined();
+    expect(systemErrorOf('text')).toBeUndefined();
+  });
+});
+
+describe('the client and a closed port', () => {
+  it('a refused submission carries ECONNREFUSED and the address, and the listener hears "refused"', async () => {
+    const port = await closedPort();
+    const listener = recorder();
+    const { client } = makeClient(`http://127.0.0.1:${port}/v1`, { connectivity: listener });
+    cleanups.push(() => client.close());
+    const outcome = await client.send('chat', CHAT, 1);
+    expect(outcome.kind).toBe('retry');
+    const error = (outcome as { error: GatewayTransportError }).error;
+    expect(error).toBeInstanceOf(GatewayTransportError);
+    expect(error.mayHaveReached).toBe(false);
+    expect(error.systemError).toEqual({ code: 'ECONNREFUSED', message: `connect ECONNREFUSED 127.0.0.1:${port}` });
+    expect(listener.seen).toEqual(['refused ECONNREFUSED']);
+  });
+
+  it('every attempt of a poll is heard, so a run can stop before the read retries run out', async () => {
+    const port = await closedPort();
+    const listener = recorder();
+    const { client, clock } = makeClient(`http://127.0.0.1:${port}/v1`, { connectivity: listener });
+    cleanups.push(() => client.close());
+    await expect(drive(clock, client.getTask('task_1'))).rejects.toBeInstanceOf(GatewayTransportError);
+    expect(listener.seen).toEqual(Array(4).fill('refused ECONNREFUSED'));
+  });
+
+  it('any status from the gateway is an answer, an error status too', async () => {
+    let calls = 0;
+    const server = await startServer((_req, res) => (calls++ === 0 ? json(res, 500, { error: { message: 'x', type: 'server_error' } }) : json(res, 200, { id: 'c' })));
+    const listener = recorder();
+    const { client } = makeClient(server.baseUrl, { connectivity: listener });
+    cleanups.push(() => client.close(), () => server.close());
+    await client.send('chat', CHAT, 1);
+    await client.send('chat', CHAT, 1);
+    expect(listener.seen).toEqual(['answered', 'answered']);
+  });
+});
