@@ -72,7 +72,8 @@ export interface DownloadOptions {
 export interface GatewayClient {
   readonly origin: string;
   listModels(signal?: AbortSignal): Promise<string[]>;
-  send(kind: SubmitKind, body: unknown, attempt: number, signal?: AbortSignal): Promise<SendOutcome>;
+  /** `unsent`, once aborted, stops the request if it has not left yet (an account pause); `signal` cuts it anywhere. */
+  send(kind: SubmitKind, body: unknown, attempt: number, signal?: AbortSignal, unsent?: AbortSignal): Promise<SendOutcome>;
   getTask(taskId: string, signal?: AbortSignal): Promise<TaskStatus>;
   download(taskId: string, dest: string, options?: DownloadOptions): Promise<{ bytes: number; sha256: string; source: 'content' | 'result_url' }>;
   pausedUntil(): number;
@@ -123,16 +124,19 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   async function call(
     method: 'GET' | 'POST',
     url: URL,
-    request: { body?: string; attempt: number; accept: string; signal?: AbortSignal | undefined },
+    request: { body?: string; attempt: number; accept: string; signal?: AbortSignal | undefined; unsent?: AbortSignal | undefined },
   ): Promise<Exchange> {
-    const { body, attempt, signal } = request;
+    const { body, attempt, signal, unsent } = request;
     const what = `${method} ${url.pathname}`;
     try {
-      await pause.waitUntilOpen(signal);
+      // A request held by the account pause must not leave once the run stopped sending (the deadline).
+      const waitSignal = unsent && signal && pause.pausedUntil() > 0 ? AbortSignal.any([signal, unsent]) : signal ?? unsent;
+      await pause.waitUntilOpen(waitSignal);
     } catch (err) {
       throw abortedBeforeSending(what, err);
     }
     if (signal?.aborted) throw abortedBeforeSending(what, signal.reason);
+    if (unsent?.aborted) throw abortedBeforeSending(what, unsent.reason);
     const ownOrigin = url.origin === origin;
     const headers: Record<string, string> = { accept: request.accept, 'user-agent': USER_AGENT };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -187,13 +191,13 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     });
   }
 
-  async function send(kind: SubmitKind, body: unknown, attempt: number, signal?: AbortSignal): Promise<SendOutcome> {
+  async function send(kind: SubmitKind, body: unknown, attempt: number, signal?: AbortSignal, unsent?: AbortSignal): Promise<SendOutcome> {
     const payload = JSON.stringify(body) as string | undefined;
     if (payload === undefined) throw new TypeError('send() needs a JSON-serialisable request body');
     let response: Exchange;
     let answer: Answer;
     try {
-      response = await call('POST', apiUrl(SUBMIT_PATHS[kind]), { body: payload, attempt, accept: 'application/json', signal });
+      response = await call('POST', apiUrl(SUBMIT_PATHS[kind]), { body: payload, attempt, accept: 'application/json', signal, unsent });
       answer = await answerOf(response).catch((err: unknown) => {
         // A 4xx status decides by itself even if its body broke off; anything else needs the body.
         if (response.status >= 400 && response.status < 500) return { status: response.status, bodyText: '' };

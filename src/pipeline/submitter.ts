@@ -165,7 +165,7 @@ export class Submitter {
         // The intent is durable but the run stopped meanwhile (the deadline passed): the request never leaves.
         throw new GatewayTransportError('GBATCH_ABORTED', false, 'submission stopped before it left: the run is stopping');
       }
-      return await this.ctx.gateway.send(item.kind, item.request, attempt, this.ctx.hardStop.signal);
+      return await this.ctx.gateway.send(item.kind, item.request, attempt, this.ctx.hardStop.signal, this.ctx.submitStop.signal);
     } catch (err) {
       if (err instanceof GatewayTransportError && !err.mayHaveReached) {
         return { kind: 'retry', error: err, delayMs: backoffDelay(attempt, DEFAULT_BACKOFF, this.ctx.random) };

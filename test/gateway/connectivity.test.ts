@@ -78,3 +78,21 @@ describe('the client and a closed port', () => {
     expect(listener.seen).toEqual(['answered', 'answered']);
   });
 });
+
+describe('send: the unsent signal (the run stopped sending)', () => {
+  it('a submission held by a 429 pause never leaves once the run stops sending', async () => {
+    const server = await startServer((_req, res) => json(res, 429, { error: { message: 'slow down', type: 'rate_limit' } }, { 'retry-after': '30' }));
+    const { client, clock } = makeClient(server.baseUrl);
+    cleanups.push(() => client.close(), () => server.close());
+    expect((await client.send('chat', CHAT, 1)).kind).toBe('retry');
+    const hardStop = new AbortController();
+    const unsent = new AbortController();
+    const held = client.send('chat', CHAT, 2, hardStop.signal, unsent.signal);
+    await clock.waitForSleepers(1); // waiting out the account pause
+    unsent.abort('deadline');
+    const error = await held.then(() => undefined, (err: unknown) => err);
+    expect(error).toBeInstanceOf(GatewayTransportError);
+    expect(error).toMatchObject({ code: 'GBATCH_ABORTED', mayHaveReached: false });
+    expect(server.requests).toHaveLength(1);
+  });
+});
