@@ -1,5 +1,6 @@
 // `status`: how the last run ended, from the journal's `runs` table, and whether an operator should look.
-import { lastRun, type Journal } from '../journal/index.js';
+import { hostname } from 'node:os';
+import { lastRun, STALE_AFTER_MS, type Journal } from '../journal/index.js';
 import { ATTENTION_STOPS } from '../pipeline/run-ending.js';
 
 export interface LastRunView {
@@ -17,10 +18,12 @@ export interface LastRunView {
   needs_attention: boolean;
 }
 
-export function lastRunView(journal: Journal, holder: { pid: number; host: string } | undefined): LastRunView | null {
+export interface LockHolder { pid: number; host: string; heartbeatAt: number }
+
+export function lastRunView(journal: Journal, holder: LockHolder | undefined, now = Date.now()): LastRunView | null {
   const run = lastRun(journal);
   if (!run) return null;
-  const running = run.endedAt === null && holder !== undefined && holder.pid === run.pid && holder.host === run.host;
+  const running = run.endedAt === null && holder !== undefined && holder.pid === run.pid && holder.host === run.host && holderAlive(holder, now);
   const killed = run.endedAt === null && !running;
   return {
     id: run.id, pid: run.pid, host: run.host, started_at: new Date(run.startedAt).toISOString(),
@@ -38,4 +41,16 @@ export function lastRunLines(view: LastRunView | null): string[] {
   const how = view.ended_at === null ? 'did not finish' : `stopped (${view.stop_reason ?? 'unknown'}, exit ${view.exit_code ?? '?'})`;
   const text = (view.message ?? '').replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return ['', `last run ${how}, pid ${view.pid} on ${view.host}, started ${view.started_at}`, ...(text ? [`  ${text}`] : [])];
+}
+
+/** A lock row left by a killed runner names a pid that is gone (this host) or stopped beating. */
+function holderAlive(holder: LockHolder, now: number): boolean {
+  if (now - holder.heartbeatAt >= STALE_AFTER_MS) return false;
+  if (holder.host !== hostname()) return true;
+  try {
+    process.kill(holder.pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

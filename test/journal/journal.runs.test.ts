@@ -1,4 +1,5 @@
 // The runs table: each run's start and end, the last one read back for `status`.
+import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { lastRunLines, lastRunView } from '../../src/cli/last-run.js';
@@ -61,11 +62,16 @@ describe('runs', () => {
       expect(lines[2]).toBe('  deadline reached (T): 1 submission(s) \\u001b[31mcut');
 
       recordRunStart(journal);
-      const live = lastRunView(journal, { pid: process.pid, host: hostname() })!;
+      const live = lastRunView(journal, { pid: process.pid, host: hostname(), heartbeatAt: Date.now() })!;
       expect(live).toMatchObject({ running: true, needs_attention: false, ended_at: null });
       const killed = lastRunView(journal, undefined)!;
       expect(killed).toMatchObject({ running: false, needs_attention: true, ended_at: null });
       expect(killed.message).toMatch(/ended without recording how \(killed or crashed\)/);
+      // A SIGKILL leaves its lock row behind: a stale heartbeat is not a live run.
+      expect(lastRunView(journal, { pid: process.pid, host: hostname(), heartbeatAt: Date.now() - 60_000 })).toMatchObject({ running: false, needs_attention: true });
+      const gone = spawnSync(process.execPath, ['-e', '']).pid;
+      journal.db.prepare('UPDATE runs SET pid = ? WHERE ended_at IS NULL').run(gone);
+      expect(lastRunView(journal, { pid: gone, host: hostname(), heartbeatAt: Date.now() })).toMatchObject({ running: false, needs_attention: true });
     } finally {
       journal.close();
     }
