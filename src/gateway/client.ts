@@ -147,7 +147,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     try {
       response = await exchange(
         ownOrigin ? gateway : foreignDispatcher(),
-        { method, url, headers, headersTimeoutMs: headersTimeout[method], bodyTimeoutMs, ...(body !== undefined ? { body } : {}), ...(signal ? { signal } : {}) },
+        { method, url, headers, headersTimeoutMs: headersTimeout[method], bodyTimeoutMs, ...(body !== undefined ? { body } : {}), ...(signal ? { signal } : {}), ...(unsent ? { unsent } : {}) },
         redact,
       );
     } catch (err) {

@@ -1,5 +1,7 @@
 // A refused connection is named by its errno and address, and told to the client's connectivity
 // listener; any answer (whatever its status) counts as the gateway being there.
+import type { ServerResponse } from 'node:http';
+import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConnectivityListener } from '../../src/gateway/client.js';
 import { GatewayTransportError } from '../../src/gateway/errors.js';
@@ -94,5 +96,43 @@ describe('send: the unsent signal (the run stopped sending)', () => {
     expect(error).toBeInstanceOf(GatewayTransportError);
     expect(error).toMatchObject({ code: 'GBATCH_ABORTED', mayHaveReached: false });
     expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('send: the unsent signal and the connection pool', () => {
+  it('a submission still queued for a socket never leaves once the run stops sending; a sent one is not touched', async () => {
+    let held: ServerResponse | undefined;
+    const server = await startServer((req, res) => {
+      if (req.bodyText.includes('first')) held = res;
+      else json(res, 200, { id: 'c' });
+    });
+    const { client } = makeClient(server.baseUrl, { connections: 1 });
+    cleanups.push(() => client.close(), () => server.close());
+    const say = (text: string) => ({ ...CHAT, messages: [{ role: 'user', content: text }] });
+    const unsentFirst = new AbortController();
+    const first = client.send('chat', say('first'), 1, undefined, unsentFirst.signal);
+    await server.received(1);
+    const unsent = new AbortController();
+    const second = client.send('chat', say('second'), 1, undefined, unsent.signal);
+    await new Promise((resolve) => setImmediate(resolve)); // queued behind the one busy connection
+    unsent.abort('deadline');
+    unsentFirst.abort('deadline'); // already on the wire: the stop does not cut it
+    await expect(second).rejects.toMatchObject({ code: 'GBATCH_ABORTED', mayHaveReached: false });
+    json(held!, 200, { id: 'first-answer' });
+    expect(await first).toMatchObject({ kind: 'completed', body: { id: 'first-answer' } });
+    expect((await client.send('chat', say('third'), 1)).kind).toBe('completed');
+    expect(server.requests.map((r) => JSON.parse(r.body).messages[0].content)).toEqual(['first', 'third']);
+  });
+
+  it('leaves no listener behind on the run-wide signals once the exchange is over', async () => {
+    const server = await startServer((_req, res) => json(res, 200, { id: 'c' }));
+    const { client } = makeClient(server.baseUrl);
+    cleanups.push(() => client.close(), () => server.close());
+    const hardStop = new AbortController();
+    const unsent = new AbortController();
+    for (let i = 0; i < 3; i++) expect((await client.send('chat', CHAT, 1, hardStop.signal, unsent.signal)).kind).toBe('completed');
+    await new Promise((resolve) => setImmediate(resolve)); // the body's 'close' follows its end
+    expect(getEventListeners(hardStop.signal, 'abort')).toHaveLength(0);
+    expect(getEventListeners(unsent.signal, 'abort')).toHaveLength(0);
   });
 });
