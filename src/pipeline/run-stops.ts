@@ -39,7 +39,7 @@ export class RunStops implements SubmitGate {
     return this.why;
   }
 
-  /** The one line that says why the run stopped early, as logged. */
+  /** The one line that says why the run stopped early (as logged, or as the run's record keeps it). */
   get message(): string | undefined {
     return this.line;
   }
@@ -67,7 +67,8 @@ export class RunStops implements SubmitGate {
 
   interrupt(signal?: string): void {
     const by = signal ? ` (${signal})` : '';
-    this.begin('interrupted', `stopping: no new submissions${by}; waiting for requests in flight (signal again to cut them)`, this.options.interruptGraceMs);
+    this.begin('interrupted', `stopping: no new submissions${by}; waiting for requests in flight (signal again to cut them)`, this.options.interruptGraceMs,
+      `interrupted${signal ? ` by ${signal}` : ''}: nothing new was sent after it; unfinished work is left for the next run`);
   }
 
   force(): void {
@@ -105,12 +106,13 @@ export class RunStops implements SubmitGate {
     this.begin('deadline', `deadline reached (${at}): no new requests; requests in flight get ${this.options.deadlineGraceMs / 1000} s, then are cut`, this.options.deadlineGraceMs);
   }
 
-  private begin(reason: EarlyStop, line: string | undefined, graceMs: number | undefined): void {
+  /** `record` is what the run's record keeps when it differs from the line logged now. */
+  private begin(reason: EarlyStop, line: string | undefined, graceMs: number | undefined, record = line): void {
     if (!this.begun.has(reason)) {
       this.begun.add(reason);
       if (this.why === undefined) {
         this.why = reason;
-        this.line = line;
+        this.line = record;
       }
       if (line !== undefined) this.options.events.emit('log', line);
     }
@@ -118,7 +120,7 @@ export class RunStops implements SubmitGate {
     submitStop.abort(reason);
     stop.abort(reason);
     if (graceMs === undefined || hardStop.signal.aborted) return;
-    // A later stop may shorten the grace (a deadline during an interrupt's grace), never lengthen it.
+    // A later stop with a shorter grace (a deadline during an interrupt's) starts its own; the first to end cuts.
     if (this.graceMs !== undefined && this.graceMs <= graceMs) return;
     this.graceMs = graceMs;
     clock.sleep(graceMs, this.disposed.signal).then(() => hardStop.abort('grace period over'), () => undefined);

@@ -100,6 +100,7 @@ describe('RunStops: other stops', () => {
     t.stops.armDeadline();
     t.stops.interrupt('SIGTERM');
     expect(t.log[0]).toMatch(/^stopping: no new submissions \(SIGTERM\)/);
+    expect(t.stops.message).toBe('interrupted by SIGTERM: nothing new was sent after it; unfinished work is left for the next run');
     await t.clock.advance(1_000);
     expect(t.stops.reason).toBe('interrupted');
     await t.clock.advance(200);
