@@ -1,4 +1,5 @@
 // The options `plan` and `run` share, in one typed table; defaults applied after job-file options merge.
+import { DEFAULT_DEADLINE_GRACE_S } from '../core/deadline.js';
 import type { OptionTable } from './options.js';
 
 export const RUN_OPTIONS = {
@@ -14,7 +15,8 @@ export const RUN_OPTIONS = {
   json: { type: 'boolean', help: 'one JSON summary object on stdout at the end (progress goes to stderr)' },
   'base-url': { type: 'string', help: 'gateway base URL, e.g. http://127.0.0.1:8080/v1 (default: $GATEWAY_BASE_URL)' },
   'skip-invalid': { type: 'boolean', help: 'record invalid rows as `invalid` and go on, instead of refusing the manifest' },
-  deadline: { type: 'duration', help: 'stop waiting at this time (06:30, ISO) or after this long (45m), exit 75' },
+  deadline: { type: 'duration', help: 'at this time (06:30, ISO) or after this long (45m; 0m = now) send nothing new, cut what is in flight after --deadline-grace, exit 75 (4 if a cut left rows uncertain)' },
+  'deadline-grace': { type: 'number', min: 0, max: 3600, help: 'seconds requests in flight may still take after --deadline (or once the gateway is unreachable) before they are cut (default: 10)' },
   rpm: { type: 'number', integer: true, min: 1, help: 'cap on submissions and chat calls per minute' },
   'poll-concurrency': { type: 'number', integer: true, min: 1, max: 10_000, help: 'polls in flight at once (default: 64)' },
   'download-concurrency': { type: 'number', integer: true, min: 1, max: 1000, help: 'downloads in flight at once (default: 4)' },
@@ -32,5 +34,6 @@ export const RUN_DEFAULTS = {
   'poll-concurrency': 64,
   'download-concurrency': 4,
   'max-attempts': 8,
+  'deadline-grace': DEFAULT_DEADLINE_GRACE_S,
   'journal-sync': 'full',
 } as const;

@@ -41,6 +41,14 @@ export interface GatewayClientOptions {
   /** Jitter source; default Math.random. */
   random?: () => number;
   backoff?: BackoffPolicy;
+  /** Told of every exchange with the gateway's own origin: answered (any status) or refused before sending. */
+  connectivity?: ConnectivityListener;
+}
+
+export interface ConnectivityListener {
+  answered(): void;
+  /** The connection failed before anything was sent (refused, unknown host, unreachable, connect timeout). */
+  refused(error: GatewayTransportError): void;
 }
 
 export type SendOutcome =
@@ -64,7 +72,8 @@ export interface DownloadOptions {
 export interface GatewayClient {
   readonly origin: string;
   listModels(signal?: AbortSignal): Promise<string[]>;
-  send(kind: SubmitKind, body: unknown, attempt: number, signal?: AbortSignal): Promise<SendOutcome>;
+  /** `unsent`, once aborted, stops the request if it has not left yet (an account pause); `signal` cuts it anywhere. */
+  send(kind: SubmitKind, body: unknown, attempt: number, signal?: AbortSignal, unsent?: AbortSignal): Promise<SendOutcome>;
   getTask(taskId: string, signal?: AbortSignal): Promise<TaskStatus>;
   download(taskId: string, dest: string, options?: DownloadOptions): Promise<{ bytes: number; sha256: string; source: 'content' | 'result_url' }>;
   pausedUntil(): number;
@@ -115,27 +124,37 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   async function call(
     method: 'GET' | 'POST',
     url: URL,
-    request: { body?: string; attempt: number; accept: string; signal?: AbortSignal | undefined },
+    request: { body?: string; attempt: number; accept: string; signal?: AbortSignal | undefined; unsent?: AbortSignal | undefined },
   ): Promise<Exchange> {
-    const { body, attempt, signal } = request;
+    const { body, attempt, signal, unsent } = request;
     const what = `${method} ${url.pathname}`;
     try {
-      await pause.waitUntilOpen(signal);
+      // A request held by the account pause must not leave once the run stopped sending (the deadline).
+      const waitSignal = unsent && signal && pause.pausedUntil() > 0 ? AbortSignal.any([signal, unsent]) : signal ?? unsent;
+      await pause.waitUntilOpen(waitSignal);
     } catch (err) {
       throw abortedBeforeSending(what, err);
     }
     if (signal?.aborted) throw abortedBeforeSending(what, signal.reason);
+    if (unsent?.aborted) throw abortedBeforeSending(what, unsent.reason);
     const ownOrigin = url.origin === origin;
     const headers: Record<string, string> = { accept: request.accept, 'user-agent': USER_AGENT };
     if (body !== undefined) headers['content-type'] = 'application/json';
     // The key goes to the gateway's own origin only, never to a result_url host or a redirect elsewhere.
     if (ownOrigin) headers['authorization'] = `Bearer ${options.apiKey}`;
     counters.requests++;
-    const response = await exchange(
-      ownOrigin ? gateway : foreignDispatcher(),
-      { method, url, headers, headersTimeoutMs: headersTimeout[method], bodyTimeoutMs, ...(body !== undefined ? { body } : {}), ...(signal ? { signal } : {}) },
-      redact,
-    );
+    let response: Exchange;
+    try {
+      response = await exchange(
+        ownOrigin ? gateway : foreignDispatcher(),
+        { method, url, headers, headersTimeoutMs: headersTimeout[method], bodyTimeoutMs, ...(body !== undefined ? { body } : {}), ...(signal ? { signal } : {}), ...(unsent ? { unsent } : {}) },
+        redact,
+      );
+    } catch (err) {
+      if (ownOrigin && err instanceof GatewayTransportError && err.code === 'GBATCH_CONNECT') options.connectivity?.refused(err);
+      throw err;
+    }
+    if (ownOrigin) options.connectivity?.answered();
     if (response.status === 429 && ownOrigin) {
       counters.rateLimited++;
       const retryAfter = headerValue(response.headers, 'retry-after');
@@ -172,13 +191,13 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     });
   }
 
-  async function send(kind: SubmitKind, body: unknown, attempt: number, signal?: AbortSignal): Promise<SendOutcome> {
+  async function send(kind: SubmitKind, body: unknown, attempt: number, signal?: AbortSignal, unsent?: AbortSignal): Promise<SendOutcome> {
     const payload = JSON.stringify(body) as string | undefined;
     if (payload === undefined) throw new TypeError('send() needs a JSON-serialisable request body');
     let response: Exchange;
     let answer: Answer;
     try {
-      response = await call('POST', apiUrl(SUBMIT_PATHS[kind]), { body: payload, attempt, accept: 'application/json', signal });
+      response = await call('POST', apiUrl(SUBMIT_PATHS[kind]), { body: payload, attempt, accept: 'application/json', signal, unsent });
       answer = await answerOf(response).catch((err: unknown) => {
         // A 4xx status decides by itself even if its body broke off; anything else needs the body.
         if (response.status >= 400 && response.status < 500) return { status: response.status, bodyText: '' };

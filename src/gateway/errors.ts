@@ -3,6 +3,7 @@
 
 import { isGatewayEnvelope, readErrorEnvelope, type Answer } from '../core/retry.js';
 import { redactNothing, type Redactor } from './redact.js';
+import type { SystemError } from './system-error.js';
 
 export const MAX_ERROR_MESSAGE = 500;
 
@@ -82,12 +83,15 @@ export class GatewayTransportError extends Error {
   readonly code: TransportErrorCode;
   /** False only when the connection was never established, so nothing of the request left the process. */
   readonly mayHaveReached: boolean;
+  /** The operating system's errno behind it (ECONNREFUSED, ENOTFOUND, ...), when there is one. */
+  readonly systemError?: SystemError;
 
-  constructor(code: TransportErrorCode, mayHaveReached: boolean, message: string, options?: { cause?: unknown }) {
+  constructor(code: TransportErrorCode, mayHaveReached: boolean, message: string, options?: { cause?: unknown; systemError?: SystemError }) {
     super(clip(message), options);
     this.name = 'GatewayTransportError';
     this.code = code;
     this.mayHaveReached = mayHaveReached;
+    if (options?.systemError) this.systemError = options.systemError;
   }
 }
 

@@ -6,6 +6,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { GatewayTransportError, type TransportErrorCode } from './errors.js';
 import type { Redactor } from './redact.js';
+import { systemErrorOf } from './system-error.js';
+import { linkUnsent } from './unsent-signal.js';
 
 const ON_REQUEST_START = Symbol('gbatch.onRequestStart');
 
@@ -44,6 +46,8 @@ export interface ExchangeRequest {
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
   signal?: AbortSignal;
+  /** Aborted, it stops the request only if nothing of it has left yet (see unsent-signal.ts). */
+  unsent?: AbortSignal;
 }
 
 export interface Exchange {
@@ -85,7 +89,9 @@ export function toTransportError(
   const detail = err instanceof Error ? err.message || err.name : String(err);
   const when = context.sent ? 'after the request was sent' : 'before the request was sent';
   const message = `${context.what} failed ${when}: ${detail}${code ? ` (${code})` : ''}`;
-  return new GatewayTransportError(kind, context.sent, context.redact(message), { cause: err });
+  const system = systemErrorOf(err);
+  const systemError = system && { code: system.code, message: context.redact(system.message) };
+  return new GatewayTransportError(kind, context.sent, context.redact(message), { cause: err, ...(systemError ? { systemError } : {}) });
 }
 
 export function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -97,8 +103,10 @@ export function headerValue(headers: IncomingHttpHeaders, name: string): string 
 export async function exchange(dispatcher: Dispatcher, request: ExchangeRequest, redact: Redactor): Promise<Exchange> {
   let sent = false;
   const what = describeRequest(request.method, request.url);
+  const link = linkUnsent(request.signal, request.unsent);
+  const signal = link.signal;
   const failure = (err: unknown): GatewayTransportError =>
-    toTransportError(err, { sent, aborted: request.signal?.aborted === true, what, redact });
+    toTransportError(err, { sent, aborted: signal?.aborted === true, what, redact });
   const options: TrackedOptions & Dispatcher.RequestOptions = {
     origin: request.url.origin,
     path: `${request.url.pathname}${request.url.search}`,
@@ -107,16 +115,19 @@ export async function exchange(dispatcher: Dispatcher, request: ExchangeRequest,
     body: request.body ?? null,
     headersTimeout: request.headersTimeoutMs,
     bodyTimeout: request.bodyTimeoutMs,
-    signal: request.signal ?? null,
+    signal: signal ?? null,
     [ON_REQUEST_START]: () => {
       sent = true;
+      link.onSent();
     },
   };
   const pending = dispatcher.request(options);
   try {
-    const response = await (request.signal ? raceQueuedAbort(pending, request.signal, () => sent) : pending);
+    const response = await (signal ? raceQueuedAbort(pending, signal, () => sent) : pending);
+    response.body.once('close', link.detach);
     return { status: response.statusCode, headers: response.headers, body: response.body, failure };
   } catch (err) {
+    link.detach();
     throw failure(err);
   }
 }

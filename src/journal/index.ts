@@ -3,3 +3,4 @@ export { conflictProblem, IngestSession, judgeAgainstPrior, type IngestEntry, ty
 export { CommitQueue } from './commit-queue.js';
 export { JournalBusyError, HEARTBEAT_MS, STALE_AFTER_MS, type LockTakeover } from './lock.js';
 export type { Item, ItemError, ItemPatch } from './item.js';
+export { lastRun, recordRunEnd, recordRunStart, type RunEnd, type RunRecord } from './runs.js';

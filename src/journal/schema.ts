@@ -84,6 +84,20 @@ const MIGRATIONS: readonly string[] = [
   UPDATE job SET budget_usd = json_extract(options, '$.budget') WHERE typeof(json_extract(options, '$.budget')) IN ('integer', 'real');
   ALTER TABLE items ADD COLUMN unmetered INTEGER NOT NULL DEFAULT 0;
   `,
+  // How each run ended (exit code, why it stopped), written at its start and its end: `status` shows the
+  // last one; a row never ended is a run that was killed.
+  `
+  CREATE TABLE runs (
+    id INTEGER PRIMARY KEY,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    ended_at INTEGER,
+    exit_code INTEGER,
+    stop_reason TEXT,
+    message TEXT
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -6,6 +6,7 @@ import type { ItemState } from '../core/states.js';
 import type { GatewayClient } from '../gateway/client.js';
 import type { CommitQueue, Item, Journal } from '../journal/index.js';
 import type { BudgetGuard } from './budget-guard.js';
+import type { SubmitGate } from './run-stops.js';
 
 export interface RunSettings {
   outDir: string;
@@ -19,8 +20,10 @@ export interface RunSettings {
   resubmitUncertainText: boolean;
   maxAutoResubmits: number;
   rpm?: number;
-  /** Clock ms after which the run stops waiting for tasks and exits 75. */
+  /** Clock ms from which nothing new is sent; the run then stops waiting for tasks and exits 75 (or 4). */
   deadlineAt?: number;
+  /** How long requests in flight may still take after the deadline (or a dead gateway) before they are cut. */
+  deadlineGraceMs?: number;
   noWait: boolean;
   /** Opt-in: reserve each row's expected estimate, not its bound; the bill may then exceed --budget. */
   budgetMayOverrun?: boolean;
@@ -48,12 +51,14 @@ export interface RunContext {
   budget: BudgetGuard;
   settings: RunSettings;
   events: EventEmitter<RunEvents>;
-  /** Aborted when no new submission may start: a signal, the deadline, the gateway's 402. */
+  /** Aborted when no new submission may start: a signal, the deadline, a dead gateway, the gateway's 402. */
   submitStop: AbortController;
-  /** Aborted when the run stops waiting for tasks: a signal or the deadline. */
+  /** Aborted when the run stops waiting for tasks (no new poll or download starts): a signal, the deadline, a dead gateway. */
   stop: AbortController;
   /** Aborted when requests on the wire must be cut (a second signal, or the grace period ran out). */
   hardStop: AbortController;
+  /** Asked before each submission is journaled and again right before it leaves (the deadline, stops). */
+  submitGate: SubmitGate;
   random: () => number;
 }
 

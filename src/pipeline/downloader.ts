@@ -79,7 +79,8 @@ export class Downloader {
 
   private async download(item: Item, round: number, onReceived: () => void): Promise<void> {
     const { ctx } = this;
-    if (ctx.hardStop.signal.aborted || !item.taskId) return;
+    // A download not started when the run stops is left for the next run (the item stays `succeeded`).
+    if (ctx.stop.signal.aborted || ctx.hardStop.signal.aborted || !item.taskId) return;
     const dest = outputPathFor(ctx.settings.outDir, item.id, '.mp4');
     try {
       const file = await ctx.gateway.download(item.taskId, dest, { resultUrl: item.resultUrl ?? undefined, signal: ctx.hardStop.signal, onReceived });
@@ -93,7 +94,8 @@ export class Downloader {
       }, item, { deferSync: true });
       ctx.events.emit('transition', updated, 'succeeded');
     } catch (err) {
-      if (ctx.hardStop.signal.aborted) return;
+      // Cut, or failing while the run stops (a dead gateway): the next run downloads it; one line said why.
+      if (ctx.hardStop.signal.aborted || (ctx.stop.signal.aborted && isTransientDownloadFailure(err))) return;
       const summary = errorSummary(err);
       ctx.journal.annotate(item.id, { lastError: summary }, 'download-error');
       if (round < MAX_DOWNLOAD_ROUNDS && isTransientDownloadFailure(err) && !ctx.stop.signal.aborted) {

@@ -1,19 +1,25 @@
 // `gbatch run`: recover, ingest, then submit, poll, download and settle until done, stopped or out of money.
 import { EventEmitter, setMaxListeners } from 'node:events';
 import { systemClock, type Clock } from '../core/clock.js';
+import { DEFAULT_DEADLINE_GRACE_S } from '../core/deadline.js';
 import type { PricingTable } from '../core/pricing.js';
 import type { ItemState } from '../core/states.js';
 import { createGatewayClient, type GatewayClient } from '../gateway/client.js';
+import { createRedactor } from '../gateway/redact.js';
 import { CommitQueue, HEARTBEAT_MS, Journal, type LockTakeover } from '../journal/index.js';
 import { budgetInForce } from '../core/job-budget.js';
+import { recordRunEnd, recordRunStart, type RunEnd } from '../journal/index.js';
 import { BudgetGuard } from './budget-guard.js';
 import type { RunContext, RunEvents, RunSettings } from './context.js';
 import { Downloader } from './downloader.js';
 import { exitCodeFor, EXIT } from './exit-code.js';
+import { GatewayWatch } from './gateway-watch.js';
 import { ingestManifests, type IngestOutcome } from './ingest-manifests.js';
 import { Poller } from './poller.js';
 import { recoverJournal, type Recovery } from './recover.js';
+import { crashEndOf, runEndOf } from './run-ending.js';
 import { ResultsWriter } from './results-writer.js';
+import { RunStops, type EarlyStop } from './run-stops.js';
 import { Submitter, type SubmitStopReason } from './submitter.js';
 
 export interface RunConfig {
@@ -54,7 +60,9 @@ export interface RunResult {
   ingest?: IngestOutcome;
   recovery?: Recovery;
   takeover?: LockTakeover;
-  stopReason: SubmitStopReason | 'interrupted' | 'deadline' | 'no-wait' | 'ingested' | undefined;
+  stopReason: SubmitStopReason | EarlyStop | 'no-wait' | 'ingested' | undefined;
+  /** One line on why the run stopped early (a deadline, a dead gateway, a signal), as logged. */
+  stopMessage?: string;
   spend: { reservedUsd: number; actualUsd: number };
   budgetUsd?: number;
   polls: number;
@@ -69,8 +77,15 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
   const events = config.events ?? new EventEmitter<RunEvents>();
   const journal = Journal.open(config.statePath, { clock, sync: config.journalSync ?? 'full', ...(config.syncWal ? { syncWal: config.syncWal } : {}) });
   let heartbeat: NodeJS.Timeout | undefined;
+  let runId: number | undefined;
+  let end: RunEnd = { exitCode: 70, stopReason: 'internal-error' };
+  const finish = (result: RunResult): RunResult => {
+    end = runEndOf(result);
+    return result;
+  };
   try {
     const takeover = journal.lock.acquire(config.statePath);
+    runId = recordRunStart(journal);
     if (takeover) events.emit('log', `taking over the journal from runner pid ${takeover.pid} (${takeover.host}), which is gone`);
     heartbeat = setInterval(() => {
       try {
@@ -87,7 +102,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
 
     const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid);
     if (!ingest.ok) {
-      return { ...emptyResult(journal, EXIT.usage, config), ingest, recovery, takeover };
+      return finish({ ...emptyResult(journal, EXIT.usage, config), ingest, recovery, takeover });
     }
     const budget = budgetInForce({ stored: journal.getJob()?.budgetUsd, given: config.budgetUsd, lift: config.liftBudget === true });
     if (budget.note) events.emit('log', budget.note);
@@ -95,21 +110,26 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     const effective: RunConfig = { ...config };
     if (budget.budgetUsd === undefined) delete effective.budgetUsd;
     else effective.budgetUsd = budget.budgetUsd;
-    if (config.ingestOnly) return { ...emptyResult(journal, EXIT.ok, effective), ingest, recovery, takeover, stopReason: 'ingested' };
+    if (config.ingestOnly) return finish({ ...emptyResult(journal, EXIT.ok, effective), ingest, recovery, takeover, stopReason: 'ingested' });
     releaseDeferred(journal);
 
     const { concurrency, pollConcurrency, downloadConcurrency } = config.settings;
+    const watch = new GatewayWatch(config.baseUrl);
     const gateway = config.gateway ?? createGatewayClient({
-      baseUrl: config.baseUrl, apiKey: config.apiKey, clock, random: config.random,
+      baseUrl: config.baseUrl, apiKey: config.apiKey, clock, random: config.random, connectivity: watch,
       // Every lane's requests can be in flight at once; fewer sockets would silently cap --concurrency.
       connections: concurrency + pollConcurrency + downloadConcurrency,
     });
     try {
-      return await drive(journal, gateway, effective, clock, events, ingest, recovery, takeover);
+      return finish(await drive(journal, gateway, watch, effective, clock, events, ingest, recovery, takeover));
     } finally {
       if (!config.gateway) await gateway.close();
     }
+  } catch (err) {
+    end = crashEndOf(err, createRedactor([config.apiKey]));
+    throw err;
   } finally {
+    if (runId !== undefined) recordEnd(journal, runId, end, events);
     if (heartbeat) clearInterval(heartbeat);
     journal.lock.release();
     journal.close();
@@ -117,41 +137,27 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
 }
 
 async function drive(
-  journal: Journal, gateway: GatewayClient, config: RunConfig, clock: Clock, events: EventEmitter<RunEvents>,
+  journal: Journal, gateway: GatewayClient, watch: GatewayWatch, config: RunConfig, clock: Clock, events: EventEmitter<RunEvents>,
   ingest: IngestOutcome, recovery: Recovery, takeover: LockTakeover | undefined,
 ): Promise<RunResult> {
+  const controllers = { submitStop: unlimited(new AbortController()), stop: unlimited(new AbortController()), hardStop: unlimited(new AbortController()) };
+  const stops = new RunStops({
+    clock, events, ...controllers, deadlineAt: config.settings.deadlineAt,
+    deadlineGraceMs: config.settings.deadlineGraceMs ?? DEFAULT_DEADLINE_GRACE_S * 1000, interruptGraceMs: config.gracePeriodMs ?? 10_000,
+  });
   const ctx: RunContext = {
     journal, gateway, clock, events, pricing: config.pricing, settings: config.settings,
     commits: new CommitQueue(journal),
     budget: new BudgetGuard(config.budgetUsd, journal.spend()),
-    submitStop: unlimited(new AbortController()), stop: unlimited(new AbortController()), hardStop: unlimited(new AbortController()),
+    ...controllers, submitGate: stops,
     random: config.random ?? Math.random,
   };
-  let stopReason: RunResult['stopReason'];
-  const stopAll = (reason: 'interrupted' | 'deadline'): void => {
-    stopReason ??= reason;
-    ctx.submitStop.abort(reason);
-    ctx.stop.abort(reason);
-  };
-  const cleanups: Array<() => void> = [];
-  const onInterrupt = (): void => {
-    events.emit('log', 'stopping: no new submissions; waiting for requests in flight (signal again to cut them)');
-    stopAll('interrupted');
-    const grace = setTimeout(() => ctx.hardStop.abort('grace period over'), config.gracePeriodMs ?? 10_000);
-    grace.unref();
-    cleanups.push(() => clearTimeout(grace));
-  };
-  listen(config.interrupt, onInterrupt, cleanups);
-  listen(config.forceInterrupt, () => { stopAll('interrupted'); ctx.hardStop.abort('forced'); }, cleanups);
-  const { deadlineAt } = config.settings;
-  if (deadlineAt !== undefined) {
-    const deadlineWait = new AbortController();
-    clock.sleep(Math.max(0, deadlineAt - clock.now()), deadlineWait.signal).then(
-      () => { events.emit('log', 'deadline reached: leaving the remaining tasks running for a later run'); stopAll('deadline'); },
-      () => undefined,
-    );
-    cleanups.push(() => deadlineWait.abort());
-  }
+  const cleanups: Array<() => void> = [() => stops.dispose()];
+  listen(config.interrupt, () => stops.interrupt(signalName(config.interrupt)), cleanups);
+  listen(config.forceInterrupt, () => stops.force(), cleanups);
+  watch.onUnreachable = (line) => stops.unreachable(line);
+  cleanups.push(() => { watch.onUnreachable = undefined; });
+  stops.armDeadline();
 
   const ticker = setInterval(() => events.emit('progress', {
     counts: journal.counts(), spend: ctx.budget.current(), budgetUsd: config.budgetUsd, pausedUntil: gateway.pausedUntil(),
@@ -181,7 +187,6 @@ async function drive(
 
     if (config.settings.noWait) {
       await submitter.run();
-      stopReason ??= 'no-wait';
     } else {
       const polling = poller.run();
       let submitFailure: unknown;
@@ -198,6 +203,10 @@ async function drive(
     }
     journal.syncDeferred(); // what the results, the report and the exit code say is on disk first
     await results.close();
+    const stopReason: RunResult['stopReason'] = stops.reason ?? (config.settings.noWait ? 'no-wait' : undefined);
+    const deadlineLine = stops.deadlineSummary(submitter.cutCount);
+    if (deadlineLine) events.emit('log', deadlineLine);
+    const stopMessage = deadlineLine ?? stops.message;
     const counts = journal.counts();
     const stoppedEarly = stopReason !== undefined || submitter.exhaustedCount > 0;
     return {
@@ -205,6 +214,7 @@ async function drive(
       exitCode: submitter.reason === 'auth' || poller.authRefused ? EXIT.usage : exitCodeFor({ counts, stoppedEarly }),
       counts, ingest, recovery, takeover,
       stopReason: poller.authRefused ? 'auth' : submitter.reason ?? stopReason,
+      ...(stopMessage !== undefined ? { stopMessage } : {}),
       spend: journal.spend(), budgetUsd: config.budgetUsd,
       polls: poller.pollCount, downloadFailures: downloader.failedCount, exhaustedRetries: submitter.exhaustedCount,
       journalCommits: ctx.commits.commitCount,
@@ -218,6 +228,19 @@ async function drive(
 function unlimited(controller: AbortController): AbortController {
   setMaxListeners(0, controller.signal);
   return controller;
+}
+
+/** How the run ended, for `status`; a journal that cannot take it does not change the run's outcome. */
+function recordEnd(journal: Journal, runId: number, end: RunEnd, events: EventEmitter<RunEvents>): void {
+  try {
+    recordRunEnd(journal, runId, end);
+  } catch (err) {
+    events.emit('log', `could not record how this run ended in the journal: ${(err as Error).message}`);
+  }
+}
+
+function signalName(signal: AbortSignal | undefined): string | undefined {
+  return typeof signal?.reason === 'string' ? signal.reason : undefined;
 }
 
 function listen(signal: AbortSignal | undefined, handler: () => void, cleanups: Array<() => void>): void {

@@ -29,6 +29,7 @@ export class Submitter {
   /** Rows the budget held back, each with why at the moment it did not fit. */
   private readonly overBudget: Array<{ item: Item; reason: string }> = [];
   private exhausted = 0;
+  private cut = 0;
   private readonly stopped: Promise<void>;
   /** Outcome writes still on their way to disk (their follow-ups run once each is durable). */
   private readonly settling = new Set<Promise<void>>();
@@ -54,6 +55,11 @@ export class Submitter {
     return this.exhausted;
   }
 
+  /** Submissions cut on the wire (the grace after a stop ran out): each is uncertain. */
+  get cutCount(): number {
+    return this.cut;
+  }
+
   async run(): Promise<void> {
     const { ctx } = this;
     let after = 0;
@@ -62,7 +68,7 @@ export class Submitter {
       if (page.length === 0) break;
       for (const item of page) {
         after = item.seq;
-        if (ctx.submitStop.signal.aborted) break outer;
+        if (!ctx.submitGate.allows()) break outer;
         await this.queue.onSizeLessThan(ctx.settings.concurrency);
         const reservation = await this.reserve(item);
         if (!reservation) continue;
@@ -100,15 +106,15 @@ export class Submitter {
 
   private async submit(claimed: Item, claimedReservation: Reservation): Promise<void> {
     const { ctx } = this;
-    if (ctx.submitStop.signal.aborted) {
-      // Queued before the stop (a 402, a signal, the deadline): it never leaves. It stays pending (a
-      // 402 defers it below) and a later run sends it.
-      ctx.budget.release(claimedReservation.usd);
-      return;
-    }
     let item = claimed;
     let reservation = claimedReservation;
     for (let attempt = claimed.attempts + 1; ; attempt++) {
+      if (!ctx.submitGate.allows()) {
+        // Queued (or waiting to retry) when the run stopped (a 402, a signal, the deadline, a dead
+        // gateway): it never leaves. It stays pending (a 402 defers it below) and a later run sends it.
+        ctx.budget.release(reservation.usd);
+        return;
+      }
       item = await ctx.commits.write({
         id: item.id,
         event: 'submit',
@@ -117,6 +123,7 @@ export class Submitter {
       }, item, { urgent: true });
       ctx.events.emit('transition', item, 'pending');
       const outcome = await this.send(item, attempt, reservation.request);
+      if (outcome.kind === 'ambiguous' && outcome.error instanceof GatewayTransportError && outcome.error.code === 'GBATCH_ABORTED') this.cut++;
       const plan = planOutcome(item, outcome, attempt, ctx.settings.maxSubmitAttempts);
       this.moveMoney(plan);
       const next = plan.followUp;
@@ -161,7 +168,11 @@ export class Submitter {
   private async send(item: Item, attempt: number, request: Record<string, unknown>): Promise<SendOutcome> {
     try {
       await this.pace();
-      return await this.ctx.gateway.send(item.kind, request, attempt, this.ctx.hardStop.signal);
+      if (!this.ctx.submitGate.allows()) {
+        // The intent is durable but the run stopped meanwhile (the deadline passed): the request never leaves.
+        throw new GatewayTransportError('GBATCH_ABORTED', false, 'submission stopped before it left: the run is stopping');
+      }
+      return await this.ctx.gateway.send(item.kind, request, attempt, this.ctx.hardStop.signal, this.ctx.submitStop.signal);
     } catch (err) {
       if (err instanceof GatewayTransportError && !err.mayHaveReached) {
         return { kind: 'retry', error: err, delayMs: backoffDelay(attempt, DEFAULT_BACKOFF, this.ctx.random) };

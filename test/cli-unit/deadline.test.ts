@@ -23,6 +23,10 @@ describe('parseDeadline', () => {
     expect(parseDeadline(text, NOW)).toBe(NOW.getTime() + ms);
   });
 
+  it.each(['0m', '0s', '0', '0h', '0ms', '0m0s'])('a zero duration %j is now: the deadline has already passed', (text) => {
+    expect(parseDeadline(text, NOW)).toBe(NOW.getTime());
+  });
+
   it('a time of day later today is today', () => {
     expect(parseDeadline('06:30', at(5, 0))).toBe(at(6, 30).getTime());
     expect(parseDeadline('6:05', at(5, 0))).toBe(at(6, 5).getTime());

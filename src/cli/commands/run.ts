@@ -56,6 +56,7 @@ async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: stri
         maxAutoResubmits: 3,
         rpm: flags.rpm,
         deadlineAt: job.deadlineAt,
+        deadlineGraceMs: flags['deadline-grace']! * 1000,
         noWait: flags['no-wait'],
         budgetMayOverrun: flags['budget-may-overrun'],
       },
@@ -82,7 +83,7 @@ function printSummary(job: ResolvedJob, result: RunResult, json: boolean): void 
     process.stdout.write(`${JSON.stringify({
       job: job.name, exit_code: result.exitCode, reason: why, state: job.statePath, out: job.outDir,
       counts: result.counts, spent_usd: result.spend.actualUsd, reserved_usd: result.spend.reservedUsd, budget_usd: result.budgetUsd ?? null,
-      stop_reason: result.stopReason ?? null,
+      stop_reason: result.stopReason ?? null, stop_message: result.stopMessage ?? null,
       ingest: result.ingest ? {
         rows: result.ingest.rows, inserted: result.ingest.inserted, unchanged: result.ingest.unchanged, replaced: result.ingest.replaced,
         invalid: result.ingest.invalidCount, conflicts: result.ingest.conflicts.length,
@@ -122,6 +123,8 @@ function explain(result: RunResult): string {
       : "Stopped by the job's budget: some items are deferred. Run again with a higher --budget (or --no-budget) to send them.";
     case 4: return 'Some items are uncertain (their submission may have reached the gateway): decide with `gbatch resolve`.';
     case 75: return result.stopReason === 'no-wait' ? 'Submitted; tasks are in flight. Run again later to poll and download.'
+      : result.stopReason === 'unreachable' ? 'Stopped: the gateway is unreachable (see the line above); nothing more was sent. Run again once it is back.'
+      : result.stopReason === 'deadline' ? 'Stopped at the deadline; run again to continue.'
       : 'Stopped before all work was done; run again to continue.';
     default: return `Exit ${result.exitCode}.`;
   }

@@ -2,6 +2,7 @@ import { Journal } from '../../journal/index.js';
 import { reportHeader } from '../../report/model.js';
 import { usd } from '../../report/table.js';
 import { journalArg, uncertainAdvice } from '../advice.js';
+import { lastRunLines, lastRunView } from '../last-run.js';
 import { locateJournal } from '../locate-journal.js';
 import { helpText, parseOptions, type OptionTable } from '../options.js';
 import { uncertainRows } from '../uncertain-rows.js';
@@ -37,6 +38,7 @@ export async function run(argv: string[]): Promise<number> {
     const counts = journal.counts();
     const uncertain = counts.uncertain > 0 ? uncertainRows(journal, ATTENTION_LIMIT) : [];
     const named = journalArg(file, job?.name);
+    const lastRun = lastRunView(journal, holder);
     if (json) {
       const found = new Map(uncertain.map((u) => [u.id, u]));
       const located = needs.uncertain.map((item) => {
@@ -47,7 +49,7 @@ export async function run(argv: string[]): Promise<number> {
         job: job?.name ?? null, state: file, counts, runner: holder ?? null,
         estimated_usd: totals.estimated_usd, actual_usd: totals.actual_usd, reserved_usd: totals.reserved_usd, budget_usd: budget,
         unmetered_items: totals.unmetered_items,
-        attention: { ...needs, uncertain: located },
+        attention: { ...needs, uncertain: located }, last_run: lastRun,
       })}\n`);
       return 0;
     }
@@ -74,6 +76,7 @@ export async function run(argv: string[]): Promise<number> {
       for (const item of items) lines.push(`  ${item.id}${item.task_id ? ` task ${item.task_id}` : ''}${item.error ? `: ${item.error}` : ''}`);
       if (counts[state] > items.length) lines.push(`  ... ${counts[state] - items.length} more (gbatch report --format csv)`);
     }
+    lines.push(...lastRunLines(lastRun));
     process.stdout.write(`${lines.join('\n')}\n`);
     return 0;
   } finally {

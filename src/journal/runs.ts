@@ -1,0 +1,53 @@
+// The `runs` table: one row per `gbatch run` on this journal, written when it starts and when it ends.
+// Kept apart from the transition hot path: two writes per run.
+import { hostname } from 'node:os';
+import type { Journal } from './journal.js';
+
+export interface RunRecord {
+  id: number;
+  pid: number;
+  host: string;
+  startedAt: number;
+  /** Null while the run is live, or for ever when it was killed before it could write its end. */
+  endedAt: number | null;
+  exitCode: number | null;
+  stopReason: string | null;
+  message: string | null;
+}
+
+export interface RunEnd {
+  exitCode: number;
+  stopReason?: string | null;
+  message?: string | null;
+}
+
+interface RunRow {
+  id: number; pid: number; host: string; started_at: number; ended_at: number | null;
+  exit_code: number | null; stop_reason: string | null; message: string | null;
+}
+
+const MAX_MESSAGE = 1000;
+
+/** Records a run's start; returns its id for recordRunEnd. */
+export function recordRunStart(journal: Journal): number {
+  const result = journal.db.prepare('INSERT INTO runs (pid, host, started_at) VALUES (?, ?, ?)').run(process.pid, hostname(), journal.now());
+  return Number(result.lastInsertRowid);
+}
+
+export function recordRunEnd(journal: Journal, id: number, end: RunEnd): void {
+  const message = end.message == null ? null : end.message.slice(0, MAX_MESSAGE);
+  journal.db.prepare('UPDATE runs SET ended_at = ?, exit_code = ?, stop_reason = ?, message = ? WHERE id = ?')
+    .run(journal.now(), end.exitCode, end.stopReason ?? null, message, id);
+}
+
+/** The most recent run, or undefined (none yet, or a journal written before runs were recorded). */
+export function lastRun(journal: Journal): RunRecord | undefined {
+  const table = journal.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs'").get();
+  if (!table) return undefined;
+  const row = journal.db.prepare('SELECT * FROM runs ORDER BY id DESC LIMIT 1').get() as RunRow | undefined;
+  if (!row) return undefined;
+  return {
+    id: row.id, pid: row.pid, host: row.host, startedAt: row.started_at, endedAt: row.ended_at,
+    exitCode: row.exit_code, stopReason: row.stop_reason, message: row.message,
+  };
+}

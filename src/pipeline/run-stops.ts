@@ -1,0 +1,128 @@
+// How a run stops before its work is done: a signal, the deadline, or a gateway that refuses every
+// connection. Each stop ends new submissions and polls at once; requests already on the wire get a
+// bounded grace, then are cut (hardStop). The first stop names the run's stop reason.
+import type { EventEmitter } from 'node:events';
+import type { Clock } from '../core/clock.js';
+import { deadlinePassed } from '../core/deadline.js';
+import type { RunEvents } from './context.js';
+
+export type EarlyStop = 'interrupted' | 'deadline' | 'unreachable';
+
+/** Asked before each submission's intent is written and again right before its request leaves. */
+export interface SubmitGate {
+  /** False once nothing new may be sent (a stop, or the deadline passed: that stops the run now). */
+  allows(): boolean;
+}
+
+export interface RunStopsOptions {
+  clock: Clock;
+  events: EventEmitter<RunEvents>;
+  submitStop: AbortController;
+  stop: AbortController;
+  hardStop: AbortController;
+  deadlineAt?: number;
+  deadlineGraceMs: number;
+  /** Grace after the first SIGINT/SIGTERM (a second one cuts at once). */
+  interruptGraceMs: number;
+}
+
+export class RunStops implements SubmitGate {
+  private why: EarlyStop | undefined;
+  private line: string | undefined;
+  private graceMs: number | undefined;
+  private readonly begun = new Set<EarlyStop>();
+  private readonly disposed = new AbortController();
+
+  constructor(private readonly options: RunStopsOptions) {}
+
+  get reason(): EarlyStop | undefined {
+    return this.why;
+  }
+
+  /** The one line that says why the run stopped early (as logged, or as the run's record keeps it). */
+  get message(): string | undefined {
+    return this.line;
+  }
+
+  /** Starts the deadline's timer; a deadline already passed stops the run before anything is sent. */
+  armDeadline(): void {
+    const { deadlineAt, clock } = this.options;
+    if (deadlineAt === undefined) return;
+    if (deadlinePassed(deadlineAt, clock.now())) {
+      this.deadlineReached();
+      return;
+    }
+    clock.sleep(deadlineAt - clock.now(), this.disposed.signal).then(() => this.deadlineReached(), () => undefined);
+  }
+
+  allows(): boolean {
+    if (this.options.submitStop.signal.aborted) return false;
+    if (deadlinePassed(this.options.deadlineAt, this.options.clock.now())) {
+      // The timer may not have fired yet (a busy event loop): the clock decides, not the timer.
+      this.deadlineReached();
+      return false;
+    }
+    return true;
+  }
+
+  interrupt(signal?: string): void {
+    const by = signal ? ` (${signal})` : '';
+    this.begin('interrupted', `stopping: no new submissions${by}; waiting for requests in flight (signal again to cut them)`, this.options.interruptGraceMs,
+      `interrupted${signal ? ` by ${signal}` : ''}: nothing new was sent after it; unfinished work is left for the next run`);
+  }
+
+  force(): void {
+    this.begin('interrupted', undefined, undefined);
+    this.options.hardStop.abort('forced');
+  }
+
+  /** The gateway refused connection after connection: nothing more is sent, polls stop too. */
+  unreachable(line: string): void {
+    this.begin('unreachable', line, this.options.deadlineGraceMs);
+  }
+
+  /**
+   * The closing line for a deadline stop, once the run's lanes are done: what was cut after the grace.
+   * Undefined for other stops (their one line was logged when they happened).
+   */
+  deadlineSummary(cutSubmissions: number): string | undefined {
+    if (this.why !== 'deadline') return undefined;
+    const at = new Date(this.options.deadlineAt!).toISOString();
+    const grace = `${this.options.deadlineGraceMs / 1000} s`;
+    const cut = this.options.hardStop.signal.aborted
+      ? cutSubmissions > 0
+        ? `${cutSubmissions} submission(s) still on the wire were cut after the ${grace} grace and are uncertain (gbatch resolve)`
+        : `requests still in flight were cut after the ${grace} grace; no submission was among them`
+      : 'no request had to be cut';
+    return `deadline reached (${at}): nothing was sent after it; ${cut}; unfinished work is left for the next run`;
+  }
+
+  dispose(): void {
+    this.disposed.abort();
+  }
+
+  private deadlineReached(): void {
+    const at = new Date(this.options.deadlineAt!).toISOString();
+    this.begin('deadline', `deadline reached (${at}): no new requests; requests in flight get ${this.options.deadlineGraceMs / 1000} s, then are cut`, this.options.deadlineGraceMs);
+  }
+
+  /** `record` is what the run's record keeps when it differs from the line logged now. */
+  private begin(reason: EarlyStop, line: string | undefined, graceMs: number | undefined, record = line): void {
+    if (!this.begun.has(reason)) {
+      this.begun.add(reason);
+      if (this.why === undefined) {
+        this.why = reason;
+        this.line = record;
+      }
+      if (line !== undefined) this.options.events.emit('log', line);
+    }
+    const { submitStop, stop, hardStop, clock } = this.options;
+    submitStop.abort(reason);
+    stop.abort(reason);
+    if (graceMs === undefined || hardStop.signal.aborted) return;
+    // A later stop with a shorter grace (a deadline during an interrupt's) starts its own; the first to end cuts.
+    if (this.graceMs !== undefined && this.graceMs <= graceMs) return;
+    this.graceMs = graceMs;
+    clock.sleep(graceMs, this.disposed.signal).then(() => hardStop.abort('grace period over'), () => undefined);
+  }
+}
