@@ -3,9 +3,10 @@ import { createGatewayClient } from '../../gateway/client.js';
 import { GatewayHttpError } from '../../gateway/errors.js';
 import { gatewayAccess } from '../job.js';
 import { locateJournal } from '../locate-journal.js';
+import { EXIT_CODES } from '../exit-codes.js';
 import { helpText, parseOptions, UsageError, type OptionTable } from '../options.js';
 
-const OPTIONS = {
+export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (required)' },
   'task-id': { type: 'string', help: 'attach the task the operator found: the next run polls and downloads it' },
   resubmit: { type: 'boolean', help: 'send the item again on purpose (a duplicate may be billed)' },
@@ -18,7 +19,7 @@ const OPTIONS = {
 export async function run(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions(OPTIONS, argv);
   if (options.help) {
-    process.stdout.write(`${helpText('resolve', '--state F <item-id> (--task-id T | --resubmit | --abandon)', OPTIONS)}\n`);
+    process.stdout.write(`${helpText('resolve', '--state F <item-id> (--task-id T | --resubmit | --abandon)', OPTIONS, EXIT_CODES.resolve)}\n`);
     return 0;
   }
   if (!options.state) throw new UsageError('Expected `--state <journal.db>`');

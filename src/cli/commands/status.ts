@@ -2,9 +2,10 @@ import { Journal } from '../../journal/index.js';
 import { reportHeader } from '../../report/model.js';
 import { usd } from '../../report/table.js';
 import { locateJournal } from '../locate-journal.js';
+import { EXIT_CODES } from '../exit-codes.js';
 import { helpText, parseOptions, type OptionTable } from '../options.js';
 
-const OPTIONS = {
+export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: state/<job>.db, or the only journal in state/)' },
   json: { type: 'boolean', help: 'print one JSON object' },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
@@ -15,7 +16,7 @@ const ATTENTION_LIMIT = 20;
 export async function run(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions(OPTIONS, argv);
   if (options.help) {
-    process.stdout.write(`${helpText('status', '[job] [--state F] [--json]', OPTIONS)}\n`);
+    process.stdout.write(`${helpText('status', '[job] [--state F] [--json]', OPTIONS, EXIT_CODES.status)}\n`);
     return 0;
   }
   const file = locateJournal(options.state, positionals[0]);
