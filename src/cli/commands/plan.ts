@@ -1,4 +1,5 @@
 import { roundUsd } from '../../core/money.js';
+import { printable } from '../../core/printable.js';
 import { formatRowError } from '../../manifest/types.js';
 import { scanManifests, estimateResolution } from '../../pipeline/scan-manifests.js';
 import { renderTable, usd } from '../../report/table.js';
@@ -38,7 +39,7 @@ export async function run(argv: string[]): Promise<number> {
       },
     });
   } catch (err) {
-    process.stderr.write(`gbatch plan: ${(err as Error).message}\n`);
+    process.stderr.write(`gbatch plan: ${printable((err as Error).message)}\n`);
     return 2;
   }
   total = roundUsd(total);
@@ -56,8 +57,8 @@ export async function run(argv: string[]): Promise<number> {
     for (const line of errors) process.stderr.write(`${line}\n`);
     if (errorCount > errors.length) process.stderr.write(`... ${errorCount - errors.length} more error(s)\n`);
     const out: string[] = [];
-    out.push(`Plan for ${job.name}: ${summary.rows} row(s) in ${job.manifests.join(', ')}; ${summary.valid} valid, ${summary.invalid} invalid`);
-    out.push(`Pricing: ${job.pricingSource}`);
+    out.push(`Plan for ${printable(job.name)}: ${summary.rows} row(s) in ${printable(job.manifests.join(', '))}; ${summary.valid} valid, ${summary.invalid} invalid`);
+    out.push(`Pricing: ${printable(job.pricingSource)}`);
     if (rows.length > 0) {
       out.push('', renderTable(['id', 'kind', 'model', 'resolution', 'estimate'], rows, new Set([4])));
       if (summary.valid > rows.length) out.push(`(${summary.valid - rows.length} more rows)`);

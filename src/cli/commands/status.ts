@@ -1,3 +1,4 @@
+import { printable } from '../../core/printable.js';
 import { Journal } from '../../journal/index.js';
 import { reportHeader } from '../../report/model.js';
 import { usd } from '../../report/table.js';
@@ -59,7 +60,8 @@ export async function run(argv: string[]): Promise<number> {
       for (const item of items) lines.push(`  ${item.id}${item.task_id ? ` task ${item.task_id}` : ''}${item.error ? `: ${item.error}` : ''}`);
       if (counts[state] > items.length) lines.push(`  ... ${counts[state] - items.length} more (gbatch report --format csv)`);
     }
-    process.stdout.write(`${lines.join('\n')}\n`);
+    // Ids, task ids, errors and the job name come from outside: each line printed as one printable line.
+    process.stdout.write(`${lines.map(printable).join('\n')}\n`);
     return 0;
   } finally {
     journal.close();
