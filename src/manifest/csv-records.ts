@@ -78,11 +78,12 @@ export async function* csvRecords(file: string, startOffset: number): AsyncGener
       return;
     }
     const endByte = parser.info.bytes;
-    const invalidUtf8 = invalid.length === 0 ? undefined : invalidBefore(previousEnd, endByte);
-    ready.push({
-      type: 'record',
-      record: { cells: record, endLine: lines.lineEndingAt(endByte), startByte: previousEnd, endByte, ...(invalidUtf8 ? { invalidUtf8 } : {}) },
-    });
+    const csvRecord: CsvRecord = { cells: record, endLine: lines.lineEndingAt(endByte), startByte: previousEnd, endByte };
+    if (invalid.length > 0) {
+      const invalidUtf8 = invalidBefore(previousEnd, endByte);
+      if (invalidUtf8 !== undefined) csvRecord.invalidUtf8 = invalidUtf8;
+    }
+    ready.push({ type: 'record', record: csvRecord });
     previousEnd = endByte;
   });
   try {
