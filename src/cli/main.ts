@@ -1,5 +1,8 @@
 // The gbatch command line: dispatches to one module per command, loaded on demand.
 import { printable } from '../core/printable.js';
+
+// bin/gbatch.js prints an internal error's stack through it (the stack's message may quote outside text).
+export { printableBlock } from '../core/printable.js';
 import { JournalBusyError } from '../journal/lock.js';
 import { UsageError } from './options.js';
 
