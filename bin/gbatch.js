@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { main } from '../dist/bundle/main.js';
+import { main, printableBlock } from '../dist/bundle/main.js';
 
 // `gbatch report | head`: a reader that stops early is not an error.
 process.stdout.on('error', (err) => {
@@ -11,7 +11,7 @@ main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },
   (err) => {
     // Usage and configuration errors are answered inside (exit 2); reaching here is a bug.
-    console.error(`gbatch: internal error: ${err?.stack ?? err}`);
+    console.error(`gbatch: internal error: ${printableBlock(String(err?.stack ?? err))}`);
     console.error('gbatch: the journal stays consistent; a new run resumes from it. Please report this.');
     process.exitCode = 70;
   },

@@ -5,8 +5,9 @@ import { basename, dirname, extname, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { BUILTIN_PRICING, parsePricing, type PricingTable } from '../core/pricing.js';
 import { parseDeadline } from './deadline.js';
-import { helpText, parseOptions, UsageError, type ParsedOptions } from './options.js';
-import { RUN_DEFAULTS, RUN_OPTIONS } from './run-options.js';
+import { EXIT_CODES } from './exit-codes.js';
+import { helpText, parseOptions, UsageError, type OptionTable, type ParsedOptions } from './options.js';
+import { PLAN_OPTIONS, RUN_DEFAULTS, RUN_OPTIONS } from './run-options.js';
 
 export type RunFlags = ParsedOptions<typeof RUN_OPTIONS>;
 
@@ -57,7 +58,7 @@ function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== false)) as Partial<T>;
 }
 
-export function resolveJob(target: string | undefined, cli: RunFlags, now: Date): ResolvedJob {
+export function resolveJob(target: string | undefined, cli: Partial<RunFlags>, now: Date): ResolvedJob {
   if (!target) throw new UsageError('Expected a job file (jobs/<name>.json) or a manifest (.csv, .jsonl)');
   let name: string;
   let manifests: string[];
@@ -119,7 +120,7 @@ export function resolveJob(target: string | undefined, cli: RunFlags, now: Date)
 }
 
 /** `--budget` and `--no-budget` in one place contradict; the command line overrides the job file's choice. */
-function budgetFlags(flags: RunFlags, fromJob: Partial<RunFlags>, cli: RunFlags, target: string): RunFlags {
+function budgetFlags(flags: RunFlags, fromJob: Partial<RunFlags>, cli: Partial<RunFlags>, target: string): RunFlags {
   if (cli.budget !== undefined && cli['no-budget']) throw new UsageError('--budget and --no-budget contradict each other: give one');
   if (fromJob.budget !== undefined && fromJob['no-budget']) throw new UsageError(`${target}: job options 'budget' and 'no-budget' contradict each other`);
   const merged = { ...flags };
@@ -133,17 +134,38 @@ function relativeTo(jobFile: string, path: string): string {
 }
 
 /**
- * The argument handling `plan` and `run` share: their option table, `--help`, one job or manifest.
- * Undefined when help was printed (the command exits 0).
+ * The argument handling `plan` and `run` share: each its own option table and `--help`, one job or
+ * manifest. Undefined when help was printed (the command exits 0).
  */
 export function jobFromArgs(command: 'plan' | 'run', argv: string[], now: Date): ResolvedJob | undefined {
-  const { options, positionals } = parseOptions(RUN_OPTIONS, argv);
+  const table: OptionTable = command === 'plan' ? PLAN_OPTIONS : RUN_OPTIONS;
+  let parsed;
+  try {
+    parsed = parseOptions(table, argv);
+  } catch (err) {
+    throw runFlagGivenToPlan(command, argv) ?? err;
+  }
+  // Plan's table is a subset of run's: what it parsed are run flags.
+  const options = parsed.options as Partial<RunFlags>;
+  const { positionals } = parsed;
   if (options.help) {
-    process.stdout.write(`${helpText(command, '<job.json | manifest.csv | manifest.jsonl> [options]', RUN_OPTIONS)}\n`);
+    process.stdout.write(`${helpText(command, '<job.json | manifest.csv | manifest.jsonl> [options]', table, EXIT_CODES[command])}\n`);
     return undefined;
   }
   if (positionals.length > 1) throw new UsageError(`Expected one job or manifest, got ${positionals.length}: ${positionals.join(' ')}`);
   return resolveJob(positionals[0], options, now);
+}
+
+/** `plan --concurrency 4`: say that the flag belongs to `run`, not just that it is unknown. */
+function runFlagGivenToPlan(command: 'plan' | 'run', argv: string[]): UsageError | undefined {
+  if (command !== 'plan') return undefined;
+  for (const arg of argv) {
+    const name = /^--([a-z-]+)/.exec(arg)?.[1];
+    if (name !== undefined && name in RUN_OPTIONS && !(name in PLAN_OPTIONS)) {
+      return new UsageError(`\`--${name}\` is an option of \`gbatch run\`; plan does not use it (see gbatch plan --help)`);
+    }
+  }
+  return undefined;
 }
 
 export interface GatewayAccess { baseUrl: string; apiKey: string }

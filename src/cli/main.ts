@@ -1,4 +1,8 @@
 // The gbatch command line: dispatches to one module per command, loaded on demand.
+import { printable } from '../core/printable.js';
+
+// bin/gbatch.js prints an internal error's stack through it (the stack's message may quote outside text).
+export { printableBlock } from '../core/printable.js';
 import { JournalBusyError } from '../journal/lock.js';
 import { UsageError } from './options.js';
 
@@ -41,7 +45,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    process.stderr.write(`gbatch: unknown command '${name}'\n\n${usage()}\n`);
+    process.stderr.write(`gbatch: unknown command '${printable(name)}'\n\n${usage()}\n`);
     return 2;
   }
   const module = await command.load();
@@ -50,7 +54,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     // Every command's usage and configuration errors end the same way: one line, exit 2, nothing sent.
     if (err instanceof UsageError || err instanceof JournalBusyError) {
-      process.stderr.write(`gbatch ${name}: ${err.message}\n`);
+      process.stderr.write(`gbatch ${name}: ${printable(err.message)}\n`);
       return 2;
     }
     throw err;

@@ -1,4 +1,5 @@
-// The options `plan` and `run` share, in one typed table; defaults applied after job-file options merge.
+// The options of `run`, in one typed table (job files use the same names); `plan` takes a few of them.
+// Defaults are applied after job-file options merge.
 import { DEFAULT_DEADLINE_GRACE_S } from '../core/deadline.js';
 import type { OptionTable } from './options.js';
 
@@ -37,3 +38,19 @@ export const RUN_DEFAULTS = {
   'deadline-grace': DEFAULT_DEADLINE_GRACE_S,
   'journal-sync': 'full',
 } as const;
+
+/** The run flags `plan` uses: a new run flag stays out of plan's parsing and help unless added here. */
+export const PLAN_FLAG_NAMES = ['state', 'pricing', 'budget', 'no-budget', 'budget-may-overrun', 'json', 'help'] as const satisfies ReadonlyArray<keyof typeof RUN_OPTIONS>;
+
+type PlanFlagName = (typeof PLAN_FLAG_NAMES)[number];
+
+/** Help texts that read differently for `plan`. */
+const PLAN_HELP: Partial<Record<PlanFlagName, string>> = {
+  budget: 'USD: say whether the job fits (a run sends what fits and defers the rest)',
+  json: 'one JSON object on stdout (rows, errors, estimate, fits_budget, by_model)',
+};
+
+export const PLAN_OPTIONS = Object.fromEntries(PLAN_FLAG_NAMES.map((name) => {
+  const help = PLAN_HELP[name];
+  return [name, help === undefined ? RUN_OPTIONS[name] : { ...RUN_OPTIONS[name], help }];
+})) as { [K in PlanFlagName]: (typeof RUN_OPTIONS)[K] };

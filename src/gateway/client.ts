@@ -20,7 +20,7 @@ import { retryRead } from './read-retry.js';
 import { downloadToFile, type DownloadSource } from './download.js';
 import { GatewayHttpError, GatewayTransportError } from './errors.js';
 import { discard, exchange, headerValue, readText, trackRequestStart, type Exchange } from './http.js';
-import { createRedactor } from './redact.js';
+import { createRedactor, redactDeep, type Redactor } from './redact.js';
 import { normaliseTaskStatus, type TaskStatus } from './task-status.js';
 import { parseBaseUrl, parseHttpUrl, resolveRedirect } from './urls.js';
 
@@ -91,12 +91,15 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
 const USER_AGENT = 'gbatch/0.1';
 
-function parseJson(text: string): unknown {
+/** A body parsed, with the key redacted from every string and key in it: the rest of gbatch sees only this. */
+function parseJson(text: string, redact: Redactor): unknown {
+  let json: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    json = JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }
+  return redactDeep(json, redact);
 }
 
 export function createGatewayClient(options: GatewayClientOptions): GatewayClient {
@@ -181,8 +184,14 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     return answer;
   }
 
-  function httpError(answer: Answer, response: Exchange): GatewayHttpError {
+  /** The gateway's request id header, redacted like every text from the gateway. */
+  function requestIdOf(response: Exchange): string | undefined {
     const requestId = headerValue(response.headers, 'x-request-id') ?? headerValue(response.headers, 'x-oneapi-request-id');
+    return requestId === undefined ? undefined : redact(requestId);
+  }
+
+  function httpError(answer: Answer, response: Exchange): GatewayHttpError {
+    const requestId = requestIdOf(response);
     const retryAfterMs = answer.status === 429 ? parseRetryAfter(answer.retryAfter, clock.now()) : undefined;
     return GatewayHttpError.fromAnswer(answer, {
       redact,
@@ -213,12 +222,12 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     const decision = decideSubmission(kind, answer);
     switch (decision) {
       case 'accepted': {
-        const json = parseJson(answer.bodyText);
+        const json = parseJson(answer.bodyText, redact);
         return { kind: 'accepted', taskId: extractTaskId(json)!, body: json };
       }
       case 'completed': {
-        const requestId = headerValue(response.headers, 'x-request-id') ?? headerValue(response.headers, 'x-oneapi-request-id');
-        return { kind: 'completed', status: answer.status, body: parseJson(answer.bodyText), ...(requestId ? { requestId } : {}) };
+        const requestId = requestIdOf(response);
+        return { kind: 'completed', status: answer.status, body: parseJson(answer.bodyText, redact), ...(requestId ? { requestId } : {}) };
       }
       case 'retry': {
         counters.retries++;
@@ -246,7 +255,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     const response = await call('GET', apiUrl(path), { attempt, accept: 'application/json', signal });
     const answer = await answerOf(response);
     if (answer.status < 200 || answer.status >= 300) throw httpError(answer, response);
-    const json = parseJson(answer.bodyText);
+    const json = parseJson(answer.bodyText, redact);
     if (json === undefined) {
       throw new GatewayHttpError({ status: answer.status, gatewayEnvelope: false, message: `GET ${path} answered a body that is not JSON` });
     }

@@ -67,7 +67,8 @@ export class GatewayHttpError extends Error {
       if (read.param !== undefined) fields.param = redact(read.param);
       if (read.code !== undefined) fields.code = redact(read.code);
     } else {
-      const kind = answer.contentType ? answer.contentType.split(';')[0]!.trim() : 'no content type';
+      // The content type is the gateway's text too (a header can echo anything).
+      const kind = answer.contentType ? redact(answer.contentType.split(';')[0]!.trim()) : 'no content type';
       const snippet = clip(redact(answer.bodyText.replace(/<[^>]*>/g, ' ')), 200);
       fields.message = `answer without the gateway's error envelope (${kind})${snippet ? `: ${snippet}` : ''}`;
     }

@@ -5,6 +5,7 @@
 import { CsvError, parse, type Options } from 'csv-parse';
 import { LineCounter } from './line-counter.js';
 import { openManifestStream } from './manifest-file.js';
+import { Utf8Checker, type InvalidByte } from './utf8-check.js';
 
 /** Bounds the memory one runaway quoted cell can take before it is reported as an error. */
 export const MAX_CSV_RECORD_BYTES = 16 * 1024 * 1024;
@@ -29,6 +30,8 @@ export interface CsvRecord {
   startByte: number;
   /** Bytes from where this parse started to just after the record's line break. */
   endByte: number;
+  /** The record's first byte that is not UTF-8 (csv-parse decoded it as U+FFFD). */
+  invalidUtf8?: InvalidByte;
 }
 
 export type CsvEvent = { type: 'record'; record: CsvRecord } | { type: 'syntax-error'; error: CsvError };
@@ -46,6 +49,22 @@ export async function* csvRecords(file: string, startOffset: number): AsyncGener
     if (err) failure ??= err;
     resolve();
   };
+  const utf8 = new Utf8Checker();
+  // Invalid bytes found but not yet placed in a record, in file order (usually none).
+  let invalid: InvalidByte[] = [];
+  let nextInvalid = 0;
+  const invalidBefore = (start: number, end: number): InvalidByte | undefined => {
+    let first: InvalidByte | undefined;
+    while (nextInvalid < invalid.length && invalid[nextInvalid]!.offset < end) {
+      const candidate = invalid[nextInvalid++]!;
+      if (candidate.offset >= start) first ??= candidate;
+    }
+    if (nextInvalid === invalid.length) {
+      invalid = [];
+      nextInvalid = 0;
+    }
+    return first;
+  };
   const parser = parse(PARSE_OPTIONS);
   parser.on('error', (err) => settle(err, () => {}));
   // A flowing stream with an empty buffer emits each record synchronously from inside `write`,
@@ -59,17 +78,27 @@ export async function* csvRecords(file: string, startOffset: number): AsyncGener
       return;
     }
     const endByte = parser.info.bytes;
-    ready.push({ type: 'record', record: { cells: record, endLine: lines.lineEndingAt(endByte), startByte: previousEnd, endByte } });
+    const csvRecord: CsvRecord = { cells: record, endLine: lines.lineEndingAt(endByte), startByte: previousEnd, endByte };
+    if (invalid.length > 0) {
+      const invalidUtf8 = invalidBefore(previousEnd, endByte);
+      if (invalidUtf8 !== undefined) csvRecord.invalidUtf8 = invalidUtf8;
+    }
+    ready.push({ type: 'record', record: csvRecord });
     previousEnd = endByte;
   });
   try {
     for await (const chunk of input as AsyncIterable<Buffer>) {
       lines.feed(chunk);
+      // Checked before the parser sees the chunk: its records are emitted from inside write().
+      const found = utf8.feed(chunk);
+      if (found.length > 0) invalid.push(...found);
       await new Promise<void>((resolve) => parser.write(chunk, (err) => settle(err, resolve)));
       if (ready.length > 0) yield ready.splice(0);
       if (failure !== undefined) break;
     }
     if (failure === undefined) {
+      const last = utf8.end();
+      if (last) invalid.push(last);
       await new Promise<void>((resolve) => parser.end((err?: Error | null) => settle(err, resolve)));
       if (ready.length > 0) yield ready.splice(0);
     }

@@ -11,6 +11,7 @@ import { registerHandedOver, type RowDeferral } from './deferred-row.js';
 import { asManifestFileError } from './manifest-file.js';
 import { finishRow, IdRegistry } from './row-assembly.js';
 import { truncateRaw, type ManifestEntry, type RowIssue } from './types.js';
+import { invalidUtf8Reason, type InvalidByte } from './utf8-check.js';
 
 /** With `deferral`, the data rows it wants are handed to it instead of judged and yielded. */
 export async function* readCsv(file: string, pricing: PricingTable, deferral?: RowDeferral): AsyncGenerator<ManifestEntry> {
@@ -41,7 +42,7 @@ async function* readRecords(
             syntaxError = event.error;
             break;
           }
-          const { cells, endLine, startByte, endByte } = event.record;
+          const { cells, endLine, startByte, endByte, invalidUtf8 } = event.record;
           const from = startOffset + startByte;
           const to = startOffset + endByte;
           const raw = (): string => texts.record(from, to);
@@ -49,12 +50,21 @@ async function* readRecords(
           goodUntilOffset = startOffset + endByte;
           goodUntilLine = linesBefore + endLine;
           if (header === undefined) {
+            if (invalidUtf8 !== undefined) {
+              yield headerError(file, line, raw(), [{ reason: invalidUtf8Reason(invalidUtf8) }]);
+              return;
+            }
             const read = readCsvHeader(cells);
             if (!read.header) {
               yield headerError(file, line, raw(), read.issues);
               return;
             }
             header = read.header;
+            continue;
+          }
+          if (invalidUtf8 !== undefined) {
+            const draft = draftFromCsvRecord(header, cells, line, raw);
+            yield finishRow(file, { ...draft, issues: [encodingIssue(header.names, cells, invalidUtf8), ...draft.issues] }, ids, pricing);
             continue;
           }
           if (deferral?.wants()) {
@@ -86,6 +96,12 @@ async function* readRecords(
     startOffset = broken.nextOffset;
     linesBefore = line;
   }
+}
+
+/** The column that holds the replacement characters, when it is one column. */
+function encodingIssue(names: readonly string[], cells: readonly string[], invalid: InvalidByte): RowIssue {
+  const columns = cells.flatMap((cell, i) => (cell.includes('\ufffd') && names[i] !== undefined ? [names[i]!] : []));
+  return { ...(columns.length === 1 ? { field: columns[0]! } : {}), reason: invalidUtf8Reason(invalid) };
 }
 
 function lineBreaksIn(cells: readonly string[]): number {

@@ -1,4 +1,5 @@
 // What reading a manifest yields: one entry per row the user wrote, valid or not.
+import { printable } from '../core/printable.js';
 import type { ItemKind } from '../core/states.js';
 
 export interface ManifestRow {
@@ -43,5 +44,6 @@ export function quote(value: string): string {
 export function formatRowError(e: RowError): string {
   const row = e.id === undefined ? '' : ` row ${quote(e.id)}`;
   const field = e.field === undefined ? '' : ` field ${quote(e.field)}`;
-  return `${e.file}:${e.line}${row}${field}: ${e.reason}`;
+  // One line on a terminal: the file name, the id and the reason may all hold text from the manifest.
+  return printable(`${e.file}:${e.line}${row}${field}: ${e.reason}`);
 }

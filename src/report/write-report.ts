@@ -1,6 +1,7 @@
 // Renders the reconciliation as table, json or csv, streaming the items so a large journal fits.
 import type { Journal } from '../journal/index.js';
 import { reportHeader, reportItem, type ReportHeader, type ReportItem } from './model.js';
+import { printable } from '../core/printable.js';
 import { renderTable, usd, type Cell } from './table.js';
 
 export type ReportFormat = 'table' | 'json' | 'csv';
@@ -73,7 +74,7 @@ export function renderReportTable(journal: Journal, header: ReportHeader, maxIte
   const states = Object.entries(totals.by_state).map(([s, n]) => `${s} ${n}`).join(', ');
   const more = totals.items > maxItems ? `\n(${totals.items - maxItems} more rows: gbatch report --format csv)` : '';
   return [
-    `Job ${header.job}: ${totals.items} item(s): ${states || 'none'}`,
+    `Job ${printable(header.job)}: ${totals.items} item(s): ${states || 'none'}`,
     '',
     items + more,
     '',

@@ -33,6 +33,8 @@ describe('GatewayHttpError.fromAnswer', () => {
       { redact, requestId: 'sk-live-123456' },
     );
     expect(JSON.stringify(error) + error.message).not.toContain('sk-live-123456');
+    const page = GatewayHttpError.fromAnswer({ status: 502, bodyText: '<p>key sk-live-123456</p>', contentType: 'text/sk-live-123456; a=b' }, { redact });
+    expect(page.message).toBe("502 answer without the gateway's error envelope (text/[redacted]): key [redacted]");
   });
 });
 

@@ -1,12 +1,23 @@
 // `npm start`: the demo job end to end against an embedded simulator, so a new user sees the whole product.
 import { rmSync } from 'node:fs';
 import { startSimulator } from '../../sim/index.js';
+import { EXIT_CODES } from '../exit-codes.js';
+import { helpText, type OptionTable } from '../options.js';
 import { run as runCommand } from './run.js';
+
+/** Demo's own flag; any other option is passed to the demo's `gbatch run`. */
+export const DEMO_OPTIONS = {
+  help: { type: 'boolean', short: 'h', help: 'show this help (other options are passed to `gbatch run`, see gbatch run --help)' },
+} as const satisfies OptionTable;
 
 const DEMO_KEY = 'sk-sim-demo';
 const DEMO_STATE = 'state/demo.db';
 
 export async function run(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${helpText('demo', '[run options]', DEMO_OPTIONS, EXIT_CODES.demo)}\n`);
+    return 0;
+  }
   const sim = await startSimulator({
     accounts: [{ key: DEMO_KEY, balanceUsd: 100 }],
     taskSeconds: 3,

@@ -4,6 +4,7 @@ import { DEFAULT_MAX_OUTPUT_TOKENS } from '../../core/estimate.js';
 import { roundUsd } from '../../core/money.js';
 import { budgetInForce } from '../../core/job-budget.js';
 import { Journal } from '../../journal/index.js';
+import { printable } from '../../core/printable.js';
 import { formatRowError } from '../../manifest/types.js';
 import { PlanAgainstJournal } from '../../pipeline/plan-journal.js';
 import { scanManifests, estimateResolution } from '../../pipeline/scan-manifests.js';
@@ -77,7 +78,7 @@ async function plan(job: ResolvedJob, journal: Journal | undefined): Promise<num
       },
     });
   } catch (err) {
-    process.stderr.write(`gbatch plan: ${(err as Error).message}\n`);
+    process.stderr.write(`gbatch plan: ${printable((err as Error).message)}\n`);
     return 2;
   }
   const conflicts = standing.problems();
@@ -107,11 +108,11 @@ async function plan(job: ResolvedJob, journal: Journal | undefined): Promise<num
     })}\n`);
     return exitCode;
   }
-  for (const line of [...errors, ...conflicts]) process.stderr.write(`${line}\n`);
+  for (const line of [...errors, ...conflicts]) process.stderr.write(`${printable(line)}\n`);
   if (errorCount > errors.length) process.stderr.write(`... ${errorCount - errors.length} more error(s)\n`);
   const out: string[] = [];
-  out.push(`Plan for ${job.name}: ${summary.rows} row(s) in ${job.manifests.join(', ')}; ${summary.valid} valid, ${summary.invalid} invalid`);
-  out.push(`Pricing: ${job.pricingSource}`);
+  out.push(`Plan for ${printable(job.name)}: ${summary.rows} row(s) in ${printable(job.manifests.join(', '))}; ${summary.valid} valid, ${summary.invalid} invalid`);
+  out.push(`Pricing: ${printable(job.pricingSource)}`);
   if (rows.length > 0) {
     out.push('', renderTable(['id', 'kind', 'model', 'resolution', 'estimate', 'can bill up to'], rows, new Set([4, 5])));
     if (summary.valid > rows.length) out.push(`(${summary.valid - rows.length} more rows)`);
@@ -123,7 +124,7 @@ async function plan(job: ResolvedJob, journal: Journal | undefined): Promise<num
   out.push('', `Estimated total: ${usd(roundUsd(total.usd))}; the gateway can bill up to ${usd(roundUsd(total.max))} `
     + '(video at the dearest final resolution the model lists; chat with every request byte a token and the whole output cap)');
   if (journal) {
-    out.push(`Journal ${job.statePath}: spent ${usd(spend.actualUsd)}, reserved ${usd(spend.reservedUsd)}; `
+    out.push(`Journal ${printable(job.statePath)}: spent ${usd(spend.actualUsd)}, reserved ${usd(spend.reservedUsd)}; `
       + `${remaining.rows} row(s) still to send: estimate ${usd(roundUsd(remaining.usd))}, can bill up to ${usd(roundUsd(remaining.max))}`);
   }
   if (budget !== undefined) {

@@ -4,9 +4,10 @@ import { Journal } from '../../journal/index.js';
 import { reportHeader } from '../../report/model.js';
 import { writeReport, type ReportFormat } from '../../report/write-report.js';
 import { locateJournal } from '../locate-journal.js';
+import { EXIT_CODES } from '../exit-codes.js';
 import { helpText, parseOptions, UsageError, type OptionTable } from '../options.js';
 
-const OPTIONS = {
+export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: state/<job>.db, or the only journal in state/)' },
   format: { type: 'string', choices: ['table', 'json', 'csv', 'html'], default: 'table', help: 'output format' },
   output: { type: 'string', help: 'write to this file (atomically) instead of stdout' },
@@ -16,7 +17,7 @@ const OPTIONS = {
 export async function run(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions(OPTIONS, argv);
   if (options.help) {
-    process.stdout.write(`${helpText('report', '[job] [--state F] [--format table|json|csv|html] [--output F]', OPTIONS)}\n`);
+    process.stdout.write(`${helpText('report', '[job] [--state F] [--format table|json|csv|html] [--output F]', OPTIONS, EXIT_CODES.report)}\n`);
     return 0;
   }
   if (options.format === 'html') throw new UsageError('--format html is not available yet (a later release brings it); use table, json or csv');

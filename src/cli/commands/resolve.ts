@@ -4,9 +4,10 @@ import { GatewayHttpError } from '../../gateway/errors.js';
 import { gatewayAccess } from '../job.js';
 import { journalAndIds } from '../locate-journal.js';
 import { resolveAll } from '../resolve-all.js';
+import { EXIT_CODES } from '../exit-codes.js';
 import { helpText, parseOptions, UsageError, type OptionTable } from '../options.js';
 
-const OPTIONS = {
+export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },
   'task-id': { type: 'string', help: 'attach the task the operator found: the next run polls and downloads it' },
   resubmit: { type: 'boolean', help: 'send the item again on purpose (a duplicate may be billed)' },
@@ -20,7 +21,7 @@ const OPTIONS = {
 export async function run(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions(OPTIONS, argv);
   if (options.help) {
-    process.stdout.write(`${helpText('resolve', '(<job> | --state F) (<item-id> (--task-id T | --resubmit | --abandon) | --all-uncertain (--resubmit | --abandon))', OPTIONS)}\n`);
+    process.stdout.write(`${helpText('resolve', '(<job> | --state F) (<item-id> (--task-id T | --resubmit | --abandon) | --all-uncertain (--resubmit | --abandon))', OPTIONS, EXIT_CODES.resolve)}\n`);
     return 0;
   }
   if (options['all-uncertain']) return resolveAll(options, positionals);

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { printable } from '../../core/printable.js';
 import { Journal } from '../../journal/index.js';
 import { formatRowError } from '../../manifest/types.js';
 import type { RunEvents } from '../../pipeline/context.js';
@@ -24,8 +25,8 @@ export async function run(argv: string[]): Promise<number> {
 async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: string }): Promise<number> {
   const { flags } = job;
   const events = new EventEmitter<RunEvents>();
-  events.on('log', (line) => process.stderr.write(`[gbatch] ${line}\n`));
-  if (!flags.quiet) events.on('progress', (p) => process.stderr.write(`${progressLine(p, Date.now())}\n`));
+  events.on('log', (line) => process.stderr.write(`[gbatch] ${printable(line)}\n`));
+  if (!flags.quiet) events.on('progress', (p) => process.stderr.write(`${printable(progressLine(p, Date.now()))}\n`));
   const signals = installSignals();
   let result: RunResult;
   try {
@@ -69,7 +70,7 @@ async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: stri
       for (const e of entry.errors) process.stderr.write(`${formatRowError(e)}\n`);
     }
     if (result.ingest.invalidCount > 50) process.stderr.write(`... and more: run \`gbatch plan ${job.source}\` for the full list\n`);
-    for (const problem of result.ingest.problems) process.stderr.write(`gbatch run: ${problem}\n`);
+    for (const problem of result.ingest.problems) process.stderr.write(`gbatch run: ${printable(problem)}\n`);
     process.stderr.write('gbatch run: nothing was sent\n');
   }
   if (signals.interrupt.aborted) result = { ...result, exitCode: result.exitCode === 0 ? 75 : result.exitCode };

@@ -1,5 +1,6 @@
 // `gbatch sim`: serves the embedded gateway simulator until SIGINT or SIGTERM.
 
+import { EXIT_CODES } from '../exit-codes.js';
 import { helpText, UsageError } from '../options.js';
 import { startSimulator } from '../../sim/index.js';
 import { SIM_OPTIONS, simOptionsFromArgs } from '../../sim/cli-options.js';
@@ -14,7 +15,7 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   if (parsed.help) {
-    process.stdout.write(`${helpText('sim', '[options]', SIM_OPTIONS)}\n`);
+    process.stdout.write(`${helpText('sim', '[options]', SIM_OPTIONS, EXIT_CODES.sim)}\n`);
     return 0;
   }
   let sim;

@@ -1,13 +1,15 @@
+import { printable } from '../../core/printable.js';
 import { Journal } from '../../journal/index.js';
 import { reportHeader } from '../../report/model.js';
 import { usd } from '../../report/table.js';
 import { journalArg, uncertainAdvice } from '../advice.js';
 import { lastRunLines, lastRunView } from '../last-run.js';
 import { locateJournal } from '../locate-journal.js';
+import { EXIT_CODES } from '../exit-codes.js';
 import { helpText, parseOptions, type OptionTable } from '../options.js';
 import { uncertainRows } from '../uncertain-rows.js';
 
-const OPTIONS = {
+export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: state/<job>.db, or the only journal in state/)' },
   json: { type: 'boolean', help: 'print one JSON object' },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
@@ -18,7 +20,7 @@ const ATTENTION_LIMIT = 20;
 export async function run(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions(OPTIONS, argv);
   if (options.help) {
-    process.stdout.write(`${helpText('status', '[job] [--state F] [--json]', OPTIONS)}\n`);
+    process.stdout.write(`${helpText('status', '[job] [--state F] [--json]', OPTIONS, EXIT_CODES.status)}\n`);
     return 0;
   }
   const file = locateJournal(options.state, positionals[0]);
@@ -77,7 +79,8 @@ export async function run(argv: string[]): Promise<number> {
       if (counts[state] > items.length) lines.push(`  ... ${counts[state] - items.length} more (gbatch report --format csv)`);
     }
     lines.push(...lastRunLines(lastRun));
-    process.stdout.write(`${lines.join('\n')}\n`);
+    // Ids, task ids, errors and the job name come from outside: each line printed as one printable line.
+    process.stdout.write(`${lines.map(printable).join('\n')}\n`);
     return 0;
   } finally {
     journal.close();

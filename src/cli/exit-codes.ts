@@ -1,0 +1,40 @@
+// What each command's exit codes mean, as its `--help` ends. One list per command, kept beside the
+// option tables so a new code is documented where the commands are.
+
+export type ExitCodeList = ReadonlyArray<readonly [code: number, meaning: string]>;
+
+const INTERNAL = [70, 'internal error (a bug): its stack is on stderr; the journal stays consistent'] as const;
+const USAGE = [2, 'usage or configuration error: one line on stderr naming the file and the cause'] as const;
+
+export const EXIT_CODES = {
+  plan: [
+    [0, 'every row is valid'],
+    [2, 'some row is invalid (each listed as file:line), or a usage or configuration error'],
+    INTERNAL,
+  ],
+  run: [
+    [0, 'done: every item is finished'],
+    [1, 'finished, but some items failed or were rejected (or were invalid, with --skip-invalid)'],
+    [2, 'usage or configuration error, or an invalid manifest: nothing was sent; or the gateway refused the API key (401)'],
+    [3, 'stopped by --budget or by the gateway\'s balance (402): some items are deferred'],
+    [4, 'some items are uncertain (the gateway may have them): decide with `gbatch resolve`'],
+    [75, 'work is still in flight or was stopped early (--no-wait, --deadline, a signal): run again later'],
+    INTERNAL,
+    [-1, 'when several apply: 4 > 3 > 75 > 1 > 0'],
+  ],
+  status: [[0, 'the status was printed'], USAGE, INTERNAL],
+  report: [[0, 'the report was written'], USAGE, INTERNAL],
+  resolve: [
+    [0, 'the decision is recorded in the journal'],
+    [2, 'usage error, an item not in a state for that decision, or a --task-id the gateway does not know'],
+    INTERNAL,
+  ],
+  sim: [[0, 'stopped by SIGINT or SIGTERM'], [1, 'could not start (the port is in use)'], [2, 'usage error']],
+  demo: [[-1, 'those of `gbatch run` (see `gbatch run --help`)']],
+} as const satisfies Record<string, ExitCodeList>;
+
+export type CommandName = keyof typeof EXIT_CODES;
+
+export function exitCodesText(list: ExitCodeList): string {
+  return ['Exit codes:', ...list.map(([code, meaning]) => `  ${code < 0 ? '' : String(code)}`.padEnd(6) + meaning)].join('\n');
+}
