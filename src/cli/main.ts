@@ -1,4 +1,5 @@
 // The gbatch command line: dispatches to one module per command, loaded on demand.
+import { ConfigError } from '../core/config-error.js';
 import { JournalBusyError } from '../journal/lock.js';
 import { UsageError } from './options.js';
 
@@ -48,7 +49,7 @@ export async function main(argv: string[]): Promise<number> {
     return await module.run(rest);
   } catch (err) {
     // Every command's usage and configuration errors end the same way: one line, exit 2, nothing sent.
-    if (err instanceof UsageError || err instanceof JournalBusyError) {
+    if (err instanceof UsageError || err instanceof ConfigError || err instanceof JournalBusyError) {
       process.stderr.write(`gbatch ${name}: ${err.message}\n`);
       return 2;
     }

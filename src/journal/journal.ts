@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { ITEM_STATES, transition, type ItemEvent, type ItemState } from '../core/states.js';
 import { roundUsd } from '../core/money.js';
 import { migrate } from './schema.js';
+import { journalOpenError } from './open-error.js';
 import { patchColumns, rowToItem, type Item, type ItemPatch, type ItemRow } from './item.js';
 import { RunnerLock } from './lock.js';
 
@@ -83,20 +84,24 @@ export class Journal {
     this.syncWal = options.syncWal ?? fsyncWalFile;
     if (!options.readonly) mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
-    if (!options.readonly) {
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma(`synchronous = ${options.sync === 'off' ? 'OFF' : 'FULL'}`);
-    }
-    this.db.pragma('busy_timeout = 5000');
-    this.db.pragma('foreign_keys = ON');
     try {
+      if (!options.readonly) {
+        this.db.pragma('journal_mode = WAL');
+        this.db.pragma(`synchronous = ${options.sync === 'off' ? 'OFF' : 'FULL'}`);
+      }
+      this.db.pragma('busy_timeout = 5000');
+      this.db.pragma('foreign_keys = ON');
       if (!options.readonly) migrate(this.db, file);
+      this.lock = new RunnerLock(this.db, this.clock);
+      this.stmt = this.prepareStatements();
     } catch (err) {
       this.db.close();
       throw err;
     }
-    this.lock = new RunnerLock(this.db, this.clock);
-    this.stmt = {
+  }
+
+  private prepareStatements(): Journal['stmt'] {
+    return {
       get: this.db.prepare('SELECT * FROM items WHERE id = ?'),
       head: this.db.prepare('SELECT state, reserved_usd, actual_usd FROM items WHERE id = ?'),
       event: this.db.prepare('INSERT INTO events (item_id, at, event, from_state, to_state, detail) VALUES (?, ?, ?, ?, ?, ?)'),
@@ -106,8 +111,13 @@ export class Journal {
     };
   }
 
+  /** Opens (or creates) the journal; a path that cannot be one throws a ConfigError naming it. */
   static open(file: string, options: JournalOptions = {}): Journal {
-    return new Journal(file, options);
+    try {
+      return new Journal(file, options);
+    } catch (err) {
+      throw journalOpenError(file, err) ?? err;
+    }
   }
 
   close(): void {

@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../core/clock.js';
 import type { PricingTable } from '../core/pricing.js';
 import type { ItemState } from '../core/states.js';
 import { createGatewayClient, type GatewayClient } from '../gateway/client.js';
+import { preflightRun } from '../io/preflight.js';
 import { CommitQueue, HEARTBEAT_MS, Journal, type LockTakeover } from '../journal/index.js';
 import { BudgetGuard } from './budget-guard.js';
 import type { RunContext, RunEvents, RunSettings } from './context.js';
@@ -63,7 +64,15 @@ export interface RunResult {
 export async function runJob(config: RunConfig): Promise<RunResult> {
   const clock = config.clock ?? systemClock;
   const events = config.events ?? new EventEmitter<RunEvents>();
-  const journal = Journal.open(config.statePath, { clock, sync: config.journalSync ?? 'full', ...(config.syncWal ? { syncWal: config.syncWal } : {}) });
+  // Before the journal exists or changes and before any request: a path that cannot be used is exit 2.
+  const preflight = preflightRun({ manifests: config.manifests, statePath: config.statePath, ...(config.ingestOnly ? {} : { outDir: config.settings.outDir }) });
+  let journal: Journal;
+  try {
+    journal = Journal.open(config.statePath, { clock, sync: config.journalSync ?? 'full', ...(config.syncWal ? { syncWal: config.syncWal } : {}) });
+  } catch (err) {
+    preflight.undo();
+    throw err;
+  }
   let heartbeat: NodeJS.Timeout | undefined;
   try {
     const takeover = journal.lock.acquire(config.statePath);
