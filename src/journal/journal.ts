@@ -91,7 +91,16 @@ export class Journal {
       }
       this.db.pragma('busy_timeout = 5000');
       this.db.pragma('foreign_keys = ON');
-      if (!options.readonly) migrate(this.db, file);
+      if (!options.readonly) {
+        migrate(this.db, file);
+        // SQLite opens a file it cannot write read-only without a word; find out now, not at the first write.
+        this.db.exec('BEGIN IMMEDIATE');
+        try {
+          this.db.pragma(`user_version = ${this.db.pragma('user_version', { simple: true }) as number}`);
+        } finally {
+          this.db.exec('ROLLBACK');
+        }
+      }
       this.lock = new RunnerLock(this.db, this.clock);
       this.stmt = this.prepareStatements();
     } catch (err) {

@@ -1,6 +1,7 @@
 // Why a journal could not be opened, in one place for every command: a path that is not a journal, a
 // read-only one, a directory. These are the operator's configuration (exit 2), not bugs.
-import { statSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { ConfigError, describeErrno, errnoOf } from '../core/config-error.js';
 
 const SQLITE_CAUSES: ReadonlyArray<[RegExp, string]> = [
@@ -20,6 +21,8 @@ export function journalOpenError(file: string, err: unknown): ConfigError | unde
   const code = (err as { code?: unknown } | null)?.code;
   const message = err instanceof Error ? err.message : '';
   if (typeof code === 'string') {
+    const unwritable = /^SQLITE_(READONLY|CANTOPEN)/.test(code) ? writeRefusal(file) : undefined;
+    if (unwritable) return new ConfigError(`${file}: cannot use the journal: ${unwritable}`, { cause: err });
     for (const [pattern, cause] of SQLITE_CAUSES) {
       if (pattern.test(code)) return new ConfigError(`${file}: cannot use the journal: ${cause}`, { cause: err });
     }
@@ -36,4 +39,16 @@ function isDirectory(file: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Why the journal or its directory cannot be written (read-only file system, permissions), if it cannot. */
+function writeRefusal(file: string): string | undefined {
+  for (const path of existsSync(file) ? [file, dirname(file)] : [dirname(file)]) {
+    try {
+      accessSync(path, constants.W_OK);
+    } catch (err) {
+      return `${path === file ? 'the file' : `its directory ${path}`} cannot be written: ${describeErrno(err)}`;
+    }
+  }
+  return undefined;
 }
