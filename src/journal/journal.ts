@@ -8,6 +8,7 @@ import { migrate } from './schema.js';
 import { journalOpenError } from './open-error.js';
 import { patchColumns, rowToItem, type Item, type ItemPatch, type ItemRow } from './item.js';
 import { RunnerLock } from './lock.js';
+import { ResultRows } from './result-rows.js';
 
 export interface JournalOptions {
   clock?: { now(): number };
@@ -53,17 +54,12 @@ export class StaleTransitionError extends Error {
 
 export interface Spend { reservedUsd: number; actualUsd: number }
 
-export interface AnswerRow {
-  seq: number; id: string; state: ItemState; response: string | null; response_status: number | null;
-  request_id: string | null; last_error: string | null;
-}
-
 export class Journal {
   readonly db: Database.Database;
   readonly lock: RunnerLock;
   private readonly clock: { now(): number };
   private readonly updateCache = new Map<string, Database.Statement>();
-  private readonly answerPages = new Map<string, Database.Statement>();
+  private resultRows: ResultRows | undefined;
   private spendCache: Spend | undefined;
   private readonly syncMode: 'full' | 'off';
   private readonly syncWal: (walPath: string) => void;
@@ -211,30 +207,9 @@ export class Journal {
     }
   }
 
-  /**
-   * One page of the stored answers of text items, as raw JSON text, in manifest order after
-   * `afterSeq`: results.jsonl is rebuilt from these without parsing and re-serialising every body.
-   */
-  answersAfter(states: readonly ItemState[], afterSeq: number, limit: number): AnswerRow[] {
-    const marks = states.map(() => '?').join(', ');
-    let page = this.answerPages.get(marks);
-    if (!page) {
-      page = this.db.prepare(`SELECT seq, id, state, response, response_status, request_id, last_error FROM items
-        WHERE seq > ? AND kind IN ('chat', 'responses') AND state IN (${marks}) ORDER BY seq LIMIT ?`);
-      this.answerPages.set(marks, page);
-    }
-    return page.all(afterSeq, ...states, limit) as AnswerRow[];
-  }
-
-  /**
-   * The manifest position of the first text item whose results line may still appear or change
-   * (one in a state other than `stable`), or undefined when there is none.
-   */
-  firstUnsettledAnswerSeq(stable: readonly ItemState[]): number | undefined {
-    const open = ITEM_STATES.filter((state) => !stable.includes(state));
-    const row = this.db.prepare(`SELECT MIN(seq) AS seq FROM items
-      WHERE kind IN ('chat', 'responses') AND state IN (${open.map(() => '?').join(', ')})`).get(...open) as { seq: number | null };
-    return row.seq ?? undefined;
+  /** The rows results.jsonl is rebuilt from. */
+  get results(): ResultRows {
+    return (this.resultRows ??= new ResultRows(this.db));
   }
 
   /**

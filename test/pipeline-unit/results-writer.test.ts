@@ -17,11 +17,12 @@ function submitted(count: number) {
   ingest(journal, ids.map((id) => entry(id)));
   journal.apply(ids.map((id) => submitChange(journal.get(id)!)));
   const hooks = { rebuilds: 0, duringRebuild: (_first: boolean): void => {} };
-  const page = journal.answersAfter.bind(journal);
-  journal.answersAfter = (states, afterSeq, limit) => {
+  const rows = journal.results;
+  const page = rows.page.bind(rows);
+  rows.page = (afterSeq, limit) => {
     if (afterSeq === 0) hooks.rebuilds++;
     hooks.duringRebuild(afterSeq === 0);
-    return page(states, afterSeq, limit);
+    return page(afterSeq, limit);
   };
   const outDir = join(tmp.dir(), 'out');
   const ctx = { journal, commits: new CommitQueue(journal), settings: { outDir }, events: new EventEmitter<RunEvents>() } as unknown as RunContext;
