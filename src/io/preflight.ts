@@ -2,7 +2,7 @@
 // directories of the journal and of the outputs can be created and written. A refusal is a ConfigError
 // naming the path and the cause, and leaves behind no directory this check created.
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError, describeErrno } from '../core/config-error.js';
 
@@ -72,7 +72,7 @@ export function checkWritableDir(dir: string, what: string, created: string[] = 
     const first = mkdirSync(dir, { recursive: true });
     if (first !== undefined) created.push(resolve(first));
   } catch (err) {
-    throw refuse(err);
+    throw refuse(trueMkdirError(dir, err));
   }
   let stats;
   try {
@@ -99,4 +99,21 @@ export function checkWritableDir(dir: string, what: string, created: string[] = 
       }
     }
   }
+}
+
+/**
+ * A recursive mkdir reports ENOENT for a parent it could not create (on a read-only file system, say);
+ * the first missing directory's own mkdir tells the real cause.
+ */
+function trueMkdirError(dir: string, err: unknown): unknown {
+  if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return err;
+  let missing = resolve(dir);
+  while (dirname(missing) !== missing && !existsSync(dirname(missing))) missing = dirname(missing);
+  try {
+    mkdirSync(missing);
+    rmSync(missing, { recursive: true, force: true });
+  } catch (first) {
+    return first;
+  }
+  return err;
 }

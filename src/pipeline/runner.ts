@@ -13,6 +13,7 @@ import { exitCodeFor, EXIT } from './exit-code.js';
 import { ingestManifests, type IngestOutcome } from './ingest-manifests.js';
 import { Poller } from './poller.js';
 import { recoverJournal, type Recovery } from './recover.js';
+import { OutputStop, type OutputFailure } from './output-stop.js';
 import { ResultsWriter } from './results-writer.js';
 import { Submitter, type SubmitStopReason } from './submitter.js';
 
@@ -51,7 +52,9 @@ export interface RunResult {
   ingest?: IngestOutcome;
   recovery?: Recovery;
   takeover?: LockTakeover;
-  stopReason: SubmitStopReason | 'interrupted' | 'deadline' | 'no-wait' | 'ingested' | undefined;
+  stopReason: SubmitStopReason | 'interrupted' | 'deadline' | 'no-wait' | 'ingested' | 'output' | undefined;
+  /** The write that stopped the run (disk full, read-only, no permission), if one did. */
+  outputFailure?: OutputFailure;
   spend: { reservedUsd: number; actualUsd: number };
   budgetUsd?: number;
   polls: number;
@@ -159,8 +162,9 @@ async function drive(
   ticker.unref();
   cleanups.push(() => clearInterval(ticker));
 
-  const downloader = new Downloader(ctx);
-  const results = new ResultsWriter(ctx);
+  const outputs = new OutputStop(ctx);
+  const downloader = new Downloader(ctx, outputs);
+  const results = new ResultsWriter(ctx, undefined, undefined, outputs);
   const poller = new Poller(ctx, (item) => downloader.add(item));
   const submitter = new Submitter(ctx, {
     accepted: (item) => poller.add(item),
@@ -199,12 +203,14 @@ async function drive(
     journal.syncDeferred(); // what the results, the report and the exit code say is on disk first
     await results.close();
     const counts = journal.counts();
-    const stoppedEarly = stopReason !== undefined || submitter.exhaustedCount > 0;
+    const outputFailure = outputs.failure;
+    const stoppedEarly = stopReason !== undefined || submitter.exhaustedCount > 0 || outputFailure !== undefined;
     return {
       // A refused key is bad configuration (exit 2), whatever else the counts say.
-      exitCode: submitter.reason === 'auth' || poller.authRefused ? EXIT.usage : exitCodeFor({ counts, stoppedEarly }),
+      exitCode: submitter.reason === 'auth' || poller.authRefused ? EXIT.usage : outputExitCode(exitCodeFor({ counts, stoppedEarly }), outputFailure),
       counts, ingest, recovery, takeover,
-      stopReason: poller.authRefused ? 'auth' : submitter.reason ?? stopReason,
+      ...(outputFailure ? { outputFailure } : {}),
+      stopReason: poller.authRefused ? 'auth' : outputFailure ? 'output' : submitter.reason ?? stopReason,
       spend: journal.spend(), budgetUsd: config.budgetUsd,
       polls: poller.pollCount, downloadFailures: downloader.failedCount, exhaustedRetries: submitter.exhaustedCount,
       journalCommits: ctx.commits.commitCount,
@@ -212,6 +218,17 @@ async function drive(
   } finally {
     for (const cleanup of cleanups) cleanup();
   }
+}
+
+/**
+ * After a failed write the outputs are behind the journal, so the run is never "done" (0/1): 75 to come
+ * back once there is room, 2 for a path that is plainly wrong; an uncertain row (4) or the budget (3) still
+ * outranks 75.
+ */
+function outputExitCode(code: number, failure: OutputFailure | undefined): number {
+  if (!failure) return code;
+  if (failure.exitCode === EXIT.usage) return EXIT.usage;
+  return code === EXIT.ok || code === EXIT.someFailed ? EXIT.inFlight : code;
 }
 
 /** Every request in flight listens on these signals: thousands of listeners are expected, not a leak. */
