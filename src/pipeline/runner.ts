@@ -42,6 +42,8 @@ export interface RunConfig {
   progressIntervalMs?: number;
   events?: EventEmitter<RunEvents>;
   gateway?: GatewayClient;
+  /** The most bytes of one answer read into memory (see createGatewayClient). */
+  maxResponseBytes?: number;
   /** Ingest the manifests into the journal and stop: nothing is sent. */
   ingestOnly?: boolean;
 }
@@ -104,6 +106,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     const { concurrency, pollConcurrency, downloadConcurrency } = config.settings;
     const gateway = config.gateway ?? createGatewayClient({
       baseUrl: config.baseUrl, apiKey: config.apiKey, clock, random: config.random,
+      ...(config.maxResponseBytes !== undefined ? { maxResponseBytes: config.maxResponseBytes } : {}),
       // Every lane's requests can be in flight at once; fewer sockets would silently cap --concurrency.
       connections: concurrency + pollConcurrency + downloadConcurrency,
     });

@@ -41,6 +41,7 @@ async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: stri
       forceInterrupt: signals.force,
       events,
       ingestOnly: flags['ingest-only'],
+      maxResponseBytes: flags['max-response-bytes']!,
       settings: {
         outDir: job.outDir,
         concurrency: flags.concurrency!,
