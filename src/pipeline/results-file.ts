@@ -83,12 +83,16 @@ export async function writeResultsFile(journal: Journal, outDir: string, previou
         let text = '';
         for (const row of page) {
           const line = `${resultLineFromRow(row)}\n`;
-          const lineBytes = Buffer.byteLength(line);
-          if (lineBytes >= CHUNK_BYTES) {
+          let lineBytes: number;
+          if (line.length >= CHUNK_BYTES) {
+            // A long line is encoded once, on its own; its size is the buffer's.
             if (text !== '') chunks.push(Buffer.from(text));
             text = '';
-            chunks.push(Buffer.from(line));
+            const data = Buffer.from(line);
+            lineBytes = data.length;
+            chunks.push(data);
           } else {
+            lineBytes = Buffer.byteLength(line);
             text += line;
             if (text.length >= CHUNK_BYTES) {
               chunks.push(Buffer.from(text));
