@@ -16,28 +16,25 @@ const OPEN_STATES = ITEM_STATES.filter((s) => !TERMINAL.has(s) && s !== 'succeed
 
 export class ResultRows {
   private readonly pageStmt: Database.Statement<[number, number], ResultRow>;
-  private readonly sizeStmt: Database.Statement<[number, number], { bytes: number }>;
   private readonly openStmt: Database.Statement<[], { seq: number | null }>;
   private readonly videoStmt: Database.Statement<[], { seq: number | null }>;
 
   constructor(db: Database.Database) {
+    // NOT INDEXED: a walk of the primary key from `seq` stops after LIMIT rows; through the state index,
+    // the OR would gather and sort every row with a line on each page.
     this.pageStmt = db.prepare(`SELECT seq, id, kind, state, response, response_status, request_id, last_error, task_id,
-      final_resolution, output_path, sha256, bytes FROM items WHERE seq > ? AND ${HAS_LINE} ORDER BY seq LIMIT ?`);
-    // octet_length reads the stored sizes without loading the bodies into this process.
-    this.sizeStmt = db.prepare(`SELECT IFNULL(octet_length(response), 0) + IFNULL(octet_length(last_error), 0) AS bytes
-      FROM items WHERE seq > ? AND ${HAS_LINE} ORDER BY seq LIMIT ?`);
+      final_resolution, output_path, sha256, bytes FROM items NOT INDEXED WHERE seq > ? AND ${HAS_LINE} ORDER BY seq LIMIT ?`);
     this.openStmt = db.prepare(`SELECT MIN(seq) AS seq FROM items WHERE state IN (${OPEN_STATES.map((s) => `'${s}'`).join(', ')})`);
     this.videoStmt = db.prepare(`SELECT MIN(seq) AS seq FROM items WHERE state = 'succeeded' AND kind NOT IN ('chat', 'responses')`);
   }
 
-  /** Up to `limit` rows with a line, after `afterSeq`. */
-  page(afterSeq: number, limit: number): ResultRow[] {
-    return this.pageStmt.all(afterSeq, limit);
-  }
-
-  /** The stored body and error sizes of the next `limit` such rows: lets a reader bound a page by bytes. */
-  sizes(afterSeq: number, limit: number): number[] {
-    return this.sizeStmt.all(afterSeq, limit).map((r) => r.bytes);
+  /**
+   * Up to `limit` rows with a line, after `afterSeq`, read one at a time as the caller pulls them: a
+   * caller that stops early (return()) has loaded no body past the last row it took. Pull them all
+   * before the next await: the connection is busy until then.
+   */
+  iterate(afterSeq: number, limit: number): IterableIterator<ResultRow> {
+    return this.pageStmt.iterate(afterSeq, limit);
   }
 
   /** The manifest position of the first item whose line may still appear or change, or undefined. */

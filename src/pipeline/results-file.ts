@@ -4,7 +4,7 @@
 import { copyFile, mkdir, rm, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { closeFile, openFile, renameDurably, syncFile, writeChunks } from '../io/callback-fs.js';
-import type { Journal } from '../journal/index.js';
+import type { Journal, ResultRow } from '../journal/index.js';
 import { resultLineFromRow } from './results-line.js';
 
 export function resultsPath(outDir: string): string {
@@ -43,18 +43,25 @@ async function reusablePrefix(target: string, prefix: SettledPrefix | undefined)
   return same ? prefix : undefined;
 }
 
-/** How many of the next rows (sizes from the journal) fit in one page: at least one. */
-export function rowsInPage(sizes: readonly number[], pageBytes = PAGE_BYTES): number {
-  let n = 0;
+/**
+ * Takes rows from `rows` until they hold `pageBytes` of bodies (at least one row), then stops pulling:
+ * the rest stay unread in the journal.
+ */
+export function takePage(rows: IterableIterator<ResultRow>, pageBytes = PAGE_BYTES): ResultRow[] {
+  const page: ResultRow[] = [];
   let bytes = 0;
-  while (n < sizes.length && (n === 0 || bytes + sizes[n]! <= pageBytes)) bytes += sizes[n++]!;
-  return n;
+  for (const row of rows) {
+    page.push(row);
+    bytes += (row.response?.length ?? 0) + (row.last_error?.length ?? 0);
+    if (bytes >= pageBytes) break; // for-of's break calls return(): the statement stops there
+  }
+  return page;
 }
 
 /**
  * Rewrites results.jsonl from the journal into a temp file renamed over the old one. Lines of settled
  * items already in the previous file (`previous`) are copied from it in the kernel; the rest are read
- * from the journal in pages bounded by rows and by bytes, and written line by line (short lines in
+ * from the journal in pages bounded by rows and by bytes (rows are pulled one by one), and written line by line (short lines in
  * chunks of about 1 MiB), so neither a page nor a chunk grows with the bodies' total size. A failed
  * write removes the temp file and leaves the previous results.jsonl as it was.
  */
@@ -76,9 +83,8 @@ export async function writeResultsFile(journal: Journal, outDir: string, previou
     const fd = await openFile(temp, reuse ? 'a' : 'w');
     try {
       for (let after = reuse?.seq ?? 0; ;) {
-        const count = rowsInPage(rows.sizes(after, PAGE_ROWS));
-        if (count === 0) break;
-        const page = rows.page(after, count);
+        const page = takePage(rows.iterate(after, PAGE_ROWS));
+        if (page.length === 0) break;
         const chunks: Buffer[] = [];
         let text = '';
         for (const row of page) {

@@ -5,18 +5,40 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Journal, ResultRow } from '../../src/journal/index.js';
-import { PAGE_BYTES, resultsPath, rowsInPage, writeResultsFile } from '../../src/pipeline/results-file.js';
+import { resultsPath, takePage, writeResultsFile } from '../../src/pipeline/results-file.js';
 import { CAN_MOUNT, mountTmpfs } from '../e2e/helpers/tmpfs.js';
 import { useTempDir } from '../journal/helpers.js';
 
 const tmp = useTempDir();
 
-describe('rowsInPage', () => {
-  it('takes rows while their bytes fit, and always at least one', () => {
-    expect(rowsInPage([10, 10, 10], 25)).toBe(2);
-    expect(rowsInPage([100, 1], 25)).toBe(1);
-    expect(rowsInPage([], 25)).toBe(0);
-    expect(rowsInPage(Array(500).fill(100), PAGE_BYTES)).toBe(500);
+/** Rows of the given body sizes, handed out lazily; `pulled` counts what the reader took. */
+function lazyRows(sizes: number[], from = 0) {
+  const state = { pulled: 0, closed: false };
+  function* rows(): Generator<ResultRow> {
+    try {
+      for (const [i, size] of sizes.entries()) {
+        if (i < from) continue;
+        state.pulled++;
+        yield { seq: i + 1, id: `r${i}`, kind: 'chat', state: 'downloaded', response: 'x'.repeat(size), response_status: 200, request_id: null,
+          last_error: null, task_id: null, final_resolution: null, output_path: null, sha256: null, bytes: null };
+      }
+    } finally {
+      state.closed = true;
+    }
+  }
+  return { rows: rows(), state };
+}
+
+describe('takePage', () => {
+  it('pulls rows until their bodies reach the page size (at least one), then stops pulling', () => {
+    const small = lazyRows([10, 10, 10, 10]);
+    expect(takePage(small.rows, 25).map((r) => r.id)).toEqual(['r0', 'r1', 'r2']);
+    expect(small.state).toEqual({ pulled: 3, closed: true });
+    const huge = lazyRows([100, 1]);
+    expect(takePage(huge.rows, 25).map((r) => r.id)).toEqual(['r0']);
+    expect(huge.state.pulled).toBe(1);
+    expect(takePage(lazyRows([]).rows, 25)).toEqual([]);
+    expect(takePage(lazyRows([1, 1]).rows, 25)).toHaveLength(2);
   });
 });
 
@@ -27,14 +49,16 @@ describe('writeResultsFile with huge bodies', () => {
       seq: i + 1, id: `big-${i}`, kind: 'chat', state: 'downloaded', response: bodyText, response_status: 200, request_id: null,
       last_error: null, task_id: null, final_resolution: null, output_path: null, sha256: null, bytes: null,
     }));
+    // What each page pulled from the journal before it was written.
     const pageSizes: number[] = [];
-    const after = (seq: number, limit: number) => rows.filter((r) => r.seq > seq).slice(0, limit);
     const journal = {
       results: {
-        sizes: (seq: number, limit: number) => after(seq, limit).map((r) => r.response!.length),
-        page: (seq: number, limit: number) => {
-          pageSizes.push(limit);
-          return after(seq, limit);
+        iterate: function* (seq: number, limit: number) {
+          const page = pageSizes.push(0) - 1;
+          for (const row of rows.filter((r) => r.seq > seq).slice(0, limit)) {
+            pageSizes[page]!++;
+            yield row;
+          }
         },
         firstOpenSeq: () => undefined,
       },
@@ -44,7 +68,7 @@ describe('writeResultsFile with huge bodies', () => {
 
     await writeResultsFile(journal, out);
 
-    expect(pageSizes).toEqual(Array(10).fill(1));
+    expect(pageSizes).toEqual([...Array(10).fill(1), 0]); // one body per page, then the empty end
     const lineBytes = (seq: number) =>
       `{"id":"batch_req_${seq}","custom_id":"big-${seq - 1}","response":{"status_code":200,"request_id":null,"body":${bodyText}},"error":null}\n`.length;
     const total = rows.reduce((sum, r) => sum + lineBytes(r.seq), 0);

@@ -207,11 +207,11 @@ describe('writeResultsFile reusing the settled prefix of the previous file', () 
 
     const reads: number[] = [];
     const rows = journal.results;
-    const page = rows.page.bind(rows);
-    rows.page = (after, limit) => (reads.push(after), page(after, limit));
+    const iterate = rows.iterate.bind(rows);
+    rows.iterate = (after, limit) => (reads.push(after), iterate(after, limit));
     const second = await writeResultsFile(journal, out, first.prefix);
     const reused = readFileSync(resultsPath(out), 'utf8');
-    rows.page = page;
+    rows.iterate = iterate;
     await writeResultsFile(journal, join(tmp.dir(), 'full'));
 
     expect(reused).toBe(readFileSync(resultsPath(join(tmp.dir(), 'full')), 'utf8'));

@@ -18,11 +18,11 @@ function submitted(count: number) {
   journal.apply(ids.map((id) => submitChange(journal.get(id)!)));
   const hooks = { rebuilds: 0, duringRebuild: (_first: boolean): void => {} };
   const rows = journal.results;
-  const page = rows.page.bind(rows);
-  rows.page = (afterSeq, limit) => {
+  const iterate = rows.iterate.bind(rows);
+  rows.iterate = (afterSeq, limit) => {
     if (afterSeq === 0) hooks.rebuilds++;
     hooks.duringRebuild(afterSeq === 0);
-    return page(afterSeq, limit);
+    return iterate(afterSeq, limit);
   };
   const outDir = join(tmp.dir(), 'out');
   const ctx = { journal, commits: new CommitQueue(journal), settings: { outDir }, events: new EventEmitter<RunEvents>() } as unknown as RunContext;
