@@ -1,7 +1,7 @@
 // Issue 10, item 7: an --out that cannot be written is refused before anything is sent; a disk that
 // fills up mid-run stops the run in order (exit 75), keeps every answer, leaves no temp file, and a
 // rerun with room finishes without sending anything again. Real file systems: tmpfs mounts (root).
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
@@ -108,4 +108,55 @@ test.skipIf(!BUILT || !CAN_MOUNT)('the disk fills up mid-run: exit 75, every ans
   expect([...perPrompt.values()].every((n) => n === 1)).toBe(true); // nothing sent twice
   expect(posts.length - postsBefore).toBe(rows.length - sentPrompts.size);
   expect(filesUnder(out).filter((f) => f.endsWith('.part'))).toEqual([]);
+});
+
+test.skipIf(!BUILT || !CAN_MOUNT)('results.jsonl cannot be rebuilt (disk full) while answers are in flight: they are journaled, exit 75, a rerun writes them', async () => {
+  const ws = workspace();
+  const gw = await hostile({
+    routes: {
+      chat: (req, res, g) => {
+        DEFAULTS.chat(req, { writeHead() { return this; }, end() {} } as never, g);
+        // Slow answers: the rebuild that starts once every row is claimed runs while two are in flight.
+        setTimeout(() => sendJson(res, 200, {
+          id: `chatcmpl-${req.json.messages[0].content}`, object: 'chat.completion', model: req.json.model,
+          choices: [{ index: 0, message: { role: 'assistant', content: 'y'.repeat(100_000) }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 10, completion_tokens: 16, total_tokens: 26 },
+        }), 150);
+      },
+    },
+  });
+  const disk = mountTmpfs('512k');
+  const out = join(disk.dir, 'out');
+  const rows = Array.from({ length: 10 }, (_, i) => chatRow(`c${i}`, `question ${i}`));
+  const manifest = writeJsonl(ws.path('rows.jsonl'), rows);
+  const args = ['run', manifest, '--state', ws.state, '--out', out, '--concurrency', '2'];
+  const env = gatewayEnv(gw.baseUrl, gw.key);
+
+  const first = await runCli(args, { env });
+
+  expect(first.code, first.stderr).toBe(75);
+  expect(oneLine(first.stderr, /results\.jsonl: no space left on device \(ENOSPC\)/)).toHaveLength(1);
+  expect(first.stderr).not.toMatch(/internal error|Unhandled|\n\s+at /);
+  expect(filesUnder(out).filter((f) => f.endsWith('.part'))).toEqual([]);
+  const journal = Journal.open(ws.state, { readonly: true });
+  const items = rows.map((r) => journal.get(r.id as string)!);
+  journal.close();
+  // Every row the gateway answered is `succeeded` with its body (never submitting, never uncertain);
+  // the rows not yet sent when the write failed stay pending.
+  const sent = new Set(gw.requests.filter((r) => r.method === 'POST').map((r) => r.json.messages[0].content));
+  expect(sent.size).toBeGreaterThan(0);
+  for (const [i, item] of items.entries()) {
+    if (sent.has(`question ${i}`)) {
+      expect(item.state, item.id).toBe('succeeded');
+      expect(item.response).not.toBeNull();
+    } else {
+      expect(item.state, item.id).toBe('pending');
+    }
+  }
+
+  disk.remount('size=16m');
+  const second = await runCli(args, { env });
+  expect(second.code, second.stderr).toBe(0);
+  expect(gw.count('POST', '/v1/chat/completions')).toBe(rows.length); // each row sent once in all
+  expect(readFileSync(join(out, 'results.jsonl'), 'utf8').trimEnd().split('\n')).toHaveLength(rows.length);
 });
