@@ -1,9 +1,10 @@
 // A job: a JSON file in jobs/ naming manifests and options, or a bare manifest path. Resolves the
 // run's configuration: job options under command-line flags, then defaults.
-import { readFileSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { BUILTIN_PRICING, parsePricing, type PricingTable } from '../core/pricing.js';
+import { readBoundedText } from '../io/bounded-read.js';
+import { ConfigError } from '../core/config-error.js';
 import { parseDeadline } from './deadline.js';
 import { EXIT_CODES } from './exit-codes.js';
 import { helpText, parseOptions, UsageError, type OptionTable, type ParsedOptions } from './options.js';
@@ -64,9 +65,10 @@ export function resolveJob(target: string | undefined, cli: Partial<RunFlags>, n
   let manifests: string[];
   let fromJob: Partial<RunFlags> = {};
   if (extname(target).toLowerCase() === '.json') {
+    const text = asUsage(() => readBoundedText(target, 'job file'));
     let json: unknown;
     try {
-      json = JSON.parse(readFileSync(target, 'utf8'));
+      json = JSON.parse(text);
     } catch (err) {
       throw new UsageError(`${target}: cannot read job file: ${(err as Error).message}`);
     }
@@ -94,12 +96,7 @@ export function resolveJob(target: string | undefined, cli: Partial<RunFlags>, n
   const pricingSource = flags.pricing ?? 'built-in (spec 8.2)';
   let pricing = BUILTIN_PRICING;
   if (flags.pricing) {
-    let text: string;
-    try {
-      text = readFileSync(flags.pricing, 'utf8');
-    } catch (err) {
-      throw new UsageError(`${flags.pricing}: cannot read pricing file: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
+    const text = asUsage(() => readBoundedText(flags.pricing!, 'pricing file'));
     try {
       pricing = parsePricing(text, flags.pricing);
     } catch (err) {
@@ -127,6 +124,14 @@ function budgetFlags(flags: RunFlags, fromJob: Partial<RunFlags>, cli: Partial<R
   if (cli['no-budget']) delete merged.budget;
   else if (cli.budget !== undefined) merged['no-budget'] = false;
   return merged;
+}
+
+function asUsage<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    throw err instanceof ConfigError ? new UsageError(err.message) : err;
+  }
 }
 
 function relativeTo(jobFile: string, path: string): string {

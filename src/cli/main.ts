@@ -3,6 +3,7 @@ import { printable } from '../core/printable.js';
 
 // bin/gbatch.js prints an internal error's stack through it (the stack's message may quote outside text).
 export { printableBlock } from '../core/printable.js';
+import { ConfigError } from '../core/config-error.js';
 import { JournalBusyError } from '../journal/lock.js';
 import { UsageError } from './options.js';
 
@@ -53,7 +54,7 @@ export async function main(argv: string[]): Promise<number> {
     return await module.run(rest);
   } catch (err) {
     // Every command's usage and configuration errors end the same way: one line, exit 2, nothing sent.
-    if (err instanceof UsageError || err instanceof JournalBusyError) {
+    if (err instanceof UsageError || err instanceof ConfigError || err instanceof JournalBusyError) {
       process.stderr.write(`gbatch ${name}: ${printable(err.message)}\n`);
       return 2;
     }

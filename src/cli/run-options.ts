@@ -25,6 +25,7 @@ export const RUN_OPTIONS = {
   'resubmit-uncertain-text': { type: 'boolean', help: 'opt-in: resend uncertain chat/responses items automatically (never video); each is reported' },
   'journal-sync': { type: 'string', choices: ['full', 'off'], help: "journal durability; 'off' is for benchmarks only (default: full)" },
   'ingest-only': { type: 'boolean', help: 'run: validate and load the manifests into the journal, then stop; sends nothing, needs no gateway' },
+  'max-response-bytes': { type: 'number', integer: true, min: 1024, help: 'largest answer read into memory (chat/responses body, poll, error); a larger chat/responses answer fails its row, booked at its reservation (default: 67108864, 64 MiB)' },
   quiet: { type: 'boolean', help: 'no progress lines on stderr' },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } as const satisfies OptionTable;
@@ -37,6 +38,7 @@ export const RUN_DEFAULTS = {
   'max-attempts': 8,
   'deadline-grace': DEFAULT_DEADLINE_GRACE_S,
   'journal-sync': 'full',
+  'max-response-bytes': 64 * 1024 * 1024,
 } as const;
 
 /** The run flags `plan` uses: a new run flag stays out of plan's parsing and help unless added here. */

@@ -37,6 +37,7 @@ export type ItemEvent =
   | 'reject'            // submitting -> rejected: a definite 4xx refusal
   | 'defer'             // pending|submitting -> deferred: budget, or 402 (the gateway kept nothing)
   | 'lose'              // submitting -> uncertain: no answer, or an answer that may hide a kept request
+  | 'oversize'          // submitting -> failed: answered (and billed), but larger than --max-response-bytes
   | 'progress'          // submitted|running -> running
   | 'finish'            // submitted|running -> succeeded: task SUCCESS
   | 'fail'              // submitted|running -> failed: task FAILURE
@@ -55,6 +56,7 @@ const TABLE: Record<ItemEvent, Partial<Record<ItemState, ItemState>>> = {
   reject: { submitting: 'rejected' },
   defer: { pending: 'deferred', submitting: 'deferred' },
   lose: { submitting: 'uncertain' },
+  oversize: { submitting: 'failed' },
   progress: { submitted: 'running', running: 'running' },
   finish: { submitted: 'succeeded', running: 'succeeded' },
   fail: { submitted: 'failed', running: 'failed' },

@@ -21,6 +21,7 @@ import { downloadToFile, type DownloadSource } from './download.js';
 import { GatewayHttpError, GatewayTransportError } from './errors.js';
 import { discard, exchange, headerValue, readText, trackRequestStart, type Exchange } from './http.js';
 import { createRedactor, redactDeep, type Redactor } from './redact.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, ResponseTooLargeError } from './response-limit.js';
 import { normaliseTaskStatus, type TaskStatus } from './task-status.js';
 import { parseBaseUrl, parseHttpUrl, resolveRedirect } from './urls.js';
 
@@ -41,6 +42,8 @@ export interface GatewayClientOptions {
   /** Jitter source; default Math.random. */
   random?: () => number;
   backoff?: BackoffPolicy;
+  /** The most bytes of an answer (chat/responses body, poll, error) read into memory. Default 64 MiB. */
+  maxResponseBytes?: number;
   /** Told of every exchange with the gateway's own origin: answered (any status) or refused before sending. */
   connectivity?: ConnectivityListener;
 }
@@ -58,7 +61,9 @@ export type SendOutcome =
   | { kind: 'insufficient_balance'; error: GatewayHttpError }
   // A GatewayTransportError here is a connect failure: nothing left the process, so sending again is safe.
   | { kind: 'retry'; error: GatewayHttpError | GatewayTransportError; delayMs: number }
-  | { kind: 'ambiguous'; error: Error };
+  | { kind: 'ambiguous'; error: Error }
+  // A chat/responses answer over maxResponseBytes: the gateway answered (and bills it), but it is not read.
+  | { kind: 'oversize'; status: number; limit: number };
 
 export interface DownloadOptions {
   resultUrl?: string;
@@ -117,6 +122,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   let foreign: Dispatcher | undefined;
   const counters = { requests: 0, retries: 0, rateLimited: 0 };
   const hasher = new FileHasher();
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
 
   const apiUrl = (path: string): URL => new URL(`${basePath}${path}`, origin);
 
@@ -176,7 +182,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   }
 
   async function answerOf(response: Exchange): Promise<Answer> {
-    const answer: Answer = { status: response.status, bodyText: await readText(response) };
+    const answer: Answer = { status: response.status, bodyText: await readText(response, maxResponseBytes) };
     const contentType = headerValue(response.headers, 'content-type');
     const retryAfter = headerValue(response.headers, 'retry-after');
     if (contentType !== undefined) answer.contentType = contentType;
@@ -213,6 +219,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         throw err;
       });
     } catch (err) {
+      if (err instanceof ResponseTooLargeError) return oversize(kind, err);
       if (!(err instanceof GatewayTransportError)) throw err;
       if (err.mayHaveReached) return { kind: 'ambiguous', error: err };
       if (err.code === 'GBATCH_ABORTED') throw err;
@@ -244,6 +251,15 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     }
   }
 
+  /**
+   * A 2xx chat/responses answer too large to read is a definite, billed answer. A video submission's
+   * task id is in the unread body, and a 3xx/5xx may hide a kept request: both stay ambiguous.
+   */
+  function oversize(kind: SubmitKind, err: ResponseTooLargeError): SendOutcome {
+    if (kind !== 'video' && err.status >= 200 && err.status < 300) return { kind: 'oversize', status: err.status, limit: err.limit };
+    return { kind: 'ambiguous', error: err };
+  }
+
   const readWithRetry = <T>(what: string, attemptOnce: (attempt: number) => Promise<T>, signal?: AbortSignal): Promise<T> =>
     retryRead(
       { clock, random, backoff, onRetry: () => void counters.retries++, aborted: (err) => abortedBeforeSending(what, err) },
@@ -253,7 +269,10 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
 
   async function getJson(path: string, attempt: number, signal?: AbortSignal): Promise<unknown> {
     const response = await call('GET', apiUrl(path), { attempt, accept: 'application/json', signal });
-    const answer = await answerOf(response);
+    const answer = await answerOf(response).catch((err: unknown) => {
+      if (!(err instanceof ResponseTooLargeError)) throw err;
+      throw new GatewayHttpError({ status: err.status, gatewayEnvelope: false, message: `GET ${path}: ${err.message}` });
+    });
     if (answer.status < 200 || answer.status >= 300) throw httpError(answer, response);
     const json = parseJson(answer.bodyText, redact);
     if (json === undefined) {

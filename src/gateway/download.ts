@@ -13,6 +13,7 @@ import type { FileHasher } from '../io/file-hasher.js';
 import { DownloadError, GatewayHttpError, GatewayTransportError } from './errors.js';
 import { headerValue, readText, type Exchange } from './http.js';
 import type { Redactor } from './redact.js';
+import { ERROR_BODY_LIMIT } from './response-limit.js';
 
 export type DownloadSourceKind = 'content' | 'result_url';
 
@@ -161,7 +162,7 @@ async function fetchOnce(
   }
   const contentType = headerValue(response.headers, 'content-type');
   if (response.status !== 200 || isNotVideo(contentType)) {
-    const bodyText = await readText(response).catch(() => '');
+    const bodyText = await readText(response, ERROR_BODY_LIMIT).catch(() => '');
     const answer: Answer = { status: response.status, bodyText, ...(contentType ? { contentType } : {}) };
     const retryAfter = headerValue(response.headers, 'retry-after');
     if (retryAfter !== undefined) answer.retryAfter = retryAfter;

@@ -8,6 +8,7 @@ import { GatewayTransportError, type TransportErrorCode } from './errors.js';
 import type { Redactor } from './redact.js';
 import { systemErrorOf } from './system-error.js';
 import { linkUnsent } from './unsent-signal.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, readBounded, ResponseTooLargeError } from './response-limit.js';
 
 const ON_REQUEST_START = Symbol('gbatch.onRequestStart');
 
@@ -146,11 +147,15 @@ function raceQueuedAbort<T>(pending: Promise<T>, signal: AbortSignal, sent: () =
   });
 }
 
-/** Reads a whole body as text; a failure mid-body is a transport error after sending. */
-export async function readText(response: Exchange): Promise<string> {
+/**
+ * Reads a whole body as text, at most `maxBytes` of it (ResponseTooLargeError beyond); a failure
+ * mid-body is a transport error after sending.
+ */
+export async function readText(response: Exchange, maxBytes = DEFAULT_MAX_RESPONSE_BYTES): Promise<string> {
   try {
-    return await response.body.text();
+    return await readBounded(response.body as unknown as AsyncIterable<Buffer>, response.status, maxBytes, headerValue(response.headers, 'content-length'));
   } catch (err) {
+    if (err instanceof ResponseTooLargeError) throw err;
     throw response.failure(err);
   }
 }

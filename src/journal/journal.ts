@@ -5,8 +5,10 @@ import { dirname } from 'node:path';
 import { ITEM_STATES, transition, type ItemEvent, type ItemState } from '../core/states.js';
 import { roundUsd } from '../core/money.js';
 import { migrate } from './schema.js';
+import { journalOpenError } from './open-error.js';
 import { patchColumns, rowToItem, type Item, type ItemPatch, type ItemRow } from './item.js';
 import { RunnerLock } from './lock.js';
+import { ResultRows } from './result-rows.js';
 
 export interface JournalOptions {
   clock?: { now(): number };
@@ -56,17 +58,12 @@ export class StaleTransitionError extends Error {
 
 export interface Spend { reservedUsd: number; actualUsd: number }
 
-export interface AnswerRow {
-  seq: number; id: string; state: ItemState; response: string | null; response_status: number | null;
-  request_id: string | null; last_error: string | null;
-}
-
 export class Journal {
   readonly db: Database.Database;
   readonly lock: RunnerLock;
   private readonly clock: { now(): number };
   private readonly updateCache = new Map<string, Database.Statement>();
-  private readonly answerPages = new Map<string, Database.Statement>();
+  private resultRows: ResultRows | undefined;
   private spendCache: Spend | undefined;
   private readonly syncMode: 'full' | 'off';
   private readonly syncWal: (walPath: string) => void;
@@ -87,20 +84,33 @@ export class Journal {
     this.syncWal = options.syncWal ?? fsyncWalFile;
     if (!options.readonly) mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
-    if (!options.readonly) {
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma(`synchronous = ${options.sync === 'off' ? 'OFF' : 'FULL'}`);
-    }
-    this.db.pragma('busy_timeout = 5000');
-    this.db.pragma('foreign_keys = ON');
     try {
-      if (!options.readonly) migrate(this.db, file);
+      if (!options.readonly) {
+        this.db.pragma('journal_mode = WAL');
+        this.db.pragma(`synchronous = ${options.sync === 'off' ? 'OFF' : 'FULL'}`);
+      }
+      this.db.pragma('busy_timeout = 5000');
+      this.db.pragma('foreign_keys = ON');
+      if (!options.readonly) {
+        migrate(this.db, file);
+        // SQLite opens a file it cannot write read-only without a word; find out now, not at the first write.
+        this.db.exec('BEGIN IMMEDIATE');
+        try {
+          this.db.pragma(`user_version = ${this.db.pragma('user_version', { simple: true }) as number}`);
+        } finally {
+          this.db.exec('ROLLBACK');
+        }
+      }
+      this.lock = new RunnerLock(this.db, this.clock);
+      this.stmt = this.prepareStatements();
     } catch (err) {
       this.db.close();
       throw err;
     }
-    this.lock = new RunnerLock(this.db, this.clock);
-    this.stmt = {
+  }
+
+  private prepareStatements(): Journal['stmt'] {
+    return {
       get: this.db.prepare('SELECT * FROM items WHERE id = ?'),
       head: this.db.prepare('SELECT state, reserved_usd, actual_usd FROM items WHERE id = ?'),
       event: this.db.prepare('INSERT INTO events (item_id, at, event, from_state, to_state, detail) VALUES (?, ?, ?, ?, ?, ?)'),
@@ -110,8 +120,13 @@ export class Journal {
     };
   }
 
+  /** Opens (or creates) the journal; a path that cannot be one throws a ConfigError naming it. */
   static open(file: string, options: JournalOptions = {}): Journal {
-    return new Journal(file, options);
+    try {
+      return new Journal(file, options);
+    } catch (err) {
+      throw journalOpenError(file, err) ?? err;
+    }
   }
 
   close(): void {
@@ -204,30 +219,9 @@ export class Journal {
     }
   }
 
-  /**
-   * One page of the stored answers of text items, as raw JSON text, in manifest order after
-   * `afterSeq`: results.jsonl is rebuilt from these without parsing and re-serialising every body.
-   */
-  answersAfter(states: readonly ItemState[], afterSeq: number, limit: number): AnswerRow[] {
-    const marks = states.map(() => '?').join(', ');
-    let page = this.answerPages.get(marks);
-    if (!page) {
-      page = this.db.prepare(`SELECT seq, id, state, response, response_status, request_id, last_error FROM items
-        WHERE seq > ? AND kind IN ('chat', 'responses') AND state IN (${marks}) ORDER BY seq LIMIT ?`);
-      this.answerPages.set(marks, page);
-    }
-    return page.all(afterSeq, ...states, limit) as AnswerRow[];
-  }
-
-  /**
-   * The manifest position of the first text item whose results line may still appear or change
-   * (one in a state other than `stable`), or undefined when there is none.
-   */
-  firstUnsettledAnswerSeq(stable: readonly ItemState[]): number | undefined {
-    const open = ITEM_STATES.filter((state) => !stable.includes(state));
-    const row = this.db.prepare(`SELECT MIN(seq) AS seq FROM items
-      WHERE kind IN ('chat', 'responses') AND state IN (${open.map(() => '?').join(', ')})`).get(...open) as { seq: number | null };
-    return row.seq ?? undefined;
+  /** The rows results.jsonl is rebuilt from. */
+  get results(): ResultRows {
+    return (this.resultRows ??= new ResultRows(this.db));
   }
 
   /**

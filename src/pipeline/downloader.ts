@@ -4,6 +4,7 @@ import { outputPathFor } from '../core/paths.js';
 import { DownloadError, errorSummary } from '../gateway/errors.js';
 import type { Item } from '../journal/index.js';
 import { log, type RunContext } from './context.js';
+import type { OutputStop } from './output-stop.js';
 
 /**
  * Rounds of the client's own attempts (content endpoint, then result_url) per item and run. A round
@@ -27,7 +28,7 @@ export class Downloader {
   private failures = 0;
   private failure: unknown;
 
-  constructor(private readonly ctx: RunContext) {
+  constructor(private readonly ctx: RunContext, private readonly outputs?: OutputStop) {
     this.lane = new PQueue({ concurrency: ctx.settings.downloadConcurrency });
   }
 
@@ -79,8 +80,8 @@ export class Downloader {
 
   private async download(item: Item, round: number, onReceived: () => void): Promise<void> {
     const { ctx } = this;
-    // A download not started when the run stops is left for the next run (the item stays `succeeded`).
-    if (ctx.stop.signal.aborted || ctx.hardStop.signal.aborted || !item.taskId) return;
+    // A download not started when the run stops (or after a failed write) is left for the next run (the item stays `succeeded`).
+    if (ctx.stop.signal.aborted || ctx.hardStop.signal.aborted || this.outputs?.stopped || !item.taskId) return;
     const dest = outputPathFor(ctx.settings.outDir, item.id, '.mp4');
     try {
       const file = await ctx.gateway.download(item.taskId, dest, { resultUrl: item.resultUrl ?? undefined, signal: ctx.hardStop.signal, onReceived });
@@ -96,6 +97,8 @@ export class Downloader {
     } catch (err) {
       // Cut, or failing while the run stops (a dead gateway): the next run downloads it; one line said why.
       if (ctx.hardStop.signal.aborted || (ctx.stop.signal.aborted && isTransientDownloadFailure(err))) return;
+      // The disk, not the gateway: the temp file is gone, the item stays `succeeded`, and the run stops.
+      if (this.outputs?.handle(err, dest)) return;
       const summary = errorSummary(err);
       ctx.journal.annotate(item.id, { lastError: summary }, 'download-error');
       if (round < MAX_DOWNLOAD_ROUNDS && isTransientDownloadFailure(err) && !ctx.stop.signal.aborted) {

@@ -73,6 +73,20 @@ export function planOutcome(item: Item, outcome: SendOutcome, attempt: number, m
         money: { release: reserved },
         followUp: attempt < maxAttempts ? { kind: 'retry', delayMs: outcome.delayMs } : { kind: 'give-up' },
       };
+    case 'oversize': {
+      // The gateway answered and bills it, so it is neither uncertain nor sent again; what it costs is
+      // unknown (the usage is in the unread body): booked at its reservation, the row's upper bound.
+      const message = `answer larger than --max-response-bytes (${outcome.limit} bytes)`;
+      return {
+        change: {
+          id: item.id, event: 'oversize',
+          patch: { actualUsd: reserved, reservedUsd: 0, responseStatus: outcome.status, lastError: { status: outcome.status, code: 'response_too_large', message } },
+          detail: { attempt, limit: outcome.limit },
+        },
+        money: { settle: { reserved, actual: reserved } },
+        followUp: { kind: 'none' },
+      };
+    }
     case 'ambiguous':
       // The gateway may have kept it (and may charge it): the reservation stays until an operator decides.
       return {

@@ -1,42 +1,23 @@
 // results.jsonl is derived from the journal: rebuilt (the settled prefix of the file written last is
 // copied, the rest read from the journal), written to a temp file, synced and renamed, so a crash can
 // neither duplicate nor lose a line. Items whose line is on disk move to `downloaded`.
-import { copyFile, mkdir, stat, truncate } from 'node:fs/promises';
+import { copyFile, mkdir, rm, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TERMINAL } from '../core/states.js';
 import { closeFile, openFile, renameDurably, syncFile, writeChunks } from '../io/callback-fs.js';
-import type { AnswerRow, Item, ItemError, Journal } from '../journal/index.js';
+import type { Journal, ResultRow } from '../journal/index.js';
+import { resultLineFromRow } from './results-line.js';
 
 export function resultsPath(outDir: string): string {
   return join(outDir, 'results.jsonl');
 }
 
-/** One line in the OpenAI Batch output form, from an item as the journal returns it. */
-export function resultLine(item: Item): string {
-  return resultLineFromRow({
-    seq: item.seq, id: item.id, state: item.state, response: item.response === null ? null : JSON.stringify(item.response),
-    response_status: item.responseStatus, request_id: item.requestId,
-    last_error: item.lastError === null ? null : JSON.stringify(item.lastError),
-  });
-}
-
-/** One results.jsonl line from the journal's raw row: the stored body text is spliced in as it is. */
-export function resultLineFromRow(row: AnswerRow): string {
-  if (row.state === 'rejected') {
-    const error = row.last_error === null ? null : (JSON.parse(row.last_error) as ItemError);
-    return JSON.stringify({
-      id: `batch_req_${row.seq}`, custom_id: row.id,
-      response: { status_code: error?.status ?? 400, request_id: null, body: { error } }, error: null,
-    });
-  }
-  return `{"id":"batch_req_${row.seq}","custom_id":${JSON.stringify(row.id)},"response":{"status_code":${row.response_status ?? 200},` +
-    `"request_id":${JSON.stringify(row.request_id)},"body":${row.response ?? 'null'}},"error":null}`;
-}
+export { resultLine, resultLineFromRow } from './results-line.js';
 
 const PAGE_ROWS = 500;
-const ANSWERED = ['succeeded', 'downloaded', 'rejected'] as const;
-/** States in which an item's results line can no longer appear, vanish or change during a run. */
-const SETTLED = ['succeeded', ...TERMINAL] as const;
+/** A page read from the journal holds at most this many bytes of bodies (or one row, whatever its size). */
+export const PAGE_BYTES = 8 * 1024 * 1024;
+/** Short lines are joined into chunks of about this size before they are written. */
+const CHUNK_BYTES = 1024 * 1024;
 
 /**
  * What a rebuild may reuse from the file the previous one wrote: its first `bytes` bytes hold the lines
@@ -63,48 +44,84 @@ async function reusablePrefix(target: string, prefix: SettledPrefix | undefined)
 }
 
 /**
+ * Takes rows from `rows` until they hold `pageBytes` of bodies (at least one row), then stops pulling:
+ * the rest stay unread in the journal.
+ */
+export function takePage(rows: IterableIterator<ResultRow>, pageBytes = PAGE_BYTES): ResultRow[] {
+  const page: ResultRow[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    page.push(row);
+    bytes += (row.response?.length ?? 0) + (row.last_error?.length ?? 0);
+    if (bytes >= pageBytes) break; // for-of's break calls return(): the statement stops there
+  }
+  return page;
+}
+
+/**
  * Rewrites results.jsonl from the journal into a temp file renamed over the old one. Lines of settled
  * items already in the previous file (`previous`) are copied from it in the kernel; the rest are read
- * from the journal in pages between asynchronous writes, so a rebuild never stalls the event loop
- * that serves the requests in flight.
+ * from the journal in pages bounded by rows and by bytes (rows are pulled one by one), and written line by line (short lines in
+ * chunks of about 1 MiB), so neither a page nor a chunk grows with the bodies' total size. A failed
+ * write removes the temp file and leaves the previous results.jsonl as it was.
  */
 export async function writeResultsFile(journal: Journal, outDir: string, previous?: SettledPrefix): Promise<ResultsRebuild> {
   await mkdir(outDir, { recursive: true });
   const target = resultsPath(outDir);
   const temp = join(outDir, `.results.jsonl.${process.pid}.part`);
-  const settledUpTo = (journal.firstUnsettledAnswerSeq(SETTLED) ?? Number.MAX_SAFE_INTEGER) - 1;
+  const rows = journal.results;
+  const settledUpTo = (rows.firstOpenSeq() ?? Number.MAX_SAFE_INTEGER) - 1;
   const reuse = await reusablePrefix(target, previous);
-  if (reuse) {
-    await copyFile(target, temp);
-    await truncate(temp, reuse.bytes);
-  }
-  const fd = await openFile(temp, reuse ? 'a' : 'w');
   const written: string[] = [];
   let bytes = reuse?.bytes ?? 0;
   let prefixBytes = bytes;
   try {
-    for (let after = reuse?.seq ?? 0; ;) {
-      const rows = journal.answersAfter(ANSWERED, after, PAGE_ROWS);
-      if (rows.length === 0) break;
-      let text = '';
-      let pageBytes = 0;
-      for (const row of rows) {
-        const line = `${resultLineFromRow(row)}\n`;
-        text += line;
-        pageBytes += Buffer.byteLength(line);
-        if (row.state === 'succeeded') written.push(row.id);
-        if (row.seq <= settledUpTo) prefixBytes = bytes + pageBytes;
-      }
-      after = rows[rows.length - 1]!.seq;
-      const data = Buffer.from(text);
-      await writeChunks(fd, [data]);
-      bytes += data.length;
+    if (reuse) {
+      await copyFile(target, temp);
+      await truncate(temp, reuse.bytes);
     }
-    await syncFile(fd);
-  } finally {
-    await closeFile(fd);
+    const fd = await openFile(temp, reuse ? 'a' : 'w');
+    try {
+      for (let after = reuse?.seq ?? 0; ;) {
+        const page = takePage(rows.iterate(after, PAGE_ROWS));
+        if (page.length === 0) break;
+        const chunks: Buffer[] = [];
+        let text = '';
+        for (const row of page) {
+          const line = `${resultLineFromRow(row)}\n`;
+          let lineBytes: number;
+          if (line.length >= CHUNK_BYTES) {
+            // A long line is encoded once, on its own; its size is the buffer's.
+            if (text !== '') chunks.push(Buffer.from(text));
+            text = '';
+            const data = Buffer.from(line);
+            lineBytes = data.length;
+            chunks.push(data);
+          } else {
+            lineBytes = Buffer.byteLength(line);
+            text += line;
+            if (text.length >= CHUNK_BYTES) {
+              chunks.push(Buffer.from(text));
+              text = '';
+            }
+          }
+          bytes += lineBytes;
+          if (row.state === 'succeeded') written.push(row.id);
+          if (row.seq <= settledUpTo) prefixBytes = bytes;
+        }
+        if (text !== '') chunks.push(Buffer.from(text));
+        after = page[page.length - 1]!.seq;
+        await writeChunks(fd, chunks);
+      }
+      await syncFile(fd);
+    } finally {
+      await closeFile(fd);
+    }
+    await renameDurably(temp, target);
+  } catch (err) {
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw err;
   }
-  await renameDurably(temp, target);
   const file = await stat(target);
   return {
     written,

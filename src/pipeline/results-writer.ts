@@ -4,6 +4,7 @@
 // work linear in the number of answers.
 import { resultsPath, writeResultsFile, type SettledPrefix } from './results-file.js';
 import type { RunContext } from './context.js';
+import type { OutputStop } from './output-stop.js';
 
 /** Items moved to `downloaded` per transaction: bounded so the event loop is never held for long. */
 const STORE_BATCH = 2000;
@@ -15,8 +16,13 @@ export class ResultsWriter {
   private writing: Promise<void> = Promise.resolve();
   private flushQueued = false;
   private prefix: SettledPrefix | undefined;
+  /** A rebuild's failure that is not a failed write (a bug): close() rethrows it. */
+  private failure: unknown;
 
-  constructor(private readonly ctx: RunContext, private readonly intervalMs = 5000, private readonly minBatch = 256) {}
+  constructor(
+    private readonly ctx: RunContext, private readonly intervalMs = 5000, private readonly minBatch = 256,
+    private readonly outputs?: OutputStop,
+  ) {}
 
   markDirty(): void {
     this.waiting++;
@@ -33,36 +39,47 @@ export class ResultsWriter {
     }
   }
 
-  /** Rewrites the file if anything changed, then moves the items now on disk to `downloaded`. */
+  /**
+   * Rewrites the file if anything changed, then moves the items now on disk to `downloaded`. Never
+   * rejects: a failed write stops the run through `outputs` (the answers stay `succeeded` in the
+   * journal for a later run), and any other failure waits for close().
+   */
   flush(): Promise<void> {
     // One rebuild waiting behind the current one covers every answer that arrives meanwhile.
     if (this.flushQueued) return this.writing;
     this.flushQueued = true;
-    this.writing = this.writing.then(async () => {
-      this.flushQueued = false;
-      if (this.waiting === 0) return;
-      this.waiting = 0;
-      const { ctx } = this;
-      const rebuild = await writeResultsFile(ctx.journal, ctx.settings.outDir, this.prefix);
-      this.prefix = rebuild.prefix;
-      const { written } = rebuild;
-      this.written += written.length;
-      const outputPath = resultsPath(ctx.settings.outDir);
-      const listening = ctx.events.listenerCount('transition') > 0;
-      for (let i = 0; i < written.length; i += STORE_BATCH) {
-        const ids = written.slice(i, i + STORE_BATCH);
-        ctx.journal.markStored(ids, outputPath, { file: 'results.jsonl' });
-        if (listening) for (const id of ids) ctx.events.emit('transition', ctx.journal.get(id)!, 'succeeded');
-        // Between batches, the answers in flight are served.
-        if (i + STORE_BATCH < written.length) await new Promise((resolve) => setImmediate(resolve));
-      }
+    this.writing = this.writing.then(() => this.rebuild()).catch((err: unknown) => {
+      if (!this.outputs?.handle(err, resultsPath(this.ctx.settings.outDir))) this.failure ??= err;
     });
     return this.writing;
   }
 
+  private async rebuild(): Promise<void> {
+    this.flushQueued = false;
+    if (this.waiting === 0 || this.failure !== undefined || this.outputs?.stopped) return;
+    this.waiting = 0;
+    const { ctx } = this;
+    const rebuild = await writeResultsFile(ctx.journal, ctx.settings.outDir, this.prefix);
+    this.prefix = rebuild.prefix;
+    const { written } = rebuild;
+    this.written += written.length;
+    const outputPath = resultsPath(ctx.settings.outDir);
+    const listening = ctx.events.listenerCount('transition') > 0;
+    for (let i = 0; i < written.length; i += STORE_BATCH) {
+      const ids = written.slice(i, i + STORE_BATCH);
+      ctx.journal.markStored(ids, outputPath, { file: 'results.jsonl' });
+      if (listening) for (const id of ids) ctx.events.emit('transition', ctx.journal.get(id)!, 'succeeded');
+      // Between batches, the answers in flight are served.
+      if (i + STORE_BATCH < written.length) await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** The last rebuild, made even when no answer arrived: rows that ended otherwise (rejected, failed, a video on disk) get their lines too. */
   async close(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.waiting = Math.max(this.waiting, 1);
     await this.flush();
+    if (this.failure !== undefined) throw this.failure;
   }
 }

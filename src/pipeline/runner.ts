@@ -6,6 +6,7 @@ import type { PricingTable } from '../core/pricing.js';
 import type { ItemState } from '../core/states.js';
 import { createGatewayClient, type GatewayClient } from '../gateway/client.js';
 import { createRedactor } from '../gateway/redact.js';
+import { preflightRun } from '../io/preflight.js';
 import { CommitQueue, HEARTBEAT_MS, Journal, type LockTakeover } from '../journal/index.js';
 import { budgetInForce } from '../core/job-budget.js';
 import { recordRunEnd, recordRunStart, type RunEnd } from '../journal/index.js';
@@ -18,6 +19,7 @@ import { ingestManifests, type IngestOutcome } from './ingest-manifests.js';
 import { Poller } from './poller.js';
 import { recoverJournal, type Recovery } from './recover.js';
 import { crashEndOf, runEndOf } from './run-ending.js';
+import { OutputStop, type OutputFailure } from './output-stop.js';
 import { ResultsWriter } from './results-writer.js';
 import { RunStops, type EarlyStop } from './run-stops.js';
 import { Submitter, type SubmitStopReason } from './submitter.js';
@@ -50,6 +52,8 @@ export interface RunConfig {
   progressIntervalMs?: number;
   events?: EventEmitter<RunEvents>;
   gateway?: GatewayClient;
+  /** The most bytes of one answer read into memory (see createGatewayClient). */
+  maxResponseBytes?: number;
   /** Ingest the manifests into the journal and stop: nothing is sent. */
   ingestOnly?: boolean;
 }
@@ -60,9 +64,11 @@ export interface RunResult {
   ingest?: IngestOutcome;
   recovery?: Recovery;
   takeover?: LockTakeover;
-  stopReason: SubmitStopReason | EarlyStop | 'no-wait' | 'ingested' | undefined;
+  stopReason: SubmitStopReason | EarlyStop | 'no-wait' | 'ingested' | 'output' | undefined;
   /** One line on why the run stopped early (a deadline, a dead gateway, a signal), as logged. */
   stopMessage?: string;
+  /** The write that stopped the run (disk full, read-only, no permission), if one did. */
+  outputFailure?: OutputFailure;
   spend: { reservedUsd: number; actualUsd: number };
   budgetUsd?: number;
   polls: number;
@@ -75,7 +81,15 @@ export interface RunResult {
 export async function runJob(config: RunConfig): Promise<RunResult> {
   const clock = config.clock ?? systemClock;
   const events = config.events ?? new EventEmitter<RunEvents>();
-  const journal = Journal.open(config.statePath, { clock, sync: config.journalSync ?? 'full', ...(config.syncWal ? { syncWal: config.syncWal } : {}) });
+  // Before the journal exists or changes and before any request: a path that cannot be used is exit 2.
+  const preflight = preflightRun({ manifests: config.manifests, statePath: config.statePath, ...(config.ingestOnly ? {} : { outDir: config.settings.outDir }) });
+  let journal: Journal;
+  try {
+    journal = Journal.open(config.statePath, { clock, sync: config.journalSync ?? 'full', ...(config.syncWal ? { syncWal: config.syncWal } : {}) });
+  } catch (err) {
+    preflight.undo();
+    throw err;
+  }
   let heartbeat: NodeJS.Timeout | undefined;
   let runId: number | undefined;
   let end: RunEnd = { exitCode: 70, stopReason: 'internal-error' };
@@ -117,6 +131,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     const watch = new GatewayWatch(config.baseUrl);
     const gateway = config.gateway ?? createGatewayClient({
       baseUrl: config.baseUrl, apiKey: config.apiKey, clock, random: config.random, connectivity: watch,
+      ...(config.maxResponseBytes !== undefined ? { maxResponseBytes: config.maxResponseBytes } : {}),
       // Every lane's requests can be in flight at once; fewer sockets would silently cap --concurrency.
       connections: concurrency + pollConcurrency + downloadConcurrency,
     });
@@ -165,8 +180,9 @@ async function drive(
   ticker.unref();
   cleanups.push(() => clearInterval(ticker));
 
-  const downloader = new Downloader(ctx);
-  const results = new ResultsWriter(ctx);
+  const outputs = new OutputStop(ctx);
+  const downloader = new Downloader(ctx, outputs);
+  const results = new ResultsWriter(ctx, undefined, undefined, outputs);
   const poller = new Poller(ctx, (item) => downloader.add(item));
   const submitter = new Submitter(ctx, {
     accepted: (item) => poller.add(item),
@@ -208,12 +224,14 @@ async function drive(
     if (deadlineLine) events.emit('log', deadlineLine);
     const stopMessage = deadlineLine ?? stops.message;
     const counts = journal.counts();
-    const stoppedEarly = stopReason !== undefined || submitter.exhaustedCount > 0;
+    const outputFailure = outputs.failure;
+    const stoppedEarly = stopReason !== undefined || submitter.exhaustedCount > 0 || outputFailure !== undefined;
     return {
       // A refused key is bad configuration (exit 2), whatever else the counts say.
-      exitCode: submitter.reason === 'auth' || poller.authRefused ? EXIT.usage : exitCodeFor({ counts, stoppedEarly }),
+      exitCode: submitter.reason === 'auth' || poller.authRefused ? EXIT.usage : outputExitCode(exitCodeFor({ counts, stoppedEarly }), outputFailure),
       counts, ingest, recovery, takeover,
-      stopReason: poller.authRefused ? 'auth' : submitter.reason ?? stopReason,
+      ...(outputFailure ? { outputFailure } : {}),
+      stopReason: poller.authRefused ? 'auth' : outputFailure ? 'output' : submitter.reason ?? stopReason,
       ...(stopMessage !== undefined ? { stopMessage } : {}),
       spend: journal.spend(), budgetUsd: config.budgetUsd,
       polls: poller.pollCount, downloadFailures: downloader.failedCount, exhaustedRetries: submitter.exhaustedCount,
@@ -222,6 +240,17 @@ async function drive(
   } finally {
     for (const cleanup of cleanups) cleanup();
   }
+}
+
+/**
+ * After a failed write the outputs are behind the journal, so the run is never "done" (0/1): 75 to come
+ * back once there is room, 2 for a path that is plainly wrong; an uncertain row (4) or the budget (3) still
+ * outranks 75.
+ */
+function outputExitCode(code: number, failure: OutputFailure | undefined): number {
+  if (!failure) return code;
+  if (failure.exitCode === EXIT.usage) return EXIT.usage;
+  return code === EXIT.ok || code === EXIT.someFailed ? EXIT.inFlight : code;
 }
 
 /** Every request in flight listens on these signals: thousands of listeners are expected, not a leak. */

@@ -154,7 +154,7 @@ describe('resolveJob', () => {
 
   it('pricing file errors are UsageErrors naming the file', () => {
     const missing = join(tmp.dir(), 'nope.json');
-    expect(usageMessage(() => resolveJob('rows.csv', cli('--pricing', missing), NOW))).toBe(`${missing}: cannot read pricing file: ENOENT`);
+    expect(usageMessage(() => resolveJob('rows.csv', cli('--pricing', missing), NOW))).toBe(`${missing}: cannot read pricing file: no such file or directory (ENOENT)`);
     const invalid = join(tmp.dir(), 'invalid.json');
     writeFileSync(invalid, '{ not json');
     expect(usageMessage(() => resolveJob('rows.csv', cli('--pricing', invalid), NOW))).toMatch(/invalid\.json: pricing file is not valid JSON/);

@@ -10,6 +10,7 @@ const EXPECTED: Record<ItemState, Partial<Record<ItemEvent, ItemState>>> = {
   pending: { submit: 'submitting', defer: 'deferred', abandon: 'failed' },
   submitting: {
     accept: 'submitted', complete: 'succeeded', retry: 'pending', reject: 'rejected', defer: 'deferred', lose: 'uncertain',
+    oversize: 'failed',
   },
   submitted: { progress: 'running', finish: 'succeeded', fail: 'failed' },
   running: { progress: 'running', finish: 'succeeded', fail: 'failed' },
@@ -24,7 +25,7 @@ const EXPECTED: Record<ItemState, Partial<Record<ItemEvent, ItemState>>> = {
 
 const EVENTS: ItemEvent[] = [
   'submit', 'accept', 'complete', 'retry', 'reject', 'defer', 'lose', 'progress', 'finish', 'fail',
-  'store', 'attach', 'resubmit', 'abandon', 'release', 'requeue',
+  'store', 'attach', 'resubmit', 'abandon', 'release', 'requeue', 'oversize',
 ];
 
 const pairs = ITEM_STATES.flatMap((state) =>
@@ -34,7 +35,7 @@ describe('transition table', () => {
   it('knows exactly the states and events this test covers', () => {
     expect([...ITEM_STATES].sort()).toEqual(Object.keys(EXPECTED).sort());
     expect([...ITEM_EVENTS].sort()).toEqual([...EVENTS].sort());
-    expect(pairs).toHaveLength(11 * 16);
+    expect(pairs).toHaveLength(11 * 17);
   });
 
   it.each(pairs)('$state --$event--> $next', ({ state, event, next }) => {

@@ -84,15 +84,23 @@ describe.skipIf(!BUILT)('a mixed campaign run from the command line', () => {
     expect(byId.get('video-ref')!.hasReferenceVideo).toBe(true);
   });
 
-  test('results.jsonl holds one OpenAI Batch output line per text item', () => {
+  test('results.jsonl holds one OpenAI Batch output line per item: the text answers and the videos on disk', () => {
     const lines = readFileSync(join(ws.out, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.custom_id).sort()).toEqual([...TEXT_IDS].sort());
+    expect(lines.map((l) => l.custom_id).sort()).toEqual([...TEXT_IDS, ...VIDEO_IDS].sort());
     for (const line of lines) {
       expect(Object.keys(line).sort()).toEqual(['custom_id', 'error', 'id', 'response']);
       expect(line.error).toBeNull();
       expect(line.response.status_code).toBe(200);
       expect(line.response).toHaveProperty('request_id');
-      expect(line.response.body.usage).toBeDefined();
+      if (TEXT_IDS.includes(line.custom_id)) expect(line.response.body.usage).toBeDefined();
+    }
+    const { byId } = readJournal(ws.state);
+    for (const id of VIDEO_IDS) {
+      const video = lines.find((l) => l.custom_id === id);
+      expect(video.response.body).toEqual({
+        object: 'video.generation', task_id: byId.get(id)!.taskId, status: 'SUCCESS', final_resolution: byId.get(id)!.finalResolution,
+        file: join(ws.out, `${id}.mp4`), sha256: SIM_VIDEO_SHA256, bytes: byId.get(id)!.bytes,
+      });
     }
     const chat = lines.find((l) => l.custom_id === 'chat-csv-1');
     expect(chat.response.body.choices[0].message.content).toEqual(expect.any(String));

@@ -1,7 +1,7 @@
 // Item ids are user data: '../escape', 'a/b', 'sp ace' and friends become safe file names, and nothing
 // is written outside --out. Paths in the report are as the CLI would open them (relative --out: relative).
 
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { expect, test } from 'vitest';
 import { BUILT, gatewayEnv, runCli } from './helpers/cli.js';
@@ -27,7 +27,8 @@ test.skipIf(!BUILT)('hostile ids produce files inside --out only, each named onc
   const written = filesUnder(ws.dir).map((f) => relative(ws.dir, f)).sort();
   const outside = written.filter((f) => !f.startsWith(join('work', 'out') + '/') && !f.startsWith(join('work', 'state') + '/') && f !== join('work', 'rows.jsonl'));
   expect(outside).toEqual([]);
-  const videos = filesUnder(outDir);
+  // Beside the videos, results.jsonl (one line per video, with its file as the CLI would open it).
+  const videos = filesUnder(outDir).filter((f) => f !== join(outDir, 'results.jsonl'));
   expect(videos).toHaveLength(IDS.length);
   for (const file of videos) {
     expect(file.startsWith(outDir + '/')).toBe(true);
@@ -47,4 +48,7 @@ test.skipIf(!BUILT)('hostile ids produce files inside --out only, each named onc
     outputs.add(onDisk);
   }
   expect(outputs.size).toBe(IDS.length);
+  const lines = readFileSync(join(outDir, 'results.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+  expect(lines.map((l) => l.custom_id)).toEqual(IDS);
+  for (const line of lines) expect(line.response.body.file).toBe(reportItemOf(report, line.custom_id).output);
 });

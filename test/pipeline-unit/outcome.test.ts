@@ -109,6 +109,21 @@ describe('planOutcome', () => {
     expect(plan.followUp).toEqual({ kind: 'give-up' });
   });
 
+  it('oversize: the answer was given and is billed: failed (never uncertain), its reservation booked as spend', () => {
+    const item = makeItem({ kind: 'chat', reservedUsd: 0.0031 });
+    const plan = planOutcome(item, { kind: 'oversize', status: 200, limit: 1000 }, 1, MAX);
+    expect(plan.change).toEqual({
+      id: item.id, event: 'oversize',
+      patch: {
+        actualUsd: 0.0031, reservedUsd: 0, responseStatus: 200,
+        lastError: { status: 200, code: 'response_too_large', message: 'answer larger than --max-response-bytes (1000 bytes)' },
+      },
+      detail: { attempt: 1, limit: 1000 },
+    });
+    expect(plan.money).toEqual({ settle: { reserved: 0.0031, actual: 0.0031 } });
+    expect(plan.followUp).toEqual({ kind: 'none' });
+  });
+
   it('ambiguous: uncertain, the reservation is HELD (the gateway may charge it), nothing follows', () => {
     const item = makeItem({ kind: 'video', reservedUsd: 0.414778 });
     const error = new GatewayTransportError('GBATCH_TIMEOUT', true, 'headers timeout');

@@ -24,14 +24,42 @@ describe('resultLine', () => {
     expect(Object.keys(line)).toEqual(['id', 'custom_id', 'response', 'error']);
   });
 
-  it('a rejected chat item carries the gateway\'s status and error in the response', () => {
+  it('a rejected chat item carries the gateway\'s status and error in the response, and the error as OpenAI Batch does', () => {
     const lastError = { status: 422, type: 'invalid_request_error', param: 'max_tokens', message: '422 max_tokens too large' };
     const line = JSON.parse(resultLine(makeItem({ seq: 3, id: 'bad', state: 'rejected', lastError })));
     expect(line).toEqual({
       id: 'batch_req_3', custom_id: 'bad',
       response: { status_code: 422, request_id: null, body: { error: lastError } },
+      error: { code: 'invalid_request_error', message: '422 max_tokens too large' },
+    });
+    const bare = JSON.parse(resultLine(makeItem({ seq: 4, id: 'bare', state: 'rejected', lastError: { status: 400, message: 'no' } })));
+    expect(bare.error).toEqual({ code: 'http_400', message: 'no' });
+  });
+
+  it('a video on disk: the task, its final status and resolution, and the local file with its sha256 and bytes', () => {
+    const line = JSON.parse(resultLine(makeItem({
+      seq: 5, id: 'clip', kind: 'video', state: 'downloaded', taskId: 'task_9', finalResolution: '1080p',
+      outputPath: 'out/job/clip.mp4', sha256: 'ab'.repeat(32), bytes: 4096,
+    })));
+    expect(line).toEqual({
+      id: 'batch_req_5', custom_id: 'clip',
+      response: {
+        status_code: 200, request_id: null,
+        body: { object: 'video.generation', task_id: 'task_9', status: 'SUCCESS', final_resolution: '1080p', file: 'out/job/clip.mp4', sha256: 'ab'.repeat(32), bytes: 4096 },
+      },
       error: null,
     });
+  });
+
+  it('failed and invalid rows: no response, the error with a code and message', () => {
+    const failedVideo = JSON.parse(resultLine(makeItem({ seq: 6, id: 'v', kind: 'video', state: 'failed', taskId: 'task_1', lastError: { message: 'upstream refused' } })));
+    expect(failedVideo).toEqual({ id: 'batch_req_6', custom_id: 'v', response: null, error: { code: 'task_failed', message: 'upstream refused' } });
+    const oversize = JSON.parse(resultLine(makeItem({ seq: 7, id: 'c', state: 'failed', lastError: { code: 'response_too_large', message: 'answer larger than --max-response-bytes (10 bytes)' } })));
+    expect(oversize.error).toEqual({ code: 'response_too_large', message: 'answer larger than --max-response-bytes (10 bytes)' });
+    const invalid = JSON.parse(resultLine(makeItem({ seq: 8, id: 'i', kind: 'invalid' as never, state: 'invalid', lastError: { message: 'rows.csv:9: field model: required' } })));
+    expect(invalid).toEqual({ id: 'batch_req_8', custom_id: 'i', response: null, error: { code: 'invalid_row', message: 'rows.csv:9: field model: required' } });
+    const abandoned = JSON.parse(resultLine(makeItem({ seq: 9, id: 'a', state: 'failed', lastError: null })));
+    expect(abandoned.error).toEqual({ code: 'failed', message: 'the item failed' });
   });
 
   it('is one line of JSON whatever the body holds', () => {
@@ -110,6 +138,43 @@ describe('writeResultsFile', () => {
     expect(lines[1233].response.body.choices[0].message.content).toBe('row-1233');
   });
 
+  it('one line per item in a final state, whatever its kind, in manifest order; nothing for items still open', async () => {
+    const journal = tmp.open();
+    ingest(journal, [
+      entry('chat-ok'), entry('vid-ok', { kind: 'video' }), entry('vid-failed', { kind: 'video' }), entry('vid-running', { kind: 'video' }),
+      entry('vid-succeeded', { kind: 'video' }), entry('chat-rejected'), entry('bad', { kind: 'invalid', state: 'invalid', lastError: { message: 'm.csv:7: bad' } }),
+      entry('chat-pending'),
+    ]);
+    const sent = ['chat-ok', 'vid-ok', 'vid-failed', 'vid-running', 'vid-succeeded', 'chat-rejected'];
+    journal.apply(sent.map((id) => submitChange(journal.get(id)!)));
+    journal.apply([
+      { id: 'chat-ok', event: 'complete', patch: { response: chatBody('ok'), responseStatus: 200 } },
+      ...['vid-ok', 'vid-failed', 'vid-running', 'vid-succeeded'].map((id) => ({ id, event: 'accept' as const, patch: { taskId: `task-${id}` } })),
+      { id: 'chat-rejected', event: 'reject', patch: { reservedUsd: 0, lastError: { status: 404, code: 'model_not_found', message: 'no such model' } } },
+    ]);
+    journal.apply([
+      { id: 'vid-ok', event: 'finish', patch: { finalResolution: '720p' } },
+      { id: 'vid-failed', event: 'fail', patch: { lastError: { message: 'content policy' } } },
+      { id: 'vid-running', event: 'progress' },
+      { id: 'vid-succeeded', event: 'finish' },
+    ]);
+    journal.apply([{ id: 'vid-ok', event: 'store', patch: { outputPath: 'out/vid-ok.mp4', sha256: 'f'.repeat(64), bytes: 10 } }]);
+    const out = join(tmp.dir(), 'final');
+
+    const { written, prefix } = await writeResultsFile(journal, out);
+
+    const lines = readFileSync(resultsPath(out), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.custom_id)).toEqual(['chat-ok', 'vid-ok', 'vid-failed', 'chat-rejected', 'bad']);
+    expect(new Set(lines.map((l) => l.id)).size).toBe(5);
+    expect(lines[1].response.body).toMatchObject({ task_id: 'task-vid-ok', status: 'SUCCESS', file: 'out/vid-ok.mp4', bytes: 10 });
+    expect(lines[2]).toMatchObject({ response: null, error: { code: 'task_failed', message: 'content policy' } });
+    expect(lines[3]).toMatchObject({ response: { status_code: 404 }, error: { code: 'model_not_found' } });
+    expect(lines[4]).toMatchObject({ response: null, error: { code: 'invalid_row', message: 'm.csv:7: bad' } });
+    expect(written).toEqual(['chat-ok']);
+    // The prefix stops before the first item whose line is still to come (the running video).
+    expect(prefix.seq).toBe(journal.get('vid-running')!.seq - 1);
+  });
+
   it('writes an empty file when no text item is answered yet', async () => {
     const journal = tmp.open();
     ingest(journal, [entry('c1'), entry('v1', { kind: 'video' })]);
@@ -141,11 +206,12 @@ describe('writeResultsFile reusing the settled prefix of the previous file', () 
     ids.slice(700).forEach((id) => complete(journal, id));
 
     const reads: number[] = [];
-    const page = journal.answersAfter.bind(journal);
-    journal.answersAfter = (states, after, limit) => (reads.push(after), page(states, after, limit));
+    const rows = journal.results;
+    const iterate = rows.iterate.bind(rows);
+    rows.iterate = (after, limit) => (reads.push(after), iterate(after, limit));
     const second = await writeResultsFile(journal, out, first.prefix);
     const reused = readFileSync(resultsPath(out), 'utf8');
-    journal.answersAfter = page;
+    rows.iterate = iterate;
     await writeResultsFile(journal, join(tmp.dir(), 'full'));
 
     expect(reused).toBe(readFileSync(resultsPath(join(tmp.dir(), 'full')), 'utf8'));

@@ -1,10 +1,11 @@
 import { EventEmitter } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CommitQueue } from '../../src/journal/index.js';
 import type { RunContext, RunEvents } from '../../src/pipeline/context.js';
 import { resultsPath } from '../../src/pipeline/results-file.js';
+import { OutputStop } from '../../src/pipeline/output-stop.js';
 import { ResultsWriter } from '../../src/pipeline/results-writer.js';
 import { entry, ingest, submitChange, useTempDir } from '../journal/helpers.js';
 
@@ -17,11 +18,12 @@ function submitted(count: number) {
   ingest(journal, ids.map((id) => entry(id)));
   journal.apply(ids.map((id) => submitChange(journal.get(id)!)));
   const hooks = { rebuilds: 0, duringRebuild: (_first: boolean): void => {} };
-  const page = journal.answersAfter.bind(journal);
-  journal.answersAfter = (states, afterSeq, limit) => {
+  const rows = journal.results;
+  const iterate = rows.iterate.bind(rows);
+  rows.iterate = (afterSeq, limit) => {
     if (afterSeq === 0) hooks.rebuilds++;
     hooks.duringRebuild(afterSeq === 0);
-    return page(states, afterSeq, limit);
+    return iterate(afterSeq, limit);
   };
   const outDir = join(tmp.dir(), 'out');
   const ctx = { journal, commits: new CommitQueue(journal), settings: { outDir }, events: new EventEmitter<RunEvents>() } as unknown as RunContext;
@@ -63,5 +65,23 @@ describe('ResultsWriter', () => {
     await writer.close();
     expect(hooks.rebuilds).toBe(1);
     expect(journal.counts().downloaded).toBe(3);
+  });
+
+  it('a rebuild that cannot write stops the run through OutputStop: flush() and close() never reject, answers stay succeeded', async () => {
+    const { journal, ids, ctx, answer } = submitted(3);
+    writeFileSync(join(tmp.dir(), 'a-file'), 'not a directory');
+    const stopping = { ...ctx, settings: { outDir: join(tmp.dir(), 'a-file', 'out') }, submitStop: new AbortController(), stop: new AbortController() } as RunContext;
+    const outputs = new OutputStop(stopping);
+    const writer = new ResultsWriter(stopping, 60_000, 1, outputs);
+    answer(ids[0]!);
+    writer.markDirty();
+    await writer.flush();
+    await writer.close();
+
+    expect(outputs.failure).toMatchObject({ code: 'ENOTDIR', exitCode: 2 });
+    expect(outputs.failure!.message).toMatch(/a-file\/out\/results\.jsonl: a part of the path is not a directory \(ENOTDIR\)$/);
+    expect(stopping.submitStop.signal.aborted).toBe(true);
+    expect(stopping.stop.signal.aborted).toBe(true);
+    expect(journal.get(ids[0]!)!.state).toBe('succeeded');
   });
 });

@@ -5,10 +5,11 @@ import { makeItem } from '../journal/helpers.js';
 
 describe('resultLineFromRow', () => {
   const row = (item: ReturnType<typeof makeItem>) => ({
-    seq: item.seq, id: item.id, state: item.state,
+    seq: item.seq, id: item.id, kind: item.kind, state: item.state,
     response: item.response === null ? null : JSON.stringify(item.response),
     response_status: item.responseStatus, request_id: item.requestId,
     last_error: item.lastError === null ? null : JSON.stringify(item.lastError),
+    task_id: item.taskId, final_resolution: item.finalResolution, output_path: item.outputPath, sha256: item.sha256, bytes: item.bytes,
   });
 
   it('equals resultLine for an answered item, ids with quotes and unicode included', () => {

@@ -46,6 +46,7 @@ async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: stri
       forceInterrupt: signals.force,
       events,
       ingestOnly: flags['ingest-only'],
+      maxResponseBytes: flags['max-response-bytes']!,
       settings: {
         outDir: job.outDir,
         concurrency: flags.concurrency!,
@@ -84,7 +85,7 @@ function printSummary(job: ResolvedJob, result: RunResult, json: boolean): void 
     process.stdout.write(`${JSON.stringify({
       job: job.name, exit_code: result.exitCode, reason: why, state: job.statePath, out: job.outDir,
       counts: result.counts, spent_usd: result.spend.actualUsd, reserved_usd: result.spend.reservedUsd, budget_usd: result.budgetUsd ?? null,
-      stop_reason: result.stopReason ?? null, stop_message: result.stopMessage ?? null,
+      stop_reason: result.stopReason ?? null, stop_message: result.stopMessage ?? null, output_error: result.outputFailure?.message ?? null,
       ingest: result.ingest ? {
         rows: result.ingest.rows, inserted: result.ingest.inserted, unchanged: result.ingest.unchanged, replaced: result.ingest.replaced,
         invalid: result.ingest.invalidCount, conflicts: result.ingest.conflicts.length,
@@ -116,17 +117,24 @@ function explain(result: RunResult): string {
       ? `Ingested: ${result.ingest?.inserted ?? 0} new row(s) in the journal; nothing was sent.`
       : 'Done: every item is finished.';
     case 1: return 'Finished, but some items failed or were rejected (see `gbatch status`).';
-    case 2: return result.stopReason === 'auth'
+    case 2: if (result.outputFailure) return outputAdvice(result);
+      return result.stopReason === 'auth'
       ? 'Stopped: the gateway refused the API key (401). Rows stay pending; fix GATEWAY_API_KEY and run again.'
       : 'Refused: nothing was sent.';
     case 3: return result.stopReason === 'balance'
       ? "Stopped: the gateway's balance ran out (402). Top up, then run again: deferred items are sent then."
       : "Stopped by the job's budget: some items are deferred. Run again with a higher --budget (or --no-budget) to send them.";
     case 4: return 'Some items are uncertain (their submission may have reached the gateway): decide with `gbatch resolve`.';
-    case 75: return result.stopReason === 'no-wait' ? 'Submitted; tasks are in flight. Run again later to poll and download.'
+    case 75: if (result.outputFailure) return outputAdvice(result);
+      return result.stopReason === 'no-wait' ? 'Submitted; tasks are in flight. Run again later to poll and download.'
       : result.stopReason === 'unreachable' ? 'Stopped: the gateway is unreachable (see the line above); nothing more was sent. Run again once it is back.'
       : result.stopReason === 'deadline' ? 'Stopped at the deadline; run again to continue.'
       : 'Stopped before all work was done; run again to continue.';
     default: return `Exit ${result.exitCode}.`;
   }
+}
+
+function outputAdvice(result: RunResult): string {
+  return `Stopped: ${result.outputFailure!.message}. Every answer received is kept in the journal; ` +
+    'make room or fix the path, then run again: nothing already answered is sent again.';
 }

@@ -1,0 +1,45 @@
+// The rows results.jsonl is rebuilt from: every item in a final state (a chat/responses answer already
+// counts once `succeeded`), as raw column text in manifest order, so bodies are spliced, never re-parsed.
+import type Database from 'better-sqlite3';
+import { ITEM_STATES, TERMINAL, type ItemState } from '../core/states.js';
+
+export interface ResultRow {
+  seq: number; id: string; kind: string; state: ItemState; response: string | null; response_status: number | null;
+  request_id: string | null; last_error: string | null; task_id: string | null; final_resolution: string | null;
+  output_path: string | null; sha256: string | null; bytes: number | null;
+}
+
+const FINAL_STATES = [...TERMINAL].map((s) => `'${s}'`).join(', ');
+const HAS_LINE = `(state IN (${FINAL_STATES}) OR (state = 'succeeded' AND kind IN ('chat', 'responses')))`;
+/** States in which an item's line is yet to appear; a video that `succeeded` waits for its download too. */
+const OPEN_STATES = ITEM_STATES.filter((s) => !TERMINAL.has(s) && s !== 'succeeded');
+
+export class ResultRows {
+  private readonly pageStmt: Database.Statement<[number, number], ResultRow>;
+  private readonly openStmt: Database.Statement<[], { seq: number | null }>;
+  private readonly videoStmt: Database.Statement<[], { seq: number | null }>;
+
+  constructor(db: Database.Database) {
+    // NOT INDEXED: a walk of the primary key from `seq` stops after LIMIT rows; through the state index,
+    // the OR would gather and sort every row with a line on each page.
+    this.pageStmt = db.prepare(`SELECT seq, id, kind, state, response, response_status, request_id, last_error, task_id,
+      final_resolution, output_path, sha256, bytes FROM items NOT INDEXED WHERE seq > ? AND ${HAS_LINE} ORDER BY seq LIMIT ?`);
+    this.openStmt = db.prepare(`SELECT MIN(seq) AS seq FROM items WHERE state IN (${OPEN_STATES.map((s) => `'${s}'`).join(', ')})`);
+    this.videoStmt = db.prepare(`SELECT MIN(seq) AS seq FROM items WHERE state = 'succeeded' AND kind NOT IN ('chat', 'responses')`);
+  }
+
+  /**
+   * Up to `limit` rows with a line, after `afterSeq`, read one at a time as the caller pulls them: a
+   * caller that stops early (return()) has loaded no body past the last row it took. Pull them all
+   * before the next await: the connection is busy until then.
+   */
+  iterate(afterSeq: number, limit: number): IterableIterator<ResultRow> {
+    return this.pageStmt.iterate(afterSeq, limit);
+  }
+
+  /** The manifest position of the first item whose line may still appear or change, or undefined. */
+  firstOpenSeq(): number | undefined {
+    const seqs = [this.openStmt.get()?.seq, this.videoStmt.get()?.seq].filter((s): s is number => typeof s === 'number');
+    return seqs.length === 0 ? undefined : Math.min(...seqs);
+  }
+}
