@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { ITEM_STATES, transition, type ItemEvent, type ItemState } from '../core/states.js';
 import { roundUsd } from '../core/money.js';
 import { migrate } from './schema.js';
+import { openDatabase } from './open-database.js';
 import { patchColumns, rowToItem, type Item, type ItemPatch, type ItemRow } from './item.js';
 import { RunnerLock } from './lock.js';
 
@@ -82,13 +83,7 @@ export class Journal {
     this.syncMode = options.sync ?? 'full';
     this.syncWal = options.syncWal ?? fsyncWalFile;
     if (!options.readonly) mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
-    if (!options.readonly) {
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma(`synchronous = ${options.sync === 'off' ? 'OFF' : 'FULL'}`);
-    }
-    this.db.pragma('busy_timeout = 5000');
-    this.db.pragma('foreign_keys = ON');
+    this.db = openDatabase(file, { readonly: options.readonly ?? false, sync: options.sync ?? 'full' });
     try {
       if (!options.readonly) migrate(this.db, file);
     } catch (err) {

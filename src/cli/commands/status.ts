@@ -2,6 +2,7 @@ import { Journal } from '../../journal/index.js';
 import { reportHeader } from '../../report/model.js';
 import { usd } from '../../report/table.js';
 import { locateJournal } from '../locate-journal.js';
+import { runnerJson, runnerLine } from '../runner-line.js';
 import { helpText, parseOptions, type OptionTable } from '../options.js';
 
 const OPTIONS = {
@@ -31,18 +32,20 @@ export async function run(argv: string[]): Promise<number> {
       uncertain: attention('uncertain'), deferred: attention('deferred'), failed: attention('failed'),
       rejected: attention('rejected'), invalid: attention('invalid'),
     };
-    const holder = journal.lock.holder();
+    const holder = journal.lock.holderLiveness();
     const counts = journal.counts();
     if (json) {
       process.stdout.write(`${JSON.stringify({
-        job: job?.name ?? null, state: file, counts, runner: holder ?? null,
+        job: job?.name ?? null, state: file, counts, runner: runnerJson(holder),
         estimated_usd: totals.estimated_usd, actual_usd: totals.actual_usd, reserved_usd: totals.reserved_usd, budget_usd: budget,
         attention: needs,
       })}\n`);
       return 0;
     }
     const lines: string[] = [];
-    lines.push(`Job ${job?.name ?? '?'} (${file})${holder ? `: a runner is active (pid ${holder.pid} on ${holder.host})` : ''}`);
+    lines.push(`Job ${job?.name ?? '?'} (${file})`);
+    const runner = runnerLine(holder);
+    if (runner) lines.push(runner);
     lines.push(Object.entries(counts).filter(([, n]) => n > 0).map(([s, n]) => `${s} ${n}`).join(', ') || 'no items');
     lines.push(`Spent ${usd(totals.actual_usd)}, reserved ${usd(totals.reserved_usd)}${budget !== null ? `, budget ${usd(budget, 2)} (headroom ${usd(budget - totals.actual_usd - totals.reserved_usd)})` : ''}; estimated in all ${usd(totals.estimated_usd)}`);
     const hints: Record<keyof typeof needs, string> = {
