@@ -41,12 +41,17 @@ export interface Change {
   event: ItemEvent;
   patch?: ItemPatch;
   detail?: Record<string, unknown>;
+  /**
+   * The state the writer last saw the row in. When the row is no longer in it, someone else (an
+   * operator's `resolve`) decided first: the change fails with StaleTransitionError, not as a bug.
+   */
+  expect?: ItemState;
 }
 
 export class StaleTransitionError extends Error {
   readonly code = 'GBATCH_STALE_TRANSITION';
-  constructor(readonly itemId: string, readonly event: ItemEvent, readonly expected: ItemState) {
-    super(`item '${itemId}' left state '${expected}' before '${event}' was written`);
+  constructor(readonly itemId: string, readonly event: ItemEvent, readonly expected: ItemState, readonly actual?: ItemState) {
+    super(`item '${itemId}' left state '${expected}'${actual ? ` (now '${actual}')` : ''} before '${event}' was written`);
     this.name = 'StaleTransitionError';
   }
 }
@@ -69,6 +74,8 @@ export class Journal {
   private readonly syncWal: (walPath: string) => void;
   /** Commits made with their fsync deferred and not yet made durable by syncDeferred(). */
   private deferredCommits = 0;
+  /** Set once this process may no longer write (its runner lock was lost): every write throws it. */
+  private fencedBy: Error | undefined;
   private readonly stmt: {
     get: Database.Statement<[string], ItemRow>;
     head: Database.Statement<[string], { state: string; reserved_usd: number; actual_usd: number | null }>;
@@ -127,6 +134,15 @@ export class Journal {
 
   now(): number {
     return this.clock.now();
+  }
+
+  /** From now on every write of this connection throws `reason`: the journal is no longer ours to change. */
+  fence(reason: Error): void {
+    this.fencedBy ??= reason;
+  }
+
+  private assertWritable(): void {
+    if (this.fencedBy) throw this.fencedBy;
   }
 
   getJob(): JobRecord | undefined {
@@ -229,6 +245,7 @@ export class Journal {
    */
   applyTransitions(changes: readonly Change[], options: { deferSync?: boolean } = {}): Array<{ from: ItemState; to: ItemState; at: number }> {
     if (changes.length === 0) return [];
+    this.assertWritable();
     const defer = options.deferSync === true && this.syncMode === 'full';
     if (!defer) return this.runTransitions(changes);
     this.db.pragma('synchronous = NORMAL');
@@ -251,6 +268,7 @@ export class Journal {
         const head = this.stmt.head.get(change.id);
         if (!head) throw new Error(`unknown item '${change.id}'`);
         const from = head.state as ItemState;
+        if (change.expect !== undefined && from !== change.expect) throw new StaleTransitionError(change.id, change.event, change.expect, from);
         const to = transition(from, change.event);
         const patch = change.patch ?? {};
         const { assignments, values } = patchColumns(patch);
@@ -286,6 +304,7 @@ export class Journal {
    */
   markStored(ids: readonly string[], outputPath: string, detail: Record<string, unknown>): void {
     if (ids.length === 0) return;
+    this.assertWritable();
     const to = transition('succeeded', 'store');
     const now = this.now();
     const detailText = JSON.stringify(detail);
@@ -301,6 +320,7 @@ export class Journal {
   annotate(id: string, patch: ItemPatch, note: string): void {
     const { assignments, values } = patchColumns(patch);
     if (assignments.length === 0) return;
+    this.assertWritable();
     this.db.transaction(() => {
       const head = this.stmt.head.get(id);
       if (!head) throw new Error(`unknown item '${id}'`);

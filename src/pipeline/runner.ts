@@ -10,6 +10,8 @@ import type { RunContext, RunEvents, RunSettings } from './context.js';
 import { Downloader } from './downloader.js';
 import { exitCodeFor, EXIT } from './exit-code.js';
 import { ingestManifests, type IngestOutcome } from './ingest-manifests.js';
+import { JournalGuard, type JournalLoss } from './journal-guard.js';
+import { journalLossReport, saveJournalCopy } from './journal-rescue.js';
 import { Poller } from './poller.js';
 import { recoverJournal, type Recovery } from './recover.js';
 import { ResultsWriter } from './results-writer.js';
@@ -50,7 +52,9 @@ export interface RunResult {
   ingest?: IngestOutcome;
   recovery?: Recovery;
   takeover?: LockTakeover;
-  stopReason: SubmitStopReason | 'interrupted' | 'deadline' | 'no-wait' | 'ingested' | undefined;
+  stopReason: SubmitStopReason | 'interrupted' | 'deadline' | 'no-wait' | 'ingested' | JournalLossReason | undefined;
+  /** The journal's file was deleted or replaced, or its lock lost, mid-run: what the operator must know. */
+  journalLost?: { lines: string[] };
   spend: { reservedUsd: number; actualUsd: number };
   budgetUsd?: number;
   polls: number;
@@ -65,12 +69,24 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
   const events = config.events ?? new EventEmitter<RunEvents>();
   const journal = Journal.open(config.statePath, { clock, sync: config.journalSync ?? 'full', ...(config.syncWal ? { syncWal: config.syncWal } : {}) });
   let heartbeat: NodeJS.Timeout | undefined;
+  const halt = new AbortController();
+  const guard = new JournalGuard(config.statePath, (loss) => {
+    if (loss.kind === 'lock-lost') {
+      journal.fence(new Error(lockLostLine(config.statePath)));
+      journal.lock.forget();
+    }
+    events.emit('log', loss.kind === 'lock-lost' ? lockLostLine(config.statePath)
+      : `the journal at ${config.statePath} was ${loss.kind} while running: stopping all submissions now`);
+    halt.abort(loss);
+  });
   try {
     const takeover = journal.lock.acquire(config.statePath);
     if (takeover) events.emit('log', `taking over the journal from runner pid ${takeover.pid} (${takeover.host}), which is gone`);
     heartbeat = setInterval(() => {
+      guard.check();
+      if (guard.lost) return;
       try {
-        journal.lock.heartbeat();
+        if (!journal.lock.heartbeat()) guard.lose({ kind: 'lock-lost' });
       } catch (err) {
         // A missed beat (the journal busy past its timeout) is harmless; the next one refreshes it.
         events.emit('log', `journal heartbeat skipped: ${(err as Error).message}`);
@@ -96,7 +112,15 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
       connections: concurrency + pollConcurrency + downloadConcurrency,
     });
     try {
-      return await drive(journal, gateway, config, clock, events, ingest, recovery, takeover);
+      let result: RunResult | undefined;
+      try {
+        result = await drive(journal, gateway, config, clock, events, ingest, recovery, takeover, guard, halt.signal);
+      } catch (err) {
+        if (!guard.lost) throw err; // after a loss, a lane's failed write is the loss's doing, not a bug
+      }
+      guard.check(); // a loss in the run's last moments must not pass for "done"
+      if (guard.lost) return endLost(journal, config, guard.lost, result ?? emptyResult(journal, EXIT.usage, config));
+      return result!;
     } finally {
       if (!config.gateway) await gateway.close();
     }
@@ -109,7 +133,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
 
 async function drive(
   journal: Journal, gateway: GatewayClient, config: RunConfig, clock: Clock, events: EventEmitter<RunEvents>,
-  ingest: IngestOutcome, recovery: Recovery, takeover: LockTakeover | undefined,
+  ingest: IngestOutcome, recovery: Recovery, takeover: LockTakeover | undefined, guard: JournalGuard, halt: AbortSignal,
 ): Promise<RunResult> {
   const ctx: RunContext = {
     journal, gateway, clock, events, pricing: config.pricing, settings: config.settings,
@@ -133,6 +157,13 @@ async function drive(
     cleanups.push(() => clearTimeout(grace));
   };
   listen(config.interrupt, onInterrupt, cleanups);
+  listen(halt, () => {
+    const loss = halt.reason as JournalLoss;
+    stopReason = loss.kind === 'lock-lost' ? 'lock-lost' : 'journal-lost';
+    ctx.submitStop.abort(stopReason);
+    ctx.stop.abort(stopReason);
+    if (loss.kind === 'lock-lost') ctx.hardStop.abort(stopReason); // the rows are another runner's now
+  }, cleanups);
   listen(config.forceInterrupt, () => { stopAll('interrupted'); ctx.hardStop.abort('forced'); }, cleanups);
   const { deadlineAt } = config.settings;
   if (deadlineAt !== undefined) {
@@ -159,6 +190,7 @@ async function drive(
     // While the last requests are in flight, the answers so far go to disk: the final rebuild after
     // them then only appends the tail.
     claimedAll: () => void results.flush(),
+    beforeClaim: () => guard.checkSoon(),
   });
 
   try {
@@ -205,6 +237,25 @@ async function drive(
   }
 }
 
+type JournalLossReason = 'journal-lost' | 'lock-lost';
+
+function lockLostLine(statePath: string): string {
+  return `this run lost its lock on ${statePath} (another runner took the journal over, or the lock was removed): it stopped at once and writes nothing more; the journal's current runner carries on`;
+}
+
+/** The end of a run whose journal stopped being its own: the truth for the operator, and the exit code. */
+function endLost(journal: Journal, config: RunConfig, loss: JournalLoss, base: RunResult): RunResult {
+  if (loss.kind === 'lock-lost') {
+    return { ...base, exitCode: EXIT.inFlight, stopReason: 'lock-lost', journalLost: { lines: [lockLostLine(config.statePath)] } };
+  }
+  journal.lock.release(); // the saved copy must not name this (soon dead) process as its runner
+  const copy = saveJournalCopy(journal, config.statePath, Date.now());
+  return {
+    ...base, exitCode: EXIT.usage, stopReason: 'journal-lost', counts: journal.counts(),
+    journalLost: { lines: journalLossReport(journal, config.statePath, loss.kind, copy) },
+  };
+}
+
 /** Every request in flight listens on these signals: thousands of listeners are expected, not a leak. */
 function unlimited(controller: AbortController): AbortController {
   setMaxListeners(0, controller.signal);
@@ -223,8 +274,11 @@ function listen(signal: AbortSignal | undefined, handler: () => void, cleanups: 
 
 /** Deferred rows get their chance again on every run. */
 function releaseDeferred(journal: Journal): void {
-  const deferred = journal.list(['deferred']);
-  journal.apply(deferred.map((item) => ({ id: item.id, event: 'release' as const, detail: { reason: 'new run' } })));
+  // Read and written under one write lock: an operator's `resolve` cannot move a row in between.
+  journal.db.transaction(() => {
+    const deferred = journal.list(['deferred']);
+    journal.apply(deferred.map((item) => ({ id: item.id, event: 'release' as const, detail: { reason: 'new run' } })));
+  }).immediate();
 }
 
 function emptyResult(journal: Journal, exitCode: number, config: RunConfig): RunResult {

@@ -6,6 +6,7 @@ import { snapshotPrice } from '../core/settlement.js';
 import type { SendOutcome } from '../gateway/client.js';
 import { GatewayTransportError } from '../gateway/errors.js';
 import type { Item } from '../journal/index.js';
+import { changedElsewhere } from './changed-elsewhere.js';
 import { log, type RunContext } from './context.js';
 import { planOutcome, type FollowUp, type OutcomePlan } from './outcome.js';
 import { rateWindow, SendPacer } from './send-pacer.js';
@@ -15,6 +16,8 @@ export interface SubmitterHooks {
   completed(item: Item): void;
   /** Every pending item has been claimed; only requests in flight (and their retries) remain. */
   claimedAll?(): void;
+  /** Asked before each item is claimed; may stop submissions (the journal's file is gone). Must be cheap. */
+  beforeClaim?(): void;
 }
 
 export type SubmitStopReason = 'balance' | 'budget' | 'auth' | undefined;
@@ -59,6 +62,7 @@ export class Submitter {
       if (page.length === 0) break;
       for (const item of page) {
         after = item.seq;
+        this.hooks.beforeClaim?.();
         if (ctx.submitStop.signal.aborted) break outer;
         await this.queue.onSizeLessThan(ctx.settings.concurrency);
         if (!(await this.reserve(item))) {
@@ -101,12 +105,18 @@ export class Submitter {
     }
     let item = claimed;
     for (let attempt = claimed.attempts + 1; ; attempt++) {
-      item = await ctx.commits.write({
-        id: item.id,
-        event: 'submit',
-        patch: { attempts: attempt, reservedUsd: item.estimateUsd, priceSnapshot: snapshotPrice(item.kind, item.model, ctx.pricing) },
-        detail: { attempt },
-      }, item, { urgent: true });
+      try {
+        item = await ctx.commits.write({
+          id: item.id,
+          event: 'submit',
+          patch: { attempts: attempt, reservedUsd: item.estimateUsd, priceSnapshot: snapshotPrice(item.kind, item.model, ctx.pricing) },
+          detail: { attempt },
+        }, item, { urgent: true });
+      } catch (err) {
+        if (!changedElsewhere(ctx, err)) throw err;
+        ctx.budget.release(item.estimateUsd); // never sent: its reservation goes back
+        return;
+      }
       ctx.events.emit('transition', item, 'pending');
       const outcome = await this.send(item, attempt);
       const plan = planOutcome(item, outcome, attempt, ctx.settings.maxSubmitAttempts);
@@ -147,7 +157,9 @@ export class Submitter {
   }
 
   private settle(work: Promise<void>): void {
-    const tracked = work.catch((err: unknown) => this.fail(err)).finally(() => this.settling.delete(tracked));
+    const tracked = work.catch((err: unknown) => {
+      if (!changedElsewhere(this.ctx, err)) this.fail(err);
+    }).finally(() => this.settling.delete(tracked));
     this.settling.add(tracked);
   }
 
@@ -194,7 +206,9 @@ export class Submitter {
     const { ctx } = this;
     const budgetReason = `needs more than the remaining budget of ${ctx.budget.budgetUsd ?? 0} USD`;
     const writes = this.overBudget.map((item) => ctx.commits.write({
-      id: item.id, event: 'defer', patch: { lastError: { message: `deferred: ${budgetReason}` } }, detail: { reason: 'budget' },
+      id: item.id, event: 'defer', patch: { lastError: { message: `deferred: ${budgetReason}` } }, detail: { reason: 'budget' }, expect: item.state,
+    }).catch((err: unknown) => {
+      if (!changedElsewhere(ctx, err)) throw err;
     }));
     if (this.overBudget.length > 0 && !this.stopReason) {
       this.stopReason = 'budget';
@@ -209,7 +223,9 @@ export class Submitter {
         after = page[page.length - 1]!.seq;
         for (const item of page) {
           writes.push(ctx.commits.write({
-            id: item.id, event: 'defer', patch: { lastError: { message: "deferred: the gateway's balance ran out (402)" } }, detail: { reason: 'balance' },
+            id: item.id, event: 'defer', patch: { lastError: { message: "deferred: the gateway's balance ran out (402)" } }, detail: { reason: 'balance' }, expect: 'pending',
+          }).catch((err: unknown) => {
+            if (!changedElsewhere(ctx, err)) throw err;
           }));
         }
         await Promise.all(writes.splice(0));

@@ -66,6 +66,8 @@ async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: stri
     for (const problem of result.ingest.problems) process.stderr.write(`gbatch run: ${problem}\n`);
     process.stderr.write('gbatch run: nothing was sent\n');
   }
+  // The journal at the path is not this run's (deleted, replaced) or no longer its to write: say so first.
+  for (const line of result.journalLost?.lines ?? []) process.stderr.write(`gbatch run: ${line}\n`);
   if (signals.interrupt.aborted) result = { ...result, exitCode: result.exitCode === 0 ? 75 : result.exitCode };
   printSummary(job, result, flags.json);
   return result.exitCode;
@@ -87,7 +89,7 @@ function printSummary(job: ResolvedJob, result: RunResult, json: boolean): void 
     })}\n`);
     return;
   }
-  if (result.ingest?.ok) {
+  if (result.ingest?.ok && !result.journalLost) {
     const journal = Journal.open(job.statePath, { readonly: true });
     try {
       const header = reportHeader(journal, job.name, result.budgetUsd ?? null);
@@ -105,14 +107,16 @@ function explain(result: RunResult): string {
       ? `Ingested: ${result.ingest?.inserted ?? 0} new row(s) in the journal; nothing was sent.`
       : 'Done: every item is finished.';
     case 1: return 'Finished, but some items failed or were rejected (see `gbatch status`).';
-    case 2: return result.stopReason === 'auth'
+    case 2: if (result.stopReason === 'journal-lost') return 'Stopped: the journal file was deleted or replaced during the run (see above); nothing more was sent.';
+      return result.stopReason === 'auth'
       ? 'Stopped: the gateway refused the API key (401). Rows stay pending; fix GATEWAY_API_KEY and run again.'
       : 'Refused: nothing was sent.';
     case 3: return result.stopReason === 'balance'
       ? "Stopped: the gateway's balance ran out (402). Top up, then run again: deferred items are sent then."
       : 'Stopped by --budget: some items are deferred. Raise the budget and run again to send them.';
     case 4: return 'Some items are uncertain (their submission may have reached the gateway): decide with `gbatch resolve`.';
-    case 75: return result.stopReason === 'no-wait' ? 'Submitted; tasks are in flight. Run again later to poll and download.'
+    case 75: if (result.stopReason === 'lock-lost') return 'Stopped: this run lost its journal lock; the runner that holds it now carries on.';
+      return result.stopReason === 'no-wait' ? 'Submitted; tasks are in flight. Run again later to poll and download.'
       : 'Stopped before all work was done; run again to continue.';
     default: return `Exit ${result.exitCode}.`;
   }
