@@ -1,7 +1,7 @@
 // Is the journal this run writes still the file at its path, and still ours? A journal deleted or
 // replaced under a live run would take every task id with it (the run writes on into an unlinked
 // file); a lock taken over means another runner now owns the rows. Either way the run must stop.
-import { statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 
 export interface FileIdentity { dev: number; ino: number }
 
@@ -27,15 +27,29 @@ export function compareIdentity(opened: FileIdentity, now: FileIdentity | undefi
 }
 
 /** Between two checks on the submission path at most this much time passes unchecked (the heartbeat checks too). */
-const CLAIM_CHECK_MS = 200;
+const CLAIM_CHECK_MS = 50;
 
 export class JournalGuard {
   private readonly opened: FileIdentity | undefined;
+  /** The journal's WAL and shared-memory files as opened: SQLite finds them by name, next to the path. */
+  private readonly sidecars: Array<{ path: string; identity: FileIdentity | undefined }>;
   private loss: JournalLoss | undefined;
   private lastCheck = 0;
 
   constructor(private readonly path: string, private readonly onLoss: (loss: JournalLoss) => void) {
     this.opened = fileIdentity(path);
+    this.sidecars = ['-wal', '-shm'].map((suffix) => ({ path: `${path}${suffix}`, identity: fileIdentity(`${path}${suffix}`) }));
+  }
+
+  /**
+   * After the journal was deleted or replaced and closed: its own WAL and shared-memory files, still
+   * under the path's name, are removed. Left there, SQLite would replay this journal's WAL into whatever
+   * file is put at the path next (the saved copy moved back, or the replacement): a corrupt journal.
+   */
+  removeOwnSidecars(): void {
+    for (const { path, identity } of this.sidecars) {
+      if (identity && compareIdentity(identity, fileIdentity(path)) === undefined) rmSync(path, { force: true });
+    }
   }
 
   get lost(): JournalLoss | undefined {

@@ -128,6 +128,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     if (heartbeat) clearInterval(heartbeat);
     journal.lock.release();
     journal.close();
+    if (guard.lost && guard.lost.kind !== 'lock-lost') guard.removeOwnSidecars();
   }
 }
 
@@ -190,7 +191,7 @@ async function drive(
     // While the last requests are in flight, the answers so far go to disk: the final rebuild after
     // them then only appends the tail.
     claimedAll: () => void results.flush(),
-    beforeClaim: () => guard.checkSoon(),
+    beforeSubmit: () => guard.checkSoon(),
   });
 
   try {

@@ -16,8 +16,8 @@ export interface SubmitterHooks {
   completed(item: Item): void;
   /** Every pending item has been claimed; only requests in flight (and their retries) remain. */
   claimedAll?(): void;
-  /** Asked before each item is claimed; may stop submissions (the journal's file is gone). Must be cheap. */
-  beforeClaim?(): void;
+  /** Asked before each item is claimed and before each intent is written; may stop submissions (the journal's file is gone). Must be cheap. */
+  beforeSubmit?(): void;
 }
 
 export type SubmitStopReason = 'balance' | 'budget' | 'auth' | undefined;
@@ -62,7 +62,7 @@ export class Submitter {
       if (page.length === 0) break;
       for (const item of page) {
         after = item.seq;
-        this.hooks.beforeClaim?.();
+        this.hooks.beforeSubmit?.();
         if (ctx.submitStop.signal.aborted) break outer;
         await this.queue.onSizeLessThan(ctx.settings.concurrency);
         if (!(await this.reserve(item))) {
@@ -97,6 +97,7 @@ export class Submitter {
 
   private async submit(claimed: Item): Promise<void> {
     const { ctx } = this;
+    this.hooks.beforeSubmit?.();
     if (ctx.submitStop.signal.aborted) {
       // Queued before the stop (a 402, a signal, the deadline): it never leaves. It stays pending (a
       // 402 defers it below) and a later run sends it.
