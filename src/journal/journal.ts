@@ -7,7 +7,7 @@ import { roundUsd } from '../core/money.js';
 import { migrate } from './schema.js';
 import { openDatabase } from './open-database.js';
 import { patchColumns, rowToItem, type Item, type ItemPatch, type ItemRow } from './item.js';
-import { RunnerLock } from './lock.js';
+import { LockLostError, RunnerLock } from './lock.js';
 
 export interface JournalOptions {
   clock?: { now(): number };
@@ -145,6 +145,14 @@ export class Journal {
     if (this.fencedBy) throw this.fencedBy;
   }
 
+  /** Inside a write transaction: a runner whose lock was taken from it writes nothing more (a fencing check). */
+  private assertOwner(): void {
+    if (!this.lock.lost()) return;
+    const err = new LockLostError(this.file);
+    this.fence(err);
+    throw err;
+  }
+
   getJob(): JobRecord | undefined {
     const row = this.db.prepare('SELECT * FROM job WHERE id = 1').get() as
       { name: string; manifest: string; options: string; created_at: number; updated_at: number } | undefined;
@@ -263,6 +271,7 @@ export class Journal {
     let reservedDelta = 0;
     let actualDelta = 0;
     const run = this.db.transaction(() => {
+      this.assertOwner();
       const moves: Array<{ from: ItemState; to: ItemState; at: number }> = [];
       for (const change of changes) {
         const head = this.stmt.head.get(change.id);
@@ -309,6 +318,7 @@ export class Journal {
     const now = this.now();
     const detailText = JSON.stringify(detail);
     this.db.transaction(() => {
+      this.assertOwner();
       for (const id of ids) {
         if (this.stmt.store.run(to, outputPath, now, id).changes !== 1) throw new StaleTransitionError(id, 'store', 'succeeded');
         this.stmt.event.run(id, now, 'store', 'succeeded', to, detailText);
@@ -322,6 +332,7 @@ export class Journal {
     if (assignments.length === 0) return;
     this.assertWritable();
     this.db.transaction(() => {
+      this.assertOwner();
       const head = this.stmt.head.get(id);
       if (!head) throw new Error(`unknown item '${id}'`);
       this.db.prepare(`UPDATE items SET ${assignments.join(', ')}, updated_at = ? WHERE id = ?`).run(...values, this.now(), id);

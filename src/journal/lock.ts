@@ -24,6 +24,15 @@ export class JournalBusyError extends Error {
   }
 }
 
+/** This process held the journal's lock and no longer does: it must not write another row. */
+export class LockLostError extends Error {
+  readonly code = 'GBATCH_LOCK_LOST';
+  constructor(file: string) {
+    super(`this run lost its lock on ${file} (another runner took the journal over, or the lock was removed): it stopped at once and writes nothing more; the journal's current runner carries on`);
+    this.name = 'LockLostError';
+  }
+}
+
 interface LockRow { pid: number; host: string; token: string; started_at: number; heartbeat_at: number; process_start?: string | null }
 
 export interface LockTakeover { pid: number; host: string; heartbeatAt: number }
@@ -36,6 +45,7 @@ function record(row: LockRow): RunnerRecord {
 
 export class RunnerLock {
   private token: string | undefined;
+  private ownStmt: Database.Statement | undefined;
 
   constructor(private readonly db: Database.Database, private readonly clock: { now(): number }) {}
 
@@ -51,7 +61,10 @@ export class RunnerLock {
     const token = randomUUID();
     const host = hostname();
     const now = this.clock.now();
-    const result = this.db.transaction((): LockTakeover | undefined => {
+    // A live holder is refused at once, without the write lock (a stopped holder may keep it held).
+    const seen = this.db.prepare('SELECT * FROM runner_lock WHERE id = 1').get() as LockRow | undefined;
+    if (seen && this.judge(seen).alive) throw new JournalBusyError(file, seen.pid, seen.host);
+    const take = this.db.transaction((): LockTakeover | undefined => {
       const row = this.db.prepare('SELECT * FROM runner_lock WHERE id = 1').get() as LockRow | undefined;
       let takeover: LockTakeover | undefined;
       if (row) {
@@ -63,7 +76,16 @@ export class RunnerLock {
         started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at, process_start = excluded.process_start`)
         .run(process.pid, host, token, now, now, processStartOf(process.pid));
       return takeover;
-    }).immediate();
+    });
+    let result: LockTakeover | undefined;
+    try {
+      result = take.immediate();
+    } catch (err) {
+      // The write lock stayed held past the busy timeout: a runner stopped (or stuck) in mid-commit.
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+      const holder = this.holder();
+      throw new JournalBusyError(file, holder?.pid ?? 0, holder?.host ?? 'an unknown host');
+    }
     this.token = token;
     return result;
   }
@@ -78,6 +100,13 @@ export class RunnerLock {
     if (!this.token || !this.db.open) return;
     this.db.prepare('DELETE FROM runner_lock WHERE id = 1 AND token = ?').run(this.token);
     this.token = undefined;
+  }
+
+  /** True when this process took the lock and the row no longer carries its token (checked inside each write). */
+  lost(): boolean {
+    if (!this.token) return false;
+    this.ownStmt ??= this.db.prepare('SELECT 1 FROM runner_lock WHERE id = 1 AND token = ?');
+    return this.ownStmt.get(this.token) === undefined;
   }
 
   /** Stops this run from releasing a lock it lost: the row now belongs to someone else, or to no one. */

@@ -4,7 +4,7 @@ import { systemClock, type Clock } from '../core/clock.js';
 import type { PricingTable } from '../core/pricing.js';
 import type { ItemState } from '../core/states.js';
 import { createGatewayClient, type GatewayClient } from '../gateway/client.js';
-import { CommitQueue, HEARTBEAT_MS, Journal, type LockTakeover } from '../journal/index.js';
+import { CommitQueue, HEARTBEAT_MS, Journal, LockLostError, type LockTakeover } from '../journal/index.js';
 import { BudgetGuard } from './budget-guard.js';
 import type { RunContext, RunEvents, RunSettings } from './context.js';
 import { Downloader } from './downloader.js';
@@ -72,7 +72,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
   const halt = new AbortController();
   const guard = new JournalGuard(config.statePath, (loss) => {
     if (loss.kind === 'lock-lost') {
-      journal.fence(new Error(lockLostLine(config.statePath)));
+      journal.fence(new LockLostError(config.statePath));
       journal.lock.forget();
     }
     events.emit('log', loss.kind === 'lock-lost' ? lockLostLine(config.statePath)
@@ -116,6 +116,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
       try {
         result = await drive(journal, gateway, config, clock, events, ingest, recovery, takeover, guard, halt.signal);
       } catch (err) {
+        if (err instanceof LockLostError) guard.lose({ kind: 'lock-lost' });
         if (!guard.lost) throw err; // after a loss, a lane's failed write is the loss's doing, not a bug
       }
       guard.check(); // a loss in the run's last moments must not pass for "done"
@@ -241,7 +242,7 @@ async function drive(
 type JournalLossReason = 'journal-lost' | 'lock-lost';
 
 function lockLostLine(statePath: string): string {
-  return `this run lost its lock on ${statePath} (another runner took the journal over, or the lock was removed): it stopped at once and writes nothing more; the journal's current runner carries on`;
+  return new LockLostError(statePath).message;
 }
 
 /** The end of a run whose journal stopped being its own: the truth for the operator, and the exit code. */
