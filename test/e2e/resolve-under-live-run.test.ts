@@ -48,8 +48,9 @@ test.skipIf(!BUILT)('a pending row abandoned under a live run is never sent; the
 });
 
 test.skipIf(!BUILT)('a row the run holds back for the budget, abandoned meanwhile, is left failed instead of deferred; the run ends with exit 3', async () => {
-  // Room for about one row at a time: the last rows are held back, then deferred at the end.
-  const { ws, sim, run } = await liveRun(['--budget', '0.000017']);
+  // Room for the first eight rows (as the simulator charges them): the last four are held back, then
+  // deferred when the eighth has settled, seconds after `resolve` abandoned the last one.
+  const { ws, sim, run } = await liveRun(['--budget', '0.00009']);
   const resolve = await runCli(['resolve', '--state', ws.state, LAST, '--abandon']);
   expect(resolve.code, resolve.stderr).toBe(0);
 
@@ -59,7 +60,9 @@ test.skipIf(!BUILT)('a row the run holds back for the budget, abandoned meanwhil
   expect(sentPrompts(sim).filter((r) => r.includes(prompt(ROWS - 1)))).toEqual([]);
   expect(sentPrompts(sim).filter((r) => r.includes(prompt(0)))).toHaveLength(1);
   const { byId, counts } = readJournal(ws.state);
-  expect(byId.get(LAST)!.state).toBe('failed');
+  // Abandoned while the run held it as pending (not after it was deferred): the race this test is about.
+  expect(byId.get(LAST)).toMatchObject({ state: 'failed', lastError: { message: 'abandoned by the operator (was pending)' } });
+  expect(ended.stderr).toMatch(new RegExp(`item '${LAST}' was changed outside this run \\(now failed\\) before its 'defer'`));
   expect(counts.deferred).toBeGreaterThan(0);
   expect(counts.submitting + counts.pending).toBe(0);
 });
