@@ -10,6 +10,9 @@ export function applyDecision(journal: Journal, seen: Item, change: Omit<Change,
     if (err instanceof StaleTransitionError) {
       throw new UsageError(`item '${seen.id}' changed state (now ${err.actual ?? 'another state'}) while resolving; look again`);
     }
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') {
+      throw new UsageError(`${journal.file}: the journal stayed busy (a runner stopped in mid-write holds it); nothing was changed; try again`);
+    }
     throw err;
   }
 }

@@ -1,5 +1,5 @@
 // The gbatch command line: dispatches to one module per command, loaded on demand.
-import { JournalBusyError } from '../journal/lock.js';
+import { JournalBusyError, LockLostError } from '../journal/lock.js';
 import { UsageError } from './options.js';
 
 export type CommandRunner = (argv: string[]) => Promise<number>;
@@ -51,6 +51,11 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof UsageError || err instanceof JournalBusyError) {
       process.stderr.write(`gbatch ${name}: ${err.message}\n`);
       return 2;
+    }
+    // Another runner owns the journal now: this one stopped without writing; come back later (75).
+    if (err instanceof LockLostError) {
+      process.stderr.write(`gbatch ${name}: ${err.message}\n`);
+      return 75;
     }
     throw err;
   }

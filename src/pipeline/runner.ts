@@ -54,7 +54,7 @@ export interface RunResult {
   takeover?: LockTakeover;
   stopReason: SubmitStopReason | 'interrupted' | 'deadline' | 'no-wait' | 'ingested' | JournalLossReason | undefined;
   /** The journal's file was deleted or replaced, or its lock lost, mid-run: what the operator must know. */
-  journalLost?: { lines: string[] };
+  journalLost?: { lines: string[]; savedCopy?: string };
   spend: { reservedUsd: number; actualUsd: number };
   budgetUsd?: number;
   polls: number;
@@ -254,7 +254,7 @@ function endLost(journal: Journal, config: RunConfig, loss: JournalLoss, base: R
   const copy = saveJournalCopy(journal, config.statePath, Date.now());
   return {
     ...base, exitCode: EXIT.usage, stopReason: 'journal-lost', counts: journal.counts(),
-    journalLost: { lines: journalLossReport(journal, config.statePath, loss.kind, copy) },
+    journalLost: { lines: journalLossReport(journal, config.statePath, loss.kind, copy), ...('path' in copy ? { savedCopy: copy.path } : {}) },
   };
 }
 

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { existsSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect, test } from 'vitest';
-import { BUILT, gatewayEnv, runCli, startCli } from './helpers/cli.js';
+import { BUILT, gatewayEnv, runCli, startCli, stdoutJson } from './helpers/cli.js';
 import { videoRow, writeJsonl } from './helpers/manifests.js';
 import { duplicates, KEY, posts, startSim } from './helpers/sim.js';
 import { until } from './helpers/wait.js';
@@ -21,8 +21,7 @@ async function loseJournalMidRun(how: 'deleted' | 'replaced') {
   const env = gatewayEnv(sim.baseUrl, KEY);
   const rows = Array.from({ length: VIDEOS }, (_, i) => videoRow(`v${i}`, `A lighthouse, take ${i}`));
   const manifest = writeJsonl(ws.path('rows.jsonl'), rows);
-  const args = ['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.2', '--concurrency', '1', '--quiet'];
-  const t0 = Date.now();
+  const args = ['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.2', '--concurrency', '1', '--quiet', '--json'];
   const run = startCli(args, { env });
   await until(() => posts(sim.ledger) >= 2);
 
@@ -34,7 +33,6 @@ async function loseJournalMidRun(how: 'deleted' | 'replaced') {
   await run.stderrMatching(new RegExp(`journal at .* was ${how} while running`));
   const postsAtDetection = posts(sim.ledger);
   const ended = await run.result;
-  if (process.env.DBG) console.log(Date.now() - t0, ended.stderr);
   return { ws, sim, env, args, ended, postsAtDetection };
 }
 
@@ -54,6 +52,7 @@ for (const how of ['deleted', 'replaced'] as const) {
     const [copy, ...more] = recoveredCopies(ws.state);
     expect(more).toEqual([]);
     expect(ended.stderr).toContain(`the run's journal was saved to ${copy}`);
+    expect(stdoutJson(ended)).toMatchObject({ exit_code: 2, stop_reason: 'journal-lost', journal_lost: { saved_copy: copy } });
     const saved = new Database(copy!, { readonly: true });
     const sent = saved.prepare('SELECT id, task_id FROM items WHERE task_id IS NOT NULL ORDER BY seq').all() as Array<{ id: string; task_id: string }>;
     const lock = saved.prepare('SELECT * FROM runner_lock').all();
@@ -69,9 +68,7 @@ for (const how of ['deleted', 'replaced'] as const) {
     expect(existsSync(`${ws.state}-wal`)).toBe(false);
     renameSync(copy!, ws.state);
     const tasksBefore = sim.ledger.tasks.length;
-    const t1 = Date.now();
     const rerun = await runCli([...args, '--no-wait'], { env });
-    if (process.env.DBG) console.log('rerun', Date.now() - t1);
     expect(rerun.code, rerun.stderr).toBe(75);
     expect(duplicates(sim.ledger)).toEqual({});
     expect(sim.ledger.tasks).toHaveLength(VIDEOS); // the rest were sent once, the first ones not again

@@ -80,6 +80,7 @@ function printSummary(job: ResolvedJob, result: RunResult, json: boolean): void 
       job: job.name, exit_code: result.exitCode, reason: why, state: job.statePath, out: job.outDir,
       counts: result.counts, spent_usd: result.spend.actualUsd, reserved_usd: result.spend.reservedUsd, budget_usd: result.budgetUsd ?? null,
       stop_reason: result.stopReason ?? null,
+      ...(result.journalLost ? { journal_lost: { saved_copy: result.journalLost.savedCopy ?? null, lines: result.journalLost.lines } } : {}),
       ingest: result.ingest ? {
         rows: result.ingest.rows, inserted: result.ingest.inserted, unchanged: result.ingest.unchanged, replaced: result.ingest.replaced,
         invalid: result.ingest.invalidCount, conflicts: result.ingest.conflicts.length,
