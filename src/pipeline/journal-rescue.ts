@@ -35,6 +35,11 @@ export function saveJournalCopy(journal: Journal, statePath: string, now: number
   return { error: errors.join('; ') };
 }
 
+/** How a lost journal file is named to the operator (a file moved away looks deleted from its path). */
+export function lossWords(kind: 'deleted' | 'replaced'): string {
+  return kind === 'deleted' ? 'deleted (or moved away)' : 'replaced by another file';
+}
+
 function listed(rows: string[], total: number): string {
   return `${rows.join(', ')}${total > rows.length ? `, ... and ${total - rows.length} more` : ''}`;
 }
@@ -46,7 +51,7 @@ export function journalLossReport(journal: Journal, statePath: string, kind: 'de
   const sentCount = (db.prepare('SELECT COUNT(*) AS n FROM items WHERE task_id IS NOT NULL').get() as { n: number }).n;
   const unsure = db.prepare(`SELECT id FROM items WHERE state IN ('submitting', 'uncertain') ORDER BY seq LIMIT ${LISTED}`).all() as Array<{ id: string }>;
   const unsureCount = (db.prepare(`SELECT COUNT(*) AS n FROM items WHERE state IN ('submitting', 'uncertain')`).get() as { n: number }).n;
-  const lines = [`the journal at ${statePath} was ${kind} while this run was using it: no new request was sent after that; requests already in flight were let finish and recorded`];
+  const lines = [`the journal at ${statePath} was ${lossWords(kind)} while this run was using it: no new request was sent after that; requests already in flight were let finish and recorded`];
   if ('path' in copy) lines.push(`the run's journal was saved to ${copy.path}`);
   else lines.push(`the run's journal could NOT be saved (${copy.error}): the ids below are all that is left of it`);
   if (sentCount > 0) lines.push(`${sentCount} row(s) were sent and have task ids (item -> task): ${listed(sent.map((r) => `${r.id} -> ${r.task_id}`), sentCount)}`);

@@ -11,7 +11,7 @@ import { Downloader } from './downloader.js';
 import { exitCodeFor, EXIT } from './exit-code.js';
 import { ingestManifests, type IngestOutcome } from './ingest-manifests.js';
 import { JournalGuard, type JournalLoss } from './journal-guard.js';
-import { journalLossReport, saveJournalCopy } from './journal-rescue.js';
+import { journalLossReport, lossWords, saveJournalCopy } from './journal-rescue.js';
 import { Poller } from './poller.js';
 import { recoverJournal, type Recovery } from './recover.js';
 import { ResultsWriter } from './results-writer.js';
@@ -76,7 +76,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
       journal.lock.forget();
     }
     events.emit('log', loss.kind === 'lock-lost' ? lockLostLine(config.statePath)
-      : `the journal at ${config.statePath} was ${loss.kind} while running: stopping all submissions now`);
+      : `the journal at ${config.statePath} was ${lossWords(loss.kind)} while running: stopping all submissions now`);
     halt.abort(loss);
   });
   try {

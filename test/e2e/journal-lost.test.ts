@@ -30,7 +30,7 @@ async function loseJournalMidRun(how: 'deleted' | 'replaced') {
     writeFileSync(ws.path('other.db'), 'another file, not this run\'s journal');
     renameSync(ws.path('other.db'), ws.state);
   }
-  await run.stderrMatching(new RegExp(`journal at .* was ${how} while running`));
+  await run.stderrMatching(new RegExp(`journal at .* was ${how} .*while running: stopping all submissions now`));
   const postsAtDetection = posts(sim.ledger);
   const ended = await run.result;
   return { ws, sim, env, args, ended, postsAtDetection };

@@ -33,7 +33,7 @@ describe('journal rescue', () => {
     forceState(journal, 'c2', 'uncertain');
 
     const lines = journalLossReport(journal, '/s/job.db', 'replaced', { path: '/s/job.db.recovered-x.db' });
-    expect(lines[0]).toMatch(/^the journal at \/s\/job\.db was replaced while this run was using it/);
+    expect(lines[0]).toMatch(/^the journal at \/s\/job\.db was replaced by another file while this run was using it/);
     expect(lines[1]).toBe("the run's journal was saved to /s/job.db.recovered-x.db");
     expect(lines[2]).toMatch(/^25 row\(s\) were sent and have task ids \(item -> task\): v0 -> task_0, v1 -> task_1, .*v19 -> task_19, \.\.\. and 5 more$/);
     expect(lines[3]).toBe('2 row(s) may have reached the gateway (uncertain): c1, c2');
