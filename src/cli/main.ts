@@ -4,7 +4,7 @@ import { printable } from '../core/printable.js';
 // bin/gbatch.js prints an internal error's stack through it (the stack's message may quote outside text).
 export { printableBlock } from '../core/printable.js';
 import { ConfigError } from '../core/config-error.js';
-import { JournalBusyError } from '../journal/lock.js';
+import { JournalBusyError, LockLostError } from '../journal/lock.js';
 import { UsageError } from './options.js';
 
 export type CommandRunner = (argv: string[]) => Promise<number>;
@@ -57,6 +57,11 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof UsageError || err instanceof ConfigError || err instanceof JournalBusyError) {
       process.stderr.write(`gbatch ${name}: ${printable(err.message)}\n`);
       return 2;
+    }
+    // Another runner owns the journal now: this one stopped without writing; come back later (75).
+    if (err instanceof LockLostError) {
+      process.stderr.write(`gbatch ${name}: ${err.message}\n`);
+      return 75;
     }
     throw err;
   }

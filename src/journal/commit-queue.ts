@@ -18,6 +18,15 @@ interface Waiting {
   reject: (err: unknown) => void;
 }
 
+/**
+ * A change made from the caller's copy of the item expects the row still in that copy's state: if an
+ * operator moved it meanwhile, the change fails as stale (someone else decided) instead of as a bug.
+ */
+function guarded(waiting: Waiting): Change {
+  if (waiting.change.expect !== undefined || !waiting.base) return waiting.change;
+  return { ...waiting.change, expect: waiting.base.state };
+}
+
 export class CommitQueue {
   private queue: Waiting[] = [];
   private scheduled: false | 'window' | 'soon' = false;
@@ -72,13 +81,13 @@ export class CommitQueue {
     if (batch.length === 0) return;
     try {
       const deferSync = batch.every((w) => w.deferSync === true);
-      const moves = this.journal.applyTransitions(batch.map((w) => w.change), { deferSync });
+      const moves = this.journal.applyTransitions(batch.map(guarded), { deferSync });
       this.commits++;
       batch.forEach((w, i) => w.resolve(this.result(w, moves[i]!)));
     } catch {
       for (const waiting of batch) {
         try {
-          const [move] = this.journal.applyTransitions([waiting.change], { deferSync: waiting.deferSync === true });
+          const [move] = this.journal.applyTransitions([guarded(waiting)], { deferSync: waiting.deferSync === true });
           this.commits++;
           waiting.resolve(this.result(waiting, move!));
         } catch (err) {

@@ -7,8 +7,9 @@ import { roundUsd } from '../core/money.js';
 import { migrate } from './schema.js';
 import { journalOpenError } from './open-error.js';
 import { patchColumns, rowToItem, type Item, type ItemPatch, type ItemRow } from './item.js';
-import { RunnerLock } from './lock.js';
+import { LockLostError, RunnerLock } from './lock.js';
 import { ResultRows } from './result-rows.js';
+import { openDatabase } from './open-database.js';
 
 export interface JournalOptions {
   clock?: { now(): number };
@@ -46,12 +47,17 @@ export interface Change {
   event: ItemEvent;
   patch?: ItemPatch;
   detail?: Record<string, unknown>;
+  /**
+   * The state the writer last saw the row in. When the row is no longer in it, someone else (an
+   * operator's `resolve`) decided first: the change fails with StaleTransitionError, not as a bug.
+   */
+  expect?: ItemState;
 }
 
 export class StaleTransitionError extends Error {
   readonly code = 'GBATCH_STALE_TRANSITION';
-  constructor(readonly itemId: string, readonly event: ItemEvent, readonly expected: ItemState) {
-    super(`item '${itemId}' left state '${expected}' before '${event}' was written`);
+  constructor(readonly itemId: string, readonly event: ItemEvent, readonly expected: ItemState, readonly actual?: ItemState) {
+    super(`item '${itemId}' left state '${expected}'${actual ? ` (now '${actual}')` : ''} before '${event}' was written`);
     this.name = 'StaleTransitionError';
   }
 }
@@ -69,6 +75,8 @@ export class Journal {
   private readonly syncWal: (walPath: string) => void;
   /** Commits made with their fsync deferred and not yet made durable by syncDeferred(). */
   private deferredCommits = 0;
+  /** Set once this process may no longer write (its runner lock was lost): every write throws it. */
+  private fencedBy: Error | undefined;
   private readonly stmt: {
     get: Database.Statement<[string], ItemRow>;
     head: Database.Statement<[string], { state: string; reserved_usd: number; actual_usd: number | null }>;
@@ -83,14 +91,8 @@ export class Journal {
     this.syncMode = options.sync ?? 'full';
     this.syncWal = options.syncWal ?? fsyncWalFile;
     if (!options.readonly) mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+    this.db = openDatabase(file, { readonly: options.readonly ?? false, sync: options.sync ?? 'full' });
     try {
-      if (!options.readonly) {
-        this.db.pragma('journal_mode = WAL');
-        this.db.pragma(`synchronous = ${options.sync === 'off' ? 'OFF' : 'FULL'}`);
-      }
-      this.db.pragma('busy_timeout = 5000');
-      this.db.pragma('foreign_keys = ON');
       if (!options.readonly) {
         migrate(this.db, file);
         // SQLite opens a file it cannot write read-only without a word; find out now, not at the first write.
@@ -151,6 +153,23 @@ export class Journal {
 
   now(): number {
     return this.clock.now();
+  }
+
+  /** From now on every write of this connection throws `reason`: the journal is no longer ours to change. */
+  fence(reason: Error): void {
+    this.fencedBy ??= reason;
+  }
+
+  private assertWritable(): void {
+    if (this.fencedBy) throw this.fencedBy;
+  }
+
+  /** Inside a write transaction: a runner whose lock was taken from it writes nothing more (a fencing check). */
+  private assertOwner(): void {
+    if (!this.lock.lost()) return;
+    const err = new LockLostError(this.file);
+    this.fence(err);
+    throw err;
   }
 
   getJob(): JobRecord | undefined {
@@ -240,6 +259,7 @@ export class Journal {
    */
   applyTransitions(changes: readonly Change[], options: { deferSync?: boolean } = {}): Array<{ from: ItemState; to: ItemState; at: number }> {
     if (changes.length === 0) return [];
+    this.assertWritable();
     const defer = options.deferSync === true && this.syncMode === 'full';
     if (!defer) return this.runTransitions(changes);
     this.db.pragma('synchronous = NORMAL');
@@ -257,11 +277,13 @@ export class Journal {
     let reservedDelta = 0;
     let actualDelta = 0;
     const run = this.db.transaction(() => {
+      this.assertOwner();
       const moves: Array<{ from: ItemState; to: ItemState; at: number }> = [];
       for (const change of changes) {
         const head = this.stmt.head.get(change.id);
         if (!head) throw new Error(`unknown item '${change.id}'`);
         const from = head.state as ItemState;
+        if (change.expect !== undefined && from !== change.expect) throw new StaleTransitionError(change.id, change.event, change.expect, from);
         const to = transition(from, change.event);
         const patch = change.patch ?? {};
         const { assignments, values } = patchColumns(patch);
@@ -297,10 +319,12 @@ export class Journal {
    */
   markStored(ids: readonly string[], outputPath: string, detail: Record<string, unknown>): void {
     if (ids.length === 0) return;
+    this.assertWritable();
     const to = transition('succeeded', 'store');
     const now = this.now();
     const detailText = JSON.stringify(detail);
     this.db.transaction(() => {
+      this.assertOwner();
       for (const id of ids) {
         if (this.stmt.store.run(to, outputPath, now, id).changes !== 1) throw new StaleTransitionError(id, 'store', 'succeeded');
         this.stmt.event.run(id, now, 'store', 'succeeded', to, detailText);
@@ -312,7 +336,9 @@ export class Journal {
   annotate(id: string, patch: ItemPatch, note: string): void {
     const { assignments, values } = patchColumns(patch);
     if (assignments.length === 0) return;
+    this.assertWritable();
     this.db.transaction(() => {
+      this.assertOwner();
       const head = this.stmt.head.get(id);
       if (!head) throw new Error(`unknown item '${id}'`);
       this.db.prepare(`UPDATE items SET ${assignments.join(', ')}, updated_at = ? WHERE id = ?`).run(...values, this.now(), id);

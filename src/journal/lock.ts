@@ -2,10 +2,19 @@
 import type Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { pidAlive, processStartOf } from './process-identity.js';
+import { judgeRunner, type RunnerLiveness, type RunnerRecord } from './runner-liveness.js';
 
-/** A live runner refreshes its heartbeat this often; a lock older than STALE_AFTER_MS is abandoned. */
+/** A live runner refreshes its heartbeat this often. */
 export const HEARTBEAT_MS = 2_000;
+/** A lock of another host whose heartbeat is this old is abandoned (on this host, the pid decides). */
 export const STALE_AFTER_MS = 30_000;
+
+/** The stale threshold; GBATCH_LOCK_STALE_MS overrides it (a test knob: tests cannot wait 30 s). */
+export function staleAfterMs(env: NodeJS.ProcessEnv = process.env): number {
+  const knob = Number(env.GBATCH_LOCK_STALE_MS);
+  return env.GBATCH_LOCK_STALE_MS && Number.isFinite(knob) && knob > 0 ? knob : STALE_AFTER_MS;
+}
 
 export class JournalBusyError extends Error {
   readonly code = 'GBATCH_JOURNAL_BUSY';
@@ -15,53 +24,76 @@ export class JournalBusyError extends Error {
   }
 }
 
-interface LockRow { pid: number; host: string; token: string; started_at: number; heartbeat_at: number }
+/** This process held the journal's lock and no longer does: it must not write another row. */
+export class LockLostError extends Error {
+  readonly code = 'GBATCH_LOCK_LOST';
+  constructor(file: string) {
+    super(`this run lost its lock on ${file} (another runner took the journal over, or the lock was removed): it stopped at once and writes nothing more; the journal's current runner carries on`);
+    this.name = 'LockLostError';
+  }
+}
+
+interface LockRow { pid: number; host: string; token: string; started_at: number; heartbeat_at: number; process_start?: string | null }
 
 export interface LockTakeover { pid: number; host: string; heartbeatAt: number }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+export interface LockHolder { pid: number; host: string; heartbeatAt: number }
+
+function record(row: LockRow): RunnerRecord {
+  return { pid: row.pid, host: row.host, heartbeatAt: row.heartbeat_at, processStart: row.process_start ?? null };
 }
 
 export class RunnerLock {
   private token: string | undefined;
+  private ownStmt: Database.Statement | undefined;
 
   constructor(private readonly db: Database.Database, private readonly clock: { now(): number }) {}
 
+  private judge(row: LockRow): RunnerLiveness {
+    return judgeRunner(record(row), { now: this.clock.now(), thisHost: hostname(), staleAfterMs: staleAfterMs(), pidAlive });
+  }
+
   /**
    * Takes the lock; returns the previous holder when its runner was gone (killed, crashed).
-   * A holder counts as live when its heartbeat is fresh and, on this host, its pid still exists.
+   * On this host a holder whose process is alive is never taken over, however old its heartbeat.
    */
   acquire(file: string): LockTakeover | undefined {
     const token = randomUUID();
     const host = hostname();
     const now = this.clock.now();
-    const result = this.db.transaction((): LockTakeover | undefined => {
+    // A live holder is refused at once, without the write lock (a stopped holder may keep it held).
+    const seen = this.db.prepare('SELECT * FROM runner_lock WHERE id = 1').get() as LockRow | undefined;
+    if (seen && this.judge(seen).alive) throw new JournalBusyError(file, seen.pid, seen.host);
+    const take = this.db.transaction((): LockTakeover | undefined => {
       const row = this.db.prepare('SELECT * FROM runner_lock WHERE id = 1').get() as LockRow | undefined;
       let takeover: LockTakeover | undefined;
       if (row) {
-        const fresh = now - row.heartbeat_at < STALE_AFTER_MS;
-        const alive = row.host === host ? processAlive(row.pid) : true;
-        if (fresh && alive) throw new JournalBusyError(file, row.pid, row.host);
+        if (this.judge(row).alive) throw new JournalBusyError(file, row.pid, row.host);
         takeover = { pid: row.pid, host: row.host, heartbeatAt: row.heartbeat_at };
       }
-      this.db.prepare(`INSERT INTO runner_lock (id, pid, host, token, started_at, heartbeat_at) VALUES (1, ?, ?, ?, ?, ?)
+      this.db.prepare(`INSERT INTO runner_lock (id, pid, host, token, started_at, heartbeat_at, process_start) VALUES (1, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (id) DO UPDATE SET pid = excluded.pid, host = excluded.host, token = excluded.token,
-        started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at`).run(process.pid, host, token, now, now);
+        started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at, process_start = excluded.process_start`)
+        .run(process.pid, host, token, now, now, processStartOf(process.pid));
       return takeover;
-    }).immediate();
+    });
+    let result: LockTakeover | undefined;
+    try {
+      result = take.immediate();
+    } catch (err) {
+      // The write lock stayed held past the busy timeout: a runner stopped (or stuck) in mid-commit.
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+      const holder = this.holder();
+      throw new JournalBusyError(file, holder?.pid ?? 0, holder?.host ?? 'an unknown host');
+    }
     this.token = token;
     return result;
   }
 
-  heartbeat(): void {
-    if (!this.token) return;
-    this.db.prepare('UPDATE runner_lock SET heartbeat_at = ? WHERE id = 1 AND token = ?').run(this.clock.now(), this.token);
+  /** Refreshes the heartbeat; false when the lock is no longer ours (another runner took it, or it was removed). */
+  heartbeat(): boolean {
+    if (!this.token) return true;
+    return this.db.prepare('UPDATE runner_lock SET heartbeat_at = ? WHERE id = 1 AND token = ?').run(this.clock.now(), this.token).changes === 1;
   }
 
   release(): void {
@@ -70,8 +102,26 @@ export class RunnerLock {
     this.token = undefined;
   }
 
-  holder(): { pid: number; host: string; heartbeatAt: number } | undefined {
+  /** True when this process took the lock and the row no longer carries its token (checked inside each write). */
+  lost(): boolean {
+    if (!this.token) return false;
+    this.ownStmt ??= this.db.prepare('SELECT 1 FROM runner_lock WHERE id = 1 AND token = ?');
+    return this.ownStmt.get(this.token) === undefined;
+  }
+
+  /** Stops this run from releasing a lock it lost: the row now belongs to someone else, or to no one. */
+  forget(): void {
+    this.token = undefined;
+  }
+
+  holder(): LockHolder | undefined {
     const row = this.db.prepare('SELECT * FROM runner_lock WHERE id = 1').get() as LockRow | undefined;
     return row ? { pid: row.pid, host: row.host, heartbeatAt: row.heartbeat_at } : undefined;
+  }
+
+  /** The holder with the shared liveness verdict (status shows it). */
+  holderLiveness(): (LockHolder & RunnerLiveness) | undefined {
+    const row = this.db.prepare('SELECT * FROM runner_lock WHERE id = 1').get() as LockRow | undefined;
+    return row ? { pid: row.pid, host: row.host, heartbeatAt: row.heartbeat_at, ...this.judge(row) } : undefined;
   }
 }

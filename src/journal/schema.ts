@@ -98,20 +98,32 @@ const MIGRATIONS: readonly string[] = [
     message TEXT
   );
   `,
+  // The lock's runner identified beyond its pid (reused after it exits): boot id and process start time.
+  `
+  ALTER TABLE runner_lock ADD COLUMN process_start TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Brings the database to SCHEMA_VERSION; refuses a journal written by a newer gbatch. */
+/**
+ * Brings the database to SCHEMA_VERSION; refuses a journal written by a newer gbatch. The version is
+ * read again under the write lock (BEGIN IMMEDIATE): two processes creating the same journal at once
+ * would otherwise both see version 0 and both create the tables.
+ */
 export function migrate(db: Database.Database, file: string): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > SCHEMA_VERSION) {
-    throw new Error(`${file}: journal schema version ${current} is newer than this gbatch supports (${SCHEMA_VERSION}); upgrade gbatch`);
-  }
-  for (let version = current; version < SCHEMA_VERSION; version++) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[version]!);
-      db.pragma(`user_version = ${version + 1}`);
-    })();
-  }
+  const check = (version: number): void => {
+    if (version > SCHEMA_VERSION) {
+      throw new Error(`${file}: journal schema version ${version} is newer than this gbatch supports (${SCHEMA_VERSION}); upgrade gbatch`);
+    }
+  };
+  const seen = db.pragma('user_version', { simple: true }) as number;
+  check(seen);
+  if (seen === SCHEMA_VERSION) return;
+  db.transaction(() => {
+    const current = db.pragma('user_version', { simple: true }) as number;
+    check(current);
+    for (let version = current; version < SCHEMA_VERSION; version++) db.exec(MIGRATIONS[version]!);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
 }

@@ -6,6 +6,7 @@ import type { PriceSnapshot } from '../core/settlement.js';
 import { errorSummary } from '../gateway/errors.js';
 import type { TaskStatus } from '../gateway/task-status.js';
 import type { Change, Item } from '../journal/index.js';
+import { changedElsewhere } from './changed-elsewhere.js';
 import { log, type RunContext } from './context.js';
 import { MinHeap } from './min-heap.js';
 
@@ -63,6 +64,7 @@ export class Poller {
         this.heap.pop();
         await this.lane.onSizeLessThan(ctx.settings.pollConcurrency);
         this.lane.add(() => this.pollOnce(next)).catch((err: unknown) => {
+          if (changedElsewhere(ctx, err)) return;
           this.failure ??= err;
           this.ctx.stop.abort('internal error');
         });

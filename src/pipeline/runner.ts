@@ -7,7 +7,7 @@ import type { ItemState } from '../core/states.js';
 import { createGatewayClient, type GatewayClient } from '../gateway/client.js';
 import { createRedactor } from '../gateway/redact.js';
 import { preflightRun } from '../io/preflight.js';
-import { CommitQueue, HEARTBEAT_MS, Journal, type LockTakeover } from '../journal/index.js';
+import { CommitQueue, HEARTBEAT_MS, Journal, LockLostError, type LockTakeover } from '../journal/index.js';
 import { budgetInForce } from '../core/job-budget.js';
 import { recordRunEnd, recordRunStart, type RunEnd } from '../journal/index.js';
 import { BudgetGuard } from './budget-guard.js';
@@ -16,6 +16,8 @@ import { Downloader } from './downloader.js';
 import { exitCodeFor, EXIT } from './exit-code.js';
 import { GatewayWatch } from './gateway-watch.js';
 import { ingestManifests, type IngestOutcome } from './ingest-manifests.js';
+import { JournalGuard, type JournalLoss } from './journal-guard.js';
+import { journalLossReport, lossWords, saveJournalCopy } from './journal-rescue.js';
 import { Poller } from './poller.js';
 import { recoverJournal, type Recovery } from './recover.js';
 import { crashEndOf, runEndOf } from './run-ending.js';
@@ -64,7 +66,9 @@ export interface RunResult {
   ingest?: IngestOutcome;
   recovery?: Recovery;
   takeover?: LockTakeover;
-  stopReason: SubmitStopReason | EarlyStop | 'no-wait' | 'ingested' | 'output' | undefined;
+  stopReason: SubmitStopReason | EarlyStop | 'no-wait' | 'ingested' | 'output' | JournalLossReason | undefined;
+  /** The journal's file was deleted or replaced, or its lock lost, mid-run: what the operator must know. */
+  journalLost?: { lines: string[]; savedCopy?: string };
   /** One line on why the run stopped early (a deadline, a dead gateway, a signal), as logged. */
   stopMessage?: string;
   /** The write that stopped the run (disk full, read-only, no permission), if one did. */
@@ -90,6 +94,16 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     preflight.undo();
     throw err;
   }
+  const halt = new AbortController();
+  const guard = new JournalGuard(config.statePath, (loss) => {
+    if (loss.kind === 'lock-lost') {
+      journal.fence(new LockLostError(config.statePath));
+      journal.lock.forget();
+    }
+    events.emit('log', loss.kind === 'lock-lost' ? lockLostLine(config.statePath)
+      : `the journal at ${config.statePath} was ${lossWords(loss.kind)} while running: stopping all submissions now`);
+    halt.abort(loss);
+  });
   let heartbeat: NodeJS.Timeout | undefined;
   let runId: number | undefined;
   let end: RunEnd = { exitCode: 70, stopReason: 'internal-error' };
@@ -102,8 +116,10 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     runId = recordRunStart(journal);
     if (takeover) events.emit('log', `taking over the journal from runner pid ${takeover.pid} (${takeover.host}), which is gone`);
     heartbeat = setInterval(() => {
+      guard.check();
+      if (guard.lost) return;
       try {
-        journal.lock.heartbeat();
+        if (!journal.lock.heartbeat()) guard.lose({ kind: 'lock-lost' });
       } catch (err) {
         // A missed beat (the journal busy past its timeout) is harmless; the next one refreshes it.
         events.emit('log', `journal heartbeat skipped: ${(err as Error).message}`);
@@ -136,7 +152,16 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
       connections: concurrency + pollConcurrency + downloadConcurrency,
     });
     try {
-      return finish(await drive(journal, gateway, watch, effective, clock, events, ingest, recovery, takeover));
+      let result: RunResult | undefined;
+      try {
+        result = await drive(journal, gateway, watch, effective, clock, events, ingest, recovery, takeover, guard, halt.signal);
+      } catch (err) {
+        if (err instanceof LockLostError) guard.lose({ kind: 'lock-lost' });
+        if (!guard.lost) throw err; // after a loss, a lane's failed write is the loss's doing, not a bug
+      }
+      guard.check(); // a loss in the run's last moments must not pass for "done"
+      if (guard.lost) return finish(endLost(journal, config, guard.lost, result ?? emptyResult(journal, EXIT.usage, config)));
+      return finish(result!);
     } finally {
       if (!config.gateway) await gateway.close();
     }
@@ -144,16 +169,18 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     end = crashEndOf(err, createRedactor([config.apiKey]));
     throw err;
   } finally {
-    if (runId !== undefined) recordEnd(journal, runId, end, events);
+    // A journal lost or fenced takes no more records; the saved copy is what the operator resumes from.
+    if (runId !== undefined && !guard.lost) recordEnd(journal, runId, end, events);
     if (heartbeat) clearInterval(heartbeat);
     journal.lock.release();
     journal.close();
+    if (guard.lost && guard.lost.kind !== 'lock-lost') guard.removeOwnSidecars();
   }
 }
 
 async function drive(
   journal: Journal, gateway: GatewayClient, watch: GatewayWatch, config: RunConfig, clock: Clock, events: EventEmitter<RunEvents>,
-  ingest: IngestOutcome, recovery: Recovery, takeover: LockTakeover | undefined,
+  ingest: IngestOutcome, recovery: Recovery, takeover: LockTakeover | undefined, guard: JournalGuard, halt: AbortSignal,
 ): Promise<RunResult> {
   const controllers = { submitStop: unlimited(new AbortController()), stop: unlimited(new AbortController()), hardStop: unlimited(new AbortController()) };
   const stops = new RunStops({
@@ -172,6 +199,12 @@ async function drive(
   listen(config.forceInterrupt, () => stops.force(), cleanups);
   watch.onUnreachable = (line) => stops.unreachable(line);
   cleanups.push(() => { watch.onUnreachable = undefined; });
+  listen(halt, () => {
+    const reason = (halt.reason as JournalLoss).kind === 'lock-lost' ? 'lock-lost' : 'journal-lost';
+    ctx.submitStop.abort(reason);
+    ctx.stop.abort(reason);
+    if (reason === 'lock-lost') ctx.hardStop.abort(reason); // the rows are another runner's now
+  }, cleanups);
   stops.armDeadline();
 
   const ticker = setInterval(() => events.emit('progress', {
@@ -190,6 +223,7 @@ async function drive(
     // While the last requests are in flight, the answers so far go to disk: the final rebuild after
     // them then only appends the tail.
     claimedAll: () => void results.flush(),
+    beforeSubmit: () => guard.checkSoon(),
   });
 
   try {
@@ -253,6 +287,25 @@ function outputExitCode(code: number, failure: OutputFailure | undefined): numbe
   return code === EXIT.ok || code === EXIT.someFailed ? EXIT.inFlight : code;
 }
 
+type JournalLossReason = 'journal-lost' | 'lock-lost';
+
+function lockLostLine(statePath: string): string {
+  return new LockLostError(statePath).message;
+}
+
+/** The end of a run whose journal stopped being its own: the truth for the operator, and the exit code. */
+function endLost(journal: Journal, config: RunConfig, loss: JournalLoss, base: RunResult): RunResult {
+  if (loss.kind === 'lock-lost') {
+    return { ...base, exitCode: EXIT.inFlight, stopReason: 'lock-lost', journalLost: { lines: [lockLostLine(config.statePath)] } };
+  }
+  journal.lock.release(); // the saved copy must not name this (soon dead) process as its runner
+  const copy = saveJournalCopy(journal, config.statePath, Date.now());
+  return {
+    ...base, exitCode: EXIT.usage, stopReason: 'journal-lost', counts: journal.counts(),
+    journalLost: { lines: journalLossReport(journal, config.statePath, loss.kind, copy), ...('path' in copy ? { savedCopy: copy.path } : {}) },
+  };
+}
+
 /** Every request in flight listens on these signals: thousands of listeners are expected, not a leak. */
 function unlimited(controller: AbortController): AbortController {
   setMaxListeners(0, controller.signal);
@@ -284,8 +337,11 @@ function listen(signal: AbortSignal | undefined, handler: () => void, cleanups: 
 
 /** Deferred rows get their chance again on every run. */
 function releaseDeferred(journal: Journal): void {
-  const deferred = journal.list(['deferred']);
-  journal.apply(deferred.map((item) => ({ id: item.id, event: 'release' as const, detail: { reason: 'new run' } })));
+  // Read and written under one write lock: an operator's `resolve` cannot move a row in between.
+  journal.db.transaction(() => {
+    const deferred = journal.list(['deferred']);
+    journal.apply(deferred.map((item) => ({ id: item.id, event: 'release' as const, detail: { reason: 'new run' } })));
+  }).immediate();
 }
 
 function emptyResult(journal: Journal, exitCode: number, config: RunConfig): RunResult {

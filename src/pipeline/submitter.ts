@@ -7,6 +7,7 @@ import { snapshotPrice } from '../core/settlement.js';
 import type { SendOutcome } from '../gateway/client.js';
 import { GatewayTransportError } from '../gateway/errors.js';
 import type { Item } from '../journal/index.js';
+import { changedElsewhere } from './changed-elsewhere.js';
 import { log, type RunContext } from './context.js';
 import { planOutcome, type FollowUp, type OutcomePlan } from './outcome.js';
 import { reservationFor, type Reservation } from './reservation.js';
@@ -17,6 +18,8 @@ export interface SubmitterHooks {
   completed(item: Item): void;
   /** Every pending item has been claimed; only requests in flight (and their retries) remain. */
   claimedAll?(): void;
+  /** Asked before each item is claimed and before each intent is written; may stop submissions (the journal's file is gone). Must be cheap. */
+  beforeSubmit?(): void;
 }
 
 export type SubmitStopReason = 'balance' | 'budget' | 'auth' | undefined;
@@ -68,6 +71,7 @@ export class Submitter {
       if (page.length === 0) break;
       for (const item of page) {
         after = item.seq;
+        this.hooks.beforeSubmit?.();
         if (!ctx.submitGate.allows()) break outer;
         await this.queue.onSizeLessThan(ctx.settings.concurrency);
         const reservation = await this.reserve(item);
@@ -106,6 +110,7 @@ export class Submitter {
 
   private async submit(claimed: Item, claimedReservation: Reservation): Promise<void> {
     const { ctx } = this;
+    this.hooks.beforeSubmit?.();
     let item = claimed;
     let reservation = claimedReservation;
     for (let attempt = claimed.attempts + 1; ; attempt++) {
@@ -115,12 +120,18 @@ export class Submitter {
         ctx.budget.release(reservation.usd);
         return;
       }
-      item = await ctx.commits.write({
-        id: item.id,
-        event: 'submit',
-        patch: { attempts: attempt, reservedUsd: reservation.usd, priceSnapshot: snapshotPrice(item.kind, item.model, ctx.pricing) },
-        detail: { attempt, ...(reservation.outputCapAdded ? { outputCapAdded: reservation.outputCapAdded } : {}) },
-      }, item, { urgent: true });
+      try {
+        item = await ctx.commits.write({
+          id: item.id,
+          event: 'submit',
+          patch: { attempts: attempt, reservedUsd: reservation.usd, priceSnapshot: snapshotPrice(item.kind, item.model, ctx.pricing) },
+          detail: { attempt, ...(reservation.outputCapAdded ? { outputCapAdded: reservation.outputCapAdded } : {}) },
+        }, item, { urgent: true });
+      } catch (err) {
+        if (!changedElsewhere(ctx, err)) throw err;
+        ctx.budget.release(reservation.usd); // never sent: its reservation goes back
+        return;
+      }
       ctx.events.emit('transition', item, 'pending');
       const outcome = await this.send(item, attempt, reservation.request);
       if (outcome.kind === 'ambiguous' && outcome.error instanceof GatewayTransportError && outcome.error.code === 'GBATCH_ABORTED') this.cut++;
@@ -161,7 +172,9 @@ export class Submitter {
   }
 
   private settle(work: Promise<void>): void {
-    const tracked = work.catch((err: unknown) => this.fail(err)).finally(() => this.settling.delete(tracked));
+    const tracked = work.catch((err: unknown) => {
+      if (!changedElsewhere(this.ctx, err)) this.fail(err);
+    }).finally(() => this.settling.delete(tracked));
     this.settling.add(tracked);
   }
 
@@ -211,7 +224,9 @@ export class Submitter {
   private async deferLeftovers(): Promise<void> {
     const { ctx } = this;
     const writes = this.overBudget.map(({ item, reason }) => ctx.commits.write({
-      id: item.id, event: 'defer', patch: { lastError: { message: `deferred by --budget: ${reason}` } }, detail: { reason: 'budget' },
+      id: item.id, event: 'defer', patch: { lastError: { message: `deferred by --budget: ${reason}` } }, detail: { reason: 'budget' }, expect: item.state,
+    }).catch((err: unknown) => {
+      if (!changedElsewhere(ctx, err)) throw err;
     }));
     if (this.overBudget.length > 0 && !this.stopReason) {
       this.stopReason = 'budget';
@@ -226,7 +241,9 @@ export class Submitter {
         after = page[page.length - 1]!.seq;
         for (const item of page) {
           writes.push(ctx.commits.write({
-            id: item.id, event: 'defer', patch: { lastError: { message: "deferred: the gateway's balance ran out (402)" } }, detail: { reason: 'balance' },
+            id: item.id, event: 'defer', patch: { lastError: { message: "deferred: the gateway's balance ran out (402)" } }, detail: { reason: 'balance' }, expect: 'pending',
+          }).catch((err: unknown) => {
+            if (!changedElsewhere(ctx, err)) throw err;
           }));
         }
         await Promise.all(writes.splice(0));

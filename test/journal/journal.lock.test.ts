@@ -65,15 +65,26 @@ describe('RunnerLock', () => {
     expect(lockRow(journal)!.token).not.toBe('dead-token');
   });
 
-  it('takes over a lock whose heartbeat is older than 30 s, even if its pid is alive', () => {
+  it('never takes over a live pid on this host, however old its heartbeat (a stopped runner is alive)', () => {
     const clock = new FakeClock(3_000_000);
     const first = tmp.open('job.db', { clock });
     first.lock.acquire(first.file);
     const second = tmp.open('job.db', { clock });
-    clock.advance(31_000);
+    clock.advance(10 * STALE_AFTER_MS);
 
-    expect(second.lock.acquire(second.file)).toEqual({ pid: process.pid, host: hostname(), heartbeatAt: 3_000_000 });
-    expect(second.lock.holder()!.heartbeatAt).toBe(3_031_000);
+    expect(() => second.lock.acquire(second.file)).toThrow(JournalBusyError);
+    expect(second.lock.holder()!.heartbeatAt).toBe(3_000_000);
+  });
+
+  it('takes over a lock whose pid is alive but is another process (the pid was reused: its start time differs)', () => {
+    const clock = new FakeClock(3_500_000);
+    const first = tmp.open('job.db', { clock });
+    first.lock.acquire(first.file);
+    expect(lockRow(first)!.process_start).toMatch(/^.*\/\d+$/);
+    first.db.prepare(`UPDATE runner_lock SET process_start = 'another-boot/1'`).run();
+    const second = tmp.open('job.db', { clock });
+
+    expect(second.lock.acquire(second.file)).toEqual({ pid: process.pid, host: hostname(), heartbeatAt: 3_500_000 });
   });
 
   it('a heartbeat keeps the lock fresh', () => {
@@ -104,7 +115,7 @@ describe('RunnerLock', () => {
     const second = tmp.open('job.db', { clock });
     first.lock.release(); // never acquired: nothing happens
     first.lock.acquire(first.file);
-    clock.advance(31_000);
+    first.db.prepare(`UPDATE runner_lock SET process_start = 'another-boot/1'`).run(); // first's process is gone
     second.lock.acquire(second.file);
     const secondsRow = lockRow(second);
 

@@ -1,6 +1,7 @@
 import { Journal } from '../../journal/index.js';
 import { createGatewayClient } from '../../gateway/client.js';
 import { GatewayHttpError } from '../../gateway/errors.js';
+import { applyDecision } from '../guarded-apply.js';
 import { gatewayAccess } from '../job.js';
 import { journalAndIds } from '../locate-journal.js';
 import { resolveAll } from '../resolve-all.js';
@@ -43,17 +44,17 @@ async function decide(file: string, id: string, options: { 'task-id'?: string; r
       if (item.kind !== 'video') throw new UsageError(`item '${id}' is a ${item.kind} row: it has no task id; use --resubmit or --abandon`);
       if (!/^[\w.:-]{1,200}$/.test(taskId)) throw new UsageError(`Expected \`--task-id\` to be a task id such as task_abc123, got \`${taskId}\``);
       if (!options['no-verify']) await verifyTask(taskId, options['base-url']);
-      journal.apply([{ id, event: 'attach', patch: { taskId, lastError: null }, detail: { by: 'operator', taskId } }]);
+      applyDecision(journal, item, { event: 'attach', patch: { taskId, lastError: null }, detail: { by: 'operator', taskId } });
       process.stdout.write(`item '${id}': attached task ${taskId}; the next \`gbatch run\` polls and downloads it\n`);
     } else if (options.resubmit) {
       if (item.state !== 'uncertain') throw new UsageError(`item '${id}' is ${item.state}, not uncertain: only uncertain items are resubmitted`);
-      journal.apply([{ id, event: 'resubmit', patch: { reservedUsd: 0, lastError: null }, detail: { by: 'operator' } }]);
+      applyDecision(journal, item, { event: 'resubmit', patch: { reservedUsd: 0, lastError: null }, detail: { by: 'operator' } });
       process.stdout.write(`item '${id}': will be sent again by the next \`gbatch run\` (if the first request reached the gateway, both may be billed)\n`);
     } else {
       if (!['uncertain', 'deferred', 'pending'].includes(item.state)) {
         throw new UsageError(`item '${id}' is ${item.state}: only uncertain, deferred or pending items can be abandoned`);
       }
-      journal.apply([{ id, event: 'abandon', patch: { reservedUsd: 0, lastError: { message: `abandoned by the operator (was ${item.state})` } }, detail: { by: 'operator' } }]);
+      applyDecision(journal, item, { event: 'abandon', patch: { reservedUsd: 0, lastError: { message: `abandoned by the operator (was ${item.state})` } }, detail: { by: 'operator' } });
       process.stdout.write(`item '${id}': abandoned (now failed); its reservation is released\n`);
     }
     return 0;

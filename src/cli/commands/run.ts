@@ -74,6 +74,8 @@ async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: stri
     for (const problem of result.ingest.problems) process.stderr.write(`gbatch run: ${printable(problem)}\n`);
     process.stderr.write('gbatch run: nothing was sent\n');
   }
+  // The journal at the path is not this run's (deleted, replaced) or no longer its to write: say so first.
+  for (const line of result.journalLost?.lines ?? []) process.stderr.write(`gbatch run: ${line}\n`);
   if (signals.interrupt.aborted) result = { ...result, exitCode: result.exitCode === 0 ? 75 : result.exitCode };
   printSummary(job, result, flags.json);
   return result.exitCode;
@@ -86,6 +88,7 @@ function printSummary(job: ResolvedJob, result: RunResult, json: boolean): void 
       job: job.name, exit_code: result.exitCode, reason: why, state: job.statePath, out: job.outDir,
       counts: result.counts, spent_usd: result.spend.actualUsd, reserved_usd: result.spend.reservedUsd, budget_usd: result.budgetUsd ?? null,
       stop_reason: result.stopReason ?? null, stop_message: result.stopMessage ?? null, output_error: result.outputFailure?.message ?? null,
+      ...(result.journalLost ? { journal_lost: { saved_copy: result.journalLost.savedCopy ?? null, lines: result.journalLost.lines } } : {}),
       ingest: result.ingest ? {
         rows: result.ingest.rows, inserted: result.ingest.inserted, unchanged: result.ingest.unchanged, replaced: result.ingest.replaced,
         invalid: result.ingest.invalidCount, conflicts: result.ingest.conflicts.length,
@@ -96,7 +99,7 @@ function printSummary(job: ResolvedJob, result: RunResult, json: boolean): void 
     return;
   }
   let advice: string[] = [];
-  if (result.ingest?.ok) {
+  if (result.ingest?.ok && !result.journalLost) {
     const journal = Journal.open(job.statePath, { readonly: true });
     try {
       const header = reportHeader(journal, job.name, result.budgetUsd ?? null);
@@ -117,7 +120,8 @@ function explain(result: RunResult): string {
       ? `Ingested: ${result.ingest?.inserted ?? 0} new row(s) in the journal; nothing was sent.`
       : 'Done: every item is finished.';
     case 1: return 'Finished, but some items failed or were rejected (see `gbatch status`).';
-    case 2: if (result.outputFailure) return outputAdvice(result);
+    case 2: if (result.stopReason === 'journal-lost') return 'Stopped: the journal file was deleted or replaced during the run (see above); nothing more was sent.';
+      if (result.outputFailure) return outputAdvice(result);
       return result.stopReason === 'auth'
       ? 'Stopped: the gateway refused the API key (401). Rows stay pending; fix GATEWAY_API_KEY and run again.'
       : 'Refused: nothing was sent.';
@@ -125,7 +129,8 @@ function explain(result: RunResult): string {
       ? "Stopped: the gateway's balance ran out (402). Top up, then run again: deferred items are sent then."
       : "Stopped by the job's budget: some items are deferred. Run again with a higher --budget (or --no-budget) to send them.";
     case 4: return 'Some items are uncertain (their submission may have reached the gateway): decide with `gbatch resolve`.';
-    case 75: if (result.outputFailure) return outputAdvice(result);
+    case 75: if (result.stopReason === 'lock-lost') return 'Stopped: this run lost its journal lock; the runner that holds it now carries on.';
+      if (result.outputFailure) return outputAdvice(result);
       return result.stopReason === 'no-wait' ? 'Submitted; tasks are in flight. Run again later to poll and download.'
       : result.stopReason === 'unreachable' ? 'Stopped: the gateway is unreachable (see the line above); nothing more was sent. Run again once it is back.'
       : result.stopReason === 'deadline' ? 'Stopped at the deadline; run again to continue.'

@@ -6,6 +6,7 @@ import { journalArg, uncertainAdvice } from '../advice.js';
 import { lastRunLines, lastRunView } from '../last-run.js';
 import { locateJournal } from '../locate-journal.js';
 import { EXIT_CODES } from '../exit-codes.js';
+import { runnerJson, runnerLine } from '../runner-line.js';
 import { helpText, parseOptions, type OptionTable } from '../options.js';
 import { uncertainRows } from '../uncertain-rows.js';
 
@@ -36,7 +37,7 @@ export async function run(argv: string[]): Promise<number> {
       uncertain: attention('uncertain'), deferred: attention('deferred'), failed: attention('failed'),
       rejected: attention('rejected'), invalid: attention('invalid'),
     };
-    const holder = journal.lock.holder();
+    const holder = journal.lock.holderLiveness();
     const counts = journal.counts();
     const uncertain = counts.uncertain > 0 ? uncertainRows(journal, ATTENTION_LIMIT) : [];
     const named = journalArg(file, job?.name);
@@ -48,7 +49,7 @@ export async function run(argv: string[]): Promise<number> {
         return { ...item, submitted_at: at === undefined ? null : new Date(at).toISOString(), prompt_start: found.get(item.id)?.promptStart ?? null };
       });
       process.stdout.write(`${JSON.stringify({
-        job: job?.name ?? null, state: file, counts, runner: holder ?? null,
+        job: job?.name ?? null, state: file, counts, runner: runnerJson(holder),
         estimated_usd: totals.estimated_usd, actual_usd: totals.actual_usd, reserved_usd: totals.reserved_usd, budget_usd: budget,
         unmetered_items: totals.unmetered_items,
         attention: { ...needs, uncertain: located }, last_run: lastRun,
@@ -56,7 +57,9 @@ export async function run(argv: string[]): Promise<number> {
       return 0;
     }
     const lines: string[] = [];
-    lines.push(`Job ${job?.name ?? '?'} (${file})${holder ? `: a runner is active (pid ${holder.pid} on ${holder.host})` : ''}`);
+    lines.push(`Job ${job?.name ?? '?'} (${file})`);
+    const runner = runnerLine(holder);
+    if (runner) lines.push(runner);
     lines.push(Object.entries(counts).filter(([, n]) => n > 0).map(([s, n]) => `${s} ${n}`).join(', ') || 'no items');
     lines.push(`Spent ${usd(totals.actual_usd)}, reserved ${usd(totals.reserved_usd)}${budget !== null ? `, job budget ${usd(budget, 2)} (cumulative; headroom ${usd(budget - totals.actual_usd - totals.reserved_usd)})` : ', no budget'}; estimated in all ${usd(totals.estimated_usd)}`);
     if (totals.unmetered_items > 0) {
