@@ -8,17 +8,18 @@ const USAGE = [2, 'usage or configuration error: one line on stderr naming the f
 
 export const EXIT_CODES = {
   plan: [
-    [0, 'every row is valid'],
-    [2, 'some row is invalid (each listed as file:line), or a usage or configuration error'],
+    [0, 'every row is valid and the job fits the budget (when one is in force)'],
+    [2, 'some row is invalid (each listed as file:line), a row changed under an id the journal holds, or a usage or configuration error'],
+    [3, 'the job does not fit the budget: what the gateway can bill for the remaining rows, plus what the journal holds, exceeds it'],
     INTERNAL,
   ],
   run: [
     [0, 'done: every item is finished'],
     [1, 'finished, but some items failed or were rejected (or were invalid, with --skip-invalid)'],
-    [2, 'usage or configuration error, or an invalid manifest: nothing was sent; or the gateway refused the API key (401)'],
+    [2, 'usage or configuration error, or an invalid manifest: nothing was sent; or the gateway refused the API key (401), an output path cannot be written (permission, read-only), or the journal file was deleted or replaced during the run (a saved copy is named)'],
     [3, 'stopped by --budget or by the gateway\'s balance (402): some items are deferred'],
     [4, 'some items are uncertain (the gateway may have them): decide with `gbatch resolve`'],
-    [75, 'work is still in flight or was stopped early (--no-wait, --deadline, a signal): run again later'],
+    [75, 'work is still in flight or was stopped early (--no-wait, --deadline, a signal, an unreachable gateway, a full disk, a lost runner lock): run again later'],
     INTERNAL,
     [-1, 'when several apply: 4 > 3 > 75 > 1 > 0'],
   ],
@@ -27,6 +28,11 @@ export const EXIT_CODES = {
   resolve: [
     [0, 'the decision is recorded in the journal'],
     [2, 'usage error, an item not in a state for that decision, or a --task-id the gateway does not know'],
+    INTERNAL,
+  ],
+  retry: [
+    [0, 'the items are pending again (or nothing matched): the next `gbatch run` sends them'],
+    [2, 'usage error, an id that cannot be retried (uncertain, invalid, in progress, abandoned while uncertain), or a live runner holds the journal: nothing changed'],
     INTERNAL,
   ],
   sim: [[0, 'stopped by SIGINT or SIGTERM'], [1, 'could not start (the port is in use)'], [2, 'usage error']],

@@ -8,9 +8,9 @@
 // plus the output cap times `n`. A row without an output cap has no bound: under a budget it is sent
 // with DEFAULT_MAX_OUTPUT_TOKENS as its cap (withOutputCap), which this bound assumes.
 
-import { RESOLUTIONS, type Resolution } from './models.js';
+import { FRAMES_PER_SECOND, RESOLUTIONS, RESOLUTION_SIZE, type Resolution } from './models.js';
 import { roundUsd } from './money.js';
-import { DEFAULT_MAX_OUTPUT_TOKENS, nonNegativeNumber, REFERENCE_VIDEO_SECONDS, requestedSeconds, videoTokens } from './estimate.js';
+import { DEFAULT_MAX_OUTPUT_TOKENS, nonNegativeNumber, REFERENCE_VIDEO_SECONDS, requestedSeconds } from './estimate.js';
 import type { PricingTable } from './pricing.js';
 import { countReferenceVideos } from './reference-video.js';
 import type { ItemKind } from './states.js';
@@ -45,11 +45,14 @@ export function withOutputCap(kind: ItemKind, request: Record<string, unknown>):
   return { request: { ...request, [field]: DEFAULT_MAX_OUTPUT_TOKENS }, added: field };
 }
 
-/** Throws (naming the model) when the pricing table has no price for it, as the estimate does. */
-export function billBound(kind: ItemKind, request: Record<string, unknown>, pricing: PricingTable): number {
+/**
+ * Throws (naming the model) when the pricing table has no price for it, as the estimate does.
+ * `requestBytes`, when the caller already holds the request's JSON, saves serialising it again.
+ */
+export function billBound(kind: ItemKind, request: Record<string, unknown>, pricing: PricingTable, requestBytes?: number): number {
   const model = request.model;
   if (typeof model !== 'string' || model === '') throw new Error(`cannot bound a ${kind} request without a model`);
-  return kind === 'video' ? videoBound(model, request, pricing) : chatBound(kind, model, request, pricing);
+  return kind === 'video' ? videoBound(model, request, pricing) : chatBound(kind, model, request, pricing, requestBytes);
 }
 
 export function videoBound(model: string, request: Record<string, unknown>, pricing: PricingTable): number {
@@ -57,20 +60,31 @@ export function videoBound(model: string, request: Record<string, unknown>, pric
   if (entry === undefined) throw new Error(`no price for video model '${model}' in the pricing table`);
   const referenceVideos = countReferenceVideos(request);
   const seconds = requestedSeconds(request) + referenceVideos * REFERENCE_VIDEO_SECONDS;
+  // The spec's schema also lets a request ask for several videos (`n`), a frame rate above the
+  // estimator's 24 and a frame larger than the resolution's: the provider's final total_tokens may
+  // follow any of them, so the bound does.
+  const videos = Math.max(1, Math.floor(nonNegativeNumber(request.n) ?? 1));
+  const fps = Math.max(FRAMES_PER_SECOND, nonNegativeNumber(request.fps) ?? 0);
+  const width = nonNegativeNumber(request.width);
+  const height = nonNegativeNumber(request.height);
+  const askedPixels = width !== undefined && height !== undefined ? width * height : 0;
   let most = 0;
   for (const resolution of RESOLUTIONS) {
     const rates = entry[resolution as Resolution];
     if (rates === undefined) continue;
     const rate = referenceVideos > 0 ? rates.ref : rates.noref;
-    most = Math.max(most, (videoTokens(resolution, seconds) / 1e6) * rate * pricing.group_ratio);
+    const frame = RESOLUTION_SIZE[resolution];
+    const pixels = Math.max(frame.width * frame.height, askedPixels);
+    const tokens = Math.ceil((pixels * (fps * seconds + 1)) / 1024) * videos;
+    most = Math.max(most, (tokens / 1e6) * rate * pricing.group_ratio);
   }
   return roundUsd(most);
 }
 
-function chatBound(kind: 'chat' | 'responses', model: string, request: Record<string, unknown>, pricing: PricingTable): number {
+function chatBound(kind: 'chat' | 'responses', model: string, request: Record<string, unknown>, pricing: PricingTable, requestBytes?: number): number {
   const rates = pricing.chat[model];
   if (rates === undefined) throw new Error(`no price for ${kind} model '${model}' in the pricing table`);
-  const inputTokens = Buffer.byteLength(JSON.stringify(request), 'utf8');
+  const inputTokens = requestBytes ?? Buffer.byteLength(JSON.stringify(request), 'utf8');
   const outputTokens = (statedOutputCap(kind, request) ?? DEFAULT_MAX_OUTPUT_TOKENS) * (nonNegativeNumber(request.n) ?? 1);
   return roundUsd(((inputTokens * rates.input_per_1m + outputTokens * rates.output_per_1m) / 1e6) * pricing.group_ratio);
 }

@@ -4,6 +4,7 @@ import { run as demo, DEMO_OPTIONS } from '../../src/cli/commands/demo.js';
 import { run as plan } from '../../src/cli/commands/plan.js';
 import { run as report, OPTIONS as REPORT_OPTIONS } from '../../src/cli/commands/report.js';
 import { run as resolve, OPTIONS as RESOLVE_OPTIONS } from '../../src/cli/commands/resolve.js';
+import { run as retry, OPTIONS as RETRY_OPTIONS } from '../../src/cli/commands/retry.js';
 import { run as runCommand } from '../../src/cli/commands/run.js';
 import { run as sim } from '../../src/cli/commands/sim.js';
 import { run as status, OPTIONS as STATUS_OPTIONS } from '../../src/cli/commands/status.js';
@@ -18,6 +19,7 @@ const COMMANDS: Record<CommandName, { run: (argv: string[]) => Promise<number>; 
   status: { run: status, table: STATUS_OPTIONS },
   report: { run: report, table: REPORT_OPTIONS },
   resolve: { run: resolve, table: RESOLVE_OPTIONS },
+  retry: { run: retry, table: RETRY_OPTIONS },
   sim: { run: sim, table: SIM_OPTIONS },
   demo: { run: demo, table: DEMO_OPTIONS },
 };

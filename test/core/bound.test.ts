@@ -29,6 +29,19 @@ describe('billBound: video, the dearest final resolution the model lists (spec 8
     expect(billBound('video', request, { ...BUILTIN_PRICING, group_ratio: 2 })).toBe(0.91884375);
   });
 
+  it('n videos, a frame rate above 24 and a frame larger than the resolution\'s each raise the bound', () => {
+    const base = billBound('video', { model: 'video-mini', prompt: 'p', resolution: '480p', duration: 5 }, BUILTIN_PRICING);
+    expect(billBound('video', { model: 'video-mini', prompt: 'p', resolution: '480p', duration: 5, n: 3 }, BUILTIN_PRICING)).toBeCloseTo(base * 3, 6);
+    // 48 fps: (48 x 5 + 1) / (24 x 5 + 1) frames, at the dearest resolution (1080p for video-mini)
+    expect(billBound('video', { model: 'video-mini', prompt: 'p', resolution: '480p', duration: 5, fps: 48 }, BUILTIN_PRICING))
+      .toBeCloseTo(base * (241 / 121), 4);
+    // a 4096 x 2160 frame is larger than video-mini's dearest (1080p) frame
+    const wide = billBound('video', { model: 'video-mini', prompt: 'p', resolution: '480p', duration: 5, width: 4096, height: 2160 }, BUILTIN_PRICING);
+    expect(wide).toBeCloseTo(base * ((4096 * 2160) / (1920 * 1080)), 4);
+    // a smaller frame or a lower frame rate never lowers it
+    expect(billBound('video', { model: 'video-mini', prompt: 'p', resolution: '480p', duration: 5, fps: 8, width: 64, height: 64 }, BUILTIN_PRICING)).toBe(base);
+  });
+
   it('an unknown model throws, as the estimate does', () => {
     expect(() => billBound('video', { model: 'nope', prompt: 'p' }, BUILTIN_PRICING)).toThrow(/no price for video model 'nope'/);
   });

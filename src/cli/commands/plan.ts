@@ -53,7 +53,8 @@ async function plan(job: ResolvedJob, journal: Journal | undefined): Promise<num
         // The bound of the request as run sends it: under a budget, an uncapped text row gets the default cap.
         const sent = budget === undefined ? { request: row.request } : withOutputCap(row.kind, row.request);
         if (sent.added !== undefined) capped++;
-        const max = Math.max(estimate.usd, billBound(row.kind, sent.request, job.pricing));
+        // The row's canonical JSON has the request's bytes; a cap added to it is serialised anew.
+        const max = Math.max(estimate.usd, billBound(row.kind, sent.request, job.pricing, sent.request === row.request ? Buffer.byteLength(row.requestJson, 'utf8') : undefined));
         total.usd += estimate.usd;
         total.max += max;
         const resolution = estimateResolution(estimate);

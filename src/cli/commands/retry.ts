@@ -7,9 +7,10 @@ import { abandonedWhileUncertain } from '../../journal/history.js';
 import { requeueInOneTransaction } from '../../journal/requeue.js';
 import { journalArg } from '../advice.js';
 import { journalAndIds } from '../locate-journal.js';
+import { EXIT_CODES } from '../exit-codes.js';
 import { helpText, parseOptions, UsageError, type OptionTable } from '../options.js';
 
-const OPTIONS = {
+export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },
   failed: { type: 'boolean', help: 'every failed item (its task failed upstream, or it was abandoned before it was sent); not those abandoned while uncertain' },
   rejected: { type: 'boolean', help: 'every item the gateway refused (4xx)' },
@@ -21,10 +22,9 @@ const SHOWN_IDS = 20;
 export async function run(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions(OPTIONS, argv);
   if (options.help) {
-    process.stdout.write(`${helpText('retry', '(<job> | --state F) [--failed] [--rejected] [item-id ...]', OPTIONS)}\n`
+    process.stdout.write(`${helpText('retry', '(<job> | --state F) [--failed] [--rejected] [item-id ...]', OPTIONS, EXIT_CODES.retry)}\n`
       + '\nFailed and rejected items become pending again; the next `gbatch run` sends each as a new attempt.\n'
-      + 'Uncertain items are decided with `gbatch resolve`, invalid ones by fixing the manifest.\n'
-      + 'Exit codes: 0 requeued (or nothing to requeue), 2 bad usage, or an id that cannot be retried (nothing changed).\n');
+      + 'Uncertain items are decided with `gbatch resolve`, invalid ones by fixing the manifest.\n');
     return 0;
   }
   if (!options.failed && !options.rejected && (options.state ? positionals.length : positionals.length - 1) < 1) {
