@@ -4,6 +4,7 @@
 // with the cause in one line: exit 75 when space may come back, 2 when the path is plainly wrong.
 import { describeErrno } from '../core/config-error.js';
 import { log, type RunContext } from './context.js';
+import { EXIT } from './exit-code.js';
 
 /** Errno codes of a write that failed because of where it was written, not because of a bug. */
 const RETRY_LATER = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EFBIG', 'EMFILE', 'ENFILE', 'EBUSY', 'EAGAIN', 'ENOMEM']);
@@ -58,4 +59,15 @@ export class OutputStop {
     this.ctx.stop.abort('output');
     return true;
   }
+}
+
+/**
+ * After a failed write the outputs are behind the journal, so the run is never "done" (0/1): 75 to come
+ * back once there is room, 2 for a path that is plainly wrong; an uncertain row (4) or the budget (3) still
+ * outranks 75.
+ */
+export function outputExitCode(code: number, failure: OutputFailure | undefined): number {
+  if (!failure) return code;
+  if (failure.exitCode === EXIT.usage) return EXIT.usage;
+  return code === EXIT.ok || code === EXIT.someFailed ? EXIT.inFlight : code;
 }

@@ -17,11 +17,12 @@ import { exitCodeFor, EXIT } from './exit-code.js';
 import { GatewayWatch } from './gateway-watch.js';
 import { ingestManifests, type IngestOutcome } from './ingest-manifests.js';
 import { JournalGuard, type JournalLoss } from './journal-guard.js';
-import { journalLossReport, lossWords, saveJournalCopy } from './journal-rescue.js';
+import { endLost, lockLostLine, type JournalLossReason } from './journal-loss-ending.js';
+import { lossWords } from './journal-rescue.js';
 import { Poller } from './poller.js';
 import { recoverJournal, type Recovery } from './recover.js';
 import { crashEndOf, runEndOf } from './run-ending.js';
-import { OutputStop, type OutputFailure } from './output-stop.js';
+import { OutputStop, outputExitCode, type OutputFailure } from './output-stop.js';
 import { ResultsWriter } from './results-writer.js';
 import { RunStops, type EarlyStop } from './run-stops.js';
 import { Submitter, type SubmitStopReason } from './submitter.js';
@@ -160,7 +161,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
         if (!guard.lost) throw err; // after a loss, a lane's failed write is the loss's doing, not a bug
       }
       guard.check(); // a loss in the run's last moments must not pass for "done"
-      if (guard.lost) return finish(endLost(journal, config, guard.lost, result ?? emptyResult(journal, EXIT.usage, config)));
+      if (guard.lost) return finish(endLost(journal, config.statePath, guard.lost, result ?? emptyResult(journal, EXIT.usage, config)));
       return finish(result!);
     } finally {
       if (!config.gateway) await gateway.close();
@@ -274,36 +275,6 @@ async function drive(
   } finally {
     for (const cleanup of cleanups) cleanup();
   }
-}
-
-/**
- * After a failed write the outputs are behind the journal, so the run is never "done" (0/1): 75 to come
- * back once there is room, 2 for a path that is plainly wrong; an uncertain row (4) or the budget (3) still
- * outranks 75.
- */
-function outputExitCode(code: number, failure: OutputFailure | undefined): number {
-  if (!failure) return code;
-  if (failure.exitCode === EXIT.usage) return EXIT.usage;
-  return code === EXIT.ok || code === EXIT.someFailed ? EXIT.inFlight : code;
-}
-
-type JournalLossReason = 'journal-lost' | 'lock-lost';
-
-function lockLostLine(statePath: string): string {
-  return new LockLostError(statePath).message;
-}
-
-/** The end of a run whose journal stopped being its own: the truth for the operator, and the exit code. */
-function endLost(journal: Journal, config: RunConfig, loss: JournalLoss, base: RunResult): RunResult {
-  if (loss.kind === 'lock-lost') {
-    return { ...base, exitCode: EXIT.inFlight, stopReason: 'lock-lost', journalLost: { lines: [lockLostLine(config.statePath)] } };
-  }
-  journal.lock.release(); // the saved copy must not name this (soon dead) process as its runner
-  const copy = saveJournalCopy(journal, config.statePath, Date.now());
-  return {
-    ...base, exitCode: EXIT.usage, stopReason: 'journal-lost', counts: journal.counts(),
-    journalLost: { lines: journalLossReport(journal, config.statePath, loss.kind, copy), ...('path' in copy ? { savedCopy: copy.path } : {}) },
-  };
 }
 
 /** Every request in flight listens on these signals: thousands of listeners are expected, not a leak. */

@@ -1,0 +1,26 @@
+// How a run ends when its journal stopped being its own: deleted or replaced (the saved copy and the task
+// ids the operator needs), or its lock taken by another runner.
+import { LockLostError, type Journal } from '../journal/index.js';
+import { EXIT } from './exit-code.js';
+import type { JournalLoss } from './journal-guard.js';
+import { journalLossReport, saveJournalCopy } from './journal-rescue.js';
+import type { RunResult } from './runner.js';
+
+export type JournalLossReason = 'journal-lost' | 'lock-lost';
+
+export function lockLostLine(statePath: string): string {
+  return new LockLostError(statePath).message;
+}
+
+/** The end of a run whose journal stopped being its own: the truth for the operator, and the exit code. */
+export function endLost(journal: Journal, statePath: string, loss: JournalLoss, base: RunResult): RunResult {
+  if (loss.kind === 'lock-lost') {
+    return { ...base, exitCode: EXIT.inFlight, stopReason: 'lock-lost', journalLost: { lines: [lockLostLine(statePath)] } };
+  }
+  journal.lock.release(); // the saved copy must not name this (soon dead) process as its runner
+  const copy = saveJournalCopy(journal, statePath, Date.now());
+  return {
+    ...base, exitCode: EXIT.usage, stopReason: 'journal-lost', counts: journal.counts(),
+    journalLost: { lines: journalLossReport(journal, statePath, loss.kind, copy), ...('path' in copy ? { savedCopy: copy.path } : {}) },
+  };
+}
