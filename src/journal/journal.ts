@@ -95,13 +95,7 @@ export class Journal {
     try {
       if (!options.readonly) {
         migrate(this.db, file);
-        // SQLite opens a file it cannot write read-only without a word; find out now, not at the first write.
-        this.db.exec('BEGIN IMMEDIATE');
-        try {
-          this.db.pragma(`user_version = ${this.db.pragma('user_version', { simple: true }) as number}`);
-        } finally {
-          this.db.exec('ROLLBACK');
-        }
+        probeWritable(this.db);
       }
       this.lock = new RunnerLock(this.db, this.clock);
       this.stmt = this.prepareStatements();
@@ -351,5 +345,28 @@ export class Journal {
     const rows = this.db.prepare('SELECT at, event, from_state, to_state, detail FROM events WHERE item_id = ? ORDER BY seq')
       .all(itemId) as Array<{ at: number; event: string; from_state: string | null; to_state: string; detail: string | null }>;
     return rows.map((r) => ({ at: r.at, event: r.event, from: r.from_state, to: r.to_state, detail: r.detail ? JSON.parse(r.detail) : null }));
+  }
+}
+
+/**
+ * SQLite opens a file it cannot write read-only without a word: find out at open, not at the first write.
+ * The probe does not wait for the write lock: a holder (a live runner, stopped mid-commit perhaps) proves
+ * the file writable, and who holds the journal is for the runner lock to judge, at once.
+ */
+function probeWritable(db: Database.Database): void {
+  const timeout = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    db.exec('BEGIN IMMEDIATE');
+  } catch (err) {
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') return;
+    throw err;
+  } finally {
+    db.pragma(`busy_timeout = ${timeout}`);
+  }
+  try {
+    db.pragma(`user_version = ${db.pragma('user_version', { simple: true }) as number}`);
+  } finally {
+    db.exec('ROLLBACK');
   }
 }
