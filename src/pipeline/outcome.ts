@@ -21,7 +21,8 @@ export interface OutcomePlan {
   followUp: FollowUp;
 }
 
-export function planOutcome(item: Item, outcome: SendOutcome, attempt: number, maxAttempts: number): OutcomePlan {
+/** `lastAttempt`: the attempt number after which a retryable failure gives up in this run. */
+export function planOutcome(item: Item, outcome: SendOutcome, attempt: number, lastAttempt: number): OutcomePlan {
   const reserved = item.reservedUsd;
   switch (outcome.kind) {
     case 'accepted':
@@ -71,7 +72,7 @@ export function planOutcome(item: Item, outcome: SendOutcome, attempt: number, m
       return {
         change: { id: item.id, event: 'retry', patch: { reservedUsd: 0, lastError: errorSummary(outcome.error) }, detail: { attempt, delayMs: outcome.delayMs } },
         money: { release: reserved },
-        followUp: attempt < maxAttempts ? { kind: 'retry', delayMs: outcome.delayMs } : { kind: 'give-up' },
+        followUp: attempt < lastAttempt ? { kind: 'retry', delayMs: outcome.delayMs } : { kind: 'give-up' },
       };
     case 'oversize': {
       // The gateway answered and bills it, so it is neither uncertain nor sent again; what it costs is

@@ -135,7 +135,9 @@ export class Submitter {
       ctx.events.emit('transition', item, 'pending');
       const outcome = await this.send(item, attempt, reservation.request);
       if (outcome.kind === 'ambiguous' && outcome.error instanceof GatewayTransportError && outcome.error.code === 'GBATCH_ABORTED') this.cut++;
-      const plan = planOutcome(item, outcome, attempt, ctx.settings.maxSubmitAttempts);
+      // --max-attempts counts this run's attempts: a row left pending by an earlier run (or sent again by
+      // `retry`) gets a fresh allowance, while its attempt numbers keep counting in the journal.
+      const plan = planOutcome(item, outcome, attempt, claimed.attempts + ctx.settings.maxSubmitAttempts);
       this.moveMoney(plan);
       const next = plan.followUp;
       // Stops take effect at once, before the outcome is even written: no other request may leave.
