@@ -5,6 +5,7 @@ import { printable } from '../core/printable.js';
 export { printableBlock } from '../core/printable.js';
 import { ConfigError } from '../core/config-error.js';
 import { JournalBusyError, LockLostError } from '../journal/lock.js';
+import { journalStorageFailure, journalStorageLine } from '../journal/storage-failure.js';
 import { UsageError } from './options.js';
 
 export type CommandRunner = (argv: string[]) => Promise<number>;
@@ -57,6 +58,12 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof UsageError || err instanceof ConfigError || err instanceof JournalBusyError) {
       process.stderr.write(`gbatch ${name}: ${printable(err.message)}\n`);
       return 2;
+    }
+    // The journal's disk is full or failing: the machine's doing, not a bug; come back later (75).
+    const storage = journalStorageFailure(err);
+    if (storage) {
+      process.stderr.write(`gbatch ${name}: ${journalStorageLine(storage)}\n`);
+      return 75;
     }
     // Another runner owns the journal now: this one stopped without writing; come back later (75).
     if (err instanceof LockLostError) {
