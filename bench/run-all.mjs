@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { bytesPerRow } from './bytes-per-row.mjs';
 import { chatThroughput } from './chat-throughput.mjs';
 import { download } from './download.mjs';
 import { ingest } from './ingest.mjs';
@@ -21,6 +22,7 @@ const ALL = {
   polling: () => polling(),
   download: () => download(),
   resume: () => resume(),
+  bytes: () => bytesPerRow(),
 };
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
