@@ -13,8 +13,8 @@ const isCount = (value: unknown): value is number => typeof value === 'number' &
 
 /**
  * The usage of a chat/responses answer when it can be trusted: an object whose token fields, where
- * present, are all numbers >= 0, with an input or an output count. Anything else (missing, not an
- * object, negative, non-numeric, only a total) is undefined: the answer is unmetered.
+ * present, are all numbers >= 0, with an input and an output count. Anything else (missing, not an
+ * object, negative, non-numeric, only a total, one side only) is undefined: the answer is unmetered.
  */
 export function usableChatUsage(usage: unknown): ChatUsage | undefined {
   if (typeof usage !== 'object' || usage === null || Array.isArray(usage)) return undefined;
@@ -22,8 +22,10 @@ export function usableChatUsage(usage: unknown): ChatUsage | undefined {
   for (const field of TOKEN_FIELDS) {
     if (fields[field] !== undefined && !isCount(fields[field])) return undefined;
   }
-  const counted = [fields.prompt_tokens, fields.completion_tokens, fields.input_tokens, fields.output_tokens].some(isCount);
-  return counted ? (fields as ChatUsage) : undefined;
+  // Both sides are billed: a usage that counts only one leaves the other unknown, so the answer is unmetered.
+  const input = isCount(fields.prompt_tokens) || isCount(fields.input_tokens);
+  const output = isCount(fields.completion_tokens) || isCount(fields.output_tokens);
+  return input && output ? (fields as ChatUsage) : undefined;
 }
 
 /** A chat/responses body: settled from its usage, or unmetered and booked at `reservedUsd`. */

@@ -19,6 +19,8 @@ describe('usableChatUsage: a count the gateway gave, or nothing', () => {
     ['"NaN"', { prompt_tokens: 'NaN', completion_tokens: 'NaN' }],
     ['null counts', { prompt_tokens: null, completion_tokens: null }],
     ['a negative total beside good counts', { prompt_tokens: 1, completion_tokens: 1, total_tokens: -2 }],
+    ['only the output count (the input side unknown)', { completion_tokens: 0 }],
+    ['only the input count (the output side unknown)', { prompt_tokens: 12, total_tokens: 12 }],
   ])('%s is unusable', (_name, usage) => {
     expect(usableChatUsage(usage)).toBeUndefined();
   });
@@ -26,7 +28,6 @@ describe('usableChatUsage: a count the gateway gave, or nothing', () => {
   it.each([
     ['chat counts', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }],
     ['responses counts', { input_tokens: 10, output_tokens: 5 }],
-    ['only the output count', { completion_tokens: 0 }],
   ])('%s are usable', (_name, usage) => {
     expect(usableChatUsage(usage)).toEqual(usage);
   });
