@@ -6,8 +6,8 @@
 // what gbatch booked. Billing follows spec 8.3: a video is charged on its final resolution and
 // total_tokens; a chat/responses answer is charged for its true usage whether or not the body says so.
 
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { startServer } from '../gateway/helpers/test-server.js';
 
 /** Spec 8.2, USD per 1e6 tokens, without / with a reference video. Only the models tests use. */
 const VIDEO_RATES: Record<string, Record<string, { noref: number; ref: number }>> = {
@@ -245,60 +245,31 @@ function routeOf(method: string, path: string): RouteName | undefined {
 
 export async function startHostileGateway(options: HostileOptions = {}): Promise<HostileGateway> {
   const key = options.key ?? HOSTILE_KEY;
-  const sockets = new Set<Socket>();
-  const waiters: Array<{ n: number; resolve: () => void }> = [];
-  const gw: HostileGateway = {
-    origin: '', baseUrl: '', key, options, requests: [], charges: [], tasks: new Map(),
+  let gw!: HostileGateway;
+  // The HTTP plumbing (bodies read whole, sockets closed with the server) is the tests' own test server.
+  const server = await startServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    let json: any;
+    try {
+      json = req.bodyText === '' ? undefined : JSON.parse(req.bodyText);
+    } catch {
+      json = undefined;
+    }
+    const auth = req.headers.authorization;
+    const presented = typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7) : undefined;
+    const request: HostileRequest = { method: req.method ?? '', path, headers: req.headers, bodyText: req.bodyText, json, key: presented };
+    gw.requests.push(request);
+    const name = routeOf(request.method, path);
+    if (!name) return sendJson(res, 404, errorEnvelope(`no route ${request.method} ${path}`));
+    if (presented !== key) return sendJson(res, 401, errorEnvelope('invalid api key', 'authentication_error'));
+    return (options.routes?.[name] ?? DEFAULTS[name])(request, res, gw);
+  });
+  gw = {
+    origin: server.origin, baseUrl: server.baseUrl, key, options, requests: [], charges: [], tasks: new Map(),
     billedUsd: () => gw.charges.reduce((sum, c) => sum + c.usd, 0),
     count: (method, prefix) => gw.requests.filter((r) => r.method === method && r.path.startsWith(prefix)).length,
-    received: (n) => (gw.requests.length >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ n, resolve }))),
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    received: server.received,
+    close: server.close,
   };
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const bodyText = Buffer.concat(chunks).toString('utf8');
-      const path = new URL(req.url ?? '/', 'http://x').pathname;
-      let json: any;
-      try {
-        json = bodyText === '' ? undefined : JSON.parse(bodyText);
-      } catch {
-        json = undefined;
-      }
-      const auth = req.headers.authorization;
-      const presented = typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7) : undefined;
-      const request: HostileRequest = { method: req.method ?? '', path, headers: req.headers, bodyText, json, key: presented };
-      gw.requests.push(request);
-      for (const w of waiters.filter((w) => gw.requests.length >= w.n)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve();
-      }
-      const name = routeOf(request.method, path);
-      if (!name) {
-        sendJson(res, 404, errorEnvelope(`no route ${request.method} ${path}`));
-        return;
-      }
-      if (presented !== key) {
-        sendJson(res, 401, errorEnvelope('invalid api key', 'authentication_error'));
-        return;
-      }
-      const route = options.routes?.[name] ?? DEFAULTS[name];
-      void Promise.resolve().then(() => route(request, res, gw)).catch((err: unknown) => {
-        res.destroy(err instanceof Error ? err : new Error(String(err)));
-      });
-    });
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  gw.origin = `http://127.0.0.1:${port}`;
-  gw.baseUrl = `${gw.origin}/v1`;
   return gw;
 }
