@@ -1,6 +1,7 @@
 // Pure: the advice printed for rows that wait for an operator, as commands that work when pasted.
 import { normalize } from 'node:path';
-import { escapeControl, quoteArg } from '../core/shell-text.js';
+import { printable } from '../core/printable.js';
+import { quoteArg } from '../core/shell-text.js';
 import type { ItemKind } from '../core/states.js';
 import { defaultJournalFor } from './locate-journal.js';
 
@@ -32,7 +33,7 @@ export function uncertainAdvice(rows: readonly UncertainRow[], total: number, jo
   const width = Math.min(24, Math.max(...rows.map((r) => quoteArg(r.id).length), 0));
   for (const row of rows) {
     const when = row.submittedAt === undefined ? 'submitted at an unknown time' : `submitted ${new Date(row.submittedAt).toISOString()}`;
-    const error = row.error ? `  (${escapeControl(row.error)})` : '';
+    const error = row.error ? `  (${printable(row.error)})` : '';
     lines.push(`  ${quoteArg(row.id).padEnd(width)}  ${row.kind.padEnd(9)}  ${when}  "${row.promptStart}"${error}`);
   }
   if (total > rows.length) lines.push(`  ... ${total - rows.length} more (gbatch report --format csv)`);

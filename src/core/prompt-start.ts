@@ -1,5 +1,5 @@
 // Pure: the start of a row's prompt on one printable line, for finding its task in the gateway's dashboard.
-import { escapeControl } from './shell-text.js';
+import { printable } from './printable.js';
 import type { ItemKind } from './states.js';
 
 export const PROMPT_START_CHARS = 60;
@@ -21,7 +21,7 @@ export function oneLine(text: string, max: number): string {
   const flat = text.replace(/[\s\u0085\u2028\u2029]+/g, ' ').trim();
   const chars = Array.from(flat);
   const cut = chars.length > max ? `${chars.slice(0, max).join('').trimEnd()}…` : flat;
-  return escapeControl(cut);
+  return printable(cut);
 }
 
 function asText(value: unknown): string {

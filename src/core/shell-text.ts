@@ -4,8 +4,5 @@ import { printable } from './printable.js';
 /** An id or path as it can be typed back into a shell: plain when safe, else single-quoted, control characters escaped. */
 export function quoteArg(text: string): string {
   if (/^[\w./:@%+=,-]+$/.test(text)) return text;
-  return `'${escapeControl(text).replace(/'/g, `'\\''`)}'`;
+  return `'${printable(text).replace(/'/g, `'\\''`)}'`;
 }
-
-/** Control and invisible/bidirectional characters as visible escapes: the one rule of printable(). */
-export const escapeControl = printable;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { oneLine, promptStart, PROMPT_START_CHARS } from '../../src/core/prompt-start.js';
-import { escapeControl, quoteArg } from '../../src/core/shell-text.js';
+import { printable } from '../../src/core/printable.js';
+import { quoteArg } from '../../src/core/shell-text.js';
 
 describe('promptStart: what to look for in the gateway dashboard', () => {
   it('takes the video prompt, the first user message of a chat, the input of a responses request', () => {
@@ -45,7 +46,7 @@ describe('shell text', () => {
     expect(quoteArg('$(rm -rf ~)')).toBe("'$(rm -rf ~)'");
   });
 
-  it('escapeControl escapes C0, DEL, C1 and bidi overrides and nothing else', () => {
-    expect(escapeControl('a\x00b\x7fc\x9bd\u2066e é ✓')).toBe('a\\x00b\\x7fc\\x9bd\\u2066e é ✓');
+  it('printable escapes C0, DEL, C1 and bidi overrides and nothing else', () => {
+    expect(printable('a\x00b\x7fc\x9bd\u2066e é ✓')).toBe('a\\x00b\\x7fc\\x9bd\\u2066e é ✓');
   });
 });
