@@ -14,7 +14,7 @@ rmSync(new URL('../dist/bundle', import.meta.url), { recursive: true, force: tru
 
 await build({
   absWorkingDir: root,
-  entryPoints: { main: 'dist/cli/main.js', 'scan-worker': 'dist/pipeline/scan-worker.js' },
+  entryPoints: { main: 'dist/cli/main.js', 'scan-worker': 'dist/ingest/scan-worker.js' },
   outdir: 'dist/bundle',
   bundle: true,
   splitting: true,

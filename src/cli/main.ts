@@ -4,8 +4,8 @@ import { printable } from '../core/printable.js';
 // bin/gbatch.js prints an internal error's stack through it (the stack's message may quote outside text).
 export { printableBlock } from '../core/printable.js';
 import { ConfigError } from '../core/config-error.js';
-import { JournalBusyError, LockLostError } from '../journal/lock.js';
-import { journalStorageFailure, journalStorageLine } from '../journal/storage-failure.js';
+import { JournalBusyError, LockLostError } from '../journal/sqlite/lock.js';
+import { journalStorageFailure, journalStorageLine } from '../journal/sqlite/storage-failure.js';
 import { UsageError } from './options.js';
 
 export type CommandRunner = (argv: string[]) => Promise<number>;

@@ -6,7 +6,7 @@
 // file's record: the file is durable, a lost record means one more download) may defer its fsync: a
 // batch made only of such changes commits without one, and Journal.syncDeferred() (or the next synced
 // commit) makes it durable.
-import type { Change, Journal } from './journal.js';
+import type { Change, Journal } from './sqlite/journal.js';
 import type { Item } from './item.js';
 
 interface Waiting {

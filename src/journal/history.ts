@@ -1,7 +1,7 @@
 // Questions an operator's command asks of the journal's event log. The log has no per-item index (it
 // would cost every transition of a run a B-tree insert), so each question is one scan, newest first,
 // stopping as soon as it is answered.
-import type { Journal } from './journal.js';
+import type { Journal } from './sqlite/journal.js';
 
 /** The time (ms) of each item's last `submit` event, for the given ids (absent when it was never sent). */
 export function lastSubmitTimes(journal: Journal, ids: readonly string[]): Map<string, number> {

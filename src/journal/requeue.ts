@@ -1,7 +1,7 @@
 // The operator's `requeue` (failed|rejected -> pending): the previous attempt's facts go into the event
 // log, the row's per-attempt fields are cleared, and `attempts` keeps counting.
 import type { Item } from './item.js';
-import type { Change, Journal } from './journal.js';
+import type { Change, Journal } from './sqlite/journal.js';
 
 /** The change that sends a failed or rejected row again; pure. */
 export function requeueChange(item: Item): Change {

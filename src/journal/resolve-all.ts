@@ -1,7 +1,7 @@
 // The operator's decision for every uncertain row at once (`resolve --all-uncertain`), page by page:
 // each page is read and written in one transaction holding the write lock, so a row changed by a live
 // runner between the read and the write cannot be decided (and each write is compare-and-set as well).
-import type { Change, Journal } from './journal.js';
+import type { Change, Journal } from './sqlite/journal.js';
 
 export type BulkDecision = 'resubmit' | 'abandon';
 

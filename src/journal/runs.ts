@@ -1,7 +1,7 @@
 // The `runs` table: one row per `gbatch run` on this journal, written when it starts and when it ends.
 // Kept apart from the transition hot path: two writes per run.
 import { hostname } from 'node:os';
-import type { Journal } from './journal.js';
+import type { Journal } from './sqlite/journal.js';
 
 export interface RunRecord {
   id: number;

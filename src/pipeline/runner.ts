@@ -15,7 +15,7 @@ import type { RunContext, RunEvents, RunSettings } from './context.js';
 import { Downloader } from './downloader.js';
 import { exitCodeFor, EXIT } from './exit-code.js';
 import { GatewayWatch } from './gateway-watch.js';
-import { ingestManifests, type IngestOutcome } from './ingest-manifests.js';
+import { ingestManifests, type IngestOutcome } from '../ingest/ingest-manifests.js';
 import { JournalGuard, type JournalLoss } from './journal-guard.js';
 import { endLost, lockLostLine, type JournalLossReason } from './journal-loss-ending.js';
 import { lossWords } from './journal-rescue.js';

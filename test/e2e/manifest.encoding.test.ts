@@ -7,7 +7,7 @@
 
 import { writeFileSync } from 'node:fs';
 import { expect, onTestFinished, test } from 'vitest';
-import { WORKER_THRESHOLD_BYTES } from '../../src/pipeline/scan-compact.js';
+import { WORKER_THRESHOLD_BYTES } from '../../src/ingest/scan-compact.js';
 import { startHostileGateway } from '../hostile/hostile-gateway.js';
 import { BUILT, gatewayEnv, runCli, stdoutJson } from './helpers/cli.js';
 import { readJournal } from './helpers/journal.js';

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
-import { SCHEMA_VERSION } from '../../src/journal/schema.js';
+import { SCHEMA_VERSION } from '../../src/journal/sqlite/schema.js';
 import { entry, ingest, itemRows, useTempDir } from './helpers.js';
 
 const tmp = useTempDir();

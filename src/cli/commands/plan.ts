@@ -7,7 +7,7 @@ import { Journal } from '../../journal/index.js';
 import { printable } from '../../core/printable.js';
 import { formatRowError } from '../../manifest/types.js';
 import { PlanAgainstJournal } from '../../pipeline/plan-journal.js';
-import { scanManifests, estimateResolution } from '../../pipeline/scan-manifests.js';
+import { scanManifests, estimateResolution } from '../../ingest/scan-manifests.js';
 import { renderTable, usd } from '../../report/table.js';
 import { jobFromArgs, type ResolvedJob } from '../job.js';
 

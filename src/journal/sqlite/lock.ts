@@ -2,8 +2,8 @@
 import type Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { pidAlive, processStartOf } from './process-identity.js';
-import { judgeRunner, type RunnerLiveness, type RunnerRecord } from './runner-liveness.js';
+import { pidAlive, processStartOf } from '../process-identity.js';
+import { judgeRunner, type RunnerLiveness, type RunnerRecord } from '../runner-liveness.js';
 
 /** A live runner refreshes its heartbeat this often. */
 export const HEARTBEAT_MS = 2_000;

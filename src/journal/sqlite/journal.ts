@@ -2,13 +2,13 @@
 import Database from 'better-sqlite3';
 import { closeSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { ITEM_STATES, transition, type ItemEvent, type ItemState } from '../core/states.js';
-import { roundUsd } from '../core/money.js';
+import { ITEM_STATES, transition, type ItemEvent, type ItemState } from '../../core/states.js';
+import { roundUsd } from '../../core/money.js';
 import { migrate } from './schema.js';
 import { journalOpenError } from './open-error.js';
-import { patchColumns, rowToItem, type Item, type ItemPatch, type ItemRow } from './item.js';
+import { patchColumns, rowToItem, type Item, type ItemPatch, type ItemRow } from '../item.js';
 import { LockLostError, RunnerLock } from './lock.js';
-import { ResultRows } from './result-rows.js';
+import { ResultRows } from '../result-rows.js';
 import { openDatabase } from './open-database.js';
 
 export interface JournalOptions {

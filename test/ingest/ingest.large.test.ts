@@ -2,7 +2,7 @@
 // read again on a restart; both as a user runs them: the CLI as a child process, a real journal.
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
-import { WORKER_THRESHOLD_BYTES } from '../../src/pipeline/scan-compact.js';
+import { WORKER_THRESHOLD_BYTES } from '../../src/ingest/scan-compact.js';
 import { BUILT, runCli, stdoutJson } from '../e2e/helpers/cli.js';
 import { readJournal } from '../e2e/helpers/journal.js';
 import { workspace } from '../e2e/helpers/workspace.js';

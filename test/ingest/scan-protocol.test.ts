@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_PRICING } from '../../src/core/pricing.js';
 import { estimateRequest } from '../../src/core/estimate.js';
-import { ColumnBuilder, compactRow, DeferredBuilder, deferredRowsOf, rowsOf } from '../../src/pipeline/scan-protocol.js';
-import type { ScannedRow } from '../../src/pipeline/scan-manifests.js';
+import { ColumnBuilder, compactRow, DeferredBuilder, deferredRowsOf, rowsOf } from '../../src/ingest/scan-protocol.js';
+import type { ScannedRow } from '../../src/ingest/scan-manifests.js';
 import type { ItemKind } from '../../src/core/states.js';
 
 function scanned(id: string, kind: ItemKind, request: Record<string, unknown>, line: number): ScannedRow {

@@ -2,7 +2,7 @@
 // read-only one, a directory. These are the operator's configuration (exit 2), not bugs.
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { ConfigError, describeErrno, errnoOf } from '../core/config-error.js';
+import { ConfigError, describeErrno, errnoOf } from '../../core/config-error.js';
 
 const SQLITE_CAUSES: ReadonlyArray<[RegExp, string]> = [
   [/^SQLITE_NOTADB/, 'not a gbatch journal (not an SQLite database)'],

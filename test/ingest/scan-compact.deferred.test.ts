@@ -5,9 +5,9 @@
 import { writeFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
 import { BUILTIN_PRICING } from '../../src/core/pricing.js';
-import { scanCompact } from '../../src/pipeline/scan-compact.js';
-import type { InvalidEntry } from '../../src/pipeline/scan-manifests.js';
-import { SCAN_BATCH, type CompactRow, type DeferralPolicy } from '../../src/pipeline/scan-protocol.js';
+import { scanCompact } from '../../src/ingest/scan-compact.js';
+import type { InvalidEntry } from '../../src/ingest/scan-manifests.js';
+import { SCAN_BATCH, type CompactRow, type DeferralPolicy } from '../../src/ingest/scan-protocol.js';
 import { BUILT } from '../e2e/helpers/cli.js';
 import { ROOT, workspace } from '../e2e/helpers/workspace.js';
 

@@ -1,6 +1,6 @@
 // Ingesting manifest rows: new rows are inserted, identical rows skipped, changed rows refused.
 import type { Journal } from './journal.js';
-import type { ItemError } from './item.js';
+import type { ItemError } from '../item.js';
 
 export interface IngestEntry {
   id: string;
