@@ -1,18 +1,10 @@
 // The rows results.jsonl is rebuilt from: every item in a final state (a chat/responses answer already
 // counts once `succeeded`), as raw column text in manifest order, so bodies are spliced, never re-parsed.
 import type Database from 'better-sqlite3';
-import { ITEM_STATES, TERMINAL, type ItemState } from '../core/states.js';
+import { HAS_LINE, OPEN_STATES, type ResultRow } from './result-row.js';
 
-export interface ResultRow {
-  seq: number; id: string; kind: string; state: ItemState; response: string | null; response_status: number | null;
-  request_id: string | null; last_error: string | null; task_id: string | null; final_resolution: string | null;
-  output_path: string | null; sha256: string | null; bytes: number | null;
-}
+export type { ResultRow };
 
-const FINAL_STATES = [...TERMINAL].map((s) => `'${s}'`).join(', ');
-const HAS_LINE = `(state IN (${FINAL_STATES}) OR (state = 'succeeded' AND kind IN ('chat', 'responses')))`;
-/** States in which an item's line is yet to appear; a video that `succeeded` waits for its download too. */
-const OPEN_STATES = ITEM_STATES.filter((s) => !TERMINAL.has(s) && s !== 'succeeded');
 
 export class ResultRows {
   private readonly pageStmt: Database.Statement<[number, number], ResultRow>;

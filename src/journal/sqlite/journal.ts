@@ -10,6 +10,11 @@ import { patchColumns, rowToItem, type Item, type ItemPatch, type ItemRow } from
 import { LockLostError, RunnerLock } from './lock.js';
 import { ResultRows } from '../result-rows.js';
 import { openDatabase } from './open-database.js';
+import { StaleTransitionError, type Change, type JobRecord, type Move, type Spend } from '../change.js';
+
+export { StaleTransitionError, type Change, type JobRecord, type Move, type Spend };
+
+export interface ItemFilter { states?: readonly ItemState[]; kinds?: readonly string[] }
 
 export interface JournalOptions {
   clock?: { now(): number };
@@ -35,34 +40,6 @@ function fsyncWalFile(walPath: string): void {
     closeSync(fd);
   }
 }
-
-export interface JobRecord {
-  name: string; manifest: string; options: Record<string, unknown>; createdAt: number; updatedAt: number;
-  /** The budget in force for the job (kept across runs); undefined: none. */
-  budgetUsd?: number;
-}
-
-export interface Change {
-  id: string;
-  event: ItemEvent;
-  patch?: ItemPatch;
-  detail?: Record<string, unknown>;
-  /**
-   * The state the writer last saw the row in. When the row is no longer in it, someone else (an
-   * operator's `resolve`) decided first: the change fails with StaleTransitionError, not as a bug.
-   */
-  expect?: ItemState;
-}
-
-export class StaleTransitionError extends Error {
-  readonly code = 'GBATCH_STALE_TRANSITION';
-  constructor(readonly itemId: string, readonly event: ItemEvent, readonly expected: ItemState, readonly actual?: ItemState) {
-    super(`item '${itemId}' left state '${expected}'${actual ? ` (now '${actual}')` : ''} before '${event}' was written`);
-    this.name = 'StaleTransitionError';
-  }
-}
-
-export interface Spend { reservedUsd: number; actualUsd: number }
 
 export class Journal {
   readonly db: Database.Database;
@@ -217,19 +194,24 @@ export class Journal {
   }
 
   /** Items in manifest order, optionally filtered, read in pages so a million rows never sit in memory. */
-  *iterate(filter: { states?: readonly ItemState[]; kinds?: readonly string[] } = {}, pageSize = 2000): Generator<Item> {
+  *iterate(filter: ItemFilter = {}, pageSize = 2000): Generator<Item> {
+    let after = 0;
+    for (;;) {
+      const rows = this.page(filter, after, pageSize);
+      if (rows.length === 0) return;
+      yield* rows;
+      after = rows[rows.length - 1]!.seq;
+    }
+  }
+
+  /** One page of iterate(): up to `pageSize` items after `afterSeq`. */
+  page(filter: ItemFilter, afterSeq: number, pageSize: number): Item[] {
     const where = ['seq > ?'];
     const args: unknown[] = [];
     if (filter.states) where.push(`state IN (${filter.states.map(() => '?').join(', ')})`), args.push(...filter.states);
     if (filter.kinds) where.push(`kind IN (${filter.kinds.map(() => '?').join(', ')})`), args.push(...filter.kinds);
     const page = this.db.prepare(`SELECT * FROM items WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`);
-    let after = 0;
-    for (;;) {
-      const rows = page.all(after, ...args, pageSize) as ItemRow[];
-      if (rows.length === 0) return;
-      for (const row of rows) yield rowToItem(row);
-      after = rows[rows.length - 1]!.seq;
-    }
+    return (page.all(afterSeq, ...args, pageSize) as ItemRow[]).map(rowToItem);
   }
 
   /** The rows results.jsonl is rebuilt from. */
@@ -251,7 +233,7 @@ export class Journal {
    * `deferSync` the commit skips its fsync (synchronous = NORMAL for this transaction); syncDeferred()
    * or any later synced commit makes it durable.
    */
-  applyTransitions(changes: readonly Change[], options: { deferSync?: boolean } = {}): Array<{ from: ItemState; to: ItemState; at: number }> {
+  applyTransitions(changes: readonly Change[], options: { deferSync?: boolean } = {}): Move[] {
     if (changes.length === 0) return [];
     this.assertWritable();
     const defer = options.deferSync === true && this.syncMode === 'full';
@@ -266,13 +248,13 @@ export class Journal {
     }
   }
 
-  private runTransitions(changes: readonly Change[]): Array<{ from: ItemState; to: ItemState; at: number }> {
+  private runTransitions(changes: readonly Change[]): Move[] {
     const now = this.now();
     let reservedDelta = 0;
     let actualDelta = 0;
     const run = this.db.transaction(() => {
       this.assertOwner();
-      const moves: Array<{ from: ItemState; to: ItemState; at: number }> = [];
+      const moves: Move[] = [];
       for (const change of changes) {
         const head = this.stmt.head.get(change.id);
         if (!head) throw new Error(`unknown item '${change.id}'`);

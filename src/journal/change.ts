@@ -1,0 +1,34 @@
+// A transition as the pipeline asks for it, and what the journal answers: shared by both adapters.
+import type { ItemEvent, ItemState } from '../core/states.js';
+import type { ItemPatch } from './item.js';
+
+export interface JobRecord {
+  name: string; manifest: string; options: Record<string, unknown>; createdAt: number; updatedAt: number;
+  /** The budget in force for the job (kept across runs); undefined: none. */
+  budgetUsd?: number;
+}
+
+export interface Change {
+  id: string;
+  event: ItemEvent;
+  patch?: ItemPatch;
+  detail?: Record<string, unknown>;
+  /**
+   * The state the writer last saw the row in. When the row is no longer in it, someone else (an
+   * operator's `resolve`) decided first: the change fails with StaleTransitionError, not as a bug.
+   */
+  expect?: ItemState;
+}
+
+export class StaleTransitionError extends Error {
+  readonly code = 'GBATCH_STALE_TRANSITION';
+  constructor(readonly itemId: string, readonly event: ItemEvent, readonly expected: ItemState, readonly actual?: ItemState) {
+    super(`item '${itemId}' left state '${expected}'${actual ? ` (now '${actual}')` : ''} before '${event}' was written`);
+    this.name = 'StaleTransitionError';
+  }
+}
+
+export interface Spend { reservedUsd: number; actualUsd: number }
+
+/** One applied change: the states it moved between, and when. */
+export interface Move { from: ItemState; to: ItemState; at: number }

@@ -1,0 +1,38 @@
+// What ingest writes for a manifest row, and the one rule for a row arriving under an id the journal holds.
+import type { ItemError } from './item.js';
+
+export interface IngestEntry {
+  id: string;
+  kind: string;
+  model: string | null;
+  /** Null for an invalid row; ignored when requestJson is given. */
+  request: Record<string, unknown> | null;
+  /** The request's JSON text when the caller has it already (saves serialising a million rows twice). */
+  requestJson?: string;
+  contentHash: string;
+  sourceFile: string;
+  sourceLine: number;
+  state: 'pending' | 'invalid';
+  resolution?: string | null;
+  hasReferenceVideo?: boolean;
+  estimateUsd?: number;
+  lastError?: ItemError | null;
+}
+
+export interface IngestConflict { id: string; file: string; line: number; journalLine: number; journalFile: string }
+
+export interface IngestSummary { inserted: number; unchanged: number; replaced: number; conflicts: IngestConflict[] }
+
+/** What an id already held means for a row arriving under it: the one rule `run` and `plan` share. */
+export type PriorJudgement = 'unchanged' | 'replace' | 'conflict';
+
+export function judgeAgainstPrior(prior: { content_hash: string; state: string }, contentHash: string): PriorJudgement {
+  if (prior.content_hash === contentHash) return 'unchanged';
+  // An invalid row was never sent, so its corrected version may take its place.
+  return prior.state === 'invalid' ? 'replace' : 'conflict';
+}
+
+/** The one line `run` (and `plan`) prints for a row changed under an id the journal already holds. */
+export function conflictProblem(c: IngestConflict): string {
+  return `${c.file}:${c.line} row '${c.id}': already in the journal (from ${c.journalFile}:${c.journalLine}) with different content; give the changed row a new id`;
+}

@@ -1,0 +1,26 @@
+// Opens the journal a location names: a postgres:// URL is the PostgreSQL adapter (loaded only then, so
+// an SQLite user never loads its driver); anything else is a path to an SQLite file.
+import type { JournalStore } from './store.js';
+import { SqliteJournalStore } from './sqlite/sqlite-store.js';
+
+export interface OpenStoreOptions {
+  /** The job's name: a PostgreSQL database holds many jobs, and this picks one. */
+  job: string;
+  clock?: { now(): number };
+  readonly?: boolean;
+  sync?: 'full' | 'off';
+  syncWal?: (walPath: string) => void;
+}
+
+export function isDatabaseUrl(location: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(location);
+}
+
+export async function openStore(location: string, options: OpenStoreOptions): Promise<JournalStore> {
+  if (isDatabaseUrl(location)) {
+    const { PostgresJournalStore } = await import('./postgres/postgres-store.js');
+    return PostgresJournalStore.open(location, options);
+  }
+  const { job: _job, ...sqlite } = options;
+  return SqliteJournalStore.open(location, sqlite);
+}

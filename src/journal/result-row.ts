@@ -1,0 +1,14 @@
+// The columns results.jsonl is rebuilt from, and which rows have a line: shared by both adapters.
+import { ITEM_STATES, TERMINAL, type ItemState } from '../core/states.js';
+
+export interface ResultRow {
+  seq: number; id: string; kind: string; state: ItemState; response: string | null; response_status: number | null;
+  request_id: string | null; last_error: string | null; task_id: string | null; final_resolution: string | null;
+  output_path: string | null; sha256: string | null; bytes: number | null;
+}
+
+const FINAL_STATES = [...TERMINAL].map((s) => `'${s}'`).join(', ');
+/** An SQL condition true for rows that have a results line (valid in SQLite and PostgreSQL). */
+export const HAS_LINE = `(state IN (${FINAL_STATES}) OR (state = 'succeeded' AND kind IN ('chat', 'responses')))`;
+/** States in which an item's line is yet to appear; a video that `succeeded` waits for its download too. */
+export const OPEN_STATES = ITEM_STATES.filter((s) => !TERMINAL.has(s) && s !== 'succeeded');

@@ -1,0 +1,262 @@
+// The SQLite adapter of the journal interface: one file, one runner (its lock). Each call runs on the
+// synchronous driver and resolves at once, so the pipeline pays a promise, not a thread hop.
+import type { ItemState } from '../../core/states.js';
+import type { Change, JobRecord, Move, Spend } from '../change.js';
+import type { Item, ItemPatch } from '../item.js';
+import type { ResultRow } from '../result-row.js';
+import type { RunEnd, RunRecord } from '../runs.js';
+import { lastRun, recordRunEnd, recordRunStart } from '../runs.js';
+import { abandonedWhileUncertain, lastSubmitTimes } from '../history.js';
+import type {
+  IngestWriter, ItemEventRecord, JobInput, JournalStore, ManifestPrint, ManifestRecord, PriorRow, ReportSums, RunnerMembership,
+  RunnerTakeover, RunnerView, SumRow,
+} from '../store.js';
+import { IngestSession } from './ingest-session.js';
+import { Journal, type ItemFilter, type JournalOptions } from './journal.js';
+
+const SUMS = `COUNT(*) AS items,
+  SUM(actual_usd IS NOT NULL) AS settled,
+  SUM(estimate_usd) AS estimated,
+  SUM(actual_usd) AS actual,
+  SUM(CASE WHEN actual_usd IS NOT NULL THEN estimate_usd END) AS settled_estimated,
+  SUM(reserved_usd) AS reserved,
+  SUM(CASE WHEN actual_usd > estimate_usd THEN actual_usd - estimate_usd END) AS over,
+  SUM(gateway_charge_usd) AS gateway,
+  COUNT(gateway_charge_usd) AS gateway_n,
+  SUM(total_tokens) AS tokens`;
+
+export class SqliteJournalStore implements JournalStore {
+  readonly adapter = 'sqlite' as const;
+  readonly membership: RunnerMembership;
+
+  private constructor(readonly journal: Journal) {
+    this.membership = new SqliteMembership(journal);
+  }
+
+  static open(file: string, options: JournalOptions = {}): SqliteJournalStore {
+    return new SqliteJournalStore(Journal.open(file, options));
+  }
+
+  /** Wraps a journal already open (tests, and commands that hold one). */
+  static wrap(journal: Journal): SqliteJournalStore {
+    return new SqliteJournalStore(journal);
+  }
+
+  get location(): string {
+    return this.journal.file;
+  }
+
+  now(): number {
+    return this.journal.now();
+  }
+
+  async close(): Promise<void> {
+    this.journal.close();
+  }
+
+  fence(reason: Error): void {
+    this.journal.fence(reason);
+  }
+
+  async getJob(): Promise<JobRecord | undefined> {
+    return this.journal.getJob();
+  }
+
+  async saveJob(job: JobInput): Promise<void> {
+    this.journal.saveJob(job);
+  }
+
+  async get(id: string): Promise<Item | undefined> {
+    return this.journal.get(id);
+  }
+
+  async counts(): Promise<Record<ItemState, number>> {
+    return this.journal.counts();
+  }
+
+  async spend(): Promise<Spend> {
+    return this.journal.spend();
+  }
+
+  async list(states: readonly ItemState[], limit = -1, afterSeq = 0): Promise<Item[]> {
+    return this.journal.list(states, limit, afterSeq);
+  }
+
+  async *iterate(filter: ItemFilter = {}, pageSize = 2000): AsyncGenerator<Item> {
+    // Pages, not the synchronous generator: its statement would stay open across the caller's awaits.
+    for (let after = 0; ;) {
+      const page = this.journal.page(filter, after, pageSize);
+      if (page.length === 0) return;
+      yield* page;
+      after = page[page.length - 1]!.seq;
+    }
+  }
+
+  async events(itemId: string): Promise<ItemEventRecord[]> {
+    return this.journal.events(itemId);
+  }
+
+  async reportSums(): Promise<ReportSums> {
+    const db = this.journal.db;
+    // A journal written before the unmetered column (read-only, not migrated) has none unmetered.
+    const hasUnmetered = db.prepare(`SELECT 1 FROM pragma_table_info('items') WHERE name = 'unmetered'`).get() !== undefined;
+    const unmetered = hasUnmetered ? 'SUM(unmetered) AS unmetered' : '0 AS unmetered';
+    const total = db.prepare(`SELECT ${SUMS}, ${unmetered} FROM items`).get() as SumRow;
+    const groups = db.prepare(`SELECT model, resolution, ${SUMS} FROM items WHERE state != 'invalid'
+      GROUP BY model, resolution ORDER BY model, resolution`).all() as Array<SumRow & { model: string; resolution: string | null }>;
+    return { total, groups };
+  }
+
+  async lastSubmitTimes(ids: readonly string[]): Promise<Map<string, number>> {
+    return lastSubmitTimes(this.journal, ids);
+  }
+
+  async abandonedWhileUncertain(failedIds: readonly string[]): Promise<Set<string>> {
+    return abandonedWhileUncertain(this.journal, failedIds);
+  }
+
+  async priors(ids: readonly string[]): Promise<Map<string, PriorRow>> {
+    const lookup = this.journal.db.prepare('SELECT content_hash, state, source_file, source_line FROM items WHERE id = ?');
+    const found = new Map<string, PriorRow>();
+    for (const id of ids) {
+      const row = lookup.get(id) as PriorRow | undefined;
+      if (row) found.set(id, row);
+    }
+    return found;
+  }
+
+  async applyTransitions(changes: readonly Change[], options: { deferSync?: boolean } = {}): Promise<Move[]> {
+    return this.journal.applyTransitions(changes, options);
+  }
+
+  async apply(changes: readonly Change[]): Promise<Item[]> {
+    return this.journal.apply(changes);
+  }
+
+  async markStored(ids: readonly string[], outputPath: string, detail: Record<string, unknown>): Promise<void> {
+    this.journal.markStored(ids, outputPath, detail);
+  }
+
+  async annotate(id: string, patch: ItemPatch, note: string): Promise<void> {
+    this.journal.annotate(id, patch, note);
+  }
+
+  async syncDeferred(): Promise<void> {
+    this.journal.syncDeferred();
+  }
+
+  async decideAndApply<T>(decide: (reader: Pick<JournalStore, 'get' | 'list' | 'iterate' | 'abandonedWhileUncertain'>) => Promise<{ changes: Change[]; result: T }>): Promise<T> {
+    const db = this.journal.db;
+    // The reads below resolve synchronously, so nothing else runs on this connection until COMMIT; the
+    // write lock taken first keeps other processes (a live runner) out between the reads and the writes.
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const { changes, result } = await decide(this);
+      this.journal.apply(changes);
+      db.exec('COMMIT');
+      return result;
+    } catch (err) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+
+  async beginIngest(): Promise<IngestWriter> {
+    return new SqliteIngestWriter(this.journal);
+  }
+
+  async manifestRecords(paths: readonly string[]): Promise<Map<string, ManifestRecord>> {
+    const known = this.journal.db.prepare('SELECT bytes, sha256, rows FROM manifests WHERE path = ?');
+    const found = new Map<string, ManifestRecord>();
+    for (const path of paths) {
+      const row = known.get(path) as ManifestRecord | undefined;
+      if (row) found.set(path, row);
+    }
+    return found;
+  }
+
+  async resultRows(afterSeq: number, limit: number, maxBytes: number): Promise<ResultRow[]> {
+    const page: ResultRow[] = [];
+    let bytes = 0;
+    for (const row of this.journal.results.iterate(afterSeq, limit)) {
+      page.push(row);
+      bytes += (row.response?.length ?? 0) + (row.last_error?.length ?? 0);
+      if (bytes >= maxBytes) break; // for-of's break calls return(): the statement stops there
+    }
+    return page;
+  }
+
+  async firstOpenSeq(): Promise<number | undefined> {
+    return this.journal.results.firstOpenSeq();
+  }
+
+  async recordRunStart(): Promise<number> {
+    return recordRunStart(this.journal);
+  }
+
+  async recordRunEnd(id: number, end: RunEnd): Promise<void> {
+    recordRunEnd(this.journal, id, end);
+  }
+
+  async lastRun(): Promise<RunRecord | undefined> {
+    return lastRun(this.journal);
+  }
+}
+
+class SqliteMembership implements RunnerMembership {
+  constructor(private readonly journal: Journal) {}
+
+  async acquire(): Promise<RunnerTakeover | undefined> {
+    return this.journal.lock.acquire(this.journal.file);
+  }
+
+  async heartbeat(): Promise<boolean> {
+    return this.journal.lock.heartbeat();
+  }
+
+  async release(): Promise<void> {
+    this.journal.lock.release();
+  }
+
+  forget(): void {
+    this.journal.lock.forget();
+  }
+
+  async runners(): Promise<RunnerView[]> {
+    const holder = this.journal.lock.holderLiveness();
+    if (!holder) return [];
+    const { pid, host, heartbeatAt, alive, heartbeatAgeMs, basis } = holder;
+    const rows = this.journal.counts().submitting;
+    return [{ runnerId: `${host}:${pid}`, pid, host, startedAt: heartbeatAt, heartbeatAt, rows, liveness: { alive, heartbeatAgeMs, basis } }];
+  }
+}
+
+class SqliteIngestWriter implements IngestWriter {
+  private readonly session: IngestSession;
+
+  constructor(private readonly journal: Journal) {
+    this.session = new IngestSession(journal);
+  }
+
+  add(entries: Parameters<IngestSession['add']>[0]): void {
+    this.session.add(entries);
+  }
+
+  recordManifests(prints: readonly ManifestPrint[]): void {
+    const upsert = this.journal.db.prepare(`INSERT INTO manifests (path, bytes, sha256, rows, ingested_at) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (path) DO UPDATE SET bytes = excluded.bytes, sha256 = excluded.sha256, rows = excluded.rows, ingested_at = excluded.ingested_at`);
+    for (const print of prints) upsert.run(print.path, print.bytes, print.sha256, print.rows, this.journal.now());
+  }
+
+  async commit() {
+    return this.session.commit();
+  }
+
+  async rollback() {
+    return this.session.rollback();
+  }
+
+  get progress() {
+    return this.session.progress;
+  }
+}

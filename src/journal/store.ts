@@ -1,0 +1,131 @@
+// The one journal interface the pipeline and the commands talk to. Two adapters implement it: SQLite
+// (one file, one runner: the embedded default) and PostgreSQL (one database, many runners on a job).
+// Every method is async; the SQLite adapter answers from its synchronous driver at once.
+import type { ItemState } from '../core/states.js';
+import type { Change, JobRecord, Move, Spend } from './change.js';
+import type { IngestEntry, IngestSummary } from './ingest-rules.js';
+import type { Item, ItemPatch } from './item.js';
+import type { ResultRow } from './result-row.js';
+import type { RunEnd, RunRecord } from './runs.js';
+import type { RunnerLiveness } from './runner-liveness.js';
+
+export type JournalAdapter = 'sqlite' | 'postgres';
+
+export interface JobInput {
+  name: string;
+  manifest: string;
+  options: Record<string, unknown>;
+  /** The budget in force from now on; undefined: none. */
+  budgetUsd?: number | undefined;
+}
+
+export interface ItemEventRecord { at: number; event: string; from: string | null; to: string; detail: unknown }
+
+/** What an id already holds, as ingest and `plan` judge a row arriving under it. */
+export interface PriorRow { content_hash: string; state: string; source_file: string; source_line: number }
+
+export interface ManifestRecord { bytes: number; sha256: string; rows: number }
+export interface ManifestPrint extends ManifestRecord { path: string }
+
+/** The sums `report` and `status` show, for the whole job and per model and resolution. */
+export interface SumRow {
+  items: number; settled: number | null; estimated: number | null; actual: number | null;
+  settled_estimated: number | null; reserved: number | null; over: number | null; gateway: number | null;
+  gateway_n: number; tokens: number | null; unmetered?: number | null;
+}
+export interface ReportSums { total: SumRow; groups: Array<SumRow & { model: string; resolution: string | null }> }
+
+/** One ingest pass: all of its rows, or (rolled back) none. */
+export interface IngestWriter {
+  /** Adds rows; may return before they are written (a Promise when the writer wants the caller to wait). */
+  add(entries: readonly IngestEntry[]): void | Promise<void>;
+  /** Recorded with the rows, in the same transaction: manifests read whole need not be read again. */
+  recordManifests(prints: readonly ManifestPrint[]): void | Promise<void>;
+  commit(): Promise<IngestSummary>;
+  rollback(): Promise<IngestSummary>;
+  readonly progress: IngestSummary;
+}
+
+/** A runner of the job as `status` shows it. */
+export interface RunnerView {
+  runnerId: string; pid: number; host: string; startedAt: number; heartbeatAt: number;
+  /** Rows it holds (submitting, or tasks it polls and downloads). */
+  rows: number;
+  liveness: RunnerLiveness;
+}
+
+export interface RunnerTakeover { pid: number; host: string; heartbeatAt: number }
+
+/** This process's standing as a runner of the job: a lock (SQLite) or a lease among many (PostgreSQL). */
+export interface RunnerMembership {
+  /** Joins (or takes the job over from a runner that is gone); throws JournalBusyError when it may not. */
+  acquire(): Promise<RunnerTakeover | undefined>;
+  /** Refreshes the heartbeat; false when this runner lost its standing (its lease expired, its lock was taken). */
+  heartbeat(): Promise<boolean>;
+  release(): Promise<void>;
+  /** Stops this process from releasing what it lost: it belongs to someone else now. */
+  forget(): void;
+  /** The job's runners, live and dead (status). */
+  runners(): Promise<RunnerView[]>;
+}
+
+export interface JournalStore {
+  readonly adapter: JournalAdapter;
+  /** How messages name this journal: a path, or a URL without its password. */
+  readonly location: string;
+  now(): number;
+  close(): Promise<void>;
+  /** From now on every write throws `reason`: the journal is no longer this process's to change. */
+  fence(reason: Error): void;
+
+  readonly membership: RunnerMembership;
+
+  getJob(): Promise<JobRecord | undefined>;
+  saveJob(job: JobInput): Promise<void>;
+
+  get(id: string): Promise<Item | undefined>;
+  counts(): Promise<Record<ItemState, number>>;
+  spend(): Promise<Spend>;
+  /** Items in any of `states`, in manifest order, after `afterSeq` (limit < 0: all). */
+  list(states: readonly ItemState[], limit?: number, afterSeq?: number): Promise<Item[]>;
+  /** Items in manifest order, read in pages so a million rows never sit in memory. */
+  iterate(filter?: { states?: readonly ItemState[]; kinds?: readonly string[] }, pageSize?: number): AsyncGenerator<Item>;
+  events(itemId: string): Promise<ItemEventRecord[]>;
+  reportSums(): Promise<ReportSums>;
+  /** The time (ms) of each item's last `submit`, for the ids given. */
+  lastSubmitTimes(ids: readonly string[]): Promise<Map<string, number>>;
+  /** The ids among `failedIds` last moved to `failed` by an operator's abandon of an uncertain row. */
+  abandonedWhileUncertain(failedIds: readonly string[]): Promise<Set<string>>;
+  priors(ids: readonly string[]): Promise<Map<string, PriorRow>>;
+
+  /**
+   * Applies the changes in ONE transaction, each checked by the transition table and written
+   * compare-and-set on its from-state; any failure rolls all back. `deferSync`: the commit may skip
+   * its flush to disk (syncDeferred() makes it durable).
+   */
+  applyTransitions(changes: readonly Change[], options?: { deferSync?: boolean }): Promise<Move[]>;
+  /** As applyTransitions, returning each item as it now is. */
+  apply(changes: readonly Change[]): Promise<Item[]>;
+  /** The `store` transition for many answered rows whose results line is durable. */
+  markStored(ids: readonly string[], outputPath: string, detail: Record<string, unknown>): Promise<void>;
+  /** Patches fields without a state change; logged as a `note` event. */
+  annotate(id: string, patch: ItemPatch, note: string): Promise<void>;
+  syncDeferred(): Promise<void>;
+  /**
+   * Reads, decides and applies under one write lock: what `decide` saw is what is changed. The changes
+   * `decide` returns are applied atomically with its reads.
+   */
+  decideAndApply<T>(decide: (reader: Pick<JournalStore, 'get' | 'list' | 'iterate' | 'abandonedWhileUncertain'>) => Promise<{ changes: Change[]; result: T }>): Promise<T>;
+
+  beginIngest(): Promise<IngestWriter>;
+  manifestRecords(paths: readonly string[]): Promise<Map<string, ManifestRecord>>;
+
+  /** Rows that have a results line, after `afterSeq`, at most `limit` and about `maxBytes` of bodies (at least one). */
+  resultRows(afterSeq: number, limit: number, maxBytes: number): Promise<ResultRow[]>;
+  /** The manifest position of the first item whose line may still appear or change. */
+  firstOpenSeq(): Promise<number | undefined>;
+
+  recordRunStart(): Promise<number>;
+  recordRunEnd(id: number, end: RunEnd): Promise<void>;
+  lastRun(): Promise<RunRecord | undefined>;
+}
