@@ -2,7 +2,7 @@
 // gets to its first new submission without re-validating a million rows.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import type { Journal } from '../journal/index.js';
+import type { JournalStore, ManifestPrint } from '../journal/index.js';
 
 export interface Fingerprint { path: string; bytes: number; sha256: string }
 
@@ -17,20 +17,18 @@ export async function fingerprint(path: string): Promise<Fingerprint> {
 }
 
 /** The rows of the earlier ingest when every manifest is unchanged since then; undefined otherwise. */
-export function unchangedRows(journal: Journal, prints: readonly Fingerprint[]): number | undefined {
-  const known = journal.db.prepare('SELECT bytes, sha256, rows FROM manifests WHERE path = ?');
+export async function unchangedRows(journal: JournalStore, prints: readonly Fingerprint[]): Promise<number | undefined> {
+  const known = await journal.manifestRecords(prints.map((p) => p.path));
   let rows = 0;
   for (const print of prints) {
-    const row = known.get(print.path) as { bytes: number; sha256: string; rows: number } | undefined;
+    const row = known.get(print.path);
     if (!row || row.bytes !== print.bytes || row.sha256 !== print.sha256) return undefined;
     rows += row.rows;
   }
   return rows;
 }
 
-/** Called inside the ingest transaction, so the record commits with the rows it describes. */
-export function recordFingerprints(journal: Journal, prints: readonly Fingerprint[], rowsByPath: ReadonlyMap<string, number>): void {
-  const upsert = journal.db.prepare(`INSERT INTO manifests (path, bytes, sha256, rows, ingested_at) VALUES (?, ?, ?, ?, ?)
-    ON CONFLICT (path) DO UPDATE SET bytes = excluded.bytes, sha256 = excluded.sha256, rows = excluded.rows, ingested_at = excluded.ingested_at`);
-  for (const print of prints) upsert.run(print.path, print.bytes, print.sha256, rowsByPath.get(print.path) ?? 0, journal.now());
+/** The records an ingest writes with its rows (in its transaction), so they commit together. */
+export function manifestPrints(prints: readonly Fingerprint[], rowsByPath: ReadonlyMap<string, number>): ManifestPrint[] {
+  return prints.map((print) => ({ ...print, rows: rowsByPath.get(print.path) ?? 0 }));
 }

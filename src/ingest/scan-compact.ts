@@ -15,6 +15,8 @@ export const WORKER_THRESHOLD_BYTES = 8 << 20;
 export interface CompactHandlers {
   valid(row: CompactRow): void;
   invalid(entry: InvalidEntry): void;
+  /** After each batch from the worker: the next is asked for once this settles (the writer's back-pressure). */
+  drained?(): Promise<void>;
 }
 
 function totalBytes(files: readonly string[]): number {
@@ -66,7 +68,8 @@ export async function scanCompact(files: readonly string[], pricing: PricingTabl
               judged.judge(message.rows);
             }
             Atomics.add(handled, 0, 1);
-            worker.postMessage('ack');
+            if (handlers.drained) handlers.drained().then(() => worker.postMessage('ack'), reject);
+            else worker.postMessage('ack');
           } else if (message.type === 'done') {
             resolve(message.summary);
           } else {

@@ -8,7 +8,8 @@ import { ConfigError, describeErrno } from '../core/config-error.js';
 
 export interface RunPaths {
   manifests: readonly string[];
-  statePath: string;
+  /** The journal's file; omitted for a journal on a database server. */
+  statePath?: string;
   /** Omitted when the run writes no outputs (--ingest-only). */
   outDir?: string;
 }
@@ -26,7 +27,7 @@ export function preflightRun(paths: RunPaths): Preflight {
     for (const dir of created.reverse()) rmSync(dir, { recursive: true, force: true });
   };
   try {
-    checkJournalPath(paths.statePath, created);
+    if (paths.statePath !== undefined) checkJournalPath(paths.statePath, created);
     if (paths.outDir !== undefined) checkWritableDir(paths.outDir, '--out', created);
   } catch (err) {
     undo();

@@ -6,14 +6,16 @@
 // file's record: the file is durable, a lost record means one more download) may defer its fsync: a
 // batch made only of such changes commits without one, and Journal.syncDeferred() (or the next synced
 // commit) makes it durable.
-import type { Change, Journal } from './sqlite/journal.js';
+import type { Change } from './change.js';
 import type { Item } from './item.js';
+import type { JournalStore } from './store.js';
 
 interface Waiting {
   change: Change;
   base: Item | undefined;
   bare?: boolean;
   deferSync?: boolean;
+  urgent?: boolean;
   resolve: (item: Item) => void;
   reject: (err: unknown) => void;
 }
@@ -33,20 +35,23 @@ export class CommitQueue {
   private timer: NodeJS.Timeout | undefined;
   private commits = 0;
   private lastFlushAt = 0;
+  /** The batch being committed: the next waits for it (an adapter's commit may take a round trip). */
+  private committing: Promise<void> | undefined;
 
-  constructor(private readonly journal: Journal, private readonly windowMs = 2) {}
+  constructor(private readonly journal: JournalStore, private readonly windowMs = 2) {}
 
   private schedule(urgent = false): void {
+    if (this.committing) return; // the commit in progress schedules the next batch when it ends
     if (this.scheduled === 'soon' || (this.scheduled === 'window' && !urgent)) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     const wait = urgent ? 0 : this.lastFlushAt + this.windowMs - performance.now();
     if (wait > 0) {
       this.scheduled = 'window';
-      this.timer = setTimeout(() => this.flush(), wait);
+      this.timer = setTimeout(() => void this.flush(), wait);
     } else {
       this.scheduled = 'soon';
-      setImmediate(() => this.flush());
+      setImmediate(() => void this.flush());
     }
   }
 
@@ -57,7 +62,7 @@ export class CommitQueue {
    */
   write(change: Change, base?: Item, options: { urgent?: boolean; deferSync?: boolean } = {}): Promise<Item> {
     return new Promise<Item>((resolve, reject) => {
-      this.queue.push({ change, base, resolve, reject, ...(options.deferSync ? { deferSync: true } : {}) });
+      this.queue.push({ change, base, resolve, reject, ...(options.deferSync ? { deferSync: true } : {}), ...(options.urgent ? { urgent: true } : {}) });
       this.schedule(options.urgent);
     });
   }
@@ -70,26 +75,36 @@ export class CommitQueue {
     });
   }
 
-  /** Commits everything queued now. A failing change is retried alone so one bug cannot sink its batch-mates. */
-  flush(): void {
+  /** Commits everything queued now (after the commit in progress). A failing change is retried alone so one bug cannot sink its batch-mates. */
+  flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.scheduled = false;
-    this.lastFlushAt = performance.now();
+    if (this.committing) return this.committing;
     const batch = this.queue;
     this.queue = [];
-    if (batch.length === 0) return;
+    if (batch.length === 0) return Promise.resolve();
+    this.lastFlushAt = performance.now();
+    const done = this.commitBatch(batch).finally(() => {
+      this.committing = undefined;
+      if (this.queue.length > 0) this.schedule(this.queue.some((w) => w.urgent === true));
+    });
+    this.committing = done;
+    return done;
+  }
+
+  private async commitBatch(batch: Waiting[]): Promise<void> {
     try {
       const deferSync = batch.every((w) => w.deferSync === true);
-      const moves = this.journal.applyTransitions(batch.map(guarded), { deferSync });
+      const moves = await this.journal.applyTransitions(batch.map(guarded), { deferSync });
       this.commits++;
-      batch.forEach((w, i) => w.resolve(this.result(w, moves[i]!)));
+      for (let i = 0; i < batch.length; i++) batch[i]!.resolve(await this.result(batch[i]!, moves[i]!));
     } catch {
       for (const waiting of batch) {
         try {
-          const [move] = this.journal.applyTransitions([guarded(waiting)], { deferSync: waiting.deferSync === true });
+          const [move] = await this.journal.applyTransitions([guarded(waiting)], { deferSync: waiting.deferSync === true });
           this.commits++;
-          waiting.resolve(this.result(waiting, move!));
+          waiting.resolve(await this.result(waiting, move!));
         } catch (err) {
           waiting.reject(err);
         }
@@ -97,9 +112,9 @@ export class CommitQueue {
     }
   }
 
-  private result(waiting: Waiting, move: { to: Item['state']; at: number }): Item {
+  private async result(waiting: Waiting, move: { to: Item['state']; at: number }): Promise<Item> {
     if (waiting.bare) return undefined as unknown as Item;
-    if (!waiting.base) return this.journal.get(waiting.change.id)!;
+    if (!waiting.base) return (await this.journal.get(waiting.change.id))!;
     const patch = Object.fromEntries(Object.entries(waiting.change.patch ?? {}).filter(([, v]) => v !== undefined));
     return { ...waiting.base, ...patch, state: move.to, updatedAt: move.at };
   }

@@ -12,3 +12,15 @@ const FINAL_STATES = [...TERMINAL].map((s) => `'${s}'`).join(', ');
 export const HAS_LINE = `(state IN (${FINAL_STATES}) OR (state = 'succeeded' AND kind IN ('chat', 'responses')))`;
 /** States in which an item's line is yet to appear; a video that `succeeded` waits for its download too. */
 export const OPEN_STATES = ITEM_STATES.filter((s) => !TERMINAL.has(s) && s !== 'succeeded');
+
+/** Rows pulled one by one until about `pageBytes` of bodies are in hand (at least one row): a caller stops the statement early. */
+export function takePage(rows: IterableIterator<ResultRow>, pageBytes: number): ResultRow[] {
+  const page: ResultRow[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    page.push(row);
+    bytes += (row.response?.length ?? 0) + (row.last_error?.length ?? 0);
+    if (bytes >= pageBytes) break; // for-of's break calls return(): the statement stops there
+  }
+  return page;
+}

@@ -4,7 +4,7 @@ import type { Clock } from '../core/clock.js';
 import type { PricingTable } from '../core/pricing.js';
 import type { ItemState } from '../core/states.js';
 import type { GatewayClient } from '../gateway/client.js';
-import type { CommitQueue, Item, Journal } from '../journal/index.js';
+import type { CommitQueue, Item, JournalStore } from '../journal/index.js';
 import type { BudgetGuard } from './budget-guard.js';
 import type { SubmitGate } from './run-stops.js';
 
@@ -43,7 +43,7 @@ export interface RunEvents {
 }
 
 export interface RunContext {
-  journal: Journal;
+  journal: JournalStore;
   commits: CommitQueue;
   gateway: GatewayClient;
   clock: Clock;

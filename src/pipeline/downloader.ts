@@ -100,7 +100,7 @@ export class Downloader {
       // The disk, not the gateway: the temp file is gone, the item stays `succeeded`, and the run stops.
       if (this.outputs?.handle(err, dest)) return;
       const summary = errorSummary(err);
-      ctx.journal.annotate(item.id, { lastError: summary }, 'download-error');
+      await ctx.journal.annotate(item.id, { lastError: summary }, 'download-error');
       if (round < MAX_DOWNLOAD_ROUNDS && isTransientDownloadFailure(err) && !ctx.stop.signal.aborted) {
         this.retryLater(item, round);
         return;

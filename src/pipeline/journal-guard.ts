@@ -36,9 +36,10 @@ export class JournalGuard {
   private loss: JournalLoss | undefined;
   private lastCheck = 0;
 
-  constructor(private readonly path: string, private readonly onLoss: (loss: JournalLoss) => void) {
-    this.opened = fileIdentity(path);
-    this.sidecars = ['-wal', '-shm'].map((suffix) => ({ path: `${path}${suffix}`, identity: fileIdentity(`${path}${suffix}`) }));
+  /** `path`: the journal's file; undefined for a journal that is not a file (a database server): only a lost lease is watched then. */
+  constructor(private readonly path: string | undefined, private readonly onLoss: (loss: JournalLoss) => void) {
+    this.opened = path === undefined ? undefined : fileIdentity(path);
+    this.sidecars = path === undefined ? [] : ['-wal', '-shm'].map((suffix) => ({ path: `${path}${suffix}`, identity: fileIdentity(`${path}${suffix}`) }));
   }
 
   /**
@@ -62,7 +63,7 @@ export class JournalGuard {
     this.lastCheck = performance.now();
     let verdict: 'deleted' | 'replaced' | undefined;
     try {
-      verdict = compareIdentity(this.opened, fileIdentity(this.path));
+      verdict = compareIdentity(this.opened, fileIdentity(this.path!));
     } catch {
       return; // the path cannot be read just now (EACCES, EIO): not proof of loss; the next check looks again
     }

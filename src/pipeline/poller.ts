@@ -111,15 +111,15 @@ export class Poller {
       if (summary.status === 404 && failures >= MAX_NOT_FOUND) {
         // Spec 4.6: another account's or an unknown task. Polling on would never end; an operator must look.
         log(ctx, `task ${due.taskId} (item '${due.itemId}') is unknown to the gateway for this key (404 x${failures}); no longer polled in this run`);
-        ctx.journal.annotate(due.itemId, { lastError: { ...summary, message: `task ${due.taskId} unknown to the gateway (404)` } }, 'poll-not-found');
+        await ctx.journal.annotate(due.itemId, { lastError: { ...summary, message: `task ${due.taskId} unknown to the gateway (404)` } }, 'poll-not-found');
         return;
       }
       if (failures === 1 || failures % 10 === 0) log(ctx, `poll of task ${due.taskId} (item '${due.itemId}') failed: ${summary.message}`);
-      ctx.journal.annotate(due.itemId, { lastError: summary }, 'poll-error');
+      await ctx.journal.annotate(due.itemId, { lastError: summary }, 'poll-error');
       this.reschedule({ ...due, failures });
       return;
     }
-    const item = ctx.journal.get(due.itemId)!;
+    const item = (await ctx.journal.get(due.itemId))!;
     if (status.phase === 'pending' || status.phase === 'running') {
       if (item.state === 'submitted' && status.phase === 'running') {
         const updated = await ctx.commits.write({ id: item.id, event: 'progress', detail: { status: status.rawStatus, progress: status.progress } }, item);

@@ -1,5 +1,5 @@
 // On start: whatever a killed runner left mid-request becomes `uncertain`; never resent blindly.
-import type { Journal } from '../journal/index.js';
+import type { JournalStore } from '../journal/index.js';
 import type { RunSettings } from './context.js';
 
 export interface Recovery {
@@ -10,10 +10,10 @@ export interface Recovery {
   messages: string[];
 }
 
-export function recoverJournal(journal: Journal, settings: Pick<RunSettings, 'resubmitUncertainText' | 'maxAutoResubmits'>): Recovery {
+export async function recoverJournal(journal: JournalStore, settings: Pick<RunSettings, 'resubmitUncertainText' | 'maxAutoResubmits'>): Promise<Recovery> {
   const recovery: Recovery = { madeUncertain: [], resubmitted: [], messages: [] };
-  const interrupted = journal.list(['submitting']);
-  journal.apply(interrupted.map((item) => ({
+  const interrupted = await journal.list(['submitting']);
+  await journal.apply(interrupted.map((item) => ({
     id: item.id, event: 'lose' as const,
     patch: { lastError: { message: `the runner stopped while attempt ${item.attempts} may have been on the wire; the gateway may have kept it` } },
     detail: { reason: 'interrupted', attempt: item.attempts },
@@ -23,9 +23,9 @@ export function recoverJournal(journal: Journal, settings: Pick<RunSettings, 're
     recovery.messages.push(`${interrupted.length} item(s) were mid-submission when the last runner stopped: now uncertain (see \`gbatch status\`, decide with \`gbatch resolve\`)`);
   }
   if (settings.resubmitUncertainText) {
-    const eligible = journal.list(['uncertain'])
+    const eligible = (await journal.list(['uncertain']))
       .filter((item) => item.kind !== 'video' && item.autoResubmits < settings.maxAutoResubmits);
-    journal.apply(eligible.map((item) => ({
+    await journal.apply(eligible.map((item) => ({
       id: item.id, event: 'resubmit' as const,
       patch: { autoResubmits: item.autoResubmits + 1, reservedUsd: 0 },
       detail: { reason: 'auto-resubmit of an uncertain text item (opt-in)', autoResubmits: item.autoResubmits + 1 },

@@ -4,8 +4,10 @@
 import { copyFile, mkdir, rm, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { closeFile, openFile, renameDurably, syncFile, writeChunks } from '../io/callback-fs.js';
-import type { Journal, ResultRow } from '../journal/index.js';
+import type { JournalStore, ResultRow } from '../journal/index.js';
 import { resultLineFromRow } from './results-line.js';
+
+export { takePage } from '../journal/result-row.js';
 
 export function resultsPath(outDir: string): string {
   return join(outDir, 'results.jsonl');
@@ -43,20 +45,6 @@ async function reusablePrefix(target: string, prefix: SettledPrefix | undefined)
   return same ? prefix : undefined;
 }
 
-/**
- * Takes rows from `rows` until they hold `pageBytes` of bodies (at least one row), then stops pulling:
- * the rest stay unread in the journal.
- */
-export function takePage(rows: IterableIterator<ResultRow>, pageBytes = PAGE_BYTES): ResultRow[] {
-  const page: ResultRow[] = [];
-  let bytes = 0;
-  for (const row of rows) {
-    page.push(row);
-    bytes += (row.response?.length ?? 0) + (row.last_error?.length ?? 0);
-    if (bytes >= pageBytes) break; // for-of's break calls return(): the statement stops there
-  }
-  return page;
-}
 
 /**
  * Rewrites results.jsonl from the journal into a temp file renamed over the old one. Lines of settled
@@ -65,12 +53,11 @@ export function takePage(rows: IterableIterator<ResultRow>, pageBytes = PAGE_BYT
  * chunks of about 1 MiB), so neither a page nor a chunk grows with the bodies' total size. A failed
  * write removes the temp file and leaves the previous results.jsonl as it was.
  */
-export async function writeResultsFile(journal: Journal, outDir: string, previous?: SettledPrefix): Promise<ResultsRebuild> {
+export async function writeResultsFile(journal: JournalStore, outDir: string, previous?: SettledPrefix): Promise<ResultsRebuild> {
   await mkdir(outDir, { recursive: true });
   const target = resultsPath(outDir);
   const temp = join(outDir, `.results.jsonl.${process.pid}.part`);
-  const rows = journal.results;
-  const settledUpTo = (rows.firstOpenSeq() ?? Number.MAX_SAFE_INTEGER) - 1;
+  const settledUpTo = ((await journal.firstOpenSeq()) ?? Number.MAX_SAFE_INTEGER) - 1;
   const reuse = await reusablePrefix(target, previous);
   const written: string[] = [];
   let bytes = reuse?.bytes ?? 0;
@@ -83,7 +70,7 @@ export async function writeResultsFile(journal: Journal, outDir: string, previou
     const fd = await openFile(temp, reuse ? 'a' : 'w');
     try {
       for (let after = reuse?.seq ?? 0; ;) {
-        const page = takePage(rows.iterate(after, PAGE_ROWS));
+        const page = await journal.resultRows(after, PAGE_ROWS, PAGE_BYTES);
         if (page.length === 0) break;
         const chunks: Buffer[] = [];
         let text = '';

@@ -67,8 +67,8 @@ export class ResultsWriter {
     const listening = ctx.events.listenerCount('transition') > 0;
     for (let i = 0; i < written.length; i += STORE_BATCH) {
       const ids = written.slice(i, i + STORE_BATCH);
-      ctx.journal.markStored(ids, outputPath, { file: 'results.jsonl' });
-      if (listening) for (const id of ids) ctx.events.emit('transition', ctx.journal.get(id)!, 'succeeded');
+      await ctx.journal.markStored(ids, outputPath, { file: 'results.jsonl' });
+      if (listening) for (const id of ids) ctx.events.emit('transition', (await ctx.journal.get(id))!, 'succeeded');
       // Between batches, the answers in flight are served.
       if (i + STORE_BATCH < written.length) await new Promise((resolve) => setImmediate(resolve));
     }

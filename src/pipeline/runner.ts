@@ -7,9 +7,11 @@ import type { ItemState } from '../core/states.js';
 import { createGatewayClient, type GatewayClient } from '../gateway/client.js';
 import { createRedactor } from '../gateway/redact.js';
 import { preflightRun } from '../io/preflight.js';
-import { CommitQueue, HEARTBEAT_MS, Journal, LockLostError, type LockTakeover } from '../journal/index.js';
+import { CommitQueue, HEARTBEAT_MS, LockLostError, type JournalStore, type LockTakeover } from '../journal/index.js';
+import { isDatabaseUrl, openStore } from '../journal/open-store.js';
+import { SqliteJournalStore } from '../journal/sqlite/sqlite-store.js';
 import { budgetInForce } from '../core/job-budget.js';
-import { recordRunEnd, recordRunStart, type RunEnd } from '../journal/index.js';
+import type { RunEnd } from '../journal/index.js';
 import { BudgetGuard } from './budget-guard.js';
 import type { RunContext, RunEvents, RunSettings } from './context.js';
 import { Downloader } from './downloader.js';
@@ -17,7 +19,7 @@ import { exitCodeFor, EXIT } from './exit-code.js';
 import { GatewayWatch } from './gateway-watch.js';
 import { ingestManifests, type IngestOutcome } from '../ingest/ingest-manifests.js';
 import { JournalGuard, type JournalLoss } from './journal-guard.js';
-import { endLost, lockLostLine, type JournalLossReason } from './journal-loss-ending.js';
+import { endLeaseLost, endLost, lockLostLine, type JournalLossReason } from './journal-loss-ending.js';
 import { lossWords } from './journal-rescue.js';
 import { Poller } from './poller.js';
 import { recoverJournal, type Recovery } from './recover.js';
@@ -86,23 +88,29 @@ export interface RunResult {
 export async function runJob(config: RunConfig): Promise<RunResult> {
   const clock = config.clock ?? systemClock;
   const events = config.events ?? new EventEmitter<RunEvents>();
+  const onServer = isDatabaseUrl(config.statePath);
   // Before the journal exists or changes and before any request: a path that cannot be used is exit 2.
-  const preflight = preflightRun({ manifests: config.manifests, statePath: config.statePath, ...(config.ingestOnly ? {} : { outDir: config.settings.outDir }) });
-  let journal: Journal;
+  const preflight = preflightRun({
+    manifests: config.manifests, ...(onServer ? {} : { statePath: config.statePath }), ...(config.ingestOnly ? {} : { outDir: config.settings.outDir }),
+  });
+  let journal: JournalStore;
   try {
-    journal = Journal.open(config.statePath, { clock, sync: config.journalSync ?? 'full', ...(config.syncWal ? { syncWal: config.syncWal } : {}) });
+    journal = await openStore(config.statePath, {
+      job: config.jobName, clock, sync: config.journalSync ?? 'full', ...(config.syncWal ? { syncWal: config.syncWal } : {}),
+    });
   } catch (err) {
     preflight.undo();
     throw err;
   }
+  const where = journal.location;
   const halt = new AbortController();
-  const guard = new JournalGuard(config.statePath, (loss) => {
+  const guard = new JournalGuard(onServer ? undefined : config.statePath, (loss) => {
     if (loss.kind === 'lock-lost') {
-      journal.fence(new LockLostError(config.statePath));
-      journal.lock.forget();
+      journal.fence(new LockLostError(where));
+      journal.membership.forget();
     }
-    events.emit('log', loss.kind === 'lock-lost' ? lockLostLine(config.statePath)
-      : `the journal at ${config.statePath} was ${lossWords(loss.kind)} while running: stopping all submissions now`);
+    events.emit('log', loss.kind === 'lock-lost' ? lockLostLine(where)
+      : `the journal at ${where} was ${lossWords(loss.kind)} while running: stopping all submissions now`);
     halt.abort(loss);
   });
   let heartbeat: NodeJS.Timeout | undefined;
@@ -113,36 +121,38 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     return result;
   };
   try {
-    const takeover = journal.lock.acquire(config.statePath);
-    runId = recordRunStart(journal);
+    const takeover = await journal.membership.acquire();
+    runId = await journal.recordRunStart();
     if (takeover) events.emit('log', `taking over the journal from runner pid ${takeover.pid} (${takeover.host}), which is gone`);
+    let beating = false;
     heartbeat = setInterval(() => {
       guard.check();
-      if (guard.lost) return;
-      try {
-        if (!journal.lock.heartbeat()) guard.lose({ kind: 'lock-lost' });
-      } catch (err) {
+      if (guard.lost || beating) return;
+      beating = true;
+      journal.membership.heartbeat().then((held) => {
+        if (!held) guard.lose({ kind: 'lock-lost' });
+      }, (err: unknown) => {
         // A missed beat (the journal busy past its timeout) is harmless; the next one refreshes it.
         events.emit('log', `journal heartbeat skipped: ${(err as Error).message}`);
-      }
+      }).finally(() => { beating = false; });
     }, HEARTBEAT_MS);
     heartbeat.unref();
 
-    const recovery = recoverJournal(journal, config.settings);
+    const recovery = await recoverJournal(journal, config.settings);
     for (const line of recovery.messages) events.emit('log', line);
 
     const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid);
     if (!ingest.ok) {
-      return finish({ ...emptyResult(journal, EXIT.usage, config), ingest, recovery, takeover });
+      return finish({ ...await emptyResult(journal, EXIT.usage, config), ingest, recovery, takeover });
     }
-    const budget = budgetInForce({ stored: journal.getJob()?.budgetUsd, given: config.budgetUsd, lift: config.liftBudget === true });
+    const budget = budgetInForce({ stored: (await journal.getJob())?.budgetUsd, given: config.budgetUsd, lift: config.liftBudget === true });
     if (budget.note) events.emit('log', budget.note);
-    journal.saveJob({ name: config.jobName, manifest: config.manifests.join(','), options: config.jobOptions, budgetUsd: budget.budgetUsd });
+    await journal.saveJob({ name: config.jobName, manifest: config.manifests.join(','), options: config.jobOptions, budgetUsd: budget.budgetUsd });
     const effective: RunConfig = { ...config };
     if (budget.budgetUsd === undefined) delete effective.budgetUsd;
     else effective.budgetUsd = budget.budgetUsd;
-    if (config.ingestOnly) return finish({ ...emptyResult(journal, EXIT.ok, effective), ingest, recovery, takeover, stopReason: 'ingested' });
-    releaseDeferred(journal);
+    if (config.ingestOnly) return finish({ ...await emptyResult(journal, EXIT.ok, effective), ingest, recovery, takeover, stopReason: 'ingested' });
+    await releaseDeferred(journal);
 
     const { concurrency, pollConcurrency, downloadConcurrency } = config.settings;
     const watch = new GatewayWatch(config.baseUrl);
@@ -161,7 +171,10 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
         if (!guard.lost) throw err; // after a loss, a lane's failed write is the loss's doing, not a bug
       }
       guard.check(); // a loss in the run's last moments must not pass for "done"
-      if (guard.lost) return finish(endLost(journal, config.statePath, guard.lost, result ?? emptyResult(journal, EXIT.usage, config)));
+      if (guard.lost) {
+        const base = result ?? await emptyResult(journal, EXIT.usage, config);
+        return finish(journal instanceof SqliteJournalStore ? endLost(journal, config.statePath, guard.lost, base) : endLeaseLost(where, base));
+      }
       return finish(result!);
     } finally {
       if (!config.gateway) await gateway.close();
@@ -171,16 +184,16 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     throw err;
   } finally {
     // A journal lost or fenced takes no more records; the saved copy is what the operator resumes from.
-    if (runId !== undefined && !guard.lost) recordEnd(journal, runId, end, events);
+    if (runId !== undefined && !guard.lost) await recordEnd(journal, runId, end, events);
     if (heartbeat) clearInterval(heartbeat);
-    journal.lock.release();
-    journal.close();
+    await journal.membership.release();
+    await journal.close();
     if (guard.lost && guard.lost.kind !== 'lock-lost') guard.removeOwnSidecars();
   }
 }
 
 async function drive(
-  journal: Journal, gateway: GatewayClient, watch: GatewayWatch, config: RunConfig, clock: Clock, events: EventEmitter<RunEvents>,
+  journal: JournalStore, gateway: GatewayClient, watch: GatewayWatch, config: RunConfig, clock: Clock, events: EventEmitter<RunEvents>,
   ingest: IngestOutcome, recovery: Recovery, takeover: LockTakeover | undefined, guard: JournalGuard, halt: AbortSignal,
 ): Promise<RunResult> {
   const controllers = { submitStop: unlimited(new AbortController()), stop: unlimited(new AbortController()), hardStop: unlimited(new AbortController()) };
@@ -191,7 +204,7 @@ async function drive(
   const ctx: RunContext = {
     journal, gateway, clock, events, pricing: config.pricing, settings: config.settings,
     commits: new CommitQueue(journal),
-    budget: new BudgetGuard(config.budgetUsd, journal.spend()),
+    budget: new BudgetGuard(config.budgetUsd, await journal.spend()),
     ...controllers, submitGate: stops,
     random: config.random ?? Math.random,
   };
@@ -208,9 +221,11 @@ async function drive(
   }, cleanups);
   stops.armDeadline();
 
-  const ticker = setInterval(() => events.emit('progress', {
-    counts: journal.counts(), spend: ctx.budget.current(), budgetUsd: config.budgetUsd, pausedUntil: gateway.pausedUntil(),
-  }), config.progressIntervalMs ?? 2000);
+  const ticker = setInterval(() => {
+    journal.counts().then((counts) => events.emit('progress', {
+      counts, spend: ctx.budget.current(), budgetUsd: config.budgetUsd, pausedUntil: gateway.pausedUntil(),
+    }), () => undefined); // a progress line missed is harmless; the next tick tries again
+  }, config.progressIntervalMs ?? 2000);
   ticker.unref();
   cleanups.push(() => clearInterval(ticker));
 
@@ -228,13 +243,13 @@ async function drive(
   });
 
   try {
-    const inFlight = journal.list(['submitted', 'running']);
+    const inFlight = await journal.list(['submitted', 'running']);
     ctx.budget.adopt(inFlight.length);
     if (!config.settings.noWait) {
       for (const item of inFlight) poller.add(item);
-      for (const item of journal.iterate({ states: ['succeeded'], kinds: ['video'] })) downloader.add(item);
+      for await (const item of journal.iterate({ states: ['succeeded'], kinds: ['video'] })) downloader.add(item);
     }
-    if (journal.counts().succeeded > 0) results.markDirty();
+    if ((await journal.counts()).succeeded > 0) results.markDirty();
 
     if (config.settings.noWait) {
       await submitter.run();
@@ -252,13 +267,13 @@ async function drive(
       if (submitFailure !== undefined) throw submitFailure;
       await downloader.idle();
     }
-    journal.syncDeferred(); // what the results, the report and the exit code say is on disk first
+    await journal.syncDeferred(); // what the results, the report and the exit code say is on disk first
     await results.close();
     const stopReason: RunResult['stopReason'] = stops.reason ?? (config.settings.noWait ? 'no-wait' : undefined);
     const deadlineLine = stops.deadlineSummary(submitter.cutCount);
     if (deadlineLine) events.emit('log', deadlineLine);
     const stopMessage = deadlineLine ?? stops.message;
-    const counts = journal.counts();
+    const counts = await journal.counts();
     const outputFailure = outputs.failure;
     const stoppedEarly = stopReason !== undefined || submitter.exhaustedCount > 0 || outputFailure !== undefined;
     return {
@@ -268,7 +283,7 @@ async function drive(
       ...(outputFailure ? { outputFailure } : {}),
       stopReason: poller.authRefused ? 'auth' : outputFailure ? 'output' : submitter.reason ?? stopReason,
       ...(stopMessage !== undefined ? { stopMessage } : {}),
-      spend: journal.spend(), budgetUsd: config.budgetUsd,
+      spend: await journal.spend(), budgetUsd: config.budgetUsd,
       polls: poller.pollCount, downloadFailures: downloader.failedCount, exhaustedRetries: submitter.exhaustedCount,
       journalCommits: ctx.commits.commitCount,
     };
@@ -284,9 +299,9 @@ function unlimited(controller: AbortController): AbortController {
 }
 
 /** How the run ended, for `status`; a journal that cannot take it does not change the run's outcome. */
-function recordEnd(journal: Journal, runId: number, end: RunEnd, events: EventEmitter<RunEvents>): void {
+async function recordEnd(journal: JournalStore, runId: number, end: RunEnd, events: EventEmitter<RunEvents>): Promise<void> {
   try {
-    recordRunEnd(journal, runId, end);
+    await journal.recordRunEnd(runId, end);
   } catch (err) {
     events.emit('log', `could not record how this run ended in the journal: ${(err as Error).message}`);
   }
@@ -307,17 +322,17 @@ function listen(signal: AbortSignal | undefined, handler: () => void, cleanups: 
 }
 
 /** Deferred rows get their chance again on every run. */
-function releaseDeferred(journal: Journal): void {
+async function releaseDeferred(journal: JournalStore): Promise<void> {
   // Read and written under one write lock: an operator's `resolve` cannot move a row in between.
-  journal.db.transaction(() => {
-    const deferred = journal.list(['deferred']);
-    journal.apply(deferred.map((item) => ({ id: item.id, event: 'release' as const, detail: { reason: 'new run' } })));
-  }).immediate();
+  await journal.decideAndApply(async (reader) => {
+    const deferred = await reader.list(['deferred']);
+    return { changes: deferred.map((item) => ({ id: item.id, event: 'release' as const, detail: { reason: 'new run' } })), result: undefined };
+  });
 }
 
-function emptyResult(journal: Journal, exitCode: number, config: RunConfig): RunResult {
+async function emptyResult(journal: JournalStore, exitCode: number, config: RunConfig): Promise<RunResult> {
   return {
-    exitCode, counts: journal.counts(), stopReason: undefined, spend: journal.spend(), budgetUsd: config.budgetUsd,
+    exitCode, counts: await journal.counts(), stopReason: undefined, spend: await journal.spend(), budgetUsd: config.budgetUsd,
     polls: 0, downloadFailures: 0, exhaustedRetries: 0, journalCommits: 0,
   };
 }

@@ -67,7 +67,7 @@ export class Submitter {
     const { ctx } = this;
     let after = 0;
     outer: for (;;) {
-      const page = ctx.journal.list(['pending'], PAGE, after);
+      const page = await ctx.journal.list(['pending'], PAGE, after);
       if (page.length === 0) break;
       for (const item of page) {
         after = item.seq;
@@ -238,7 +238,7 @@ export class Submitter {
     if (this.stopReason === 'balance') {
       let after = 0;
       for (;;) {
-        const page = ctx.journal.list(['pending'], PAGE, after);
+        const page = await ctx.journal.list(['pending'], PAGE, after);
         if (page.length === 0) break;
         after = page[page.length - 1]!.seq;
         for (const item of page) {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { IllegalTransitionError } from '../../src/core/states.js';
 import { CommitQueue } from '../../src/journal/index.js';
 import { entry, eventRows, ingest, submitChange, useTempDir } from './helpers.js';
+import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 
 const tmp = useTempDir();
 
@@ -12,7 +13,7 @@ describe('CommitQueue (group commit)', () => {
     const journal = tmp.open('job.db', { clock: { now: () => ++tick * 1000 } });
     const ids = ['a', 'b', 'c', 'd', 'e'];
     ingest(journal, ids.map((id) => entry(id)));
-    const queue = new CommitQueue(journal);
+    const queue = new CommitQueue(SqliteJournalStore.wrap(journal));
 
     const promises = ids.map((id, i) => queue.write(submitChange(journal.get(id)!, i + 1)));
     expect(queue.commitCount).toBe(0); // nothing is written before the turn ends
@@ -31,7 +32,7 @@ describe('CommitQueue (group commit)', () => {
     let tick = 0;
     const journal = tmp.open('job.db', { clock: { now: () => ++tick } });
     ingest(journal, [entry('a'), entry('b')]);
-    const queue = new CommitQueue(journal);
+    const queue = new CommitQueue(SqliteJournalStore.wrap(journal));
     await queue.write(submitChange(journal.get('a')!));
     await queue.write(submitChange(journal.get('b')!));
     expect(queue.commitCount).toBe(2);
@@ -41,7 +42,7 @@ describe('CommitQueue (group commit)', () => {
   it('within the window an ordinary write waits, an urgent one (an intent) commits on the next turn with everything queued', async () => {
     const journal = tmp.open();
     ingest(journal, [entry('a'), entry('b')]);
-    const queue = new CommitQueue(journal, 60_000);
+    const queue = new CommitQueue(SqliteJournalStore.wrap(journal), 60_000);
     queue.flush(); // a commit just happened: the window is open for a minute
 
     const ordinary = queue.write(submitChange(journal.get('a')!));
@@ -58,7 +59,7 @@ describe('CommitQueue (group commit)', () => {
   it('a bad change rejects only its own promise; its batch-mates are committed', async () => {
     const journal = tmp.open();
     ingest(journal, [entry('a'), entry('b'), entry('c')]);
-    const queue = new CommitQueue(journal);
+    const queue = new CommitQueue(SqliteJournalStore.wrap(journal));
 
     const results = await Promise.allSettled([
       queue.write(submitChange(journal.get('a')!)),
@@ -78,7 +79,7 @@ describe('CommitQueue (group commit)', () => {
 
   it('flush with nothing queued is a no-op', () => {
     const journal = tmp.open();
-    const queue = new CommitQueue(journal);
+    const queue = new CommitQueue(SqliteJournalStore.wrap(journal));
     queue.flush();
     expect(queue.commitCount).toBe(0);
   });

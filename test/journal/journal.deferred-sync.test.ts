@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CommitQueue, type Journal } from '../../src/journal/index.js';
 import { entry, ingest, submitChange, useTempDir } from './helpers.js';
+import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 
 const tmp = useTempDir();
 
@@ -70,7 +71,7 @@ describe('deferred sync', () => {
   it('CommitQueue: a batch made only of deferred writes defers; one ordinary write makes the batch synced', async () => {
     const { journal, modes } = observed();
     ingest(journal, ['a', 'b', 'c', 'd'].map((id) => entry(id)));
-    const queue = new CommitQueue(journal);
+    const queue = new CommitQueue(SqliteJournalStore.wrap(journal));
     await Promise.all([
       queue.write(submitChange(journal.get('a')!), undefined, { deferSync: true }),
       queue.write(submitChange(journal.get('b')!), undefined, { deferSync: true }),

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ITEM_STATES, type ItemState } from '../../src/core/states.js';
 import { recoverJournal } from '../../src/pipeline/recover.js';
 import { entry, eventRows, forceState, ingest, itemRows, useTempDir } from './helpers.js';
+import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 
 const tmp = useTempDir();
 
@@ -16,14 +17,14 @@ function seedEveryState(journal: ReturnType<typeof tmp.open>): void {
 const OFF = { resubmitUncertainText: false, maxAutoResubmits: 1 };
 
 describe('recoverJournal', () => {
-  it('turns every leftover submitting item uncertain, with a lastError and an event; other states are untouched', () => {
+  it('turns every leftover submitting item uncertain, with a lastError and an event; other states are untouched', async () => {
     const journal = tmp.open();
     seedEveryState(journal);
     ingest(journal, [entry('video-submitting', { kind: 'video' })]);
     forceState(journal, 'video-submitting', 'submitting', { attempts: 1, reserved_usd: 0.5 });
     const before = new Map(itemRows(journal).map((r) => [r.id as string, r]));
 
-    const recovery = recoverJournal(journal, OFF);
+    const recovery = await recoverJournal(SqliteJournalStore.wrap(journal), OFF);
 
     expect(recovery.madeUncertain.sort()).toEqual(['chat-submitting', 'video-submitting']);
     expect(recovery.resubmitted).toEqual([]);
@@ -48,16 +49,16 @@ describe('recoverJournal', () => {
     expect(tmp.open('job.db', { readonly: true }).spend()).toEqual({ reservedUsd: 0.54, actualUsd: 0 });
   });
 
-  it('does nothing on a clean journal', () => {
+  it('does nothing on a clean journal', async () => {
     const journal = tmp.open();
     ingest(journal, [entry('a'), entry('b')]);
     const rows = itemRows(journal);
-    expect(recoverJournal(journal, { resubmitUncertainText: true, maxAutoResubmits: 2 })).toEqual({ madeUncertain: [], resubmitted: [], messages: [] });
+    expect(await recoverJournal(SqliteJournalStore.wrap(journal), { resubmitUncertainText: true, maxAutoResubmits: 2 })).toEqual({ madeUncertain: [], resubmitted: [], messages: [] });
     expect(itemRows(journal)).toEqual(rows);
     expect(eventRows(journal)).toEqual([]);
   });
 
-  it('with resubmitUncertainText, sends back only chat/responses uncertain items below maxAutoResubmits', () => {
+  it('with resubmitUncertainText, sends back only chat/responses uncertain items below maxAutoResubmits', async () => {
     const journal = tmp.open();
     ingest(journal, [
       entry('chat-uncertain'),
@@ -74,7 +75,7 @@ describe('recoverJournal', () => {
     forceState(journal, 'video-submitting', 'submitting', { attempts: 1, reserved_usd: 0.5 });
     const pendingBefore = itemRows(journal).find((r) => r.id === 'chat-pending');
 
-    const recovery = recoverJournal(journal, { resubmitUncertainText: true, maxAutoResubmits: 2 });
+    const recovery = await recoverJournal(SqliteJournalStore.wrap(journal), { resubmitUncertainText: true, maxAutoResubmits: 2 });
 
     expect(recovery.madeUncertain.sort()).toEqual(['chat-submitting', 'video-submitting']);
     expect(recovery.resubmitted.sort()).toEqual(['chat-submitting', 'chat-uncertain', 'responses-uncertain']);
@@ -97,11 +98,11 @@ describe('recoverJournal', () => {
     expect(journal.events('video-uncertain')).toEqual([]);
   });
 
-  it('never auto-resubmits when the policy is off (the default)', () => {
+  it('never auto-resubmits when the policy is off (the default)', async () => {
     const journal = tmp.open();
     ingest(journal, [entry('chat-uncertain')]);
     forceState(journal, 'chat-uncertain', 'uncertain', { attempts: 1 });
-    expect(recoverJournal(journal, OFF).resubmitted).toEqual([]);
+    expect((await recoverJournal(SqliteJournalStore.wrap(journal), OFF)).resubmitted).toEqual([]);
     expect(journal.get('chat-uncertain')!.state).toBe('uncertain');
   });
 });

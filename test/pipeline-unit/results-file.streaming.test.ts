@@ -8,6 +8,7 @@ import type { Journal, ResultRow } from '../../src/journal/index.js';
 import { resultsPath, takePage, writeResultsFile } from '../../src/pipeline/results-file.js';
 import { CAN_MOUNT, mountTmpfs } from '../e2e/helpers/tmpfs.js';
 import { useTempDir } from '../journal/helpers.js';
+import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 
 const tmp = useTempDir();
 
@@ -66,7 +67,7 @@ describe('writeResultsFile with huge bodies', () => {
     // In memory when it can be (a tmpfs): the disk's writeback of 540 MB is not what is tested.
     const out = join(CAN_MOUNT ? mountTmpfs('700m').dir : tmp.dir(), 'out');
 
-    await writeResultsFile(journal, out);
+    await writeResultsFile(SqliteJournalStore.wrap(journal), out);
 
     expect(pageSizes).toEqual([...Array(10).fill(1), 0]); // one body per page, then the empty end
     const lineBytes = (seq: number) =>

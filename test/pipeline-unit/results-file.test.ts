@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resultLine, resultsPath, writeResultsFile } from '../../src/pipeline/results-file.js';
 import { entry, ingest, makeItem, submitChange, useTempDir } from '../journal/helpers.js';
+import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 
 const tmp = useTempDir();
 
@@ -95,7 +96,7 @@ describe('writeResultsFile', () => {
     seedMixed(journal);
     const out = join(tmp.dir(), 'out', 'job');
 
-    const { written } = await writeResultsFile(journal, out);
+    const { written } = await writeResultsFile(SqliteJournalStore.wrap(journal), out);
 
     expect(written).toEqual(['c-new', 'r-new']);
     const expected = ['c-done', 'c-new', 'r-rejected', 'r-new'].map((id) => `${resultLine(journal.get(id)!)}\n`).join('');
@@ -111,11 +112,11 @@ describe('writeResultsFile', () => {
     const journal = tmp.open();
     seedMixed(journal);
     const out = join(tmp.dir(), 'out');
-    await writeResultsFile(journal, out);
+    await writeResultsFile(SqliteJournalStore.wrap(journal), out);
     writeFileSync(resultsPath(out), 'garbage from a crash\n');
     journal.apply([{ id: 'c-new', event: 'store' }, { id: 'r-new', event: 'store' }]);
 
-    expect((await writeResultsFile(journal, out)).written).toEqual([]);
+    expect((await writeResultsFile(SqliteJournalStore.wrap(journal), out)).written).toEqual([]);
     const lines = readFileSync(resultsPath(out), 'utf8').trimEnd().split('\n');
     expect(lines).toHaveLength(4);
     expect(new Set(lines.map((l) => JSON.parse(l).custom_id)).size).toBe(4);
@@ -130,7 +131,7 @@ describe('writeResultsFile', () => {
     journal.apply(ids.map((id) => ({ id, event: 'complete' as const, patch: { response: chatBody(id), responseStatus: 200 } })));
     const out = join(tmp.dir(), 'large');
 
-    const { written } = await writeResultsFile(journal, out);
+    const { written } = await writeResultsFile(SqliteJournalStore.wrap(journal), out);
 
     expect(written).toEqual(ids);
     const lines = readFileSync(resultsPath(out), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
@@ -161,7 +162,7 @@ describe('writeResultsFile', () => {
     journal.apply([{ id: 'vid-ok', event: 'store', patch: { outputPath: 'out/vid-ok.mp4', sha256: 'f'.repeat(64), bytes: 10 } }]);
     const out = join(tmp.dir(), 'final');
 
-    const { written, prefix } = await writeResultsFile(journal, out);
+    const { written, prefix } = await writeResultsFile(SqliteJournalStore.wrap(journal), out);
 
     const lines = readFileSync(resultsPath(out), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
     expect(lines.map((l) => l.custom_id)).toEqual(['chat-ok', 'vid-ok', 'vid-failed', 'chat-rejected', 'bad']);
@@ -179,7 +180,7 @@ describe('writeResultsFile', () => {
     const journal = tmp.open();
     ingest(journal, [entry('c1'), entry('v1', { kind: 'video' })]);
     const out = join(tmp.dir(), 'empty');
-    expect((await writeResultsFile(journal, out)).written).toEqual([]);
+    expect((await writeResultsFile(SqliteJournalStore.wrap(journal), out)).written).toEqual([]);
     expect(existsSync(resultsPath(out))).toBe(true);
     expect(readFileSync(resultsPath(out), 'utf8')).toBe('');
   });
@@ -201,7 +202,7 @@ describe('writeResultsFile reusing the settled prefix of the previous file', () 
     ids.slice(0, 700).filter((id) => id !== 'r100').forEach((id, i) => complete(journal, id, i % 3 ? `héllo ✓ ${id}` : id));
     journal.apply([{ id: 'r100', event: 'reject', patch: { reservedUsd: 0, lastError: { status: 400, message: 'bad' } } }]);
     const out = join(tmp.dir(), 'out');
-    const first = await writeResultsFile(journal, out);
+    const first = await writeResultsFile(SqliteJournalStore.wrap(journal), out);
     expect(first.prefix.seq).toBe(journal.get('r700')!.seq - 1); // r700 is still in flight
     ids.slice(700).forEach((id) => complete(journal, id));
 
@@ -209,10 +210,10 @@ describe('writeResultsFile reusing the settled prefix of the previous file', () 
     const rows = journal.results;
     const iterate = rows.iterate.bind(rows);
     rows.iterate = (after, limit) => (reads.push(after), iterate(after, limit));
-    const second = await writeResultsFile(journal, out, first.prefix);
+    const second = await writeResultsFile(SqliteJournalStore.wrap(journal), out, first.prefix);
     const reused = readFileSync(resultsPath(out), 'utf8');
     rows.iterate = iterate;
-    await writeResultsFile(journal, join(tmp.dir(), 'full'));
+    await writeResultsFile(SqliteJournalStore.wrap(journal), join(tmp.dir(), 'full'));
 
     expect(reused).toBe(readFileSync(resultsPath(join(tmp.dir(), 'full')), 'utf8'));
     expect(reads[0]).toBe(first.prefix.seq);
@@ -227,11 +228,11 @@ describe('writeResultsFile reusing the settled prefix of the previous file', () 
     complete(journal, 'a');
     complete(journal, 'b');
     const out = join(tmp.dir(), 'out');
-    const first = await writeResultsFile(journal, out);
+    const first = await writeResultsFile(SqliteJournalStore.wrap(journal), out);
     writeFileSync(resultsPath(out), 'edited by hand\n');
     complete(journal, 'c');
 
-    await writeResultsFile(journal, out, first.prefix);
+    await writeResultsFile(SqliteJournalStore.wrap(journal), out, first.prefix);
 
     const lines = readFileSync(resultsPath(out), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l).custom_id);
     expect(lines).toEqual(['a', 'b', 'c']);

@@ -3,7 +3,7 @@
 import type { ItemState } from '../../core/states.js';
 import type { Change, JobRecord, Move, Spend } from '../change.js';
 import type { Item, ItemPatch } from '../item.js';
-import type { ResultRow } from '../result-row.js';
+import { takePage, type ResultRow } from '../result-row.js';
 import type { RunEnd, RunRecord } from '../runs.js';
 import { lastRun, recordRunEnd, recordRunStart } from '../runs.js';
 import { abandonedWhileUncertain, lastSubmitTimes } from '../history.js';
@@ -176,14 +176,7 @@ export class SqliteJournalStore implements JournalStore {
   }
 
   async resultRows(afterSeq: number, limit: number, maxBytes: number): Promise<ResultRow[]> {
-    const page: ResultRow[] = [];
-    let bytes = 0;
-    for (const row of this.journal.results.iterate(afterSeq, limit)) {
-      page.push(row);
-      bytes += (row.response?.length ?? 0) + (row.last_error?.length ?? 0);
-      if (bytes >= maxBytes) break; // for-of's break calls return(): the statement stops there
-    }
-    return page;
+    return takePage(this.journal.results.iterate(afterSeq, limit), maxBytes);
   }
 
   async firstOpenSeq(): Promise<number | undefined> {
