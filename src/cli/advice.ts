@@ -5,10 +5,20 @@ import { quoteArg } from '../core/shell-text.js';
 import type { ItemKind } from '../core/states.js';
 import { defaultJournalFor } from './locate-journal.js';
 
-/** How a command names this journal: the job name when the journal is the job's default, else `--state <file>`. */
-export function journalArg(file: string, jobName: string | undefined): string {
+/**
+ * How a command names this journal: the job name when the journal is the job's default, else
+ * `--state <file>`; on a database, the job and (unless GBATCH_JOURNAL_URL names it) `--journal <url>`,
+ * the URL without its password: the operator adds it, or sets the variable.
+ */
+export function journalArg(file: string, jobName: string | undefined, server?: { fromEnv: boolean }): string {
+  if (server && jobName) return server.fromEnv ? quoteArg(jobName) : `${quoteArg(jobName)} --journal ${quoteArg(file)}`;
   if (jobName && normalize(defaultJournalFor(jobName)) === normalize(file)) return quoteArg(jobName);
   return `--state ${quoteArg(file)}`;
+}
+
+/** journalArg for a journal a command opened. */
+export function commandJournalArg(arg: { jobName: string | undefined; location: string; fromEnv: boolean }, onServer: boolean): string {
+  return journalArg(arg.location, arg.jobName, onServer ? { fromEnv: arg.fromEnv } : undefined);
 }
 
 export interface UncertainRow {

@@ -1,17 +1,17 @@
 // An operator's decision on a row, written compare-and-set on the state the operator's command saw:
 // if a live run (or another operator) moved the row meanwhile, the decision is refused in one line.
-import { StaleTransitionError, type Change, type Item, type Journal } from '../journal/index.js';
+import { StaleTransitionError, type Change, type Item, type JournalStore } from '../journal/index.js';
 import { UsageError } from './options.js';
 
-export function applyDecision(journal: Journal, seen: Item, change: Omit<Change, 'id' | 'expect'>): void {
+export async function applyDecision(journal: JournalStore, seen: Item, change: Omit<Change, 'id' | 'expect'>): Promise<void> {
   try {
-    journal.apply([{ ...change, id: seen.id, expect: seen.state }]);
+    await journal.apply([{ ...change, id: seen.id, expect: seen.state }]);
   } catch (err) {
     if (err instanceof StaleTransitionError) {
       throw new UsageError(`item '${seen.id}' changed state (now ${err.actual ?? 'another state'}) while resolving; look again`);
     }
     if ((err as { code?: string }).code === 'SQLITE_BUSY') {
-      throw new UsageError(`${journal.file}: the journal stayed busy (a runner stopped in mid-write holds it); nothing was changed; try again`);
+      throw new UsageError(`${journal.location}: the journal stayed busy (a runner stopped in mid-write holds it); nothing was changed; try again`);
     }
     throw err;
   }

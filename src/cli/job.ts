@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { BUILTIN_PRICING, parsePricing, type PricingTable } from '../core/pricing.js';
 import { readBoundedText } from '../io/bounded-read.js';
 import { ConfigError } from '../core/config-error.js';
+import { isDatabaseUrl } from '../journal/open-store.js';
 import { parseDeadline } from './deadline.js';
 import { EXIT_CODES } from './exit-codes.js';
 import { helpText, parseOptions, UsageError, type OptionTable, type ParsedOptions } from './options.js';
@@ -23,7 +24,10 @@ export interface ResolvedJob {
   /** The job file, or the manifest when a manifest was given directly. */
   source: string;
   manifests: string[];
+  /** The journal: an SQLite file's path, or a database URL. */
   statePath: string;
+  /** The database URL came from GBATCH_JOURNAL_URL (advice need not repeat it). */
+  journalFromEnv: boolean;
   outDir: string;
   pricing: PricingTable;
   pricingSource: string;
@@ -59,7 +63,7 @@ function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== false)) as Partial<T>;
 }
 
-export function resolveJob(target: string | undefined, cli: Partial<RunFlags>, now: Date): ResolvedJob {
+export function resolveJob(target: string | undefined, cli: Partial<RunFlags>, now: Date, env: NodeJS.ProcessEnv = process.env): ResolvedJob {
   if (!target) throw new UsageError('Expected a job file (jobs/<name>.json) or a manifest (.csv, .jsonl)');
   let name: string;
   let manifests: string[];
@@ -87,6 +91,7 @@ export function resolveJob(target: string | undefined, cli: Partial<RunFlags>, n
       ...(options.pricing ? { pricing: relativeTo(target, options.pricing) } : {}),
       ...(options.out ? { out: relativeTo(target, options.out) } : {}),
       ...(options.state ? { state: relativeTo(target, options.state) } : {}),
+      ...(options.journal && !isDatabaseUrl(options.journal) ? { journal: relativeTo(target, options.journal) } : {}),
     };
   } else {
     name = basename(target, extname(target)).replace(/[^A-Za-z0-9._-]/g, '_');
@@ -107,7 +112,7 @@ export function resolveJob(target: string | undefined, cli: Partial<RunFlags>, n
     name,
     source: target,
     manifests,
-    statePath: flags.state ?? join('state', `${name}.db`),
+    ...journalLocation(flags, name, env),
     outDir: flags.out ?? join('out', name),
     pricing,
     pricingSource,
@@ -124,6 +129,19 @@ function budgetFlags(flags: RunFlags, fromJob: Partial<RunFlags>, cli: Partial<R
   if (cli['no-budget']) delete merged.budget;
   else if (cli.budget !== undefined) merged['no-budget'] = false;
   return merged;
+}
+
+/** --journal (or the job file's `journal`), else GBATCH_JOURNAL_URL, else the SQLite file --state or state/<name>.db. */
+function journalLocation(flags: RunFlags, name: string, env: NodeJS.ProcessEnv): { statePath: string; journalFromEnv: boolean } {
+  if (flags.journal !== undefined && flags.state !== undefined) throw new UsageError('--journal and --state both name the journal: give one');
+  if (flags.journal !== undefined) return { statePath: flags.journal, journalFromEnv: false };
+  if (flags.state !== undefined) return { statePath: flags.state, journalFromEnv: false };
+  const fromEnv = env.GBATCH_JOURNAL_URL;
+  if (fromEnv) {
+    if (!isDatabaseUrl(fromEnv)) throw new UsageError('GBATCH_JOURNAL_URL: expected a postgres:// URL');
+    return { statePath: fromEnv, journalFromEnv: true };
+  }
+  return { statePath: join('state', `${name}.db`), journalFromEnv: false };
 }
 
 function asUsage<T>(read: () => T): T {

@@ -1,6 +1,6 @@
 // `status`: how the last run ended, from the journal's `runs` table, and whether an operator should look.
 import { hostname } from 'node:os';
-import { lastRun, STALE_AFTER_MS, type Journal } from '../journal/index.js';
+import { STALE_AFTER_MS, type JournalStore } from '../journal/index.js';
 import { ATTENTION_STOPS } from '../pipeline/run-ending.js';
 
 export interface LastRunView {
@@ -20,8 +20,8 @@ export interface LastRunView {
 
 export interface LockHolder { pid: number; host: string; heartbeatAt: number }
 
-export function lastRunView(journal: Journal, holder: LockHolder | undefined, now = Date.now()): LastRunView | null {
-  const run = lastRun(journal);
+export async function lastRunView(journal: JournalStore, holder: LockHolder | undefined, now = Date.now()): Promise<LastRunView | null> {
+  const run = await journal.lastRun();
   if (!run) return null;
   const running = run.endedAt === null && holder !== undefined && holder.pid === run.pid && holder.host === run.host && holderAlive(holder, now);
   const killed = run.endedAt === null && !running;

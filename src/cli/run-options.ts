@@ -5,6 +5,7 @@ import type { OptionTable } from './options.js';
 
 export const RUN_OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: state/<job-name>.db)' },
+  journal: { type: 'string', help: 'the journal on a database every runner can reach: a postgres:// URL (also GBATCH_JOURNAL_URL); runners started on several hosts share the job; its password never appears in output. A path means an SQLite file, as --state' },
   out: { type: 'string', help: 'where outputs go (default: out/<job-name>/)' },
   pricing: { type: 'string', help: 'pricing file (default: the built-in table of the spec)' },
   concurrency: { type: 'number', integer: true, min: 1, max: 10_000, help: 'requests in flight at once: submissions and chat calls (default: 8)' },
@@ -42,7 +43,7 @@ export const RUN_DEFAULTS = {
 } as const;
 
 /** The run flags `plan` uses: a new run flag stays out of plan's parsing and help unless added here. */
-export const PLAN_FLAG_NAMES = ['state', 'pricing', 'budget', 'no-budget', 'budget-may-overrun', 'json', 'help'] as const satisfies ReadonlyArray<keyof typeof RUN_OPTIONS>;
+export const PLAN_FLAG_NAMES = ['state', 'journal', 'pricing', 'budget', 'no-budget', 'budget-may-overrun', 'json', 'help'] as const satisfies ReadonlyArray<keyof typeof RUN_OPTIONS>;
 
 type PlanFlagName = (typeof PLAN_FLAG_NAMES)[number];
 

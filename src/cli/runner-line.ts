@@ -1,5 +1,5 @@
 // How `status` describes the journal's runner: the lock's own liveness verdict, in words and in JSON.
-import { describeAge, type RunnerLiveness } from '../journal/index.js';
+import { describeAge, type RunnerLiveness, type RunnerView } from '../journal/index.js';
 
 export type JudgedHolder = { pid: number; host: string; heartbeatAt: number } & RunnerLiveness;
 
@@ -17,4 +17,21 @@ export function runnerLine(holder: JudgedHolder | undefined): string | undefined
   return holder.alive
     ? `runner pid ${holder.pid} on ${holder.host}: alive (heartbeat ${age})`
     : `no live runner: pid ${holder.pid} on ${holder.host} is gone (last heartbeat ${age}); the next run takes over`;
+}
+
+/** One of a job's runners (a database journal may have several), with the rows it holds. */
+export function runnersLine(runner: RunnerView): string {
+  const age = describeAge(runner.liveness.heartbeatAgeMs);
+  const held = `${runner.rows} row(s) held`;
+  return runner.liveness.alive
+    ? `runner ${runner.runnerId}: pid ${runner.pid} on ${runner.host}, alive (heartbeat ${age}), ${held}`
+    : `runner ${runner.runnerId}: pid ${runner.pid} on ${runner.host}, DEAD (last heartbeat ${age}), ${held}: the others take its rows over`;
+}
+
+export function runnerViewJson(runner: RunnerView): Record<string, unknown> {
+  return {
+    runner_id: runner.runnerId, pid: runner.pid, host: runner.host, started_at: new Date(runner.startedAt).toISOString(),
+    heartbeat_at: new Date(runner.heartbeatAt).toISOString(), heartbeat_age_s: Math.round(runner.liveness.heartbeatAgeMs / 1000),
+    alive: runner.liveness.alive, rows: runner.rows,
+  };
 }

@@ -1,12 +1,11 @@
 // The uncertain rows an operator must find in the gateway's dashboard, read from the journal for the advice.
 import { promptStart } from '../core/prompt-start.js';
-import type { Journal } from '../journal/index.js';
-import { lastSubmitTimes } from '../journal/history.js';
+import type { JournalStore } from '../journal/index.js';
 import type { UncertainRow } from './advice.js';
 
-export function uncertainRows(journal: Journal, limit: number): UncertainRow[] {
-  const items = journal.list(['uncertain'], limit);
-  const times = lastSubmitTimes(journal, items.map((i) => i.id));
+export async function uncertainRows(journal: JournalStore, limit: number): Promise<UncertainRow[]> {
+  const items = await journal.list(['uncertain'], limit);
+  const times = await journal.lastSubmitTimes(items.map((i) => i.id));
   return items.map((item) => ({
     id: item.id,
     kind: item.kind,

@@ -2,7 +2,7 @@
 import { roundUsd } from '../core/money.js';
 import { overshoot } from '../core/settlement.js';
 import type { ItemState } from '../core/states.js';
-import type { Item, ItemError, Journal } from '../journal/index.js';
+import type { Item, ItemError, JournalStore } from '../journal/index.js';
 
 export interface ReportTotals {
   items: number;
@@ -86,33 +86,10 @@ export function reportItem(item: Item): ReportItem {
   };
 }
 
-interface SumRow {
-  items: number; settled: number | null; estimated: number | null; actual: number | null; settled_estimated: number | null;
-  reserved: number | null; over: number | null; gateway: number | null; gateway_n: number | null; tokens: number | null;
-  unmetered: number | null;
-}
-
-const SUMS = `COUNT(*) AS items,
-  SUM(actual_usd IS NOT NULL) AS settled,
-  SUM(estimate_usd) AS estimated,
-  SUM(actual_usd) AS actual,
-  SUM(CASE WHEN actual_usd IS NOT NULL THEN estimate_usd END) AS settled_estimated,
-  SUM(reserved_usd) AS reserved,
-  SUM(CASE WHEN actual_usd > estimate_usd THEN actual_usd - estimate_usd END) AS over,
-  SUM(gateway_charge_usd) AS gateway,
-  COUNT(gateway_charge_usd) AS gateway_n,
-  SUM(total_tokens) AS tokens`;
-
-/** A journal written before the unmetered column (read-only, not migrated) has none unmetered. */
-function unmeteredSum(journal: Journal): string {
-  const has = journal.db.prepare(`SELECT 1 FROM pragma_table_info('items') WHERE name = 'unmetered'`).get();
-  return has ? 'SUM(unmetered) AS unmetered' : '0 AS unmetered';
-}
-
-export function reportHeader(journal: Journal, jobName: string, budgetUsd: number | null): ReportHeader {
-  const counts = journal.counts();
+export async function reportHeader(journal: JournalStore, jobName: string, budgetUsd: number | null): Promise<ReportHeader> {
+  const counts = await journal.counts();
   const byState = Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0)) as Partial<Record<ItemState, number>>;
-  const sums = journal.db.prepare(`SELECT ${SUMS}, ${unmeteredSum(journal)} FROM items`).get() as SumRow;
+  const { total: sums, groups } = await journal.reportSums();
   const actual = roundUsd(sums.actual ?? 0);
   const settledEstimate = roundUsd(sums.settled_estimated ?? 0);
   const totals: ReportTotals = {
@@ -129,8 +106,6 @@ export function reportHeader(journal: Journal, jobName: string, budgetUsd: numbe
     gateway_charge_usd: sums.gateway_n ? roundUsd(sums.gateway ?? 0) : null,
     unmetered_items: sums.unmetered ?? 0,
   };
-  const groups = journal.db.prepare(`SELECT model, resolution, ${SUMS} FROM items WHERE state != 'invalid'
-    GROUP BY model, resolution ORDER BY model, resolution`).all() as Array<SumRow & { model: string; resolution: string | null }>;
   const by_model = groups.map((g) => {
     const gActual = roundUsd(g.actual ?? 0);
     return {

@@ -1,22 +1,22 @@
 // Renders the reconciliation as table, json or csv, streaming the items so a large journal fits.
-import type { Journal } from '../journal/index.js';
+import type { JournalStore } from '../journal/index.js';
 import { reportHeader, reportItem, type ReportHeader, type ReportItem } from './model.js';
 import { printable } from '../core/printable.js';
 import { renderTable, usd, type Cell } from './table.js';
 
 export type ReportFormat = 'table' | 'json' | 'csv';
 
-export function writeReport(journal: Journal, header: ReportHeader, format: ReportFormat, write: (chunk: string) => void): void {
-  if (format === 'json') writeJson(journal, header, write);
-  else if (format === 'csv') writeCsv(journal, write);
-  else write(`${renderReportTable(journal, header)}\n`);
+export async function writeReport(journal: JournalStore, header: ReportHeader, format: ReportFormat, write: (chunk: string) => void): Promise<void> {
+  if (format === 'json') await writeJson(journal, header, write);
+  else if (format === 'csv') await writeCsv(journal, write);
+  else write(`${await renderReportTable(journal, header)}\n`);
 }
 
-function writeJson(journal: Journal, header: ReportHeader, write: (chunk: string) => void): void {
+async function writeJson(journal: JournalStore, header: ReportHeader, write: (chunk: string) => void): Promise<void> {
   write(`{"job":${JSON.stringify(header.job)},"totals":${JSON.stringify(header.totals)},"by_model":${JSON.stringify(header.by_model)},"items":[`);
   let first = true;
   let buffer = '';
-  for (const item of journal.iterate()) {
+  for await (const item of journal.iterate()) {
     buffer += (first ? '\n' : ',\n') + JSON.stringify(reportItem(item));
     first = false;
     if (buffer.length > 1 << 16) {
@@ -41,10 +41,10 @@ export function csvCell(value: unknown): string {
   return /[",\n\r]/.test(safe) || safe !== text ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-function writeCsv(journal: Journal, write: (chunk: string) => void): void {
+async function writeCsv(journal: JournalStore, write: (chunk: string) => void): Promise<void> {
   write(`${CSV_COLUMNS.join(',')}\n`);
   let buffer = '';
-  for (const item of journal.iterate()) {
+  for await (const item of journal.iterate()) {
     const row = reportItem(item);
     buffer += `${CSV_COLUMNS.map((c) => csvCell(row[c])).join(',')}\n`;
     if (buffer.length > 1 << 16) {
@@ -55,11 +55,11 @@ function writeCsv(journal: Journal, write: (chunk: string) => void): void {
   write(buffer);
 }
 
-export function renderReportTable(journal: Journal, header: ReportHeader, maxItems = Infinity): string {
+export async function renderReportTable(journal: JournalStore, header: ReportHeader, maxItems = Infinity): Promise<string> {
   const { totals } = header;
   const rows: Cell[][] = [];
   let shown = 0;
-  for (const item of journal.iterate()) {
+  for await (const item of journal.iterate()) {
     if (shown++ >= maxItems) break;
     const r = reportItem(item);
     rows.push([r.id, r.kind, r.model, r.state, r.resolution === r.final_resolution || !r.final_resolution ? r.resolution : `${r.resolution}->${r.final_resolution}`,

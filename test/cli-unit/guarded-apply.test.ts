@@ -4,25 +4,26 @@ import { describe, expect, it } from 'vitest';
 import { applyDecision } from '../../src/cli/guarded-apply.js';
 import { UsageError } from '../../src/cli/options.js';
 import { entry, ingest, submitChange, useTempDir } from '../journal/helpers.js';
+import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 
 const tmp = useTempDir();
 
 describe('applyDecision', () => {
-  it('applies the decision when the row is still as the operator saw it', () => {
+  it('applies the decision when the row is still as the operator saw it', async () => {
     const journal = tmp.open();
     ingest(journal, [entry('a')]);
-    applyDecision(journal, journal.get('a')!, { event: 'abandon', patch: { reservedUsd: 0 } });
+    await applyDecision(SqliteJournalStore.wrap(journal), journal.get('a')!, { event: 'abandon', patch: { reservedUsd: 0 } });
     expect(journal.get('a')!.state).toBe('failed');
   });
 
-  it('refuses, in one line naming the row and its state now, when the row changed between read and write', () => {
+  it('refuses, in one line naming the row and its state now, when the row changed between read and write', async () => {
     const journal = tmp.open();
     ingest(journal, [entry('a')]);
     const seen = journal.get('a')!;
     journal.apply([submitChange(seen)]); // a live run sent it meanwhile
 
-    expect(() => applyDecision(journal, seen, { event: 'abandon' }))
-      .toThrow(new UsageError("item 'a' changed state (now submitting) while resolving; look again"));
+    await expect(applyDecision(SqliteJournalStore.wrap(journal), seen, { event: 'abandon' }))
+      .rejects.toThrow(new UsageError("item 'a' changed state (now submitting) while resolving; look again"));
     expect(journal.get('a')!.state).toBe('submitting');
   });
 });

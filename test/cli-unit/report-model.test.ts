@@ -2,14 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { reportHeader, reportItem } from '../../src/report/model.js';
 import { useTempDir } from '../journal/helpers.js';
 import { seedReportJournal } from './report-fixture.js';
+import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 
 const tmp = useTempDir('gbatch-report-');
 
 describe('report model', () => {
-  it('totals: estimated over all, actual and delta over settled items only, reserved, overshoot, gateway charge', () => {
+  it('totals: estimated over all, actual and delta over settled items only, reserved, overshoot, gateway charge', async () => {
     const journal = tmp.open();
     seedReportJournal(journal);
-    const { job, totals } = reportHeader(journal, 'nightly', 5);
+    const { job, totals } = (await reportHeader(SqliteJournalStore.wrap(journal), 'nightly', 5));
     expect(job).toBe('nightly');
     expect(totals).toEqual({
       items: 7,
@@ -25,13 +26,13 @@ describe('report model', () => {
       gateway_charge_usd: 0.41,
       unmetered_items: 0,
     });
-    expect(reportHeader(journal, 'nightly', null).totals.budget_usd).toBeNull();
+    expect((await reportHeader(SqliteJournalStore.wrap(journal), 'nightly', null)).totals.budget_usd).toBeNull();
   });
 
-  it('by_model groups per model and requested resolution, invalid rows left out', () => {
+  it('by_model groups per model and requested resolution, invalid rows left out', async () => {
     const journal = tmp.open();
     seedReportJournal(journal);
-    expect(reportHeader(journal, 'j', null).by_model).toEqual([
+    expect((await reportHeader(SqliteJournalStore.wrap(journal), 'j', null)).by_model).toEqual([
       { model: 'chat-large', resolution: null, items: 1, settled_items: 0, estimated_usd: 0.02, actual_usd: 0, delta_usd: 0, total_tokens: 0 },
       { model: 'chat-small', resolution: null, items: 2, settled_items: 1, estimated_usd: 0.02, actual_usd: 0.004, delta_usd: -0.006, total_tokens: 1500 },
       { model: 'video-fast', resolution: '720p', items: 2, settled_items: 2, estimated_usd: 1, actual_usd: 1, delta_usd: 0, total_tokens: 258_900 },
@@ -39,9 +40,9 @@ describe('report model', () => {
     ]);
   });
 
-  it('an empty journal has zero totals and no groups', () => {
+  it('an empty journal has zero totals and no groups', async () => {
     const journal = tmp.open();
-    expect(reportHeader(journal, 'empty', null)).toEqual({
+    expect((await reportHeader(SqliteJournalStore.wrap(journal), 'empty', null))).toEqual({
       job: 'empty',
       totals: {
         items: 0, by_state: {}, estimated_usd: 0, actual_usd: 0, delta_usd: 0, budget_usd: null, reserved_usd: 0,
@@ -51,7 +52,7 @@ describe('report model', () => {
     });
   });
 
-  it('reportItem: the contract\'s fields for a downloaded video', () => {
+  it('reportItem: the contract\'s fields for a downloaded video', async () => {
     const journal = tmp.open();
     seedReportJournal(journal);
     expect(reportItem(journal.get('v1')!)).toEqual({
@@ -63,7 +64,7 @@ describe('report model', () => {
     });
   });
 
-  it('reportItem: upgraded resolution, overshoot, reference video', () => {
+  it('reportItem: upgraded resolution, overshoot, reference video', async () => {
     const journal = tmp.open();
     seedReportJournal(journal);
     expect(reportItem(journal.get('v2')!)).toMatchObject({
@@ -71,7 +72,7 @@ describe('report model', () => {
     });
   });
 
-  it('reportItem: unsettled video has no final resolution; text items have no resolution at all', () => {
+  it('reportItem: unsettled video has no final resolution; text items have no resolution at all', async () => {
     const journal = tmp.open();
     seedReportJournal(journal);
     expect(reportItem(journal.get('v3')!)).toMatchObject({ state: 'running', resolution: '1080p', final_resolution: null, actual_usd: null, overshoot_usd: 0 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { reportHeader } from '../../src/report/model.js';
 import { csvCell, writeReport, type ReportFormat } from '../../src/report/write-report.js';
 import { useTempDir } from '../journal/helpers.js';
+import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 import { seedReportJournal } from './report-fixture.js';
 
 const tmp = useTempDir('gbatch-report-');
@@ -10,10 +11,11 @@ const CONTRACT_TOTALS = ['items', 'by_state', 'estimated_usd', 'actual_usd', 'de
 const CONTRACT_ITEM = ['id', 'kind', 'model', 'state', 'task_id', 'resolution', 'final_resolution', 'has_reference_video',
   'estimated_usd', 'actual_usd', 'total_tokens', 'output', 'sha256', 'bytes', 'error'];
 
-function render(journal: ReturnType<typeof tmp.open>, format: ReportFormat, budget: number | null = 5): { text: string; chunks: number } {
+async function render(journal: ReturnType<typeof tmp.open>, format: ReportFormat, budget: number | null = 5): Promise<{ text: string; chunks: number }> {
   let text = '';
   let chunks = 0;
-  writeReport(journal, reportHeader(journal, 'nightly', budget), format, (chunk) => {
+  const store = SqliteJournalStore.wrap(journal);
+  await writeReport(store, await reportHeader(store, 'nightly', budget), format, (chunk) => {
     text += chunk;
     chunks++;
   });
@@ -63,10 +65,10 @@ describe('csvCell', () => {
 });
 
 describe('writeReport', () => {
-  it('json: parses, and has every field of the contract\'s report JSON', () => {
+  it('json: parses, and has every field of the contract\'s report JSON', async () => {
     const journal = tmp.open();
     seedReportJournal(journal);
-    const report = JSON.parse(render(journal, 'json').text);
+    const report = JSON.parse((await render(journal, 'json')).text);
     expect(report.job).toBe('nightly');
     for (const key of CONTRACT_TOTALS) expect(report.totals).toHaveProperty(key);
     expect(report.totals).toMatchObject({ items: 7, estimated_usd: 2.04, actual_usd: 1.004, delta_usd: -0.006, budget_usd: 5 });
@@ -78,28 +80,28 @@ describe('writeReport', () => {
     expect(report.by_model).toHaveLength(4);
   });
 
-  it('json: an empty journal is still valid JSON', () => {
+  it('json: an empty journal is still valid JSON', async () => {
     const journal = tmp.open();
-    const report = JSON.parse(render(journal, 'json', null).text);
+    const report = JSON.parse((await render(journal, 'json', null)).text);
     expect(report).toMatchObject({ job: 'nightly', items: [], totals: { items: 0, budget_usd: null } });
   });
 
-  it('json: many rows stream out in several chunks and still parse', () => {
+  it('json: many rows stream out in several chunks and still parse', async () => {
     const journal = tmp.open();
     const insert = journal.db.prepare(`INSERT INTO items (id, kind, model, request, content_hash, source_file, source_line, state, estimate_usd, updated_at)
       VALUES (?, 'chat', 'chat-small', '{}', 'h', 'm.jsonl', ?, 'pending', 0.001, 0)`);
     journal.db.transaction(() => { for (let i = 0; i < 2000; i++) insert.run(`row-${i}`, i + 1); })();
-    const { text, chunks } = render(journal, 'json');
+    const { text, chunks } = await render(journal, 'json');
     expect(chunks).toBeGreaterThan(2);
     const report = JSON.parse(text);
     expect(report.items).toHaveLength(2000);
     expect(report.totals.estimated_usd).toBe(2);
   });
 
-  it('csv: a header and one row per item, with quoting and formula guard a spreadsheet reads back', () => {
+  it('csv: a header and one row per item, with quoting and formula guard a spreadsheet reads back', async () => {
     const journal = tmp.open();
     seedReportJournal(journal);
-    const rows = parseCsv(render(journal, 'csv').text);
+    const rows = parseCsv((await render(journal, 'csv')).text);
     const header = rows[0]!;
     for (const key of CONTRACT_ITEM) expect(header).toContain(key);
     expect(rows).toHaveLength(8);
@@ -110,10 +112,10 @@ describe('writeReport', () => {
     for (const row of rows) expect(row).toHaveLength(header.length);
   });
 
-  it('table: names the job, every item, the groups and the totals', () => {
+  it('table: names the job, every item, the groups and the totals', async () => {
     const journal = tmp.open();
     seedReportJournal(journal);
-    const { text } = render(journal, 'table');
+    const { text } = await render(journal, 'table');
     // States in lifecycle order, only those with items.
     expect(text.split('\n')[0]).toBe('Job nightly: 7 item(s): running 1, downloaded 3, rejected 1, invalid 1, uncertain 1');
     for (const id of ['v1', 'v2', 'v3', 'c1', 'c2', 'bad', 'r1']) expect(text).toMatch(new RegExp(`^${id}\\s`, 'm'));

@@ -5,11 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { lastRunLines, lastRunView } from '../../src/cli/last-run.js';
 import { Journal, lastRun, recordRunEnd, recordRunStart } from '../../src/journal/index.js';
 import { useTempDir } from './helpers.js';
+import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 
 const tmp = useTempDir();
 
 describe('runs', () => {
-  it('records a start, then its end; the last run is the latest', () => {
+  it('records a start, then its end; the last run is the latest', async () => {
     let now = 1_000;
     const journal = Journal.open(`${tmp.dir()}/job.db`, { clock: { now: () => now } });
     try {
@@ -31,7 +32,7 @@ describe('runs', () => {
     }
   });
 
-  it('a journal from before the runs table has no last run (read-only, as status opens it)', () => {
+  it('a journal from before the runs table has no last run (read-only, as status opens it)', async () => {
     const file = `${tmp.dir()}/old.db`;
     const journal = Journal.open(file);
     journal.db.exec('DROP TABLE runs');
@@ -39,39 +40,39 @@ describe('runs', () => {
     const readonly = Journal.open(file, { readonly: true });
     try {
       expect(lastRun(readonly)).toBeUndefined();
-      expect(lastRunView(readonly, undefined)).toBeNull();
+      expect((await lastRunView(SqliteJournalStore.wrap(readonly), undefined))).toBeNull();
     } finally {
       readonly.close();
     }
   });
 
-  it('status: a stop that needs an operator is listed; a clean finish is not; a run that never ended was killed', () => {
+  it('status: a stop that needs an operator is listed; a clean finish is not; a run that never ended was killed', async () => {
     const journal = Journal.open(`${tmp.dir()}/job.db`);
     try {
       const done = recordRunStart(journal);
       recordRunEnd(journal, done, { exitCode: 0 });
-      expect(lastRunView(journal, undefined)).toMatchObject({ exit_code: 0, stop_reason: null, needs_attention: false });
-      expect(lastRunLines(lastRunView(journal, undefined))).toEqual([]);
+      expect((await lastRunView(SqliteJournalStore.wrap(journal), undefined))).toMatchObject({ exit_code: 0, stop_reason: null, needs_attention: false });
+      expect(lastRunLines((await lastRunView(SqliteJournalStore.wrap(journal), undefined)))).toEqual([]);
 
       const stopped = recordRunStart(journal);
       recordRunEnd(journal, stopped, { exitCode: 4, stopReason: 'deadline', message: 'deadline reached (T): 1 submission(s) \u001b[31mcut' });
-      const view = lastRunView(journal, undefined)!;
+      const view = (await lastRunView(SqliteJournalStore.wrap(journal), undefined))!;
       expect(view).toMatchObject({ exit_code: 4, stop_reason: 'deadline', needs_attention: true, running: false });
       const lines = lastRunLines(view);
       expect(lines[1]).toMatch(/^last run stopped \(deadline, exit 4\), pid \d+ on .+, started \d{4}-/);
       expect(lines[2]).toBe('  deadline reached (T): 1 submission(s) \\u001b[31mcut');
 
       recordRunStart(journal);
-      const live = lastRunView(journal, { pid: process.pid, host: hostname(), heartbeatAt: Date.now() })!;
+      const live = (await lastRunView(SqliteJournalStore.wrap(journal), { pid: process.pid, host: hostname(), heartbeatAt: Date.now() }))!;
       expect(live).toMatchObject({ running: true, needs_attention: false, ended_at: null });
-      const killed = lastRunView(journal, undefined)!;
+      const killed = (await lastRunView(SqliteJournalStore.wrap(journal), undefined))!;
       expect(killed).toMatchObject({ running: false, needs_attention: true, ended_at: null });
       expect(killed.message).toMatch(/ended without recording how \(killed or crashed\)/);
       // A SIGKILL leaves its lock row behind: a stale heartbeat is not a live run.
-      expect(lastRunView(journal, { pid: process.pid, host: hostname(), heartbeatAt: Date.now() - 60_000 })).toMatchObject({ running: false, needs_attention: true });
+      expect((await lastRunView(SqliteJournalStore.wrap(journal), { pid: process.pid, host: hostname(), heartbeatAt: Date.now() - 60_000 }))).toMatchObject({ running: false, needs_attention: true });
       const gone = spawnSync(process.execPath, ['-e', '']).pid;
       journal.db.prepare('UPDATE runs SET pid = ? WHERE ended_at IS NULL').run(gone);
-      expect(lastRunView(journal, { pid: gone, host: hostname(), heartbeatAt: Date.now() })).toMatchObject({ running: false, needs_attention: true });
+      expect((await lastRunView(SqliteJournalStore.wrap(journal), { pid: gone, host: hostname(), heartbeatAt: Date.now() }))).toMatchObject({ running: false, needs_attention: true });
     } finally {
       journal.close();
     }

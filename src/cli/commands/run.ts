@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { printable } from '../../core/printable.js';
-import { Journal } from '../../journal/index.js';
+import { withoutPassword } from '../../journal/database-url.js';
+import { openStore } from '../../journal/open-store.js';
 import { formatRowError } from '../../manifest/types.js';
 import type { RunEvents } from '../../pipeline/context.js';
 import { runJob, type RunResult } from '../../pipeline/runner.js';
@@ -41,7 +42,7 @@ async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: stri
       apiKey: access.apiKey,
       skipInvalid: flags['skip-invalid'],
       journalSync: flags['journal-sync'] as 'full' | 'off',
-      jobOptions: { ...flags, source: job.source, out: job.outDir, pricing: job.pricingSource },
+      jobOptions: { ...flags, ...(flags.journal !== undefined ? { journal: withoutPassword(flags.journal) } : {}), source: job.source, out: job.outDir, pricing: job.pricingSource },
       interrupt: signals.interrupt,
       forceInterrupt: signals.force,
       events,
@@ -77,11 +78,11 @@ async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: stri
   // The journal at the path is not this run's (deleted, replaced) or no longer its to write: say so first.
   for (const line of result.journalLost?.lines ?? []) process.stderr.write(`gbatch run: ${line}\n`);
   if (signals.interrupt.aborted) result = { ...result, exitCode: result.exitCode === 0 ? 75 : result.exitCode };
-  printSummary(job, result, flags.json);
+  await printSummary(job, result, flags.json);
   return result.exitCode;
 }
 
-function printSummary(job: ResolvedJob, result: RunResult, json: boolean): void {
+async function printSummary(job: ResolvedJob, result: RunResult, json: boolean): Promise<void> {
   const why = explain(result);
   if (json) {
     process.stdout.write(`${JSON.stringify({
@@ -100,15 +101,15 @@ function printSummary(job: ResolvedJob, result: RunResult, json: boolean): void 
   }
   let advice: string[] = [];
   if (result.ingest?.ok && !result.journalLost) {
-    const journal = Journal.open(job.statePath, { readonly: true });
+    const journal = await openStore(job.statePath, { job: job.name, readonly: true });
     try {
-      const header = reportHeader(journal, job.name, result.budgetUsd ?? null);
-      process.stdout.write(`${renderReportTable(journal, header, SUMMARY_ROWS)}\n`);
-      const named = journalArg(job.statePath, job.name);
-      if (result.exitCode === 4) advice = uncertainAdvice(uncertainRows(journal, ADVICE_ROWS), journal.counts().uncertain, named);
+      const header = await reportHeader(journal, job.name, result.budgetUsd ?? null);
+      process.stdout.write(`${await renderReportTable(journal, header, SUMMARY_ROWS)}\n`);
+      const named = journalArg(journal.location, job.name, journal.adapter === 'postgres' ? { fromEnv: job.journalFromEnv } : undefined);
+      if (result.exitCode === 4) advice = uncertainAdvice(await uncertainRows(journal, ADVICE_ROWS), (await journal.counts()).uncertain, named);
       if (result.exitCode === 1 && result.counts.failed + result.counts.rejected > 0) advice = [`To send them again: gbatch retry ${named} --failed --rejected   (or name the item ids)`];
     } finally {
-      journal.close();
+      await journal.close();
     }
   }
   process.stdout.write(`\n${why}\n${advice.map((line) => `${line}\n`).join('')}`);

@@ -1,17 +1,17 @@
 import { printable } from '../../core/printable.js';
-import { Journal } from '../../journal/index.js';
 import { reportHeader } from '../../report/model.js';
 import { usd } from '../../report/table.js';
-import { journalArg, uncertainAdvice } from '../advice.js';
+import { commandJournalArg, uncertainAdvice } from '../advice.js';
+import { openCommandJournal } from '../command-journal.js';
 import { lastRunLines, lastRunView } from '../last-run.js';
-import { locateJournal } from '../locate-journal.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { runnerJson, runnerLine } from '../runner-line.js';
+import { runnerJson, runnerLine, runnersLine, runnerViewJson } from '../runner-line.js';
 import { helpText, parseOptions, type OptionTable } from '../options.js';
 import { uncertainRows } from '../uncertain-rows.js';
 
 export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: state/<job>.db, or the only journal in state/)' },
+  journal: { type: 'string', help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state' },
   json: { type: 'boolean', help: 'print one JSON object' },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } as const satisfies OptionTable;
@@ -21,27 +21,30 @@ const ATTENTION_LIMIT = 20;
 export async function run(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions(OPTIONS, argv);
   if (options.help) {
-    process.stdout.write(`${helpText('status', '[job] [--state F] [--json]', OPTIONS, EXIT_CODES.status)}\n`);
+    process.stdout.write(`${helpText('status', '[job] [--state F | --journal URL] [--json]', OPTIONS, EXIT_CODES.status)}\n`);
     return 0;
   }
-  const file = locateJournal(options.state, positionals[0]);
+  const opened = await openCommandJournal(options, positionals, { readonly: true, withIds: false });
+  const journal = opened.store;
+  const file = journal.location;
   const json = options.json;
-  const journal = Journal.open(file, { readonly: true });
   try {
-    const job = journal.getJob();
+    const job = await journal.getJob();
     const budget = job?.budgetUsd ?? null;
-    const { totals } = reportHeader(journal, job?.name ?? file, budget);
-    const attention = (state: 'uncertain' | 'deferred' | 'failed' | 'rejected' | 'invalid') =>
-      journal.list([state], ATTENTION_LIMIT).map((i) => ({ id: i.id, kind: i.kind, task_id: i.taskId, error: i.lastError?.message ?? null }));
+    const { totals } = await reportHeader(journal, job?.name ?? file, budget);
+    const attention = async (state: 'uncertain' | 'deferred' | 'failed' | 'rejected' | 'invalid') =>
+      (await journal.list([state], ATTENTION_LIMIT)).map((i) => ({ id: i.id, kind: i.kind, task_id: i.taskId, error: i.lastError?.message ?? null }));
     const needs = {
-      uncertain: attention('uncertain'), deferred: attention('deferred'), failed: attention('failed'),
-      rejected: attention('rejected'), invalid: attention('invalid'),
+      uncertain: await attention('uncertain'), deferred: await attention('deferred'), failed: await attention('failed'),
+      rejected: await attention('rejected'), invalid: await attention('invalid'),
     };
-    const holder = journal.lock.holderLiveness();
-    const counts = journal.counts();
-    const uncertain = counts.uncertain > 0 ? uncertainRows(journal, ATTENTION_LIMIT) : [];
-    const named = journalArg(file, job?.name);
-    const lastRun = lastRunView(journal, holder);
+    const runners = await journal.membership.runners();
+    const holder = runners.find((r) => r.liveness.alive) ?? runners[0];
+    const holderView = holder && { pid: holder.pid, host: holder.host, heartbeatAt: holder.heartbeatAt, ...holder.liveness };
+    const counts = await journal.counts();
+    const uncertain = counts.uncertain > 0 ? await uncertainRows(journal, ATTENTION_LIMIT) : [];
+    const named = commandJournalArg(opened.arg, journal.adapter === 'postgres');
+    const lastRun = await lastRunView(journal, holderView);
     if (json) {
       const found = new Map(uncertain.map((u) => [u.id, u]));
       const located = needs.uncertain.map((item) => {
@@ -49,7 +52,7 @@ export async function run(argv: string[]): Promise<number> {
         return { ...item, submitted_at: at === undefined ? null : new Date(at).toISOString(), prompt_start: found.get(item.id)?.promptStart ?? null };
       });
       process.stdout.write(`${JSON.stringify({
-        job: job?.name ?? null, state: file, counts, runner: runnerJson(holder),
+        job: job?.name ?? null, state: file, counts, runner: runnerJson(holderView), runners: runners.map(runnerViewJson),
         estimated_usd: totals.estimated_usd, actual_usd: totals.actual_usd, reserved_usd: totals.reserved_usd, budget_usd: budget,
         unmetered_items: totals.unmetered_items,
         attention: { ...needs, uncertain: located }, last_run: lastRun,
@@ -58,8 +61,11 @@ export async function run(argv: string[]): Promise<number> {
     }
     const lines: string[] = [];
     lines.push(`Job ${job?.name ?? '?'} (${file})`);
-    const runner = runnerLine(holder);
-    if (runner) lines.push(runner);
+    if (runners.length > 1) lines.push(...runners.map(runnersLine));
+    else {
+      const runner = runnerLine(holderView);
+      if (runner) lines.push(runner);
+    }
     lines.push(Object.entries(counts).filter(([, n]) => n > 0).map(([s, n]) => `${s} ${n}`).join(', ') || 'no items');
     lines.push(`Spent ${usd(totals.actual_usd)}, reserved ${usd(totals.reserved_usd)}${budget !== null ? `, job budget ${usd(budget, 2)} (cumulative; headroom ${usd(budget - totals.actual_usd - totals.reserved_usd)})` : ', no budget'}; estimated in all ${usd(totals.estimated_usd)}`);
     if (totals.unmetered_items > 0) {
@@ -86,6 +92,6 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${lines.map(printable).join('\n')}\n`);
     return 0;
   } finally {
-    journal.close();
+    await journal.close();
   }
 }
