@@ -1,32 +1,31 @@
 // `gbatch resolve --all-uncertain --resubmit|--abandon`: the decision is always explicit, never a default.
 import { quoteArg } from '../core/shell-text.js';
-import { Journal } from '../journal/index.js';
 import { resolveAllUncertain } from '../journal/resolve-all.js';
-import { journalAndIds } from './locate-journal.js';
+import { openCommandJournal } from './command-journal.js';
 import { UsageError } from './options.js';
 
 const SHOWN_IDS = 20;
 
-export function resolveAll(
-  options: { state?: string; 'task-id'?: string; resubmit: boolean; abandon: boolean },
+export async function resolveAll(
+  options: { state?: string; journal?: string; 'task-id'?: string; resubmit: boolean; abandon: boolean },
   positionals: readonly string[],
-): number {
+): Promise<number> {
   if (options['task-id'] !== undefined) {
     throw new UsageError('--all-uncertain cannot take --task-id: a task belongs to one item; attach it with `gbatch resolve <job> <item-id> --task-id T`');
   }
   if (options.resubmit === options.abandon) {
     throw new UsageError('--all-uncertain needs the decision: exactly one of --resubmit (send every uncertain item again) or --abandon (give them all up)');
   }
-  const { file, ids } = journalAndIds(options.state, positionals);
-  if (ids.length > 0) throw new UsageError(`--all-uncertain takes no item ids (got ${ids.map(quoteArg).join(' ')}); leave it out to decide one item`);
-  const decision = options.resubmit ? 'resubmit' : 'abandon';
-  const journal = Journal.open(file);
+  const { store: journal, ids } = await openCommandJournal(options, positionals, { readonly: false, withIds: true });
+  const file = journal.location;
   let resolved: string[];
   try {
-    resolved = resolveAllUncertain(journal, decision);
+    if (ids.length > 0) throw new UsageError(`--all-uncertain takes no item ids (got ${ids.map(quoteArg).join(' ')}); leave it out to decide one item`);
+    resolved = await resolveAllUncertain(journal, options.resubmit ? 'resubmit' : 'abandon');
   } finally {
-    journal.close();
+    await journal.close();
   }
+  const decision = options.resubmit ? 'resubmit' : 'abandon';
   if (resolved.length === 0) {
     process.stdout.write(`no uncertain items in ${file}; nothing changed\n`);
     return 0;

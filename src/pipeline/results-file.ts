@@ -1,6 +1,7 @@
 // results.jsonl is derived from the journal: rebuilt (the settled prefix of the file written last is
 // copied, the rest read from the journal), written to a temp file, synced and renamed, so a crash can
 // neither duplicate nor lose a line. Items whose line is on disk move to `downloaded`.
+import { randomBytes } from 'node:crypto';
 import { copyFile, mkdir, rm, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { closeFile, openFile, renameDurably, syncFile, writeChunks } from '../io/callback-fs.js';
@@ -56,7 +57,7 @@ async function reusablePrefix(target: string, prefix: SettledPrefix | undefined)
 export async function writeResultsFile(journal: JournalStore, outDir: string, previous?: SettledPrefix): Promise<ResultsRebuild> {
   await mkdir(outDir, { recursive: true });
   const target = resultsPath(outDir);
-  const temp = join(outDir, `.results.jsonl.${process.pid}.part`);
+  const temp = join(outDir, `.results.jsonl.${process.pid}.${randomBytes(4).toString('hex')}.part`);
   const settledUpTo = ((await journal.firstOpenSeq()) ?? Number.MAX_SAFE_INTEGER) - 1;
   const reuse = await reusablePrefix(target, previous);
   const written: string[] = [];

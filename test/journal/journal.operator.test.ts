@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Journal } from '../../src/journal/index.js';
 import { abandonedWhileUncertain, lastSubmitTimes } from '../../src/journal/history.js';
-import { requeueChange, requeueInOneTransaction } from '../../src/journal/requeue.js';
+import { requeueChange } from '../../src/journal/requeue.js';
+import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 import { resolveAllUncertain } from '../../src/journal/resolve-all.js';
 import { entry, FakeClock, ingest, submitChange, useTempDir } from './helpers.js';
 
@@ -42,14 +43,14 @@ describe('requeue (gbatch retry)', () => {
     expect(journal.apply([submitChange(item!, item!.attempts + 1)])[0]).toMatchObject({ state: 'submitting', attempts: 2 });
   });
 
-  it('a rejected row is requeued; requeueInOneTransaction writes exactly the ids decided and returns the decision', () => {
+  it('a rejected row is requeued; decideAndApply writes exactly the changes decided and returns the decision', async () => {
     const journal = tmp.open();
     ingest(journal, [entry('r'), entry('s')]);
     for (const id of ['r', 's']) {
       journal.apply([submitChange(journal.get(id)!)]);
       journal.apply([{ id, event: 'reject', patch: { reservedUsd: 0, lastError: { status: 403, message: 'model not allowed' } } }]);
     }
-    const result = requeueInOneTransaction(journal, () => ({ ids: ['r'], result: 'decided' }));
+    const result = await SqliteJournalStore.wrap(journal).decideAndApply(async (reader) => ({ changes: [requeueChange((await reader.get('r'))!)], result: 'decided' }));
     expect(result).toBe('decided');
     expect(journal.get('r')!.state).toBe('pending');
     expect(journal.get('s')!.state).toBe('rejected');
@@ -89,27 +90,27 @@ describe('the event log, asked by the operator commands', () => {
 });
 
 describe('resolveAllUncertain (resolve --all-uncertain)', () => {
-  it('--abandon moves every uncertain row, and only those, to failed and releases their reservations', () => {
+  it('--abandon moves every uncertain row, and only those, to failed and releases their reservations', async () => {
     const journal = tmp.open();
     ingest(journal, [entry('u1', { kind: 'video' }), entry('p'), entry('u2'), entry('u3', { kind: 'video' })]);
     for (const id of ['u1', 'u2', 'u3']) uncertain(journal, id);
     expect(journal.spend().reservedUsd).toBeGreaterThan(0);
 
-    expect(resolveAllUncertain(journal, 'abandon')).toEqual(['u1', 'u2', 'u3']);
+    expect(await resolveAllUncertain(SqliteJournalStore.wrap(journal), 'abandon')).toEqual(['u1', 'u2', 'u3']);
     expect(journal.counts()).toMatchObject({ failed: 3, pending: 1, uncertain: 0 });
     expect(journal.spend()).toEqual({ reservedUsd: 0, actualUsd: 0 });
     expect(journal.events('u2').at(-1)).toMatchObject({ event: 'abandon', from: 'uncertain', to: 'failed', detail: { by: 'operator', bulk: true } });
     expect(abandonedWhileUncertain(journal, ['u1', 'u2', 'u3'])).toEqual(new Set(['u1', 'u2', 'u3']));
-    expect(resolveAllUncertain(journal, 'abandon')).toEqual([]);
+    expect(await resolveAllUncertain(SqliteJournalStore.wrap(journal), 'abandon')).toEqual([]);
   });
 
-  it('--resubmit makes every uncertain row pending, more rows than one page', () => {
+  it('--resubmit makes every uncertain row pending, more rows than one page', async () => {
     const journal = tmp.open();
     const ids = Array.from({ length: 1_203 }, (_, i) => `u${i}`);
     ingest(journal, ids.map((id) => entry(id)));
     journal.apply(ids.map((id) => submitChange(journal.get(id)!)));
     journal.apply(ids.map((id) => ({ id, event: 'lose' as const })));
-    expect(resolveAllUncertain(journal, 'resubmit')).toEqual(ids);
+    expect(await resolveAllUncertain(SqliteJournalStore.wrap(journal), 'resubmit')).toEqual(ids);
     expect(journal.counts()).toMatchObject({ pending: 1_203, uncertain: 0 });
     expect(journal.spend().reservedUsd).toBe(0);
   });

@@ -4,6 +4,7 @@ import { hashCanonicalRequest } from '../../src/manifest/content-hash.js';
 import type { ManifestRow } from '../../src/manifest/types.js';
 import { PlanAgainstJournal } from '../../src/pipeline/plan-journal.js';
 import { entry, forceState, ingest, useTempDir } from '../journal/helpers.js';
+import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 
 const tmp = useTempDir('gbatch-plan-journal-');
 
@@ -18,39 +19,39 @@ function journalRow(id: string, content: string, line: number) {
 }
 
 describe('PlanAgainstJournal', () => {
-  it('without a journal and with one manifest it checks nothing: every row remains', () => {
+  it('without a journal and with one manifest it checks nothing: every row remains', async () => {
     const plan = new PlanAgainstJournal(undefined, 1);
     expect(plan.active).toBe(false);
-    expect([plan.judge(row('a', 'x')), plan.judge(row('a', 'y'))]).toEqual(['remaining', 'remaining']);
+    expect(await plan.judgeRows([row('a', 'x'), row('a', 'y')])).toEqual(['remaining', 'remaining']);
   });
 
-  it('journal rows: unsent ones remain, sent ones are held, changed ones are refused in run\'s words', () => {
+  it('journal rows: unsent ones remain, sent ones are held, changed ones are refused in run\'s words', async () => {
     const journal = tmp.open();
     ingest(journal, [journalRow('pending', 'p', 1), journalRow('done', 'd', 2), journalRow('deferred', 'f', 3), journalRow('flying', 'v', 4)]);
     forceState(journal, 'done', 'downloaded');
     forceState(journal, 'deferred', 'deferred');
     forceState(journal, 'flying', 'uncertain');
-    const plan = new PlanAgainstJournal(journal, 1);
-    expect(plan.judge(row('pending', 'p'))).toBe('remaining');
-    expect(plan.judge(row('done', 'd'))).toBe('held');
-    expect(plan.judge(row('deferred', 'f'))).toBe('remaining');
-    expect(plan.judge(row('flying', 'v'))).toBe('held');
-    expect(plan.judge(row('new', 'n'))).toBe('remaining');
-    expect(plan.judge(row('done', 'changed', 'b.jsonl', 7))).toBe('conflict');
+    const plan = new PlanAgainstJournal(SqliteJournalStore.wrap(journal), 1);
+    expect((await plan.judgeRows([row('pending', 'p')]))[0]).toBe('remaining');
+    expect((await plan.judgeRows([row('done', 'd')]))[0]).toBe('held');
+    expect((await plan.judgeRows([row('deferred', 'f')]))[0]).toBe('remaining');
+    expect((await plan.judgeRows([row('flying', 'v')]))[0]).toBe('held');
+    expect((await plan.judgeRows([row('new', 'n')]))[0]).toBe('remaining');
+    expect((await plan.judgeRows([row('done', 'changed', 'b.jsonl', 7)]))[0]).toBe('conflict');
     expect(plan.problems()).toEqual([
       "b.jsonl:7 row 'done': already in the journal (from a.jsonl:2) with different content; give the changed row a new id",
     ]);
   });
 
-  it('across manifests: a repeated row counts once, a changed one is refused against the first', () => {
+  it('across manifests: a repeated row counts once, a changed one is refused against the first', async () => {
     const journal = tmp.open();
     ingest(journal, [journalRow('old', 'o', 1)]);
-    const plan = new PlanAgainstJournal(journal, 2);
-    expect(plan.judge(row('old', 'o', 'a.jsonl', 1))).toBe('remaining');
-    expect(plan.judge(row('old', 'o', 'b.jsonl', 1))).toBe('held');
-    expect(plan.judge(row('fresh', 'f', 'a.jsonl', 2))).toBe('remaining');
-    expect(plan.judge(row('fresh', 'f', 'b.jsonl', 2))).toBe('held');
-    expect(plan.judge(row('fresh', 'g', 'b.jsonl', 3))).toBe('conflict');
+    const plan = new PlanAgainstJournal(SqliteJournalStore.wrap(journal), 2);
+    expect((await plan.judgeRows([row('old', 'o', 'a.jsonl', 1)]))[0]).toBe('remaining');
+    expect((await plan.judgeRows([row('old', 'o', 'b.jsonl', 1)]))[0]).toBe('held');
+    expect((await plan.judgeRows([row('fresh', 'f', 'a.jsonl', 2)]))[0]).toBe('remaining');
+    expect((await plan.judgeRows([row('fresh', 'f', 'b.jsonl', 2)]))[0]).toBe('held');
+    expect((await plan.judgeRows([row('fresh', 'g', 'b.jsonl', 3)]))[0]).toBe('conflict');
     expect(plan.problems()).toEqual([
       "b.jsonl:3 row 'fresh': already in the journal (from a.jsonl:2) with different content; give the changed row a new id",
     ]);

@@ -3,7 +3,10 @@ import { billBound, withOutputCap } from '../../core/bound.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from '../../core/estimate.js';
 import { roundUsd } from '../../core/money.js';
 import { budgetInForce } from '../../core/job-budget.js';
-import { Journal } from '../../journal/index.js';
+import type { JournalStore } from '../../journal/index.js';
+import { withoutPassword } from '../../journal/database-url.js';
+import { isDatabaseUrl, openStore } from '../../journal/open-store.js';
+import type { ManifestRow } from '../../manifest/types.js';
 import { printable } from '../../core/printable.js';
 import { formatRowError } from '../../manifest/types.js';
 import { PlanAgainstJournal } from '../../pipeline/plan-journal.js';
@@ -20,23 +23,25 @@ export async function run(argv: string[]): Promise<number> {
   const job = jobFromArgs('plan', argv, new Date());
   if (!job) return 0;
   // The job's journal, when it exists, as `run` would find it; read only, never created.
-  let journal: Journal | undefined;
+  let journal: JournalStore | undefined;
   try {
-    if (existsSync(job.statePath)) journal = Journal.open(job.statePath, { readonly: true });
+    if (isDatabaseUrl(job.statePath) || existsSync(job.statePath)) journal = await openStore(job.statePath, { job: job.name, readonly: true });
   } catch (err) {
-    process.stderr.write(`gbatch plan: ${job.statePath}: cannot read the journal: ${(err as Error).message}\n`);
+    process.stderr.write(`gbatch plan: ${printable(withoutPassword(job.statePath))}: cannot read the journal: ${printable((err as Error).message)}\n`);
     return 2;
   }
   try {
+    // A database that holds nothing of this job yet is as good as no journal.
+    if (journal && journal.adapter === 'postgres' && !(await journal.getJob())) return await plan(job, undefined);
     return await plan(job, journal);
   } finally {
-    journal?.close();
+    await journal?.close();
   }
 }
 
-async function plan(job: ResolvedJob, journal: Journal | undefined): Promise<number> {
+async function plan(job: ResolvedJob, journal: JournalStore | undefined): Promise<number> {
   const { flags } = job;
-  const stored = journal?.getJob()?.budgetUsd;
+  const stored = (await journal?.getJob())?.budgetUsd;
   const budget = budgetInForce({ stored, given: flags.budget, lift: flags['no-budget'] }).budgetUsd;
   const standing = new PlanAgainstJournal(journal, job.manifests.length);
   const groups = new Map<string, Group>();
@@ -46,6 +51,12 @@ async function plan(job: ResolvedJob, journal: Journal | undefined): Promise<num
   let capped = 0;
   const total = { usd: 0, max: 0 };
   const remaining = { rows: 0, usd: 0, max: 0 };
+  // Rows are judged against the journal in batches, in manifest order, while the scan reads on.
+  const judging = new BatchedJudge(standing, (usdEstimate, max) => {
+    remaining.rows++;
+    remaining.usd += usdEstimate;
+    remaining.max += max;
+  });
   let summary;
   try {
     summary = await scanManifests(job.manifests, job.pricing, {
@@ -65,11 +76,7 @@ async function plan(job: ResolvedJob, journal: Journal | undefined): Promise<num
         group.max += max;
         groups.set(key, group);
         if (rows.length < SHOWN_ROWS) rows.push([row.id, row.kind, row.model, resolution, usd(estimate.usd), usd(max)]);
-        if (standing.judge(row) === 'remaining') {
-          remaining.rows++;
-          remaining.usd += estimate.usd;
-          remaining.max += max;
-        }
+        judging.add(row, estimate.usd, max);
       },
       invalid: (entry) => {
         for (const e of entry.errors) {
@@ -78,12 +85,13 @@ async function plan(job: ResolvedJob, journal: Journal | undefined): Promise<num
         }
       },
     });
+    await judging.done();
   } catch (err) {
     process.stderr.write(`gbatch plan: ${printable((err as Error).message)}\n`);
     return 2;
   }
   const conflicts = standing.problems();
-  const spend = journal?.spend() ?? { reservedUsd: 0, actualUsd: 0 };
+  const spend = (await journal?.spend()) ?? { reservedUsd: 0, actualUsd: 0 };
   const mayOverrun = flags['budget-may-overrun'];
   // Judged on what the gateway can bill (the estimate only under --budget-may-overrun), plus what the journal holds.
   const needed = roundUsd(spend.actualUsd + spend.reservedUsd + (mayOverrun ? remaining.usd : remaining.max));
@@ -102,7 +110,7 @@ async function plan(job: ResolvedJob, journal: Journal | undefined): Promise<num
       estimated_usd: roundUsd(total.usd), max_usd: roundUsd(total.max), budget_usd: budget ?? null, budget_may_overrun: mayOverrun,
       fits_budget: fits, reason, output_capped_rows: capped,
       journal: journal ? {
-        state: job.statePath, spent_usd: spend.actualUsd, reserved_usd: spend.reservedUsd,
+        state: withoutPassword(job.statePath), spent_usd: spend.actualUsd, reserved_usd: spend.reservedUsd,
         remaining_rows: remaining.rows, remaining_estimated_usd: roundUsd(remaining.usd), remaining_max_usd: roundUsd(remaining.max),
       } : null,
       by_model: groupList.map((g) => ({ model: g.model, resolution: g.resolution, rows: g.rows, estimated_usd: roundUsd(g.usd), max_usd: roundUsd(g.max) })),
@@ -125,7 +133,7 @@ async function plan(job: ResolvedJob, journal: Journal | undefined): Promise<num
   out.push('', `Estimated total: ${usd(roundUsd(total.usd))}; the gateway can bill up to ${usd(roundUsd(total.max))} `
     + '(video at the dearest final resolution the model lists; chat with every request byte a token and the whole output cap)');
   if (journal) {
-    out.push(`Journal ${printable(job.statePath)}: spent ${usd(spend.actualUsd)}, reserved ${usd(spend.reservedUsd)}; `
+    out.push(`Journal ${printable(withoutPassword(job.statePath))}: spent ${usd(spend.actualUsd)}, reserved ${usd(spend.reservedUsd)}; `
       + `${remaining.rows} row(s) still to send: estimate ${usd(roundUsd(remaining.usd))}, can bill up to ${usd(roundUsd(remaining.max))}`);
   }
   if (budget !== undefined) {
@@ -137,4 +145,40 @@ async function plan(job: ResolvedJob, journal: Journal | undefined): Promise<num
   if (conflicts.length > 0) out.push(`${conflicts.length} row(s) changed under an id the job already holds: \`run\` refuses them.`);
   process.stdout.write(`${out.join('\n')}\n`);
   return exitCode;
+}
+
+const JUDGE_BATCH = 500;
+
+/** Collects rows from the (synchronous) scan and judges them a batch at a time, in order. */
+class BatchedJudge {
+  private batch: Array<{ row: ManifestRow; usd: number; max: number }> = [];
+  private chain: Promise<void> = Promise.resolve();
+  private failure: unknown;
+
+  constructor(private readonly standing: PlanAgainstJournal, private readonly onRemaining: (usd: number, max: number) => void) {}
+
+  add(row: ManifestRow, usdEstimate: number, max: number): void {
+    this.batch.push({ row, usd: usdEstimate, max });
+    if (this.batch.length >= JUDGE_BATCH) this.flush();
+  }
+
+  private flush(): void {
+    const batch = this.batch;
+    this.batch = [];
+    this.chain = this.chain.then(async () => {
+      if (this.failure !== undefined) return;
+      const standings = await this.standing.judgeRows(batch.map((b) => b.row));
+      standings.forEach((standing, i) => {
+        if (standing === 'remaining') this.onRemaining(batch[i]!.usd, batch[i]!.max);
+      });
+    }).catch((err: unknown) => {
+      this.failure ??= err; // held for done(): the scan goes on meanwhile
+    });
+  }
+
+  async done(): Promise<void> {
+    this.flush();
+    await this.chain;
+    if (this.failure !== undefined) throw this.failure;
+  }
 }

@@ -2,16 +2,16 @@
 import { planRequeue, type RequeueCandidate, type RequeuePlan } from '../../core/requeue.js';
 import { quoteArg } from '../../core/shell-text.js';
 import type { ItemState } from '../../core/states.js';
-import { Journal } from '../../journal/index.js';
-import { abandonedWhileUncertain } from '../../journal/history.js';
-import { requeueInOneTransaction } from '../../journal/requeue.js';
-import { journalArg } from '../advice.js';
-import { journalAndIds } from '../locate-journal.js';
+import type { JournalStore } from '../../journal/index.js';
+import { requeueChange } from '../../journal/requeue.js';
+import { commandJournalArg } from '../advice.js';
+import { openCommandJournal } from '../command-journal.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { helpText, parseOptions, UsageError, type OptionTable } from '../options.js';
 
 export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },
+  journal: { type: 'string', help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state' },
   failed: { type: 'boolean', help: 'every failed item (its task failed upstream, or it was abandoned before it was sent); not those abandoned while uncertain' },
   rejected: { type: 'boolean', help: 'every item the gateway refused (4xx)' },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
@@ -22,7 +22,7 @@ const SHOWN_IDS = 20;
 export async function run(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions(OPTIONS, argv);
   if (options.help) {
-    process.stdout.write(`${helpText('retry', '(<job> | --state F) [--failed] [--rejected] [item-id ...]', OPTIONS, EXIT_CODES.retry)}\n`
+    process.stdout.write(`${helpText('retry', '(<job> [--journal URL] | --state F) [--failed] [--rejected] [item-id ...]', OPTIONS, EXIT_CODES.retry)}\n`
       + '\nFailed and rejected items become pending again; the next `gbatch run` sends each as a new attempt.\n'
       + 'Uncertain items are decided with `gbatch resolve`, invalid ones by fixing the manifest.\n');
     return 0;
@@ -30,46 +30,50 @@ export async function run(argv: string[]): Promise<number> {
   if (!options.failed && !options.rejected && (options.state ? positionals.length : positionals.length - 1) < 1) {
     throw new UsageError('Expected --failed, --rejected or item ids: which items to send again (see `gbatch retry --help`)');
   }
-  const { file, ids } = journalAndIds(options.state, positionals);
-  const journal = Journal.open(file);
+  const { store: journal, ids, arg } = await openCommandJournal(options, positionals, { readonly: false, withIds: true });
   try {
     // A live runner's lanes could not see these rows come back; holding its lock keeps one from starting meanwhile.
-    journal.lock.acquire(file);
-    const context = { journalArg: journalArg(file, journal.getJob()?.name), file };
+    await journal.membership.acquire();
+    const context = { journalArg: commandJournalArg(arg, journal.adapter === 'postgres'), file: journal.location };
     const request = { failed: options.failed, rejected: options.rejected, ids };
-    const plan = requeueInOneTransaction(journal, () => {
-      const decided = planRequeue(request, namedRows(journal, ids), bulkRows(journal, request), context);
-      return { ids: decided.ok ? decided.requeue : [], result: decided };
+    const plan = await journal.decideAndApply(async (reader) => {
+      const decided = planRequeue(request, await namedRows(reader, ids), await bulkRows(reader, request), context);
+      const changes = [];
+      for (const id of decided.ok ? decided.requeue : []) changes.push(requeueChange((await reader.get(id))!));
+      return { changes, result: decided };
     });
     if (!plan.ok) throw new UsageError(plan.refusal);
     process.stdout.write(summary(plan));
     return 0;
   } finally {
-    journal.lock.release();
-    journal.close();
+    await journal.membership.release();
+    await journal.close();
   }
 }
 
-function namedRows(journal: Journal, ids: readonly string[]): Map<string, RequeueCandidate> {
+type Reader = Pick<JournalStore, 'get' | 'iterate' | 'abandonedWhileUncertain'>;
+
+async function namedRows(journal: Reader, ids: readonly string[]): Promise<Map<string, RequeueCandidate>> {
   const rows = new Map<string, RequeueCandidate>();
   for (const id of ids) {
-    const item = journal.get(id);
+    const item = await journal.get(id);
     if (item) rows.set(id, { id, state: item.state, kind: item.kind, abandonedWhileUncertain: false, source: `${item.sourceFile}:${item.sourceLine}` });
   }
-  markAbandoned(journal, [...rows.values()]);
+  await markAbandoned(journal, [...rows.values()]);
   return rows;
 }
 
-function bulkRows(journal: Journal, request: { failed: boolean; rejected: boolean }): RequeueCandidate[] {
+async function bulkRows(journal: Reader, request: { failed: boolean; rejected: boolean }): Promise<RequeueCandidate[]> {
   const states: ItemState[] = [...(request.failed ? ['failed' as const] : []), ...(request.rejected ? ['rejected' as const] : [])];
   if (states.length === 0) return [];
-  const rows = [...journal.iterate({ states })].map((item) => ({ id: item.id, state: item.state, abandonedWhileUncertain: false }));
-  markAbandoned(journal, rows);
+  const rows: RequeueCandidate[] = [];
+  for await (const item of journal.iterate({ states })) rows.push({ id: item.id, state: item.state, abandonedWhileUncertain: false });
+  await markAbandoned(journal, rows);
   return rows;
 }
 
-function markAbandoned(journal: Journal, rows: RequeueCandidate[]): void {
-  const abandoned = abandonedWhileUncertain(journal, rows.filter((r) => r.state === 'failed').map((r) => r.id));
+async function markAbandoned(journal: Reader, rows: RequeueCandidate[]): Promise<void> {
+  const abandoned = await journal.abandonedWhileUncertain(rows.filter((r) => r.state === 'failed').map((r) => r.id));
   for (const row of rows) row.abandonedWhileUncertain = abandoned.has(row.id);
 }
 
