@@ -82,6 +82,8 @@ export interface GatewayClient {
   getTask(taskId: string, signal?: AbortSignal): Promise<TaskStatus>;
   download(taskId: string, dest: string, options?: DownloadOptions): Promise<{ bytes: number; sha256: string; source: 'content' | 'result_url' }>;
   pausedUntil(): number;
+  /** Holds the account's requests for at least `ms` from now (another runner of the job saw a 429). */
+  pauseFor(ms: number): void;
   stats(): { requests: number; retries: number; rateLimited: number };
   close(): Promise<void>;
 }
@@ -328,6 +330,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     getTask,
     download,
     pausedUntil: () => pause.pausedUntil(),
+    pauseFor: (ms: number) => pause.pauseFor(ms),
     stats: () => ({ ...counters }),
     async close() {
       await Promise.all([pool.close(), foreignAgent?.close(), hasher.close()]);

@@ -30,5 +30,17 @@ export class StaleTransitionError extends Error {
 
 export interface Spend { reservedUsd: number; actualUsd: number }
 
+/**
+ * A reservation the job's budget cannot take: settled + reserved would pass --budget. Runners sharing a
+ * job reserve from one budget; the journal refuses what does not fit, whoever asks.
+ */
+export class BudgetExceededError extends Error {
+  readonly code = 'GBATCH_BUDGET_EXCEEDED';
+  constructor(readonly itemId: string, readonly budgetUsd: number, readonly heldUsd: number, readonly askedUsd: number) {
+    super(`item '${itemId}': reserving ${askedUsd} USD would take the job past its budget of ${budgetUsd} USD (${heldUsd} USD settled or reserved)`);
+    this.name = 'BudgetExceededError';
+  }
+}
+
 /** One applied change: the states it moved between, and when. */
 export interface Move { from: ItemState; to: ItemState; at: number }

@@ -11,6 +11,23 @@ import type { RunnerLiveness } from './runner-liveness.js';
 
 export type JournalAdapter = 'sqlite' | 'postgres';
 
+export interface ItemFilter {
+  states?: readonly ItemState[];
+  kinds?: readonly string[];
+  /** Only rows this runner holds (on a journal with one runner, every row). */
+  mine?: boolean;
+}
+
+/** What a sweep for runners that are gone found: their mid-request rows, now uncertain, and the rows this runner took over. */
+export interface Takeover {
+  /** Rows left `submitting` (their request may have reached the gateway): now `uncertain`, as they were before. */
+  madeUncertain: Item[];
+  /** Tasks in flight and answers to download that this runner now holds (poll and download them). */
+  adopted: Item[];
+  /** Pending rows the gone runners had claimed, free again for any runner. */
+  released: number;
+}
+
 export interface JobInput {
   name: string;
   manifest: string;
@@ -67,6 +84,41 @@ export interface RunnerMembership {
   forget(): void;
   /** The job's runners, live and dead (status). */
   runners(): Promise<RunnerView[]>;
+  /**
+   * Takes over from runners whose lease expired (and rows no runner holds): their `submitting` rows
+   * become `uncertain`, never resent blindly; their tasks in flight and answers to download become this
+   * runner's. One journal with one runner has nothing to sweep.
+   */
+  sweep(): Promise<Takeover>;
+  /**
+   * Open rows held by other runners of the job that look stopped (no heartbeat for a while) but whose
+   * lease has not expired yet: a runner done with its own work waits for them to be swept to it.
+   */
+  stalledRows(): Promise<number>;
+  /** When this runner's standing was last confirmed, on the local clock (performance.now ms); it may send only while fresh. */
+  confirmedAt(): number;
+}
+
+/**
+ * What runners sharing one job agree through the journal (a database): absent on a journal that only
+ * one runner can use, where each process's own pacing and pauses are the whole truth.
+ */
+export interface Coordination {
+  /** Every runner of the job stops submitting (the gateway's balance ran out: a 402). */
+  stopSubmissions(reason: 'balance'): Promise<void>;
+  /** Whether a runner stopped the job's submissions since this one joined. */
+  submissionsStopped(): Promise<'balance' | undefined>;
+  /**
+   * The account's next send under a shared `--rpm` (one send per `intervalMs` across all runners):
+   * how many ms to wait before sending, counted from now.
+   */
+  takeSendSlot(account: string, intervalMs: number): Promise<number>;
+  /** A 429's Retry-After, shared: the account's requests wait at least `ms` from now, on every runner. */
+  pauseAccount(account: string, ms: number): Promise<void>;
+  /** How many ms the account stays paused from now (0: open). */
+  accountPause(account: string): Promise<number>;
+  /** Runs `work` while no other runner of the job runs work of that name (the results file's rebuild). */
+  exclusive<T>(name: string, work: () => Promise<T>): Promise<T>;
 }
 
 export interface JournalStore {
@@ -79,6 +131,7 @@ export interface JournalStore {
   fence(reason: Error): void;
 
   readonly membership: RunnerMembership;
+  readonly coordination?: Coordination;
 
   getJob(): Promise<JobRecord | undefined>;
   saveJob(job: JobInput): Promise<void>;
@@ -89,7 +142,17 @@ export interface JournalStore {
   /** Items in any of `states`, in manifest order, after `afterSeq` (limit < 0: all). */
   list(states: readonly ItemState[], limit?: number, afterSeq?: number): Promise<Item[]>;
   /** Items in manifest order, read in pages so a million rows never sit in memory. */
-  iterate(filter?: { states?: readonly ItemState[]; kinds?: readonly string[] }, pageSize?: number): AsyncGenerator<Item>;
+  iterate(filter?: ItemFilter, pageSize?: number): AsyncGenerator<Item>;
+  /**
+   * Pending rows after `afterSeq` for this runner to send, in manifest order, claimed so that no other
+   * runner of the job takes them meanwhile (a database skips rows another runner has locked or claimed).
+   */
+  claimPending(limit: number, afterSeq: number): Promise<Item[]>;
+  /**
+   * At the start of a run: every row a stopped runner left `submitting` becomes `uncertain` (its request
+   * may have reached the gateway; never resent blindly). On a database, only rows of runners that are gone.
+   */
+  recoverInterrupted(): Promise<Item[]>;
   events(itemId: string): Promise<ItemEventRecord[]>;
   reportSums(): Promise<ReportSums>;
   /** The time (ms) of each item's last `submit`, for the ids given. */

@@ -60,6 +60,8 @@ export interface RunContext {
   /** Asked before each submission is journaled and again right before it leaves (the deadline, stops). */
   submitGate: SubmitGate;
   random: () => number;
+  /** The account the gateway bills (a hash of its URL and key): runners sharing a job pace and pause it together. */
+  account: string;
 }
 
 export function log(ctx: RunContext, line: string): void {

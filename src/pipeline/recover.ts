@@ -12,12 +12,7 @@ export interface Recovery {
 
 export async function recoverJournal(journal: JournalStore, settings: Pick<RunSettings, 'resubmitUncertainText' | 'maxAutoResubmits'>): Promise<Recovery> {
   const recovery: Recovery = { madeUncertain: [], resubmitted: [], messages: [] };
-  const interrupted = await journal.list(['submitting']);
-  await journal.apply(interrupted.map((item) => ({
-    id: item.id, event: 'lose' as const,
-    patch: { lastError: { message: `the runner stopped while attempt ${item.attempts} may have been on the wire; the gateway may have kept it` } },
-    detail: { reason: 'interrupted', attempt: item.attempts },
-  })));
+  const interrupted = await journal.recoverInterrupted();
   recovery.madeUncertain = interrupted.map((i) => i.id);
   if (interrupted.length > 0) {
     recovery.messages.push(`${interrupted.length} item(s) were mid-submission when the last runner stopped: now uncertain (see \`gbatch status\`, decide with \`gbatch resolve\`)`);

@@ -58,6 +58,14 @@ export class ResultsWriter {
     this.flushQueued = false;
     if (this.waiting === 0 || this.failure !== undefined || this.outputs?.stopped) return;
     this.waiting = 0;
+    // Runners sharing a job (and its --out) rebuild the one file in turn: a rebuild read earlier must
+    // not be renamed over one read later.
+    const shared = this.ctx.journal.coordination;
+    if (shared) await shared.exclusive('results', () => this.rebuildNow());
+    else await this.rebuildNow();
+  }
+
+  private async rebuildNow(): Promise<void> {
     const { ctx } = this;
     const rebuild = await writeResultsFile(ctx.journal, ctx.settings.outDir, this.prefix);
     this.prefix = rebuild.prefix;

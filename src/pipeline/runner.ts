@@ -7,7 +7,9 @@ import type { ItemState } from '../core/states.js';
 import { createGatewayClient, type GatewayClient } from '../gateway/client.js';
 import { createRedactor } from '../gateway/redact.js';
 import { preflightRun } from '../io/preflight.js';
-import { CommitQueue, HEARTBEAT_MS, LockLostError, type JournalStore, type LockTakeover } from '../journal/index.js';
+import { CommitQueue, HEARTBEAT_MS, LockLostError, staleAfterMs, type Item, type JournalStore, type LockTakeover } from '../journal/index.js';
+import { accountId } from '../gateway/account-id.js';
+import { JobPeers } from './job-peers.js';
 import { isDatabaseUrl, openStore } from '../journal/open-store.js';
 import { SqliteJournalStore } from '../journal/sqlite/sqlite-store.js';
 import { budgetInForce } from '../core/job-budget.js';
@@ -135,7 +137,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
         // A missed beat (the journal busy past its timeout) is harmless; the next one refreshes it.
         events.emit('log', `journal heartbeat skipped: ${(err as Error).message}`);
       }).finally(() => { beating = false; });
-    }, HEARTBEAT_MS);
+    }, heartbeatMs());
     heartbeat.unref();
 
     const recovery = await recoverJournal(journal, config.settings);
@@ -207,6 +209,7 @@ async function drive(
     budget: new BudgetGuard(config.budgetUsd, await journal.spend()),
     ...controllers, submitGate: stops,
     random: config.random ?? Math.random,
+    account: accountId(config.baseUrl, config.apiKey),
   };
   const cleanups: Array<() => void> = [() => stops.dispose()];
   listen(config.interrupt, () => stops.interrupt(signalName(config.interrupt)), cleanups);
@@ -241,15 +244,30 @@ async function drive(
     claimedAll: () => void results.flush(),
     beforeSubmit: () => guard.checkSoon(),
   });
+  const peers = new JobPeers(ctx, {
+    poll: (item) => {
+      ctx.budget.adopt(1);
+      if (!config.settings.noWait) poller.add(item);
+    },
+    download: (item) => {
+      if (!config.settings.noWait) downloader.add(item);
+    },
+    answered: () => results.markDirty(),
+    balanceRanOut: () => submitter.balanceRanOutElsewhere(),
+  }, peerBeatMs());
+  cleanups.push(() => peers.stop());
 
   try {
-    const inFlight = await journal.list(['submitted', 'running']);
+    // Only the rows this runner holds: other runners of the job poll and download their own.
+    const inFlight: Item[] = [];
+    for await (const item of journal.iterate({ states: ['submitted', 'running'], mine: true })) inFlight.push(item);
     ctx.budget.adopt(inFlight.length);
     if (!config.settings.noWait) {
       for (const item of inFlight) poller.add(item);
-      for await (const item of journal.iterate({ states: ['succeeded'], kinds: ['video'] })) downloader.add(item);
+      for await (const item of journal.iterate({ states: ['succeeded'], kinds: ['video'], mine: true })) downloader.add(item);
     }
     if ((await journal.counts()).succeeded > 0) results.markDirty();
+    peers.start();
 
     if (config.settings.noWait) {
       await submitter.run();
@@ -258,6 +276,13 @@ async function drive(
       let submitFailure: unknown;
       try {
         await submitter.run();
+        // Among runners of one job: stay while one that stopped holds rows, and take them over.
+        for (;;) {
+          await peers.settle();
+          if (peers.takeReleased() === 0 || ctx.submitStop.signal.aborted) break;
+          await submitter.run();
+        }
+        if (peers.error !== undefined) throw peers.error;
       } catch (err) {
         submitFailure = err;
         ctx.stop.abort('internal error');
@@ -290,6 +315,16 @@ async function drive(
   } finally {
     for (const cleanup of cleanups) cleanup();
   }
+}
+
+/** A beat often enough that a lease (the stale threshold) sees several before it expires. */
+function heartbeatMs(): number {
+  return Math.min(HEARTBEAT_MS, Math.max(100, Math.floor(staleAfterMs() / 4)));
+}
+
+/** How often runners sharing a job look at each other (sweeps, a 402, a 429's pause). */
+function peerBeatMs(): number {
+  return Math.min(500, heartbeatMs());
 }
 
 /** Every request in flight listens on these signals: thousands of listeners are expected, not a leak. */

@@ -6,12 +6,13 @@ import { backoffDelay, DEFAULT_BACKOFF } from '../core/retry.js';
 import { snapshotPrice } from '../core/settlement.js';
 import type { SendOutcome } from '../gateway/client.js';
 import { GatewayTransportError } from '../gateway/errors.js';
-import type { Item } from '../journal/index.js';
+import { BudgetExceededError, staleAfterMs, type Item } from '../journal/index.js';
 import { changedElsewhere } from './changed-elsewhere.js';
 import { log, type RunContext } from './context.js';
 import { planOutcome, type FollowUp, type OutcomePlan } from './outcome.js';
 import { reservationFor, type Reservation } from './reservation.js';
 import { rateWindow, SendPacer } from './send-pacer.js';
+import { SharedSendPacer, sharedSendInterval } from './shared-send-pacer.js';
 
 export interface SubmitterHooks {
   accepted(item: Item): void;
@@ -37,7 +38,7 @@ export class Submitter {
   /** Outcome writes still on their way to disk (their follow-ups run once each is durable). */
   private readonly settling = new Set<Promise<void>>();
   private failure: unknown;
-  private readonly pacer: SendPacer | undefined;
+  private readonly pacer: { acquire(signal?: AbortSignal): Promise<void> } | undefined;
 
   constructor(private readonly ctx: RunContext, private readonly hooks: SubmitterHooks) {
     this.stopped = abortPromise(ctx.submitStop.signal);
@@ -46,7 +47,9 @@ export class Submitter {
     // intent; the pacer holds each request itself to it, whatever the time from start to wire.
     const window = rpm ? rateWindow(rpm) : undefined;
     this.queue = new PQueue({ concurrency, ...window });
-    this.pacer = window && new SendPacer(window, ctx.clock);
+    const shared = ctx.journal.coordination;
+    this.pacer = !rpm || !window ? undefined
+      : shared ? new SharedSendPacer(shared, ctx.account, sharedSendInterval(rpm), ctx.clock) : new SendPacer(window, ctx.clock);
   }
 
   get reason(): SubmitStopReason {
@@ -67,7 +70,7 @@ export class Submitter {
     const { ctx } = this;
     let after = 0;
     outer: for (;;) {
-      const page = await ctx.journal.list(['pending'], PAGE, after);
+      const page = await ctx.journal.claimPending(PAGE, after);
       if (page.length === 0) break;
       for (const item of page) {
         after = item.seq;
@@ -128,8 +131,13 @@ export class Submitter {
           detail: { attempt, ...(reservation.outputCapAdded ? { outputCapAdded: reservation.outputCapAdded } : {}) },
         }, item, { urgent: true });
       } catch (err) {
-        if (!changedElsewhere(ctx, err)) throw err;
         ctx.budget.release(reservation.usd); // never sent: its reservation goes back
+        if (err instanceof BudgetExceededError) {
+          // Another runner of the job reserved the headroom first: the row waits for a later run.
+          this.overBudget.push({ item, reason: `does not fit: ${err.message}` });
+          return;
+        }
+        if (!changedElsewhere(ctx, err)) throw err;
         return;
       }
       ctx.events.emit('transition', item, 'pending');
@@ -187,6 +195,11 @@ export class Submitter {
         // The intent is durable but the run stopped meanwhile (the deadline passed): the request never leaves.
         throw new GatewayTransportError('GBATCH_ABORTED', false, 'submission stopped before it left: the run is stopping');
       }
+      if (!standingFresh(this.ctx)) {
+        // Not heard from the journal for half a lease (this process was frozen, or the database is out of
+        // reach): the row may be another runner's by now, so its request does not leave.
+        throw new GatewayTransportError('GBATCH_ABORTED', false, 'submission held back: this runner\'s lease on the job is not confirmed');
+      }
       return await this.ctx.gateway.send(item.kind, request, attempt, this.ctx.hardStop.signal, this.ctx.submitStop.signal);
     } catch (err) {
       if (err instanceof GatewayTransportError && !err.mayHaveReached) {
@@ -220,25 +233,39 @@ export class Submitter {
     this.stopReason = reason;
     log(this.ctx, message);
     this.ctx.submitStop.abort(reason);
+    // The balance is the account's: every runner of the job stops sending, not only this one.
+    if (reason === 'balance') this.ctx.journal.coordination?.stopSubmissions('balance').catch((err: unknown) => {
+      log(this.ctx, `could not tell the job's other runners that the balance ran out: ${(err as Error).message}`);
+    });
+  }
+
+  /** Another runner of the job saw the gateway's 402: this one stops submitting too. */
+  balanceRanOutElsewhere(): void {
+    if (this.stopReason === 'balance' || this.stopReason === 'auth') return;
+    this.stopReason = 'balance';
+    log(this.ctx, "another runner of this job saw the gateway's balance run out (402): no further submissions");
+    this.ctx.submitStop.abort('balance');
   }
 
   /** Rows the budget or the balance held back become `deferred`: a later run sends them. */
   private async deferLeftovers(): Promise<void> {
     const { ctx } = this;
-    const writes = this.overBudget.map(({ item, reason }) => ctx.commits.write({
+    const held = this.overBudget.splice(0); // a later pass of the same run must not defer them again
+    const writes = held.map(({ item, reason }) => ctx.commits.write({
       id: item.id, event: 'defer', patch: { lastError: { message: `deferred by --budget: ${reason}` } }, detail: { reason: 'budget' }, expect: item.state,
     }).catch((err: unknown) => {
       if (!changedElsewhere(ctx, err)) throw err;
     }));
-    if (this.overBudget.length > 0 && !this.stopReason) {
+    if (held.length > 0 && !this.stopReason) {
       this.stopReason = 'budget';
-      log(ctx, `${this.overBudget.length} item(s) deferred by --budget; the first (${this.overBudget[0]!.item.id}) ${this.overBudget[0]!.reason}`);
+      log(ctx, `${held.length} item(s) deferred by --budget; the first (${held[0]!.item.id}) ${held[0]!.reason}`);
     }
     await Promise.all(writes.splice(0));
     if (this.stopReason === 'balance') {
       let after = 0;
       for (;;) {
-        const page = await ctx.journal.list(['pending'], PAGE, after);
+        // Claimed first: runners sharing the job defer each row once, not all of them each.
+        const page = await ctx.journal.claimPending(PAGE, after);
         if (page.length === 0) break;
         after = page[page.length - 1]!.seq;
         for (const item of page) {
@@ -253,6 +280,11 @@ export class Submitter {
     }
     await Promise.all(writes);
   }
+}
+
+/** Whether this runner's standing was confirmed within half a lease (always, on a journal with one runner). */
+function standingFresh(ctx: RunContext): boolean {
+  return performance.now() - ctx.journal.membership.confirmedAt() < staleAfterMs() / 2;
 }
 
 function abortPromise(signal: AbortSignal): Promise<void> {

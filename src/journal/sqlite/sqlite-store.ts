@@ -8,11 +8,11 @@ import type { RunEnd, RunRecord } from '../runs.js';
 import { lastRun, recordRunEnd, recordRunStart } from '../runs.js';
 import { abandonedWhileUncertain, lastSubmitTimes } from '../history.js';
 import type {
-  IngestWriter, ItemEventRecord, JobInput, JournalStore, ManifestPrint, ManifestRecord, PriorRow, ReportSums, RunnerMembership,
-  RunnerTakeover, RunnerView, SumRow,
+  IngestWriter, ItemEventRecord, ItemFilter, JobInput, JournalStore, ManifestPrint, ManifestRecord, PriorRow, ReportSums, RunnerMembership,
+  RunnerTakeover, RunnerView, SumRow, Takeover,
 } from '../store.js';
 import { IngestSession } from './ingest-session.js';
-import { Journal, type ItemFilter, type JournalOptions } from './journal.js';
+import { Journal, type JournalOptions } from './journal.js';
 
 const SUMS = `COUNT(*) AS items,
   SUM(actual_usd IS NOT NULL) AS settled,
@@ -82,7 +82,7 @@ export class SqliteJournalStore implements JournalStore {
     return this.journal.list(states, limit, afterSeq);
   }
 
-  async *iterate(filter: ItemFilter = {}, pageSize = 2000): AsyncGenerator<Item> {
+  async *iterate({ mine: _mine, ...filter }: ItemFilter = {}, pageSize = 2000): AsyncGenerator<Item> {
     // Pages, not the synchronous generator: its statement would stay open across the caller's awaits.
     for (let after = 0; ;) {
       const page = this.journal.page(filter, after, pageSize);
@@ -90,6 +90,22 @@ export class SqliteJournalStore implements JournalStore {
       yield* page;
       after = page[page.length - 1]!.seq;
     }
+  }
+
+  /** One runner per file: every pending row is this runner's to send. */
+  async claimPending(limit: number, afterSeq: number): Promise<Item[]> {
+    return this.journal.list(['pending'], limit, afterSeq);
+  }
+
+  /** One runner per file, and this one holds the lock: every `submitting` row was left by a runner that stopped. */
+  async recoverInterrupted(): Promise<Item[]> {
+    const interrupted = this.journal.list(['submitting']);
+    this.journal.apply(interrupted.map((item) => ({
+      id: item.id, event: 'lose' as const, expect: 'submitting' as const,
+      patch: { lastError: { message: `the runner stopped while attempt ${item.attempts} may have been on the wire; the gateway may have kept it` } },
+      detail: { reason: 'interrupted', attempt: item.attempts },
+    })));
+    return interrupted;
   }
 
   async events(itemId: string): Promise<ItemEventRecord[]> {
@@ -213,6 +229,20 @@ class SqliteMembership implements RunnerMembership {
 
   forget(): void {
     this.journal.lock.forget();
+  }
+
+  /** The lock keeps every other runner out: there is never anyone to take over from mid-run. */
+  async sweep(): Promise<Takeover> {
+    return { madeUncertain: [], adopted: [], released: 0 };
+  }
+
+  async stalledRows(): Promise<number> {
+    return 0;
+  }
+
+  /** The lock is checked inside every write transaction: nothing is sent on a lock lost before its intent. */
+  confirmedAt(): number {
+    return performance.now();
   }
 
   async runners(): Promise<RunnerView[]> {

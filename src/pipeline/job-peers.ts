@@ -1,0 +1,104 @@
+// A runner among others on one job: every beat it sweeps runners that are gone (their mid-request rows
+// become uncertain, their tasks and answers become its own), follows a 402 another runner saw, and
+// shares the account's 429 pause both ways. On a journal one runner owns, there is nothing to do.
+import type { Item } from '../journal/index.js';
+import { log, type RunContext } from './context.js';
+
+export interface PeerLanes {
+  poll(item: Item): void;
+  download(item: Item): void;
+  /** An answer to write to results.jsonl (a chat row the gone runner had received). */
+  answered(): void;
+  balanceRanOut(): void;
+}
+
+export class JobPeers {
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private releasedPending = 0;
+  private failure: unknown;
+
+  constructor(private readonly ctx: RunContext, private readonly lanes: PeerLanes, private readonly everyMs: number) {}
+
+  start(): void {
+    if (!this.ctx.journal.coordination) return;
+    this.timer = setInterval(() => {
+      this.ticking ??= this.tick().catch((err: unknown) => {
+        this.failure ??= err;
+      }).finally(() => {
+        this.ticking = undefined;
+      });
+    }, this.everyMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Pending rows freed by sweeps since the last call: the submitter should look again. */
+  takeReleased(): number {
+    const n = this.releasedPending;
+    this.releasedPending = 0;
+    return n;
+  }
+
+  /**
+   * Once this runner's own work is done: waits while other runners hold open rows and look stopped
+   * (their lease not yet expired), sweeping them to itself when it does. Returns at once when every
+   * other runner is heartbeating (each finishes its own rows) or the run is stopping.
+   */
+  async settle(): Promise<void> {
+    const { ctx } = this;
+    if (!ctx.journal.coordination) return;
+    let said = false;
+    while (!ctx.stop.signal.aborted) {
+      await this.tick();
+      if (this.releasedPending > 0) return;
+      const stalled = await ctx.journal.membership.stalledRows();
+      if (stalled === 0) return;
+      if (!said) log(ctx, `${stalled} open row(s) are held by a runner that stopped heartbeating: waiting for its lease to expire to take them over`);
+      said = true;
+      try {
+        await ctx.clock.sleep(this.everyMs, ctx.stop.signal);
+      } catch {
+        return;
+      }
+    }
+  }
+
+  /** A failure of the last beats (a journal error): the run ends with it. */
+  get error(): unknown {
+    return this.failure;
+  }
+
+  async tick(): Promise<void> {
+    const { ctx, lanes } = this;
+    const shared = ctx.journal.coordination;
+    if (!shared) return;
+    const { madeUncertain, adopted, released } = await ctx.journal.membership.sweep();
+    if (madeUncertain.length > 0) {
+      log(ctx, `${madeUncertain.length} item(s) were mid-submission on a runner that is gone: now uncertain (see \`gbatch status\`, decide with \`gbatch resolve\`)`);
+    }
+    for (const item of adopted) {
+      if (item.state === 'submitted' || item.state === 'running') lanes.poll(item);
+      else if (item.state === 'succeeded' && item.kind === 'video') lanes.download(item);
+      else if (item.state === 'succeeded') lanes.answered();
+    }
+    if (adopted.length > 0) log(ctx, `took over ${adopted.length} item(s) from a runner that is gone`);
+    this.releasedPending += released;
+    if (!ctx.submitStop.signal.aborted && (await shared.submissionsStopped()) === 'balance') lanes.balanceRanOut();
+    await this.sharePause();
+  }
+
+  /** This runner's 429 pause goes to the journal; a longer one from another runner comes back. */
+  private async sharePause(): Promise<void> {
+    const { ctx } = this;
+    const shared = ctx.journal.coordination!;
+    const ownMs = ctx.gateway.pausedUntil() - ctx.clock.now();
+    if (ownMs > 0) await shared.pauseAccount(ctx.account, ownMs);
+    const sharedMs = await shared.accountPause(ctx.account);
+    if (sharedMs > Math.max(0, ownMs)) ctx.gateway.pauseFor(sharedMs);
+  }
+}
