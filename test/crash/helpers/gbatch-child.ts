@@ -30,10 +30,10 @@ export interface GbatchChild {
   readonly running: boolean;
 }
 
-export function startGbatch(args: readonly string[], gateway: Gateway, cwd = REPO): GbatchChild {
+export function startGbatch(args: readonly string[], gateway: Gateway, cwd = REPO, env: NodeJS.ProcessEnv = {}): GbatchChild {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd,
-    env: { ...process.env, GATEWAY_BASE_URL: gateway.baseUrl, GATEWAY_API_KEY: gateway.apiKey },
+    env: { ...process.env, ...env, GATEWAY_BASE_URL: gateway.baseUrl, GATEWAY_API_KEY: gateway.apiKey },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
