@@ -120,8 +120,11 @@ export class PostgresJournalStore implements JournalStore {
 
   async saveJob(job: JobInput): Promise<void> {
     const jobId = this.jobId ?? this.assertWritable();
+    // The name is the job's key in a database of many: a save under another name would move the rows
+    // away from the name the next run opens.
+    if (job.name !== this.job) throw new Error(`${this.location}: cannot save job '${job.name}' into job '${this.job}' (a job's name is fixed when it is created)`);
     const now = this.now();
-    // The job's name is its key, fixed at open; created_at is the first save's time, as SQLite's.
+    // created_at is the first save's time, as SQLite's.
     await this.pool.query(`UPDATE jobs SET manifest = $1, options = $2, budget_usd = $3, updated_at = $4,
         created_at = CASE WHEN manifest IS NULL THEN $4 ELSE created_at END
       WHERE id = $5`, [job.manifest, JSON.stringify(job.options), job.budgetUsd ?? null, now, jobId]);
