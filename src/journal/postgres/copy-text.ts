@@ -18,3 +18,16 @@ export function copyLine(fields: ReadonlyArray<string | number | null>): string 
   }
   return line + '\n';
 }
+
+const UNESCAPE: Readonly<Record<string, string>> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v' };
+
+/** One field of COPY text output: null for \N, escapes undone. */
+export function parseCopyField(field: string): string | null {
+  if (field === '\\N') return null;
+  if (!field.includes('\\')) return field;
+  return field.replace(/\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)/g, (_, code: string) => {
+    if (code[0] === 'x') return String.fromCharCode(parseInt(code.slice(1), 16));
+    if (/^[0-7]/.test(code)) return String.fromCharCode(parseInt(code, 8));
+    return UNESCAPE[code] ?? code;
+  });
+}

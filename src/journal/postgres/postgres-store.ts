@@ -21,6 +21,7 @@ import { annotateItem, applyChanges, storeMany } from './transitions.js';
 import { writeLockSql } from './advisory-locks.js';
 import { PgIngestWriter } from './ingest-writer.js';
 import { PgMembership } from './membership.js';
+import { reportSums } from './report-sums.js';
 import { errnoOf } from '../../core/config-error.js';
 
 export { redactDatabaseUrl } from './database-url.js';
@@ -155,7 +156,13 @@ export class PostgresJournalStore implements JournalStore {
   }
 
   async reportSums(): Promise<ReportSums> {
-    return this.reads.reportSums();
+    if (this.jobId === undefined) return reportSums(undefined, undefined);
+    const client = await this.pool.connect();
+    try {
+      return await reportSums(client, this.jobId);
+    } finally {
+      client.release();
+    }
   }
 
   async lastSubmitTimes(ids: readonly string[]): Promise<Map<string, number>> {

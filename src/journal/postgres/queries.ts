@@ -6,27 +6,10 @@ import type { JobRecord, Spend } from '../change.js';
 import type { Item, ItemRow } from '../item.js';
 import { HAS_LINE, OPEN_STATES, type ResultRow } from '../result-row.js';
 import type { RunRecord } from '../runs.js';
-import type { ItemEventRecord, ManifestRecord, PriorRow, ReportSums, SumRow } from '../store.js';
+import type { ItemEventRecord, ManifestRecord, PriorRow } from '../store.js';
 import type { JobContext } from './job-context.js';
 import { ITEM_COLUMNS, toItem } from './item-row.js';
 import type { Queryable } from './pool.js';
-
-// SQLite's sums, in PostgreSQL: a boolean does not SUM, and SUM over no rows is NULL in both.
-const SUMS = `COUNT(*) AS items,
-  SUM(CASE WHEN actual_usd IS NOT NULL THEN 1 ELSE 0 END) AS settled,
-  SUM(estimate_usd) AS estimated,
-  SUM(actual_usd) AS actual,
-  SUM(CASE WHEN actual_usd IS NOT NULL THEN estimate_usd END) AS settled_estimated,
-  SUM(reserved_usd) AS reserved,
-  SUM(CASE WHEN actual_usd > estimate_usd THEN actual_usd - estimate_usd END) AS over,
-  SUM(gateway_charge_usd) AS gateway,
-  COUNT(gateway_charge_usd) AS gateway_n,
-  SUM(total_tokens) AS tokens`;
-
-const EMPTY_SUMS: SumRow = {
-  items: 0, settled: null, estimated: null, actual: null, settled_estimated: null, reserved: null, over: null,
-  gateway: null, gateway_n: 0, tokens: null, unmetered: null,
-};
 
 const RESULT_COLUMNS = `seq, id, kind, state, response, response_status, request_id, last_error, task_id,
   final_resolution, output_path, sha256, bytes`;
@@ -111,15 +94,6 @@ export class JobQueries {
     const rows = await this.rows<{ at: number; event: string; from_state: string | null; to_state: string; detail: string | null }>(
       'SELECT at, event, from_state, to_state, detail FROM events WHERE job_id = $1 AND item_id = $2 ORDER BY seq', [itemId]);
     return rows.map((r) => ({ at: r.at, event: r.event, from: r.from_state, to: r.to_state, detail: r.detail ? JSON.parse(r.detail) : null }));
-  }
-
-  async reportSums(): Promise<ReportSums> {
-    const [total] = await this.rows<SumRow>(`SELECT ${SUMS}, SUM(unmetered) AS unmetered FROM items WHERE job_id = $1`);
-    // COLLATE "C" and NULLS FIRST: SQLite's order (bytes, NULL first), whatever the database's collation.
-    const groups = await this.rows<SumRow & { model: string; resolution: string | null }>(`SELECT model, resolution, ${SUMS}
-      FROM items WHERE job_id = $1 AND state != 'invalid'
-      GROUP BY model, resolution ORDER BY model COLLATE "C" NULLS FIRST, resolution COLLATE "C" NULLS FIRST`);
-    return { total: total ?? { ...EMPTY_SUMS }, groups };
   }
 
   async lastSubmitTimes(ids: readonly string[]): Promise<Map<string, number>> {
