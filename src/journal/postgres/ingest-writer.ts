@@ -211,10 +211,13 @@ export class PgIngestWriter implements IngestWriter {
         held.set(row.id, prior);
       }
     }
-    const inserted = await client.query(`INSERT INTO items (job_id, ${ITEM_FIELDS})
-      SELECT $1, ${ITEM_FIELDS} FROM ingest_stage s
-      WHERE NOT (s.ord = ANY($2)) AND NOT EXISTS (SELECT 1 FROM items i WHERE i.job_id = $1 AND i.id = s.id)
-      ORDER BY s.ord`, [this.jobId, later]);
+    // Nothing judged (a first ingest, as a rule): every staged row is new, no need to look again.
+    const inserted = judged.length === 0
+      ? await client.query(`INSERT INTO items (job_id, ${ITEM_FIELDS}) SELECT $1, ${ITEM_FIELDS} FROM ingest_stage ORDER BY ord`, [this.jobId])
+      : await client.query(`INSERT INTO items (job_id, ${ITEM_FIELDS})
+        SELECT $1, ${ITEM_FIELDS} FROM ingest_stage s
+        WHERE NOT (s.ord = ANY($2)) AND NOT EXISTS (SELECT 1 FROM items i WHERE i.job_id = $1 AND i.id = s.id)
+        ORDER BY s.ord`, [this.jobId, later]);
     if (inserted.rowCount !== expectedNew) {
       throw new Error(`ingest: ${inserted.rowCount} new rows written where ${expectedNew} were expected (the job changed under the ingest lock)`);
     }
