@@ -149,7 +149,7 @@ export class PgIngestWriter implements IngestWriter {
       ]);
     }
     this.staged += entries.length;
-    const copy = (this.copy ??= this.client.query(copyFrom(`COPY ingest_stage (${STAGE_COLUMNS}) FROM STDIN`)));
+    const copy = (this.copy ??= this.openCopy());
     const drained = copy.write(text);
     if (this.staged >= CHUNK_ROWS) return this.merge();
     if (!drained) return new Promise<void>((resolve, reject) => {
@@ -158,6 +158,13 @@ export class PgIngestWriter implements IngestWriter {
       copy.once('drain', () => { copy.off('error', fail); resolve(); });
     });
     return undefined;
+  }
+
+  private openCopy(): Writable {
+    const copy = this.client.query(copyFrom(`COPY ingest_stage (${STAGE_COLUMNS}) FROM STDIN`));
+    // The server may refuse a row while no one waits on the stream: keep the error for the next step.
+    copy.on('error', (err) => { this.failure ??= err; });
+    return copy;
   }
 
   private async endCopy(): Promise<void> {

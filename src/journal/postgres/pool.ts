@@ -39,15 +39,17 @@ export async function connectPool(url: string): Promise<pg.Pool> {
 /** Runs `body` in one transaction on a client of its own: COMMIT when it returns, ROLLBACK when it throws. */
 export async function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let broken: Error | undefined;
   try {
     await client.query('BEGIN');
     const result = await body(client);
     await client.query('COMMIT');
     return result;
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
+    // A client that cannot even roll back (its connection is gone) is destroyed, not pooled again.
+    await client.query('ROLLBACK').catch((rollbackFailure: Error) => { broken = rollbackFailure; });
     throw err;
   } finally {
-    client.release();
+    client.release(broken);
   }
 }
