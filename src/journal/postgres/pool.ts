@@ -36,12 +36,15 @@ export async function connectPool(url: string): Promise<pg.Pool> {
   return pool;
 }
 
-/** Runs `body` in one transaction on a client of its own: COMMIT when it returns, ROLLBACK when it throws. */
-export async function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+/**
+ * Runs `body` in one transaction on a client of its own: COMMIT when it returns, ROLLBACK when it throws.
+ * `settings` (SET LOCAL statements, no parameters) go with the BEGIN, in its round trip.
+ */
+export async function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>, settings = ''): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
-    await client.query('BEGIN');
+    await client.query(settings ? `BEGIN; ${settings}` : 'BEGIN');
     const result = await body(client);
     await client.query('COMMIT');
     return result;

@@ -105,10 +105,14 @@ export class PostgresJournalStore implements JournalStore {
    * against deletion until the commit, so a takeover cannot slip between this check and the writes.
    */
   private async enterWrite(client: pg.ClientBase, jobId: number, mode: 'shared' | 'exclusive'): Promise<void> {
-    await client.query(`SELECT ${writeLockSql('$1', mode)}`, [jobId]);
     const runnerId = this.runnerMembership.runnerId;
-    if (runnerId === undefined) return;
-    const own = await client.query('SELECT 1 FROM runners WHERE job_id = $1 AND runner_id = $2 FOR KEY SHARE', [jobId, runnerId]);
+    if (runnerId === undefined) {
+      await client.query(`SELECT ${writeLockSql('$1', mode)}`, [jobId]);
+      return;
+    }
+    // One round trip: the lock first (a CTE is run before the query that reads it), then the row.
+    const own = await client.query(`WITH locked AS (SELECT ${writeLockSql('$1', mode)})
+      SELECT 1 FROM locked, runners WHERE job_id = $1 AND runner_id = $2 FOR KEY SHARE OF runners`, [jobId, runnerId]);
     if (own.rowCount === 1) return;
     const err = new LockLostError(`${this.location} (job '${this.job}')`);
     this.fence(err);
@@ -180,12 +184,11 @@ export class PostgresJournalStore implements JournalStore {
   async applyTransitions(changes: readonly Change[], options: { deferSync?: boolean } = {}): Promise<Move[]> {
     if (changes.length === 0) return [];
     const jobId = this.assertWritable();
+    // Commits are durable on the server; a deferred one may skip waiting for its WAL flush.
     return inTransaction(this.pool, async (client) => {
-      // Commits are durable on the server; a deferred one may skip waiting for its WAL flush.
-      if (options.deferSync) await client.query('SET LOCAL synchronous_commit = off');
       await this.enterWrite(client, jobId, 'shared');
       return applyChanges(client, jobId, changes, this.now());
-    });
+    }, options.deferSync ? 'SET LOCAL synchronous_commit = off' : '');
   }
 
   async apply(changes: readonly Change[]): Promise<Item[]> {

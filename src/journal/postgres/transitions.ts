@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { transition, type ItemEvent, type ItemState } from '../../core/states.js';
 import { StaleTransitionError, type Change, type Move } from '../change.js';
 import type { ItemPatch } from '../item.js';
-import { patchAssignments } from './item-row.js';
+import { PATCH_COLUMN_TYPES, patchAssignments, patchFields } from './item-row.js';
 
 interface EventRow { itemId: string; event: string; from: string; to: string; detail: string | null }
 
@@ -18,6 +18,8 @@ export async function logEvents(client: pg.ClientBase, jobId: number, at: number
   [jobId, at, events.map((e) => e.itemId), events.map((e) => e.event), events.map((e) => e.from), events.map((e) => e.to), events.map((e) => e.detail)]);
 }
 
+interface Planned { change: Change; from: ItemState; to: ItemState; columns: string[]; values: unknown[] }
+
 /**
  * Applies `changes` in order. The rows' states are read once; a row changed twice in one batch is
  * judged on the state the earlier change left it in. Throws (the caller rolls back) on an unknown
@@ -27,23 +29,63 @@ export async function applyChanges(client: pg.ClientBase, jobId: number, changes
   const ids = [...new Set(changes.map((c) => c.id))];
   const heads = await client.query<{ id: string; state: string }>('SELECT id, state FROM items WHERE job_id = $1 AND id = ANY($2)', [jobId, ids]);
   const stateOf = new Map(heads.rows.map((row) => [row.id, row.state as ItemState]));
-  const moves: Move[] = [];
-  const events: EventRow[] = [];
+  // Every check the transition table and `expect` make, in order, before anything is written.
+  const planned: Planned[] = [];
   for (const change of changes) {
     const from = stateOf.get(change.id);
     if (from === undefined) throw new Error(`unknown item '${change.id}'`);
     if (change.expect !== undefined && from !== change.expect) throw new StaleTransitionError(change.id, change.event, change.expect, from);
     const to = transition(from, change.event);
-    const { assignments, values } = patchAssignments(change.patch ?? {}, 6);
-    const result = await client.query(`UPDATE items SET state = $1, updated_at = $2${assignments.map((a) => `, ${a}`).join('')}
-      WHERE job_id = $3 AND id = $4 AND state = $5`, [to, now, jobId, change.id, from, ...values]);
-    if (result.rowCount !== 1) throw new StaleTransitionError(change.id, change.event, from);
     stateOf.set(change.id, to);
-    events.push({ itemId: change.id, event: change.event, from, to, detail: change.detail ? JSON.stringify(change.detail) : null });
-    moves.push({ from, to, at: now });
+    planned.push({ change, from, to, ...patchFields(change.patch ?? {}) });
   }
-  await logEvents(client, jobId, now, events);
-  return moves;
+  if (ids.length === changes.length) await updateDistinct(client, jobId, planned, now);
+  else for (const step of planned) await updateOne(client, jobId, step, now);
+  await logEvents(client, jobId, now, planned.map(({ change, from, to }) =>
+    ({ itemId: change.id, event: change.event, from, to, detail: change.detail ? JSON.stringify(change.detail) : null })));
+  return planned.map(({ from, to }) => ({ from, to, at: now }));
+}
+
+/** One row, compare-and-set on its from-state. */
+async function updateOne(client: pg.ClientBase, jobId: number, step: Planned, now: number): Promise<void> {
+  const sets = step.columns.map((column, i) => `, ${column} = $${6 + i}`).join('');
+  const result = await client.query(`UPDATE items SET state = $1, updated_at = $2${sets} WHERE job_id = $3 AND id = $4 AND state = $5`,
+    [step.to, now, jobId, step.change.id, step.from, ...step.values]);
+  if (result.rowCount !== 1) throw new StaleTransitionError(step.change.id, step.change.event, step.from);
+}
+
+/**
+ * Rows that are all different: one UPDATE for each set of patched columns, every row still
+ * compare-and-set on its own from-state. A batch of 64 answers costs a round trip or two, not 64.
+ */
+async function updateDistinct(client: pg.ClientBase, jobId: number, planned: readonly Planned[], now: number): Promise<void> {
+  const groups = new Map<string, Planned[]>();
+  for (const step of planned) {
+    const key = step.columns.join(',');
+    const group = groups.get(key);
+    if (group) group.push(step);
+    else groups.set(key, [step]);
+  }
+  for (const group of groups.values()) {
+    if (group.length === 1) {
+      await updateOne(client, jobId, group[0]!, now);
+      continue;
+    }
+    const columns = group[0]!.columns;
+    const arrays: unknown[][] = [group.map((s) => s.change.id), group.map((s) => s.from), group.map((s) => s.to)];
+    columns.forEach((_, i) => arrays.push(group.map((s) => s.values[i])));
+    const types = ['text', 'text', 'text', ...columns.map((column) => PATCH_COLUMN_TYPES[column]!)];
+    const names = ['id', 'from_state', 'to_state', ...columns.map((_, i) => `c${i}`)];
+    const result = await client.query<{ id: string }>(`UPDATE items i SET state = v.to_state, updated_at = $2${columns.map((column, i) => `, ${column} = v.c${i}`).join('')}
+      FROM unnest(${types.map((type, i) => `$${3 + i}::${type}[]`).join(', ')}) AS v(${names.join(', ')})
+      WHERE i.job_id = $1 AND i.id = v.id AND i.state = v.from_state
+      RETURNING i.id`, [jobId, now, ...arrays]);
+    if (result.rowCount !== group.length) {
+      const done = new Set(result.rows.map((r) => r.id));
+      const stale = group.find((s) => !done.has(s.change.id))!;
+      throw new StaleTransitionError(stale.change.id, stale.change.event, stale.from);
+    }
+  }
 }
 
 /** The `store` transition (succeeded -> downloaded) for many rows at once, all or none. */
