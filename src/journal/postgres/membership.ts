@@ -27,6 +27,7 @@ export class PgMembership implements RunnerMembership {
     private readonly clock: { now(): number },
     /** How busy errors name the journal: its redacted URL and the job. */
     private readonly name: string,
+    private readonly readonly = false,
   ) {}
 
   get runnerId(): string | undefined {
@@ -100,7 +101,7 @@ export class PgMembership implements RunnerMembership {
 
   private requireJob(): number {
     const jobId = this.jobId();
-    if (jobId === undefined) throw new Error(`${this.name}: opened read-only; a read-only journal has no runners`);
+    if (jobId === undefined || this.readonly) throw new Error(`${this.name}: opened read-only; a read-only store cannot be a runner`);
     return jobId;
   }
 }

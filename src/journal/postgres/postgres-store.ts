@@ -39,6 +39,7 @@ export class PostgresJournalStore implements JournalStore {
   private readonly reads: JobQueries;
   private fencedBy: Error | undefined;
   private closed = false;
+  private readonly readonly: boolean;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -47,9 +48,10 @@ export class PostgresJournalStore implements JournalStore {
     private readonly jobId: number | undefined,
     options: PostgresOpenOptions,
   ) {
+    this.readonly = options.readonly === true;
     this.clock = options.clock ?? Date;
     this.reads = new JobQueries(pool, { jobId, location });
-    this.runnerMembership = new PgMembership(pool, () => this.jobId, this.clock, `${location} (job '${job}')`);
+    this.runnerMembership = new PgMembership(pool, () => this.jobId, this.clock, `${location} (job '${job}')`, this.readonly);
     this.membership = this.runnerMembership;
   }
 
@@ -93,10 +95,16 @@ export class PostgresJournalStore implements JournalStore {
     this.fencedBy ??= reason;
   }
 
+  /** The job's id, for a write; a read-only store has none to give (SQLite's read-only file refuses writes too). */
+  private writableJob(): number {
+    if (this.readonly || this.jobId === undefined) throw new Error(`${this.location}: job '${this.job}' was opened read-only`);
+    return this.jobId;
+  }
+
+  /** As writableJob(), for the writes a fence stops (transitions, stores, notes), as SQLite's journal does. */
   private assertWritable(): number {
     if (this.fencedBy) throw this.fencedBy;
-    if (this.jobId === undefined) throw new Error(`${this.location}: job '${this.job}' was opened read-only`);
-    return this.jobId;
+    return this.writableJob();
   }
 
   /**
@@ -124,7 +132,7 @@ export class PostgresJournalStore implements JournalStore {
   }
 
   async saveJob(job: JobInput): Promise<void> {
-    const jobId = this.jobId ?? this.assertWritable();
+    const jobId = this.writableJob();
     // The name is the job's key in a database of many: a save under another name would move the rows
     // away from the name the next run opens.
     if (job.name !== this.job) throw new Error(`${this.location}: cannot save job '${job.name}' into job '${this.job}' (a job's name is fixed when it is created)`);
@@ -225,7 +233,7 @@ export class PostgresJournalStore implements JournalStore {
   }
 
   async decideAndApply<T>(decide: (reader: Pick<JournalStore, 'get' | 'list' | 'iterate' | 'abandonedWhileUncertain'>) => Promise<{ changes: Change[]; result: T }>): Promise<T> {
-    const jobId = this.jobId ?? this.assertWritable();
+    const jobId = this.writableJob();
     return inTransaction(this.pool, async (client) => {
       // The job's write lock alone: no transition of another runner lands between the reads and the writes.
       await this.enterWrite(client, jobId, 'exclusive');
@@ -245,7 +253,7 @@ export class PostgresJournalStore implements JournalStore {
   }
 
   async beginIngest(): Promise<IngestWriter> {
-    const jobId = this.assertWritable();
+    const jobId = this.writableJob();
     return PgIngestWriter.begin(this.pool, jobId, () => this.now());
   }
 
@@ -262,14 +270,14 @@ export class PostgresJournalStore implements JournalStore {
   }
 
   async recordRunStart(): Promise<number> {
-    const jobId = this.jobId ?? this.assertWritable();
+    const jobId = this.writableJob();
     const result = await this.pool.query<{ id: number }>('INSERT INTO runs (job_id, pid, host, started_at) VALUES ($1, $2, $3, $4) RETURNING id',
       [jobId, process.pid, hostname(), this.now()]);
     return result.rows[0]!.id;
   }
 
   async recordRunEnd(id: number, end: RunEnd): Promise<void> {
-    const jobId = this.jobId ?? this.assertWritable();
+    const jobId = this.writableJob();
     const message = end.message == null ? null : end.message.slice(0, MAX_RUN_MESSAGE);
     await this.pool.query('UPDATE runs SET ended_at = $1, exit_code = $2, stop_reason = $3, message = $4 WHERE job_id = $5 AND id = $6',
       [this.now(), end.exitCode, end.stopReason ?? null, message, jobId, id]);

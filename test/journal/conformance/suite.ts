@@ -76,6 +76,15 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
       });
     });
 
+    it('a read-only store reads the journal and writes nothing', async () => {
+      await ingest(store, [row('a', 1)]);
+      const reader = await harness.open({ clock, readonly: true });
+      expect((await reader.get('a'))!.state).toBe('pending');
+      expect((await reader.counts()).pending).toBe(1);
+      await expect(reader.applyTransitions([submit('a')])).rejects.toThrow();
+      expect((await store.get('a'))!.state).toBe('pending');
+    });
+
     describe('ingest', () => {
       it('inserts rows in manifest order and reads every field back as written', async () => {
         const rows = [row('b', 1), row('a', 2, { kind: 'video', hasReferenceVideo: true }), invalidRow('c', 3)];
