@@ -1,9 +1,9 @@
 // One ingest pass in one transaction: rows stream in with COPY to a staging table, a chunk at a time,
 // and each chunk is merged with one INSERT ... SELECT plus the judgement of ids the job already holds
-// (no ON CONFLICT: under the job's ingest lock no other insert races it, and the speculative insert
-// would cost a fifth of the merge; a row that did collide fails the pass, whole)
 // (judgeAgainstPrior, row by row in manifest order, as the SQLite adapter judges them). Memory holds one
-// chunk's judgements at most, never the manifest.
+// chunk's judgements at most, never the manifest. The insert has no ON CONFLICT: under the job's ingest
+// lock no other insert races it, the speculative insert would cost a fifth of the merge, and a row that
+// did collide fails the whole pass.
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Writable } from 'node:stream';
