@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Probes the PostgreSQL test server once: its tests skip (with one line) or, with CI=true, fail without it.
+    globalSetup: ['test/helpers/postgres-global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

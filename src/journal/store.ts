@@ -58,6 +58,12 @@ export interface IngestWriter {
   add(entries: readonly IngestEntry[]): void | Promise<void>;
   /** Recorded with the rows, in the same transaction: manifests read whole need not be read again. */
   recordManifests(prints: readonly ManifestPrint[]): void | Promise<void>;
+  /**
+   * Writes and judges every row added so far (the pass stays open) and returns the summary commit()
+   * would: read it, not `progress`, before choosing commit or rollback. An adapter that judges each row
+   * as add() takes it (SQLite) may leave it out: its `progress` is already complete.
+   */
+  settle?(): Promise<IngestSummary>;
   commit(): Promise<IngestSummary>;
   rollback(): Promise<IngestSummary>;
   readonly progress: IngestSummary;

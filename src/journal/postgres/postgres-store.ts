@@ -1,9 +1,302 @@
-// Placeholder until the PostgreSQL adapter lands.
-import type { JournalStore } from '../store.js';
+// The PostgreSQL adapter of the journal interface: one database holds many jobs, each store is one job.
+// Every write is one transaction on a pooled client, compare-and-set on the rows' states, so runners
+// and operators on other hosts can share a job's rows.
+import type pg from 'pg';
+import type { ItemState } from '../../core/states.js';
+import type { Change, JobRecord, Move, Spend } from '../change.js';
+import type { Item, ItemPatch } from '../item.js';
+import type { ResultRow } from '../result-row.js';
+import type { RunEnd, RunRecord } from '../runs.js';
 import type { OpenStoreOptions } from '../open-store.js';
+import type {
+  IngestWriter, ItemEventRecord, JobInput, JournalStore, ManifestRecord, PriorRow, ReportSums, RunnerMembership,
+} from '../store.js';
+import { LockLostError } from '../sqlite/lock.js';
+import { hostname } from 'node:os';
+import { redactDatabaseUrl, connectionError } from './database-url.js';
+import { connectPool, inTransaction } from './pool.js';
+import { migrate, schemaVersion, NewerSchemaError, SCHEMA_VERSION } from './schema.js';
+import { JobQueries, type ItemFilter } from './queries.js';
+import { annotateItem, applyChanges, storeMany } from './transitions.js';
+import { writeLockSql } from './advisory-locks.js';
+import { PgIngestWriter } from './ingest-writer.js';
+import { PgMembership } from './membership.js';
+import { reportSums } from './report-sums.js';
+import { errnoOf } from '../../core/config-error.js';
 
-export const PostgresJournalStore = {
-  async open(_url: string, _options: OpenStoreOptions): Promise<JournalStore> {
-    throw new Error('the PostgreSQL journal is not available yet');
-  },
-};
+export { redactDatabaseUrl } from './database-url.js';
+export { migrate, SCHEMA_VERSION } from './schema.js';
+
+const MAX_RUN_MESSAGE = 1000;
+
+export type PostgresOpenOptions = Pick<OpenStoreOptions, 'job' | 'clock' | 'readonly'>;
+
+export class PostgresJournalStore implements JournalStore {
+  readonly adapter = 'postgres' as const;
+  readonly membership: RunnerMembership;
+  private readonly runnerMembership: PgMembership;
+  private readonly clock: { now(): number };
+  private readonly reads: JobQueries;
+  private fencedBy: Error | undefined;
+  private closed = false;
+  private readonly readonly: boolean;
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    readonly location: string,
+    readonly job: string,
+    private readonly jobId: number | undefined,
+    options: PostgresOpenOptions,
+  ) {
+    this.readonly = options.readonly === true;
+    this.clock = options.clock ?? Date;
+    this.reads = new JobQueries(pool, { jobId, location });
+    this.runnerMembership = new PgMembership(pool, () => this.jobId, this.clock, `${location} (job '${job}')`, this.readonly);
+    this.membership = this.runnerMembership;
+  }
+
+  /**
+   * Opens job `options.job` in the database `url` names, migrating the schema and creating the job
+   * unless read-only (then a job, or a schema, that is not there reads as empty). A server that cannot
+   * be reached is a ConfigError naming the URL without its password.
+   */
+  static async open(url: string, options: PostgresOpenOptions): Promise<PostgresJournalStore> {
+    const location = redactDatabaseUrl(url);
+    const pool = await connectPool(url);
+    try {
+      const clock = options.clock ?? Date;
+      let jobId: number | undefined;
+      if (options.readonly) {
+        const version = await schemaVersion(pool);
+        if (version > SCHEMA_VERSION) throw new NewerSchemaError(location, version);
+        jobId = version === 0 ? undefined : await findJob(pool, options.job);
+      } else {
+        await migrate(pool, location);
+        jobId = await ensureJob(pool, options.job, clock.now());
+      }
+      return new PostgresJournalStore(pool, location, options.job, jobId, options);
+    } catch (err) {
+      await pool.end().catch(() => {});
+      throw errnoOf(err) !== undefined ? connectionError(url, err) : err;
+    }
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  fence(reason: Error): void {
+    this.fencedBy ??= reason;
+  }
+
+  /** The job's id, for a write; a read-only store has none to give (SQLite's read-only file refuses writes too). */
+  private writableJob(): number {
+    if (this.readonly || this.jobId === undefined) throw new Error(`${this.location}: job '${this.job}' was opened read-only`);
+    return this.jobId;
+  }
+
+  /** As writableJob(), for the writes a fence stops (transitions, stores, notes), as SQLite's journal does. */
+  private assertWritable(): number {
+    if (this.fencedBy) throw this.fencedBy;
+    return this.writableJob();
+  }
+
+  /**
+   * First statement of every write transaction: the job's write lock (shared by transitions, alone for
+   * decideAndApply), and, for a runner of the job, proof that it still is one. Its runner row is locked
+   * against deletion until the commit, so a takeover cannot slip between this check and the writes.
+   */
+  private async enterWrite(client: pg.ClientBase, jobId: number, mode: 'shared' | 'exclusive'): Promise<void> {
+    const runnerId = this.runnerMembership.runnerId;
+    if (runnerId === undefined) {
+      await client.query(`SELECT ${writeLockSql('$1', mode)}`, [jobId]);
+      return;
+    }
+    // One round trip: the lock first (a CTE is run before the query that reads it), then the row.
+    const own = await client.query(`WITH locked AS (SELECT ${writeLockSql('$1', mode)})
+      SELECT 1 FROM locked, runners WHERE job_id = $1 AND runner_id = $2 FOR KEY SHARE OF runners`, [jobId, runnerId]);
+    if (own.rowCount === 1) return;
+    const err = new LockLostError(`${this.location} (job '${this.job}')`);
+    this.fence(err);
+    throw err;
+  }
+
+  async getJob(): Promise<JobRecord | undefined> {
+    return this.reads.getJob();
+  }
+
+  async saveJob(job: JobInput): Promise<void> {
+    const jobId = this.writableJob();
+    // The name is the job's key in a database of many: a save under another name would move the rows
+    // away from the name the next run opens.
+    if (job.name !== this.job) throw new Error(`${this.location}: cannot save job '${job.name}' into job '${this.job}' (a job's name is fixed when it is created)`);
+    const now = this.now();
+    // created_at is the first save's time, as SQLite's.
+    await this.pool.query(`UPDATE jobs SET manifest = $1, options = $2, budget_usd = $3, updated_at = $4,
+        created_at = CASE WHEN manifest IS NULL THEN $4 ELSE created_at END
+      WHERE id = $5`, [job.manifest, JSON.stringify(job.options), job.budgetUsd ?? null, now, jobId]);
+  }
+
+  async get(id: string): Promise<Item | undefined> {
+    return this.reads.get(id);
+  }
+
+  async counts(): Promise<Record<ItemState, number>> {
+    return this.reads.counts();
+  }
+
+  async spend(): Promise<Spend> {
+    return this.reads.spend();
+  }
+
+  async list(states: readonly ItemState[], limit = -1, afterSeq = 0): Promise<Item[]> {
+    return this.reads.list(states, limit, afterSeq);
+  }
+
+  iterate(filter: ItemFilter = {}, pageSize = 2000): AsyncGenerator<Item> {
+    return this.reads.iterate(filter, pageSize);
+  }
+
+  async events(itemId: string): Promise<ItemEventRecord[]> {
+    return this.reads.events(itemId);
+  }
+
+  async reportSums(): Promise<ReportSums> {
+    if (this.jobId === undefined) return reportSums(undefined, undefined);
+    const client = await this.pool.connect();
+    try {
+      return await reportSums(client, this.jobId);
+    } finally {
+      client.release();
+    }
+  }
+
+  async lastSubmitTimes(ids: readonly string[]): Promise<Map<string, number>> {
+    return this.reads.lastSubmitTimes(ids);
+  }
+
+  async abandonedWhileUncertain(failedIds: readonly string[]): Promise<Set<string>> {
+    return this.reads.abandonedWhileUncertain(failedIds);
+  }
+
+  async priors(ids: readonly string[]): Promise<Map<string, PriorRow>> {
+    return this.reads.priors(ids);
+  }
+
+  async applyTransitions(changes: readonly Change[], options: { deferSync?: boolean } = {}): Promise<Move[]> {
+    if (changes.length === 0) return [];
+    const jobId = this.assertWritable();
+    // Commits are durable on the server; a deferred one may skip waiting for its WAL flush.
+    return inTransaction(this.pool, async (client) => {
+      await this.enterWrite(client, jobId, 'shared');
+      return applyChanges(client, jobId, changes, this.now());
+    }, options.deferSync ? 'SET LOCAL synchronous_commit = off' : '');
+  }
+
+  async apply(changes: readonly Change[]): Promise<Item[]> {
+    if (changes.length === 0) return [];
+    const jobId = this.assertWritable();
+    return inTransaction(this.pool, async (client) => {
+      await this.enterWrite(client, jobId, 'shared');
+      await applyChanges(client, jobId, changes, this.now());
+      const items = new Map((await new JobQueries(client, { jobId, location: this.location }).getMany(changes.map((c) => c.id))).map((item) => [item.id, item]));
+      return changes.map((change) => items.get(change.id)!);
+    });
+  }
+
+  async markStored(ids: readonly string[], outputPath: string, detail: Record<string, unknown>): Promise<void> {
+    if (ids.length === 0) return;
+    const jobId = this.assertWritable();
+    await inTransaction(this.pool, async (client) => {
+      await this.enterWrite(client, jobId, 'shared');
+      await storeMany(client, jobId, ids, outputPath, detail, this.now());
+    });
+  }
+
+  async annotate(id: string, patch: ItemPatch, note: string): Promise<void> {
+    if (Object.values(patch).every((value) => value === undefined)) return;
+    const jobId = this.assertWritable();
+    await inTransaction(this.pool, async (client) => {
+      await this.enterWrite(client, jobId, 'shared');
+      await annotateItem(client, jobId, id, patch, note, this.now());
+    });
+  }
+
+  async syncDeferred(): Promise<void> {
+    // Nothing to do: a commit with synchronous_commit off reaches disk within the server's WAL writer delay.
+  }
+
+  async decideAndApply<T>(decide: (reader: Pick<JournalStore, 'get' | 'list' | 'iterate' | 'abandonedWhileUncertain'>) => Promise<{ changes: Change[]; result: T }>): Promise<T> {
+    const jobId = this.writableJob();
+    return inTransaction(this.pool, async (client) => {
+      // The job's write lock alone: no transition of another runner lands between the reads and the writes.
+      await this.enterWrite(client, jobId, 'exclusive');
+      const reads = new JobQueries(client, { jobId, location: this.location });
+      const { changes, result } = await decide({
+        get: (id) => reads.get(id, true),
+        list: (states, limit, afterSeq) => reads.list(states, limit, afterSeq),
+        iterate: (filter, pageSize) => reads.iterate(filter, pageSize),
+        abandonedWhileUncertain: (ids) => reads.abandonedWhileUncertain(ids),
+      });
+      if (changes.length > 0) {
+        this.assertWritable();
+        await applyChanges(client, jobId, changes, this.now());
+      }
+      return result;
+    });
+  }
+
+  async beginIngest(): Promise<IngestWriter> {
+    const jobId = this.writableJob();
+    return PgIngestWriter.begin(this.pool, jobId, () => this.now());
+  }
+
+  async manifestRecords(paths: readonly string[]): Promise<Map<string, ManifestRecord>> {
+    return this.reads.manifestRecords(paths);
+  }
+
+  async resultRows(afterSeq: number, limit: number, maxBytes: number): Promise<ResultRow[]> {
+    return this.reads.resultRows(afterSeq, limit, maxBytes);
+  }
+
+  async firstOpenSeq(): Promise<number | undefined> {
+    return this.reads.firstOpenSeq();
+  }
+
+  async recordRunStart(): Promise<number> {
+    const jobId = this.writableJob();
+    const result = await this.pool.query<{ id: number }>('INSERT INTO runs (job_id, pid, host, started_at) VALUES ($1, $2, $3, $4) RETURNING id',
+      [jobId, process.pid, hostname(), this.now()]);
+    return result.rows[0]!.id;
+  }
+
+  async recordRunEnd(id: number, end: RunEnd): Promise<void> {
+    const jobId = this.writableJob();
+    const message = end.message == null ? null : end.message.slice(0, MAX_RUN_MESSAGE);
+    await this.pool.query('UPDATE runs SET ended_at = $1, exit_code = $2, stop_reason = $3, message = $4 WHERE job_id = $5 AND id = $6',
+      [this.now(), end.exitCode, end.stopReason ?? null, message, jobId, id]);
+  }
+
+  async lastRun(): Promise<RunRecord | undefined> {
+    return this.reads.lastRun();
+  }
+}
+
+async function findJob(pool: pg.Pool, name: string): Promise<number | undefined> {
+  const found = await pool.query<{ id: number }>('SELECT id FROM jobs WHERE name = $1', [name]);
+  return found.rows[0]?.id;
+}
+
+/** The job's id, creating its row (empty until saveJob) on the first open. */
+async function ensureJob(pool: pg.Pool, name: string, now: number): Promise<number> {
+  await pool.query('INSERT INTO jobs (name, created_at, updated_at) VALUES ($1, $2, $2) ON CONFLICT (name) DO NOTHING', [name, now]);
+  const id = await findJob(pool, name);
+  if (id === undefined) throw new Error(`job '${name}' vanished while it was being opened`);
+  return id;
+}

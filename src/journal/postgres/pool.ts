@@ -1,0 +1,58 @@
+// The connection pool of one PostgreSQL journal, and the one way a transaction is run on it.
+import pg from 'pg';
+import { badUrlError, connectionError } from './database-url.js';
+
+export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+
+const INT8 = 20;
+const NUMERIC = 1700;
+
+// COUNT and SUM(bigint) come back as bigint/numeric text; the journal's figures are JS numbers, as
+// SQLite gives them (every count and millisecond time here is far below 2^53).
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8 || oid === NUMERIC) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+} as pg.CustomTypesConfig;
+
+/** A pool on `url`, checked by one round trip: a server that cannot be reached is a ConfigError now. */
+export async function connectPool(url: string): Promise<pg.Pool> {
+  let pool: pg.Pool;
+  try {
+    new URL(url);
+    pool = new pg.Pool({ connectionString: url, types, max: 8, connectionTimeoutMillis: 10_000 });
+  } catch (err) {
+    throw badUrlError(url, err instanceof Error ? err.message.replace(url, '') : String(err));
+  }
+  // An idle client whose server went away emits 'error' on the pool; the next query reports it.
+  pool.on('error', () => {});
+  try {
+    await pool.query('SELECT 1');
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw connectionError(url, err);
+  }
+  return pool;
+}
+
+/**
+ * Runs `body` in one transaction on a client of its own: COMMIT when it returns, ROLLBACK when it throws.
+ * `settings` (SET LOCAL statements, no parameters) go with the BEGIN, in its round trip.
+ */
+export async function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>, settings = ''): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query(settings ? `BEGIN; ${settings}` : 'BEGIN');
+    const result = await body(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    // A client that cannot even roll back (its connection is gone) is destroyed, not pooled again.
+    await client.query('ROLLBACK').catch((rollbackFailure: Error) => { broken = rollbackFailure; });
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}

@@ -1,0 +1,173 @@
+// The journal's reads for one job, on the pool or on a transaction's client (decideAndApply reads
+// through the same client it writes with). Answers match the SQLite adapter's, row for row.
+import { ITEM_STATES, type ItemState } from '../../core/states.js';
+import { roundUsd } from '../../core/money.js';
+import type { JobRecord, Spend } from '../change.js';
+import type { Item, ItemRow } from '../item.js';
+import { HAS_LINE, OPEN_STATES, type ResultRow } from '../result-row.js';
+import type { RunRecord } from '../runs.js';
+import type { ItemEventRecord, ManifestRecord, PriorRow } from '../store.js';
+import type { JobContext } from './job-context.js';
+import { ITEM_COLUMNS, toItem } from './item-row.js';
+import type { Queryable } from './pool.js';
+
+const RESULT_COLUMNS = `seq, id, kind, state, response, response_status, request_id, last_error, task_id,
+  final_resolution, output_path, sha256, bytes`;
+
+export interface ItemFilter { states?: readonly ItemState[]; kinds?: readonly string[] }
+
+export class JobQueries {
+  constructor(private readonly db: Queryable, private readonly ctx: JobContext) {}
+
+  /** Rows of a query on this job; none when the job (or the schema) is not there. */
+  private async rows<T>(sql: string, values: unknown[] = []): Promise<T[]> {
+    if (this.ctx.jobId === undefined) return [];
+    const result = await this.db.query(sql, [this.ctx.jobId, ...values]);
+    return result.rows as T[];
+  }
+
+  async getJob(): Promise<JobRecord | undefined> {
+    const [row] = await this.rows<{ name: string; manifest: string | null; options: string | null; budget_usd: number | null; created_at: number; updated_at: number }>(
+      'SELECT name, manifest, options, budget_usd, created_at, updated_at FROM jobs WHERE id = $1');
+    // The row exists from the first open; a job is there once saveJob wrote its manifest and options.
+    if (!row || row.manifest === null || row.options === null) return undefined;
+    return {
+      name: row.name, manifest: row.manifest, options: JSON.parse(row.options) as Record<string, unknown>,
+      createdAt: row.created_at, updatedAt: row.updated_at,
+      ...(typeof row.budget_usd === 'number' ? { budgetUsd: row.budget_usd } : {}),
+    };
+  }
+
+  async get(id: string, forUpdate = false): Promise<Item | undefined> {
+    const [row] = await this.rows<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM items WHERE job_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+    return row ? toItem(row) : undefined;
+  }
+
+  /** The items with these ids, in the order asked (absent ids are skipped). */
+  async getMany(ids: readonly string[]): Promise<Item[]> {
+    const rows = await this.rows<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM items WHERE job_id = $1 AND id = ANY($2)`, [ids]);
+    const byId = new Map(rows.map((row) => [row.id, toItem(row)]));
+    return ids.map((id) => byId.get(id)).filter((item): item is Item => item !== undefined);
+  }
+
+  async counts(): Promise<Record<ItemState, number>> {
+    const counts = Object.fromEntries(ITEM_STATES.map((s) => [s, 0])) as Record<ItemState, number>;
+    for (const { state, n } of await this.rows<{ state: string; n: number }>('SELECT state, COUNT(*) AS n FROM items WHERE job_id = $1 GROUP BY state')) {
+      counts[state as ItemState] = n;
+    }
+    return counts;
+  }
+
+  async spend(): Promise<Spend> {
+    const [row] = await this.rows<{ reserved: number | null; actual: number | null }>(
+      'SELECT SUM(reserved_usd) AS reserved, SUM(actual_usd) AS actual FROM items WHERE job_id = $1');
+    return { reservedUsd: roundUsd(row?.reserved ?? 0), actualUsd: roundUsd(row?.actual ?? 0) };
+  }
+
+  async list(states: readonly ItemState[], limit = -1, afterSeq = 0): Promise<Item[]> {
+    const rows = await this.rows<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM items WHERE job_id = $1 AND state = ANY($2) AND seq > $3
+      ORDER BY seq${limit >= 0 ? ' LIMIT $4' : ''}`, limit >= 0 ? [states, afterSeq, limit] : [states, afterSeq]);
+    return rows.map(toItem);
+  }
+
+  /** One page of iterate(): up to `pageSize` items after `afterSeq`. */
+  async page(filter: ItemFilter, afterSeq: number, pageSize: number): Promise<Item[]> {
+    const where = ['job_id = $1', 'seq > $2'];
+    const values: unknown[] = [afterSeq];
+    if (filter.states) values.push(filter.states), where.push(`state = ANY($${values.length + 1})`);
+    if (filter.kinds) values.push(filter.kinds), where.push(`kind = ANY($${values.length + 1})`);
+    values.push(pageSize);
+    const rows = await this.rows<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM items WHERE ${where.join(' AND ')} ORDER BY seq LIMIT $${values.length + 1}`, values);
+    return rows.map(toItem);
+  }
+
+  async *iterate(filter: ItemFilter = {}, pageSize = 2000): AsyncGenerator<Item> {
+    for (let after = 0; ;) {
+      const page = await this.page(filter, after, pageSize);
+      if (page.length === 0) return;
+      yield* page;
+      after = page[page.length - 1]!.seq;
+    }
+  }
+
+  async events(itemId: string): Promise<ItemEventRecord[]> {
+    const rows = await this.rows<{ at: number; event: string; from_state: string | null; to_state: string; detail: string | null }>(
+      'SELECT at, event, from_state, to_state, detail FROM events WHERE job_id = $1 AND item_id = $2 ORDER BY seq', [itemId]);
+    return rows.map((r) => ({ at: r.at, event: r.event, from: r.from_state, to: r.to_state, detail: r.detail ? JSON.parse(r.detail) : null }));
+  }
+
+  async lastSubmitTimes(ids: readonly string[]): Promise<Map<string, number>> {
+    const found = new Map<string, number>();
+    if (ids.length === 0) return found;
+    const rows = await this.rows<{ item_id: string; at: number }>(`SELECT DISTINCT ON (item_id) item_id, at FROM events
+      WHERE job_id = $1 AND item_id = ANY($2) AND event = 'submit' ORDER BY item_id, seq DESC`, [ids]);
+    for (const row of rows) found.set(row.item_id, row.at);
+    return found;
+  }
+
+  async abandonedWhileUncertain(failedIds: readonly string[]): Promise<Set<string>> {
+    const abandoned = new Set<string>();
+    if (failedIds.length === 0) return abandoned;
+    const rows = await this.rows<{ item_id: string; event: string; from_state: string | null }>(`SELECT DISTINCT ON (item_id) item_id, event, from_state
+      FROM events WHERE job_id = $1 AND item_id = ANY($2) AND to_state = 'failed' ORDER BY item_id, seq DESC`, [[...new Set(failedIds)]]);
+    for (const row of rows) if (row.event === 'abandon' && row.from_state === 'uncertain') abandoned.add(row.item_id);
+    return abandoned;
+  }
+
+  async priors(ids: readonly string[]): Promise<Map<string, PriorRow>> {
+    const found = new Map<string, PriorRow>();
+    if (ids.length === 0) return found;
+    const rows = await this.rows<PriorRow & { id: string }>(
+      'SELECT id, content_hash, state, source_file, source_line FROM items WHERE job_id = $1 AND id = ANY($2)', [ids]);
+    for (const { id, ...prior } of rows) found.set(id, prior);
+    return found;
+  }
+
+  async manifestRecords(paths: readonly string[]): Promise<Map<string, ManifestRecord>> {
+    const found = new Map<string, ManifestRecord>();
+    if (paths.length === 0) return found;
+    const rows = await this.rows<ManifestRecord & { path: string }>(
+      'SELECT path, bytes, sha256, rows FROM manifests WHERE job_id = $1 AND path = ANY($2)', [paths]);
+    for (const { path, ...record } of rows) found.set(path, record);
+    return found;
+  }
+
+  /**
+   * Rows with a line after `afterSeq`, at most `limit`, stopping at the row whose bodies reach `maxBytes`
+   * (SQLite's rule). Body lengths are read first, so no body past the cut leaves the server.
+   */
+  async resultRows(afterSeq: number, limit: number, maxBytes: number): Promise<ResultRow[]> {
+    const sizes = await this.rows<{ seq: number; body: number }>(`SELECT seq, COALESCE(length(response), 0) + COALESCE(length(last_error), 0) AS body
+      FROM items WHERE job_id = $1 AND seq > $2 AND ${HAS_LINE} ORDER BY seq LIMIT $3`, [afterSeq, limit]);
+    if (sizes.length === 0) return [];
+    let last = sizes[sizes.length - 1]!.seq;
+    let bytes = 0;
+    for (const { seq, body } of sizes) {
+      bytes += body;
+      if (bytes >= maxBytes) {
+        last = seq;
+        break;
+      }
+    }
+    return this.rows<ResultRow>(`SELECT ${RESULT_COLUMNS} FROM items WHERE job_id = $1 AND seq > $2 AND seq <= $3 AND ${HAS_LINE} ORDER BY seq`,
+      [afterSeq, last]);
+  }
+
+  async firstOpenSeq(): Promise<number | undefined> {
+    const [row] = await this.rows<{ open: number | null; video: number | null }>(`SELECT
+      (SELECT MIN(seq) FROM items WHERE job_id = $1 AND state = ANY($2)) AS open,
+      (SELECT MIN(seq) FROM items WHERE job_id = $1 AND state = 'succeeded' AND kind NOT IN ('chat', 'responses')) AS video`, [OPEN_STATES]);
+    const seqs = [row?.open, row?.video].filter((s): s is number => typeof s === 'number');
+    return seqs.length === 0 ? undefined : Math.min(...seqs);
+  }
+
+  async lastRun(): Promise<RunRecord | undefined> {
+    const [row] = await this.rows<{ id: number; pid: number; host: string; started_at: number; ended_at: number | null;
+      exit_code: number | null; stop_reason: string | null; message: string | null }>('SELECT * FROM runs WHERE job_id = $1 ORDER BY id DESC LIMIT 1');
+    if (!row) return undefined;
+    return {
+      id: row.id, pid: row.pid, host: row.host, startedAt: row.started_at, endedAt: row.ended_at,
+      exitCode: row.exit_code, stopReason: row.stop_reason, message: row.message,
+    };
+  }
+}

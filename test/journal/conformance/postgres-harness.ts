@@ -1,0 +1,34 @@
+// The conformance harness of the PostgreSQL adapter: one schema for the test file, a job per test.
+import { afterEach, beforeEach } from 'vitest';
+import { PostgresJournalStore } from '../../../src/journal/postgres/postgres-store.js';
+import type { JournalStore } from '../../../src/journal/store.js';
+import { usePgSchema } from '../../helpers/postgres.js';
+import type { Harness } from './harness.js';
+
+export function usePostgresHarness(): Harness {
+  const db = usePgSchema('gbatch_conf');
+  let job: string | undefined;
+  let count = 0;
+  let opened: JournalStore[] = [];
+  beforeEach(() => {
+    job = `job-${++count}`;
+  });
+  afterEach(async () => {
+    for (const store of opened) await store.close();
+    opened = [];
+  });
+  return {
+    adapter: 'postgres',
+    jobName: () => job!,
+    async open(options = {}) {
+      const store = await PostgresJournalStore.open(db.url(), { job: job!, ...options });
+      opened.push(store);
+      return store;
+    },
+    async plantRunner({ pid, host, heartbeatAt, processStart = null }) {
+      await db.query('DELETE FROM runners WHERE job_id = (SELECT id FROM jobs WHERE name = $1)', [job]);
+      await db.query(`INSERT INTO runners (job_id, runner_id, pid, host, process_start, started_at, heartbeat_at, lease_until)
+        SELECT id, gen_random_uuid(), $2, $3, $4, $5, $5, $5 FROM jobs WHERE name = $1`, [job, pid, host, processStart, heartbeatAt]);
+    },
+  };
+}

@@ -1,0 +1,42 @@
+// The conformance harness of the SQLite adapter: a fresh journal file per test.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
+import { Journal } from '../../../src/journal/index.js';
+import { SqliteJournalStore } from '../../../src/journal/sqlite/sqlite-store.js';
+import type { JournalStore } from '../../../src/journal/store.js';
+import type { Harness } from './harness.js';
+
+export function useSqliteHarness(): Harness {
+  let dir: string | undefined;
+  let opened: JournalStore[] = [];
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'gbatch-conformance-'));
+  });
+  afterEach(async () => {
+    for (const store of opened) await store.close();
+    opened = [];
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+  const file = (): string => join(dir!, 'job.db');
+  return {
+    adapter: 'sqlite',
+    jobName: () => 'conformance-job',
+    async open(options = {}) {
+      const store = SqliteJournalStore.open(file(), options);
+      opened.push(store);
+      return store;
+    },
+    async plantRunner({ pid, host, heartbeatAt, processStart = null }) {
+      const journal = Journal.open(file());
+      try {
+        journal.db.prepare(`INSERT OR REPLACE INTO runner_lock (id, pid, host, token, started_at, heartbeat_at, process_start)
+          VALUES (1, ?, ?, 'planted', ?, ?, ?)`).run(pid, host, heartbeatAt, heartbeatAt, processStart);
+      } finally {
+        journal.close();
+      }
+    },
+  };
+}

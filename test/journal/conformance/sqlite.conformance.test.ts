@@ -1,0 +1,5 @@
+// The journal conformance suite against the SQLite adapter: a fresh journal file per test.
+import { useSqliteHarness } from './sqlite-harness.js';
+import { journalConformance } from './suite.js';
+
+journalConformance('sqlite', useSqliteHarness);
