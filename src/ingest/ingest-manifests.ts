@@ -94,7 +94,7 @@ export async function ingestManifests(
     await session.rollback();
     throw err;
   }
-  const summary = session.progress;
+  const summary = session.settle ? await session.settle() : session.progress;
   const problems: string[] = [];
   if (invalidCount > 0 && !skipInvalid) problems.push(`${invalidCount} invalid row(s); fix them or pass --skip-invalid`);
   for (const c of summary.conflicts) problems.push(conflictProblem(c));

@@ -4,7 +4,7 @@ import { DEFAULT_MAX_OUTPUT_TOKENS } from '../../core/estimate.js';
 import { roundUsd } from '../../core/money.js';
 import { budgetInForce } from '../../core/job-budget.js';
 import type { JournalStore } from '../../journal/index.js';
-import { withoutPassword } from '../../journal/database-url.js';
+import { printableLocation } from '../../journal/database-url.js';
 import { isDatabaseUrl, openStore } from '../../journal/open-store.js';
 import type { ManifestRow } from '../../manifest/types.js';
 import { printable } from '../../core/printable.js';
@@ -27,7 +27,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     if (isDatabaseUrl(job.statePath) || existsSync(job.statePath)) journal = await openStore(job.statePath, { job: job.name, readonly: true });
   } catch (err) {
-    process.stderr.write(`gbatch plan: ${printable(withoutPassword(job.statePath))}: cannot read the journal: ${printable((err as Error).message)}\n`);
+    process.stderr.write(`gbatch plan: ${printable(printableLocation(job.statePath))}: cannot read the journal: ${printable((err as Error).message)}\n`);
     return 2;
   }
   try {
@@ -110,7 +110,7 @@ async function plan(job: ResolvedJob, journal: JournalStore | undefined): Promis
       estimated_usd: roundUsd(total.usd), max_usd: roundUsd(total.max), budget_usd: budget ?? null, budget_may_overrun: mayOverrun,
       fits_budget: fits, reason, output_capped_rows: capped,
       journal: journal ? {
-        state: withoutPassword(job.statePath), spent_usd: spend.actualUsd, reserved_usd: spend.reservedUsd,
+        state: printableLocation(job.statePath), spent_usd: spend.actualUsd, reserved_usd: spend.reservedUsd,
         remaining_rows: remaining.rows, remaining_estimated_usd: roundUsd(remaining.usd), remaining_max_usd: roundUsd(remaining.max),
       } : null,
       by_model: groupList.map((g) => ({ model: g.model, resolution: g.resolution, rows: g.rows, estimated_usd: roundUsd(g.usd), max_usd: roundUsd(g.max) })),
@@ -133,7 +133,7 @@ async function plan(job: ResolvedJob, journal: JournalStore | undefined): Promis
   out.push('', `Estimated total: ${usd(roundUsd(total.usd))}; the gateway can bill up to ${usd(roundUsd(total.max))} `
     + '(video at the dearest final resolution the model lists; chat with every request byte a token and the whole output cap)');
   if (journal) {
-    out.push(`Journal ${printable(withoutPassword(job.statePath))}: spent ${usd(spend.actualUsd)}, reserved ${usd(spend.reservedUsd)}; `
+    out.push(`Journal ${printable(printableLocation(job.statePath))}: spent ${usd(spend.actualUsd)}, reserved ${usd(spend.reservedUsd)}; `
       + `${remaining.rows} row(s) still to send: estimate ${usd(roundUsd(remaining.usd))}, can bill up to ${usd(roundUsd(remaining.max))}`);
   }
   if (budget !== undefined) {

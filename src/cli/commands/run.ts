@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { printable } from '../../core/printable.js';
-import { withoutPassword } from '../../journal/database-url.js';
+import { printableLocation } from '../../journal/database-url.js';
 import { openStore } from '../../journal/open-store.js';
 import { formatRowError } from '../../manifest/types.js';
 import type { RunEvents } from '../../pipeline/context.js';
@@ -42,7 +42,7 @@ async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: stri
       apiKey: access.apiKey,
       skipInvalid: flags['skip-invalid'],
       journalSync: flags['journal-sync'] as 'full' | 'off',
-      jobOptions: { ...flags, ...(flags.journal !== undefined ? { journal: withoutPassword(flags.journal) } : {}), source: job.source, out: job.outDir, pricing: job.pricingSource },
+      jobOptions: { ...flags, ...(flags.journal !== undefined ? { journal: printableLocation(flags.journal) } : {}), source: job.source, out: job.outDir, pricing: job.pricingSource },
       interrupt: signals.interrupt,
       forceInterrupt: signals.force,
       events,

@@ -24,7 +24,7 @@ export const PATCH_COLUMN_TYPES: Readonly<Record<string, string>> = {
   reserved_usd: 'double precision', price_snapshot: 'text', actual_usd: 'double precision', total_tokens: 'bigint',
   final_resolution: 'text', gateway_charge_usd: 'double precision', result_url: 'text', response: 'text',
   response_status: 'integer', request_id: 'text', output_path: 'text', sha256: 'text', bytes: 'bigint',
-  last_error: 'text', unmetered: 'smallint',
+  last_error: 'text', unmetered: 'smallint', owner: 'uuid',
 };
 
 /** The patch as column names and their values (JSON serialised, booleans as 0/1), in one order. */

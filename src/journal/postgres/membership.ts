@@ -1,31 +1,55 @@
-// The job's runners, in the `runners` table. For now one runner per job, as SQLite's lock: a live
-// runner refuses the next (JournalBusyError); one whose process is gone (this host) or whose
-// heartbeat is stale (another host) is taken over. Each runner has its own row and id, so leases
-// for many runners per job can follow without a new table.
+// The job's runners, in the `runners` table: any number per job, each with a lease on the database's
+// clock that its heartbeat renews. A runner whose lease expired, or whose process on this host is gone,
+// is swept by another: its `submitting` rows become uncertain (never resent blindly), its tasks in
+// flight and answers to download become the sweeper's, its claimed pending rows free again. A runner
+// that comes back after its lease expired finds its row swept and writes nothing more.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type pg from 'pg';
-import type { RunnerMembership, RunnerTakeover, RunnerView } from '../store.js';
-import { judgeRunner, type RunnerLiveness } from '../runner-liveness.js';
+import type { Item, ItemRow } from '../item.js';
+import type { RunnerMembership, RunnerTakeover, RunnerView, Takeover } from '../store.js';
+import type { RunnerLiveness } from '../runner-liveness.js';
 import { pidAlive, processStartOf } from '../process-identity.js';
-import { JournalBusyError, staleAfterMs } from '../sqlite/lock.js';
+import { HEARTBEAT_MS, staleAfterMs } from '../sqlite/lock.js';
 import { exclusiveLockSql } from './advisory-locks.js';
+import { DB_NOW_MS } from './db-time.js';
+import { ITEM_COLUMNS, toItem } from './item-row.js';
 import { inTransaction } from './pool.js';
+import { applyChanges } from './transitions.js';
 
 interface RunnerRow {
-  runner_id: string; pid: number; host: string; process_start: string | null;
-  started_at: number; heartbeat_at: number; lease_until: number; rows: number;
+  runner_id: string; pid: number; host: string; process_start: string | null; started_at: number;
+  heartbeat_at: number; lease_until: number; swept_at: number | null; db_now: number; rows: number;
+}
+
+/** A runner this long without a heartbeat looks stopped: one that finished its own work waits to sweep it. */
+const STALLED_BEATS = 3;
+
+/**
+ * Whether a runner is gone: its lease expired (on the database's clock, whatever its pid says: a frozen
+ * runner loses its rows), or, on this host, its process is no longer there (no need to wait for the lease).
+ */
+export function judgeLease(row: Pick<RunnerRow, 'pid' | 'host' | 'process_start' | 'heartbeat_at' | 'lease_until' | 'swept_at' | 'db_now'>,
+  facts: { thisHost: string; pidAlive: (pid: number, processStart: string | null) => boolean }): RunnerLiveness {
+  const heartbeatAgeMs = Math.max(0, row.db_now - row.heartbeat_at);
+  if (row.swept_at !== null || row.lease_until <= row.db_now) return { alive: false, heartbeatAgeMs, basis: 'heartbeat-stale' };
+  if (row.host === facts.thisHost && !facts.pidAlive(row.pid, row.process_start)) return { alive: false, heartbeatAgeMs, basis: 'pid-gone' };
+  return { alive: true, heartbeatAgeMs, basis: row.host === facts.thisHost ? 'pid-alive' : 'heartbeat-fresh' };
 }
 
 export class PgMembership implements RunnerMembership {
   /** This process's runner id while it is a runner of the job. */
   private held: string | undefined;
+  /** When the database last confirmed this runner's lease (performance.now ms). */
+  private confirmed = 0;
+  /** This runner's start on the database's clock: stops it is told of are those made since. */
+  joinedAt = 0;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly jobId: () => number | undefined,
     private readonly clock: { now(): number },
-    /** How busy errors name the journal: its redacted URL and the job. */
+    /** How errors name the journal: its redacted URL and the job. */
     private readonly name: string,
     private readonly readonly = false,
   ) {}
@@ -35,42 +59,43 @@ export class PgMembership implements RunnerMembership {
   }
 
   private judge(row: RunnerRow): RunnerLiveness {
-    return judgeRunner(
-      { pid: row.pid, host: row.host, heartbeatAt: row.heartbeat_at, processStart: row.process_start },
-      { now: this.clock.now(), thisHost: hostname(), staleAfterMs: staleAfterMs(), pidAlive },
-    );
+    return judgeLease(row, { thisHost: hostname(), pidAlive });
   }
 
+  /** Joins the job as one more runner; runners already there are not disturbed. */
   async acquire(): Promise<RunnerTakeover | undefined> {
     const jobId = this.requireJob();
     const runnerId = randomUUID();
-    const takeover = await inTransaction(this.pool, async (client) => {
-      await client.query(`SELECT ${exclusiveLockSql('membership', '$1')}`, [jobId]);
-      const rows = (await client.query<RunnerRow>('SELECT * FROM runners WHERE job_id = $1 ORDER BY heartbeat_at DESC', [jobId])).rows;
-      const live = rows.find((row) => this.judge(row).alive);
-      if (live) throw new JournalBusyError(this.name, live.pid, live.host);
-      const gone = rows[0];
-      await client.query('DELETE FROM runners WHERE job_id = $1', [jobId]);
-      const now = this.clock.now();
-      await client.query(`INSERT INTO runners (job_id, runner_id, pid, host, process_start, started_at, heartbeat_at, lease_until)
-        VALUES ($1, $2, $3, $4, $5, $6, $6, $7)`, [jobId, runnerId, process.pid, hostname(), processStartOf(process.pid), now, now + staleAfterMs()]);
-      return gone ? { pid: gone.pid, host: gone.host, heartbeatAt: gone.heartbeat_at } : undefined;
-    });
+    const { rows } = await this.pool.query<{ now: number }>(`INSERT INTO runners (job_id, runner_id, pid, host, process_start, started_at, heartbeat_at, lease_until)
+      SELECT $1, $2, $3, $4, $5, n.ms, n.ms, n.ms + $6 FROM (SELECT ${DB_NOW_MS} AS ms) n RETURNING started_at AS now`,
+    [jobId, runnerId, process.pid, hostname(), processStartOf(process.pid), staleAfterMs()]);
     this.held = runnerId;
-    return takeover;
+    this.joinedAt = rows[0]!.now;
+    this.confirm();
+    return undefined;
   }
 
+  /** Renews the lease; false once it expired or was swept: the rows are someone else's now. */
   async heartbeat(): Promise<boolean> {
     if (!this.held) return true;
-    const now = this.clock.now();
-    const result = await this.pool.query('UPDATE runners SET heartbeat_at = $1, lease_until = $2 WHERE job_id = $3 AND runner_id = $4',
-      [now, now + staleAfterMs(), this.jobId(), this.held]);
-    return result.rowCount === 1;
+    const result = await this.pool.query(`UPDATE runners SET heartbeat_at = n.ms, lease_until = n.ms + $1
+      FROM (SELECT ${DB_NOW_MS} AS ms) n
+      WHERE job_id = $2 AND runner_id = $3 AND swept_at IS NULL AND lease_until > n.ms`, [staleAfterMs(), this.jobId(), this.held]);
+    if (result.rowCount !== 1) return false;
+    this.confirm();
+    return true;
   }
 
+  /** Leaves the job: what it still holds (tasks left in flight by --no-wait or a deadline) is no one's, for the next runner. */
   async release(): Promise<void> {
     if (!this.held || this.pool.ended) return;
-    await this.pool.query('DELETE FROM runners WHERE job_id = $1 AND runner_id = $2', [this.jobId(), this.held]);
+    const runnerId = this.held;
+    const jobId = this.jobId();
+    await inTransaction(this.pool, async (client) => {
+      await client.query('UPDATE items SET owner = NULL WHERE job_id = $1 AND owner = $2', [jobId, runnerId]);
+      await client.query('UPDATE items SET claimed_by = NULL WHERE job_id = $1 AND claimed_by = $2', [jobId, runnerId]);
+      await client.query('DELETE FROM runners WHERE job_id = $1 AND runner_id = $2 AND swept_at IS NULL', [jobId, runnerId]);
+    });
     this.held = undefined;
   }
 
@@ -78,25 +103,93 @@ export class PgMembership implements RunnerMembership {
     this.held = undefined;
   }
 
-  /**
-   * Every runner row with its liveness. Rows held: the items it owns; with one runner per job, also the
-   * rows left `submitting` unowned (the single runner's, as SQLite counts them).
-   */
+  /** A write transaction proved the lease is still this runner's. */
+  confirm(): void {
+    this.confirmed = performance.now();
+  }
+
+  confirmedAt(): number {
+    return this.held ? this.confirmed : performance.now();
+  }
+
   async runners(): Promise<RunnerView[]> {
     const jobId = this.jobId();
     if (jobId === undefined) return [];
-    const rows = (await this.pool.query<RunnerRow>(`SELECT r.*,
-        (SELECT COUNT(*) FROM items i WHERE i.job_id = r.job_id AND i.owner = r.runner_id) AS rows
+    const rows = (await this.pool.query<RunnerRow>(`SELECT r.*, ${DB_NOW_MS} AS db_now,
+        (SELECT COUNT(*) FROM items i WHERE i.job_id = r.job_id AND (i.owner = r.runner_id OR (i.claimed_by = r.runner_id AND i.state = 'pending'))) AS rows
       FROM runners r WHERE r.job_id = $1 ORDER BY r.started_at, r.runner_id`, [jobId])).rows;
-    let unowned = 0;
-    if (rows.length === 1) {
-      const count = await this.pool.query<{ n: number }>(`SELECT COUNT(*) AS n FROM items WHERE job_id = $1 AND owner IS NULL AND state = 'submitting'`, [jobId]);
-      unowned = count.rows[0]?.n ?? 0;
-    }
     return rows.map((row) => ({
       runnerId: row.runner_id, pid: row.pid, host: row.host, startedAt: row.started_at, heartbeatAt: row.heartbeat_at,
-      rows: row.rows + unowned, liveness: this.judge(row),
+      rows: row.rows, liveness: this.judge(row),
     }));
+  }
+
+  /** Open rows of other runners that stopped heartbeating, their lease not yet expired. */
+  async stalledRows(): Promise<number> {
+    const jobId = this.jobId();
+    if (jobId === undefined || !this.held) return 0;
+    const stalled = (await this.pool.query<RunnerRow>(`SELECT r.*, ${DB_NOW_MS} AS db_now, 0 AS rows FROM runners r
+      WHERE r.job_id = $1 AND r.runner_id <> $2 AND r.swept_at IS NULL`, [jobId, this.held])).rows
+      .filter((row) => this.judge(row).alive && row.db_now - row.heartbeat_at > STALLED_BEATS * Math.min(HEARTBEAT_MS, staleAfterMs() / 4));
+    if (stalled.length === 0) return 0;
+    const { rows } = await this.pool.query<{ n: number }>(`SELECT COUNT(*) AS n FROM items WHERE job_id = $1
+      AND (owner = ANY($2::uuid[]) OR (claimed_by = ANY($2::uuid[]) AND state = 'pending'))`, [jobId, stalled.map((r) => r.runner_id)]);
+    return rows[0]?.n ?? 0;
+  }
+
+  /**
+   * Takes over from runners that are gone, and rows no live runner holds. One sweeper at a time (the
+   * job's membership lock); a row is taken over by exactly one runner.
+   */
+  async sweep(): Promise<Takeover> {
+    const jobId = this.jobId();
+    const none: Takeover = { madeUncertain: [], adopted: [], released: 0 };
+    if (jobId === undefined || this.readonly || !this.held) return none;
+    if (!(await this.anythingToSweep(jobId))) return none;
+    return inTransaction(this.pool, async (client) => {
+      await client.query(`SELECT ${exclusiveLockSql('membership', '$1')}`, [jobId]);
+      const runners = (await client.query<RunnerRow>(`SELECT r.*, ${DB_NOW_MS} AS db_now, 0 AS rows FROM runners r
+        WHERE r.job_id = $1 AND r.swept_at IS NULL`, [jobId])).rows;
+      const gone = runners.filter((row) => row.runner_id !== this.held && !this.judge(row).alive);
+      const live = runners.filter((row) => !gone.includes(row)).map((row) => row.runner_id);
+      if (gone.length > 0) {
+        await client.query(`UPDATE runners SET swept_at = ${DB_NOW_MS} WHERE job_id = $1 AND runner_id = ANY($2::uuid[])`, [jobId, gone.map((r) => r.runner_id)]);
+      }
+      return this.takeOver(client, jobId, live, gone);
+    });
+  }
+
+  /** A cheap look first: most beats find no runner gone and no row without a live holder. */
+  private async anythingToSweep(jobId: number): Promise<boolean> {
+    const runners = (await this.pool.query<RunnerRow>(`SELECT r.*, ${DB_NOW_MS} AS db_now, 0 AS rows FROM runners r
+      WHERE r.job_id = $1 AND r.swept_at IS NULL`, [jobId])).rows;
+    if (runners.some((row) => row.runner_id !== this.held && !this.judge(row).alive)) return true;
+    const { rows } = await this.pool.query(`SELECT 1 FROM items WHERE job_id = $1 AND state = ANY($2)
+      AND (owner IS NULL OR owner <> ALL($3::uuid[])) LIMIT 1`, [jobId, ['submitting', 'submitted', 'running', 'succeeded'], runners.map((r) => r.runner_id)]);
+    return rows.length > 0;
+  }
+
+  private async takeOver(client: pg.PoolClient, jobId: number, live: readonly string[], gone: readonly RunnerRow[]): Promise<Takeover> {
+    const heldByNoOne = `(owner IS NULL OR owner <> ALL($2::uuid[]))`;
+    const goneIds = gone.map((r) => r.runner_id);
+    const interrupted = (await client.query<ItemRow & { owner: string | null }>(`SELECT ${ITEM_COLUMNS}, owner FROM items
+      WHERE job_id = $1 AND state = 'submitting' AND ${heldByNoOne} ORDER BY seq FOR UPDATE`, [jobId, live])).rows;
+    const madeUncertain = interrupted.map(toItem);
+    const whose = (owner: string | null): string => {
+      const runner = gone.find((r) => r.runner_id === owner);
+      return runner ? `runner pid ${runner.pid} on ${runner.host}` : 'a runner that is gone';
+    };
+    await applyChanges(client, jobId, interrupted.map((row) => ({
+      id: row.id, event: 'lose' as const, expect: 'submitting' as const,
+      patch: { lastError: { message: `${whose(row.owner)} stopped while attempt ${row.attempts} may have been on the wire; the gateway may have kept it` } },
+      detail: { reason: 'runner-gone', attempt: row.attempts },
+    })), this.clock.now(), { runnerId: this.held, sweeping: [...goneIds, ...interrupted.flatMap((r) => (r.owner ? [r.owner] : []))] });
+    const adopted = (await client.query<ItemRow>(`UPDATE items SET owner = $3 WHERE job_id = $1 AND state = ANY($4) AND ${heldByNoOne}
+      RETURNING ${ITEM_COLUMNS}`, [jobId, live, this.held, ['submitted', 'running', 'succeeded']])).rows.map(toItem);
+    adopted.sort((a, b) => a.seq - b.seq);
+    const released = goneIds.length === 0 ? 0 : (await client.query(`UPDATE items SET claimed_by = NULL
+      WHERE job_id = $1 AND claimed_by = ANY($2::uuid[]) AND state = 'pending'`, [jobId, goneIds])).rowCount ?? 0;
+    return { madeUncertain, adopted: adopted as Item[], released };
   }
 
   private requireJob(): number {

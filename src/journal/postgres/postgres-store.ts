@@ -4,20 +4,23 @@
 import type pg from 'pg';
 import type { ItemState } from '../../core/states.js';
 import type { Change, JobRecord, Move, Spend } from '../change.js';
-import type { Item, ItemPatch } from '../item.js';
+import type { Item, ItemPatch, ItemRow } from '../item.js';
 import type { ResultRow } from '../result-row.js';
 import type { RunEnd, RunRecord } from '../runs.js';
 import type { OpenStoreOptions } from '../open-store.js';
 import type {
-  IngestWriter, ItemEventRecord, JobInput, JournalStore, ManifestRecord, PriorRow, ReportSums, RunnerMembership,
+  Coordination, IngestWriter, ItemEventRecord, ItemFilter as StoreItemFilter, JobInput, JournalStore, ManifestRecord, PriorRow, ReportSums, RunnerMembership,
 } from '../store.js';
 import { LockLostError } from '../sqlite/lock.js';
 import { hostname } from 'node:os';
 import { redactDatabaseUrl, connectionError } from './database-url.js';
 import { connectPool, inTransaction } from './pool.js';
 import { migrate, schemaVersion, NewerSchemaError, SCHEMA_VERSION } from './schema.js';
-import { JobQueries, type ItemFilter } from './queries.js';
-import { annotateItem, applyChanges, storeMany } from './transitions.js';
+import { JobQueries } from './queries.js';
+import { annotateItem, applyChanges, storeMany, type Writer } from './transitions.js';
+import { DB_NOW_MS } from './db-time.js';
+import { ITEM_COLUMNS, toItem } from './item-row.js';
+import { PgCoordination } from './coordination.js';
 import { writeLockSql } from './advisory-locks.js';
 import { PgIngestWriter } from './ingest-writer.js';
 import { PgMembership } from './membership.js';
@@ -34,6 +37,7 @@ export type PostgresOpenOptions = Pick<OpenStoreOptions, 'job' | 'clock' | 'read
 export class PostgresJournalStore implements JournalStore {
   readonly adapter = 'postgres' as const;
   readonly membership: RunnerMembership;
+  readonly coordination: Coordination;
   private readonly runnerMembership: PgMembership;
   private readonly clock: { now(): number };
   private readonly reads: JobQueries;
@@ -53,6 +57,7 @@ export class PostgresJournalStore implements JournalStore {
     this.reads = new JobQueries(pool, { jobId, location });
     this.runnerMembership = new PgMembership(pool, () => this.jobId, this.clock, `${location} (job '${job}')`, this.readonly);
     this.membership = this.runnerMembership;
+    this.coordination = new PgCoordination(pool, () => this.jobId, this.runnerMembership);
   }
 
   /**
@@ -118,10 +123,15 @@ export class PostgresJournalStore implements JournalStore {
       await client.query(`SELECT ${writeLockSql('$1', mode)}`, [jobId]);
       return;
     }
-    // One round trip: the lock first (a CTE is run before the query that reads it), then the row.
+    // One round trip: the lock first (a CTE is run before the query that reads it), then the row, whose
+    // lease must not have expired: a runner frozen past it finds its rows swept (or about to be).
     const own = await client.query(`WITH locked AS (SELECT ${writeLockSql('$1', mode)})
-      SELECT 1 FROM locked, runners WHERE job_id = $1 AND runner_id = $2 FOR KEY SHARE OF runners`, [jobId, runnerId]);
-    if (own.rowCount === 1) return;
+      SELECT 1 FROM locked, runners WHERE job_id = $1 AND runner_id = $2 AND swept_at IS NULL AND lease_until > ${DB_NOW_MS}
+      FOR KEY SHARE OF runners`, [jobId, runnerId]);
+    if (own.rowCount === 1) {
+      this.runnerMembership.confirm();
+      return;
+    }
     const err = new LockLostError(`${this.location} (job '${this.job}')`);
     this.fence(err);
     throw err;
@@ -159,8 +169,35 @@ export class PostgresJournalStore implements JournalStore {
     return this.reads.list(states, limit, afterSeq);
   }
 
-  iterate(filter: ItemFilter = {}, pageSize = 2000): AsyncGenerator<Item> {
-    return this.reads.iterate(filter, pageSize);
+  iterate({ mine, ...filter }: StoreItemFilter = {}, pageSize = 2000): AsyncGenerator<Item> {
+    return this.reads.iterate(mine ? { ...filter, owner: this.runnerMembership.runnerId ?? null } : filter, pageSize);
+  }
+
+  /** Pending rows for this runner, claimed with SKIP LOCKED: runners take disjoint rows and never wait on each other's. */
+  async claimPending(limit: number, afterSeq: number): Promise<Item[]> {
+    const runnerId = this.runnerMembership.runnerId;
+    if (runnerId === undefined) return this.list(['pending'], limit, afterSeq);
+    const jobId = this.assertWritable();
+    // The rows are picked (and locked) once, in a CTE: a subquery under UPDATE may be run again and
+    // pick more than the limit.
+    const { rows } = await this.pool.query<ItemRow>(`WITH picked AS (
+        SELECT seq FROM items WHERE job_id = $1 AND state = 'pending' AND seq > $3
+          AND (claimed_by IS NULL OR claimed_by = $2
+            OR claimed_by NOT IN (SELECT runner_id FROM runners WHERE job_id = $1 AND swept_at IS NULL))
+        ORDER BY seq LIMIT $4 FOR UPDATE SKIP LOCKED)
+      UPDATE items SET claimed_by = $2 FROM picked WHERE items.job_id = $1 AND items.seq = picked.seq
+      RETURNING ${ITEM_COLUMNS.split(',').map((c) => `items.${c.trim()}`).join(', ')}`, [jobId, runnerId, afterSeq, limit < 0 ? null : limit]);
+    return rows.map(toItem).sort((a, b) => a.seq - b.seq);
+  }
+
+  /** The rows runners that are gone left mid-request become uncertain; what they held in flight becomes this runner's. */
+  async recoverInterrupted(): Promise<Item[]> {
+    return (await this.runnerMembership.sweep()).madeUncertain;
+  }
+
+  /** Who writes: this runner (when it is one), else an operator's command. */
+  private writer(): Writer {
+    return { runnerId: this.runnerMembership.runnerId };
   }
 
   async events(itemId: string): Promise<ItemEventRecord[]> {
@@ -195,7 +232,7 @@ export class PostgresJournalStore implements JournalStore {
     // Commits are durable on the server; a deferred one may skip waiting for its WAL flush.
     return inTransaction(this.pool, async (client) => {
       await this.enterWrite(client, jobId, 'shared');
-      return applyChanges(client, jobId, changes, this.now());
+      return applyChanges(client, jobId, changes, this.now(), this.writer());
     }, options.deferSync ? 'SET LOCAL synchronous_commit = off' : '');
   }
 
@@ -204,7 +241,7 @@ export class PostgresJournalStore implements JournalStore {
     const jobId = this.assertWritable();
     return inTransaction(this.pool, async (client) => {
       await this.enterWrite(client, jobId, 'shared');
-      await applyChanges(client, jobId, changes, this.now());
+      await applyChanges(client, jobId, changes, this.now(), this.writer());
       const items = new Map((await new JobQueries(client, { jobId, location: this.location }).getMany(changes.map((c) => c.id))).map((item) => [item.id, item]));
       return changes.map((change) => items.get(change.id)!);
     });
@@ -246,7 +283,7 @@ export class PostgresJournalStore implements JournalStore {
       });
       if (changes.length > 0) {
         this.assertWritable();
-        await applyChanges(client, jobId, changes, this.now());
+        await applyChanges(client, jobId, changes, this.now(), this.writer());
       }
       return result;
     });

@@ -14,7 +14,8 @@ import type { Queryable } from './pool.js';
 const RESULT_COLUMNS = `seq, id, kind, state, response, response_status, request_id, last_error, task_id,
   final_resolution, output_path, sha256, bytes`;
 
-export interface ItemFilter { states?: readonly ItemState[]; kinds?: readonly string[] }
+/** `owner`: only rows this runner holds (null: a store that is no runner holds none). */
+export interface ItemFilter { states?: readonly ItemState[]; kinds?: readonly string[]; owner?: string | null }
 
 export class JobQueries {
   constructor(private readonly db: Queryable, private readonly ctx: JobContext) {}
@@ -76,6 +77,10 @@ export class JobQueries {
     const values: unknown[] = [afterSeq];
     if (filter.states) values.push(filter.states), where.push(`state = ANY($${values.length + 1})`);
     if (filter.kinds) values.push(filter.kinds), where.push(`kind = ANY($${values.length + 1})`);
+    if (filter.owner !== undefined) {
+      if (filter.owner === null) return [];
+      values.push(filter.owner), where.push(`owner = $${values.length + 1}`);
+    }
     values.push(pageSize);
     const rows = await this.rows<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM items WHERE ${where.join(' AND ')} ORDER BY seq LIMIT $${values.length + 1}`, values);
     return rows.map(toItem);

@@ -2,7 +2,7 @@
 // pure transition table and written compare-and-set on its from-state, every move logged as an event.
 import type pg from 'pg';
 import { transition, type ItemEvent, type ItemState } from '../../core/states.js';
-import { StaleTransitionError, type Change, type Move } from '../change.js';
+import { BudgetExceededError, StaleTransitionError, type Change, type Move } from '../change.js';
 import type { ItemPatch } from '../item.js';
 import { PATCH_COLUMN_TYPES, patchAssignments, patchFields } from './item-row.js';
 
@@ -20,15 +20,31 @@ export async function logEvents(client: pg.ClientBase, jobId: number, at: number
 
 interface Planned { change: Change; from: ItemState; to: ItemState; columns: string[]; values: unknown[] }
 
+/** States in which a row is some runner's (it sent the request, polls the task, downloads the answer). */
+const HELD: ReadonlySet<ItemState> = new Set(['submitting', 'submitted', 'running', 'succeeded']);
+
+/**
+ * Who writes: a runner of the job (its rows, and rows nobody holds; a row it moves into a held state
+ * becomes its own), or an operator's command (rows nobody holds). `sweeping`: also rows of these gone
+ * runners, which a sweep takes over.
+ */
+export interface Writer { runnerId: string | undefined; sweeping?: readonly string[] }
+
 /**
  * Applies `changes` in order. The rows' states are read once; a row changed twice in one batch is
  * judged on the state the earlier change left it in. Throws (the caller rolls back) on an unknown
- * item, an illegal transition, a failed `expect`, or a row that moved under the compare-and-set.
+ * item, an illegal transition, a failed `expect`, a row that moved under the compare-and-set or that
+ * another runner holds, or a reservation the job's budget cannot take.
  */
-export async function applyChanges(client: pg.ClientBase, jobId: number, changes: readonly Change[], now: number): Promise<Move[]> {
+export async function applyChanges(client: pg.ClientBase, jobId: number, changes: readonly Change[], now: number, writer: Writer = { runnerId: undefined }): Promise<Move[]> {
   const ids = [...new Set(changes.map((c) => c.id))];
-  const heads = await client.query<{ id: string; state: string }>('SELECT id, state FROM items WHERE job_id = $1 AND id = ANY($2)', [jobId, ids]);
+  const heads = await client.query<{ id: string; state: string; reserved_usd: number; actual_usd: number | null }>(
+    'SELECT id, state, reserved_usd, actual_usd FROM items WHERE job_id = $1 AND id = ANY($2)', [jobId, ids]);
   const stateOf = new Map(heads.rows.map((row) => [row.id, row.state as ItemState]));
+  const money = new Map(heads.rows.map((row) => [row.id, { reserved: row.reserved_usd, actual: row.actual_usd ?? 0 }]));
+  let reservedDelta = 0;
+  let actualDelta = 0;
+  let reserving: string | undefined;
   // Every check the transition table and `expect` make, in order, before anything is written.
   const planned: Planned[] = [];
   for (const change of changes) {
@@ -37,20 +53,62 @@ export async function applyChanges(client: pg.ClientBase, jobId: number, changes
     if (change.expect !== undefined && from !== change.expect) throw new StaleTransitionError(change.id, change.event, change.expect, from);
     const to = transition(from, change.event);
     stateOf.set(change.id, to);
-    planned.push({ change, from, to, ...patchFields(change.patch ?? {}) });
+    const held = money.get(change.id)!;
+    const patch = change.patch ?? {};
+    if (patch.reservedUsd !== undefined) {
+      if (patch.reservedUsd > held.reserved) reserving ??= change.id;
+      reservedDelta += patch.reservedUsd - held.reserved;
+      held.reserved = patch.reservedUsd;
+    }
+    if (patch.actualUsd !== undefined) actualDelta += (patch.actualUsd ?? 0) - held.actual, held.actual = patch.actualUsd ?? 0;
+    const fields = patchFields(patch);
+    // A row in a held state is its runner's; anywhere else it is no one's (an operator may decide it).
+    fields.columns.push('owner');
+    fields.values.push(HELD.has(to) ? writer.runnerId ?? null : null);
+    planned.push({ change, from, to, ...fields });
   }
-  if (ids.length === changes.length) await updateDistinct(client, jobId, planned, now);
-  else for (const step of planned) await updateOne(client, jobId, step, now);
+  if (ids.length === changes.length) await updateDistinct(client, jobId, planned, now, writer);
+  else for (const step of planned) await updateOne(client, jobId, step, now, writer);
   await logEvents(client, jobId, now, planned.map(({ change, from, to }) =>
     ({ itemId: change.id, event: change.event, from, to, detail: change.detail ? JSON.stringify(change.detail) : null })));
+  await moveJobMoney(client, jobId, reservedDelta, actualDelta, reserving);
   return planned.map(({ from, to }) => ({ from, to, at: now }));
 }
 
-/** One row, compare-and-set on its from-state. */
-async function updateOne(client: pg.ClientBase, jobId: number, step: Planned, now: number): Promise<void> {
+/**
+ * The job's totals move with its rows, in the same transaction. A batch that reserves more must leave
+ * settled + reserved within the budget: the row lock on the job makes the check and the move one step
+ * for every runner, so racing runners can never together pass the budget.
+ */
+async function moveJobMoney(client: pg.ClientBase, jobId: number, reservedDelta: number, actualDelta: number, reserving: string | undefined): Promise<void> {
+  if (reservedDelta === 0 && actualDelta === 0) return;
+  const { rows } = await client.query<{ reserved_usd: number; actual_usd: number; budget_usd: number | null }>(
+    `UPDATE jobs SET reserved_usd = reserved_usd + $2, actual_usd = actual_usd + $3 WHERE id = $1 RETURNING reserved_usd, actual_usd, budget_usd`,
+    [jobId, reservedDelta, actualDelta]);
+  const job = rows[0]!;
+  const held = job.reserved_usd + job.actual_usd;
+  if (reserving !== undefined && job.budget_usd !== null && held > job.budget_usd + 1e-9) {
+    throw new BudgetExceededError(reserving, job.budget_usd, roundMoney(held - reservedDelta - actualDelta), roundMoney(reservedDelta));
+  }
+}
+
+function roundMoney(usd: number): number {
+  return Math.round(usd * 1e9) / 1e9;
+}
+
+/** Whose rows this writer may change: no one's, its own, and those of the gone runners it sweeps. */
+function ownerCondition(writer: Writer, column: string, firstParam: number): { sql: string; values: unknown[] } {
+  const owners = [...(writer.runnerId ? [writer.runnerId] : []), ...(writer.sweeping ?? [])];
+  if (owners.length === 0) return { sql: `${column} IS NULL`, values: [] };
+  return { sql: `(${column} IS NULL OR ${column} = ANY($${firstParam}::uuid[]))`, values: [owners] };
+}
+
+/** One row, compare-and-set on its from-state (and on whose it is). */
+async function updateOne(client: pg.ClientBase, jobId: number, step: Planned, now: number, writer: Writer): Promise<void> {
   const sets = step.columns.map((column, i) => `, ${column} = $${6 + i}`).join('');
-  const result = await client.query(`UPDATE items SET state = $1, updated_at = $2${sets} WHERE job_id = $3 AND id = $4 AND state = $5`,
-    [step.to, now, jobId, step.change.id, step.from, ...step.values]);
+  const owned = ownerCondition(writer, 'owner', 6 + step.columns.length);
+  const result = await client.query(`UPDATE items SET state = $1, updated_at = $2${sets} WHERE job_id = $3 AND id = $4 AND state = $5 AND ${owned.sql}`,
+    [step.to, now, jobId, step.change.id, step.from, ...step.values, ...owned.values]);
   if (result.rowCount !== 1) throw new StaleTransitionError(step.change.id, step.change.event, step.from);
 }
 
@@ -58,7 +116,7 @@ async function updateOne(client: pg.ClientBase, jobId: number, step: Planned, no
  * Rows that are all different: one UPDATE for each set of patched columns, every row still
  * compare-and-set on its own from-state. A batch of 64 answers costs a round trip or two, not 64.
  */
-async function updateDistinct(client: pg.ClientBase, jobId: number, planned: readonly Planned[], now: number): Promise<void> {
+async function updateDistinct(client: pg.ClientBase, jobId: number, planned: readonly Planned[], now: number, writer: Writer): Promise<void> {
   const groups = new Map<string, Planned[]>();
   for (const step of planned) {
     const key = step.columns.join(',');
@@ -68,7 +126,7 @@ async function updateDistinct(client: pg.ClientBase, jobId: number, planned: rea
   }
   for (const group of groups.values()) {
     if (group.length === 1) {
-      await updateOne(client, jobId, group[0]!, now);
+      await updateOne(client, jobId, group[0]!, now, writer);
       continue;
     }
     const columns = group[0]!.columns;
@@ -76,10 +134,11 @@ async function updateDistinct(client: pg.ClientBase, jobId: number, planned: rea
     columns.forEach((_, i) => arrays.push(group.map((s) => s.values[i])));
     const types = ['text', 'text', 'text', ...columns.map((column) => PATCH_COLUMN_TYPES[column]!)];
     const names = ['id', 'from_state', 'to_state', ...columns.map((_, i) => `c${i}`)];
+    const owned = ownerCondition(writer, 'i.owner', 3 + types.length);
     const result = await client.query<{ id: string }>(`UPDATE items i SET state = v.to_state, updated_at = $2${columns.map((column, i) => `, ${column} = v.c${i}`).join('')}
       FROM unnest(${types.map((type, i) => `$${3 + i}::${type}[]`).join(', ')}) AS v(${names.join(', ')})
-      WHERE i.job_id = $1 AND i.id = v.id AND i.state = v.from_state
-      RETURNING i.id`, [jobId, now, ...arrays]);
+      WHERE i.job_id = $1 AND i.id = v.id AND i.state = v.from_state AND ${owned.sql}
+      RETURNING i.id`, [jobId, now, ...arrays, ...owned.values]);
     if (result.rowCount !== group.length) {
       const done = new Set(result.rows.map((r) => r.id));
       const stale = group.find((s) => !done.has(s.change.id))!;
@@ -98,7 +157,8 @@ export async function storeMany(client: pg.ClientBase, jobId: number, ids: reado
     if (seen.has(id)) throw new StaleTransitionError(id, event, 'succeeded');
     seen.add(id);
   }
-  const stored = await client.query<{ id: string }>(`UPDATE items SET state = $1, output_path = $2, updated_at = $3
+  // Whichever runner wrote the shared results file stores the rows it holds, another runner's included.
+  const stored = await client.query<{ id: string }>(`UPDATE items SET state = $1, output_path = $2, updated_at = $3, owner = NULL
     WHERE job_id = $4 AND id = ANY($5) AND state = 'succeeded' RETURNING id`, [to, outputPath, now, jobId, ids]);
   if (stored.rowCount !== ids.length) {
     const done = new Set(stored.rows.map((r) => r.id));

@@ -442,21 +442,6 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
         else process.env.GBATCH_LOCK_STALE_MS = staleKnob;
       });
 
-      it('one live runner: the next is refused (busy), then joins once the first released', async () => {
-        expect(await store.membership.acquire()).toBeUndefined();
-        const second = await harness.open({ clock });
-        const busy = await thrown(second.membership.acquire());
-        expect(busy).toBeInstanceOf(JournalBusyError);
-        expect(busy).toMatchObject({ code: 'GBATCH_JOURNAL_BUSY', pid: process.pid, host: hostname() });
-        expect((busy as Error).message).toContain(`pid ${process.pid}`);
-        const [runner] = await second.membership.runners();
-        expect(runner).toMatchObject({ pid: process.pid, host: hostname(), heartbeatAt: clock.now(), liveness: { alive: true, basis: 'pid-alive' } });
-        expect(await store.membership.heartbeat()).toBe(true);
-        await store.membership.release();
-        expect(await second.membership.runners()).toEqual([]);
-        expect(await second.membership.acquire()).toBeUndefined();
-      });
-
       it('counts the rows a runner holds', async () => {
         await ingest(store, [row('a', 1), row('b', 2)]);
         await store.membership.acquire();
@@ -464,39 +449,59 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
         expect((await store.membership.runners()).map((r) => r.rows)).toEqual([1]);
       });
 
-      it('takes over from a runner on another host whose heartbeat is stale (GBATCH_LOCK_STALE_MS), not from a fresh one', async () => {
-        process.env.GBATCH_LOCK_STALE_MS = '5000';
-        const pid = await deadPid();
-        await harness.plantRunner({ pid, host: 'other-host.example', heartbeatAt: clock.now() });
-        await expect(store.membership.acquire()).rejects.toThrow(/other-host\.example/);
-        expect((await store.membership.runners())[0]!.liveness).toEqual({ alive: true, heartbeatAgeMs: 0, basis: 'heartbeat-fresh' });
-        clock.advance(4999);
-        await expect(store.membership.acquire()).rejects.toBeInstanceOf(JournalBusyError);
-        clock.advance(1);
-        expect((await store.membership.runners())[0]!.liveness).toEqual({ alive: false, heartbeatAgeMs: 5000, basis: 'heartbeat-stale' });
-        expect(await store.membership.acquire()).toEqual({ pid, host: 'other-host.example', heartbeatAt: clock.now() - 5000 });
-        expect((await store.membership.runners()).map((r) => r.pid)).toEqual([process.pid]);
-      });
 
-      it('takes over from a dead pid on this host at once; the runner taken over loses its standing and writes nothing', async () => {
-        await ingest(store, [row('a', 1)]);
-        const pid = await deadPid();
-        await harness.plantRunner({ pid, host: hostname(), heartbeatAt: clock.now() });
-        expect(await store.membership.acquire()).toEqual({ pid, host: hostname(), heartbeatAt: clock.now() });
+      // One runner per journal is SQLite's rule (its lock); a database takes many runners on one job
+      // (test/journal/postgres/runners.test.ts).
+      describe.runIf(harness.adapter === 'sqlite')('one runner per journal', () => {
+        it('one live runner: the next is refused (busy), then joins once the first released', async () => {
+          expect(await store.membership.acquire()).toBeUndefined();
+          const second = await harness.open({ clock });
+          const busy = await thrown(second.membership.acquire());
+          expect(busy).toBeInstanceOf(JournalBusyError);
+          expect(busy).toMatchObject({ code: 'GBATCH_JOURNAL_BUSY', pid: process.pid, host: hostname() });
+          expect((busy as Error).message).toContain(`pid ${process.pid}`);
+          const [runner] = await second.membership.runners();
+          expect(runner).toMatchObject({ pid: process.pid, host: hostname(), heartbeatAt: clock.now(), liveness: { alive: true, basis: 'pid-alive' } });
+          expect(await store.membership.heartbeat()).toBe(true);
+          await store.membership.release();
+          expect(await second.membership.runners()).toEqual([]);
+          expect(await second.membership.acquire()).toBeUndefined();
+        });
 
-        // This process's runner seen from elsewhere as gone (its start time no longer matches): taken over.
-        const old = store;
-        await harness.plantRunner({ pid: process.pid, host: hostname(), heartbeatAt: clock.now(), processStart: 'another-boot/1' });
-        const next = await harness.open({ clock });
-        expect(await next.membership.acquire()).toMatchObject({ pid: process.pid, host: hostname() });
-        expect(await old.membership.heartbeat()).toBe(false);
-        await expect(old.applyTransitions([submit('a')])).rejects.toBeInstanceOf(LockLostError);
-        await expect(old.applyTransitions([submit('a')])).rejects.toBeInstanceOf(LockLostError);
-        old.membership.forget();
-        await old.membership.release();
-        expect(await next.membership.runners()).toHaveLength(1);
-        expect((await next.get('a'))!.state).toBe('pending');
-        await next.applyTransitions([submit('a')]);
+        it('takes over from a runner on another host whose heartbeat is stale (GBATCH_LOCK_STALE_MS), not from a fresh one', async () => {
+          process.env.GBATCH_LOCK_STALE_MS = '5000';
+          const pid = await deadPid();
+          await harness.plantRunner({ pid, host: 'other-host.example', heartbeatAt: clock.now() });
+          await expect(store.membership.acquire()).rejects.toThrow(/other-host\.example/);
+          expect((await store.membership.runners())[0]!.liveness).toEqual({ alive: true, heartbeatAgeMs: 0, basis: 'heartbeat-fresh' });
+          clock.advance(4999);
+          await expect(store.membership.acquire()).rejects.toBeInstanceOf(JournalBusyError);
+          clock.advance(1);
+          expect((await store.membership.runners())[0]!.liveness).toEqual({ alive: false, heartbeatAgeMs: 5000, basis: 'heartbeat-stale' });
+          expect(await store.membership.acquire()).toEqual({ pid, host: 'other-host.example', heartbeatAt: clock.now() - 5000 });
+          expect((await store.membership.runners()).map((r) => r.pid)).toEqual([process.pid]);
+        });
+
+        it('takes over from a dead pid on this host at once; the runner taken over loses its standing and writes nothing', async () => {
+          await ingest(store, [row('a', 1)]);
+          const pid = await deadPid();
+          await harness.plantRunner({ pid, host: hostname(), heartbeatAt: clock.now() });
+          expect(await store.membership.acquire()).toEqual({ pid, host: hostname(), heartbeatAt: clock.now() });
+
+          // This process's runner seen from elsewhere as gone (its start time no longer matches): taken over.
+          const old = store;
+          await harness.plantRunner({ pid: process.pid, host: hostname(), heartbeatAt: clock.now(), processStart: 'another-boot/1' });
+          const next = await harness.open({ clock });
+          expect(await next.membership.acquire()).toMatchObject({ pid: process.pid, host: hostname() });
+          expect(await old.membership.heartbeat()).toBe(false);
+          await expect(old.applyTransitions([submit('a')])).rejects.toBeInstanceOf(LockLostError);
+          await expect(old.applyTransitions([submit('a')])).rejects.toBeInstanceOf(LockLostError);
+          old.membership.forget();
+          await old.membership.release();
+          expect(await next.membership.runners()).toHaveLength(1);
+          expect((await next.get('a'))!.state).toBe('pending');
+          await next.applyTransitions([submit('a')]);
+        });
       });
     });
   });

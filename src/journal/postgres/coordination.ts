@@ -1,0 +1,59 @@
+// What the runners of a job agree through the database: a 402 that stops them all, the account's send
+// slots under a shared --rpm, a 429's pause, and work only one of them may do at a time. Times are on
+// the database's clock, so hosts whose clocks disagree still share one pace.
+import type pg from 'pg';
+import type { Coordination } from '../store.js';
+import { DB_NOW_MS } from './db-time.js';
+import type { PgMembership } from './membership.js';
+
+export class PgCoordination implements Coordination {
+  constructor(private readonly pool: pg.Pool, private readonly jobId: () => number | undefined, private readonly membership: PgMembership) {}
+
+  async stopSubmissions(reason: 'balance'): Promise<void> {
+    await this.pool.query(`UPDATE jobs SET stop_reason = $2, stopped_at = ${DB_NOW_MS} WHERE id = $1`, [this.jobId(), reason]);
+  }
+
+  async submissionsStopped(): Promise<'balance' | undefined> {
+    const { rows } = await this.pool.query<{ stop_reason: string | null }>(
+      'SELECT stop_reason FROM jobs WHERE id = $1 AND stopped_at >= $2', [this.jobId(), this.membership.joinedAt]);
+    return rows[0]?.stop_reason === 'balance' ? 'balance' : undefined;
+  }
+
+  async takeSendSlot(account: string, intervalMs: number): Promise<number> {
+    // Each send takes the slot after the last one taken (or now, when the account has been idle): sends
+    // of the account are `intervalMs` apart, however many runners take slots.
+    const { rows } = await this.pool.query<{ wait: number }>(`WITH n AS (SELECT ${DB_NOW_MS} AS ms)
+      INSERT INTO accounts AS a (account, next_send_at) SELECT $1, n.ms + $2 FROM n
+      ON CONFLICT (account) DO UPDATE SET next_send_at = GREATEST(a.next_send_at, (SELECT ms FROM n)) + $2
+      RETURNING a.next_send_at - $2 - (SELECT ms FROM n) AS wait`, [account, intervalMs]);
+    return Math.max(0, rows[0]!.wait);
+  }
+
+  async pauseAccount(account: string, ms: number): Promise<void> {
+    await this.pool.query(`WITH n AS (SELECT ${DB_NOW_MS} AS ms)
+      INSERT INTO accounts AS a (account, paused_until) SELECT $1, n.ms + $2 FROM n
+      ON CONFLICT (account) DO UPDATE SET paused_until = GREATEST(a.paused_until, (SELECT ms FROM n) + $2)`, [account, Math.ceil(ms)]);
+  }
+
+  async accountPause(account: string): Promise<number> {
+    const { rows } = await this.pool.query<{ left: number }>(`SELECT GREATEST(0, paused_until - ${DB_NOW_MS}) AS left FROM accounts WHERE account = $1`, [account]);
+    return rows[0]?.left ?? 0;
+  }
+
+  async exclusive<T>(name: string, work: () => Promise<T>): Promise<T> {
+    // A session lock on a client of its own: a runner that dies mid-work frees it with its connection.
+    const client = await this.pool.connect();
+    const key = [`hashtext(current_schema() || ':gbatch:${name.replace(/[^a-z-]/g, '')}')`, '$1::int'].join(', ');
+    let broken: Error | undefined;
+    try {
+      await client.query(`SELECT pg_advisory_lock(${key})`, [this.jobId()]);
+      try {
+        return await work();
+      } finally {
+        await client.query(`SELECT pg_advisory_unlock(${key})`, [this.jobId()]).catch((err: Error) => { broken = err; });
+      }
+    } finally {
+      client.release(broken);
+    }
+  }
+}
