@@ -97,10 +97,10 @@ export interface RunnerMembership {
    */
   sweep(): Promise<Takeover>;
   /**
-   * Open rows held by other runners of the job that look stopped (no heartbeat for a while) but whose
-   * lease has not expired yet: a runner done with its own work waits for them to be swept to it.
+   * The work of the job that is not this runner's: open rows other runners hold (they will finish them,
+   * or stop and be swept), and pending rows no live runner has claimed (this one may send them).
    */
-  stalledRows(): Promise<number>;
+  othersWork(): Promise<{ held: number; claimable: number }>;
   /** When this runner's standing was last confirmed, on the local clock (performance.now ms); it may send only while fresh. */
   confirmedAt(): number;
 }

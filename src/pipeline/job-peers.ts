@@ -37,35 +37,37 @@ export class JobPeers {
     this.timer = undefined;
   }
 
-  /** Pending rows freed by sweeps since the last call: the submitter should look again. */
-  takeReleased(): number {
+  /** Pending rows freed by sweeps since the last call. */
+  private takeReleased(): number {
     const n = this.releasedPending;
     this.releasedPending = 0;
     return n;
   }
 
   /**
-   * Once this runner's own work is done: waits while other runners hold open rows and look stopped
-   * (their lease not yet expired), sweeping them to itself when it does. Returns at once when every
-   * other runner is heartbeating (each finishes its own rows) or the run is stopping.
+   * Once this runner's own share is done: stays while other runners hold open rows (finishing them, or
+   * stopping and being swept to this one), so every runner of the job ends with the job. Returns
+   * 'claimable' when pending rows are free to send again (a runner that stopped held them), 'done' when
+   * nothing is left elsewhere or the run is stopping.
    */
-  async settle(): Promise<void> {
+  async settle(): Promise<'claimable' | 'done'> {
     const { ctx } = this;
-    if (!ctx.journal.coordination) return;
+    if (!ctx.journal.coordination) return 'done';
     let said = false;
     while (!ctx.stop.signal.aborted) {
       await this.tick();
-      if (this.releasedPending > 0) return;
-      const stalled = await ctx.journal.membership.stalledRows();
-      if (stalled === 0) return;
-      if (!said) log(ctx, `${stalled} open row(s) are held by a runner that stopped heartbeating: waiting for its lease to expire to take them over`);
+      const work = await ctx.journal.membership.othersWork();
+      if ((this.takeReleased() > 0 || work.claimable > 0) && !ctx.submitStop.signal.aborted) return 'claimable';
+      if (work.held === 0) return 'done';
+      if (!said) log(ctx, `this runner's share is done; ${work.held} row(s) are with other runners of the job: waiting for them (a runner that stops is taken over)`);
       said = true;
       try {
         await ctx.clock.sleep(this.everyMs, ctx.stop.signal);
       } catch {
-        return;
+        return 'done';
       }
     }
+    return 'done';
   }
 
   /** A failure of the last beats (a journal error): the run ends with it. */

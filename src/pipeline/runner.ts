@@ -277,11 +277,7 @@ async function drive(
       try {
         await submitter.run();
         // Among runners of one job: stay while one that stopped holds rows, and take them over.
-        for (;;) {
-          await peers.settle();
-          if (peers.takeReleased() === 0 || ctx.submitStop.signal.aborted) break;
-          await submitter.run();
-        }
+        while ((await peers.settle()) === 'claimable') await submitter.run();
         if (peers.error !== undefined) throw peers.error;
       } catch (err) {
         submitFailure = err;

@@ -70,7 +70,8 @@ export class Submitter {
     const { ctx } = this;
     let after = 0;
     outer: for (;;) {
-      const page = await ctx.journal.claimPending(PAGE, after);
+      // Claims of about what this runner can send soon: runners sharing a job take turns, not hoards.
+      const page = await ctx.journal.claimPending(Math.min(PAGE, ctx.settings.concurrency * 2), after);
       if (page.length === 0) break;
       for (const item of page) {
         after = item.seq;

@@ -10,7 +10,7 @@ import type { Item, ItemRow } from '../item.js';
 import type { RunnerMembership, RunnerTakeover, RunnerView, Takeover } from '../store.js';
 import type { RunnerLiveness } from '../runner-liveness.js';
 import { pidAlive, processStartOf } from '../process-identity.js';
-import { HEARTBEAT_MS, staleAfterMs } from '../sqlite/lock.js';
+import { staleAfterMs } from '../sqlite/lock.js';
 import { exclusiveLockSql } from './advisory-locks.js';
 import { DB_NOW_MS } from './db-time.js';
 import { ITEM_COLUMNS, toItem } from './item-row.js';
@@ -21,9 +21,6 @@ interface RunnerRow {
   runner_id: string; pid: number; host: string; process_start: string | null; started_at: number;
   heartbeat_at: number; lease_until: number; swept_at: number | null; db_now: number; rows: number;
 }
-
-/** A runner this long without a heartbeat looks stopped: one that finished its own work waits to sweep it. */
-const STALLED_BEATS = 3;
 
 /**
  * Whether a runner is gone: its lease expired (on the database's clock, whatever its pid says: a frozen
@@ -124,17 +121,18 @@ export class PgMembership implements RunnerMembership {
     }));
   }
 
-  /** Open rows of other runners that stopped heartbeating, their lease not yet expired. */
-  async stalledRows(): Promise<number> {
+  async othersWork(): Promise<{ held: number; claimable: number }> {
     const jobId = this.jobId();
-    if (jobId === undefined || !this.held) return 0;
-    const stalled = (await this.pool.query<RunnerRow>(`SELECT r.*, ${DB_NOW_MS} AS db_now, 0 AS rows FROM runners r
-      WHERE r.job_id = $1 AND r.runner_id <> $2 AND r.swept_at IS NULL`, [jobId, this.held])).rows
-      .filter((row) => this.judge(row).alive && row.db_now - row.heartbeat_at > STALLED_BEATS * Math.min(HEARTBEAT_MS, staleAfterMs() / 4));
-    if (stalled.length === 0) return 0;
-    const { rows } = await this.pool.query<{ n: number }>(`SELECT COUNT(*) AS n FROM items WHERE job_id = $1
-      AND (owner = ANY($2::uuid[]) OR (claimed_by = ANY($2::uuid[]) AND state = 'pending'))`, [jobId, stalled.map((r) => r.runner_id)]);
-    return rows[0]?.n ?? 0;
+    if (jobId === undefined || !this.held) return { held: 0, claimable: 0 };
+    const { rows } = await this.pool.query<{ held: number; claimable: number }>(`WITH others AS (
+        SELECT runner_id FROM runners WHERE job_id = $1 AND runner_id <> $2 AND swept_at IS NULL)
+      SELECT
+        (SELECT COUNT(*) FROM items WHERE job_id = $1 AND owner IN (SELECT runner_id FROM others)) AS held,
+        (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = 'pending' AND claimed_by IN (SELECT runner_id FROM others)) AS held_pending,
+        (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = 'pending'
+          AND (claimed_by IS NULL OR claimed_by NOT IN (SELECT runner_id FROM others))) AS claimable`, [jobId, this.held]);
+    const row = rows[0] as { held: number; held_pending: number; claimable: number } | undefined;
+    return { held: (row?.held ?? 0) + (row?.held_pending ?? 0), claimable: row?.claimable ?? 0 };
   }
 
   /**

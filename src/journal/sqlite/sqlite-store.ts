@@ -236,8 +236,8 @@ class SqliteMembership implements RunnerMembership {
     return { madeUncertain: [], adopted: [], released: 0 };
   }
 
-  async stalledRows(): Promise<number> {
-    return 0;
+  async othersWork(): Promise<{ held: number; claimable: number }> {
+    return { held: 0, claimable: 0 };
   }
 
   /** The lock is checked inside every write transaction: nothing is sent on a lock lost before its intent. */
