@@ -35,6 +35,11 @@ export const EXIT_CODES = {
     [2, 'usage error, an id that cannot be retried (uncertain, invalid, in progress, abandoned while uncertain), or a live runner holds the journal: nothing changed'],
     INTERNAL,
   ],
+  journal: [
+    [0, 'the schema is at this gbatch\'s version'],
+    [2, 'usage or configuration error (no journal named, a server that cannot be reached), or a schema written by a newer gbatch'],
+    INTERNAL,
+  ],
   sim: [[0, 'stopped by SIGINT or SIGTERM'], [1, 'could not start (the port is in use)'], [2, 'usage error']],
   demo: [[-1, 'those of `gbatch run` (see `gbatch run --help`)']],
 } as const satisfies Record<string, ExitCodeList>;

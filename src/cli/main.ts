@@ -17,6 +17,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
   report: { summary: 'estimate vs actual per row, per model and resolution, and in total', load: () => import('./commands/report.js') },
   resolve: { summary: "the operator's decision for an uncertain item (or all of them)", load: () => import('./commands/resolve.js') },
   retry: { summary: 'send failed or rejected items again, as new attempts', load: () => import('./commands/retry.js') },
+  journal: { summary: 'journal upkeep: `journal migrate` creates or upgrades the schema', load: () => import('./commands/journal.js') },
   sim: { summary: 'serve the embedded gateway simulator', load: () => import('./commands/sim.js') },
   demo: { summary: 'run the demo job against an embedded simulator (npm start)', load: () => import('./commands/demo.js') },
 };
@@ -55,7 +56,8 @@ export async function main(argv: string[]): Promise<number> {
     return await module.run(rest);
   } catch (err) {
     // Every command's usage and configuration errors end the same way: one line, exit 2, nothing sent.
-    if (err instanceof UsageError || err instanceof ConfigError || err instanceof JournalBusyError) {
+    // A journal written by a newer gbatch is this installation's configuration to fix (upgrade).
+    if (err instanceof UsageError || err instanceof ConfigError || err instanceof JournalBusyError || (err instanceof Error && (err as Error & { code?: string }).code === 'GBATCH_SCHEMA_NEWER')) {
       process.stderr.write(`gbatch ${name}: ${printable(err.message)}\n`);
       return 2;
     }
