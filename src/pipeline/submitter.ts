@@ -70,8 +70,8 @@ export class Submitter {
     const { ctx } = this;
     let after = 0;
     outer: for (;;) {
-      // Claims of about what this runner can send soon: runners sharing a job take turns, not hoards.
-      const page = await ctx.journal.claimPending(Math.min(PAGE, ctx.settings.concurrency * 2), after);
+      // Among runners sharing a job, a claim is about what this runner can send soon: turns, not hoards.
+      const page = await ctx.journal.claimPending(ctx.journal.coordination ? Math.min(PAGE, ctx.settings.concurrency * 2) : PAGE, after);
       if (page.length === 0) break;
       for (const item of page) {
         after = item.seq;
