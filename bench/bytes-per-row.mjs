@@ -16,6 +16,8 @@ import { chatJsonl } from './lib/manifests.mjs';
 import { flag, machine, removeDir, report, requireBuild, root, runGbatch, startSim, tempDir } from './lib/harness.mjs';
 
 const IO_AT_EXIT = join(root, 'bench/lib/io-at-exit.cjs');
+/** Issue 11: at most 4 KB written to disk per chat row. */
+export const TARGET_WRITE_BYTES_PER_ROW = 4096;
 
 export async function bytesPerRow({ rows = 20_000, latencyMs = 5, concurrency = 200, sync = 'full', split = true } = {}) {
   requireBuild();
@@ -36,7 +38,8 @@ export async function bytesPerRow({ rows = 20_000, latencyMs = 5, concurrency = 
       ...measured.journal,
       db_bytes_per_row: perRow(measured.journal.db_bytes),
       split: null,
-      targets: { write_bytes_per_row: 4096 },
+      targets: { write_bytes_per_row: TARGET_WRITE_BYTES_PER_ROW },
+      pass: measured.io ? measured.io.write_bytes / rows <= TARGET_WRITE_BYTES_PER_ROW : null,
     };
     if (split && hasStrace()) result.split = await splitRun(dir, args('split'), env, rows);
     return result;
@@ -148,7 +151,10 @@ async function splitRun(dir, args, env, rows) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  report(await bytesPerRow({
+  const result = report(await bytesPerRow({
     rows: Number(flag('rows', 20_000)), latencyMs: Number(flag('latency-ms', 5)), sync: flag('journal-sync', 'full'), split: !process.argv.includes('--no-split'),
   }));
+  const verdict = result.pass === null ? 'NO FIGURE (no /proc/self/io)' : result.pass ? 'PASS' : 'FAIL';
+  process.stderr.write(`bytes-per-row: ${verdict}: ${result.write_bytes_per_row} B written per row, target <= ${TARGET_WRITE_BYTES_PER_ROW} B\n`);
+  if (result.pass === false) process.exitCode = 1;
 }

@@ -1,7 +1,8 @@
 // The item row's wide values kept out of line (schema version 7, see schema.ts), so the row a transition rewrites
 // stays narrow: SQLite rewrites a whole page for every row changed in it, so the bytes a commit writes
 // grow with the width of the rows it touches, not with the columns it sets.
-// - `response` (the gateway's body, written once) lives in `item_answers`, keyed by seq;
+// - `request` (written at ingest) and `response` (the gateway's body, written once) live in
+//   `item_requests` and `item_answers`, keyed by seq;
 // - `price_snapshot` and `output_path` repeat across rows: each distinct text is stored once in
 //   `item_texts` and the row holds its id (`price_ref`, `output_ref`).
 // A value written inline (older journals; an operator's or a test's plain UPDATE of the column) still
@@ -15,6 +16,7 @@ import type { ItemPatch } from '../item.js';
  * `items.*` and share their names: better-sqlite3 keeps the last column of a name.
  */
 export const ITEM_COLUMNS_WIDE = `items.*,
+  COALESCE((SELECT r.request FROM item_requests r WHERE r.seq = items.seq), items.request) AS request,
   COALESCE((SELECT a.response FROM item_answers a WHERE a.seq = items.seq), items.response) AS response,
   COALESCE((SELECT t.text FROM item_texts t WHERE t.id = items.price_ref), items.price_snapshot) AS price_snapshot,
   COALESCE((SELECT t.text FROM item_texts t WHERE t.id = items.output_ref), items.output_path) AS output_path`;
