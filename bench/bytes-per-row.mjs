@@ -85,7 +85,6 @@ function journalFacts(file, wal, peakWal, summary) {
     return {
       db_bytes: statSync(file).size, wal_peak_bytes: peakWal, wal_final_bytes: finalWal,
       page_size: pageSize, page_count: db.pragma('page_count', { simple: true }),
-      wal_autocheckpoint_pages: db.pragma('wal_autocheckpoint', { simple: true }),
       journal_commits: summary.journal_commits ?? null,
       pages_by_object: Object.fromEntries(pages.map((p) => [p.name, p.pages])),
       payload_bytes_by_object: Object.fromEntries(pages.map((p) => [p.name, p.payload])),
