@@ -16,6 +16,8 @@ import { chatJsonl } from './lib/manifests.mjs';
 import { flag, machine, removeDir, report, requireBuild, root, runGbatch, startSim, tempDir } from './lib/harness.mjs';
 
 const IO_AT_EXIT = join(root, 'bench/lib/io-at-exit.cjs');
+/** Issue 11: at most 4 KB written to disk per chat row. */
+export const TARGET_WRITE_BYTES_PER_ROW = 4096;
 
 export async function bytesPerRow({ rows = 20_000, latencyMs = 5, concurrency = 200, sync = 'full', split = true } = {}) {
   requireBuild();
@@ -36,7 +38,8 @@ export async function bytesPerRow({ rows = 20_000, latencyMs = 5, concurrency = 
       ...measured.journal,
       db_bytes_per_row: perRow(measured.journal.db_bytes),
       split: null,
-      targets: { write_bytes_per_row: 4096 },
+      targets: { write_bytes_per_row: TARGET_WRITE_BYTES_PER_ROW },
+      pass: measured.io ? measured.io.write_bytes / rows <= TARGET_WRITE_BYTES_PER_ROW : null,
     };
     if (split && hasStrace()) result.split = await splitRun(dir, args('split'), env, rows);
     return result;
@@ -82,7 +85,6 @@ function journalFacts(file, wal, peakWal, summary) {
     return {
       db_bytes: statSync(file).size, wal_peak_bytes: peakWal, wal_final_bytes: finalWal,
       page_size: pageSize, page_count: db.pragma('page_count', { simple: true }),
-      wal_autocheckpoint_pages: db.pragma('wal_autocheckpoint', { simple: true }),
       journal_commits: summary.journal_commits ?? null,
       pages_by_object: Object.fromEntries(pages.map((p) => [p.name, p.pages])),
       payload_bytes_by_object: Object.fromEntries(pages.map((p) => [p.name, p.payload])),
@@ -148,7 +150,10 @@ async function splitRun(dir, args, env, rows) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  report(await bytesPerRow({
+  const result = report(await bytesPerRow({
     rows: Number(flag('rows', 20_000)), latencyMs: Number(flag('latency-ms', 5)), sync: flag('journal-sync', 'full'), split: !process.argv.includes('--no-split'),
   }));
+  const verdict = result.pass === null ? 'NO FIGURE (no /proc/self/io)' : result.pass ? 'PASS' : 'FAIL';
+  process.stderr.write(`bytes-per-row: ${verdict}: ${result.write_bytes_per_row} B written per row, target <= ${TARGET_WRITE_BYTES_PER_ROW} B\n`);
+  if (result.pass === false) process.exitCode = 1;
 }

@@ -2,6 +2,7 @@
 // counts once `succeeded`), as raw column text in manifest order, so bodies are spliced, never re-parsed.
 import type Database from 'better-sqlite3';
 import { HAS_LINE, OPEN_STATES, type ResultRow } from './result-row.js';
+import { hasWideValues } from './sqlite/wide-values.js';
 
 export type { ResultRow };
 
@@ -14,8 +15,11 @@ export class ResultRows {
   constructor(db: Database.Database) {
     // NOT INDEXED: a walk of the primary key from `seq` stops after LIMIT rows; through the state index,
     // the OR would gather and sort every row with a line on each page.
-    this.pageStmt = db.prepare(`SELECT seq, id, kind, state, response, response_status, request_id, last_error, task_id,
-      final_resolution, output_path, sha256, bytes FROM items NOT INDEXED WHERE seq > ? AND ${HAS_LINE} ORDER BY seq LIMIT ?`);
+    const wide = hasWideValues(db);
+    const response = wide ? 'COALESCE((SELECT a.response FROM item_answers a WHERE a.seq = items.seq), response) AS response' : 'response';
+    const outputPath = wide ? 'COALESCE((SELECT t.text FROM item_texts t WHERE t.id = items.output_ref), output_path) AS output_path' : 'output_path';
+    this.pageStmt = db.prepare(`SELECT seq, id, kind, state, ${response}, response_status, request_id, last_error, task_id,
+      final_resolution, ${outputPath}, sha256, bytes FROM items NOT INDEXED WHERE seq > ? AND ${HAS_LINE} ORDER BY seq LIMIT ?`);
     this.openStmt = db.prepare(`SELECT MIN(seq) AS seq FROM items WHERE state IN (${OPEN_STATES.map((s) => `'${s}'`).join(', ')})`);
     this.videoStmt = db.prepare(`SELECT MIN(seq) AS seq FROM items WHERE state = 'succeeded' AND kind NOT IN ('chat', 'responses')`);
   }

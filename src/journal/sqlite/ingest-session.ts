@@ -13,6 +13,7 @@ export class IngestSession {
   private readonly insert;
   private readonly existing;
   private readonly replace;
+  private readonly insertRequest;
 
   constructor(private readonly journal: Journal) {
     const db = journal.db;
@@ -20,6 +21,8 @@ export class IngestSession {
       resolution, has_reference_video, estimate_usd, last_error, updated_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (id) DO NOTHING`);
+    // The request is stored out of line (wide-values.ts); a replaced row gets it inline again.
+    this.insertRequest = db.prepare('INSERT INTO item_requests (seq, request) VALUES (?, ?)');
     this.existing = db.prepare('SELECT content_hash, state, source_file, source_line FROM items WHERE id = ?');
     // The same values as the insert, in the same order, with the id moved to the WHERE clause.
     this.replace = db.prepare(`UPDATE items SET kind = ?, model = ?, request = ?, content_hash = ?,
@@ -39,11 +42,12 @@ export class IngestSession {
       const requestText = entry.requestJson ?? (entry.request === null ? null : JSON.stringify(entry.request));
       const errorText = entry.lastError ? JSON.stringify(entry.lastError) : null;
       const values = [
-        entry.kind, entry.model, requestText, entry.contentHash, entry.sourceFile, entry.sourceLine, entry.state,
+        entry.kind, entry.model, null, entry.contentHash, entry.sourceFile, entry.sourceLine, entry.state,
         entry.resolution ?? null, entry.hasReferenceVideo ? 1 : 0, entry.estimateUsd ?? 0, errorText, now,
       ];
       const inserted = this.insert.run(entry.id, ...values);
       if (inserted.changes === 1) {
+        if (requestText !== null) this.insertRequest.run(inserted.lastInsertRowid, requestText);
         this.summary.inserted++;
         continue;
       }
@@ -52,6 +56,7 @@ export class IngestSession {
       if (judgement === 'unchanged') {
         this.summary.unchanged++;
       } else if (judgement === 'replace') {
+        values[2] = requestText;
         this.replace.run(...values, entry.id);
         this.summary.replaced++;
       } else {

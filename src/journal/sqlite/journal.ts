@@ -10,6 +10,7 @@ import { patchColumns, rowToItem, type Item, type ItemPatch, type ItemRow } from
 import { LockLostError, RunnerLock } from './lock.js';
 import { ResultRows } from '../result-rows.js';
 import { openDatabase } from './open-database.js';
+import { hasWideValues, ITEM_COLUMNS_WIDE, WideValues } from './wide-values.js';
 import { StaleTransitionError, type Change, type JobRecord, type Move, type Spend } from '../change.js';
 
 export { StaleTransitionError, type Change, type JobRecord, type Move, type Spend };
@@ -54,13 +55,17 @@ export class Journal {
   private deferredCommits = 0;
   /** Set once this process may no longer write (its runner lock was lost): every write throws it. */
   private fencedBy: Error | undefined;
+  /** The item columns as read (the wide values joined back in, on a journal that keeps them out of line). */
+  private readonly itemColumns: string;
+  /** Where a writable journal puts the wide values; undefined on an older read-only journal. */
+  private readonly wide: WideValues | undefined;
   private readonly stmt: {
     get: Database.Statement<[string], ItemRow>;
-    head: Database.Statement<[string], { state: string; reserved_usd: number; actual_usd: number | null }>;
+    head: Database.Statement<[string], { seq: number; state: string; reserved_usd: number; actual_usd: number | null }>;
     event: Database.Statement<[string, number, string, string | null, string, string | null]>;
     counts: Database.Statement<[], { state: string; n: number }>;
     spend: Database.Statement<[], { reserved: number | null; actual: number | null }>;
-    store: Database.Statement<[string, string, number, string]>;
+    store: Database.Statement<[string, string | number, number, string]>;
   };
 
   private constructor(readonly file: string, options: JournalOptions) {
@@ -75,6 +80,9 @@ export class Journal {
         probeWritable(this.db);
       }
       this.lock = new RunnerLock(this.db, this.clock);
+      const wide = hasWideValues(this.db);
+      this.itemColumns = wide ? ITEM_COLUMNS_WIDE : '*';
+      this.wide = wide && !options.readonly ? new WideValues(this.db) : undefined;
       this.stmt = this.prepareStatements();
     } catch (err) {
       this.db.close();
@@ -84,12 +92,12 @@ export class Journal {
 
   private prepareStatements(): Journal['stmt'] {
     return {
-      get: this.db.prepare('SELECT * FROM items WHERE id = ?'),
-      head: this.db.prepare('SELECT state, reserved_usd, actual_usd FROM items WHERE id = ?'),
+      get: this.db.prepare(`SELECT ${this.itemColumns} FROM items WHERE id = ?`),
+      head: this.db.prepare('SELECT seq, state, reserved_usd, actual_usd FROM items WHERE id = ?'),
       event: this.db.prepare('INSERT INTO events (item_id, at, event, from_state, to_state, detail) VALUES (?, ?, ?, ?, ?, ?)'),
       counts: this.db.prepare('SELECT state, COUNT(*) AS n FROM items GROUP BY state'),
       spend: this.db.prepare('SELECT SUM(reserved_usd) AS reserved, SUM(actual_usd) AS actual FROM items'),
-      store: this.db.prepare(`UPDATE items SET state = ?, output_path = ?, updated_at = ? WHERE id = ? AND state = 'succeeded'`),
+      store: this.db.prepare(`UPDATE items SET state = ?, ${this.wide ? 'output_ref' : 'output_path'} = ?, updated_at = ? WHERE id = ? AND state = 'succeeded'`),
     };
   }
 
@@ -188,7 +196,7 @@ export class Journal {
   /** Items in any of `states`, in manifest order, after `afterSeq`. */
   list(states: readonly ItemState[], limit = -1, afterSeq = 0): Item[] {
     const marks = states.map(() => '?').join(', ');
-    const rows = this.db.prepare(`SELECT * FROM items WHERE state IN (${marks}) AND seq > ? ORDER BY seq LIMIT ?`)
+    const rows = this.db.prepare(`SELECT ${this.itemColumns} FROM items WHERE state IN (${marks}) AND seq > ? ORDER BY seq LIMIT ?`)
       .all(...states, afterSeq, limit) as ItemRow[];
     return rows.map(rowToItem);
   }
@@ -210,7 +218,7 @@ export class Journal {
     const args: unknown[] = [];
     if (filter.states) where.push(`state IN (${filter.states.map(() => '?').join(', ')})`), args.push(...filter.states);
     if (filter.kinds) where.push(`kind IN (${filter.kinds.map(() => '?').join(', ')})`), args.push(...filter.kinds);
-    const page = this.db.prepare(`SELECT * FROM items WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`);
+    const page = this.db.prepare(`SELECT ${this.itemColumns} FROM items WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`);
     return (page.all(afterSeq, ...args, pageSize) as ItemRow[]).map(rowToItem);
   }
 
@@ -262,7 +270,7 @@ export class Journal {
         if (change.expect !== undefined && from !== change.expect) throw new StaleTransitionError(change.id, change.event, change.expect, from);
         const to = transition(from, change.event);
         const patch = change.patch ?? {};
-        const { assignments, values } = patchColumns(patch);
+        const { assignments, values, response } = this.rowWrite(patch);
         const sql = `UPDATE items SET state = ?, updated_at = ?${assignments.map((a) => `, ${a}`).join('')} WHERE id = ? AND state = ?`;
         let statement = this.updateCache.get(sql);
         if (!statement) {
@@ -271,6 +279,7 @@ export class Journal {
         }
         const result = statement.run(to, now, ...values, change.id, from);
         if (result.changes !== 1) throw new StaleTransitionError(change.id, change.event, from);
+        if (response !== null) this.wide!.storeAnswer(head.seq, response);
         this.stmt.event.run(change.id, now, change.event, from, to, change.detail ? JSON.stringify(change.detail) : null);
         if (patch.reservedUsd !== undefined) reservedDelta += patch.reservedUsd - head.reserved_usd;
         if (patch.actualUsd !== undefined) actualDelta += (patch.actualUsd ?? 0) - (head.actual_usd ?? 0);
@@ -280,7 +289,7 @@ export class Journal {
     });
     // IMMEDIATE: take the write lock before reading, so another process (a `resolve`) makes us wait
     // out busy_timeout instead of failing at once with SQLITE_BUSY on the read-then-write upgrade.
-    const moves = run.immediate();
+    const moves = this.rollingBack(() => run.immediate());
     if (this.spendCache) {
       this.spendCache.reservedUsd = roundUsd(this.spendCache.reservedUsd + reservedDelta);
       this.spendCache.actualUsd = roundUsd(this.spendCache.actualUsd + actualDelta);
@@ -299,28 +308,52 @@ export class Journal {
     const to = transition('succeeded', 'store');
     const now = this.now();
     const detailText = JSON.stringify(detail);
-    this.db.transaction(() => {
+    this.rollingBack(() => this.db.transaction(() => {
       this.assertOwner();
+      const output = this.wide ? this.wide.textId(outputPath) : outputPath;
       for (const id of ids) {
-        if (this.stmt.store.run(to, outputPath, now, id).changes !== 1) throw new StaleTransitionError(id, 'store', 'succeeded');
+        if (this.stmt.store.run(to, output, now, id).changes !== 1) throw new StaleTransitionError(id, 'store', 'succeeded');
         this.stmt.event.run(id, now, 'store', 'succeeded', to, detailText);
       }
-    }).immediate();
+    }).immediate());
   }
 
   /** Patches fields without a state change (e.g. a poll's gateway charge); logged as a note event. */
   annotate(id: string, patch: ItemPatch, note: string): void {
-    const { assignments, values } = patchColumns(patch);
-    if (assignments.length === 0) return;
+    if (patchColumns(patch).assignments.length === 0) return;
     this.assertWritable();
-    this.db.transaction(() => {
+    this.rollingBack(() => this.db.transaction(() => {
       this.assertOwner();
       const head = this.stmt.head.get(id);
       if (!head) throw new Error(`unknown item '${id}'`);
-      this.db.prepare(`UPDATE items SET ${assignments.join(', ')}, updated_at = ? WHERE id = ?`).run(...values, this.now(), id);
+      const { assignments, values, response } = this.rowWrite(patch);
+      const sets = [...assignments, 'updated_at = ?'].join(', ');
+      this.db.prepare(`UPDATE items SET ${sets} WHERE id = ?`).run(...values, this.now(), id);
+      if (response !== null) this.wide!.storeAnswer(head.seq, response);
       this.stmt.event.run(id, this.now(), note, head.state, head.state, null);
       if (patch.reservedUsd !== undefined || patch.actualUsd !== undefined) this.spendCache = undefined;
-    }).immediate();
+    }).immediate());
+  }
+
+  /**
+   * The row's part of a patch: its `column = ?` assignments and values, and the response to store out
+   * of line after the row's update (null: none). Call inside the write transaction (it may add a text).
+   */
+  private rowWrite(patch: ItemPatch): { assignments: string[]; values: unknown[]; response: string | null } {
+    if (!this.wide) return { ...patchColumns(patch), response: null };
+    const split = this.wide.split(patch);
+    const row = patchColumns(split.rowPatch);
+    return { assignments: [...row.assignments, ...split.assignments], values: [...row.values, ...split.values], response: split.response };
+  }
+
+  /** Runs a write transaction; if it rolls back, text ids handed out inside it are forgotten. */
+  private rollingBack<T>(write: () => T): T {
+    try {
+      return write();
+    } catch (err) {
+      this.wide?.forgetUncommitted();
+      throw err;
+    }
   }
 
   events(itemId: string): Array<{ at: number; event: string; from: string | null; to: string; detail: unknown }> {

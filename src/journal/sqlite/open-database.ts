@@ -4,6 +4,13 @@
 import Database from 'better-sqlite3';
 
 const BUSY_TIMEOUT_MS = 5000;
+/**
+ * A checkpoint copies every page changed since the last one into the database file: the fewer
+ * checkpoints, the more versions of a hot page (an item row's, rewritten by each transition) go to the
+ * file once instead of each (issue 11). 8,000 pages of 4 KB: a WAL of up to ~33 MB, reused from its
+ * start after each checkpoint. SQLite's default is 1,000.
+ */
+const WAL_AUTOCHECKPOINT_PAGES = 8000;
 
 function isBusy(err: unknown): boolean {
   const code = (err as { code?: string }).code;
@@ -34,6 +41,7 @@ export function openDatabase(file: string, options: { readonly: boolean; sync: '
     if (!options.readonly) {
       whileBusy(() => db.pragma('journal_mode = WAL'));
       db.pragma(`synchronous = ${options.sync === 'off' ? 'OFF' : 'FULL'}`);
+      db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     }
     db.pragma('foreign_keys = ON');
     return db;
