@@ -18,6 +18,8 @@ import { readReport, RunnerPool, runnerArgs, type ReportJson } from './helpers/r
 const API_KEY = 'sk-multi-crash';
 const SIZE = { chat: 200, responses: 60, video: 140 };
 const KILLS = 6;
+/** One seed in `npm test` (it takes ~30 s); more with GBATCH_MULTI_SEEDS=101,202,303. */
+const SEEDS = (process.env.GBATCH_MULTI_SEEDS ?? '101').split(',').map(Number);
 /** A budget this share of the campaign's estimate: binding, so some rows are deferred. */
 const BUDGET_SHARE = 0.5;
 
@@ -29,7 +31,7 @@ afterAll(() => {
 describe.skipIf(!pgAvailable())('three runners on one PostgreSQL journal under SIGKILL', () => {
   const db = usePgSchema('gbatch_multi_crash');
 
-  test.each([101, 202])('seed %i: a 400-row campaign with --budget binding; one runner killed at random instants and restarted', async (seed) => {
+  test.each(SEEDS)('seed %i: a 400-row campaign with --budget binding; one runner killed at random instants and restarted', async (seed) => {
     assertBuilt();
     const dir = mkdtempSync(join(tmpdir(), 'gbatch-multi-'));
     dirs.push(dir);
