@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { startSimulator } from '../../src/sim/index.js';
-import { assertBuilt, describeEnd, startGbatch, type Gateway } from '../crash/helpers/gbatch-child.js';
+import { assertBuilt, describeEnd, gbatch, startGbatch, type Gateway } from '../crash/helpers/gbatch-child.js';
 import { watchSimulator } from '../crash/helpers/sim-watch.js';
 import { chatRow, writeJsonl } from '../e2e/helpers/manifests.js';
 import { pgAvailable, usePgSchema } from '../helpers/postgres.js';
@@ -48,6 +48,13 @@ describe.skipIf(!pgAvailable())('a runner frozen past its lease', () => {
       expect(before.items.filter((i) => i.state !== 'downloaded' && i.state !== 'uncertain').map((i) => `${i.id}: ${i.state}`)).toEqual([]);
       await watch.quiet(200);
       const postsBefore = sim.ledger.requests.filter((r) => r.method === 'POST').length;
+
+      // status names the frozen runner and flags it dead (its rows were taken over: it holds none now).
+      const status = await gbatch(['status', 'lease', '--journal', db.url(), '--json'], gateway);
+      const runners = (JSON.parse(status.stdout) as { runners: Array<{ pid: number; alive: boolean; rows: number }> }).runners;
+      expect(runners.find((r) => r.pid === frozen.process.pid)).toMatchObject({ alive: false, rows: 0 });
+      const text = await gbatch(['status', 'lease', '--journal', db.url()], gateway);
+      expect(text.stdout).toMatch(new RegExp(`runner [0-9a-f-]+: pid ${frozen.process.pid} on \\S+, DEAD`));
 
       frozen.process.kill('SIGCONT');
       const resumed = await frozen.ended;

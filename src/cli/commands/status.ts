@@ -61,7 +61,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     const lines: string[] = [];
     lines.push(`Job ${job?.name ?? '?'} (${file})`);
-    if (runners.length > 1) lines.push(...runners.map(runnersLine));
+    if (runners.length > 1 || journal.adapter === 'postgres') lines.push(...runners.map(runnersLine));
     else {
       const runner = runnerLine(holderView);
       if (runner) lines.push(runner);

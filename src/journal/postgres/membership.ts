@@ -17,6 +17,9 @@ import { ITEM_COLUMNS, toItem } from './item-row.js';
 import { inTransaction } from './pool.js';
 import { applyChanges } from './transitions.js';
 
+/** How long status keeps showing a runner that was swept. */
+const SWEPT_KEPT_MS = 24 * 3600_000;
+
 interface RunnerRow {
   runner_id: string; pid: number; host: string; process_start: string | null; started_at: number;
   heartbeat_at: number; lease_until: number; swept_at: number | null; db_now: number; rows: number;
@@ -66,6 +69,8 @@ export class PgMembership implements RunnerMembership {
     const { rows } = await this.pool.query<{ now: number }>(`INSERT INTO runners (job_id, runner_id, pid, host, process_start, started_at, heartbeat_at, lease_until)
       SELECT $1, $2, $3, $4, $5, n.ms, n.ms, n.ms + $6 FROM (SELECT ${DB_NOW_MS} AS ms) n RETURNING started_at AS now`,
     [jobId, runnerId, process.pid, hostname(), processStartOf(process.pid), staleAfterMs()]);
+    // Runners swept a day ago or more have told status all they could: their rows went to others.
+    await this.pool.query(`DELETE FROM runners WHERE job_id = $1 AND swept_at < $2`, [jobId, rows[0]!.now - SWEPT_KEPT_MS]);
     this.held = runnerId;
     this.joinedAt = rows[0]!.now;
     this.confirm();
