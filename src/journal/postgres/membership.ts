@@ -126,13 +126,15 @@ export class PgMembership implements RunnerMembership {
     }));
   }
 
+  /** An answer already received (a chat row waiting for its results line) is not waited for: any runner's rebuild writes it. */
   async othersWork(): Promise<{ held: number; claimable: number }> {
     const jobId = this.jobId();
     if (jobId === undefined || !this.held) return { held: 0, claimable: 0 };
     const { rows } = await this.pool.query<{ held: number; claimable: number }>(`WITH others AS (
         SELECT runner_id FROM runners WHERE job_id = $1 AND runner_id <> $2 AND swept_at IS NULL)
       SELECT
-        (SELECT COUNT(*) FROM items WHERE job_id = $1 AND owner IN (SELECT runner_id FROM others)) AS held,
+        (SELECT COUNT(*) FROM items WHERE job_id = $1 AND owner IN (SELECT runner_id FROM others)
+          AND NOT (state = 'succeeded' AND kind IN ('chat', 'responses'))) AS held,
         (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = 'pending' AND claimed_by IN (SELECT runner_id FROM others)) AS held_pending,
         (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = 'pending'
           AND (claimed_by IS NULL OR claimed_by NOT IN (SELECT runner_id FROM others))) AS claimable`, [jobId, this.held]);
