@@ -1,0 +1,32 @@
+// A PostgreSQL schema of its own for each benchmark run (created, then dropped with all it holds), so
+// runs never see one another's jobs. The server is the tests' one (trust auth) unless GBATCH_BENCH_PG_URL.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+export const PG_BENCH_URL = process.env.GBATCH_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** `url` with its connections' search_path set to `schema` (as test/helpers/postgres.ts). */
+export function withSearchPath(url, schema) {
+  return `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+}
+
+/** A fresh schema: `url` for gbatch's --journal, `query` for the benchmark's own look, `drop()` at the end. */
+export async function createPgSchema(prefix) {
+  const schema = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_BENCH_URL });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.query(`SET search_path = ${schema}`);
+  return {
+    schema,
+    url: withSearchPath(PG_BENCH_URL, schema),
+    query: (sql, values) => admin.query(sql, values),
+    async drop() {
+      try {
+        await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      } finally {
+        await admin.end();
+      }
+    },
+  };
+}
