@@ -4,12 +4,15 @@
 // split the rows with SKIP LOCKED and end together). Throughput = rows / wall time from the first spawn
 // to the last runner's exit; ideal = rows x latency / (runners x 50). A fresh schema per run. Rounds
 // alternate the order (one, three / three, one), medians. From the simulator's ledger: spawn to the first
-// chat request, the request rate in the middle of the run, and the last request to the last exit.
+// chat request, the request rate in the middle of the run, and the last request to the last exit. CPU:
+// gbatch's processes (preload), the PostgreSQL server's (/proc, every session), the host's busy share.
 // Usage: npm run build && node bench/pg-scaling.mjs [--rows N] [--rounds N]
 import { join } from 'node:path';
 import { chatJsonl } from './lib/manifests.mjs';
-import { flag, machine, median, removeDir, report, requireBuild, runGbatch, startSim, tempDir } from './lib/harness.mjs';
-import { createPgSchema } from './lib/pg-schema.mjs';
+import { runGbatchWithCpu, watchCpu } from './lib/cpu-of-run.mjs';
+import { flag, machine, median, removeDir, report, requireBuild, startSim, tempDir } from './lib/harness.mjs';
+import { createPgSchema, postmasterPid } from './lib/pg-schema.mjs';
+import { chatPosts, runPhases } from './lib/run-phases.mjs';
 
 export async function pgScaling({ rows = 3_000, rounds = 2, latencyMs = 500, concurrency = 50, runners = 3 } = {}) {
   requireBuild();
@@ -19,13 +22,14 @@ export async function pgScaling({ rows = 3_000, rounds = 2, latencyMs = 500, con
   const env = { GATEWAY_BASE_URL: sim.baseUrl, GATEWAY_API_KEY: 'sk-bench' };
   const sides = { one: 1, many: runners };
   const runs = { one: [], many: [] };
+  const pgPid = await postmasterPid();
   try {
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? ['one', 'many'] : ['many', 'one'];
-      for (const side of order) runs[side].push(await timedRun(dir, manifest, env, sides[side], concurrency, `${round}-${side}`));
+      for (const side of order) runs[side].push(await timedRun(dir, manifest, env, sides[side], concurrency, `${round}-${side}`, pgPid));
     }
-    const posts = (await sim.ledger()).requests.filter((r) => r.method === 'POST' && r.path === '/v1/chat/completions').map((r) => r.at);
-    for (const run of Object.values(runs).flat()) Object.assign(run, phases(run, posts, rows));
+    const posts = chatPosts(await sim.ledger());
+    for (const run of Object.values(runs).flat()) Object.assign(run, runPhases(run, posts, rows));
   } finally {
     await sim.stop();
     removeDir(dir);
@@ -39,6 +43,10 @@ export async function pgScaling({ rows = 3_000, rounds = 2, latencyMs = 500, con
       last_request_to_exit_s: median(runs[side].map((r) => r.tailS)),
       journal_commits: median(runs[side].map((r) => r.commits)),
       peak_rss_mb: Math.round(median(runs[side].flatMap((r) => r.rssKb)) / 1024),
+      // CPU per row (ms): gbatch's processes, and the PostgreSQL server's (every session on it) over the run.
+      gbatch_cpu_ms_per_row: +(median(runs[side].map((r) => r.gbatchCpuS)) * 1000 / rows).toFixed(2),
+      postgres_cpu_ms_per_row: runs[side][0].postgresCpuS == null ? null : +(median(runs[side].map((r) => r.postgresCpuS)) * 1000 / rows).toFixed(2),
+      host_busy: runs[side].map((r) => r.hostBusy), load_1m_at_end: runs[side].map((r) => r.load1),
       runs_s: runs[side].map((r) => r.wallMs / 1000),
     };
   };
@@ -54,34 +62,25 @@ export async function pgScaling({ rows = 3_000, rounds = 2, latencyMs = 500, con
 }
 
 /** `count` runners of one job on a fresh schema, spawned together; wall time to the last exit. */
-async function timedRun(dir, manifest, env, count, concurrency, name) {
+async function timedRun(dir, manifest, env, count, concurrency, name, pgPid) {
   const db = await createPgSchema('bench_pg_scaling');
   try {
     const args = ['run', manifest, '--journal', db.url, '--out', join(dir, `out-${name}`), '--concurrency', String(concurrency), '--quiet', '--json'];
     const startedAtMs = Date.now();
     const started = performance.now();
-    const ends = await Promise.all(Array.from({ length: count }, () => runGbatch(args, { env })));
+    const cpu = watchCpu(pgPid);
+    const ends = await Promise.all(Array.from({ length: count }, () => runGbatchWithCpu(args, { env })));
     const wallMs = performance.now() - started;
+    const { hostBusy, load1, postgresCpuS } = cpu.end();
     for (const end of ends) if (end.code !== 0) throw new Error(`a runner exited ${end.code}: ${end.stderr.slice(-500)}`);
     const states = (await db.query('SELECT state, count(*)::int AS n FROM items GROUP BY state')).rows;
     if (states.length !== 1 || states[0].state !== 'downloaded') throw new Error(`rows not all done: ${JSON.stringify(states)}`);
     const summaries = ends.map((e) => JSON.parse(e.stdout));
-    return { wallMs, startedAtMs, endedAtMs: startedAtMs + wallMs, rssKb: ends.map((e) => e.maxRssKb), commits: summaries.reduce((n, s) => n + (s.journal_commits ?? 0), 0) };
+    return { wallMs, startedAtMs, endedAtMs: startedAtMs + wallMs, rssKb: ends.map((e) => e.maxRssKb), commits: summaries.reduce((n, s) => n + (s.journal_commits ?? 0), 0),
+      gbatchCpuS: ends.reduce((n, e) => n + (e.cpuS ?? 0), 0), postgresCpuS, hostBusy, load1 };
   } finally {
     await db.drop();
   }
-}
-
-/** From the ledger: spawn to the first chat request, requests/s from 20 % to 80 % of the run's requests, last request to the last exit. */
-function phases(run, posts, rows) {
-  const mine = posts.filter((at) => at >= run.startedAtMs && at <= run.endedAtMs);
-  if (mine.length !== rows) throw new Error(`expected ${rows} chat requests in the run's window, saw ${mine.length}`);
-  const [a, b] = [mine[Math.floor(0.2 * rows)], mine[Math.floor(0.8 * rows)]];
-  return {
-    firstRequestS: (mine[0] - run.startedAtMs) / 1000,
-    steadyRps: (Math.floor(0.8 * rows) - Math.floor(0.2 * rows)) / ((b - a) / 1000),
-    tailS: (run.endedAtMs - mine[mine.length - 1]) / 1000,
-  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -1,6 +1,7 @@
 // A PostgreSQL schema of its own for each benchmark run (created, then dropped with all it holds), so
 // runs never see one another's jobs. The server is the tests' one (trust auth) unless GBATCH_BENCH_PG_URL.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 
 export const PG_BENCH_URL = process.env.GBATCH_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -29,4 +30,18 @@ export async function createPgSchema(prefix) {
       }
     },
   };
+}
+
+/** The server's postmaster pid (from its data directory's postmaster.pid), or null when not readable here. */
+export async function postmasterPid() {
+  const client = new pg.Client({ connectionString: PG_BENCH_URL });
+  await client.connect();
+  try {
+    const { rows: [row] } = await client.query('SHOW data_directory');
+    return Number(readFileSync(`${row.data_directory}/postmaster.pid`, 'utf8').split('\n')[0]);
+  } catch {
+    return null;
+  } finally {
+    await client.end();
+  }
 }
