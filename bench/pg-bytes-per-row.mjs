@@ -6,15 +6,20 @@
 // - pg_stat_wal (server-wide) deltas: records, full-page images, bytes; checkpoints during the run
 //   (pg_stat_bgwriter);
 // - the schema's tables and indexes after the run (they are created empty by the run): bytes per
-//   relation (pg_relation_size) and per row, and pg_stat_user_tables' inserts, updates and HOT updates.
-// Usage: npm run build && node bench/pg-bytes-per-row.mjs [--rows N] [--latency-ms N] [--idle-ms N]
+//   relation (pg_relation_size) and per row, and pg_stat_user_tables' inserts, updates and HOT updates;
+// - when pg_waldump and the server's pg_wal directory are readable here: the run's WAL by record type
+//   (`pg_waldump --stats=record` between the two positions; every database's records, as above).
+// --analyze-after-ingest (diagnostic): the benchmark runs ANALYZE on `items` as soon as the ingest has
+// committed (gbatch does not: the table has no statistics).
+// Usage: npm run build && node bench/pg-bytes-per-row.mjs [--rows N] [--latency-ms N] [--idle-ms N] [--analyze-after-ingest]
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chatJsonl } from './lib/manifests.mjs';
 import { flag, machine, removeDir, report, requireBuild, runGbatch, startSim, tempDir } from './lib/harness.mjs';
-import { createPgSchema } from './lib/pg-schema.mjs';
+import { analyzeOnceIngested, createPgSchema } from './lib/pg-schema.mjs';
 
-export async function pgBytesPerRow({ rows = 20_000, latencyMs = 5, concurrency = 200, idleMs = 3_000 } = {}) {
+export async function pgBytesPerRow({ rows = 20_000, latencyMs = 5, concurrency = 200, idleMs = 3_000, analyzeAfterIngest = false } = {}) {
   requireBuild();
   const dir = tempDir('pg-bytes');
   const manifest = await chatJsonl(join(dir, 'chat.jsonl'), rows);
@@ -25,12 +30,16 @@ export async function pgBytesPerRow({ rows = 20_000, latencyMs = 5, concurrency 
     const idleFrom = await serverWal(db);
     await sleep(idleMs);
     const before = await serverWal(db);
+    const analyze = analyzeAfterIngest ? analyzeOnceIngested(db, rows) : null;
     const run = await runGbatch(['run', manifest, '--journal', db.url, '--out', join(dir, 'out'),
       '--concurrency', String(concurrency), '--quiet', '--json'], { env });
+    analyze?.stop();
+    await analyze?.done;
     const after = await serverWal(db);
     if (run.code !== 0) throw new Error(`gbatch exited ${run.code}: ${run.stderr.slice(-500)}`);
     const walBytes = await lsnDiff(db, after.lsn, before.lsn);
     const idleWal = await lsnDiff(db, before.lsn, idleFrom.lsn);
+    const walByRecord = await walRecordStats(db, before.lsn, after.lsn, rows);
     const relations = await relationSizes(db);
     // A backend's table counters reach the shared statistics when it ends (gbatch's have) or within 1 s.
     await sleep(1_100);
@@ -39,7 +48,7 @@ export async function pgBytesPerRow({ rows = 20_000, latencyMs = 5, concurrency 
     const stored = relations.reduce((n, r) => n + r.bytes, 0);
     const stat = (key) => after.stat[key] - before.stat[key];
     return {
-      benchmark: 'pg-bytes-per-row', machine: machine(), rows, latency_ms: latencyMs, concurrency, journal_sync: 'full',
+      benchmark: 'pg-bytes-per-row', machine: machine(), analyze_after_ingest: analyzeAfterIngest, rows, latency_ms: latencyMs, concurrency, journal_sync: 'full',
       wall_s: run.wallMs / 1000, journal_commits: JSON.parse(run.stdout).journal_commits ?? null,
       wal_bytes: walBytes, wal_bytes_per_row: perRow(walBytes),
       background_wal_bytes_per_s: Math.round(idleWal / ((before.at - idleFrom.at) / 1000)),
@@ -47,6 +56,7 @@ export async function pgBytesPerRow({ rows = 20_000, latencyMs = 5, concurrency 
       wal_fpi: stat('wal_fpi'), wal_fpi_per_row: +(stat('wal_fpi') / rows).toFixed(2),
       pg_stat_wal_bytes_per_row: perRow(stat('wal_bytes')),
       checkpoints_during_run: stat('checkpoints'),
+      wal_by_record_type_bytes_per_row: walByRecord,
       stored_bytes: stored, stored_bytes_per_row: perRow(stored),
       relations_bytes_per_row: Object.fromEntries(relations.map((r) => [r.name, perRow(r.bytes)])),
       tables,
@@ -75,6 +85,25 @@ async function lsnDiff(db, later, earlier) {
   return Number(row.n);
 }
 
+/**
+ * The WAL between two positions by record type (records + full-page images, bytes per row), the types
+ * above 1 % of it; null when pg_waldump or the WAL files cannot be read (another host; recycled segments).
+ */
+async function walRecordStats(db, from, to, rows) {
+  const { rows: [dirRow] } = await db.query('SHOW data_directory');
+  const { rows: [verRow] } = await db.query('SHOW server_version_num');
+  const bin = `/usr/lib/postgresql/${Math.floor(Number(verRow.server_version_num) / 10000)}/bin/pg_waldump`;
+  const run = spawnSync(bin, ['--stats=record', '-p', join(dirRow.data_directory, 'pg_wal'), '-s', from, '-e', to], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (run.status !== 0) return null;
+  // e.g. `Heap/UPDATE   100000 ( 11.45)   9876543 ( 20.01)   0 (  0.00)   9876543 ( 19.50)`
+  const line = /^(\S+)\s+(\d+)\s+\(\s*[\d.]+\)\s+(\d+)\s+\(\s*[\d.]+\)\s+(\d+)\s+\(\s*[\d.]+\)\s+(\d+)\s+\(/;
+  const types = run.stdout.split('\n').map((l) => line.exec(l.trim())).filter(Boolean)
+    .map(([, type, n, record, fpi, combined]) => ({ type, n: Number(n), record: Number(record), fpi: Number(fpi), combined: Number(combined) }));
+  const total = types.reduce((sum, t) => sum + t.combined, 0);
+  return Object.fromEntries(types.filter((t) => t.combined > 0.01 * total).sort((a, b) => b.combined - a.combined)
+    .map((t) => [t.type, { per_row: Math.round(t.combined / rows), records_per_row: +(t.n / rows).toFixed(2), fpi_per_row: Math.round(t.fpi / rows) }]));
+}
+
 /** Every table and index of the schema (main fork + free space and visibility maps; TOAST with its table). */
 async function relationSizes(db) {
   const { rows } = await db.query(`SELECT c.relname AS name, c.relkind AS kind,
@@ -94,5 +123,5 @@ async function tableStats(db) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  report(await pgBytesPerRow({ rows: Number(flag('rows', 20_000)), latencyMs: Number(flag('latency-ms', 5)), idleMs: Number(flag('idle-ms', 3_000)) }));
+  report(await pgBytesPerRow({ rows: Number(flag('rows', 20_000)), latencyMs: Number(flag('latency-ms', 5)), idleMs: Number(flag('idle-ms', 3_000)), analyzeAfterIngest: process.argv.includes('--analyze-after-ingest') }));
 }

@@ -6,15 +6,17 @@
 // alternate the order (one, three / three, one), medians. From the simulator's ledger: spawn to the first
 // chat request, the request rate in the middle of the run, and the last request to the last exit. CPU:
 // gbatch's processes (preload), the PostgreSQL server's (/proc, every session), the host's busy share.
-// Usage: npm run build && node bench/pg-scaling.mjs [--rows N] [--rounds N]
+// --analyze-after-ingest (diagnostic): the benchmark runs ANALYZE on `items` as soon as the ingest has
+// committed, in every run (gbatch does not: the table has no statistics).
+// Usage: npm run build && node bench/pg-scaling.mjs [--rows N] [--rounds N] [--analyze-after-ingest]
 import { join } from 'node:path';
 import { chatJsonl } from './lib/manifests.mjs';
 import { runGbatchWithCpu, watchCpu } from './lib/cpu-of-run.mjs';
 import { flag, machine, median, removeDir, report, requireBuild, startSim, tempDir } from './lib/harness.mjs';
-import { createPgSchema, postmasterPid } from './lib/pg-schema.mjs';
+import { analyzeOnceIngested, createPgSchema, postmasterPid } from './lib/pg-schema.mjs';
 import { chatPosts, runPhases } from './lib/run-phases.mjs';
 
-export async function pgScaling({ rows = 3_000, rounds = 2, latencyMs = 500, concurrency = 50, runners = 3 } = {}) {
+export async function pgScaling({ rows = 3_000, rounds = 2, latencyMs = 500, concurrency = 50, runners = 3, analyzeAfterIngest = false } = {}) {
   requireBuild();
   const dir = tempDir('pg-scaling');
   const manifest = await chatJsonl(join(dir, 'chat.jsonl'), rows);
@@ -26,7 +28,7 @@ export async function pgScaling({ rows = 3_000, rounds = 2, latencyMs = 500, con
   try {
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? ['one', 'many'] : ['many', 'one'];
-      for (const side of order) runs[side].push(await timedRun(dir, manifest, env, sides[side], concurrency, `${round}-${side}`, pgPid));
+      for (const side of order) runs[side].push(await timedRun(dir, manifest, env, sides[side], concurrency, `${round}-${side}`, pgPid, analyzeAfterIngest ? rows : 0));
     }
     const posts = chatPosts(await sim.ledger());
     for (const run of Object.values(runs).flat()) Object.assign(run, runPhases(run, posts, rows));
@@ -53,7 +55,7 @@ export async function pgScaling({ rows = 3_000, rounds = 2, latencyMs = 500, con
   const one = summary('one');
   const many = summary('many');
   return {
-    benchmark: 'pg-scaling', machine: machine(), rows, latency_ms: latencyMs, concurrency_per_runner: concurrency, runners, rounds,
+    benchmark: 'pg-scaling', machine: machine(), analyze_after_ingest: analyzeAfterIngest, rows, latency_ms: latencyMs, concurrency_per_runner: concurrency, runners, rounds,
     one_runner: one, many_runners: many,
     speedup: +(one.wall_s / many.wall_s).toFixed(3),
     targets: { speedup: 2.7 },
@@ -62,8 +64,9 @@ export async function pgScaling({ rows = 3_000, rounds = 2, latencyMs = 500, con
 }
 
 /** `count` runners of one job on a fresh schema, spawned together; wall time to the last exit. */
-async function timedRun(dir, manifest, env, count, concurrency, name, pgPid) {
+async function timedRun(dir, manifest, env, count, concurrency, name, pgPid, analyzeAtRows) {
   const db = await createPgSchema('bench_pg_scaling');
+  const analyze = analyzeAtRows > 0 ? analyzeOnceIngested(db, analyzeAtRows) : null;
   try {
     const args = ['run', manifest, '--journal', db.url, '--out', join(dir, `out-${name}`), '--concurrency', String(concurrency), '--quiet', '--json'];
     const startedAtMs = Date.now();
@@ -79,10 +82,12 @@ async function timedRun(dir, manifest, env, count, concurrency, name, pgPid) {
     return { wallMs, startedAtMs, endedAtMs: startedAtMs + wallMs, rssKb: ends.map((e) => e.maxRssKb), commits: summaries.reduce((n, s) => n + (s.journal_commits ?? 0), 0),
       gbatchCpuS: ends.reduce((n, e) => n + (e.cpuS ?? 0), 0), postgresCpuS, hostBusy, load1 };
   } finally {
+    analyze?.stop();
+    await analyze?.done.catch(() => {});
     await db.drop();
   }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  report(await pgScaling({ rows: Number(flag('rows', 3_000)), rounds: Number(flag('rounds', 2)) }));
+  report(await pgScaling({ rows: Number(flag('rows', 3_000)), rounds: Number(flag('rounds', 2)), analyzeAfterIngest: process.argv.includes('--analyze-after-ingest') }));
 }

@@ -45,3 +45,27 @@ export async function postmasterPid() {
     await client.end();
   }
 }
+
+/**
+ * Diagnostic (--analyze-after-ingest): watches the schema until the job's `rows` rows are in `items`
+ * (the ingest commits them at once), then runs ANALYZE on it, as gbatch would if its ingest did. Without
+ * it the table has no statistics for the whole run. `done` resolves with the ms from the call to the
+ * ANALYZE's end (null when stopped first).
+ */
+export function analyzeOnceIngested(db, rows) {
+  let stopped = false;
+  const started = performance.now();
+  const done = (async () => {
+    while (!stopped) {
+      // Before gbatch's migration has created it, `items` does not exist: count 0.
+      const { rows: [row] } = await db.query('SELECT count(*)::int AS n FROM items').catch(() => ({ rows: [{ n: 0 }] }));
+      if (row.n >= rows) {
+        await db.query('ANALYZE items');
+        return performance.now() - started;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return null;
+  })();
+  return { done, stop: () => { stopped = true; } };
+}
