@@ -8,6 +8,10 @@ import { chatThroughput } from './chat-throughput.mjs';
 import { download } from './download.mjs';
 import { ingest } from './ingest.mjs';
 import { machine, report, root } from './lib/harness.mjs';
+import { pgBytesPerRow } from './pg-bytes-per-row.mjs';
+import { pgIngest } from './pg-ingest.mjs';
+import { pgScaling } from './pg-scaling.mjs';
+import { pgVsSqlite } from './pg-vs-sqlite.mjs';
 import { polling } from './polling.mjs';
 import { resume } from './resume.mjs';
 
@@ -23,6 +27,11 @@ const ALL = {
   download: () => download(),
   resume: () => resume(),
   bytes: () => bytesPerRow(),
+  // PostgreSQL journal and many runners (issue 11): need the server of GBATCH_BENCH_PG_URL (default 127.0.0.1:5432/test).
+  scaling: () => pgScaling(),
+  'pg-vs-sqlite': () => pgVsSqlite(),
+  'pg-ingest': () => pgIngest(),
+  'pg-bytes': () => pgBytesPerRow(),
 };
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));

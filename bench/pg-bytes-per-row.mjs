@@ -1,0 +1,127 @@
+// Bytes written per chat row with the PostgreSQL journal (issue 11: target <= 4 KB per row). 20,000 chat
+// rows against the simulator (5 ms latency, --concurrency 200), one runner on a fresh schema:
+// - WAL: pg_wal_lsn_diff of pg_current_wal_lsn() after and before the run, per row. The WAL is the
+//   server's: other databases writing at the time count too, so the WAL of an idle window of the same
+//   server just before the run is measured and reported (background_wal_bytes_per_s);
+// - pg_stat_wal (server-wide) deltas: records, full-page images, bytes; checkpoints during the run
+//   (pg_stat_bgwriter);
+// - the schema's tables and indexes after the run (they are created empty by the run): bytes per
+//   relation (pg_relation_size) and per row, and pg_stat_user_tables' inserts, updates and HOT updates;
+// - when pg_waldump and the server's pg_wal directory are readable here: the run's WAL by record type
+//   (`pg_waldump --stats=record` between the two positions; every database's records, as above).
+// --analyze-after-ingest (diagnostic): the benchmark runs ANALYZE on `items` as soon as the ingest has
+// committed (gbatch does not: the table has no statistics).
+// Usage: npm run build && node bench/pg-bytes-per-row.mjs [--rows N] [--latency-ms N] [--idle-ms N] [--analyze-after-ingest]
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { chatJsonl } from './lib/manifests.mjs';
+import { flag, machine, removeDir, report, requireBuild, runGbatch, startSim, tempDir } from './lib/harness.mjs';
+import { analyzeOnceIngested, createPgSchema } from './lib/pg-schema.mjs';
+
+export async function pgBytesPerRow({ rows = 20_000, latencyMs = 5, concurrency = 200, idleMs = 3_000, analyzeAfterIngest = false } = {}) {
+  requireBuild();
+  const dir = tempDir('pg-bytes');
+  const manifest = await chatJsonl(join(dir, 'chat.jsonl'), rows);
+  const sim = await startSim(['--latency-ms', String(latencyMs), '--api-key', 'sk-bench=1000000']);
+  const env = { GATEWAY_BASE_URL: sim.baseUrl, GATEWAY_API_KEY: 'sk-bench' };
+  const db = await createPgSchema('bench_pg_bytes');
+  try {
+    const idleFrom = await serverWal(db);
+    await sleep(idleMs);
+    const before = await serverWal(db);
+    const analyze = analyzeAfterIngest ? analyzeOnceIngested(db, rows) : null;
+    const run = await runGbatch(['run', manifest, '--journal', db.url, '--out', join(dir, 'out'),
+      '--concurrency', String(concurrency), '--quiet', '--json'], { env });
+    analyze?.stop();
+    await analyze?.done;
+    const after = await serverWal(db);
+    if (run.code !== 0) throw new Error(`gbatch exited ${run.code}: ${run.stderr.slice(-500)}`);
+    const walBytes = await lsnDiff(db, after.lsn, before.lsn);
+    const idleWal = await lsnDiff(db, before.lsn, idleFrom.lsn);
+    const walByRecord = await walRecordStats(db, before.lsn, after.lsn, rows);
+    const relations = await relationSizes(db);
+    // A backend's table counters reach the shared statistics when it ends (gbatch's have) or within 1 s.
+    await sleep(1_100);
+    const tables = await tableStats(db);
+    const perRow = (n) => Math.round(n / rows);
+    const stored = relations.reduce((n, r) => n + r.bytes, 0);
+    const stat = (key) => after.stat[key] - before.stat[key];
+    return {
+      benchmark: 'pg-bytes-per-row', machine: machine(), analyze_after_ingest: analyzeAfterIngest, rows, latency_ms: latencyMs, concurrency, journal_sync: 'full',
+      wall_s: run.wallMs / 1000, journal_commits: JSON.parse(run.stdout).journal_commits ?? null,
+      wal_bytes: walBytes, wal_bytes_per_row: perRow(walBytes),
+      background_wal_bytes_per_s: Math.round(idleWal / ((before.at - idleFrom.at) / 1000)),
+      wal_records: stat('wal_records'), wal_records_per_row: +(stat('wal_records') / rows).toFixed(1),
+      wal_fpi: stat('wal_fpi'), wal_fpi_per_row: +(stat('wal_fpi') / rows).toFixed(2),
+      pg_stat_wal_bytes_per_row: perRow(stat('wal_bytes')),
+      checkpoints_during_run: stat('checkpoints'),
+      wal_by_record_type_bytes_per_row: walByRecord,
+      stored_bytes: stored, stored_bytes_per_row: perRow(stored),
+      relations_bytes_per_row: Object.fromEntries(relations.map((r) => [r.name, perRow(r.bytes)])),
+      tables,
+      targets: { wal_bytes_per_row: 4096, stored_bytes_per_row: 4096 },
+      pass: perRow(walBytes) <= 4096 && perRow(stored) <= 4096,
+    };
+  } finally {
+    await db.drop();
+    await sim.stop();
+    removeDir(dir);
+  }
+}
+
+/** The server's WAL position and its cumulative WAL and checkpoint counters. */
+async function serverWal(db) {
+  await db.query('SELECT pg_stat_clear_snapshot()');
+  const { rows: [row] } = await db.query(`SELECT pg_current_wal_lsn()::text AS lsn, w.wal_records::bigint AS wal_records,
+    w.wal_fpi::bigint AS wal_fpi, w.wal_bytes::bigint AS wal_bytes, (b.checkpoints_timed + b.checkpoints_req)::bigint AS checkpoints
+    FROM pg_stat_wal w, pg_stat_bgwriter b`);
+  const stat = Object.fromEntries(['wal_records', 'wal_fpi', 'wal_bytes', 'checkpoints'].map((k) => [k, Number(row[k])]));
+  return { lsn: row.lsn, stat, at: Date.now() };
+}
+
+async function lsnDiff(db, later, earlier) {
+  const { rows: [row] } = await db.query('SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::bigint AS n', [later, earlier]);
+  return Number(row.n);
+}
+
+/**
+ * The WAL between two positions by record type (records + full-page images, bytes per row), the types
+ * above 1 % of it; null when pg_waldump or the WAL files cannot be read (another host; recycled segments).
+ */
+async function walRecordStats(db, from, to, rows) {
+  const { rows: [dirRow] } = await db.query('SHOW data_directory');
+  const { rows: [verRow] } = await db.query('SHOW server_version_num');
+  const bin = `/usr/lib/postgresql/${Math.floor(Number(verRow.server_version_num) / 10000)}/bin/pg_waldump`;
+  const run = spawnSync(bin, ['--stats=record', '-p', join(dirRow.data_directory, 'pg_wal'), '-s', from, '-e', to], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (run.status !== 0) return null;
+  // e.g. `Heap/UPDATE   100000 ( 11.45)   9876543 ( 20.01)   0 (  0.00)   9876543 ( 19.50)`
+  const line = /^(\S+)\s+(\d+)\s+\(\s*[\d.]+\)\s+(\d+)\s+\(\s*[\d.]+\)\s+(\d+)\s+\(\s*[\d.]+\)\s+(\d+)\s+\(/;
+  const types = run.stdout.split('\n').map((l) => line.exec(l.trim())).filter(Boolean)
+    .map(([, type, n, record, fpi, combined]) => ({ type, n: Number(n), record: Number(record), fpi: Number(fpi), combined: Number(combined) }));
+  const total = types.reduce((sum, t) => sum + t.combined, 0);
+  return Object.fromEntries(types.filter((t) => t.combined > 0.01 * total).sort((a, b) => b.combined - a.combined)
+    .map((t) => [t.type, { per_row: Math.round(t.combined / rows), records_per_row: +(t.n / rows).toFixed(2), fpi_per_row: Math.round(t.fpi / rows) }]));
+}
+
+/** Every table and index of the schema (main fork + free space and visibility maps; TOAST with its table). */
+async function relationSizes(db) {
+  const { rows } = await db.query(`SELECT c.relname AS name, c.relkind AS kind,
+      (pg_relation_size(c.oid, 'main') + pg_relation_size(c.oid, 'fsm') + pg_relation_size(c.oid, 'vm')
+       + COALESCE(CASE WHEN c.reltoastrelid <> 0 THEN pg_total_relation_size(c.reltoastrelid) END, 0))::bigint AS bytes
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'i') ORDER BY bytes DESC`);
+  return rows.map((r) => ({ name: r.name, kind: r.kind, bytes: Number(r.bytes) })).filter((r) => r.bytes > 0);
+}
+
+/** Row operations per table: the updates that could not be HOT rewrote every index of the table. */
+async function tableStats(db) {
+  await db.query('SELECT pg_stat_clear_snapshot()');
+  const { rows } = await db.query(`SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del
+    FROM pg_stat_user_tables WHERE schemaname = current_schema() AND n_tup_ins + n_tup_upd > 0 ORDER BY relname`);
+  return Object.fromEntries(rows.map((r) => [r.relname, { ins: Number(r.n_tup_ins), upd: Number(r.n_tup_upd), hot_upd: Number(r.n_tup_hot_upd), del: Number(r.n_tup_del) }]));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  report(await pgBytesPerRow({ rows: Number(flag('rows', 20_000)), latencyMs: Number(flag('latency-ms', 5)), idleMs: Number(flag('idle-ms', 3_000)), analyzeAfterIngest: process.argv.includes('--analyze-after-ingest') }));
+}
