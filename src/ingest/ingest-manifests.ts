@@ -45,6 +45,13 @@ export async function ingestManifests(
     rowsByPath.set(file, (rowsByPath.get(file) ?? 0) + 1);
   };
   const session = await journal.beginIngest();
+  // Another runner of the job may have ingested the same manifests while this one waited for the ingest
+  // lock: looked at again under it, they are known, and nothing needs reading.
+  const ingestedMeanwhile = prints.every((p): p is Fingerprint => p !== undefined) ? await unchangedRows(journal, prints) : undefined;
+  if (ingestedMeanwhile !== undefined) {
+    await session.rollback();
+    return { ok: true, rows: ingestedMeanwhile, inserted: 0, unchanged: ingestedMeanwhile, replaced: 0, invalid: [], invalidCount: 0, conflicts: [], problems: [] };
+  }
   const invalid: InvalidEntry[] = [];
   let invalidCount = 0;
   let batch: IngestEntry[] = [];
