@@ -24,6 +24,21 @@ function lockRow(state: string): { pid: number; host: string; heartbeat_at: numb
   }
 }
 
+/** Whether another connection holds the journal's write lock now (asked without waiting). */
+function writeLocked(state: string): boolean {
+  const db = new Database(state, { timeout: 0 });
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    db.exec('ROLLBACK');
+    return false;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') return true;
+    throw err;
+  } finally {
+    db.close();
+  }
+}
+
 async function stoppedRunner() {
   const ws = workspace();
   const sim = await startSim({ taskSeconds: 1 });
@@ -33,6 +48,13 @@ async function stoppedRunner() {
   const first = startCli(args, { env });
   await until(() => posts(sim.ledger) === 2 && lockRow(ws.state) !== undefined);
   first.child.kill('SIGSTOP');
+  // A stop that lands inside one of its commits (an fsync under load takes milliseconds) leaves the
+  // journal write-locked for as long as it is stopped: let it finish that commit and stop it again.
+  while (writeLocked(ws.state)) {
+    first.child.kill('SIGCONT');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    first.child.kill('SIGSTOP');
+  }
   // Stopped until its heartbeat is older than the stale threshold: by the heartbeat alone, it is gone.
   await until(() => Date.now() - lockRow(ws.state)!.heartbeat_at > 2 * STALE_MS, { everyMs: 50 });
   return { ws, sim, env, args, first };
