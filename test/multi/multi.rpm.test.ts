@@ -13,8 +13,12 @@ import { RunnerPool, runnerArgs } from './helpers/runners.js';
 const API_KEY = 'sk-multi-rpm';
 const RPM = 300;
 const ROWS = 36;
-/** Arrival times lag the send by the transport (see test/pipeline/rpm.test.ts): this much slack. */
-const ARRIVAL_SLACK_MS = 150;
+/**
+ * Arrival times lag the send by the transport, more on a loaded 2-core host running three runners and the
+ * server (1,824 ms measured once for 2,020 ms of slots): this much slack. Without the shared pace the
+ * tightest 11 span ~190 ms, far below.
+ */
+const ARRIVAL_SLACK_MS = 300;
 
 const dir = mkdtempSync(join(tmpdir(), 'gbatch-rpm-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,6 +1,7 @@
 // The connection pool of one PostgreSQL journal, and the one way a transaction is run on it.
 import pg from 'pg';
 import { badUrlError, connectionError } from './database-url.js';
+import { staleAfterMs } from '../sqlite/lock.js';
 
 export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
@@ -21,7 +22,13 @@ export async function connectPool(url: string): Promise<pg.Pool> {
   let pool: pg.Pool;
   try {
     new URL(url);
-    pool = new pg.Pool({ connectionString: url, types, max: 8, connectionTimeoutMillis: 10_000 });
+    // A runner frozen (or cut off) inside a transaction would hold its row and advisory locks for as long
+    // as its connection lives, stalling every other runner of the job: the server ends such a session once
+    // it has sat idle in a transaction for a lease, and the frozen runner's commit then fails.
+    pool = new pg.Pool({
+      connectionString: url, types, max: 8, connectionTimeoutMillis: 10_000,
+      idle_in_transaction_session_timeout: Math.max(1000, staleAfterMs()),
+    });
   } catch (err) {
     throw badUrlError(url, err instanceof Error ? err.message.replace(url, '') : String(err));
   }
