@@ -1,11 +1,9 @@
 // Which journal a command (status, report, resolve, retry) opens: a database URL (--journal, else
 // GBATCH_JOURNAL_URL) with the job named, else the SQLite file --state names, the job's, or the only one in state/.
-import { basename, extname } from 'node:path';
-import { readFileSync } from 'node:fs';
 import { isDatabaseUrl, openStore } from '../journal/open-store.js';
 import type { JournalStore } from '../journal/index.js';
 import { SqliteJournalStore } from '../journal/sqlite/sqlite-store.js';
-import { journalAndIds, locateJournal } from './locate-journal.js';
+import { jobNameFor, journalAndIds, locateJournal } from './locate-journal.js';
 import { UsageError } from './options.js';
 
 export interface JournalFlags { state?: string | undefined; journal?: string | undefined }
@@ -28,19 +26,6 @@ export function journalUrl(flags: JournalFlags, env: NodeJS.ProcessEnv = process
     return { url: env.GBATCH_JOURNAL_URL, fromEnv: true };
   }
   return undefined;
-}
-
-/** The job a name, job file or manifest stands for, as `run` names it. */
-export function jobNameFor(job: string): string {
-  if (extname(job).toLowerCase() === '.json') {
-    try {
-      const json = JSON.parse(readFileSync(job, 'utf8')) as { name?: unknown };
-      if (typeof json?.name === 'string' && /^[A-Za-z0-9._-]+$/.test(json.name)) return json.name;
-    } catch {
-      // not a readable job file: named by its file name
-    }
-  }
-  return basename(job, extname(job)).replace(/[^A-Za-z0-9._-]/g, '_');
 }
 
 /**

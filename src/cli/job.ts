@@ -6,6 +6,7 @@ import { BUILTIN_PRICING, parsePricing, type PricingTable } from '../core/pricin
 import { readBoundedText } from '../io/bounded-read.js';
 import { ConfigError } from '../core/config-error.js';
 import { isDatabaseUrl } from '../journal/open-store.js';
+import { journalUrl } from './command-journal.js';
 import { parseDeadline } from './deadline.js';
 import { EXIT_CODES } from './exit-codes.js';
 import { helpText, parseOptions, UsageError, type OptionTable, type ParsedOptions } from './options.js';
@@ -133,15 +134,9 @@ function budgetFlags(flags: RunFlags, fromJob: Partial<RunFlags>, cli: Partial<R
 
 /** --journal (or the job file's `journal`), else GBATCH_JOURNAL_URL, else the SQLite file --state or state/<name>.db. */
 function journalLocation(flags: RunFlags, name: string, env: NodeJS.ProcessEnv): { statePath: string; journalFromEnv: boolean } {
-  if (flags.journal !== undefined && flags.state !== undefined) throw new UsageError('--journal and --state both name the journal: give one');
-  if (flags.journal !== undefined) return { statePath: flags.journal, journalFromEnv: false };
-  if (flags.state !== undefined) return { statePath: flags.state, journalFromEnv: false };
-  const fromEnv = env.GBATCH_JOURNAL_URL;
-  if (fromEnv) {
-    if (!isDatabaseUrl(fromEnv)) throw new UsageError('GBATCH_JOURNAL_URL: expected a postgres:// URL');
-    return { statePath: fromEnv, journalFromEnv: true };
-  }
-  return { statePath: join('state', `${name}.db`), journalFromEnv: false };
+  const server = journalUrl(flags, env);
+  if (server) return { statePath: server.url, journalFromEnv: server.fromEnv };
+  return { statePath: flags.journal ?? flags.state ?? join('state', `${name}.db`), journalFromEnv: false };
 }
 
 function asUsage<T>(read: () => T): T {

@@ -24,18 +24,23 @@ export function locateJournal(stateFlag: string | undefined, job: string | undef
  * a job file's own `name` wins over its file name.
  */
 export function defaultJournalFor(job: string): string {
-  const own = extname(job).toLowerCase() === '.json' ? jobFileJournal(job) : undefined;
-  return own ?? join('state', `${basename(job, extname(job)).replace(/[^A-Za-z0-9._-]/g, '_')}.db`);
+  return join('state', `${jobNameFor(job)}.db`);
 }
 
-function jobFileJournal(file: string): string | undefined {
+/** The job a name, job file or manifest stands for, as `run` names it. */
+export function jobNameFor(job: string): string {
+  const own = extname(job).toLowerCase() === '.json' ? jobFileName(job) : undefined;
+  return own ?? basename(job, extname(job)).replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
+function jobFileName(file: string): string | undefined {
   let json: { name?: unknown };
   try {
     json = JSON.parse(readFileSync(file, 'utf8')) as typeof json;
   } catch {
     return undefined; // not a readable job file: named by its file name
   }
-  return typeof json?.name === 'string' && /^[A-Za-z0-9._-]+$/.test(json.name) ? join('state', `${json.name}.db`) : undefined;
+  return typeof json?.name === 'string' && /^[A-Za-z0-9._-]+$/.test(json.name) ? json.name : undefined;
 }
 
 /**

@@ -18,14 +18,14 @@ export async function resolveAll(
   }
   const { store: journal, ids } = await openCommandJournal(options, positionals, { readonly: false, withIds: true });
   const file = journal.location;
+  const decision = options.resubmit ? 'resubmit' : 'abandon';
   let resolved: string[];
   try {
     if (ids.length > 0) throw new UsageError(`--all-uncertain takes no item ids (got ${ids.map(quoteArg).join(' ')}); leave it out to decide one item`);
-    resolved = await resolveAllUncertain(journal, options.resubmit ? 'resubmit' : 'abandon');
+    resolved = await resolveAllUncertain(journal, decision);
   } finally {
     await journal.close();
   }
-  const decision = options.resubmit ? 'resubmit' : 'abandon';
   if (resolved.length === 0) {
     process.stdout.write(`no uncertain items in ${file}; nothing changed\n`);
     return 0;

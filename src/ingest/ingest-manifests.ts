@@ -35,8 +35,10 @@ function standInId(entry: InvalidEntry): string {
 export async function ingestManifests(
   journal: JournalStore, files: readonly string[], pricing: PricingTable, skipInvalid: boolean,
 ): Promise<IngestOutcome> {
-  const prints = await Promise.all(files.map((file) => fingerprint(file).catch(() => undefined)));
-  const known = prints.every((p): p is Fingerprint => p !== undefined) ? await unchangedRows(journal, prints) : undefined;
+  const read = await Promise.all(files.map((file) => fingerprint(file).catch(() => undefined)));
+  // Every manifest's fingerprint, or none: a manifest that could not be read whole is judged row by row.
+  const prints = read.every((p): p is Fingerprint => p !== undefined) ? read : undefined;
+  const known = prints ? await unchangedRows(journal, prints) : undefined;
   if (known !== undefined) {
     return { ok: true, rows: known, inserted: 0, unchanged: known, replaced: 0, invalid: [], invalidCount: 0, conflicts: [], problems: [] };
   }
@@ -47,7 +49,7 @@ export async function ingestManifests(
   const session = await journal.beginIngest();
   // Another runner of the job may have ingested the same manifests while this one waited for the ingest
   // lock: looked at again under it, they are known, and nothing needs reading.
-  const ingestedMeanwhile = prints.every((p): p is Fingerprint => p !== undefined) ? await unchangedRows(journal, prints) : undefined;
+  const ingestedMeanwhile = prints ? await unchangedRows(journal, prints) : undefined;
   if (ingestedMeanwhile !== undefined) {
     await session.rollback();
     return { ok: true, rows: ingestedMeanwhile, inserted: 0, unchanged: ingestedMeanwhile, replaced: 0, invalid: [], invalidCount: 0, conflicts: [], problems: [] };
@@ -108,7 +110,7 @@ export async function ingestManifests(
   const ok = problems.length === 0;
   if (ok) {
     // Only a manifest read whole and accepted is remembered; with --skip-invalid its invalid rows are in the journal.
-    if (prints.every((p) => p !== undefined)) await session.recordManifests(manifestPrints(prints as Fingerprint[], rowsByPath));
+    if (prints) await session.recordManifests(manifestPrints(prints, rowsByPath));
     await session.commit();
   } else {
     await session.rollback();

@@ -1,7 +1,8 @@
 // A journal's location as it may be shown: a database URL without its password (like the API key, it
 // stays out of every line, file and journal row); a file's path as it is.
+import { isDatabaseUrl } from './open-store.js';
 import { redactDatabaseUrl } from './postgres/database-url.js';
 
 export function printableLocation(location: string): string {
-  return /^postgres(ql)?:\/\//i.test(location) ? redactDatabaseUrl(location) : location;
+  return isDatabaseUrl(location) ? redactDatabaseUrl(location) : location;
 }

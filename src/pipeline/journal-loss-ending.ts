@@ -15,9 +15,7 @@ export function lockLostLine(statePath: string): string {
 
 /** The end of a run whose journal stopped being its own: the truth for the operator, and the exit code. */
 export function endLost(store: SqliteJournalStore, statePath: string, loss: JournalLoss, base: RunResult): RunResult {
-  if (loss.kind === 'lock-lost') {
-    return { ...base, exitCode: EXIT.inFlight, stopReason: 'lock-lost', journalLost: { lines: [lockLostLine(statePath)] } };
-  }
+  if (loss.kind === 'lock-lost') return endLeaseLost(statePath, base);
   const { journal } = store;
   journal.lock.release(); // the saved copy must not name this (soon dead) process as its runner
   const copy = saveJournalCopy(journal, statePath, Date.now());
@@ -27,7 +25,7 @@ export function endLost(store: SqliteJournalStore, statePath: string, loss: Jour
   };
 }
 
-/** A journal on a server is never deleted under a run; what it can lose is its standing as a runner. */
+/** The end of a run that lost its standing as the journal's runner (its lock, or on a server its lease). */
 export function endLeaseLost(location: string, base: RunResult): RunResult {
   return { ...base, exitCode: EXIT.inFlight, stopReason: 'lock-lost', journalLost: { lines: [lockLostLine(location)] } };
 }
