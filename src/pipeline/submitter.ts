@@ -39,6 +39,8 @@ export class Submitter {
   private readonly settling = new Set<Promise<void>>();
   private failure: unknown;
   private readonly pacer: { acquire(signal?: AbortSignal): Promise<void> } | undefined;
+  /** A request leaves only while this runner's standing was confirmed this recently: half a lease. */
+  private readonly freshForMs = staleAfterMs() / 2;
 
   constructor(private readonly ctx: RunContext, private readonly hooks: SubmitterHooks) {
     this.stopped = abortPromise(ctx.submitStop.signal);
@@ -196,7 +198,7 @@ export class Submitter {
         // The intent is durable but the run stopped meanwhile (the deadline passed): the request never leaves.
         throw new GatewayTransportError('GBATCH_ABORTED', false, 'submission stopped before it left: the run is stopping');
       }
-      if (!standingFresh(this.ctx)) {
+      if (performance.now() - this.ctx.journal.membership.confirmedAt() >= this.freshForMs) {
         // Not heard from the journal for half a lease (this process was frozen, or the database is out of
         // reach): the row may be another runner's by now, so its request does not leave.
         throw new GatewayTransportError('GBATCH_ABORTED', false, 'submission held back: this runner\'s lease on the job is not confirmed');
@@ -281,11 +283,6 @@ export class Submitter {
     }
     await Promise.all(writes);
   }
-}
-
-/** Whether this runner's standing was confirmed within half a lease (always, on a journal with one runner). */
-function standingFresh(ctx: RunContext): boolean {
-  return performance.now() - ctx.journal.membership.confirmedAt() < staleAfterMs() / 2;
 }
 
 function abortPromise(signal: AbortSignal): Promise<void> {
