@@ -1,7 +1,6 @@
 // Recovery from every mid-run state, deterministically: a finished journal is put back, row by row,
 // into the states a killed runner leaves (with its lock still held by a dead pid), then `gbatch run`
 // restarts on it. Each state must lead to exactly the right requests, and no others.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { writeCampaign, type Campaign } from './helpers/campaign.js';
 import { assertBuilt, describeEnd, gbatch, runArgs, type Ended } from './helpers/gbatch-child.js';
 import { proveCampaign, readReport, sha256, SERVED_SHA256, type ReportJson } from './helpers/proof.js';
 import { leaveLockOf, seedStates, type MidRunState } from './helpers/seed-journal.js';
+import { deadPid } from '../helpers/dead-pid.js';
 
 const API_KEY = 'sk-seeded-journal';
 
@@ -25,11 +25,6 @@ const SEEDED: Record<string, MidRunState> = {
   'resp-01': 'succeeded',
 };
 const UNTOUCHED_VIDEOS = ['video-05', 'video-06'];
-
-function deadPid(): Promise<number> {
-  const child = spawn(process.execPath, ['-e', '']);
-  return new Promise((resolve) => child.once('exit', () => resolve(child.pid!)));
-}
 
 describe('gbatch run restarted on a journal left mid-run', () => {
   let dir: string;

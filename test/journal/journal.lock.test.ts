@@ -1,24 +1,13 @@
-import { spawn } from 'node:child_process';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { JournalBusyError, STALE_AFTER_MS } from '../../src/journal/index.js';
 import { FakeClock, useTempDir } from './helpers.js';
+import { deadPid } from '../helpers/dead-pid.js';
 
 const tmp = useTempDir();
 
 function lockRow(journal: ReturnType<typeof tmp.open>): Record<string, unknown> | undefined {
   return journal.db.prepare('SELECT * FROM runner_lock').get() as Record<string, unknown> | undefined;
-}
-
-/** The pid of a process that has certainly exited. */
-async function deadPid(): Promise<number> {
-  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
-  const pid = child.pid!;
-  await new Promise<void>((resolve, reject) => {
-    child.once('exit', () => resolve());
-    child.once('error', reject);
-  });
-  return pid;
 }
 
 describe('RunnerLock', () => {

@@ -1,27 +1,16 @@
 // ONE set of expectations for every adapter of the journal interface: each adapter's test file calls
 // journalConformance with its harness. When the adapters differ, one of them is wrong.
-import { spawn } from 'node:child_process';
 import { hostname } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IllegalTransitionError, ITEM_STATES, type ItemState } from '../../../src/core/states.js';
 import { JournalBusyError, LockLostError, StaleTransitionError, type Change, type JournalStore } from '../../../src/journal/index.js';
 import { ingest, invalidRow, row, StepClock, type Harness, type UseHarness } from './harness.js';
+import { deadPid } from '../../helpers/dead-pid.js';
 
 const zeroCounts = (): Record<ItemState, number> => Object.fromEntries(ITEM_STATES.map((s) => [s, 0])) as Record<ItemState, number>;
 
 const submit = (id: string, reservedUsd = 0.01, attempt = 1): Change =>
   ({ id, event: 'submit', patch: { attempts: attempt, reservedUsd, priceSnapshot: { usdPerCall: reservedUsd } }, detail: { attempt } });
-
-/** The pid of a process that has certainly exited. */
-async function deadPid(): Promise<number> {
-  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
-  const pid = child.pid!;
-  await new Promise<void>((resolve, reject) => {
-    child.once('exit', () => resolve());
-    child.once('error', reject);
-  });
-  return pid;
-}
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const all: T[] = [];
@@ -448,7 +437,6 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
         await store.applyTransitions([submit('a')]);
         expect((await store.membership.runners()).map((r) => r.rows)).toEqual([1]);
       });
-
 
       // One runner per journal is SQLite's rule (its lock); a database takes many runners on one job
       // (test/journal/postgres/runners.test.ts).
