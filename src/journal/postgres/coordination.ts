@@ -4,6 +4,7 @@
 import type pg from 'pg';
 import type { Coordination } from '../store.js';
 import { DB_NOW_MS } from './db-time.js';
+import { checkout, idleInTransactionMs } from './pool.js';
 import type { PgMembership } from './membership.js';
 
 export class PgCoordination implements Coordination {
@@ -41,19 +42,35 @@ export class PgCoordination implements Coordination {
   }
 
   async exclusive<T>(name: string, work: () => Promise<T>): Promise<T> {
-    // A session lock on a client of its own: a runner that dies mid-work frees it with its connection.
-    const client = await this.pool.connect();
+    // The lock belongs to a transaction held open on a client of its own. A runner that dies mid-work
+    // frees it with its connection; one that freezes leaves the transaction idle, and the server ends
+    // the session after a lease (the pool's idle_in_transaction_session_timeout), so the others do not
+    // wait on it for ever. While the work runs, a beat on the client keeps a live holder from looking idle.
+    const client = await checkout(this.pool);
     const key = [`hashtext(current_schema() || ':gbatch:${name.replace(/[^a-z-]/g, '')}')`, '$1::int'].join(', ');
     let broken: Error | undefined;
     try {
-      await client.query(`SELECT pg_advisory_lock(${key})`, [this.jobId()]);
+      await client.query('BEGIN');
+      await client.query(`SELECT pg_advisory_xact_lock(${key})`, [this.jobId()]);
+      const beat = setInterval(() => {
+        client.query('SELECT 1').catch((err: Error) => { broken ??= err; });
+      }, beatMs());
       try {
         return await work();
       } finally {
-        await client.query(`SELECT pg_advisory_unlock(${key})`, [this.jobId()]).catch((err: Error) => { broken = err; });
+        clearInterval(beat);
+        await client.query('COMMIT').catch((err: Error) => { broken ??= err; });
       }
+    } catch (err) {
+      await client.query('ROLLBACK').catch((rollbackFailure: Error) => { broken ??= rollbackFailure; });
+      throw err;
     } finally {
       client.release(broken);
     }
   }
+}
+
+/** A quarter of the server's idle-in-transaction limit: three beats may be late before the session is ended. */
+function beatMs(): number {
+  return Math.max(100, Math.floor(idleInTransactionMs() / 4));
 }

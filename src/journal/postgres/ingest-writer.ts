@@ -11,6 +11,7 @@ import { judgeAgainstPrior, type IngestEntry, type IngestSummary } from '../inge
 import type { IngestWriter, ManifestPrint } from '../store.js';
 import { exclusiveLockSql } from './advisory-locks.js';
 import { copyLine } from './copy-text.js';
+import { checkout } from './pool.js';
 
 /** Rows staged before they are merged: large enough to amortise the merge, small enough to judge in memory. */
 const CHUNK_ROWS = 50_000;
@@ -45,7 +46,7 @@ export class PgIngestWriter implements IngestWriter {
    * ingesting the same job waits here, then finds the rows unchanged), and an empty staging table.
    */
   static async begin(pool: pg.Pool, jobId: number, now: () => number): Promise<PgIngestWriter> {
-    const client = await pool.connect();
+    const client = await checkout(pool);
     try {
       await client.query('BEGIN');
       await client.query(`SELECT ${exclusiveLockSql('ingest', '$1')}`, [jobId]);

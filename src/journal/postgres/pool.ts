@@ -17,6 +17,28 @@ const types = {
   },
 } as pg.CustomTypesConfig;
 
+/** How long a session may sit idle inside a transaction before the server ends it: one lease. */
+export function idleInTransactionMs(): number {
+  return Math.max(1000, staleAfterMs());
+}
+
+/**
+ * A client of the pool held for a transaction. The server may end its session while it is held (idle
+ * in a transaction past the limit, or a restart): pg then emits 'error' on the client, which would kill
+ * the process with nobody listening; the listener keeps it for the next query on the client to report.
+ */
+export async function checkout(pool: pg.Pool): Promise<pg.PoolClient> {
+  const client = await pool.connect();
+  const ignore = (): void => {};
+  client.on('error', ignore);
+  const release = client.release.bind(client);
+  client.release = (err?: Error | boolean) => {
+    client.removeListener('error', ignore);
+    release(err);
+  };
+  return client;
+}
+
 /** A pool on `url`, checked by one round trip: a server that cannot be reached is a ConfigError now. */
 export async function connectPool(url: string): Promise<pg.Pool> {
   let pool: pg.Pool;
@@ -27,7 +49,7 @@ export async function connectPool(url: string): Promise<pg.Pool> {
     // it has sat idle in a transaction for a lease, and the frozen runner's commit then fails.
     pool = new pg.Pool({
       connectionString: url, types, max: 8, connectionTimeoutMillis: 10_000,
-      idle_in_transaction_session_timeout: Math.max(1000, staleAfterMs()),
+      idle_in_transaction_session_timeout: idleInTransactionMs(),
     });
   } catch (err) {
     throw badUrlError(url, err instanceof Error ? err.message.replace(url, '') : String(err));
@@ -48,7 +70,7 @@ export async function connectPool(url: string): Promise<pg.Pool> {
  * `settings` (SET LOCAL statements, no parameters) go with the BEGIN, in its round trip.
  */
 export async function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>, settings = ''): Promise<T> {
-  const client = await pool.connect();
+  const client = await checkout(pool);
   let broken: Error | undefined;
   try {
     await client.query(settings ? `BEGIN; ${settings}` : 'BEGIN');
