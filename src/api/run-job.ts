@@ -14,7 +14,10 @@ import { runJob as runPipeline, type RunResult } from '../pipeline/runner.js';
 import { reportHeader } from '../report/model.js';
 import { journalArg } from '../cli/advice.js';
 import { gatewayAccess, resolveJob, type GatewayAccess, type ResolvedJob } from '../cli/job.js';
+import type { RunSummary } from '../notify/body.js';
 import { RunNotifier } from '../notify/notifier.js';
+import { ITEM_STATES, type ItemState } from '../core/states.js';
+import { errorExit } from './error-exit.js';
 import type { SendPolicy } from '../notify/policy.js';
 import { displayUrl, parseNotifySettings } from '../notify/targets.js';
 import { optionsToFlags, type JobOptions } from './job-options.js';
@@ -131,6 +134,10 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
         budgetMayOverrun: flags['budget-may-overrun'],
       },
     });
+  } catch (err) {
+    // A run that ended by throwing (the journal busy, a full disk, a bug) is news too.
+    if (notifier.active) await notifier.finish(await failureSummary(job, err, startedAt));
+    throw err;
   } finally {
     notifier.stopWatching();
   }
@@ -145,12 +152,31 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
     await notifier.finish({
       job: job.name, exitCode: final.exitCode, meaning: outcome.meaning, stopReason: final.stopReason ?? null, counts: final.counts,
       spendUsd: final.spend.actualUsd, reservedUsd: final.spend.reservedUsd, budgetUsd: final.budgetUsd ?? null,
-      estimateUsd: await estimateOf(job), startedAt, endedAt, journal: outcome.journal, outDir: job.outDir,
+      estimateUsd: (await journalStanding(job))?.estimateUsd ?? null, startedAt, endedAt, journal: outcome.journal, outDir: job.outDir,
       resultsPath: existsSync(resultsPath(job.outDir)) ? resultsPath(job.outDir) : null,
-      reportCommand: `gbatch report ${journalArg(outcome.journal, job.name, isDatabaseUrl(job.statePath) ? { fromEnv: job.journalFromEnv } : undefined)}`,
+      reportCommand: reportCommand(job),
     }, { counts: final.counts, spend: final.spend, budgetUsd: final.budgetUsd, pausedUntil: 0 });
   }
   return outcome;
+}
+
+async function failureSummary(job: ResolvedJob, err: unknown, startedAt: number): Promise<Omit<RunSummary, 'host'>> {
+  const { exitCode, meaning } = errorExit(err);
+  const standing = await journalStanding(job);
+  return {
+    job: job.name, exitCode, meaning, stopReason: exitCode === 70 ? 'internal-error' : null,
+    counts: standing?.counts ?? zeroCounts(), spendUsd: standing?.spend.actualUsd ?? 0, reservedUsd: standing?.spend.reservedUsd ?? 0,
+    budgetUsd: standing?.budgetUsd ?? null, estimateUsd: standing?.estimateUsd ?? null, startedAt, endedAt: Date.now(),
+    journal: printableLocation(job.statePath), outDir: job.outDir, resultsPath: null, reportCommand: reportCommand(job),
+  };
+}
+
+function zeroCounts(): Record<ItemState, number> {
+  return Object.fromEntries(ITEM_STATES.map((s) => [s, 0])) as Record<ItemState, number>;
+}
+
+function reportCommand(job: ResolvedJob): string {
+  return `gbatch report ${journalArg(printableLocation(job.statePath), job.name, isDatabaseUrl(job.statePath) ? { fromEnv: job.journalFromEnv } : undefined)}`;
 }
 
 /** The options saved with the job for `status` and `report`: a notify URL only as scheme://host/…. */
@@ -164,16 +190,19 @@ function savedOptions(job: ResolvedJob): Record<string, unknown> {
   };
 }
 
-/** The job's estimate from its journal; null when it cannot be read (the notification goes without it). */
-async function estimateOf(job: ResolvedJob): Promise<number | null> {
+/** What the job's journal holds (counts, money, budget, estimate); undefined when it cannot be read. */
+async function journalStanding(job: ResolvedJob): Promise<{ counts: Record<ItemState, number>; spend: { actualUsd: number; reservedUsd: number }; budgetUsd: number | null; estimateUsd: number } | undefined> {
   try {
+    if (!isDatabaseUrl(job.statePath) && !existsSync(job.statePath)) return undefined;
     const journal = await openStore(job.statePath, { job: job.name, readonly: true });
     try {
-      return roundUsd((await reportHeader(journal, job.name, null)).totals.estimated_usd);
+      const budgetUsd = (await journal.getJob())?.budgetUsd ?? null;
+      const header = await reportHeader(journal, job.name, budgetUsd);
+      return { counts: await journal.counts(), spend: await journal.spend(), budgetUsd, estimateUsd: roundUsd(header.totals.estimated_usd) };
     } finally {
       await journal.close();
     }
   } catch {
-    return null;
+    return undefined;
   }
 }

@@ -3,7 +3,8 @@
 // the key or printing the URL's secret path.
 import { writeFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
-import { runJob } from '../../src/index.js';
+import { openJournal, runJob } from '../../src/index.js';
+import { until } from '../e2e/helpers/wait.js';
 import { BUILT, gatewayEnv, runCli, stdoutJson } from '../e2e/helpers/cli.js';
 import { chatRow, videoRow, writeJsonl } from '../e2e/helpers/manifests.js';
 import { KEY, posts, startSim } from '../e2e/helpers/sim.js';
@@ -88,4 +89,32 @@ test.skipIf(!BUILT)('a --notify that is not http(s) is refused before anything i
   expect(run.code).toBe(2);
   expect(run.stderr.trim().split('\n')).toEqual(['gbatch run: Expected --notify to be an http(s) URL, got a ftp: URL (--notify number 1)']);
   expect(posts(sim.ledger)).toBe(0);
+});
+
+test('a run refused because another runner holds the journal still notifies (exit 2, the reason); the saved options show the webhook only as scheme://host/…', async () => {
+  const ws = workspace();
+  const sim = await startSim({ taskSeconds: 30 });
+  const hook = await startHook([]);
+  const manifest = writeJsonl(ws.path('videos.jsonl'), [videoRow('v1', 'A slow sunrise')]);
+  const stop = new AbortController();
+  const force = new AbortController();
+  const base = { job: manifest, baseUrl: sim.baseUrl, apiKey: KEY, env: {} };
+  const first = runJob({ ...base, options: { state: ws.state, out: ws.out, 'poll-interval': 0.05, 'deadline-grace': 0 }, signal: stop.signal, forceSignal: force.signal });
+  await until(() => posts(sim.ledger) === 1);
+  const second = await runJob({ ...base, options: { state: ws.state, out: ws.out, notify: [hook.url] } }).then(() => 'finished', (err: Error) => err.name);
+  expect(second).toBe('JournalBusyError');
+  expect(hook.received).toHaveLength(1);
+  expect(hook.received[0]!.body).toMatchObject({ event: 'run-ended', exit_code: 2, meaning: expect.stringMatching(/^Refused: .*nothing was sent\.$/) });
+  stop.abort('SIGTERM');
+  force.abort('SIGTERM');
+  expect((await first).exitCode).toBe(75);
+
+  const journal = await openJournal({ job: manifest, options: { state: ws.state } });
+  try {
+    const third = await runJob({ ...base, options: { state: ws.state, out: ws.out, notify: [hook.url], 'no-wait': true } });
+    expect(third.exitCode).toBe(75);
+    expect((await journal.jobRecord())!.options.notify).toEqual([expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/…$/)]);
+  } finally {
+    await journal.close();
+  }
 });
