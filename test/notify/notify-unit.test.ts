@@ -7,6 +7,9 @@ import { attentionFor, runEndedBody, thresholdBody, type RunSummary } from '../.
 import { committedPct, crossedThreshold, DEFAULT_SEND_POLICY, nextStep } from '../../src/notify/policy.js';
 import { displayUrl, parseNotifySettings, parseThresholds } from '../../src/notify/targets.js';
 import { UsageError } from '../../src/cli/options.js';
+import { resolveJob } from '../../src/cli/job.js';
+import { writeFileSync } from 'node:fs';
+import { workspace } from '../e2e/helpers/workspace.js';
 
 const KEY = 'sk-notify-Zq81-distinctive-key';
 const redact = createRedactor([KEY]);
@@ -127,5 +130,21 @@ describe('flags', () => {
   test('a URL is shown as scheme://host/…', () => {
     expect(displayUrl('https://hooks.slack.com/services/T0/B0/XYZ?x=1')).toBe('https://hooks.slack.com/…');
     expect(displayUrl('http://127.0.0.1:9000/')).toBe('http://127.0.0.1:9000/');
+  });
+});
+
+describe('job files', () => {
+  test('a repeatable option takes a list; the command line\'s list replaces it; a list for a single-valued option is refused', () => {
+    const ws = workspace();
+    const job = ws.path('nightly.json');
+    writeFileSync(job, JSON.stringify({ manifest: 'rows.csv', options: { notify: ['https://a.example/x', 'https://b.example/y'], 'notify-at': 80 } }));
+    const now = new Date();
+    expect(resolveJob(job, {}, now, {}).flags).toMatchObject({ notify: ['https://a.example/x', 'https://b.example/y'], 'notify-at': '80' });
+    expect(resolveJob(job, { notify: ['https://c.example/z'] }, now, {}).flags.notify).toEqual(['https://c.example/z']);
+    expect(resolveJob(job, { notify: [] }, now, {}).flags.notify).toHaveLength(2);
+    writeFileSync(job, JSON.stringify({ manifest: 'rows.csv', options: { budget: [1, 2] } }));
+    expect(() => resolveJob(job, {}, now, {})).toThrow(/job field 'options.budget'/);
+    writeFileSync(job, JSON.stringify({ manifest: 'rows.csv', options: { out: ['a', 'b'] } }));
+    expect(() => resolveJob(job, {}, now, {})).toThrow("job option 'out' takes one value, got a list");
   });
 });
