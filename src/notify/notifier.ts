@@ -74,10 +74,16 @@ export class RunNotifier {
     const crossed = crossedThreshold(this.settings.thresholds, this.startPct, committedPct(p.spend, p.budgetUsd), this.announced);
     if (!crossed) return;
     for (const t of crossed.covers) this.announced.add(t);
-    this.sendAll(thresholdBody({
-      job: this.options.job, thresholdPct: crossed.announce, committedUsd: p.spend.actualUsd + p.spend.reservedUsd,
-      spendUsd: p.spend.actualUsd, reservedUsd: p.spend.reservedUsd, budgetUsd: p.budgetUsd, counts: p.counts, at: Date.now(), host: this.host,
-    }, this.options.redact));
+    try {
+      this.sendAll(thresholdBody({
+        job: this.options.job, thresholdPct: crossed.announce, committedUsd: p.spend.actualUsd + p.spend.reservedUsd,
+        spendUsd: p.spend.actualUsd, reservedUsd: p.spend.reservedUsd, budgetUsd: p.budgetUsd, counts: p.counts, at: Date.now(), host: this.host,
+      }, this.options.redact));
+    } catch (err) {
+      // Called from a timer: nothing may escape into the run.
+      this.stats.failed++;
+      this.options.log(`notification (budget-threshold) not sent: ${this.options.redact((err as Error).message)}`);
+    }
   }
 
   /** The end-of-run summary; resolves when every notification has been delivered or given up (bounded). */
@@ -85,7 +91,13 @@ export class RunNotifier {
     this.stopWatching();
     if (!this.active) return;
     if (last) this.check(last);
-    this.sendAll(runEndedBody({ ...summary, host: this.host }, this.options.redact));
+    try {
+      this.sendAll(runEndedBody({ ...summary, host: this.host }, this.options.redact));
+    } catch (err) {
+      // A notification must never change how the run ends: a body that cannot be built is one line.
+      this.stats.failed++;
+      this.options.log(`notification (run-ended) not sent: ${this.options.redact((err as Error).message)}`);
+    }
     this.closed = true;
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
     await this.agent.close().catch(() => undefined);
