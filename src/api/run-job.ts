@@ -65,7 +65,7 @@ export async function runJob(options: RunJobOptions): Promise<RunJobResult> {
   const job = resolveJob(options.job, optionsToFlags(options.options ?? {}, 'runJob options'), new Date(), env);
   const access = job.flags['ingest-only'] ? { baseUrl: 'http://127.0.0.1/v1', apiKey: '' } : gatewayAccess(
     { 'base-url': options.baseUrl ?? job.flags['base-url'] },
-    { ...env, ...(options.apiKey !== undefined ? { GATEWAY_API_KEY: options.apiKey } : {}) },
+    options.apiKey !== undefined ? { ...env, GATEWAY_API_KEY: options.apiKey, GATEWAY_API_KEY_FILE: undefined } : env,
   );
   const events = new EventEmitter<RunEvents>();
   if (options.onLog) events.on('log', options.onLog);
