@@ -31,7 +31,7 @@ export async function startHook(script: Answer[], then: Answer = 200): Promise<H
         hanging.push(res);
         return;
       }
-      res.writeHead(answer, { 'content-type': 'text/plain' }).end(answer === 200 ? 'ok' : 'no');
+      res.writeHead(answer, { 'content-type': 'text/plain', ...(answer === 429 ? { 'retry-after': '1' } : {}) }).end(answer === 200 ? 'ok' : 'no');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
