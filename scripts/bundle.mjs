@@ -14,7 +14,8 @@ rmSync(new URL('../dist/bundle', import.meta.url), { recursive: true, force: tru
 
 await build({
   absWorkingDir: root,
-  entryPoints: { main: 'dist/cli/main.js', 'scan-worker': 'dist/ingest/scan-worker.js' },
+  // index and sim-entry: the library's entries (package.json `exports`), sharing the CLI's chunks.
+  entryPoints: { main: 'dist/cli/main.js', 'scan-worker': 'dist/ingest/scan-worker.js', index: 'dist/index.js', 'sim-entry': 'dist/sim-entry.js' },
   outdir: 'dist/bundle',
   bundle: true,
   splitting: true,

@@ -6,6 +6,7 @@ import { BUILTIN_PRICING, parsePricing, type PricingTable } from '../core/pricin
 import { readBoundedText } from '../io/bounded-read.js';
 import { ConfigError } from '../core/config-error.js';
 import { isDatabaseUrl } from '../journal/open-store.js';
+import { apiKeyFromEnv } from './api-key.js';
 import { journalUrl } from './command-journal.js';
 import { parseDeadline } from './deadline.js';
 import { EXIT_CODES } from './exit-codes.js';
@@ -17,7 +18,7 @@ export type RunFlags = ParsedOptions<typeof RUN_OPTIONS>;
 const jobFileSchema = z.object({
   name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, dot, dash, underscore').optional(),
   manifest: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
-  options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
+  options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])).default({}),
 }).strict();
 
 export interface ResolvedJob {
@@ -38,14 +39,18 @@ export interface ResolvedJob {
 
 const NOT_IN_JOB_FILES = new Set(['help', 'json', 'state', 'quiet']);
 
-function jobFileFlags(file: string, options: Record<string, string | number | boolean>): Partial<RunFlags> {
+function jobFileFlags(file: string, options: Record<string, string | number | boolean | string[]>): Partial<RunFlags> {
   const argv: string[] = [];
   for (const [key, value] of Object.entries(options)) {
     if (!(key in RUN_OPTIONS) || NOT_IN_JOB_FILES.has(key)) {
       throw new UsageError(`${file}: unknown job option '${key}' (job options use the flag names of \`gbatch run\`, e.g. "budget", "poll-interval")`);
     }
     const spec = RUN_OPTIONS[key as keyof typeof RUN_OPTIONS];
-    if (spec.type === 'boolean') {
+    if (Array.isArray(value)) {
+      // A list is for a repeatable option (notify): one flag per entry.
+      if (spec.type !== 'string' || !('multiple' in spec)) throw new UsageError(`${file}: job option '${key}' takes one value, got a list`);
+      for (const entry of value) argv.push(`--${key}=${entry}`);
+    } else if (spec.type === 'boolean') {
       if (typeof value !== 'boolean') throw new UsageError(`${file}: job option '${key}' must be true or false, got ${JSON.stringify(value)}`);
       if (value) argv.push(`--${key}`);
     } else {
@@ -61,7 +66,8 @@ function jobFileFlags(file: string, options: Record<string, string | number | bo
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== false)) as Partial<T>;
+  // An empty list is a repeatable flag not given: the job file's list then stays.
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== false && !(Array.isArray(v) && v.length === 0))) as Partial<T>;
 }
 
 export function resolveJob(target: string | undefined, cli: Partial<RunFlags>, now: Date, env: NodeJS.ProcessEnv = process.env): ResolvedJob {
@@ -203,7 +209,5 @@ export function gatewayAccess(flags: { 'base-url'?: string }, env: NodeJS.Proces
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`Expected the gateway base URL to be an http(s) URL, got \`${baseUrl}\``);
   }
-  const apiKey = env.GATEWAY_API_KEY;
-  if (!apiKey) throw new UsageError('No API key: set GATEWAY_API_KEY (it is never accepted as a flag)');
-  return { baseUrl: baseUrl.replace(/\/+$/, ''), apiKey };
+  return { baseUrl: baseUrl.replace(/\/+$/, ''), apiKey: apiKeyFromEnv(env) };
 }

@@ -27,6 +27,8 @@ export const RUN_OPTIONS = {
   'journal-sync': { type: 'string', choices: ['full', 'off'], help: "journal durability; 'off' is for benchmarks only (default: full)" },
   'ingest-only': { type: 'boolean', help: 'run: validate and load the manifests into the journal, then stop; sends nothing, needs no gateway' },
   'max-response-bytes': { type: 'number', integer: true, min: 1024, help: 'largest answer read into memory (chat/responses body, poll, error); a larger chat/responses answer fails its row, booked at its reservation (default: 67108864, 64 MiB)' },
+  notify: { type: 'string', multiple: true, help: 'POST a JSON summary to this http(s) URL when the run ends (repeatable; Slack-style webhooks accepted); retried, bounded, never changes the exit code; printed only as scheme://host/…' },
+  'notify-at': { type: 'string', help: 'also notify when the committed spend (settled + reserved) crosses these percentages of the budget during the run, e.g. 50,80,100' },
   quiet: { type: 'boolean', help: 'no progress lines on stderr' },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } as const satisfies OptionTable;

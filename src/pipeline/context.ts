@@ -40,6 +40,8 @@ export interface RunEvents {
   transition: [item: Item, from: ItemState | undefined];
   log: [line: string];
   progress: [progress: Progress];
+  /** Once, before the first submission: the money the run starts from, and a reader of its money as it goes (for notifications). */
+  started: [progress: Progress, spendNow: () => { reservedUsd: number; actualUsd: number }];
 }
 
 export interface RunContext {

@@ -223,6 +223,7 @@ async function drive(
     if (reason === 'lock-lost') ctx.hardStop.abort(reason); // the rows are another runner's now
   }, cleanups);
   stops.armDeadline();
+  events.emit('started', { counts: await journal.counts(), spend: ctx.budget.current(), budgetUsd: config.budgetUsd, pausedUntil: gateway.pausedUntil() }, () => ctx.budget.current());
 
   const ticker = setInterval(() => {
     journal.counts().then((counts) => events.emit('progress', {

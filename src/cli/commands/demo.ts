@@ -27,9 +27,10 @@ export async function run(argv: string[]): Promise<number> {
   process.stderr.write(`[demo] embedded gateway simulator on ${sim.baseUrl}\n`);
   // The demo starts from a clean journal each time: its simulator, and so its task ids, are new too.
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${DEMO_STATE}${suffix}`, { force: true });
-  const saved = { url: process.env.GATEWAY_BASE_URL, key: process.env.GATEWAY_API_KEY };
+  const saved = { url: process.env.GATEWAY_BASE_URL, key: process.env.GATEWAY_API_KEY, keyFile: process.env.GATEWAY_API_KEY_FILE };
   process.env.GATEWAY_BASE_URL = sim.baseUrl;
   process.env.GATEWAY_API_KEY = DEMO_KEY;
+  delete process.env.GATEWAY_API_KEY_FILE; // the demo's key, not the operator's
   try {
     const code = await runCommand(['jobs/demo.json', '--state', DEMO_STATE, ...argv]);
     process.stderr.write([
@@ -43,6 +44,7 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     restore('GATEWAY_BASE_URL', saved.url);
     restore('GATEWAY_API_KEY', saved.key);
+    restore('GATEWAY_API_KEY_FILE', saved.keyFile);
     await sim.close();
   }
 }

@@ -1,0 +1,69 @@
+// The library's `openJournal`: a read-only view of a job's journal (SQLite file or PostgreSQL), found as
+// `gbatch run` finds it. For dashboards and checks: counts, money, items, the report, the last run.
+// Writing stays with runJob and the CLI's resolve/retry, which hold the rules a write must follow.
+import { existsSync } from 'node:fs';
+import type { ItemKind, ItemState } from '../core/states.js';
+import type { Item, JobRecord, JournalStore, RunRecord } from '../journal/index.js';
+import { printableLocation } from '../journal/database-url.js';
+import { isDatabaseUrl, openStore } from '../journal/open-store.js';
+import { reportHeader, type ReportHeader } from '../report/model.js';
+import { resolveJob } from '../cli/job.js';
+import { UsageError } from '../cli/options.js';
+import { optionsToFlags, type JobOptions } from './job-options.js';
+
+export interface OpenJournalOptions {
+  /** A job file, a manifest, or a job's name: its journal is the one `gbatch run` would use. */
+  job: string;
+  /** Where the journal is, when not the job's default (state/<job>.db): `state` (SQLite) or `journal` (a path or postgres:// URL). */
+  options?: Pick<JobOptions, 'state' | 'journal'>;
+  /** Where GBATCH_JOURNAL_URL is read (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface JobJournal {
+  /** The job's name in the journal. */
+  readonly job: string;
+  /** An SQLite path, or the database URL without its password. */
+  readonly location: string;
+  readonly adapter: 'sqlite' | 'postgres';
+  /** Items per state (every state present, zeros included). */
+  counts(): Promise<Record<ItemState, number>>;
+  /** Settled spend and what is reserved for requests whose bill is not known yet, in USD. */
+  spend(): Promise<{ actualUsd: number; reservedUsd: number }>;
+  /** The job as the last run saved it (its budget and options), undefined before any run. */
+  jobRecord(): Promise<JobRecord | undefined>;
+  item(id: string): Promise<Item | undefined>;
+  /** Every item (or those in the given states and kinds), in manifest order. */
+  items(filter?: { states?: readonly ItemState[]; kinds?: readonly ItemKind[] }): AsyncGenerator<Item>;
+  /** Totals and per-model sums: estimate vs actual, as `gbatch report` prints them. */
+  report(): Promise<ReportHeader>;
+  /** The last run's start, end, exit code and stop reason. */
+  lastRun(): Promise<RunRecord | undefined>;
+  close(): Promise<void>;
+}
+
+export async function openJournal(options: OpenJournalOptions): Promise<JobJournal> {
+  const job = resolveJob(options.job, optionsToFlags(options.options ?? {}, 'openJournal options'), new Date(), options.env ?? process.env);
+  if (!isDatabaseUrl(job.statePath) && !existsSync(job.statePath)) {
+    throw new UsageError(`${job.statePath}: no journal for ${job.name} yet (has it run?)`);
+  }
+  const store = await openStore(job.statePath, { job: job.name, readonly: true });
+  return view(store, job.name, printableLocation(job.statePath));
+}
+
+function view(store: JournalStore, job: string, location: string): JobJournal {
+  return {
+    job, location, adapter: store.adapter,
+    counts: () => store.counts(),
+    spend: async () => {
+      const spend = await store.spend();
+      return { actualUsd: spend.actualUsd, reservedUsd: spend.reservedUsd };
+    },
+    jobRecord: () => store.getJob(),
+    item: (id) => store.get(id),
+    items: (filter) => store.iterate(filter ?? {}),
+    report: async () => reportHeader(store, job, (await store.getJob())?.budgetUsd ?? null),
+    lastRun: () => store.lastRun(),
+    close: () => store.close(),
+  };
+}

@@ -1,0 +1,199 @@
+// The library's `planJob`: what `gbatch plan` decides, as data. Validates every row, estimates the
+// job's cost (and what the gateway can bill at most), and judges it against the job's journal, when
+// one exists, and the budget in force. Sends nothing; never creates a journal.
+import { existsSync } from 'node:fs';
+import { billBound, withOutputCap } from '../core/bound.js';
+import { roundUsd } from '../core/money.js';
+import { budgetInForce } from '../core/job-budget.js';
+import type { JournalStore } from '../journal/index.js';
+import { printableLocation } from '../journal/database-url.js';
+import { isDatabaseUrl, openStore } from '../journal/open-store.js';
+import type { ManifestRow } from '../manifest/types.js';
+import { formatRowError } from '../manifest/types.js';
+import { PlanAgainstJournal } from '../pipeline/plan-journal.js';
+import { scanManifests, estimateResolution } from '../ingest/scan-manifests.js';
+import { usd } from '../report/table.js';
+import { resolveJob, type ResolvedJob } from '../cli/job.js';
+import { UsageError } from '../cli/options.js';
+import { optionsToFlags, type JobOptions } from './job-options.js';
+
+const SHOWN_ROWS = 50;
+const SHOWN_ERRORS = 200;
+
+export interface PlanJobOptions {
+  /** A job file (`jobs/<name>.json`) or a manifest (`.csv`, `.jsonl`), as `gbatch plan` takes. */
+  job: string;
+  /** `gbatch plan`'s options by their flag names: state, journal, pricing, budget, no-budget, budget-may-overrun. */
+  options?: Pick<JobOptions, 'state' | 'journal' | 'pricing' | 'budget' | 'no-budget' | 'budget-may-overrun'>;
+  /** Where GBATCH_JOURNAL_URL is read (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface PlanRow { id: string; kind: string; model: string; resolution: string | null; estimatedUsd: number; maxUsd: number }
+export interface PlanGroup { model: string; resolution: string | null; rows: number; estimatedUsd: number; maxUsd: number }
+
+export interface PlanResult {
+  job: string;
+  manifests: string[];
+  pricing: string;
+  rows: number;
+  valid: number;
+  invalid: number;
+  /** The first 200 row errors (file:line: field: reason), then the rows that changed under an id the journal holds. */
+  errors: string[];
+  errorCount: number;
+  conflicts: string[];
+  estimatedUsd: number;
+  /** What the gateway can bill at most for the rows (video at its dearest final resolution, chat at its output cap). */
+  maxUsd: number;
+  budgetUsd: number | null;
+  budgetMayOverrun: boolean;
+  /** Null without a budget. */
+  fitsBudget: boolean | null;
+  /** Why it does not fit, when it does not. */
+  reason: string | null;
+  /** Chat/responses rows without an output cap: under a budget they are sent with the default cap. */
+  outputCappedRows: number;
+  journal: null | { location: string; spentUsd: number; reservedUsd: number; remainingRows: number; remainingEstimatedUsd: number; remainingMaxUsd: number };
+  byModel: PlanGroup[];
+  /** The first 50 valid rows. */
+  shownRows: PlanRow[];
+  /** `gbatch plan`'s exit code: 0 fits, 2 invalid rows or conflicts, 3 over the budget. */
+  exitCode: 0 | 2 | 3;
+}
+
+/** Plans a job; a usage error (a missing manifest, a bad option) throws UsageError. */
+export async function planJob(options: PlanJobOptions): Promise<PlanResult> {
+  const job = resolveJob(options.job, optionsToFlags(options.options ?? {}, 'planJob options'), new Date(), options.env ?? process.env);
+  return planResolvedJob(job);
+}
+
+export async function planResolvedJob(job: ResolvedJob): Promise<PlanResult> {
+  // The job's journal, when it exists, as `run` would find it; read only, never created.
+  let journal: JournalStore | undefined;
+  try {
+    if (isDatabaseUrl(job.statePath) || existsSync(job.statePath)) journal = await openStore(job.statePath, { job: job.name, readonly: true });
+  } catch (err) {
+    throw new UsageError(`${printableLocation(job.statePath)}: cannot read the journal: ${(err as Error).message}`);
+  }
+  try {
+    // A database that holds nothing of this job yet is as good as no journal.
+    if (journal && journal.adapter === 'postgres' && !(await journal.getJob())) return await plan(job, undefined);
+    return await plan(job, journal);
+  } finally {
+    await journal?.close();
+  }
+}
+
+async function plan(job: ResolvedJob, journal: JournalStore | undefined): Promise<PlanResult> {
+  const { flags } = job;
+  const stored = (await journal?.getJob())?.budgetUsd;
+  const budget = budgetInForce({ stored, given: flags.budget, lift: flags['no-budget'] }).budgetUsd;
+  const standing = new PlanAgainstJournal(journal, job.manifests.length);
+  const groups = new Map<string, PlanGroup>();
+  const rows: PlanRow[] = [];
+  const errors: string[] = [];
+  let errorCount = 0;
+  let capped = 0;
+  const total = { usd: 0, max: 0 };
+  const remaining = { rows: 0, usd: 0, max: 0 };
+  // Rows are judged against the journal in batches, in manifest order, while the scan reads on.
+  const judging = new BatchedJudge(standing, (usdEstimate, max) => {
+    remaining.rows++;
+    remaining.usd += usdEstimate;
+    remaining.max += max;
+  });
+  let summary;
+  try {
+    summary = await scanManifests(job.manifests, job.pricing, {
+      valid: ({ row, estimate }) => {
+        // The bound of the request as run sends it: under a budget, an uncapped text row gets the default cap.
+        const sent = budget === undefined ? { request: row.request } : withOutputCap(row.kind, row.request);
+        if (sent.added !== undefined) capped++;
+        // The row's canonical JSON has the request's bytes; a cap added to it is serialised anew.
+        const max = Math.max(estimate.usd, billBound(row.kind, sent.request, job.pricing, sent.request === row.request ? Buffer.byteLength(row.requestJson, 'utf8') : undefined));
+        total.usd += estimate.usd;
+        total.max += max;
+        const resolution = estimateResolution(estimate);
+        const key = `${row.model}\u0000${resolution ?? ''}`;
+        const group = groups.get(key) ?? { model: row.model, resolution, rows: 0, estimatedUsd: 0, maxUsd: 0 };
+        group.rows++;
+        group.estimatedUsd += estimate.usd;
+        group.maxUsd += max;
+        groups.set(key, group);
+        if (rows.length < SHOWN_ROWS) rows.push({ id: row.id, kind: row.kind, model: row.model, resolution, estimatedUsd: estimate.usd, maxUsd: max });
+        judging.add(row, estimate.usd, max);
+      },
+      invalid: (entry) => {
+        for (const e of entry.errors) {
+          errorCount++;
+          if (errors.length < SHOWN_ERRORS) errors.push(formatRowError(e));
+        }
+      },
+    });
+    await judging.done();
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const conflicts = standing.problems();
+  const spend = (await journal?.spend()) ?? { reservedUsd: 0, actualUsd: 0 };
+  const mayOverrun = flags['budget-may-overrun'];
+  // Judged on what the gateway can bill (the estimate only under --budget-may-overrun), plus what the journal holds.
+  const needed = roundUsd(spend.actualUsd + spend.reservedUsd + (mayOverrun ? remaining.usd : remaining.max));
+  const fits = budget === undefined ? null : needed <= budget;
+  const reason = fits === false
+    ? `the job needs up to ${usd(needed)}${journal ? ` (spent ${usd(spend.actualUsd)}, reserved ${usd(spend.reservedUsd)}, remaining rows ${usd(mayOverrun ? remaining.usd : remaining.max)})` : ''}`
+      + ` against a budget of ${usd(budget!, 2)}: a run sends what fits and defers the rest (exit 3)`
+    : null;
+  const byModel = [...groups.values()]
+    .sort((a, b) => a.model.localeCompare(b.model) || String(a.resolution).localeCompare(String(b.resolution)))
+    .map((g) => ({ ...g, estimatedUsd: roundUsd(g.estimatedUsd), maxUsd: roundUsd(g.maxUsd) }));
+  return {
+    job: job.name, manifests: job.manifests, pricing: job.pricingSource,
+    rows: summary.rows, valid: summary.valid, invalid: summary.invalid, errors: [...errors, ...conflicts], errorCount: errorCount + conflicts.length, conflicts,
+    estimatedUsd: roundUsd(total.usd), maxUsd: roundUsd(total.max), budgetUsd: budget ?? null, budgetMayOverrun: mayOverrun,
+    fitsBudget: fits, reason, outputCappedRows: capped,
+    journal: journal ? {
+      location: printableLocation(job.statePath), spentUsd: spend.actualUsd, reservedUsd: spend.reservedUsd,
+      remainingRows: remaining.rows, remainingEstimatedUsd: roundUsd(remaining.usd), remainingMaxUsd: roundUsd(remaining.max),
+    } : null,
+    byModel, shownRows: rows,
+    exitCode: summary.invalid > 0 || conflicts.length > 0 ? 2 : fits === false ? 3 : 0,
+  };
+}
+
+const JUDGE_BATCH = 500;
+
+/** Collects rows from the (synchronous) scan and judges them a batch at a time, in order. */
+class BatchedJudge {
+  private batch: Array<{ row: ManifestRow; usd: number; max: number }> = [];
+  private chain: Promise<void> = Promise.resolve();
+  private failure: unknown;
+
+  constructor(private readonly standing: PlanAgainstJournal, private readonly onRemaining: (usd: number, max: number) => void) {}
+
+  add(row: ManifestRow, usdEstimate: number, max: number): void {
+    this.batch.push({ row, usd: usdEstimate, max });
+    if (this.batch.length >= JUDGE_BATCH) this.flush();
+  }
+
+  private flush(): void {
+    const batch = this.batch;
+    this.batch = [];
+    this.chain = this.chain.then(async () => {
+      if (this.failure !== undefined) return;
+      const standings = await this.standing.judgeRows(batch.map((b) => b.row));
+      standings.forEach((standing, i) => {
+        if (standing === 'remaining') this.onRemaining(batch[i]!.usd, batch[i]!.max);
+      });
+    }).catch((err: unknown) => {
+      this.failure ??= err; // held for done(): the scan goes on meanwhile
+    });
+  }
+
+  async done(): Promise<void> {
+    this.flush();
+    await this.chain;
+    if (this.failure !== undefined) throw this.failure;
+  }
+}

@@ -1,0 +1,208 @@
+// The library's `runJob`: what `gbatch run` does, as a function. The CLI parses its argv into a job and
+// calls runResolvedJob; a program calls runJob with the same job file or manifest and the same option
+// names (those of `gbatch run`, as in a job file), and gets the run's result instead of a printout.
+import { EventEmitter } from 'node:events';
+import { existsSync } from 'node:fs';
+import { roundUsd } from '../core/money.js';
+import { createRedactor } from '../gateway/redact.js';
+import { printableLocation } from '../journal/database-url.js';
+import { isDatabaseUrl, openStore } from '../journal/open-store.js';
+import type { Progress, RunEvents } from '../pipeline/context.js';
+import { exitMeaning } from '../pipeline/exit-meaning.js';
+import { resultsPath } from '../pipeline/results-file.js';
+import { runJob as runPipeline, type RunResult } from '../pipeline/runner.js';
+import { reportHeader } from '../report/model.js';
+import { journalArg } from '../cli/advice.js';
+import { gatewayAccess, resolveJob, type GatewayAccess, type ResolvedJob } from '../cli/job.js';
+import type { RunSummary } from '../notify/body.js';
+import { RunNotifier } from '../notify/notifier.js';
+import { ITEM_STATES, type ItemState } from '../core/states.js';
+import { errorExit } from './error-exit.js';
+import type { SendPolicy } from '../notify/policy.js';
+import { displayUrl, parseNotifySettings } from '../notify/targets.js';
+import { optionsToFlags, type JobOptions } from './job-options.js';
+
+export interface RunJobOptions {
+  /** A job file (`jobs/<name>.json`) or a manifest (`.csv`, `.jsonl`), as `gbatch run` takes. */
+  job: string;
+  /**
+   * The options of `gbatch run` by their flag names, as a job file writes them: `{ budget: 5,
+   * concurrency: 4, 'no-wait': true, notify: ['https://…'] }`. They override the job file's options.
+   */
+  options?: JobOptions;
+  /** The gateway; default: `options['base-url']`, then GATEWAY_BASE_URL of `env`. */
+  baseUrl?: string;
+  /** The API key; default: GATEWAY_API_KEY of `env`. Never written anywhere (journal, logs, notifications). */
+  apiKey?: string;
+  /** Where GATEWAY_* and GBATCH_JOURNAL_URL are read (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Aborting it stops the run gracefully, as SIGINT does (exit 75 unless something outranks it). */
+  signal?: AbortSignal;
+  /** Aborting it cuts requests on the wire, as a second SIGINT does. */
+  forceSignal?: AbortSignal;
+  /** One line per notable event (recovery, deadline, a notification not delivered). */
+  onLog?: (line: string) => void;
+  /** Counts and spend every ~2 s while the run goes on. */
+  onProgress?: (progress: Progress) => void;
+  /** Bounds of each notification (defaults: 5 s per attempt, 30 s in all). */
+  notifyPolicy?: Partial<SendPolicy>;
+}
+
+export interface RunJobResult extends RunResult {
+  job: string;
+  /** The journal: an SQLite path, or a database URL without its password. */
+  journal: string;
+  outDir: string;
+  /** What the exit code means and what to do next (the last line `gbatch run` prints). */
+  meaning: string;
+  /** Notifications delivered, not delivered, and attempts made (retries included). */
+  notifications: { sent: number; failed: number; attempts: number };
+}
+
+/** Runs a job to its end (or its stop) and resolves with the result; usage errors throw UsageError. */
+export async function runJob(options: RunJobOptions): Promise<RunJobResult> {
+  const env = options.env ?? process.env;
+  const job = resolveJob(options.job, optionsToFlags(options.options ?? {}, 'runJob options'), new Date(), env);
+  const access = job.flags['ingest-only'] ? { baseUrl: 'http://127.0.0.1/v1', apiKey: '' } : gatewayAccess(
+    { 'base-url': options.baseUrl ?? job.flags['base-url'] },
+    options.apiKey !== undefined ? { ...env, GATEWAY_API_KEY: options.apiKey, GATEWAY_API_KEY_FILE: undefined } : env,
+  );
+  const events = new EventEmitter<RunEvents>();
+  if (options.onLog) events.on('log', options.onLog);
+  if (options.onProgress) events.on('progress', options.onProgress);
+  return runResolvedJob(job, access, {
+    events,
+    ...(options.signal ? { interrupt: options.signal } : {}),
+    ...(options.forceSignal ? { forceInterrupt: options.forceSignal } : {}),
+    ...(options.notifyPolicy ? { notifyPolicy: options.notifyPolicy } : {}),
+  });
+}
+
+export interface RunHooks {
+  events: EventEmitter<RunEvents>;
+  interrupt?: AbortSignal;
+  forceInterrupt?: AbortSignal;
+  notifyPolicy?: Partial<SendPolicy>;
+  /** Called with the result before the end-of-run notification is awaited (the CLI prints its summary). */
+  beforeNotified?: (result: RunJobResult) => Promise<void>;
+}
+
+/** A resolved job (the CLI's parse, or runJob's) run with the gateway access given. */
+export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, hooks: RunHooks): Promise<RunJobResult> {
+  const { flags } = job;
+  // Bad notification settings are a usage error before anything is sent.
+  const notifySettings = parseNotifySettings(flags);
+  const redact = createRedactor([access.apiKey]);
+  const notifier = new RunNotifier(notifySettings, {
+    job: job.name, redact, log: (line) => hooks.events.emit('log', line),
+    ...(hooks.notifyPolicy ? { policy: hooks.notifyPolicy } : {}),
+  });
+  notifier.attach(hooks.events);
+  const startedAt = Date.now();
+  let result: RunResult;
+  try {
+    result = await runPipeline({
+      jobName: job.name,
+      manifests: job.manifests,
+      statePath: job.statePath,
+      pricing: job.pricing,
+      budgetUsd: flags.budget,
+      liftBudget: flags['no-budget'],
+      baseUrl: access.baseUrl,
+      apiKey: access.apiKey,
+      skipInvalid: flags['skip-invalid'],
+      journalSync: flags['journal-sync'] as 'full' | 'off',
+      jobOptions: savedOptions(job),
+      ...(hooks.interrupt ? { interrupt: hooks.interrupt } : {}),
+      ...(hooks.forceInterrupt ? { forceInterrupt: hooks.forceInterrupt } : {}),
+      events: hooks.events,
+      ingestOnly: flags['ingest-only'],
+      maxResponseBytes: flags['max-response-bytes']!,
+      settings: {
+        outDir: job.outDir,
+        concurrency: flags.concurrency!,
+        pollIntervalMs: flags['poll-interval']! * 1000,
+        pollConcurrency: flags['poll-concurrency']!,
+        downloadConcurrency: flags['download-concurrency']!,
+        maxSubmitAttempts: flags['max-attempts']!,
+        resubmitUncertainText: flags['resubmit-uncertain-text'],
+        maxAutoResubmits: 3,
+        rpm: flags.rpm,
+        deadlineAt: job.deadlineAt,
+        deadlineGraceMs: flags['deadline-grace']! * 1000,
+        noWait: flags['no-wait'],
+        budgetMayOverrun: flags['budget-may-overrun'],
+      },
+    });
+  } catch (err) {
+    // A run that ended by throwing (the journal busy, a full disk, a bug) is news too.
+    if (notifier.active) await notifier.finish(await failureSummary(job, err, startedAt));
+    throw err;
+  } finally {
+    notifier.stopWatching();
+  }
+  const endedAt = Date.now();
+  // A run stopped by a signal (or its library equivalent) is not "done", whatever the counts say.
+  const final: RunResult = hooks.interrupt?.aborted && result.exitCode === 0 ? { ...result, exitCode: 75 } : result;
+  const outcome: RunJobResult = {
+    ...final, job: job.name, journal: printableLocation(job.statePath), outDir: job.outDir, meaning: exitMeaning(final), notifications: notifier.stats,
+  };
+  if (hooks.beforeNotified) await hooks.beforeNotified(outcome);
+  if (notifier.active) {
+    await notifier.finish({
+      job: job.name, exitCode: final.exitCode, meaning: outcome.meaning, stopReason: final.stopReason ?? null, counts: final.counts,
+      spendUsd: final.spend.actualUsd, reservedUsd: final.spend.reservedUsd, budgetUsd: final.budgetUsd ?? null,
+      estimateUsd: (await journalStanding(job))?.estimateUsd ?? null, startedAt, endedAt, journal: outcome.journal, outDir: job.outDir,
+      resultsPath: existsSync(resultsPath(job.outDir)) ? resultsPath(job.outDir) : null,
+      reportCommand: reportCommand(job),
+    }, { counts: final.counts, spend: final.spend, budgetUsd: final.budgetUsd, pausedUntil: 0 });
+  }
+  return outcome;
+}
+
+async function failureSummary(job: ResolvedJob, err: unknown, startedAt: number): Promise<Omit<RunSummary, 'host'>> {
+  const { exitCode, meaning } = errorExit(err);
+  const standing = await journalStanding(job);
+  return {
+    job: job.name, exitCode, meaning, stopReason: exitCode === 70 ? 'internal-error' : null,
+    counts: standing?.counts ?? zeroCounts(), spendUsd: standing?.spend.actualUsd ?? 0, reservedUsd: standing?.spend.reservedUsd ?? 0,
+    budgetUsd: standing?.budgetUsd ?? null, estimateUsd: standing?.estimateUsd ?? null, startedAt, endedAt: Date.now(),
+    journal: printableLocation(job.statePath), outDir: job.outDir, resultsPath: null, reportCommand: reportCommand(job),
+  };
+}
+
+function zeroCounts(): Record<ItemState, number> {
+  return Object.fromEntries(ITEM_STATES.map((s) => [s, 0])) as Record<ItemState, number>;
+}
+
+function reportCommand(job: ResolvedJob): string {
+  return `gbatch report ${journalArg(printableLocation(job.statePath), job.name, isDatabaseUrl(job.statePath) ? { fromEnv: job.journalFromEnv } : undefined)}`;
+}
+
+/** The options saved with the job for `status` and `report`: a notify URL only as scheme://host/…. */
+function savedOptions(job: ResolvedJob): Record<string, unknown> {
+  const { flags } = job;
+  return {
+    ...flags,
+    ...(flags.journal !== undefined ? { journal: printableLocation(flags.journal) } : {}),
+    ...(flags.notify && flags.notify.length > 0 ? { notify: flags.notify.map(displayUrl) } : {}),
+    source: job.source, out: job.outDir, pricing: job.pricingSource,
+  };
+}
+
+/** What the job's journal holds (counts, money, budget, estimate); undefined when it cannot be read. */
+async function journalStanding(job: ResolvedJob): Promise<{ counts: Record<ItemState, number>; spend: { actualUsd: number; reservedUsd: number }; budgetUsd: number | null; estimateUsd: number } | undefined> {
+  try {
+    if (!isDatabaseUrl(job.statePath) && !existsSync(job.statePath)) return undefined;
+    const journal = await openStore(job.statePath, { job: job.name, readonly: true });
+    try {
+      const budgetUsd = (await journal.getJob())?.budgetUsd ?? null;
+      const header = await reportHeader(journal, job.name, budgetUsd);
+      return { counts: await journal.counts(), spend: await journal.spend(), budgetUsd, estimateUsd: roundUsd(header.totals.estimated_usd) };
+    } finally {
+      await journal.close();
+    }
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,20 @@
+// gbatch as a library: `import { runJob, planJob, openJournal } from 'gbatch'`. The CLI is built on
+// these same functions (src/cli/commands/run.ts and plan.ts); docs/library.md shows them in use.
+export { runJob, type RunJobOptions, type RunJobResult } from './api/run-job.js';
+export { planJob, type PlanJobOptions, type PlanResult, type PlanRow, type PlanGroup } from './api/plan-job.js';
+export { openJournal, type OpenJournalOptions, type JobJournal } from './api/open-journal.js';
+export type { JobOptions } from './api/job-options.js';
+export type { RunResult } from './pipeline/runner.js';
+export type { Progress } from './pipeline/context.js';
+export type { SendPolicy as NotifyPolicy } from './notify/policy.js';
+export type { ItemKind, ItemState } from './core/states.js';
+export { ITEM_STATES } from './core/states.js';
+export type { Item, ItemError, JobRecord, RunRecord } from './journal/index.js';
+export type { ReportHeader, ReportTotals, ReportGroup } from './report/model.js';
+export { EXIT_CODES } from './cli/exit-codes.js';
+/** Bad options, a missing or invalid job file, a bad notify URL: nothing was sent (the CLI's exit 2). */
+export { UsageError } from './cli/options.js';
+/** Another live runner holds the job's journal (the CLI's exit 2). */
+export { JournalBusyError, LockLostError } from './journal/sqlite/lock.js';
+/** A path that cannot be used (the journal's folder, the output folder, a manifest): nothing was sent (exit 2). */
+export { ConfigError } from './core/config-error.js';

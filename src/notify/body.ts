@@ -1,0 +1,141 @@
+// The JSON a webhook receives: a `text` line (what Slack-style incoming webhooks show) beside the
+// structured fields a program reads. Pure. Built only from the run's summary, which never holds the
+// API key; the serialised body still goes through the redactor, so a key quoted anywhere upstream
+// (an item's error, a job name) cannot leave in a notification.
+import type { ItemState } from '../core/states.js';
+import type { Redactor } from '../gateway/redact.js';
+
+export interface RunSummary {
+  job: string;
+  exitCode: number;
+  /** What the exit code means and what to do next, as `gbatch run` ends with it. */
+  meaning: string;
+  stopReason: string | null;
+  counts: Record<ItemState, number>;
+  spendUsd: number;
+  reservedUsd: number;
+  budgetUsd: number | null;
+  /** The journal's estimate for every item of the job; null when the journal could not be read. */
+  estimateUsd: number | null;
+  startedAt: number;
+  endedAt: number;
+  /** Where the journal is (a database URL without its password). */
+  journal: string;
+  outDir: string;
+  /** results.jsonl (chat and responses answers), when the run wrote one. */
+  resultsPath: string | null;
+  /** The command that prints the job's full report. */
+  reportCommand: string;
+  host: string;
+}
+
+export interface ThresholdCrossing {
+  job: string;
+  thresholdPct: number;
+  committedUsd: number;
+  spendUsd: number;
+  reservedUsd: number;
+  budgetUsd: number;
+  counts: Record<ItemState, number>;
+  at: number;
+  host: string;
+}
+
+export type NotificationBody = Record<string, unknown> & { text: string; event: 'run-ended' | 'budget-threshold' };
+
+/** What needs the operator, one line each, with the command that deals with it. */
+export function attentionFor(summary: Pick<RunSummary, 'job' | 'exitCode' | 'counts' | 'meaning'>): string[] {
+  const { counts } = summary;
+  const lines: string[] = [];
+  if (summary.exitCode === 2 || summary.exitCode === 70) lines.push(summary.meaning);
+  if (counts.uncertain > 0) lines.push(`${counts.uncertain} uncertain: decide with \`gbatch resolve\` (the gateway may hold them)`);
+  if (counts.failed + counts.rejected > 0) lines.push(`${counts.failed} failed, ${counts.rejected} rejected: \`gbatch retry --failed --rejected\` sends them again`);
+  if (counts.deferred > 0) lines.push(`${counts.deferred} deferred by the budget or the gateway's balance: raise --budget (or top up), then run again`);
+  if (counts.invalid > 0) lines.push(`${counts.invalid} invalid row(s): fix the manifest (\`gbatch plan\` lists them)`);
+  const open = counts.pending + counts.submitting + counts.submitted + counts.running + counts.succeeded;
+  if (open > 0 && summary.exitCode !== 2) lines.push(`${open} item(s) not finished: the next run continues them`);
+  return lines;
+}
+
+export function runEndedBody(summary: RunSummary, redact: Redactor): NotificationBody {
+  const attention = attentionFor(summary);
+  const durationS = Math.max(0, Math.round((summary.endedAt - summary.startedAt) / 1000));
+  const nonzero = Object.entries(summary.counts).filter(([, n]) => n > 0).map(([state, n]) => `${n} ${state}`);
+  const money = summary.budgetUsd === null
+    ? `spent ${dollars(summary.spendUsd)} (no budget)`
+    : `spent ${dollars(summary.spendUsd)} of a ${dollars(summary.budgetUsd)} budget (${percent(summary.spendUsd, summary.budgetUsd)})`;
+  const text = [
+    `gbatch ${summary.job}: exit ${summary.exitCode}: ${summary.meaning}`,
+    `${nonzero.join(', ') || 'no items'}; ${money}${summary.estimateUsd === null ? '' : `, estimate ${dollars(summary.estimateUsd)}`}; took ${duration(durationS)}`,
+    ...attention.map((line) => `- ${line}`),
+    `Report: ${summary.reportCommand}${summary.resultsPath ? `; results: ${summary.resultsPath}` : ''}`,
+  ].join('\n');
+  return finish({
+    text,
+    event: 'run-ended',
+    job: summary.job,
+    exit_code: summary.exitCode,
+    meaning: summary.meaning,
+    stop_reason: summary.stopReason,
+    counts: summary.counts,
+    spend_usd: summary.spendUsd,
+    reserved_usd: summary.reservedUsd,
+    budget_usd: summary.budgetUsd,
+    budget_used_pct: summary.budgetUsd === null || summary.budgetUsd === 0 ? null : round1((summary.spendUsd / summary.budgetUsd) * 100),
+    estimate_usd: summary.estimateUsd,
+    started_at: new Date(summary.startedAt).toISOString(),
+    ended_at: new Date(summary.endedAt).toISOString(),
+    duration_s: durationS,
+    journal: summary.journal,
+    out_dir: summary.outDir,
+    results: summary.resultsPath,
+    report: summary.reportCommand,
+    attention,
+    host: summary.host,
+  }, redact);
+}
+
+export function thresholdBody(crossing: ThresholdCrossing, redact: Redactor): NotificationBody {
+  const pct = round1((crossing.committedUsd / crossing.budgetUsd) * 100);
+  const text = `gbatch ${crossing.job}: ${crossing.thresholdPct}% of the ${dollars(crossing.budgetUsd)} budget committed `
+    + `(${dollars(crossing.committedUsd)}: ${dollars(crossing.spendUsd)} settled, ${dollars(crossing.reservedUsd)} reserved in flight); the run goes on`;
+  return finish({
+    text,
+    event: 'budget-threshold',
+    job: crossing.job,
+    exit_code: null,
+    threshold_pct: crossing.thresholdPct,
+    committed_pct: pct,
+    committed_usd: crossing.committedUsd,
+    counts: crossing.counts,
+    spend_usd: crossing.spendUsd,
+    reserved_usd: crossing.reservedUsd,
+    budget_usd: crossing.budgetUsd,
+    at: new Date(crossing.at).toISOString(),
+    host: crossing.host,
+  }, redact);
+}
+
+/** Through JSON and the redactor and back: what is sent is exactly what was checked. */
+function finish(body: NotificationBody, redact: Redactor): NotificationBody {
+  return JSON.parse(redact(JSON.stringify(body))) as NotificationBody;
+}
+
+function dollars(usd: number): string {
+  return `$${usd.toFixed(2)}`;
+}
+
+function percent(part: number, whole: number): string {
+  return whole === 0 ? 'n/a' : `${round1((part / whole) * 100)}%`;
+}
+
+function round1(x: number): number {
+  return Math.round(x * 10) / 10;
+}
+
+function duration(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  return h > 0 ? `${h}h ${m}m` : m > 0 ? `${m}m ${s}s` : `${s}s`;
+}

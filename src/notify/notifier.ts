@@ -1,0 +1,125 @@
+// The run's notifications: budget thresholds sent in the background as the run's committed spend
+// crosses them, and one summary when the run ends, awaited (bounded) before the run returns. Nothing
+// here can block a submission or change the run's exit code: every failure is one log line.
+import type { EventEmitter } from 'node:events';
+import { hostname } from 'node:os';
+import type { Redactor } from '../gateway/redact.js';
+import type { Progress, RunEvents } from '../pipeline/context.js';
+import { runEndedBody, thresholdBody, type NotificationBody, type RunSummary } from './body.js';
+import { committedPct, crossedThreshold, DEFAULT_SEND_POLICY, type SendPolicy } from './policy.js';
+import { notifyAgent, postNotification } from './send.js';
+import { displayUrl, type NotifySettings } from './targets.js';
+
+/** How often the committed spend is compared with the thresholds during a run. */
+const WATCH_MS = 200;
+
+export interface NotifierOptions {
+  job: string;
+  redact: Redactor;
+  log: (line: string) => void;
+  policy?: Partial<SendPolicy>;
+  random?: () => number;
+}
+
+export class RunNotifier {
+  private readonly policy: SendPolicy;
+  private readonly agent;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly announced = new Set<number>();
+  private startPct: number | undefined;
+  private closed = false;
+  private watch: NodeJS.Timeout | undefined;
+  readonly host = hostname();
+  /** Notifications delivered and attempts made, for tests and the library's result. */
+  readonly stats = { sent: 0, failed: 0, attempts: 0 };
+
+  constructor(private readonly settings: NotifySettings, private readonly options: NotifierOptions) {
+    this.policy = { ...DEFAULT_SEND_POLICY, ...options.policy };
+    this.agent = notifyAgent(this.policy);
+  }
+
+  get active(): boolean {
+    return this.settings.urls.length > 0;
+  }
+
+  /**
+   * Watches the run's money: the start is the baseline; a few times a second the committed spend is
+   * read from memory (no journal read) and a threshold fires when crossed after the start.
+   */
+  attach(events: EventEmitter<RunEvents>): void {
+    if (!this.active || this.settings.thresholds.length === 0) return;
+    events.on('started', (p, spendNow) => {
+      if (p.budgetUsd === undefined) {
+        this.options.log('--notify-at: no budget is in force for this job, so no threshold can be crossed');
+        return;
+      }
+      const budgetUsd = p.budgetUsd;
+      this.startPct = committedPct(p.spend, budgetUsd);
+      let counts = p.counts;
+      events.on('progress', (progress) => { counts = progress.counts; });
+      this.watch = setInterval(() => this.check({ counts, spend: spendNow(), budgetUsd, pausedUntil: 0 }), WATCH_MS);
+      this.watch.unref();
+    });
+  }
+
+  /** The run is over: no more threshold checks (finish makes the last one with the final money). */
+  stopWatching(): void {
+    if (this.watch) clearInterval(this.watch);
+    this.watch = undefined;
+  }
+
+  /** A threshold crossed since the run started is announced once; the send runs on its own. */
+  check(p: Progress): void {
+    if (this.startPct === undefined || p.budgetUsd === undefined || this.closed) return;
+    const crossed = crossedThreshold(this.settings.thresholds, this.startPct, committedPct(p.spend, p.budgetUsd), this.announced);
+    if (!crossed) return;
+    for (const t of crossed.covers) this.announced.add(t);
+    try {
+      this.sendAll(thresholdBody({
+        job: this.options.job, thresholdPct: crossed.announce, committedUsd: p.spend.actualUsd + p.spend.reservedUsd,
+        spendUsd: p.spend.actualUsd, reservedUsd: p.spend.reservedUsd, budgetUsd: p.budgetUsd, counts: p.counts, at: Date.now(), host: this.host,
+      }, this.options.redact));
+    } catch (err) {
+      // Called from a timer: nothing may escape into the run.
+      this.stats.failed++;
+      this.options.log(`notification (budget-threshold) not sent: ${this.options.redact((err as Error).message)}`);
+    }
+  }
+
+  /** The end-of-run summary; resolves when every notification has been delivered or given up (bounded). */
+  async finish(summary: Omit<RunSummary, 'host'>, last?: Progress): Promise<void> {
+    this.stopWatching();
+    if (!this.active) return;
+    if (last) this.check(last);
+    try {
+      this.sendAll(runEndedBody({ ...summary, host: this.host }, this.options.redact));
+    } catch (err) {
+      // A notification must never change how the run ends: a body that cannot be built is one line.
+      this.stats.failed++;
+      this.options.log(`notification (run-ended) not sent: ${this.options.redact((err as Error).message)}`);
+    }
+    this.closed = true;
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+    await this.agent.close().catch(() => undefined);
+  }
+
+  private sendAll(body: NotificationBody): void {
+    const json = JSON.stringify(body);
+    for (const url of this.settings.urls) {
+      const sending = postNotification(url, json, this.policy, { dispatcher: this.agent, now: () => performance.now(), random: this.options.random ?? Math.random })
+        .then((outcome) => {
+          this.stats.attempts += outcome.attempts;
+          if (outcome.ok) this.stats.sent++;
+          else {
+            this.stats.failed++;
+            this.options.log(`notification (${body.event}) to ${displayUrl(url)} not delivered: ${outcome.reason}; the run is not affected`);
+          }
+        }, (err: unknown) => {
+          this.stats.failed++;
+          this.options.log(`notification (${body.event}) to ${displayUrl(url)} not delivered: ${(err as Error).message}`);
+        });
+      this.inFlight.add(sending);
+      void sending.finally(() => this.inFlight.delete(sending));
+    }
+  }
+}

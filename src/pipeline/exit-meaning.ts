@@ -1,0 +1,35 @@
+// What a run's exit code means and what the operator does next, in one sentence: the last line of
+// `gbatch run`, and the `meaning` of its notifications and of the library's result.
+import type { RunResult } from './runner.js';
+
+export type RunOutcome = Pick<RunResult, 'exitCode' | 'stopReason' | 'ingest' | 'outputFailure'>;
+
+export function exitMeaning(result: RunOutcome): string {
+  switch (result.exitCode) {
+    case 0: return result.stopReason === 'ingested'
+      ? `Ingested: ${result.ingest?.inserted ?? 0} new row(s) in the journal; nothing was sent.`
+      : 'Done: every item is finished.';
+    case 1: return 'Finished, but some items failed or were rejected (see `gbatch status`).';
+    case 2: if (result.stopReason === 'journal-lost') return 'Stopped: the journal file was deleted or replaced during the run (see above); nothing more was sent.';
+      if (result.outputFailure) return outputAdvice(result);
+      return result.stopReason === 'auth'
+      ? 'Stopped: the gateway refused the API key (401). Rows stay pending; fix GATEWAY_API_KEY and run again.'
+      : 'Refused: nothing was sent.';
+    case 3: return result.stopReason === 'balance'
+      ? "Stopped: the gateway's balance ran out (402). Top up, then run again: deferred items are sent then."
+      : "Stopped by the job's budget: some items are deferred. Run again with a higher --budget (or --no-budget) to send them.";
+    case 4: return 'Some items are uncertain (their submission may have reached the gateway): decide with `gbatch resolve`.';
+    case 75: if (result.stopReason === 'lock-lost') return 'Stopped: this run lost its journal lock; the runner that holds it now carries on.';
+      if (result.outputFailure) return outputAdvice(result);
+      return result.stopReason === 'no-wait' ? 'Submitted; tasks are in flight. Run again later to poll and download.'
+      : result.stopReason === 'unreachable' ? 'Stopped: the gateway is unreachable (see the line above); nothing more was sent. Run again once it is back.'
+      : result.stopReason === 'deadline' ? 'Stopped at the deadline; run again to continue.'
+      : 'Stopped before all work was done; run again to continue.';
+    default: return `Exit ${result.exitCode}.`;
+  }
+}
+
+function outputAdvice(result: RunOutcome): string {
+  return `Stopped: ${result.outputFailure!.message}. Every answer received is kept in the journal; ` +
+    'make room or fix the path, then run again: nothing already answered is sent again.';
+}

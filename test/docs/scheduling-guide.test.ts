@@ -1,0 +1,171 @@
+// docs/scheduling.md, run as written: its crontab lines through `sh -c` with the environment cron gives
+// (the crontab's own variables), its systemd units checked by `systemd-analyze verify` and their
+// ExecStart run with the Environment= and the credentials directory systemd would give. Only what an
+// installation decides is stood in for: /srv/gbatch (GBATCH_HOME, WorkingDirectory=) is a temp folder,
+// /usr/local/bin (where `npm install -g` puts gbatch) a folder holding a link to this repo's bin, the
+// gateway URL the simulator's, the key file a temp file, and the job file's webhook a local receiver.
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { expect, test } from 'vitest';
+import { BIN, BUILT } from '../e2e/helpers/cli.js';
+import { csvText } from '../e2e/helpers/manifests.js';
+import { KEY, posts, startSim } from '../e2e/helpers/sim.js';
+import { ROOT, workspace, type Workspace } from '../e2e/helpers/workspace.js';
+import { startHook } from '../notify/webhook-server.js';
+
+const run = promisify(execFile);
+const GUIDE = readFileSync(join(ROOT, 'docs', 'scheduling.md'), 'utf8');
+
+/** The fenced blocks whose info string starts with `lang`, with their `file=` name if any. */
+function blocks(lang: string): Array<{ file: string | undefined; text: string }> {
+  const found: Array<{ file: string | undefined; text: string }> = [];
+  for (const m of GUIDE.matchAll(/^```(\S+)([^\n]*)\n([\s\S]*?)^```$/gm)) {
+    if (m[1] !== lang) continue;
+    found.push({ file: /file=(\S+)/.exec(m[2]!)?.[1], text: m[3]! });
+  }
+  return found;
+}
+
+const HAS_IF_RUNNING = (() => {
+  const help = spawnSync(process.execPath, [BIN, 'run', '--help'], { encoding: 'utf8' });
+  return help.stdout.includes('--if-running');
+})();
+
+/** Until `--if-running` is in this build (it comes with the lock-policy work), the lines run without it. */
+function asThisBuildTakes(command: string): string {
+  return HAS_IF_RUNNING ? command : command.replace(' --if-running skip', '');
+}
+
+/** A /srv/gbatch as the guide lays it out, with the guide's job file (its webhook pointed at `hook`). */
+function jobHome(ws: Workspace, hookUrl: string): { home: string; bin: string; keyFile: string } {
+  const home = ws.path('srv-gbatch');
+  for (const sub of ['jobs', 'manifests', 'log']) mkdirSync(join(home, sub), { recursive: true });
+  const [jobFile] = blocks('json').filter((b) => b.text.includes('"name": "nightly"'));
+  const job = JSON.parse(jobFile!.text) as { manifest: string; options: { notify: string[] } };
+  job.options.notify = [hookUrl];
+  writeFileSync(join(home, 'jobs', 'nightly.json'), JSON.stringify(job));
+  const rows = (prefix: string) => [1, 2, 3].map((i) => ({ id: `${prefix}-${i}`, kind: 'chat', model: 'chat-small', prompt: `Say ${prefix} ${i}`, max_tokens: 16 }));
+  writeFileSync(join(home, 'jobs', job.manifest), csvText(['id', 'kind', 'model', 'prompt', 'max_tokens'], rows('campaign')));
+  const today = spawnSync('date', ['+%F'], { encoding: 'utf8' }).stdout.trim();
+  writeFileSync(join(home, 'manifests', `${today}.csv`), csvText(['id', 'kind', 'model', 'prompt', 'max_tokens'], rows('daily')));
+  // Where `npm install -g` puts the command.
+  const bin = ws.path('usr-local-bin');
+  mkdirSync(bin);
+  symlinkSync(BIN, join(bin, 'gbatch'));
+  const keyFile = ws.path('api-key');
+  writeFileSync(join(keyFile), `${KEY}\n`);
+  chmodSync(keyFile, 0o600);
+  return { home, bin, keyFile };
+}
+
+test.skipIf(!BUILT)('the crontab runs as written: each line exits 0, writes its log, its journal and its outputs; the job file\'s webhook hears the end', async () => {
+  const ws = workspace();
+  const sim = await startSim();
+  const hook = await startHook([]);
+  const { home, bin, keyFile } = jobHome(ws, hook.url);
+  const [crontab] = blocks('crontab');
+  const env: Record<string, string> = { HOME: ws.dir, LOGNAME: 'gbatch' }; // what cron sets itself
+  const lines: string[] = [];
+  for (const raw of crontab!.text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const assignment = /^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
+    if (assignment) env[assignment[1]!] = assignment[2]!;
+    else lines.push(line);
+  }
+  expect(Object.keys(env)).toEqual(expect.arrayContaining(['PATH', 'GBATCH_HOME', 'GATEWAY_BASE_URL', 'GATEWAY_API_KEY_FILE']));
+  expect(env.PATH).toContain('/usr/local/bin');
+  Object.assign(env, { GBATCH_HOME: home, GATEWAY_BASE_URL: sim.baseUrl, GATEWAY_API_KEY_FILE: keyFile, PATH: env.PATH!.replace('/usr/local/bin', bin) });
+  expect(lines).toHaveLength(2);
+  for (const line of lines) {
+    const fields = line.split(/\s+/);
+    expect(fields.slice(0, 5).join(' ')).toMatch(/^[\d*,/-]+( [\d*,/-]+){4}$/);
+    const command = line.replace(/^(\S+\s+){5}/, '');
+    // cron: an unescaped % would end the command; \% is a %.
+    expect(command.replace(/\\%/g, '')).not.toContain('%');
+    const result = await run(env.SHELL ?? '/bin/sh', ['-c', asThisBuildTakes(command.replace(/\\%/g, '%'))], { cwd: ws.dir, env }).then(
+      () => ({ code: 0 }), (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, out: err.stdout + err.stderr }),
+    );
+    expect(result, command).toEqual({ code: 0 });
+  }
+  const today = spawnSync('date', ['+%F'], { encoding: 'utf8' }).stdout.trim();
+  for (const log of [`nightly-${today}.log`, `daily-${today}.log`]) {
+    const text = readFileSync(join(home, 'log', log), 'utf8');
+    expect(text).toMatch(/Done: every item is finished\./);
+    expect(text).not.toContain(KEY);
+  }
+  expect(existsSync(join(home, 'state', 'nightly.db'))).toBe(true);
+  expect(existsSync(join(home, 'state', `daily-${today}.db`))).toBe(true);
+  expect(readFileSync(join(home, 'out', 'nightly', 'results.jsonl'), 'utf8').trim().split('\n')).toHaveLength(3);
+  expect(readFileSync(join(home, 'out', `daily-${today}`, 'results.jsonl'), 'utf8').trim().split('\n')).toHaveLength(3);
+  expect(posts(sim.ledger)).toBe(6);
+  expect(hook.received.map((r) => [r.body.event, r.body.job, r.body.exit_code])).toEqual([['run-ended', 'nightly', 0]]);
+}, 60_000);
+
+test.skipIf(!BUILT)('the systemd service and timer verify, and the service\'s ExecStart runs as systemd would start it', async () => {
+  const ws = workspace();
+  const sim = await startSim();
+  const hook = await startHook([]);
+  const { home, bin, keyFile } = jobHome(ws, hook.url);
+  const units = blocks('ini');
+  expect(units.map((u) => u.file)).toEqual(['gbatch-nightly.service', 'gbatch-nightly.timer']);
+  const unitDir = ws.path('units');
+  mkdirSync(unitDir);
+  for (const unit of units) writeFileSync(join(unitDir, unit.file!), unit.text.replaceAll('/usr/local/bin/', `${bin}/`));
+  if (existsSync('/usr/bin/systemd-analyze')) {
+    const verify = await run('systemd-analyze', ['verify', ...units.map((u) => join(unitDir, u.file!))]).then(
+      (r) => ({ code: 0, out: r.stdout + r.stderr }), (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, out: err.stdout + err.stderr }),
+    );
+    expect(verify).toEqual({ code: 0, out: '' });
+  }
+
+  const service = parseUnit(units[0]!.text);
+  const credentials = ws.path('credentials');
+  mkdirSync(credentials);
+  for (const spec of service.LoadCredential ?? []) {
+    const [name, source] = spec.split(':') as [string, string];
+    expect(source).toBe('/etc/gbatch/api-key');
+    copyFileSync(keyFile, join(credentials, name));
+  }
+  const specifiers = (text: string) => text.replace(/%d/g, credentials).replace(/%%/g, '%');
+  const env: Record<string, string> = { PATH: `${bin}:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin`, CREDENTIALS_DIRECTORY: credentials, HOME: ws.dir };
+  for (const assignment of service.Environment ?? []) {
+    const [name, ...value] = specifiers(assignment).split('=');
+    env[name!] = value.join('=');
+  }
+  expect(env.GATEWAY_BASE_URL).toMatch(/^https:\/\//);
+  env.GATEWAY_BASE_URL = sim.baseUrl;
+  expect(service.WorkingDirectory).toEqual(['/srv/gbatch']);
+  const [exe, ...args] = asThisBuildTakes(specifiers(service.ExecStart![0]!.replaceAll('/usr/local/bin/', `${bin}/`))).split(/\s+/);
+  const child = spawn(exe!, args, { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => { output += d; });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => { output += d; });
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  expect({ code, output }).toMatchObject({ code: 0 });
+  expect(output).toContain('Done: every item is finished.');
+  expect(readFileSync(join(home, 'out', 'nightly', 'results.jsonl'), 'utf8').trim().split('\n')).toHaveLength(3);
+  expect(hook.received.map((r) => r.body.exit_code)).toEqual([0]);
+  expect(service.SuccessExitStatus).toEqual(['75']);
+}, 60_000);
+
+/** The [Service] section's settings (a setting given several times keeps each value). */
+function parseUnit(text: string): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  let section = '';
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const header = /^\[(.+)\]$/.exec(line);
+    if (header) {
+      section = header[1]!;
+      continue;
+    }
+    if (section !== 'Service') continue;
+    const at = line.indexOf('=');
+    (out[line.slice(0, at)] ??= []).push(line.slice(at + 1));
+  }
+  return out;
+}

@@ -1,0 +1,127 @@
+// The package as another project gets it: `npm pack`, installed into a scratch project, imported by name
+// (`import { runJob, planJob, openJournal } from 'gbatch'`), its types checked by tsc, and its `gbatch`
+// bin run from there. The one install step not repeated is better-sqlite3's native build (minutes of
+// compiling where no prebuilt binary can be fetched): its compiled addon is copied from the repo's own
+// install of the same version.
+import { execFile, spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { BUILT } from '../e2e/helpers/cli.js';
+import { ROOT } from '../e2e/helpers/workspace.js';
+
+const run = promisify(execFile);
+const NPM_QUIET = ['--no-audit', '--no-fund', '--loglevel=error'];
+let dir = '';
+let project = '';
+let tarball = '';
+const timings: Record<string, number> = {};
+
+async function timed<T>(name: string, work: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  try {
+    return await work();
+  } finally {
+    timings[name] = Date.now() - started;
+  }
+}
+
+beforeAll(async () => {
+  if (!BUILT) return;
+  dir = mkdtempSync(join(tmpdir(), 'gbatch-pack-'));
+  // --ignore-scripts: `prepare` would rebuild dist/, which the test run has just built.
+  const packed = await timed('pack', () => run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir, ...NPM_QUIET], { cwd: ROOT }));
+  const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  tarball = join(dir, info!.filename);
+  const paths = info!.files.map((f) => f.path);
+  // What runs ships; the tests and sources do not.
+  expect(paths).toEqual(expect.arrayContaining(['bin/gbatch.js', 'dist/bundle/index.js', 'dist/index.d.ts', 'dist/bundle/main.js', 'assets/sim-video.mp4', 'package.json']));
+  expect(paths.filter((p) => p.startsWith('test/') || p.startsWith('src/') || p.endsWith('.map') || (p.endsWith('.js') && p.startsWith('dist/') && !p.startsWith('dist/bundle/')))).toEqual([]);
+
+  project = join(dir, 'consumer');
+  mkdirSync(project);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  await timed('install', () => run('npm', ['install', tarball, '--prefer-offline', '--ignore-scripts', ...NPM_QUIET], { cwd: project }));
+  const addon = join('node_modules', 'better-sqlite3', 'build', 'Release');
+  mkdirSync(join(project, addon), { recursive: true });
+  copyFileSync(join(ROOT, addon, 'better_sqlite3.node'), join(project, addon, 'better_sqlite3.node'));
+}, 180_000);
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  if (Object.keys(timings).length > 0) console.log(`pack test timings (ms): ${JSON.stringify(timings)}`);
+});
+
+/** `gbatch sim` from the installed package's bin, on a free loopback port; stopped after the test. */
+async function installedSim(): Promise<{ baseUrl: string; stop: () => void }> {
+  const child = spawn(join(project, 'node_modules', '.bin', 'gbatch'), ['sim', '--port', '0', '--task-seconds', '0.2'], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const match = /listening on (\S+)/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`gbatch sim exited ${code}`)));
+  });
+  return { baseUrl, stop: () => child.kill('SIGTERM') };
+}
+
+test.skipIf(!BUILT)('a scratch project imports runJob, planJob and openJournal from the packed package and runs a job with them', async () => {
+  const sim = await installedSim();
+  try {
+    writeFileSync(join(project, 'rows.jsonl'), [
+      { id: 'c1', kind: 'chat', model: 'chat-small', messages: [{ role: 'user', content: 'Say hi' }], max_tokens: 16 },
+      { id: 'v1', kind: 'video', model: 'video-mini', prompt: 'A lighthouse at dusk', resolution: '480p', duration: 2 },
+    ].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    writeFileSync(join(project, 'use.mjs'), `
+import { runJob, planJob, openJournal, UsageError } from 'gbatch';
+const plan = await planJob({ job: 'rows.jsonl', options: { budget: 5 } });
+const result = await runJob({ job: 'rows.jsonl', baseUrl: process.argv[2], apiKey: 'sk-sim-demo', options: { budget: 5, 'poll-interval': 0.1 } });
+const journal = await openJournal({ job: 'rows' });
+const counts = await journal.counts();
+const last = await journal.lastRun();
+await journal.close();
+let refused;
+try { await runJob({ job: 'rows.jsonl', baseUrl: process.argv[2], apiKey: 'k', options: { concurrency: 0 } }); } catch (err) { refused = err instanceof UsageError ? err.message : String(err); }
+console.log(JSON.stringify({ plan: { valid: plan.valid, exitCode: plan.exitCode, fits: plan.fitsBudget }, exitCode: result.exitCode, meaning: result.meaning, counts, lastExit: last.exitCode, refused }));
+`);
+    const { stdout } = await timed('consumer', () => run(process.execPath, ['use.mjs', sim.baseUrl], { cwd: project }));
+    const out = JSON.parse(stdout.trim().split('\n').at(-1)!);
+    expect(out).toMatchObject({
+      plan: { valid: 2, exitCode: 0, fits: true }, exitCode: 0, meaning: 'Done: every item is finished.',
+      counts: { downloaded: 2, pending: 0 }, lastExit: 0,
+    });
+    expect(out.refused).toMatch(/option 'concurrency'/);
+    expect(readdirSync(join(project, 'out', 'rows')).sort()).toEqual(expect.arrayContaining(['results.jsonl', 'v1.mp4']));
+  } finally {
+    sim.stop();
+  }
+}, 60_000);
+
+test.skipIf(!BUILT)('its types resolve from the package for a TypeScript consumer; the bin runs from the project', async () => {
+  writeFileSync(join(project, 'check.ts'), `
+import { runJob, planJob, openJournal, type RunJobResult, type PlanResult, type JobJournal, type ItemState } from 'gbatch';
+export async function nightly(): Promise<number> {
+  const plan: PlanResult = await planJob({ job: 'jobs/nightly.json' });
+  const result: RunJobResult = await runJob({ job: 'jobs/nightly.json', options: { budget: 20, deadline: '06:00', notify: ['https://hooks.example/x'] } });
+  const journal: JobJournal = await openJournal({ job: 'nightly' });
+  const state: ItemState = 'downloaded';
+  const n: number = (await journal.counts())[state];
+  // @ts-expect-error options are the flags of \`gbatch run\`, by name and type
+  await runJob({ job: 'x.csv', options: { budget: 'lots' } });
+  return plan.exitCode + result.exitCode + n;
+}
+`);
+  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true, types: [] },
+    files: ['check.ts'],
+  }));
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const checked = await timed('tsc', () => run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project }).then(() => 'ok', (err: { stdout: string }) => err.stdout));
+  expect(checked).toBe('ok');
+  const version = await run(join(project, 'node_modules', '.bin', 'gbatch'), ['--version'], { cwd: project });
+  expect(version.stdout.trim()).toBe(`gbatch ${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}`);
+}, 60_000);
