@@ -48,7 +48,6 @@ export function bucketSize(spanMs: number, maxBuckets = 60): number {
 export class TimelineBuilder {
   private readonly items = new Map<string, ItemTiming>();
   private readonly spend: SpendPoint[] = [];
-  private spent = 0;
   private readonly submits: number[] = [];
   private readonly dones: number[] = [];
   private readonly rateLimits: Array<{ at: number; until: number }> = [];
@@ -79,10 +78,7 @@ export class TimelineBuilder {
       delete timing.finishedAt;
     }
     const detail = (e.detail ?? {}) as { actualUsd?: unknown; status?: unknown; delayMs?: unknown };
-    if (SETTLES.has(e.event) && typeof detail.actualUsd === 'number') {
-      this.spent += detail.actualUsd;
-      this.spend.push({ at: e.at, usd: this.spent });
-    }
+    if (SETTLES.has(e.event) && typeof detail.actualUsd === 'number') this.spend.push({ at: e.at, usd: detail.actualUsd });
     if (e.event === 'retry') {
       const delay = typeof detail.delayMs === 'number' ? detail.delayMs : 0;
       if (detail.status === 429) this.rateLimits.push({ at: e.at, until: e.at + Math.max(delay, 1) });
@@ -103,8 +99,11 @@ export class TimelineBuilder {
       const bucket = buckets[Math.floor((at - origin) / bucketMs)];
       if (bucket) bucket.done++;
     }
+    // Seq order is commit order; a transition's time is taken when its change is made, a little before.
+    let spent = 0;
+    const spend = this.spend.sort((a, b) => a.at - b.at).map((p) => ({ at: p.at, usd: (spent += p.usd) }));
     return {
-      startedAt, endedAt, items: this.items, spend: this.spend, bucketMs, buckets,
+      startedAt, endedAt, items: this.items, spend, bucketMs, buckets,
       pauses: mergeIntervals(this.rateLimits.map((r) => ({ start: r.at, end: r.until, count: 1 })), 0),
       bursts: mergeIntervals(this.serverErrors.map((at) => ({ start: at, end: at, count: 1 })), BURST_GAP_MS),
       videoDurationsMs: this.videoDurations,

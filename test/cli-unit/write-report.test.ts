@@ -84,11 +84,11 @@ describe('writeReport', () => {
     const journal = tmp.open();
     seedReportJournal(journal);
     const report = JSON.parse((await render(journal, 'json')).text);
-    const byId = new Map(report.items.map((i: { id: string }) => [i.id, i]));
+    const byId = new Map<string, Record<string, unknown>>(report.items.map((i: { id: string }) => [i.id, i]));
     const events = journal.events('v1');
     const at = (event: string) => new Date(events.find((e) => e.event === event)!.at).toISOString();
     expect(byId.get('v1')).toMatchObject({ submitted_at: at('submit'), accepted_at: at('accept'), succeeded_at: at('finish'), finished_at: at('store') });
-    expect(byId.get('v1').duration_ms).toBe(Date.parse(at('store')) - Date.parse(at('submit')));
+    expect(byId.get('v1')!.duration_ms).toBe(Date.parse(at('store')) - Date.parse(at('submit')));
     expect(byId.get('v3')).toMatchObject({ accepted_at: expect.any(String), succeeded_at: null, finished_at: null, duration_ms: null });
     expect(byId.get('bad')).toMatchObject({ submitted_at: null, finished_at: null, duration_ms: null });
   });

@@ -188,5 +188,13 @@ describe.skipIf(!BUILT)('a mixed campaign run from the command line', () => {
     expect(status.estimated_usd).toBeGreaterThan(0);
     expect(status.runner).toBeNull();
     for (const list of Object.values(status.attention)) expect(list).toEqual([]);
+    // Times from the journal's event log: the job's running time and how long its video tasks took.
+    const tasks = sim.ledger.tasks;
+    expect(status.video_tasks_succeeded).toBe(tasks.length);
+    expect(status.video_task_median_ms).toBeGreaterThan(0);
+    expect(Date.parse(status.last_event_at) - Date.parse(status.started_at)).toBe(status.elapsed_ms);
+    expect(status.elapsed_ms).toBeGreaterThanOrEqual(status.video_task_median_ms);
+    const text = await runCli(['status', '--state', ws.state]);
+    expect(text.stdout).toMatch(/^Running time .+: first submission 20\d\d-.+; video tasks: median .+ from submission to success \(3 done\)$/m);
   });
 });

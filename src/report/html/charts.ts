@@ -2,11 +2,14 @@
 // server-side document (linkedom). The page needs no script to show them, and they print as drawn.
 import * as Plot from '@observablehq/plot';
 import { parseHTML } from 'linkedom';
+import { printable } from '../../core/printable.js';
 import type { ItemState } from '../../core/states.js';
 import type { ReportGroup } from '../model.js';
 import type { Timeline } from '../timeline.js';
 
 const WIDTH = 760;
+/** Charts side by side in the page's two-column row. */
+const HALF_WIDTH = 500;
 const INK = '#1f2937';
 const ESTIMATE = '#9ca3af';
 const ACTUAL = '#2563eb';
@@ -38,24 +41,33 @@ export function render(options: Plot.PlotOptions): string {
   return (node as unknown as { outerHTML: string }).outerHTML;
 }
 
-const label = (g: Pick<ReportGroup, 'model' | 'resolution'>): string => (g.resolution ? `${g.model} ${g.resolution}` : g.model);
+// Plot escapes markup; control characters in a model name are made visible here.
+const dollars = (v: number): string => `$${v.toFixed(v !== 0 && Math.abs(v) < 0.005 ? 6 : 2)}`;
+
+/** Time axes in UTC, as every time in the report; seconds only where the job is short. */
+function timeAxis(timeline: Timeline): Plot.ScaleOptions {
+  const span = (timeline.endedAt ?? 0) - (timeline.startedAt ?? 0);
+  return { type: 'utc', label: 'UTC', ticks: 8, tickFormat: span > 2 * 86_400_000 ? '%b %d %H:%M' : span > 3_600_000 ? '%H:%M' : '%H:%M:%S' };
+}
+
+const label = (g: Pick<ReportGroup, 'model' | 'resolution'>): string => printable(g.resolution ? `${g.model} ${g.resolution}` : g.model);
 
 /** Settled estimate against actual, per model and resolution; a group that cost more than its estimate in red. */
 export function estimateVsActualChart(groups: readonly ReportGroup[]): string {
   const data = groups.flatMap((g) => {
     const settledEstimate = g.actual_usd - g.delta_usd;
     return [
-      { group: label(g), series: 'estimate (settled rows)', usd: settledEstimate },
-      { group: label(g), series: g.delta_usd > 1e-9 ? 'actual (over estimate)' : 'actual', usd: g.actual_usd },
+      { group: label(g), bar: 'estimate', series: 'estimate (settled rows)', usd: settledEstimate },
+      { group: label(g), bar: 'actual', series: g.delta_usd > 1e-9 ? 'actual (over estimate)' : 'actual', usd: g.actual_usd },
     ];
   });
   return render({
     height: Math.max(120, 44 * groups.length + 50), marginLeft: 150, marginRight: 60,
-    x: { label: 'USD', grid: true }, y: { label: null, axis: null }, fy: { label: null },
+    x: { label: 'USD', grid: true }, y: { label: null, axis: null, domain: ['estimate', 'actual'] }, fy: { label: null },
     color: { domain: ['estimate (settled rows)', 'actual', 'actual (over estimate)'], range: [ESTIMATE, ACTUAL, OVER], legend: true },
     marks: [
-      Plot.barX(data, { fy: 'group', y: 'series', x: 'usd', fill: 'series' }),
-      Plot.text(data, { fy: 'group', y: 'series', x: 'usd', text: (d: { usd: number }) => `$${d.usd.toFixed(2)}`, dx: 4, textAnchor: 'start', fill: INK }),
+      Plot.barX(data, { fy: 'group', y: 'bar', x: 'usd', fill: 'series' }),
+      Plot.text(data, { fy: 'group', y: 'bar', x: 'usd', text: (d: { usd: number }) => dollars(d.usd), dx: 4, textAnchor: 'start', fill: INK }),
       Plot.ruleX([0]),
     ],
   });
@@ -67,11 +79,15 @@ export function spendChart(timeline: Timeline, budgetUsd: number | null, estimat
   const end = timeline.endedAt === undefined ? undefined : new Date(timeline.endedAt);
   if (end && points.length > 0) points.push({ at: end, usd: points[points.length - 1]!.usd });
   const lines: Array<{ y: number; text: string; color: string }> = [{ y: estimatedUsd, text: `estimate $${estimatedUsd.toFixed(2)}`, color: ESTIMATE }];
-  if (budgetUsd !== null) lines.push({ y: budgetUsd, text: `budget $${budgetUsd.toFixed(2)}`, color: OVER });
+  const top = Math.max(estimatedUsd, points.at(-1)?.usd ?? 0);
+  // A budget far above what was spent would flatten the line: then it is named, not drawn.
+  const budgetFar = budgetUsd !== null && budgetUsd > 3 * top && top > 0;
+  if (budgetUsd !== null && !budgetFar) lines.push({ y: budgetUsd, text: `budget $${budgetUsd.toFixed(2)}`, color: OVER });
   return render({
     height: 220, marginLeft: 60, marginRight: 20,
-    x: { type: 'utc', label: null }, y: { label: 'USD settled', grid: true, domain: [0, Math.max(...lines.map((l) => l.y), points.at(-1)?.usd ?? 0) * 1.08 || 1] },
+    x: timeAxis(timeline), y: { label: 'USD settled', grid: true, domain: [0, Math.max(...lines.map((l) => l.y), top) * 1.08 || 1] },
     marks: [
+      ...(budgetFar ? [Plot.text([`budget $${budgetUsd!.toFixed(2)}: above this scale`], { frameAnchor: 'top-right', dy: 2, fill: OVER })] : []),
       Plot.areaY(points, { x: 'at', y: 'usd', curve: 'step-after', fill: ACTUAL, fillOpacity: 0.12 }),
       Plot.lineY(points, { x: 'at', y: 'usd', curve: 'step-after', stroke: ACTUAL, strokeWidth: 2 }),
       Plot.ruleY(lines, { y: 'y', stroke: 'color', strokeDasharray: '5,4' }),
@@ -85,7 +101,7 @@ export function spendChart(timeline: Timeline, budgetUsd: number | null, estimat
 export function statesChart(byState: Partial<Record<ItemState, number>>): string {
   const data = Object.entries(byState).filter(([, n]) => (n ?? 0) > 0).map(([state, n]) => ({ state, n: n! }));
   return render({
-    height: Math.max(80, 26 * data.length + 40), marginLeft: 90, marginRight: 60,
+    width: HALF_WIDTH, height: Math.max(80, 26 * data.length + 40), marginLeft: 90, marginRight: 60,
     x: { label: 'rows', grid: true }, y: { label: null, domain: data.map((d) => d.state) },
     marks: [
       Plot.barX(data, { y: 'state', x: 'n', fill: (d: { state: ItemState }) => STATE_COLORS[d.state] }),
@@ -104,7 +120,7 @@ export function throughputChart(timeline: Timeline): string {
   const per = seconds < 60 ? `${seconds} s` : `${seconds / 60} min`;
   return render({
     height: 220, marginLeft: 50, marginRight: 20,
-    x: { type: 'utc', label: null }, y: { label: `rows finished per ${per}`, grid: true },
+    x: timeAxis(timeline), y: { label: `rows finished per ${per}`, grid: true },
     marks: [
       Plot.rectY(pauses, { x1: 'x1', x2: 'x2', y1: 0, y2: Math.max(1, ...bars.map((b) => Math.max(b.done, b.sent))), fill: PAUSE, fillOpacity: 0.3 }),
       Plot.rectY(bars, { x1: 'x1', x2: 'x2', y: 'done', fill: ACTUAL, inset: 0.5 }),
@@ -119,7 +135,7 @@ export function throughputChart(timeline: Timeline): string {
 export function videoDurationChart(durationsMs: readonly number[], medianMs: number | undefined): string {
   const seconds = durationsMs.map((ms) => ({ s: ms / 1000 }));
   return render({
-    height: 200, marginLeft: 50, marginRight: 20,
+    width: HALF_WIDTH, height: 200, marginLeft: 50, marginRight: 20,
     x: { label: 'seconds from submission to success' }, y: { label: 'tasks', grid: true },
     marks: [
       Plot.rectY(seconds, { ...Plot.binX({ y: 'count' }, { x: 's' }), fill: ACTUAL, inset: 0.5 }),

@@ -17,7 +17,7 @@ section { break-inside: auto; }
 .cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(190px, 1fr)); gap: 12px; margin-top: 16px; }
 .card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 12px 14px; break-inside: avoid; }
 .card .k { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
-.card .v { font-size: 24px; font-weight: 650; font-variant-numeric: tabular-nums; }
+.card .v { font-size: 21px; white-space: nowrap; font-weight: 650; font-variant-numeric: tabular-nums; }
 .card .s { font-size: 12px; color: var(--muted); }
 .verdict { margin-top: 14px; padding: 12px 14px; border-radius: 8px; background: #fff; border-left: 5px solid var(--good); }
 .verdict.attention { border-left-color: var(--warn); } .verdict.bad { border-left-color: var(--bad); }
@@ -26,6 +26,7 @@ code, .cmd { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospa
 .cmd { display: block; background: #0f172a; color: #e2e8f0; padding: 6px 10px; border-radius: 6px; margin: 4px 0; white-space: pre-wrap; word-break: break-all; }
 figure { margin: 8px 0 16px; background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; break-inside: avoid; }
 figure svg { max-width: 100%; height: auto; }
+figure figure { border: 0; padding: 0; margin: 0; background: none; }
 .key { display: flex; gap: 14px; flex-wrap: wrap; font-size: 12px; margin-bottom: 4px; }
 .key span::before { content: ""; display: inline-block; width: 10px; height: 10px; margin-right: 5px; border-radius: 2px; background: var(--c); vertical-align: -1px; }
 .grid2 { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
@@ -34,6 +35,7 @@ th, td { padding: 4px 8px; border-bottom: 1px solid var(--line); text-align: lef
 th { background: #f1f5f9; font-weight: 600; position: sticky; top: 0; }
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr { break-inside: avoid; }
+td.nw { white-space: nowrap; }
 td.err { max-width: 420px; overflow-wrap: anywhere; color: #7f1d1d; }
 .state { display: inline-block; padding: 0 6px; border-radius: 9px; font-size: 11.5px; color: #fff; background: var(--c, #64748b); white-space: nowrap; }
 .mark { font-size: 11px; padding: 0 4px; border-radius: 4px; margin-left: 4px; white-space: nowrap; }

@@ -26,7 +26,11 @@ export interface ProblemGroup {
 export function causeOf(item: Pick<ReportItem, 'error' | 'state'>): string {
   const e = item.error;
   if (!e) return item.state === 'deferred' ? 'deferred' : 'no error recorded';
-  const message = (e.message ?? '').replace(/\b(line|row) \d+/gi, '$1 N').replace(/'[^']{0,200}'|"[^"]{0,200}"/g, "'...'").slice(0, 300);
+  const message = (e.message ?? '')
+    .replace(/\b(line|row) \d+/gi, '$1 N')
+    .replace(/([\w./\\-]+\.(?:jsonl|csv|json)):\d+/gi, '$1:N')
+    .replace(/'[^']{0,200}'|"[^"]{0,200}"/g, "'...'")
+    .slice(0, 300);
   const head = [e.status, e.code].filter((p) => p !== undefined && p !== null && !message.startsWith(String(p))).join(' ');
   return head ? `${head}: ${message}` : message;
 }

@@ -4,6 +4,7 @@
 import { quoteArg } from '../../core/shell-text.js';
 import type { ItemState } from '../../core/states.js';
 import type { ReportHeader, ReportItem } from '../model.js';
+import { duration } from '../duration.js';
 import { usd } from '../table.js';
 import { quantile, type Timeline } from '../timeline.js';
 import { estimateVsActualChart, spendChart, STATE_COLORS, statesChart, THROUGHPUT_KEY, throughputChart, videoDurationChart } from './charts.js';
@@ -37,6 +38,8 @@ export interface HtmlReportInput {
   generatedAt: number;
 }
 
+export { duration };
+
 export const groupKey = (model: string | null, resolution: string | null): string => `${model ?? ''}\u0000${resolution ?? ''}`;
 
 /** A figure with its place in `report --format json` (path) and its exact value there. */
@@ -44,15 +47,11 @@ export function figure(path: ReadonlyArray<string | number>, value: unknown, tex
   return `<${tag}${cls ? ` class="${cls}"` : ''} data-path="${esc(JSON.stringify(path))}" data-value="${esc(JSON.stringify(value ?? null))}">${esc(text)}</${tag}>`;
 }
 
-export function duration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined) return '-';
-  if (ms < 1000) return `${ms} ms`;
-  const s = ms / 1000;
-  if (s < 60) return `${s.toFixed(1)} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m} min ${Math.round(s - m * 60)} s`;
-  const h = Math.floor(m / 60);
-  return h < 48 ? `${h} h ${m - h * 60} min` : `${Math.floor(h / 24)} d ${h % 24} h`;
+
+/** Dollars to `digits` places, or to 6 when a figure that is not zero would read as zero. */
+function money(value: number | null, digits: number): string {
+  if (value === null) return usd(value);
+  return usd(value, value !== 0 && Math.abs(value) < 0.5 * 10 ** -digits ? 6 : digits);
 }
 
 const time = (iso: string | null): string => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-');
@@ -67,12 +66,12 @@ export function headline(input: HtmlReportInput): string {
   const cards = [
     card('rows done', `${figure(['totals', 'by_state', 'downloaded'], done, count(done))} / ${figure(['totals', 'items'], totals.items, count(totals.items))}`,
       Object.entries(totals.by_state).filter(([s]) => s !== 'downloaded').map(([s, n]) => `${esc(s)} ${figure(['totals', 'by_state', s], n, count(n!))}`).join(', ') || 'nothing else'),
-    card('spent (settled)', figure(['totals', 'actual_usd'], totals.actual_usd, usd(totals.actual_usd, 2)),
-      `of ${figure(['totals', 'settled_items'], totals.settled_items, count(totals.settled_items))} settled rows${esc(spentShare)}; reserved ${figure(['totals', 'reserved_usd'], totals.reserved_usd, usd(totals.reserved_usd, 2))}`),
-    card('budget', budget === null ? figure(['totals', 'budget_usd'], null, 'none') : figure(['totals', 'budget_usd'], budget, usd(budget, 2)),
-      `estimate for all rows ${figure(['totals', 'estimated_usd'], totals.estimated_usd, usd(totals.estimated_usd, 2))}`),
-    card('actual vs estimate', figure(['totals', 'delta_usd'], totals.delta_usd, `${totals.delta_usd > 0 ? '+' : ''}${usd(totals.delta_usd, 4)}`),
-      `over the settled rows (estimate ${figure(['totals', 'settled_estimated_usd'], totals.settled_estimated_usd, usd(totals.settled_estimated_usd, 2))}); overshoot ${figure(['totals', 'overshoot_usd'], totals.overshoot_usd, usd(totals.overshoot_usd, 4))}`),
+    card('spent (settled)', figure(['totals', 'actual_usd'], totals.actual_usd, money(totals.actual_usd, 2)),
+      `of ${figure(['totals', 'settled_items'], totals.settled_items, count(totals.settled_items))} settled rows${esc(spentShare)}; reserved ${figure(['totals', 'reserved_usd'], totals.reserved_usd, money(totals.reserved_usd, 2))}`),
+    card('budget', budget === null ? figure(['totals', 'budget_usd'], null, 'none') : figure(['totals', 'budget_usd'], budget, money(budget, 2)),
+      `estimate for all rows ${figure(['totals', 'estimated_usd'], totals.estimated_usd, money(totals.estimated_usd, 2))}`),
+    card('actual vs estimate', figure(['totals', 'delta_usd'], totals.delta_usd, `${totals.delta_usd > 0 ? '+' : ''}${money(totals.delta_usd, 4)}`),
+      `over the settled rows (estimate ${figure(['totals', 'settled_estimated_usd'], totals.settled_estimated_usd, money(totals.settled_estimated_usd, 2))}); overshoot ${figure(['totals', 'overshoot_usd'], totals.overshoot_usd, money(totals.overshoot_usd, 4))}`),
     card('duration', figure(['totals', 'duration_ms'], totals.duration_ms, duration(totals.duration_ms)),
       `${esc(time(totals.started_at))} to ${esc(time(totals.ended_at))}`),
   ];
@@ -113,8 +112,8 @@ export function estimateSection(input: HtmlReportInput): string {
     const p = (field: string) => ['by_model', i, field];
     return `<tr><td>${esc(g.model)}</td><td>${esc(g.resolution ?? '-')}</td>`
       + `${figure(p('items'), g.items, count(g.items), 'td', 'n')}${figure(p('settled_items'), g.settled_items, count(g.settled_items), 'td', 'n')}`
-      + `${figure(p('estimated_usd'), g.estimated_usd, usd(g.estimated_usd, 4), 'td', 'n')}${figure(p('actual_usd'), g.actual_usd, usd(g.actual_usd, 4), 'td', 'n')}`
-      + `${figure(p('delta_usd'), g.delta_usd, usd(g.delta_usd, 4), 'td', 'n')}${figure(p('total_tokens'), g.total_tokens, count(g.total_tokens), 'td', 'n')}`
+      + `${figure(p('estimated_usd'), g.estimated_usd, money(g.estimated_usd, 4), 'td', 'n')}${figure(p('actual_usd'), g.actual_usd, money(g.actual_usd, 4), 'td', 'n')}`
+      + `${figure(p('delta_usd'), g.delta_usd, money(g.delta_usd, 4), 'td', 'n')}${figure(p('total_tokens'), g.total_tokens, count(g.total_tokens), 'td', 'n')}`
       + `<td>${marks.over ? `<span class="mark over">${count(marks.over)} over estimate</span>` : ''}${marks.unmetered ? `<span class="mark unmetered">${count(marks.unmetered)} unmetered</span>` : ''}</td></tr>`;
   });
   return `<section id="estimate"><h2>Estimate vs actual, per model and resolution</h2>
@@ -154,7 +153,7 @@ export function rowsSection(input: HtmlReportInput): string {
     const p = (field: string) => ['items', r.id, field];
     const res = r.final_resolution && r.final_resolution !== r.resolution ? `${r.resolution ?? '-'} -> ${r.final_resolution}` : (r.resolution ?? '');
     const marks = (r.overshoot_usd > 0 ? '<span class="mark over">over</span>' : '') + (r.unmetered ? '<span class="mark unmetered">unmetered</span>' : '');
-    return `<tr data-id="${esc(r.id)}"><td>${esc(r.id)}</td><td>${esc(r.kind)}</td><td>${esc(r.model ?? '-')}</td><td>${stateBadge(r.state)}</td><td>${esc(res)}</td>`
+    return `<tr data-id="${esc(r.id)}"><td>${esc(r.id)}</td><td>${esc(r.kind)}</td><td class="nw">${esc(r.model ?? '-')}</td><td>${stateBadge(r.state)}</td><td class="nw">${esc(res)}</td>`
       + `${figure(p('estimated_usd'), r.estimated_usd, usd(r.estimated_usd), 'td', 'n')}<td class="n">${figure(p('actual_usd'), r.actual_usd, usd(r.actual_usd))}${marks}</td>`
       + `<td class="n">${esc(time(r.submitted_at))}</td>${figure(p('duration_ms'), r.duration_ms, duration(r.duration_ms), 'td', 'n')}`
       + `<td class="err">${esc(r.error?.message ?? '')}</td></tr>`;
