@@ -35,6 +35,8 @@ export interface Timeline {
 
 const TERMINAL = new Set(['downloaded', 'failed', 'rejected']);
 const SETTLES = new Set(['complete', 'finish', 'oversize']);
+/** The spend series keeps about this many points (a chart is a few hundred pixels wide; 100,000 rows are not). */
+export const SPEND_POINTS = 600;
 /** 5xx answers closer together than this are one burst. */
 export const BURST_GAP_MS = 5000;
 const NICE_BUCKETS_MS = [1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000];
@@ -101,7 +103,7 @@ export class TimelineBuilder {
     }
     // Seq order is commit order; a transition's time is taken when its change is made, a little before.
     let spent = 0;
-    const spend = this.spend.sort((a, b) => a.at - b.at).map((p) => ({ at: p.at, usd: (spent += p.usd) }));
+    const spend = thin(this.spend.sort((a, b) => a.at - b.at).map((p) => ({ at: p.at, usd: (spent += p.usd) })), span / SPEND_POINTS);
     return {
       startedAt, endedAt, items: this.items, spend, bucketMs, buckets,
       pauses: mergeIntervals(this.rateLimits.map((r) => ({ start: r.at, end: r.until, count: 1 })), 0),
@@ -115,6 +117,18 @@ export class TimelineBuilder {
     if (!timing) this.items.set(id, (timing = {}));
     return timing;
   }
+}
+
+/** The last point of each `stepMs` slot (a cumulative series: each kept point is exact, the steps between merge). */
+export function thin(points: readonly SpendPoint[], stepMs: number): SpendPoint[] {
+  if (points.length <= SPEND_POINTS || stepMs <= 0) return [...points];
+  const kept: SpendPoint[] = [];
+  for (const p of points) {
+    const last = kept[kept.length - 1];
+    if (last && Math.floor(last.at / stepMs) === Math.floor(p.at / stepMs)) kept[kept.length - 1] = p;
+    else kept.push(p);
+  }
+  return kept;
 }
 
 /** Sorted, and joined where one starts within `gapMs` of the previous one's end. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketSize, mergeIntervals, quantile, TimelineBuilder, BURST_GAP_MS } from '../../src/report/timeline.js';
+import { bucketSize, mergeIntervals, quantile, SPEND_POINTS, thin, TimelineBuilder, BURST_GAP_MS } from '../../src/report/timeline.js';
 
 const T = 1_700_000_000_000;
 type E = { itemId: string; at: number; event: string; to: string; detail?: unknown };
@@ -58,6 +58,21 @@ describe('timeline from the event log', () => {
     // 5xx every 10 s: farther apart than the burst gap, so each stands alone.
     expect(t.bursts).toHaveLength(12);
     expect(BURST_GAP_MS).toBeLessThan(10_000);
+  });
+
+  it('a long spend series is thinned to about SPEND_POINTS, keeping its shape and its exact end', () => {
+    const events: E[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      events.push({ itemId: `r${i}`, at: T + i * 10, event: 'submit', to: 'submitting' });
+      events.push({ itemId: `r${i}`, at: T + i * 10 + 5, event: 'complete', to: 'succeeded', detail: { actualUsd: 0.001 } });
+    }
+    const t = build(events);
+    expect(t.spend.length).toBeLessThanOrEqual(SPEND_POINTS + 1);
+    expect(t.spend.length).toBeGreaterThan(SPEND_POINTS / 2);
+    expect(t.spend.at(-1)!.usd).toBeCloseTo(20, 9);
+    expect(t.spend.at(-1)!.at).toBe(T + 199_995);
+    for (let i = 1; i < t.spend.length; i++) expect(t.spend[i]!.usd).toBeGreaterThan(t.spend[i - 1]!.usd);
+    expect(thin([{ at: 1, usd: 1 }], 0)).toEqual([{ at: 1, usd: 1 }]);
   });
 
   it('nothing sent: no start, no buckets', () => {
