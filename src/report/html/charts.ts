@@ -7,9 +7,9 @@ import type { ItemState } from '../../core/states.js';
 import type { ReportGroup } from '../model.js';
 import type { Timeline } from '../timeline.js';
 
-const WIDTH = 760;
+const WIDTH = 1000;
 /** Charts side by side in the page's two-column row. */
-const HALF_WIDTH = 500;
+const HALF_WIDTH = 480;
 const INK = '#1f2937';
 const ESTIMATE = '#9ca3af';
 const ACTUAL = '#2563eb';
@@ -141,7 +141,10 @@ export function videoDurationChart(durationsMs: readonly number[], medianMs: num
       Plot.rectY(seconds, { ...Plot.binX({ y: 'count' }, { x: 's' }), fill: ACTUAL, inset: 0.5 }),
       ...(medianMs === undefined ? [] : [
         Plot.ruleX([medianMs / 1000], { stroke: OVER, strokeDasharray: '4,3' }),
-        Plot.text([medianMs / 1000], { x: (d: number) => d, text: () => `median ${(medianMs / 1000).toFixed(1)} s`, frameAnchor: 'top', dy: 4, dx: 4, textAnchor: 'start', fill: OVER }),
+        Plot.text([medianMs / 1000], {
+          x: (d: number) => d, text: () => `median ${(medianMs / 1000).toFixed(1)} s`, frameAnchor: 'top', dy: 4, dx: 4, textAnchor: 'start',
+          fill: OVER, stroke: 'white', strokeWidth: 3, paintOrder: 'stroke',
+        }),
       ]),
       Plot.ruleY([0]),
     ],

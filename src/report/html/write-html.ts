@@ -25,7 +25,8 @@ export async function renderHtmlReport(journal: JournalStore, header: ReportHead
   const marks = new Map<string, GroupMarks>();
   const grouper = new ProblemGrouper(context.journalArg, context.manifest);
   for await (const item of journal.iterate()) {
-    const row = reportItem(item, timeline.items.get(item.id));
+    // Only the rows shown need their times; the rest are counted and grouped.
+    const row = reportItem(item, rows.length < limit ? timeline.items.get(item.id) : undefined);
     if (rows.length < limit) rows.push(row);
     grouper.add(row);
     if (row.unmetered || row.overshoot_usd > 0) {
