@@ -62,16 +62,16 @@ describe('timeline from the event log', () => {
 
   it('a long spend series is thinned to about SPEND_POINTS, keeping its shape and its exact end', () => {
     const events: E[] = [];
-    for (let i = 0; i < 20_000; i++) {
+    for (let i = 0; i < 3000; i++) {
       events.push({ itemId: `r${i}`, at: T + i * 10, event: 'submit', to: 'submitting' });
       events.push({ itemId: `r${i}`, at: T + i * 10 + 5, event: 'complete', to: 'succeeded', detail: { actualUsd: 0.001 } });
     }
     const t = build(events);
     expect(t.spend.length).toBeLessThanOrEqual(SPEND_POINTS + 1);
     expect(t.spend.length).toBeGreaterThan(SPEND_POINTS / 2);
-    expect(t.spend.at(-1)!.usd).toBeCloseTo(20, 9);
-    expect(t.spend.at(-1)!.at).toBe(T + 199_995);
-    for (let i = 1; i < t.spend.length; i++) expect(t.spend[i]!.usd).toBeGreaterThan(t.spend[i - 1]!.usd);
+    expect(t.spend.at(-1)!.usd).toBeCloseTo(3, 9);
+    expect(t.spend.at(-1)!.at).toBe(T + 29_995);
+    expect(t.spend.every((p, i) => i === 0 || p.usd > t.spend[i - 1]!.usd)).toBe(true);
     expect(thin([{ at: 1, usd: 1 }], 0)).toEqual([{ at: 1, usd: 1 }]);
   });
 
