@@ -110,7 +110,7 @@ export function estimateSection(input: HtmlReportInput): string {
   const rows = input.header.by_model.map((g, i) => {
     const marks = input.marks.get(groupKey(g.model, g.resolution)) ?? { unmetered: 0, over: 0 };
     const p = (field: string) => ['by_model', i, field];
-    return `<tr><td>${esc(g.model)}</td><td>${esc(g.resolution ?? '-')}</td>`
+    return `<tr><td class="nw">${esc(g.model)}</td><td>${esc(g.resolution ?? '-')}</td>`
       + `${figure(p('items'), g.items, count(g.items), 'td', 'n')}${figure(p('settled_items'), g.settled_items, count(g.settled_items), 'td', 'n')}`
       + `${figure(p('estimated_usd'), g.estimated_usd, money(g.estimated_usd, 4), 'td', 'n')}${figure(p('actual_usd'), g.actual_usd, money(g.actual_usd, 4), 'td', 'n')}`
       + `${figure(p('delta_usd'), g.delta_usd, money(g.delta_usd, 4), 'td', 'n')}${figure(p('total_tokens'), g.total_tokens, count(g.total_tokens), 'td', 'n')}`
