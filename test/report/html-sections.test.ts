@@ -70,6 +70,8 @@ describe('html sections', () => {
   it('every figure carries its JSON path and exact value', () => {
     expect(figure(['totals', 'actual_usd'], 0.008, '$0.01')).toBe('<span data-path="[&quot;totals&quot;,&quot;actual_usd&quot;]" data-value="0.008">$0.01</span>');
     expect(page).toContain('data-value="120000"');
+    const none = headline({ ...input(rows), header: { ...header, totals: { ...header.totals, by_state: { pending: 3 } } } });
+    expect(none).toContain('data-path="[&quot;totals&quot;,&quot;by_state&quot;,&quot;downloaded&quot;]" data-value="null">0<');
     expect(page).toMatch(/data-path="\[&quot;items&quot;,&quot;r1&quot;,&quot;actual_usd&quot;\]" data-value="null"/);
   });
 

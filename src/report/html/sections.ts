@@ -64,7 +64,7 @@ export function headline(input: HtmlReportInput): string {
   const budget = totals.budget_usd;
   const spentShare = budget ? ` (${Math.round((totals.actual_usd / budget) * 100)}% of the budget)` : '';
   const cards = [
-    card('rows done', `${figure(['totals', 'by_state', 'downloaded'], done, count(done))} / ${figure(['totals', 'items'], totals.items, count(totals.items))}`,
+    card('rows done', `${figure(['totals', 'by_state', 'downloaded'], totals.by_state.downloaded, count(done))} / ${figure(['totals', 'items'], totals.items, count(totals.items))}`,
       Object.entries(totals.by_state).filter(([s]) => s !== 'downloaded').map(([s, n]) => `${esc(s)} ${figure(['totals', 'by_state', s], n, count(n!))}`).join(', ') || 'nothing else'),
     card('spent (settled)', figure(['totals', 'actual_usd'], totals.actual_usd, money(totals.actual_usd, 2)),
       `of ${figure(['totals', 'settled_items'], totals.settled_items, count(totals.settled_items))} settled rows${esc(spentShare)}; reserved ${figure(['totals', 'reserved_usd'], totals.reserved_usd, money(totals.reserved_usd, 2))}`),
