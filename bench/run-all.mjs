@@ -13,6 +13,8 @@ import { pgIngest } from './pg-ingest.mjs';
 import { pgScaling } from './pg-scaling.mjs';
 import { pgVsSqlite } from './pg-vs-sqlite.mjs';
 import { polling } from './polling.mjs';
+import { reportCampaign } from './report-campaign.mjs';
+import { reportHtml } from './report-html.mjs';
 import { resume } from './resume.mjs';
 
 const ALL = {
@@ -27,6 +29,9 @@ const ALL = {
   download: () => download(),
   resume: () => resume(),
   bytes: () => bytesPerRow(),
+  // The HTML report (issue 12): 100,000 rows against its csv peer; a 2,300-row mixed campaign with faults.
+  'report-html': () => reportHtml(),
+  'report-campaign': () => reportCampaign(),
   // PostgreSQL journal and many runners (issue 11): need the server of GBATCH_BENCH_PG_URL (default 127.0.0.1:5432/test).
   scaling: () => pgScaling(),
   'pg-vs-sqlite': () => pgVsSqlite(),

@@ -1,7 +1,7 @@
 export { Journal, StaleTransitionError, type Change, type JobRecord, type JournalOptions, type Spend } from './sqlite/journal.js';
 export { conflictProblem, judgeAgainstPrior, type IngestEntry, type IngestSummary, type IngestConflict, type PriorJudgement } from './ingest-rules.js';
 export { IngestSession } from './sqlite/ingest-session.js';
-export type { JournalStore, JournalAdapter, IngestWriter, RunnerMembership, RunnerView, JobInput, PriorRow, ManifestPrint, ManifestRecord, ReportSums, SumRow } from './store.js';
+export type { EventLogRecord, JournalStore, JournalAdapter, IngestWriter, RunnerMembership, RunnerView, JobInput, PriorRow, ManifestPrint, ManifestRecord, ReportSums, SumRow } from './store.js';
 export { BudgetExceededError, type Move } from './change.js';
 export type { Coordination, ItemFilter, Takeover } from './store.js';
 export { CommitQueue } from './commit-queue.js';
@@ -10,3 +10,4 @@ export { judgeRunner, describeAge, type RunnerLiveness, type RunnerRecord } from
 export type { Item, ItemError, ItemPatch } from './item.js';
 export { lastRun, recordRunEnd, recordRunStart, type RunEnd, type RunRecord } from './runs.js';
 export { ResultRows, type ResultRow } from './result-rows.js';
+export { eventLog } from './event-log.js';

@@ -38,6 +38,9 @@ export interface JobInput {
 
 export interface ItemEventRecord { at: number; event: string; from: string | null; to: string; detail: unknown }
 
+/** One entry of the job's event log, as the report's timeline reads it (seq order). */
+export interface EventLogRecord extends ItemEventRecord { seq: number; itemId: string }
+
 /** What an id already holds, as ingest and `plan` judge a row arriving under it. */
 export interface PriorRow { content_hash: string; state: string; source_file: string; source_line: number }
 
@@ -160,6 +163,8 @@ export interface JournalStore {
    */
   recoverInterrupted(): Promise<Item[]>;
   events(itemId: string): Promise<ItemEventRecord[]>;
+  /** The job's event log after `afterSeq`, in seq order, at most `limit` entries: read in pages (see eventLog()). */
+  eventLogPage(afterSeq: number, limit: number): Promise<EventLogRecord[]>;
   reportSums(): Promise<ReportSums>;
   /** The time (ms) of each item's last `submit`, for the ids given. */
   lastSubmitTimes(ids: readonly string[]): Promise<Map<string, number>>;

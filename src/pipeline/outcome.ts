@@ -70,7 +70,7 @@ export function planOutcome(item: Item, outcome: SendOutcome, attempt: number, l
       };
     case 'retry':
       return {
-        change: { id: item.id, event: 'retry', patch: { reservedUsd: 0, lastError: errorSummary(outcome.error) }, detail: { attempt, delayMs: outcome.delayMs } },
+        change: { id: item.id, event: 'retry', patch: { reservedUsd: 0, lastError: errorSummary(outcome.error) }, detail: { attempt, delayMs: outcome.delayMs, ...retryStatus(outcome.error) } },
         money: { release: reserved },
         followUp: attempt < lastAttempt ? { kind: 'retry', delayMs: outcome.delayMs } : { kind: 'give-up' },
       };
@@ -82,7 +82,7 @@ export function planOutcome(item: Item, outcome: SendOutcome, attempt: number, l
         change: {
           id: item.id, event: 'oversize',
           patch: { actualUsd: reserved, reservedUsd: 0, responseStatus: outcome.status, lastError: { status: outcome.status, code: 'response_too_large', message } },
-          detail: { attempt, limit: outcome.limit },
+          detail: { attempt, limit: outcome.limit, actualUsd: reserved },
         },
         money: { settle: { reserved, actual: reserved } },
         followUp: { kind: 'none' },
@@ -96,4 +96,10 @@ export function planOutcome(item: Item, outcome: SendOutcome, attempt: number, l
         followUp: { kind: 'none' },
       };
   }
+}
+
+/** The HTTP status of a retried answer (429, 5xx) in its event: the report marks pauses and bursts by it; a connect failure has none. */
+function retryStatus(error: Error): { status?: number } {
+  const status = (error as { status?: unknown }).status;
+  return typeof status === 'number' ? { status } : {};
 }

@@ -3,6 +3,7 @@ import { roundUsd } from '../core/money.js';
 import { overshoot } from '../core/settlement.js';
 import type { ItemState } from '../core/states.js';
 import type { Item, ItemError, JournalStore } from '../journal/index.js';
+import type { ItemTiming, Timeline } from './timeline.js';
 
 export interface ReportTotals {
   items: number;
@@ -19,6 +20,10 @@ export interface ReportTotals {
   gateway_charge_usd: number | null;
   /** Items settled without a usable count from the gateway, booked at their bound. */
   unmetered_items: number;
+  /** The job's first submission and last transition (ISO; null: nothing sent), from the event log. */
+  started_at: string | null;
+  ended_at: string | null;
+  duration_ms: number | null;
 }
 
 export interface ReportGroup {
@@ -55,11 +60,21 @@ export interface ReportItem {
   /** True when the gateway gave no usable count (usage, total_tokens): actual_usd is the bound reserved for it. */
   unmetered: boolean;
   source: string;
+  /** Its last attempt, from the event log (ISO; null: not reached): sent, accepted (video), succeeded, ended. */
+  submitted_at: string | null;
+  accepted_at: string | null;
+  succeeded_at: string | null;
+  /** When it reached its terminal state (downloaded, failed, rejected); null while it is not in one. */
+  finished_at: string | null;
+  /** finished_at - submitted_at. */
+  duration_ms: number | null;
 }
 
 export interface ReportHeader { job: string; totals: ReportTotals; by_model: ReportGroup[] }
 
-export function reportItem(item: Item): ReportItem {
+const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
+
+export function reportItem(item: Item, timing: ItemTiming = {}): ReportItem {
   const isVideo = item.kind === 'video';
   return {
     id: item.id,
@@ -83,10 +98,16 @@ export function reportItem(item: Item): ReportItem {
     overshoot_usd: item.actualUsd === null ? 0 : overshoot(item.estimateUsd, item.actualUsd),
     unmetered: item.unmetered,
     source: `${item.sourceFile}:${item.sourceLine}`,
+    submitted_at: iso(timing.submittedAt),
+    accepted_at: iso(timing.acceptedAt),
+    succeeded_at: iso(timing.succeededAt),
+    finished_at: iso(timing.finishedAt),
+    duration_ms: timing.finishedAt !== undefined && timing.submittedAt !== undefined ? timing.finishedAt - timing.submittedAt : null,
   };
 }
 
-export async function reportHeader(journal: JournalStore, jobName: string, budgetUsd: number | null): Promise<ReportHeader> {
+/** `timeline` (from the event log) gives the job's start, end and duration; without it they are null. */
+export async function reportHeader(journal: JournalStore, jobName: string, budgetUsd: number | null, timeline?: Pick<Timeline, 'startedAt' | 'endedAt'>): Promise<ReportHeader> {
   const counts = await journal.counts();
   const byState = Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0)) as Partial<Record<ItemState, number>>;
   const { total: sums, groups } = await journal.reportSums();
@@ -105,6 +126,9 @@ export async function reportHeader(journal: JournalStore, jobName: string, budge
     overshoot_usd: roundUsd(sums.over ?? 0),
     gateway_charge_usd: sums.gateway_n ? roundUsd(sums.gateway ?? 0) : null,
     unmetered_items: sums.unmetered ?? 0,
+    started_at: iso(timeline?.startedAt),
+    ended_at: iso(timeline?.endedAt),
+    duration_ms: timeline?.startedAt !== undefined && timeline.endedAt !== undefined ? timeline.endedAt - timeline.startedAt : null,
   };
   const by_model = groups.map((g) => {
     const gActual = roundUsd(g.actual ?? 0);

@@ -1,23 +1,29 @@
 // Renders the reconciliation as table, json or csv, streaming the items so a large journal fits.
-import type { JournalStore } from '../journal/index.js';
-import { reportHeader, reportItem, type ReportHeader, type ReportItem } from './model.js';
+import { eventLog, type JournalStore } from '../journal/index.js';
+import { reportItem, type ReportHeader, type ReportItem } from './model.js';
 import { printable } from '../core/printable.js';
 import { renderTable, usd, type Cell } from './table.js';
+import { buildTimeline, type Timeline } from './timeline.js';
 
 export type ReportFormat = 'table' | 'json' | 'csv';
 
-export async function writeReport(journal: JournalStore, header: ReportHeader, format: ReportFormat, write: (chunk: string) => void): Promise<void> {
-  if (format === 'json') await writeJson(journal, header, write);
-  else if (format === 'csv') await writeCsv(journal, write);
-  else write(`${await renderReportTable(journal, header)}\n`);
+/** `timeline`: the event log already folded (json and csv read it for the items' times when it is not given). */
+export async function writeReport(journal: JournalStore, header: ReportHeader, format: ReportFormat, write: (chunk: string) => void, timeline?: Timeline): Promise<void> {
+  if (format === 'table') {
+    write(`${await renderReportTable(journal, header)}\n`);
+    return;
+  }
+  const times = timeline ?? await buildTimeline(eventLog(journal));
+  if (format === 'json') await writeJson(journal, header, write, times);
+  else await writeCsv(journal, header, write, times);
 }
 
-async function writeJson(journal: JournalStore, header: ReportHeader, write: (chunk: string) => void): Promise<void> {
+async function writeJson(journal: JournalStore, header: ReportHeader, write: (chunk: string) => void, timeline: Timeline): Promise<void> {
   write(`{"job":${JSON.stringify(header.job)},"totals":${JSON.stringify(header.totals)},"by_model":${JSON.stringify(header.by_model)},"items":[`);
   let first = true;
   let buffer = '';
   for await (const item of journal.iterate()) {
-    buffer += (first ? '\n' : ',\n') + JSON.stringify(reportItem(item));
+    buffer += (first ? '\n' : ',\n') + JSON.stringify(reportItem(item, timeline.items.get(item.id)));
     first = false;
     if (buffer.length > 1 << 16) {
       write(buffer);
@@ -27,10 +33,14 @@ async function writeJson(journal: JournalStore, header: ReportHeader, write: (ch
   write(`${buffer}\n]}\n`);
 }
 
-const CSV_COLUMNS: ReadonlyArray<keyof ReportItem> = [
+type CsvRow = Partial<Record<keyof ReportItem | 'rows', unknown>>;
+
+const CSV_COLUMNS: ReadonlyArray<keyof CsvRow> = [
   'id', 'kind', 'model', 'state', 'task_id', 'resolution', 'final_resolution', 'has_reference_video',
   'estimated_usd', 'actual_usd', 'overshoot_usd', 'gateway_charge_usd', 'total_tokens', 'output', 'sha256', 'bytes',
   'attempts', 'auto_resubmits', 'unmetered', 'error', 'source',
+  // Added later, at the end: a script reading columns by position keeps working.
+  'submitted_at', 'finished_at', 'duration_ms', 'rows',
 ];
 
 export function csvCell(value: unknown): string {
@@ -41,31 +51,50 @@ export function csvCell(value: unknown): string {
   return /[",\n\r]/.test(safe) || safe !== text ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-async function writeCsv(journal: JournalStore, write: (chunk: string) => void): Promise<void> {
-  write(`${CSV_COLUMNS.join(',')}\n`);
+const csvLine = (row: CsvRow): string => `${CSV_COLUMNS.map((c) => csvCell(row[c])).join(',')}\n`;
+
+/**
+ * One rectangular table: a line per item (`rows` 1), then a `model-total` line per model and resolution
+ * and one `total` line, told apart by `kind`. Spreadsheets and CSV readers take it whole (no second
+ * header, no blank line that ends a table early); filter `kind` before summing a column.
+ */
+async function writeCsv(journal: JournalStore, header: ReportHeader, write: (chunk: string) => void, timeline: Timeline): Promise<void> {
+  write(CSV_COLUMNS.join(',') + '\n');
   let buffer = '';
   for await (const item of journal.iterate()) {
-    const row = reportItem(item);
-    buffer += `${CSV_COLUMNS.map((c) => csvCell(row[c])).join(',')}\n`;
+    buffer += csvLine({ ...reportItem(item, timeline.items.get(item.id)), rows: 1 });
     if (buffer.length > 1 << 16) {
       write(buffer);
       buffer = '';
     }
   }
+  for (const g of header.by_model) {
+    buffer += csvLine({ kind: 'model-total', model: g.model, resolution: g.resolution, estimated_usd: g.estimated_usd, actual_usd: g.actual_usd, total_tokens: g.total_tokens, rows: g.items });
+  }
+  const t = header.totals;
+  buffer += csvLine({
+    kind: 'total', estimated_usd: t.estimated_usd, actual_usd: t.actual_usd, overshoot_usd: t.overshoot_usd, gateway_charge_usd: t.gateway_charge_usd,
+    total_tokens: header.by_model.reduce((n, g) => n + g.total_tokens, 0), submitted_at: t.started_at, finished_at: t.ended_at, duration_ms: t.duration_ms, rows: t.items,
+  });
   write(buffer);
 }
 
 export async function renderReportTable(journal: JournalStore, header: ReportHeader, maxItems = Infinity): Promise<string> {
   const { totals } = header;
   const rows: Cell[][] = [];
+  const errors: string[] = [];
   let shown = 0;
   for await (const item of journal.iterate()) {
     if (shown++ >= maxItems) break;
     const r = reportItem(item);
+    const note = itemNote(r);
+    // A long error stays readable in full below the table; its cell keeps the table narrow.
+    const cell = note.length > NOTE_WIDTH ? `${note.slice(0, NOTE_WIDTH - 6)}... [${errors.push(`[${errors.length + 1}] ${printable(r.id)}: ${printable(note)}`)}]` : note;
     rows.push([r.id, r.kind, r.model, r.state, r.resolution === r.final_resolution || !r.final_resolution ? r.resolution : `${r.resolution}->${r.final_resolution}`,
-      usd(r.estimated_usd), usd(r.actual_usd), r.actual_usd === null ? '-' : usd(r.actual_usd - r.estimated_usd), itemNote(r)]);
+      usd(r.estimated_usd), usd(r.actual_usd), r.actual_usd === null ? '-' : usd(r.actual_usd - r.estimated_usd), cell]);
   }
   const items = renderTable(['id', 'kind', 'model', 'state', 'res', 'estimate', 'actual', 'delta', 'note'], rows, new Set([5, 6, 7]));
+  const inFull = errors.length > 0 ? `\n\nNotes in full:\n${errors.join('\n')}` : '';
   const groups = renderTable(
     ['model', 'resolution', 'items', 'settled', 'estimate', 'actual', 'delta(settled)', 'tokens'],
     header.by_model.map((g) => [g.model, g.resolution, g.items, g.settled_items, usd(g.estimated_usd), usd(g.actual_usd), usd(g.delta_usd), g.total_tokens]),
@@ -76,7 +105,7 @@ export async function renderReportTable(journal: JournalStore, header: ReportHea
   return [
     `Job ${printable(header.job)}: ${totals.items} item(s): ${states || 'none'}`,
     '',
-    items + more,
+    items + more + inFull,
     '',
     groups,
     '',
@@ -90,7 +119,9 @@ export async function renderReportTable(journal: JournalStore, header: ReportHea
   ].join('\n');
 }
 
+const NOTE_WIDTH = 60;
+
 function itemNote(r: ReportItem): string {
-  const message = r.error?.message?.slice(0, 60) ?? '';
+  const message = r.error?.message ?? '';
   return r.unmetered && !message.startsWith('unmetered') ? `unmetered (booked at its bound)${message ? `; ${message}` : ''}` : message;
 }

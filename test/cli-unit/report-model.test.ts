@@ -10,7 +10,8 @@ describe('report model', () => {
   it('totals: estimated over all, actual and delta over settled items only, reserved, overshoot, gateway charge', async () => {
     const journal = tmp.open();
     seedReportJournal(journal);
-    const { job, totals } = (await reportHeader(SqliteJournalStore.wrap(journal), 'nightly', 5));
+    const T = Date.UTC(2026, 10, 24, 1, 0, 0);
+    const { job, totals } = (await reportHeader(SqliteJournalStore.wrap(journal), 'nightly', 5, { startedAt: T, endedAt: T + 90_000 }));
     expect(job).toBe('nightly');
     expect(totals).toEqual({
       items: 7,
@@ -25,6 +26,7 @@ describe('report model', () => {
       overshoot_usd: 0.1, // v2: 0.6 against 0.5
       gateway_charge_usd: 0.41,
       unmetered_items: 0,
+      started_at: '2026-11-24T01:00:00.000Z', ended_at: '2026-11-24T01:01:30.000Z', duration_ms: 90_000,
     });
     expect((await reportHeader(SqliteJournalStore.wrap(journal), 'nightly', null)).totals.budget_usd).toBeNull();
   });
@@ -47,6 +49,7 @@ describe('report model', () => {
       totals: {
         items: 0, by_state: {}, estimated_usd: 0, actual_usd: 0, delta_usd: 0, budget_usd: null, reserved_usd: 0,
         settled_items: 0, settled_estimated_usd: 0, overshoot_usd: 0, gateway_charge_usd: null, unmetered_items: 0,
+        started_at: null, ended_at: null, duration_ms: null,
       },
       by_model: [],
     });
@@ -61,6 +64,12 @@ describe('report model', () => {
       estimated_usd: 0.5, actual_usd: 0.4, total_tokens: 108_900,
       output: 'out/job/v1.mp4', sha256: 'a'.repeat(64), bytes: 1234, error: null,
       attempts: 1, auto_resubmits: 0, gateway_charge_usd: 0.41, overshoot_usd: 0, unmetered: false, source: 'jobs/videos.csv:2',
+      submitted_at: null, accepted_at: null, succeeded_at: null, finished_at: null, duration_ms: null,
+    });
+    const T = Date.UTC(2026, 10, 24, 1, 0, 0);
+    expect(reportItem(journal.get('v1')!, { submittedAt: T, acceptedAt: T + 40, succeededAt: T + 60_000, finishedAt: T + 61_500 })).toMatchObject({
+      submitted_at: '2026-11-24T01:00:00.000Z', accepted_at: '2026-11-24T01:00:00.040Z', succeeded_at: '2026-11-24T01:01:00.000Z',
+      finished_at: '2026-11-24T01:01:01.500Z', duration_ms: 61_500,
     });
   });
 

@@ -80,6 +80,19 @@ describe('writeReport', () => {
     expect(report.by_model).toHaveLength(4);
   });
 
+  it('json: each item carries its times from the event log; a row never sent has none', async () => {
+    const journal = tmp.open();
+    seedReportJournal(journal);
+    const report = JSON.parse((await render(journal, 'json')).text);
+    const byId = new Map<string, Record<string, unknown>>(report.items.map((i: { id: string }) => [i.id, i]));
+    const events = journal.events('v1');
+    const at = (event: string) => new Date(events.find((e) => e.event === event)!.at).toISOString();
+    expect(byId.get('v1')).toMatchObject({ submitted_at: at('submit'), accepted_at: at('accept'), succeeded_at: at('finish'), finished_at: at('store') });
+    expect(byId.get('v1')!.duration_ms).toBe(Date.parse(at('store')) - Date.parse(at('submit')));
+    expect(byId.get('v3')).toMatchObject({ accepted_at: expect.any(String), succeeded_at: null, finished_at: null, duration_ms: null });
+    expect(byId.get('bad')).toMatchObject({ submitted_at: null, finished_at: null, duration_ms: null });
+  });
+
   it('json: an empty journal is still valid JSON', async () => {
     const journal = tmp.open();
     const report = JSON.parse((await render(journal, 'json', null)).text);
@@ -104,12 +117,30 @@ describe('writeReport', () => {
     const rows = parseCsv((await render(journal, 'csv')).text);
     const header = rows[0]!;
     for (const key of CONTRACT_ITEM) expect(header).toContain(key);
-    expect(rows).toHaveLength(8);
-    const byId = new Map(rows.slice(1).map((r) => [r[0]!, Object.fromEntries(header.map((h, i) => [h, r[i]]))]));
+    expect(rows).toHaveLength(1 + 7 + 4 + 1);
+    const byId = new Map(rows.slice(1, 8).map((r) => [r[0]!, Object.fromEntries(header.map((h, i) => [h, r[i]]))]));
     expect(byId.get('v1')).toMatchObject({ kind: 'video', state: 'downloaded', estimated_usd: '0.5', actual_usd: '0.4', bytes: '1234', error: '' });
     expect(byId.get('c2')).toMatchObject({ state: 'rejected', actual_usd: '', error: '400 =bad "quote", here' });
     expect(byId.get('bad')).toMatchObject({ model: '', source: 'jobs/chat.jsonl:3' });
     for (const row of rows) expect(row).toHaveLength(header.length);
+  });
+
+  it('csv: after the items, a model-total line per model and resolution and a total line, in the same columns', async () => {
+    const journal = tmp.open();
+    seedReportJournal(journal);
+    const rows = parseCsv((await render(journal, 'csv')).text);
+    const header = rows[0]!;
+    const records = rows.slice(1).map((r) => Object.fromEntries(header.map((h, i) => [h, r[i]])));
+    const items = records.filter((r) => r.rows === '1' && r.kind !== 'model-total' && r.kind !== 'total');
+    expect(items).toHaveLength(7);
+    const groups = records.filter((r) => r.kind === 'model-total');
+    expect(groups.map((g) => [g.model, g.resolution, g.rows])).toEqual([
+      ['chat-large', '', '1'], ['chat-small', '', '2'], ['video-fast', '720p', '2'], ['video-pro', '1080p', '1']]);
+    expect(groups.find((g) => g.model === 'video-fast')).toMatchObject({ id: '', estimated_usd: '1', actual_usd: '1' });
+    const [total] = records.filter((r) => r.kind === 'total');
+    expect(records.at(-1)).toBe(total);
+    expect(total).toMatchObject({ id: '', rows: '7', estimated_usd: '2.04', actual_usd: '1.004', overshoot_usd: '0.1', gateway_charge_usd: '0.41', total_tokens: '260400' });
+    expect(Number(total!.estimated_usd)).toBeCloseTo(items.reduce((n, r) => n + Number(r.estimated_usd), 0), 9);
   });
 
   it('table: names the job, every item, the groups and the totals', async () => {
@@ -122,5 +153,17 @@ describe('writeReport', () => {
     expect(text).toContain('720p->1080p');
     expect(text).toContain('actual $1.004000, delta -$0.006000, overshoot $0.100000');
     expect(text).toContain('Reserved (unsettled) $1.020000; budget $5.00; gateway-reported charges $0.410000');
+  });
+
+  it('table: a long error is cut in its cell and printed in full below the table', async () => {
+    const journal = tmp.open();
+    seedReportJournal(journal);
+    const long = `400 the prompt was refused by the upstream safety system because ${'of many reasons '.repeat(6)}end`;
+    journal.db.prepare('UPDATE items SET last_error = ? WHERE id = ?').run(JSON.stringify({ status: 400, message: long }), 'c2');
+    const { text } = await render(journal, 'table');
+    const row = text.split('\n').find((l) => l.startsWith('c2 '))!;
+    expect(row).toContain('... [1]');
+    expect(row.length).toBeLessThan(text.split('\n').find((l) => l.startsWith('v1 '))!.length + 70);
+    expect(text).toContain(`Notes in full:\n[1] c2: ${long}`);
   });
 });

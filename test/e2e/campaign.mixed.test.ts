@@ -142,10 +142,12 @@ describe.skipIf(!BUILT)('a mixed campaign run from the command line', () => {
     expect(chat).toMatchObject({ kind: 'chat', model: 'chat-small', state: 'downloaded', task_id: null, resolution: null, output: join(ws.out, 'results.jsonl') });
   });
 
-  test('report csv and table list every item with its numbers; html is not there yet (exit 2)', async () => {
+  test('report csv and table list every item with its numbers, csv its totals; html writes a page', async () => {
     const csv = await runCli(['report', '--state', ws.state, '--format', 'csv']);
     expect(csv.code, csv.stderr).toBe(0);
-    const [header, ...rows] = csv.stdout.trim().split('\n');
+    const [header, ...lines] = csv.stdout.trim().split('\n');
+    const rows = lines.filter((r) => !/^,(model-total|total),/.test(r));
+    expect(lines.at(-1)).toMatch(/^,total,/);
     const columns = header!.split(',');
     for (const c of ['id', 'kind', 'model', 'state', 'task_id', 'resolution', 'final_resolution', 'estimated_usd', 'actual_usd', 'output', 'sha256', 'bytes']) {
       expect(columns).toContain(c);
@@ -162,9 +164,10 @@ describe.skipIf(!BUILT)('a mixed campaign run from the command line', () => {
     for (const id of [...TEXT_IDS, ...VIDEO_IDS]) expect(table.stdout).toContain(id);
     expect(table.stdout).toMatch(/7 item\(s\): downloaded 7/);
 
-    const html = await runCli(['report', '--state', ws.state, '--format', 'html']);
-    expect(html.code).toBe(2);
-    expect(html.stderr).toMatch(/html is not available yet/);
+    const page = ws.path('reports', 'r.html');
+    const html = await runCli(['report', '--state', ws.state, '--format', 'html', '--output', page]);
+    expect(html.code, html.stderr).toBe(0);
+    expect(readFileSync(page, 'utf8')).toMatch(/^<!doctype html>[\s\S]*video-flat[\s\S]*<\/html>\n$/);
 
     const written = ws.path('reports', 'r.csv');
     const toFile = await runCli(['report', '--state', ws.state, '--format', 'csv', '--output', written]);
@@ -185,5 +188,13 @@ describe.skipIf(!BUILT)('a mixed campaign run from the command line', () => {
     expect(status.estimated_usd).toBeGreaterThan(0);
     expect(status.runner).toBeNull();
     for (const list of Object.values(status.attention)) expect(list).toEqual([]);
+    // Times from the journal's event log: the job's running time and how long its video tasks took.
+    const tasks = sim.ledger.tasks;
+    expect(status.video_tasks_succeeded).toBe(tasks.length);
+    expect(status.video_task_median_ms).toBeGreaterThan(0);
+    expect(Date.parse(status.last_event_at) - Date.parse(status.started_at)).toBe(status.elapsed_ms);
+    expect(status.elapsed_ms).toBeGreaterThanOrEqual(status.video_task_median_ms);
+    const text = await runCli(['status', '--state', ws.state]);
+    expect(text.stdout).toMatch(/^Running time .+: first submission 20\d\d-.+; video tasks: median .+ from submission to success \(3 done\)$/m);
   });
 });

@@ -112,6 +112,7 @@ test.skipIf(!BUILT)('a gateway that echoes the key in its error messages: gbatch
   expect(items[0]!.lastError!.message).toMatch(/Incorrect request for key/);
   outputs.push(await runCli(['report', '--state', ws.state, '--format', 'json']));
   outputs.push(await runCli(['report', '--state', ws.state, '--format', 'csv', '--output', ws.path('r.csv')]));
+  outputs.push(await runCli(['report', '--state', ws.state, '--format', 'html', '--output', ws.path('r.html')]));
   outputs.push(await runCli(['status', '--state', ws.state]));
 
   expectNoSecretIn(ws, outputs);

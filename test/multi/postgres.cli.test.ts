@@ -66,6 +66,15 @@ describe.skipIf(!pgAvailable())('the commands on a PostgreSQL journal', () => {
       expect(JSON.parse(viaEnv.stdout).counts.downloaded).toBe(3);
       expect(printed[6]!.stderr).toMatch(/postgres:\*\*\*@127\.0\.0\.1:1\/\w+: cannot connect \(ECONNREFUSED\)/);
       for (const ended of printed) expect(ended.stdout + ended.stderr, describeEnd('a command', ended)).not.toContain(PASSWORD);
+      // The report's times come from the database's event log; the HTML page names the journal without the password.
+      const report = JSON.parse(printed[3]!.stdout) as { totals: { duration_ms: number }; items: Array<{ id: string; submitted_at: string | null; duration_ms: number | null }> };
+      expect(report.totals.duration_ms).toBeGreaterThan(0);
+      for (const item of report.items) expect(item.submitted_at, item.id).toMatch(/^20\d\d-/), expect(item.duration_ms, item.id).toBeGreaterThanOrEqual(0);
+      const page = join(dir, 'report.html');
+      const html = await gbatch(['report', manifest, '--journal', url, '--format', 'html', '--output', page], gateway);
+      expect(html.code, describeEnd('report --format html', html)).toBe(0);
+      expect(readFileSync(page, 'utf8')).toMatch(/gbatch report: <span class="job">secret<\/span>[\s\S]*Video task durations/);
+      expect(readFileSync(page, 'utf8')).not.toContain(PASSWORD);
 
       // Nothing in the journal's tables holds it (the run's saved options name the journal without it).
       const tables = ['jobs', 'items', 'events', 'runs', 'runners', 'manifests'];

@@ -94,7 +94,7 @@ describe('planOutcome', () => {
     expect(plan.change).toEqual({
       id: item.id, event: 'retry',
       patch: { reservedUsd: 0, lastError: { status: 429, message: '429 rate limited' } },
-      detail: { attempt: MAX - 1, delayMs: 2000 },
+      detail: { attempt: MAX - 1, delayMs: 2000, status: 429 },
     });
     expect(plan.money).toEqual({ release: 0.02 });
     expect(plan.followUp).toEqual({ kind: 'retry', delayMs: 2000 });
@@ -105,6 +105,7 @@ describe('planOutcome', () => {
     const error = new GatewayTransportError('GBATCH_CONNECT', false, 'connect ECONNREFUSED 127.0.0.1:9');
     const plan = planOutcome(item, { kind: 'retry', error, delayMs: 500 }, MAX, MAX);
     expect(plan.change).toMatchObject({ event: 'retry', patch: { reservedUsd: 0, lastError: { code: 'GBATCH_CONNECT' } } });
+    expect(plan.change.detail).toEqual({ attempt: MAX, delayMs: 500 });
     expect(plan.money).toEqual({ release: 0.02 });
     expect(plan.followUp).toEqual({ kind: 'give-up' });
   });
@@ -118,7 +119,7 @@ describe('planOutcome', () => {
         actualUsd: 0.0031, reservedUsd: 0, responseStatus: 200,
         lastError: { status: 200, code: 'response_too_large', message: 'answer larger than --max-response-bytes (1000 bytes)' },
       },
-      detail: { attempt: 1, limit: 1000 },
+      detail: { attempt: 1, limit: 1000, actualUsd: 0.0031 },
     });
     expect(plan.money).toEqual({ settle: { reserved: 0.0031, actual: 0.0031 } });
     expect(plan.followUp).toEqual({ kind: 'none' });

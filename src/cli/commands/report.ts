@@ -1,10 +1,13 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
-import { reportHeader } from '../../report/model.js';
+import { eventLog, type JournalStore } from '../../journal/index.js';
+import { reportHeader, type ReportHeader } from '../../report/model.js';
+import { buildTimeline, type Timeline } from '../../report/timeline.js';
 import { writeReport, type ReportFormat } from '../../report/write-report.js';
+import { commandJournalArg } from '../advice.js';
 import { openCommandJournal } from '../command-journal.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { helpText, parseOptions, UsageError, type OptionTable } from '../options.js';
+import { helpText, parseOptions, type OptionTable } from '../options.js';
 
 export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: state/<job>.db, or the only journal in state/)' },
@@ -20,31 +23,51 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${helpText('report', '[job] [--state F | --journal URL] [--format table|json|csv|html] [--output F]', OPTIONS, EXIT_CODES.report)}\n`);
     return 0;
   }
-  if (options.format === 'html') throw new UsageError('--format html is not available yet (a later release brings it); use table, json or csv');
-  const format = options.format;
+  const format = options.format as ReportFormat | 'html';
   const output = options.output;
-  const { store: journal } = await openCommandJournal(options, positionals, { readonly: true, withIds: false });
+  const { store: journal, arg } = await openCommandJournal(options, positionals, { readonly: true, withIds: false });
   try {
     const job = await journal.getJob();
     const budget = job?.budgetUsd ?? null;
-    const header = await reportHeader(journal, job?.name ?? basename(journal.location, '.db'), budget);
-    if (!output) {
-      await writeReport(journal, header, format as ReportFormat, (chunk) => process.stdout.write(chunk));
+    // The event log gives the items' times and the timeline; the plain table shows neither.
+    const timeline = format === 'table' ? undefined : await buildTimeline(eventLog(journal));
+    const header = await reportHeader(journal, job?.name ?? basename(journal.location, '.db'), budget, timeline);
+    if (format === 'html') {
+      const page = await renderHtml(journal, header, timeline!, commandJournalArg(arg, journal.adapter === 'postgres'), job?.manifest ?? null);
+      if (output) await writeAtomically(output, async (write) => write(page));
+      else process.stdout.write(page);
       return 0;
     }
-    mkdirSync(dirname(output), { recursive: true });
-    const temp = join(dirname(output), `.${basename(output)}.${process.pid}.part`);
-    const fd = openSync(temp, 'w');
-    try {
-      await writeReport(journal, header, format as ReportFormat, (chunk) => writeSync(fd, chunk));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
+    if (!output) {
+      await writeReport(journal, header, format, (chunk) => process.stdout.write(chunk), timeline);
+      return 0;
     }
-    renameSync(temp, output);
-    process.stderr.write(`gbatch report: wrote ${output}\n`);
+    await writeAtomically(output, (write) => writeReport(journal, header, format, write, timeline));
     return 0;
   } finally {
     await journal.close();
   }
+}
+
+async function writeAtomically(output: string, fill: (write: (chunk: string) => void) => Promise<void>): Promise<void> {
+  mkdirSync(dirname(output), { recursive: true });
+  const temp = join(dirname(output), `.${basename(output)}.${process.pid}.part`);
+  const fd = openSync(temp, 'w');
+  try {
+    await fill((chunk) => writeSync(fd, chunk));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, output);
+  process.stderr.write(`gbatch report: wrote ${output}\n`);
+}
+
+/** Loaded only for html: the charting library stays out of the other formats' start-up. */
+async function renderHtml(journal: JournalStore, header: ReportHeader, timeline: Timeline, journalArg: string, manifest: string | null): Promise<string> {
+  const { renderHtmlReport } = await import('../../report/html/write-html.js');
+  const run = await journal.lastRun();
+  const meaning = run?.exitCode == null ? null : (EXIT_CODES.run.find(([code]) => code === run.exitCode)?.[1] ?? null);
+  const lastRun = run ? { startedAt: run.startedAt, endedAt: run.endedAt, exitCode: run.exitCode, stopReason: run.stopReason, message: run.message, meaning } : null;
+  return renderHtmlReport(journal, header, timeline, { journalArg, manifest, lastRun, now: Date.now() });
 }

@@ -1,5 +1,6 @@
 import { printable } from '../../core/printable.js';
 import { reportHeader } from '../../report/model.js';
+import { timingSummary, timingLine } from '../../report/timing-summary.js';
 import { usd } from '../../report/table.js';
 import { commandJournalArg, uncertainAdvice } from '../advice.js';
 import { openCommandJournal } from '../command-journal.js';
@@ -31,7 +32,8 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const job = await journal.getJob();
     const budget = job?.budgetUsd ?? null;
-    const { totals } = await reportHeader(journal, job?.name ?? file, budget);
+    const timing = await timingSummary(journal);
+    const { totals } = await reportHeader(journal, job?.name ?? file, budget, timing.timeline);
     const attention = async (state: 'uncertain' | 'deferred' | 'failed' | 'rejected' | 'invalid') =>
       (await journal.list([state], ATTENTION_LIMIT)).map((i) => ({ id: i.id, kind: i.kind, task_id: i.taskId, error: i.lastError?.message ?? null }));
     const needs = {
@@ -54,7 +56,7 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write(`${JSON.stringify({
         job: job?.name ?? null, state: file, counts, runner: runnerJson(holderView), runners: runners.map(runnerViewJson),
         estimated_usd: totals.estimated_usd, actual_usd: totals.actual_usd, reserved_usd: totals.reserved_usd, budget_usd: budget,
-        unmetered_items: totals.unmetered_items,
+        unmetered_items: totals.unmetered_items, ...timing.json,
         attention: { ...needs, uncertain: located }, last_run: lastRun,
       })}\n`);
       return 0;
@@ -68,6 +70,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     lines.push(Object.entries(counts).filter(([, n]) => n > 0).map(([s, n]) => `${s} ${n}`).join(', ') || 'no items');
     lines.push(`Spent ${usd(totals.actual_usd)}, reserved ${usd(totals.reserved_usd)}${budget !== null ? `, job budget ${usd(budget, 2)} (cumulative; headroom ${usd(budget - totals.actual_usd - totals.reserved_usd)})` : ', no budget'}; estimated in all ${usd(totals.estimated_usd)}`);
+    if (timing.json.started_at) lines.push(timingLine(timing.json));
     if (totals.unmetered_items > 0) {
       lines.push(`Unmetered: ${totals.unmetered_items} item(s) came back without a usable count from the gateway; each is booked at the most it could be billed`);
     }

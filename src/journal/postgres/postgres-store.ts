@@ -9,7 +9,7 @@ import type { ResultRow } from '../result-row.js';
 import type { RunEnd, RunRecord } from '../runs.js';
 import type { OpenStoreOptions } from '../open-store.js';
 import type {
-  Coordination, IngestWriter, ItemEventRecord, ItemFilter as StoreItemFilter, JobInput, JournalStore, ManifestRecord, PriorRow, ReportSums, RunnerMembership,
+  Coordination, EventLogRecord, IngestWriter, ItemEventRecord, ItemFilter as StoreItemFilter, JobInput, JournalStore, ManifestRecord, PriorRow, ReportSums, RunnerMembership,
 } from '../store.js';
 import { LockLostError } from '../sqlite/lock.js';
 import { hostname } from 'node:os';
@@ -202,6 +202,10 @@ export class PostgresJournalStore implements JournalStore {
 
   async events(itemId: string): Promise<ItemEventRecord[]> {
     return this.reads.events(itemId);
+  }
+
+  async eventLogPage(afterSeq: number, limit: number): Promise<EventLogRecord[]> {
+    return this.reads.eventLogPage(afterSeq, limit);
   }
 
   async reportSums(): Promise<ReportSums> {

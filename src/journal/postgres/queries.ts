@@ -6,7 +6,7 @@ import type { JobRecord, Spend } from '../change.js';
 import type { Item, ItemRow } from '../item.js';
 import { HAS_LINE, OPEN_STATES, type ResultRow } from '../result-row.js';
 import type { RunRecord } from '../runs.js';
-import type { ItemEventRecord, ManifestRecord, PriorRow } from '../store.js';
+import type { EventLogRecord, ItemEventRecord, ManifestRecord, PriorRow } from '../store.js';
 import type { JobContext } from './job-context.js';
 import { ITEM_COLUMNS, toItem } from './item-row.js';
 import type { Queryable } from './pool.js';
@@ -99,6 +99,12 @@ export class JobQueries {
     const rows = await this.rows<{ at: number; event: string; from_state: string | null; to_state: string; detail: string | null }>(
       'SELECT at, event, from_state, to_state, detail FROM events WHERE job_id = $1 AND item_id = $2 ORDER BY seq', [itemId]);
     return rows.map((r) => ({ at: r.at, event: r.event, from: r.from_state, to: r.to_state, detail: r.detail ? JSON.parse(r.detail) : null }));
+  }
+
+  async eventLogPage(afterSeq: number, limit: number): Promise<EventLogRecord[]> {
+    const rows = await this.rows<{ seq: number; item_id: string; at: number; event: string; from_state: string | null; to_state: string; detail: string | null }>(
+      'SELECT seq, item_id, at, event, from_state, to_state, detail FROM events WHERE job_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [afterSeq, limit]);
+    return rows.map((r) => ({ seq: r.seq, itemId: r.item_id, at: r.at, event: r.event, from: r.from_state, to: r.to_state, detail: r.detail ? JSON.parse(r.detail) : null }));
   }
 
   async lastSubmitTimes(ids: readonly string[]): Promise<Map<string, number>> {

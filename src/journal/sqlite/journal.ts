@@ -361,6 +361,12 @@ export class Journal {
       .all(itemId) as Array<{ at: number; event: string; from_state: string | null; to_state: string; detail: string | null }>;
     return rows.map((r) => ({ at: r.at, event: r.event, from: r.from_state, to: r.to_state, detail: r.detail ? JSON.parse(r.detail) : null }));
   }
+
+  eventLogPage(afterSeq: number, limit: number): Array<{ seq: number; itemId: string; at: number; event: string; from: string | null; to: string; detail: unknown }> {
+    const rows = this.db.prepare('SELECT seq, item_id, at, event, from_state, to_state, detail FROM events WHERE seq > ? ORDER BY seq LIMIT ?')
+      .all(afterSeq, limit) as Array<{ seq: number; item_id: string; at: number; event: string; from_state: string | null; to_state: string; detail: string | null }>;
+    return rows.map((r) => ({ seq: r.seq, itemId: r.item_id, at: r.at, event: r.event, from: r.from_state, to: r.to_state, detail: r.detail ? JSON.parse(r.detail) : null }));
+  }
 }
 
 /**

@@ -8,7 +8,7 @@ import type { RunEnd, RunRecord } from '../runs.js';
 import { lastRun, recordRunEnd, recordRunStart } from '../runs.js';
 import { abandonedWhileUncertain, lastSubmitTimes } from '../history.js';
 import type {
-  IngestWriter, ItemEventRecord, ItemFilter, JobInput, JournalStore, ManifestPrint, ManifestRecord, PriorRow, ReportSums, RunnerMembership,
+  EventLogRecord, IngestWriter, ItemEventRecord, ItemFilter, JobInput, JournalStore, ManifestPrint, ManifestRecord, PriorRow, ReportSums, RunnerMembership,
   RunnerTakeover, RunnerView, SumRow, Takeover,
 } from '../store.js';
 import { IngestSession } from './ingest-session.js';
@@ -110,6 +110,10 @@ export class SqliteJournalStore implements JournalStore {
 
   async events(itemId: string): Promise<ItemEventRecord[]> {
     return this.journal.events(itemId);
+  }
+
+  async eventLogPage(afterSeq: number, limit: number): Promise<EventLogRecord[]> {
+    return this.journal.eventLogPage(afterSeq, limit);
   }
 
   async reportSums(): Promise<ReportSums> {

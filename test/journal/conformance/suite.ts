@@ -3,7 +3,7 @@
 import { hostname } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IllegalTransitionError, ITEM_STATES, type ItemState } from '../../../src/core/states.js';
-import { JournalBusyError, LockLostError, StaleTransitionError, type Change, type JournalStore } from '../../../src/journal/index.js';
+import { eventLog, JournalBusyError, LockLostError, StaleTransitionError, type Change, type JournalStore } from '../../../src/journal/index.js';
 import { ingest, invalidRow, row, StepClock, type Harness, type UseHarness } from './harness.js';
 import { deadPid } from '../../helpers/dead-pid.js';
 
@@ -213,6 +213,27 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
         expect((await store.get('video'))!).toMatchObject({ state: 'downloaded', bytes: 1234, sha256: 'ab', finalResolution: '720p' });
         await store.applyTransitions([submit('third'), { id: 'third', event: 'accept', patch: { taskId: 't3' } }, { id: 'third', event: 'fail', patch: { lastError: { code: 'E', message: 'upstream failed' }, reservedUsd: 0 } }]);
         expect((await store.get('third'))!).toMatchObject({ state: 'failed', lastError: { code: 'E', message: 'upstream failed' } });
+      });
+
+      it('the event log reads every transition of the job in seq order, in pages, with item, time and detail', async () => {
+        await store.applyTransitions([submit('chat')]);
+        clock.advance(7);
+        await store.applyTransitions([submit('video', 0.5), { id: 'video', event: 'accept', patch: { taskId: 'task-1' }, detail: { taskId: 'task-1', attempt: 1 } }]);
+        clock.advance(3);
+        await store.applyTransitions([{ id: 'chat', event: 'retry', detail: { attempt: 1, delayMs: 50, status: 429 } }]);
+        const t0 = clock.now() - 10;
+        const all = await collect(eventLog(store, 2));
+        expect(all.map(({ seq: _seq, ...rest }) => rest)).toEqual([
+          { itemId: 'chat', at: t0, event: 'submit', from: 'pending', to: 'submitting', detail: { attempt: 1 } },
+          { itemId: 'video', at: t0 + 7, event: 'submit', from: 'pending', to: 'submitting', detail: { attempt: 1 } },
+          { itemId: 'video', at: t0 + 7, event: 'accept', from: 'submitting', to: 'submitted', detail: { taskId: 'task-1', attempt: 1 } },
+          { itemId: 'chat', at: t0 + 10, event: 'retry', from: 'submitting', to: 'pending', detail: { attempt: 1, delayMs: 50, status: 429 } },
+        ]);
+        const seqs = all.map((e) => e.seq);
+        expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
+        expect(new Set(seqs).size).toBe(4);
+        expect(await store.eventLogPage(seqs[1]!, 1)).toEqual([all[2]]);
+        expect(await store.eventLogPage(seqs[3]!, 10)).toEqual([]);
       });
 
       it('the operator paths: lose, resubmit, attach, defer, release, abandon, requeue, retry, reject, oversize', async () => {

@@ -1,0 +1,95 @@
+// Pure: the rows that need an operator (failed, rejected, uncertain, deferred, invalid) grouped by cause,
+// each group with the command that acts on it, pasteable as printed.
+import { quoteArg } from '../../core/shell-text.js';
+import type { ItemState } from '../../core/states.js';
+import type { ReportItem } from '../model.js';
+
+export const PROBLEM_STATES: readonly ItemState[] = ['uncertain', 'failed', 'rejected', 'deferred', 'invalid'];
+const EXAMPLES = 5;
+/** Ids named in a group's command when it has at most this many rows; more take the bulk flag. */
+const NAMED_IDS = 10;
+const MAX_GROUPS = 40;
+
+export interface ProblemGroup {
+  state: ItemState;
+  cause: string;
+  count: number;
+  ids: string[];
+  /** A source position of the first row (invalid rows: where to fix them). */
+  source: string;
+  /** The commands that act on the group, each pasteable. */
+  commands: string[];
+  note: string;
+}
+
+/** The message of an error with its row-specific parts (numbers, quoted values) folded, so like errors group. */
+export function causeOf(item: Pick<ReportItem, 'error' | 'state'>): string {
+  const e = item.error;
+  if (!e) return item.state === 'deferred' ? 'deferred' : 'no error recorded';
+  const message = (e.message ?? '')
+    .replace(/\b(line|row) \d+/gi, '$1 N')
+    .replace(/([\w./\\-]+\.(?:jsonl|csv|json)):\d+/gi, '$1:N')
+    .replace(/'[^']{0,200}'|"[^"]{0,200}"/g, "'...'")
+    .slice(0, 300);
+  const head = [e.status, e.code].filter((p) => p !== undefined && p !== null && !message.startsWith(String(p))).join(' ');
+  return head ? `${head}: ${message}` : message;
+}
+
+export class ProblemGrouper {
+  private readonly groups = new Map<string, ProblemGroup>();
+  private overflow = 0;
+
+  constructor(private readonly journalArg: string, private readonly manifest: string | null) {}
+
+  add(item: ReportItem): void {
+    if (!PROBLEM_STATES.includes(item.state)) return;
+    const cause = causeOf(item);
+    const key = `${item.state}\u0000${cause}`;
+    let group = this.groups.get(key);
+    if (!group) {
+      if (this.groups.size >= MAX_GROUPS) {
+        this.overflow++;
+        return;
+      }
+      group = { state: item.state, cause, count: 0, ids: [], source: item.source, commands: [], note: '' };
+      this.groups.set(key, group);
+    }
+    group.count++;
+    if (group.ids.length < NAMED_IDS + 1) group.ids.push(item.id);
+  }
+
+  /** Groups in the order an operator acts: uncertain first (money may be at stake), then by size. */
+  finish(): { groups: ProblemGroup[]; ungrouped: number } {
+    const order = (s: ItemState) => PROBLEM_STATES.indexOf(s);
+    const groups = [...this.groups.values()].sort((a, b) => order(a.state) - order(b.state) || b.count - a.count);
+    for (const group of groups) Object.assign(group, advice(group, this.journalArg, this.manifest), { ids: group.ids.slice(0, EXAMPLES) });
+    return { groups, ungrouped: this.overflow };
+  }
+}
+
+function advice(group: ProblemGroup, journal: string, manifest: string | null): Pick<ProblemGroup, 'commands' | 'note'> {
+  const named = group.count <= NAMED_IDS ? group.ids.map(quoteArg).join(' ') : undefined;
+  const run = `gbatch run ${manifest ? quoteArg(manifest) : '<manifest>'}`;
+  switch (group.state) {
+    case 'uncertain': {
+      const one = group.count === 1 ? quoteArg(group.ids[0]!) : '<id>';
+      return {
+        note: 'The request may have reached the gateway (and may be billed). Find each in the gateway\'s dashboard, then decide.',
+        commands: [
+          `gbatch resolve ${journal} ${one} --task-id <T>`,
+          `gbatch resolve ${journal} ${one} --resubmit`,
+          `gbatch resolve ${journal} ${one} --abandon`,
+          ...(group.count > 1 ? [`gbatch resolve ${journal} --all-uncertain --resubmit`] : []),
+        ],
+      };
+    }
+    case 'failed':
+      return { note: 'The task failed upstream (refunded), or an operator abandoned it. Send again:', commands: [`gbatch retry ${journal} ${named ?? '--failed'}`, run] };
+    case 'rejected':
+      return { note: 'The gateway refused the request. Fix the cause, then send again:', commands: [`gbatch retry ${journal} ${named ?? '--rejected'}`, run] };
+    case 'deferred':
+      return { note: 'Held back by the budget or the gateway\'s balance: raise --budget or top up, then run again.', commands: [`${run} --budget <USD>`] };
+    default:
+      return { note: `The manifest row is invalid (first at ${group.source}): fix it, then run again.`, commands: [run] };
+  }
+}

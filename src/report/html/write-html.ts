@@ -1,0 +1,47 @@
+// `report --format html`: one pass over the items (the first rows kept, problems grouped, unmetered and
+// overshooting rows counted per group), the timeline already folded from the event log, then the page.
+import type { JournalStore } from '../../journal/index.js';
+import { reportItem, type ReportHeader, type ReportItem } from '../model.js';
+import type { Timeline } from '../timeline.js';
+import { htmlDocument } from './document.js';
+import { esc } from './escape.js';
+import { ProblemGrouper } from './problems.js';
+import { estimateSection, groupKey, headline, problemsSection, rowsSection, timeSections, type GroupMarks, type LastRunSummary } from './sections.js';
+
+/** Rows shown inline; the rest are pointed at `--format csv` (100,000 rows would make the page tens of MB). */
+export const INLINE_ROWS = 2000;
+
+export interface HtmlContext {
+  journalArg: string;
+  manifest: string | null;
+  lastRun: LastRunSummary | null;
+  now: number;
+  inlineRows?: number;
+}
+
+export async function renderHtmlReport(journal: JournalStore, header: ReportHeader, timeline: Timeline, context: HtmlContext): Promise<string> {
+  const limit = context.inlineRows ?? INLINE_ROWS;
+  const rows: ReportItem[] = [];
+  const marks = new Map<string, GroupMarks>();
+  const grouper = new ProblemGrouper(context.journalArg, context.manifest);
+  for await (const item of journal.iterate()) {
+    // Only the rows shown need their times; the rest are counted and grouped.
+    const row = reportItem(item, rows.length < limit ? timeline.items.get(item.id) : undefined);
+    if (rows.length < limit) rows.push(row);
+    grouper.add(row);
+    if (row.unmetered || row.overshoot_usd > 0) {
+      const key = groupKey(row.model, row.resolution);
+      const mark = marks.get(key) ?? { unmetered: 0, over: 0 };
+      if (row.unmetered) mark.unmetered++;
+      if (row.overshoot_usd > 0) mark.over++;
+      marks.set(key, mark);
+    }
+  }
+  const input = {
+    header, timeline, journalArg: context.journalArg, manifest: context.manifest, lastRun: context.lastRun,
+    marks, problems: grouper.finish(), rows, generatedAt: context.now,
+  };
+  const body = [headline(input), estimateSection(input), timeSections(input), problemsSection(input), rowsSection(input),
+    `<footer>Written by gbatch from the journal of <code>${esc(context.journalArg)}</code>. Every figure here is also in <code>gbatch report ${esc(context.journalArg)} --format json</code>.</footer>`].join('\n');
+  return htmlDocument(`gbatch report: ${header.job}`, body);
+}
