@@ -7,6 +7,7 @@ import { ConfigError } from '../core/config-error.js';
 import { JournalBusyError, LockLostError } from '../journal/sqlite/lock.js';
 import { journalStorageFailure, journalStorageLine } from '../journal/sqlite/storage-failure.js';
 import { UsageError } from './options.js';
+import { RunSkippedError } from '../pipeline/overlap.js';
 
 export type CommandRunner = (argv: string[]) => Promise<number>;
 
@@ -16,7 +17,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
   status: { summary: 'counts per state, spend vs budget, what needs attention', load: () => import('./commands/status.js') },
   report: { summary: 'estimate vs actual per row, per model and resolution, and in total', load: () => import('./commands/report.js') },
   resolve: { summary: "the operator's decision for an uncertain item (or all of them)", load: () => import('./commands/resolve.js') },
-  retry: { summary: 'send failed or rejected items again, as new attempts', load: () => import('./commands/retry.js') },
+  retry: { summary: 'send failed, rejected or cancelled items again, as new attempts', load: () => import('./commands/retry.js') },
+  cancel: { summary: 'stop a job for good: nothing more is sent; pending and deferred items are cancelled', load: () => import('./commands/cancel.js') },
   journal: { summary: 'journal upkeep: `journal migrate` creates or upgrades the schema', load: () => import('./commands/journal.js') },
   sim: { summary: 'serve the embedded gateway simulator', load: () => import('./commands/sim.js') },
   demo: { summary: 'run the demo job against an embedded simulator (npm start)', load: () => import('./commands/demo.js') },
@@ -57,7 +59,16 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     // Every command's usage and configuration errors end the same way: one line, exit 2, nothing sent.
     // A journal written by a newer gbatch is this installation's configuration to fix (upgrade).
-    if (err instanceof UsageError || err instanceof ConfigError || err instanceof JournalBusyError || (err instanceof Error && (err as Error & { code?: string }).code === 'GBATCH_SCHEMA_NEWER')) {
+    // A live runner holding the job is not bad configuration: its own code (73), or 5 when the run chose to skip.
+    if (err instanceof RunSkippedError) {
+      process.stderr.write(`gbatch ${name}: ${printable(err.message)}\n`);
+      return 5;
+    }
+    if (err instanceof JournalBusyError) {
+      process.stderr.write(`gbatch ${name}: ${printable(err.message)}\n`);
+      return 73;
+    }
+    if (err instanceof UsageError || err instanceof ConfigError || (err instanceof Error && (err as Error & { code?: string }).code === 'GBATCH_SCHEMA_NEWER')) {
       process.stderr.write(`gbatch ${name}: ${printable(err.message)}\n`);
       return 2;
     }

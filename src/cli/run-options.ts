@@ -27,6 +27,8 @@ export const RUN_OPTIONS = {
   'journal-sync': { type: 'string', choices: ['full', 'off'], help: "journal durability; 'off' is for benchmarks only (default: full)" },
   'ingest-only': { type: 'boolean', help: 'run: validate and load the manifests into the journal, then stop; sends nothing, needs no gateway' },
   'max-response-bytes': { type: 'number', integer: true, min: 1024, help: 'largest answer read into memory (chat/responses body, poll, error); a larger chat/responses answer fails its row, booked at its reservation (default: 67108864, 64 MiB)' },
+  'if-running': { type: 'string', choices: ['wait', 'skip', 'fail'], help: "when the job's runner is still alive (last night's run): fail (exit 73, the default), skip (exit 5) or wait for it (bounded by --if-running-timeout and --deadline; then exit 73). On a PostgreSQL journal a run joins the job's runners unless this is given" },
+  'if-running-timeout': { type: 'number', min: 0, help: 'seconds --if-running wait waits at most (default: 3600)' },
   quiet: { type: 'boolean', help: 'no progress lines on stderr' },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } as const satisfies OptionTable;

@@ -5,6 +5,7 @@ import { openStore } from '../../journal/open-store.js';
 import { formatRowError } from '../../manifest/types.js';
 import type { RunEvents } from '../../pipeline/context.js';
 import { runJob, type RunResult } from '../../pipeline/runner.js';
+import { DEFAULT_IF_RUNNING_TIMEOUT_S, type IfRunning } from '../../pipeline/overlap.js';
 import { reportHeader } from '../../report/model.js';
 import { renderReportTable } from '../../report/write-report.js';
 import { journalArg, uncertainAdvice } from '../advice.js';
@@ -48,6 +49,11 @@ async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: stri
       events,
       ingestOnly: flags['ingest-only'],
       maxResponseBytes: flags['max-response-bytes']!,
+      ifRunning: {
+        policy: flags['if-running'] as IfRunning | undefined,
+        timeoutMs: (flags['if-running-timeout'] ?? DEFAULT_IF_RUNNING_TIMEOUT_S) * 1000,
+        deadlineAt: job.deadlineAt,
+      },
       settings: {
         outDir: job.outDir,
         concurrency: flags.concurrency!,
@@ -119,7 +125,9 @@ function explain(result: RunResult): string {
   switch (result.exitCode) {
     case 0: return result.stopReason === 'ingested'
       ? `Ingested: ${result.ingest?.inserted ?? 0} new row(s) in the journal; nothing was sent.`
-      : 'Done: every item is finished.';
+      : result.counts.cancelled > 0
+        ? `Done: the job is cancelled (gbatch cancel); ${result.counts.cancelled} item(s) cancelled, never sent; everything sent before it is finished.`
+        : 'Done: every item is finished.';
     case 1: return 'Finished, but some items failed or were rejected (see `gbatch status`).';
     case 2: if (result.stopReason === 'journal-lost') return 'Stopped: the journal file was deleted or replaced during the run (see above); nothing more was sent.';
       if (result.outputFailure) return outputAdvice(result);
