@@ -17,7 +17,7 @@ export const RUN_OPTIONS = {
   json: { type: 'boolean', help: 'one JSON summary object on stdout at the end (progress goes to stderr)' },
   'base-url': { type: 'string', help: 'gateway base URL, e.g. http://127.0.0.1:8080/v1 (default: $GATEWAY_BASE_URL)' },
   'skip-invalid': { type: 'boolean', help: 'record invalid rows as `invalid` and go on, instead of refusing the manifest' },
-  deadline: { type: 'duration', help: 'at this time (06:30, ISO) or after this long (45m; 0m = now) send nothing new, cut what is in flight after --deadline-grace, exit 75 (4 if a cut left rows uncertain)' },
+  deadline: { type: 'duration', help: "at this time today (06:30; 06:30+1d for tomorrow's; one already past is refused), at an ISO instant, or after this long (45m; 0m = now) send nothing new, cut what is in flight after --deadline-grace, exit 75 (4 if a cut left rows uncertain); the resolved instant is printed at start" },
   'deadline-grace': { type: 'number', min: 0, max: 3600, help: 'seconds requests in flight may still take after --deadline (or once the gateway is unreachable) before they are cut (default: 10)' },
   rpm: { type: 'number', integer: true, min: 1, help: 'cap on submissions and chat calls per minute' },
   'poll-concurrency': { type: 'number', integer: true, min: 1, max: 10_000, help: 'polls in flight at once (default: 64)' },

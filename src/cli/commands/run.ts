@@ -9,6 +9,7 @@ import { DEFAULT_IF_RUNNING_TIMEOUT_S, type IfRunning } from '../../pipeline/ove
 import { reportHeader } from '../../report/model.js';
 import { renderReportTable } from '../../report/write-report.js';
 import { journalArg, uncertainAdvice } from '../advice.js';
+import { describeDeadline } from '../deadline.js';
 import { gatewayAccess, jobFromArgs, type ResolvedJob } from '../job.js';
 import { progressLine } from '../progress.js';
 import { installSignals } from '../signals.js';
@@ -29,6 +30,7 @@ async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: stri
   const events = new EventEmitter<RunEvents>();
   events.on('log', (line) => process.stderr.write(`[gbatch] ${printable(line)}\n`));
   if (!flags.quiet) events.on('progress', (p) => process.stderr.write(`${printable(progressLine(p, Date.now()))}\n`));
+  if (job.deadlineAt !== undefined) events.emit('log', describeDeadline(job.deadlineAt, Date.now()));
   const signals = installSignals();
   let result: RunResult;
   try {
