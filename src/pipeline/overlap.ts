@@ -69,12 +69,12 @@ export async function acquireRunner(
       if (policy.policy === 'skip') throw new RunSkippedError(holderOf(err));
       if (policy.policy !== 'wait') throw err;
       const now = clock.now();
-      if (now + pollMs > bound) {
+      if (now >= bound) {
         throw new WaitTimedOutError(location, err.pid, err.host, now - started, bound === policy.deadlineAt ? 'deadline' : 'timeout');
       }
       if (!said) onWait(`${holderOf(err)} is still running this job: waiting for it to end (--if-running wait, up to ${new Date(bound).toISOString()})`);
       said = true;
-      await clock.sleep(pollMs);
+      await clock.sleep(Math.min(pollMs, bound - now));
     }
   }
 }
