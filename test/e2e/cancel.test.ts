@@ -98,4 +98,8 @@ test.skipIf(!BUILT)('cancel with no runner: pending and deferred rows are cancel
   expect(posts(sim.ledger)).toBe(0);
   const status = stdoutJson(await runCli(['status', '--state', ws.state, '--json']));
   expect(status.counts.cancelled).toBe(4);
+  expect(status.cancelled).toMatchObject({ reason: '' });
+  const plan = await runCli(['plan', manifest, '--state', ws.state]);
+  expect(plan.stdout).toMatch(/The job was cancelled \S+: `run` sends nothing until `gbatch retry --cancelled` lifts it\./);
+  expect(plan.stdout).toContain('0 row(s) still to send');
 });

@@ -102,6 +102,7 @@ async function plan(job: ResolvedJob, journal: JournalStore | undefined): Promis
     : null;
   const groupList = [...groups.values()].sort((a, b) => a.model.localeCompare(b.model) || String(a.resolution).localeCompare(String(b.resolution)));
   const exitCode = summary.invalid > 0 || conflicts.length > 0 ? 2 : fits === false ? 3 : 0;
+  const cancel = await journal?.jobCancel();
   if (flags.json) {
     process.stdout.write(`${JSON.stringify({
       job: job.name, manifests: job.manifests, pricing: job.pricingSource,
@@ -112,6 +113,7 @@ async function plan(job: ResolvedJob, journal: JournalStore | undefined): Promis
       journal: journal ? {
         state: printableLocation(job.statePath), spent_usd: spend.actualUsd, reserved_usd: spend.reservedUsd,
         remaining_rows: remaining.rows, remaining_estimated_usd: roundUsd(remaining.usd), remaining_max_usd: roundUsd(remaining.max),
+        cancelled: cancel ? { at: new Date(cancel.at).toISOString(), reason: cancel.reason } : null,
       } : null,
       by_model: groupList.map((g) => ({ model: g.model, resolution: g.resolution, rows: g.rows, estimated_usd: roundUsd(g.usd), max_usd: roundUsd(g.max) })),
     })}\n`);
@@ -135,6 +137,10 @@ async function plan(job: ResolvedJob, journal: JournalStore | undefined): Promis
   if (journal) {
     out.push(`Journal ${printable(printableLocation(job.statePath))}: spent ${usd(spend.actualUsd)}, reserved ${usd(spend.reservedUsd)}; `
       + `${remaining.rows} row(s) still to send: estimate ${usd(roundUsd(remaining.usd))}, can bill up to ${usd(roundUsd(remaining.max))}`);
+  }
+  if (cancel) {
+    out.push(`The job was cancelled ${new Date(cancel.at).toISOString()}${cancel.reason ? ` (${printable(cancel.reason)})` : ''}: \`run\` sends nothing `
+      + 'until `gbatch retry --cancelled` lifts it.');
   }
   if (budget !== undefined) {
     const basis = mayOverrun ? 'judged on the expected estimate: --budget-may-overrun' : 'judged on what the gateway can bill';
