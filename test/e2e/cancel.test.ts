@@ -11,6 +11,7 @@ import { chatRow, videoRow, writeJsonl } from './helpers/manifests.js';
 import { KEY, posts, startSim } from './helpers/sim.js';
 import { until } from './helpers/wait.js';
 import { workspace } from './helpers/workspace.js';
+import { pgAvailable, usePgSchema } from '../helpers/postgres.js';
 
 const VIDEOS = 3;
 const CHATS = 30;
@@ -102,4 +103,30 @@ test.skipIf(!BUILT)('cancel with no runner: pending and deferred rows are cancel
   const plan = await runCli(['plan', manifest, '--state', ws.state]);
   expect(plan.stdout).toMatch(/The job was cancelled \S+: `run` sends nothing until `gbatch retry --cancelled` lifts it\./);
   expect(plan.stdout).toContain('0 row(s) still to send');
+});
+
+const pg = usePgSchema('gbatch_cancel');
+
+test.skipIf(!BUILT || !pgAvailable())('PostgreSQL: cancel under a live runner; it acknowledges, sends nothing after, and settles its tasks', async () => {
+  const ws = workspace();
+  const sim = await startSim({ taskSeconds: 1, faults: { latencyMs: 150 } });
+  const env = { ...gatewayEnv(sim.baseUrl, KEY), GBATCH_CANCEL_CHECK_MS: '100' };
+  const rows = [videoRow('v0', 'A harbour at night'), ...Array.from({ length: 20 }, (_, i) => chatRow(`c${i}`, `Name a planet, take ${i}`))];
+  const manifest = writeJsonl(ws.path('rows.jsonl'), rows);
+  const live = startCli(['run', manifest, '--journal', pg.url(), '--out', ws.out, '--concurrency', '1', '--poll-interval', '0.05', '--quiet', '--json'], { env });
+  await until(() => posts(sim.ledger) >= 2, { timeoutMs: 20_000 });
+
+  const cancel = await runCli(['cancel', 'rows', '--journal', pg.url()], { env });
+  const returnedAt = Date.now();
+  expect(cancel.code, cancel.stderr).toBe(0);
+  expect(cancel.stdout).toContain(`runner pid ${live.child.pid} (`);
+  const ended = await live.result;
+  expect(ended.code, ended.stderr).toBe(0);
+  const sent = sim.ledger.requests.filter((r) => r.method === 'POST');
+  expect(sent.filter((r) => r.at > returnedAt)).toEqual([]);
+  const summary = stdoutJson(ended);
+  expect(summary.counts).toMatchObject({ downloaded: sent.length, cancelled: rows.length - sent.length, pending: 0 });
+  expect(summary.counts.cancelled).toBeGreaterThan(0);
+  expect(summary.counts.downloaded).toBeGreaterThan(1); // the video task in flight was settled too
+  expect(summary.spent_usd).toBeCloseTo(sim.ledger.chargesTotal('acct-1'), 9);
 });
