@@ -267,25 +267,34 @@ export class Submitter {
     this.ctx.submitStop.abort('balance');
   }
 
-  /** Rows the budget or the balance held back become `deferred`: a later run sends them. */
-  /** On a cancelled job, the rows held back and every pending row (back from a retry, or new) become cancelled. */
+  /** On a cancelled job, the rows held back, every deferred row and every pending row (back from a retry, or new) become cancelled. */
   private async cancelLeftovers(cancel: JobCancel): Promise<void> {
     const { ctx } = this;
     const change = (item: Item) => ({
       id: item.id, event: 'cancel' as const, patch: { reservedUsd: 0, lastError: cancelledError(cancel) }, detail: { by: 'runner', reason: cancel.reason }, expect: item.state,
     });
-    const writes = this.overBudget.splice(0).map(({ item }) => ctx.commits.write(change(item)));
+    const seen = new Set<string>();
+    const writes: Array<Promise<Item>> = [];
+    const cancelOne = (item: Item): void => {
+      if (seen.has(item.id)) return;
+      seen.add(item.id);
+      writes.push(ctx.commits.write(change(item)));
+    };
+    for (const { item } of this.overBudget.splice(0)) cancelOne(item);
+    // Deferred by this run before it saw the cancellation (after the command had cancelled the rest).
+    for (const item of await ctx.journal.list(['deferred'])) cancelOne(item);
     for (let after = 0; ;) {
       const page = await ctx.journal.claimPending(PAGE, after);
       if (page.length === 0) break;
       after = page[page.length - 1]!.seq;
-      for (const item of page) writes.push(ctx.commits.write(change(item)));
+      for (const item of page) cancelOne(item);
     }
     await Promise.all(writes.map((write) => write.catch((err: unknown) => {
       if (!changedElsewhere(ctx, err)) throw err;
     })));
   }
 
+  /** Rows the budget or the balance held back become `deferred`: a later run sends them. */
   private async deferLeftovers(): Promise<void> {
     const { ctx } = this;
     if (this.cancel) return this.cancelLeftovers(this.cancel);
