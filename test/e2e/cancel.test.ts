@@ -100,6 +100,8 @@ test.skipIf(!BUILT)('cancel with no runner: pending and deferred rows are cancel
   const status = stdoutJson(await runCli(['status', '--state', ws.state, '--json']));
   expect(status.counts.cancelled).toBe(4);
   expect(status.cancelled).toMatchObject({ reason: '' });
+  const text = await runCli(['status', '--state', ws.state]);
+  expect(text.stdout).toMatch(/^Cancelled \S+: nothing more is sent; `gbatch retry --state \S+ --cancelled` sends the cancelled items again$/m);
   const plan = await runCli(['plan', manifest, '--state', ws.state]);
   expect(plan.stdout).toMatch(/The job was cancelled \S+: `run` sends nothing until `gbatch retry --cancelled` lifts it\./);
   expect(plan.stdout).toContain('0 row(s) still to send');

@@ -43,6 +43,8 @@ test.skipIf(!BUILT)('fail (the default) exits 73 and skip exits 5, neither sendi
     expect(timedOut.stderr).toMatch(/waiting for it to end \(--if-running wait, up to /);
     expect(timedOut.stderr).toMatch(new RegExp(`the gbatch run pid ${first.child.pid} on .+ still holds this job after waiting 0 s \\(--if-running-timeout\\); nothing was done`));
     expect(deadline.code, deadline.stderr).toBe(73);
+    // The deadline said plainly at start: local time with its offset, how far off, and UTC.
+    expect(deadline.stderr).toMatch(/^\[gbatch\] deadline: \d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)? [+-]\d\d:\d\d \(in 1s; \d{4}-\d\d-\d\dT[\d:.]+Z\)$/m);
     expect(deadline.stderr).toMatch(/still holds this job after waiting \d+ s \(the --deadline came first\)/);
     expect(posts(sim.ledger)).toBe(1);
   } finally {
