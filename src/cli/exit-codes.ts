@@ -47,7 +47,7 @@ export const EXIT_CODES = {
   cancel: [
     [0, 'the job is cancelled: pending and deferred items are cancelled, and every live runner acknowledged (it sends nothing more)'],
     USAGE,
-    [75, 'the job is cancelled, but a live runner did not acknowledge within --wait: the journal refuses its new submissions; a request it had already recorded may still leave'],
+    [75, 'the job is cancelled, but a live runner did not acknowledge within --wait (the journal refuses its new submissions; a request it had already recorded may still leave); or the journal stayed busy: run it again'],
     INTERNAL,
   ],
   journal: [

@@ -6,7 +6,7 @@ import { cancelledError } from '../../pipeline/cancel-watch.js';
 import type { JobCancel, JournalStore, RunnerView } from '../../journal/index.js';
 import { systemClock } from '../../core/clock.js';
 import { commandJournalArg } from '../advice.js';
-import { openCommandJournal } from '../command-journal.js';
+import { openCommandJournal, type CommandJournal } from '../command-journal.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { helpText, parseOptions, UsageError, type OptionTable } from '../options.js';
 
@@ -35,32 +35,41 @@ export async function run(argv: string[]): Promise<number> {
   const opened = await openCommandJournal(options, positionals, { readonly: false, withIds: false });
   const journal = opened.store;
   try {
-    if (!(await journal.getJob())) throw new UsageError(`${journal.location}: no job in this journal yet (has it run?)`);
-    const cancel = (await journal.setJobCancel(reason))!;
-    const cancelled = await cancelRows(journal, cancel);
-    const counts = await journal.counts();
-    const inFlight = counts.submitting + counts.submitted + counts.running;
-    const named = commandJournalArg(opened.arg, journal.adapter === 'postgres');
-    const waited = await waitForRunners(journal, cancel, options.wait * 1000);
-    const lines = [
-      `job cancelled${cancel.reason ? ` (${cancel.reason})` : ''}: ${cancelled.pending} pending and ${cancelled.deferred} deferred item(s) are now cancelled; they are never sent`,
-    ];
-    if (inFlight + counts.succeeded > 0) {
-      lines.push(`${inFlight} item(s) in flight and ${counts.succeeded} answered are still polled, downloaded and settled: the gateway has no cancel, so they will be billed`);
-    }
-    for (const runner of waited.acknowledged) lines.push(`runner pid ${runner.pid} (${runner.host}) acknowledged: it sends nothing more`);
-    for (const runner of waited.late) {
-      lines.push(`runner pid ${runner.pid} (${runner.host}) has not acknowledged within ${options.wait} s: the journal refuses its new submissions, but a request it had already recorded may still leave`);
-    }
-    if (waited.acknowledged.length + waited.late.length === 0 && inFlight + counts.succeeded > 0) {
-      lines.push(`no runner is live: \`gbatch run ${named}\` polls and downloads them (it sends nothing new)`);
-    }
-    lines.push(`to send the cancelled items again: gbatch retry ${named} --cancelled`);
-    process.stdout.write(`${lines.join('\n')}\n`);
-    return waited.late.length > 0 ? 75 : 0;
+    return await cancelJob(journal, opened.arg, reason, options.wait);
+  } catch (err) {
+    // A runner stopped (or stuck) in mid-write holds an SQLite journal past the busy timeout: try again later.
+    if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+    process.stderr.write(`gbatch cancel: ${journal.location}: the journal stayed busy (a runner in mid-write holds it); run \`gbatch cancel\` again\n`);
+    return 75;
   } finally {
     await journal.close();
   }
+}
+
+async function cancelJob(journal: JournalStore, arg: CommandJournal['arg'], reason: string, waitS: number): Promise<number> {
+  if (!(await journal.getJob())) throw new UsageError(`${journal.location}: no job in this journal yet (has it run?)`);
+  const cancel = (await journal.setJobCancel(reason))!;
+  const cancelled = await cancelRows(journal, cancel);
+  const counts = await journal.counts();
+  const inFlight = counts.submitting + counts.submitted + counts.running;
+  const named = commandJournalArg(arg, journal.adapter === 'postgres');
+  const waited = await waitForRunners(journal, cancel, waitS * 1000);
+  const lines = [
+    `job cancelled${cancel.reason ? ` (${cancel.reason})` : ''}: ${cancelled.pending} pending and ${cancelled.deferred} deferred item(s) are now cancelled; they are never sent`,
+  ];
+  if (inFlight + counts.succeeded > 0) {
+    lines.push(`${inFlight} item(s) in flight and ${counts.succeeded} answered are still polled, downloaded and settled: the gateway has no cancel, so they will be billed`);
+  }
+  for (const runner of waited.acknowledged) lines.push(`runner pid ${runner.pid} (${runner.host}) acknowledged: it sends nothing more`);
+  for (const runner of waited.late) {
+    lines.push(`runner pid ${runner.pid} (${runner.host}) has not acknowledged within ${waitS} s: the journal refuses its new submissions, but a request it had already recorded may still leave`);
+  }
+  if (waited.acknowledged.length + waited.late.length === 0 && inFlight + counts.succeeded > 0) {
+    lines.push(`no runner is live: \`gbatch run ${named}\` polls and downloads them (it sends nothing new)`);
+  }
+  lines.push(`to send the cancelled items again: gbatch retry ${named} --cancelled`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return waited.late.length > 0 ? 75 : 0;
 }
 
 /** Pending and deferred rows become cancelled, read and written under one write lock. */
