@@ -1,17 +1,42 @@
-// The exit code and one line for an error that ends a run by throwing, as src/cli/main.ts answers it:
-// what a notification says about a run that could not finish normally.
+// The exit code and one line for an error that ends a command by throwing: how `gbatch` answers it
+// (src/cli/main.ts), and what a notification says about a run that could not finish normally.
 import { ConfigError } from '../core/config-error.js';
+import { printable } from '../core/printable.js';
 import { JournalBusyError, LockLostError } from '../journal/sqlite/lock.js';
 import { journalStorageFailure, journalStorageLine } from '../journal/sqlite/storage-failure.js';
 import { UsageError } from '../cli/options.js';
+import { RunSkippedError } from '../pipeline/overlap.js';
+
+export interface KnownExit {
+  exitCode: number;
+  /** One printable line: the cause. */
+  line: string;
+  /** What happened, in the words of an ended run. */
+  meaning: string;
+}
+
+/** The answer to an error gbatch expects (bad configuration, a busy journal, a full disk); undefined for a bug. */
+export function knownErrorExit(err: unknown): KnownExit | undefined {
+  const message = printable(err instanceof Error ? err.message : String(err));
+  // A live runner holding the job is not bad configuration: its own code (73), or 5 when the run chose to skip.
+  if (err instanceof RunSkippedError) return { exitCode: 5, line: message, meaning: `Skipped: ${message}` };
+  if (err instanceof JournalBusyError) return { exitCode: 73, line: message, meaning: `Refused: ${message}; nothing was sent.` };
+  // Usage and configuration errors: one line, exit 2, nothing sent. A journal written by a newer gbatch
+  // is this installation's configuration to fix (upgrade).
+  if (err instanceof UsageError || err instanceof ConfigError || (err as { code?: string } | null)?.code === 'GBATCH_SCHEMA_NEWER') {
+    return { exitCode: 2, line: message, meaning: `Refused: ${message}; nothing was sent.` };
+  }
+  // The journal's disk is full or failing: the machine's doing, not a bug; come back later (75).
+  const storage = journalStorageFailure(err);
+  if (storage) return { exitCode: 75, line: journalStorageLine(storage), meaning: `Stopped: ${journalStorageLine(storage)}` };
+  // Another runner owns the journal now: this one stopped without writing; come back later (75).
+  if (err instanceof LockLostError) return { exitCode: 75, line: message, meaning: `Stopped: ${message}` };
+  return undefined;
+}
 
 export function errorExit(err: unknown): { exitCode: number; meaning: string } {
-  const message = err instanceof Error ? err.message : String(err);
-  if (err instanceof UsageError || err instanceof ConfigError || err instanceof JournalBusyError || (err as { code?: string } | null)?.code === 'GBATCH_SCHEMA_NEWER') {
-    return { exitCode: 2, meaning: `Refused: ${message}; nothing was sent.` };
-  }
-  const storage = journalStorageFailure(err);
-  if (storage) return { exitCode: 75, meaning: `Stopped: ${journalStorageLine(storage)}` };
-  if (err instanceof LockLostError) return { exitCode: 75, meaning: `Stopped: ${message}` };
+  const known = knownErrorExit(err);
+  if (known) return known;
+  const message = printable(err instanceof Error ? err.message : String(err));
   return { exitCode: 70, meaning: `Internal error (a bug): ${message}. The journal stays consistent; a new run resumes from it.` };
 }

@@ -54,7 +54,11 @@ export interface PlanResult {
   reason: string | null;
   /** Chat/responses rows without an output cap: under a budget they are sent with the default cap. */
   outputCappedRows: number;
-  journal: null | { location: string; spentUsd: number; reservedUsd: number; remainingRows: number; remainingEstimatedUsd: number; remainingMaxUsd: number };
+  journal: null | {
+    location: string; spentUsd: number; reservedUsd: number; remainingRows: number; remainingEstimatedUsd: number; remainingMaxUsd: number;
+    /** The job's cancellation (`gbatch cancel`), while it stands: `run` sends nothing. */
+    cancelled: { at: number; reason: string | null } | null;
+  };
   byModel: PlanGroup[];
   /** The first 50 valid rows. */
   shownRows: PlanRow[];
@@ -148,6 +152,7 @@ async function plan(job: ResolvedJob, journal: JournalStore | undefined): Promis
   const byModel = [...groups.values()]
     .sort((a, b) => a.model.localeCompare(b.model) || String(a.resolution).localeCompare(String(b.resolution)))
     .map((g) => ({ ...g, estimatedUsd: roundUsd(g.estimatedUsd), maxUsd: roundUsd(g.maxUsd) }));
+  const cancel = await journal?.jobCancel();
   return {
     job: job.name, manifests: job.manifests, pricing: job.pricingSource,
     rows: summary.rows, valid: summary.valid, invalid: summary.invalid, errors: [...errors, ...conflicts], errorCount: errorCount + conflicts.length, conflicts,
@@ -156,6 +161,7 @@ async function plan(job: ResolvedJob, journal: JournalStore | undefined): Promis
     journal: journal ? {
       location: printableLocation(job.statePath), spentUsd: spend.actualUsd, reservedUsd: spend.reservedUsd,
       remainingRows: remaining.rows, remainingEstimatedUsd: roundUsd(remaining.usd), remainingMaxUsd: roundUsd(remaining.max),
+      cancelled: cancel ? { at: cancel.at, reason: cancel.reason ?? null } : null,
     } : null,
     byModel, shownRows: rows,
     exitCode: summary.invalid > 0 || conflicts.length > 0 ? 2 : fits === false ? 3 : 0,

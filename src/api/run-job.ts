@@ -1,6 +1,8 @@
 // The library's `runJob`: what `gbatch run` does, as a function. The CLI parses its argv into a job and
 // calls runResolvedJob; a program calls runJob with the same job file or manifest and the same option
 // names (those of `gbatch run`, as in a job file), and gets the run's result instead of a printout.
+import { describeDeadline } from '../cli/deadline.js';
+import { DEFAULT_IF_RUNNING_TIMEOUT_S, type IfRunning } from '../pipeline/overlap.js';
 import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import { roundUsd } from '../core/money.js';
@@ -99,6 +101,7 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
   });
   notifier.attach(hooks.events);
   const startedAt = Date.now();
+  if (job.deadlineAt !== undefined) hooks.events.emit('log', describeDeadline(job.deadlineAt, startedAt));
   let result: RunResult;
   try {
     result = await runPipeline({
@@ -118,6 +121,11 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
       events: hooks.events,
       ingestOnly: flags['ingest-only'],
       maxResponseBytes: flags['max-response-bytes']!,
+      ifRunning: {
+        policy: flags['if-running'] as IfRunning | undefined,
+        timeoutMs: (flags['if-running-timeout'] ?? DEFAULT_IF_RUNNING_TIMEOUT_S) * 1000,
+        deadlineAt: job.deadlineAt,
+      },
       settings: {
         outDir: job.outDir,
         concurrency: flags.concurrency!,

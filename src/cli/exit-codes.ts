@@ -5,6 +5,8 @@ export type ExitCodeList = ReadonlyArray<readonly [code: number, meaning: string
 
 const INTERNAL = [70, 'internal error (a bug): its stack is on stderr; the journal stays consistent'] as const;
 const USAGE = [2, 'usage or configuration error: one line on stderr naming the file and the cause'] as const;
+/** A live runner holds the job (SQLite's lock): never exit 2, which means bad configuration. */
+const BUSY = [73, 'a live runner holds the job (another `gbatch run`): nothing was done; wait for it to end, or see `gbatch run --if-running`'] as const;
 
 export const EXIT_CODES = {
   plan: [
@@ -14,16 +16,22 @@ export const EXIT_CODES = {
     INTERNAL,
   ],
   run: [
-    [0, 'done: every item is finished'],
+    [0, 'done: every item is finished (items cancelled by `gbatch cancel` count as finished: the operator chose it)'],
     [1, 'finished, but some items failed or were rejected (or were invalid, with --skip-invalid)'],
     [2, 'usage or configuration error, or an invalid manifest: nothing was sent; or the gateway refused the API key (401), an output path cannot be written (permission, read-only), or the journal file was deleted or replaced during the run (a saved copy is named)'],
     [3, 'stopped by --budget or by the gateway\'s balance (402): some items are deferred'],
     [4, 'some items are uncertain (the gateway may have them): decide with `gbatch resolve`'],
+    [5, 'skipped (--if-running skip): the job\'s runner is still alive; nothing was done'],
+    [73, 'the job\'s runner is still alive (--if-running fail, the default on SQLite; or --if-running wait reached --if-running-timeout or --deadline): nothing was done'],
     [75, 'work is still in flight or was stopped early (--no-wait, --deadline, a signal, an unreachable gateway, a full disk, a lost runner lock): run again later'],
     INTERNAL,
     [-1, 'when several apply: 4 > 3 > 75 > 1 > 0'],
   ],
-  status: [[0, 'the status was printed'], USAGE, INTERNAL],
+  status: [
+    [0, 'the status was printed (with --check: nothing needs an operator)'],
+    [1, 'with --check: something needs an operator, one line each on stdout (uncertain items, a dead runner holding the lock, a stop by the budget or the balance, a cancelled job with tasks no runner is settling)'],
+    USAGE, INTERNAL,
+  ],
   report: [[0, 'the report was written'], USAGE, INTERNAL],
   resolve: [
     [0, 'the decision is recorded in the journal'],
@@ -32,7 +40,14 @@ export const EXIT_CODES = {
   ],
   retry: [
     [0, 'the items are pending again (or nothing matched): the next `gbatch run` sends them'],
-    [2, 'usage error, an id that cannot be retried (uncertain, invalid, in progress, abandoned while uncertain), or a live runner holds the journal: nothing changed'],
+    [2, 'usage error, or an id that cannot be retried (uncertain, invalid, in progress, abandoned while uncertain): nothing changed'],
+    BUSY,
+    INTERNAL,
+  ],
+  cancel: [
+    [0, 'the job is cancelled: pending and deferred items are cancelled, and every live runner acknowledged (it sends nothing more)'],
+    USAGE,
+    [75, 'the job is cancelled, but a live runner did not acknowledge within --wait (the journal refuses its new submissions; a request it had already recorded may still leave); or the journal stayed busy: run it again'],
     INTERNAL,
   ],
   journal: [

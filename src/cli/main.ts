@@ -1,12 +1,9 @@
 // The gbatch command line: dispatches to one module per command, loaded on demand.
 import { printable } from '../core/printable.js';
+import { knownErrorExit } from '../api/error-exit.js';
 
 // bin/gbatch.js prints an internal error's stack through it (the stack's message may quote outside text).
 export { printableBlock } from '../core/printable.js';
-import { ConfigError } from '../core/config-error.js';
-import { JournalBusyError, LockLostError } from '../journal/sqlite/lock.js';
-import { journalStorageFailure, journalStorageLine } from '../journal/sqlite/storage-failure.js';
-import { UsageError } from './options.js';
 
 export type CommandRunner = (argv: string[]) => Promise<number>;
 
@@ -16,7 +13,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
   status: { summary: 'counts per state, spend vs budget, what needs attention', load: () => import('./commands/status.js') },
   report: { summary: 'estimate vs actual per row, per model and resolution, and in total', load: () => import('./commands/report.js') },
   resolve: { summary: "the operator's decision for an uncertain item (or all of them)", load: () => import('./commands/resolve.js') },
-  retry: { summary: 'send failed or rejected items again, as new attempts', load: () => import('./commands/retry.js') },
+  retry: { summary: 'send failed, rejected or cancelled items again, as new attempts', load: () => import('./commands/retry.js') },
+  cancel: { summary: 'stop a job for good: nothing more is sent; pending and deferred items are cancelled', load: () => import('./commands/cancel.js') },
   journal: { summary: 'journal upkeep: `journal migrate` creates or upgrades the schema', load: () => import('./commands/journal.js') },
   sim: { summary: 'serve the embedded gateway simulator', load: () => import('./commands/sim.js') },
   demo: { summary: 'run the demo job against an embedded simulator (npm start)', load: () => import('./commands/demo.js') },
@@ -55,23 +53,9 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await module.run(rest);
   } catch (err) {
-    // Every command's usage and configuration errors end the same way: one line, exit 2, nothing sent.
-    // A journal written by a newer gbatch is this installation's configuration to fix (upgrade).
-    if (err instanceof UsageError || err instanceof ConfigError || err instanceof JournalBusyError || (err instanceof Error && (err as Error & { code?: string }).code === 'GBATCH_SCHEMA_NEWER')) {
-      process.stderr.write(`gbatch ${name}: ${printable(err.message)}\n`);
-      return 2;
-    }
-    // The journal's disk is full or failing: the machine's doing, not a bug; come back later (75).
-    const storage = journalStorageFailure(err);
-    if (storage) {
-      process.stderr.write(`gbatch ${name}: ${journalStorageLine(storage)}\n`);
-      return 75;
-    }
-    // Another runner owns the journal now: this one stopped without writing; come back later (75).
-    if (err instanceof LockLostError) {
-      process.stderr.write(`gbatch ${name}: ${err.message}\n`);
-      return 75;
-    }
-    throw err;
+    const known = knownErrorExit(err);
+    if (!known) throw err;
+    process.stderr.write(`gbatch ${name}: ${known.line}\n`);
+    return known.exitCode;
   }
 }

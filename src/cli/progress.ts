@@ -2,7 +2,7 @@
 import type { Progress } from '../pipeline/context.js';
 import { usd } from '../report/table.js';
 
-const ORDER = ['pending', 'submitting', 'submitted', 'running', 'succeeded', 'downloaded', 'deferred', 'uncertain', 'failed', 'rejected', 'invalid'] as const;
+const ORDER = ['pending', 'submitting', 'submitted', 'running', 'succeeded', 'downloaded', 'deferred', 'uncertain', 'failed', 'rejected', 'invalid', 'cancelled'] as const;
 
 export function progressLine(p: Progress, now: number): string {
   const total = Object.values(p.counts).reduce((a, b) => a + b, 0);

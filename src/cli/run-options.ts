@@ -17,7 +17,7 @@ export const RUN_OPTIONS = {
   json: { type: 'boolean', help: 'one JSON summary object on stdout at the end (progress goes to stderr)' },
   'base-url': { type: 'string', help: 'gateway base URL, e.g. http://127.0.0.1:8080/v1 (default: $GATEWAY_BASE_URL)' },
   'skip-invalid': { type: 'boolean', help: 'record invalid rows as `invalid` and go on, instead of refusing the manifest' },
-  deadline: { type: 'duration', help: 'at this time (06:30, ISO) or after this long (45m; 0m = now) send nothing new, cut what is in flight after --deadline-grace, exit 75 (4 if a cut left rows uncertain)' },
+  deadline: { type: 'duration', help: "at this time today (06:30; 06:30+1d for tomorrow's; one already past is refused), at an ISO instant, or after this long (45m; 0m = now) send nothing new, cut what is in flight after --deadline-grace, exit 75 (4 if a cut left rows uncertain); the resolved instant is printed at start" },
   'deadline-grace': { type: 'number', min: 0, max: 3600, help: 'seconds requests in flight may still take after --deadline (or once the gateway is unreachable) before they are cut (default: 10)' },
   rpm: { type: 'number', integer: true, min: 1, help: 'cap on submissions and chat calls per minute' },
   'poll-concurrency': { type: 'number', integer: true, min: 1, max: 10_000, help: 'polls in flight at once (default: 64)' },
@@ -29,6 +29,8 @@ export const RUN_OPTIONS = {
   'max-response-bytes': { type: 'number', integer: true, min: 1024, help: 'largest answer read into memory (chat/responses body, poll, error); a larger chat/responses answer fails its row, booked at its reservation (default: 67108864, 64 MiB)' },
   notify: { type: 'string', multiple: true, help: 'POST a JSON summary to this http(s) URL when the run ends (repeatable; Slack-style webhooks accepted); retried, bounded, never changes the exit code; printed only as scheme://host/…' },
   'notify-at': { type: 'string', help: 'also notify when the committed spend (settled + reserved) crosses these percentages of the budget during the run, e.g. 50,80,100' },
+  'if-running': { type: 'string', choices: ['wait', 'skip', 'fail'], help: "when the job's runner is still alive (last night's run): fail (exit 73, the default), skip (exit 5) or wait for it (bounded by --if-running-timeout and --deadline; then exit 73). On a PostgreSQL journal a run joins the job's runners unless this is given" },
+  'if-running-timeout': { type: 'number', min: 0, help: 'seconds --if-running wait waits at most (default: 3600)' },
   quiet: { type: 'boolean', help: 'no progress lines on stderr' },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } as const satisfies OptionTable;

@@ -16,6 +16,8 @@ export interface RequeueCandidate {
 export interface RequeueRequest {
   failed: boolean;
   rejected: boolean;
+  /** Rows cancelled by `gbatch cancel` (the operator's way back; it lifts the job's cancellation too). */
+  cancelled?: boolean;
   /** Ids the operator named, in the order given. */
   ids: readonly string[];
 }
@@ -43,8 +45,8 @@ export function planRequeue(
   bulk: Iterable<RequeueCandidate>,
   context: RequeueContext,
 ): RequeuePlan {
-  if (!request.failed && !request.rejected && request.ids.length === 0) {
-    return { ok: false, refusal: 'Expected --failed, --rejected or item ids: which rows to send again' };
+  if (!request.failed && !request.rejected && !request.cancelled && request.ids.length === 0) {
+    return { ok: false, refusal: 'Expected --failed, --rejected, --cancelled or item ids: which rows to send again' };
   }
   const refusals: string[] = [];
   for (const id of request.ids) {
@@ -59,7 +61,8 @@ export function planRequeue(
   const leftOut: string[] = [];
   const seen = new Set<string>();
   for (const row of bulk) {
-    const wanted = (row.state === 'failed' && request.failed) || (row.state === 'rejected' && request.rejected);
+    const wanted = (row.state === 'failed' && request.failed) || (row.state === 'rejected' && request.rejected)
+      || (row.state === 'cancelled' && request.cancelled === true);
     if (!wanted || seen.has(row.id)) continue;
     seen.add(row.id);
     if (row.abandonedWhileUncertain) leftOut.push(row.id);
@@ -83,6 +86,7 @@ function refusalFor(id: string, row: RequeueCandidate | undefined, { journalArg,
   switch (row.state) {
     case 'failed':
     case 'rejected':
+    case 'cancelled':
       return undefined;
     case 'uncertain':
       return `item ${shown} is uncertain: its request may have reached the gateway; decide with`

@@ -13,18 +13,19 @@ export type ItemState =
   | 'rejected'    // the gateway refused the request (4xx)
   | 'invalid'     // never sent: the manifest row is invalid
   | 'uncertain'   // the submission's outcome is unknown: waits for `gbatch resolve`
-  | 'deferred';   // held back by --budget or the gateway's 402
+  | 'deferred'    // held back by --budget or the gateway's 402
+  | 'cancelled';  // never sent: the operator cancelled the job (`gbatch cancel`)
 
 export const ITEM_STATES: readonly ItemState[] = [
   'pending', 'submitting', 'submitted', 'running', 'succeeded', 'downloaded',
-  'failed', 'rejected', 'invalid', 'uncertain', 'deferred',
+  'failed', 'rejected', 'invalid', 'uncertain', 'deferred', 'cancelled',
 ];
 
 /**
  * States no run moves out of by itself (only the operator's `requeue` does). `uncertain` and `deferred`
  * wait for an operator or a later run.
  */
-export const TERMINAL: ReadonlySet<ItemState> = new Set(['downloaded', 'failed', 'rejected', 'invalid']);
+export const TERMINAL: ReadonlySet<ItemState> = new Set(['downloaded', 'failed', 'rejected', 'invalid', 'cancelled']);
 
 /** States in which a video task exists upstream and must be polled. */
 export const IN_FLIGHT: ReadonlySet<ItemState> = new Set(['submitted', 'running']);
@@ -46,7 +47,8 @@ export type ItemEvent =
   | 'resubmit'          // uncertain -> pending: operator (or opt-in auto policy) chose to send again
   | 'abandon'           // uncertain|deferred|pending -> failed: operator gave up on it
   | 'release'           // deferred -> pending: a later run may send it
-  | 'requeue';          // failed|rejected -> pending: the operator chose to send it again (`gbatch retry`)
+  | 'requeue'           // failed|rejected|cancelled -> pending: the operator chose to send it again (`gbatch retry`)
+  | 'cancel';           // pending|deferred -> cancelled: the job was cancelled (`gbatch cancel`); never sent
 
 const TABLE: Record<ItemEvent, Partial<Record<ItemState, ItemState>>> = {
   submit: { pending: 'submitting' },
@@ -65,7 +67,8 @@ const TABLE: Record<ItemEvent, Partial<Record<ItemState, ItemState>>> = {
   resubmit: { uncertain: 'pending' },
   abandon: { uncertain: 'failed', deferred: 'failed', pending: 'failed' },
   release: { deferred: 'pending' },
-  requeue: { failed: 'pending', rejected: 'pending' },
+  requeue: { failed: 'pending', rejected: 'pending', cancelled: 'pending' },
+  cancel: { pending: 'cancelled', deferred: 'cancelled' },
 };
 
 /** Every event, taken from the table itself so the list cannot drift from it. */

@@ -44,3 +44,12 @@ export class BudgetExceededError extends Error {
 
 /** One applied change: the states it moved between, and when. */
 export interface Move { from: ItemState; to: ItemState; at: number }
+
+/** A `submit` on a job the operator cancelled (`gbatch cancel`): the row's request must not leave. */
+export class JobCancelledError extends Error {
+  readonly code = 'GBATCH_JOB_CANCELLED';
+  constructor(readonly itemId: string) {
+    super(`item '${itemId}': the job was cancelled (gbatch cancel): nothing more is sent`);
+    this.name = 'JobCancelledError';
+  }
+}

@@ -2,8 +2,8 @@ export { Journal, StaleTransitionError, type Change, type JobRecord, type Journa
 export { conflictProblem, judgeAgainstPrior, type IngestEntry, type IngestSummary, type IngestConflict, type PriorJudgement } from './ingest-rules.js';
 export { IngestSession } from './sqlite/ingest-session.js';
 export type { EventLogRecord, JournalStore, JournalAdapter, IngestWriter, RunnerMembership, RunnerView, JobInput, PriorRow, ManifestPrint, ManifestRecord, ReportSums, SumRow } from './store.js';
-export { BudgetExceededError, type Move } from './change.js';
-export type { Coordination, ItemFilter, Takeover } from './store.js';
+export { BudgetExceededError, JobCancelledError, type Move } from './change.js';
+export type { Coordination, ItemFilter, JobCancel, Takeover } from './store.js';
 export { CommitQueue } from './commit-queue.js';
 export { JournalBusyError, LockLostError, HEARTBEAT_MS, STALE_AFTER_MS, staleAfterMs, type LockTakeover } from './sqlite/lock.js';
 export { judgeRunner, describeAge, type RunnerLiveness, type RunnerRecord } from './runner-liveness.js';

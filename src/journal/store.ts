@@ -78,6 +78,15 @@ export interface RunnerView {
   /** Rows it holds (submitting, or tasks it polls and downloads). */
   rows: number;
   liveness: RunnerLiveness;
+  /** When it acknowledged the job's cancellation (it sends nothing more from then on); null: not yet. */
+  cancelSeenAt?: number | null;
+}
+
+/** The job's cancellation by the operator (`gbatch cancel`): no row of the job is sent until it is lifted. */
+export interface JobCancel {
+  /** When it was cancelled, on the journal's clock (the database's, for PostgreSQL). */
+  at: number;
+  reason: string;
 }
 
 export interface RunnerTakeover { pid: number; host: string; heartbeatAt: number }
@@ -106,6 +115,8 @@ export interface RunnerMembership {
   othersWork(): Promise<{ held: number; claimable: number }>;
   /** When this runner's standing was last confirmed, on the local clock (performance.now ms); it may send only while fresh. */
   confirmedAt(): number;
+  /** Records that this runner saw the job's cancellation and sends nothing more (`gbatch cancel` waits for it). */
+  acknowledgeCancel(): Promise<void>;
 }
 
 /**
@@ -144,6 +155,13 @@ export interface JournalStore {
 
   getJob(): Promise<JobRecord | undefined>;
   saveJob(job: JobInput): Promise<void>;
+  /** The job's cancellation, undefined while it is not cancelled: one cheap read, which a live runner repeats. */
+  jobCancel(): Promise<JobCancel | undefined>;
+  /**
+   * Cancels the job (`reason` given; a job already cancelled keeps its first time) or lifts its
+   * cancellation (undefined). While it is cancelled the journal refuses every `submit` (JobCancelledError).
+   */
+  setJobCancel(reason: string | undefined): Promise<JobCancel | undefined>;
 
   get(id: string): Promise<Item | undefined>;
   counts(): Promise<Record<ItemState, number>>;

@@ -2,13 +2,15 @@
 // `gbatch run`, and the `meaning` of its notifications and of the library's result.
 import type { RunResult } from './runner.js';
 
-export type RunOutcome = Pick<RunResult, 'exitCode' | 'stopReason' | 'ingest' | 'outputFailure'>;
+export type RunOutcome = Pick<RunResult, 'exitCode' | 'stopReason' | 'ingest' | 'outputFailure' | 'counts'>;
 
 export function exitMeaning(result: RunOutcome): string {
   switch (result.exitCode) {
     case 0: return result.stopReason === 'ingested'
       ? `Ingested: ${result.ingest?.inserted ?? 0} new row(s) in the journal; nothing was sent.`
-      : 'Done: every item is finished.';
+      : result.counts.cancelled > 0
+        ? `Done: the job is cancelled (gbatch cancel); ${result.counts.cancelled} item(s) cancelled, never sent; everything sent before it is finished.`
+        : 'Done: every item is finished.';
     case 1: return 'Finished, but some items failed or were rejected (see `gbatch status`).';
     case 2: if (result.stopReason === 'journal-lost') return 'Stopped: the journal file was deleted or replaced during the run (see above); nothing more was sent.';
       if (result.outputFailure) return outputAdvice(result);

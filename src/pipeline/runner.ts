@@ -10,6 +10,8 @@ import { preflightRun } from '../io/preflight.js';
 import { CommitQueue, HEARTBEAT_MS, LockLostError, staleAfterMs, type Item, type JournalStore, type LockTakeover } from '../journal/index.js';
 import { accountId } from '../gateway/account-id.js';
 import { JobPeers } from './job-peers.js';
+import { CancelWatch } from './cancel-watch.js';
+import { acquireRunner, type OverlapPolicy } from './overlap.js';
 import { isDatabaseUrl, openStore } from '../journal/open-store.js';
 import { SqliteJournalStore } from '../journal/sqlite/sqlite-store.js';
 import { budgetInForce } from '../core/job-budget.js';
@@ -63,6 +65,8 @@ export interface RunConfig {
   maxResponseBytes?: number;
   /** Ingest the manifests into the journal and stop: nothing is sent. */
   ingestOnly?: boolean;
+  /** `--if-running`: what to do when the job's runner is alive (default: fail on SQLite, join on PostgreSQL). */
+  ifRunning?: OverlapPolicy;
 }
 
 export interface RunResult {
@@ -123,7 +127,8 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     return result;
   };
   try {
-    const takeover = await journal.membership.acquire();
+    const takeover = await acquireRunner(journal.membership, journal.adapter, config.ifRunning ?? { policy: undefined, timeoutMs: 0 }, clock, where,
+      (line) => events.emit('log', line));
     runId = await journal.recordRunStart();
     if (takeover) events.emit('log', `taking over the journal from runner pid ${takeover.pid} (${takeover.host}), which is gone`);
     let beating = false;
@@ -257,6 +262,8 @@ async function drive(
     balanceRanOut: () => submitter.balanceRanOutElsewhere(),
   }, peerBeatMs());
   cleanups.push(() => peers.stop());
+  const cancels = new CancelWatch(ctx, (cancel) => submitter.jobCancelled(cancel));
+  cleanups.push(() => cancels.stop());
 
   try {
     // Only the rows this runner holds: other runners of the job poll and download their own.
@@ -269,6 +276,9 @@ async function drive(
     }
     if ((await journal.counts()).succeeded > 0) results.markDirty();
     peers.start();
+    // A job cancelled before this run sends nothing; one cancelled during it stops sending within a check.
+    await cancels.check();
+    cancels.start();
 
     if (config.settings.noWait) {
       await submitter.run();

@@ -6,7 +6,8 @@ import { backoffDelay, DEFAULT_BACKOFF } from '../core/retry.js';
 import { snapshotPrice } from '../core/settlement.js';
 import type { SendOutcome } from '../gateway/client.js';
 import { GatewayTransportError } from '../gateway/errors.js';
-import { BudgetExceededError, staleAfterMs, type Item } from '../journal/index.js';
+import { BudgetExceededError, JobCancelledError, staleAfterMs, type Item, type JobCancel } from '../journal/index.js';
+import { cancelledError, cancelLine } from './cancel-watch.js';
 import { changedElsewhere } from './changed-elsewhere.js';
 import { log, type RunContext } from './context.js';
 import { planOutcome, type FollowUp, type OutcomePlan } from './outcome.js';
@@ -23,7 +24,7 @@ export interface SubmitterHooks {
   beforeSubmit?(): void;
 }
 
-export type SubmitStopReason = 'balance' | 'budget' | 'auth' | undefined;
+export type SubmitStopReason = 'balance' | 'budget' | 'auth' | 'cancelled' | undefined;
 
 const PAGE = 256;
 
@@ -41,6 +42,8 @@ export class Submitter {
   private readonly pacer: { acquire(signal?: AbortSignal): Promise<void> } | undefined;
   /** A request leaves only while this runner's standing was confirmed this recently: half a lease. */
   private readonly freshForMs = staleAfterMs() / 2;
+  /** The job's cancellation, once this runner saw it (the journal, or its refusal of an intent). */
+  private cancel: JobCancel | undefined;
 
   constructor(private readonly ctx: RunContext, private readonly hooks: SubmitterHooks) {
     this.stopped = abortPromise(ctx.submitStop.signal);
@@ -135,6 +138,11 @@ export class Submitter {
         }, item, { urgent: true });
       } catch (err) {
         ctx.budget.release(reservation.usd); // never sent: its reservation goes back
+        if (err instanceof JobCancelledError) {
+          // Cancelled before this intent was written: the row never leaves; it is cancelled with the rest.
+          this.jobCancelled(await ctx.journal.jobCancel().catch(() => undefined) ?? { at: ctx.clock.now(), reason: '' });
+          return;
+        }
         if (err instanceof BudgetExceededError) {
           // Another runner of the job reserved the headroom first: the row waits for a later run.
           this.overBudget.push({ item, reason: `does not fit: ${err.message}` });
@@ -242,6 +250,15 @@ export class Submitter {
     });
   }
 
+  /** The operator cancelled the job (`gbatch cancel`): nothing more leaves; pending rows are cancelled when the lane ends. */
+  jobCancelled(cancel: JobCancel): void {
+    if (this.cancel) return;
+    this.cancel = cancel;
+    if (this.stopReason !== 'auth') this.stopReason = 'cancelled';
+    log(this.ctx, cancelLine(cancel));
+    this.ctx.submitStop.abort('cancelled');
+  }
+
   /** Another runner of the job saw the gateway's 402: this one stops submitting too. */
   balanceRanOutElsewhere(): void {
     if (this.stopReason === 'balance' || this.stopReason === 'auth') return;
@@ -250,9 +267,37 @@ export class Submitter {
     this.ctx.submitStop.abort('balance');
   }
 
+  /** On a cancelled job, the rows held back, every deferred row and every pending row (back from a retry, or new) become cancelled. */
+  private async cancelLeftovers(cancel: JobCancel): Promise<void> {
+    const { ctx } = this;
+    const change = (item: Item) => ({
+      id: item.id, event: 'cancel' as const, patch: { reservedUsd: 0, lastError: cancelledError(cancel) }, detail: { by: 'runner', reason: cancel.reason }, expect: item.state,
+    });
+    const seen = new Set<string>();
+    const writes: Array<Promise<Item>> = [];
+    const cancelOne = (item: Item): void => {
+      if (seen.has(item.id)) return;
+      seen.add(item.id);
+      writes.push(ctx.commits.write(change(item)));
+    };
+    for (const { item } of this.overBudget.splice(0)) cancelOne(item);
+    // Deferred by this run before it saw the cancellation (after the command had cancelled the rest).
+    for (const item of await ctx.journal.list(['deferred'])) cancelOne(item);
+    for (let after = 0; ;) {
+      const page = await ctx.journal.claimPending(PAGE, after);
+      if (page.length === 0) break;
+      after = page[page.length - 1]!.seq;
+      for (const item of page) cancelOne(item);
+    }
+    await Promise.all(writes.map((write) => write.catch((err: unknown) => {
+      if (!changedElsewhere(ctx, err)) throw err;
+    })));
+  }
+
   /** Rows the budget or the balance held back become `deferred`: a later run sends them. */
   private async deferLeftovers(): Promise<void> {
     const { ctx } = this;
+    if (this.cancel) return this.cancelLeftovers(this.cancel);
     const held = this.overBudget.splice(0); // a later pass of the same run must not defer them again
     const writes = held.map(({ item, reason }) => ctx.commits.write({
       id: item.id, event: 'defer', patch: { lastError: { message: `deferred by --budget: ${reason}` } }, detail: { reason: 'budget' }, expect: item.state,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDeadline } from '../../src/cli/deadline.js';
+import { describeDeadline, parseDeadline } from '../../src/cli/deadline.js';
 import { UsageError } from '../../src/cli/options.js';
 
 // Local time, as the operator's "06:30" means.
@@ -32,18 +32,45 @@ describe('parseDeadline', () => {
     expect(parseDeadline('6:05', at(5, 0))).toBe(at(6, 5).getTime());
   });
 
-  it('a time of day already passed (or now) is tomorrow', () => {
-    expect(parseDeadline('06:30', at(7, 0))).toBe(at(6, 30, 16).getTime());
-    expect(parseDeadline('06:30', at(6, 30))).toBe(at(6, 30, 16).getTime());
-    expect(parseDeadline('00:00', at(23, 59))).toBe(at(0, 0, 16).getTime());
+  it('a time of day already passed (or now) is refused in one line that suggests +1d, never silently tomorrow', () => {
+    for (const [text, now] of [['06:30', at(7, 0)], ['06:30', at(6, 30)], ['00:00', at(23, 59)], ['17:00', at(17, 59)]] as const) {
+      let thrown: unknown;
+      try {
+        parseDeadline(text, now);
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown, text).toBeInstanceOf(UsageError);
+      expect((thrown as Error).message).toBe(`\`--deadline ${text}\` is already past (it is ${String(now.getHours()).padStart(2, '0')}:${String(now.getMinutes()).padStart(2, '0')} now): for tomorrow's, say \`--deadline ${text}+1d\``);
+    }
   });
 
-  it('an ISO instant is taken as is', () => {
-    expect(parseDeadline('2026-01-15T12:00:00Z', NOW)).toBe(Date.UTC(2026, 0, 15, 12));
-    expect(parseDeadline('2026-01-15T12:00:00+02:00', NOW)).toBe(Date.UTC(2026, 0, 15, 10));
+  it('+1d (or +Nd) is that time of day N days from today', () => {
+    expect(parseDeadline('17:00+1d', at(17, 59))).toBe(at(17, 0, 16).getTime());
+    expect(parseDeadline('06:30+1d', at(5, 0))).toBe(at(6, 30, 16).getTime());
+    expect(parseDeadline('06:30+2d', at(22, 0))).toBe(at(6, 30, 17).getTime());
   });
 
-  it.each(['', 'soon', '10x', '1h30', 'h', '-5m', '25:00', '12:60', '6:5', '2026-13-45T00:00:00Z', '5 m', 'tomorrow 06:30'])(
+  it('an ISO instant is taken as is; one already past is refused', () => {
+    const now = new Date(Date.UTC(2026, 0, 15, 9));
+    expect(parseDeadline('2026-01-15T12:00:00Z', now)).toBe(Date.UTC(2026, 0, 15, 12));
+    expect(parseDeadline('2026-01-15T12:00:00+02:00', now)).toBe(Date.UTC(2026, 0, 15, 10));
+    expect(() => parseDeadline('2026-01-15T08:00:00Z', now)).toThrow(/^`--deadline 2026-01-15T08:00:00Z` is already past \(now is 2026-01-15T09:00:00.000Z\)$/);
+  });
+
+  it('describes the resolved instant in local time with its offset, how far off, and in UTC', () => {
+    const deadline = at(17, 0).getTime();
+    const local = new Date(deadline);
+    const offset = -local.getTimezoneOffset();
+    const zone = `${offset < 0 ? '-' : '+'}${String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0')}:${String(Math.abs(offset) % 60).padStart(2, '0')}`;
+    const utc = new Date(deadline).toISOString().replace('.000Z', 'Z');
+    expect(describeDeadline(deadline, at(13, 58).getTime())).toBe(`deadline: 2026-01-15 17:00 ${zone} (in 3h02m; ${utc})`);
+    expect(describeDeadline(deadline, deadline - 45_000)).toBe(`deadline: 2026-01-15 17:00 ${zone} (in 45s; ${utc})`);
+    expect(describeDeadline(deadline, deadline - 26 * 3_600_000)).toBe(`deadline: 2026-01-15 17:00 ${zone} (in 1d2h00m; ${utc})`);
+    expect(describeDeadline(deadline, deadline)).toBe(`deadline: 2026-01-15 17:00 ${zone} (now: nothing new is sent; ${utc})`);
+  });
+
+  it.each(['', 'soon', '10x', '1h30', 'h', '-5m', '25:00', '12:60', '6:5', '2026-13-45T00:00:00Z', '5 m', 'tomorrow 06:30', '06:30+d', '06:30+1h'])(
     'garbage %j is a UsageError naming the flag and the value',
     (text) => {
       let thrown: unknown;

@@ -29,7 +29,7 @@ describe('planRequeue: which rows retry sends again', () => {
 
   it('with neither flag nor ids, it is refused as usage', () => {
     const plan = planRequeue({ failed: false, rejected: false, ids: [] }, named(), bulk, context);
-    expect(plan).toEqual({ ok: false, refusal: expect.stringMatching(/^Expected --failed, --rejected or item ids/) });
+    expect(plan).toEqual({ ok: false, refusal: expect.stringMatching(/^Expected --failed, --rejected, --cancelled or item ids/) });
   });
 
   it.each<[ItemState, RegExp]>([

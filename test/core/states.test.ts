@@ -7,7 +7,7 @@ import {
 // The legal moves, written out from the runner contract independently of src/core/states.ts:
 // for each state, the events it accepts and where they lead. Every pair not listed must throw.
 const EXPECTED: Record<ItemState, Partial<Record<ItemEvent, ItemState>>> = {
-  pending: { submit: 'submitting', defer: 'deferred', abandon: 'failed' },
+  pending: { submit: 'submitting', defer: 'deferred', abandon: 'failed', cancel: 'cancelled' },
   submitting: {
     accept: 'submitted', complete: 'succeeded', retry: 'pending', reject: 'rejected', defer: 'deferred', lose: 'uncertain',
     oversize: 'failed',
@@ -20,12 +20,13 @@ const EXPECTED: Record<ItemState, Partial<Record<ItemEvent, ItemState>>> = {
   rejected: { requeue: 'pending' },
   invalid: {},
   uncertain: { attach: 'submitted', resubmit: 'pending', abandon: 'failed' },
-  deferred: { release: 'pending', abandon: 'failed' },
+  deferred: { release: 'pending', abandon: 'failed', cancel: 'cancelled' },
+  cancelled: { requeue: 'pending' },
 };
 
 const EVENTS: ItemEvent[] = [
   'submit', 'accept', 'complete', 'retry', 'reject', 'defer', 'lose', 'progress', 'finish', 'fail',
-  'store', 'attach', 'resubmit', 'abandon', 'release', 'requeue', 'oversize',
+  'store', 'attach', 'resubmit', 'abandon', 'release', 'requeue', 'oversize', 'cancel',
 ];
 
 const pairs = ITEM_STATES.flatMap((state) =>
@@ -35,7 +36,7 @@ describe('transition table', () => {
   it('knows exactly the states and events this test covers', () => {
     expect([...ITEM_STATES].sort()).toEqual(Object.keys(EXPECTED).sort());
     expect([...ITEM_EVENTS].sort()).toEqual([...EVENTS].sort());
-    expect(pairs).toHaveLength(11 * 17);
+    expect(pairs).toHaveLength(12 * 18);
   });
 
   it.each(pairs)('$state --$event--> $next', ({ state, event, next }) => {
@@ -65,15 +66,15 @@ describe('transition table', () => {
 });
 
 describe('terminal states', () => {
-  it('are downloaded, failed, rejected and invalid', () => {
-    expect([...TERMINAL].sort()).toEqual(['downloaded', 'failed', 'invalid', 'rejected']);
+  it('are downloaded, failed, rejected, invalid and cancelled', () => {
+    expect([...TERMINAL].sort()).toEqual(['cancelled', 'downloaded', 'failed', 'invalid', 'rejected']);
     for (const state of ITEM_STATES) expect(isTerminal(state), state).toBe(TERMINAL.has(state));
   });
 
-  it("accept no event but the operator's requeue, which only failed and rejected rows take", () => {
+  it("accept no event but the operator's requeue, which only failed, rejected and cancelled rows take", () => {
     for (const state of TERMINAL) {
       for (const event of EVENTS) {
-        const requeued = event === 'requeue' && (state === 'failed' || state === 'rejected');
+        const requeued = event === 'requeue' && (state === 'failed' || state === 'rejected' || state === 'cancelled');
         expect(canTransition(state, event), `${state} ${event}`).toBe(requeued);
       }
     }

@@ -36,7 +36,7 @@ test('a second run on a live journal exits 2; after SIGKILL of the first, a new 
     const postsBefore = sim.ledger.requests.filter((r) => r.method === 'POST').length;
 
     const second = await gbatch(runArgs(campaign.jobFile, dir), gateway);
-    expect(second.code, describeEnd('second run', second)).toBe(2);
+    expect(second.code, describeEnd('second run', second)).toBe(73);
     expect(second.stderr).toMatch(new RegExp(`another gbatch run \\(pid ${live.process.pid} on [^)]+\\) is using this journal`));
     expect(live.running, 'the first runner is untouched').toBe(true);
     expect(sim.ledger.requests.filter((r) => r.method === 'POST')).toHaveLength(postsBefore);

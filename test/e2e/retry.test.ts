@@ -102,7 +102,7 @@ test.skipIf(!BUILT)('retry never sends an uncertain row, nor one abandoned while
   try {
     live.lock.acquire(ws.state);
     const busy = await retry('--failed');
-    expect(busy.code).toBe(2);
+    expect(busy.code).toBe(73);
     expect(busy.stderr).toMatch(new RegExp(`^gbatch retry: .*another gbatch run \\(pid ${process.pid} .*wait for it to finish or stop it`));
   } finally {
     live.lock.release();

@@ -64,7 +64,7 @@ test.skipIf(!BUILT)('a runner stopped past the stale threshold is alive on this 
   const { ws, sim, env, args, first } = await stoppedRunner();
   try {
     const second = await runCli(args, { env });
-    expect(second.code, second.stderr).toBe(2);
+    expect(second.code, second.stderr).toBe(73);
     expect(second.stderr).toContain(`another gbatch run (pid ${first.child.pid} on ${hostname()}) is using this journal`);
     expect(posts(sim.ledger)).toBe(2);
 

@@ -99,7 +99,7 @@ test.skipIf(!BUILT)('a second run on a journal in use refuses with a clear messa
   const first = startCli(args, { env });
   await until(() => posts(sim.ledger) === 1);
   const second = await runCli(args, { env });
-  expect(second.code).toBe(2);
+  expect(second.code).toBe(73);
   expect(second.stderr).toMatch(new RegExp(`another gbatch run \\(pid ${first.child.pid} on .+\\) is using this journal`));
   const status = stdoutJson(await runCli(['status', '--state', ws.state, '--json']));
   expect(status.runner.pid).toBe(first.child.pid);

@@ -67,7 +67,8 @@ describe('wide item values out of line (schema 7)', () => {
     const request = (db.prepare('SELECT request FROM item_requests').get() as { request: string }).request;
     db.exec(`DROP TRIGGER items_inline_request; DROP TRIGGER items_inline_response; DROP TRIGGER items_inline_price;
       DROP TRIGGER items_inline_output; DROP TRIGGER items_deleted_answer; DROP TABLE item_requests; DROP TABLE item_answers;
-      DROP TABLE item_texts; ALTER TABLE items DROP COLUMN price_ref; ALTER TABLE items DROP COLUMN output_ref;`);
+      DROP TABLE item_texts; ALTER TABLE items DROP COLUMN price_ref; ALTER TABLE items DROP COLUMN output_ref;
+      ALTER TABLE job DROP COLUMN cancelled_at; ALTER TABLE job DROP COLUMN cancel_reason; ALTER TABLE runner_lock DROP COLUMN cancel_seen_at;`);
     db.prepare(`UPDATE items SET state = 'downloaded', request = ?, response = '{"old":1}', price_snapshot = '{"p":1}', output_path = '/old'`).run(request);
     db.pragma('user_version = 6');
     db.close();

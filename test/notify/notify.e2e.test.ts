@@ -91,7 +91,7 @@ test.skipIf(!BUILT)('a --notify that is not http(s) is refused before anything i
   expect(posts(sim.ledger)).toBe(0);
 });
 
-test('a run refused because another runner holds the journal still notifies (exit 2, the reason); the saved options show the webhook only as scheme://host/…', async () => {
+test('a run refused because another runner holds the journal still notifies (exit 73, the reason); the saved options show the webhook only as scheme://host/…', async () => {
   const ws = workspace();
   const sim = await startSim({ taskSeconds: 30 });
   const hook = await startHook([]);
@@ -104,7 +104,7 @@ test('a run refused because another runner holds the journal still notifies (exi
   const second = await runJob({ ...base, options: { state: ws.state, out: ws.out, notify: [hook.url] } }).then(() => 'finished', (err: Error) => err.name);
   expect(second).toBe('JournalBusyError');
   expect(hook.received).toHaveLength(1);
-  expect(hook.received[0]!.body).toMatchObject({ event: 'run-ended', exit_code: 2, meaning: expect.stringMatching(/^Refused: .*nothing was sent\.$/) });
+  expect(hook.received[0]!.body).toMatchObject({ event: 'run-ended', exit_code: 73, meaning: expect.stringMatching(/^Refused: .*nothing was sent\.$/) });
   stop.abort('SIGTERM');
   force.abort('SIGTERM');
   expect((await first).exitCode).toBe(75);

@@ -24,6 +24,7 @@ function planJson(plan: PlanResult): Record<string, unknown> {
     journal: plan.journal ? {
       state: plan.journal.location, spent_usd: plan.journal.spentUsd, reserved_usd: plan.journal.reservedUsd,
       remaining_rows: plan.journal.remainingRows, remaining_estimated_usd: plan.journal.remainingEstimatedUsd, remaining_max_usd: plan.journal.remainingMaxUsd,
+      cancelled: plan.journal.cancelled ? { at: new Date(plan.journal.cancelled.at).toISOString(), reason: plan.journal.cancelled.reason } : null,
     } : null,
     by_model: plan.byModel.map((g) => ({ model: g.model, resolution: g.resolution, rows: g.rows, estimated_usd: g.estimatedUsd, max_usd: g.maxUsd })),
   };
@@ -52,6 +53,11 @@ function printPlan(plan: PlanResult): void {
   if (journal) {
     out.push(`Journal ${printable(journal.location)}: spent ${usd(journal.spentUsd)}, reserved ${usd(journal.reservedUsd)}; `
       + `${journal.remainingRows} row(s) still to send: estimate ${usd(journal.remainingEstimatedUsd)}, can bill up to ${usd(journal.remainingMaxUsd)}`);
+  }
+  const cancel = plan.journal?.cancelled;
+  if (cancel) {
+    out.push(`The job was cancelled ${new Date(cancel.at).toISOString()}${cancel.reason ? ` (${printable(cancel.reason)})` : ''}: \`run\` sends nothing `
+      + 'until `gbatch retry --cancelled` lifts it.');
   }
   if (plan.budgetUsd !== null) {
     const basis = plan.budgetMayOverrun ? 'judged on the expected estimate: --budget-may-overrun' : 'judged on what the gateway can bill';

@@ -2,7 +2,7 @@
 import { planRequeue, type RequeueCandidate, type RequeuePlan } from '../../core/requeue.js';
 import { quoteArg } from '../../core/shell-text.js';
 import type { ItemState } from '../../core/states.js';
-import type { JournalStore } from '../../journal/index.js';
+import type { JobCancel, JournalStore } from '../../journal/index.js';
 import { requeueChange } from '../../journal/requeue.js';
 import { commandJournalArg } from '../advice.js';
 import { openCommandJournal } from '../command-journal.js';
@@ -14,6 +14,7 @@ export const OPTIONS = {
   journal: { type: 'string', help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state' },
   failed: { type: 'boolean', help: 'every failed item (its task failed upstream, or it was abandoned before it was sent); not those abandoned while uncertain' },
   rejected: { type: 'boolean', help: 'every item the gateway refused (4xx)' },
+  cancelled: { type: 'boolean', help: 'every item `gbatch cancel` cancelled; lifts the job\'s cancellation, so runs send again' },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } as const satisfies OptionTable;
 
@@ -22,20 +23,20 @@ const SHOWN_IDS = 20;
 export async function run(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions(OPTIONS, argv);
   if (options.help) {
-    process.stdout.write(`${helpText('retry', '(<job> [--journal URL] | --state F) [--failed] [--rejected] [item-id ...]', OPTIONS, EXIT_CODES.retry)}\n`
+    process.stdout.write(`${helpText('retry', '(<job> [--journal URL] | --state F) [--failed] [--rejected] [--cancelled] [item-id ...]', OPTIONS, EXIT_CODES.retry)}\n`
       + '\nFailed and rejected items become pending again; the next `gbatch run` sends each as a new attempt.\n'
       + 'Uncertain items are decided with `gbatch resolve`, invalid ones by fixing the manifest.\n');
     return 0;
   }
-  if (!options.failed && !options.rejected && (options.state ? positionals.length : positionals.length - 1) < 1) {
-    throw new UsageError('Expected --failed, --rejected or item ids: which items to send again (see `gbatch retry --help`)');
+  if (!options.failed && !options.rejected && !options.cancelled && (options.state ? positionals.length : positionals.length - 1) < 1) {
+    throw new UsageError('Expected --failed, --rejected, --cancelled or item ids: which items to send again (see `gbatch retry --help`)');
   }
   const { store: journal, ids, arg } = await openCommandJournal(options, positionals, { readonly: false, withIds: true });
   try {
     // A live runner's lanes could not see these rows come back; holding its lock keeps one from starting meanwhile.
     await journal.membership.acquire();
     const context = { journalArg: commandJournalArg(arg, journal.adapter === 'postgres'), file: journal.location };
-    const request = { failed: options.failed, rejected: options.rejected, ids };
+    const request = { failed: options.failed, rejected: options.rejected, cancelled: options.cancelled, ids };
     const plan = await journal.decideAndApply(async (reader) => {
       const decided = planRequeue(request, await namedRows(reader, ids), await bulkRows(reader, request), context);
       const changes = [];
@@ -43,7 +44,10 @@ export async function run(argv: string[]): Promise<number> {
       return { changes, result: decided };
     });
     if (!plan.ok) throw new UsageError(plan.refusal);
+    // Cancelled rows sent again would be cancelled again by the next run: the job's cancellation goes with them.
+    const lifted = await liftCancel(journal, options.cancelled || plan.requeue.length > 0 && await anyCancelled(journal, ids));
     process.stdout.write(summary(plan));
+    if (lifted) process.stdout.write(`the job's cancellation (${new Date(lifted.at).toISOString()}) is lifted: runs send its items again\n`);
     return 0;
   } finally {
     await journal.membership.release();
@@ -63,8 +67,26 @@ async function namedRows(journal: Reader, ids: readonly string[]): Promise<Map<s
   return rows;
 }
 
-async function bulkRows(journal: Reader, request: { failed: boolean; rejected: boolean }): Promise<RequeueCandidate[]> {
-  const states: ItemState[] = [...(request.failed ? ['failed' as const] : []), ...(request.rejected ? ['rejected' as const] : [])];
+async function liftCancel(journal: JournalStore, wanted: boolean): Promise<JobCancel | undefined> {
+  if (!wanted) return undefined;
+  const cancel = await journal.jobCancel();
+  if (cancel) await journal.setJobCancel(undefined);
+  return cancel;
+}
+
+/** Whether a named id was cancelled: its event log's last move (the row is pending again now). */
+async function anyCancelled(journal: JournalStore, ids: readonly string[]): Promise<boolean> {
+  for (const id of ids) {
+    const events = await journal.events(id);
+    if (events[events.length - 1]?.from === 'cancelled') return true;
+  }
+  return false;
+}
+
+async function bulkRows(journal: Reader, request: { failed: boolean; rejected: boolean; cancelled: boolean }): Promise<RequeueCandidate[]> {
+  const states: ItemState[] = [
+    ...(request.failed ? ['failed' as const] : []), ...(request.rejected ? ['rejected' as const] : []), ...(request.cancelled ? ['cancelled' as const] : []),
+  ];
   if (states.length === 0) return [];
   const rows: RequeueCandidate[] = [];
   for await (const item of journal.iterate({ states })) rows.push({ id: item.id, state: item.state, abandonedWhileUncertain: false });
@@ -84,7 +106,7 @@ function listed(ids: readonly string[]): string {
 
 function summary(plan: Extract<RequeuePlan, { ok: true }>): string {
   const lines: string[] = [];
-  if (plan.requeue.length === 0) lines.push('nothing to retry: no failed or rejected items matched; nothing changed');
+  if (plan.requeue.length === 0) lines.push('nothing to retry: no failed, rejected or cancelled items matched; nothing changed');
   else {
     lines.push(`requeued ${plan.requeue.length} item(s): ${listed(plan.requeue)}`);
     lines.push('the next `gbatch run` of this job sends them, each as a new attempt');

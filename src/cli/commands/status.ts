@@ -9,11 +9,13 @@ import { EXIT_CODES } from '../exit-codes.js';
 import { runnerJson, runnerLine, runnersLine, runnerViewJson } from '../runner-line.js';
 import { helpText, parseOptions, type OptionTable } from '../options.js';
 import { uncertainRows } from '../uncertain-rows.js';
+import { CHECK_FAILED, gatherHealth, healthJson } from '../status-check.js';
 
 export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: state/<job>.db, or the only journal in state/)' },
   journal: { type: 'string', help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state' },
   json: { type: 'boolean', help: 'print one JSON object' },
+  check: { type: 'boolean', help: 'for health checks: one line per thing that needs an operator, exit 1 if any (0: none); with --json, the usual object' },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } as const satisfies OptionTable;
 
@@ -22,7 +24,7 @@ const ATTENTION_LIMIT = 20;
 export async function run(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions(OPTIONS, argv);
   if (options.help) {
-    process.stdout.write(`${helpText('status', '[job] [--state F | --journal URL] [--json]', OPTIONS, EXIT_CODES.status)}\n`);
+    process.stdout.write(`${helpText('status', '[job] [--state F | --journal URL] [--json] [--check]', OPTIONS, EXIT_CODES.status)}\n`);
     return 0;
   }
   const opened = await openCommandJournal(options, positionals, { readonly: true, withIds: false });
@@ -47,6 +49,13 @@ export async function run(argv: string[]): Promise<number> {
     const uncertain = counts.uncertain > 0 ? await uncertainRows(journal, ATTENTION_LIMIT) : [];
     const named = commandJournalArg(opened.arg, journal.adapter === 'postgres');
     const lastRun = await lastRunView(journal, holderView);
+    const health = await gatherHealth(journal, runners, lastRun, counts);
+    const checked = options.check && health.needsOperator.length > 0 ? CHECK_FAILED : 0;
+    if (options.check && !json) {
+      const lines = checked ? health.needsOperator : [`ok: nothing needs an operator (\`gbatch run\` would exit ${health.wouldExit} now)`];
+      process.stdout.write(`${lines.map(printable).join('\n')}\n`);
+      return checked;
+    }
     if (json) {
       const found = new Map(uncertain.map((u) => [u.id, u]));
       const located = needs.uncertain.map((item) => {
@@ -57,9 +66,9 @@ export async function run(argv: string[]): Promise<number> {
         job: job?.name ?? null, state: file, counts, runner: runnerJson(holderView), runners: runners.map(runnerViewJson),
         estimated_usd: totals.estimated_usd, actual_usd: totals.actual_usd, reserved_usd: totals.reserved_usd, budget_usd: budget,
         unmetered_items: totals.unmetered_items, ...timing.json,
-        attention: { ...needs, uncertain: located }, last_run: lastRun,
+        attention: { ...needs, uncertain: located }, last_run: lastRun, ...healthJson(health),
       })}\n`);
-      return 0;
+      return checked;
     }
     const lines: string[] = [];
     lines.push(`Job ${job?.name ?? '?'} (${file})`);
@@ -69,6 +78,9 @@ export async function run(argv: string[]): Promise<number> {
       if (runner) lines.push(runner);
     }
     lines.push(Object.entries(counts).filter(([, n]) => n > 0).map(([s, n]) => `${s} ${n}`).join(', ') || 'no items');
+    if (health.cancelled) {
+      lines.push(`Cancelled ${health.cancelled.at}${health.cancelled.reason ? ` (${health.cancelled.reason})` : ''}: nothing more is sent; \`gbatch retry ${named} --cancelled\` sends the cancelled items again`);
+    }
     lines.push(`Spent ${usd(totals.actual_usd)}, reserved ${usd(totals.reserved_usd)}${budget !== null ? `, job budget ${usd(budget, 2)} (cumulative; headroom ${usd(budget - totals.actual_usd - totals.reserved_usd)})` : ', no budget'}; estimated in all ${usd(totals.estimated_usd)}`);
     if (timing.json.started_at) lines.push(timingLine(timing.json));
     if (totals.unmetered_items > 0) {

@@ -22,7 +22,7 @@ const SWEPT_KEPT_MS = 24 * 3600_000;
 
 interface RunnerRow {
   runner_id: string; pid: number; host: string; process_start: string | null; started_at: number;
-  heartbeat_at: number; lease_until: number; swept_at: number | null; db_now: number; rows: number;
+  heartbeat_at: number; lease_until: number; swept_at: number | null; db_now: number; rows: number; cancel_seen_at?: number | null;
 }
 
 /**
@@ -105,6 +105,11 @@ export class PgMembership implements RunnerMembership {
     this.held = undefined;
   }
 
+  async acknowledgeCancel(): Promise<void> {
+    if (!this.held) return;
+    await this.pool.query(`UPDATE runners SET cancel_seen_at = ${DB_NOW_MS} WHERE job_id = $1 AND runner_id = $2`, [this.jobId(), this.held]);
+  }
+
   /** A write transaction proved the lease is still this runner's. */
   confirm(): void {
     this.confirmed = performance.now();
@@ -122,7 +127,7 @@ export class PgMembership implements RunnerMembership {
       FROM runners r WHERE r.job_id = $1 ORDER BY r.started_at, r.runner_id`, [jobId])).rows;
     return rows.map((row) => ({
       runnerId: row.runner_id, pid: row.pid, host: row.host, startedAt: row.started_at, heartbeatAt: row.heartbeat_at,
-      rows: row.rows, liveness: this.judge(row),
+      rows: row.rows, liveness: this.judge(row), cancelSeenAt: row.cancel_seen_at ?? null,
     }));
   }
 

@@ -9,7 +9,7 @@ import type { ResultRow } from '../result-row.js';
 import type { RunEnd, RunRecord } from '../runs.js';
 import type { OpenStoreOptions } from '../open-store.js';
 import type {
-  Coordination, EventLogRecord, IngestWriter, ItemEventRecord, ItemFilter as StoreItemFilter, JobInput, JournalStore, ManifestRecord, PriorRow, ReportSums, RunnerMembership,
+  Coordination, EventLogRecord, IngestWriter, ItemEventRecord, ItemFilter as StoreItemFilter, JobCancel, JobInput, JournalStore, ManifestRecord, PriorRow, ReportSums, RunnerMembership,
 } from '../store.js';
 import { LockLostError } from '../sqlite/lock.js';
 import { hostname } from 'node:os';
@@ -17,7 +17,7 @@ import { redactDatabaseUrl, connectionError } from './database-url.js';
 import { connectPool, inTransaction } from './pool.js';
 import { migrate, schemaVersion, NewerSchemaError, SCHEMA_VERSION } from './schema.js';
 import { JobQueries } from './queries.js';
-import { annotateItem, applyChanges, storeMany, type Writer } from './transitions.js';
+import { annotateItem, applyChanges, jobCancelOf, storeMany, type Writer } from './transitions.js';
 import { DB_NOW_MS } from './db-time.js';
 import { ITEM_COLUMNS, toItem } from './item-row.js';
 import { PgCoordination } from './coordination.js';
@@ -151,6 +151,18 @@ export class PostgresJournalStore implements JournalStore {
     await this.pool.query(`UPDATE jobs SET manifest = $1, options = $2, budget_usd = $3, updated_at = $4,
         created_at = CASE WHEN manifest IS NULL THEN $4 ELSE created_at END
       WHERE id = $5`, [job.manifest, JSON.stringify(job.options), job.budgetUsd ?? null, now, jobId]);
+  }
+
+  async jobCancel(): Promise<JobCancel | undefined> {
+    if (this.jobId === undefined) return undefined;
+    return jobCancelOf(this.pool, this.jobId);
+  }
+
+  async setJobCancel(reason: string | undefined): Promise<JobCancel | undefined> {
+    const jobId = this.writableJob();
+    if (reason === undefined) await this.pool.query('UPDATE jobs SET cancelled_at = NULL, cancel_reason = NULL WHERE id = $1', [jobId]);
+    else await this.pool.query(`UPDATE jobs SET cancelled_at = COALESCE(cancelled_at, ${DB_NOW_MS}), cancel_reason = $2 WHERE id = $1`, [jobId, reason]);
+    return jobCancelOf(this.pool, jobId);
   }
 
   async get(id: string): Promise<Item | undefined> {

@@ -2,7 +2,8 @@
 // pure transition table and written compare-and-set on its from-state, every move logged as an event.
 import type pg from 'pg';
 import { transition, type ItemEvent, type ItemState } from '../../core/states.js';
-import { BudgetExceededError, StaleTransitionError, type Change, type Move } from '../change.js';
+import { BudgetExceededError, JobCancelledError, StaleTransitionError, type Change, type Move } from '../change.js';
+import type { JobCancel } from '../store.js';
 import type { ItemPatch } from '../item.js';
 import { PATCH_COLUMN_TYPES, patchAssignments, patchFields } from './item-row.js';
 
@@ -71,8 +72,20 @@ export async function applyChanges(client: pg.ClientBase, jobId: number, changes
   else for (const step of planned) await updateOne(client, jobId, step, now, writer);
   await logEvents(client, jobId, now, planned.map(({ change, from, to }) =>
     ({ itemId: change.id, event: change.event, from, to, detail: change.detail ? JSON.stringify(change.detail) : null })));
-  await moveJobMoney(client, jobId, reservedDelta, actualDelta, reserving);
+  const cancelled = await moveJobMoney(client, jobId, reservedDelta, actualDelta, reserving);
+  // A cancellation committed before this transaction's write is seen (the job row's lock orders them):
+  // no intent is written after it. Without money moved, one read of the job's row says it.
+  const submit = planned.find((step) => step.change.event === 'submit');
+  if (submit && (cancelled ?? ((await jobCancelOf(client, jobId, true)) !== undefined))) throw new JobCancelledError(submit.change.id);
   return planned.map(({ from, to }) => ({ from, to, at: now }));
+}
+
+/** The job's cancellation (`gbatch cancel`); `share`: read under a share lock of the job's row (inside a write). */
+export async function jobCancelOf(db: Pick<pg.ClientBase, 'query'>, jobId: number, share = false): Promise<JobCancel | undefined> {
+  const { rows } = await db.query<{ cancelled_at: number | null; cancel_reason: string | null }>(
+    `SELECT cancelled_at, cancel_reason FROM jobs WHERE id = $1${share ? ' FOR SHARE' : ''}`, [jobId]);
+  const row = rows[0];
+  return row?.cancelled_at == null ? undefined : { at: Number(row.cancelled_at), reason: row.cancel_reason ?? '' };
 }
 
 /**
@@ -80,16 +93,18 @@ export async function applyChanges(client: pg.ClientBase, jobId: number, changes
  * settled + reserved within the budget: the row lock on the job makes the check and the move one step
  * for every runner, so racing runners can never together pass the budget.
  */
-async function moveJobMoney(client: pg.ClientBase, jobId: number, reservedDelta: number, actualDelta: number, reserving: string | undefined): Promise<void> {
-  if (reservedDelta === 0 && actualDelta === 0) return;
-  const { rows } = await client.query<{ reserved_usd: number; actual_usd: number; budget_usd: number | null }>(
-    `UPDATE jobs SET reserved_usd = reserved_usd + $2, actual_usd = actual_usd + $3 WHERE id = $1 RETURNING reserved_usd, actual_usd, budget_usd`,
+async function moveJobMoney(client: pg.ClientBase, jobId: number, reservedDelta: number, actualDelta: number, reserving: string | undefined): Promise<boolean | undefined> {
+  if (reservedDelta === 0 && actualDelta === 0) return undefined;
+  const { rows } = await client.query<{ reserved_usd: number; actual_usd: number; budget_usd: number | null; cancelled: boolean }>(
+    `UPDATE jobs SET reserved_usd = reserved_usd + $2, actual_usd = actual_usd + $3 WHERE id = $1
+      RETURNING reserved_usd, actual_usd, budget_usd, cancelled_at IS NOT NULL AS cancelled`,
     [jobId, reservedDelta, actualDelta]);
   const job = rows[0]!;
   const held = job.reserved_usd + job.actual_usd;
   if (reserving !== undefined && job.budget_usd !== null && held > job.budget_usd + 1e-9) {
     throw new BudgetExceededError(reserving, job.budget_usd, roundMoney(held - reservedDelta - actualDelta), roundMoney(reservedDelta));
   }
+  return job.cancelled;
 }
 
 function roundMoney(usd: number): number {

@@ -11,7 +11,7 @@ import { LockLostError, RunnerLock } from './lock.js';
 import { ResultRows } from '../result-rows.js';
 import { openDatabase } from './open-database.js';
 import { hasWideValues, ITEM_COLUMNS_WIDE, WideValues } from './wide-values.js';
-import { StaleTransitionError, type Change, type JobRecord, type Move, type Spend } from '../change.js';
+import { JobCancelledError, StaleTransitionError, type Change, type JobRecord, type Move, type Spend } from '../change.js';
 
 export { StaleTransitionError, type Change, type JobRecord, type Move, type Spend };
 
@@ -53,6 +53,8 @@ export class Journal {
   private readonly syncWal: (walPath: string) => void;
   /** Commits made with their fsync deferred and not yet made durable by syncDeferred(). */
   private deferredCommits = 0;
+  private cancelStmt: Database.Statement | undefined;
+  private cancelColumns: boolean | undefined;
   /** Set once this process may no longer write (its runner lock was lost): every write throws it. */
   private fencedBy: Error | undefined;
   /** The item columns as read (the wide values joined back in, on a journal that keeps them out of line). */
@@ -173,6 +175,27 @@ export class Journal {
       .run(job.name, job.manifest, JSON.stringify(job.options), job.budgetUsd ?? null, now, now);
   }
 
+  /** The job's cancellation (`gbatch cancel`); undefined on a journal older than it (read-only, not migrated). */
+  jobCancel(): { at: number; reason: string } | undefined {
+    if (!this.hasCancelColumns()) return undefined;
+    this.cancelStmt ??= this.db.prepare('SELECT cancelled_at, cancel_reason FROM job WHERE id = 1');
+    const row = this.cancelStmt.get() as { cancelled_at: number | null; cancel_reason: string | null } | undefined;
+    return row?.cancelled_at == null ? undefined : { at: row.cancelled_at, reason: row.cancel_reason ?? '' };
+  }
+
+  /** Cancels the job (the first cancellation's time stays) or, with undefined, lifts it. A journal without a job yet: nothing (undefined). */
+  setJobCancel(reason: string | undefined): { at: number; reason: string } | undefined {
+    this.assertWritable();
+    const now = this.now();
+    if (reason === undefined) this.db.prepare('UPDATE job SET cancelled_at = NULL, cancel_reason = NULL WHERE id = 1').run();
+    else this.db.prepare('UPDATE job SET cancelled_at = COALESCE(cancelled_at, ?), cancel_reason = ? WHERE id = 1').run(now, reason);
+    return this.jobCancel();
+  }
+
+  private hasCancelColumns(): boolean {
+    return (this.cancelColumns ??= this.db.prepare(`SELECT 1 FROM pragma_table_info('job') WHERE name = 'cancelled_at'`).get() !== undefined);
+  }
+
   get(id: string): Item | undefined {
     const row = this.stmt.get.get(id);
     return row ? rowToItem(row) : undefined;
@@ -262,6 +285,9 @@ export class Journal {
     let actualDelta = 0;
     const run = this.db.transaction(() => {
       this.assertOwner();
+      // Inside the transaction: a cancellation committed before it is seen, so no intent is written after it.
+      const submit = changes.find((c) => c.event === 'submit');
+      if (submit && this.jobCancel()) throw new JobCancelledError(submit.id);
       const moves: Move[] = [];
       for (const change of changes) {
         const head = this.stmt.head.get(change.id);

@@ -33,7 +33,7 @@ export class LockLostError extends Error {
   }
 }
 
-interface LockRow { pid: number; host: string; token: string; started_at: number; heartbeat_at: number; process_start?: string | null }
+interface LockRow { pid: number; host: string; token: string; started_at: number; heartbeat_at: number; process_start?: string | null; cancel_seen_at?: number | null }
 
 export interface LockTakeover { pid: number; host: string; heartbeatAt: number }
 
@@ -96,6 +96,12 @@ export class RunnerLock {
     return this.db.prepare('UPDATE runner_lock SET heartbeat_at = ? WHERE id = 1 AND token = ?').run(this.clock.now(), this.token).changes === 1;
   }
 
+  /** Notes on the lock row that this runner saw the job's cancellation (`gbatch cancel` waits for it). */
+  acknowledgeCancel(): void {
+    if (!this.token) return;
+    this.db.prepare('UPDATE runner_lock SET cancel_seen_at = ? WHERE id = 1 AND token = ?').run(this.clock.now(), this.token);
+  }
+
   release(): void {
     if (!this.token || !this.db.open) return;
     this.db.prepare('DELETE FROM runner_lock WHERE id = 1 AND token = ?').run(this.token);
@@ -120,8 +126,8 @@ export class RunnerLock {
   }
 
   /** The holder with the shared liveness verdict (status shows it). */
-  holderLiveness(): (LockHolder & RunnerLiveness) | undefined {
+  holderLiveness(): (LockHolder & RunnerLiveness & { startedAt: number; cancelSeenAt: number | null }) | undefined {
     const row = this.db.prepare('SELECT * FROM runner_lock WHERE id = 1').get() as LockRow | undefined;
-    return row ? { pid: row.pid, host: row.host, heartbeatAt: row.heartbeat_at, ...this.judge(row) } : undefined;
+    return row ? { pid: row.pid, host: row.host, heartbeatAt: row.heartbeat_at, startedAt: row.started_at, cancelSeenAt: row.cancel_seen_at ?? null, ...this.judge(row) } : undefined;
   }
 }

@@ -123,6 +123,13 @@ const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER items_deleted_answer AFTER DELETE ON items
     BEGIN DELETE FROM item_requests WHERE seq = OLD.seq; DELETE FROM item_answers WHERE seq = OLD.seq; END;
   `,
+  // `gbatch cancel` (issue 13): the job's cancellation, which a live runner reads and acknowledges on its
+  // lock row (the command waits for that); the journal refuses a `submit` while it stands.
+  `
+  ALTER TABLE job ADD COLUMN cancelled_at INTEGER;
+  ALTER TABLE job ADD COLUMN cancel_reason TEXT;
+  ALTER TABLE runner_lock ADD COLUMN cancel_seen_at INTEGER;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -8,7 +8,7 @@ import type { RunEnd, RunRecord } from '../runs.js';
 import { lastRun, recordRunEnd, recordRunStart } from '../runs.js';
 import { abandonedWhileUncertain, lastSubmitTimes } from '../history.js';
 import type {
-  EventLogRecord, IngestWriter, ItemEventRecord, ItemFilter, JobInput, JournalStore, ManifestPrint, ManifestRecord, PriorRow, ReportSums, RunnerMembership,
+  EventLogRecord, IngestWriter, ItemEventRecord, ItemFilter, JobCancel, JobInput, JournalStore, ManifestPrint, ManifestRecord, PriorRow, ReportSums, RunnerMembership,
   RunnerTakeover, RunnerView, SumRow, Takeover,
 } from '../store.js';
 import { IngestSession } from './ingest-session.js';
@@ -64,6 +64,14 @@ export class SqliteJournalStore implements JournalStore {
 
   async saveJob(job: JobInput): Promise<void> {
     this.journal.saveJob(job);
+  }
+
+  async jobCancel(): Promise<JobCancel | undefined> {
+    return this.journal.jobCancel();
+  }
+
+  async setJobCancel(reason: string | undefined): Promise<JobCancel | undefined> {
+    return this.journal.setJobCancel(reason);
   }
 
   async get(id: string): Promise<Item | undefined> {
@@ -249,12 +257,16 @@ class SqliteMembership implements RunnerMembership {
     return performance.now();
   }
 
+  async acknowledgeCancel(): Promise<void> {
+    this.journal.lock.acknowledgeCancel();
+  }
+
   async runners(): Promise<RunnerView[]> {
     const holder = this.journal.lock.holderLiveness();
     if (!holder) return [];
-    const { pid, host, heartbeatAt, alive, heartbeatAgeMs, basis } = holder;
+    const { pid, host, heartbeatAt, startedAt, cancelSeenAt, alive, heartbeatAgeMs, basis } = holder;
     const rows = this.journal.counts().submitting;
-    return [{ runnerId: `${host}:${pid}`, pid, host, startedAt: heartbeatAt, heartbeatAt, rows, liveness: { alive, heartbeatAgeMs, basis } }];
+    return [{ runnerId: `${host}:${pid}`, pid, host, startedAt, heartbeatAt, rows, liveness: { alive, heartbeatAgeMs, basis }, cancelSeenAt }];
   }
 }
 

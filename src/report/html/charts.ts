@@ -22,7 +22,7 @@ export const THROUGHPUT_KEY: ReadonlyArray<readonly [string, string]> = [['rows 
 
 export const STATE_COLORS: Record<ItemState, string> = {
   pending: '#cbd5e1', submitting: '#93c5fd', submitted: '#60a5fa', running: '#3b82f6', succeeded: '#34d399',
-  downloaded: '#059669', failed: '#dc2626', rejected: '#f97316', invalid: '#6b7280', uncertain: '#a855f7', deferred: '#eab308',
+  downloaded: '#059669', failed: '#dc2626', rejected: '#f97316', invalid: '#6b7280', uncertain: '#a855f7', deferred: '#eab308', cancelled: '#9ca3af',
 };
 
 type PlotDocument = NonNullable<Plot.PlotOptions['document']>;

@@ -3,7 +3,7 @@
 import { hostname } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IllegalTransitionError, ITEM_STATES, type ItemState } from '../../../src/core/states.js';
-import { eventLog, JournalBusyError, LockLostError, StaleTransitionError, type Change, type JournalStore } from '../../../src/journal/index.js';
+import { eventLog, JobCancelledError, JournalBusyError, LockLostError, StaleTransitionError, type Change, type JournalStore } from '../../../src/journal/index.js';
 import { ingest, invalidRow, row, StepClock, type Harness, type UseHarness } from './harness.js';
 import { deadPid } from '../../helpers/dead-pid.js';
 
@@ -442,6 +442,67 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
           ['chat-large', null, 1, 1, 80, 0], ['chat-small', null, 2, 1, 120, 0], ['video-fast', '1080p', 1, 0, null, 0], ['video-fast', '720p', 1, 0, null, 1],
         ]);
         for (const value of Object.values(sums.total)) expect(['number', 'object']).toContain(typeof value);
+      });
+    });
+
+    describe('cancel (gbatch cancel)', () => {
+      const cancelRow = (id: string, expect?: ItemState): Change =>
+        ({ id, event: 'cancel', patch: { reservedUsd: 0, lastError: { code: 'cancelled', message: 'cancelled by the operator' } }, ...(expect ? { expect } : {}) });
+
+      beforeEach(async () => {
+        await store.saveJob({ name: harness.jobName(), manifest: 'rows.jsonl', options: {} });
+      });
+
+      it('keeps the first cancellation time, takes the latest reason, survives a save of the job, and lifts', async () => {
+        expect(await store.jobCancel()).toBeUndefined();
+        const first = (await store.setJobCancel('wrong prompts'))!;
+        expect(first).toEqual({ at: expect.any(Number), reason: 'wrong prompts' });
+        expect(await store.jobCancel()).toEqual(first);
+        expect(await store.setJobCancel('still wrong')).toEqual({ at: first.at, reason: 'still wrong' });
+        await store.saveJob({ name: harness.jobName(), manifest: 'rows2.jsonl', options: {} });
+        expect(await store.jobCancel()).toEqual({ at: first.at, reason: 'still wrong' });
+        expect(await store.setJobCancel(undefined)).toBeUndefined();
+        expect(await store.jobCancel()).toBeUndefined();
+      });
+
+      it('refuses every submit while the job is cancelled, rolling its batch back; other moves go on; lifted, submits pass again', async () => {
+        await ingest(store, [row('a', 1), row('b', 2), row('c', 3)]);
+        await store.applyTransitions([submit('a')]);
+        await store.setJobCancel('stop');
+        const refused = await thrown(store.applyTransitions([{ id: 'a', event: 'complete', patch: { reservedUsd: 0, actualUsd: 0.002 } }, submit('b')]));
+        expect(refused).toBeInstanceOf(JobCancelledError);
+        expect(refused).toMatchObject({ code: 'GBATCH_JOB_CANCELLED', itemId: 'b' });
+        expect((await store.get('a'))!.state).toBe('submitting');
+        expect((await store.get('b'))!.state).toBe('pending');
+        await store.applyTransitions([{ id: 'a', event: 'complete', patch: { reservedUsd: 0, actualUsd: 0.002 } }]);
+        expect((await store.get('a'))!.state).toBe('succeeded');
+        await store.setJobCancel(undefined);
+        await store.applyTransitions([submit('c')]);
+        expect((await store.get('c'))!.state).toBe('submitting');
+      });
+
+      it('cancels pending and deferred rows (only them), each with its results line; requeue brings one back', async () => {
+        await ingest(store, [row('p', 1), row('d', 2), row('s', 3)]);
+        await store.applyTransitions([{ id: 'd', event: 'defer', patch: { lastError: { message: 'over budget' } } }, submit('s')]);
+        await store.applyTransitions([cancelRow('p', 'pending'), cancelRow('d', 'deferred')]);
+        expect(await thrown(store.applyTransitions([cancelRow('s')]))).toBeInstanceOf(IllegalTransitionError);
+        expect(await thrown(store.applyTransitions([cancelRow('p', 'pending')]))).toBeInstanceOf(StaleTransitionError);
+        expect(await store.counts()).toEqual({ ...zeroCounts(), cancelled: 2, submitting: 1 });
+        const lines = await store.resultRows(0, 10, 100_000);
+        expect(lines.map((l) => [l.id, l.state])).toEqual([['p', 'cancelled'], ['d', 'cancelled']]);
+        expect(JSON.parse(lines[0]!.last_error!)).toEqual({ code: 'cancelled', message: 'cancelled by the operator' });
+        expect((await store.events('d')).at(-1)).toMatchObject({ event: 'cancel', from: 'deferred', to: 'cancelled' });
+        await store.applyTransitions([{ id: 'p', event: 'requeue', patch: { lastError: null } }]);
+        expect((await store.get('p'))!.state).toBe('pending');
+      });
+
+      it("a runner's acknowledgement shows on its row in runners()", async () => {
+        await store.membership.acquire();
+        expect((await store.membership.runners())[0]!.cancelSeenAt ?? null).toBeNull();
+        const cancel = (await store.setJobCancel('stop'))!;
+        await store.membership.acknowledgeCancel();
+        expect((await store.membership.runners())[0]!.cancelSeenAt).toBeGreaterThanOrEqual(cancel.at);
+        await store.membership.release();
       });
     });
 

@@ -1,0 +1,100 @@
+// `gbatch cancel`: the operator stops a job for good. Pending and deferred rows become cancelled (never
+// sent); the job's cancellation makes every live runner stop submitting (it acknowledges it, and this
+// command waits for that), and makes the journal refuse any later intent. Tasks already submitted are
+// still polled, downloaded and settled: the gateway has no cancel, so they are billed.
+import { cancelledError } from '../../pipeline/cancel-watch.js';
+import type { JobCancel, JournalStore, RunnerView } from '../../journal/index.js';
+import { systemClock } from '../../core/clock.js';
+import { commandJournalArg } from '../advice.js';
+import { openCommandJournal, type CommandJournal } from '../command-journal.js';
+import { EXIT_CODES } from '../exit-codes.js';
+import { helpText, parseOptions, UsageError, type OptionTable } from '../options.js';
+
+export const OPTIONS = {
+  state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },
+  journal: { type: 'string', help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state' },
+  reason: { type: 'string', help: 'why, kept with the job and each cancelled item (results.jsonl shows it)' },
+  wait: { type: 'number', default: 30, min: 0, help: 'seconds to wait for each live runner to acknowledge (it sends nothing more from then on)' },
+  help: { type: 'boolean', short: 'h', help: 'show this help' },
+} as const satisfies OptionTable;
+
+const ACK_POLL_MS = 50;
+const MAX_REASON = 500;
+
+export async function run(argv: string[]): Promise<number> {
+  const { options, positionals } = parseOptions(OPTIONS, argv);
+  if (options.help) {
+    process.stdout.write(`${helpText('cancel', '(<job> [--journal URL] | --state F) [--reason TEXT] [--wait S]', OPTIONS, EXIT_CODES.cancel)}\n`
+      + '\nStops a job for good: nothing more is sent, by a live runner or a later `gbatch run`. Pending and deferred items\n'
+      + 'become cancelled. Tasks already submitted are still polled, downloaded and settled: the gateway has no cancel, so\n'
+      + 'they are billed. `gbatch retry <job> --cancelled` lifts the cancellation and sends the cancelled items again.\n');
+    return 0;
+  }
+  if (positionals.length > (options.state ? 0 : 1)) throw new UsageError(`Expected one job, got ${positionals.length}: ${positionals.join(' ')}`);
+  const reason = (options.reason ?? '').replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, MAX_REASON);
+  const opened = await openCommandJournal(options, positionals, { readonly: false, withIds: false });
+  const journal = opened.store;
+  try {
+    return await cancelJob(journal, opened.arg, reason, options.wait);
+  } catch (err) {
+    // A runner stopped (or stuck) in mid-write holds an SQLite journal past the busy timeout: try again later.
+    if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+    process.stderr.write(`gbatch cancel: ${journal.location}: the journal stayed busy (a runner in mid-write holds it); run \`gbatch cancel\` again\n`);
+    return 75;
+  } finally {
+    await journal.close();
+  }
+}
+
+async function cancelJob(journal: JournalStore, arg: CommandJournal['arg'], reason: string, waitS: number): Promise<number> {
+  if (!(await journal.getJob())) throw new UsageError(`${journal.location}: no job in this journal yet (has it run?)`);
+  const cancel = (await journal.setJobCancel(reason))!;
+  const cancelled = await cancelRows(journal, cancel);
+  const counts = await journal.counts();
+  const inFlight = counts.submitting + counts.submitted + counts.running;
+  const named = commandJournalArg(arg, journal.adapter === 'postgres');
+  const waited = await waitForRunners(journal, cancel, waitS * 1000);
+  const lines = [
+    `job cancelled${cancel.reason ? ` (${cancel.reason})` : ''}: ${cancelled.pending} pending and ${cancelled.deferred} deferred item(s) are now cancelled; they are never sent`,
+  ];
+  if (inFlight + counts.succeeded > 0) {
+    lines.push(`${inFlight} item(s) in flight and ${counts.succeeded} answered are still polled, downloaded and settled: the gateway has no cancel, so they will be billed`);
+  }
+  for (const runner of waited.acknowledged) lines.push(`runner pid ${runner.pid} (${runner.host}) acknowledged: it sends nothing more`);
+  for (const runner of waited.late) {
+    lines.push(`runner pid ${runner.pid} (${runner.host}) has not acknowledged within ${waitS} s: the journal refuses its new submissions, but a request it had already recorded may still leave`);
+  }
+  if (waited.acknowledged.length + waited.late.length === 0 && inFlight + counts.succeeded > 0) {
+    lines.push(`no runner is live: \`gbatch run ${named}\` polls and downloads them (it sends nothing new)`);
+  }
+  lines.push(`to send the cancelled items again: gbatch retry ${named} --cancelled`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return waited.late.length > 0 ? 75 : 0;
+}
+
+/** Pending and deferred rows become cancelled, read and written under one write lock. */
+async function cancelRows(journal: JournalStore, cancel: JobCancel): Promise<{ pending: number; deferred: number }> {
+  return journal.decideAndApply(async (reader) => {
+    const rows = [];
+    for await (const item of reader.iterate({ states: ['pending', 'deferred'] })) rows.push(item);
+    const changes = rows.map((item) => ({
+      id: item.id, event: 'cancel' as const, expect: item.state,
+      patch: { reservedUsd: 0, lastError: cancelledError(cancel) }, detail: { by: 'operator', reason: cancel.reason },
+    }));
+    return { changes, result: { pending: rows.filter((r) => r.state === 'pending').length, deferred: rows.filter((r) => r.state === 'deferred').length } };
+  });
+}
+
+/** Waits (bounded) until every live runner of the job acknowledged the cancellation or is gone. */
+async function waitForRunners(journal: JournalStore, cancel: JobCancel, boundMs: number): Promise<{ acknowledged: RunnerView[]; late: RunnerView[] }> {
+  const clock = systemClock;
+  const until = clock.now() + boundMs;
+  const acknowledged = new Map<string, RunnerView>();
+  for (;;) {
+    const live = (await journal.membership.runners()).filter((r) => r.liveness.alive);
+    for (const runner of live) if ((runner.cancelSeenAt ?? -1) >= cancel.at) acknowledged.set(runner.runnerId, runner);
+    const late = live.filter((r) => !acknowledged.has(r.runnerId));
+    if (late.length === 0 || clock.now() >= until) return { acknowledged: [...acknowledged.values()], late };
+    await clock.sleep(Math.min(ACK_POLL_MS, Math.max(1, until - clock.now())));
+  }
+}
