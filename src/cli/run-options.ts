@@ -27,7 +27,8 @@ export const RUN_OPTIONS = {
   'journal-sync': { type: 'string', choices: ['full', 'off'], help: "journal durability; 'off' is for benchmarks only (default: full)" },
   'ingest-only': { type: 'boolean', help: 'run: validate and load the manifests into the journal, then stop; sends nothing, needs no gateway' },
   'max-response-bytes': { type: 'number', integer: true, min: 1024, help: 'largest answer read into memory (chat/responses body, poll, error); a larger chat/responses answer fails its row, booked at its reservation (default: 67108864, 64 MiB)' },
-  quiet: { type: 'boolean', help: 'no progress lines on stderr' },
+  progress: { type: 'string', choices: ['auto', 'live', 'plain', 'json', 'none'], help: "progress on stderr: 'live' redraws a frame in place (lanes, rate, ETA, budget, errors), 'plain' prints a timestamped line on each change of phase and every 30 s, 'json' writes snapshots as NDJSON, 'none' only the run's messages; 'auto' is live on a terminal, plain elsewhere (default: auto)" },
+  quiet: { type: 'boolean', help: "no progress on stderr (as --progress none); the run's messages still print" },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } as const satisfies OptionTable;
 

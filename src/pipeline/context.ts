@@ -6,6 +6,7 @@ import type { ItemState } from '../core/states.js';
 import type { GatewayClient } from '../gateway/client.js';
 import type { CommitQueue, Item, JournalStore } from '../journal/index.js';
 import type { BudgetGuard } from './budget-guard.js';
+import type { RunSnapshot } from './run-snapshot.js';
 import type { SubmitGate } from './run-stops.js';
 
 export interface RunSettings {
@@ -40,6 +41,10 @@ export interface RunEvents {
   transition: [item: Item, from: ItemState | undefined];
   log: [line: string];
   progress: [progress: Progress];
+  /** Answered rows whose line is now in results.jsonl (succeeded -> downloaded), a batch at a time. */
+  stored: [ids: readonly string[]];
+  /** The run as the live view draws it, a few times a second (only while someone listens). */
+  snapshot: [snapshot: RunSnapshot];
 }
 
 export interface RunContext {

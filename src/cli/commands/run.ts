@@ -9,7 +9,7 @@ import { reportHeader } from '../../report/model.js';
 import { renderReportTable } from '../../report/write-report.js';
 import { journalArg, uncertainAdvice } from '../advice.js';
 import { gatewayAccess, jobFromArgs, type ResolvedJob } from '../job.js';
-import { progressLine } from '../progress.js';
+import { attachProgress, chooseProgressMode, wantsAscii } from '../live/progress-view.js';
 import { installSignals } from '../signals.js';
 import { uncertainRows } from '../uncertain-rows.js';
 
@@ -26,8 +26,7 @@ export async function run(argv: string[]): Promise<number> {
 async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: string }): Promise<number> {
   const { flags } = job;
   const events = new EventEmitter<RunEvents>();
-  events.on('log', (line) => process.stderr.write(`[gbatch] ${printable(line)}\n`));
-  if (!flags.quiet) events.on('progress', (p) => process.stderr.write(`${printable(progressLine(p, Date.now()))}\n`));
+  const progress = attachProgress(events, chooseProgressMode(flags.progress, flags.quiet, process.stderr, process.env), process.stderr, { ascii: wantsAscii(process.env) });
   const signals = installSignals();
   let result: RunResult;
   try {
@@ -66,6 +65,7 @@ async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: stri
     });
   } finally {
     signals.dispose();
+    progress.finish();
   }
   if (result.ingest && !result.ingest.ok) {
     for (const entry of result.ingest.invalid.slice(0, 50)) {
