@@ -31,23 +31,25 @@ export class ErrorGroups {
   add(cause: string, message: string, at: number): void {
     let group = this.groups.get(cause);
     if (!group) {
+      // A new cause pushes out the one seen longest ago.
       if (this.groups.size >= MAX_GROUPS) this.evictOldest();
       group = { cause, count: 0, last_message: '', last_at: at };
       this.groups.set(cause, group);
     }
+    this.groups.delete(cause); // the Map's order is the order of last sight
+    this.groups.set(cause, group);
     group.count++;
     group.last_message = printable(message).slice(0, MAX_MESSAGE);
     group.last_at = at;
   }
 
-  /** The most recent groups first. */
+  /** The most recently seen groups first. */
   list(limit = 8): ErrorGroup[] {
-    return [...this.groups.values()].sort((a, b) => b.last_at - a.last_at).slice(0, limit).map((g) => ({ ...g }));
+    return [...this.groups.values()].reverse().slice(0, limit).map((g) => ({ ...g }));
   }
 
   private evictOldest(): void {
-    let oldest: ErrorGroup | undefined;
-    for (const group of this.groups.values()) if (!oldest || group.last_at < oldest.last_at) oldest = group;
-    if (oldest) this.groups.delete(oldest.cause);
+    const oldest = this.groups.keys().next();
+    if (!oldest.done) this.groups.delete(oldest.value);
   }
 }
