@@ -118,7 +118,7 @@ export class RunMonitor {
       total: Object.values(counts).reduce((a, b) => a + b, 0),
       counts,
       lanes: {
-        submit: { queued: counts.pending, in_flight: counts.submitting, done: this.sent, retries: this.retries },
+        submit: { queued: counts.pending, in_flight: counts.submitting, done: this.sent, retries: this.retries, waiting_for_budget: ctx.budget.hasWaiters() },
         poll: { tasks: counts.submitted + counts.running, polls: this.probe.polls() },
         download: { in_flight: downloads.in_flight, queued: downloads.queued, done: this.downloaded, failed: downloads.failed },
       },

@@ -30,8 +30,11 @@ export interface RunSnapshot {
   total: number;
   counts: Record<ItemState, number>;
   lanes: {
-    /** Rows waiting to be sent (`pending`), requests on the wire (`submitting`), answers this run, retries this run. */
-    submit: { queued: number; in_flight: number; done: number; retries: number };
+    /**
+     * Rows waiting to be sent (`pending`), requests on the wire (`submitting`), answers this run, retries
+     * this run, and whether the lane waits for budget headroom (reservations in flight must settle first).
+     */
+    submit: { queued: number; in_flight: number; done: number; retries: number; waiting_for_budget: boolean };
     /** Video tasks in flight upstream (`submitted` + `running`) and polls made this run. */
     poll: { tasks: number; polls: number };
     /** Downloads transferring, waiting (or backing off), stored this run, given up this run. */

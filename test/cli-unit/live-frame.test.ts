@@ -14,7 +14,7 @@ const DONE = snapshot({
 });
 const ZERO = snapshot({
   counts: counts(), total: 0, errors: [], phase: 'settling',
-  lanes: { submit: { queued: 0, in_flight: 0, done: 0, retries: 0 }, poll: { tasks: 0, polls: 0 }, download: { in_flight: 0, queued: 0, done: 0, failed: 0 } },
+  lanes: { submit: { queued: 0, in_flight: 0, done: 0, retries: 0, waiting_for_budget: false }, poll: { tasks: 0, polls: 0 }, download: { in_flight: 0, queued: 0, done: 0, failed: 0 } },
   money: { by_kind: null, actual_usd: 0, reserved_usd: 0, budget_usd: null }, recent: { window_s: 2, finished: 0, sent: 0 },
   tasks: { to_send: 0, in_flight: 0, youngest_age_s: null, oldest_age_s: null, durations: { count: 0, p50_s: null, p90_s: null, max_s: null } },
 });
@@ -84,6 +84,12 @@ describe('states of a run', () => {
     expect(renderFrame(PAUSED, 80, NOW)).toContain('paused    429: account paused, resuming in 12s');
     expect(renderFrame(PAUSED, 80, NOW + 4_500)).toContain('paused    429: account paused, resuming in 8s');
     expect(renderFrame(PAUSED, 80, NOW + 12_000).some((l) => l.startsWith('paused'))).toBe(false);
+  });
+
+  test('a lane held back by the budget says so', () => {
+    const held = snapshot({ counts: counts({ pending: 785, submitted: 195, succeeded: 1_320 }), lanes: { submit: { queued: 785, in_flight: 0, done: 1_515, retries: 43, waiting_for_budget: true } } });
+    expect(renderFrame(held, 100, NOW)[2]).toBe('submit    0 in flight · waiting for budget headroom · 785 queued · 1,515 sent · 43 retried');
+    expect(renderFrame(held, 40, NOW)[2]).toBe('submit    0 in flight');
   });
 
   test('without a budget: the spend, no bar', () => {

@@ -22,7 +22,7 @@ export function snapshot(over: Overrides = {}): RunSnapshot {
     total: Object.values(c).reduce((a, b) => a + b, 0),
     counts: c,
     lanes: {
-      submit: { queued: c.pending, in_flight: c.submitting, done: 768, retries: 41 },
+      submit: { queued: c.pending, in_flight: c.submitting, done: 768, retries: 41, waiting_for_budget: false },
       poll: { tasks: c.submitted + c.running, polls: 3_210 },
       download: { in_flight: 2, queued: 1, done: 98, failed: 0 },
     },

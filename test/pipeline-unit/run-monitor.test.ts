@@ -60,12 +60,16 @@ function setup(rows: Item[], options: { pausedUntil?: number; submittedAt?: Reco
 
 test('counts, lanes and phase follow the transitions; answers stored in bulk move to downloaded', async () => {
   const rows = [item('c1', 'chat', 'pending'), item('c2', 'chat', 'pending'), item('c3', 'chat', 'pending'), item('v1', 'video', 'pending')];
-  const { monitor, move, events } = setup(rows);
+  const { monitor, move, events, ctx } = setup(rows);
   const first: RunSnapshot[] = [];
   events.on('snapshot', (s) => first.push(s));
   await monitor.start();
   expect(first).toHaveLength(1);
   expect(first[0]).toMatchObject({ phase: 'submitting', total: 4, tasks: { to_send: 1 }, lanes: { submit: { queued: 4, in_flight: 0 } } });
+  void ctx.budget.changed(); // a submission waits for headroom
+  expect(monitor.snapshot().lanes.submit.waiting_for_budget).toBe(true);
+  ctx.budget.settle(0, 0);
+  expect(monitor.snapshot().lanes.submit.waiting_for_budget).toBe(false);
   move(rows[0]!, 'submitting');
   move(rows[0]!, 'pending', { lastError: { status: 429, code: 'rate_limit_exceeded', message: 'slow down' } });
   for (const r of rows) move(r, 'submitting');
@@ -75,7 +79,7 @@ test('counts, lanes and phase follow the transitions; answers stored in bulk mov
   move(rows[3]!, 'submitted', { taskId: 't1' });
   let s = monitor.snapshot();
   expect(s.counts).toMatchObject({ pending: 0, submitting: 0, submitted: 1, succeeded: 2, rejected: 1 });
-  expect(s.lanes.submit).toEqual({ queued: 0, in_flight: 0, done: 4, retries: 1 });
+  expect(s.lanes.submit).toEqual({ queued: 0, in_flight: 0, done: 4, retries: 1, waiting_for_budget: false });
   expect(s.tasks).toMatchObject({ to_send: 0, in_flight: 1 });
   expect(s.phase).toBe('waiting');
   expect(s.recent.sent).toBe(4);

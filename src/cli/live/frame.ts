@@ -32,7 +32,10 @@ export function renderFrame(s: RunSnapshot | undefined, width: number, now: numb
   const lines = [joinFit([`gbatch run ${s.job}`, PHASE_WORDS[s.phase], `${duration((now - s.started_at) / 1000)} elapsed`], room)];
   lines.push(progressLine(s, room, glyphs));
   const { submit, poll, download } = s.lanes;
-  lines.push(line('submit', [`${count(submit.in_flight)} in flight`, `${count(submit.queued)} queued`, `${count(submit.done)} sent`, `${count(submit.retries)} retried`]));
+  lines.push(line('submit', [
+    `${count(submit.in_flight)} in flight`, submit.waiting_for_budget ? 'waiting for budget headroom' : undefined,
+    `${count(submit.queued)} queued`, `${count(submit.done)} sent`, `${count(submit.retries)} retried`,
+  ]));
   lines.push(line('poll', [
     `${count(poll.tasks)} task${poll.tasks === 1 ? '' : 's'}`,
     s.tasks.oldest_age_s !== null ? `oldest ${duration(s.tasks.oldest_age_s)}` : undefined,

@@ -35,6 +35,7 @@ export function plainLine(s: RunSnapshot, now: number): string {
   parts.push(`spent ${usd(m.actual_usd, 4)} + reserved ${usd(m.reserved_usd, 4)}${m.budget_usd !== null ? ` of ${usd(m.budget_usd, 2)}` : ''}`);
   const projection = projectCost(s);
   if (projection && (projection.ratios.text !== null || projection.ratios.video !== null)) parts.push(`projected ${money(projection.usd)}`);
+  if (s.lanes.submit.waiting_for_budget) parts.push('waiting for budget headroom');
   if (s.paused_until !== null && s.paused_until > now) parts.push(`rate-limited, resuming in ${Math.ceil((s.paused_until - now) / 1000)}s`);
   const latest = s.errors[0];
   if (latest) parts.push(`errors: ${s.errors.map((g) => `${g.cause} x${g.count}`).slice(0, 3).join(', ')}`);
