@@ -2,6 +2,7 @@
 // redraw four times a second costs a few map lookups, not a count over the journal; the counts are
 // read back from the journal every few seconds to take in what no event reports (deferrals at the
 // end, other runners' rows). Emits `snapshot` for the live view and `progress` as before.
+import { roundUsd } from '../core/money.js';
 import type { ItemState } from '../core/states.js';
 import type { Item } from '../journal/index.js';
 import type { RunContext } from './context.js';
@@ -134,7 +135,7 @@ export class RunMonitor {
       },
       money: {
         actual_usd: spend.actualUsd, reserved_usd: spend.reservedUsd, budget_usd: this.options.budgetUsd ?? null,
-        by_kind: this.byKind && { text: { ...this.byKind.text }, video: { ...this.byKind.video } },
+        by_kind: this.byKind && { text: rounded(this.byKind.text), video: rounded(this.byKind.video) },
       },
       paused_until: pausedUntil > now ? pausedUntil : null,
       errors: this.errors.list(),
@@ -220,6 +221,10 @@ export class RunMonitor {
     else this.durations[this.durationNext] = ms;
     this.durationNext = (this.durationNext + 1) % MAX_DURATIONS;
   }
+}
+
+function rounded(m: KindMoney): KindMoney {
+  return { estimate_usd: roundUsd(m.estimate_usd), settled_estimate_usd: roundUsd(m.settled_estimate_usd), settled_actual_usd: roundUsd(m.settled_actual_usd) };
 }
 
 function emptyMoney(): KindMoney {
