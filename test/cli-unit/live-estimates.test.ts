@@ -1,7 +1,7 @@
 // Throughput, ETA and projected cost from a snapshot, and the plain lines' wording and cadence: pure, table-driven.
 import { describe, expect, test } from 'vitest';
 import { estimateEta, projectCost, rowsPerMinute } from '../../src/cli/live/estimates.js';
-import { plainLine, plainLineDue, type PlainMark } from '../../src/cli/live/plain.js';
+import { plainLine, plainLineDue, plainLogLine, type PlainMark } from '../../src/cli/live/plain.js';
 import type { RunPhase } from '../../src/pipeline/run-snapshot.js';
 import { counts, snapshot, T0 } from './snapshot-fixture.js';
 
@@ -69,6 +69,10 @@ describe('plain lines off a terminal', () => {
       + 'spent $18.4000 + reserved $9.1000 of $60.00 | projected $48.11 | errors: retried 429 rate_limit_exceeded x41, task failed Simulated upstream failure x6');
     const paused = snapshot({ paused_until: s.now + 9_000, errors: [], money: { budget_usd: null, by_kind: null } });
     expect(plainLine(paused, s.now)).toMatch(/\| spent \$18\.4000 \+ reserved \$9\.1000 \| rate-limited, resuming in 9s$/);
+  });
+
+  test("the run's own messages are timestamped the same way", () => {
+    expect(plainLogLine('budget $60.000000 in force', T0)).toBe('[gbatch] 2026-11-24T01:00:00Z budget $60.000000 in force');
   });
 
   test('due on the first snapshot, on a change of phase, and 30 s after the last line, not before', () => {

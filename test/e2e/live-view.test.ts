@@ -93,16 +93,18 @@ test.skipIf(!BUILT || !HAS_SCRIPT)('on a terminal: one frame redrawn in place, n
 test.skipIf(!BUILT)('piped: a few timestamped lines, one per change of phase, the last one final', async () => {
   const ws = workspace();
   const sim = await startSim({ taskSeconds: 0.3 });
-  const run = await runCli(['run', campaign(ws), '--state', ws.state, '--out', ws.out, '--poll-interval', '0.1', '--json'], { env: gatewayEnv(sim.baseUrl, KEY) });
+  const run = await runCli(['run', campaign(ws), '--state', ws.state, '--out', ws.out, '--poll-interval', '0.1', '--budget', '5', '--json'], { env: gatewayEnv(sim.baseUrl, KEY) });
   expect(run.code, run.stderr).toBe(0);
   const lines = run.stderr.trim().split('\n');
+  // The run's own message (the budget in force) is timestamped too.
+  expect(lines[0]).toMatch(/^\[gbatch\] \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ budget \$5\.000000 in force; /);
   const progress = lines.map((l) => /^\[gbatch\] \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ ([a-z ]+) \| (\d+)\/(\d+) finished /.exec(l)).filter((m) => m !== null);
   expect(progress.length).toBeGreaterThanOrEqual(2);
   // A run of a few seconds never reaches the 30 s mark: each line is a new phase.
   for (let i = 1; i < progress.length; i++) expect(progress[i]![1]).not.toBe(progress[i - 1]![1]);
   expect(progress.length).toBeLessThanOrEqual(6);
   expect(progress.at(-1)!.slice(1)).toEqual(['done', String(ROWS), String(ROWS)]);
-  expect(lines.length - progress.length, run.stderr).toBe(0); // nothing else: no stray frame, no escape
+  expect(lines.length - progress.length, run.stderr).toBe(1); // nothing else: no stray frame, no escape
   expect(run.stderr).not.toMatch(/\x1b/);
   expect(stdoutJson(run).exit_code).toBe(0);
 }, 30_000);

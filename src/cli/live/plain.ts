@@ -39,5 +39,15 @@ export function plainLine(s: RunSnapshot, now: number): string {
   if (s.paused_until !== null && s.paused_until > now) parts.push(`rate-limited, resuming in ${Math.ceil((s.paused_until - now) / 1000)}s`);
   const latest = s.errors[0];
   if (latest) parts.push(`errors: ${s.errors.map((g) => `${g.cause} x${g.count}`).slice(0, 3).join(', ')}`);
-  return `[gbatch] ${new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z')} ${parts.join(' | ')}`;
+  return `[gbatch] ${utcStamp(now)} ${parts.join(' | ')}`;
+}
+
+/** The run's own message as a plain line: timestamped like the progress lines. */
+export function plainLogLine(message: string, now: number): string {
+  return `[gbatch] ${utcStamp(now)} ${message}`;
+}
+
+/** 2026-11-24T00:11:05Z */
+function utcStamp(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

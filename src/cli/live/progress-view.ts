@@ -7,7 +7,7 @@ import type { RunEvents } from '../../pipeline/context.js';
 import type { RunSnapshot } from '../../pipeline/run-snapshot.js';
 import { estimateEta, projectCost, rowsPerMinute } from './estimates.js';
 import { renderFrame } from './frame.js';
-import { plainLine, plainLineDue, type PlainMark } from './plain.js';
+import { plainLine, plainLineDue, plainLogLine, type PlainMark } from './plain.js';
 
 export const PROGRESS_MODES = ['auto', 'live', 'plain', 'json', 'none'] as const;
 export type ProgressMode = Exclude<(typeof PROGRESS_MODES)[number], 'auto'>;
@@ -58,7 +58,7 @@ export function attachProgress(
       return { finish: () => undefined };
     case 'plain': {
       let last: PlainMark | undefined;
-      events.on('log', (line) => stream.write(`${logLine(line)}\n`));
+      events.on('log', (line) => stream.write(`${plainLogLine(printable(line), now())}\n`));
       events.on('snapshot', (s) => {
         const at = now();
         if (!plainLineDue(last, s, at)) return;
