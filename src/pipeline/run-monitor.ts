@@ -59,7 +59,8 @@ export class RunMonitor {
     resync.unref();
     this.timers.push(resync);
     if (options.snapshotIntervalMs <= 0) return;
-    for await (const _ of ctx.journal.iterate({ states: ['pending', 'submitting'], kinds: ['video'], mine: true })) this.videoToSend++;
+    // Every video of the job still to send (on a shared journal, pending rows are nobody's until claimed).
+    for await (const _ of ctx.journal.iterate({ states: ['pending', 'submitting'], kinds: ['video'] })) this.videoToSend++;
     const byKind = { text: emptyMoney(), video: emptyMoney() };
     for (const group of (await ctx.journal.reportSums()).groups) {
       const kind = byKind[group.model in ctx.pricing.video ? 'video' : 'text'];
@@ -126,7 +127,7 @@ export class RunMonitor {
       recent: { window_s: Math.round(finished.windowMs / 100) / 10, finished: finished.count, sent: sent.count },
       tasks: {
         to_send: this.videoToSend,
-        in_flight: this.acceptedAt.size,
+        in_flight: counts.submitted + counts.running,
         youngest_age_s: youngest === undefined ? null : seconds(now - youngest),
         oldest_age_s: oldest === undefined ? null : seconds(now - oldest),
         durations: {

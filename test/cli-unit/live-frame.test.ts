@@ -96,8 +96,8 @@ describe('states of a run', () => {
     expect(renderFrame(PAUSED, 80, NOW)[5]).toBe('spend     $18.40 spent + $9.10 reserved · no budget');
   });
 
-  test('every row finished: a full bar, no ETA', () => {
-    expect(renderFrame(DONE, 80, NOW).slice(0, 5)).toEqual([
+  test('every row finished: a full bar, no ETA, and the clock stopped', () => {
+    expect(renderFrame(DONE, 80, NOW + 9_000).slice(0, 5)).toEqual([
       'gbatch run campaign · done · 12m04s elapsed',
       `[${'█'.repeat(46)}] 2,300/2,300 100% · 52 rows/min`,
       'submit    0 in flight · 0 queued · 768 sent · 41 retried',
