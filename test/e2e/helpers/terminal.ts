@@ -47,7 +47,9 @@ export function replay(bytes: string, width: number, height: number): Screen {
     }
     if (ch === '\r') col = 0;
     else if (ch === '\n') {
+      // A pseudo-terminal's output carries CR LF (onlcr); a stream written directly, LF alone: both start a line.
       row++;
+      col = 0;
       lineAt(row);
     } else if (ch >= ' ') {
       if (col >= width) {
