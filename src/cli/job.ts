@@ -37,7 +37,7 @@ export interface ResolvedJob {
   deadlineAt?: number;
 }
 
-const NOT_IN_JOB_FILES = new Set(['help', 'json', 'state', 'quiet']);
+const NOT_IN_JOB_FILES = new Set(['help', 'json', 'state', 'quiet', 'progress']);
 
 function jobFileFlags(file: string, options: Record<string, string | number | boolean | string[]>): Partial<RunFlags> {
   const argv: string[] = [];

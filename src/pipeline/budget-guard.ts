@@ -53,6 +53,11 @@ export class BudgetGuard {
     return this.live > 0;
   }
 
+  /** Whether a submission is waiting for headroom (the budget holds the lane back). */
+  hasWaiters(): boolean {
+    return this.waiters.length > 0;
+  }
+
   /** Resolves at the next release or settlement: headroom may have grown. */
   changed(): Promise<void> {
     return new Promise((resolve) => this.waiters.push(resolve));

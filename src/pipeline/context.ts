@@ -6,6 +6,7 @@ import type { ItemState } from '../core/states.js';
 import type { GatewayClient } from '../gateway/client.js';
 import type { CommitQueue, Item, JournalStore } from '../journal/index.js';
 import type { BudgetGuard } from './budget-guard.js';
+import type { RunSnapshot } from './run-snapshot.js';
 import type { SubmitGate } from './run-stops.js';
 
 export interface RunSettings {
@@ -42,6 +43,10 @@ export interface RunEvents {
   progress: [progress: Progress];
   /** Once, before the first submission: the money the run starts from, and a reader of its money as it goes (for notifications). */
   started: [progress: Progress, spendNow: () => { reservedUsd: number; actualUsd: number }];
+  /** Answered rows whose line is now in results.jsonl (succeeded -> downloaded), a batch at a time. */
+  stored: [ids: readonly string[]];
+  /** The run as the live view draws it, a few times a second (only while someone listens). */
+  snapshot: [snapshot: RunSnapshot];
 }
 
 export interface RunContext {

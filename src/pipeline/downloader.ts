@@ -36,6 +36,16 @@ export class Downloader {
     return this.failures;
   }
 
+  /** Transfers under way, and those still finishing on disk. */
+  get activeCount(): number {
+    return this.lane.pending + this.finishing.size;
+  }
+
+  /** Downloads waiting for a slot or backing off before another round. */
+  get queuedCount(): number {
+    return this.lane.size + this.backingOff.size;
+  }
+
   add(item: Item, round = 1): void {
     void this.lane.add(() => this.transfer(item, round));
   }

@@ -72,11 +72,10 @@ export class ResultsWriter {
     const { written } = rebuild;
     this.written += written.length;
     const outputPath = resultsPath(ctx.settings.outDir);
-    const listening = ctx.events.listenerCount('transition') > 0;
     for (let i = 0; i < written.length; i += STORE_BATCH) {
       const ids = written.slice(i, i + STORE_BATCH);
       await ctx.journal.markStored(ids, outputPath, { file: 'results.jsonl' });
-      if (listening) for (const id of ids) ctx.events.emit('transition', (await ctx.journal.get(id))!, 'succeeded');
+      ctx.events.emit('stored', ids);
       // Between batches, the answers in flight are served.
       if (i + STORE_BATCH < written.length) await new Promise((resolve) => setImmediate(resolve));
     }

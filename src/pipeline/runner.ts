@@ -30,6 +30,7 @@ import { recoverJournal, type Recovery } from './recover.js';
 import { crashEndOf, runEndOf } from './run-ending.js';
 import { OutputStop, outputExitCode, type OutputFailure } from './output-stop.js';
 import { ResultsWriter } from './results-writer.js';
+import { RunMonitor } from './run-monitor.js';
 import { RunStops, type EarlyStop } from './run-stops.js';
 import { Submitter, type SubmitStopReason } from './submitter.js';
 
@@ -59,6 +60,8 @@ export interface RunConfig {
   forceInterrupt?: AbortSignal;
   gracePeriodMs?: number;
   progressIntervalMs?: number;
+  /** How often the live view's `snapshot` is emitted while someone listens (default 250 ms). */
+  snapshotIntervalMs?: number;
   events?: EventEmitter<RunEvents>;
   gateway?: GatewayClient;
   /** The most bytes of one answer read into memory (see createGatewayClient). */
@@ -230,14 +233,6 @@ async function drive(
   stops.armDeadline();
   events.emit('started', { counts: await journal.counts(), spend: ctx.budget.current(), budgetUsd: config.budgetUsd, pausedUntil: gateway.pausedUntil() }, () => ctx.budget.current());
 
-  const ticker = setInterval(() => {
-    journal.counts().then((counts) => events.emit('progress', {
-      counts, spend: ctx.budget.current(), budgetUsd: config.budgetUsd, pausedUntil: gateway.pausedUntil(),
-    }), () => undefined); // a progress line missed is harmless; the next tick tries again
-  }, config.progressIntervalMs ?? 2000);
-  ticker.unref();
-  cleanups.push(() => clearInterval(ticker));
-
   const outputs = new OutputStop(ctx);
   const downloader = new Downloader(ctx, outputs);
   const results = new ResultsWriter(ctx, undefined, undefined, outputs);
@@ -264,8 +259,17 @@ async function drive(
   cleanups.push(() => peers.stop());
   const cancels = new CancelWatch(ctx, (cancel) => submitter.jobCancelled(cancel));
   cleanups.push(() => cancels.stop());
+  const monitor = new RunMonitor(ctx, {
+    polls: () => poller.pollCount,
+    downloads: () => ({ in_flight: downloader.activeCount, queued: downloader.queuedCount, failed: downloader.failedCount }),
+  }, {
+    job: config.jobName, ...(config.budgetUsd !== undefined ? { budgetUsd: config.budgetUsd } : {}), progressIntervalMs: config.progressIntervalMs ?? 2000,
+    snapshotIntervalMs: events.listenerCount('snapshot') > 0 ? config.snapshotIntervalMs ?? 250 : 0,
+  });
+  cleanups.push(() => monitor.stop());
 
   try {
+    await monitor.start();
     // Only the rows this runner holds: other runners of the job poll and download their own.
     const inFlight: Item[] = [];
     for await (const item of journal.iterate({ states: ['submitted', 'running'], mine: true })) inFlight.push(item);
@@ -306,6 +310,7 @@ async function drive(
     if (deadlineLine) events.emit('log', deadlineLine);
     const stopMessage = deadlineLine ?? stops.message;
     const counts = await journal.counts();
+    monitor.finish(counts);
     const outputFailure = outputs.failure;
     const stoppedEarly = stopReason !== undefined || submitter.exhaustedCount > 0 || outputFailure !== undefined;
     return {

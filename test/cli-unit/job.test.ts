@@ -105,8 +105,8 @@ describe('resolveJob', () => {
     expect(message).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: unknown job option 'bugdet'`));
   });
 
-  it.each(['state', 'json', 'help', 'quiet'])('the command-line-only option %j is refused in a job file', (option) => {
-    const file = jobFile({ manifest: 'a.csv', options: { [option]: option === 'state' ? 'x.db' : true } });
+  it.each(['state', 'json', 'help', 'quiet', 'progress'])('the command-line-only option %j is refused in a job file', (option) => {
+    const file = jobFile({ manifest: 'a.csv', options: { [option]: option === 'state' ? 'x.db' : option === 'progress' ? 'plain' : true } });
     expect(usageMessage(() => resolveJob(file, cli(), NOW))).toContain(`unknown job option '${option}'`);
   });
 

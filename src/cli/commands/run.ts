@@ -10,7 +10,7 @@ import { reportHeader } from '../../report/model.js';
 import { renderReportTable } from '../../report/write-report.js';
 import { journalArg, uncertainAdvice } from '../advice.js';
 import { gatewayAccess, jobFromArgs, type ResolvedJob } from '../job.js';
-import { progressLine } from '../progress.js';
+import { attachProgress, chooseProgressMode, wantsAscii } from '../live/progress-view.js';
 import { installSignals } from '../signals.js';
 import { uncertainRows } from '../uncertain-rows.js';
 
@@ -27,8 +27,7 @@ export async function run(argv: string[]): Promise<number> {
 async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: string }): Promise<number> {
   const { flags } = job;
   const events = new EventEmitter<RunEvents>();
-  events.on('log', (line) => process.stderr.write(`[gbatch] ${printable(line)}\n`));
-  if (!flags.quiet) events.on('progress', (p) => process.stderr.write(`${printable(progressLine(p, Date.now()))}\n`));
+  const progress = attachProgress(events, chooseProgressMode(flags.progress, flags.quiet, process.stderr, process.env), process.stderr, { ascii: wantsAscii(process.env) });
   const signals = installSignals();
   let result: RunResult;
   try {
@@ -43,6 +42,7 @@ async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: stri
     });
   } finally {
     signals.dispose();
+    progress.finish();
   }
   return result.exitCode;
 }

@@ -1,0 +1,55 @@
+// The run's errors grouped by cause, capped: a 429 storm is one line with a count, not 2,000 lines.
+import { printable } from '../core/printable.js';
+import type { ItemState } from '../core/states.js';
+import type { ItemError } from '../journal/index.js';
+import type { ErrorGroup } from './run-snapshot.js';
+
+const MAX_GROUPS = 16;
+const MAX_MESSAGE = 200;
+const MAX_CAUSE = 60;
+
+/** What a move into `state` with `error` is called in the view; undefined when it is no error. */
+export function causeOf(from: ItemState | undefined, state: ItemState, error: ItemError | null): string | undefined {
+  if (!error) return undefined;
+  const outcome = state === 'pending' && from === 'submitting' ? 'retried'
+    : state === 'rejected' ? 'rejected'
+    : state === 'failed' ? (from === 'submitted' || from === 'running' ? 'task failed' : 'failed')
+    : state === 'uncertain' ? 'uncertain'
+    : state === 'deferred' ? 'deferred'
+    : undefined;
+  if (!outcome) return undefined;
+  const code = error.code ?? error.type;
+  const parts = [outcome, error.status !== undefined ? String(error.status) : undefined, code];
+  // Without a status or code (a task's fail reason), the start of the message names the cause.
+  if (error.status === undefined && code === undefined) parts.push(error.message.split(/[;:.,(]/)[0]!.slice(0, 40).trim().replace(/\d+/g, '#'));
+  return printable(parts.filter((p) => p !== undefined && p !== '').join(' ')).slice(0, MAX_CAUSE);
+}
+
+export class ErrorGroups {
+  private readonly groups = new Map<string, ErrorGroup>();
+
+  add(cause: string, message: string, at: number): void {
+    let group = this.groups.get(cause);
+    if (!group) {
+      // A new cause pushes out the one seen longest ago.
+      if (this.groups.size >= MAX_GROUPS) this.evictOldest();
+      group = { cause, count: 0, last_message: '', last_at: at };
+      this.groups.set(cause, group);
+    }
+    this.groups.delete(cause); // the Map's order is the order of last sight
+    this.groups.set(cause, group);
+    group.count++;
+    group.last_message = printable(message).slice(0, MAX_MESSAGE);
+    group.last_at = at;
+  }
+
+  /** The most recently seen groups first. */
+  list(limit = 8): ErrorGroup[] {
+    return [...this.groups.values()].reverse().slice(0, limit).map((g) => ({ ...g }));
+  }
+
+  private evictOldest(): void {
+    const oldest = this.groups.keys().next();
+    if (!oldest.done) this.groups.delete(oldest.value);
+  }
+}
