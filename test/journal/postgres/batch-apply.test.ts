@@ -1,6 +1,7 @@
 // The group commit's one-statement path (gbatch_apply_changes): all of a batch or none of it, each row
 // compare-and-set on its expected state and on whose it is, values written exactly as the long path
 // writes them, and a runner that lost its lease fenced.
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LockLostError, StaleTransitionError, type Change, type JournalStore } from '../../../src/journal/index.js';
 import { PostgresJournalStore } from '../../../src/journal/postgres/postgres-store.js';
@@ -83,6 +84,34 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: a batch of transitions in o
     const owners = (await db.query(`SELECT id, owner FROM items WHERE id IN ('r0', 'r1') AND job_id = (SELECT id FROM jobs WHERE name = $1) ORDER BY id`, [store!.job])).rows;
     const [me] = await store!.membership.runners();
     expect(owners).toEqual([{ id: 'r0', owner: me!.runnerId }, { id: 'r1', owner: null }]);
+  });
+
+  it('a row another writer moves between the look and the write: that one is named, and the batch undone', async () => {
+    const [store] = await job(2);
+    const other = new pg.Client({ connectionString: db.url() });
+    await other.connect();
+    try {
+      // The other writer's move is not committed yet: the batch sees r1 pending, then waits on its row.
+      await other.query('BEGIN');
+      await other.query(`UPDATE items SET state = 'deferred' WHERE id = 'r1' AND job_id = (SELECT id FROM jobs WHERE name = $1)`, [store!.job]);
+      const xid = (await other.query('SELECT txid_current()::text AS xid')).rows[0].xid as string;
+      const batch = thrown(store!.applyTransitions([submit('r0'), submit('r1')]));
+      for (;;) {
+        const waiting = await db.query(`SELECT count(*)::int AS n FROM pg_locks
+          WHERE NOT granted AND locktype = 'transactionid' AND transactionid::text = $1`, [xid]);
+        if (waiting.rows[0]!.n > 0) break;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await other.query('COMMIT');
+      const err = await batch;
+      expect(err).toBeInstanceOf(StaleTransitionError);
+      expect(err).toMatchObject({ itemId: 'r1', expected: 'pending', actual: 'deferred' });
+      expect((await store!.get('r0'))!.state).toBe('pending');
+      expect(await store!.events('r0')).toEqual([]);
+      expect(await store!.spend()).toEqual({ reservedUsd: 0, actualUsd: 0 });
+    } finally {
+      await other.end();
+    }
   });
 
   it('a runner whose lease was swept writes nothing more, fenced from then on', async () => {
