@@ -53,7 +53,11 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal migrations', () => {
           response, owner, claimed_by, updated_at)
         VALUES (1, 'a', 'chat', 'm', '{"x":1}', 'h', 'f.jsonl', 1, 'submitting', 1, 0.5, NULL, '00000000-0000-4000-8000-000000000001', NULL, 7),
                (1, 'b', 'chat', 'm', '{"x":2}', 'h2', 'f.jsonl', 2, 'downloaded', 1, 0, '{"ok":true}', NULL, NULL, 8);
-        INSERT INTO events (job_id, item_id, at, event, from_state, to_state) VALUES (1, 'a', 5, 'submit', 'pending', 'submitting');`);
+        INSERT INTO events (job_id, item_id, at, event, from_state, to_state) VALUES (1, 'a', 5, 'submit', 'pending', 'submitting');
+        -- What another branch's step ordered before this one might have added: kept through the rebuild.
+        ALTER TABLE items ADD COLUMN extra text NOT NULL DEFAULT 'kept';
+        UPDATE items SET extra = 'mine' WHERE id = 'b';
+        CREATE INDEX items_by_extra ON items (job_id, extra);`);
       expect(await migrate(pool, 'test')).toBe(SCHEMA_VERSION - 2);
     } finally {
       await pool.end();
@@ -68,6 +72,10 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal migrations', () => {
       await ingest.commit();
       expect((await store.get('c'))!.seq).toBeGreaterThan(2);
       expect((await db.query(`SELECT owner FROM ${old}.items WHERE id = 'a'`)).rows).toEqual([{ owner: '00000000-0000-4000-8000-000000000001' }]);
+      expect((await db.query(`SELECT id, extra FROM ${old}.items ORDER BY seq`)).rows).toEqual([{ id: 'a', extra: 'kept' }, { id: 'b', extra: 'mine' }, { id: 'c', extra: 'kept' }]);
+      expect((await db.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'items' ORDER BY indexname`, [old])).rows.map((r) => r.indexname))
+        .toEqual(['items_by_extra', 'items_by_state', 'items_job_id_id_key', 'items_pkey']);
+      expect((await db.query(`SELECT attnotnull FROM pg_attribute WHERE attrelid = '${old}.items'::regclass AND attname = 'extra'`)).rows).toEqual([{ attnotnull: true }]);
     } finally {
       await store.close();
       await db.query(`DROP SCHEMA ${old} CASCADE`);
