@@ -12,6 +12,9 @@ export interface PeerLanes {
   balanceRanOut(): void;
 }
 
+/** The first wait for the other runners' last rows, doubled on each look up to the beat. */
+const FIRST_LOOK_MS = 50;
+
 export class JobPeers {
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
@@ -54,18 +57,28 @@ export class JobPeers {
     const { ctx } = this;
     if (!ctx.journal.coordination) return 'done';
     let said = false;
+    // The others' last rows are usually answered within a request's latency: looked at often at first
+    // (this runner's exit waits on the look that finds them done), then less, down to a beat. Sweeps run
+    // on the beat (start()'s timer); this loop runs one itself only as often.
+    let pauseMs = Math.min(this.everyMs, FIRST_LOOK_MS);
+    let sinceTickMs = Infinity;
     while (!ctx.stop.signal.aborted) {
-      await this.tick();
+      if (sinceTickMs >= this.everyMs) {
+        await this.tick();
+        sinceTickMs = 0;
+      }
       const work = await ctx.journal.membership.othersWork();
       if ((this.takeReleased() > 0 || work.claimable > 0) && !ctx.submitStop.signal.aborted) return 'claimable';
       if (work.held === 0) return 'done';
       if (!said) log(ctx, `this runner's share is done; ${work.held} row(s) are with other runners of the job: waiting for them (a runner that stops is taken over)`);
       said = true;
       try {
-        await ctx.clock.sleep(this.everyMs, ctx.stop.signal);
+        await ctx.clock.sleep(pauseMs, ctx.stop.signal);
       } catch {
         return 'done';
       }
+      sinceTickMs += pauseMs;
+      pauseMs = Math.min(this.everyMs, pauseMs * 2);
     }
     return 'done';
   }

@@ -15,7 +15,7 @@ import { exclusiveLockSql } from './advisory-locks.js';
 import { DB_NOW_MS } from './db-time.js';
 import { ITEM_COLUMNS, toItem } from './item-row.js';
 import { inTransaction } from './pool.js';
-import { applyChanges } from './transitions.js';
+import { applyChanges, HELD_STATES } from './transitions.js';
 
 /** How long status keeps showing a runner that was swept. */
 const SWEPT_KEPT_MS = 24 * 3600_000;
@@ -94,8 +94,9 @@ export class PgMembership implements RunnerMembership {
     const runnerId = this.held;
     const jobId = this.jobId();
     await inTransaction(this.pool, async (client) => {
-      await client.query('UPDATE items SET owner = NULL WHERE job_id = $1 AND owner = $2', [jobId, runnerId]);
-      await client.query('UPDATE items SET claimed_by = NULL WHERE job_id = $1 AND claimed_by = $2', [jobId, runnerId]);
+      await client.query('UPDATE items SET owner = NULL WHERE job_id = $1 AND state = ANY($3) AND owner = $2', [jobId, runnerId, HELD_STATES]);
+      // A claim only counts while the row is pending: the rows this runner sent keep theirs, unread.
+      await client.query(`UPDATE items SET claimed_by = NULL WHERE job_id = $1 AND state = 'pending' AND claimed_by = $2`, [jobId, runnerId]);
       await client.query('DELETE FROM runners WHERE job_id = $1 AND runner_id = $2 AND swept_at IS NULL', [jobId, runnerId]);
     });
     this.held = undefined;
@@ -123,8 +124,9 @@ export class PgMembership implements RunnerMembership {
     const jobId = this.jobId();
     if (jobId === undefined) return [];
     const rows = (await this.pool.query<RunnerRow>(`SELECT r.*, ${DB_NOW_MS} AS db_now,
-        (SELECT COUNT(*) FROM items i WHERE i.job_id = r.job_id AND (i.owner = r.runner_id OR (i.claimed_by = r.runner_id AND i.state = 'pending'))) AS rows
-      FROM runners r WHERE r.job_id = $1 ORDER BY r.started_at, r.runner_id`, [jobId])).rows;
+        (SELECT COUNT(*) FROM items i WHERE i.job_id = r.job_id AND i.state = ANY($2)
+          AND (i.owner = r.runner_id OR (i.claimed_by = r.runner_id AND i.state = 'pending'))) AS rows
+      FROM runners r WHERE r.job_id = $1 ORDER BY r.started_at, r.runner_id`, [jobId, ['pending', ...HELD_STATES]])).rows;
     return rows.map((row) => ({
       runnerId: row.runner_id, pid: row.pid, host: row.host, startedAt: row.started_at, heartbeatAt: row.heartbeat_at,
       rows: row.rows, liveness: this.judge(row), cancelSeenAt: row.cancel_seen_at ?? null,
@@ -138,11 +140,11 @@ export class PgMembership implements RunnerMembership {
     const { rows } = await this.pool.query<{ held: number; claimable: number }>(`WITH others AS (
         SELECT runner_id FROM runners WHERE job_id = $1 AND runner_id <> $2 AND swept_at IS NULL)
       SELECT
-        (SELECT COUNT(*) FROM items WHERE job_id = $1 AND owner IN (SELECT runner_id FROM others)
+        (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = ANY($3) AND owner IN (SELECT runner_id FROM others)
           AND NOT (state = 'succeeded' AND kind IN ('chat', 'responses'))) AS held,
         (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = 'pending' AND claimed_by IN (SELECT runner_id FROM others)) AS held_pending,
         (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = 'pending'
-          AND (claimed_by IS NULL OR claimed_by NOT IN (SELECT runner_id FROM others))) AS claimable`, [jobId, this.held]);
+          AND (claimed_by IS NULL OR claimed_by NOT IN (SELECT runner_id FROM others))) AS claimable`, [jobId, this.held, HELD_STATES]);
     const row = rows[0] as { held: number; held_pending: number; claimable: number } | undefined;
     return { held: (row?.held ?? 0) + (row?.held_pending ?? 0), claimable: row?.claimable ?? 0 };
   }
@@ -175,7 +177,7 @@ export class PgMembership implements RunnerMembership {
       WHERE r.job_id = $1 AND r.swept_at IS NULL`, [jobId])).rows;
     if (runners.some((row) => row.runner_id !== this.held && !this.judge(row).alive)) return true;
     const { rows } = await this.pool.query(`SELECT 1 FROM items WHERE job_id = $1 AND state = ANY($2)
-      AND (owner IS NULL OR owner <> ALL($3::uuid[])) LIMIT 1`, [jobId, ['submitting', 'submitted', 'running', 'succeeded'], runners.map((r) => r.runner_id)]);
+      AND (owner IS NULL OR owner <> ALL($3::uuid[])) LIMIT 1`, [jobId, HELD_STATES, runners.map((r) => r.runner_id)]);
     return rows.length > 0;
   }
 

@@ -18,6 +18,7 @@ import { connectPool, inTransaction } from './pool.js';
 import { migrate, schemaVersion, NewerSchemaError, SCHEMA_VERSION } from './schema.js';
 import { JobQueries } from './queries.js';
 import { annotateItem, applyChanges, jobCancelOf, storeMany, type Writer } from './transitions.js';
+import { applyBatch, batchable, BatchLeaseLostError } from './batch-apply.js';
 import { DB_NOW_MS } from './db-time.js';
 import { ITEM_COLUMNS, toItem } from './item-row.js';
 import { PgCoordination } from './coordination.js';
@@ -245,11 +246,27 @@ export class PostgresJournalStore implements JournalStore {
   async applyTransitions(changes: readonly Change[], options: { deferSync?: boolean } = {}): Promise<Move[]> {
     if (changes.length === 0) return [];
     const jobId = this.assertWritable();
+    // The pipeline's group commits, in one round trip each.
+    if (batchable(changes)) return this.applyBatch(jobId, changes, options.deferSync === true);
     // Commits are durable on the server; a deferred one may skip waiting for its WAL flush.
     return inTransaction(this.pool, async (client) => {
       await this.enterWrite(client, jobId, 'shared');
       return applyChanges(client, jobId, changes, this.now(), this.writer());
     }, options.deferSync ? 'SET LOCAL synchronous_commit = off' : '');
+  }
+
+  private async applyBatch(jobId: number, changes: readonly Change[], defer: boolean): Promise<Move[]> {
+    const runnerId = this.runnerMembership.runnerId;
+    try {
+      const moves = await applyBatch(this.pool, jobId, runnerId, changes, this.now(), defer);
+      if (runnerId !== undefined) this.runnerMembership.confirm();
+      return moves;
+    } catch (err) {
+      if (!(err instanceof BatchLeaseLostError)) throw err;
+      const lost = new LockLostError(`${this.location} (job '${this.job}')`);
+      this.fence(lost);
+      throw lost;
+    }
   }
 
   async apply(changes: readonly Change[]): Promise<Item[]> {

@@ -10,6 +10,7 @@ import type { EventLogRecord, ItemEventRecord, ManifestRecord, PriorRow } from '
 import type { JobContext } from './job-context.js';
 import { ITEM_COLUMNS, toItem } from './item-row.js';
 import type { Queryable } from './pool.js';
+import { HELD_STATES } from './transitions.js';
 
 const RESULT_COLUMNS = `seq, id, kind, state, response, response_status, request_id, last_error, task_id,
   final_resolution, output_path, sha256, bytes`;
@@ -79,7 +80,7 @@ export class JobQueries {
     if (filter.kinds) values.push(filter.kinds), where.push(`kind = ANY($${values.length + 1})`);
     if (filter.owner !== undefined) {
       if (filter.owner === null) return [];
-      values.push(filter.owner), where.push(`owner = $${values.length + 1}`);
+      values.push(filter.owner, HELD_STATES), where.push(`owner = $${values.length}`, `state = ANY($${values.length + 1})`);
     }
     values.push(pageSize);
     const rows = await this.rows<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM items WHERE ${where.join(' AND ')} ORDER BY seq LIMIT $${values.length + 1}`, values);

@@ -21,8 +21,12 @@ export async function logEvents(client: pg.ClientBase, jobId: number, at: number
 
 interface Planned { change: Change; from: ItemState; to: ItemState; columns: string[]; values: unknown[] }
 
-/** States in which a row is some runner's (it sent the request, polls the task, downloads the answer). */
-const HELD: ReadonlySet<ItemState> = new Set(['submitting', 'submitted', 'running', 'succeeded']);
+/**
+ * States in which a row is some runner's (it sent the request, polls the task, downloads the answer).
+ * A row has an owner only in one of them: a look-up by owner names them too, for the state index.
+ */
+export const HELD_STATES: readonly ItemState[] = ['submitting', 'submitted', 'running', 'succeeded'];
+const HELD: ReadonlySet<ItemState> = new Set(HELD_STATES);
 
 /**
  * Who writes: a runner of the job (its rows, and rows nobody holds; a row it moves into a held state

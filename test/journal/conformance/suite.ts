@@ -474,6 +474,10 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
         expect(refused).toMatchObject({ code: 'GBATCH_JOB_CANCELLED', itemId: 'b' });
         expect((await store.get('a'))!.state).toBe('submitting');
         expect((await store.get('b'))!.state).toBe('pending');
+        // A batch of compare-and-set changes alone (PostgreSQL writes it in one statement) is refused the same way.
+        const alone = await thrown(store.applyTransitions([{ ...submit('b'), expect: 'pending' }, { ...submit('c'), expect: 'pending' }]));
+        expect(alone).toMatchObject({ code: 'GBATCH_JOB_CANCELLED', itemId: 'b' });
+        expect((await store.get('c'))!.state).toBe('pending');
         await store.applyTransitions([{ id: 'a', event: 'complete', patch: { reservedUsd: 0, actualUsd: 0.002 } }]);
         expect((await store.get('a'))!.state).toBe('succeeded');
         await store.setJobCancel(undefined);

@@ -3,6 +3,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { migrate, PostgresJournalStore, SCHEMA_VERSION } from '../../../src/journal/postgres/postgres-store.js';
+import { MIGRATIONS } from '../../../src/journal/postgres/schema.js';
 import { pgAvailable, PG_TEST_URL, usePgSchema, withSearchPath } from '../../helpers/postgres.js';
 
 describe.skipIf(!pgAvailable())('PostgreSQL journal migrations', () => {
@@ -36,6 +37,49 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal migrations', () => {
     const column = await db.query(`SELECT data_type, is_nullable FROM information_schema.columns
       WHERE table_schema = $1 AND table_name = 'items' AND column_name = 'owner'`, [db.schema]);
     expect(column.rows).toEqual([{ data_type: 'uuid', is_nullable: 'YES' }]);
+  });
+
+  it('a journal written at the first shipped version upgrades with its rows, events and seqs kept', async () => {
+    const old = `${db.schema}_old`;
+    await db.query(`CREATE SCHEMA ${old}`);
+    const url = withSearchPath(PG_TEST_URL, old);
+    const pool = new pg.Pool({ connectionString: url });
+    try {
+      // The two steps shipped first, as a gbatch of that time left them, with a row in flight.
+      await pool.query(`CREATE TABLE gbatch_schema_version (id integer PRIMARY KEY CHECK (id = 1), version integer NOT NULL);
+        INSERT INTO gbatch_schema_version VALUES (1, 2); ${MIGRATIONS[0]} ${MIGRATIONS[1]}
+        INSERT INTO jobs (name, created_at, updated_at) VALUES ('old', 1, 1);
+        INSERT INTO items (job_id, id, kind, model, request, content_hash, source_file, source_line, state, attempts, reserved_usd,
+          response, owner, claimed_by, updated_at)
+        VALUES (1, 'a', 'chat', 'm', '{"x":1}', 'h', 'f.jsonl', 1, 'submitting', 1, 0.5, NULL, '00000000-0000-4000-8000-000000000001', NULL, 7),
+               (1, 'b', 'chat', 'm', '{"x":2}', 'h2', 'f.jsonl', 2, 'downloaded', 1, 0, '{"ok":true}', NULL, NULL, 8);
+        INSERT INTO events (job_id, item_id, at, event, from_state, to_state) VALUES (1, 'a', 5, 'submit', 'pending', 'submitting');
+        -- What another branch's step ordered before this one might have added: kept through the rebuild.
+        ALTER TABLE items ADD COLUMN extra text NOT NULL DEFAULT 'kept';
+        UPDATE items SET extra = 'mine' WHERE id = 'b';
+        CREATE INDEX items_by_extra ON items (job_id, extra);`);
+      expect(await migrate(pool, 'test')).toBe(SCHEMA_VERSION - 2);
+    } finally {
+      await pool.end();
+    }
+    const store = await PostgresJournalStore.open(url, { job: 'old' });
+    try {
+      expect(await store.get('a')).toMatchObject({ seq: 1, state: 'submitting', attempts: 1, reservedUsd: 0.5, request: { x: 1 }, updatedAt: 7 });
+      expect(await store.get('b')).toMatchObject({ seq: 2, state: 'downloaded', response: { ok: true } });
+      expect(await store.events('a')).toEqual([{ at: 5, event: 'submit', from: 'pending', to: 'submitting', detail: null }]);
+      const ingest = await store.beginIngest();
+      await ingest.add([{ id: 'c', kind: 'chat', model: 'm', request: { x: 3 }, contentHash: 'h3', sourceFile: 'f.jsonl', sourceLine: 3, state: 'pending' }]);
+      await ingest.commit();
+      expect((await store.get('c'))!.seq).toBeGreaterThan(2);
+      expect((await db.query(`SELECT owner FROM ${old}.items WHERE id = 'a'`)).rows).toEqual([{ owner: '00000000-0000-4000-8000-000000000001' }]);
+      expect((await db.query(`SELECT id, extra FROM ${old}.items ORDER BY seq`)).rows).toEqual([{ id: 'a', extra: 'kept' }, { id: 'b', extra: 'mine' }, { id: 'c', extra: 'kept' }]);
+      expect((await db.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'items' ORDER BY indexname`, [old])).rows.map((r) => r.indexname))
+        .toEqual(['items_by_extra', 'items_by_state', 'items_job_id_id_key', 'items_pkey']);
+      expect((await db.query(`SELECT attnotnull FROM pg_attribute WHERE attrelid = '${old}.items'::regclass AND attname = 'extra'`)).rows).toEqual([{ attnotnull: true }]);
+    } finally {
+      await store.close();
+      await db.query(`DROP SCHEMA ${old} CASCADE`);
+    }
   });
 
   it('refuses a schema newer than this gbatch supports, read-only too, naming both versions', async () => {

@@ -1,0 +1,91 @@
+// A runner's group commit in one round trip: the batch goes to gbatch_apply_changes (schema.ts) as one
+// JSON document, and the statement is its own transaction. Each transition is judged here, by the pure
+// table, from the state the writer expects the row in; the database checks that expectation (and whose
+// the row is), writes the rows and their events and moves the job's money, or refuses the whole batch.
+import type pg from 'pg';
+import { transition } from '../../core/states.js';
+import { BudgetExceededError, JobCancelledError, StaleTransitionError, type Change, type Move } from '../change.js';
+import { patchFields } from './item-row.js';
+import { HELD_STATES } from './transitions.js';
+
+const HELD: ReadonlySet<string> = new Set(HELD_STATES);
+
+/** The SQLSTATEs gbatch_apply_changes raises. */
+const STALE = 'GB001';
+const OVER_BUDGET = 'GB002';
+const LEASE_LOST = 'GB003';
+const CANCELLED = 'GB004';
+
+/** Raised when the runner's lease was lost (swept, or expired): the store fences itself. */
+export class BatchLeaseLostError extends Error {
+  constructor() {
+    super('runner lost its standing');
+    this.name = 'BatchLeaseLostError';
+  }
+}
+
+/**
+ * Whether the batch can take the one-statement path: every change names the state it expects (the
+ * commit queue's always do) and is legal from it (an illegal one goes the long way, which tells a stale
+ * row from a bug), no row is changed twice (the second would be judged on the first's result), and
+ * every number in the patches survives JSON (a NaN would not).
+ */
+export function batchable(changes: readonly Change[]): boolean {
+  if (changes.some((c) => c.expect === undefined || !legal(c))) return false;
+  if (new Set(changes.map((c) => c.id)).size !== changes.length) return false;
+  return changes.every((c) => Object.values(c.patch ?? {}).every((v) => typeof v !== 'number' || Number.isFinite(v)));
+}
+
+function legal(change: Change): boolean {
+  try {
+    transition(change.expect!, change.event);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Applies a batchable() batch; throws StaleTransitionError, BudgetExceededError, JobCancelledError or BatchLeaseLostError as the database refuses it. */
+export async function applyBatch(db: Pick<pg.Pool, 'query'>, jobId: number, runnerId: string | undefined, changes: readonly Change[], now: number, defer: boolean): Promise<Move[]> {
+  const moves: Move[] = [];
+  const rows = changes.map((change) => {
+    const from = change.expect!;
+    const to = transition(from, change.event);
+    moves.push({ from, to, at: now });
+    const { columns, values } = patchFields(change.patch ?? {});
+    return {
+      id: change.id, e: change.event, f: from, t: to,
+      d: change.detail ? JSON.stringify(change.detail) : null,
+      // A row in a held state is its runner's; anywhere else it is no one's (an operator may decide it).
+      o: HELD.has(to) ? runnerId ?? null : null,
+      p: Object.fromEntries(columns.map((column, i) => [column, values[i]])),
+    };
+  });
+  try {
+    await db.query('SELECT gbatch_apply_changes($1, $2, $3, $4, $5)', [jobId, runnerId ?? null, now, JSON.stringify(rows), defer]);
+  } catch (err) {
+    throw refusal(err, changes);
+  }
+  return moves;
+}
+
+/** The database's refusal as the journal's errors; any other error as it came. */
+function refusal(err: unknown, changes: readonly Change[]): unknown {
+  const { code, detail } = err as { code?: string; detail?: string };
+  if (code === LEASE_LOST) return new BatchLeaseLostError();
+  if (code !== STALE && code !== OVER_BUDGET && code !== CANCELLED) return err;
+  const facts = JSON.parse(detail ?? '{}') as { id: string; state?: string | null; budget?: number; held?: number; asked?: number };
+  if (code === CANCELLED) return new JobCancelledError(facts.id);
+  const change = changes.find((c) => c.id === facts.id);
+  if (code === OVER_BUDGET) return new BudgetExceededError(facts.id, facts.budget!, roundMoney(facts.held!), roundMoney(facts.asked!));
+  if (!change) return err;
+  if (facts.state == null) return new Error(`unknown item '${facts.id}'`);
+  // A row in the state expected but held by another runner: stale, as the compare-and-set found it.
+  return facts.state === change.expect
+    ? new StaleTransitionError(change.id, change.event, change.expect)
+    : new StaleTransitionError(change.id, change.event, change.expect!, facts.state as Change['expect'] & string);
+}
+
+function roundMoney(usd: number): number {
+  return Math.round(usd * 1e9) / 1e9;
+}
