@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resultLine, resultsPath, writeResultsFile } from '../../src/pipeline/results-file.js';
@@ -220,6 +220,52 @@ describe('writeResultsFile reusing the settled prefix of the previous file', () 
     expect(second.written).toEqual(ids.slice(700));
     expect(reused.trimEnd().split('\n')).toHaveLength(1200);
     expect(readdirSync(out)).toEqual(['results.jsonl']);
+    // Appended in place (issue 11: each line written about once): the same file, not a copy renamed over it.
+    expect(statSync(resultsPath(out)).ino).toBe(first.prefix.file.ino);
+    expect(second.prefix.bytes).toBe(Buffer.byteLength(reused));
+  });
+
+  it('rewrites the lines after the prefix in place: a line past an open item, then the open item\'s own, in manifest order', async () => {
+    const journal = tmp.open();
+    seed(journal, ['a', 'b', 'c', 'd']);
+    complete(journal, 'a');
+    complete(journal, 'c'); // past b, still in flight
+    const out = join(tmp.dir(), 'out');
+    const first = await writeResultsFile(SqliteJournalStore.wrap(journal), out);
+    expect(first.prefix.seq).toBe(journal.get('a')!.seq);
+    complete(journal, 'b');
+    complete(journal, 'd');
+
+    const second = await writeResultsFile(SqliteJournalStore.wrap(journal), out, first.prefix);
+
+    const lines = readFileSync(resultsPath(out), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l).custom_id);
+    expect(lines).toEqual(['a', 'b', 'c', 'd']);
+    expect(second.written).toEqual(['b', 'c', 'd']);
+    expect(statSync(resultsPath(out)).ino).toBe(first.prefix.file.ino);
+  });
+
+  it('an append that fails leaves the settled prefix, never a torn line, and throws', async () => {
+    const journal = tmp.open();
+    seed(journal, ['a', 'b', 'c']);
+    complete(journal, 'a');
+    const out = join(tmp.dir(), 'out');
+    const store = SqliteJournalStore.wrap(journal);
+    const first = await writeResultsFile(store, out);
+    const prefix = readFileSync(resultsPath(out), 'utf8');
+    complete(journal, 'b');
+    complete(journal, 'c');
+    let pages = 0;
+    const failing = Object.assign(Object.create(store) as SqliteJournalStore, {
+      resultRows: async (after: number, limit: number, maxBytes: number) => {
+        if (pages++ > 0) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+        return store.resultRows(after, 1, maxBytes); // one line written, then the failure
+      },
+    });
+
+    await expect(writeResultsFile(failing, out, first.prefix)).rejects.toMatchObject({ code: 'ENOSPC' });
+
+    expect(readFileSync(resultsPath(out), 'utf8')).toBe(prefix);
+    expect(prefix.trimEnd().split('\n').map((l) => JSON.parse(l).custom_id)).toEqual(['a']);
   });
 
   it('rebuilds from the journal alone when the file was changed by someone else', async () => {
