@@ -10,7 +10,7 @@ import { patchColumns, rowToItem, type Item, type ItemPatch, type ItemRow } from
 import { LockLostError, RunnerLock } from './lock.js';
 import { ResultRows } from '../result-rows.js';
 import { openDatabase } from './open-database.js';
-import { hasWideValues, ITEM_COLUMNS_WIDE, WideValues } from './wide-values.js';
+import { hasWideValues, itemColumns, WideValues } from './wide-values.js';
 import { StaleTransitionError, type Change, type JobRecord, type Move, type Spend } from '../change.js';
 
 export { StaleTransitionError, type Change, type JobRecord, type Move, type Spend };
@@ -81,7 +81,7 @@ export class Journal {
       }
       this.lock = new RunnerLock(this.db, this.clock);
       const wide = hasWideValues(this.db);
-      this.itemColumns = wide ? ITEM_COLUMNS_WIDE : '*';
+      this.itemColumns = itemColumns(this.db);
       this.wide = wide && !options.readonly ? new WideValues(this.db) : undefined;
       this.stmt = this.prepareStatements();
     } catch (err) {

@@ -123,6 +123,13 @@ const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER items_deleted_answer AFTER DELETE ON items
     BEGIN DELETE FROM item_requests WHERE seq = OLD.seq; DELETE FROM item_answers WHERE seq = OLD.seq; END;
   `,
+  // A narrower item row (issue 11, narrow-keys.ts): new rows keep their sha256 content hash as 32 bytes
+  // and their manifest path once in item_texts; rows written before keep theirs inline.
+  `
+  CREATE TABLE IF NOT EXISTS item_texts (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);
+  ALTER TABLE items ADD COLUMN content_key BLOB;
+  ALTER TABLE items ADD COLUMN source_ref INTEGER;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
