@@ -10,7 +10,7 @@ const tmp = useTempDir();
 const CORE_TABLES = ['events', 'items', 'job', 'runner_lock'];
 
 function tables(db: Database.Database): string[] {
-  return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>)
+  return (db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name").all() as Array<{ name: string }>)
     .map((r) => r.name);
 }
 

@@ -174,6 +174,7 @@ export class SqliteJournalStore implements JournalStore {
       return result;
     } catch (err) {
       if (db.inTransaction) db.exec('ROLLBACK');
+      this.journal.forgetUncommitted();
       throw err;
     }
   }
