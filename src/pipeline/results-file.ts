@@ -70,16 +70,47 @@ export async function writeResultsFile(journal: JournalStore, outDir: string, pr
   const reuse = await reusablePrefix(target, previous);
   const lines = reuse ? await appendInPlace(journal, target, reuse, settledUpTo) : await writeWhole(journal, outDir, target, settledUpTo);
   const file = await stat(target);
-  return {
-    written: lines.written,
-    prefix: { seq: Math.max(settledUpTo, reuse?.seq ?? 0), bytes: lines.prefixBytes, file: { ino: file.ino, size: file.size, mtimeMs: file.mtimeMs } },
-  };
+  const settled = await settledNow(journal, Math.max(settledUpTo, reuse?.seq ?? 0), lines);
+  return { written: lines.written, prefix: { ...settled, file: { ino: file.ino, size: file.size, mtimeMs: file.mtimeMs } } };
 }
+
+/** Lines past the settled part tracked for settledNow(); past this many, the prefix stays where it was. */
+const TRACKED_LINES = 200_000;
 
 interface LinesWritten {
   written: string[];
   /** Bytes of the file holding lines of items up to `settledUpTo` only. */
   prefixBytes: number;
+  /** The seq of each line written past `settledUpTo`, and the file's size after it (undefined: too many). */
+  past: { seqs: number[]; ends: number[] } | undefined;
+}
+
+/**
+ * How far the file is settled once written: items answered while the rebuild ran may have settled the
+ * rows past the prefix it started from. The prefix grows over the lines written past it, in order, up
+ * to the first item now settled whose line is not in the file (answered after the rebuild read past it,
+ * or changed since), or up to the first item still open. The next rebuild then rewrites only the rest.
+ */
+async function settledNow(journal: JournalStore, settledUpTo: number, lines: LinesWritten): Promise<{ seq: number; bytes: number }> {
+  const start = { seq: settledUpTo, bytes: lines.prefixBytes };
+  const past = lines.past;
+  if (!past || past.seqs.length === 0) return start;
+  const frontier = ((await journal.firstOpenSeq()) ?? Number.MAX_SAFE_INTEGER) - 1;
+  let i = 0;
+  let bytes = lines.prefixBytes;
+  // Stops before the first item whose line differs between the file and the journal, or at the frontier.
+  const end = (seq: number) => ({ seq: Math.min(frontier, (past.seqs[i] ?? Number.MAX_SAFE_INTEGER) - 1, seq - 1), bytes });
+  if (frontier <= settledUpTo) return start;
+  for (let after = settledUpTo; ;) {
+    const page = await journal.resultRows(after, PAGE_ROWS, PAGE_BYTES);
+    if (page.length === 0) return end(Number.MAX_SAFE_INTEGER);
+    for (const row of page) {
+      if (row.seq > frontier || past.seqs[i] !== row.seq) return end(row.seq);
+      bytes = past.ends[i]!;
+      i++;
+    }
+    after = page[page.length - 1]!.seq;
+  }
 }
 
 async function writeWhole(journal: JournalStore, outDir: string, target: string, settledUpTo: number): Promise<LinesWritten> {
@@ -122,6 +153,7 @@ async function writeLines(journal: JournalStore, fd: number, from: { seq: number
   const written: string[] = [];
   let bytes = from.bytes;
   let prefixBytes = bytes;
+  let past: LinesWritten['past'] = { seqs: [], ends: [] };
   for (let after = from.seq; ;) {
     const page = await journal.resultRows(after, PAGE_ROWS, PAGE_BYTES);
     if (page.length === 0) break;
@@ -148,10 +180,12 @@ async function writeLines(journal: JournalStore, fd: number, from: { seq: number
       bytes += lineBytes;
       if (row.state === 'succeeded') written.push(row.id);
       if (row.seq <= settledUpTo) prefixBytes = bytes;
+      else if (past && past.seqs.length < TRACKED_LINES) past.seqs.push(row.seq), past.ends.push(bytes);
+      else past = undefined;
     }
     if (text !== '') chunks.push(Buffer.from(text));
     after = page[page.length - 1]!.seq;
     await writeChunks(fd, chunks);
   }
-  return { written, prefixBytes };
+  return { written, prefixBytes, past };
 }

@@ -244,6 +244,40 @@ describe('writeResultsFile reusing the settled prefix of the previous file', () 
     expect(statSync(resultsPath(out)).ino).toBe(first.prefix.file.ino);
   });
 
+  it('grows the prefix over rows settled while it wrote, up to the first row whose line the file lacks', async () => {
+    const journal = tmp.open();
+    seed(journal, ['a', 'b', 'c', 'd', 'e']);
+    for (const id of ['a', 'b', 'c', 'd']) complete(journal, id); // e still in flight
+    const store = SqliteJournalStore.wrap(journal);
+    const seqOf = (id: string) => journal.get(id)!.seq;
+    // The journal as the rebuild saw it while writing: b in flight when it began, c when the reader passed it.
+    let asked = 0;
+    let hideC = true;
+    const racing = Object.assign(Object.create(store) as SqliteJournalStore, {
+      firstOpenSeq: async () => {
+        if (++asked === 1) return seqOf('b');
+        hideC = false; // after the write: the journal as it is
+        return store.firstOpenSeq();
+      },
+      resultRows: async (after: number, limit: number, maxBytes: number) =>
+        (await store.resultRows(after, limit, maxBytes)).filter((r) => !(hideC && r.id === 'c')),
+    });
+    const out = join(tmp.dir(), 'out');
+
+    const first = await writeResultsFile(racing, out);
+
+    const text = readFileSync(resultsPath(out), 'utf8');
+    expect(text.trimEnd().split('\n').map((l) => JSON.parse(l).custom_id)).toEqual(['a', 'b', 'd']);
+    // Begun at a, the prefix now covers b (settled meanwhile, its line written) and stops before c.
+    expect(first.prefix.seq).toBe(seqOf('b'));
+    expect(first.prefix.bytes).toBe(Buffer.byteLength(text.split('\n').slice(0, 2).join('\n') + '\n'));
+
+    complete(journal, 'e');
+    const second = await writeResultsFile(store, out, first.prefix);
+    expect(readFileSync(resultsPath(out), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l).custom_id)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(second.prefix.bytes).toBe(statSync(resultsPath(out)).size);
+  });
+
   it('an append that fails leaves the settled prefix, never a torn line, and throws', async () => {
     const journal = tmp.open();
     seed(journal, ['a', 'b', 'c']);
