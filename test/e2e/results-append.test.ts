@@ -17,10 +17,10 @@ const ROWS = 800;
 test.skipIf(!BUILT)('SIGKILL after an in-place append, the file torn: the next run leaves one line per final row, in manifest order', async () => {
   const ws = workspace();
   // Jitter: answers arrive out of manifest order, so rebuilds also rewrite lines past an open row.
-  const sim = await startSim({ faults: { latencyMs: 0, latencyJitterMs: 4 } });
+  const sim = await startSim({ faults: { latencyMs: 0, latencyJitterMs: 2 } });
   const env = gatewayEnv(sim.baseUrl, KEY);
   const manifest = writeJsonl(ws.path('rows.jsonl'), Array.from({ length: ROWS }, (_, i) => chatRow(`c${i}`, `line ${i}`)));
-  const args = ['run', manifest, '--state', ws.state, '--out', ws.out, '--concurrency', '40', '--quiet', '--json'];
+  const args = ['run', manifest, '--state', ws.state, '--out', ws.out, '--concurrency', '100', '--quiet', '--json'];
   const results = join(ws.out, 'results.jsonl');
 
   const first = startCli(args, { env });
@@ -37,9 +37,8 @@ test.skipIf(!BUILT)('SIGKILL after an in-place append, the file torn: the next r
   const killed = await first.result;
   expect(appendedInPlace, 'the run ended before any in-place append').toBe(true);
   expect(killed.signal).toBe('SIGKILL');
-  const before = readJournal(ws.state).counts;
-  expect(before.downloaded).toBeGreaterThan(0);
-  expect(before.downloaded + before.succeeded).toBeLessThan(ROWS);
+  // The kill may land anywhere after that append (late in the run on a fast machine): the file is torn below.
+  expect(readJournal(ws.state).counts.downloaded).toBeGreaterThan(0);
   // What a kill in the middle of an append leaves: part of a line, no newline.
   appendFileSync(results, '{"id":"batch_req_9","custom_id":"c8","respo');
 
