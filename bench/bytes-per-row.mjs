@@ -5,7 +5,7 @@
 //    the journal's page size and commits;
 // 2. split (when strace is installed): the same run under `strace -f`, every write()/pwrite() summed by
 //    the file it went to: the .db (checkpoints), the -wal (frames: one page + a 24-byte header), the
-//    results.jsonl rewrites, other files. strace slows the process, so group commits batch differently:
+//    results.jsonl writes (kernel copies by copy_file_range included), other files. strace slows the process, so group commits batch differently:
 //    its figures say where the bytes go, run 1 says how many.
 // Usage: npm run build && node bench/bytes-per-row.mjs [--rows N] [--latency-ms N] [--journal-sync full|off] [--no-split]
 import { spawn, spawnSync } from 'node:child_process';
@@ -103,7 +103,7 @@ function hasStrace() {
 async function splitRun(dir, args, env, rows) {
   const trace = join(dir, 'strace.txt');
   const child = spawn('strace', ['-f', '-qq', '-y', '-s', '0', '-e', 'signal=none', '-o', trace,
-    '-e', 'trace=write,pwrite64,writev,pwritev,pwritev2', process.execPath, join(root, 'bin/gbatch.js'), ...args], {
+    '-e', 'trace=write,pwrite64,writev,pwritev,pwritev2,copy_file_range', process.execPath, join(root, 'bin/gbatch.js'), ...args], {
     cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -120,8 +120,11 @@ async function splitRun(dir, args, env, rows) {
   const pageSize = new Database(dbFile, { readonly: true }).pragma('page_size', { simple: true });
   // e.g. `123 pwrite64(21</tmp/x/split.db-wal>, ""..., 4096, 8192) = 4096`
   const line = /^\d+\s+(\w+)\(\d+<([^>]*)>.*\)\s+=\s+(\d+)$/;
+  // copy_file_range(in<path>, [off], out<path>, ...): the bytes land in the second file (a kernel copy).
+  const copy = /^\d+\s+copy_file_range\(\d+<[^>]*>, [^,]*, \d+<([^>]*)>.*\)\s+=\s+(\d+)$/;
   for (const text of readFileSync(trace, 'utf8').split('\n')) {
-    const m = line.exec(text);
+    const c = copy.exec(text);
+    const m = c ? [text, 'copy_file_range', c[1], c[2]] : line.exec(text);
     if (!m) continue;
     const [, , target, written] = m;
     const n = Number(written);

@@ -2,15 +2,14 @@
 // would cost every transition of a run a B-tree insert), so each question is one scan, newest first,
 // stopping as soon as it is answered.
 import type { Journal } from './sqlite/journal.js';
+import { newestFirst } from './sqlite/event-log.js';
 
 /** The time (ms) of each item's last `submit` event, for the given ids (absent when it was never sent). */
 export function lastSubmitTimes(journal: Journal, ids: readonly string[]): Map<string, number> {
   const wanted = new Set(ids);
   const found = new Map<string, number>();
   if (wanted.size === 0) return found;
-  const rows = journal.db.prepare(`SELECT item_id, at FROM events WHERE event = 'submit' ORDER BY seq DESC`)
-    .iterate() as IterableIterator<{ item_id: string; at: number }>;
-  for (const row of rows) {
+  for (const row of newestFirst(journal.db, { event: 'submit' })) {
     if (!wanted.has(row.item_id) || found.has(row.item_id)) continue;
     found.set(row.item_id, row.at);
     if (found.size === wanted.size) break; // ends the statement: the rest of the log is not read
@@ -26,9 +25,7 @@ export function abandonedWhileUncertain(journal: Journal, failedIds: Iterable<st
   const pending = new Set(failedIds);
   const abandoned = new Set<string>();
   if (pending.size === 0) return abandoned;
-  const rows = journal.db.prepare(`SELECT item_id, event, from_state FROM events WHERE to_state = 'failed' ORDER BY seq DESC`)
-    .iterate() as IterableIterator<{ item_id: string; event: string; from_state: string | null }>;
-  for (const row of rows) {
+  for (const row of newestFirst(journal.db, { toState: 'failed' })) {
     if (!pending.delete(row.item_id)) continue;
     if (row.event === 'abandon' && row.from_state === 'uncertain') abandoned.add(row.item_id);
     if (pending.size === 0) break;

@@ -1,5 +1,6 @@
-// Schedules results.jsonl rebuilds during a run. Each rebuild writes a whole new file (copying the
-// settled prefix of the last one), so they are spaced geometrically: the next waits until as many new
+// Schedules results.jsonl rebuilds during a run. A rebuild keeps the settled prefix of the file in place
+// and rewrites what follows it (lines of items past the first one still open), which may be most of the
+// file while an early item stays open; so they are spaced geometrically: the next waits until as many new
 // answers arrived as are already written (or the interval passed with some waiting), keeping the total
 // work linear in the number of answers.
 import { resultsPath, writeResultsFile, type SettledPrefix } from './results-file.js';

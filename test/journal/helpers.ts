@@ -148,3 +148,12 @@ export function makeItem(overrides: Partial<Item> = {}): Item {
     ...overrides,
   };
 }
+
+/** Takes a journal's event log back to one inline `events` table, as before schema 9 (event-log.ts). */
+export function inlineEventLog(db: import('better-sqlite3').Database): void {
+  db.exec(`DROP VIEW events;
+    ALTER TABLE events_inline RENAME TO events;
+    INSERT INTO events (seq, item_id, at, event, from_state, to_state, detail)
+      SELECT l.seq, l.item_id, l.at, k.event, k.from_state, k.to_state, COALESCE(l.detail, k.detail) FROM event_log l JOIN event_kinds k ON k.code = l.kind;
+    DROP TABLE event_log; DROP TABLE event_kinds;`);
+}

@@ -10,7 +10,7 @@ const tmp = useTempDir();
 const CORE_TABLES = ['events', 'items', 'job', 'runner_lock'];
 
 function tables(db: Database.Database): string[] {
-  return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>)
+  return (db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name").all() as Array<{ name: string }>)
     .map((r) => r.name);
 }
 
@@ -31,6 +31,26 @@ describe('journal schema and migrations', () => {
       }
     } finally {
       journal.close();
+    }
+  });
+
+  it('a new journal has 2 KB pages; an older one keeps its 4 KB; the WAL is checkpointed at ~33 MB either way (issue 11)', () => {
+    const fresh = tmp.open();
+    expect(fresh.db.pragma('page_size', { simple: true })).toBe(2048);
+    expect(fresh.db.pragma('wal_autocheckpoint', { simple: true })).toBe(16000);
+    fresh.close();
+    const file = join(tmp.dir(), 'older.db');
+    const raw = new Database(file);
+    raw.pragma('page_size = 4096');
+    raw.pragma('journal_mode = WAL');
+    raw.exec('CREATE TABLE t (x)');
+    raw.close();
+    const older = Journal.open(file);
+    try {
+      expect(older.db.pragma('page_size', { simple: true })).toBe(4096);
+      expect(older.db.pragma('wal_autocheckpoint', { simple: true })).toBe(8000);
+    } finally {
+      older.close();
     }
   });
 

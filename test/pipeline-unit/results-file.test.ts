@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resultLine, resultsPath, writeResultsFile } from '../../src/pipeline/results-file.js';
@@ -220,6 +220,86 @@ describe('writeResultsFile reusing the settled prefix of the previous file', () 
     expect(second.written).toEqual(ids.slice(700));
     expect(reused.trimEnd().split('\n')).toHaveLength(1200);
     expect(readdirSync(out)).toEqual(['results.jsonl']);
+    // Appended in place (issue 11: each line written about once): the same file, not a copy renamed over it.
+    expect(statSync(resultsPath(out)).ino).toBe(first.prefix.file.ino);
+    expect(second.prefix.bytes).toBe(Buffer.byteLength(reused));
+  });
+
+  it('rewrites the lines after the prefix in place: a line past an open item, then the open item\'s own, in manifest order', async () => {
+    const journal = tmp.open();
+    seed(journal, ['a', 'b', 'c', 'd']);
+    complete(journal, 'a');
+    complete(journal, 'c'); // past b, still in flight
+    const out = join(tmp.dir(), 'out');
+    const first = await writeResultsFile(SqliteJournalStore.wrap(journal), out);
+    expect(first.prefix.seq).toBe(journal.get('a')!.seq);
+    complete(journal, 'b');
+    complete(journal, 'd');
+
+    const second = await writeResultsFile(SqliteJournalStore.wrap(journal), out, first.prefix);
+
+    const lines = readFileSync(resultsPath(out), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l).custom_id);
+    expect(lines).toEqual(['a', 'b', 'c', 'd']);
+    expect(second.written).toEqual(['b', 'c', 'd']);
+    expect(statSync(resultsPath(out)).ino).toBe(first.prefix.file.ino);
+  });
+
+  it('grows the prefix over rows settled while it wrote, up to the first row whose line the file lacks', async () => {
+    const journal = tmp.open();
+    seed(journal, ['a', 'b', 'c', 'd', 'e']);
+    for (const id of ['a', 'b', 'c', 'd']) complete(journal, id); // e still in flight
+    const store = SqliteJournalStore.wrap(journal);
+    const seqOf = (id: string) => journal.get(id)!.seq;
+    // The journal as the rebuild saw it while writing: b in flight when it began, c when the reader passed it.
+    let asked = 0;
+    let hideC = true;
+    const racing = Object.assign(Object.create(store) as SqliteJournalStore, {
+      firstOpenSeq: async () => {
+        if (++asked === 1) return seqOf('b');
+        hideC = false; // after the write: the journal as it is
+        return store.firstOpenSeq();
+      },
+      resultRows: async (after: number, limit: number, maxBytes: number) =>
+        (await store.resultRows(after, limit, maxBytes)).filter((r) => !(hideC && r.id === 'c')),
+    });
+    const out = join(tmp.dir(), 'out');
+
+    const first = await writeResultsFile(racing, out);
+
+    const text = readFileSync(resultsPath(out), 'utf8');
+    expect(text.trimEnd().split('\n').map((l) => JSON.parse(l).custom_id)).toEqual(['a', 'b', 'd']);
+    // Begun at a, the prefix now covers b (settled meanwhile, its line written) and stops before c.
+    expect(first.prefix.seq).toBe(seqOf('b'));
+    expect(first.prefix.bytes).toBe(Buffer.byteLength(text.split('\n').slice(0, 2).join('\n') + '\n'));
+
+    complete(journal, 'e');
+    const second = await writeResultsFile(store, out, first.prefix);
+    expect(readFileSync(resultsPath(out), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l).custom_id)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(second.prefix.bytes).toBe(statSync(resultsPath(out)).size);
+  });
+
+  it('an append that fails leaves the settled prefix, never a torn line, and throws', async () => {
+    const journal = tmp.open();
+    seed(journal, ['a', 'b', 'c']);
+    complete(journal, 'a');
+    const out = join(tmp.dir(), 'out');
+    const store = SqliteJournalStore.wrap(journal);
+    const first = await writeResultsFile(store, out);
+    const prefix = readFileSync(resultsPath(out), 'utf8');
+    complete(journal, 'b');
+    complete(journal, 'c');
+    let pages = 0;
+    const failing = Object.assign(Object.create(store) as SqliteJournalStore, {
+      resultRows: async (after: number, limit: number, maxBytes: number) => {
+        if (pages++ > 0) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+        return store.resultRows(after, 1, maxBytes); // one line written, then the failure
+      },
+    });
+
+    await expect(writeResultsFile(failing, out, first.prefix)).rejects.toMatchObject({ code: 'ENOSPC' });
+
+    expect(readFileSync(resultsPath(out), 'utf8')).toBe(prefix);
+    expect(prefix.trimEnd().split('\n').map((l) => JSON.parse(l).custom_id)).toEqual(['a']);
   });
 
   it('rebuilds from the journal alone when the file was changed by someone else', async () => {

@@ -2,6 +2,7 @@
 import type { Journal } from './journal.js';
 import { judgeAgainstPrior, type IngestSummary } from '../ingest-rules.js';
 import type { IngestEntry } from '../ingest-rules.js';
+import { hasNarrowKeys, NarrowKeys, priorQuery } from './narrow-keys.js';
 
 /**
  * One ingest pass held in a single SQLite transaction across async manifest reads, so a refused
@@ -15,18 +16,25 @@ export class IngestSession {
   private readonly replace;
   private readonly insertRequest;
 
+  /** Where the hash and the path go on a journal that keeps them narrow (undefined: inline). */
+  private readonly narrow: NarrowKeys | undefined;
+
   constructor(private readonly journal: Journal) {
     const db = journal.db;
-    this.insert = db.prepare(`INSERT INTO items (id, kind, model, request, content_hash, source_file, source_line, state,
+    this.narrow = hasNarrowKeys(db) ? new NarrowKeys(db) : undefined;
+    const keys = this.narrow ? 'content_hash, content_key, source_file, source_ref' : 'content_hash, source_file';
+    const marks = this.narrow ? '?, ?, ?, ?' : '?, ?';
+    this.insert = db.prepare(`INSERT INTO items (id, kind, model, request, ${keys}, source_line, state,
       resolution, has_reference_video, estimate_usd, last_error, updated_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      VALUES (?, ?, ?, ?, ${marks}, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (id) DO NOTHING`);
     // The request is stored out of line (wide-values.ts); a replaced row gets it inline again.
     this.insertRequest = db.prepare('INSERT INTO item_requests (seq, request) VALUES (?, ?)');
-    this.existing = db.prepare('SELECT content_hash, state, source_file, source_line FROM items WHERE id = ?');
+    this.existing = db.prepare(priorQuery(db));
     // The same values as the insert, in the same order, with the id moved to the WHERE clause.
-    this.replace = db.prepare(`UPDATE items SET kind = ?, model = ?, request = ?, content_hash = ?,
-      source_file = ?, source_line = ?, state = ?, resolution = ?, has_reference_video = ?,
+    const sets = this.narrow ? 'content_hash = ?, content_key = ?, source_file = ?, source_ref = ?' : 'content_hash = ?, source_file = ?';
+    this.replace = db.prepare(`UPDATE items SET kind = ?, model = ?, request = ?, ${sets},
+      source_line = ?, state = ?, resolution = ?, has_reference_video = ?,
       estimate_usd = ?, last_error = ?, updated_at = ? WHERE id = ? AND state = 'invalid'`);
     // Rows come in with nothing reserved or spent (an invalid row they replace had none either), so the
     // spend read now still holds afterwards: a first ingest of 1M rows is not followed by a scan of
@@ -41,8 +49,9 @@ export class IngestSession {
     for (const entry of entries) {
       const requestText = entry.requestJson ?? (entry.request === null ? null : JSON.stringify(entry.request));
       const errorText = entry.lastError ? JSON.stringify(entry.lastError) : null;
+      const keys = this.narrow ? this.narrow.values(entry.contentHash, entry.sourceFile) : [entry.contentHash, entry.sourceFile];
       const values = [
-        entry.kind, entry.model, null, entry.contentHash, entry.sourceFile, entry.sourceLine, entry.state,
+        entry.kind, entry.model, null, ...keys, entry.sourceLine, entry.state,
         entry.resolution ?? null, entry.hasReferenceVideo ? 1 : 0, entry.estimateUsd ?? 0, errorText, now,
       ];
       const inserted = this.insert.run(entry.id, ...values);

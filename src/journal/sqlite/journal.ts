@@ -10,7 +10,8 @@ import { patchColumns, rowToItem, type Item, type ItemPatch, type ItemRow } from
 import { LockLostError, RunnerLock } from './lock.js';
 import { ResultRows } from '../result-rows.js';
 import { openDatabase } from './open-database.js';
-import { hasWideValues, ITEM_COLUMNS_WIDE, WideValues } from './wide-values.js';
+import { hasWideValues, itemColumns, WideValues } from './wide-values.js';
+import { EventLog, hasEventLog } from './event-log.js';
 import { JobCancelledError, StaleTransitionError, type Change, type JobRecord, type Move, type Spend } from '../change.js';
 
 export { StaleTransitionError, type Change, type JobRecord, type Move, type Spend };
@@ -61,10 +62,11 @@ export class Journal {
   private readonly itemColumns: string;
   /** Where a writable journal puts the wide values; undefined on an older read-only journal. */
   private readonly wide: WideValues | undefined;
+  /** Where a writable journal appends events; undefined on a read-only one. */
+  private readonly eventLog: EventLog | undefined;
   private readonly stmt: {
     get: Database.Statement<[string], ItemRow>;
     head: Database.Statement<[string], { seq: number; state: string; reserved_usd: number; actual_usd: number | null }>;
-    event: Database.Statement<[string, number, string, string | null, string, string | null]>;
     counts: Database.Statement<[], { state: string; n: number }>;
     spend: Database.Statement<[], { reserved: number | null; actual: number | null }>;
     store: Database.Statement<[string, string | number, number, string]>;
@@ -83,8 +85,9 @@ export class Journal {
       }
       this.lock = new RunnerLock(this.db, this.clock);
       const wide = hasWideValues(this.db);
-      this.itemColumns = wide ? ITEM_COLUMNS_WIDE : '*';
+      this.itemColumns = itemColumns(this.db);
       this.wide = wide && !options.readonly ? new WideValues(this.db) : undefined;
+      this.eventLog = !options.readonly && hasEventLog(this.db) ? new EventLog(this.db) : undefined;
       this.stmt = this.prepareStatements();
     } catch (err) {
       this.db.close();
@@ -96,7 +99,6 @@ export class Journal {
     return {
       get: this.db.prepare(`SELECT ${this.itemColumns} FROM items WHERE id = ?`),
       head: this.db.prepare('SELECT seq, state, reserved_usd, actual_usd FROM items WHERE id = ?'),
-      event: this.db.prepare('INSERT INTO events (item_id, at, event, from_state, to_state, detail) VALUES (?, ?, ?, ?, ?, ?)'),
       counts: this.db.prepare('SELECT state, COUNT(*) AS n FROM items GROUP BY state'),
       spend: this.db.prepare('SELECT SUM(reserved_usd) AS reserved, SUM(actual_usd) AS actual FROM items'),
       store: this.db.prepare(`UPDATE items SET state = ?, ${this.wide ? 'output_ref' : 'output_path'} = ?, updated_at = ? WHERE id = ? AND state = 'succeeded'`),
@@ -306,7 +308,7 @@ export class Journal {
         const result = statement.run(to, now, ...values, change.id, from);
         if (result.changes !== 1) throw new StaleTransitionError(change.id, change.event, from);
         if (response !== null) this.wide!.storeAnswer(head.seq, response);
-        this.stmt.event.run(change.id, now, change.event, from, to, change.detail ? JSON.stringify(change.detail) : null);
+        this.logEvent(change.id, now, change.event, from, to, change.detail ? JSON.stringify(change.detail) : null);
         if (patch.reservedUsd !== undefined) reservedDelta += patch.reservedUsd - head.reserved_usd;
         if (patch.actualUsd !== undefined) actualDelta += (patch.actualUsd ?? 0) - (head.actual_usd ?? 0);
         moves.push({ from, to, at: now });
@@ -339,7 +341,7 @@ export class Journal {
       const output = this.wide ? this.wide.textId(outputPath) : outputPath;
       for (const id of ids) {
         if (this.stmt.store.run(to, output, now, id).changes !== 1) throw new StaleTransitionError(id, 'store', 'succeeded');
-        this.stmt.event.run(id, now, 'store', 'succeeded', to, detailText);
+        this.logEvent(id, now, 'store', 'succeeded', to, detailText);
       }
     }).immediate());
   }
@@ -356,7 +358,7 @@ export class Journal {
       const sets = [...assignments, 'updated_at = ?'].join(', ');
       this.db.prepare(`UPDATE items SET ${sets} WHERE id = ?`).run(...values, this.now(), id);
       if (response !== null) this.wide!.storeAnswer(head.seq, response);
-      this.stmt.event.run(id, this.now(), note, head.state, head.state, null);
+      this.logEvent(id, this.now(), note, head.state, head.state, null);
       if (patch.reservedUsd !== undefined || patch.actualUsd !== undefined) this.spendCache = undefined;
     }).immediate());
   }
@@ -372,14 +374,25 @@ export class Journal {
     return { assignments: [...row.assignments, ...split.assignments], values: [...row.values, ...split.values], response: split.response };
   }
 
-  /** Runs a write transaction; if it rolls back, text ids handed out inside it are forgotten. */
+  /** Runs a write transaction; if it rolls back, text ids and event codes handed out inside it are forgotten. */
   private rollingBack<T>(write: () => T): T {
     try {
       return write();
     } catch (err) {
-      this.wide?.forgetUncommitted();
+      this.forgetUncommitted();
       throw err;
     }
+  }
+
+  /** After a transaction rolled back outside this class (decideAndApply): forget what was handed out inside it. */
+  forgetUncommitted(): void {
+    this.wide?.forgetUncommitted();
+    this.eventLog?.forgetUncommitted();
+  }
+
+  private logEvent(itemId: string, at: number, event: string, from: string | null, to: string, detail: string | null): void {
+    if (!this.eventLog) throw new Error(`${this.file}: the journal is open read-only`);
+    this.eventLog.append(itemId, at, event, from, to, detail);
   }
 
   events(itemId: string): Array<{ at: number; event: string; from: string | null; to: string; detail: unknown }> {

@@ -7,10 +7,17 @@ const BUSY_TIMEOUT_MS = 5000;
 /**
  * A checkpoint copies every page changed since the last one into the database file: the fewer
  * checkpoints, the more versions of a hot page (an item row's, rewritten by each transition) go to the
- * file once instead of each (issue 11). 8,000 pages of 4 KB: a WAL of up to ~33 MB, reused from its
- * start after each checkpoint. SQLite's default is 1,000.
+ * file once instead of each (issue 11). A WAL of up to ~33 MB (8,000 pages of 4 KB, 16,000 of 2 KB),
+ * reused from its start after each checkpoint. SQLite's default is 1,000 pages.
  */
-const WAL_AUTOCHECKPOINT_PAGES = 8000;
+const WAL_AUTOCHECKPOINT_BYTES = 8000 * 4096;
+/**
+ * The page size of a new journal (an existing one keeps its own). Every commit writes each page it
+ * touched whole: the tails of the logs it appends to, their parents, the pages of the rows it changed.
+ * Half-size pages halve those bytes for a deeper tree (issue 11: 2 KB pages wrote ~5-15 % fewer bytes
+ * per row than 4 KB in alternated runs, at 5 and at 100 ms of gateway latency).
+ */
+const NEW_PAGE_SIZE = 2048;
 
 function isBusy(err: unknown): boolean {
   const code = (err as { code?: string }).code;
@@ -39,9 +46,12 @@ export function openDatabase(file: string, options: { readonly: boolean; sync: '
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     if (!options.readonly) {
+      // Takes effect only on a file with no page yet: before WAL mode, which fixes the size.
+      db.pragma(`page_size = ${NEW_PAGE_SIZE}`);
       whileBusy(() => db.pragma('journal_mode = WAL'));
       db.pragma(`synchronous = ${options.sync === 'off' ? 'OFF' : 'FULL'}`);
-      db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+      const pageSize = db.pragma('page_size', { simple: true }) as number;
+      db.pragma(`wal_autocheckpoint = ${Math.round(WAL_AUTOCHECKPOINT_BYTES / pageSize)}`);
     }
     db.pragma('foreign_keys = ON');
     return db;

@@ -130,6 +130,28 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE job ADD COLUMN cancel_reason TEXT;
   ALTER TABLE runner_lock ADD COLUMN cancel_seen_at INTEGER;
   `,
+  // A narrower item row (issue 11, narrow-keys.ts): new rows keep their sha256 content hash as 32 bytes
+  // and their manifest path once in item_texts; rows written before keep theirs inline.
+  `
+  CREATE TABLE IF NOT EXISTS item_texts (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);
+  ALTER TABLE items ADD COLUMN content_key BLOB;
+  ALTER TABLE items ADD COLUMN source_ref INTEGER;
+  `,
+  // A narrower event log (issue 11, event-log.ts): a code for the event, its states and a short detail.
+  // The events written before move to events_inline, untouched; the view `events` reads both. The first
+  // row of event_log (kind 0, no such code, so the view skips it) holds the last old seq: new events
+  // follow the old ones.
+  `
+  ALTER TABLE events RENAME TO events_inline;
+  CREATE TABLE event_kinds (code INTEGER PRIMARY KEY, event TEXT NOT NULL, from_state TEXT, to_state TEXT NOT NULL, detail TEXT);
+  CREATE TABLE event_log (seq INTEGER PRIMARY KEY, item_id TEXT NOT NULL, at INTEGER NOT NULL, kind INTEGER NOT NULL, detail TEXT);
+  INSERT INTO event_log (seq, item_id, at, kind) SELECT MAX(seq), '', 0, 0 FROM events_inline HAVING MAX(seq) IS NOT NULL;
+  CREATE VIEW events AS
+    SELECT seq, item_id, at, event, from_state, to_state, detail FROM events_inline
+    UNION ALL
+    SELECT l.seq, l.item_id, l.at, k.event, k.from_state, k.to_state, COALESCE(l.detail, k.detail)
+    FROM event_log l JOIN event_kinds k ON k.code = l.kind;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -13,6 +13,7 @@ import type {
 } from '../store.js';
 import { IngestSession } from './ingest-session.js';
 import { Journal, type JournalOptions } from './journal.js';
+import { priorQuery } from './narrow-keys.js';
 
 const SUMS = `COUNT(*) AS items,
   SUM(actual_usd IS NOT NULL) AS settled,
@@ -144,7 +145,7 @@ export class SqliteJournalStore implements JournalStore {
   }
 
   async priors(ids: readonly string[]): Promise<Map<string, PriorRow>> {
-    const lookup = this.journal.db.prepare('SELECT content_hash, state, source_file, source_line FROM items WHERE id = ?');
+    const lookup = this.journal.db.prepare(priorQuery(this.journal.db));
     const found = new Map<string, PriorRow>();
     for (const id of ids) {
       const row = lookup.get(id) as PriorRow | undefined;
@@ -185,6 +186,7 @@ export class SqliteJournalStore implements JournalStore {
       return result;
     } catch (err) {
       if (db.inTransaction) db.exec('ROLLBACK');
+      this.journal.forgetUncommitted();
       throw err;
     }
   }

@@ -10,6 +10,7 @@
 // drops the out-of-line one (triggers), so `UPDATE items SET response = NULL` still clears it.
 import type Database from 'better-sqlite3';
 import type { ItemPatch } from '../item.js';
+import { CONTENT_HASH_READ, hasNarrowKeys, SOURCE_FILE_READ } from './narrow-keys.js';
 
 /**
  * The columns of `items` with the wide values read back from where they are. The overrides come after
@@ -20,6 +21,15 @@ export const ITEM_COLUMNS_WIDE = `items.*,
   COALESCE((SELECT a.response FROM item_answers a WHERE a.seq = items.seq), items.response) AS response,
   COALESCE((SELECT t.text FROM item_texts t WHERE t.id = items.price_ref), items.price_snapshot) AS price_snapshot,
   COALESCE((SELECT t.text FROM item_texts t WHERE t.id = items.output_ref), items.output_path) AS output_path`;
+
+/** The item columns as read from this journal: with the wide values and the narrow keys where it has them. */
+export function itemColumns(db: Database.Database): string {
+  if (!hasWideValues(db)) return '*';
+  if (!hasNarrowKeys(db)) return ITEM_COLUMNS_WIDE;
+  return `${ITEM_COLUMNS_WIDE},
+  ${CONTENT_HASH_READ} AS content_hash,
+  ${SOURCE_FILE_READ} AS source_file`;
+}
 
 /** True when the journal has the out-of-line tables (a read-only journal of an older gbatch may not). */
 export function hasWideValues(db: Database.Database): boolean {
