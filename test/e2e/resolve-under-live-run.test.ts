@@ -16,7 +16,8 @@ const prompt = (i: number): string => `Name a river, take ${i}`;
 async function liveRun(extra: string[]) {
   const ws = workspace();
   // One request at a time, each slow: the run is still early in the manifest when `resolve` lands.
-  const sim = await startSim({ faults: { latencyMs: 250 } });
+  // 400 ms: the eighth row (when the last ones are deferred) settles ~3 s in, time enough for `resolve` to start under load.
+  const sim = await startSim({ faults: { latencyMs: 400 } });
   const env = gatewayEnv(sim.baseUrl, KEY);
   const manifest = writeJsonl(ws.path('rows.jsonl'), Array.from({ length: ROWS }, (_, i) => chatRow(`c${i}`, prompt(i))));
   const run = startCli(['run', manifest, '--state', ws.state, '--out', ws.out, '--concurrency', '1', '--quiet', '--json', ...extra], { env });
