@@ -16,11 +16,13 @@ const ROWS = 800;
 
 test.skipIf(!BUILT)('SIGKILL after an in-place append, the file torn: the next run leaves one line per final row, in manifest order', async () => {
   const ws = workspace();
-  // Jitter: answers arrive out of manifest order, so rebuilds also rewrite lines past an open row.
-  const sim = await startSim({ faults: { latencyMs: 0, latencyJitterMs: 2 } });
+  // Jitter: answers arrive out of manifest order, so rebuilds also rewrite lines past an open row. 10 ms
+  // answers, 10 at a time: the rebuilds (every 256 answers) are ~0.3 s apart, so the watch below sees the
+  // first file before the next rebuild grows it, even on a loaded machine.
+  const sim = await startSim({ faults: { latencyMs: 10, latencyJitterMs: 2 } });
   const env = gatewayEnv(sim.baseUrl, KEY);
   const manifest = writeJsonl(ws.path('rows.jsonl'), Array.from({ length: ROWS }, (_, i) => chatRow(`c${i}`, `line ${i}`)));
-  const args = ['run', manifest, '--state', ws.state, '--out', ws.out, '--concurrency', '100', '--quiet', '--json'];
+  const args = ['run', manifest, '--state', ws.state, '--out', ws.out, '--concurrency', '10', '--quiet', '--json'];
   const results = join(ws.out, 'results.jsonl');
 
   const first = startCli(args, { env });
