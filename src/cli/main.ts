@@ -30,7 +30,7 @@ export function usage(): string {
     ...lines,
     '',
     'Run `gbatch <command> --help` for the options of a command.',
-    'The gateway is GATEWAY_BASE_URL (or --base-url); the key is read only from GATEWAY_API_KEY.',
+    'The gateway is GATEWAY_BASE_URL (or --base-url); the key is read only from GATEWAY_API_KEY, or from the file GATEWAY_API_KEY_FILE names.',
   ].join('\n');
 }
 
