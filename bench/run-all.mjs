@@ -32,6 +32,12 @@ const ALL = {
   // The HTML report (issue 12): 100,000 rows against its csv peer; a 2,300-row mixed campaign with faults.
   'report-html': () => reportHtml(),
   'report-campaign': () => reportCampaign(),
+  // The live view (issue 12): a transition taken in, a frame drawn and written, at 100,000 rows (CPU per frame).
+  'live-frame': async () => {
+    const run = spawnSync(process.execPath, [join(root, 'bench/live-frame.mjs')], { encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(run.stderr);
+    return { benchmark: 'live-frame', ...JSON.parse(run.stdout.split('\n')[0]) };
+  },
   // PostgreSQL journal and many runners (issue 11): need the server of GBATCH_BENCH_PG_URL (default 127.0.0.1:5432/test).
   scaling: () => pgScaling(),
   'pg-vs-sqlite': () => pgVsSqlite(),
