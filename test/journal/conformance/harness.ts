@@ -67,3 +67,13 @@ export function portable<T extends { seq: number; updatedAt: number }>(item: T):
   const { seq: _seq, updatedAt: _updatedAt, ...rest } = item;
   return rest;
 }
+
+/** What `promise` rejects with; a promise that fulfils fails the test. */
+export async function thrown(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a rejection');
+}

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IllegalTransitionError, ITEM_STATES, type ItemState } from '../../../src/core/states.js';
 import { eventLog, JobCancelledError, JournalBusyError, LockLostError, StaleTransitionError, type Change, type JournalStore } from '../../../src/journal/index.js';
-import { ingest, invalidRow, row, StepClock, type Harness, type UseHarness } from './harness.js';
+import { ingest, invalidRow, row, StepClock, thrown, type Harness, type UseHarness } from './harness.js';
 import { deadPid } from '../../helpers/dead-pid.js';
 
 const zeroCounts = (): Record<ItemState, number> => Object.fromEntries(ITEM_STATES.map((s) => [s, 0])) as Record<ItemState, number>;
@@ -18,14 +18,6 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return all;
 }
 
-async function thrown(work: Promise<unknown>): Promise<unknown> {
-  try {
-    await work;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
-}
 
 export function journalConformance(label: string, useHarness: UseHarness): void {
   describe(`journal conformance: ${label}`, () => {

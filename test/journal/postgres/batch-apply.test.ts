@@ -6,16 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LockLostError, StaleTransitionError, type Change, type JournalStore } from '../../../src/journal/index.js';
 import { PostgresJournalStore } from '../../../src/journal/postgres/postgres-store.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
-import { ingest, row } from '../conformance/harness.js';
+import { ingest, row, thrown } from '../conformance/harness.js';
 
-async function thrown(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe.skipIf(!pgAvailable())('PostgreSQL journal: a batch of transitions in one statement', () => {
   const db = usePgSchema('gbatch_batch');

@@ -6,20 +6,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BudgetExceededError, LockLostError, StaleTransitionError, type Change, type JournalStore } from '../../../src/journal/index.js';
 import { PostgresJournalStore } from '../../../src/journal/postgres/postgres-store.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
-import { ingest, row } from '../conformance/harness.js';
+import { ingest, row, thrown } from '../conformance/harness.js';
 
 function submit(id: string, reservedUsd = 0.01): Change {
   return { id, event: 'submit', patch: { attempts: 1, reservedUsd }, expect: 'pending' };
 }
 
-async function thrown(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe.skipIf(!pgAvailable())('PostgreSQL journal: many runners on one job', () => {
   const db = usePgSchema('gbatch_runners');
