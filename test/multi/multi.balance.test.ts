@@ -4,12 +4,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
-import { afterAll, describe, expect, onTestFinished, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { assertBuilt, describeEnd } from '../crash/helpers/gbatch-child.js';
 import { chatRow, writeJsonl } from '../e2e/helpers/manifests.js';
-import { DEFAULTS, errorEnvelope, sendJson, startHostileGateway } from '../hostile/hostile-gateway.js';
+import { errorEnvelope } from '../hostile/hostile-gateway.js';
 import { pgAvailable, usePgSchema } from '../helpers/postgres.js';
+import { startOneRefusalGateway } from './helpers/one-refusal-gateway.js';
 import { RunnerPool, runnerArgs } from './helpers/runners.js';
 
 const ROWS = 120;
@@ -25,27 +25,14 @@ describe.skipIf(!pgAvailable())("the gateway's 402 across three runners", () => 
 
   test('one runner meets the 402: no runner sends after hearing it; all exit 3, the rest deferred', async () => {
     assertBuilt();
-    const arrivals: number[] = [];
-    let refusedAt = 0;
-    const gw = await startHostileGateway({
-      routes: {
-        chat: async (req, res, gateway) => {
-          arrivals.push(performance.now());
-          if (arrivals.length === REFUSED_AT_POST) {
-            refusedAt = performance.now();
-            return sendJson(res, 402, errorEnvelope('insufficient balance', 'insufficient_quota'));
-          }
-          await new Promise((resolve) => setTimeout(resolve, 100)); // answers take a while: the runners keep sending meanwhile
-          return DEFAULTS.chat(req, res, gateway);
-        },
-      },
-    });
-    onTestFinished(() => gw.close());
+    const { gateway: gw, arrivals, refusedAt: refused } = await startOneRefusalGateway(REFUSED_AT_POST,
+      { status: 402, body: errorEnvelope('insufficient balance', 'insufficient_quota') });
     const manifest = writeJsonl(join(dir, 'balance.jsonl'), Array.from({ length: ROWS }, (_, i) => chatRow(`row-${i}`, `balance row ${i}`)));
     const pool = new RunnerPool(runnerArgs(manifest, db.url(), join(dir, 'out'), ['--concurrency', '2']), { baseUrl: gw.baseUrl, apiKey: gw.key });
     pool.start(3);
     const ends = await pool.all();
     for (const end of ends) expect(end.code, describeEnd('a runner', end)).toBe(3);
+    const refusedAt = refused();
     expect(refusedAt).toBeGreaterThan(0);
 
     const late = arrivals.filter((t) => t > refusedAt + HEARING_MS);
@@ -53,17 +40,11 @@ describe.skipIf(!pgAvailable())("the gateway's 402 across three runners", () => 
     // The job was far from done when the 402 came: the quiet afterwards is the stop, not an empty queue.
     expect(arrivals.length).toBeLessThan(ROWS / 2);
 
-    const client = new pg.Client({ connectionString: db.url() });
-    await client.connect();
-    try {
-      const states = await client.query<{ state: string; n: string }>('SELECT state, count(*) AS n FROM items GROUP BY state');
-      const byState = Object.fromEntries(states.rows.map((r) => [r.state, Number(r.n)]));
-      // Every request answered 200 was stored; the refused one and every row never sent wait as deferred.
-      expect(byState.downloaded).toBe(arrivals.length - 1);
-      expect(byState.deferred).toBe(ROWS - arrivals.length + 1);
-      expect(Object.keys(byState).sort()).toEqual(['deferred', 'downloaded']);
-    } finally {
-      await client.end();
-    }
+    const states = await db.query<{ state: string; n: string }>('SELECT state, count(*) AS n FROM items GROUP BY state');
+    const byState = Object.fromEntries(states.rows.map((r) => [r.state, Number(r.n)]));
+    // Every request answered 200 was stored; the refused one and every row never sent wait as deferred.
+    expect(byState.downloaded).toBe(arrivals.length - 1);
+    expect(byState.deferred).toBe(ROWS - arrivals.length + 1);
+    expect(Object.keys(byState).sort()).toEqual(['deferred', 'downloaded']);
   }, 60_000);
 });

@@ -4,11 +4,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, onTestFinished, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { assertBuilt, describeEnd } from '../crash/helpers/gbatch-child.js';
 import { chatRow, writeJsonl } from '../e2e/helpers/manifests.js';
-import { DEFAULTS, errorEnvelope, sendJson, startHostileGateway } from '../hostile/hostile-gateway.js';
+import { errorEnvelope } from '../hostile/hostile-gateway.js';
 import { pgAvailable, usePgSchema } from '../helpers/postgres.js';
+import { startOneRefusalGateway } from './helpers/one-refusal-gateway.js';
 import { RunnerPool, runnerArgs } from './helpers/runners.js';
 
 const ROWS = 90;
@@ -25,27 +26,14 @@ describe.skipIf(!pgAvailable())('a 429 across three runners', () => {
 
   test(`Retry-After ${RETRY_AFTER_S} s on one runner's request holds every runner's requests`, async () => {
     assertBuilt();
-    const arrivals: number[] = [];
-    let pausedAt = 0;
-    const gw = await startHostileGateway({
-      routes: {
-        chat: async (req, res, gateway) => {
-          arrivals.push(performance.now());
-          if (arrivals.length === PAUSED_AT_POST) {
-            pausedAt = performance.now();
-            return sendJson(res, 429, errorEnvelope('slow down', 'rate_limit_error'), { 'retry-after': String(RETRY_AFTER_S) });
-          }
-          await new Promise((resolve) => setTimeout(resolve, 100)); // an answer takes a while: requests stay in flight
-          return DEFAULTS.chat(req, res, gateway);
-        },
-      },
-    });
-    onTestFinished(() => gw.close());
+    const { gateway: gw, arrivals, refusedAt: paused } = await startOneRefusalGateway(PAUSED_AT_POST,
+      { status: 429, body: errorEnvelope('slow down', 'rate_limit_error'), headers: { 'retry-after': String(RETRY_AFTER_S) } });
     const manifest = writeJsonl(join(dir, 'pause.jsonl'), Array.from({ length: ROWS }, (_, i) => chatRow(`row-${i}`, `pause row ${i}`)));
     const pool = new RunnerPool(runnerArgs(manifest, db.url(), join(dir, 'out'), ['--concurrency', '2']), { baseUrl: gw.baseUrl, apiKey: gw.key });
     pool.start(3);
     const ends = await pool.all();
     for (const end of ends) expect(end.code, describeEnd('a runner', end)).toBe(0);
+    const pausedAt = paused();
     expect(pausedAt).toBeGreaterThan(0);
     const during = arrivals.filter((t) => t > pausedAt + HEARING_MS && t < pausedAt + RETRY_AFTER_S * 1000 - 100);
     expect(during.length, `requests between ${HEARING_MS} ms after the 429 and the end of its pause`).toBe(0);
