@@ -4,6 +4,7 @@
 // this watch is what stops the requests whose intents were already written.
 import type { JobCancel } from '../journal/index.js';
 import { log, type RunContext } from './context.js';
+import { repeatWithoutOverlap, type Repeating } from './repeat.js';
 
 /** How often a runner reads the job's cancellation; GBATCH_CANCEL_CHECK_MS overrides it (a test knob). */
 export function cancelCheckMs(env: NodeJS.ProcessEnv = process.env): number {
@@ -12,8 +13,7 @@ export function cancelCheckMs(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 export class CancelWatch {
-  private timer: NodeJS.Timeout | undefined;
-  private checking: Promise<void> | undefined;
+  private repeating: Repeating | undefined;
   private seen: JobCancel | undefined;
 
   constructor(private readonly ctx: RunContext, private readonly onCancel: (cancel: JobCancel) => void, private readonly everyMs = cancelCheckMs()) {}
@@ -35,21 +35,18 @@ export class CancelWatch {
   }
 
   start(): void {
-    this.timer = setInterval(() => {
+    this.repeating = repeatWithoutOverlap(this.everyMs, async () => {
       if (this.seen) return this.stop();
-      this.checking ??= this.check().then(() => undefined, (err: unknown) => {
+      await this.check().then(() => undefined, (err: unknown) => {
         // A missed read (the journal busy) is harmless: the journal refuses submits of a cancelled job anyway.
         log(this.ctx, `could not read the job's cancellation: ${(err as Error).message}`);
-      }).finally(() => {
-        this.checking = undefined;
       });
-    }, this.everyMs);
-    this.timer.unref();
+    });
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.repeating?.stop();
+    this.repeating = undefined;
   }
 }
 

@@ -3,6 +3,7 @@
 // shares the account's 429 pause both ways. On a journal one runner owns, there is nothing to do.
 import type { Item } from '../journal/index.js';
 import { log, type RunContext } from './context.js';
+import { repeatWithoutOverlap, type Repeating } from './repeat.js';
 
 export interface PeerLanes {
   poll(item: Item): void;
@@ -16,8 +17,7 @@ export interface PeerLanes {
 const FIRST_LOOK_MS = 50;
 
 export class JobPeers {
-  private timer: NodeJS.Timeout | undefined;
-  private ticking: Promise<void> | undefined;
+  private repeating: Repeating | undefined;
   private releasedPending = 0;
   private failure: unknown;
 
@@ -25,19 +25,14 @@ export class JobPeers {
 
   start(): void {
     if (!this.ctx.journal.coordination) return;
-    this.timer = setInterval(() => {
-      this.ticking ??= this.tick().catch((err: unknown) => {
-        this.failure ??= err;
-      }).finally(() => {
-        this.ticking = undefined;
-      });
-    }, this.everyMs);
-    this.timer.unref();
+    this.repeating = repeatWithoutOverlap(this.everyMs, () => this.tick().catch((err: unknown) => {
+      this.failure ??= err;
+    }));
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.repeating?.stop();
+    this.repeating = undefined;
   }
 
   /** Pending rows freed by sweeps since the last call. */
