@@ -231,7 +231,10 @@ async function drive(
     if (reason === 'lock-lost') ctx.hardStop.abort(reason); // the rows are another runner's now
   }, cleanups);
   stops.armDeadline();
-  events.emit('started', { counts: await journal.counts(), spend: ctx.budget.current(), budgetUsd: config.budgetUsd, pausedUntil: gateway.pausedUntil() }, () => ctx.budget.current());
+  // Counting the job's rows costs a scan: only when someone listens (the --notify-at watch).
+  if (events.listenerCount('started') > 0) {
+    events.emit('started', { counts: await journal.counts(), spend: ctx.budget.current(), budgetUsd: config.budgetUsd, pausedUntil: gateway.pausedUntil() }, () => ctx.budget.current());
+  }
 
   const outputs = new OutputStop(ctx);
   const downloader = new Downloader(ctx, outputs);
