@@ -74,11 +74,19 @@ export interface DownloadOptions {
   onReceived?: () => void;
 }
 
+export interface SendOptions {
+  /** Cuts the request anywhere, on the wire too. */
+  signal?: AbortSignal;
+  /** Once aborted, stops the request if it has not left yet (an account pause, a connection). */
+  unsent?: AbortSignal;
+  /** Called when the request starts to leave on a connected socket (--rpm counts from then). */
+  onWire?: () => void;
+}
+
 export interface GatewayClient {
   readonly origin: string;
   listModels(signal?: AbortSignal): Promise<string[]>;
-  /** `unsent`, once aborted, stops the request if it has not left yet (an account pause); `signal` cuts it anywhere. */
-  send(kind: SubmitKind, body: unknown, attempt: number, signal?: AbortSignal, unsent?: AbortSignal): Promise<SendOutcome>;
+  send(kind: SubmitKind, body: unknown, attempt: number, options?: SendOptions): Promise<SendOutcome>;
   getTask(taskId: string, signal?: AbortSignal): Promise<TaskStatus>;
   download(taskId: string, dest: string, options?: DownloadOptions): Promise<{ bytes: number; sha256: string; source: 'content' | 'result_url' }>;
   pausedUntil(): number;
@@ -135,9 +143,9 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   async function call(
     method: 'GET' | 'POST',
     url: URL,
-    request: { body?: string; attempt: number; accept: string; signal?: AbortSignal | undefined; unsent?: AbortSignal | undefined },
+    request: { body?: string; attempt: number; accept: string } & SendOptions,
   ): Promise<Exchange> {
-    const { body, attempt, signal, unsent } = request;
+    const { body, attempt, signal, unsent, onWire } = request;
     const what = `${method} ${url.pathname}`;
     try {
       // A request held by the account pause must not leave once the run stopped sending (the deadline).
@@ -158,7 +166,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     try {
       response = await exchange(
         ownOrigin ? gateway : foreignDispatcher(),
-        { method, url, headers, headersTimeoutMs: headersTimeout[method], bodyTimeoutMs, ...(body !== undefined ? { body } : {}), ...(signal ? { signal } : {}), ...(unsent ? { unsent } : {}) },
+        { method, url, headers, headersTimeoutMs: headersTimeout[method], bodyTimeoutMs, ...(body !== undefined ? { body } : {}), ...(signal ? { signal } : {}), ...(unsent ? { unsent } : {}), ...(onWire ? { onWire } : {}) },
         redact,
       );
     } catch (err) {
@@ -208,13 +216,13 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     });
   }
 
-  async function send(kind: SubmitKind, body: unknown, attempt: number, signal?: AbortSignal, unsent?: AbortSignal): Promise<SendOutcome> {
+  async function send(kind: SubmitKind, body: unknown, attempt: number, options: SendOptions = {}): Promise<SendOutcome> {
     const payload = JSON.stringify(body) as string | undefined;
     if (payload === undefined) throw new TypeError('send() needs a JSON-serialisable request body');
     let response: Exchange;
     let answer: Answer;
     try {
-      response = await call('POST', apiUrl(SUBMIT_PATHS[kind]), { body: payload, attempt, accept: 'application/json', signal, unsent });
+      response = await call('POST', apiUrl(SUBMIT_PATHS[kind]), { body: payload, attempt, accept: 'application/json', ...options });
       answer = await answerOf(response).catch((err: unknown) => {
         // A 4xx status decides by itself even if its body broke off; anything else needs the body.
         if (response.status >= 400 && response.status < 500) return { status: response.status, bodyText: '' };

@@ -49,6 +49,8 @@ export interface ExchangeRequest {
   signal?: AbortSignal;
   /** Aborted, it stops the request only if nothing of it has left yet (see unsent-signal.ts). */
   unsent?: AbortSignal;
+  /** Called when the request starts to leave on a connected socket. */
+  onWire?: () => void;
 }
 
 export interface Exchange {
@@ -120,6 +122,7 @@ export async function exchange(dispatcher: Dispatcher, request: ExchangeRequest,
     [ON_REQUEST_START]: () => {
       sent = true;
       link.onSent();
+      request.onWire?.();
     },
   };
   const pending = dispatcher.request(options);

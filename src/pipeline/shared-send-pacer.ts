@@ -2,6 +2,7 @@
 // the gateway sees one pace for the account however many runners send.
 import type { Clock } from '../core/clock.js';
 import type { Coordination } from '../journal/index.js';
+import { UNPACED, type PacedSend } from './send-pacer.js';
 
 /**
  * The spacing between two sends of the account: a minute over `rpm`, plus 1 %: sends leave a few ms
@@ -18,9 +19,10 @@ export class SharedSendPacer {
   ) {}
 
   /** Resolves when this send's slot has come; rejects if `signal` aborts first (the slot is then unused). */
-  async acquire(signal?: AbortSignal): Promise<void> {
+  async acquire(signal?: AbortSignal): Promise<PacedSend> {
     signal?.throwIfAborted();
     const waitMs = await this.coordination.takeSendSlot(this.account, this.intervalMs);
     if (waitMs > 0) await this.clock.sleep(waitMs, signal);
+    return UNPACED;
   }
 }

@@ -12,7 +12,7 @@ import { changedElsewhere } from './changed-elsewhere.js';
 import { log, type RunContext } from './context.js';
 import { planOutcome, type FollowUp, type OutcomePlan } from './outcome.js';
 import { reservationFor, type Reservation } from './reservation.js';
-import { rateWindow, SendPacer } from './send-pacer.js';
+import { rateWindow, SendPacer, type PacedSend } from './send-pacer.js';
 import { SharedSendPacer, sharedSendInterval } from './shared-send-pacer.js';
 
 export interface SubmitterHooks {
@@ -39,7 +39,7 @@ export class Submitter {
   /** Outcome writes still on their way to disk (their follow-ups run once each is durable). */
   private readonly settling = new Set<Promise<void>>();
   private failure: unknown;
-  private readonly pacer: { acquire(signal?: AbortSignal): Promise<void> } | undefined;
+  private readonly pacer: { acquire(signal?: AbortSignal): Promise<PacedSend> } | undefined;
   /** A request leaves only while this runner's standing was confirmed this recently: half a lease. */
   private readonly freshForMs = staleAfterMs() / 2;
   /** The job's cancellation, once this runner saw it (the journal, or its refusal of an intent). */
@@ -200,8 +200,9 @@ export class Submitter {
   }
 
   private async send(item: Item, attempt: number, request: Record<string, unknown>): Promise<SendOutcome> {
+    let paced: PacedSend | undefined;
     try {
-      await this.pace();
+      paced = await this.pace();
       if (!this.ctx.submitGate.allows()) {
         // The intent is durable but the run stopped meanwhile (the deadline passed): the request never leaves.
         throw new GatewayTransportError('GBATCH_ABORTED', false, 'submission stopped before it left: the run is stopping');
@@ -211,7 +212,10 @@ export class Submitter {
         // reach): the row may be another runner's by now, so its request does not leave.
         throw new GatewayTransportError('GBATCH_ABORTED', false, 'submission held back: this runner\'s lease on the job is not confirmed');
       }
-      return await this.ctx.gateway.send(item.kind, request, attempt, this.ctx.hardStop.signal, this.ctx.submitStop.signal);
+      const onWire = paced?.onWire;
+      return await this.ctx.gateway.send(item.kind, request, attempt, {
+        signal: this.ctx.hardStop.signal, unsent: this.ctx.submitStop.signal, ...(onWire ? { onWire } : {}),
+      });
     } catch (err) {
       if (err instanceof GatewayTransportError && !err.mayHaveReached) {
         return { kind: 'retry', error: err, delayMs: backoffDelay(attempt, DEFAULT_BACKOFF, this.ctx.random) };
@@ -220,13 +224,15 @@ export class Submitter {
       // and nothing more is sent: the run stops as an internal error instead of repeating it per row.
       if (!(err instanceof GatewayTransportError)) this.fail(err);
       return { kind: 'ambiguous', error: err instanceof Error ? err : new Error(String(err)) };
+    } finally {
+      paced?.done();
     }
   }
 
   /** A stop while waiting for the pace means the request never leaves: the same as a refused connection. */
-  private async pace(): Promise<void> {
+  private async pace(): Promise<PacedSend | undefined> {
     try {
-      await this.pacer?.acquire(this.ctx.submitStop.signal);
+      return await this.pacer?.acquire(this.ctx.submitStop.signal);
     } catch (err) {
       throw new GatewayTransportError('GBATCH_ABORTED', false, 'submission stopped while waiting for --rpm', { cause: err });
     }

@@ -196,7 +196,7 @@ describe('send: abort', () => {
     const { server, client } = await setup((_req, res) => json(res, 200, { id: 'x' }));
     const controller = new AbortController();
     controller.abort();
-    await expect(client.send('video', VIDEO, 1, controller.signal)).rejects.toMatchObject({
+    await expect(client.send('video', VIDEO, 1, { signal: controller.signal })).rejects.toMatchObject({
       name: 'GatewayTransportError', code: 'GBATCH_ABORTED', mayHaveReached: false,
     });
     expect(server.requests).toHaveLength(0);
@@ -206,7 +206,7 @@ describe('send: abort', () => {
     const { server, client, clock } = await setup((_req, res) => json(res, 429, { error: { message: 'slow', type: 'rate_limit_error' } }, { 'retry-after': '30' }));
     await client.send('video', VIDEO, 1);
     const controller = new AbortController();
-    const waiting = client.send('video', VIDEO, 2, controller.signal);
+    const waiting = client.send('video', VIDEO, 2, { signal: controller.signal });
     await clock.waitForSleepers(1);
     controller.abort();
     await expect(waiting).rejects.toMatchObject({ code: 'GBATCH_ABORTED', mayHaveReached: false });
@@ -218,7 +218,7 @@ describe('send: abort', () => {
     void client.send('video', VIDEO, 1).catch(() => undefined);
     await server.received(1);
     const controller = new AbortController();
-    const queued = client.send('video', VIDEO, 2, controller.signal);
+    const queued = client.send('video', VIDEO, 2, { signal: controller.signal });
     setImmediate(() => controller.abort());
     await expect(queued).rejects.toMatchObject({ code: 'GBATCH_ABORTED', mayHaveReached: false });
     expect(server.requests).toHaveLength(1);
@@ -227,7 +227,7 @@ describe('send: abort', () => {
   it('aborted after sending is ambiguous', async () => {
     const controller = new AbortController();
     const { client } = await setup(() => controller.abort());
-    expect(await client.send('video', VIDEO, 1, controller.signal)).toMatchObject({
+    expect(await client.send('video', VIDEO, 1, { signal: controller.signal })).toMatchObject({
       kind: 'ambiguous', error: { code: 'GBATCH_ABORTED', mayHaveReached: true },
     });
   });

@@ -51,8 +51,11 @@ describe('the client and a closed port', () => {
     const listener = recorder();
     const { client } = makeClient(`http://127.0.0.1:${port}/v1`, { connectivity: listener });
     cleanups.push(() => client.close());
-    const outcome = await client.send('chat', CHAT, 1);
+    let onWire = 0;
+    const outcome = await client.send('chat', CHAT, 1, { onWire: () => void onWire++ });
     expect(outcome.kind).toBe('retry');
+    // Nothing reached a socket: --rpm does not count it.
+    expect(onWire).toBe(0);
     const error = (outcome as { error: GatewayTransportError }).error;
     expect(error).toBeInstanceOf(GatewayTransportError);
     expect(error.mayHaveReached).toBe(false);
@@ -75,8 +78,15 @@ describe('the client and a closed port', () => {
     const listener = recorder();
     const { client } = makeClient(server.baseUrl, { connectivity: listener });
     cleanups.push(() => client.close(), () => server.close());
-    await client.send('chat', CHAT, 1);
-    await client.send('chat', CHAT, 1);
+    const onWireBeforeAnswer: boolean[] = [];
+    for (let i = 0; i < 2; i++) {
+      let onWire = 0;
+      const before = calls;
+      await client.send('chat', CHAT, 1, { onWire: () => void onWireBeforeAnswer.push(calls === before && ++onWire === 1) });
+      expect(onWire).toBe(1);
+    }
+    // Once per request, before the gateway handled it.
+    expect(onWireBeforeAnswer).toEqual([true, true]);
     expect(listener.seen).toEqual(['answered', 'answered']);
   });
 });
@@ -89,7 +99,7 @@ describe('send: the unsent signal (the run stopped sending)', () => {
     expect((await client.send('chat', CHAT, 1)).kind).toBe('retry');
     const hardStop = new AbortController();
     const unsent = new AbortController();
-    const held = client.send('chat', CHAT, 2, hardStop.signal, unsent.signal);
+    const held = client.send('chat', CHAT, 2, { signal: hardStop.signal, unsent: unsent.signal });
     await clock.waitForSleepers(1); // waiting out the account pause
     unsent.abort('deadline');
     const error = await held.then(() => undefined, (err: unknown) => err);
@@ -110,10 +120,10 @@ describe('send: the unsent signal and the connection pool', () => {
     cleanups.push(() => client.close(), () => server.close());
     const say = (text: string) => ({ ...CHAT, messages: [{ role: 'user', content: text }] });
     const unsentFirst = new AbortController();
-    const first = client.send('chat', say('first'), 1, undefined, unsentFirst.signal);
+    const first = client.send('chat', say('first'), 1, { unsent: unsentFirst.signal });
     await server.received(1);
     const unsent = new AbortController();
-    const second = client.send('chat', say('second'), 1, undefined, unsent.signal);
+    const second = client.send('chat', say('second'), 1, { unsent: unsent.signal });
     await new Promise((resolve) => setImmediate(resolve)); // queued behind the one busy connection
     unsent.abort('deadline');
     unsentFirst.abort('deadline'); // already on the wire: the stop does not cut it
@@ -130,7 +140,7 @@ describe('send: the unsent signal and the connection pool', () => {
     cleanups.push(() => client.close(), () => server.close());
     const hardStop = new AbortController();
     const unsent = new AbortController();
-    for (let i = 0; i < 3; i++) expect((await client.send('chat', CHAT, 1, hardStop.signal, unsent.signal)).kind).toBe('completed');
+    for (let i = 0; i < 3; i++) expect((await client.send('chat', CHAT, 1, { signal: hardStop.signal, unsent: unsent.signal })).kind).toBe('completed');
     await new Promise((resolve) => setImmediate(resolve)); // the body's 'close' follows its end
     expect(getEventListeners(hardStop.signal, 'abort')).toHaveLength(0);
     expect(getEventListeners(unsent.signal, 'abort')).toHaveLength(0);
