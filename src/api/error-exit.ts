@@ -2,7 +2,7 @@
 // (src/cli/main.ts), and what a notification says about a run that could not finish normally.
 import { ConfigError } from '../core/config-error.js';
 import { printable } from '../core/printable.js';
-import { JournalBusyError, LockLostError } from '../journal/sqlite/lock.js';
+import { JournalBusyError, LockLostError } from '../journal/runner-standing.js';
 import { journalStorageFailure, journalStorageLine } from '../journal/sqlite/storage-failure.js';
 import { UsageError } from '../cli/options.js';
 import { RunSkippedError } from '../pipeline/overlap.js';

@@ -5,7 +5,8 @@ export type { EventLogRecord, JournalStore, JournalAdapter, IngestWriter, Runner
 export { BudgetExceededError, JobCancelledError, type Move } from './change.js';
 export type { Coordination, ItemFilter, JobCancel, Takeover } from './store.js';
 export { CommitQueue } from './commit-queue.js';
-export { JournalBusyError, LockLostError, HEARTBEAT_MS, STALE_AFTER_MS, staleAfterMs, type LockTakeover } from './sqlite/lock.js';
+export { JournalBusyError, LockLostError, HEARTBEAT_MS, STALE_AFTER_MS, staleAfterMs } from './runner-standing.js';
+export type { LockTakeover } from './sqlite/lock.js';
 export { judgeRunner, describeAge, type RunnerLiveness, type RunnerRecord } from './runner-liveness.js';
 export type { Item, ItemError, ItemPatch } from './item.js';
 export { lastRun, recordRunEnd, recordRunStart, type RunEnd, type RunRecord } from './runs.js';

@@ -4,7 +4,7 @@
 // bounded by --if-running-timeout and never past --deadline. On PostgreSQL many runners share a job by
 // design: without --if-running a run joins; with it, the policy applies when any live runner is on the job.
 import type { Clock } from '../core/clock.js';
-import { JournalBusyError } from '../journal/sqlite/lock.js';
+import { JournalBusyError } from '../journal/runner-standing.js';
 import type { RunnerMembership, RunnerTakeover } from '../journal/store.js';
 
 export type IfRunning = 'wait' | 'skip' | 'fail';

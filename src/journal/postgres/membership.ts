@@ -10,7 +10,7 @@ import type { Item, ItemRow } from '../item.js';
 import type { RunnerMembership, RunnerTakeover, RunnerView, Takeover } from '../store.js';
 import type { RunnerLiveness } from '../runner-liveness.js';
 import { pidAlive, processStartOf } from '../process-identity.js';
-import { staleAfterMs } from '../sqlite/lock.js';
+import { staleAfterMs } from '../runner-standing.js';
 import { exclusiveLockSql } from './advisory-locks.js';
 import { DB_NOW_MS } from './db-time.js';
 import { ITEM_COLUMNS, toItem } from './item-row.js';

@@ -1,7 +1,7 @@
 // The connection pool of one PostgreSQL journal, and the one way a transaction is run on it.
 import pg from 'pg';
 import { badUrlError, connectionError } from './database-url.js';
-import { staleAfterMs } from '../sqlite/lock.js';
+import { staleAfterMs } from '../runner-standing.js';
 
 export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 

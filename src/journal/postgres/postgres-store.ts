@@ -11,7 +11,7 @@ import type { OpenStoreOptions } from '../open-store.js';
 import type {
   Coordination, EventLogRecord, IngestWriter, ItemEventRecord, ItemFilter as StoreItemFilter, JobCancel, JobInput, JournalStore, ManifestRecord, PriorRow, ReportSums, RunnerMembership,
 } from '../store.js';
-import { LockLostError } from '../sqlite/lock.js';
+import { LockLostError } from '../runner-standing.js';
 import { hostname } from 'node:os';
 import { redactDatabaseUrl, connectionError } from './database-url.js';
 import { connectPool, inTransaction } from './pool.js';
