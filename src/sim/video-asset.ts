@@ -2,8 +2,9 @@
 // padded to a chosen size with an ISO-BMFF `free` box (players skip it, so the file stays playable).
 
 import { readFileSync } from 'node:fs';
+import { packageFile } from '../core/package-files.js';
 
-const ASSET = new URL('../../assets/sim-video.mp4', import.meta.url);
+const ASSET = packageFile('assets/sim-video.mp4');
 const BOX_HEADER = 8;
 const MAX_BOX = 0xffffffff;
 

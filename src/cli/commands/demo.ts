@@ -1,5 +1,7 @@
 // `npm start`: the demo job end to end against an embedded simulator, so a new user sees the whole product.
 import { rmSync } from 'node:fs';
+import { isAbsolute, relative } from 'node:path';
+import { packageFile } from '../../core/package-files.js';
 import { startSimulator } from '../../sim/index.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { helpText, type OptionTable } from '../options.js';
@@ -12,6 +14,13 @@ export const DEMO_OPTIONS = {
 
 const DEMO_KEY = 'sk-sim-demo';
 const DEMO_STATE = 'state/demo.db';
+
+/** The demo job shipped with the package, named as short as it can be from where the user stands. */
+function demoJob(): string {
+  const job = packageFile('jobs/demo.json');
+  const near = relative(process.cwd(), job);
+  return near.startsWith('..') || isAbsolute(near) ? job : near;
+}
 
 export async function run(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -31,13 +40,14 @@ export async function run(argv: string[]): Promise<number> {
   process.env.GATEWAY_BASE_URL = sim.baseUrl;
   process.env.GATEWAY_API_KEY = DEMO_KEY;
   delete process.env.GATEWAY_API_KEY_FILE; // the demo's key, not the operator's
+  const job = demoJob();
   try {
-    const code = await runCommand(['jobs/demo.json', '--state', DEMO_STATE, ...argv]);
+    const code = await runCommand([job, '--state', DEMO_STATE, ...argv]);
     process.stderr.write([
       '',
       `[demo] exit code ${code}. The journal is ${DEMO_STATE}; outputs are in out/demo/.`,
       `[demo] try: npx gbatch report --state ${DEMO_STATE} --format json`,
-      `[demo]      npx gbatch sim --port 8080   (then GATEWAY_BASE_URL=http://127.0.0.1:8080/v1 GATEWAY_API_KEY=${DEMO_KEY} npx gbatch run jobs/demo.json)`,
+      `[demo]      npx gbatch sim --port 8080   (then GATEWAY_BASE_URL=http://127.0.0.1:8080/v1 GATEWAY_API_KEY=${DEMO_KEY} npx gbatch run ${job})`,
       '',
     ].join('\n'));
     return code;
