@@ -29,8 +29,8 @@ test.skipIf(!BUILT)('fail (the default) exits 73 and skip exits 5, neither sendi
     const [failed, failedExplicit, skipped, timedOut, deadline] = await Promise.all([
       runCli(args, { env }),
       runCli([...args, '--if-running', 'fail'], { env }),
-      runCli([...args, '--if-running', 'skip'], { env }),
-      runCli([...args, '--if-running', 'wait', '--if-running-timeout', '0.3'], { env }),
+      runCli([...args, '--if-running', 'skip', '--json'], { env }),
+      runCli([...args, '--if-running', 'wait', '--if-running-timeout', '0.3', '--json'], { env }),
       runCli([...args, '--if-running', 'wait', '--deadline', '0.4s'], { env }),
     ]);
     for (const busy of [failed, failedExplicit]) {
@@ -39,6 +39,10 @@ test.skipIf(!BUILT)('fail (the default) exits 73 and skip exits 5, neither sendi
     }
     expect(skipped.code, skipped.stderr).toBe(5);
     expect(skipped.stderr).toMatch(new RegExp(`^gbatch run: skipped: the gbatch run pid ${first.child.pid} on .+ is still running this job \\(--if-running skip\\); nothing was done`));
+    // --json still answers with one document when the run ended before it began.
+    expect(JSON.parse(skipped.stdout)).toMatchObject({ exit_code: 5, counts: null, error: expect.stringMatching(/^skipped: .*--if-running skip/) });
+    expect(JSON.parse(timedOut.stdout)).toMatchObject({ exit_code: 73, counts: null, reason: expect.stringMatching(/^Refused: .*still holds this job/) });
+    expect(failed.stdout).toBe('');
     expect(timedOut.code, timedOut.stderr).toBe(73);
     expect(timedOut.stderr).toMatch(/waiting for it to end \(--if-running wait, up to /);
     expect(timedOut.stderr).toMatch(new RegExp(`the gbatch run pid ${first.child.pid} on .+ still holds this job after waiting 0 s \\(--if-running-timeout\\); nothing was done`));

@@ -5,6 +5,7 @@ import { formatRowError } from '../../manifest/types.js';
 import type { RunEvents } from '../../pipeline/context.js';
 import type { RunResult } from '../../pipeline/runner.js';
 import { exitMeaning } from '../../pipeline/exit-meaning.js';
+import { knownErrorExit } from '../../api/error-exit.js';
 import { runResolvedJob } from '../../api/run-job.js';
 import { reportHeader } from '../../report/model.js';
 import { renderReportTable } from '../../report/write-report.js';
@@ -40,11 +41,24 @@ async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: stri
         signals.dispose();
       },
     });
+  } catch (err) {
+    // A run that ended before it began (skipped, the job busy, a full disk) still answers --json with one
+    // document; the line on stderr and the exit code follow as for any such error.
+    if (flags.json) printEndedEarly(job, err);
+    throw err;
   } finally {
     signals.dispose();
     progress.finish();
   }
   return result.exitCode;
+}
+
+function printEndedEarly(job: ResolvedJob, err: unknown): void {
+  const known = knownErrorExit(err);
+  if (!known) return;
+  process.stdout.write(`${JSON.stringify({
+    job: job.name, exit_code: known.exitCode, reason: known.meaning, error: known.line, state: job.statePath, out: job.outDir, counts: null,
+  })}\n`);
 }
 
 async function printOutcome(job: ResolvedJob, result: RunResult, json: boolean): Promise<void> {
