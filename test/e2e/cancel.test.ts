@@ -88,10 +88,12 @@ test.skipIf(!BUILT)('cancel with no runner: pending and deferred rows are cancel
   const ingested = await runCli([...args, '--ingest-only'], { env });
   expect(ingested.code, ingested.stderr).toBe(0);
 
-  const cancel = await runCli(['cancel', '--state', ws.state]);
+  const cancel = await runCli(['cancel', '--state', ws.state, '--json']);
   expect(cancel.code, cancel.stderr).toBe(0);
-  expect(cancel.stdout).toMatch(/^job cancelled: 4 pending and 0 deferred item\(s\) are now cancelled/);
-  expect(cancel.stdout).not.toMatch(/runner pid/);
+  expect(stdoutJson(cancel)).toEqual({
+    exit_code: 0, cancelled_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), reason: '', cancelled: { pending: 4, deferred: 0 },
+    in_flight: 0, answered: 0, runners: { acknowledged: [], late: [] }, retry_command: `gbatch retry --state ${ws.state} --cancelled`,
+  });
 
   const ran = await runCli(args, { env });
   expect(ran.code, ran.stderr).toBe(0);

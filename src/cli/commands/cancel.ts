@@ -15,6 +15,7 @@ export const OPTIONS = {
   journal: { type: 'string', help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state' },
   reason: { type: 'string', help: 'why, kept with the job and each cancelled item (results.jsonl shows it)' },
   wait: { type: 'number', default: 30, min: 0, help: 'seconds to wait for each live runner to acknowledge (it sends nothing more from then on)' },
+  json: { type: 'boolean', help: 'one JSON object on stdout instead of the lines' },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } as const satisfies OptionTable;
 
@@ -24,7 +25,7 @@ const MAX_REASON = 500;
 export async function run(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions(OPTIONS, argv);
   if (options.help) {
-    process.stdout.write(`${helpText('cancel', '(<job> [--journal URL] | --state F) [--reason TEXT] [--wait S]', OPTIONS, EXIT_CODES.cancel)}\n`
+    process.stdout.write(`${helpText('cancel', '(<job> [--journal URL] | --state F) [--reason TEXT] [--wait S] [--json]', OPTIONS, EXIT_CODES.cancel)}\n`
       + '\nStops a job for good: nothing more is sent, by a live runner or a later `gbatch run`. Pending and deferred items\n'
       + 'become cancelled. Tasks already submitted are still polled, downloaded and settled: the gateway has no cancel, so\n'
       + 'they are billed. `gbatch retry <job> --cancelled` lifts the cancellation and sends the cancelled items again.\n');
@@ -35,7 +36,7 @@ export async function run(argv: string[]): Promise<number> {
   const opened = await openCommandJournal(options, positionals, { readonly: false, withIds: false });
   const journal = opened.store;
   try {
-    return await cancelJob(journal, opened.arg, reason, options.wait);
+    return await cancelJob(journal, opened.arg, reason, options.wait, options.json === true);
   } catch (err) {
     // A runner stopped (or stuck) in mid-write holds an SQLite journal past the busy timeout: try again later.
     if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
@@ -46,7 +47,7 @@ export async function run(argv: string[]): Promise<number> {
   }
 }
 
-async function cancelJob(journal: JournalStore, arg: CommandJournal['arg'], reason: string, waitS: number): Promise<number> {
+async function cancelJob(journal: JournalStore, arg: CommandJournal['arg'], reason: string, waitS: number, json: boolean): Promise<number> {
   if (!(await journal.getJob())) throw new UsageError(`${journal.location}: no job in this journal yet (has it run?)`);
   const cancel = (await journal.setJobCancel(reason))!;
   const cancelled = await cancelRows(journal, cancel);
@@ -54,6 +55,17 @@ async function cancelJob(journal: JournalStore, arg: CommandJournal['arg'], reas
   const inFlight = counts.submitting + counts.submitted + counts.running;
   const named = commandJournalArg(arg, journal.adapter === 'postgres');
   const waited = await waitForRunners(journal, cancel, waitS * 1000);
+  const exitCode = waited.late.length > 0 ? 75 : 0;
+  if (json) {
+    const runner = (r: RunnerView) => ({ pid: r.pid, host: r.host });
+    process.stdout.write(`${JSON.stringify({
+      exit_code: exitCode, cancelled_at: new Date(cancel.at).toISOString(), reason: cancel.reason,
+      cancelled: cancelled, in_flight: inFlight, answered: counts.succeeded,
+      runners: { acknowledged: waited.acknowledged.map(runner), late: waited.late.map(runner) },
+      retry_command: `gbatch retry ${named} --cancelled`,
+    })}\n`);
+    return exitCode;
+  }
   const lines = [
     `job cancelled${cancel.reason ? ` (${cancel.reason})` : ''}: ${cancelled.pending} pending and ${cancelled.deferred} deferred item(s) are now cancelled; they are never sent`,
   ];
@@ -69,7 +81,7 @@ async function cancelJob(journal: JournalStore, arg: CommandJournal['arg'], reas
   }
   lines.push(`to send the cancelled items again: gbatch retry ${named} --cancelled`);
   process.stdout.write(`${lines.join('\n')}\n`);
-  return waited.late.length > 0 ? 75 : 0;
+  return exitCode;
 }
 
 /** Pending and deferred rows become cancelled, read and written under one write lock. */
