@@ -13,16 +13,20 @@
 //   writing on a shared server do not count.
 // --analyze-after-ingest (diagnostic): the benchmark runs ANALYZE on `items` as soon as the ingest has
 // committed (gbatch does not: the table has no statistics).
-// Usage: npm run build && node bench/pg-bytes-per-row.mjs [--rows N] [--latency-ms N] [--idle-ms N] [--analyze-after-ingest]
+// --checkpoint-after-ingest: a CHECKPOINT as soon as the ingest has committed, so that the first change
+// to every page of the job after it logs a full-page image: the worst case, and what a long job pays
+// (a checkpoint falls between a row's ingest and its turn every checkpoint_timeout). Without it, whether
+// a checkpoint falls inside the ~10 s run is chance.
+// Usage: npm run build && node bench/pg-bytes-per-row.mjs [--rows N] [--latency-ms N] [--idle-ms N] [--analyze-after-ingest] [--checkpoint-after-ingest]
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chatJsonl } from './lib/manifests.mjs';
 import { flag, machine, removeDir, report, requireBuild, runGbatch, startSim, tempDir } from './lib/harness.mjs';
-import { analyzeOnceIngested, createPgSchema } from './lib/pg-schema.mjs';
+import { analyzeOnceIngested, createPgSchema, onceIngested } from './lib/pg-schema.mjs';
 
-export async function pgBytesPerRow({ rows = 20_000, latencyMs = 5, concurrency = 200, idleMs = 3_000, analyzeAfterIngest = false } = {}) {
+export async function pgBytesPerRow({ rows = 20_000, latencyMs = 5, concurrency = 200, idleMs = 3_000, analyzeAfterIngest = false, checkpointAfterIngest = false } = {}) {
   requireBuild();
   const dir = tempDir('pg-bytes');
   const manifest = await chatJsonl(join(dir, 'chat.jsonl'), rows);
@@ -34,10 +38,13 @@ export async function pgBytesPerRow({ rows = 20_000, latencyMs = 5, concurrency 
     await sleep(idleMs);
     const before = await serverWal(db);
     const analyze = analyzeAfterIngest ? analyzeOnceIngested(db, rows) : null;
+    const checkpoint = checkpointAfterIngest ? onceIngested(db, rows, 'CHECKPOINT') : null;
     const run = await runGbatch(['run', manifest, '--journal', db.url, '--out', join(dir, 'out'),
       '--concurrency', String(concurrency), '--quiet', '--json'], { env });
     analyze?.stop();
     await analyze?.done;
+    checkpoint?.stop();
+    const checkpointAfterMs = await checkpoint?.done;
     const after = await serverWal(db);
     if (run.code !== 0) throw new Error(`gbatch exited ${run.code}: ${run.stderr.slice(-500)}`);
     const walBytes = await lsnDiff(db, after.lsn, before.lsn);
@@ -51,7 +58,8 @@ export async function pgBytesPerRow({ rows = 20_000, latencyMs = 5, concurrency 
     const stored = relations.reduce((n, r) => n + r.bytes, 0);
     const stat = (key) => after.stat[key] - before.stat[key];
     return {
-      benchmark: 'pg-bytes-per-row', machine: machine(), analyze_after_ingest: analyzeAfterIngest, rows, latency_ms: latencyMs, concurrency, journal_sync: 'full',
+      benchmark: 'pg-bytes-per-row', machine: machine(), analyze_after_ingest: analyzeAfterIngest, checkpoint_after_ingest: checkpointAfterIngest,
+      checkpoint_after_ingest_at_s: checkpointAfterMs == null ? null : +(checkpointAfterMs / 1000).toFixed(2), rows, latency_ms: latencyMs, concurrency, journal_sync: 'full',
       wall_s: run.wallMs / 1000, journal_commits: JSON.parse(run.stdout).journal_commits ?? null,
       wal_bytes: walBytes, wal_bytes_per_row: perRow(walBytes),
       background_wal_bytes_per_s: Math.round(idleWal / ((before.at - idleFrom.at) / 1000)),
@@ -159,5 +167,5 @@ async function tableStats(db) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  report(await pgBytesPerRow({ rows: Number(flag('rows', 20_000)), latencyMs: Number(flag('latency-ms', 5)), idleMs: Number(flag('idle-ms', 3_000)), analyzeAfterIngest: process.argv.includes('--analyze-after-ingest') }));
+  report(await pgBytesPerRow({ rows: Number(flag('rows', 20_000)), latencyMs: Number(flag('latency-ms', 5)), idleMs: Number(flag('idle-ms', 3_000)), analyzeAfterIngest: process.argv.includes('--analyze-after-ingest'), checkpointAfterIngest: process.argv.includes('--checkpoint-after-ingest') }));
 }

@@ -53,6 +53,11 @@ export async function postmasterPid() {
  * ANALYZE's end (null when stopped first).
  */
 export function analyzeOnceIngested(db, rows) {
+  return onceIngested(db, rows, 'ANALYZE items');
+}
+
+/** Runs `statement` as soon as the job's `rows` rows are in `items` (see analyzeOnceIngested). */
+export function onceIngested(db, rows, statement) {
   let stopped = false;
   const started = performance.now();
   const done = (async () => {
@@ -60,7 +65,7 @@ export function analyzeOnceIngested(db, rows) {
       // Before gbatch's migration has created it, `items` does not exist: count 0.
       const { rows: [row] } = await db.query('SELECT count(*)::int AS n FROM items').catch(() => ({ rows: [{ n: 0 }] }));
       if (row.n >= rows) {
-        await db.query('ANALYZE items');
+        await db.query(statement);
         return performance.now() - started;
       }
       await new Promise((resolve) => setTimeout(resolve, 50));

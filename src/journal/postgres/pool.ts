@@ -39,6 +39,19 @@ export async function checkout(pool: pg.Pool): Promise<pg.PoolClient> {
   return client;
 }
 
+/**
+ * Asks for compressed full-page images in the WAL of this session (lz4, else the server's default method):
+ * after each checkpoint the first change to a page logs the whole page, most of what a row's transitions
+ * write then. Only a superuser (or a role granted SET on it) may; for anyone else the server's own setting
+ * stands, silently (the block catches the refusal, so the server logs no error).
+ */
+export const COMPRESS_WAL = `DO $$ BEGIN
+  BEGIN PERFORM set_config('wal_compression', 'lz4', false);
+  EXCEPTION WHEN OTHERS THEN
+    BEGIN PERFORM set_config('wal_compression', 'on', false); EXCEPTION WHEN OTHERS THEN NULL; END;
+  END;
+END $$`;
+
 /** A pool on `url`, checked by one round trip: a server that cannot be reached is a ConfigError now. */
 export async function connectPool(url: string): Promise<pg.Pool> {
   let pool: pg.Pool;
@@ -56,6 +69,8 @@ export async function connectPool(url: string): Promise<pg.Pool> {
   }
   // An idle client whose server went away emits 'error' on the pool; the next query reports it.
   pool.on('error', () => {});
+  // Queued before anything the pool's user sends on the new session; a failure is the next query's to report.
+  pool.on('connect', (client) => void client.query(COMPRESS_WAL).catch(() => {}));
   try {
     await pool.query('SELECT 1');
   } catch (err) {
