@@ -34,6 +34,9 @@ export async function pgBytesPerRow({ rows = 20_000, latencyMs = 5, concurrency 
   const env = { GATEWAY_BASE_URL: sim.baseUrl, GATEWAY_API_KEY: 'sk-bench' };
   const db = await createPgSchema('bench_pg_bytes');
   try {
+    // A temporary slot holds the server's WAL from here until this session ends, so that a checkpoint
+    // during the run (or forced after the ingest) cannot recycle the segments pg_waldump reads afterwards.
+    await db.query('SELECT pg_create_physical_replication_slot($1, true, true)', [`bench_pg_bytes_${process.pid}`]).catch(() => undefined);
     const idleFrom = await serverWal(db);
     await sleep(idleMs);
     const before = await serverWal(db);
