@@ -88,3 +88,20 @@ test.skipIf(!BUILT || !pgAvailable())('PostgreSQL: a run joins the job by defaul
   }
   expect((await first.result).code).toBe(75);
 });
+
+const pgWait = usePgSchema('gbatch_overlap_wait');
+
+test.skipIf(!BUILT || !pgAvailable())('PostgreSQL: --if-running wait holds a second run until the live runner ends, then it takes the job', async () => {
+  const { sim, env, args, first } = await liveRunner(30, ['--journal', pgWait.url()]);
+  const second = startCli([...args, '--if-running', 'wait', '--no-wait', '--json'], { env });
+  await second.stderrMatching(/waiting for it to end \(--if-running wait, up to /);
+  first.child.kill('SIGTERM');
+  expect((await first.result).code).toBe(75);
+  const firstEndedAt = Date.now();
+  const ended = await second.result;
+  expect(ended.code, ended.stderr).toBe(75);
+  expect(Date.now()).toBeGreaterThanOrEqual(firstEndedAt);
+  expect(JSON.parse(ended.stdout)).toMatchObject({ exit_code: 75, stop_reason: 'no-wait' });
+  expect(ended.stderr).not.toMatch(/still holds/);
+  expect(posts(sim.ledger)).toBe(1);
+});
