@@ -4,7 +4,7 @@ import type { Clock } from '../core/clock.js';
 import type { PricingTable } from '../core/pricing.js';
 import type { ItemState } from '../core/states.js';
 import type { GatewayClient } from '../gateway/client.js';
-import type { CommitQueue, Item, JournalStore } from '../journal/index.js';
+import type { CommitQueue, Item, ItemError, JournalStore } from '../journal/index.js';
 import type { BudgetGuard } from './budget-guard.js';
 import type { RunSnapshot } from './run-snapshot.js';
 import type { SubmitGate } from './run-stops.js';
@@ -45,6 +45,8 @@ export interface RunEvents {
   started: [progress: Progress, spendNow: () => { reservedUsd: number; actualUsd: number }];
   /** Answered rows whose line is now in results.jsonl (succeeded -> downloaded), a batch at a time. */
   stored: [ids: readonly string[]];
+  /** A poll or a download failed (the row keeps its state; the lane tries again, or a later run does). */
+  laneError: [lane: 'poll' | 'download', error: ItemError];
   /** The run as the live view draws it, a few times a second (only while someone listens). */
   snapshot: [snapshot: RunSnapshot];
 }

@@ -111,6 +111,7 @@ export class Downloader {
       if (this.outputs?.handle(err, dest)) return;
       const summary = errorSummary(err);
       await ctx.journal.annotate(item.id, { lastError: summary }, 'download-error');
+      ctx.events.emit('laneError', 'download', summary);
       if (round < MAX_DOWNLOAD_ROUNDS && isTransientDownloadFailure(err) && !ctx.stop.signal.aborted) {
         this.retryLater(item, round);
         return;

@@ -25,6 +25,13 @@ export function causeOf(from: ItemState | undefined, state: ItemState, error: It
   return printable(parts.filter((p) => p !== undefined && p !== '').join(' ')).slice(0, MAX_CAUSE);
 }
 
+/** What a failed poll or download is called in the view: the lane, then the status or code. */
+export function laneCauseOf(lane: 'poll' | 'download', error: ItemError): string {
+  const code = error.code ?? error.type;
+  const parts = [`${lane} failed`, error.status !== undefined ? String(error.status) : undefined, code];
+  return printable(parts.filter((p) => p !== undefined && p !== '').join(' ')).slice(0, MAX_CAUSE);
+}
+
 export class ErrorGroups {
   private readonly groups = new Map<string, ErrorGroup>();
 

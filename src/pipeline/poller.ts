@@ -111,11 +111,14 @@ export class Poller {
       if (summary.status === 404 && failures >= MAX_NOT_FOUND) {
         // Spec 4.6: another account's or an unknown task. Polling on would never end; an operator must look.
         log(ctx, `task ${due.taskId} (item '${due.itemId}') is unknown to the gateway for this key (404 x${failures}); no longer polled in this run`);
-        await ctx.journal.annotate(due.itemId, { lastError: { ...summary, message: `task ${due.taskId} unknown to the gateway (404)` } }, 'poll-not-found');
+        const notFound = { ...summary, message: `task ${due.taskId} unknown to the gateway (404)` };
+        await ctx.journal.annotate(due.itemId, { lastError: notFound }, 'poll-not-found');
+        ctx.events.emit('laneError', 'poll', notFound);
         return;
       }
       if (failures === 1 || failures % 10 === 0) log(ctx, `poll of task ${due.taskId} (item '${due.itemId}') failed: ${summary.message}`);
       await ctx.journal.annotate(due.itemId, { lastError: summary }, 'poll-error');
+      ctx.events.emit('laneError', 'poll', summary);
       this.reschedule({ ...due, failures });
       return;
     }

@@ -4,9 +4,9 @@
 // end, other runners' rows). Emits `snapshot` for the live view and `progress` as before.
 import { roundUsd } from '../core/money.js';
 import type { ItemState } from '../core/states.js';
-import type { Item } from '../journal/index.js';
+import type { Item, ItemError } from '../journal/index.js';
 import type { RunContext } from './context.js';
-import { causeOf, ErrorGroups } from './error-groups.js';
+import { causeOf, ErrorGroups, laneCauseOf } from './error-groups.js';
 import { RateRing } from './rate-ring.js';
 import { phaseOf, quantile, SNAPSHOT_VERSION, type KindMoney, type RunSnapshot } from './run-snapshot.js';
 
@@ -55,6 +55,7 @@ export class RunMonitor {
     this.counts = await ctx.journal.counts();
     ctx.events.on('transition', this.onTransition);
     ctx.events.on('stored', this.onStored);
+    ctx.events.on('laneError', this.onLaneError);
     const resync = setInterval(() => this.resync(), options.progressIntervalMs);
     resync.unref();
     this.timers.push(resync);
@@ -88,6 +89,7 @@ export class RunMonitor {
     for (const timer of this.timers.splice(0)) clearInterval(timer);
     this.ctx.events.off('transition', this.onTransition);
     this.ctx.events.off('stored', this.onStored);
+    this.ctx.events.off('laneError', this.onLaneError);
   }
 
   snapshot(): RunSnapshot {
@@ -176,6 +178,10 @@ export class RunMonitor {
 
   private readonly onStored = (ids: readonly string[]): void => {
     this.move('succeeded', 'downloaded', ids.length);
+  };
+
+  private readonly onLaneError = (lane: 'poll' | 'download', error: ItemError): void => {
+    this.errors.add(laneCauseOf(lane, error), error.message, this.ctx.clock.now());
   };
 
   private readonly onTransition = (item: Item, from: ItemState | undefined): void => {

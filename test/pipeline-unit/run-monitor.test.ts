@@ -101,7 +101,7 @@ test('counts, lanes and phase follow the transitions; answers stored in bulk mov
 test('video tasks: ages from acceptance (or an earlier run\'s submission), durations to success, failures by cause', async () => {
   const adopted = item('v0', 'video', 'running', { taskId: 't0' });
   const rows = [adopted, item('v1', 'video', 'submitting'), item('v2', 'video', 'submitting'), item('v3', 'video', 'submitting')];
-  const { monitor, move, clock } = setup(rows, { submittedAt: { v0: T0 - 90_000 }, pausedUntil: T0 + 70_000 });
+  const { monitor, move, clock, events } = setup(rows, { submittedAt: { v0: T0 - 90_000 }, pausedUntil: T0 + 70_000 });
   await monitor.start();
   await new Promise((resolve) => setImmediate(resolve)); // the earlier run's submission times arrive
   move(rows[1]!, 'submitted');
@@ -121,6 +121,15 @@ test('video tasks: ages from acceptance (or an earlier run\'s submission), durat
   expect(s.tasks).toMatchObject({ in_flight: 1, oldest_age_s: 160, youngest_age_s: 160, durations: { count: 2, p50_s: 30, p90_s: 60, max_s: 60 } });
   expect(s.paused_until).toBeNull(); // the pause is over by now
   expect(s.errors).toEqual([{ cause: 'task failed Simulated upstream failure', count: 1, last_message: 'Simulated upstream failure; refunded', last_at: T0 + 30_000 }]);
+  // Polls and downloads that failed (the rows keep their state) are causes of their own.
+  events.emit('laneError', 'poll', { status: 503, type: 'server_error', message: 'upstream busy' });
+  events.emit('laneError', 'poll', { status: 503, type: 'server_error', message: 'upstream busy again' });
+  events.emit('laneError', 'download', { code: 'GBATCH_TIMEOUT', message: 'GET /v1/video/generations/t1/content failed after the request was sent: timeout' });
+  expect(monitor.snapshot().errors.map((g) => [g.cause, g.count, g.last_message])).toEqual([
+    ['download failed GBATCH_TIMEOUT', 1, 'GET /v1/video/generations/t1/content failed after the request was sent: timeout'],
+    ['poll failed 503 server_error', 2, 'upstream busy again'],
+    ['task failed Simulated upstream failure', 1, 'Simulated upstream failure; refunded'],
+  ]);
   expect(s.money.by_kind!.video).toEqual({ estimate_usd: 4, settled_estimate_usd: 3, settled_actual_usd: 1.7 });
   monitor.finish({ ...s.counts, running: 0, downloaded: 3 });
 });
