@@ -2,6 +2,7 @@
 // states and a short detail; the view `events` and every reader see the same log as before.
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { eventLog } from '../../src/journal/event-log.js';
 import { SCHEMA_VERSION } from '../../src/journal/sqlite/schema.js';
 import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 import { entry, eventRows, ingest, inlineEventLog, submitChange, useTempDir } from './helpers.js';
@@ -76,5 +77,12 @@ describe('the narrow event log (schema 10)', () => {
     expect(times.get('b')).toBe(now); // the new submit, not the old one
     expect(times.get('a')).toBe((before as Array<{ item_id: string; at: number }>).find((e) => e.item_id === 'a')!.at);
     expect(await store.abandonedWhileUncertain(['a'])).toEqual(new Set(['a']));
+    // Read in pages of 2 (one page spans the old and the new log): every event once, in seq order, as the view shows it.
+    const paged = [];
+    for await (const e of eventLog(store, 2)) paged.push(e);
+    expect(paged.map((e) => [e.seq, e.itemId, e.at, e.event, e.from, e.to, e.detail])).toEqual(rows.map((r) => {
+      const row = r as { seq: number; item_id: string; at: number; event: string; from_state: string | null; to_state: string; detail: string | null };
+      return [row.seq, row.item_id, row.at, row.event, row.from_state, row.to_state, row.detail === null ? null : JSON.parse(row.detail)];
+    }));
   });
 });

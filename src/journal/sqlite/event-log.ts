@@ -69,3 +69,29 @@ export function* newestFirst(db: Database.Database, where: { event: string } | {
   yield* db.prepare(`SELECT item_id, at, event, from_state FROM ${inline} WHERE ${column} = ? ORDER BY seq DESC`)
     .iterate(value) as IterableIterator<{ item_id: string; at: number; event: string; from_state: string | null }>;
 }
+
+export interface EventRow { seq: number; item_id: string; at: number; event: string; from_state: string | null; to_state: string; detail: string | null }
+
+/**
+ * The log's events after `afterSeq`, at most `limit`, in seq order. Each half read in its own key order
+ * and decoded here: through the `events` view, the ORDER BY sorted every later event for each page (a
+ * 100,000-row job's 300,000 events took 6.7 s to read, against 0.5 s this way).
+ */
+export function logPage(db: Database.Database, afterSeq: number, limit: number): EventRow[] {
+  const columns = 'seq, item_id, at, event, from_state, to_state, detail';
+  if (!hasEventLog(db)) return db.prepare(`SELECT ${columns} FROM events WHERE seq > ? ORDER BY seq LIMIT ?`).all(afterSeq, limit) as EventRow[];
+  const inline = db.prepare(`SELECT ${columns} FROM events_inline WHERE seq > ? ORDER BY seq LIMIT ?`).all(afterSeq, limit) as EventRow[];
+  const logged = db.prepare('SELECT seq, item_id, at, kind, detail FROM event_log WHERE seq > ? ORDER BY seq LIMIT ?')
+    .all(afterSeq, limit) as Array<{ seq: number; item_id: string; at: number; kind: number; detail: string | null }>;
+  if (logged.length === 0) return inline;
+  const kinds = new Map((db.prepare('SELECT code, event, from_state, to_state, detail FROM event_kinds').all() as Array<{ code: number } & Omit<EventRow, 'seq' | 'item_id' | 'at'>>)
+    .map((k) => [k.code, k]));
+  const decoded: EventRow[] = [];
+  for (const row of logged) {
+    // Code 0 is no event: the row that makes the log's seqs follow the old events' (the migration's).
+    const kind = kinds.get(row.kind);
+    if (kind) decoded.push({ seq: row.seq, item_id: row.item_id, at: row.at, event: kind.event, from_state: kind.from_state, to_state: kind.to_state, detail: row.detail ?? kind.detail });
+  }
+  if (inline.length === 0) return decoded;
+  return [...inline, ...decoded].sort((a, b) => a.seq - b.seq).slice(0, limit);
+}

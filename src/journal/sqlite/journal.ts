@@ -12,7 +12,7 @@ import { RunnerLock } from './lock.js';
 import { ResultRows } from '../result-rows.js';
 import { openDatabase } from './open-database.js';
 import { hasWideValues, itemColumns, WideValues } from './wide-values.js';
-import { EventLog, hasEventLog } from './event-log.js';
+import { EventLog, hasEventLog, logPage } from './event-log.js';
 import { JobCancelledError, StaleTransitionError, type Change, type JobRecord, type Move, type Spend } from '../change.js';
 
 export { StaleTransitionError, type Change, type JobRecord, type Move, type Spend };
@@ -403,8 +403,7 @@ export class Journal {
   }
 
   eventLogPage(afterSeq: number, limit: number): Array<{ seq: number; itemId: string; at: number; event: string; from: string | null; to: string; detail: unknown }> {
-    const rows = this.db.prepare('SELECT seq, item_id, at, event, from_state, to_state, detail FROM events WHERE seq > ? ORDER BY seq LIMIT ?')
-      .all(afterSeq, limit) as Array<{ seq: number; item_id: string; at: number; event: string; from_state: string | null; to_state: string; detail: string | null }>;
+    const rows = logPage(this.db, afterSeq, limit);
     return rows.map((r) => ({ seq: r.seq, itemId: r.item_id, at: r.at, event: r.event, from: r.from_state, to: r.to_state, detail: r.detail ? JSON.parse(r.detail) : null }));
   }
 }
