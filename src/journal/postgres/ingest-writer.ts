@@ -19,7 +19,7 @@ import { IdFingerprints } from '../../core/id-fingerprints.js';
 import { judgeAgainstPrior, type IngestEntry, type IngestSummary } from '../ingest-rules.js';
 import type { IngestWriter, JobTotals, ManifestPrint } from '../store.js';
 import { exclusiveLockSql } from './advisory-locks.js';
-import { copyLine } from './copy-text.js';
+import { copyField } from './copy-text.js';
 import { checkout } from './pool.js';
 
 /** Rows staged before they are merged: large enough to amortise the merge, small enough to judge in memory. */
@@ -53,6 +53,8 @@ export class PgIngestWriter implements IngestWriter {
   private readonly ids: IdFingerprints | undefined;
   /** A row under an id the pass may have seen came in: rows are staged and judged until the next merge. */
   private judging = false;
+  private lastFile: string | undefined;
+  private lastFileText = '';
   /** Rows copied straight into items, by state. */
   private readonly copiedStates = new Map<string, number>();
   /** The work add() started and the caller may not have waited for; the next step waits for it. */
@@ -193,12 +195,7 @@ export class PgIngestWriter implements IngestWriter {
     let staged = '';
     let stagedRows = 0;
     for (const entry of entries) {
-      const requestText = entry.requestJson ?? (entry.request === null ? null : JSON.stringify(entry.request));
-      const fields = copyLine([
-        entry.id, entry.kind, entry.model, requestText, entry.contentHash, entry.sourceFile, entry.sourceLine,
-        entry.state, entry.resolution ?? null, entry.hasReferenceVideo ? 1 : 0, entry.estimateUsd ?? 0,
-        entry.lastError ? JSON.stringify(entry.lastError) : null, at,
-      ]);
+      const fields = this.rowText(entry, at);
       // Every id goes into the fingerprints, the judged ones too: a later row under it is judged.
       const isNew = this.ids !== undefined && !this.ids.add(entry.id) && !this.judging;
       if (isNew) {
@@ -220,6 +217,19 @@ export class PgIngestWriter implements IngestWriter {
       return written ? written.then(() => this.merge()) : this.merge();
     };
     return first ? first.then(then) : then();
+  }
+
+  /**
+   * A row's COPY text after its first column (ord or job_id), in ITEM_FIELDS order. Written out field by
+   * field rather than through an array per row: a million rows' worth of garbage less on this thread.
+   */
+  private rowText(entry: IngestEntry, at: number): string {
+    const requestText = entry.requestJson ?? (entry.request === null ? null : JSON.stringify(entry.request));
+    // Every row of a manifest names the same file: escaped once.
+    if (entry.sourceFile !== this.lastFile) this.lastFileText = copyField(this.lastFile = entry.sourceFile);
+    return `${copyField(entry.id)}\t${copyField(entry.kind)}\t${copyField(entry.model)}\t${copyField(requestText)}\t${copyField(entry.contentHash)}\t${
+      this.lastFileText}\t${entry.sourceLine}\t${copyField(entry.state)}\t${copyField(entry.resolution)}\t${entry.hasReferenceVideo ? 1 : 0}\t${
+      entry.estimateUsd ?? 0}\t${entry.lastError ? copyField(JSON.stringify(entry.lastError)) : '\\N'}\t${at}\n`;
   }
 
   /** Sends rows to the COPY into `into` (ending the other one first); a promise when the caller should wait. */

@@ -98,6 +98,24 @@ describe.skipIf(!pgAvailable())('PostgreSQL first ingest, copied straight into i
     }
   });
 
+  it('tabs, newlines and backslashes in any field come back exactly, copied straight in or judged', async () => {
+    const store = await PostgresJournalStore.open(db.url(), { job: 'escapes' });
+    try {
+      const odd = (id: string, line: number): ReturnType<typeof row> => invalidRow(id, line, {
+        sourceFile: 'dir\\with\ttab\nand line.jsonl', contentHash: `invalid:${id}\r\n`, lastError: { message: 'a\tb\\c\nd' },
+      });
+      // The second 'x\ty' is judged (a repeated id), and replaces the invalid first one.
+      const rows = [odd('x\ty', 1), odd('back\\slash\n', 2), row('x\ty', 3, { sourceFile: 'dir\\with\ttab\nand line.jsonl' })];
+      expect(await ingest(store, rows)).toEqual({ inserted: 2, unchanged: 0, replaced: 1, conflicts: [] });
+      expect((await store.get('back\\slash\n'))!).toMatchObject({
+        state: 'invalid', sourceFile: 'dir\\with\ttab\nand line.jsonl', contentHash: 'invalid:back\\slash\n\r\n', lastError: { message: 'a\tb\\c\nd' },
+      });
+      expect((await store.get('x\ty'))!).toMatchObject({ state: 'pending', sourceLine: 3, sourceFile: 'dir\\with\ttab\nand line.jsonl' });
+    } finally {
+      await store.close();
+    }
+  });
+
   it('run --ingest-only killed with SIGKILL mid-COPY leaves nothing; the next run ingests every row once, in order; a changed row is then refused', async () => {
     assertBuilt();
     const rows = 200_000;
