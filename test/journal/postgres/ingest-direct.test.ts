@@ -98,6 +98,27 @@ describe.skipIf(!pgAvailable())('PostgreSQL first ingest, copied straight into i
     }
   });
 
+  it('after a repeated id, a full chunk is judged and merged; new rows then go straight in again, and a later repeat of a judged row is still judged', async () => {
+    const store = await PostgresJournalStore.open(db.url(), { job: 'back-again' });
+    try {
+      const judgedChunk = Array.from({ length: 50_000 }, (_, i) => row(`j${i}`, 102 + i)); // the staging chunk's size
+      const after = Array.from({ length: 1000 }, (_, i) => row(`a${i}`, 50_102 + i));
+      const rows = [
+        ...Array.from({ length: 100 }, (_, i) => row(`d${i}`, i + 1)),
+        row('d5', 101), // repeated: this row and the next 50,000 are staged, judged and merged
+        ...judgedChunk,
+        ...after,
+        row('j7', 51_102), // repeats a row that went the judged way
+      ];
+      expect(await ingest(store, rows)).toEqual({ inserted: 51_100, unchanged: 2, replaced: 0, conflicts: [] });
+      const seen = await collect(store.iterate({}, 5000));
+      expect(seen.map((i) => i.sourceLine)).toEqual(rows.filter((r) => r.sourceLine !== 101 && r.sourceLine !== 51_102).map((r) => r.sourceLine));
+      expect(seen.every((item, i) => i === 0 || item.seq > seen[i - 1]!.seq)).toBe(true);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+
   it('tabs, newlines and backslashes in any field come back exactly, copied straight in or judged', async () => {
     const store = await PostgresJournalStore.open(db.url(), { job: 'escapes' });
     try {
