@@ -1,6 +1,6 @@
 // Brings the manifests into the journal in one transaction: all new rows, or (when refused) none.
 import { basename } from 'node:path';
-import { conflictProblem, type IngestConflict, type IngestEntry, type JournalStore } from '../journal/index.js';
+import { conflictProblem, type IngestConflict, type IngestEntry, type JournalStore, type JobTotals } from '../journal/index.js';
 import type { PricingTable } from '../core/pricing.js';
 import { hashCanonicalRequest } from '../manifest/content-hash.js';
 import { formatRowError } from '../manifest/types.js';
@@ -23,6 +23,8 @@ export interface IngestOutcome {
   conflicts: IngestConflict[];
   /** Human-readable reasons the ingest was refused (empty when ok). */
   problems: string[];
+  /** The job's rows by state and its spend as the ingest's commit left them, when known without a read (see IngestWriter). */
+  totals?: JobTotals;
 }
 
 const MAX_KEPT_ERRORS = 1000;
@@ -108,15 +110,17 @@ export async function ingestManifests(
   if (invalidCount > 0 && !skipInvalid) problems.push(`${invalidCount} invalid row(s); fix them or pass --skip-invalid`);
   for (const c of summary.conflicts) problems.push(conflictProblem(c));
   const ok = problems.length === 0;
+  let totals: JobTotals | undefined;
   if (ok) {
     // Only a manifest read whole and accepted is remembered; with --skip-invalid its invalid rows are in the journal.
     if (prints) await session.recordManifests(manifestPrints(prints, rowsByPath));
     await session.commit();
+    totals = session.committedTotals?.();
   } else {
     await session.rollback();
   }
   return {
     ok, rows: scan.rows, inserted: summary.inserted, unchanged: summary.unchanged, replaced: summary.replaced,
-    invalid, invalidCount, conflicts: summary.conflicts, problems,
+    invalid, invalidCount, conflicts: summary.conflicts, problems, ...(totals ? { totals } : {}),
   };
 }

@@ -70,7 +70,14 @@ export interface IngestWriter {
   commit(): Promise<IngestSummary>;
   rollback(): Promise<IngestSummary>;
   readonly progress: IngestSummary;
+  /**
+   * After commit(): the job's rows by state and its spend as the commit left them, when the writer knows
+   * them without reading the rows (PostgreSQL: a first ingest); undefined otherwise.
+   */
+  committedTotals?(): JobTotals | undefined;
 }
+
+export interface JobTotals { counts: Record<ItemState, number>; spend: Spend }
 
 /** A runner of the job as `status` shows it. */
 export interface RunnerView {

@@ -6,26 +6,9 @@
 // reported as duplicates: about n^2 / 2^65, 3e-8 for a million rows, and such a false report costs
 // nothing (the row is refused, never sent twice). The journal's unique id constraint stays exact.
 
+import { fnv1a, murmurish } from '../core/id-hash.js';
+
 const EMPTY_LINE = 0; // lines are 1-based, so 0 marks a free slot
-
-function fnv1a(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-function murmurish(text: string): number {
-  let h = 0x9747b28c ^ text.length;
-  for (let i = 0; i < text.length; i++) {
-    h = Math.imul(h ^ text.charCodeAt(i), 0x5bd1e995);
-    h ^= h >>> 15;
-  }
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
-}
 
 export class IdRegistry {
   private hashes: Uint32Array;

@@ -15,7 +15,7 @@ import { acquireRunner, type OverlapPolicy } from './overlap.js';
 import { isDatabaseUrl, openStore } from '../journal/open-store.js';
 import { SqliteJournalStore } from '../journal/sqlite/sqlite-store.js';
 import { budgetInForce } from '../core/job-budget.js';
-import type { RunEnd } from '../journal/index.js';
+import type { JobTotals, RunEnd } from '../journal/index.js';
 import { BudgetGuard } from './budget-guard.js';
 import type { RunContext, RunEvents, RunSettings } from './context.js';
 import { Downloader } from './downloader.js';
@@ -161,7 +161,8 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     const effective: RunConfig = { ...config };
     if (budget.budgetUsd === undefined) delete effective.budgetUsd;
     else effective.budgetUsd = budget.budgetUsd;
-    if (config.ingestOnly) return finish({ ...await emptyResult(journal, EXIT.ok, effective), ingest, recovery, takeover, stopReason: 'ingested' });
+    // What the ingest left: from its own tally when it has one (a first ingest), rather than a read of every row.
+    if (config.ingestOnly) return finish({ ...await emptyResult(journal, EXIT.ok, effective, ingest.totals), ingest, recovery, takeover, stopReason: 'ingested' });
     await releaseDeferred(journal);
 
     const { concurrency, pollConcurrency, downloadConcurrency } = config.settings;
@@ -380,9 +381,9 @@ async function releaseDeferred(journal: JournalStore): Promise<void> {
   });
 }
 
-async function emptyResult(journal: JournalStore, exitCode: number, config: RunConfig): Promise<RunResult> {
+async function emptyResult(journal: JournalStore, exitCode: number, config: RunConfig, totals?: JobTotals): Promise<RunResult> {
   return {
-    exitCode, counts: await journal.counts(), stopReason: undefined, spend: await journal.spend(), budgetUsd: config.budgetUsd,
+    exitCode, counts: totals?.counts ?? await journal.counts(), stopReason: undefined, spend: totals?.spend ?? await journal.spend(), budgetUsd: config.budgetUsd,
     polls: 0, downloadFailures: 0, exhaustedRetries: 0, journalCommits: 0,
   };
 }

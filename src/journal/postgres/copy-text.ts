@@ -8,6 +8,11 @@ function escapeField(text: string): string {
   return text.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
 }
 
+/** One text field as COPY writes it: \N for null. */
+export function copyField(value: string | null | undefined): string {
+  return value === null || value === undefined ? '\\N' : escapeField(value);
+}
+
 /** One row of COPY text (with its newline). */
 export function copyLine(fields: ReadonlyArray<string | number | null>): string {
   let line = '';

@@ -44,6 +44,8 @@ export class PgMembership implements RunnerMembership {
   private confirmed = 0;
   /** This runner's start on the database's clock: stops it is told of are those made since. */
   joinedAt = 0;
+  /** Whether this runner ever claimed pending rows: one that never did has no claim to clear when it leaves. */
+  private claimed = false;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -88,6 +90,11 @@ export class PgMembership implements RunnerMembership {
     return true;
   }
 
+  /** Called before this runner claims pending rows. */
+  noteClaim(): void {
+    this.claimed = true;
+  }
+
   /** Leaves the job: what it still holds (tasks left in flight by --no-wait or a deadline) is no one's, for the next runner. */
   async release(): Promise<void> {
     if (!this.held || this.pool.ended) return;
@@ -95,8 +102,9 @@ export class PgMembership implements RunnerMembership {
     const jobId = this.jobId();
     await inTransaction(this.pool, async (client) => {
       await client.query('UPDATE items SET owner = NULL WHERE job_id = $1 AND state = ANY($3) AND owner = $2', [jobId, runnerId, HELD_STATES]);
-      // A claim only counts while the row is pending: the rows this runner sent keep theirs, unread.
-      await client.query(`UPDATE items SET claimed_by = NULL WHERE job_id = $1 AND state = 'pending' AND claimed_by = $2`, [jobId, runnerId]);
+      // A claim only counts while the row is pending: the rows this runner sent keep theirs, unread. Finding
+      // them reads every pending row (claimed_by has no index): not done by a runner that claimed none (--ingest-only).
+      if (this.claimed) await client.query(`UPDATE items SET claimed_by = NULL WHERE job_id = $1 AND state = 'pending' AND claimed_by = $2`, [jobId, runnerId]);
       await client.query('DELETE FROM runners WHERE job_id = $1 AND runner_id = $2 AND swept_at IS NULL', [jobId, runnerId]);
     });
     this.held = undefined;

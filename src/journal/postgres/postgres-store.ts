@@ -191,6 +191,7 @@ export class PostgresJournalStore implements JournalStore {
     const runnerId = this.runnerMembership.runnerId;
     if (runnerId === undefined) return this.list(['pending'], limit, afterSeq);
     const jobId = this.assertWritable();
+    this.runnerMembership.noteClaim();
     // The rows are picked (and locked) once, in a CTE: a subquery under UPDATE may be run again and
     // pick more than the limit.
     const { rows } = await this.pool.query<ItemRow>(`WITH picked AS (
