@@ -2,11 +2,15 @@ import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-// The in-process tests share one process per worker (isolate: false): a fresh process and module
-// graph per file cost ~0.7 s of CPU each, more than most of these files' tests take. A file that
-// replaces a module for the whole process (vi.mock) or leaves process-wide state behind goes in
-// OWN_PROCESS; every file not in SHARED_DIRS keeps a process of its own too.
-const SHARED_DIRS = new Set(['core', 'pipeline-unit', 'cli-unit', 'journal', 'sim', 'gateway', 'pipeline', 'manifest', 'report', 'notify', 'io', 'ingest']);
+// Test files share one process per worker (isolate: false): a fresh process and module graph per
+// file cost ~0.7-1 s of CPU each, more than most files' tests take, and the suite is CPU-bound. A file
+// that replaces a module for the whole process (vi.mock) or leaves process-wide state behind goes in
+// OWN_PROCESS; every file not in SHARED_DIRS keeps a process of its own too (the SIGKILL campaigns of
+// crash/ and multi/, and package/, are not measured shared yet).
+const SHARED_DIRS = new Set([
+  'core', 'pipeline-unit', 'cli-unit', 'journal', 'sim', 'gateway', 'pipeline', 'manifest', 'report', 'notify', 'io', 'ingest',
+  'e2e', 'hostile', 'docs',
+]);
 const OWN_PROCESS = new Set(['test/gateway/download.finish.test.ts']);
 
 const testDir = fileURLToPath(new URL('./test/', import.meta.url));
