@@ -1,8 +1,26 @@
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+// Test files share one process per worker (isolate: false): a fresh process and module graph per
+// file cost ~0.7-1 s of CPU each, more than most files' tests take, and the suite is CPU-bound. A file
+// that replaces a module for the whole process (vi.mock) or leaves process-wide state behind goes in
+// OWN_PROCESS; every file not in SHARED_DIRS keeps a process of its own too (the SIGKILL campaigns of
+// crash/ and multi/, and package/, are not measured shared yet).
+const SHARED_DIRS = new Set([
+  'core', 'pipeline-unit', 'cli-unit', 'journal', 'sim', 'gateway', 'pipeline', 'manifest', 'report', 'notify', 'io', 'ingest',
+  'e2e', 'hostile', 'docs',
+]);
+const OWN_PROCESS = new Set(['test/gateway/download.finish.test.ts']);
+
+const testDir = fileURLToPath(new URL('./test/', import.meta.url));
+const shared = readdirSync(testDir, { recursive: true, encoding: 'utf8' })
+  .filter((path) => path.endsWith('.test.ts') && SHARED_DIRS.has(path.split('/')[0]!))
+  .map((path) => `test/${path}`)
+  .filter((path) => !OWN_PROCESS.has(path));
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // Probes the PostgreSQL test server once: its tests skip (with one line) or, with CI=true, fail without it.
     globalSetup: ['test/helpers/postgres-global-setup.ts'],
     testTimeout: 30_000,
@@ -11,5 +29,9 @@ export default defineConfig({
     // Two cores: one worker per core (vitest's default leaves one idle); the crash and e2e tests spawn
     // children that mostly wait on I/O.
     maxWorkers: 2,
+    projects: [
+      { extends: true, test: { name: 'shared', include: shared, isolate: false } },
+      { extends: true, test: { name: 'isolated', include: ['test/**/*.test.ts'], exclude: shared } },
+    ],
   },
 });

@@ -12,6 +12,15 @@ import {
 
 export const WORKER_THRESHOLD_BYTES = 8 << 20;
 
+/** Overrides the threshold (a test knob: the worker path without writing 8 MiB of manifest). */
+export const WORKER_THRESHOLD_ENV = 'GBATCH_SCAN_WORKER_BYTES';
+
+export function workerThresholdBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const value = env[WORKER_THRESHOLD_ENV];
+  const knob = Number(value);
+  return value && Number.isFinite(knob) && knob > 0 ? knob : WORKER_THRESHOLD_BYTES;
+}
+
 export interface CompactHandlers {
   valid(row: CompactRow): void;
   invalid(entry: InvalidEntry): void;
@@ -35,7 +44,7 @@ function totalBytes(files: readonly string[]): number {
 const workerUrl = new URL(import.meta.url.endsWith('.ts') ? './scan-worker.ts' : './scan-worker.js', import.meta.url);
 
 export interface ScanCompactOptions {
-  /** Default: a worker for manifests of WORKER_THRESHOLD_BYTES and more. */
+  /** Default: a worker for manifests of workerThresholdBytes() and more. */
   useWorker?: boolean;
   /** The worker's script (tests under a TypeScript runner give the built one). */
   workerUrl?: URL;
@@ -47,7 +56,7 @@ export interface CompactScanSummary extends ScanSummary { deferredRows: number }
 
 export async function scanCompact(files: readonly string[], pricing: PricingTable, handlers: CompactHandlers,
   options: ScanCompactOptions = {}): Promise<CompactScanSummary> {
-  const useWorker = options.useWorker ?? (!import.meta.url.endsWith('.ts') && totalBytes(files) >= WORKER_THRESHOLD_BYTES);
+  const useWorker = options.useWorker ?? (!import.meta.url.endsWith('.ts') && totalBytes(files) >= workerThresholdBytes());
   if (!useWorker) {
     const summary = await scanManifests(files, pricing, { valid: (row) => handlers.valid(compactRow(row)), invalid: handlers.invalid });
     return { ...summary, deferredRows: 0 };

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { WORKER_THRESHOLD_ENV } from '../../../src/ingest/scan-compact.js';
 import { ROOT } from './workspace.js';
 
 export const BIN = join(ROOT, 'bin', 'gbatch.js');
@@ -74,6 +75,15 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
 /** The environment that points the CLI at a simulator with a key. */
 export function gatewayEnv(baseUrl: string, apiKey: string): Record<string, string> {
   return { GATEWAY_BASE_URL: baseUrl, GATEWAY_API_KEY: apiKey };
+}
+
+/**
+ * The environment that makes the CLI read manifests of `bytes` and more in its worker thread
+ * (GBATCH_SCAN_WORKER_BYTES, an internal knob; the real threshold is WORKER_THRESHOLD_BYTES, 8 MiB):
+ * the worker path with a manifest a fraction of that size.
+ */
+export function scanWorkerEnv(bytes: number): Record<string, string> {
+  return { [WORKER_THRESHOLD_ENV]: String(bytes) };
 }
 
 /** Parses the one JSON object `--json` prints on stdout. */
