@@ -57,8 +57,9 @@ test.skipIf(!BUILT)('fail (the default) exits 73 and skip exits 5, neither sendi
   expect((await first.result).code).toBe(75);
 });
 
-test.skipIf(!BUILT)('wait: the second run takes the job as soon as the first ends, and carries on', async () => {
-  const { ws, sim, env, args, first } = await liveRunner(30);
+/** `--if-running wait` against a live first runner: the second takes the job once the first ends (SIGTERM), sending nothing twice. */
+async function secondWaitsForFirst(journal?: string[]) {
+  const { ws, sim, env, args, first } = await liveRunner(30, journal);
   // --no-wait: once it holds the job, the second run has nothing to send and leaves the task to a later run.
   const second = startCli([...args, '--if-running', 'wait', '--no-wait', '--json'], { env });
   await second.stderrMatching(/waiting for it to end \(--if-running wait, up to /);
@@ -71,6 +72,11 @@ test.skipIf(!BUILT)('wait: the second run takes the job as soon as the first end
   expect(JSON.parse(ended.stdout)).toMatchObject({ exit_code: 75, stop_reason: 'no-wait' });
   expect(ended.stderr).not.toMatch(/is using this journal|still holds/);
   expect(posts(sim.ledger)).toBe(1);
+  return ws;
+}
+
+test.skipIf(!BUILT)('wait: the second run takes the job as soon as the first ends, and carries on', async () => {
+  const ws = await secondWaitsForFirst();
   expect(readJournal(ws.state).byId.get('v1')!.state).toMatch(/^(submitted|running)$/);
 });
 
@@ -92,16 +98,5 @@ test.skipIf(!BUILT || !pgAvailable())('PostgreSQL: a run joins the job by defaul
 const pgWait = usePgSchema('gbatch_overlap_wait');
 
 test.skipIf(!BUILT || !pgAvailable())('PostgreSQL: --if-running wait holds a second run until the live runner ends, then it takes the job', async () => {
-  const { sim, env, args, first } = await liveRunner(30, ['--journal', pgWait.url()]);
-  const second = startCli([...args, '--if-running', 'wait', '--no-wait', '--json'], { env });
-  await second.stderrMatching(/waiting for it to end \(--if-running wait, up to /);
-  first.child.kill('SIGTERM');
-  expect((await first.result).code).toBe(75);
-  const firstEndedAt = Date.now();
-  const ended = await second.result;
-  expect(ended.code, ended.stderr).toBe(75);
-  expect(Date.now()).toBeGreaterThanOrEqual(firstEndedAt);
-  expect(JSON.parse(ended.stdout)).toMatchObject({ exit_code: 75, stop_reason: 'no-wait' });
-  expect(ended.stderr).not.toMatch(/still holds/);
-  expect(posts(sim.ledger)).toBe(1);
+  await secondWaitsForFirst(['--journal', pgWait.url()]);
 });
