@@ -33,8 +33,9 @@ export class CommitQueue {
   private queue: Waiting[] = [];
   private scheduled: false | 'window' | 'soon' = false;
   private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
   private commits = 0;
-  private lastFlushAt = 0;
+  private lastFlushAt = Number.NEGATIVE_INFINITY;
   /** The batch being committed: the next waits for it (an adapter's commit may take a round trip). */
   private committing: Promise<void> | undefined;
 
@@ -51,7 +52,7 @@ export class CommitQueue {
       this.timer = setTimeout(() => void this.flush(), wait);
     } else {
       this.scheduled = 'soon';
-      setImmediate(() => void this.flush());
+      this.immediate = setImmediate(() => void this.flush());
     }
   }
 
@@ -79,6 +80,10 @@ export class CommitQueue {
   flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    // A flush asked for directly takes the place of the one scheduled: that one must not fire later and
+    // commit, ahead of its window, what was queued after.
+    if (this.immediate) clearImmediate(this.immediate);
+    this.immediate = undefined;
     this.scheduled = false;
     if (this.committing) return this.committing;
     const batch = this.queue;

@@ -44,7 +44,8 @@ describe('CommitQueue (group commit)', () => {
     ingest(journal, [entry('a'), entry('b'), entry('c')]);
     const queue = new CommitQueue(SqliteJournalStore.wrap(journal), 60_000);
     // A commit just happened: the window is open for a minute. (A flush with nothing queued commits
-    // nothing and opens no window; a process up for less than the window hid that.)
+    // nothing and opens no window.) The first write, with no commit before it, is scheduled for the next
+    // turn; the flush asked for directly takes its place, so nothing commits on that turn later.
     const first = queue.write(submitChange(journal.get('c')!));
     await queue.flush();
     await first;
