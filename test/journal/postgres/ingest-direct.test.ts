@@ -139,7 +139,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL first ingest, copied straight into i
 
   it('run --ingest-only killed with SIGKILL mid-COPY leaves nothing; the next run ingests every row once, in order; a changed row is then refused', async () => {
     assertBuilt();
-    const rows = 200_000;
+    const rows = 80_000; // over a second of COPY here: the kill lands in it
     const manifest = await writeChatManifest(join(dir, 'big.jsonl'), rows);
     const args = ['run', manifest, '--journal', db.url(), '--ingest-only', '--json', '--quiet'];
     const child = startGbatch(args, NO_GATEWAY);
