@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chatJsonl } from './lib/manifests.mjs';
 import { flag, machine, removeDir, report, requireBuild, runGbatch, startSim, tempDir } from './lib/harness.mjs';
-import { analyzeOnceIngested, createPgSchema, onceIngested } from './lib/pg-schema.mjs';
+import { analyzeOnceIngested, createPgSchema, holdWal, onceIngested } from './lib/pg-schema.mjs';
 
 export async function pgBytesPerRow({ rows = 20_000, latencyMs = 5, concurrency = 200, idleMs = 3_000, analyzeAfterIngest = false, checkpointAfterIngest = false } = {}) {
   requireBuild();
@@ -33,10 +33,10 @@ export async function pgBytesPerRow({ rows = 20_000, latencyMs = 5, concurrency 
   const sim = await startSim(['--latency-ms', String(latencyMs), '--api-key', 'sk-bench=1000000']);
   const env = { GATEWAY_BASE_URL: sim.baseUrl, GATEWAY_API_KEY: 'sk-bench' };
   const db = await createPgSchema('bench_pg_bytes');
+  let walHold = null;
   try {
-    // A temporary slot holds the server's WAL from here until this session ends, so that a checkpoint
-    // during the run (or forced after the ingest) cannot recycle the segments pg_waldump reads afterwards.
-    await db.query('SELECT pg_create_physical_replication_slot($1, true, true)', [`bench_pg_bytes_${process.pid}`]).catch(() => undefined);
+    // The run's WAL stays until pg_waldump has read it, whatever checkpoint falls meanwhile.
+    walHold = await holdWal(`bench_pg_bytes_${process.pid}`);
     const idleFrom = await serverWal(db);
     await sleep(idleMs);
     const before = await serverWal(db);
@@ -80,6 +80,7 @@ export async function pgBytesPerRow({ rows = 20_000, latencyMs = 5, concurrency 
       pass: (own?.bytes_per_row ?? perRow(walBytes)) <= 4096 && perRow(stored) <= 4096,
     };
   } finally {
+    await walHold?.release();
     await db.drop();
     await sim.stop();
     removeDir(dir);
@@ -119,7 +120,9 @@ async function ownWal(db, from, to, rows) {
     FROM (SELECT oid FROM mine UNION SELECT oid FROM toast) r`);
   const ours = new Set(rels.map((r) => r.rel));
   const bin = `/usr/lib/postgresql/${Math.floor(Number(verRow.server_version_num) / 10000)}/bin/pg_waldump`;
-  const child = spawn(bin, ['-p', join(dirRow.data_directory, 'pg_wal'), '-s', from, '-e', to], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(bin, ['-p', join(dirRow.data_directory, 'pg_wal'), '-s', from, '-e', to], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d) => { stderr = (stderr + d).slice(-500); });
   const records = [];
   const ourTx = new Set();
   // e.g. `rmgr: Heap len (rec/tot): 54/ 54, tx: 735, lsn: 0/01A2B3C8, prev 0/01A2B390, desc: LOCK off 3: ..., blkref #0: rel 1663/16384/16385 blk 0`
@@ -134,7 +137,10 @@ async function ownWal(db, from, to, rows) {
     records.push({ type: `${m[1]}/${m[4]}`, bytes: Number(m[2]), tx, touches });
   }
   const code = await new Promise((resolve) => child.once('close', resolve));
-  if (code !== 0 || records.length === 0) return null;
+  if (code !== 0 || records.length === 0) {
+    process.stderr.write(`pg_waldump (exit ${code}, ${records.length} records): ${stderr}\n`);
+    return null;
+  }
   const byType = new Map();
   let total = 0;
   for (const r of records) {

@@ -74,3 +74,22 @@ export function onceIngested(db, rows, statement) {
   })();
   return { done, stop: () => { stopped = true; } };
 }
+
+/**
+ * Holds the server's WAL from now until `release()`, so that a checkpoint cannot recycle segments a
+ * benchmark reads afterwards (pg_waldump): a temporary replication slot on a session of its own (a
+ * temporary slot is dropped by any error in its session, and the benchmark's own session sees some).
+ * Null when the server refuses one (no superuser or replication role, max_replication_slots = 0).
+ */
+export async function holdWal(name) {
+  const client = new pg.Client({ connectionString: PG_BENCH_URL });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_create_physical_replication_slot($1, true, true)', [name]);
+  } catch (err) {
+    await client.end();
+    process.stderr.write(`no replication slot (${err.message}): a checkpoint may recycle the WAL before pg_waldump reads it\n`);
+    return null;
+  }
+  return { release: () => client.end() };
+}
