@@ -8,7 +8,7 @@ process.stdout.on('error', (err) => {
 });
 
 main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code; },
+  exitOnceWritten,
   (err) => {
     // Usage and configuration errors are answered inside (exit 2); reaching here is a bug.
     console.error(`gbatch: internal error: ${printableBlock(String(err?.stack ?? err))}`);
@@ -16,3 +16,13 @@ main(process.argv.slice(2)).then(
     process.exitCode = 70;
   },
 );
+
+/**
+ * The command is done: exit as soon as stdout and stderr have taken what it wrote, not once the event
+ * loop has drained and the heap is torn down (up to several hundred ms on a busy host, at the end of
+ * every run; runners of one job end together, issue 11).
+ */
+function exitOnceWritten(code) {
+  process.exitCode = code;
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+}

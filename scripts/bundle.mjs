@@ -6,9 +6,35 @@
 // package root (the simulator's video asset is ../../assets/ from either).
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+
+// Every process parses what it loads, and N runners of one job start at once on the same cores (issue 11).
+// Two packages' entries load far more than gbatch uses; the bundle takes only what it does:
+// - undici's index loads every module it has (fetch, websockets, caches, mocks: 1.1 MB, ~60 ms of CPU at
+//   each start); gbatch uses Agent and Pool, and the Dispatcher API on them (`request`, `compose`), as
+//   the index sets it up.
+// - zod's entries export every locale (370 KB) for `z.locales`, which gbatch never calls; messages are
+//   English (the default, which zod loads on its own).
+const slimDependencies = {
+  name: 'slim-dependencies',
+  setup(bundle) {
+    bundle.onResolve({ filter: /^undici$/ }, () => ({ path: 'undici', namespace: 'slim' }));
+    bundle.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'slim', pluginData: dirname(args.importer) } : undefined);
+    bundle.onLoad({ filter: /^undici$/, namespace: 'slim' }, () => ({
+      loader: 'js', resolveDir: root,
+      contents: `const Dispatcher = require('undici/lib/dispatcher/dispatcher');
+        Object.assign(Dispatcher.prototype, require('undici/lib/api'));
+        module.exports = { Agent: require('undici/lib/dispatcher/agent'), Pool: require('undici/lib/dispatcher/pool') };`,
+    }));
+    bundle.onLoad({ filter: /^zod-locales$/, namespace: 'slim' }, (args) => ({
+      loader: 'js', resolveDir: `${args.pluginData}/../locales`, contents: `export { default as en } from './en.js';`,
+    }));
+  },
+};
 // Chunk names carry content hashes: without this, every rebuild would leave the last one's chunks behind.
 rmSync(new URL('../dist/bundle', import.meta.url), { recursive: true, force: true });
 
@@ -28,4 +54,5 @@ await build({
   banner: { js: "import { createRequire as __gbatchRequire } from 'node:module'; const require = __gbatchRequire(import.meta.url);" },
   sourcemap: true,
   logLevel: 'warning',
+  plugins: [slimDependencies],
 });

@@ -146,6 +146,24 @@ export interface Coordination {
   accountPause(account: string): Promise<number>;
   /** Runs `work` while no other runner of the job runs work of that name (the results file's rebuild). */
   exclusive<T>(name: string, work: () => Promise<T>): Promise<T>;
+  /**
+   * The settled prefix of the results file `file` (a host's path) that the job's last rebuild recorded,
+   * when it was recorded since this runner joined: read under exclusive('results').
+   */
+  resultsPrefix(file: string): Promise<ResultsPrefix | undefined>;
+  /** Records what a rebuild left, so that the next one, on any runner, appends to it instead of rewriting it. */
+  recordResultsPrefix(file: string, prefix: ResultsPrefix): Promise<void>;
+}
+
+/**
+ * What a rebuild of results.jsonl may reuse from the file the last one wrote: its first `bytes` bytes hold
+ * the lines of every item up to `seq`, all settled. The file is identified by inode, size and mtime; a
+ * file changed by anyone else is not reused.
+ */
+export interface ResultsPrefix {
+  seq: number;
+  bytes: number;
+  file: { ino: number; size: number; mtimeMs: number };
 }
 
 export interface JournalStore {

@@ -1,7 +1,7 @@
 // One notification to one webhook: POST JSON, tried again with backoff on network errors, timeouts,
 // 5xx and 429, within a total bound. Never throws: the outcome is returned for one log line.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { nextStep, type AttemptAnswer, type SendPolicy } from './policy.js';
 
 export interface SendOutcome { ok: boolean; attempts: number; reason?: string }
@@ -34,8 +34,9 @@ export async function postNotification(url: string, json: string, policy: SendPo
 
 async function attemptOnce(url: string, json: string, signal: AbortSignal, dispatcher: Dispatcher): Promise<AttemptAnswer> {
   try {
-    const response = await request(url, {
-      method: 'POST', body: json, signal, dispatcher,
+    const target = new URL(url);
+    const response = await dispatcher.request({
+      origin: target.origin, path: `${target.pathname}${target.search}`, method: 'POST', body: json, signal,
       headers: { 'content-type': 'application/json', 'user-agent': 'gbatch-notify' },
     });
     await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);

@@ -13,8 +13,14 @@ export interface PeerLanes {
   balanceRanOut(): void;
 }
 
-/** The first wait for the other runners' last rows, doubled on each look up to the beat. */
+/** The first wait for the other runners' last rows, doubled on each look up to LAST_LOOK_MS. */
 const FIRST_LOOK_MS = 50;
+/**
+ * This runner's exit waits on the look that finds the others done, so the looks stay close together: one
+ * is an indexed count, ten a second are nothing to the server, while looks a beat (500 ms) apart made
+ * runners exit up to 500 ms after the job's last answer.
+ */
+const LAST_LOOK_MS = 100;
 
 export class JobPeers {
   private repeating: Repeating | undefined;
@@ -52,9 +58,9 @@ export class JobPeers {
     const { ctx } = this;
     if (!ctx.journal.coordination) return 'done';
     let said = false;
-    // The others' last rows are usually answered within a request's latency: looked at often at first
-    // (this runner's exit waits on the look that finds them done), then less, down to a beat. Sweeps run
-    // on the beat (start()'s timer); this loop runs one itself only as often.
+    // The others' last rows are usually answered within a request's latency: looked at often (this
+    // runner's exit waits on the look that finds them done). Sweeps run on the beat (start()'s timer);
+    // this loop runs one itself only as often.
     let pauseMs = Math.min(this.everyMs, FIRST_LOOK_MS);
     let sinceTickMs = Infinity;
     while (!ctx.stop.signal.aborted) {
@@ -73,7 +79,7 @@ export class JobPeers {
         return 'done';
       }
       sinceTickMs += pauseMs;
-      pauseMs = Math.min(this.everyMs, pauseMs * 2);
+      pauseMs = Math.min(this.everyMs, LAST_LOOK_MS, pauseMs * 2);
     }
     return 'done';
   }

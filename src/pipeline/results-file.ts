@@ -10,7 +10,7 @@ import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { closeFile, openFile, renameDurably, syncFile, writeChunks } from '../io/callback-fs.js';
-import type { JournalStore, ResultRow } from '../journal/index.js';
+import type { JournalStore, ResultRow, ResultsPrefix } from '../journal/index.js';
 import { resultLineFromRow } from './results-line.js';
 
 const truncateFile = promisify(ftruncate);
@@ -29,16 +29,8 @@ export const PAGE_BYTES = 8 * 1024 * 1024;
 /** Short lines are joined into chunks of about this size before they are written. */
 const CHUNK_BYTES = 1024 * 1024;
 
-/**
- * What a rebuild may reuse from the file the previous one wrote: its first `bytes` bytes hold the lines
- * of every item up to `seq`, all settled. The file is identified by inode, size and mtime; a file
- * changed by anyone else is not reused.
- */
-export interface SettledPrefix {
-  seq: number;
-  bytes: number;
-  file: { ino: number; size: number; mtimeMs: number };
-}
+/** What a rebuild may reuse from the file the previous one (of this runner, or of another of the job) wrote. */
+export type SettledPrefix = ResultsPrefix;
 
 export interface ResultsRebuild {
   /** Ids of items whose line is now durable and that were `succeeded` (not yet `downloaded`). */
@@ -46,8 +38,9 @@ export interface ResultsRebuild {
   prefix: SettledPrefix;
 }
 
-async function reusablePrefix(target: string, prefix: SettledPrefix | undefined): Promise<SettledPrefix | undefined> {
-  if (!prefix) return undefined;
+async function reusablePrefix(target: string, prefix: SettledPrefix | undefined, settledUpTo: number): Promise<SettledPrefix | undefined> {
+  // An item of the prefix open again (sent again by `retry`) needs its line rewritten.
+  if (!prefix || prefix.seq > settledUpTo) return undefined;
   const now = await stat(target).catch(() => undefined);
   const same = now && now.ino === prefix.file.ino && now.size === prefix.file.size && now.mtimeMs === prefix.file.mtimeMs;
   return same ? prefix : undefined;
@@ -67,11 +60,13 @@ export async function writeResultsFile(journal: JournalStore, outDir: string, pr
   await mkdir(outDir, { recursive: true });
   const target = resultsPath(outDir);
   const settledUpTo = ((await journal.firstOpenSeq()) ?? Number.MAX_SAFE_INTEGER) - 1;
-  const reuse = await reusablePrefix(target, previous);
+  const reuse = await reusablePrefix(target, previous, settledUpTo);
   const lines = reuse ? await appendInPlace(journal, target, reuse, settledUpTo) : await writeWhole(journal, outDir, target, settledUpTo);
   const file = await stat(target);
   const settled = await settledNow(journal, Math.max(settledUpTo, reuse?.seq ?? 0), lines);
-  return { written: lines.written, prefix: { ...settled, file: { ino: file.ino, size: file.size, mtimeMs: file.mtimeMs } } };
+  // Not past the last line in the file: rows a later ingest adds (higher seqs) must still get theirs.
+  const seq = Math.min(settled.seq, lines.lastSeq ?? reuse?.seq ?? 0);
+  return { written: lines.written, prefix: { seq, bytes: settled.bytes, file: { ino: file.ino, size: file.size, mtimeMs: file.mtimeMs } } };
 }
 
 /** Lines past the settled part tracked for settledNow(); past this many, the prefix stays where it was. */
@@ -83,6 +78,8 @@ interface LinesWritten {
   prefixBytes: number;
   /** The seq of each line written past `settledUpTo`, and the file's size after it (undefined: too many). */
   past: { seqs: number[]; ends: number[] } | undefined;
+  /** The seq of the last line written (undefined: none). */
+  lastSeq: number | undefined;
 }
 
 /**
@@ -154,6 +151,7 @@ async function writeLines(journal: JournalStore, fd: number, from: { seq: number
   let bytes = from.bytes;
   let prefixBytes = bytes;
   let past: LinesWritten['past'] = { seqs: [], ends: [] };
+  let lastSeq: number | undefined;
   for (let after = from.seq; ;) {
     const page = await journal.resultRows(after, PAGE_ROWS, PAGE_BYTES);
     if (page.length === 0) break;
@@ -185,7 +183,8 @@ async function writeLines(journal: JournalStore, fd: number, from: { seq: number
     }
     if (text !== '') chunks.push(Buffer.from(text));
     after = page[page.length - 1]!.seq;
+    lastSeq = after;
     await writeChunks(fd, chunks);
   }
-  return { written, prefixBytes, past };
+  return { written, prefixBytes, past, lastSeq };
 }

@@ -3,6 +3,8 @@
 // file while an early item stays open; so they are spaced geometrically: the next waits until as many new
 // answers arrived as are already written (or the interval passed with some waiting), keeping the total
 // work linear in the number of answers.
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import { resultsPath, writeResultsFile, type SettledPrefix } from './results-file.js';
 import type { RunContext } from './context.js';
 import type { OutputStop } from './output-stop.js';
@@ -60,10 +62,17 @@ export class ResultsWriter {
     if (this.waiting === 0 || this.failure !== undefined || this.outputs?.stopped) return;
     this.waiting = 0;
     // Runners sharing a job (and its --out) rebuild the one file in turn: a rebuild read earlier must
-    // not be renamed over one read later.
+    // not be renamed over one read later. Each appends to the prefix the last one (on any runner)
+    // recorded, once its lines are stored: a file renamed or torn since no longer matches it, and is
+    // written whole.
     const shared = this.ctx.journal.coordination;
-    if (shared) await shared.exclusive('results', () => this.rebuildNow());
-    else await this.rebuildNow();
+    if (!shared) return this.rebuildNow();
+    const file = `${hostname()}:${resolve(resultsPath(this.ctx.settings.outDir))}`;
+    await shared.exclusive('results', async () => {
+      this.prefix = (await shared.resultsPrefix(file)) ?? this.prefix;
+      await this.rebuildNow();
+      await shared.recordResultsPrefix(file, this.prefix!);
+    });
   }
 
   private async rebuildNow(): Promise<void> {

@@ -40,7 +40,7 @@ describe('what each mode writes', () => {
     let now = T0;
     const events = new EventEmitter<RunEvents>();
     const { stream, lines } = recorder();
-    attachProgress(events, 'json', stream, { now: () => now });
+    await attachProgress(events, 'json', stream, { now: () => now });
     for (let i = 0; i < 12; i++, now += 250) events.emit('snapshot', snapshot({ now }));
     events.emit('log', 'budget $5.000000 in force');
     events.emit('snapshot', snapshot({ phase: 'done', now }));
@@ -56,7 +56,7 @@ describe('what each mode writes', () => {
     let now = T0;
     const events = new EventEmitter<RunEvents>();
     const { stream, lines } = recorder();
-    attachProgress(events, 'plain', stream, { now: () => now });
+    await attachProgress(events, 'plain', stream, { now: () => now });
     events.emit('log', 'budget $5.000000 in force');
     for (; now < T0 + 65_000; now += 250) events.emit('snapshot', snapshot({ now, phase: now < T0 + 40_000 ? 'submitting' : 'waiting' }));
     events.emit('snapshot', snapshot({ now, phase: 'done', counts: counts({ downloaded: 2_300 }) }));
@@ -74,7 +74,7 @@ describe('what each mode writes', () => {
     const events = new EventEmitter<RunEvents>();
     const { stream } = recorder();
     Object.assign(stream, { isTTY: true, columns: 80, rows: 24 });
-    const view = attachProgress(events, 'live', stream, { now: () => T0 + 12 * 60_000 + 4_000 });
+    const view = await attachProgress(events, 'live', stream, { now: () => T0 + 12 * 60_000 + 4_000 });
     events.emit('snapshot', snapshot({ phase: 'submitting' }));
     events.emit('log', 'budget $60.000000 in force');
     events.emit('snapshot', snapshot({ phase: 'waiting' }));
@@ -89,7 +89,7 @@ describe('what each mode writes', () => {
 
     const failed = recorder();
     Object.assign(failed.stream, { isTTY: true, columns: 80, rows: 24 });
-    attachProgress(new EventEmitter<RunEvents>(), 'live', failed.stream).finish();
+    (await attachProgress(new EventEmitter<RunEvents>(), 'live', failed.stream)).finish();
     await new Promise((resolve) => setImmediate(resolve));
     expect(replay(failed.stream.text, 80, 24).lines.join('')).toBe('');
   });
@@ -97,7 +97,7 @@ describe('what each mode writes', () => {
   test('none: only the messages, as they always were', async () => {
     const events = new EventEmitter<RunEvents>();
     const { stream, lines } = recorder();
-    attachProgress(events, 'none', stream);
+    await attachProgress(events, 'none', stream);
     events.emit('snapshot', snapshot());
     events.emit('log', 'gateway unreachable \u001b[2J');
     await new Promise((resolve) => setImmediate(resolve));

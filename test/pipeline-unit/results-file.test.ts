@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { resultLine, resultsPath, writeResultsFile } from '../../src/pipeline/results-file.js';
 import { entry, ingest, makeItem, submitChange, useTempDir } from '../journal/helpers.js';
 import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
+import { requeueChange } from '../../src/journal/requeue.js';
 
 const tmp = useTempDir();
 
@@ -300,6 +301,40 @@ describe('writeResultsFile reusing the settled prefix of the previous file', () 
 
     expect(readFileSync(resultsPath(out), 'utf8')).toBe(prefix);
     expect(prefix.trimEnd().split('\n').map((l) => JSON.parse(l).custom_id)).toEqual(['a']);
+  });
+
+  it('does not reuse a prefix one of whose items is open again (sent again by retry): its old line goes', async () => {
+    const journal = tmp.open();
+    seed(journal, ['a', 'b', 'c']);
+    complete(journal, 'a');
+    journal.apply([{ id: 'b', event: 'reject', patch: { reservedUsd: 0, lastError: { status: 400, message: 'bad' } } }]);
+    complete(journal, 'c');
+    const out = join(tmp.dir(), 'out');
+    const first = await writeResultsFile(SqliteJournalStore.wrap(journal), out);
+    expect(first.prefix.seq).toBe(journal.get('c')!.seq);
+    journal.apply([requeueChange(journal.get('b')!)]);
+
+    await writeResultsFile(SqliteJournalStore.wrap(journal), out, first.prefix);
+
+    expect(readFileSync(resultsPath(out), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l).custom_id)).toEqual(['a', 'c']);
+  });
+
+  it('the prefix ends at the last line in the file: rows ingested later get their lines', async () => {
+    const journal = tmp.open();
+    seed(journal, ['a', 'b']);
+    complete(journal, 'a');
+    complete(journal, 'b');
+    const out = join(tmp.dir(), 'out');
+    const first = await writeResultsFile(SqliteJournalStore.wrap(journal), out);
+    expect(first.prefix.seq).toBe(journal.get('b')!.seq); // not "everything", though nothing is open
+    seed(journal, ['c']);
+    complete(journal, 'c');
+
+    const second = await writeResultsFile(SqliteJournalStore.wrap(journal), out, first.prefix);
+
+    expect(readFileSync(resultsPath(out), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l).custom_id)).toEqual(['a', 'b', 'c']);
+    expect(second.written).toEqual(['c']);
+    expect(statSync(resultsPath(out)).ino).toBe(first.prefix.file.ino);
   });
 
   it('rebuilds from the journal alone when the file was changed by someone else', async () => {

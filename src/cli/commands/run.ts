@@ -28,7 +28,7 @@ export async function run(argv: string[]): Promise<number> {
 async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: string }): Promise<number> {
   const { flags } = job;
   const events = new EventEmitter<RunEvents>();
-  const progress = attachProgress(events, chooseProgressMode(flags.progress, flags.quiet, process.stderr, process.env), process.stderr, { ascii: wantsAscii(process.env) });
+  const progress = await attachProgress(events, chooseProgressMode(flags.progress, flags.quiet, process.stderr, process.env), process.stderr, { ascii: wantsAscii(process.env) });
   const signals = installSignals();
   let result: RunResult;
   try {

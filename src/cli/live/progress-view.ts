@@ -1,12 +1,10 @@
 // How `run` shows its progress on stderr: a frame redrawn in place on a terminal, timestamped plain
 // lines elsewhere, NDJSON for other tools, or nothing but the run's own log lines.
 import type { EventEmitter } from 'node:events';
-import { createLogUpdate } from 'log-update';
 import { printable } from '../../core/printable.js';
 import type { RunEvents } from '../../pipeline/context.js';
 import type { RunSnapshot } from '../../pipeline/run-snapshot.js';
 import { estimateEta, projectCost, rowsPerMinute } from './estimates.js';
-import { renderFrame } from './frame.js';
 import { plainLine, plainLineDue, plainLogLine, type PlainMark } from './plain.js';
 
 export const PROGRESS_MODES = ['auto', 'live', 'plain', 'json', 'none'] as const;
@@ -45,11 +43,13 @@ export interface ProgressView {
 }
 
 interface Writable { write(chunk: string): unknown; columns?: number; rows?: number; isTTY?: boolean; on?(event: 'resize', listener: () => void): unknown }
+export type ProgressStream = Writable & NodeJS.WritableStream;
 
-export function attachProgress(
-  events: EventEmitter<RunEvents>, mode: ProgressMode, stream: Writable & NodeJS.WritableStream,
+/** Resolves once the view listens; the live view's modules (log-update and its own) are loaded only for it. */
+export async function attachProgress(
+  events: EventEmitter<RunEvents>, mode: ProgressMode, stream: ProgressStream,
   options: { now?: () => number; ascii?: boolean; jsonEveryMs?: number } = {},
-): ProgressView {
+): Promise<ProgressView> {
   const now = options.now ?? Date.now;
   const logLine = (line: string): string => `[gbatch] ${printable(line)}`;
   switch (mode) {
@@ -79,49 +79,9 @@ export function attachProgress(
       });
       return { finish: () => undefined };
     }
-    case 'live':
+    case 'live': {
+      const { liveView } = await import('./live-view.js');
       return liveView(events, stream, now, options.ascii === true);
-  }
-}
-
-function liveView(events: EventEmitter<RunEvents>, stream: Writable & NodeJS.WritableStream, now: () => number, ascii: boolean): ProgressView {
-  const draw = createLogUpdate(stream);
-  let latest: RunSnapshot | undefined;
-  let finished = false;
-  const redraw = (): void => {
-    if (finished) return;
-    draw(renderFrame(latest, stream.columns ?? 80, now(), { ascii }).join('\n'));
-  };
-  events.on('log', (line) => {
-    if (finished) {
-      stream.write(`[gbatch] ${printable(line)}\n`);
-      return;
     }
-    // Above the frame, in the scrollback: the frame is erased, the line written, the frame drawn again below it.
-    draw.persist(`[gbatch] ${printable(line)}`);
-    redraw();
-  });
-  events.on('snapshot', (s) => {
-    latest = s;
-    redraw();
-  });
-  redraw();
-  // Between snapshots (a long ingest), the elapsed time and a 429's countdown still move.
-  const timer = setInterval(redraw, 1000);
-  timer.unref();
-  return {
-    finish() {
-      if (finished) return;
-      clearInterval(timer);
-      if (latest) {
-        redraw();
-        finished = true;
-        draw.done();
-      } else {
-        finished = true;
-        draw.clear();
-        draw.done();
-      }
-    },
-  };
+  }
 }

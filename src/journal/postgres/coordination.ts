@@ -2,7 +2,7 @@
 // slots under a shared --rpm, a 429's pause, and work only one of them may do at a time. Times are on
 // the database's clock, so hosts whose clocks disagree still share one pace.
 import type pg from 'pg';
-import type { Coordination } from '../store.js';
+import type { Coordination, ResultsPrefix } from '../store.js';
 import { DB_NOW_MS } from './db-time.js';
 import { checkout, idleInTransactionMs } from './pool.js';
 import type { PgMembership } from './membership.js';
@@ -39,6 +39,17 @@ export class PgCoordination implements Coordination {
   async accountPause(account: string): Promise<number> {
     const { rows } = await this.pool.query<{ left: number }>(`SELECT GREATEST(0, paused_until - ${DB_NOW_MS}) AS left FROM accounts WHERE account = $1`, [account]);
     return rows[0]?.left ?? 0;
+  }
+
+  async resultsPrefix(file: string): Promise<ResultsPrefix | undefined> {
+    const { rows } = await this.pool.query<{ settled: string }>(
+      'SELECT settled FROM results_files WHERE job_id = $1 AND file = $2 AND recorded_at >= $3', [this.jobId(), file, this.membership.joinedAt]);
+    return rows[0] ? JSON.parse(rows[0].settled) as ResultsPrefix : undefined;
+  }
+
+  async recordResultsPrefix(file: string, prefix: ResultsPrefix): Promise<void> {
+    await this.pool.query(`INSERT INTO results_files (job_id, file, settled, recorded_at) VALUES ($1, $2, $3, ${DB_NOW_MS})
+      ON CONFLICT (job_id, file) DO UPDATE SET settled = excluded.settled, recorded_at = excluded.recorded_at`, [this.jobId(), file, JSON.stringify(prefix)]);
   }
 
   async exclusive<T>(name: string, work: () => Promise<T>): Promise<T> {

@@ -1,0 +1,51 @@
+// The live view of `run` on a terminal: a frame redrawn in place (log-update), the run's log lines
+// above it. Loaded only when that view is chosen (progress-view.ts).
+import type { EventEmitter } from 'node:events';
+import { createLogUpdate } from 'log-update';
+import { printable } from '../../core/printable.js';
+import type { RunEvents } from '../../pipeline/context.js';
+import type { RunSnapshot } from '../../pipeline/run-snapshot.js';
+import { renderFrame } from './frame.js';
+import type { ProgressStream, ProgressView } from './progress-view.js';
+
+export function liveView(events: EventEmitter<RunEvents>, stream: ProgressStream, now: () => number, ascii: boolean): ProgressView {
+  const draw = createLogUpdate(stream);
+  let latest: RunSnapshot | undefined;
+  let finished = false;
+  const redraw = (): void => {
+    if (finished) return;
+    draw(renderFrame(latest, stream.columns ?? 80, now(), { ascii }).join('\n'));
+  };
+  events.on('log', (line) => {
+    if (finished) {
+      stream.write(`[gbatch] ${printable(line)}\n`);
+      return;
+    }
+    // Above the frame, in the scrollback: the frame is erased, the line written, the frame drawn again below it.
+    draw.persist(`[gbatch] ${printable(line)}`);
+    redraw();
+  });
+  events.on('snapshot', (s) => {
+    latest = s;
+    redraw();
+  });
+  redraw();
+  // Between snapshots (a long ingest), the elapsed time and a 429's countdown still move.
+  const timer = setInterval(redraw, 1000);
+  timer.unref();
+  return {
+    finish() {
+      if (finished) return;
+      clearInterval(timer);
+      if (latest) {
+        redraw();
+        finished = true;
+        draw.done();
+      } else {
+        finished = true;
+        draw.clear();
+        draw.done();
+      }
+    },
+  };
+}
