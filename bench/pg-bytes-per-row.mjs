@@ -75,9 +75,11 @@ export async function pgBytesPerRow({ rows = 20_000, latencyMs = 5, concurrency 
       stored_bytes: stored, stored_bytes_per_row: perRow(stored),
       relations_bytes_per_row: Object.fromEntries(relations.map((r) => [r.name, perRow(r.bytes)])),
       tables,
-      targets: { own_wal_bytes_per_row: 4096, stored_bytes_per_row: 4096 },
+      // The target is bytes written (issue 11). What the tables hold after the run is reported beside it: room
+      // left on each page (fillfactor 35) is what keeps a row's later versions, and so its writes, small.
+      targets: { own_wal_bytes_per_row: 4096 },
       // The run's own WAL when pg_waldump could attribute it; the server's whole WAL otherwise.
-      pass: (own?.bytes_per_row ?? perRow(walBytes)) <= 4096 && perRow(stored) <= 4096,
+      pass: (own?.bytes_per_row ?? perRow(walBytes)) <= 4096,
     };
   } finally {
     await walHold?.release();
