@@ -6,6 +6,9 @@
 // alternate the order (one, three / three, one), medians. From the simulator's ledger: spawn to the first
 // chat request, the request rate in the middle of the run, and the last request to the last exit. CPU:
 // gbatch's processes (preload), the PostgreSQL server's (/proc, every session), the host's busy share.
+// 9,000 rows by default (one runner ~93 s, three ~33 s; the benchmark ~4.5 min): at 3,000 rows one runner's
+// own fixed costs (start, the last answer, 1.7 s on a 30 s ideal) cap the ratio at 31.7 / 11.7 = 2.71x before
+// the three add any of theirs, so that size measures start-up more than scaling (BENCHMARKS.md, ninth session).
 // --analyze-after-ingest (diagnostic): the benchmark runs ANALYZE on `items` as soon as the ingest has
 // committed, in every run (gbatch does not: the table has no statistics).
 // Usage: npm run build && node bench/pg-scaling.mjs [--rows N] [--rounds N] [--analyze-after-ingest]
@@ -16,7 +19,7 @@ import { flag, machine, median, removeDir, report, requireBuild, startSim, tempD
 import { analyzeOnceIngested, createPgSchema, postmasterPid } from './lib/pg-schema.mjs';
 import { chatPosts, runPhases } from './lib/run-phases.mjs';
 
-export async function pgScaling({ rows = 3_000, rounds = 2, latencyMs = 500, concurrency = 50, runners = 3, analyzeAfterIngest = false } = {}) {
+export async function pgScaling({ rows = 9_000, rounds = 2, latencyMs = 500, concurrency = 50, runners = 3, analyzeAfterIngest = false } = {}) {
   requireBuild();
   const dir = tempDir('pg-scaling');
   const manifest = await chatJsonl(join(dir, 'chat.jsonl'), rows);
@@ -89,5 +92,5 @@ async function timedRun(dir, manifest, env, count, concurrency, name, pgPid, ana
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  report(await pgScaling({ rows: Number(flag('rows', 3_000)), rounds: Number(flag('rounds', 2)), analyzeAfterIngest: process.argv.includes('--analyze-after-ingest') }));
+  report(await pgScaling({ rows: Number(flag('rows', 9_000)), rounds: Number(flag('rounds', 2)), analyzeAfterIngest: process.argv.includes('--analyze-after-ingest') }));
 }
