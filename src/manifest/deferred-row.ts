@@ -6,7 +6,7 @@ import type { CsvHeader } from './csv-header.js';
 import type { RecordTexts } from './csv-record-text.js';
 import { draftFromCsvRecord } from './csv-row.js';
 import { draftFromJsonLine } from './jsonl-line.js';
-import type { IdRegistry } from './id-registry.js';
+import type { IdRegistry } from '../core/id-registry.js';
 import { checkedId, finishRow, type RowDraft } from './row-assembly.js';
 import type { ManifestEntry } from './types.js';
 

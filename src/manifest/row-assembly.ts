@@ -7,7 +7,7 @@ import { quote, truncateRaw, type ManifestEntry, type ManifestRow, type RowIssue
 
 export const ITEM_KINDS: readonly ItemKind[] = ['chat', 'responses', 'video'];
 
-export { IdRegistry } from './id-registry.js';
+export { IdRegistry } from '../core/id-registry.js';
 
 /** A row as a format reader understood it, before validation. */
 export interface RowDraft {

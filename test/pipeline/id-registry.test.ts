@@ -1,6 +1,6 @@
 // The manifest's duplicate-id table: exact on real duplicates, through every growth of the table.
 import { describe, expect, it } from 'vitest';
-import { IdRegistry } from '../../src/manifest/id-registry.js';
+import { IdRegistry } from '../../src/core/id-registry.js';
 
 describe('IdRegistry', () => {
   it('reports the first line of a duplicate, before and after the table grows', () => {
@@ -11,6 +11,9 @@ describe('IdRegistry', () => {
     expect(ids.register('a', 99)).toBe(1);
     expect(ids.register('row-49999', 100)).toBe(50_009);
     expect(ids.size).toBe(50_001);
+    expect(ids.register('', 7)).toBeUndefined();
+    expect(ids.register('', 8)).toBe(7);
+    expect(ids.size).toBe(50_002);
   });
 
   it('tells apart ids that differ only slightly (no false duplicates over 200,000 ids)', () => {

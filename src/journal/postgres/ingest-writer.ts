@@ -8,14 +8,14 @@
 // A job that held no rows when the pass took its lock (a first ingest) has nothing to judge a row
 // against but the pass's own earlier rows: a row whose id the pass has not seen is new, and goes
 // straight into items with COPY, the server inserting while the manifest is still being read. The
-// pass remembers its ids as fingerprints; a row under one it has seen (a repeated id, or the rare id
+// pass remembers its ids (IdRegistry's fingerprints); a row under one it has seen (a repeated id, or the rare id
 // sharing a fingerprint) and every row after it go the judged way until that chunk is merged. Either
 // way it is the one transaction: a pass cut short leaves nothing, and the next one starts over.
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Writable } from 'node:stream';
 import { ITEM_STATES, type ItemState } from '../../core/states.js';
-import { IdFingerprints } from '../../core/id-fingerprints.js';
+import { IdRegistry } from '../../core/id-registry.js';
 import { judgeAgainstPrior, type IngestEntry, type IngestSummary } from '../ingest-rules.js';
 import type { IngestWriter, JobTotals, ManifestPrint } from '../store.js';
 import { exclusiveLockSql } from './advisory-locks.js';
@@ -50,7 +50,7 @@ export class PgIngestWriter implements IngestWriter {
   private staged = 0;
   private ord = 0;
   /** Ids this pass has written, when the job held no rows before it (else undefined: every row is judged). */
-  private readonly ids: IdFingerprints | undefined;
+  private readonly ids: IdRegistry | undefined;
   /** A row under an id the pass may have seen came in: rows are staged and judged until the next merge. */
   private judging = false;
   private lastFile: string | undefined;
@@ -63,7 +63,7 @@ export class PgIngestWriter implements IngestWriter {
   private open = true;
 
   private constructor(private readonly client: pg.PoolClient, private readonly jobId: number, private readonly now: () => number, firstIngest: boolean) {
-    if (firstIngest) this.ids = new IdFingerprints();
+    if (firstIngest) this.ids = new IdRegistry();
   }
 
   /**
@@ -197,7 +197,7 @@ export class PgIngestWriter implements IngestWriter {
     for (const entry of entries) {
       const fields = this.rowText(entry, at);
       // Every id goes into the fingerprints, the judged ones too: a later row under it is judged.
-      const isNew = this.ids !== undefined && !this.ids.add(entry.id) && !this.judging;
+      const isNew = this.ids !== undefined && this.ids.register(entry.id, entry.sourceLine) === undefined && !this.judging;
       if (isNew) {
         copied += `${this.jobId}\t${fields}`;
         copiedRows++;

@@ -3,10 +3,11 @@
 // A million ids in a Map cost ~80 MB of heap and make the garbage collector keep a far larger heap
 // around them; this table keeps a 64-bit fingerprint and a line number per id in typed arrays
 // (~12 bytes a slot, off the GC's books). Two different ids sharing both 32-bit hashes would be
-// reported as duplicates: about n^2 / 2^65, 3e-8 for a million rows, and such a false report costs
-// nothing (the row is refused, never sent twice). The journal's unique id constraint stays exact.
+// reported as seen: about n^2 / 2^65, 3e-8 for a million rows, and such a false report costs nothing
+// (a manifest refuses the row, never sending it twice; a PostgreSQL first ingest judges it the exact
+// way). The journal's unique id constraint stays exact.
 
-import { fnv1a, murmurish } from '../core/id-hash.js';
+import { fnv1a, murmurish } from './id-hash.js';
 
 const EMPTY_LINE = 0; // lines are 1-based, so 0 marks a free slot
 
