@@ -4,6 +4,7 @@
 import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { PricingTable } from '../core/pricing.js';
+import { positiveKnob } from '../core/test-knob.js';
 import { DeferredJudge } from './deferred-judge.js';
 import { scanManifests, type InvalidEntry, type ScanSummary } from './scan-manifests.js';
 import {
@@ -16,9 +17,7 @@ export const WORKER_THRESHOLD_BYTES = 8 << 20;
 export const WORKER_THRESHOLD_ENV = 'GBATCH_SCAN_WORKER_BYTES';
 
 export function workerThresholdBytes(env: NodeJS.ProcessEnv = process.env): number {
-  const value = env[WORKER_THRESHOLD_ENV];
-  const knob = Number(value);
-  return value && Number.isFinite(knob) && knob > 0 ? knob : WORKER_THRESHOLD_BYTES;
+  return positiveKnob(env, WORKER_THRESHOLD_ENV, WORKER_THRESHOLD_BYTES);
 }
 
 export interface CompactHandlers {

@@ -1,5 +1,6 @@
 // What every journal adapter shares about a runner's standing: how often it beats, when it counts as
 // gone, and the errors for a journal in use elsewhere and for a runner that lost it.
+import { positiveKnob } from '../core/test-knob.js';
 
 /** A live runner refreshes its heartbeat this often. */
 export const HEARTBEAT_MS = 2_000;
@@ -8,8 +9,7 @@ export const STALE_AFTER_MS = 30_000;
 
 /** The stale threshold; GBATCH_LOCK_STALE_MS overrides it (a test knob: tests cannot wait 30 s). */
 export function staleAfterMs(env: NodeJS.ProcessEnv = process.env): number {
-  const knob = Number(env.GBATCH_LOCK_STALE_MS);
-  return env.GBATCH_LOCK_STALE_MS && Number.isFinite(knob) && knob > 0 ? knob : STALE_AFTER_MS;
+  return positiveKnob(env, 'GBATCH_LOCK_STALE_MS', STALE_AFTER_MS);
 }
 
 export class JournalBusyError extends Error {

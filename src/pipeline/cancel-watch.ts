@@ -2,14 +2,14 @@
 // every few hundred ms, stops submitting at once when it appears, and acknowledges it on its own runner
 // row, which `gbatch cancel` waits for. The journal refuses every `submit` of a cancelled job anyway:
 // this watch is what stops the requests whose intents were already written.
+import { positiveKnob } from '../core/test-knob.js';
 import type { JobCancel } from '../journal/index.js';
 import { log, type RunContext } from './context.js';
 import { repeatWithoutOverlap, type Repeating } from './repeat.js';
 
 /** How often a runner reads the job's cancellation; GBATCH_CANCEL_CHECK_MS overrides it (a test knob). */
 export function cancelCheckMs(env: NodeJS.ProcessEnv = process.env): number {
-  const knob = Number(env.GBATCH_CANCEL_CHECK_MS);
-  return env.GBATCH_CANCEL_CHECK_MS && Number.isFinite(knob) && knob > 0 ? knob : 1000;
+  return positiveKnob(env, 'GBATCH_CANCEL_CHECK_MS', 1000);
 }
 
 export class CancelWatch {

@@ -4,6 +4,7 @@
 // bounded by --if-running-timeout and never past --deadline. On PostgreSQL many runners share a job by
 // design: without --if-running a run joins; with it, the policy applies when any live runner is on the job.
 import type { Clock } from '../core/clock.js';
+import { positiveKnob } from '../core/test-knob.js';
 import { JournalBusyError } from '../journal/runner-standing.js';
 import type { RunnerMembership, RunnerTakeover } from '../journal/store.js';
 
@@ -14,8 +15,7 @@ export const IF_RUNNING_CHOICES: readonly IfRunning[] = ['wait', 'skip', 'fail']
 export const DEFAULT_IF_RUNNING_TIMEOUT_S = 3600;
 /** How often `wait` looks at the lock again. GBATCH_IF_RUNNING_POLL_MS overrides it (a test knob). */
 export function ifRunningPollMs(env: NodeJS.ProcessEnv = process.env): number {
-  const knob = Number(env.GBATCH_IF_RUNNING_POLL_MS);
-  return env.GBATCH_IF_RUNNING_POLL_MS && Number.isFinite(knob) && knob > 0 ? knob : 1000;
+  return positiveKnob(env, 'GBATCH_IF_RUNNING_POLL_MS', 1000);
 }
 
 export interface OverlapPolicy {
