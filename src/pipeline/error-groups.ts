@@ -18,18 +18,25 @@ export function causeOf(from: ItemState | undefined, state: ItemState, error: It
     : state === 'deferred' ? 'deferred'
     : undefined;
   if (!outcome) return undefined;
-  const code = error.code ?? error.type;
-  const parts = [outcome, error.status !== undefined ? String(error.status) : undefined, code];
+  const parts = causeParts(outcome, error);
   // Without a status or code (a task's fail reason), the start of the message names the cause.
-  if (error.status === undefined && code === undefined) parts.push(error.message.split(/[;:.,(]/)[0]!.slice(0, 40).trim().replace(/\d+/g, '#'));
-  return printable(parts.filter((p) => p !== undefined && p !== '').join(' ')).slice(0, MAX_CAUSE);
+  if (parts.length === 1) parts.push(error.message.split(/[;:.,(]/)[0]!.slice(0, 40).trim().replace(/\d+/g, '#'));
+  return causeLine(parts);
 }
 
 /** What a failed poll or download is called in the view: the lane, then the status or code. */
 export function laneCauseOf(lane: 'poll' | 'download', error: ItemError): string {
+  return causeLine(causeParts(`${lane} failed`, error));
+}
+
+/** The outcome, then the error's HTTP status and its code (or type), those it has. */
+function causeParts(outcome: string, error: ItemError): string[] {
   const code = error.code ?? error.type;
-  const parts = [`${lane} failed`, error.status !== undefined ? String(error.status) : undefined, code];
-  return printable(parts.filter((p) => p !== undefined && p !== '').join(' ')).slice(0, MAX_CAUSE);
+  return [outcome, ...(error.status !== undefined ? [String(error.status)] : []), ...(code !== undefined ? [code] : [])];
+}
+
+function causeLine(parts: readonly string[]): string {
+  return printable(parts.filter((p) => p !== '').join(' ')).slice(0, MAX_CAUSE);
 }
 
 export class ErrorGroups {
