@@ -2,11 +2,10 @@
 // above it. Loaded only when that view is chosen (progress-view.ts).
 import type { EventEmitter } from 'node:events';
 import { createLogUpdate } from 'log-update';
-import { printable } from '../../core/printable.js';
 import type { RunEvents } from '../../pipeline/context.js';
 import type { RunSnapshot } from '../../pipeline/run-snapshot.js';
 import { renderFrame } from './frame.js';
-import type { ProgressStream, ProgressView } from './progress-view.js';
+import { logLine, type ProgressStream, type ProgressView } from './progress-view.js';
 
 export function liveView(events: EventEmitter<RunEvents>, stream: ProgressStream, now: () => number, ascii: boolean): ProgressView {
   const draw = createLogUpdate(stream);
@@ -18,11 +17,11 @@ export function liveView(events: EventEmitter<RunEvents>, stream: ProgressStream
   };
   events.on('log', (line) => {
     if (finished) {
-      stream.write(`[gbatch] ${printable(line)}\n`);
+      stream.write(`${logLine(line)}\n`);
       return;
     }
     // Above the frame, in the scrollback: the frame is erased, the line written, the frame drawn again below it.
-    draw.persist(`[gbatch] ${printable(line)}`);
+    draw.persist(logLine(line));
     redraw();
   });
   events.on('snapshot', (s) => {

@@ -45,13 +45,17 @@ export interface ProgressView {
 interface Writable { write(chunk: string): unknown; columns?: number; rows?: number; isTTY?: boolean; on?(event: 'resize', listener: () => void): unknown }
 export type ProgressStream = Writable & NodeJS.WritableStream;
 
+/** A line of the run's log as every view shows it. */
+export function logLine(line: string): string {
+  return `[gbatch] ${printable(line)}`;
+}
+
 /** Resolves once the view listens; the live view's modules (log-update and its own) are loaded only for it. */
 export async function attachProgress(
   events: EventEmitter<RunEvents>, mode: ProgressMode, stream: ProgressStream,
   options: { now?: () => number; ascii?: boolean; jsonEveryMs?: number } = {},
 ): Promise<ProgressView> {
   const now = options.now ?? Date.now;
-  const logLine = (line: string): string => `[gbatch] ${printable(line)}`;
   switch (mode) {
     case 'none':
       events.on('log', (line) => stream.write(`${logLine(line)}\n`));
