@@ -26,6 +26,7 @@ export function exitMeaning(result: RunOutcome): string {
       return result.stopReason === 'no-wait' ? 'Submitted; tasks are in flight. Run again later to poll and download.'
       : result.stopReason === 'unreachable' ? 'Stopped: the gateway is unreachable (see the line above); nothing more was sent. Run again once it is back.'
       : result.stopReason === 'deadline' ? 'Stopped at the deadline; run again to continue.'
+      : result.stopReason === 'interrupted' ? 'Interrupted: nothing new was sent after the signal; run again to continue.'
       : 'Stopped before all work was done; run again to continue.';
     default: return `Exit ${result.exitCode}.`;
   }

@@ -110,7 +110,10 @@ export class Submitter {
     const reservation = reservationFor(item, this.ctx.pricing, { budgeted: budget.budgetUsd !== undefined, mayOverrun: settings.budgetMayOverrun === true });
     for (;;) {
       if (budget.tryReserve(reservation.usd)) return reservation;
-      if (!budget.hasLive() || submitStop.signal.aborted) break;
+      // A stop (a signal, the deadline, a 402) while waiting for headroom is not the budget's doing:
+      // the row stays pending for the next run (a 402 defers it with the rest, below).
+      if (submitStop.signal.aborted) return undefined;
+      if (!budget.hasLive()) break;
       await Promise.race([budget.changed(), this.stopped]);
     }
     this.overBudget.push({ item, reason: deferralReason(budget.budgetUsd ?? 0, budget.current(), reservation.usd) });
