@@ -157,7 +157,11 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
     ...final, job: job.name, journal: printableLocation(job.statePath), outDir: job.outDir, meaning: exitMeaning(final), notifications: notifier.stats,
   };
   if (hooks.beforeNotified) await hooks.beforeNotified(outcome);
-  if (notifier.active) {
+  if (notifier.active && final.lastOfJob === false) {
+    // Other runners of the job are still at work: the last of them to end reports the job's end, once.
+    hooks.events.emit('log', "notification (run-ended) left to the job's last runner: others are still at work on it");
+    await notifier.finish(undefined);
+  } else if (notifier.active) {
     await notifier.finish({
       job: job.name, exitCode: final.exitCode, meaning: outcome.meaning, stopReason: final.stopReason ?? null, counts: final.counts,
       spendUsd: final.spend.actualUsd, reservedUsd: final.spend.reservedUsd, budgetUsd: final.budgetUsd ?? null,
