@@ -1,6 +1,7 @@
 // The run's notifications: budget thresholds sent in the background as the run's committed spend
 // crosses them, and one summary when the run ends, awaited (bounded) before the run returns. Nothing
-// here can block a submission or change the run's exit code: every failure is one log line.
+// here can block a submission or change the run's exit code: every failure is one log line. Among
+// runners sharing a job the journal elects who sends a threshold (and the run decides who sends the end).
 import type { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import type { Redactor } from '../gateway/redact.js';

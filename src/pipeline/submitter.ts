@@ -103,7 +103,8 @@ export class Submitter {
 
   /**
    * Reserves the row's bound (the estimate under --budget-may-overrun), waiting for headroom while
-   * in-flight work may still free some; undefined (the row noted for deferral) when it cannot fit.
+   * in-flight work may still free some; undefined when it cannot fit (the row noted for deferral) or
+   * the run stopped meanwhile (the row left pending).
    */
   private async reserve(item: Item): Promise<Reservation | undefined> {
     const { budget, submitStop, settings } = this.ctx;
