@@ -19,7 +19,9 @@ export interface KnownExit {
 export function knownErrorExit(err: unknown): KnownExit | undefined {
   const message = printable(err instanceof Error ? err.message : String(err));
   // A live runner holding the job is not bad configuration: its own code (73), or 5 when the run chose to skip.
-  if (err instanceof RunSkippedError) return { exitCode: 5, line: message, meaning: `Skipped: ${message}` };
+  if (err instanceof RunSkippedError) {
+    return { exitCode: 5, line: message, meaning: `Skipped: ${printable(err.holder)} is still running this job (--if-running skip); nothing was done.` };
+  }
   if (err instanceof JournalBusyError) return { exitCode: 73, line: message, meaning: `Refused: ${message}; nothing was sent.` };
   // Usage and configuration errors: one line, exit 2, nothing sent. A journal written by a newer gbatch
   // is this installation's configuration to fix (upgrade).

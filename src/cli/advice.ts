@@ -16,6 +16,16 @@ export function journalArg(file: string, jobName: string | undefined, server?: {
   return `--state ${quoteArg(file)}`;
 }
 
+/**
+ * journalArg for a run, naming the job as the operator started it: the job file or manifest (which
+ * `status`, `retry`, `resolve` and `report` take for the job) when it leads to the run's journal.
+ */
+export function startedJobArg(source: string, file: string, server?: { fromEnv: boolean }): string {
+  if (server) return server.fromEnv ? quoteArg(source) : `${quoteArg(source)} --journal ${quoteArg(file)}`;
+  if (normalize(defaultJournalFor(source)) === normalize(file)) return quoteArg(source);
+  return `--state ${quoteArg(file)}`;
+}
+
 /** journalArg for a journal a command opened. */
 export function commandJournalArg(arg: { jobName: string | undefined; location: string; fromEnv: boolean }, onServer: boolean): string {
   return journalArg(arg.location, arg.jobName, onServer ? { fromEnv: arg.fromEnv } : undefined);

@@ -19,7 +19,7 @@ export const EXIT_CODES = {
     [0, 'done: every item is finished (items cancelled by `gbatch cancel` count as finished: the operator chose it)'],
     [1, 'finished, but some items failed or were rejected (or were invalid, with --skip-invalid)'],
     [2, 'usage or configuration error, or an invalid manifest: nothing was sent; or the gateway refused the API key (401), an output path cannot be written (permission, read-only), or the journal file was deleted or replaced during the run (a saved copy is named)'],
-    [3, 'stopped by --budget or by the gateway\'s balance (402): some items are deferred'],
+    [3, 'stopped by --budget or by the gateway\'s balance (402): some items are deferred (a stop while an item waits for budget headroom, as at Ctrl-C or the deadline, defers nothing: 75)'],
     [4, 'some items are uncertain (the gateway may have them): decide with `gbatch resolve`'],
     [5, 'skipped (--if-running skip): the job\'s runner is still alive; nothing was done'],
     [73, 'the job\'s runner is still alive (--if-running fail, the default on SQLite; or --if-running wait reached --if-running-timeout or --deadline): nothing was done'],

@@ -8,6 +8,7 @@ import type { Item, ItemPatch } from './item.js';
 import type { ResultRow } from './result-row.js';
 import type { RunEnd, RunRecord } from './runs.js';
 import type { RunnerLiveness } from './runner-liveness.js';
+import type { JobNotices } from './job-notices.js';
 
 export type JournalAdapter = 'sqlite' | 'postgres';
 
@@ -177,6 +178,8 @@ export interface JournalStore {
 
   readonly membership: RunnerMembership;
   readonly coordination?: Coordination;
+  /** Which runner sends each of the job's notifications, where several runners share it. */
+  readonly notices?: JobNotices;
 
   getJob(): Promise<JobRecord | undefined>;
   saveJob(job: JobInput): Promise<void>;

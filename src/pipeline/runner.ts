@@ -10,6 +10,7 @@ import { preflightRun } from '../io/preflight.js';
 import { CommitQueue, HEARTBEAT_MS, LockLostError, staleAfterMs, type Item, type JournalStore, type LockTakeover } from '../journal/index.js';
 import { accountId } from '../gateway/account-id.js';
 import { JobPeers } from './job-peers.js';
+import { jobEnd, joinJobNotices } from './job-end.js';
 import { CancelWatch } from './cancel-watch.js';
 import { acquireRunner, type OverlapPolicy } from './overlap.js';
 import { isDatabaseUrl, openStore } from '../journal/open-store.js';
@@ -92,6 +93,8 @@ export interface RunResult {
   exhaustedRetries: number;
   /** Journal transactions the run's lanes committed (group commit: far fewer than transitions). */
   journalCommits: number;
+  /** Among runners sharing the job: false while others are still at work (the last to end reports the job's end). */
+  lastOfJob?: boolean;
 }
 
 export async function runJob(config: RunConfig): Promise<RunResult> {
@@ -125,14 +128,16 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
   let heartbeat: NodeJS.Timeout | undefined;
   let runId: number | undefined;
   let end: RunEnd = { exitCode: 70, stopReason: 'internal-error' };
-  const finish = (result: RunResult): RunResult => {
-    end = runEndOf(result);
-    return result;
+  const finish = async (result: RunResult): Promise<RunResult> => {
+    const ended = { ...result, ...await jobEnd(journal, events) };
+    end = runEndOf(ended);
+    return ended;
   };
   try {
     const takeover = await acquireRunner(journal.membership, journal.adapter, config.ifRunning ?? { policy: undefined, timeoutMs: 0 }, clock, where,
       (line) => events.emit('log', line));
     runId = await journal.recordRunStart();
+    await joinJobNotices(journal, events);
     if (takeover) events.emit('log', `taking over the journal from runner pid ${takeover.pid} (${takeover.host}), which is gone`);
     let beating = false;
     heartbeat = setInterval(() => {
@@ -153,7 +158,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
 
     const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid);
     if (!ingest.ok) {
-      return finish({ ...await emptyResult(journal, EXIT.usage, config), ingest, recovery, takeover });
+      return await finish({ ...await emptyResult(journal, EXIT.usage, config), ingest, recovery, takeover });
     }
     const budget = budgetInForce({ stored: (await journal.getJob())?.budgetUsd, given: config.budgetUsd, lift: config.liftBudget === true });
     if (budget.note) events.emit('log', budget.note);
@@ -162,7 +167,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     if (budget.budgetUsd === undefined) delete effective.budgetUsd;
     else effective.budgetUsd = budget.budgetUsd;
     // What the ingest left: from its own tally when it has one (a first ingest), rather than a read of every row.
-    if (config.ingestOnly) return finish({ ...await emptyResult(journal, EXIT.ok, effective, ingest.totals), ingest, recovery, takeover, stopReason: 'ingested' });
+    if (config.ingestOnly) return await finish({ ...await emptyResult(journal, EXIT.ok, effective, ingest.totals), ingest, recovery, takeover, stopReason: 'ingested' });
     await releaseDeferred(journal);
 
     const { concurrency, pollConcurrency, downloadConcurrency } = config.settings;
@@ -184,9 +189,9 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
       guard.check(); // a loss in the run's last moments must not pass for "done"
       if (guard.lost) {
         const base = result ?? await emptyResult(journal, EXIT.usage, config);
-        return finish(journal instanceof SqliteJournalStore ? endLost(journal, config.statePath, guard.lost, base) : endLeaseLost(where, base));
+        return await finish(journal instanceof SqliteJournalStore ? endLost(journal, config.statePath, guard.lost, base) : endLeaseLost(where, base));
       }
-      return finish(result!);
+      return await finish(result!);
     } finally {
       if (!config.gateway) await gateway.close();
     }
@@ -234,7 +239,7 @@ async function drive(
   stops.armDeadline();
   // Counting the job's rows costs a scan: only when someone listens (the --notify-at watch).
   if (events.listenerCount('started') > 0) {
-    events.emit('started', { counts: await journal.counts(), spend: ctx.budget.current(), budgetUsd: config.budgetUsd, pausedUntil: gateway.pausedUntil() }, () => ctx.budget.current());
+    events.emit('started', { counts: await journal.counts(), spend: ctx.budget.current(), budgetUsd: config.budgetUsd, pausedUntil: gateway.pausedUntil() }, () => ctx.budget.current(), journal.notices);
   }
 
   const outputs = new OutputStop(ctx);

@@ -103,14 +103,18 @@ export class Submitter {
 
   /**
    * Reserves the row's bound (the estimate under --budget-may-overrun), waiting for headroom while
-   * in-flight work may still free some; undefined (the row noted for deferral) when it cannot fit.
+   * in-flight work may still free some; undefined when it cannot fit (the row noted for deferral) or
+   * the run stopped meanwhile (the row left pending).
    */
   private async reserve(item: Item): Promise<Reservation | undefined> {
     const { budget, submitStop, settings } = this.ctx;
     const reservation = reservationFor(item, this.ctx.pricing, { budgeted: budget.budgetUsd !== undefined, mayOverrun: settings.budgetMayOverrun === true });
     for (;;) {
       if (budget.tryReserve(reservation.usd)) return reservation;
-      if (!budget.hasLive() || submitStop.signal.aborted) break;
+      // A stop (a signal, the deadline, a 402) while waiting for headroom is not the budget's doing:
+      // the row stays pending for the next run (a 402 defers it with the rest, below).
+      if (submitStop.signal.aborted) return undefined;
+      if (!budget.hasLive()) break;
       await Promise.race([budget.changed(), this.stopped]);
     }
     this.overBudget.push({ item, reason: deferralReason(budget.budgetUsd ?? 0, budget.current(), reservation.usd) });

@@ -22,6 +22,8 @@ import { applyBatch, batchable, BatchLeaseLostError } from './batch-apply.js';
 import { DB_NOW_MS } from './db-time.js';
 import { ITEM_COLUMNS, toItem } from './item-row.js';
 import { PgCoordination } from './coordination.js';
+import type { JobNotices } from '../job-notices.js';
+import { PgJobNotices } from './job-notices.js';
 import { writeLockSql } from './advisory-locks.js';
 import { PgIngestWriter } from './ingest-writer.js';
 import { PgMembership } from './membership.js';
@@ -39,6 +41,7 @@ export class PostgresJournalStore implements JournalStore {
   readonly adapter = 'postgres' as const;
   readonly membership: RunnerMembership;
   readonly coordination: Coordination;
+  readonly notices: JobNotices;
   private readonly runnerMembership: PgMembership;
   private readonly clock: { now(): number };
   private readonly reads: JobQueries;
@@ -59,6 +62,7 @@ export class PostgresJournalStore implements JournalStore {
     this.runnerMembership = new PgMembership(pool, () => this.jobId, this.clock, `${location} (job '${job}')`, this.readonly);
     this.membership = this.runnerMembership;
     this.coordination = new PgCoordination(pool, () => this.jobId, this.runnerMembership);
+    this.notices = new PgJobNotices(pool, () => this.jobId, this.runnerMembership, this.coordination);
   }
 
   /**
