@@ -153,6 +153,12 @@ export interface Coordination {
   resultsPrefix(file: string): Promise<ResultsPrefix | undefined>;
   /** Records what a rebuild left, so that the next one, on any runner, appends to it instead of rewriting it. */
   recordResultsPrefix(file: string, prefix: ResultsPrefix): Promise<void>;
+  /**
+   * The job's money as the journal's budget check sees it (every runner's reservations and settlements),
+   * and whether any row of the job is in flight (submitting, submitted, running): its reservation may
+   * still settle or be released, so a runner short of headroom waits instead of deferring.
+   */
+  jobMoney(): Promise<Spend & { inFlight: boolean }>;
 }
 
 /**

@@ -248,6 +248,7 @@ async function drive(
     // them then only appends the tail.
     claimedAll: () => void results.flush(),
     beforeSubmit: () => guard.checkSoon(),
+    budgetRefused: () => peers.observeBudget(),
   });
   const peers = new JobPeers(ctx, {
     poll: (item) => {
@@ -283,6 +284,7 @@ async function drive(
       for await (const item of journal.iterate({ states: ['succeeded'], kinds: ['video'], mine: true })) downloader.add(item);
     }
     if ((await journal.counts()).succeeded > 0) results.markDirty();
+    await peers.observeBudget(); // the other runners' reservations count before this one's first claim
     peers.start();
     // A job cancelled before this run sends nothing; one cancelled during it stops sending within a check.
     await cancels.check();
@@ -314,7 +316,9 @@ async function drive(
     if (deadlineLine) events.emit('log', deadlineLine);
     const stopMessage = deadlineLine ?? stops.message;
     const counts = await journal.counts();
-    monitor.finish(counts);
+    // The job's totals, from the journal: every runner of a job ends on the same figures.
+    const spend = await journal.spend();
+    monitor.finish(counts, spend);
     const outputFailure = outputs.failure;
     const stoppedEarly = stopReason !== undefined || submitter.exhaustedCount > 0 || outputFailure !== undefined;
     return {
@@ -324,7 +328,7 @@ async function drive(
       ...(outputFailure ? { outputFailure } : {}),
       stopReason: poller.authRefused ? 'auth' : outputFailure ? 'output' : submitter.reason ?? stopReason,
       ...(stopMessage !== undefined ? { stopMessage } : {}),
-      spend: await journal.spend(), budgetUsd: config.budgetUsd,
+      spend, budgetUsd: config.budgetUsd,
       polls: poller.pollCount, downloadFailures: downloader.failedCount, exhaustedRetries: submitter.exhaustedCount,
       journalCommits: ctx.commits.commitCount,
     };

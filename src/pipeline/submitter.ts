@@ -20,6 +20,8 @@ export interface SubmitterHooks {
   completed(item: Item): void;
   /** Every pending item has been claimed; only requests in flight (and their retries) remain. */
   claimedAll?(): void;
+  /** The journal refused an intent over the job's budget: the job's money is read again before the row waits for headroom. */
+  budgetRefused?(): Promise<void>;
   /** Asked before each item is claimed and before each intent is written; may stop submissions (the journal's file is gone). Must be cheap. */
   beforeSubmit?(): void;
 }
@@ -126,31 +128,22 @@ export class Submitter {
       if (!ctx.submitGate.allows()) {
         // Queued (or waiting to retry) when the run stopped (a 402, a signal, the deadline, a dead
         // gateway): it never leaves. It stays pending (a 402 defers it below) and a later run sends it.
-        ctx.budget.release(reservation.usd);
+        ctx.budget.unsent(reservation.usd);
         return;
       }
-      try {
-        item = await ctx.commits.write({
-          id: item.id,
-          event: 'submit',
-          patch: { attempts: attempt, reservedUsd: reservation.usd, priceSnapshot: snapshotPrice(item.kind, item.model, ctx.pricing) },
-          detail: { attempt, ...(reservation.outputCapAdded ? { outputCapAdded: reservation.outputCapAdded } : {}) },
-        }, item, { urgent: true });
-      } catch (err) {
-        ctx.budget.release(reservation.usd); // never sent: its reservation goes back
-        if (err instanceof JobCancelledError) {
-          // Cancelled before this intent was written: the row never leaves; it is cancelled with the rest.
-          this.jobCancelled(await ctx.journal.jobCancel().catch(() => undefined) ?? { at: ctx.clock.now(), reason: '' });
-          return;
-        }
-        if (err instanceof BudgetExceededError) {
-          // Another runner of the job reserved the headroom first: the row waits for a later run.
-          this.overBudget.push({ item, reason: `does not fit: ${err.message}` });
-          return;
-        }
-        if (!changedElsewhere(ctx, err)) throw err;
-        return;
+      const intent = await this.writeIntent(item, attempt, reservation);
+      if (intent === 'refused') return;
+      if (intent === 'no-headroom') {
+        // Another runner of the job reserved the headroom first: this row waits for it as for this
+        // runner's own, while anything of the job is in flight; deferred only when nothing may settle.
+        await this.hooks.budgetRefused?.();
+        const again = await this.reserve(item);
+        if (!again) return;
+        reservation = again;
+        attempt--; // the same attempt, not yet sent
+        continue;
       }
+      item = intent;
       ctx.events.emit('transition', item, 'pending');
       const outcome = await this.send(item, attempt, reservation.request);
       if (outcome.kind === 'ambiguous' && outcome.error instanceof GatewayTransportError && outcome.error.code === 'GBATCH_ABORTED') this.cut++;
@@ -179,6 +172,31 @@ export class Submitter {
       const again = await this.reserve(item);
       if (!again) return;
       reservation = again;
+    }
+  }
+
+  /** The attempt's intent in the journal, its reservation with it; 'no-headroom' when the job's budget (other runners' reservations) refused it. */
+  private async writeIntent(item: Item, attempt: number, reservation: Reservation): Promise<Item | 'refused' | 'no-headroom'> {
+    const { ctx } = this;
+    try {
+      const written = await ctx.commits.write({
+        id: item.id,
+        event: 'submit',
+        patch: { attempts: attempt, reservedUsd: reservation.usd, priceSnapshot: snapshotPrice(item.kind, item.model, ctx.pricing) },
+        detail: { attempt, ...(reservation.outputCapAdded ? { outputCapAdded: reservation.outputCapAdded } : {}) },
+      }, item, { urgent: true });
+      ctx.budget.recorded(reservation.usd);
+      return written;
+    } catch (err) {
+      ctx.budget.unsent(reservation.usd); // never sent: its reservation goes back
+      if (err instanceof JobCancelledError) {
+        // Cancelled before this intent was written: the row never leaves; it is cancelled with the rest.
+        this.jobCancelled(await ctx.journal.jobCancel().catch(() => undefined) ?? { at: ctx.clock.now(), reason: '' });
+        return 'refused';
+      }
+      if (err instanceof BudgetExceededError) return 'no-headroom';
+      if (!changedElsewhere(ctx, err)) throw err;
+      return 'refused';
     }
   }
 
