@@ -130,6 +130,11 @@ export interface RunnerMembership {
  * What runners sharing one job agree through the journal (a database): absent on a journal that only
  * one runner can use, where each process's own pacing and pauses are the whole truth.
  */
+export interface IngestOptions {
+  /** A line for the operator while the pass waits for another runner's ingest (who holds the lock, what is done about it). */
+  say?(line: string): void;
+}
+
 export interface Coordination {
   /** Every runner of the job stops submitting (the gateway's balance ran out: a 402). */
   stopSubmissions(reason: 'balance'): Promise<void>;
@@ -240,7 +245,8 @@ export interface JournalStore {
    */
   decideAndApply<T>(decide: (reader: Pick<JournalStore, 'get' | 'list' | 'iterate' | 'abandonedWhileUncertain'>) => Promise<{ changes: Change[]; result: T }>): Promise<T>;
 
-  beginIngest(): Promise<IngestWriter>;
+  /** An ingest pass; on a database several runners share, `say` hears what its wait for the job's ingest lock is for. */
+  beginIngest(options?: IngestOptions): Promise<IngestWriter>;
   manifestRecords(paths: readonly string[]): Promise<Map<string, ManifestRecord>>;
 
   /** Rows that have a results line, after `afterSeq`, at most `limit` and about `maxBytes` of bodies (at least one). */

@@ -151,7 +151,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     const recovery = await recoverJournal(journal, config.settings);
     for (const line of recovery.messages) events.emit('log', line);
 
-    const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid);
+    const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid, (line) => events.emit('log', line));
     if (!ingest.ok) {
       return finish({ ...await emptyResult(journal, EXIT.usage, config), ingest, recovery, takeover });
     }

@@ -9,7 +9,7 @@ import type { ResultRow } from '../result-row.js';
 import type { RunEnd, RunRecord } from '../runs.js';
 import type { OpenStoreOptions } from '../open-store.js';
 import type {
-  Coordination, EventLogRecord, IngestWriter, ItemEventRecord, ItemFilter as StoreItemFilter, JobCancel, JobInput, JournalStore, ManifestRecord, PriorRow, ReportSums, RunnerMembership,
+  Coordination, EventLogRecord, IngestOptions, IngestWriter, ItemEventRecord, ItemFilter as StoreItemFilter, JobCancel, JobInput, JournalStore, ManifestRecord, PriorRow, ReportSums, RunnerMembership,
 } from '../store.js';
 import { LockLostError } from '../runner-standing.js';
 import { hostname } from 'node:os';
@@ -323,9 +323,9 @@ export class PostgresJournalStore implements JournalStore {
     });
   }
 
-  async beginIngest(): Promise<IngestWriter> {
+  async beginIngest(options: IngestOptions = {}): Promise<IngestWriter> {
     const jobId = this.writableJob();
-    return PgIngestWriter.begin(this.pool, jobId, () => this.now());
+    return PgIngestWriter.begin(this.pool, jobId, () => this.now(), { runnerId: this.runnerMembership.runnerId, ...options });
   }
 
   async manifestRecords(paths: readonly string[]): Promise<Map<string, ManifestRecord>> {
