@@ -236,6 +236,11 @@ export interface JournalStore {
   apply(changes: readonly Change[]): Promise<Item[]>;
   /** The `store` transition for many answered rows whose results line is durable. */
   markStored(ids: readonly string[], outputPath: string, detail: Record<string, unknown>): Promise<void>;
+  /**
+   * Notes in the event log task ids the gateway gave this runner after it lost its standing (`task-unrecorded`
+   * events: no row moves). Only a journal that still takes them from such a runner has it (a database).
+   */
+  noteUnrecordedTasks?(tasks: ReadonlyArray<{ id: string; taskId: string }>): Promise<void>;
   /** Patches fields without a state change; logged as a `note` event. */
   annotate(id: string, patch: ItemPatch, note: string): Promise<void>;
   syncDeferred(): Promise<void>;

@@ -22,8 +22,8 @@ import { Downloader } from './downloader.js';
 import { exitCodeFor, EXIT } from './exit-code.js';
 import { GatewayWatch } from './gateway-watch.js';
 import { ingestManifests, type IngestOutcome } from '../ingest/ingest-manifests.js';
-import { JournalGuard, type JournalLoss } from './journal-guard.js';
-import { endLeaseLost, endLost, lockLostLine, type JournalLossReason } from './journal-loss-ending.js';
+import { JournalGuard, type JournalLoss, type UnrecordedTask } from './journal-guard.js';
+import { endLeaseLost, endLost, lockLostLine, noteUnrecorded, type JournalLossReason } from './journal-loss-ending.js';
 import { lossWords } from './journal-rescue.js';
 import { Poller } from './poller.js';
 import { recoverJournal, type Recovery } from './recover.js';
@@ -79,8 +79,8 @@ export interface RunResult {
   recovery?: Recovery;
   takeover?: LockTakeover;
   stopReason: SubmitStopReason | EarlyStop | 'no-wait' | 'ingested' | 'output' | JournalLossReason | undefined;
-  /** The journal's file was deleted or replaced, or its lock lost, mid-run: what the operator must know. */
-  journalLost?: { lines: string[]; savedCopy?: string };
+  /** The journal's file was deleted or replaced, or its lock lost, mid-run: what the operator must know (and task ids it did not take). */
+  journalLost?: { lines: string[]; savedCopy?: string; unrecordedTasks?: UnrecordedTask[] };
   /** One line on why the run stopped early (a deadline, a dead gateway, a signal), as logged. */
   stopMessage?: string;
   /** The write that stopped the run (disk full, read-only, no permission), if one did. */
@@ -184,7 +184,8 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
       guard.check(); // a loss in the run's last moments must not pass for "done"
       if (guard.lost) {
         const base = result ?? await emptyResult(journal, EXIT.usage, config);
-        return finish(journal instanceof SqliteJournalStore ? endLost(journal, config.statePath, guard.lost, base) : endLeaseLost(where, base));
+        if (guard.unrecorded.length > 0) await noteUnrecorded(journal, guard.unrecorded, (line) => events.emit('log', line));
+        return finish(journal instanceof SqliteJournalStore ? endLost(journal, config.statePath, guard.lost, base, guard.unrecorded) : endLeaseLost(where, base, guard.unrecorded));
       }
       return finish(result!);
     } finally {
@@ -249,6 +250,7 @@ async function drive(
     claimedAll: () => void results.flush(),
     beforeSubmit: () => guard.checkSoon(),
     budgetRefused: () => peers.observeBudget(),
+    unrecorded: (id, taskId) => guard.keepUnrecorded({ id, taskId }),
   });
   const peers = new JobPeers(ctx, {
     poll: (item) => {

@@ -6,7 +6,7 @@ import { backoffDelay, DEFAULT_BACKOFF } from '../core/retry.js';
 import { snapshotPrice } from '../core/settlement.js';
 import type { SendOutcome } from '../gateway/client.js';
 import { GatewayTransportError } from '../gateway/errors.js';
-import { BudgetExceededError, JobCancelledError, staleAfterMs, type Item, type JobCancel } from '../journal/index.js';
+import { BudgetExceededError, JobCancelledError, LockLostError, staleAfterMs, type Item, type JobCancel } from '../journal/index.js';
 import { cancelledError, cancelLine } from './cancel-watch.js';
 import { changedElsewhere } from './changed-elsewhere.js';
 import { log, type RunContext } from './context.js';
@@ -20,6 +20,8 @@ export interface SubmitterHooks {
   completed(item: Item): void;
   /** Every pending item has been claimed; only requests in flight (and their retries) remain. */
   claimedAll?(): void;
+  /** The gateway accepted a task whose id the journal refused (this runner lost its standing): the id must not be lost. */
+  unrecorded?(itemId: string, taskId: string): void;
   /** The journal refused an intent over the job's budget: the job's money is read again before the row waits for headroom. */
   budgetRefused?(): Promise<void>;
   /** Asked before each item is claimed and before each intent is written; may stop submissions (the journal's file is gone). Must be cheap. */
@@ -156,6 +158,12 @@ export class Submitter {
       if (next.kind === 'stop-balance') this.stopFor('balance', `the gateway's balance ran out (402): no further submissions`);
       else if (next.kind === 'stop-auth') this.stopFor('auth', 'the gateway refused the API key (401): no further submissions; check GATEWAY_API_KEY');
       const written = ctx.commits.write(plan.change, item);
+      const taskId = plan.change.patch?.taskId;
+      if (typeof taskId === 'string') {
+        written.catch((err: unknown) => {
+          if (err instanceof LockLostError) this.hooks.unrecorded?.(item.id, taskId);
+        });
+      }
       if (next.kind !== 'retry') {
         // The outcome's follow-ups wait for it to be durable; the lane's slot does not: the next
         // request depends on nothing here but the budget, which moved above.

@@ -290,6 +290,17 @@ export class PostgresJournalStore implements JournalStore {
     });
   }
 
+  async noteUnrecordedTasks(tasks: ReadonlyArray<{ id: string; taskId: string }>): Promise<void> {
+    // Past the fence on purpose: a note moves no row, and its task id is otherwise known only to this process.
+    const detail = (t: { taskId: string }): string => JSON.stringify({
+      taskId: t.taskId, runner: this.runnerMembership.runnerId ?? null,
+      note: 'accepted by the gateway after this runner lost its lease; not the row\'s task: decide with gbatch resolve --task-id',
+    });
+    await this.pool.query(`INSERT INTO events (job_id, item_id, at, event, from_state, to_state, detail)
+      SELECT $1, t.id, $2, 'task-unrecorded', i.state, i.state, t.detail FROM unnest($3::text[], $4::text[]) AS t(id, detail)
+      JOIN items i ON i.job_id = $1 AND i.id = t.id`, [this.writableJob(), this.now(), tasks.map((t) => t.id), tasks.map(detail)]);
+  }
+
   async annotate(id: string, patch: ItemPatch, note: string): Promise<void> {
     if (Object.values(patch).every((value) => value === undefined)) return;
     const jobId = this.assertWritable();
