@@ -36,7 +36,10 @@ function startCopying(url: string, job: string, manifest: string, asRunner: bool
     const { openStore } = await import(${JSON.stringify(`${REPO}dist/journal/open-store.js`)});
     const store = await openStore(process.env.URL, { job: ${JSON.stringify(job)} });
     await store.saveJob({ name: ${JSON.stringify(job)}, manifest: ${JSON.stringify(manifest)}, options: {} });
-    if (${asRunner}) await store.membership.acquire();
+    if (${asRunner}) {
+      await store.membership.acquire();
+      setInterval(() => void store.membership.heartbeat(), ${LEASE_MS / 5});
+    }
     const writer = await store.beginIngest();
     await writer.add([{ id: 'copied-0', kind: 'chat', model: 'chat-small', request: { model: 'chat-small', messages: [] }, contentHash: 'h',
       sourceFile: ${JSON.stringify(manifest)}, sourceLine: 1, state: 'pending', estimateUsd: 0 }]);
@@ -67,10 +70,19 @@ describe.skipIf(!pgAvailable())('the job ingest lock of a PostgreSQL journal', (
       const manifest = writeJsonl(join(dir, 'frozen.jsonl'), Array.from({ length: ROWS }, (_, i) => chatRow(`row-${i}`, `ingest lock row ${i}`)));
       const holder = startCopying(db.url(), 'frozen', manifest, true);
       await holder.copying;
+      // While the holder is alive (its lease renewed), the next runner waits and says for whom; then it freezes.
+      const runner = startGbatch(runnerArgs(manifest, db.url(), join(dir, 'out-frozen')), gateway, undefined, { GBATCH_LOCK_STALE_MS: String(LEASE_MS) });
+      await new Promise<void>((resolve) => {
+        let text = '';
+        runner.process.stderr!.on('data', (chunk: string) => {
+          text += chunk;
+          if (text.includes(`waiting for the job's ingest lock: runner pid ${holder.child.pid} on `)) resolve();
+        });
+      });
       holder.child.kill('SIGSTOP');
-      const waiter = await watched(startGbatch(runnerArgs(manifest, db.url(), join(dir, 'out-frozen')), gateway, undefined, { GBATCH_LOCK_STALE_MS: String(LEASE_MS) }));
+      const waiter = await watched(runner);
       expect(waiter.code, describeEnd('the waiting runner', waiter)).toBe(0);
-      expect(waiter.stderr).toContain(`waiting for the job's ingest lock: runner pid ${holder.child.pid} on `);
+      expect(waiter.stderr).toMatch(/holds it \(its lease ends in \d+ s unless it renews it\)/);
       expect(waiter.stderr).toMatch(new RegExp(`ingest lock was held by runner pid ${holder.child.pid} on \\S+ \\(database session \\d+\\), whose lease expired: its database session was ended`));
       const report = await readReport('frozen', db.url(), gateway);
       // The frozen pass left nothing: its row is not in the journal; every manifest row was sent once.
