@@ -72,6 +72,7 @@ describe.skipIf(!pgAvailable())('the job ingest lock of a PostgreSQL journal', (
       await holder.copying;
       // While the holder is alive (its lease renewed), the next runner waits and says for whom; then it freezes.
       const runner = startGbatch(runnerArgs(manifest, db.url(), join(dir, 'out-frozen')), gateway, undefined, { GBATCH_LOCK_STALE_MS: String(LEASE_MS) });
+      children.push(runner.process);
       await new Promise<void>((resolve) => {
         let text = '';
         runner.process.stderr!.on('data', (chunk: string) => {
