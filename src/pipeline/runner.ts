@@ -151,7 +151,13 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     const recovery = await recoverJournal(journal, config.settings);
     for (const line of recovery.messages) events.emit('log', line);
 
-    const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid, (line) => events.emit('log', line));
+    const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid, (line) => events.emit('log', line))
+      .catch(async (err: unknown) => {
+        // A runner frozen past its lease mid-ingest finds its session ended by the runner that took its
+        // place (its pass rolled back): it lost its standing, which is no bug.
+        const lost = guard.lost?.kind === 'lock-lost' || !(await journal.membership.heartbeat().catch(() => true));
+        throw lost ? new LockLostError(where) : err;
+      });
     if (!ingest.ok) {
       return finish({ ...await emptyResult(journal, EXIT.usage, config), ingest, recovery, takeover });
     }

@@ -60,15 +60,17 @@ export async function takeIngestLock(client: pg.PoolClient, jobId: number, wait:
     const name = holderName(holder);
     const expired = holder.runner_pid !== null && (holder.swept === true || (holder.lease_left_ms ?? 0) <= 0);
     if (expired && await endSession(client, holder.pid)) {
-      wait.say?.(`the job's ingest lock was held by ${name}, whose lease expired: its database session was ended (its ingest rolls back) and this runner ingests`);
+      wait.say?.(`the job's ingest lock was held by ${name}, whose lease expired: its database session was ended (its ingest rolls back whole)`);
       continue;
     }
     const waited = performance.now() - started;
     if (waited >= boundMs) throw new IngestLockWaitError(name, waited);
-    const line = `waiting for the job's ingest lock: ${name} holds it${holder.runner_pid !== null && !expired
-      ? ` (its lease ends in ${Math.max(0, Math.ceil((holder.lease_left_ms ?? 0) / 1000))} s unless it renews it)` : ''}`;
-    if (line.replace(/\d+ s/, '') !== said) wait.say?.(line);
-    said = line.replace(/\d+ s/, '');
+    // Said once per holder (and again when its lease runs out): a wait of minutes is a line, not hundreds.
+    const told = `${name}|${expired}`;
+    if (told === said) continue;
+    said = told;
+    wait.say?.(`waiting for the job's ingest lock: ${name} holds it${holder.runner_pid !== null && !expired
+      ? ` (its lease ends in ${Math.max(0, Math.ceil((holder.lease_left_ms ?? 0) / 1000))} s unless it renews it)` : ''}`);
   }
 }
 
