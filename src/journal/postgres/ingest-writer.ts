@@ -64,18 +64,7 @@ export class PgIngestWriter implements IngestWriter {
 
   private constructor(private readonly client: pg.PoolClient, private readonly jobId: number, private readonly now: () => number, firstIngest: boolean) {
     if (firstIngest) this.ids = new IdRegistry();
-    client.on('error', this.connectionLost);
   }
-
-  /**
-   * The session ended under the pass (the server ended it: another runner did, once this one's lease had
-   * expired while it was frozen): the COPY in progress never hears of it, and a write waiting for it to
-   * drain would wait for ever, so it fails now, and so does every later step.
-   */
-  private readonly connectionLost = (err: Error): void => {
-    this.failure ??= err;
-    this.copy?.stream.destroy(err);
-  };
 
   /**
    * Opens the pass: a transaction on a client of its own, the job's ingest lock (a second runner
@@ -149,7 +138,6 @@ export class PgIngestWriter implements IngestWriter {
     }
     this.open = false;
     const client = this.client;
-    client.off('error', this.connectionLost);
     if (this.summary.inserted + this.summary.replaced === 0) {
       client.release();
       return this.summary;
@@ -366,7 +354,6 @@ export class PgIngestWriter implements IngestWriter {
       await this.tail?.catch(() => {});
     }
     await this.client.query('ROLLBACK').catch((err: Error) => { broken ??= err; });
-    this.client.off('error', this.connectionLost);
     this.client.release(broken);
   }
 }
