@@ -31,6 +31,8 @@ export function knownErrorExit(err: unknown): KnownExit | undefined {
   // The journal's disk is full or failing: the machine's doing, not a bug; come back later (75).
   const storage = journalStorageFailure(err);
   if (storage) return { exitCode: 75, line: journalStorageLine(storage), meaning: `Stopped: ${journalStorageLine(storage)}` };
+  // Another runner's ingest of the job held its lock past the wait's bound: nothing was sent; come back later (75).
+  if ((err as { code?: string } | null)?.code === 'GBATCH_INGEST_LOCK_WAIT') return { exitCode: 75, line: message, meaning: `Stopped: ${message}; nothing was sent.` };
   // Another runner owns the journal now: this one stopped without writing; come back later (75).
   if (err instanceof LockLostError) return { exitCode: 75, line: message, meaning: `Stopped: ${message}` };
   return undefined;

@@ -65,3 +65,16 @@ export function uncertainAdvice(rows: readonly UncertainRow[], total: number, jo
   if (total > 1) lines.push(`  all at once:     ${resolve} --all-uncertain --resubmit   (or --abandon)`);
   return lines;
 }
+
+/** For tasks the gateway accepted after the run lost its standing: the command that gives each row its task. */
+export function unrecordedTaskAdvice(tasks: ReadonlyArray<{ id: string; taskId: string }>, journal: string): string[] {
+  if (tasks.length === 0) return [];
+  return [
+    'each of those rows is uncertain once another runner takes it over; give it the task the gateway accepted (the next run polls and downloads it, nothing is sent again):',
+    ...tasks.map((t) => `  ${unrecordedTaskCommand(t, journal)}`),
+  ];
+}
+
+export function unrecordedTaskCommand(task: { id: string; taskId: string }, journal: string): string {
+  return `gbatch resolve ${journal} ${quoteArg(task.id)} --task-id ${quoteArg(task.taskId)}`;
+}

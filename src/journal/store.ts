@@ -131,6 +131,11 @@ export interface RunnerMembership {
  * What runners sharing one job agree through the journal (a database): absent on a journal that only
  * one runner can use, where each process's own pacing and pauses are the whole truth.
  */
+export interface IngestOptions {
+  /** A line for the operator while the pass waits for another runner's ingest (who holds the lock, what is done about it). */
+  say?(line: string): void;
+}
+
 export interface Coordination {
   /** Every runner of the job stops submitting (the gateway's balance ran out: a 402). */
   stopSubmissions(reason: 'balance'): Promise<void>;
@@ -154,6 +159,12 @@ export interface Coordination {
   resultsPrefix(file: string): Promise<ResultsPrefix | undefined>;
   /** Records what a rebuild left, so that the next one, on any runner, appends to it instead of rewriting it. */
   recordResultsPrefix(file: string, prefix: ResultsPrefix): Promise<void>;
+  /**
+   * The job's money as the journal's budget check sees it (every runner's reservations and settlements),
+   * and whether any row of the job is in flight (submitting, submitted, running): its reservation may
+   * still settle or be released, so a runner short of headroom waits instead of deferring.
+   */
+  jobMoney(): Promise<Spend & { inFlight: boolean }>;
 }
 
 /**
@@ -228,6 +239,11 @@ export interface JournalStore {
   apply(changes: readonly Change[]): Promise<Item[]>;
   /** The `store` transition for many answered rows whose results line is durable. */
   markStored(ids: readonly string[], outputPath: string, detail: Record<string, unknown>): Promise<void>;
+  /**
+   * Notes in the event log task ids the gateway gave this runner after it lost its standing (`task-unrecorded`
+   * events: no row moves). Only a journal that still takes them from such a runner has it (a database).
+   */
+  noteUnrecordedTasks?(tasks: ReadonlyArray<{ id: string; taskId: string }>): Promise<void>;
   /** Patches fields without a state change; logged as a `note` event. */
   annotate(id: string, patch: ItemPatch, note: string): Promise<void>;
   syncDeferred(): Promise<void>;
@@ -237,7 +253,8 @@ export interface JournalStore {
    */
   decideAndApply<T>(decide: (reader: Pick<JournalStore, 'get' | 'list' | 'iterate' | 'abandonedWhileUncertain'>) => Promise<{ changes: Change[]; result: T }>): Promise<T>;
 
-  beginIngest(): Promise<IngestWriter>;
+  /** An ingest pass; on a database several runners share, `say` hears what its wait for the job's ingest lock is for. */
+  beginIngest(options?: IngestOptions): Promise<IngestWriter>;
   manifestRecords(paths: readonly string[]): Promise<Map<string, ManifestRecord>>;
 
   /** Rows that have a results line, after `afterSeq`, at most `limit` and about `maxBytes` of bodies (at least one). */

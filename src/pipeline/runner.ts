@@ -23,8 +23,8 @@ import { Downloader } from './downloader.js';
 import { exitCodeFor, EXIT } from './exit-code.js';
 import { GatewayWatch } from './gateway-watch.js';
 import { ingestManifests, type IngestOutcome } from '../ingest/ingest-manifests.js';
-import { JournalGuard, type JournalLoss } from './journal-guard.js';
-import { endLeaseLost, endLost, lockLostLine, type JournalLossReason } from './journal-loss-ending.js';
+import { JournalGuard, type JournalLoss, type UnrecordedTask } from './journal-guard.js';
+import { endLeaseLost, endLost, lockLostLine, noteUnrecorded, type JournalLossReason } from './journal-loss-ending.js';
 import { lossWords } from './journal-rescue.js';
 import { Poller } from './poller.js';
 import { recoverJournal, type Recovery } from './recover.js';
@@ -80,8 +80,8 @@ export interface RunResult {
   recovery?: Recovery;
   takeover?: LockTakeover;
   stopReason: SubmitStopReason | EarlyStop | 'no-wait' | 'ingested' | 'output' | JournalLossReason | undefined;
-  /** The journal's file was deleted or replaced, or its lock lost, mid-run: what the operator must know. */
-  journalLost?: { lines: string[]; savedCopy?: string };
+  /** The journal's file was deleted or replaced, or its lock lost, mid-run: what the operator must know (and task ids it did not take). */
+  journalLost?: { lines: string[]; savedCopy?: string; unrecordedTasks?: UnrecordedTask[] };
   /** One line on why the run stopped early (a deadline, a dead gateway, a signal), as logged. */
   stopMessage?: string;
   /** The write that stopped the run (disk full, read-only, no permission), if one did. */
@@ -156,7 +156,13 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     const recovery = await recoverJournal(journal, config.settings);
     for (const line of recovery.messages) events.emit('log', line);
 
-    const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid);
+    const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid, (line) => events.emit('log', line))
+      .catch(async (err: unknown) => {
+        // A runner frozen past its lease mid-ingest finds its session ended by the runner that took its
+        // place (its pass rolled back): it lost its standing, which is no bug.
+        const lost = guard.lost?.kind === 'lock-lost' || !(await journal.membership.heartbeat().catch(() => true));
+        throw lost ? new LockLostError(where) : err;
+      });
     if (!ingest.ok) {
       return await finish({ ...await emptyResult(journal, EXIT.usage, config), ingest, recovery, takeover });
     }
@@ -189,7 +195,8 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
       guard.check(); // a loss in the run's last moments must not pass for "done"
       if (guard.lost) {
         const base = result ?? await emptyResult(journal, EXIT.usage, config);
-        return await finish(journal instanceof SqliteJournalStore ? endLost(journal, config.statePath, guard.lost, base) : endLeaseLost(where, base));
+        if (guard.unrecorded.length > 0) await noteUnrecorded(journal, guard.unrecorded, (line) => events.emit('log', line));
+        return await finish(journal instanceof SqliteJournalStore ? endLost(journal, config.statePath, guard.lost, base, guard.unrecorded) : endLeaseLost(where, base, guard.unrecorded));
       }
       return await finish(result!);
     } finally {
@@ -253,6 +260,8 @@ async function drive(
     // them then only appends the tail.
     claimedAll: () => void results.flush(),
     beforeSubmit: () => guard.checkSoon(),
+    budgetRefused: () => peers.observeBudget(),
+    unrecorded: (id, taskId) => guard.keepUnrecorded({ id, taskId }),
   });
   const peers = new JobPeers(ctx, {
     poll: (item) => {
@@ -288,6 +297,7 @@ async function drive(
       for await (const item of journal.iterate({ states: ['succeeded'], kinds: ['video'], mine: true })) downloader.add(item);
     }
     if ((await journal.counts()).succeeded > 0) results.markDirty();
+    await peers.observeBudget(); // the other runners' reservations count before this one's first claim
     peers.start();
     // A job cancelled before this run sends nothing; one cancelled during it stops sending within a check.
     await cancels.check();
@@ -319,7 +329,9 @@ async function drive(
     if (deadlineLine) events.emit('log', deadlineLine);
     const stopMessage = deadlineLine ?? stops.message;
     const counts = await journal.counts();
-    monitor.finish(counts);
+    // The job's totals, from the journal: every runner of a job ends on the same figures.
+    const spend = await journal.spend();
+    monitor.finish(counts, spend);
     const outputFailure = outputs.failure;
     const stoppedEarly = stopReason !== undefined || submitter.exhaustedCount > 0 || outputFailure !== undefined;
     return {
@@ -329,7 +341,7 @@ async function drive(
       ...(outputFailure ? { outputFailure } : {}),
       stopReason: poller.authRefused ? 'auth' : outputFailure ? 'output' : submitter.reason ?? stopReason,
       ...(stopMessage !== undefined ? { stopMessage } : {}),
-      spend: await journal.spend(), budgetUsd: config.budgetUsd,
+      spend, budgetUsd: config.budgetUsd,
       polls: poller.pollCount, downloadFailures: downloader.failedCount, exhaustedRetries: submitter.exhaustedCount,
       journalCommits: ctx.commits.commitCount,
     };

@@ -6,7 +6,7 @@ import { backoffDelay, DEFAULT_BACKOFF } from '../core/retry.js';
 import { snapshotPrice } from '../core/settlement.js';
 import type { SendOutcome } from '../gateway/client.js';
 import { GatewayTransportError } from '../gateway/errors.js';
-import { BudgetExceededError, JobCancelledError, staleAfterMs, type Item, type JobCancel } from '../journal/index.js';
+import { BudgetExceededError, JobCancelledError, LockLostError, staleAfterMs, type Item, type JobCancel } from '../journal/index.js';
 import { cancelledError, cancelLine } from './cancel-watch.js';
 import { changedElsewhere } from './changed-elsewhere.js';
 import { log, type RunContext } from './context.js';
@@ -20,6 +20,10 @@ export interface SubmitterHooks {
   completed(item: Item): void;
   /** Every pending item has been claimed; only requests in flight (and their retries) remain. */
   claimedAll?(): void;
+  /** The gateway accepted a task whose id the journal refused (this runner lost its standing): the id must not be lost. */
+  unrecorded?(itemId: string, taskId: string): void;
+  /** The journal refused an intent over the job's budget: the job's money is read again before the row waits for headroom. */
+  budgetRefused?(): Promise<void>;
   /** Asked before each item is claimed and before each intent is written; may stop submissions (the journal's file is gone). Must be cheap. */
   beforeSubmit?(): void;
 }
@@ -130,31 +134,22 @@ export class Submitter {
       if (!ctx.submitGate.allows()) {
         // Queued (or waiting to retry) when the run stopped (a 402, a signal, the deadline, a dead
         // gateway): it never leaves. It stays pending (a 402 defers it below) and a later run sends it.
-        ctx.budget.release(reservation.usd);
+        ctx.budget.unsent(reservation.usd);
         return;
       }
-      try {
-        item = await ctx.commits.write({
-          id: item.id,
-          event: 'submit',
-          patch: { attempts: attempt, reservedUsd: reservation.usd, priceSnapshot: snapshotPrice(item.kind, item.model, ctx.pricing) },
-          detail: { attempt, ...(reservation.outputCapAdded ? { outputCapAdded: reservation.outputCapAdded } : {}) },
-        }, item, { urgent: true });
-      } catch (err) {
-        ctx.budget.release(reservation.usd); // never sent: its reservation goes back
-        if (err instanceof JobCancelledError) {
-          // Cancelled before this intent was written: the row never leaves; it is cancelled with the rest.
-          this.jobCancelled(await ctx.journal.jobCancel().catch(() => undefined) ?? { at: ctx.clock.now(), reason: '' });
-          return;
-        }
-        if (err instanceof BudgetExceededError) {
-          // Another runner of the job reserved the headroom first: the row waits for a later run.
-          this.overBudget.push({ item, reason: `does not fit: ${err.message}` });
-          return;
-        }
-        if (!changedElsewhere(ctx, err)) throw err;
-        return;
+      const intent = await this.writeIntent(item, attempt, reservation);
+      if (intent === 'refused') return;
+      if (intent === 'no-headroom') {
+        // Another runner of the job reserved the headroom first: this row waits for it as for this
+        // runner's own, while anything of the job is in flight; deferred only when nothing may settle.
+        await this.hooks.budgetRefused?.();
+        const again = await this.reserve(item);
+        if (!again) return;
+        reservation = again;
+        attempt--; // the same attempt, not yet sent
+        continue;
       }
+      item = intent;
       ctx.events.emit('transition', item, 'pending');
       const outcome = await this.send(item, attempt, reservation.request);
       if (outcome.kind === 'ambiguous' && outcome.error instanceof GatewayTransportError && outcome.error.code === 'GBATCH_ABORTED') this.cut++;
@@ -167,6 +162,12 @@ export class Submitter {
       if (next.kind === 'stop-balance') this.stopFor('balance', `the gateway's balance ran out (402): no further submissions`);
       else if (next.kind === 'stop-auth') this.stopFor('auth', 'the gateway refused the API key (401): no further submissions; check GATEWAY_API_KEY');
       const written = ctx.commits.write(plan.change, item);
+      const taskId = plan.change.patch?.taskId;
+      if (typeof taskId === 'string') {
+        written.catch((err: unknown) => {
+          if (err instanceof LockLostError) this.hooks.unrecorded?.(item.id, taskId);
+        });
+      }
       if (next.kind !== 'retry') {
         // The outcome's follow-ups wait for it to be durable; the lane's slot does not: the next
         // request depends on nothing here but the budget, which moved above.
@@ -183,6 +184,31 @@ export class Submitter {
       const again = await this.reserve(item);
       if (!again) return;
       reservation = again;
+    }
+  }
+
+  /** The attempt's intent in the journal, its reservation with it; 'no-headroom' when the job's budget (other runners' reservations) refused it. */
+  private async writeIntent(item: Item, attempt: number, reservation: Reservation): Promise<Item | 'refused' | 'no-headroom'> {
+    const { ctx } = this;
+    try {
+      const written = await ctx.commits.write({
+        id: item.id,
+        event: 'submit',
+        patch: { attempts: attempt, reservedUsd: reservation.usd, priceSnapshot: snapshotPrice(item.kind, item.model, ctx.pricing) },
+        detail: { attempt, ...(reservation.outputCapAdded ? { outputCapAdded: reservation.outputCapAdded } : {}) },
+      }, item, { urgent: true });
+      ctx.budget.recorded(reservation.usd);
+      return written;
+    } catch (err) {
+      ctx.budget.unsent(reservation.usd); // never sent: its reservation goes back
+      if (err instanceof JobCancelledError) {
+        // Cancelled before this intent was written: the row never leaves; it is cancelled with the rest.
+        this.jobCancelled(await ctx.journal.jobCancel().catch(() => undefined) ?? { at: ctx.clock.now(), reason: '' });
+        return 'refused';
+      }
+      if (err instanceof BudgetExceededError) return 'no-headroom';
+      if (!changedElsewhere(ctx, err)) throw err;
+      return 'refused';
     }
   }
 

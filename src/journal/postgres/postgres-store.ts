@@ -9,7 +9,7 @@ import type { ResultRow } from '../result-row.js';
 import type { RunEnd, RunRecord } from '../runs.js';
 import type { OpenStoreOptions } from '../open-store.js';
 import type {
-  Coordination, EventLogRecord, IngestWriter, ItemEventRecord, ItemFilter as StoreItemFilter, JobCancel, JobInput, JournalStore, ManifestRecord, PriorRow, ReportSums, RunnerMembership,
+  Coordination, EventLogRecord, IngestOptions, IngestWriter, ItemEventRecord, ItemFilter as StoreItemFilter, JobCancel, JobInput, JournalStore, ManifestRecord, PriorRow, ReportSums, RunnerMembership,
 } from '../store.js';
 import { LockLostError } from '../runner-standing.js';
 import { hostname } from 'node:os';
@@ -294,6 +294,17 @@ export class PostgresJournalStore implements JournalStore {
     });
   }
 
+  async noteUnrecordedTasks(tasks: ReadonlyArray<{ id: string; taskId: string }>): Promise<void> {
+    // Past the fence on purpose: a note moves no row, and its task id is otherwise known only to this process.
+    const detail = (t: { taskId: string }): string => JSON.stringify({
+      taskId: t.taskId, runner: this.runnerMembership.runnerId ?? null,
+      note: 'accepted by the gateway after this runner lost its lease; not the row\'s task: decide with gbatch resolve --task-id',
+    });
+    await this.pool.query(`INSERT INTO events (job_id, item_id, at, event, from_state, to_state, detail)
+      SELECT $1, t.id, $2, 'task-unrecorded', i.state, i.state, t.detail FROM unnest($3::text[], $4::text[]) AS t(id, detail)
+      JOIN items i ON i.job_id = $1 AND i.id = t.id`, [this.writableJob(), this.now(), tasks.map((t) => t.id), tasks.map(detail)]);
+  }
+
   async annotate(id: string, patch: ItemPatch, note: string): Promise<void> {
     if (Object.values(patch).every((value) => value === undefined)) return;
     const jobId = this.assertWritable();
@@ -327,9 +338,9 @@ export class PostgresJournalStore implements JournalStore {
     });
   }
 
-  async beginIngest(): Promise<IngestWriter> {
+  async beginIngest(options: IngestOptions = {}): Promise<IngestWriter> {
     const jobId = this.writableJob();
-    return PgIngestWriter.begin(this.pool, jobId, () => this.now());
+    return PgIngestWriter.begin(this.pool, jobId, () => this.now(), { runnerId: this.runnerMembership.runnerId, ...options });
   }
 
   async manifestRecords(paths: readonly string[]): Promise<Map<string, ManifestRecord>> {
