@@ -5,7 +5,7 @@
 import { ConfigError } from '../core/config-error.js';
 import type { PricingTable } from '../core/pricing.js';
 import type { ItemKind, ItemState } from '../core/states.js';
-import type { JournalStore, ModelGroup } from '../journal/index.js';
+import type { Item, JournalStore, ModelGroup } from '../journal/index.js';
 import { formatRowError, type RowIssue } from '../manifest/types.js';
 import { heldRowPriceIssue } from '../manifest/validate-request.js';
 
@@ -44,4 +44,18 @@ export async function refuseUnpricedHeldRows(
 ): Promise<void> {
   const line = await unpricedHeldRows(journal, pricing, pricingSource, resubmitUncertainText);
   if (line !== undefined) throw new ConfigError(line);
+}
+
+/**
+ * During a run: a row that became sendable after the start's check (an operator's `retry` or `resolve`,
+ * another runner's ingest) and that the table cannot price. A ConfigError for the run to stop on, not a
+ * bug; undefined when the row is priced.
+ */
+export function unpricedRowError(item: Pick<Item, 'id' | 'kind' | 'model' | 'resolution' | 'sourceFile' | 'sourceLine'>, pricing: PricingTable): ConfigError | undefined {
+  const issue = heldRowPriceIssue(item.kind, item.model, item.resolution, pricing);
+  if (issue === undefined) return undefined;
+  return new ConfigError(formatRowError({
+    file: item.sourceFile, line: item.sourceLine, id: item.id, ...(issue.field !== undefined ? { field: issue.field } : {}),
+    reason: `${issue.reason} (it became sendable during this run, after the pricing check at its start: nothing more is sent)`,
+  }));
 }

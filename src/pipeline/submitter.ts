@@ -11,6 +11,7 @@ import { cancelledError, cancelLine } from './cancel-watch.js';
 import { changedElsewhere } from './changed-elsewhere.js';
 import { log, type RunContext } from './context.js';
 import { planOutcome, type FollowUp, type OutcomePlan } from './outcome.js';
+import { unpricedRowError } from './held-row-prices.js';
 import { reservationFor, type Reservation } from './reservation.js';
 import { rateWindow, SendPacer, type PacedSend } from './send-pacer.js';
 import { SharedSendPacer, sharedSendInterval } from './shared-send-pacer.js';
@@ -103,10 +104,16 @@ export class Submitter {
 
   /**
    * Reserves the row's bound (the estimate under --budget-may-overrun), waiting for headroom while
-   * in-flight work may still free some; undefined (the row noted for deferral) when it cannot fit.
+   * in-flight work may still free some; undefined when it cannot fit (the row noted for deferral) or has
+   * no price (the run stops on it).
    */
   private async reserve(item: Item): Promise<Reservation | undefined> {
     const { budget, submitStop, settings } = this.ctx;
+    const unpriced = unpricedRowError(item, this.ctx.pricing);
+    if (unpriced) {
+      this.fail(unpriced); // the row stays pending; the run stops sending and ends on this line (exit 2)
+      return undefined;
+    }
     const reservation = reservationFor(item, this.ctx.pricing, { budgeted: budget.budgetUsd !== undefined, mayOverrun: settings.budgetMayOverrun === true });
     for (;;) {
       if (budget.tryReserve(reservation.usd)) return reservation;

@@ -3,15 +3,16 @@
 // budget, rows, event log, runs) and nothing sent (the gateway's own ledger); or the run as written.
 import { writeFileSync } from 'node:fs';
 import { expect, onTestFinished, test } from 'vitest';
-import { startHostileGateway, type HostileGateway } from '../hostile/hostile-gateway.js';
+import { Journal } from '../../src/journal/index.js';
+import { DEFAULTS, startHostileGateway, type HostileGateway, type HostileOptions } from '../hostile/hostile-gateway.js';
 import { BUILT, gatewayEnv, runCli, stdoutJson, type CliResult } from './helpers/cli.js';
 import { journalSnapshot } from './helpers/journal-snapshot.js';
 import { statesById } from './helpers/journal.js';
 import { chatRow, videoRow, writeJsonl } from './helpers/manifests.js';
 import { workspace, type Workspace } from './helpers/workspace.js';
 
-async function hostile(): Promise<HostileGateway> {
-  const gw = await startHostileGateway();
+async function hostile(options: HostileOptions = {}): Promise<HostileGateway> {
+  const gw = await startHostileGateway(options);
   onTestFinished(() => gw.close());
   return gw;
 }
@@ -48,13 +49,14 @@ test.skipIf(!BUILT)('deferred rows a new pricing file cannot price: plan and run
   expect(statesById(ws.state)).toEqual({ v1: 'deferred', v2: 'deferred' });
   const before = journalSnapshot(ws.state);
 
-  const [plan, planJson, run, sameManifest] = await Promise.all([
+  const [plan, planJson] = await Promise.all([
     runCli(['plan', chats, '--state', ws.state, '--pricing', pricing, '--budget', '5'], { cwd: ws.dir }),
     runCli(['plan', chats, '--state', ws.state, '--pricing', pricing, '--budget', '5', '--json'], { cwd: ws.dir }),
-    runCli(['run', chats, '--state', ws.state, '--out', ws.out, '--pricing', pricing, '--budget', '5', '--progress', 'none'], { env, cwd: ws.dir }),
-    // The manifest the rows came from, unchanged: no ingest reads it again, the journal's rows are judged.
-    runCli(['run', videos, '--state', ws.state, '--out', ws.out, '--pricing', pricing, '--budget', '5', '--skip-invalid', '--progress', 'none'], { env, cwd: ws.dir }),
   ]);
+  // One runner at a time per journal: the runs one after the other.
+  const run = await runCli(['run', chats, '--state', ws.state, '--out', ws.out, '--pricing', pricing, '--budget', '5', '--progress', 'none'], { env, cwd: ws.dir });
+  // The manifest the rows came from, unchanged: no ingest reads it again, the journal's rows are judged.
+  const sameManifest = await runCli(['run', videos, '--state', ws.state, '--out', ws.out, '--pricing', pricing, '--budget', '5', '--skip-invalid', '--progress', 'none'], { env, cwd: ws.dir });
 
   refusedWith(plan, UNPRICED('deferred', 1));
   expect(plan.stdout).not.toMatch(/Fits/);
@@ -87,6 +89,42 @@ test.skipIf(!BUILT)('pending rows of an earlier manifest a new pricing file cann
   refusedWith(run, new RegExp(`^gbatch run: ${UNPRICED('pending', 2).source}`));
   expect(journalSnapshot(ws.state)).toEqual(before);
   expect(gw.requests).toHaveLength(0);
+});
+
+test.skipIf(!BUILT)('a row made sendable during the run (resolve --resubmit) that the pricing file cannot price: exit 2 naming it, never sent', async () => {
+  const ws = workspace();
+  const rows = [chatRow('c1', 'one'), chatRow('c2', 'two'), chatRow('c3', 'three'), chatRow('x1', 'large', { model: 'chat-large' })];
+  const manifest = writeJsonl(ws.path('rows.jsonl'), rows);
+  const ingested = await runCli(['run', manifest, '--state', ws.state, '--ingest-only'], { cwd: ws.dir });
+  expect(ingested.code, ingested.stderr).toBe(0);
+  // x1 was mid-request when a runner died: the next run makes it uncertain, which no run sends by itself.
+  const journal = Journal.open(ws.state);
+  journal.apply([{ id: 'x1', event: 'submit', patch: { attempts: 1, reservedUsd: 0.01 }, detail: { attempt: 1 } }]);
+  journal.close();
+  let resolved: CliResult | undefined;
+  // The operator's decision lands while the first request is on the wire (one at a time: --concurrency 1).
+  const gw = await hostile({
+    routes: {
+      chat: async (req, res, gateway) => {
+        resolved ??= await runCli(['resolve', '--state', ws.state, 'x1', '--resubmit'], { cwd: ws.dir });
+        await DEFAULTS.chat(req, res, gateway);
+      },
+    },
+  });
+  const run = await runCli(['run', manifest, '--state', ws.state, '--out', ws.out, '--pricing', chatOnlyPricing(ws), '--concurrency', '1', '--progress', 'none'],
+    { env: gatewayEnv(gw.baseUrl, gw.key), cwd: ws.dir });
+
+  expect(resolved?.code, resolved?.stderr).toBe(0);
+  expect(run.code, run.stderr).toBe(2);
+  expect(run.stderr).not.toMatch(/internal error|Please report|\n\s+at /);
+  expect(run.stderr.trim().split('\n').at(-1)).toMatch(new RegExp("^gbatch run: \\S*rows\\.jsonl:4 row 'x1' field 'model': no price for model 'chat-large' in the pricing table; "
+    + 'add it with --pricing \\(it became sendable during this run, after the pricing check at its start: nothing more is sent\\)$'));
+  expect(gw.requests.filter((r) => r.json?.model === 'chat-large')).toEqual([]);
+  // The answers received are kept (results.jsonl is written from them by the next run); a row still
+  // queued when the run stopped, and x1, wait unsent: nothing is left mid-request.
+  const answered = expect.stringMatching(/^(succeeded|downloaded)$/);
+  const answeredOrWaiting = expect.stringMatching(/^(succeeded|downloaded|pending)$/);
+  expect(statesById(ws.state)).toEqual({ c1: answered, c2: answeredOrWaiting, c3: answeredOrWaiting, x1: 'pending' });
 });
 
 /** A journal with two chat rows ingested, and the gateway to send them to. */

@@ -5,7 +5,7 @@ import { ConfigError } from '../../src/core/config-error.js';
 import { BUILTIN_PRICING, type PricingTable } from '../../src/core/pricing.js';
 import type { ItemState } from '../../src/core/states.js';
 import type { ModelGroup } from '../../src/journal/index.js';
-import { refuseUnpricedHeldRows, unpricedHeldRows } from '../../src/pipeline/held-row-prices.js';
+import { refuseUnpricedHeldRows, unpricedHeldRows, unpricedRowError } from '../../src/pipeline/held-row-prices.js';
 
 function group(kind: string, model: string, resolution: string | null, id: string, state: ItemState, line: number, rows = 1): ModelGroup {
   return { kind, model, resolution, rows, first: { id, state, sourceFile: 'rows.jsonl', sourceLine: line } };
@@ -71,5 +71,18 @@ describe('unpricedHeldRows', () => {
     const journal = journalOf([group('video', 'video-mini', '480p', 'v1', 'deferred', 2)]);
     await expect(refuseUnpricedHeldRows(journal, CHAT_ONLY, 'p.json', false)).rejects.toBeInstanceOf(ConfigError);
     await expect(refuseUnpricedHeldRows(journalOf([]), CHAT_ONLY, 'p.json', false)).resolves.toBeUndefined();
+  });
+});
+
+describe('unpricedRowError (a row that became sendable during the run)', () => {
+  const item = { id: 'x1', kind: 'chat' as const, model: 'chat-large', resolution: null, sourceFile: 'rows.jsonl', sourceLine: 4 };
+
+  it('a ConfigError naming the row, its field and why; none for a priced row', () => {
+    const err = unpricedRowError(item, CHAT_ONLY);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err!.message).toBe("rows.jsonl:4 row 'x1' field 'model': no price for model 'chat-large' in the pricing table; add it with --pricing "
+      + '(it became sendable during this run, after the pricing check at its start: nothing more is sent)');
+    expect(unpricedRowError(item, BUILTIN_PRICING)).toBeUndefined();
+    expect(unpricedRowError({ ...item, kind: 'video', model: 'video-mini', resolution: '480p' }, BUILTIN_PRICING)).toBeUndefined();
   });
 });
