@@ -104,14 +104,15 @@ export class Submitter {
 
   /**
    * Reserves the row's bound (the estimate under --budget-may-overrun), waiting for headroom while
-   * in-flight work may still free some; undefined when it cannot fit (the row noted for deferral) or has
-   * no price (the run stops on it).
+   * in-flight work may still free some; undefined (the row noted for deferral) when it cannot fit.
    */
   private async reserve(item: Item): Promise<Reservation | undefined> {
     const { budget, submitStop, settings } = this.ctx;
     const unpriced = unpricedRowError(item, this.ctx.pricing);
     if (unpriced) {
-      this.fail(unpriced); // the row stays pending; the run stops sending and ends on this line (exit 2)
+      // No price (it became sendable after the start's check): the row stays pending, and the run stops
+      // sending and ends on this line (exit 2).
+      this.fail(unpriced);
       return undefined;
     }
     const reservation = reservationFor(item, this.ctx.pricing, { budgeted: budget.budgetUsd !== undefined, mayOverrun: settings.budgetMayOverrun === true });
