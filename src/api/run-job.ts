@@ -110,6 +110,7 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
       manifests: job.manifests,
       statePath: job.statePath,
       pricing: job.pricing,
+      pricingSource: job.pricingSource,
       budgetUsd: flags.budget,
       liftBudget: flags['no-budget'],
       baseUrl: access.baseUrl,

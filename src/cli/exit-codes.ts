@@ -11,7 +11,7 @@ const BUSY = [73, 'a live runner holds the job (another `gbatch run`): nothing w
 export const EXIT_CODES = {
   plan: [
     [0, 'every row is valid and the job fits the budget (when one is in force)'],
-    [2, 'some row is invalid (each listed as file:line), a row changed under an id the journal holds, or a usage or configuration error'],
+    [2, 'some row is invalid (each listed as file:line), a row changed under an id the journal holds, a row the journal holds that the pricing file cannot price, or a usage or configuration error'],
     [3, 'the job does not fit the budget: what the gateway can bill for the remaining rows, plus what the journal holds, exceeds it'],
     INTERNAL,
   ],

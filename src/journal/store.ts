@@ -46,6 +46,12 @@ export interface EventLogRecord extends ItemEventRecord { seq: number; itemId: s
 export interface PriorRow { content_hash: string; state: string; source_file: string; source_line: number }
 
 export interface ManifestRecord { bytes: number; sha256: string; rows: number }
+
+/** The rows of one kind, model and resolution among some states: how many, and the first in manifest order. */
+export interface ModelGroup {
+  kind: string; model: string | null; resolution: string | null; rows: number;
+  first: { id: string; state: ItemState; sourceFile: string; sourceLine: number };
+}
 export interface ManifestPrint extends ManifestRecord { path: string }
 
 /** The sums `report` and `status` show, for the whole job and per model and resolution. */
@@ -228,6 +234,8 @@ export interface JournalStore {
   /** The ids among `failedIds` last moved to `failed` by an operator's abandon of an uncertain row. */
   abandonedWhileUncertain(failedIds: readonly string[]): Promise<Set<string>>;
   priors(ids: readonly string[]): Promise<Map<string, PriorRow>>;
+  /** The kinds, models and resolutions of the rows in `states`, in the order of their first rows (the pricing check). */
+  modelGroups(states: readonly ItemState[]): Promise<ModelGroup[]>;
 
   /**
    * Applies the changes in ONE transaction, each checked by the transition table and written

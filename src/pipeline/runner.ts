@@ -26,6 +26,7 @@ import { ingestManifests, type IngestOutcome } from '../ingest/ingest-manifests.
 import { JournalGuard, type JournalLoss, type UnrecordedTask } from './journal-guard.js';
 import { endLeaseLost, endLost, lockLostLine, noteUnrecorded, type JournalLossReason } from './journal-loss-ending.js';
 import { lossWords } from './journal-rescue.js';
+import { refuseUnpricedHeldRows } from './held-row-prices.js';
 import { Poller } from './poller.js';
 import { recoverJournal, type Recovery } from './recover.js';
 import { crashEndOf, runEndOf } from './run-ending.js';
@@ -41,6 +42,8 @@ export interface RunConfig {
   statePath: string;
   settings: RunSettings;
   pricing: PricingTable;
+  /** How messages name the pricing table (its file, or the built-in one). */
+  pricingSource?: string;
   /** `--budget`: replaces the budget the job's journal holds. Without it the stored one stays in force. */
   budgetUsd?: number;
   /** `--no-budget`: lifts the job's stored budget. */
@@ -136,6 +139,8 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
   try {
     const takeover = await acquireRunner(journal.membership, journal.adapter, config.ifRunning ?? { policy: undefined, timeoutMs: 0 }, clock, where,
       (line) => events.emit('log', line));
+    // Rows earlier runs left for this one, priced by this run's table: a refusal before anything changes.
+    if (!config.ingestOnly) await refuseUnpricedHeldRows(journal, config.pricing, config.pricingSource ?? 'the pricing table', config.settings.resubmitUncertainText);
     runId = await journal.recordRunStart();
     await joinJobNotices(journal, events);
     if (takeover) events.emit('log', `taking over the journal from runner pid ${takeover.pid} (${takeover.host}), which is gone`);

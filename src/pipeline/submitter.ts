@@ -11,6 +11,7 @@ import { cancelledError, cancelLine } from './cancel-watch.js';
 import { changedElsewhere } from './changed-elsewhere.js';
 import { log, type RunContext } from './context.js';
 import { planOutcome, type FollowUp, type OutcomePlan } from './outcome.js';
+import { unpricedRowError } from './held-row-prices.js';
 import { reservationFor, type Reservation } from './reservation.js';
 import { rateWindow, SendPacer, type PacedSend } from './send-pacer.js';
 import { SharedSendPacer, sharedSendInterval } from './shared-send-pacer.js';
@@ -112,6 +113,13 @@ export class Submitter {
    */
   private async reserve(item: Item): Promise<Reservation | undefined> {
     const { budget, submitStop, settings } = this.ctx;
+    const unpriced = unpricedRowError(item, this.ctx.pricing);
+    if (unpriced) {
+      // No price (it became sendable after the start's check): the row stays pending, and the run stops
+      // sending and ends on this line (exit 2).
+      this.fail(unpriced);
+      return undefined;
+    }
     const reservation = reservationFor(item, this.ctx.pricing, { budgeted: budget.budgetUsd !== undefined, mayOverrun: settings.budgetMayOverrun === true });
     for (;;) {
       if (budget.tryReserve(reservation.usd)) return reservation;

@@ -9,7 +9,7 @@ import type { ResultRow } from '../result-row.js';
 import type { RunEnd, RunRecord } from '../runs.js';
 import type { OpenStoreOptions } from '../open-store.js';
 import type {
-  Coordination, EventLogRecord, IngestOptions, IngestWriter, ItemEventRecord, ItemFilter as StoreItemFilter, JobCancel, JobInput, JournalStore, ManifestRecord, PriorRow, ReportSums, RunnerMembership,
+  Coordination, EventLogRecord, IngestOptions, IngestWriter, ItemEventRecord, ItemFilter as StoreItemFilter, JobCancel, JobInput, JournalStore, ManifestRecord, ModelGroup, PriorRow, ReportSums, RunnerMembership,
 } from '../store.js';
 import { LockLostError } from '../runner-standing.js';
 import { hostname } from 'node:os';
@@ -234,6 +234,10 @@ export class PostgresJournalStore implements JournalStore {
     } finally {
       client.release();
     }
+  }
+
+  async modelGroups(states: readonly ItemState[]): Promise<ModelGroup[]> {
+    return this.reads.modelGroups(states);
   }
 
   async lastSubmitTimes(ids: readonly string[]): Promise<Map<string, number>> {

@@ -6,7 +6,7 @@ import type { JobRecord, Spend } from '../change.js';
 import type { Item, ItemRow } from '../item.js';
 import { HAS_LINE, OPEN_STATES, type ResultRow } from '../result-row.js';
 import type { RunRecord } from '../runs.js';
-import type { EventLogRecord, ItemEventRecord, ManifestRecord, PriorRow } from '../store.js';
+import type { EventLogRecord, ItemEventRecord, ManifestRecord, ModelGroup, PriorRow } from '../store.js';
 import type { JobContext } from './job-context.js';
 import { ITEM_COLUMNS, toItem } from './item-row.js';
 import type { Queryable } from './pool.js';
@@ -133,6 +133,19 @@ export class JobQueries {
       'SELECT id, content_hash, state, source_file, source_line FROM items WHERE job_id = $1 AND id = ANY($2)', [ids]);
     for (const { id, ...prior } of rows) found.set(id, prior);
     return found;
+  }
+
+  /** As the SQLite adapter's (sqlite/model-groups.ts): each group with its first row in manifest order. */
+  async modelGroups(states: readonly ItemState[]): Promise<ModelGroup[]> {
+    const rows = await this.rows<{ kind: string; model: string | null; resolution: string | null; rows: number; id: string; state: ItemState; source_file: string; source_line: number }>(
+      `SELECT g.kind, g.model, g.resolution, g.rows, i.id, i.state, i.source_file, i.source_line
+       FROM (SELECT kind, model, resolution, COUNT(*) AS rows, MIN(seq) AS first FROM items
+             WHERE job_id = $1 AND state = ANY($2) GROUP BY kind, model, resolution) g
+       JOIN items i ON i.job_id = $1 AND i.seq = g.first ORDER BY g.first`, [states]);
+    return rows.map((r) => ({
+      kind: r.kind, model: r.model, resolution: r.resolution, rows: r.rows,
+      first: { id: r.id, state: r.state, sourceFile: r.source_file, sourceLine: r.source_line },
+    }));
   }
 
   async manifestRecords(paths: readonly string[]): Promise<Map<string, ManifestRecord>> {

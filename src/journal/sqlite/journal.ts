@@ -1,6 +1,7 @@
 // The journal: one SQLite file per job, the source of truth for every item's state and money.
 import Database from 'better-sqlite3';
-import { closeSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync } from 'node:fs';
+import { makeDirectoriesSync } from '../../io/make-directories.js';
 import { dirname } from 'node:path';
 import { ITEM_STATES, transition, type ItemEvent, type ItemState } from '../../core/states.js';
 import { roundUsd } from '../../core/money.js';
@@ -77,7 +78,7 @@ export class Journal {
     this.clock = options.clock ?? Date;
     this.syncMode = options.sync ?? 'full';
     this.syncWal = options.syncWal ?? fsyncWalFile;
-    if (!options.readonly) mkdirSync(dirname(file), { recursive: true });
+    if (!options.readonly) makeDirectoriesSync(dirname(file));
     this.db = openDatabase(file, { readonly: options.readonly ?? false, sync: options.sync ?? 'full' });
     try {
       if (!options.readonly) {

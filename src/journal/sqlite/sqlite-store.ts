@@ -8,11 +8,12 @@ import type { RunEnd, RunRecord } from '../runs.js';
 import { lastRun, recordRunEnd, recordRunStart } from '../runs.js';
 import { abandonedWhileUncertain, lastSubmitTimes } from '../history.js';
 import type {
-  EventLogRecord, IngestWriter, ItemEventRecord, ItemFilter, JobCancel, JobInput, JournalStore, ManifestPrint, ManifestRecord, PriorRow, ReportSums, RunnerMembership,
+  EventLogRecord, IngestWriter, ItemEventRecord, ItemFilter, JobCancel, JobInput, JournalStore, ManifestPrint, ManifestRecord, ModelGroup, PriorRow, ReportSums, RunnerMembership,
   RunnerTakeover, RunnerView, SumRow, Takeover,
 } from '../store.js';
 import { IngestSession } from './ingest-session.js';
 import { Journal, type JournalOptions } from './journal.js';
+import { modelGroups } from './model-groups.js';
 import { priorQuery } from './narrow-keys.js';
 
 const SUMS = `COUNT(*) AS items,
@@ -142,6 +143,10 @@ export class SqliteJournalStore implements JournalStore {
 
   async abandonedWhileUncertain(failedIds: readonly string[]): Promise<Set<string>> {
     return abandonedWhileUncertain(this.journal, failedIds);
+  }
+
+  async modelGroups(states: readonly ItemState[]): Promise<ModelGroup[]> {
+    return modelGroups(this.journal.db, states);
   }
 
   async priors(ids: readonly string[]): Promise<Map<string, PriorRow>> {
