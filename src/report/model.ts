@@ -1,6 +1,8 @@
 // The reconciliation: estimate vs actual per item, per model and resolution, and in total.
+import { checkCharge } from '../core/charge-check.js';
+import { billingResolution } from '../core/models.js';
 import { roundUsd } from '../core/money.js';
-import { overshoot } from '../core/settlement.js';
+import { overshoot, settleVideo, type PriceSnapshot } from '../core/settlement.js';
 import type { ItemState } from '../core/states.js';
 import type { Item, ItemError, JournalStore } from '../journal/index.js';
 import type { ItemTiming, Timeline } from './timeline.js';
@@ -59,6 +61,10 @@ export interface ReportItem {
   overshoot_usd: number;
   /** True when the gateway gave no usable count (usage, total_tokens): actual_usd is the bound reserved for it. */
   unmetered: boolean;
+  /** What the pricing table says the row cost, where the gateway reported its own charge beside it; else null. */
+  table_usd: number | null;
+  /** True when the gateway charged more than the pricing table says (actual_usd is the gateway's charge). */
+  mispriced: boolean;
   source: string;
   /** Its last attempt, from the event log (ISO; null: not reached): sent, accepted (video), succeeded, ended. */
   submitted_at: string | null;
@@ -97,6 +103,7 @@ export function reportItem(item: Item, timing: ItemTiming = {}): ReportItem {
     gateway_charge_usd: item.gatewayChargeUsd,
     overshoot_usd: item.actualUsd === null ? 0 : overshoot(item.estimateUsd, item.actualUsd),
     unmetered: item.unmetered,
+    ...tablePrice(item),
     source: `${item.sourceFile}:${item.sourceLine}`,
     submitted_at: iso(timing.submittedAt),
     accepted_at: iso(timing.acceptedAt),
@@ -104,6 +111,23 @@ export function reportItem(item: Item, timing: ItemTiming = {}): ReportItem {
     finished_at: iso(timing.finishedAt),
     duration_ms: timing.finishedAt !== undefined && timing.submittedAt !== undefined ? timing.finishedAt - timing.submittedAt : null,
   };
+}
+
+/** The table's figure for a settled video the gateway also priced (the same rule as its settlement), and whether the gateway charged more. */
+function tablePrice(item: Item): { table_usd: number | null; mispriced: boolean } {
+  const snapshot = item.priceSnapshot as PriceSnapshot | null;
+  if (item.kind !== 'video' || item.actualUsd === null || item.totalTokens === null || item.gatewayChargeUsd === null || !snapshot?.video) {
+    return { table_usd: null, mispriced: false };
+  }
+  try {
+    const { usd } = settleVideo({
+      totalTokens: item.totalTokens, finalResolution: item.finalResolution ?? undefined,
+      requestedResolution: billingResolution(item.resolution ?? undefined), hasReferenceVideo: item.hasReferenceVideo, snapshot,
+    });
+    return { table_usd: usd, mispriced: checkCharge(usd, item.gatewayChargeUsd).driftRatio !== undefined };
+  } catch {
+    return { table_usd: null, mispriced: false }; // a snapshot without the rate: nothing to compare
+  }
 }
 
 /** `timeline` (from the event log) gives the job's start, end and duration; without it they are null. */

@@ -1,0 +1,51 @@
+// The pricing table's figure for a settled row against the charge the gateway reported for it. Pure.
+// The gateway's live price list and group ratio are authoritative (spec 8.2, 8.3): when it reports a
+// charge above the table's, that charge is what was billed, and the table is wrong by their ratio.
+
+import { formatUsd, roundUsd } from './money.js';
+
+/** One unit of the gateway's quota (500,000 quota = 1 USD): its reported charges are rounded to it. */
+export const CHARGE_GRAIN_USD = 1 / 500_000;
+
+export interface ChargeCheck {
+  /** What the row is booked at: the larger of the table's figure and the gateway's charge. */
+  bookedUsd: number;
+  /**
+   * gateway / table when the gateway charged more than the table beyond its rounding grain: the factor
+   * the table under-prices by. Infinity when the table says nothing is owed. Undefined: no drift seen.
+   */
+  driftRatio?: number;
+}
+
+export function checkCharge(tableUsd: number, gatewayUsd: number | undefined): ChargeCheck {
+  if (gatewayUsd === undefined || gatewayUsd - tableUsd <= CHARGE_GRAIN_USD) {
+    return { bookedUsd: roundUsd(Math.max(tableUsd, gatewayUsd ?? 0)) };
+  }
+  return { bookedUsd: roundUsd(gatewayUsd), driftRatio: tableUsd > 0 ? gatewayUsd / tableUsd : Infinity };
+}
+
+/**
+ * A reservation scaled by the ratio the gateway was seen charging above the table (1: none seen), so a
+ * row sent after the drift was seen can still not be billed beyond what it reserved.
+ */
+export function scaledReservation(usd: number, driftRatio: number): number {
+  return driftRatio > 1 ? roundUsd(usd * driftRatio) : usd;
+}
+
+/** "x2.000" for a log line or a note. */
+export function formatRatio(ratio: number): string {
+  return Number.isFinite(ratio) ? `x${ratio.toFixed(3)}` : 'x∞';
+}
+
+/**
+ * A text answer's usage gives tokens, not a price, so drift on text cannot be seen in it. Once the
+ * gateway was seen charging above the table (a group ratio applies to every model of the account), a
+ * text answer is booked at the table's price times that ratio, with a note saying so.
+ */
+export function textAtDrift(tableUsd: number, driftRatio: number): { usd: number; note?: string } {
+  if (!(driftRatio > 1) || !Number.isFinite(driftRatio)) return { usd: tableUsd };
+  return {
+    usd: roundUsd(tableUsd * driftRatio),
+    note: `booked at the pricing table's ${formatUsd(tableUsd)} ${formatRatio(driftRatio)}: the gateway was seen charging that much above the table`,
+  };
+}
