@@ -18,7 +18,7 @@ export interface ChargeCheck {
 }
 
 export function checkCharge(tableUsd: number, gatewayUsd: number | undefined): ChargeCheck {
-  if (gatewayUsd === undefined || gatewayUsd - tableUsd <= CHARGE_GRAIN_USD) {
+  if (gatewayUsd === undefined || roundUsd(gatewayUsd - tableUsd) <= CHARGE_GRAIN_USD) {
     return { bookedUsd: roundUsd(Math.max(tableUsd, gatewayUsd ?? 0)) };
   }
   return { bookedUsd: roundUsd(gatewayUsd), driftRatio: tableUsd > 0 ? gatewayUsd / tableUsd : Infinity };
@@ -29,6 +29,7 @@ export function checkCharge(tableUsd: number, gatewayUsd: number | undefined): C
  * row sent after the drift was seen can still not be billed beyond what it reserved.
  */
 export function scaledReservation(usd: number, driftRatio: number): number {
+  if (!Number.isFinite(driftRatio)) return Infinity;
   return driftRatio > 1 ? roundUsd(usd * driftRatio) : usd;
 }
 

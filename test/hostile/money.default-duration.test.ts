@@ -18,16 +18,15 @@ test.skipIf(!BUILT)('video rows without a duration, a gateway that defaults to 1
     ({ id: `v${i + 1}`, kind: 'video', model: 'video-mini', prompt: `A glacier calving, take ${i + 1}`, resolution: '1080p' })));
   const run = await runCli(['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.02', '--budget', '3', '--json', '--quiet'],
     { env: gatewayEnv(gw.baseUrl, gw.key) });
-  expect(run.code, run.stderr).toBe(3);
-  expect(stdoutJson(run).stop_reason).toBe('budget');
-
-  const sent = gw.requests.filter((r) => r.method === 'POST' && r.path === '/v1/video/generations');
-  expect(sent.length).toBeGreaterThan(0);
-  expect(sent.map((r) => r.json.duration)).toEqual(Array(sent.length).fill(5));
   const billed = gw.billedUsd();
+  expect(billed).toBeGreaterThan(0);
   expect(billed).toBeLessThanOrEqual(3);
   const report = await reportJson(ws.state);
   expect(report.totals.actual_usd).toBeCloseTo(billed, 6);
+  expect(run.code, run.stderr).toBe(3);
+  expect(stdoutJson(run).stop_reason).toBe('budget');
+  const sent = gw.requests.filter((r) => r.method === 'POST' && r.path === '/v1/video/generations');
+  expect(sent.map((r) => r.json.duration)).toEqual(Array(sent.length).fill(5));
   // The manifest's row is unchanged in the journal; the submit event records what was added.
   const journal = readJournal(ws.state);
   expect(journal.byId.get('v1')!.request).not.toHaveProperty('duration');

@@ -45,9 +45,9 @@ test.skipIf(!BUILT)('a gateway billing at group ratio 2 (the pricing file says 1
   const ws = workspace();
   const gw = await gateway({ groupRatio: 2, reportCharge: true });
   const result = await run(ws, gw, fortyVideos(ws), '--budget', '10');
+  await expectLedgerWithinBudgetAndBooked(ws, gw, 10);
   expect(result.code, result.stderr).toBe(3);
   expect(stdoutJson(result).stop_reason).toBe('budget');
-  await expectLedgerWithinBudgetAndBooked(ws, gw, 10);
   // One line names the model, the table's figure and the gateway's; said once, not per row.
   const lines = result.stderr.split('\n').filter((l) => l.includes('the pricing table says'));
   expect(lines).toHaveLength(1);
@@ -83,8 +83,8 @@ test.skipIf(!BUILT)('a pricing file cheaper than the gateway\'s price list: the 
   const pricing = ws.path('pricing.json');
   writeFileSync(pricing, JSON.stringify({ group_ratio: 1, video: { 'video-mini': mini }, chat: {} }));
   const result = await run(ws, gw, fortyVideos(ws), '--budget', '5', '--pricing', pricing);
-  expect(result.code, result.stderr).toBe(3);
   await expectLedgerWithinBudgetAndBooked(ws, gw, 5);
+  expect(result.code, result.stderr).toBe(3);
   expect(result.stderr).toMatch(/model 'video-mini' .*the pricing table says \$0\.092\d+ \(x2\.000\)/);
 });
 
