@@ -8,7 +8,7 @@ import { formatUsd, roundUsd } from './money.js';
 export const CHARGE_GRAIN_USD = 1 / 500_000;
 
 export interface ChargeCheck {
-  /** What the row is booked at: the larger of the table's figure and the gateway's charge. */
+  /** What the row is booked at: the gateway's charge when it is above the table's figure, else the table's. */
   bookedUsd: number;
   /**
    * gateway / table when the gateway charged more than the table beyond its rounding grain: the factor
@@ -17,10 +17,12 @@ export interface ChargeCheck {
   driftRatio?: number;
 }
 
+/**
+ * A reported charge within one quota unit above the table's figure is the same price, rounded to the
+ * gateway's unit: the table's exact figure is kept (the slack of every bound dwarfs a unit per row).
+ */
 export function checkCharge(tableUsd: number, gatewayUsd: number | undefined): ChargeCheck {
-  if (gatewayUsd === undefined || roundUsd(gatewayUsd - tableUsd) <= CHARGE_GRAIN_USD) {
-    return { bookedUsd: roundUsd(Math.max(tableUsd, gatewayUsd ?? 0)) };
-  }
+  if (gatewayUsd === undefined || roundUsd(gatewayUsd - tableUsd) <= CHARGE_GRAIN_USD) return { bookedUsd: tableUsd };
   return { bookedUsd: roundUsd(gatewayUsd), driftRatio: tableUsd > 0 ? gatewayUsd / tableUsd : Infinity };
 }
 

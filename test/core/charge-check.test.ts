@@ -10,8 +10,9 @@ describe('checkCharge: the table\'s figure against the gateway\'s reported charg
     expect(checkCharge(0.5, 0.25)).toEqual({ bookedUsd: 0.5 });
   });
 
-  it('within one quota unit above the table: rounding, booked at the larger, no drift', () => {
-    expect(checkCharge(0.1, 0.1 + CHARGE_GRAIN_USD)).toEqual({ bookedUsd: 0.100002 });
+  it('within one quota unit above the table: the same price rounded to the gateway\'s unit, the table\'s exact figure, no drift', () => {
+    expect(checkCharge(0.1, 0.1 + CHARGE_GRAIN_USD)).toEqual({ bookedUsd: 0.1 });
+    expect(checkCharge(0.1, 0.1 + 2 * CHARGE_GRAIN_USD).driftRatio).toBeCloseTo(1.00004, 8);
   });
 
   it('the gateway charged more (a group ratio of 2): its charge is booked, the ratio is the drift', () => {
