@@ -2,7 +2,6 @@
 import PQueue from 'p-queue';
 import { billingResolution } from '../core/models.js';
 import { meterVideoSuccess } from '../core/metering.js';
-import { priceDriftLine } from './price-drift.js';
 import type { PriceSnapshot } from '../core/settlement.js';
 import { errorSummary } from '../gateway/errors.js';
 import type { TaskStatus } from '../gateway/task-status.js';
@@ -10,6 +9,7 @@ import type { Change, Item } from '../journal/index.js';
 import { changedElsewhere } from './changed-elsewhere.js';
 import { log, type RunContext } from './context.js';
 import { MinHeap } from './min-heap.js';
+import { priceDriftLine } from './price-drift.js';
 
 interface Due { at: number; itemId: string; taskId: string; failures: number }
 
