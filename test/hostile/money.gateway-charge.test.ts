@@ -114,3 +114,21 @@ test.skipIf(!BUILT)('text billed at the same group ratio: its usage carries no p
     expect(report.items.find((i) => i.id === id)!.error!.message).toMatch(/^booked at the pricing table's \$[\d.]+ x2\.000: the gateway was seen charging that much above the table$/);
   }
 });
+
+test.skipIf(!BUILT)('charged above even the bound (a dearer resolution at group ratio 2): the rows already in flight overrun, booked as billed; nothing more is sent', async () => {
+  const ws = workspace();
+  const gw = await gateway({ groupRatio: 2, reportCharge: true, finalResolution: () => '1080p' });
+  const result = await run(ws, gw, fortyVideos(ws), '--budget', '10');
+  expect(result.code, result.stderr).toBe(3);
+  const billed = gw.billedUsd();
+  const report = await reportJson(ws.state);
+  expect(report.totals.actual_usd).toBeCloseTo(billed, 6);
+  // The most that can be in flight before the first charge is seen: every row the budget fits at its bound
+  // ($0.459 at 1080p); each then overruns by the gateway's $0.919 less that bound. Nothing is sent after.
+  const bound = 0.459421875;
+  const charged = Math.ceil(2 * bound * 500_000) / 500_000;
+  const inFlight = Math.floor(10 / bound);
+  expect(gw.count('POST', '/v1/video/generations')).toBeLessThanOrEqual(inFlight);
+  expect(billed).toBeLessThanOrEqual(10 + inFlight * (charged - bound) + 1e-9);
+  expect(report.items.filter((i) => i.mispriced)).toHaveLength(gw.count('POST', '/v1/video/generations'));
+});
