@@ -2,7 +2,9 @@
 // The gateway's live price list and group ratio are authoritative (spec 8.2, 8.3): when it reports a
 // charge above the table's, that charge is what was billed, and the table is wrong by their ratio.
 
+import { billingResolution } from './models.js';
 import { formatUsd, roundUsd } from './money.js';
+import { settleVideo, type PriceSnapshot } from './settlement.js';
 
 /** One unit of the gateway's quota (500,000 quota = 1 USD): its reported charges are rounded to it. */
 export const CHARGE_GRAIN_USD = 1 / 500_000;
@@ -51,4 +53,30 @@ export function textAtDrift(tableUsd: number, driftRatio: number): { usd: number
     usd: roundUsd(tableUsd * driftRatio),
     note: `booked at the pricing table's ${formatUsd(tableUsd)} ${formatRatio(driftRatio)}: the gateway was seen charging that much above the table`,
   };
+}
+
+/** A settled video as the journal keeps it: what its table figure is computed from. */
+export interface SettledVideo {
+  totalTokens: number | null;
+  finalResolution: string | null;
+  resolution: string | null;
+  hasReferenceVideo: boolean;
+  gatewayChargeUsd: number | null;
+}
+
+/**
+ * What `snapshot` prices a settled video at and how that compares with the gateway's reported charge
+ * (checkCharge), by the rule it was settled with; undefined without both figures, or without the rate.
+ */
+export function checkSettledVideo(row: SettledVideo, snapshot: PriceSnapshot | null | undefined): (ChargeCheck & { tableUsd: number }) | undefined {
+  if (row.totalTokens === null || row.gatewayChargeUsd === null || !snapshot?.video) return undefined;
+  try {
+    const { usd } = settleVideo({
+      totalTokens: row.totalTokens, finalResolution: row.finalResolution ?? undefined,
+      requestedResolution: billingResolution(row.resolution ?? undefined), hasReferenceVideo: row.hasReferenceVideo, snapshot,
+    });
+    return { tableUsd: usd, ...checkCharge(usd, row.gatewayChargeUsd) };
+  } catch {
+    return undefined; // the snapshot has no rate for the resolution: nothing to compare
+  }
 }

@@ -1,8 +1,7 @@
 // The reconciliation: estimate vs actual per item, per model and resolution, and in total.
-import { checkCharge } from '../core/charge-check.js';
-import { billingResolution } from '../core/models.js';
+import { checkSettledVideo } from '../core/charge-check.js';
 import { roundUsd } from '../core/money.js';
-import { overshoot, settleVideo, type PriceSnapshot } from '../core/settlement.js';
+import { overshoot, type PriceSnapshot } from '../core/settlement.js';
 import type { ItemState } from '../core/states.js';
 import type { Item, ItemError, JournalStore } from '../journal/index.js';
 import type { ItemTiming, Timeline } from './timeline.js';
@@ -113,21 +112,10 @@ export function reportItem(item: Item, timing: ItemTiming = {}): ReportItem {
   };
 }
 
-/** The table's figure for a settled video the gateway also priced (the same rule as its settlement), and whether the gateway charged more. */
+/** The table's figure for a settled video the gateway also priced (the rule it was settled by), and whether the gateway charged more. */
 function tablePrice(item: Item): { table_usd: number | null; mispriced: boolean } {
-  const snapshot = item.priceSnapshot as PriceSnapshot | null;
-  if (item.kind !== 'video' || item.actualUsd === null || item.totalTokens === null || item.gatewayChargeUsd === null || !snapshot?.video) {
-    return { table_usd: null, mispriced: false };
-  }
-  try {
-    const { usd } = settleVideo({
-      totalTokens: item.totalTokens, finalResolution: item.finalResolution ?? undefined,
-      requestedResolution: billingResolution(item.resolution ?? undefined), hasReferenceVideo: item.hasReferenceVideo, snapshot,
-    });
-    return { table_usd: usd, mispriced: checkCharge(usd, item.gatewayChargeUsd).driftRatio !== undefined };
-  } catch {
-    return { table_usd: null, mispriced: false }; // a snapshot without the rate: nothing to compare
-  }
+  const check = item.kind === 'video' && item.actualUsd !== null ? checkSettledVideo(item, item.priceSnapshot as PriceSnapshot | null) : undefined;
+  return check === undefined ? { table_usd: null, mispriced: false } : { table_usd: check.tableUsd, mispriced: check.driftRatio !== undefined };
 }
 
 /** `timeline` (from the event log) gives the job's start, end and duration; without it they are null. */

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CHARGE_GRAIN_USD, checkCharge, formatRatio, scaledReservation, textAtDrift } from '../../src/core/charge-check.js';
+import { CHARGE_GRAIN_USD, checkCharge, checkSettledVideo, formatRatio, scaledReservation, textAtDrift } from '../../src/core/charge-check.js';
+import { BUILTIN_PRICING } from '../../src/core/pricing.js';
+import { snapshotPrice } from '../../src/core/settlement.js';
 
 describe('checkCharge: the table\'s figure against the gateway\'s reported charge', () => {
   it('without a reported charge: the table\'s figure, no drift', () => {
@@ -51,5 +53,29 @@ describe('textAtDrift', () => {
   it('an unbounded drift cannot scale a price: the table\'s price (the reservation held what the row can cost)', () => {
     expect(textAtDrift(0.00045, Infinity)).toEqual({ usd: 0.00045 });
     expect(formatRatio(Infinity)).toBe('x∞');
+  });
+});
+
+describe('checkSettledVideo: a settled video\'s table figure (by the rule it was settled with) against its reported charge', () => {
+  const snapshot = snapshotPrice('video', 'video-mini', BUILTIN_PRICING);
+  const row = { totalTokens: 108_900, finalResolution: '720p', resolution: '720p', hasReferenceVideo: false, gatewayChargeUsd: 0.368344 };
+
+  it('the gateway charged twice the table: the table\'s figure and the drift', () => {
+    const check = checkSettledVideo(row, snapshot)!;
+    expect(check.tableUsd).toBe(0.18417168);
+    expect(check.bookedUsd).toBe(0.368344);
+    expect(check.driftRatio).toBeCloseTo(2, 4);
+  });
+
+  it('a table that already carries the ratio (group_ratio 2): no drift', () => {
+    const corrected = snapshotPrice('video', 'video-mini', { ...BUILTIN_PRICING, group_ratio: 2 });
+    expect(checkSettledVideo(row, corrected)).toEqual({ tableUsd: 0.36834336, bookedUsd: 0.36834336 });
+  });
+
+  it('nothing to compare: no reported charge, no tokens, no snapshot, or no rate for the resolution', () => {
+    expect(checkSettledVideo({ ...row, gatewayChargeUsd: null }, snapshot)).toBeUndefined();
+    expect(checkSettledVideo({ ...row, totalTokens: null }, snapshot)).toBeUndefined();
+    expect(checkSettledVideo(row, null)).toBeUndefined();
+    expect(checkSettledVideo(row, { groupRatio: 1, video: {} })).toBeUndefined();
   });
 });
