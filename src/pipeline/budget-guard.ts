@@ -19,6 +19,8 @@ export class BudgetGuard {
   private journaledUsd = 0;
   /** The journal's word that some row of the job (another runner's too) is in flight. */
   private jobInFlight = false;
+  /** The largest ratio this run saw the gateway charge above the pricing table (1: none). */
+  private drift = 1;
 
   constructor(readonly budgetUsd: number | undefined, initial: SpendState) {
     this.spend = { ...initial };
@@ -60,6 +62,18 @@ export class BudgetGuard {
     this.spend.actualUsd = roundUsd(this.spend.actualUsd + actualUsd);
     this.live--;
     this.notify();
+  }
+
+  /** The factor later reservations (and text settlements) are scaled by: the gateway charges above the table. */
+  get driftRatio(): number {
+    return this.drift;
+  }
+
+  /** Records a ratio the gateway was seen charging above the table; true when it is a new high. */
+  observeDrift(ratio: number): boolean {
+    if (!(ratio > this.drift)) return false;
+    this.drift = ratio;
+    return true;
   }
 
   /** Journal reservations from an earlier run that this run will settle (tasks still in flight). */

@@ -20,6 +20,7 @@ import type { JobTotals, RunEnd } from '../journal/index.js';
 import { BudgetGuard } from './budget-guard.js';
 import type { RunContext, RunEvents, RunSettings } from './context.js';
 import { Downloader } from './downloader.js';
+import { earlierDrift } from './earlier-drift.js';
 import { exitCodeFor, EXIT } from './exit-code.js';
 import { GatewayWatch } from './gateway-watch.js';
 import { ingestManifests, type IngestOutcome } from '../ingest/ingest-manifests.js';
@@ -28,6 +29,7 @@ import { endLeaseLost, endLost, lockLostLine, noteUnrecorded, type JournalLossRe
 import { lossWords } from './journal-rescue.js';
 import { refuseUnpricedHeldRows } from './held-row-prices.js';
 import { Poller } from './poller.js';
+import { priceDriftLine } from './price-drift.js';
 import { recoverJournal, type Recovery } from './recover.js';
 import { crashEndOf, runEndOf } from './run-ending.js';
 import { OutputStop, outputExitCode, type OutputFailure } from './output-stop.js';
@@ -237,6 +239,8 @@ async function drive(
     random: config.random ?? Math.random,
     account: accountId(config.baseUrl, config.apiKey),
   };
+  const earlier = await earlierDrift(journal, config.pricing);
+  if (earlier && ctx.budget.observeDrift(earlier.ratio)) events.emit('log', priceDriftLine(earlier.item, earlier.tableUsd, earlier.gatewayUsd, earlier.ratio, true));
   const cleanups: Array<() => void> = [() => stops.dispose()];
   listen(config.interrupt, () => stops.interrupt(signalName(config.interrupt)), cleanups);
   listen(config.forceInterrupt, () => stops.force(), cleanups);

@@ -120,8 +120,11 @@ export class Submitter {
       this.fail(unpriced);
       return undefined;
     }
-    const reservation = reservationFor(item, this.ctx.pricing, { budgeted: budget.budgetUsd !== undefined, mayOverrun: settings.budgetMayOverrun === true });
+    const mode = { budgeted: budget.budgetUsd !== undefined, mayOverrun: settings.budgetMayOverrun === true };
+    let reservation: Reservation;
     for (;;) {
+      // Taken again after each wait: the gateway may have been seen charging above the table meanwhile.
+      reservation = reservationFor(item, this.ctx.pricing, { ...mode, driftRatio: budget.driftRatio });
       if (budget.tryReserve(reservation.usd)) return reservation;
       // A stop (a signal, the deadline, a 402) while waiting for headroom is not the budget's doing:
       // the row stays pending for the next run (a 402 defers it with the rest, below).
@@ -163,7 +166,7 @@ export class Submitter {
       if (outcome.kind === 'ambiguous' && outcome.error instanceof GatewayTransportError && outcome.error.code === 'GBATCH_ABORTED') this.cut++;
       // --max-attempts counts this run's attempts: a row left pending by an earlier run (or sent again by
       // `retry`) gets a fresh allowance, while its attempt numbers keep counting in the journal.
-      const plan = planOutcome(item, outcome, attempt, claimed.attempts + ctx.settings.maxSubmitAttempts);
+      const plan = planOutcome(item, outcome, attempt, claimed.attempts + ctx.settings.maxSubmitAttempts, ctx.budget.driftRatio);
       this.moveMoney(plan);
       const next = plan.followUp;
       // Stops take effect at once, before the outcome is even written: no other request may leave.
@@ -203,7 +206,10 @@ export class Submitter {
         id: item.id,
         event: 'submit',
         patch: { attempts: attempt, reservedUsd: reservation.usd, priceSnapshot: snapshotPrice(item.kind, item.model, ctx.pricing) },
-        detail: { attempt, ...(reservation.outputCapAdded ? { outputCapAdded: reservation.outputCapAdded } : {}) },
+        detail: {
+          attempt, ...(reservation.outputCapAdded ? { outputCapAdded: reservation.outputCapAdded } : {}),
+          ...(reservation.durationAdded ? { durationAdded: reservation.durationAdded } : {}),
+        },
       }, item, { urgent: true });
       ctx.budget.recorded(reservation.usd);
       return written;
