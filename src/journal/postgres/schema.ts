@@ -246,6 +246,11 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE items SET (fillfactor = 35);
   `,
+  // What the job file said of the budget at the last run (issue 19): its value applies again only when
+  // the file changes it, never over a later explicit --budget.
+  `
+  ALTER TABLE jobs ADD COLUMN job_file_budget text;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
