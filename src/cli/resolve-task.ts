@@ -4,7 +4,7 @@
 import { attachConflict, planDetach, type TaskEvent } from '../core/task-attach.js';
 import { createGatewayClient } from '../gateway/client.js';
 import { GatewayHttpError } from '../gateway/errors.js';
-import type { Item, JournalStore } from '../journal/index.js';
+import { BudgetExceededError, type Item, type JournalStore } from '../journal/index.js';
 import { applyDecision } from './guarded-apply.js';
 import { gatewayAccess } from './job.js';
 import { UsageError } from './options.js';
@@ -30,7 +30,7 @@ export async function attachTask(journal: JournalStore, item: Item, taskId: stri
 export async function detachTask(journal: JournalStore, item: Item): Promise<string> {
   const plan = planDetach(item, lastTaskEvent(await journal.events(item.id)));
   if (!plan.ok) throw new UsageError(plan.why);
-  await applyDecision(journal, item, {
+  await applyDetach(journal, item, {
     event: 'detach',
     patch: {
       taskId: null, actualUsd: null, totalTokens: null, finalResolution: null, gatewayChargeUsd: null, resultUrl: null,
@@ -41,6 +41,17 @@ export async function detachTask(journal: JournalStore, item: Item): Promise<str
   });
   const file = item.outputPath ? `; ${item.outputPath} still holds that task's video (the row's next download replaces it)` : '';
   return `item '${item.id}': task ${plan.taskId} detached; the row is uncertain again, its bound booked${file}`;
+}
+
+/** A database refuses a reservation past the job's budget: said in one line, nothing changed. */
+async function applyDetach(journal: JournalStore, item: Item, change: Parameters<typeof applyDecision>[2]): Promise<void> {
+  try {
+    await applyDecision(journal, item, change);
+  } catch (err) {
+    if (!(err instanceof BudgetExceededError)) throw err;
+    throw new UsageError(`item '${item.id}': booking its bound again ($${err.askedUsd}) would pass the job's budget of $${err.budgetUsd}`
+      + ' (the journal refuses it); raise the budget (`gbatch run ... --budget USD`), then detach; nothing changed');
+  }
 }
 
 function lastTaskEvent(events: ReadonlyArray<{ event: string; detail: unknown }>): TaskEvent | undefined {
