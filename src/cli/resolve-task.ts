@@ -50,7 +50,7 @@ async function applyDetach(journal: JournalStore, item: Item, change: Parameters
   } catch (err) {
     if (!(err instanceof BudgetExceededError)) throw err;
     throw new UsageError(`item '${item.id}': booking its bound again ($${err.askedUsd}) would pass the job's budget of $${err.budgetUsd}`
-      + ' (the journal refuses it); raise the budget (`gbatch run ... --budget USD`), then detach; nothing changed');
+      + " (the journal refuses it): raise the job's budget with the next run's --budget first; nothing changed");
   }
 }
 
