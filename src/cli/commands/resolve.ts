@@ -54,7 +54,13 @@ export async function run(argv: string[]): Promise<number> {
     if (options['task-id'] !== undefined) {
       said = await attachTask(journal, item, options['task-id'], { force: options.force, verify: !options['no-verify'], baseUrl: options['base-url'] });
     } else if (options['detach-task']) {
-      said = await detachTask(journal, item);
+      // The row's answer may be in results.jsonl or held by a run's lanes: no run may be live meanwhile (SQLite).
+      await journal.membership.acquire();
+      try {
+        said = await detachTask(journal, item);
+      } finally {
+        await journal.membership.release();
+      }
     } else {
       if (item.state !== 'uncertain') throw new UsageError(`item '${id}' is ${item.state}, not uncertain: only uncertain items are resubmitted`);
       await applyDecision(journal, item, { event: 'resubmit', patch: { reservedUsd: 0, lastError: null }, detail: { by: 'operator' } });
