@@ -46,7 +46,10 @@ export function budgetInForce(choice: BudgetChoice): BudgetInForce {
     if (stored === given) return said(given, `budget ${usd(given)} in force (cumulative for this journal)${overruled}`);
     return said(given, `budget changed: ${usd(stored)} -> ${usd(given)} (cumulative for this journal)${overruled}`);
   }
-  const fileChanged = choice.fileSeen !== undefined && file !== choice.fileSeen && file !== 'unset';
+  // A journal that never recorded the file (older than the record) takes its value only where it had no budget.
+  const fileChanged = choice.fileSeen === undefined
+    ? stored === undefined && typeof file === 'number'
+    : file !== choice.fileSeen && file !== 'unset';
   if (choice.created || fileChanged) {
     if (file === 'none') return said(undefined, stored === undefined ? undefined : `budget lifted by the job file ("no-budget"): was ${usd(stored)}; this job now has no budget`);
     if (typeof file === 'number') {

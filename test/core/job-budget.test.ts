@@ -67,6 +67,9 @@ describe('budgetInForce: a job file\'s budget against flags and the journal', ()
       .toMatchObject({ budgetUsd: 180, fileBudget: 'unset' });
     expect(budgetInForce({ stored: 180, given: undefined, lift: false, created: false, file: 100, fileSeen: undefined }))
       .toMatchObject({ budgetUsd: 180, fileBudget: 100 });
+    // ... and where it had none, the file's value caps it.
+    expect(budgetInForce({ stored: undefined, given: undefined, lift: false, created: false, file: 100, fileSeen: undefined }))
+      .toMatchObject({ budgetUsd: 100, note: expect.stringMatching(/from the job file/) });
   });
 
   it('the record round-trips as text', () => {
