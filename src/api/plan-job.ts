@@ -94,8 +94,12 @@ export async function planResolvedJob(job: ResolvedJob): Promise<PlanResult> {
 
 async function plan(job: ResolvedJob, journal: JournalStore | undefined): Promise<PlanResult> {
   const { flags } = job;
-  const stored = (await journal?.getJob())?.budgetUsd;
-  const budget = budgetInForce({ stored, given: flags.budget, lift: flags['no-budget'] }).budgetUsd;
+  const saved = await journal?.getJob();
+  // The budget the next run would hold the job to (the same rule: flags, then the job file's value when new or changed).
+  const budget = budgetInForce({
+    stored: saved?.budgetUsd, given: job.budgetFlag.given, lift: job.budgetFlag.lift,
+    created: saved === undefined, file: job.fileBudget, fileSeen: saved?.jobFileBudget,
+  }).budgetUsd;
   const standing = new PlanAgainstJournal(journal, job.manifests.length);
   const groups = new Map<string, PlanGroup>();
   const rows: PlanRow[] = [];

@@ -35,7 +35,8 @@ export const EXIT_CODES = {
   report: [[0, 'the report was written'], USAGE, INTERNAL],
   resolve: [
     [0, 'the decision is recorded in the journal'],
-    [2, 'usage error, an item not in a state for that decision, or a --task-id the gateway does not know'],
+    [2, 'usage error, an item not in a state for that decision, a --task-id the gateway does not know, or one the journal holds for another item or attempt (without --force): nothing changed'],
+    [73, 'with --detach-task: a live runner holds the SQLite journal: nothing changed; run it again once the run ends'],
     INTERNAL,
   ],
   retry: [

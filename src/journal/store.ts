@@ -1,7 +1,9 @@
 // The one journal interface the pipeline and the commands talk to. Two adapters implement it: SQLite
 // (one file, one runner: the embedded default) and PostgreSQL (one database, many runners on a job).
 // Every method is async; the SQLite adapter answers from its synchronous driver at once.
+import type { JobFileBudget } from '../core/job-budget.js';
 import type { ItemState } from '../core/states.js';
+import type { TaskIdHolder } from '../core/task-attach.js';
 import type { Change, JobRecord, Move, Spend } from './change.js';
 import type { IngestEntry, IngestSummary } from './ingest-rules.js';
 import type { Item, ItemPatch } from './item.js';
@@ -35,6 +37,8 @@ export interface JobInput {
   options: Record<string, unknown>;
   /** The budget in force from now on; undefined: none. */
   budgetUsd?: number | undefined;
+  /** What the job file says of the budget now, recorded for the next run (undefined: leave the record as it is). */
+  jobFileBudget?: JobFileBudget | undefined;
 }
 
 export interface ItemEventRecord { at: number; event: string; from: string | null; to: string; detail: unknown }
@@ -233,6 +237,8 @@ export interface JournalStore {
   lastSubmitTimes(ids: readonly string[]): Promise<Map<string, number>>;
   /** The ids among `failedIds` last moved to `failed` by an operator's abandon of an uncertain row. */
   abandonedWhileUncertain(failedIds: readonly string[]): Promise<Set<string>>;
+  /** The rows that hold `taskId` now, and every row (and attempt) an accept or attach ever gave it, in log order. */
+  taskIdHolders(taskId: string): Promise<TaskIdHolder[]>;
   priors(ids: readonly string[]): Promise<Map<string, PriorRow>>;
   /** The kinds, models and resolutions of the rows in `states`, in the order of their first rows (the pricing check). */
   modelGroups(states: readonly ItemState[]): Promise<ModelGroup[]>;

@@ -15,7 +15,7 @@ import { CancelWatch } from './cancel-watch.js';
 import { acquireRunner, type OverlapPolicy } from './overlap.js';
 import { isDatabaseUrl, openStore } from '../journal/open-store.js';
 import { SqliteJournalStore } from '../journal/sqlite/sqlite-store.js';
-import { budgetInForce } from '../core/job-budget.js';
+import { budgetInForce, type JobFileBudget } from '../core/job-budget.js';
 import type { JobTotals, RunEnd } from '../journal/index.js';
 import { BudgetGuard } from './budget-guard.js';
 import type { RunContext, RunEvents, RunSettings } from './context.js';
@@ -50,6 +50,8 @@ export interface RunConfig {
   budgetUsd?: number;
   /** `--no-budget`: lifts the job's stored budget. */
   liftBudget?: boolean;
+  /** What the job file says of the budget: applies at creation, or when it changed since the last run (budgetInForce). */
+  jobFileBudget?: JobFileBudget;
   baseUrl: string;
   apiKey: string;
   skipInvalid: boolean;
@@ -173,9 +175,15 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     if (!ingest.ok) {
       return await finish({ ...await emptyResult(journal, EXIT.usage, config), ingest, recovery, takeover });
     }
-    const budget = budgetInForce({ stored: (await journal.getJob())?.budgetUsd, given: config.budgetUsd, lift: config.liftBudget === true });
+    const saved = await journal.getJob();
+    const budget = budgetInForce({
+      stored: saved?.budgetUsd, given: config.budgetUsd, lift: config.liftBudget === true,
+      created: saved === undefined, file: config.jobFileBudget ?? 'unset', fileSeen: saved?.jobFileBudget,
+    });
     if (budget.note) events.emit('log', budget.note);
-    await journal.saveJob({ name: config.jobName, manifest: config.manifests.join(','), options: config.jobOptions, budgetUsd: budget.budgetUsd });
+    await journal.saveJob({
+      name: config.jobName, manifest: config.manifests.join(','), options: config.jobOptions, budgetUsd: budget.budgetUsd, jobFileBudget: budget.fileBudget,
+    });
     const effective: RunConfig = { ...config };
     if (budget.budgetUsd === undefined) delete effective.budgetUsd;
     else effective.budgetUsd = budget.budgetUsd;

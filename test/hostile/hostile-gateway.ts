@@ -202,6 +202,25 @@ export const DEFAULTS: Record<RouteName, Route> = {
   },
 };
 
+/**
+ * A video submission whose answer never comes (the connection is cut): `keep` says whether the gateway
+ * created (and will bill) the task first, as a real one may. Other submissions go to `next`.
+ */
+export function dropSubmission(drop: (req: HostileRequest) => 'keep' | 'lose' | undefined, next: Route = DEFAULTS.videoSubmit): Route {
+  return (req, res, gw) => {
+    const fate = drop(req);
+    if (fate === undefined) return next(req, res, gw);
+    if (fate === 'keep') DEFAULTS.videoSubmit(req, { writeHead: () => undefined, end: () => undefined } as unknown as ServerResponse, gw);
+    res.socket?.destroy();
+    return undefined;
+  };
+}
+
+/** What the gateway does with a task nobody polls: it runs to its end, and is billed (or refunded). */
+export function finishTasks(gw: HostileGateway): void {
+  for (const task of gw.tasks.values()) while (task.status !== 'SUCCESS' && task.status !== 'FAILURE') advance(task, gw);
+}
+
 /** Moves a task on by one poll; on its end it is billed (SUCCESS) or refunded (FAILURE), once. */
 export function advance(task: HostileTask, gw: HostileGateway): void {
   if (task.status === 'SUCCESS' || task.status === 'FAILURE') return;

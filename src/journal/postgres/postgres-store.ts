@@ -3,6 +3,8 @@
 // and operators on other hosts can share a job's rows.
 import type pg from 'pg';
 import type { ItemState } from '../../core/states.js';
+import type { TaskIdHolder } from '../../core/task-attach.js';
+import { fileBudgetText } from '../../core/job-budget.js';
 import type { Change, JobRecord, Move, Spend } from '../change.js';
 import type { Item, ItemPatch, ItemRow } from '../item.js';
 import type { ResultRow } from '../result-row.js';
@@ -154,8 +156,9 @@ export class PostgresJournalStore implements JournalStore {
     const now = this.now();
     // created_at is the first save's time, as SQLite's.
     await this.pool.query(`UPDATE jobs SET manifest = $1, options = $2, budget_usd = $3, updated_at = $4,
-        created_at = CASE WHEN manifest IS NULL THEN $4 ELSE created_at END
-      WHERE id = $5`, [job.manifest, JSON.stringify(job.options), job.budgetUsd ?? null, now, jobId]);
+        created_at = CASE WHEN manifest IS NULL THEN $4 ELSE created_at END, job_file_budget = COALESCE($6, job_file_budget)
+      WHERE id = $5`, [job.manifest, JSON.stringify(job.options), job.budgetUsd ?? null, now, jobId,
+      job.jobFileBudget === undefined ? null : fileBudgetText(job.jobFileBudget)]);
   }
 
   async jobCancel(): Promise<JobCancel | undefined> {
@@ -246,6 +249,10 @@ export class PostgresJournalStore implements JournalStore {
 
   async abandonedWhileUncertain(failedIds: readonly string[]): Promise<Set<string>> {
     return this.reads.abandonedWhileUncertain(failedIds);
+  }
+
+  async taskIdHolders(taskId: string): Promise<TaskIdHolder[]> {
+    return this.reads.taskIdHolders(taskId);
   }
 
   async priors(ids: readonly string[]): Promise<Map<string, PriorRow>> {

@@ -6,6 +6,7 @@ import { IllegalTransitionError, ITEM_STATES, type ItemState } from '../../../sr
 import { eventLog, JobCancelledError, JournalBusyError, LockLostError, StaleTransitionError, type Change, type JournalStore } from '../../../src/journal/index.js';
 import { ingest, invalidRow, row, StepClock, thrown, type Harness, type UseHarness } from './harness.js';
 import { deadPid } from '../../helpers/dead-pid.js';
+import { operatorDecisions } from './operator-decisions.js';
 
 const zeroCounts = (): Record<ItemState, number> => Object.fromEntries(ITEM_STATES.map((s) => [s, 0])) as Record<ItemState, number>;
 
@@ -396,6 +397,8 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
         expect(await store.firstOpenSeq()).toBeUndefined();
       });
     });
+
+    operatorDecisions(() => ({ store, clock, harness }));
 
     describe('runs', () => {
       it('records each run start and end; lastRun is the latest; long messages are cut', async () => {
