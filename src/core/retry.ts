@@ -173,3 +173,12 @@ export function shouldRetryRead(answer: Answer | undefined): boolean {
   if (answer === undefined) return true;
   return answer.status === 429 || answer.status >= 500;
 }
+
+/**
+ * A download's answer: as a read, and the content endpoint's 400 too, which is how it says a task is not
+ * ready for download yet (spec 3.1), not a refusal: a task just reported SUCCESS may still be preparing it.
+ */
+export function shouldRetryDownload(source: 'content' | 'result_url', answer: Answer | undefined): boolean {
+  if (source === 'content' && answer?.status === 400) return true;
+  return shouldRetryRead(answer);
+}
