@@ -25,7 +25,6 @@ export class Downloader {
   /** Downloads whose bytes have all arrived and that left the lane: fsync, rename and journal to go. */
   private readonly finishing = new Set<Promise<void>>();
   private failures = 0;
-  private failure: unknown;
 
   constructor(private readonly ctx: RunContext, private readonly outputs?: OutputStop) {
     this.lane = new PQueue({ concurrency: ctx.settings.downloadConcurrency });
@@ -46,14 +45,13 @@ export class Downloader {
   }
 
   add(item: Item, round = 1): void {
-    void this.lane.add(() => this.transfer(item, round));
+    this.lane.add(() => this.transfer(item, round)).catch((err: unknown) => this.ctx.laneFailed(err));
   }
 
   /** Resolves when no download is running, queued, finishing, or waiting out a backoff. */
   async idle(): Promise<void> {
     for (;;) {
       await this.lane.onIdle();
-      if (this.failure !== undefined) throw this.failure;
       if (this.backingOff.size === 0 && this.finishing.size === 0 && this.lane.size + this.lane.pending === 0) return;
       await Promise.all([...this.backingOff, ...this.finishing]);
     }
@@ -81,7 +79,7 @@ export class Downloader {
         (err: unknown) => {
           if (!left) return failInLane(err);
           this.finishing.delete(whole);
-          this.failure ??= err; // a bug (a journal error): idle() rethrows it
+          this.ctx.laneFailed(err); // a journal that cannot be written, or a bug
         },
       );
     });

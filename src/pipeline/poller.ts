@@ -27,7 +27,6 @@ export class Poller {
   private wake: AbortController | undefined;
   private polls = 0;
   authRefused = false;
-  private failure: unknown;
 
   constructor(private readonly ctx: RunContext, private readonly onSucceeded: (item: Item) => void) {
     this.lane = new PQueue({ concurrency: ctx.settings.pollConcurrency });
@@ -57,7 +56,7 @@ export class Poller {
     this.wake?.abort();
   }
 
-  /** Runs until every task is terminal, or the run stops (signal, deadline). */
+  /** Runs until every task is terminal, or the run stops (signal, deadline, a lane's failure: ctx.laneFailed). */
   async run(): Promise<void> {
     const { ctx } = this;
     while (!ctx.stop.signal.aborted) {
@@ -68,9 +67,7 @@ export class Poller {
         this.heap.pop();
         await this.lane.onSizeLessThan(ctx.settings.pollConcurrency);
         this.lane.add(() => this.pollOnce(next)).catch((err: unknown) => {
-          if (changedElsewhere(ctx, err)) return;
-          this.failure ??= err;
-          this.ctx.stop.abort('internal error');
+          if (!changedElsewhere(ctx, err)) ctx.laneFailed(err);
         });
         continue;
       }
@@ -85,7 +82,6 @@ export class Poller {
       this.wake = undefined;
     }
     await this.lane.onIdle();
-    if (this.failure !== undefined) throw this.failure;
   }
 
   private nextAt(failures: number): number {

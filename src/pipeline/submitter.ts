@@ -95,10 +95,10 @@ export class Submitter {
     await this.deferLeftovers();
   }
 
-  /** A bug (an illegal transition, a journal error) stops every submission and ends the run loudly. */
+  /** A bug (an illegal transition) or a journal that cannot be written stops every lane and ends the run with it. */
   private fail(err: unknown): void {
     this.failure ??= err;
-    this.ctx.submitStop.abort('internal error');
+    this.ctx.laneFailed(err);
   }
 
   /**
