@@ -1,6 +1,7 @@
 // A PostgreSQL journal out of reach, rather than refusing: the server restarting or shutting down, a
 // session an administrator ended (pg_terminate_backend), a connection cut or refused, the database gone.
 // Such a failure is retried for a bounded time (retryOutage); past it the run stops with exit 75.
+import { systemClock, type Clock } from '../../core/clock.js';
 import { outageBoundMs, outageRetryDelay } from '../../core/outage.js';
 
 /** SQLSTATE classes and codes of a lost or refused connection (08: connection exception; 57P0x: shutdown; 53300: too many connections). */
@@ -35,8 +36,10 @@ export function followedConnectionLoss(err: unknown): boolean {
  * that change nothing the second time, and compare-and-set writes (a repeat of one that did land is
  * refused, and its caller re-reads the row: followedConnectionLoss).
  */
-export async function retryOutage<T>(attempt: () => Promise<T>, boundMs = outageBoundMs(), random: () => number = Math.random): Promise<T> {
-  const started = performance.now();
+export async function retryOutage<T>(
+  attempt: () => Promise<T>, boundMs = outageBoundMs(), clock: Clock = systemClock, random: () => number = Math.random,
+): Promise<T> {
+  const started = clock.now();
   let lost = false;
   for (let tries = 1; ; tries++) {
     try {
@@ -44,10 +47,10 @@ export async function retryOutage<T>(attempt: () => Promise<T>, boundMs = outage
     } catch (err) {
       if (lost && typeof err === 'object' && err !== null) afterLoss.add(err);
       if (!isConnectionLoss(err)) throw err;
-      const wait = outageRetryDelay(tries, performance.now() - started, boundMs, random);
+      const wait = outageRetryDelay(tries, clock.now() - started, boundMs, random);
       if (wait === undefined) throw err;
       lost = true;
-      await new Promise((resolve) => setTimeout(resolve, wait));
+      await clock.sleep(wait);
     }
   }
 }
