@@ -4,7 +4,7 @@ import type { RunEnd } from '../journal/runs.js';
 import type { RunResult } from './runner.js';
 
 /** Stop reasons an operator should hear about: the run ended with work left for a reason to look at. */
-export const ATTENTION_STOPS: ReadonlySet<string> = new Set(['unreachable', 'deadline', 'interrupted', 'budget', 'balance', 'auth', 'internal-error']);
+export const ATTENTION_STOPS: ReadonlySet<string> = new Set(['unreachable', 'deadline', 'interrupted', 'budget', 'balance', 'auth', 'internal-error', 'journal']);
 
 export function runEndOf(result: RunResult): RunEnd {
   const { counts } = result;
