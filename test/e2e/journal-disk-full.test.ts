@@ -46,6 +46,8 @@ test.skipIf(!BUILT || !CAN_MOUNT)('the journal\'s disk fills up mid-run: exit 75
   expect(ended.stderr).toMatch(/the journal could not be written: the disk is full \(SQLITE_FULL\)/);
   expect(ended.stderr).not.toMatch(/internal error|Please report|\n\s+at /);
   expect(gw.count('POST', '/v1/chat/completions')).toBe(2); // no intent could be written after: nothing sent
+  // The answers it could not record are named, the last trace of them.
+  expect(ended.stderr.match(/item 'c[01]' was answered \(and may be billed\), but the journal could not record it/g)).toHaveLength(2);
 
   rmSync(join(disk.dir, 'filler'));
   const again = await runCli(args, { env });
