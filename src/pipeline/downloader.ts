@@ -9,8 +9,8 @@ import type { OutputStop } from './output-stop.js';
 
 /**
  * Rounds of the client's own attempts (content endpoint, then result_url) per item and run. A round
- * that fails on transient trouble (5xx, 429, a cut connection, a short body, content not ready yet) is tried again after a
- * backoff instead of leaving a finished video to a later run; a definite refusal is not.
+ * that fails on transient trouble (5xx, 429, a cut connection, a short body, content not ready yet) is
+ * tried again after a backoff instead of leaving a finished video to a later run; a definite refusal is not.
  */
 export const MAX_DOWNLOAD_ROUNDS = 5;
 const MAX_ROUND_BACKOFF_MS = 60_000;
