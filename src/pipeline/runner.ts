@@ -265,7 +265,7 @@ async function drive(
   stops.armDeadline();
   // Counting the job's rows costs a scan: only when someone listens (the --notify-at watch).
   if (events.listenerCount('started') > 0) {
-    events.emit('started', { counts: await journal.counts(), spend: ctx.budget.current(), budgetUsd: config.budgetUsd, pausedUntil: gateway.pausedUntil() }, () => ctx.budget.current(), journal.notices);
+    events.emit('started', { counts: await journal.counts(), spend: ctx.budget.committed(), budgetUsd: config.budgetUsd, pausedUntil: gateway.pausedUntil() }, () => ctx.budget.committed(), journal.notices);
   }
 
   const outputs = new OutputStop(ctx);
