@@ -60,6 +60,7 @@ describe('narrow content hash and manifest path (schema 9)', () => {
     inlineEventLog(db);
     db.exec(`UPDATE items SET content_hash = lower(hex(content_key)), source_file = (SELECT text FROM item_texts WHERE id = source_ref);
       ALTER TABLE items DROP COLUMN content_key; ALTER TABLE items DROP COLUMN source_ref;`);
+    db.exec('DROP INDEX items_orphaned; ALTER TABLE items DROP COLUMN orphan;');
     db.pragma('user_version = 8');
     const before = db.prepare('SELECT * FROM items ORDER BY seq').all();
     db.close();
