@@ -67,7 +67,7 @@ describe('narrow content hash and manifest path (schema 9)', () => {
 
     const journal = tmp.open();
     expect(journal.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-    expect(itemRows(journal)).toEqual(before.map((row) => ({ ...(row as object), content_key: null, source_ref: null })));
+    expect(itemRows(journal)).toEqual(before.map((row) => ({ ...(row as object), content_key: null, source_ref: null, orphan: 0 })));
     expect(journal.get('old1')).toMatchObject({ contentHash: sha('old1'), sourceFile: 'manifest.jsonl' });
     expect(ingest(journal, [entry('old2', { contentHash: sha('old2') }), entry('new', { contentHash: sha('new') })]))
       .toMatchObject({ inserted: 1, unchanged: 1 });
