@@ -13,17 +13,16 @@ export function hasListing(db: Database.Database): boolean {
 
 /**
  * Which rows of the journal an ingest read: those it inserted (a seq above the journal's last when it
- * began) and those it found under ids already held (recorded one by one: they cost a lookup anyway).
- * A first ingest records nothing and orphans nothing.
+ * began) and those it found under ids already held. The latter are kept as runs of consecutive seqs (a
+ * manifest read again reads its rows in their order: one run, not a row each), written to a temporary
+ * table once, at the end. A first ingest records nothing and orphans nothing.
  */
 export class IngestListing {
-  private readonly record: Database.Statement<[number]> | undefined;
+  /** Closed runs [first, last] of seqs read, and the open one. */
+  private readonly runs: Array<[number, number]> = [];
+  private open: [number, number] | undefined;
 
-  constructor(private readonly db: Database.Database, private readonly lastSeqBefore: number) {
-    if (lastSeqBefore === 0) return;
-    db.exec('CREATE TEMP TABLE IF NOT EXISTS ingest_read (seq INTEGER PRIMARY KEY); DELETE FROM temp.ingest_read');
-    this.record = db.prepare('INSERT OR IGNORE INTO temp.ingest_read (seq) VALUES (?)');
-  }
+  constructor(private readonly db: Database.Database, private readonly lastSeqBefore: number) {}
 
   static begin(db: Database.Database): IngestListing {
     const last = (db.prepare('SELECT MAX(seq) AS seq FROM items').get() as { seq: number | null }).seq ?? 0;
@@ -32,7 +31,12 @@ export class IngestListing {
 
   /** A row under an id the journal held before this ingest was read. */
   read(seq: number): void {
-    this.record?.run(seq);
+    if (this.open && seq === this.open[1] + 1) {
+      this.open[1] = seq;
+      return;
+    }
+    if (this.open) this.runs.push(this.open);
+    this.open = [seq, seq];
   }
 
   /**
@@ -40,14 +44,30 @@ export class IngestListing {
    * adopted), every orphaned or adopted row it read is listed again.
    */
   orphanUnread(): void {
-    if (this.record === undefined) return;
+    if (this.lastSeqBefore === 0) return;
+    this.db.exec('CREATE TEMP TABLE IF NOT EXISTS ingest_read (first INTEGER PRIMARY KEY, last INTEGER NOT NULL); DELETE FROM temp.ingest_read');
+    const insert = this.db.prepare('INSERT INTO temp.ingest_read (first, last) VALUES (?, ?)');
+    for (const [first, last] of disjoint([...this.runs, ...(this.open ? [this.open] : [])])) insert.run(first, last);
+    // A row was read when the run starting last at or before it reaches it (the runs are disjoint).
+    const read = '(SELECT r.last FROM temp.ingest_read r WHERE r.first <= items.seq ORDER BY r.first DESC LIMIT 1) >= items.seq';
     // Read but not listed (orphaned or adopted): listed again. Listed but not read: orphaned. An adopted
     // row not read stays adopted, an orphaned one orphaned.
     const { listed, orphaned } = LISTING_CODE;
     this.db.prepare(`UPDATE items SET orphan = CASE WHEN orphan = ${listed} THEN ${orphaned} ELSE ${listed} END
-      WHERE seq <= ? AND CASE WHEN seq IN (SELECT seq FROM temp.ingest_read) THEN orphan <> ${listed} ELSE orphan = ${listed} END`)
-      .run(this.lastSeqBefore);
+      WHERE seq <= ? AND CASE WHEN ${read} THEN orphan <> ${listed} ELSE orphan = ${listed} END`).run(this.lastSeqBefore);
   }
+}
+
+/** Runs sorted and merged where they overlap or touch. */
+function disjoint(runs: Array<[number, number]>): Array<[number, number]> {
+  runs.sort((a, b) => a[0] - b[0]);
+  const merged: Array<[number, number]> = [];
+  for (const [first, last] of runs) {
+    const previous = merged[merged.length - 1];
+    if (previous && first <= previous[1] + 1) previous[1] = Math.max(previous[1], last);
+    else merged.push([first, last]);
+  }
+  return merged;
 }
 
 const WAITING = ORPHAN_WAITING_STATES.map((s) => `'${s}'`).join(', ');

@@ -57,6 +57,14 @@ export function orphansConformance(label: string, useHarness: UseHarness): void 
       expect(await collect(store.iterate({ states: ['deferred'], notOrphaned: true }))).toEqual(['c']);
     });
 
+    it('rows read in any order, or twice, are listed; only the ones not read are orphaned', async () => {
+      await ingestRun(store, rows('a', 'b', 'c', 'd', 'e', 'f', 'g'));
+      await ingestRun(store, [row('f', 1), row('a', 2), row('c', 3), row('b', 4), row('a', 5), row('g', 6)]);
+      expect((await store.orphans(10)).rows.map((r) => r.id)).toEqual(['d', 'e']);
+      await ingestRun(store, [row('e', 1), row('d', 2)]);
+      expect((await store.orphans(10)).rows.map((r) => r.id)).toEqual(['a', 'b', 'c', 'f', 'g']);
+    });
+
     it('a row sent is still orphaned when no manifest lists it, but only rows that wait are summed', async () => {
       await ingestRun(store, rows('sent', 'done', 'waits'));
       await store.applyTransitions([{ id: 'sent', event: 'submit', patch: { attempts: 1, reservedUsd: 0.5 } }]);
