@@ -19,7 +19,9 @@ export interface KnownExit {
 export function knownErrorExit(err: unknown): KnownExit | undefined {
   const message = printable(err instanceof Error ? err.message : String(err));
   // A live runner holding the job is not bad configuration: its own code (73), or 5 when the run chose to skip.
-  if (err instanceof RunSkippedError) return { exitCode: 5, line: message, meaning: `Skipped: ${message}` };
+  if (err instanceof RunSkippedError) {
+    return { exitCode: 5, line: message, meaning: `Skipped: ${printable(err.holder)} is still running this job (--if-running skip); nothing was done.` };
+  }
   if (err instanceof JournalBusyError) return { exitCode: 73, line: message, meaning: `Refused: ${message}; nothing was sent.` };
   // Usage and configuration errors: one line, exit 2, nothing sent. A journal written by a newer gbatch
   // is this installation's configuration to fix (upgrade).
@@ -29,6 +31,8 @@ export function knownErrorExit(err: unknown): KnownExit | undefined {
   // The journal's disk is full or failing: the machine's doing, not a bug; come back later (75).
   const storage = journalStorageFailure(err);
   if (storage) return { exitCode: 75, line: journalStorageLine(storage), meaning: `Stopped: ${journalStorageLine(storage)}` };
+  // Another runner's ingest of the job held its lock past the wait's bound: nothing was sent; come back later (75).
+  if ((err as { code?: string } | null)?.code === 'GBATCH_INGEST_LOCK_WAIT') return { exitCode: 75, line: message, meaning: `Stopped: ${message}; nothing was sent.` };
   // Another runner owns the journal now: this one stopped without writing; come back later (75).
   if (err instanceof LockLostError) return { exitCode: 75, line: message, meaning: `Stopped: ${message}` };
   return undefined;

@@ -22,7 +22,7 @@ export const ITEM_STATES: readonly ItemState[] = [
 ];
 
 /**
- * States no run moves out of by itself (only the operator's `requeue` does). `uncertain` and `deferred`
+ * States no run moves out of by itself (only the operator's `requeue`, `unreserve` or `detach` does). `uncertain` and `deferred`
  * wait for an operator or a later run.
  */
 export const TERMINAL: ReadonlySet<ItemState> = new Set(['downloaded', 'failed', 'rejected', 'invalid', 'cancelled']);
@@ -45,7 +45,9 @@ export type ItemEvent =
   | 'store'             // succeeded -> downloaded: output written
   | 'attach'            // uncertain -> submitted: operator supplied the task id
   | 'resubmit'          // uncertain -> pending: operator (or opt-in auto policy) chose to send again
-  | 'abandon'           // uncertain|deferred|pending -> failed: operator gave up on it
+  | 'abandon'           // uncertain|deferred|pending -> failed: operator gave up on it (an uncertain row's bound stays booked)
+  | 'unreserve'         // failed -> failed: the operator found an abandoned uncertain request was not billed; its bound is released
+  | 'detach'            // submitted|running|succeeded|downloaded|failed -> uncertain: the operator undoes a wrong `attach`
   | 'release'           // deferred -> pending: a later run may send it
   | 'requeue'           // failed|rejected|cancelled -> pending: the operator chose to send it again (`gbatch retry`)
   | 'cancel';           // pending|deferred -> cancelled: the job was cancelled (`gbatch cancel`); never sent
@@ -66,6 +68,8 @@ const TABLE: Record<ItemEvent, Partial<Record<ItemState, ItemState>>> = {
   attach: { uncertain: 'submitted' },
   resubmit: { uncertain: 'pending' },
   abandon: { uncertain: 'failed', deferred: 'failed', pending: 'failed' },
+  unreserve: { failed: 'failed' },
+  detach: { submitted: 'uncertain', running: 'uncertain', succeeded: 'uncertain', downloaded: 'uncertain', failed: 'uncertain' },
   release: { deferred: 'pending' },
   requeue: { failed: 'pending', rejected: 'pending', cancelled: 'pending' },
   cancel: { pending: 'cancelled', deferred: 'cancelled' },

@@ -3,7 +3,8 @@
 // with backoff; the destination is either the complete file or untouched.
 
 import { randomBytes } from 'node:crypto';
-import { mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
+import { makeDirectories } from '../io/make-directories.js';
 import { basename, dirname, join } from 'node:path';
 import pRetry from 'p-retry';
 import type { Clock } from '../core/clock.js';
@@ -211,7 +212,7 @@ export async function downloadToFile(
   signal?: AbortSignal,
   onReceived?: () => void,
 ): Promise<DownloadResult> {
-  await mkdir(dirname(dest), { recursive: true });
+  await makeDirectories(dirname(dest));
   const tempPath = tempPathFor(dest);
   const failures: DownloadError[] = [];
   try {

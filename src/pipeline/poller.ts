@@ -9,6 +9,7 @@ import type { Change, Item } from '../journal/index.js';
 import { changedElsewhere } from './changed-elsewhere.js';
 import { log, type RunContext } from './context.js';
 import { MinHeap } from './min-heap.js';
+import { priceDriftLine } from './price-drift.js';
 
 interface Due { at: number; itemId: string; taskId: string; failures: number }
 
@@ -149,6 +150,10 @@ export class Poller {
       : "the gateway reported no total_tokens: actual taken from the gateway's reported charge";
     const actualUsd = metered.usd;
     this.ctx.budget.settle(item.reservedUsd, actualUsd);
+    // Charged above the pricing table: later reservations are scaled by the ratio, said once per new high.
+    if (metered.driftRatio !== undefined && this.ctx.budget.observeDrift(metered.driftRatio)) {
+      log(this.ctx, priceDriftLine(item, metered.tableUsd!, actualUsd, metered.driftRatio));
+    }
     return {
       id: item.id, event: 'finish',
       patch: {
@@ -156,7 +161,10 @@ export class Poller {
         gatewayChargeUsd: status.gatewayChargeUsd ?? null, resultUrl: status.resultUrl ?? null,
         lastError: note ? { message: note } : null, ...(metered.unmetered ? { unmetered: true } : {}),
       },
-      detail: { status: status.rawStatus, totalTokens: status.totalTokens, actualUsd, ...(metered.unmetered ? { unmetered: true } : {}) },
+      detail: {
+        status: status.rawStatus, totalTokens: status.totalTokens, actualUsd, ...(metered.unmetered ? { unmetered: true } : {}),
+        ...(metered.tableUsd !== undefined ? { tableUsd: metered.tableUsd, gatewayChargeUsd: status.gatewayChargeUsd } : {}),
+      },
     };
   }
 

@@ -48,6 +48,20 @@ describe('planOutcome', () => {
     expect(plan.money).toEqual({ settle: { reserved: 0.05, actual: 0.03 } });
   });
 
+  it('completed after the gateway was seen charging x2 above the table: booked at the table\'s price x2, with a note', () => {
+    const item = makeItem({ kind: 'chat', model: 'chat-small', reservedUsd: 0.002 });
+    const body = { id: 'chatcmpl-1', choices: [], usage: { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 } };
+    const plan = planOutcome(item, { kind: 'completed', status: 200, body }, 1, MAX, 2);
+    expect(plan.change.patch).toMatchObject({
+      actualUsd: 0.0009, lastError: { message: "booked at the pricing table's $0.000450 x2.000: the gateway was seen charging that much above the table" },
+    });
+    expect(plan.change.detail).toEqual({ attempt: 1, actualUsd: 0.0009, tableUsd: 0.00045, driftRatio: 2 });
+    expect(plan.money).toEqual({ settle: { reserved: 0.002, actual: 0.0009 } });
+    // Unmetered: already booked at its reservation, which was scaled when it was taken.
+    expect(planOutcome(makeItem({ reservedUsd: 0.01 }), { kind: 'completed', status: 200, body: { id: 'x' } }, 1, MAX, 2).money)
+      .toEqual({ settle: { reserved: 0.01, actual: 0.01 } });
+  });
+
   it('completed without usage is unmetered: booked at its reservation (the bound), never at $0', () => {
     const item = makeItem({ reservedUsd: 0.01 });
     const plan = planOutcome(item, { kind: 'completed', status: 200, body: { id: 'x' } }, 1, MAX);
