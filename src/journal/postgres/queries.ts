@@ -10,6 +10,7 @@ import { HAS_LINE, OPEN_STATES, type ResultRow } from '../result-row.js';
 import type { RunRecord } from '../runs.js';
 import type { EventLogRecord, ItemEventRecord, ManifestRecord, ModelGroup, PriorRow } from '../store.js';
 import type { JobContext } from './job-context.js';
+import { ADOPTED_SQL, NOT_ORPHANED_SQL } from '../orphans.js';
 import { ITEM_COLUMNS, toItem } from './item-row.js';
 import type { Queryable } from './pool.js';
 import { HELD_STATES } from './transitions.js';
@@ -18,7 +19,7 @@ const RESULT_COLUMNS = `seq, id, kind, state, response, response_status, request
   final_resolution, output_path, sha256, bytes`;
 
 /** `owner`: only rows this runner holds (null: a store that is no runner holds none). */
-export interface ItemFilter { states?: readonly ItemState[]; kinds?: readonly string[]; owner?: string | null }
+export interface ItemFilter { states?: readonly ItemState[]; kinds?: readonly string[]; owner?: string | null; notOrphaned?: boolean; adopted?: boolean }
 
 export class JobQueries {
   constructor(private readonly db: Queryable, private readonly ctx: JobContext) {}
@@ -81,6 +82,8 @@ export class JobQueries {
     const values: unknown[] = [afterSeq];
     if (filter.states) values.push(filter.states), where.push(`state = ANY($${values.length + 1})`);
     if (filter.kinds) values.push(filter.kinds), where.push(`kind = ANY($${values.length + 1})`);
+    if (filter.notOrphaned) where.push(NOT_ORPHANED_SQL);
+    if (filter.adopted) where.push(ADOPTED_SQL);
     if (filter.owner !== undefined) {
       if (filter.owner === null) return [];
       values.push(filter.owner, HELD_STATES), where.push(`owner = $${values.length}`, `state = ANY($${values.length + 1})`);
@@ -159,11 +162,12 @@ export class JobQueries {
     }));
   }
 
-  async manifestRecords(paths: readonly string[]): Promise<Map<string, ManifestRecord>> {
+  /** The records for `paths`; every record of the job without. */
+  async manifestRecords(paths?: readonly string[]): Promise<Map<string, ManifestRecord>> {
     const found = new Map<string, ManifestRecord>();
-    if (paths.length === 0) return found;
+    if (paths?.length === 0) return found;
     const rows = await this.rows<ManifestRecord & { path: string }>(
-      'SELECT path, bytes, sha256, rows FROM manifests WHERE job_id = $1 AND path = ANY($2)', [paths]);
+      `SELECT path, bytes, sha256, rows FROM manifests WHERE job_id = $1${paths ? ' AND path = ANY($2)' : ''}`, paths ? [paths] : []);
     for (const { path, ...record } of rows) found.set(path, record);
     return found;
   }
