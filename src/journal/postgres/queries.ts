@@ -3,6 +3,7 @@
 import { ITEM_STATES, type ItemState } from '../../core/states.js';
 import { roundUsd } from '../../core/money.js';
 import { fileBudgetOf } from '../../core/job-budget.js';
+import { LISTING_CODE } from '../../core/orphans.js';
 import { eventHolders, type TaskIdHolder } from '../../core/task-attach.js';
 import type { JobRecord, Spend } from '../change.js';
 import type { Item, ItemRow } from '../item.js';
@@ -149,12 +150,12 @@ export class JobQueries {
     return found;
   }
 
-  /** As the SQLite adapter's (sqlite/model-groups.ts): each group with its first row in manifest order. */
+  /** As the SQLite adapter's (sqlite/model-groups.ts): each group with its first row in manifest order; orphaned rows left out. */
   async modelGroups(states: readonly ItemState[]): Promise<ModelGroup[]> {
     const rows = await this.rows<{ kind: string; model: string | null; resolution: string | null; rows: number; id: string; state: ItemState; source_file: string; source_line: number }>(
       `SELECT g.kind, g.model, g.resolution, g.rows, i.id, i.state, i.source_file, i.source_line
        FROM (SELECT kind, model, resolution, COUNT(*) AS rows, MIN(seq) AS first FROM items
-             WHERE job_id = $1 AND state = ANY($2) GROUP BY kind, model, resolution) g
+             WHERE job_id = $1 AND state = ANY($2) AND orphan <> ${LISTING_CODE.orphaned} GROUP BY kind, model, resolution) g
        JOIN items i ON i.job_id = $1 AND i.seq = g.first ORDER BY g.first`, [states]);
     return rows.map((r) => ({
       kind: r.kind, model: r.model, resolution: r.resolution, rows: r.rows,

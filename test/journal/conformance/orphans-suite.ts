@@ -57,6 +57,14 @@ export function orphansConformance(label: string, useHarness: UseHarness): void 
       expect(await collect(store.iterate({ states: ['deferred'], notOrphaned: true }))).toEqual(['c']);
     });
 
+    it("the pricing check's model groups leave orphaned rows out (a run does not send them); an adopted row counts", async () => {
+      await ingestRun(store, [row('a', 1), row('b', 2, { model: 'chat-large' }), row('c', 3, { model: 'chat-gone' })]);
+      await ingestRun(store, [row('a', 1)]);
+      expect((await store.modelGroups(['pending', 'deferred'])).map((group) => group.model)).toEqual(['chat-small']);
+      await store.adopt(['c']);
+      expect((await store.modelGroups(['pending', 'deferred'])).map((group) => group.model)).toEqual(['chat-small', 'chat-gone']);
+    });
+
     it('rows read in any order, or twice, are listed; only the ones not read are orphaned', async () => {
       await ingestRun(store, rows('a', 'b', 'c', 'd', 'e', 'f', 'g'));
       await ingestRun(store, [row('f', 1), row('a', 2), row('c', 3), row('b', 4), row('a', 5), row('g', 6)]);
