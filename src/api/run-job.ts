@@ -23,6 +23,7 @@ import { errorExit } from './error-exit.js';
 import type { SendPolicy } from '../notify/policy.js';
 import { displayUrl, parseNotifySettings } from '../notify/targets.js';
 import { optionsToFlags, type JobOptions } from './job-options.js';
+import { metaColumnList } from '../cli/run-options.js';
 
 export interface RunJobOptions {
   /** A job file (`jobs/<name>.json`) or a manifest (`.csv`, `.jsonl`), as `gbatch run` takes. */
@@ -114,6 +115,7 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
       baseUrl: access.baseUrl,
       apiKey: access.apiKey,
       skipInvalid: flags['skip-invalid'],
+      metaColumns: metaColumnList(flags['meta-columns']),
       journalSync: flags['journal-sync'] as 'full' | 'off',
       jobOptions: savedOptions(job),
       ...(hooks.interrupt ? { interrupt: hooks.interrupt } : {}),

@@ -35,7 +35,7 @@ function standInId(entry: InvalidEntry): string {
 }
 
 export async function ingestManifests(
-  journal: JournalStore, files: readonly string[], pricing: PricingTable, skipInvalid: boolean,
+  journal: JournalStore, files: readonly string[], pricing: PricingTable, skipInvalid: boolean, metaColumns: readonly string[] = [],
 ): Promise<IngestOutcome> {
   const read = await Promise.all(files.map((file) => fingerprint(file).catch(() => undefined)));
   // Every manifest's fingerprint, or none: a manifest that could not be read whole is judged row by row.
@@ -73,7 +73,7 @@ export async function ingestManifests(
       valid: (row) => {
         count(row.file);
         batch.push({
-          id: row.id, kind: row.kind, model: row.model, request: null, requestJson: row.requestJson, contentHash: hashCanonicalRequest(row.kind, row.requestJson),
+          id: row.id, kind: row.kind, model: row.model, request: null, requestJson: row.requestJson, metaJson: row.metaJson, contentHash: hashCanonicalRequest(row.kind, row.requestJson),
           sourceFile: row.file, sourceLine: row.line, state: 'pending',
           resolution: row.resolution, hasReferenceVideo: row.hasReferenceVideo, estimateUsd: row.estimateUsd,
         });
@@ -97,7 +97,7 @@ export async function ingestManifests(
         backlog = undefined;
         await waiting;
       },
-    });
+    }, { metaColumns });
     flush();
     await backlog;
   } catch (err) {

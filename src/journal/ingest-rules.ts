@@ -9,6 +9,8 @@ export interface IngestEntry {
   request: Record<string, unknown> | null;
   /** The request's JSON text when the caller has it already (saves serialising a million rows twice). */
   requestJson?: string;
+  /** The row's metadata as JSON (never sent, not in the content hash); null or absent when it has none. */
+  metaJson?: string | null;
   contentHash: string;
   sourceFile: string;
   sourceLine: number;

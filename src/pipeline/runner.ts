@@ -47,6 +47,8 @@ export interface RunConfig {
   baseUrl: string;
   apiKey: string;
   skipInvalid: boolean;
+  /** CSV columns kept as each row's metadata, never sent (--meta-columns). */
+  metaColumns?: readonly string[];
   journalSync?: 'full' | 'off';
   /** How the journal's WAL is fsynced after deferred commits (tests observe it). */
   syncWal?: (walPath: string) => void;
@@ -151,7 +153,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     const recovery = await recoverJournal(journal, config.settings);
     for (const line of recovery.messages) events.emit('log', line);
 
-    const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid);
+    const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid, config.metaColumns);
     if (!ingest.ok) {
       return finish({ ...await emptyResult(journal, EXIT.usage, config), ingest, recovery, takeover });
     }

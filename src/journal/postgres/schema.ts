@@ -246,6 +246,10 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE items SET (fillfactor = 35);
   `,
+  // A row's metadata (CSV metadata columns, a JSONL line's `meta`): kept for results.jsonl, never sent.
+  `
+  ALTER TABLE items ADD COLUMN meta text;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

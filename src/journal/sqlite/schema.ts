@@ -152,6 +152,10 @@ const MIGRATIONS: readonly string[] = [
     SELECT l.seq, l.item_id, l.at, k.event, k.from_state, k.to_state, COALESCE(l.detail, k.detail)
     FROM event_log l JOIN event_kinds k ON k.code = l.kind;
   `,
+  // A row's metadata (CSV metadata columns, a JSONL line's `meta`): kept for results.jsonl, never sent.
+  `
+  ALTER TABLE items ADD COLUMN meta TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
