@@ -8,10 +8,18 @@ const MAX_GROUPS = 16;
 const MAX_MESSAGE = 200;
 const MAX_CAUSE = 60;
 
+/**
+ * What a row's return from `submitting` to `pending` was: the gateway answered without keeping it and it
+ * is sent again, unless the answer was a 401, which refuses the key, not the row, and stops the run.
+ */
+export function returnOutcome(error: ItemError | null): 'retried' | 'key refused' {
+  return error?.status === 401 ? 'key refused' : 'retried';
+}
+
 /** What a move into `state` with `error` is called in the view; undefined when it is no error. */
 export function causeOf(from: ItemState | undefined, state: ItemState, error: ItemError | null): string | undefined {
   if (!error) return undefined;
-  const outcome = state === 'pending' && from === 'submitting' ? 'retried'
+  const outcome = state === 'pending' && from === 'submitting' ? returnOutcome(error)
     : state === 'rejected' ? 'rejected'
     : state === 'failed' ? (from === 'submitted' || from === 'running' ? 'task failed' : 'failed')
     : state === 'uncertain' ? 'uncertain'

@@ -6,7 +6,7 @@ import { roundUsd } from '../core/money.js';
 import type { ItemState } from '../core/states.js';
 import type { Item, ItemError } from '../journal/index.js';
 import type { RunContext } from './context.js';
-import { causeOf, ErrorGroups, laneCauseOf } from './error-groups.js';
+import { causeOf, ErrorGroups, laneCauseOf, returnOutcome } from './error-groups.js';
 import { RateRing } from './rate-ring.js';
 import { phaseOf, quantile, SNAPSHOT_VERSION, type KindMoney, type RunSnapshot } from './run-snapshot.js';
 
@@ -190,7 +190,9 @@ export class RunMonitor {
     if (from !== undefined) this.move(from, to, 1);
     else this.counts[to]++;
     if (from === 'submitting') {
-      if (to === 'pending') this.retries++;
+      if (to === 'pending') {
+        if (returnOutcome(item.lastError) === 'retried') this.retries++;
+      }
       else {
         if (item.kind === 'video') this.videoToSend = Math.max(0, this.videoToSend - 1);
         this.sent++;
