@@ -12,6 +12,7 @@ export class ResultRows {
   private readonly openStmt: Database.Statement<[], { seq: number | null }>;
   private readonly videoStmt: Database.Statement<[], { seq: number | null }>;
 
+  /** @internal the driver's handle: left out of the published types (better-sqlite3's are a dev dependency). */
   constructor(db: Database.Database) {
     // NOT INDEXED: a walk of the primary key from `seq` stops after LIMIT rows; through the state index,
     // the OR would gather and sort every row with a line on each page.

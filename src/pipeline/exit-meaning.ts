@@ -2,7 +2,8 @@
 // `gbatch run`, and the `meaning` of its notifications and of the library's result.
 import type { RunResult } from './runner.js';
 
-export type RunOutcome = Pick<RunResult, 'exitCode' | 'stopReason' | 'ingest' | 'outputFailure' | 'counts'>;
+/** A run's result; the library's says null where the runner's says undefined (no early stop). */
+export type RunOutcome = Pick<RunResult, 'exitCode' | 'ingest' | 'outputFailure' | 'counts'> & { stopReason: RunResult['stopReason'] | null };
 
 export function exitMeaning(result: RunOutcome): string {
   switch (result.exitCode) {
