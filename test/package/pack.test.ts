@@ -158,3 +158,13 @@ export async function nightly(): Promise<string | null> {
   const checked = await run(process.execPath, [tsc, '-p', 'tsconfig.strict.json'], { cwd: project }).then(() => 'ok', (err: { stdout: string }) => err.stdout);
   expect(checked).toBe('ok');
 }, 60_000);
+
+test.skipIf(!BUILT)("the README's approval of better-sqlite3's install script works in a project that depends on gbatch", async () => {
+  const before = await run('npm', ['install-scripts', 'ls'], { cwd: project });
+  expect(before.stdout).toMatch(/better-sqlite3@[\d.]+ \(install: /);
+  await run('npm', ['install-scripts', 'approve', 'better-sqlite3'], { cwd: project });
+  const approved = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { allowScripts?: Record<string, boolean> };
+  expect(Object.entries(approved.allowScripts ?? {})).toEqual([[expect.stringMatching(/^better-sqlite3(@[\d.]+)?$/), true]]);
+  // (gbatch's own `prepare` may still be listed: npm counts it for a package installed from a tarball.)
+  expect((await run('npm', ['install-scripts', 'ls'], { cwd: project })).stdout).not.toMatch(/better-sqlite3/);
+}, 60_000);
