@@ -1,6 +1,6 @@
 // Brings the manifests into the journal in one transaction: all new rows, or (when refused) none.
 import { basename } from 'node:path';
-import { conflictProblem, type IngestConflict, type IngestEntry, type JournalStore, type JobTotals } from '../journal/index.js';
+import { conflictProblem, invalidRowHash, type IngestConflict, type IngestEntry, type JournalStore, type JobTotals } from '../journal/index.js';
 import type { PricingTable } from '../core/pricing.js';
 import { hashCanonicalRequest } from '../manifest/content-hash.js';
 import { formatRowError } from '../manifest/types.js';
@@ -87,7 +87,7 @@ export async function ingestManifests(
         const ownId = entry.id !== undefined && !entry.errors.some((e) => e.field === 'id');
         batch.push({
           id: ownId ? entry.id! : standInId(entry), kind: 'invalid', model: null, request: null,
-          contentHash: `invalid:${entry.raw}`, sourceFile: entry.file, sourceLine: entry.line, state: 'invalid',
+          contentHash: invalidRowHash(entry.raw), sourceFile: entry.file, sourceLine: entry.line, state: 'invalid',
           lastError: { message: entry.errors.map(formatRowError).join('; ') },
         });
         if (batch.length >= BATCH) flush();

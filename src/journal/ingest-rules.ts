@@ -21,6 +21,18 @@ export interface IngestEntry {
   lastError?: ItemError | null;
 }
 
+const INVALID_HASH = 'invalid:';
+
+/** An invalid row's content hash: its text as written (it has no request to hash); a corrected row replaces it. */
+export function invalidRowHash(raw: string): string {
+  return INVALID_HASH + raw;
+}
+
+/** The text as written of an invalid row, from its content hash; undefined for a row that has a request. */
+export function invalidRowText(contentHash: string): string | undefined {
+  return contentHash.startsWith(INVALID_HASH) ? contentHash.slice(INVALID_HASH.length) : undefined;
+}
+
 export interface IngestConflict { id: string; file: string; line: number; journalLine: number; journalFile: string }
 
 export interface IngestSummary { inserted: number; unchanged: number; replaced: number; conflicts: IngestConflict[] }

@@ -26,8 +26,16 @@ export function causeOf(from: ItemState | undefined, state: ItemState, error: It
     : state === 'deferred' ? 'deferred'
     : undefined;
   if (!outcome) return undefined;
+  return errorCause(outcome, error);
+}
+
+/**
+ * The cause of an error under `outcome`: its HTTP status and code, those it has; without either (a task's
+ * fail reason, a budget deferral), the start of its message with the numbers folded, so that rows held
+ * back for different amounts share one cause. The live view and the HTML report group by it.
+ */
+export function errorCause(outcome: string, error: ItemError): string {
   const parts = causeParts(outcome, error);
-  // Without a status or code (a task's fail reason), the start of the message names the cause.
   if (parts.length === 1) parts.push(error.message.split(/[;:.,(]/)[0]!.slice(0, 40).trim().replace(/\d+/g, '#'));
   return causeLine(parts);
 }
