@@ -149,6 +149,11 @@ export function makeItem(overrides: Partial<Item> = {}): Item {
   };
 }
 
+/** Takes a journal's items back to before schema 11: no `meta` column (a row's metadata). */
+export function withoutItemMeta(db: import('better-sqlite3').Database): void {
+  db.exec('ALTER TABLE items DROP COLUMN meta');
+}
+
 /** Takes a journal's event log back to one inline `events` table, as before schema 9 (event-log.ts). */
 export function inlineEventLog(db: import('better-sqlite3').Database): void {
   db.exec(`DROP VIEW events;
