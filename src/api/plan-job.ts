@@ -12,6 +12,7 @@ import type { ManifestRow } from '../manifest/types.js';
 import { BATCH_URLS } from '../manifest/jsonl-line.js';
 import type { ItemKind } from '../core/states.js';
 import { formatRowError } from '../manifest/types.js';
+import { unpricedHeldRows } from '../pipeline/held-row-prices.js';
 import { PlanAgainstJournal } from '../pipeline/plan-journal.js';
 import { scanManifests, estimateResolution } from '../ingest/scan-manifests.js';
 import { usd } from '../report/table.js';
@@ -56,8 +57,10 @@ export interface PlanResult {
   maxUsd: number;
   budgetUsd: number | null;
   budgetMayOverrun: boolean;
-  /** Null without a budget. */
+  /** Null without a budget, or when a row the journal holds has no price (`unpriced`). */
   fitsBudget: boolean | null;
+  /** The refusal `run` would make: a row the journal holds, which a run may send, that the pricing table cannot price. */
+  unpriced: string | null;
   /** Why it does not fit, when it does not. */
   reason: string | null;
   /** Chat/responses rows without an output cap: under a budget they are sent with the default cap. */
@@ -103,8 +106,12 @@ export async function planResolvedJob(job: ResolvedJob): Promise<PlanResult> {
 
 async function plan(job: ResolvedJob, journal: JournalStore | undefined): Promise<PlanResult> {
   const { flags } = job;
-  const stored = (await journal?.getJob())?.budgetUsd;
-  const budget = budgetInForce({ stored, given: flags.budget, lift: flags['no-budget'] }).budgetUsd;
+  const saved = await journal?.getJob();
+  // The budget the next run would hold the job to (the same rule: flags, then the job file's value when new or changed).
+  const budget = budgetInForce({
+    stored: saved?.budgetUsd, given: job.budgetFlag.given, lift: job.budgetFlag.lift,
+    created: saved === undefined, file: job.fileBudget, fileSeen: saved?.jobFileBudget,
+  }).budgetUsd;
   const standing = new PlanAgainstJournal(journal, job.manifests.length);
   const groups = new Map<string, PlanGroup>();
   const rows: PlanRow[] = [];
@@ -154,11 +161,13 @@ async function plan(job: ResolvedJob, journal: JournalStore | undefined): Promis
     throw new UsageError((err as Error).message);
   }
   const conflicts = standing.problems();
+  // The rows earlier runs left in the journal, judged by run's own rule (held-row-prices.ts).
+  const unpriced = journal ? await unpricedHeldRows(journal, job.pricing, job.pricingSource, flags['resubmit-uncertain-text'] === true) ?? null : null;
   const spend = (await journal?.spend()) ?? { reservedUsd: 0, actualUsd: 0 };
   const mayOverrun = flags['budget-may-overrun'];
   // Judged on what the gateway can bill (the estimate only under --budget-may-overrun), plus what the journal holds.
   const needed = roundUsd(spend.actualUsd + spend.reservedUsd + (mayOverrun ? remaining.usd : remaining.max));
-  const fits = budget === undefined ? null : needed <= budget;
+  const fits = budget === undefined || unpriced !== null ? null : needed <= budget;
   const reason = fits === false
     ? `the job needs up to ${usd(needed)}${journal ? ` (spent ${usd(spend.actualUsd)}, reserved ${usd(spend.reservedUsd)}, remaining rows ${usd(mayOverrun ? remaining.usd : remaining.max)})` : ''}`
       + ` against a budget of ${usd(budget!, 2)}: a run sends what fits and defers the rest (exit 3)`
@@ -169,16 +178,16 @@ async function plan(job: ResolvedJob, journal: JournalStore | undefined): Promis
   const cancel = await journal?.jobCancel();
   return {
     job: job.name, manifests: job.manifests, pricing: job.pricingSource,
-    rows: summary.rows, valid: summary.valid, invalid: summary.invalid, errors: [...errors, ...conflicts], errorCount: errorCount + conflicts.length, conflicts,
+    rows: summary.rows, valid: summary.valid, invalid: summary.invalid, errors: [...errors, ...conflicts, ...(unpriced !== null ? [unpriced] : [])], errorCount: errorCount + conflicts.length + (unpriced !== null ? 1 : 0), conflicts,
     estimatedUsd: roundUsd(total.usd), maxUsd: roundUsd(total.max), budgetUsd: budget ?? null, budgetMayOverrun: mayOverrun,
-    fitsBudget: fits, reason, outputCappedRows: capped,
+    fitsBudget: fits, unpriced, reason, outputCappedRows: capped,
     journal: journal ? {
       location: printableLocation(job.statePath), spentUsd: spend.actualUsd, reservedUsd: spend.reservedUsd,
       remainingRows: remaining.rows, remainingEstimatedUsd: roundUsd(remaining.usd), remainingMaxUsd: roundUsd(remaining.max),
       cancelled: cancel ? { at: cancel.at, reason: cancel.reason ?? null } : null,
     } : null,
     byModel, shownRows: rows, requests,
-    exitCode: summary.invalid > 0 || conflicts.length > 0 ? 2 : fits === false ? 3 : 0,
+    exitCode: summary.invalid > 0 || conflicts.length > 0 || unpriced !== null ? 2 : fits === false ? 3 : 0,
   };
 }
 

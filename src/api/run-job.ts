@@ -14,7 +14,8 @@ import { exitMeaning } from '../pipeline/exit-meaning.js';
 import { resultsPath } from '../pipeline/results-file.js';
 import { runJob as runPipeline, type RunResult } from '../pipeline/runner.js';
 import { reportHeader } from '../report/model.js';
-import { journalArg } from '../cli/advice.js';
+import { startedJobArg } from '../cli/advice.js';
+import { quoteArg } from '../core/shell-text.js';
 import { gatewayAccess, resolveJob, type GatewayAccess, type ResolvedJob } from '../cli/job.js';
 import type { RunSummary } from '../notify/body.js';
 import { RunNotifier } from '../notify/notifier.js';
@@ -114,8 +115,10 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
       manifests: job.manifests,
       statePath: job.statePath,
       pricing: job.pricing,
-      budgetUsd: flags.budget,
-      liftBudget: flags['no-budget'],
+      pricingSource: job.pricingSource,
+      ...(job.budgetFlag.given !== undefined ? { budgetUsd: job.budgetFlag.given } : {}),
+      liftBudget: job.budgetFlag.lift,
+      jobFileBudget: job.fileBudget,
       baseUrl: access.baseUrl,
       apiKey: access.apiKey,
       skipInvalid: flags['skip-invalid'],
@@ -163,13 +166,17 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
     job: job.name, journal: printableLocation(job.statePath), outDir: job.outDir, meaning: exitMeaning(final), notifications: notifier.stats,
   };
   if (hooks.beforeNotified) await hooks.beforeNotified(outcome);
-  if (notifier.active) {
+  if (notifier.active && final.lastOfJob === false) {
+    // Other runners of the job are still at work: the last of them to end reports the job's end, once.
+    hooks.events.emit('log', "notification (run-ended) left to the job's last runner: others are still at work on it");
+    await notifier.finish(undefined);
+  } else if (notifier.active) {
     await notifier.finish({
       job: job.name, exitCode: final.exitCode, meaning: outcome.meaning, stopReason: final.stopReason ?? null, counts: final.counts,
       spendUsd: final.spend.actualUsd, reservedUsd: final.spend.reservedUsd, budgetUsd: final.budgetUsd ?? null,
       estimateUsd: (await journalStanding(job))?.estimateUsd ?? null, startedAt, endedAt, journal: outcome.journal, outDir: job.outDir,
       resultsPath: existsSync(resultsPath(job.outDir)) ? resultsPath(job.outDir) : null,
-      reportCommand: reportCommand(job),
+      ...commandArgs(job),
     }, { counts: final.counts, spend: final.spend, budgetUsd: final.budgetUsd, pausedUntil: 0 });
   }
   return outcome;
@@ -182,7 +189,7 @@ async function failureSummary(job: ResolvedJob, err: unknown, startedAt: number)
     job: job.name, exitCode, meaning, stopReason: exitCode === 70 ? 'internal-error' : null,
     counts: standing?.counts ?? zeroCounts(), spendUsd: standing?.spend.actualUsd ?? 0, reservedUsd: standing?.spend.reservedUsd ?? 0,
     budgetUsd: standing?.budgetUsd ?? null, estimateUsd: standing?.estimateUsd ?? null, startedAt, endedAt: Date.now(),
-    journal: printableLocation(job.statePath), outDir: job.outDir, resultsPath: null, reportCommand: reportCommand(job),
+    journal: printableLocation(job.statePath), outDir: job.outDir, resultsPath: null, ...commandArgs(job),
   };
 }
 
@@ -190,8 +197,10 @@ function zeroCounts(): Record<ItemState, number> {
   return Object.fromEntries(ITEM_STATES.map((s) => [s, 0])) as Record<ItemState, number>;
 }
 
-function reportCommand(job: ResolvedJob): string {
-  return `gbatch report ${journalArg(printableLocation(job.statePath), job.name, isDatabaseUrl(job.statePath) ? { fromEnv: job.journalFromEnv } : undefined)}`;
+/** How the commands a notification suggests name the job: as the operator started it. */
+function commandArgs(job: ResolvedJob): Pick<RunSummary, 'jobArg' | 'sourceArg'> {
+  const jobArg = startedJobArg(job.source, printableLocation(job.statePath), isDatabaseUrl(job.statePath) ? { fromEnv: job.journalFromEnv } : undefined);
+  return { jobArg, sourceArg: quoteArg(job.source) };
 }
 
 /** The options saved with the job for `status` and `report`: a notify URL only as scheme://host/…. */

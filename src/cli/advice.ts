@@ -16,6 +16,16 @@ export function journalArg(file: string, jobName: string | undefined, server?: {
   return `--state ${quoteArg(file)}`;
 }
 
+/**
+ * journalArg for a run, naming the job as the operator started it: the job file or manifest (which
+ * `status`, `retry`, `resolve` and `report` take for the job) when it leads to the run's journal.
+ */
+export function startedJobArg(source: string, file: string, server?: { fromEnv: boolean }): string {
+  if (server) return server.fromEnv ? quoteArg(source) : `${quoteArg(source)} --journal ${quoteArg(file)}`;
+  if (normalize(defaultJournalFor(source)) === normalize(file)) return quoteArg(source);
+  return `--state ${quoteArg(file)}`;
+}
+
 /** journalArg for a journal a command opened. */
 export function commandJournalArg(arg: { jobName: string | undefined; location: string; fromEnv: boolean }, onServer: boolean): string {
   return journalArg(arg.location, arg.jobName, onServer ? { fromEnv: arg.fromEnv } : undefined);
@@ -54,4 +64,17 @@ export function uncertainAdvice(rows: readonly UncertainRow[], total: number, jo
   lines.push(`  give it up:      ${resolve} ${id} --abandon`);
   if (total > 1) lines.push(`  all at once:     ${resolve} --all-uncertain --resubmit   (or --abandon)`);
   return lines;
+}
+
+/** For tasks the gateway accepted after the run lost its standing: the command that gives each row its task. */
+export function unrecordedTaskAdvice(tasks: ReadonlyArray<{ id: string; taskId: string }>, journal: string): string[] {
+  if (tasks.length === 0) return [];
+  return [
+    'each of those rows is uncertain once another runner takes it over; give it the task the gateway accepted (the next run polls and downloads it, nothing is sent again):',
+    ...tasks.map((t) => `  ${unrecordedTaskCommand(t, journal)}`),
+  ];
+}
+
+export function unrecordedTaskCommand(task: { id: string; taskId: string }, journal: string): string {
+  return `gbatch resolve ${journal} ${quoteArg(task.id)} --task-id ${quoteArg(task.taskId)}`;
 }

@@ -1,11 +1,20 @@
 // `--deadline`: a duration ("90s", "45m", "2h", "1h30m", plain seconds), a time of day today ("06:30";
 // "06:30+1d" for tomorrow's) or an ISO instant. A time of day or an instant already past is refused:
-// "17:00" given at 17:59 never silently means tomorrow. Pure: `now` is given.
+// "17:00" given at 17:59 never silently means tomorrow; so is one more than 366 days ahead. Pure: `now` is given.
+import { MAX_DEADLINE_AHEAD_MS } from '../core/deadline.js';
 import { UsageError } from './options.js';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 export function parseDeadline(text: string, now: Date): number {
+  const at = parseInstant(text, now);
+  if (!(at - now.getTime() <= MAX_DEADLINE_AHEAD_MS)) {
+    throw new UsageError(`\`--deadline ${text.trim()}\` is too far off: a deadline may lie at most 366 days ahead (until ${new Date(now.getTime() + MAX_DEADLINE_AHEAD_MS).toISOString()})`);
+  }
+  return at;
+}
+
+function parseInstant(text: string, now: Date): number {
   const value = text.trim();
   if (/^\d+(\.\d+)?$/.test(value)) return now.getTime() + Number(value) * 1000;
   const parts = [...value.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)];

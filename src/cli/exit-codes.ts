@@ -11,7 +11,7 @@ const BUSY = [73, 'a live runner holds the job (another `gbatch run`): nothing w
 export const EXIT_CODES = {
   plan: [
     [0, 'every row is valid and the job fits the budget (when one is in force)'],
-    [2, 'some row is invalid (each listed as file:line), a row changed under an id the journal holds, or a usage or configuration error'],
+    [2, 'some row is invalid (each listed as file:line), a row changed under an id the journal holds, a row the journal holds that the pricing file cannot price, or a usage or configuration error'],
     [3, 'the job does not fit the budget: what the gateway can bill for the remaining rows, plus what the journal holds, exceeds it'],
     INTERNAL,
   ],
@@ -19,11 +19,11 @@ export const EXIT_CODES = {
     [0, 'done: every item is finished (items cancelled by `gbatch cancel` count as finished: the operator chose it)'],
     [1, 'finished, but some items failed or were rejected (or were invalid, with --skip-invalid)'],
     [2, 'usage or configuration error, or an invalid manifest: nothing was sent; or the gateway refused the API key (401), an output path cannot be written (permission, read-only), or the journal file was deleted or replaced during the run (a saved copy is named)'],
-    [3, 'stopped by --budget or by the gateway\'s balance (402): some items are deferred'],
+    [3, 'stopped by --budget or by the gateway\'s balance (402): some items are deferred (a stop while an item waits for budget headroom, as at Ctrl-C or the deadline, defers nothing: 75)'],
     [4, 'some items are uncertain (the gateway may have them): decide with `gbatch resolve`'],
     [5, 'skipped (--if-running skip): the job\'s runner is still alive; nothing was done'],
     [73, 'the job\'s runner is still alive (--if-running fail, the default on SQLite; or --if-running wait reached --if-running-timeout or --deadline): nothing was done'],
-    [75, 'work is still in flight or was stopped early (--no-wait, --deadline, a signal, an unreachable gateway, a full disk, a lost runner lock): run again later'],
+    [75, 'work is still in flight or was stopped early (--no-wait, --deadline, a signal, an unreachable gateway, a full disk, the journal database out of reach, a lost runner lock): run again later'],
     INTERNAL,
     [-1, 'when several apply: 4 > 3 > 75 > 1 > 0'],
   ],
@@ -35,7 +35,8 @@ export const EXIT_CODES = {
   report: [[0, 'the report was written'], USAGE, INTERNAL],
   resolve: [
     [0, 'the decision is recorded in the journal'],
-    [2, 'usage error, an item not in a state for that decision, or a --task-id the gateway does not know'],
+    [2, 'usage error, an item not in a state for that decision, a --task-id the gateway does not know, or one the journal holds for another item or attempt (without --force): nothing changed'],
+    [73, 'with --detach-task: a live runner holds the SQLite journal: nothing changed; run it again once the run ends'],
     INTERNAL,
   ],
   retry: [

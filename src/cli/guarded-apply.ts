@@ -10,9 +10,14 @@ export async function applyDecision(journal: JournalStore, seen: Item, change: O
     if (err instanceof StaleTransitionError) {
       throw new UsageError(`item '${seen.id}' changed state (now ${err.actual ?? 'another state'}) while resolving; look again`);
     }
-    if ((err as { code?: string }).code === 'SQLITE_BUSY') {
-      throw new UsageError(`${journal.location}: the journal stayed busy (a runner stopped in mid-write holds it); nothing was changed; try again`);
-    }
-    throw err;
+    throw busyAsUsage(journal, err);
   }
+}
+
+/** A journal held busy past its timeout is the operator's to retry, said in one line; anything else is as thrown. */
+export function busyAsUsage(journal: JournalStore, err: unknown): unknown {
+  if ((err as { code?: string }).code === 'SQLITE_BUSY') {
+    return new UsageError(`${journal.location}: the journal stayed busy (a runner stopped in mid-write holds it); nothing was changed; try again`);
+  }
+  return err;
 }

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { BUILTIN_PRICING, parsePricing, type PricingTable } from '../core/pricing.js';
 import { readBoundedText } from '../io/bounded-read.js';
 import { ConfigError } from '../core/config-error.js';
+import type { JobFileBudget } from '../core/job-budget.js';
 import { isDatabaseUrl } from '../journal/open-store.js';
 import { apiKeyFromEnv } from './api-key.js';
 import { journalUrl } from './command-journal.js';
@@ -35,6 +36,10 @@ export interface ResolvedJob {
   pricing: PricingTable;
   pricingSource: string;
   flags: RunFlags;
+  /** --budget / --no-budget given explicitly (the command line, or runJob's options): they always win. */
+  budgetFlag: { given: number | undefined; lift: boolean };
+  /** What the job file says of the budget (its value applies at creation or when it changes: budgetInForce). */
+  fileBudget: JobFileBudget;
   deadlineAt?: number;
 }
 
@@ -125,6 +130,8 @@ export function resolveJob(target: string | undefined, cli: Partial<RunFlags>, n
     pricing,
     pricingSource,
     flags,
+    budgetFlag: { given: cli['no-budget'] ? undefined : cli.budget, lift: cli['no-budget'] === true },
+    fileBudget: fromJob['no-budget'] ? 'none' : fromJob.budget ?? 'unset',
     ...(flags.deadline ? { deadlineAt: parseDeadline(flags.deadline, now) } : {}),
   };
 }

@@ -1,13 +1,14 @@
 // `gbatch resolve --all-uncertain --resubmit|--abandon`: the decision is always explicit, never a default.
 import { quoteArg } from '../core/shell-text.js';
 import { resolveAllUncertain } from '../journal/resolve-all.js';
+import { commandJournalArg } from './advice.js';
 import { openCommandJournal } from './command-journal.js';
 import { UsageError } from './options.js';
 
 const SHOWN_IDS = 20;
 
 export async function resolveAll(
-  options: { state?: string; journal?: string; 'task-id'?: string; resubmit: boolean; abandon: boolean },
+  options: { state?: string; journal?: string; 'task-id'?: string; resubmit: boolean; abandon: boolean; 'not-billed': boolean },
   positionals: readonly string[],
 ): Promise<number> {
   if (options['task-id'] !== undefined) {
@@ -16,13 +17,14 @@ export async function resolveAll(
   if (options.resubmit === options.abandon) {
     throw new UsageError('--all-uncertain needs the decision: exactly one of --resubmit (send every uncertain item again) or --abandon (give them all up)');
   }
-  const { store: journal, ids } = await openCommandJournal(options, positionals, { readonly: false, withIds: true });
+  const { store: journal, ids, arg } = await openCommandJournal(options, positionals, { readonly: false, withIds: true });
+  const named = commandJournalArg(arg, journal.adapter === 'postgres');
   const file = journal.location;
   const decision = options.resubmit ? 'resubmit' : 'abandon';
   let resolved: string[];
   try {
     if (ids.length > 0) throw new UsageError(`--all-uncertain takes no item ids (got ${ids.map(quoteArg).join(' ')}); leave it out to decide one item`);
-    resolved = await resolveAllUncertain(journal, decision);
+    resolved = await resolveAllUncertain(journal, decision, options['not-billed']);
   } finally {
     await journal.close();
   }
@@ -34,7 +36,9 @@ export async function resolveAll(
   const more = resolved.length > SHOWN_IDS ? ` and ${resolved.length - SHOWN_IDS} more` : '';
   const outcome = decision === 'resubmit'
     ? 'will be sent again by the next `gbatch run` (where a first request reached the gateway, both may be billed)'
-    : 'abandoned (now failed); their reservations are released';
+    : options['not-billed'] ? 'abandoned (now failed) as not billed; their reservations are released'
+    : 'abandoned (now failed); each may have been billed, so its bound stays booked against the budget'
+      + ` (\`gbatch resolve ${named} <item-id> --abandon --not-billed\` releases one the gateway did not bill)`;
   process.stdout.write(`${resolved.length} uncertain item(s) ${outcome}: ${shown}${more}\n`);
   return 0;
 }

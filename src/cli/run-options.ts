@@ -1,6 +1,6 @@
 // The options of `run`, in one typed table (job files use the same names); `plan` takes a few of them.
 // Defaults are applied after job-file options merge.
-import { DEFAULT_DEADLINE_GRACE_S } from '../core/deadline.js';
+import { DEFAULT_DEADLINE_GRACE_S, MAX_DEADLINE_AHEAD_MS } from '../core/deadline.js';
 import type { OptionTable } from './options.js';
 
 export const RUN_OPTIONS = {
@@ -31,7 +31,7 @@ export const RUN_OPTIONS = {
   notify: { type: 'string', multiple: true, help: 'POST a JSON summary to this http(s) URL when the run ends (repeatable; Slack-style webhooks accepted); retried, bounded, never changes the exit code; printed only as scheme://host/…' },
   'notify-at': { type: 'string', help: 'also notify when the committed spend (settled + reserved) crosses these percentages of the budget during the run, e.g. 50,80,100' },
   'if-running': { type: 'string', choices: ['wait', 'skip', 'fail'], help: "when the job's runner is still alive (last night's run): fail (exit 73, the default), skip (exit 5) or wait for it (bounded by --if-running-timeout and --deadline; then exit 73). On a PostgreSQL journal a run joins the job's runners unless this is given" },
-  'if-running-timeout': { type: 'number', min: 0, help: 'seconds --if-running wait waits at most (default: 3600)' },
+  'if-running-timeout': { type: 'number', min: 0, max: MAX_DEADLINE_AHEAD_MS / 1000, help: 'seconds --if-running wait waits at most, up to 366 days as --deadline (default: 3600)' },
   progress: { type: 'string', choices: ['auto', 'live', 'plain', 'json', 'none'], help: "progress on stderr: 'live' redraws a frame in place (lanes, rate, ETA, budget, errors), 'plain' prints a timestamped line on each change of phase and every 30 s, 'json' writes snapshots as NDJSON, 'none' only the run's messages; 'auto' is live on a terminal, plain elsewhere (default: auto)" },
   quiet: { type: 'boolean', help: "no progress on stderr (as --progress none); the run's messages still print" },
   help: { type: 'boolean', short: 'h', help: 'show this help' },

@@ -19,13 +19,21 @@ export function runnerLine(holder: JudgedHolder | undefined): string | undefined
     : `no live runner: pid ${holder.pid} on ${holder.host} is gone (last heartbeat ${age}); the next run takes over`;
 }
 
-/** One of a job's runners (a database journal may have several), with the rows it holds. */
-export function runnersLine(runner: RunnerView): string {
-  const age = describeAge(runner.liveness.heartbeatAgeMs);
-  const held = `${runner.rows} row(s) held`;
-  return runner.liveness.alive
-    ? `runner ${runner.runnerId}: pid ${runner.pid} on ${runner.host}, alive (heartbeat ${age}), ${held}`
-    : `runner ${runner.runnerId}: pid ${runner.pid} on ${runner.host}, DEAD (last heartbeat ${age}), ${held}: the others take its rows over`;
+/**
+ * A database journal's runners of the job, one line each: the live ones, and the dead ones still holding
+ * rows (who takes those over: the live others, or the next run). A dead runner that holds nothing (its
+ * rows were taken over, or the job finished) has nothing left to tell: `--json` still lists it.
+ */
+export function runnersLines(runners: readonly RunnerView[]): string[] {
+  const othersLive = runners.some((r) => r.liveness.alive);
+  return runners.filter((r) => r.liveness.alive || r.rows > 0).map((runner) => {
+    const age = describeAge(runner.liveness.heartbeatAgeMs);
+    const held = `${runner.rows} row(s) held`;
+    return runner.liveness.alive
+      ? `runner ${runner.runnerId}: pid ${runner.pid} on ${runner.host}, alive (heartbeat ${age}), ${held}`
+      : `runner ${runner.runnerId}: pid ${runner.pid} on ${runner.host}, DEAD (last heartbeat ${age}), ${held}: `
+        + (othersLive ? 'the live runners take them over' : 'the next `gbatch run` takes them over');
+  });
 }
 
 export function runnerViewJson(runner: RunnerView): Record<string, unknown> {

@@ -6,9 +6,11 @@
 // token count for that resolution. Chat/responses: every byte of the request body a token (a token is
 // at least one byte, and the chat template's framing is shorter than the JSON around each message)
 // plus the output cap times `n`. A row without an output cap has no bound: under a budget it is sent
-// with DEFAULT_MAX_OUTPUT_TOKENS as its cap (withOutputCap), which this bound assumes.
+// with DEFAULT_MAX_OUTPUT_TOKENS as its cap (withOutputCap), which this bound assumes. Likewise a video
+// row that states no duration is bounded at DEFAULT_VIDEO_SECONDS and sent with it (withDuration): the
+// spec names no default, and a gateway whose default is longer would bill past the bound.
 
-import { FRAMES_PER_SECOND, RESOLUTIONS, RESOLUTION_SIZE, type Resolution } from './models.js';
+import { DEFAULT_VIDEO_SECONDS, FRAMES_PER_SECOND, RESOLUTIONS, RESOLUTION_SIZE, type Resolution } from './models.js';
 import { roundUsd } from './money.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS, nonNegativeNumber, REFERENCE_VIDEO_SECONDS, requestedSeconds } from './estimate.js';
 import type { PricingTable } from './pricing.js';
@@ -43,6 +45,20 @@ export function withOutputCap(kind: ItemKind, request: Record<string, unknown>):
   if (kind === 'video' || statedOutputCap(kind, request) !== undefined) return { request };
   const field = CAP_FIELD_TO_ADD[kind];
   return { request: { ...request, [field]: DEFAULT_MAX_OUTPUT_TOKENS }, added: field };
+}
+
+/**
+ * A video request that states no usable duration (`duration`, or its alias `seconds`) gets
+ * DEFAULT_VIDEO_SECONDS as `duration`, the seconds its bound was computed for. A copy, as withOutputCap's.
+ */
+export function withDuration(request: Record<string, unknown>): { request: Record<string, unknown>; added?: string } {
+  if (nonNegativeNumber(request.duration) !== undefined || nonNegativeNumber(request.seconds) !== undefined) return { request };
+  return { request: { ...request, duration: DEFAULT_VIDEO_SECONDS }, added: 'duration' };
+}
+
+/** The request as it must be sent for its bound to hold: text with an output cap, video with a duration. */
+export function boundedRequest(kind: ItemKind, request: Record<string, unknown>): { request: Record<string, unknown>; added?: string } {
+  return kind === 'video' ? withDuration(request) : withOutputCap(kind, request);
 }
 
 /**

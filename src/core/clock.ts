@@ -3,9 +3,12 @@
 export interface Clock {
   /** Milliseconds since the epoch (or since the ManualClock's start). */
   now(): number;
-  /** Resolves after `ms`; rejects with the signal's reason when the signal aborts first. */
+  /** Resolves after `ms`, however long (Infinity: never); rejects with the signal's reason when the signal aborts first. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
+
+/** The longest delay one Node timer takes (2^31-1 ms, about 24.8 days): a longer one fires after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
@@ -16,14 +19,23 @@ export const systemClock: Clock = {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     return new Promise((resolve, reject) => {
+      // A wait longer than one timer takes is a chain of timers, each at most MAX_TIMER_MS.
+      let left = ms > 0 ? ms : 0;
+      let timer: NodeJS.Timeout;
       const onAbort = (): void => {
         clearTimeout(timer);
         reject(abortReason(signal!));
       };
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, Math.max(0, ms));
+      const wait = (): void => {
+        const step = Math.min(left, MAX_TIMER_MS);
+        left -= step;
+        timer = setTimeout(() => {
+          if (left > 0) return wait();
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        }, step);
+      };
+      wait();
       signal?.addEventListener('abort', onAbort, { once: true });
     });
   },

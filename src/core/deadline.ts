@@ -4,6 +4,12 @@
 /** Seconds requests in flight may still take once the deadline has passed (`--deadline-grace`). */
 export const DEFAULT_DEADLINE_GRACE_S = 10;
 
+/**
+ * The furthest a deadline may lie ahead: a year and a day. Further is a typo (`99999999999h`, past
+ * what a Date can even hold), never a batch run's bound.
+ */
+export const MAX_DEADLINE_AHEAD_MS = 366 * 86_400_000;
+
 export function deadlinePassed(deadlineAt: number | undefined, now: number): boolean {
   return deadlineAt !== undefined && now >= deadlineAt;
 }

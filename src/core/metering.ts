@@ -2,10 +2,19 @@
 // An answer without a usable count is UNMETERED: booked at what was reserved for it (its bound),
 // never at zero, so --budget keeps capping what the gateway can bill.
 
+import { checkCharge } from './charge-check.js';
 import type { Resolution } from './models.js';
 import { settleChat, settleVideo, type ChatUsage, type PriceSnapshot } from './settlement.js';
 
-export interface Metered { usd: number; totalTokens: number | null; unmetered: boolean }
+export interface Metered {
+  usd: number;
+  totalTokens: number | null;
+  unmetered: boolean;
+  /** The pricing table's figure, where the gateway also reported its own charge to compare it with. */
+  tableUsd?: number;
+  /** gateway / table when the gateway charged more than the table (see checkCharge). */
+  driftRatio?: number;
+}
 
 const TOKEN_FIELDS = ['prompt_tokens', 'completion_tokens', 'input_tokens', 'output_tokens', 'total_tokens'] as const;
 
@@ -37,8 +46,9 @@ export function meterChatAnswer(body: unknown, snapshot: PriceSnapshot, reserved
 }
 
 /**
- * A video task that SUCCEEDED: settled from its final total_tokens and resolution; without tokens,
- * the gateway's own reported charge where it gives one; else unmetered, booked at `reservedUsd`.
+ * A video task that SUCCEEDED: settled from its final total_tokens and resolution, or at the gateway's
+ * own reported charge when that is higher (its price list is authoritative); without tokens, at the
+ * gateway's charge where it gives one; else unmetered, booked at `reservedUsd`.
  */
 export function meterVideoSuccess(input: {
   totalTokens: number | undefined;
@@ -54,7 +64,12 @@ export function meterVideoSuccess(input: {
       totalTokens: input.totalTokens, finalResolution: input.finalResolution,
       requestedResolution: input.requestedResolution, hasReferenceVideo: input.hasReferenceVideo, snapshot: input.snapshot,
     });
-    return { usd, totalTokens: input.totalTokens, unmetered: false };
+    if (input.gatewayChargeUsd === undefined) return { usd, totalTokens: input.totalTokens, unmetered: false };
+    const check = checkCharge(usd, input.gatewayChargeUsd);
+    return {
+      usd: check.bookedUsd, totalTokens: input.totalTokens, unmetered: false, tableUsd: usd,
+      ...(check.driftRatio !== undefined ? { driftRatio: check.driftRatio } : {}),
+    };
   }
   if (input.gatewayChargeUsd !== undefined) return { usd: input.gatewayChargeUsd, totalTokens: null, unmetered: false };
   return { usd: input.reservedUsd, totalTokens: null, unmetered: true };

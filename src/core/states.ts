@@ -22,7 +22,7 @@ export const ITEM_STATES: readonly ItemState[] = [
 ];
 
 /**
- * States no run moves out of by itself (only the operator's `requeue` does). `uncertain` and `deferred`
+ * States no run moves out of by itself (only the operator's `requeue`, `unreserve` or `detach` does). `uncertain` and `deferred`
  * wait for an operator or a later run.
  */
 export const TERMINAL: ReadonlySet<ItemState> = new Set(['downloaded', 'failed', 'rejected', 'invalid', 'cancelled']);
@@ -42,10 +42,13 @@ export type ItemEvent =
   | 'progress'          // submitted|running -> running
   | 'finish'            // submitted|running -> succeeded: task SUCCESS
   | 'fail'              // submitted|running -> failed: task FAILURE
+  | 'vanish'            // submitted|running -> uncertain: the gateway answers 404 for the task on every id it gave
   | 'store'             // succeeded -> downloaded: output written
   | 'attach'            // uncertain -> submitted: operator supplied the task id
   | 'resubmit'          // uncertain -> pending: operator (or opt-in auto policy) chose to send again
-  | 'abandon'           // uncertain|deferred|pending -> failed: operator gave up on it
+  | 'abandon'           // uncertain|deferred|pending -> failed: operator gave up on it (an uncertain row's bound stays booked)
+  | 'unreserve'         // failed -> failed: the operator found an abandoned uncertain request was not billed; its bound is released
+  | 'detach'            // submitted|running|succeeded|downloaded|failed -> uncertain: the operator undoes a wrong `attach`
   | 'release'           // deferred -> pending: a later run may send it
   | 'requeue'           // failed|rejected|cancelled -> pending: the operator chose to send it again (`gbatch retry`)
   | 'cancel';           // pending|deferred -> cancelled: the job was cancelled (`gbatch cancel`); never sent
@@ -62,10 +65,13 @@ const TABLE: Record<ItemEvent, Partial<Record<ItemState, ItemState>>> = {
   progress: { submitted: 'running', running: 'running' },
   finish: { submitted: 'succeeded', running: 'succeeded' },
   fail: { submitted: 'failed', running: 'failed' },
+  vanish: { submitted: 'uncertain', running: 'uncertain' },
   store: { succeeded: 'downloaded' },
   attach: { uncertain: 'submitted' },
   resubmit: { uncertain: 'pending' },
   abandon: { uncertain: 'failed', deferred: 'failed', pending: 'failed' },
+  unreserve: { failed: 'failed' },
+  detach: { submitted: 'uncertain', running: 'uncertain', succeeded: 'uncertain', downloaded: 'uncertain', failed: 'uncertain' },
   release: { deferred: 'pending' },
   requeue: { failed: 'pending', rejected: 'pending', cancelled: 'pending' },
   cancel: { pending: 'cancelled', deferred: 'cancelled' },

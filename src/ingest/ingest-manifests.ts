@@ -35,7 +35,8 @@ function standInId(entry: InvalidEntry): string {
 }
 
 export async function ingestManifests(
-  journal: JournalStore, files: readonly string[], pricing: PricingTable, skipInvalid: boolean, metaColumns: readonly string[] = [],
+  journal: JournalStore, files: readonly string[], pricing: PricingTable, skipInvalid: boolean, say?: (line: string) => void,
+  metaColumns: readonly string[] = [],
 ): Promise<IngestOutcome> {
   const read = await Promise.all(files.map((file) => fingerprint(file).catch(() => undefined)));
   // Every manifest's fingerprint, or none: a manifest that could not be read whole is judged row by row.
@@ -48,7 +49,7 @@ export async function ingestManifests(
   const count = (file: string): void => {
     rowsByPath.set(file, (rowsByPath.get(file) ?? 0) + 1);
   };
-  const session = await journal.beginIngest();
+  const session = await journal.beginIngest(say ? { say } : {});
   // Another runner of the job may have ingested the same manifests while this one waited for the ingest
   // lock: looked at again under it, they are known, and nothing needs reading.
   const ingestedMeanwhile = prints ? await unchangedRows(journal, prints) : undefined;

@@ -2,9 +2,10 @@
 // directories of the journal and of the outputs can be created and written. A refusal is a ConfigError
 // naming the path and the cause, and leaves behind no directory this check created.
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { ConfigError, describeErrno } from '../core/config-error.js';
+import { closeSync, fsyncSync, openSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { ConfigError, describeErrno, errnoOf } from '../core/config-error.js';
+import { makeDirectoriesSync } from './make-directories.js';
 
 export interface RunPaths {
   manifests: readonly string[];
@@ -67,13 +68,14 @@ function checkJournalPath(statePath: string, created: string[]): void {
 
 /** Creates `dir` if needed, then writes, syncs and removes a probe file in it. */
 export function checkWritableDir(dir: string, what: string, created: string[] = []): void {
-  const refuse = (err: unknown): ConfigError =>
-    new ConfigError(`${dir}: cannot write ${what} there: ${describeErrno(err)}`, { cause: err });
+  const refuse = (err: unknown, reason = describeErrno(err)): ConfigError =>
+    new ConfigError(`${dir}: cannot write ${what} there: ${reason}`, { cause: err });
   try {
-    const first = mkdirSync(dir, { recursive: true });
-    if (first !== undefined) created.push(resolve(first));
+    const first = makeDirectoriesSync(dir);
+    if (first !== undefined) created.push(first);
   } catch (err) {
-    throw refuse(trueMkdirError(dir, err));
+    // ENOENT from a mkdir whose parent exists: the file system (procfs, sysfs) makes no directories there.
+    throw refuse(err, errnoOf(err) === 'ENOENT' ? 'the file system does not allow creating a directory there (ENOENT)' : undefined);
   }
   let stats;
   try {
@@ -100,21 +102,4 @@ export function checkWritableDir(dir: string, what: string, created: string[] = 
       }
     }
   }
-}
-
-/**
- * A recursive mkdir reports ENOENT for a parent it could not create (on a read-only file system, say);
- * the first missing directory's own mkdir tells the real cause.
- */
-function trueMkdirError(dir: string, err: unknown): unknown {
-  if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return err;
-  let missing = resolve(dir);
-  while (dirname(missing) !== missing && !existsSync(dirname(missing))) missing = dirname(missing);
-  try {
-    mkdirSync(missing);
-    rmSync(missing, { recursive: true, force: true });
-  } catch (first) {
-    return first;
-  }
-  return err;
 }

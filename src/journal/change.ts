@@ -1,4 +1,5 @@
 // A transition as the pipeline asks for it, and what the journal answers: shared by both adapters.
+import type { JobFileBudget } from '../core/job-budget.js';
 import type { ItemEvent, ItemState } from '../core/states.js';
 import type { ItemPatch } from './item.js';
 
@@ -6,6 +7,8 @@ export interface JobRecord {
   name: string; manifest: string; options: Record<string, unknown>; createdAt: number; updatedAt: number;
   /** The budget in force for the job (kept across runs); undefined: none. */
   budgetUsd?: number;
+  /** What the job file said of the budget at the last run (see budgetInForce); undefined: not recorded. */
+  jobFileBudget?: JobFileBudget;
 }
 
 export interface Change {

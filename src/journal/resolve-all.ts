@@ -1,4 +1,5 @@
 // `resolve --all-uncertain`: the operator's one decision applied to every uncertain row, a page at a time.
+import { ABANDONED_BOOKED, ABANDONED_NOT_BILLED, BOOKED_MESSAGE, NOT_BILLED_MESSAGE } from '../core/abandon.js';
 import type { Change } from './change.js';
 import type { Item } from './item.js';
 import type { JournalStore } from './store.js';
@@ -7,24 +8,25 @@ export type BulkDecision = 'resubmit' | 'abandon';
 
 const PAGE = 500;
 
-function decisionFor(item: Item, decision: BulkDecision): Change {
-  return decision === 'resubmit'
-    ? { id: item.id, event: 'resubmit', patch: { reservedUsd: 0, lastError: null }, detail: { by: 'operator', bulk: true } }
-    : {
-      id: item.id, event: 'abandon', patch: { reservedUsd: 0, lastError: { message: 'abandoned by the operator (was uncertain)' } },
-      detail: { by: 'operator', bulk: true },
-    };
+function decisionFor(item: Item, decision: BulkDecision, notBilled: boolean): Change {
+  if (decision === 'resubmit') return { id: item.id, event: 'resubmit', patch: { reservedUsd: 0, lastError: null }, detail: { by: 'operator', bulk: true } };
+  // An abandoned uncertain row may have been billed: its bound stays booked unless the operator says it was not.
+  const error = notBilled ? { type: ABANDONED_NOT_BILLED, message: NOT_BILLED_MESSAGE } : { type: ABANDONED_BOOKED, message: BOOKED_MESSAGE };
+  return {
+    id: item.id, event: 'abandon', patch: { ...(notBilled ? { reservedUsd: 0 } : {}), lastError: error },
+    detail: { by: 'operator', bulk: true, ...(notBilled ? { notBilled: true } : {}) },
+  };
 }
 
 /** Applies `decision` to every uncertain row; returns their ids in manifest order. */
-export async function resolveAllUncertain(journal: JournalStore, decision: BulkDecision): Promise<string[]> {
+export async function resolveAllUncertain(journal: JournalStore, decision: BulkDecision, notBilled = false): Promise<string[]> {
   const resolved: string[] = [];
   let after = 0;
   for (;;) {
     // Each page is read and written under one write lock: a live run cannot move a row in between.
     const page = await journal.decideAndApply(async (reader) => {
       const items = await reader.list(['uncertain'], PAGE, after);
-      return { changes: items.map((item) => decisionFor(item, decision)), result: items };
+      return { changes: items.map((item) => decisionFor(item, decision, notBilled)), result: items };
     });
     if (page.length === 0) return resolved;
     for (const item of page) resolved.push(item.id);

@@ -1,13 +1,16 @@
 // The one journal interface the pipeline and the commands talk to. Two adapters implement it: SQLite
 // (one file, one runner: the embedded default) and PostgreSQL (one database, many runners on a job).
 // Every method is async; the SQLite adapter answers from its synchronous driver at once.
+import type { JobFileBudget } from '../core/job-budget.js';
 import type { ItemState } from '../core/states.js';
+import type { TaskIdHolder } from '../core/task-attach.js';
 import type { Change, JobRecord, Move, Spend } from './change.js';
 import type { IngestEntry, IngestSummary } from './ingest-rules.js';
 import type { Item, ItemPatch } from './item.js';
 import type { ResultRow } from './result-row.js';
 import type { RunEnd, RunRecord } from './runs.js';
 import type { RunnerLiveness } from './runner-liveness.js';
+import type { JobNotices } from './job-notices.js';
 
 export type JournalAdapter = 'sqlite' | 'postgres';
 
@@ -34,6 +37,8 @@ export interface JobInput {
   options: Record<string, unknown>;
   /** The budget in force from now on; undefined: none. */
   budgetUsd?: number | undefined;
+  /** What the job file says of the budget now, recorded for the next run (undefined: leave the record as it is). */
+  jobFileBudget?: JobFileBudget | undefined;
 }
 
 export interface ItemEventRecord { at: number; event: string; from: string | null; to: string; detail: unknown }
@@ -45,6 +50,12 @@ export interface EventLogRecord extends ItemEventRecord { seq: number; itemId: s
 export interface PriorRow { content_hash: string; state: string; source_file: string; source_line: number }
 
 export interface ManifestRecord { bytes: number; sha256: string; rows: number }
+
+/** The rows of one kind, model and resolution among some states: how many, and the first in manifest order. */
+export interface ModelGroup {
+  kind: string; model: string | null; resolution: string | null; rows: number;
+  first: { id: string; state: ItemState; sourceFile: string; sourceLine: number };
+}
 export interface ManifestPrint extends ManifestRecord { path: string }
 
 /** The sums `report` and `status` show, for the whole job and per model and resolution. */
@@ -130,6 +141,11 @@ export interface RunnerMembership {
  * What runners sharing one job agree through the journal (a database): absent on a journal that only
  * one runner can use, where each process's own pacing and pauses are the whole truth.
  */
+export interface IngestOptions {
+  /** A line for the operator while the pass waits for another runner's ingest (who holds the lock, what is done about it). */
+  say?(line: string): void;
+}
+
 export interface Coordination {
   /** Every runner of the job stops submitting (the gateway's balance ran out: a 402). */
   stopSubmissions(reason: 'balance'): Promise<void>;
@@ -153,6 +169,12 @@ export interface Coordination {
   resultsPrefix(file: string): Promise<ResultsPrefix | undefined>;
   /** Records what a rebuild left, so that the next one, on any runner, appends to it instead of rewriting it. */
   recordResultsPrefix(file: string, prefix: ResultsPrefix): Promise<void>;
+  /**
+   * The job's money as the journal's budget check sees it (every runner's reservations and settlements),
+   * and whether any row of the job is in flight (submitting, submitted, running): its reservation may
+   * still settle or be released, so a runner short of headroom waits instead of deferring.
+   */
+  jobMoney(): Promise<Spend & { inFlight: boolean }>;
 }
 
 /**
@@ -177,6 +199,8 @@ export interface JournalStore {
 
   readonly membership: RunnerMembership;
   readonly coordination?: Coordination;
+  /** Which runner sends each of the job's notifications, where several runners share it. */
+  readonly notices?: JobNotices;
 
   getJob(): Promise<JobRecord | undefined>;
   saveJob(job: JobInput): Promise<void>;
@@ -213,7 +237,11 @@ export interface JournalStore {
   lastSubmitTimes(ids: readonly string[]): Promise<Map<string, number>>;
   /** The ids among `failedIds` last moved to `failed` by an operator's abandon of an uncertain row. */
   abandonedWhileUncertain(failedIds: readonly string[]): Promise<Set<string>>;
+  /** The rows that hold `taskId` now, and every row (and attempt) an accept or attach ever gave it, in log order. */
+  taskIdHolders(taskId: string): Promise<TaskIdHolder[]>;
   priors(ids: readonly string[]): Promise<Map<string, PriorRow>>;
+  /** The kinds, models and resolutions of the rows in `states`, in the order of their first rows (the pricing check). */
+  modelGroups(states: readonly ItemState[]): Promise<ModelGroup[]>;
 
   /**
    * Applies the changes in ONE transaction, each checked by the transition table and written
@@ -225,6 +253,11 @@ export interface JournalStore {
   apply(changes: readonly Change[]): Promise<Item[]>;
   /** The `store` transition for many answered rows whose results line is durable. */
   markStored(ids: readonly string[], outputPath: string, detail: Record<string, unknown>): Promise<void>;
+  /**
+   * Notes in the event log task ids the gateway gave this runner after it lost its standing (`task-unrecorded`
+   * events: no row moves). Only a journal that still takes them from such a runner has it (a database).
+   */
+  noteUnrecordedTasks?(tasks: ReadonlyArray<{ id: string; taskId: string }>): Promise<void>;
   /** Patches fields without a state change; logged as a `note` event. */
   annotate(id: string, patch: ItemPatch, note: string): Promise<void>;
   syncDeferred(): Promise<void>;
@@ -234,7 +267,8 @@ export interface JournalStore {
    */
   decideAndApply<T>(decide: (reader: Pick<JournalStore, 'get' | 'list' | 'iterate' | 'abandonedWhileUncertain'>) => Promise<{ changes: Change[]; result: T }>): Promise<T>;
 
-  beginIngest(): Promise<IngestWriter>;
+  /** An ingest pass; on a database several runners share, `say` hears what its wait for the job's ingest lock is for. */
+  beginIngest(options?: IngestOptions): Promise<IngestWriter>;
   manifestRecords(paths: readonly string[]): Promise<Map<string, ManifestRecord>>;
 
   /** Rows that have a results line, after `afterSeq`, at most `limit` and about `maxBytes` of bodies (at least one). */

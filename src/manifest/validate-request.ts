@@ -56,6 +56,19 @@ function chatPricingIssues(model: string, pricing: PricingTable): RowIssue[] {
   return Object.hasOwn(pricing.chat, model) ? [] : [missingPrice(model, pricing.video, 'video')];
 }
 
+/**
+ * Why the table cannot price a row the journal already holds (its model under its kind and, for video,
+ * the resolution it is billed at): the same rule and words as for a manifest row; undefined when it can.
+ */
+export function heldRowPriceIssue(kind: ItemKind, model: string, resolution: string | null, pricing: PricingTable): RowIssue | undefined {
+  if (kind !== 'video') return chatPricingIssues(model, pricing)[0];
+  const rates = Object.hasOwn(pricing.video, model) ? pricing.video[model] : undefined;
+  if (!rates) return missingPrice(model, pricing.chat, 'chat');
+  const supported = Object.keys(rates).filter((r) => rates[r as keyof typeof rates] !== undefined);
+  if (resolution !== null && supported.includes(resolution)) return undefined;
+  return { field: 'resolution', reason: `${resolution === null ? 'none' : quote(resolution)} has no price for model ${quote(model)} in the pricing table (priced: ${supported.join(', ') || 'none'}); add it with --pricing` };
+}
+
 function videoPricingIssues(request: Record<string, unknown>, pricing: PricingTable, failed: Set<string | undefined>): RowIssue[] {
   const model = request.model as string;
   const rates = Object.hasOwn(pricing.video, model) ? pricing.video[model] : undefined;

@@ -24,8 +24,13 @@ export interface RunSummary {
   outDir: string;
   /** results.jsonl (chat and responses answers), when the run wrote one. */
   resultsPath: string | null;
-  /** The command that prints the job's full report. */
-  reportCommand: string;
+  /**
+   * How a pasted command names the job: as the operator started it (the job file or manifest), with
+   * `--state` or `--journal` when that alone would not find its journal.
+   */
+  jobArg: string;
+  /** The job file or manifest the run was started with, quoted for a shell (what `gbatch plan` takes). */
+  sourceArg: string;
   host: string;
 }
 
@@ -43,15 +48,22 @@ export interface ThresholdCrossing {
 
 export type NotificationBody = Record<string, unknown> & { text: string; event: 'run-ended' | 'budget-threshold' };
 
-/** What needs the operator, one line each, with the command that deals with it. */
-export function attentionFor(summary: Pick<RunSummary, 'job' | 'exitCode' | 'counts' | 'meaning'>): string[] {
-  const { counts } = summary;
+/** The command that prints the job's full report. */
+export function reportCommand(summary: Pick<RunSummary, 'jobArg'>): string {
+  return `gbatch report ${summary.jobArg}`;
+}
+
+/** What needs the operator, one line each, with the command (naming the job) that deals with it. */
+export function attentionFor(summary: Pick<RunSummary, 'jobArg' | 'sourceArg' | 'exitCode' | 'counts' | 'meaning'>): string[] {
+  const { counts, jobArg } = summary;
   const lines: string[] = [];
   if (summary.exitCode === 2 || summary.exitCode === 70) lines.push(summary.meaning);
-  if (counts.uncertain > 0) lines.push(`${counts.uncertain} uncertain: decide with \`gbatch resolve\` (the gateway may hold them)`);
-  if (counts.failed + counts.rejected > 0) lines.push(`${counts.failed} failed, ${counts.rejected} rejected: \`gbatch retry --failed --rejected\` sends them again`);
+  if (counts.uncertain > 0) {
+    lines.push(`${counts.uncertain} uncertain (the gateway may hold them): \`gbatch status ${jobArg}\` lists them with the \`gbatch resolve\` commands that decide them`);
+  }
+  if (counts.failed + counts.rejected > 0) lines.push(`${counts.failed} failed, ${counts.rejected} rejected: \`gbatch retry ${jobArg} --failed --rejected\` sends them again`);
   if (counts.deferred > 0) lines.push(`${counts.deferred} deferred by the budget or the gateway's balance: raise --budget (or top up), then run again`);
-  if (counts.invalid > 0) lines.push(`${counts.invalid} invalid row(s): fix the manifest (\`gbatch plan\` lists them)`);
+  if (counts.invalid > 0) lines.push(`${counts.invalid} invalid row(s): fix the manifest (\`gbatch plan ${summary.sourceArg}\` lists them)`);
   const open = counts.pending + counts.submitting + counts.submitted + counts.running + counts.succeeded;
   if (open > 0 && summary.exitCode !== 2) lines.push(`${open} item(s) not finished: the next run continues them`);
   return lines;
@@ -68,7 +80,7 @@ export function runEndedBody(summary: RunSummary, redact: Redactor): Notificatio
     `gbatch ${summary.job}: exit ${summary.exitCode}: ${summary.meaning}`,
     `${nonzero.join(', ') || 'no items'}; ${money}${summary.estimateUsd === null ? '' : `, estimate ${dollars(summary.estimateUsd)}`}; took ${duration(durationS)}`,
     ...attention.map((line) => `- ${line}`),
-    `Report: ${summary.reportCommand}${summary.resultsPath ? `; results: ${summary.resultsPath}` : ''}`,
+    `Report: ${reportCommand(summary)}${summary.resultsPath ? `; results: ${summary.resultsPath}` : ''}`,
   ].join('\n');
   return finish({
     text,
@@ -89,7 +101,7 @@ export function runEndedBody(summary: RunSummary, redact: Redactor): Notificatio
     journal: summary.journal,
     out_dir: summary.outDir,
     results: summary.resultsPath,
-    report: summary.reportCommand,
+    report: reportCommand(summary),
     attention,
     host: summary.host,
   }, redact);

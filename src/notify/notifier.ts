@@ -1,9 +1,11 @@
 // The run's notifications: budget thresholds sent in the background as the run's committed spend
 // crosses them, and one summary when the run ends, awaited (bounded) before the run returns. Nothing
-// here can block a submission or change the run's exit code: every failure is one log line.
+// here can block a submission or change the run's exit code: every failure is one log line. Among
+// runners sharing a job the journal elects who sends a threshold (and the run decides who sends the end).
 import type { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import type { Redactor } from '../gateway/redact.js';
+import type { JobNotices } from '../journal/job-notices.js';
 import type { Progress, RunEvents } from '../pipeline/context.js';
 import { runEndedBody, thresholdBody, type NotificationBody, type RunSummary } from './body.js';
 import { committedPct, crossedThreshold, DEFAULT_SEND_POLICY, type SendPolicy } from './policy.js';
@@ -25,8 +27,12 @@ export class RunNotifier {
   private readonly policy: SendPolicy;
   private readonly agent;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Threshold elections still asking the journal; a won one adds its sends to inFlight. */
+  private readonly elections = new Set<Promise<void>>();
   private readonly announced = new Set<number>();
   private startPct: number | undefined;
+  /** Runners sharing the job: the journal elects which one sends each threshold. */
+  private notices: Pick<JobNotices, 'claim'> | undefined;
   private closed = false;
   private watch: NodeJS.Timeout | undefined;
   readonly host = hostname();
@@ -48,7 +54,8 @@ export class RunNotifier {
    */
   attach(events: EventEmitter<RunEvents>): void {
     if (!this.active || this.settings.thresholds.length === 0) return;
-    events.on('started', (p, spendNow) => {
+    events.on('started', (p, spendNow, notices) => {
+      this.notices = notices;
       if (p.budgetUsd === undefined) {
         this.options.log('--notify-at: no budget is in force for this job, so no threshold can be crossed');
         return;
@@ -74,33 +81,56 @@ export class RunNotifier {
     const crossed = crossedThreshold(this.settings.thresholds, this.startPct, committedPct(p.spend, p.budgetUsd), this.announced);
     if (!crossed) return;
     for (const t of crossed.covers) this.announced.add(t);
-    try {
-      this.sendAll(thresholdBody({
-        job: this.options.job, thresholdPct: crossed.announce, committedUsd: p.spend.actualUsd + p.spend.reservedUsd,
-        spendUsd: p.spend.actualUsd, reservedUsd: p.spend.reservedUsd, budgetUsd: p.budgetUsd, counts: p.counts, at: Date.now(), host: this.host,
-      }, this.options.redact));
-    } catch (err) {
-      // Called from a timer: nothing may escape into the run.
-      this.stats.failed++;
-      this.options.log(`notification (budget-threshold) not sent: ${this.options.redact((err as Error).message)}`);
+    const { budgetUsd } = p;
+    const send = (): void => {
+      try {
+        this.sendAll(thresholdBody({
+          job: this.options.job, thresholdPct: crossed.announce, committedUsd: p.spend.actualUsd + p.spend.reservedUsd,
+          spendUsd: p.spend.actualUsd, reservedUsd: p.spend.reservedUsd, budgetUsd, counts: p.counts, at: Date.now(), host: this.host,
+        }, this.options.redact));
+      } catch (err) {
+        // Called from a timer: nothing may escape into the run.
+        this.stats.failed++;
+        this.options.log(`notification (budget-threshold) not sent: ${this.options.redact((err as Error).message)}`);
+      }
+    };
+    if (!this.notices) {
+      send();
+      return;
     }
+    // Every runner of the job sees the same crossing: the one the journal elects sends it. A journal that
+    // cannot say gets it sent anyway: twice is better than never.
+    this.track(this.notices.claim(`budget-threshold:${crossed.announce}`).then((won) => { if (won) send(); }, send));
   }
 
-  /** The end-of-run summary; resolves when every notification has been delivered or given up (bounded). */
-  async finish(summary: Omit<RunSummary, 'host'>, last?: Progress): Promise<void> {
+  /**
+   * The end-of-run summary (none when another runner of the job reports its end); resolves when every
+   * notification has been delivered or given up (bounded).
+   */
+  async finish(summary: Omit<RunSummary, 'host'> | undefined, last?: Progress): Promise<void> {
     this.stopWatching();
     if (!this.active) return;
-    if (last) this.check(last);
-    try {
-      this.sendAll(runEndedBody({ ...summary, host: this.host }, this.options.redact));
-    } catch (err) {
-      // A notification must never change how the run ends: a body that cannot be built is one line.
-      this.stats.failed++;
-      this.options.log(`notification (run-ended) not sent: ${this.options.redact((err as Error).message)}`);
+    // Among runners sharing the job the journal is closed by now, so no election could be held: the
+    // thresholds were watched while the run went on.
+    if (last && !this.notices) this.check(last);
+    if (summary) {
+      try {
+        this.sendAll(runEndedBody({ ...summary, host: this.host }, this.options.redact));
+      } catch (err) {
+        // A notification must never change how the run ends: a body that cannot be built is one line.
+        this.stats.failed++;
+        this.options.log(`notification (run-ended) not sent: ${this.options.redact((err as Error).message)}`);
+      }
     }
+    while (this.elections.size > 0) await Promise.all([...this.elections]);
     this.closed = true;
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
     await this.agent.close().catch(() => undefined);
+  }
+
+  private track(election: Promise<void>): void {
+    this.elections.add(election);
+    void election.finally(() => this.elections.delete(election));
   }
 
   private sendAll(body: NotificationBody): void {

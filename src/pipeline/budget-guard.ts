@@ -1,12 +1,26 @@
 // In-memory mirror of the journal's money, updated synchronously so concurrent claims cannot overshoot.
+// Among runners sharing one job it follows the journal's job totals (observe()): the other runners'
+// reservations and settlements are the job's too, and rows taken over from a runner that is gone were
+// reserved by it, so only the journal's totals say what they hold.
 import { roundUsd } from '../core/money.js';
 import { fitsBudget, type SpendState } from './budget.js';
+
+/** The job's money as the journal holds it now, and whether any of its rows is in flight (may still settle or be released). */
+export interface JobMoney extends SpendState { inFlight: boolean }
 
 export class BudgetGuard {
   private spend: SpendState;
   private waiters: Array<() => void> = [];
   /** Reservations that may still be released or settled during this run (sent, or about to be). */
   private live = 0;
+  /** Reservations taken here whose intent is not in the journal yet (the journal's totals lack them). */
+  private unjournaledUsd = 0;
+  /** Every reservation that reached the journal, summed: marks which did so while a read was on its way. */
+  private journaledUsd = 0;
+  /** The journal's word that some row of the job (another runner's too) is in flight. */
+  private jobInFlight = false;
+  /** The largest ratio this run saw the gateway charge above the pricing table (1: none). */
+  private drift = 1;
 
   constructor(readonly budgetUsd: number | undefined, initial: SpendState) {
     this.spend = { ...initial };
@@ -16,12 +30,25 @@ export class BudgetGuard {
     return { ...this.spend };
   }
 
-  /** Reserves `estimateUsd` when it fits; the caller must write the same reservation to the journal. */
+  /** Reserves `estimateUsd` when it fits; the caller must write the same reservation to the journal (then recorded(), or unsent()). */
   tryReserve(estimateUsd: number): boolean {
     if (!fitsBudget(this.budgetUsd, this.spend, estimateUsd)) return false;
     this.spend.reservedUsd = roundUsd(this.spend.reservedUsd + estimateUsd);
+    this.unjournaledUsd = roundUsd(this.unjournaledUsd + estimateUsd);
     this.live++;
     return true;
+  }
+
+  /** The reservation's intent is in the journal. */
+  recorded(reservedUsd: number): void {
+    this.unjournaledUsd = roundUsd(this.unjournaledUsd - reservedUsd);
+    this.journaledUsd = roundUsd(this.journaledUsd + reservedUsd);
+  }
+
+  /** The reservation's intent was never written: it goes back. */
+  unsent(reservedUsd: number): void {
+    this.unjournaledUsd = roundUsd(this.unjournaledUsd - reservedUsd);
+    this.release(reservedUsd);
   }
 
   release(reservedUsd: number): void {
@@ -37,6 +64,18 @@ export class BudgetGuard {
     this.notify();
   }
 
+  /** The factor later reservations (and text settlements) are scaled by: the gateway charges above the table. */
+  get driftRatio(): number {
+    return this.drift;
+  }
+
+  /** Records a ratio the gateway was seen charging above the table; true when it is a new high. */
+  observeDrift(ratio: number): boolean {
+    if (!(ratio > this.drift)) return false;
+    this.drift = ratio;
+    return true;
+  }
+
   /** Journal reservations from an earlier run that this run will settle (tasks still in flight). */
   adopt(count: number): void {
     this.live += count;
@@ -48,9 +87,26 @@ export class BudgetGuard {
     this.notify();
   }
 
-  /** Whether waiting could ever free headroom: something reserved may still settle or be released. */
+  /** Where a read of the journal's totals starts: pass it to observe() with what the read found. */
+  mark(): number {
+    return this.journaledUsd;
+  }
+
+  /**
+   * The job's totals as the journal held them at a read begun at `mark`: they become this runner's view,
+   * with its own reservations not yet in the journal on top (and those recorded while the read was on its
+   * way, which it may have missed: too much reserved for a beat, never too little). Waiters look again.
+   */
+  observe(job: JobMoney, mark: number): void {
+    const maybeMissed = roundUsd(this.unjournaledUsd + this.journaledUsd - mark);
+    this.spend = { reservedUsd: roundUsd(job.reservedUsd + maybeMissed), actualUsd: roundUsd(job.actualUsd) };
+    this.jobInFlight = job.inFlight;
+    this.notify();
+  }
+
+  /** Whether waiting could ever free headroom: something reserved (by this runner, or another of the job) may still settle or be released. */
   hasLive(): boolean {
-    return this.live > 0;
+    return this.live > 0 || this.jobInFlight;
   }
 
   /** Whether a submission is waiting for headroom (the budget holds the lane back). */
@@ -58,7 +114,7 @@ export class BudgetGuard {
     return this.waiters.length > 0;
   }
 
-  /** Resolves at the next release or settlement: headroom may have grown. */
+  /** Resolves at the next release or settlement (or a look at the job's totals): headroom may have grown. */
   changed(): Promise<void> {
     return new Promise((resolve) => this.waiters.push(resolve));
   }

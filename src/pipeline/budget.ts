@@ -9,6 +9,8 @@ export function committedUsd(spend: SpendState): number {
 
 export function fitsBudget(budgetUsd: number | undefined, spend: SpendState, estimateUsd: number): boolean {
   if (budgetUsd === undefined) return true;
+  // A row the table prices at $0 that the gateway was seen billing: no budget can say what it costs.
+  if (!Number.isFinite(estimateUsd)) return false;
   return roundUsd(committedUsd(spend) + estimateUsd) <= budgetUsd;
 }
 

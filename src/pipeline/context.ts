@@ -8,6 +8,7 @@ import type { CommitQueue, Item, ItemError, JournalStore } from '../journal/inde
 import type { BudgetGuard } from './budget-guard.js';
 import type { RunSnapshot } from './run-snapshot.js';
 import type { SubmitGate } from './run-stops.js';
+import type { JobNotices } from '../journal/job-notices.js';
 
 export interface RunSettings {
   outDir: string;
@@ -41,8 +42,11 @@ export interface RunEvents {
   transition: [item: Item, from: ItemState | undefined];
   log: [line: string];
   progress: [progress: Progress];
-  /** Once, before the first submission: the money the run starts from, and a reader of its money as it goes (for notifications). */
-  started: [progress: Progress, spendNow: () => { reservedUsd: number; actualUsd: number }];
+  /**
+   * Once, before the first submission: the money the run starts from, a reader of its money as it goes, and
+   * (runners sharing the job) the journal's election of which runner sends each notification.
+   */
+  started: [progress: Progress, spendNow: () => { reservedUsd: number; actualUsd: number }, notices?: Pick<JobNotices, 'claim'>];
   /** Answered rows whose line is now in results.jsonl (succeeded -> downloaded), a batch at a time. */
   stored: [ids: readonly string[]];
   /** A poll or a download failed (the row keeps its state; the lane tries again, or a later run does). */
@@ -68,6 +72,8 @@ export interface RunContext {
   hardStop: AbortController;
   /** Asked before each submission is journaled and again right before it leaves (the deadline, stops). */
   submitGate: SubmitGate;
+  /** A lane failed (a journal that cannot be written, a bug): every lane stops at once; the run ends with it. */
+  laneFailed(err: unknown): void;
   random: () => number;
   /** The account the gateway bills (a hash of its URL and key): runners sharing a job pace and pause it together. */
   account: string;

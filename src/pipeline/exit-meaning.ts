@@ -1,5 +1,9 @@
 // What a run's exit code means and what the operator does next, in one sentence: the last line of
 // `gbatch run`, and the `meaning` of its notifications and of the library's result.
+import { printable } from '../core/printable.js';
+import type { IngestOutcome } from '../ingest/ingest-manifests.js';
+import { conflictProblem } from '../journal/ingest-rules.js';
+import { formatRowError } from '../manifest/types.js';
 import type { RunResult } from './runner.js';
 
 /** A run's result; the library's says null where the runner's says undefined (no early stop). */
@@ -17,6 +21,7 @@ export function exitMeaning(result: RunOutcome): string {
       if (result.outputFailure) return outputAdvice(result);
       return result.stopReason === 'auth'
       ? 'Stopped: the gateway refused the API key (401). Rows stay pending; fix GATEWAY_API_KEY and run again.'
+      : result.ingest && !result.ingest.ok ? `Refused: ${refusalLine(result.ingest)}; nothing was sent.`
       : 'Refused: nothing was sent.';
     case 3: return result.stopReason === 'balance'
       ? "Stopped: the gateway's balance ran out (402). Top up, then run again: deferred items are sent then."
@@ -27,9 +32,20 @@ export function exitMeaning(result: RunOutcome): string {
       return result.stopReason === 'no-wait' ? 'Submitted; tasks are in flight. Run again later to poll and download.'
       : result.stopReason === 'unreachable' ? 'Stopped: the gateway is unreachable (see the line above); nothing more was sent. Run again once it is back.'
       : result.stopReason === 'deadline' ? 'Stopped at the deadline; run again to continue.'
+      : result.stopReason === 'interrupted' ? 'Interrupted: nothing new was sent after the signal; run again to continue.'
       : 'Stopped before all work was done; run again to continue.';
     default: return `Exit ${result.exitCode}.`;
   }
+}
+
+/** Why the manifests were refused, in one printable line: the first problem (a changed row, or the first invalid row's error). */
+function refusalLine(ingest: IngestOutcome): string {
+  const firstInvalid = ingest.invalid[0]?.errors[0];
+  const first = ingest.conflicts[0] ? conflictProblem(ingest.conflicts[0])
+    : firstInvalid ? `${ingest.problems[0] ?? `${ingest.invalidCount} invalid row(s)`}; the first: ${formatRowError(firstInvalid)}`
+    : ingest.problems[0] ?? 'the manifests were refused';
+  const more = ingest.problems.length - 1;
+  return printable(more > 0 ? `${first} (and ${more} more problem(s) above)` : first);
 }
 
 function outputAdvice(result: RunOutcome): string {

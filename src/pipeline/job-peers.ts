@@ -33,6 +33,7 @@ export class JobPeers {
     if (!this.ctx.journal.coordination) return;
     this.repeating = repeatWithoutOverlap(this.everyMs, () => this.tick().catch((err: unknown) => {
       this.failure ??= err;
+      this.ctx.laneFailed(err); // seen at once, not when this runner's share is done
     }));
   }
 
@@ -89,10 +90,24 @@ export class JobPeers {
     return this.failure;
   }
 
+  /**
+   * The job's money as the journal holds it becomes this runner's view: what the other runners reserved
+   * and settled, and whether their work in flight may still free headroom for a row waiting on the budget.
+   */
+  async observeBudget(): Promise<void> {
+    const shared = this.ctx.journal.coordination;
+    if (!shared) return;
+    const mark = this.ctx.budget.mark();
+    this.ctx.budget.observe(await shared.jobMoney(), mark);
+  }
+
   async tick(): Promise<void> {
     const { ctx, lanes } = this;
     const shared = ctx.journal.coordination;
     if (!shared) return;
+    // Before the sweep: the rows it hands over were reserved by the runner that is gone, and the view
+    // their settlement is taken from must hold that reservation.
+    await this.observeBudget();
     const { madeUncertain, adopted, released } = await ctx.journal.membership.sweep();
     if (madeUncertain.length > 0) {
       log(ctx, `${madeUncertain.length} item(s) were mid-submission on a runner that is gone: now uncertain (see \`gbatch status\`, decide with \`gbatch resolve\`)`);

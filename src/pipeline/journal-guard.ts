@@ -29,8 +29,12 @@ export function compareIdentity(opened: FileIdentity, now: FileIdentity | undefi
 /** Between two checks on the submission path at most this much time passes unchecked (the heartbeat checks too). */
 const CLAIM_CHECK_MS = 50;
 
+/** A task the gateway accepted whose id reached this run after the journal stopped taking its writes. */
+export interface UnrecordedTask { id: string; taskId: string }
+
 export class JournalGuard {
   private readonly opened: FileIdentity | undefined;
+  private readonly unrecordedTasks: UnrecordedTask[] = [];
   /** The journal's WAL and shared-memory files as opened: SQLite finds them by name, next to the path. */
   private readonly sidecars: Array<{ path: string; identity: FileIdentity | undefined }>;
   private loss: JournalLoss | undefined;
@@ -73,6 +77,15 @@ export class JournalGuard {
   /** As check(), at most every CLAIM_CHECK_MS: cheap enough before every claim. */
   checkSoon(): void {
     if (performance.now() - this.lastCheck >= CLAIM_CHECK_MS) this.check();
+  }
+
+  /** A task id the journal refused (this run lost its standing): kept for the run's last lines, never dropped. */
+  keepUnrecorded(task: UnrecordedTask): void {
+    this.unrecordedTasks.push(task);
+  }
+
+  get unrecorded(): readonly UnrecordedTask[] {
+    return this.unrecordedTasks;
   }
 
   lose(loss: JournalLoss): void {

@@ -1,11 +1,15 @@
 // How a run ends when its journal stopped being its own: deleted or replaced (the saved copy and the task
 // ids the operator needs), or its lock taken by another runner.
-import { LockLostError } from '../journal/index.js';
+import { LockLostError, type JournalStore } from '../journal/index.js';
 import type { SqliteJournalStore } from '../journal/sqlite/sqlite-store.js';
+import { printable } from '../core/printable.js';
 import { EXIT } from './exit-code.js';
-import type { JournalLoss } from './journal-guard.js';
+import type { JournalLoss, UnrecordedTask } from './journal-guard.js';
 import { journalLossReport, saveJournalCopy } from './journal-rescue.js';
 import type { RunResult } from './runner.js';
+
+/** Task ids named in the loss's summary line; the commands after it name every one. */
+const LISTED = 20;
 
 export type JournalLossReason = 'journal-lost' | 'lock-lost';
 
@@ -14,8 +18,8 @@ export function lockLostLine(statePath: string): string {
 }
 
 /** The end of a run whose journal stopped being its own: the truth for the operator, and the exit code. */
-export function endLost(store: SqliteJournalStore, statePath: string, loss: JournalLoss, base: RunResult): RunResult {
-  if (loss.kind === 'lock-lost') return endLeaseLost(statePath, base);
+export function endLost(store: SqliteJournalStore, statePath: string, loss: JournalLoss, base: RunResult, unrecorded: readonly UnrecordedTask[] = []): RunResult {
+  if (loss.kind === 'lock-lost') return endLeaseLost(statePath, base, unrecorded);
   const { journal } = store;
   journal.lock.release(); // the saved copy must not name this (soon dead) process as its runner
   const copy = saveJournalCopy(journal, statePath, Date.now());
@@ -25,7 +29,34 @@ export function endLost(store: SqliteJournalStore, statePath: string, loss: Jour
   };
 }
 
-/** The end of a run that lost its standing as the journal's runner (its lock, or on a server its lease). */
-export function endLeaseLost(location: string, base: RunResult): RunResult {
-  return { ...base, exitCode: EXIT.inFlight, stopReason: 'lock-lost', journalLost: { lines: [lockLostLine(location)] } };
+/**
+ * The end of a run that lost its standing as the journal's runner (its lock, or on a server its lease).
+ * Tasks the gateway accepted after that are named with their ids: the journal took none of them as its
+ * rows' own (another runner holds those rows now, uncertain), and only these lines, and the journal's
+ * event log where it could take a note, still know them.
+ */
+export function endLeaseLost(location: string, base: RunResult, unrecorded: readonly UnrecordedTask[] = []): RunResult {
+  const lines = [lockLostLine(location)];
+  if (unrecorded.length > 0) {
+    lines.push(`${unrecorded.length} task(s) were accepted by the gateway (and may be billed) after that; the journal did not take their ids `
+      + `as the rows' own (item -> task): ${unrecorded.slice(0, LISTED).map((t) => `${printable(t.id)} -> ${printable(t.taskId)}`).join(', ')}`
+      + `${unrecorded.length > LISTED ? `, ... and ${unrecorded.length - LISTED} more (every one below)` : ''}`);
+  }
+  return {
+    ...base, exitCode: EXIT.inFlight, stopReason: 'lock-lost',
+    journalLost: { lines, ...(unrecorded.length > 0 ? { unrecordedTasks: [...unrecorded] } : {}) },
+  };
+}
+
+/**
+ * The task ids the journal refused, noted in its event log where it still takes a note from a runner that
+ * lost its standing (a database: a note moves no row), for the operator and the rows' next owner.
+ */
+export async function noteUnrecorded(journal: JournalStore, tasks: readonly UnrecordedTask[], say: (line: string) => void): Promise<void> {
+  if (!journal.noteUnrecordedTasks) return;
+  try {
+    await journal.noteUnrecordedTasks(tasks);
+  } catch (err) {
+    say(`could not note the unrecorded task ids in the journal's event log: ${(err as Error).message}`);
+  }
 }

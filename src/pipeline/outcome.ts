@@ -1,9 +1,11 @@
 // Pure: what one submission's outcome does to its item, its money, and the run.
+import { textAtDrift } from '../core/charge-check.js';
 import { meterChatAnswer } from '../core/metering.js';
 import type { PriceSnapshot } from '../core/settlement.js';
 import type { SendOutcome } from '../gateway/client.js';
 import { errorSummary } from '../gateway/errors.js';
 import type { Change, Item } from '../journal/index.js';
+import { answeredTaskIds } from './task-ids.js';
 
 export type FollowUp =
   | { kind: 'poll' }                       // a video task exists: poll it
@@ -21,30 +23,43 @@ export interface OutcomePlan {
   followUp: FollowUp;
 }
 
-/** `lastAttempt`: the attempt number after which a retryable failure gives up in this run. */
-export function planOutcome(item: Item, outcome: SendOutcome, attempt: number, lastAttempt: number): OutcomePlan {
+/**
+ * `lastAttempt`: the attempt number after which a retryable failure gives up in this run. `driftRatio`:
+ * the ratio the gateway was seen charging above the pricing table; a text answer, whose usage says
+ * nothing of its price, is booked at the table's price times it (textAtDrift).
+ */
+export function planOutcome(item: Item, outcome: SendOutcome, attempt: number, lastAttempt: number, driftRatio = 1): OutcomePlan {
   const reserved = item.reservedUsd;
   switch (outcome.kind) {
-    case 'accepted':
+    case 'accepted': {
+      const ids = answeredTaskIds(outcome.body);
       return {
-        change: { id: item.id, event: 'accept', patch: { taskId: outcome.taskId, lastError: null }, detail: { taskId: outcome.taskId, attempt } },
+        change: {
+          id: item.id, event: 'accept', patch: { taskId: outcome.taskId, lastError: null, ...(ids ? { response: ids } : {}) },
+          detail: { taskId: outcome.taskId, attempt, ...(ids ? { taskIds: ids.task_ids } : {}) },
+        },
         money: { hold: true },
         followUp: { kind: 'poll' },
       };
+    }
     case 'completed': {
       // No usable usage: unmetered, booked at what was reserved (its bound), never at $0.
       const settled = meterChatAnswer(outcome.body, item.priceSnapshot as PriceSnapshot, reserved);
+      const booked = settled.unmetered ? { usd: settled.usd } : textAtDrift(settled.usd, driftRatio);
       return {
         change: {
           id: item.id, event: 'complete',
           patch: {
             response: outcome.body, responseStatus: outcome.status, requestId: outcome.requestId ?? null,
-            actualUsd: settled.usd, reservedUsd: 0, totalTokens: settled.totalTokens, lastError: null,
+            actualUsd: booked.usd, reservedUsd: 0, totalTokens: settled.totalTokens, lastError: booked.note ? { message: booked.note } : null,
             ...(settled.unmetered ? { unmetered: true } : {}),
           },
-          detail: { attempt, actualUsd: settled.usd, ...(settled.unmetered ? { unmetered: true } : {}) },
+          detail: {
+            attempt, actualUsd: booked.usd, ...(settled.unmetered ? { unmetered: true } : {}),
+            ...(booked.note ? { tableUsd: settled.usd, driftRatio } : {}),
+          },
         },
-        money: { settle: { reserved, actual: settled.usd } },
+        money: { settle: { reserved, actual: booked.usd } },
         followUp: { kind: 'results' },
       };
     }

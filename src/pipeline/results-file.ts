@@ -6,7 +6,8 @@
 // next run's first rebuild replaces. Items whose line is on disk move to `downloaded`.
 import { randomBytes } from 'node:crypto';
 import { ftruncate } from 'node:fs';
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
+import { makeDirectories } from '../io/make-directories.js';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { closeFile, openFile, renameDurably, syncFile, writeChunks } from '../io/callback-fs.js';
@@ -57,7 +58,7 @@ async function reusablePrefix(target: string, prefix: SettledPrefix | undefined,
  * back to its prefix.
  */
 export async function writeResultsFile(journal: JournalStore, outDir: string, previous?: SettledPrefix): Promise<ResultsRebuild> {
-  await mkdir(outDir, { recursive: true });
+  await makeDirectories(outDir);
   const target = resultsPath(outDir);
   const settledUpTo = ((await journal.firstOpenSeq()) ?? Number.MAX_SAFE_INTEGER) - 1;
   const reuse = await reusablePrefix(target, previous, settledUpTo);

@@ -4,6 +4,7 @@
 // end, other runners' rows). Emits `snapshot` for the live view and `progress` as before.
 import { roundUsd } from '../core/money.js';
 import type { ItemState } from '../core/states.js';
+import type { SpendState } from './budget.js';
 import type { Item, ItemError } from '../journal/index.js';
 import type { RunContext } from './context.js';
 import { causeOf, ErrorGroups, laneCauseOf, returnOutcome } from './error-groups.js';
@@ -45,6 +46,7 @@ export class RunMonitor {
   private readonly timers: NodeJS.Timeout[] = [];
   private reading = false;
   private final = false;
+  private finalSpend: SpendState | undefined;
 
   constructor(private readonly ctx: RunContext, private readonly probe: LaneProbe, private readonly options: MonitorOptions) {
     this.startedAt = ctx.clock.now();
@@ -77,9 +79,10 @@ export class RunMonitor {
     this.emitSnapshot();
   }
 
-  /** The last snapshot, with the journal's final counts. */
-  finish(counts: Record<ItemState, number>): void {
+  /** The last snapshot, with the journal's final counts and money (the job's: other runners' too). */
+  finish(counts: Record<ItemState, number>, spend?: SpendState): void {
     this.counts = { ...counts };
+    if (spend) this.finalSpend = { ...spend };
     this.final = true;
     if (this.options.snapshotIntervalMs > 0) this.emitSnapshot();
     this.stop();
@@ -107,7 +110,7 @@ export class RunMonitor {
     }
     const sorted = [...this.durations].sort((a, b) => a - b);
     const seconds = (ms: number | null | undefined): number | null => (ms === null || ms === undefined ? null : Math.max(0, ms) / 1000);
-    const spend = ctx.budget.current();
+    const spend = this.finalSpend ?? ctx.budget.current();
     const pausedUntil = ctx.gateway.pausedUntil();
     return {
       type: 'snapshot',

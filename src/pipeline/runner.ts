@@ -10,22 +10,27 @@ import { preflightRun } from '../io/preflight.js';
 import { CommitQueue, HEARTBEAT_MS, LockLostError, staleAfterMs, type Item, type JournalStore, type LockTakeover } from '../journal/index.js';
 import { accountId } from '../gateway/account-id.js';
 import { JobPeers } from './job-peers.js';
+import { jobEnd, joinJobNotices } from './job-end.js';
 import { CancelWatch } from './cancel-watch.js';
 import { acquireRunner, type OverlapPolicy } from './overlap.js';
 import { isDatabaseUrl, openStore } from '../journal/open-store.js';
 import { SqliteJournalStore } from '../journal/sqlite/sqlite-store.js';
-import { budgetInForce } from '../core/job-budget.js';
+import { budgetInForce, type JobFileBudget } from '../core/job-budget.js';
 import type { JobTotals, RunEnd } from '../journal/index.js';
 import { BudgetGuard } from './budget-guard.js';
 import type { RunContext, RunEvents, RunSettings } from './context.js';
 import { Downloader } from './downloader.js';
+import { earlierDrift } from './earlier-drift.js';
 import { exitCodeFor, EXIT } from './exit-code.js';
 import { GatewayWatch } from './gateway-watch.js';
 import { ingestManifests, type IngestOutcome } from '../ingest/ingest-manifests.js';
-import { JournalGuard, type JournalLoss } from './journal-guard.js';
-import { endLeaseLost, endLost, lockLostLine, type JournalLossReason } from './journal-loss-ending.js';
+import { JournalGuard, type JournalLoss, type UnrecordedTask } from './journal-guard.js';
+import { endLeaseLost, endLost, lockLostLine, noteUnrecorded, type JournalLossReason } from './journal-loss-ending.js';
 import { lossWords } from './journal-rescue.js';
+import { refuseUnpricedHeldRows } from './held-row-prices.js';
+import { LaneFailures } from './lane-failures.js';
 import { Poller } from './poller.js';
+import { priceDriftLine } from './price-drift.js';
 import { recoverJournal, type Recovery } from './recover.js';
 import { crashEndOf, runEndOf } from './run-ending.js';
 import { OutputStop, outputExitCode, type OutputFailure } from './output-stop.js';
@@ -40,10 +45,14 @@ export interface RunConfig {
   statePath: string;
   settings: RunSettings;
   pricing: PricingTable;
+  /** How messages name the pricing table (its file, or the built-in one). */
+  pricingSource?: string;
   /** `--budget`: replaces the budget the job's journal holds. Without it the stored one stays in force. */
   budgetUsd?: number;
   /** `--no-budget`: lifts the job's stored budget. */
   liftBudget?: boolean;
+  /** What the job file says of the budget: applies at creation, or when it changed since the last run (budgetInForce). */
+  jobFileBudget?: JobFileBudget;
   baseUrl: string;
   apiKey: string;
   skipInvalid: boolean;
@@ -81,8 +90,8 @@ export interface RunResult {
   recovery?: Recovery;
   takeover?: LockTakeover;
   stopReason: SubmitStopReason | EarlyStop | 'no-wait' | 'ingested' | 'output' | JournalLossReason | undefined;
-  /** The journal's file was deleted or replaced, or its lock lost, mid-run: what the operator must know. */
-  journalLost?: { lines: string[]; savedCopy?: string };
+  /** The journal's file was deleted or replaced, or its lock lost, mid-run: what the operator must know (and task ids it did not take). */
+  journalLost?: { lines: string[]; savedCopy?: string; unrecordedTasks?: UnrecordedTask[] };
   /** One line on why the run stopped early (a deadline, a dead gateway, a signal), as logged. */
   stopMessage?: string;
   /** The write that stopped the run (disk full, read-only, no permission), if one did. */
@@ -94,6 +103,8 @@ export interface RunResult {
   exhaustedRetries: number;
   /** Journal transactions the run's lanes committed (group commit: far fewer than transitions). */
   journalCommits: number;
+  /** Among runners sharing the job: false while others are still at work (the last to end reports the job's end). */
+  lastOfJob?: boolean;
 }
 
 export async function runJob(config: RunConfig): Promise<RunResult> {
@@ -127,14 +138,18 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
   let heartbeat: NodeJS.Timeout | undefined;
   let runId: number | undefined;
   let end: RunEnd = { exitCode: 70, stopReason: 'internal-error' };
-  const finish = (result: RunResult): RunResult => {
-    end = runEndOf(result);
-    return result;
+  const finish = async (result: RunResult): Promise<RunResult> => {
+    const ended = { ...result, ...await jobEnd(journal, events) };
+    end = runEndOf(ended);
+    return ended;
   };
   try {
     const takeover = await acquireRunner(journal.membership, journal.adapter, config.ifRunning ?? { policy: undefined, timeoutMs: 0 }, clock, where,
       (line) => events.emit('log', line));
+    // Rows earlier runs left for this one, priced by this run's table: a refusal before anything changes.
+    if (!config.ingestOnly) await refuseUnpricedHeldRows(journal, config.pricing, config.pricingSource ?? 'the pricing table', config.settings.resubmitUncertainText);
     runId = await journal.recordRunStart();
+    await joinJobNotices(journal, events);
     if (takeover) events.emit('log', `taking over the journal from runner pid ${takeover.pid} (${takeover.host}), which is gone`);
     let beating = false;
     heartbeat = setInterval(() => {
@@ -153,18 +168,30 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     const recovery = await recoverJournal(journal, config.settings);
     for (const line of recovery.messages) events.emit('log', line);
 
-    const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid, config.metaColumns);
+    const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid, (line) => events.emit('log', line), config.metaColumns)
+      .catch(async (err: unknown) => {
+        // A runner frozen past its lease mid-ingest finds its session ended by the runner that took its
+        // place (its pass rolled back): it lost its standing, which is no bug.
+        const lost = guard.lost?.kind === 'lock-lost' || !(await journal.membership.heartbeat().catch(() => true));
+        throw lost ? new LockLostError(where) : err;
+      });
     if (!ingest.ok) {
-      return finish({ ...await emptyResult(journal, EXIT.usage, config), ingest, recovery, takeover });
+      return await finish({ ...await emptyResult(journal, EXIT.usage, config), ingest, recovery, takeover });
     }
-    const budget = budgetInForce({ stored: (await journal.getJob())?.budgetUsd, given: config.budgetUsd, lift: config.liftBudget === true });
+    const saved = await journal.getJob();
+    const budget = budgetInForce({
+      stored: saved?.budgetUsd, given: config.budgetUsd, lift: config.liftBudget === true,
+      created: saved === undefined, file: config.jobFileBudget ?? 'unset', fileSeen: saved?.jobFileBudget,
+    });
     if (budget.note) events.emit('log', budget.note);
-    await journal.saveJob({ name: config.jobName, manifest: config.manifests.join(','), options: config.jobOptions, budgetUsd: budget.budgetUsd });
+    await journal.saveJob({
+      name: config.jobName, manifest: config.manifests.join(','), options: config.jobOptions, budgetUsd: budget.budgetUsd, jobFileBudget: budget.fileBudget,
+    });
     const effective: RunConfig = { ...config };
     if (budget.budgetUsd === undefined) delete effective.budgetUsd;
     else effective.budgetUsd = budget.budgetUsd;
     // What the ingest left: from its own tally when it has one (a first ingest), rather than a read of every row.
-    if (config.ingestOnly) return finish({ ...await emptyResult(journal, EXIT.ok, effective, ingest.totals), ingest, recovery, takeover, stopReason: 'ingested' });
+    if (config.ingestOnly) return await finish({ ...await emptyResult(journal, EXIT.ok, effective, ingest.totals), ingest, recovery, takeover, stopReason: 'ingested' });
     await releaseDeferred(journal);
 
     const { concurrency, pollConcurrency, downloadConcurrency } = config.settings;
@@ -186,9 +213,10 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
       guard.check(); // a loss in the run's last moments must not pass for "done"
       if (guard.lost) {
         const base = result ?? await emptyResult(journal, EXIT.usage, config);
-        return finish(journal instanceof SqliteJournalStore ? endLost(journal, config.statePath, guard.lost, base) : endLeaseLost(where, base));
+        if (guard.unrecorded.length > 0) await noteUnrecorded(journal, guard.unrecorded, (line) => events.emit('log', line));
+        return await finish(journal instanceof SqliteJournalStore ? endLost(journal, config.statePath, guard.lost, base, guard.unrecorded) : endLeaseLost(where, base, guard.unrecorded));
       }
-      return finish(result!);
+      return await finish(result!);
     } finally {
       if (!config.gateway) await gateway.close();
     }
@@ -210,6 +238,7 @@ async function drive(
   ingest: IngestOutcome, recovery: Recovery, takeover: LockTakeover | undefined, guard: JournalGuard, halt: AbortSignal,
 ): Promise<RunResult> {
   const controllers = { submitStop: unlimited(new AbortController()), stop: unlimited(new AbortController()), hardStop: unlimited(new AbortController()) };
+  const failures = new LaneFailures({ ...controllers, events });
   const stops = new RunStops({
     clock, events, ...controllers, deadlineAt: config.settings.deadlineAt,
     deadlineGraceMs: config.settings.deadlineGraceMs ?? DEFAULT_DEADLINE_GRACE_S * 1000, interruptGraceMs: config.gracePeriodMs ?? 10_000,
@@ -218,10 +247,12 @@ async function drive(
     journal, gateway, clock, events, pricing: config.pricing, settings: config.settings,
     commits: new CommitQueue(journal),
     budget: new BudgetGuard(config.budgetUsd, await journal.spend()),
-    ...controllers, submitGate: stops,
+    ...controllers, submitGate: stops, laneFailed: (err) => failures.trip(err),
     random: config.random ?? Math.random,
     account: accountId(config.baseUrl, config.apiKey),
   };
+  const earlier = await earlierDrift(journal, config.pricing);
+  if (earlier && ctx.budget.observeDrift(earlier.ratio)) events.emit('log', priceDriftLine(earlier.item, earlier.tableUsd, earlier.gatewayUsd, earlier.ratio, true));
   const cleanups: Array<() => void> = [() => stops.dispose()];
   listen(config.interrupt, () => stops.interrupt(signalName(config.interrupt)), cleanups);
   listen(config.forceInterrupt, () => stops.force(), cleanups);
@@ -236,7 +267,7 @@ async function drive(
   stops.armDeadline();
   // Counting the job's rows costs a scan: only when someone listens (the --notify-at watch).
   if (events.listenerCount('started') > 0) {
-    events.emit('started', { counts: await journal.counts(), spend: ctx.budget.current(), budgetUsd: config.budgetUsd, pausedUntil: gateway.pausedUntil() }, () => ctx.budget.current());
+    events.emit('started', { counts: await journal.counts(), spend: ctx.budget.current(), budgetUsd: config.budgetUsd, pausedUntil: gateway.pausedUntil() }, () => ctx.budget.current(), journal.notices);
   }
 
   const outputs = new OutputStop(ctx);
@@ -250,6 +281,8 @@ async function drive(
     // them then only appends the tail.
     claimedAll: () => void results.flush(),
     beforeSubmit: () => guard.checkSoon(),
+    budgetRefused: () => peers.observeBudget(),
+    unrecorded: (id, taskId) => guard.keepUnrecorded({ id, taskId }),
   });
   const peers = new JobPeers(ctx, {
     poll: (item) => {
@@ -285,30 +318,27 @@ async function drive(
       for await (const item of journal.iterate({ states: ['succeeded'], kinds: ['video'], mine: true })) downloader.add(item);
     }
     if ((await journal.counts()).succeeded > 0) results.markDirty();
+    await peers.observeBudget(); // the other runners' reservations count before this one's first claim
     peers.start();
     // A job cancelled before this run sends nothing; one cancelled during it stops sending within a check.
     await cancels.check();
     cancels.start();
 
+    // Every lane is watched while it runs: the first to fail stops the others at once (LaneFailures),
+    // and each is let finish what it has on the wire before the run ends with that failure.
     if (config.settings.noWait) {
-      await submitter.run();
+      await failures.watch(submitter.run());
     } else {
-      const polling = poller.run();
-      let submitFailure: unknown;
-      try {
+      const submitting = failures.watch((async () => {
         await submitter.run();
         // Among runners of one job: stay while one that stopped holds rows, and take them over.
-        while ((await peers.settle()) === 'claimable') await submitter.run();
+        while (!failures.failed && (await peers.settle()) === 'claimable') await submitter.run();
         if (peers.error !== undefined) throw peers.error;
-      } catch (err) {
-        submitFailure = err;
-        ctx.stop.abort('internal error');
-      }
-      poller.producersDone();
-      await polling;
-      if (submitFailure !== undefined) throw submitFailure;
-      await downloader.idle();
+      })()).finally(() => poller.producersDone());
+      await Promise.all([submitting, failures.watch(poller.run())]);
+      await failures.watch(downloader.idle());
     }
+    failures.rethrow();
     await journal.syncDeferred(); // what the results, the report and the exit code say is on disk first
     await results.close();
     const stopReason: RunResult['stopReason'] = stops.reason ?? (config.settings.noWait ? 'no-wait' : undefined);
@@ -316,7 +346,9 @@ async function drive(
     if (deadlineLine) events.emit('log', deadlineLine);
     const stopMessage = deadlineLine ?? stops.message;
     const counts = await journal.counts();
-    monitor.finish(counts);
+    // The job's totals, from the journal: every runner of a job ends on the same figures.
+    const spend = await journal.spend();
+    monitor.finish(counts, spend);
     const outputFailure = outputs.failure;
     const stoppedEarly = stopReason !== undefined || submitter.exhaustedCount > 0 || outputFailure !== undefined;
     return {
@@ -326,7 +358,7 @@ async function drive(
       ...(outputFailure ? { outputFailure } : {}),
       stopReason: poller.authRefused ? 'auth' : outputFailure ? 'output' : submitter.reason ?? stopReason,
       ...(stopMessage !== undefined ? { stopMessage } : {}),
-      spend: await journal.spend(), budgetUsd: config.budgetUsd,
+      spend, budgetUsd: config.budgetUsd,
       polls: poller.pollCount, downloadFailures: downloader.failedCount, exhaustedRetries: submitter.exhaustedCount,
       journalCommits: ctx.commits.commitCount,
     };

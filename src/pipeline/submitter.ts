@@ -6,11 +6,12 @@ import { backoffDelay, DEFAULT_BACKOFF } from '../core/retry.js';
 import { snapshotPrice } from '../core/settlement.js';
 import type { SendOutcome } from '../gateway/client.js';
 import { GatewayTransportError } from '../gateway/errors.js';
-import { BudgetExceededError, JobCancelledError, staleAfterMs, type Item, type JobCancel } from '../journal/index.js';
+import { BudgetExceededError, JobCancelledError, LockLostError, staleAfterMs, type Change, type Item, type JobCancel } from '../journal/index.js';
 import { cancelledError, cancelLine } from './cancel-watch.js';
 import { changedElsewhere } from './changed-elsewhere.js';
 import { log, type RunContext } from './context.js';
 import { planOutcome, type FollowUp, type OutcomePlan } from './outcome.js';
+import { unpricedRowError } from './held-row-prices.js';
 import { reservationFor, type Reservation } from './reservation.js';
 import { rateWindow, SendPacer, type PacedSend } from './send-pacer.js';
 import { SharedSendPacer, sharedSendInterval } from './shared-send-pacer.js';
@@ -20,6 +21,10 @@ export interface SubmitterHooks {
   completed(item: Item): void;
   /** Every pending item has been claimed; only requests in flight (and their retries) remain. */
   claimedAll?(): void;
+  /** The gateway accepted a task whose id the journal refused (this runner lost its standing): the id must not be lost. */
+  unrecorded?(itemId: string, taskId: string): void;
+  /** The journal refused an intent over the job's budget: the job's money is read again before the row waits for headroom. */
+  budgetRefused?(): Promise<void>;
   /** Asked before each item is claimed and before each intent is written; may stop submissions (the journal's file is gone). Must be cheap. */
   beforeSubmit?(): void;
 }
@@ -95,22 +100,36 @@ export class Submitter {
     await this.deferLeftovers();
   }
 
-  /** A bug (an illegal transition, a journal error) stops every submission and ends the run loudly. */
+  /** A bug (an illegal transition) or a journal that cannot be written stops every lane and ends the run with it. */
   private fail(err: unknown): void {
     this.failure ??= err;
-    this.ctx.submitStop.abort('internal error');
+    this.ctx.laneFailed(err);
   }
 
   /**
    * Reserves the row's bound (the estimate under --budget-may-overrun), waiting for headroom while
-   * in-flight work may still free some; undefined (the row noted for deferral) when it cannot fit.
+   * in-flight work may still free some; undefined when it cannot fit (the row noted for deferral) or
+   * the run stopped meanwhile (the row left pending).
    */
   private async reserve(item: Item): Promise<Reservation | undefined> {
     const { budget, submitStop, settings } = this.ctx;
-    const reservation = reservationFor(item, this.ctx.pricing, { budgeted: budget.budgetUsd !== undefined, mayOverrun: settings.budgetMayOverrun === true });
+    const unpriced = unpricedRowError(item, this.ctx.pricing);
+    if (unpriced) {
+      // No price (it became sendable after the start's check): the row stays pending, and the run stops
+      // sending and ends on this line (exit 2).
+      this.fail(unpriced);
+      return undefined;
+    }
+    const mode = { budgeted: budget.budgetUsd !== undefined, mayOverrun: settings.budgetMayOverrun === true };
+    let reservation: Reservation;
     for (;;) {
+      // Taken again after each wait: the gateway may have been seen charging above the table meanwhile.
+      reservation = reservationFor(item, this.ctx.pricing, { ...mode, driftRatio: budget.driftRatio });
       if (budget.tryReserve(reservation.usd)) return reservation;
-      if (!budget.hasLive() || submitStop.signal.aborted) break;
+      // A stop (a signal, the deadline, a 402) while waiting for headroom is not the budget's doing:
+      // the row stays pending for the next run (a 402 defers it with the rest, below).
+      if (submitStop.signal.aborted) return undefined;
+      if (!budget.hasLive()) break;
       await Promise.race([budget.changed(), this.stopped]);
     }
     this.overBudget.push({ item, reason: deferralReason(budget.budgetUsd ?? 0, budget.current(), reservation.usd) });
@@ -126,47 +145,44 @@ export class Submitter {
       if (!ctx.submitGate.allows()) {
         // Queued (or waiting to retry) when the run stopped (a 402, a signal, the deadline, a dead
         // gateway): it never leaves. It stays pending (a 402 defers it below) and a later run sends it.
-        ctx.budget.release(reservation.usd);
+        ctx.budget.unsent(reservation.usd);
         return;
       }
-      try {
-        item = await ctx.commits.write({
-          id: item.id,
-          event: 'submit',
-          patch: { attempts: attempt, reservedUsd: reservation.usd, priceSnapshot: snapshotPrice(item.kind, item.model, ctx.pricing) },
-          detail: { attempt, ...(reservation.outputCapAdded ? { outputCapAdded: reservation.outputCapAdded } : {}) },
-        }, item, { urgent: true });
-      } catch (err) {
-        ctx.budget.release(reservation.usd); // never sent: its reservation goes back
-        if (err instanceof JobCancelledError) {
-          // Cancelled before this intent was written: the row never leaves; it is cancelled with the rest.
-          this.jobCancelled(await ctx.journal.jobCancel().catch(() => undefined) ?? { at: ctx.clock.now(), reason: '' });
-          return;
-        }
-        if (err instanceof BudgetExceededError) {
-          // Another runner of the job reserved the headroom first: the row waits for a later run.
-          this.overBudget.push({ item, reason: `does not fit: ${err.message}` });
-          return;
-        }
-        if (!changedElsewhere(ctx, err)) throw err;
-        return;
+      const intent = await this.writeIntent(item, attempt, reservation);
+      if (intent === 'refused') return;
+      if (intent === 'no-headroom') {
+        // Another runner of the job reserved the headroom first: this row waits for it as for this
+        // runner's own, while anything of the job is in flight; deferred only when nothing may settle.
+        await this.hooks.budgetRefused?.();
+        const again = await this.reserve(item);
+        if (!again) return;
+        reservation = again;
+        attempt--; // the same attempt, not yet sent
+        continue;
       }
+      item = intent;
       ctx.events.emit('transition', item, 'pending');
       const outcome = await this.send(item, attempt, reservation.request);
       if (outcome.kind === 'ambiguous' && outcome.error instanceof GatewayTransportError && outcome.error.code === 'GBATCH_ABORTED') this.cut++;
       // --max-attempts counts this run's attempts: a row left pending by an earlier run (or sent again by
       // `retry`) gets a fresh allowance, while its attempt numbers keep counting in the journal.
-      const plan = planOutcome(item, outcome, attempt, claimed.attempts + ctx.settings.maxSubmitAttempts);
+      const plan = planOutcome(item, outcome, attempt, claimed.attempts + ctx.settings.maxSubmitAttempts, ctx.budget.driftRatio);
       this.moveMoney(plan);
       const next = plan.followUp;
       // Stops take effect at once, before the outcome is even written: no other request may leave.
       if (next.kind === 'stop-balance') this.stopFor('balance', `the gateway's balance ran out (402): no further submissions`);
       else if (next.kind === 'stop-auth') this.stopFor('auth', 'the gateway refused the API key (401): no further submissions; check GATEWAY_API_KEY');
       const written = ctx.commits.write(plan.change, item);
+      const taskId = plan.change.patch?.taskId;
+      if (typeof taskId === 'string') {
+        written.catch((err: unknown) => {
+          if (err instanceof LockLostError) this.hooks.unrecorded?.(item.id, taskId);
+        });
+      }
       if (next.kind !== 'retry') {
         // The outcome's follow-ups wait for it to be durable; the lane's slot does not: the next
         // request depends on nothing here but the budget, which moved above.
-        this.settle(written.then((updated) => this.followUp(updated, next, attempt)));
+        this.settle(written.then((updated) => this.followUp(updated, next, attempt)), plan.change);
         return;
       }
       item = await written;
@@ -182,6 +198,34 @@ export class Submitter {
     }
   }
 
+  /** The attempt's intent in the journal, its reservation with it; 'no-headroom' when the job's budget (other runners' reservations) refused it. */
+  private async writeIntent(item: Item, attempt: number, reservation: Reservation): Promise<Item | 'refused' | 'no-headroom'> {
+    const { ctx } = this;
+    try {
+      const written = await ctx.commits.write({
+        id: item.id,
+        event: 'submit',
+        patch: { attempts: attempt, reservedUsd: reservation.usd, priceSnapshot: snapshotPrice(item.kind, item.model, ctx.pricing) },
+        detail: {
+          attempt, ...(reservation.outputCapAdded ? { outputCapAdded: reservation.outputCapAdded } : {}),
+          ...(reservation.durationAdded ? { durationAdded: reservation.durationAdded } : {}),
+        },
+      }, item, { urgent: true });
+      ctx.budget.recorded(reservation.usd);
+      return written;
+    } catch (err) {
+      ctx.budget.unsent(reservation.usd); // never sent: its reservation goes back
+      if (err instanceof JobCancelledError) {
+        // Cancelled before this intent was written: the row never leaves; it is cancelled with the rest.
+        this.jobCancelled(await ctx.journal.jobCancel().catch(() => undefined) ?? { at: ctx.clock.now(), reason: '' });
+        return 'refused';
+      }
+      if (err instanceof BudgetExceededError) return 'no-headroom';
+      if (!changedElsewhere(ctx, err)) throw err;
+      return 'refused';
+    }
+  }
+
   private followUp(item: Item, next: FollowUp, attempt: number): void {
     this.ctx.events.emit('transition', item, 'submitting');
     if (next.kind === 'poll') this.hooks.accepted(item);
@@ -192,9 +236,15 @@ export class Submitter {
     }
   }
 
-  private settle(work: Promise<void>): void {
+  /** `answer`: the outcome being written; one the journal could not take is named with its task id, the last trace of it. */
+  private settle(work: Promise<void>, answer: Change): void {
     const tracked = work.catch((err: unknown) => {
-      if (!changedElsewhere(this.ctx, err)) this.fail(err);
+      if (changedElsewhere(this.ctx, err)) return;
+      if (answer.event === 'accept' || answer.event === 'complete') {
+        const what = answer.event === 'accept' ? `was accepted as task ${String(answer.patch?.taskId)}` : 'was answered (and may be billed)';
+        log(this.ctx, `item '${answer.id}' ${what}, but the journal could not record it: the row becomes uncertain; decide with \`gbatch resolve\``);
+      }
+      this.fail(err);
     }).finally(() => this.settling.delete(tracked));
     this.settling.add(tracked);
   }

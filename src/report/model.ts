@@ -1,6 +1,7 @@
 // The reconciliation: estimate vs actual per item, per model and resolution, and in total.
+import { checkSettledVideo } from '../core/charge-check.js';
 import { roundUsd } from '../core/money.js';
-import { overshoot } from '../core/settlement.js';
+import { overshoot, type PriceSnapshot } from '../core/settlement.js';
 import type { ItemState } from '../core/states.js';
 import type { Item, ItemError, JournalStore } from '../journal/index.js';
 import type { ItemTiming, Timeline } from './timeline.js';
@@ -59,6 +60,10 @@ export interface ReportItem {
   overshoot_usd: number;
   /** True when the gateway gave no usable count (usage, total_tokens): actual_usd is the bound reserved for it. */
   unmetered: boolean;
+  /** What the pricing table says the row cost, where the gateway reported its own charge beside it; else null. */
+  table_usd: number | null;
+  /** True when the gateway charged more than the pricing table says (actual_usd is the gateway's charge). */
+  mispriced: boolean;
   source: string;
   /** Its last attempt, from the event log (ISO; null: not reached): sent, accepted (video), succeeded, ended. */
   submitted_at: string | null;
@@ -97,6 +102,7 @@ export function reportItem(item: Item, timing: ItemTiming = {}): ReportItem {
     gateway_charge_usd: item.gatewayChargeUsd,
     overshoot_usd: item.actualUsd === null ? 0 : overshoot(item.estimateUsd, item.actualUsd),
     unmetered: item.unmetered,
+    ...tablePrice(item),
     source: `${item.sourceFile}:${item.sourceLine}`,
     submitted_at: iso(timing.submittedAt),
     accepted_at: iso(timing.acceptedAt),
@@ -104,6 +110,12 @@ export function reportItem(item: Item, timing: ItemTiming = {}): ReportItem {
     finished_at: iso(timing.finishedAt),
     duration_ms: timing.finishedAt !== undefined && timing.submittedAt !== undefined ? timing.finishedAt - timing.submittedAt : null,
   };
+}
+
+/** The table's figure for a settled video the gateway also priced (the rule it was settled by), and whether the gateway charged more. */
+function tablePrice(item: Item): { table_usd: number | null; mispriced: boolean } {
+  const check = item.kind === 'video' && item.actualUsd !== null ? checkSettledVideo(item, item.priceSnapshot as PriceSnapshot | null) : undefined;
+  return check === undefined ? { table_usd: null, mispriced: false } : { table_usd: check.tableUsd, mispriced: check.driftRatio !== undefined };
 }
 
 /** `timeline` (from the event log) gives the job's start, end and duration; without it they are null. */

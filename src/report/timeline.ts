@@ -74,8 +74,9 @@ export class TimelineBuilder {
       this.videoDurations.push(e.at - timing.submittedAt);
     }
     if (TERMINAL.has(e.to)) {
-      timing.finishedAt = e.at;
-      this.dones.push(e.at);
+      // A row already ended (a note, or `unreserve` on a failed row) is not done twice.
+      if (timing.finishedAt === undefined) this.dones.push(e.at);
+      timing.finishedAt ??= e.at;
     } else {
       delete timing.finishedAt;
     }

@@ -1,6 +1,7 @@
 // Renders the reconciliation as table, json or csv, streaming the items so a large journal fits.
 import { eventLog, type JournalStore } from '../journal/index.js';
 import { reportItem, type ReportHeader, type ReportItem } from './model.js';
+import { PriceDriftTally, priceDriftLine } from './price-drift.js';
 import { printable } from '../core/printable.js';
 import { renderTable, usd, type Cell } from './table.js';
 import { buildTimeline, type Timeline } from './timeline.js';
@@ -22,15 +23,19 @@ async function writeJson(journal: JournalStore, header: ReportHeader, write: (ch
   write(`{"job":${JSON.stringify(header.job)},"totals":${JSON.stringify(header.totals)},"by_model":${JSON.stringify(header.by_model)},"items":[`);
   let first = true;
   let buffer = '';
+  const drift = new PriceDriftTally();
   for await (const item of journal.iterate()) {
-    buffer += (first ? '\n' : ',\n') + JSON.stringify(reportItem(item, timeline.items.get(item.id)));
+    const row = reportItem(item, timeline.items.get(item.id));
+    drift.add(row);
+    buffer += (first ? '\n' : ',\n') + JSON.stringify(row);
     first = false;
     if (buffer.length > 1 << 16) {
       write(buffer);
       buffer = '';
     }
   }
-  write(`${buffer}\n]}\n`);
+  // After the items: it is tallied from them as they stream.
+  write(`${buffer}\n],"price_drift":${JSON.stringify(drift.finish())}}\n`);
 }
 
 type CsvRow = Partial<Record<keyof ReportItem | 'rows', unknown>>;
@@ -40,7 +45,7 @@ const CSV_COLUMNS: ReadonlyArray<keyof CsvRow> = [
   'estimated_usd', 'actual_usd', 'overshoot_usd', 'gateway_charge_usd', 'total_tokens', 'output', 'sha256', 'bytes',
   'attempts', 'auto_resubmits', 'unmetered', 'error', 'source',
   // Added later, at the end: a script reading columns by position keeps working.
-  'submitted_at', 'finished_at', 'duration_ms', 'rows',
+  'submitted_at', 'finished_at', 'duration_ms', 'rows', 'table_usd', 'mispriced',
 ];
 
 export function csvCell(value: unknown): string {
@@ -84,9 +89,11 @@ export async function renderReportTable(journal: JournalStore, header: ReportHea
   const rows: Cell[][] = [];
   const errors: string[] = [];
   let shown = 0;
+  const drift = new PriceDriftTally();
   for await (const item of journal.iterate()) {
     if (shown++ >= maxItems) break;
     const r = reportItem(item);
+    drift.add(r);
     const note = itemNote(r);
     // A long error stays readable in full below the table; its cell keeps the table narrow.
     const cell = note.length > NOTE_WIDTH ? `${note.slice(0, NOTE_WIDTH - 6)}... [${errors.push(`[${errors.length + 1}] ${printable(r.id)}: ${printable(note)}`)}]` : note;
@@ -116,6 +123,8 @@ export async function renderReportTable(journal: JournalStore, header: ReportHea
     ...(totals.unmetered_items > 0
       ? [`Unmetered: ${totals.unmetered_items} item(s) came back without a usable count (usage / total_tokens); each is booked at the most it could be billed`]
       : []),
+    // Tallied from the rows shown: a run's summary (a few rows) leaves it to the run's own log line.
+    ...[totals.items > maxItems ? undefined : priceDriftLine(drift.finish())].filter((line) => line !== undefined).map(printable),
   ].join('\n');
 }
 
@@ -123,5 +132,10 @@ const NOTE_WIDTH = 60;
 
 function itemNote(r: ReportItem): string {
   const message = r.error?.message ?? '';
-  return r.unmetered && !message.startsWith('unmetered') ? `unmetered (booked at its bound)${message ? `; ${message}` : ''}` : message;
+  const notes = [
+    r.unmetered && !message.startsWith('unmetered') ? 'unmetered (booked at its bound)' : '',
+    r.mispriced && !message.startsWith('priced wrong') ? `priced wrong: gateway ${usd(r.gateway_charge_usd)}, table ${usd(r.table_usd)}` : '',
+    message,
+  ];
+  return notes.filter((note) => note !== '').join('; ');
 }

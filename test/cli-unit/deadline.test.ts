@@ -85,3 +85,17 @@ describe('parseDeadline', () => {
     },
   );
 });
+
+describe('parseDeadline: how far ahead', () => {
+  it.each([['25d', 25 * 86_400_000], ['366d', 366 * 86_400_000], ['8784h', 366 * 86_400_000]])('%j is taken as written', (text, ms) => {
+    expect(parseDeadline(text, NOW)).toBe(NOW.getTime() + ms);
+  });
+
+  it.each(['367d', '366d1ms', '99999999999h', '99999999999999999999999', '9'.repeat(400), '2999-01-01T00:00:00Z'])(
+    '%j, more than 366 days ahead (or past what a Date holds), is refused in one line',
+    (text) => {
+      expect(() => parseDeadline(text, NOW)).toThrow(UsageError);
+      expect(() => parseDeadline(text, NOW)).toThrow(/is too far off: a deadline may lie at most 366 days ahead \(until 2027-01-16T\d\d:00:00\.000Z\)$/);
+    },
+  );
+});

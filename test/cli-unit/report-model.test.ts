@@ -63,7 +63,7 @@ describe('report model', () => {
       resolution: '720p', final_resolution: '720p', has_reference_video: false,
       estimated_usd: 0.5, actual_usd: 0.4, total_tokens: 108_900,
       output: 'out/job/v1.mp4', sha256: 'a'.repeat(64), bytes: 1234, error: null,
-      attempts: 1, auto_resubmits: 0, gateway_charge_usd: 0.41, overshoot_usd: 0, unmetered: false, source: 'jobs/videos.csv:2',
+      attempts: 1, auto_resubmits: 0, gateway_charge_usd: 0.41, overshoot_usd: 0, unmetered: false, table_usd: 0.41477832, mispriced: false, source: 'jobs/videos.csv:2',
       submitted_at: null, accepted_at: null, succeeded_at: null, finished_at: null, duration_ms: null,
     });
     const T = Date.UTC(2026, 10, 24, 1, 0, 0);

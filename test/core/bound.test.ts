@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { billBound, statedOutputCap, withOutputCap } from '../../src/core/bound.js';
+import { billBound, boundedRequest, statedOutputCap, withDuration, withOutputCap } from '../../src/core/bound.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS, estimateRequest } from '../../src/core/estimate.js';
 import { BUILTIN_PRICING } from '../../src/core/pricing.js';
 
@@ -98,5 +98,28 @@ describe('withOutputCap', () => {
     expect(withOutputCap('chat', capped).request).toBe(capped);
     const video = { model: 'video-pro', prompt: 'p' };
     expect(withOutputCap('video', video)).toEqual({ request: video });
+  });
+});
+
+describe('withDuration: a video is sent with the seconds it was bounded at', () => {
+  it('adds duration 5 to a video request that states none, on a copy; the bound is the same', () => {
+    const request = { model: 'video-mini', prompt: 'p', resolution: '1080p' };
+    const { request: sent, added } = withDuration(request);
+    expect(added).toBe('duration');
+    expect(sent).toEqual({ ...request, duration: 5 });
+    expect(request).not.toHaveProperty('duration');
+    expect(billBound('video', sent, BUILTIN_PRICING)).toBe(billBound('video', request, BUILTIN_PRICING));
+  });
+
+  it('leaves a stated duration, or its alias seconds, as it is (the same object)', () => {
+    const stated = { model: 'video-mini', prompt: 'p', duration: 8 };
+    expect(withDuration(stated).request).toBe(stated);
+    const alias = { model: 'video-mini', prompt: 'p', seconds: '8' };
+    expect(withDuration(alias)).toEqual({ request: alias });
+  });
+
+  it('boundedRequest: the duration for video, the output cap for text', () => {
+    expect(boundedRequest('video', { model: 'video-mini', prompt: 'p' }).added).toBe('duration');
+    expect(boundedRequest('chat', { model: 'chat-small', messages: [] }).added).toBe('max_tokens');
   });
 });

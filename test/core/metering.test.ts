@@ -59,6 +59,17 @@ describe('meterVideoSuccess', () => {
     expect(meterVideoSuccess({ ...base, totalTokens: 980_100 })).toEqual({ usd: 2.81053476, totalTokens: 980_100, unmetered: false });
   });
 
+  it('with total_tokens and a higher reported charge (a group ratio the table lacks): the gateway\'s charge, and the drift', () => {
+    const metered = meterVideoSuccess({ ...base, totalTokens: 980_100, gatewayChargeUsd: 5.62107 });
+    expect(metered).toMatchObject({ usd: 5.62107, totalTokens: 980_100, unmetered: false, tableUsd: 2.81053476 });
+    expect(metered.driftRatio).toBeCloseTo(2, 5);
+  });
+
+  it('with total_tokens and a lower reported charge: the table\'s figure, no drift', () => {
+    expect(meterVideoSuccess({ ...base, totalTokens: 980_100, gatewayChargeUsd: 1 }))
+      .toEqual({ usd: 2.81053476, totalTokens: 980_100, unmetered: false, tableUsd: 2.81053476 });
+  });
+
   it('without total_tokens: the gateway\'s reported charge when it gives one', () => {
     expect(meterVideoSuccess({ ...base, totalTokens: undefined, gatewayChargeUsd: 0.5 })).toEqual({ usd: 0.5, totalTokens: null, unmetered: false });
   });

@@ -12,11 +12,11 @@ const EXPECTED: Record<ItemState, Partial<Record<ItemEvent, ItemState>>> = {
     accept: 'submitted', complete: 'succeeded', retry: 'pending', reject: 'rejected', defer: 'deferred', lose: 'uncertain',
     oversize: 'failed',
   },
-  submitted: { progress: 'running', finish: 'succeeded', fail: 'failed' },
-  running: { progress: 'running', finish: 'succeeded', fail: 'failed' },
-  succeeded: { store: 'downloaded' },
-  downloaded: {},
-  failed: { requeue: 'pending' },
+  submitted: { progress: 'running', finish: 'succeeded', fail: 'failed', vanish: 'uncertain', detach: 'uncertain' },
+  running: { progress: 'running', finish: 'succeeded', fail: 'failed', vanish: 'uncertain', detach: 'uncertain' },
+  succeeded: { store: 'downloaded', detach: 'uncertain' },
+  downloaded: { detach: 'uncertain' },
+  failed: { requeue: 'pending', unreserve: 'failed', detach: 'uncertain' },
   rejected: { requeue: 'pending' },
   invalid: {},
   uncertain: { attach: 'submitted', resubmit: 'pending', abandon: 'failed' },
@@ -26,7 +26,7 @@ const EXPECTED: Record<ItemState, Partial<Record<ItemEvent, ItemState>>> = {
 
 const EVENTS: ItemEvent[] = [
   'submit', 'accept', 'complete', 'retry', 'reject', 'defer', 'lose', 'progress', 'finish', 'fail',
-  'store', 'attach', 'resubmit', 'abandon', 'release', 'requeue', 'oversize', 'cancel',
+  'store', 'attach', 'resubmit', 'abandon', 'release', 'requeue', 'oversize', 'cancel', 'unreserve', 'detach', 'vanish',
 ];
 
 const pairs = ITEM_STATES.flatMap((state) =>
@@ -36,7 +36,7 @@ describe('transition table', () => {
   it('knows exactly the states and events this test covers', () => {
     expect([...ITEM_STATES].sort()).toEqual(Object.keys(EXPECTED).sort());
     expect([...ITEM_EVENTS].sort()).toEqual([...EVENTS].sort());
-    expect(pairs).toHaveLength(12 * 18);
+    expect(pairs).toHaveLength(12 * 21);
   });
 
   it.each(pairs)('$state --$event--> $next', ({ state, event, next }) => {
@@ -71,11 +71,12 @@ describe('terminal states', () => {
     for (const state of ITEM_STATES) expect(isTerminal(state), state).toBe(TERMINAL.has(state));
   });
 
-  it("accept no event but the operator's requeue, which only failed, rejected and cancelled rows take", () => {
+  it("accept no event but the operator's: requeue (failed, rejected, cancelled), unreserve (failed), detach (downloaded, failed)", () => {
     for (const state of TERMINAL) {
       for (const event of EVENTS) {
-        const requeued = event === 'requeue' && (state === 'failed' || state === 'rejected' || state === 'cancelled');
-        expect(canTransition(state, event), `${state} ${event}`).toBe(requeued);
+        const operator = (event === 'requeue' && (state === 'failed' || state === 'rejected' || state === 'cancelled'))
+          || (event === 'unreserve' && state === 'failed') || (event === 'detach' && (state === 'downloaded' || state === 'failed'));
+        expect(canTransition(state, event), `${state} ${event}`).toBe(operator);
       }
     }
   });

@@ -70,6 +70,7 @@ test.skipIf(!BUILT)('status and run name the real journal, each row\'s submissio
 
   const all = await cli('resolve', 'night', '--all-uncertain', '--abandon');
   expect(all.code, all.stderr).toBe(0);
-  expect(all.stdout.trim()).toBe('2 uncertain item(s) abandoned (now failed); their reservations are released: v1, c1');
+  expect(all.stdout.trim()).toBe('2 uncertain item(s) abandoned (now failed); each may have been billed, so its bound stays booked against the budget'
+    + ' (`gbatch resolve night <item-id> --abandon --not-billed` releases one the gateway did not bill): v1, c1');
   expect(statesById(state)).toEqual({ v1: 'failed', c1: 'failed', v2: 'pending' });
 });

@@ -77,11 +77,13 @@ test.skipIf(!BUILT)('resolve --resubmit sends it again on purpose: two tasks, an
   expect(item.actual_usd).toBeCloseTo(tasks[1]!.chargedUsd, 6);
 });
 
-test.skipIf(!BUILT)('resolve --abandon makes it failed; run then sends nothing and exits 1', async () => {
+test.skipIf(!BUILT)('resolve --abandon makes it failed, its bound still booked; run then sends nothing and exits 1', async () => {
   const { ws, sim, run } = await droppedSubmission();
+  const bound = readJournal(ws.state).byId.get('heron')!.reservedUsd;
+  expect(bound).toBeGreaterThan(0);
   const resolved = await runCli(['resolve', '--state', ws.state, 'heron', '--abandon']);
   expect(resolved.code, resolved.stderr).toBe(0);
-  expect(readJournal(ws.state).byId.get('heron')).toMatchObject({ state: 'failed', reservedUsd: 0 });
+  expect(readJournal(ws.state).byId.get('heron')).toMatchObject({ state: 'failed', reservedUsd: bound });
 
   const last = await run();
   expect(last.code, last.stderr).toBe(1);

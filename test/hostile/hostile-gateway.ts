@@ -43,6 +43,9 @@ export interface HostileRequest {
 
 export interface Charge { kind: 'chat' | 'responses' | 'video'; ref: string; usd: number; note: string }
 
+/** new-api's quota unit: 500,000 quota = 1 USD. */
+export const QUOTA_PER_USD = 500_000;
+
 export interface HostileTask {
   id: string;
   model: string;
@@ -54,6 +57,8 @@ export interface HostileTask {
   status: 'queued' | 'in_progress' | 'SUCCESS' | 'FAILURE';
   finalResolution?: string;
   totalTokens?: number;
+  /** What the task was billed (USD), once it succeeded. */
+  chargedUsd?: number;
   failReason?: string;
 }
 
@@ -72,6 +77,12 @@ export interface HostileOptions {
   failReason?: (task: HostileTask) => string | undefined;
   /** Bytes of the video served by the content endpoint. Default 4096. */
   videoBytes?: number;
+  /** The account's group ratio, a multiplier on every charge that no pricing file is told of. Default 1. */
+  groupRatio?: number;
+  /** The poll answer of a finished task carries its charge as new-api's `data.quota` (500,000 = 1 USD). Default off. */
+  reportCharge?: boolean;
+  /** The seconds a video request without `duration` (or `seconds`) is generated and billed for. Default 5. */
+  defaultSeconds?: number;
 }
 
 export interface HostileGateway {
@@ -138,7 +149,7 @@ export const DEFAULTS: Record<RouteName, Route> = {
   chat: (req, res, gw) => {
     const usage = worstChatUsage(req.json);
     const id = `chatcmpl-${nextId++}`;
-    gw.charges.push({ kind: 'chat', ref: id, usd: chatUsd(req.json.model, usage), note: 'true usage' });
+    gw.charges.push({ kind: 'chat', ref: id, usd: chatUsd(req.json.model, usage) * ratioOf(gw), note: 'true usage' });
     sendJson(res, 200, {
       id, object: 'chat.completion', created: 0, model: req.json.model,
       choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage,
@@ -147,7 +158,7 @@ export const DEFAULTS: Record<RouteName, Route> = {
   responses: (req, res, gw) => {
     const usage = worstChatUsage(req.json);
     const id = `resp_${nextId++}`;
-    gw.charges.push({ kind: 'responses', ref: id, usd: chatUsd(req.json.model, usage), note: 'true usage' });
+    gw.charges.push({ kind: 'responses', ref: id, usd: chatUsd(req.json.model, usage) * ratioOf(gw), note: 'true usage' });
     sendJson(res, 200, {
       id, object: 'response', created_at: 0, status: 'completed', model: req.json.model,
       output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'ok' }] }],
@@ -161,7 +172,7 @@ export const DEFAULTS: Record<RouteName, Route> = {
       return;
     }
     const id = `task_h${nextId++}`;
-    const seconds = Number(body.duration ?? body.seconds ?? 5);
+    const seconds = Number(body.duration ?? body.seconds ?? gw.options.defaultSeconds ?? 5);
     gw.tasks.set(id, {
       id, model: String(body.model), prompt: body.prompt, resolution: String(body.resolution ?? '720p').toLowerCase(),
       seconds, hasReferenceVideo: body.video_url !== undefined || body.videos !== undefined, polls: 0, status: 'queued',
@@ -176,7 +187,7 @@ export const DEFAULTS: Record<RouteName, Route> = {
       return;
     }
     advance(task, gw);
-    sendJson(res, 200, { code: 'success', data: taskView(task) });
+    sendJson(res, 200, { code: 'success', data: { ...taskView(task), ...chargeView(task, gw) } });
   },
   videoContent: (req, res, gw) => {
     const id = decodeURIComponent(req.path.split('/')[3] ?? '');
@@ -190,6 +201,25 @@ export const DEFAULTS: Record<RouteName, Route> = {
     res.end(bytes);
   },
 };
+
+/**
+ * A video submission whose answer never comes (the connection is cut): `keep` says whether the gateway
+ * created (and will bill) the task first, as a real one may. Other submissions go to `next`.
+ */
+export function dropSubmission(drop: (req: HostileRequest) => 'keep' | 'lose' | undefined, next: Route = DEFAULTS.videoSubmit): Route {
+  return (req, res, gw) => {
+    const fate = drop(req);
+    if (fate === undefined) return next(req, res, gw);
+    if (fate === 'keep') DEFAULTS.videoSubmit(req, { writeHead: () => undefined, end: () => undefined } as unknown as ServerResponse, gw);
+    res.socket?.destroy();
+    return undefined;
+  };
+}
+
+/** What the gateway does with a task nobody polls: it runs to its end, and is billed (or refunded). */
+export function finishTasks(gw: HostileGateway): void {
+  for (const task of gw.tasks.values()) while (task.status !== 'SUCCESS' && task.status !== 'FAILURE') advance(task, gw);
+}
 
 /** Moves a task on by one poll; on its end it is billed (SUCCESS) or refunded (FAILURE), once. */
 export function advance(task: HostileTask, gw: HostileGateway): void {
@@ -208,10 +238,20 @@ export function advance(task: HostileTask, gw: HostileGateway): void {
   task.status = 'SUCCESS';
   task.finalResolution = gw.options.finalResolution?.(task) ?? task.resolution;
   task.totalTokens = hostileVideoTokens(task.finalResolution, task.seconds + (task.hasReferenceVideo ? 5 : 0));
-  gw.charges.push({
-    kind: 'video', ref: task.id, usd: hostileVideoUsd(task.model, task.finalResolution, task.hasReferenceVideo, task.totalTokens),
-    note: `final ${task.finalResolution}`,
-  });
+  const usd = hostileVideoUsd(task.model, task.finalResolution, task.hasReferenceVideo, task.totalTokens) * ratioOf(gw);
+  // A gateway that reports quota bills in whole quota units (rounded up): its ledger is what it reports.
+  task.chargedUsd = gw.options.reportCharge ? Math.ceil(usd * QUOTA_PER_USD) / QUOTA_PER_USD : usd;
+  gw.charges.push({ kind: 'video', ref: task.id, usd: task.chargedUsd, note: `final ${task.finalResolution}` });
+}
+
+function ratioOf(gw: HostileGateway): number {
+  return gw.options.groupRatio ?? 1;
+}
+
+/** With `reportCharge`: a finished task's charge as new-api reports it, in quota units. */
+export function chargeView(task: HostileTask, gw: HostileGateway): Record<string, unknown> {
+  if (!gw.options.reportCharge || task.chargedUsd === undefined) return {};
+  return { quota: Math.round(task.chargedUsd * QUOTA_PER_USD) };
 }
 
 /** Shape A (spec 2.11). */

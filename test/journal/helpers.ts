@@ -149,14 +149,18 @@ export function makeItem(overrides: Partial<Item> = {}): Item {
   };
 }
 
-/** Takes a journal's items back to before schema 11: no `meta` column (a row's metadata). */
+/** Takes a journal's items back to before the `meta` column (a row's metadata, the newest step). */
 export function withoutItemMeta(db: import('better-sqlite3').Database): void {
   db.exec('ALTER TABLE items DROP COLUMN meta');
 }
 
-/** Takes a journal's event log back to one inline `events` table, as before schema 9 (event-log.ts). */
+/**
+ * Takes a journal back to schema 9: its event log to one inline `events` table (event-log.ts), and without the
+ * job file's budget record that came after it.
+ */
 export function inlineEventLog(db: import('better-sqlite3').Database): void {
-  db.exec(`DROP VIEW events;
+  db.exec(`ALTER TABLE job DROP COLUMN job_file_budget;
+    DROP VIEW events;
     ALTER TABLE events_inline RENAME TO events;
     INSERT INTO events (seq, item_id, at, event, from_state, to_state, detail)
       SELECT l.seq, l.item_id, l.at, k.event, k.from_state, k.to_state, COALESCE(l.detail, k.detail) FROM event_log l JOIN event_kinds k ON k.code = l.kind;

@@ -90,18 +90,30 @@ describe('the event log, asked by the operator commands', () => {
 });
 
 describe('resolveAllUncertain (resolve --all-uncertain)', () => {
-  it('--abandon moves every uncertain row, and only those, to failed and releases their reservations', async () => {
+  it('--abandon moves every uncertain row, and only those, to failed; their bounds stay booked (they may have been billed)', async () => {
     const journal = tmp.open();
     ingest(journal, [entry('u1', { kind: 'video' }), entry('p'), entry('u2'), entry('u3', { kind: 'video' })]);
     for (const id of ['u1', 'u2', 'u3']) uncertain(journal, id);
-    expect(journal.spend().reservedUsd).toBeGreaterThan(0);
+    const booked = journal.spend().reservedUsd;
+    expect(booked).toBeGreaterThan(0);
 
     expect(await resolveAllUncertain(SqliteJournalStore.wrap(journal), 'abandon')).toEqual(['u1', 'u2', 'u3']);
     expect(journal.counts()).toMatchObject({ failed: 3, pending: 1, uncertain: 0 });
-    expect(journal.spend()).toEqual({ reservedUsd: 0, actualUsd: 0 });
+    expect(journal.spend()).toEqual({ reservedUsd: booked, actualUsd: 0 });
+    expect(journal.get('u1')!.lastError).toMatchObject({ type: 'abandoned_uncertain' });
     expect(journal.events('u2').at(-1)).toMatchObject({ event: 'abandon', from: 'uncertain', to: 'failed', detail: { by: 'operator', bulk: true } });
     expect(abandonedWhileUncertain(journal, ['u1', 'u2', 'u3'])).toEqual(new Set(['u1', 'u2', 'u3']));
     expect(await resolveAllUncertain(SqliteJournalStore.wrap(journal), 'abandon')).toEqual([]);
+  });
+
+  it('--abandon --not-billed releases their reservations', async () => {
+    const journal = tmp.open();
+    ingest(journal, [entry('u1', { kind: 'video' }), entry('u2')]);
+    for (const id of ['u1', 'u2']) uncertain(journal, id);
+    expect(await resolveAllUncertain(SqliteJournalStore.wrap(journal), 'abandon', true)).toEqual(['u1', 'u2']);
+    expect(journal.spend()).toEqual({ reservedUsd: 0, actualUsd: 0 });
+    expect(journal.get('u2')!.lastError).toMatchObject({ type: 'abandoned_not_billed' });
+    expect(abandonedWhileUncertain(journal, ['u1', 'u2'])).toEqual(new Set(['u1', 'u2']));
   });
 
   it('--resubmit makes every uncertain row pending, more rows than one page', async () => {

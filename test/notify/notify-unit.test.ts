@@ -23,7 +23,7 @@ function summary(over: Partial<RunSummary> = {}): RunSummary {
     job: 'nightly', exitCode: 3, meaning: 'Stopped by the job\'s budget: some items are deferred.', stopReason: 'budget',
     counts: counts({ downloaded: 7, deferred: 2, failed: 1 }), spendUsd: 4.5, reservedUsd: 0, budgetUsd: 5, estimateUsd: 6.25,
     startedAt: Date.UTC(2026, 0, 2, 1, 0, 0), endedAt: Date.UTC(2026, 0, 2, 1, 14, 3), journal: 'state/nightly.db', outDir: 'out/nightly',
-    resultsPath: 'out/nightly/results.jsonl', reportCommand: 'gbatch report nightly', host: 'build-1', ...over,
+    resultsPath: 'out/nightly/results.jsonl', jobArg: 'jobs/nightly.json', sourceArg: 'jobs/nightly.json', host: 'build-1', ...over,
   };
 }
 
@@ -32,13 +32,13 @@ describe('run-ended body', () => {
     const body = runEndedBody(summary(), redact);
     expect(body).toMatchObject({
       event: 'run-ended', job: 'nightly', exit_code: 3, stop_reason: 'budget', spend_usd: 4.5, budget_usd: 5, estimate_usd: 6.25,
-      budget_used_pct: 90, duration_s: 843, results: 'out/nightly/results.jsonl', report: 'gbatch report nightly',
+      budget_used_pct: 90, duration_s: 843, results: 'out/nightly/results.jsonl', report: 'gbatch report jobs/nightly.json',
     });
     expect(body.counts).toMatchObject({ downloaded: 7, deferred: 2, failed: 1, pending: 0 });
     expect(body.text.split('\n')[0]).toBe("gbatch nightly: exit 3: Stopped by the job's budget: some items are deferred.");
     expect(body.text).toContain('spent $4.50 of a $5.00 budget (90%), estimate $6.25; took 14m 3s');
     expect(body.attention).toEqual([
-      '1 failed, 0 rejected: `gbatch retry --failed --rejected` sends them again',
+      '1 failed, 0 rejected: `gbatch retry jobs/nightly.json --failed --rejected` sends them again',
       "2 deferred by the budget or the gateway's balance: raise --budget (or top up), then run again",
     ]);
   });
@@ -63,10 +63,10 @@ describe('run-ended body', () => {
   });
 
   test('attention names the command for each kind of trouble', () => {
-    const lines = attentionFor({ job: 'j', exitCode: 4, meaning: 'x', counts: counts({ uncertain: 2, pending: 3, invalid: 1 }) });
+    const lines = attentionFor({ jobArg: '--state /srv/j.db', sourceArg: "'my rows.csv'", exitCode: 4, meaning: 'x', counts: counts({ uncertain: 2, pending: 3, invalid: 1 }) });
     expect(lines).toEqual([
-      '2 uncertain: decide with `gbatch resolve` (the gateway may hold them)',
-      '1 invalid row(s): fix the manifest (`gbatch plan` lists them)',
+      '2 uncertain (the gateway may hold them): `gbatch status --state /srv/j.db` lists them with the `gbatch resolve` commands that decide them',
+      "1 invalid row(s): fix the manifest (`gbatch plan 'my rows.csv'` lists them)",
       '3 item(s) not finished: the next run continues them',
     ]);
   });

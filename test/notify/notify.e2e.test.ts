@@ -48,7 +48,7 @@ test.skipIf(!BUILT)('the end-of-run summary and a budget threshold reach the web
   expect(body.spend_usd).toBeGreaterThan(0);
   expect(body.estimate_usd).toBeCloseTo(plan.estimated_usd, 6);
   expect(body.text).toMatch(/^gbatch nightly: exit 0: Done/);
-  expect(body.report).toBe('gbatch report nightly');
+  expect(body.report).toBe(`gbatch report ${job}`); // the job as the run was started: its job file
   const threshold = delivered.find((b) => b.event === 'budget-threshold' && b.threshold_pct === 80);
   expect(threshold).toMatchObject({ job: 'nightly', exit_code: null, budget_usd: budget });
   expect(threshold.committed_pct).toBeGreaterThanOrEqual(80);

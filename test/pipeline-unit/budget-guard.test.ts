@@ -94,4 +94,40 @@ describe('BudgetGuard', () => {
     guard.tryReserve(0.5);
     expect(await isSettled(afterReserve)).toBe(false);
   });
+
+  it('among runners of one job, follows the journal: a task taken over from a runner that is gone settles without a negative reservation', () => {
+    // Started before the other runner reserved anything; the journal now holds its $2 for a task it left.
+    const guard = new BudgetGuard(10, { reservedUsd: 0, actualUsd: 0 });
+    guard.observe({ reservedUsd: 2, actualUsd: 1, inFlight: true }, guard.mark());
+    guard.adopt(1);
+    guard.settle(2, 0.5);
+    expect(guard.current()).toEqual({ reservedUsd: 0, actualUsd: 1.5 });
+  });
+
+  it("keeps its own reservations the journal's totals do not hold yet, and those recorded while the read was on its way", () => {
+    const guard = new BudgetGuard(10, { reservedUsd: 0, actualUsd: 0 });
+    expect(guard.tryReserve(1)).toBe(true);
+    expect(guard.tryReserve(2)).toBe(true);
+    const mark = guard.mark();
+    guard.recorded(2); // in the journal, perhaps after the read
+    guard.observe({ reservedUsd: 4, actualUsd: 0, inFlight: true }, mark);
+    expect(guard.current().reservedUsd).toBe(7); // 4 in the journal, 1 not yet written, 2 the read may have missed
+    guard.observe({ reservedUsd: 6, actualUsd: 0, inFlight: true }, guard.mark());
+    expect(guard.current().reservedUsd).toBe(7);
+    guard.unsent(1);
+    expect(guard.current().reservedUsd).toBe(6);
+  });
+
+  it("waits while another runner's work is in flight, and wakes on each look at the journal", async () => {
+    const guard = new BudgetGuard(1, { reservedUsd: 0, actualUsd: 0 });
+    expect(guard.hasLive()).toBe(false);
+    const woken = guard.changed();
+    guard.observe({ reservedUsd: 1, actualUsd: 0, inFlight: true }, guard.mark());
+    expect(await isSettled(woken)).toBe(true);
+    expect(guard.tryReserve(0.5)).toBe(false);
+    expect(guard.hasLive()).toBe(true);
+    guard.observe({ reservedUsd: 0, actualUsd: 0.2, inFlight: false }, guard.mark());
+    expect(guard.hasLive()).toBe(false);
+    expect(guard.tryReserve(0.5)).toBe(true);
+  });
 });

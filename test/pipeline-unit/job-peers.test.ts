@@ -2,6 +2,7 @@
 // finds them done, so looks stay close together however long the wait.
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import { BudgetGuard } from '../../src/pipeline/budget-guard.js';
 import type { RunContext } from '../../src/pipeline/context.js';
 import { JobPeers } from '../../src/pipeline/job-peers.js';
 
@@ -11,9 +12,13 @@ function peers(heldFor: number) {
   const none = { madeUncertain: [], adopted: [], released: 0 };
   const ctx = {
     journal: {
-      coordination: { submissionsStopped: async () => undefined, pauseAccount: async () => {}, accountPause: async () => 0 },
+      coordination: {
+        submissionsStopped: async () => undefined, pauseAccount: async () => {}, accountPause: async () => 0,
+        jobMoney: async () => ({ reservedUsd: 0, actualUsd: 0, inFlight: false }),
+      },
       membership: { othersWork: async () => ({ held: looks++ < heldFor ? 2 : 0, claimable: 0 }), sweep: async () => none },
     },
+    budget: new BudgetGuard(undefined, { reservedUsd: 0, actualUsd: 0 }),
     gateway: { pausedUntil: () => 0 },
     clock: { now: () => 0, sleep: async (ms: number) => { sleeps.push(ms); } },
     events: new EventEmitter(),

@@ -23,6 +23,15 @@ describe('planOutcome', () => {
     expect(plan.change.patch).not.toHaveProperty('reservedUsd');
   });
 
+  it('accepted with `id` and `task_id` that differ: both kept, the first polled first', () => {
+    const item = makeItem({ kind: 'video' });
+    const plan = planOutcome(item, { kind: 'accepted', taskId: 'gw_1', body: { id: 'gw_1', task_id: 'task_1', status: 'queued' } }, 1, MAX);
+    expect(plan.change).toEqual({
+      id: item.id, event: 'accept', patch: { taskId: 'gw_1', lastError: null, response: { task_ids: ['gw_1', 'task_1'] } },
+      detail: { taskId: 'gw_1', attempt: 1, taskIds: ['gw_1', 'task_1'] },
+    });
+  });
+
   it('completed with chat usage: actual from the price snapshot, reservation replaced by it', () => {
     // chat-small: 0.15 in, 0.60 out per 1M tokens: 1000 in + 500 out = 0.00015 + 0.0003.
     const item = makeItem({ kind: 'chat', model: 'chat-small', reservedUsd: 0.002 });
@@ -46,6 +55,20 @@ describe('planOutcome', () => {
     // (2000 * 2.5 + 1000 * 10) / 1e6 * 2 = 0.03
     expect(plan.change.patch).toMatchObject({ actualUsd: 0.03, reservedUsd: 0, totalTokens: 3000, requestId: null, responseStatus: 200 });
     expect(plan.money).toEqual({ settle: { reserved: 0.05, actual: 0.03 } });
+  });
+
+  it('completed after the gateway was seen charging x2 above the table: booked at the table\'s price x2, with a note', () => {
+    const item = makeItem({ kind: 'chat', model: 'chat-small', reservedUsd: 0.002 });
+    const body = { id: 'chatcmpl-1', choices: [], usage: { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 } };
+    const plan = planOutcome(item, { kind: 'completed', status: 200, body }, 1, MAX, 2);
+    expect(plan.change.patch).toMatchObject({
+      actualUsd: 0.0009, lastError: { message: "booked at the pricing table's $0.000450 x2.000: the gateway was seen charging that much above the table" },
+    });
+    expect(plan.change.detail).toEqual({ attempt: 1, actualUsd: 0.0009, tableUsd: 0.00045, driftRatio: 2 });
+    expect(plan.money).toEqual({ settle: { reserved: 0.002, actual: 0.0009 } });
+    // Unmetered: already booked at its reservation, which was scaled when it was taken.
+    expect(planOutcome(makeItem({ reservedUsd: 0.01 }), { kind: 'completed', status: 200, body: { id: 'x' } }, 1, MAX, 2).money)
+      .toEqual({ settle: { reserved: 0.01, actual: 0.01 } });
   });
 
   it('completed without usage is unmetered: booked at its reservation (the bound), never at $0', () => {

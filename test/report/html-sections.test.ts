@@ -13,7 +13,7 @@ function item(over: Partial<ReportItem>): ReportItem {
   return {
     id: 'a', kind: 'chat', model: 'chat-small', state: 'downloaded', task_id: null, resolution: null, final_resolution: null, has_reference_video: false,
     estimated_usd: 0.01, actual_usd: 0.008, total_tokens: 10, output: null, sha256: null, bytes: null, error: null, attempts: 1, auto_resubmits: 0,
-    gateway_charge_usd: null, overshoot_usd: 0, unmetered: false, source: 'm.jsonl:1', submitted_at: null, accepted_at: null, succeeded_at: null,
+    gateway_charge_usd: null, overshoot_usd: 0, unmetered: false, table_usd: null, mispriced: false, source: 'm.jsonl:1', submitted_at: null, accepted_at: null, succeeded_at: null,
     finished_at: null, duration_ms: null, ...over,
   };
 }

@@ -33,6 +33,24 @@ describe('timeline from the event log', () => {
     expect(t.bursts).toEqual([]);
   });
 
+  it('a row already ended is not done again by a later event that leaves it ended (unreserve); a detach reopens it', () => {
+    const t = build([
+      { itemId: 'a', at: T, event: 'submit', to: 'submitting' },
+      { itemId: 'a', at: T + 5, event: 'lose', to: 'uncertain' },
+      { itemId: 'a', at: T + 10, event: 'abandon', to: 'failed' },
+      { itemId: 'a', at: T + 20, event: 'unreserve', to: 'failed' },
+    ]);
+    expect(t.items.get('a')!.finishedAt).toBe(T + 10);
+    expect(t.buckets.reduce((n, b) => n + b.done, 0)).toBe(1);
+    const reopened = build([
+      { itemId: 'a', at: T, event: 'attach', to: 'submitted' },
+      { itemId: 'a', at: T + 5, event: 'finish', to: 'succeeded' },
+      { itemId: 'a', at: T + 6, event: 'store', to: 'downloaded' },
+      { itemId: 'a', at: T + 9, event: 'detach', to: 'uncertain' },
+    ]);
+    expect(reopened.items.get('a')!.finishedAt).toBeUndefined();
+  });
+
   it('a requeued row loses its earlier end; a fail is an end without success', () => {
     const t = build([
       { itemId: 'a', at: T, event: 'submit', to: 'submitting' },

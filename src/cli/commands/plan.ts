@@ -20,7 +20,7 @@ function planJson(plan: PlanResult): Record<string, unknown> {
     rows: plan.rows, valid: plan.valid, invalid: plan.invalid, errors: plan.errors, error_count: plan.errorCount,
     conflicts: plan.conflicts.length,
     estimated_usd: plan.estimatedUsd, max_usd: plan.maxUsd, budget_usd: plan.budgetUsd, budget_may_overrun: plan.budgetMayOverrun,
-    fits_budget: plan.fitsBudget, reason: plan.reason, output_capped_rows: plan.outputCappedRows,
+    fits_budget: plan.fitsBudget, unpriced: plan.unpriced, reason: plan.reason, output_capped_rows: plan.outputCappedRows,
     journal: plan.journal ? {
       state: plan.journal.location, spent_usd: plan.journal.spentUsd, reserved_usd: plan.journal.reservedUsd,
       remaining_rows: plan.journal.remainingRows, remaining_estimated_usd: plan.journal.remainingEstimatedUsd, remaining_max_usd: plan.journal.remainingMaxUsd,
@@ -60,7 +60,9 @@ function printPlan(plan: PlanResult): void {
     out.push(`The job was cancelled ${new Date(cancel.at).toISOString()}${cancel.reason ? ` (${printable(cancel.reason)})` : ''}: \`run\` sends nothing `
       + 'until `gbatch retry --cancelled` lifts it.');
   }
-  if (plan.budgetUsd !== null) {
+  if (plan.unpriced !== null) {
+    out.push('A row the journal holds has no price in this pricing table (above): `run` refuses the job, and its budget cannot be judged.');
+  } else if (plan.budgetUsd !== null) {
     const basis = plan.budgetMayOverrun ? 'judged on the expected estimate: --budget-may-overrun' : 'judged on what the gateway can bill';
     out.push(plan.fitsBudget ? `Fits the budget of ${usd(plan.budgetUsd, 2)} (${basis}).` : `Does not fit (${basis}): ${plan.reason}.`);
   }

@@ -1,5 +1,6 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
+import { checkWritableDir } from '../../io/preflight.js';
 import { eventLog, type JournalStore } from '../../journal/index.js';
 import { reportHeader, type ReportHeader } from '../../report/model.js';
 import { buildTimeline, type Timeline } from '../../report/timeline.js';
@@ -50,7 +51,7 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 async function writeAtomically(output: string, fill: (write: (chunk: string) => void) => Promise<void>): Promise<void> {
-  mkdirSync(dirname(output), { recursive: true });
+  checkWritableDir(dirname(output), '--output');
   const temp = join(dirname(output), `.${basename(output)}.${process.pid}.part`);
   const fd = openSync(temp, 'w');
   try {

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { printable } from '../../core/printable.js';
-import { openStore } from '../../journal/open-store.js';
+import { isDatabaseUrl, openStore } from '../../journal/open-store.js';
+import { redactDatabaseUrl } from '../../journal/postgres/database-url.js';
 import { formatRowError } from '../../manifest/types.js';
 import type { RunEvents } from '../../pipeline/context.js';
 import type { RunJobResult } from '../../api/run-job.js';
@@ -9,7 +10,7 @@ import { knownErrorExit } from '../../api/error-exit.js';
 import { runResolvedJob } from '../../api/run-job.js';
 import { reportHeader } from '../../report/model.js';
 import { renderReportTable } from '../../report/write-report.js';
-import { journalArg, uncertainAdvice } from '../advice.js';
+import { journalArg, uncertainAdvice, unrecordedTaskAdvice, unrecordedTaskCommand } from '../advice.js';
 import { gatewayAccess, jobFromArgs, type ResolvedJob } from '../job.js';
 import { attachProgress, chooseProgressMode, wantsAscii } from '../live/progress-view.js';
 import { installSignals } from '../signals.js';
@@ -72,6 +73,7 @@ async function printOutcome(job: ResolvedJob, result: RunJobResult, json: boolea
   }
   // The journal at the path is not this run's (deleted, replaced) or no longer its to write: say so first.
   for (const line of result.journalLost?.lines ?? []) process.stderr.write(`gbatch run: ${line}\n`);
+  for (const line of unrecordedTaskAdvice(result.journalLost?.unrecordedTasks ?? [], namedJournal(job))) process.stderr.write(`${line}\n`);
   await printSummary(job, result, json);
 }
 
@@ -82,7 +84,10 @@ async function printSummary(job: ResolvedJob, result: RunJobResult, json: boolea
       job: job.name, exit_code: result.exitCode, reason: why, state: job.statePath, out: job.outDir,
       counts: result.counts, spent_usd: result.spend.actualUsd, reserved_usd: result.spend.reservedUsd, budget_usd: result.budgetUsd ?? null,
       stop_reason: result.stopReason ?? null, stop_message: result.stopMessage ?? null, output_error: result.outputFailure?.message ?? null,
-      ...(result.journalLost ? { journal_lost: { saved_copy: result.journalLost.savedCopy ?? null, lines: result.journalLost.lines } } : {}),
+      ...(result.journalLost ? { journal_lost: {
+        saved_copy: result.journalLost.savedCopy ?? null, lines: result.journalLost.lines,
+        unrecorded_tasks: (result.journalLost.unrecordedTasks ?? []).map((t) => ({ id: t.id, task_id: t.taskId, resolve: unrecordedTaskCommand(t, namedJournal(job)) })),
+      } } : {}),
       ingest: result.ingest ? {
         rows: result.ingest.rows, inserted: result.ingest.inserted, unchanged: result.ingest.unchanged, replaced: result.ingest.replaced,
         invalid: result.ingest.invalidCount, conflicts: result.ingest.conflicts.length,
@@ -106,4 +111,10 @@ async function printSummary(job: ResolvedJob, result: RunJobResult, json: boolea
     }
   }
   process.stdout.write(`\n${why}\n${advice.map((line) => `${line}\n`).join('')}`);
+}
+
+/** How commands suggested after the run name its journal (never with the URL's password). */
+function namedJournal(job: ResolvedJob): string {
+  const onServer = isDatabaseUrl(job.statePath);
+  return journalArg(onServer ? redactDatabaseUrl(job.statePath) : job.statePath, job.name, onServer ? { fromEnv: job.journalFromEnv } : undefined);
 }

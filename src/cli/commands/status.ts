@@ -6,7 +6,7 @@ import { commandJournalArg, uncertainAdvice } from '../advice.js';
 import { openCommandJournal } from '../command-journal.js';
 import { lastRunLines, lastRunView } from '../last-run.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { runnerJson, runnerLine, runnersLine, runnerViewJson } from '../runner-line.js';
+import { runnerJson, runnerLine, runnersLines, runnerViewJson } from '../runner-line.js';
 import { helpText, parseOptions, type OptionTable } from '../options.js';
 import { uncertainRows } from '../uncertain-rows.js';
 import { CHECK_FAILED, gatherHealth, healthJson } from '../status-check.js';
@@ -72,7 +72,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     const lines: string[] = [];
     lines.push(`Job ${job?.name ?? '?'} (${file})`);
-    if (runners.length > 1 || journal.adapter === 'postgres') lines.push(...runners.map(runnersLine));
+    if (runners.length > 1 || journal.adapter === 'postgres') lines.push(...runnersLines(runners));
     else {
       const runner = runnerLine(holderView);
       if (runner) lines.push(runner);

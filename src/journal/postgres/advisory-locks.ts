@@ -3,6 +3,11 @@
 
 export type LockPurpose = 'write' | 'ingest' | 'membership';
 
+/** The first key of a job's lock of `purpose` (the second is the job id), as SQL. */
+export function lockKeySql(purpose: LockPurpose): string {
+  return key(purpose);
+}
+
 function key(purpose: LockPurpose): string {
   return `hashtext(current_schema() || ':gbatch:${purpose}')`;
 }

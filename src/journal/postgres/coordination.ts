@@ -2,10 +2,15 @@
 // slots under a shared --rpm, a 429's pause, and work only one of them may do at a time. Times are on
 // the database's clock, so hosts whose clocks disagree still share one pace.
 import type pg from 'pg';
+import { roundUsd } from '../../core/money.js';
+import type { Spend } from '../change.js';
 import type { Coordination, ResultsPrefix } from '../store.js';
 import { DB_NOW_MS } from './db-time.js';
 import { checkout, idleInTransactionMs } from './pool.js';
 import type { PgMembership } from './membership.js';
+
+/** Rows whose reservation may still settle or be released: a request on its way, a task the gateway runs. */
+const IN_FLIGHT = ['submitting', 'submitted', 'running'];
 
 export class PgCoordination implements Coordination {
   constructor(private readonly pool: pg.Pool, private readonly jobId: () => number | undefined, private readonly membership: PgMembership) {}
@@ -50,6 +55,13 @@ export class PgCoordination implements Coordination {
   async recordResultsPrefix(file: string, prefix: ResultsPrefix): Promise<void> {
     await this.pool.query(`INSERT INTO results_files (job_id, file, settled, recorded_at) VALUES ($1, $2, $3, ${DB_NOW_MS})
       ON CONFLICT (job_id, file) DO UPDATE SET settled = excluded.settled, recorded_at = excluded.recorded_at`, [this.jobId(), file, JSON.stringify(prefix)]);
+  }
+
+  async jobMoney(): Promise<Spend & { inFlight: boolean }> {
+    const { rows } = await this.pool.query<{ reserved_usd: number; actual_usd: number; in_flight: boolean }>(`SELECT reserved_usd, actual_usd,
+      EXISTS (SELECT 1 FROM items WHERE job_id = $1 AND state = ANY($2)) AS in_flight FROM jobs WHERE id = $1`, [this.jobId(), IN_FLIGHT]);
+    const row = rows[0];
+    return { reservedUsd: roundUsd(row?.reserved_usd ?? 0), actualUsd: roundUsd(row?.actual_usd ?? 0), inFlight: row?.in_flight ?? false };
   }
 
   async exclusive<T>(name: string, work: () => Promise<T>): Promise<T> {

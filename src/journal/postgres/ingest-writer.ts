@@ -18,7 +18,7 @@ import { ITEM_STATES, type ItemState } from '../../core/states.js';
 import { IdRegistry } from '../../core/id-registry.js';
 import { judgeAgainstPrior, type IngestEntry, type IngestSummary } from '../ingest-rules.js';
 import type { IngestWriter, JobTotals, ManifestPrint } from '../store.js';
-import { exclusiveLockSql } from './advisory-locks.js';
+import { takeIngestLock, type IngestLockWait } from './ingest-lock.js';
 import { copyField } from './copy-text.js';
 import { checkout } from './pool.js';
 
@@ -70,11 +70,11 @@ export class PgIngestWriter implements IngestWriter {
    * Opens the pass: a transaction on a client of its own, the job's ingest lock (a second runner
    * ingesting the same job waits here, then finds the rows unchanged), and an empty staging table.
    */
-  static async begin(pool: pg.Pool, jobId: number, now: () => number): Promise<PgIngestWriter> {
+  static async begin(pool: pg.Pool, jobId: number, now: () => number, wait: IngestLockWait): Promise<PgIngestWriter> {
     const client = await checkout(pool);
     try {
       await client.query('BEGIN');
-      await client.query(`SELECT ${exclusiveLockSql('ingest', '$1')}`, [jobId]);
+      await takeIngestLock(client, jobId, wait);
       // A chunk's rows are sorted into manifest order for the insert: in memory, not in temp files. Each
       // chunk meets the job's rows by index, one probe a row: a hash or merge join would read every row
       // of the job for every chunk (a million-row job: 20 full reads).

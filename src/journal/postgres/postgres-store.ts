@@ -3,17 +3,21 @@
 // and operators on other hosts can share a job's rows.
 import type pg from 'pg';
 import type { ItemState } from '../../core/states.js';
+import type { TaskIdHolder } from '../../core/task-attach.js';
+import { fileBudgetText } from '../../core/job-budget.js';
 import type { Change, JobRecord, Move, Spend } from '../change.js';
 import type { Item, ItemPatch, ItemRow } from '../item.js';
 import type { ResultRow } from '../result-row.js';
 import type { RunEnd, RunRecord } from '../runs.js';
 import type { OpenStoreOptions } from '../open-store.js';
 import type {
-  Coordination, EventLogRecord, IngestWriter, ItemEventRecord, ItemFilter as StoreItemFilter, JobCancel, JobInput, JournalStore, ManifestRecord, PriorRow, ReportSums, RunnerMembership,
+  Coordination, EventLogRecord, IngestOptions, IngestWriter, ItemEventRecord, ItemFilter as StoreItemFilter, JobCancel, JobInput, JournalStore, ManifestRecord, ModelGroup, PriorRow, ReportSums, RunnerMembership,
 } from '../store.js';
+import { StaleTransitionError } from '../change.js';
 import { LockLostError } from '../runner-standing.js';
 import { hostname } from 'node:os';
 import { redactDatabaseUrl, connectionError } from './database-url.js';
+import { followedConnectionLoss } from './connection-loss.js';
 import { connectPool, inTransaction } from './pool.js';
 import { migrate, schemaVersion, NewerSchemaError, SCHEMA_VERSION } from './schema.js';
 import { JobQueries } from './queries.js';
@@ -22,6 +26,8 @@ import { applyBatch, batchable, BatchLeaseLostError } from './batch-apply.js';
 import { DB_NOW_MS } from './db-time.js';
 import { ITEM_COLUMNS, toItem } from './item-row.js';
 import { PgCoordination } from './coordination.js';
+import type { JobNotices } from '../job-notices.js';
+import { PgJobNotices } from './job-notices.js';
 import { writeLockSql } from './advisory-locks.js';
 import { PgIngestWriter } from './ingest-writer.js';
 import { PgMembership } from './membership.js';
@@ -39,6 +45,7 @@ export class PostgresJournalStore implements JournalStore {
   readonly adapter = 'postgres' as const;
   readonly membership: RunnerMembership;
   readonly coordination: Coordination;
+  readonly notices: JobNotices;
   private readonly runnerMembership: PgMembership;
   private readonly clock: { now(): number };
   private readonly reads: JobQueries;
@@ -59,6 +66,7 @@ export class PostgresJournalStore implements JournalStore {
     this.runnerMembership = new PgMembership(pool, () => this.jobId, this.clock, `${location} (job '${job}')`, this.readonly);
     this.membership = this.runnerMembership;
     this.coordination = new PgCoordination(pool, () => this.jobId, this.runnerMembership);
+    this.notices = new PgJobNotices(pool, () => this.jobId, this.runnerMembership, this.coordination);
   }
 
   /**
@@ -150,8 +158,9 @@ export class PostgresJournalStore implements JournalStore {
     const now = this.now();
     // created_at is the first save's time, as SQLite's.
     await this.pool.query(`UPDATE jobs SET manifest = $1, options = $2, budget_usd = $3, updated_at = $4,
-        created_at = CASE WHEN manifest IS NULL THEN $4 ELSE created_at END
-      WHERE id = $5`, [job.manifest, JSON.stringify(job.options), job.budgetUsd ?? null, now, jobId]);
+        created_at = CASE WHEN manifest IS NULL THEN $4 ELSE created_at END, job_file_budget = COALESCE($6, job_file_budget)
+      WHERE id = $5`, [job.manifest, JSON.stringify(job.options), job.budgetUsd ?? null, now, jobId,
+      job.jobFileBudget === undefined ? null : fileBudgetText(job.jobFileBudget)]);
   }
 
   async jobCancel(): Promise<JobCancel | undefined> {
@@ -232,12 +241,20 @@ export class PostgresJournalStore implements JournalStore {
     }
   }
 
+  async modelGroups(states: readonly ItemState[]): Promise<ModelGroup[]> {
+    return this.reads.modelGroups(states);
+  }
+
   async lastSubmitTimes(ids: readonly string[]): Promise<Map<string, number>> {
     return this.reads.lastSubmitTimes(ids);
   }
 
   async abandonedWhileUncertain(failedIds: readonly string[]): Promise<Set<string>> {
     return this.reads.abandonedWhileUncertain(failedIds);
+  }
+
+  async taskIdHolders(taskId: string): Promise<TaskIdHolder[]> {
+    return this.reads.taskIdHolders(taskId);
   }
 
   async priors(ids: readonly string[]): Promise<Map<string, PriorRow>> {
@@ -284,10 +301,28 @@ export class PostgresJournalStore implements JournalStore {
   async markStored(ids: readonly string[], outputPath: string, detail: Record<string, unknown>): Promise<void> {
     if (ids.length === 0) return;
     const jobId = this.assertWritable();
-    await inTransaction(this.pool, async (client) => {
-      await this.enterWrite(client, jobId, 'shared');
-      await storeMany(client, jobId, ids, outputPath, detail, this.now());
+    try {
+      await inTransaction(this.pool, async (client) => {
+        await this.enterWrite(client, jobId, 'shared');
+        await storeMany(client, jobId, ids, outputPath, detail, this.now());
+      });
+    } catch (err) {
+      // Refused on a repeat after its connection dropped at COMMIT: it landed when every row is stored.
+      if (!followedConnectionLoss(err) || !(err instanceof StaleTransitionError)) throw err;
+      const rows = await this.reads.getMany(ids);
+      if (rows.length !== new Set(ids).size || rows.some((row) => row.state !== 'downloaded' || row.outputPath !== outputPath)) throw err;
+    }
+  }
+
+  async noteUnrecordedTasks(tasks: ReadonlyArray<{ id: string; taskId: string }>): Promise<void> {
+    // Past the fence on purpose: a note moves no row, and its task id is otherwise known only to this process.
+    const detail = (t: { taskId: string }): string => JSON.stringify({
+      taskId: t.taskId, runner: this.runnerMembership.runnerId ?? null,
+      note: 'accepted by the gateway after this runner lost its lease; not the row\'s task: decide with gbatch resolve --task-id',
     });
+    await this.pool.query(`INSERT INTO events (job_id, item_id, at, event, from_state, to_state, detail)
+      SELECT $1, t.id, $2, 'task-unrecorded', i.state, i.state, t.detail FROM unnest($3::text[], $4::text[]) AS t(id, detail)
+      JOIN items i ON i.job_id = $1 AND i.id = t.id`, [this.writableJob(), this.now(), tasks.map((t) => t.id), tasks.map(detail)]);
   }
 
   async annotate(id: string, patch: ItemPatch, note: string): Promise<void> {
@@ -323,9 +358,9 @@ export class PostgresJournalStore implements JournalStore {
     });
   }
 
-  async beginIngest(): Promise<IngestWriter> {
+  async beginIngest(options: IngestOptions = {}): Promise<IngestWriter> {
     const jobId = this.writableJob();
-    return PgIngestWriter.begin(this.pool, jobId, () => this.now());
+    return PgIngestWriter.begin(this.pool, jobId, () => this.now(), { runnerId: this.runnerMembership.runnerId, ...options });
   }
 
   async manifestRecords(paths: readonly string[]): Promise<Map<string, ManifestRecord>> {

@@ -2,11 +2,13 @@
 // through the same client it writes with). Answers match the SQLite adapter's, row for row.
 import { ITEM_STATES, type ItemState } from '../../core/states.js';
 import { roundUsd } from '../../core/money.js';
+import { fileBudgetOf } from '../../core/job-budget.js';
+import { eventHolders, type TaskIdHolder } from '../../core/task-attach.js';
 import type { JobRecord, Spend } from '../change.js';
 import type { Item, ItemRow } from '../item.js';
 import { HAS_LINE, OPEN_STATES, type ResultRow } from '../result-row.js';
 import type { RunRecord } from '../runs.js';
-import type { EventLogRecord, ItemEventRecord, ManifestRecord, PriorRow } from '../store.js';
+import type { EventLogRecord, ItemEventRecord, ManifestRecord, ModelGroup, PriorRow } from '../store.js';
 import type { JobContext } from './job-context.js';
 import { ITEM_COLUMNS, toItem } from './item-row.js';
 import type { Queryable } from './pool.js';
@@ -29,14 +31,15 @@ export class JobQueries {
   }
 
   async getJob(): Promise<JobRecord | undefined> {
-    const [row] = await this.rows<{ name: string; manifest: string | null; options: string | null; budget_usd: number | null; created_at: number; updated_at: number }>(
-      'SELECT name, manifest, options, budget_usd, created_at, updated_at FROM jobs WHERE id = $1');
+    const [row] = await this.rows<{ name: string; manifest: string | null; options: string | null; budget_usd: number | null; job_file_budget: string | null; created_at: number; updated_at: number }>(
+      'SELECT name, manifest, options, budget_usd, job_file_budget, created_at, updated_at FROM jobs WHERE id = $1');
     // The row exists from the first open; a job is there once saveJob wrote its manifest and options.
     if (!row || row.manifest === null || row.options === null) return undefined;
     return {
       name: row.name, manifest: row.manifest, options: JSON.parse(row.options) as Record<string, unknown>,
       createdAt: row.created_at, updatedAt: row.updated_at,
       ...(typeof row.budget_usd === 'number' ? { budgetUsd: row.budget_usd } : {}),
+      ...(fileBudgetOf(row.job_file_budget) !== undefined ? { jobFileBudget: fileBudgetOf(row.job_file_budget)! } : {}),
     };
   }
 
@@ -121,9 +124,17 @@ export class JobQueries {
     const abandoned = new Set<string>();
     if (failedIds.length === 0) return abandoned;
     const rows = await this.rows<{ item_id: string; event: string; from_state: string | null }>(`SELECT DISTINCT ON (item_id) item_id, event, from_state
-      FROM events WHERE job_id = $1 AND item_id = ANY($2) AND to_state = 'failed' ORDER BY item_id, seq DESC`, [[...new Set(failedIds)]]);
+      FROM events WHERE job_id = $1 AND item_id = ANY($2) AND to_state = 'failed' AND from_state IS DISTINCT FROM 'failed'
+      ORDER BY item_id, seq DESC`, [[...new Set(failedIds)]]);
     for (const row of rows) if (row.event === 'abandon' && row.from_state === 'uncertain') abandoned.add(row.item_id);
     return abandoned;
+  }
+
+  async taskIdHolders(taskId: string): Promise<TaskIdHolder[]> {
+    const current = await this.rows<{ id: string }>('SELECT id FROM items WHERE job_id = $1 AND task_id = $2 ORDER BY seq', [taskId]);
+    const events = await this.rows<{ item_id: string; event: 'accept' | 'attach'; detail: string | null }>(`SELECT item_id, event, detail FROM events
+      WHERE job_id = $1 AND event IN ('accept', 'attach') AND strpos(detail, $2) > 0 ORDER BY seq`, [JSON.stringify(taskId)]);
+    return [...current.map((row) => ({ itemId: row.id, current: true, event: null, attempt: null })), ...eventHolders(events, taskId)];
   }
 
   async priors(ids: readonly string[]): Promise<Map<string, PriorRow>> {
@@ -133,6 +144,19 @@ export class JobQueries {
       'SELECT id, content_hash, state, source_file, source_line FROM items WHERE job_id = $1 AND id = ANY($2)', [ids]);
     for (const { id, ...prior } of rows) found.set(id, prior);
     return found;
+  }
+
+  /** As the SQLite adapter's (sqlite/model-groups.ts): each group with its first row in manifest order. */
+  async modelGroups(states: readonly ItemState[]): Promise<ModelGroup[]> {
+    const rows = await this.rows<{ kind: string; model: string | null; resolution: string | null; rows: number; id: string; state: ItemState; source_file: string; source_line: number }>(
+      `SELECT g.kind, g.model, g.resolution, g.rows, i.id, i.state, i.source_file, i.source_line
+       FROM (SELECT kind, model, resolution, COUNT(*) AS rows, MIN(seq) AS first FROM items
+             WHERE job_id = $1 AND state = ANY($2) GROUP BY kind, model, resolution) g
+       JOIN items i ON i.job_id = $1 AND i.seq = g.first ORDER BY g.first`, [states]);
+    return rows.map((r) => ({
+      kind: r.kind, model: r.model, resolution: r.resolution, rows: r.rows,
+      first: { id: r.id, state: r.state, sourceFile: r.source_file, sourceLine: r.source_line },
+    }));
   }
 
   async manifestRecords(paths: readonly string[]): Promise<Map<string, ManifestRecord>> {

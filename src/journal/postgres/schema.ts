@@ -246,6 +246,22 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE items SET (fillfactor = 35);
   `,
+  // The job's notifications among its runners (job-notices.ts): one row per notice sent in the current
+  // session of overlapping runs, so exactly one runner sends each; `ended:<runner>` marks a runner done.
+  `
+  CREATE TABLE job_notices (
+    job_id bigint NOT NULL,
+    notice text NOT NULL,
+    runner_id uuid,
+    at bigint NOT NULL,
+    PRIMARY KEY (job_id, notice)
+  );
+  `,
+  // What the job file said of the budget at the last run: its value applies again only when the file
+  // changes it, never over a later explicit --budget.
+  `
+  ALTER TABLE jobs ADD COLUMN job_file_budget text;
+  `,
   // A row's metadata (CSV metadata columns, a JSONL line's `meta`): kept for results.jsonl, never sent.
   `
   ALTER TABLE items ADD COLUMN meta text;

@@ -1,9 +1,11 @@
 // The journal: one SQLite file per job, the source of truth for every item's state and money.
 import Database from 'better-sqlite3';
-import { closeSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync } from 'node:fs';
+import { makeDirectoriesSync } from '../../io/make-directories.js';
 import { dirname } from 'node:path';
 import { ITEM_STATES, transition, type ItemEvent, type ItemState } from '../../core/states.js';
 import { roundUsd } from '../../core/money.js';
+import { fileBudgetOf, fileBudgetText, type JobFileBudget } from '../../core/job-budget.js';
 import { migrate } from './schema.js';
 import { journalOpenError } from './open-error.js';
 import { patchColumns, rowToItem, type Item, type ItemPatch, type ItemRow } from '../item.js';
@@ -78,7 +80,7 @@ export class Journal {
     this.clock = options.clock ?? Date;
     this.syncMode = options.sync ?? 'full';
     this.syncWal = options.syncWal ?? fsyncWalFile;
-    if (!options.readonly) mkdirSync(dirname(file), { recursive: true });
+    if (!options.readonly) makeDirectoriesSync(dirname(file));
     this.db = openDatabase(file, { readonly: options.readonly ?? false, sync: options.sync ?? 'full' });
     try {
       if (!options.readonly) {
@@ -159,7 +161,7 @@ export class Journal {
 
   getJob(): JobRecord | undefined {
     const row = this.db.prepare('SELECT * FROM job WHERE id = 1').get() as
-      { name: string; manifest: string; options: string; created_at: number; updated_at: number; budget_usd?: number | null } | undefined;
+      { name: string; manifest: string; options: string; created_at: number; updated_at: number; budget_usd?: number | null; job_file_budget?: string | null } | undefined;
     if (!row) return undefined;
     const options = JSON.parse(row.options) as Record<string, unknown>;
     // A journal not yet migrated (opened read-only) has no budget column: its last run's options say it.
@@ -167,16 +169,18 @@ export class Journal {
     return {
       name: row.name, manifest: row.manifest, options, createdAt: row.created_at, updatedAt: row.updated_at,
       ...(typeof budget === 'number' ? { budgetUsd: budget } : {}),
+      ...(fileBudgetOf(row.job_file_budget) !== undefined ? { jobFileBudget: fileBudgetOf(row.job_file_budget)! } : {}),
     };
   }
 
   /** `budgetUsd` is the job's budget in force from now on (undefined: none). */
-  saveJob(job: { name: string; manifest: string; options: Record<string, unknown>; budgetUsd?: number | undefined }): void {
+  saveJob(job: { name: string; manifest: string; options: Record<string, unknown>; budgetUsd?: number | undefined; jobFileBudget?: JobFileBudget | undefined }): void {
     const now = this.now();
-    this.db.prepare(`INSERT INTO job (id, name, manifest, options, budget_usd, created_at, updated_at) VALUES (1, ?, ?, ?, ?, ?, ?)
+    const fileBudget = job.jobFileBudget === undefined ? null : fileBudgetText(job.jobFileBudget);
+    this.db.prepare(`INSERT INTO job (id, name, manifest, options, budget_usd, job_file_budget, created_at, updated_at) VALUES (1, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (id) DO UPDATE SET name = excluded.name, manifest = excluded.manifest, options = excluded.options,
-        budget_usd = excluded.budget_usd, updated_at = excluded.updated_at`)
-      .run(job.name, job.manifest, JSON.stringify(job.options), job.budgetUsd ?? null, now, now);
+        budget_usd = excluded.budget_usd, job_file_budget = COALESCE(excluded.job_file_budget, job.job_file_budget), updated_at = excluded.updated_at`)
+      .run(job.name, job.manifest, JSON.stringify(job.options), job.budgetUsd ?? null, fileBudget, now, now);
   }
 
   /** The job's cancellation (`gbatch cancel`); undefined on a journal older than it (read-only, not migrated). */

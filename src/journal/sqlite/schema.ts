@@ -152,6 +152,11 @@ const MIGRATIONS: readonly string[] = [
     SELECT l.seq, l.item_id, l.at, k.event, k.from_state, k.to_state, COALESCE(l.detail, k.detail)
     FROM event_log l JOIN event_kinds k ON k.code = l.kind;
   `,
+  // What the job file said of the budget at the last run (issue 19): its value applies again only when
+  // the file changes it, never over a later explicit --budget.
+  `
+  ALTER TABLE job ADD COLUMN job_file_budget TEXT;
+  `,
   // A row's metadata (CSV metadata columns, a JSONL line's `meta`): kept for results.jsonl, never sent.
   `
   ALTER TABLE items ADD COLUMN meta TEXT;

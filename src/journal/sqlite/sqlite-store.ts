@@ -1,18 +1,20 @@
 // The SQLite adapter of the journal interface: one file, one runner (its lock). Each call runs on the
 // synchronous driver and resolves at once, so the pipeline pays a promise, not a thread hop.
 import type { ItemState } from '../../core/states.js';
+import type { TaskIdHolder } from '../../core/task-attach.js';
 import type { Change, JobRecord, Move, Spend } from '../change.js';
 import type { Item, ItemPatch } from '../item.js';
 import { takePage, type ResultRow } from '../result-row.js';
 import type { RunEnd, RunRecord } from '../runs.js';
 import { lastRun, recordRunEnd, recordRunStart } from '../runs.js';
-import { abandonedWhileUncertain, lastSubmitTimes } from '../history.js';
+import { abandonedWhileUncertain, lastSubmitTimes, taskIdHolders } from '../history.js';
 import type {
-  EventLogRecord, IngestWriter, ItemEventRecord, ItemFilter, JobCancel, JobInput, JournalStore, ManifestPrint, ManifestRecord, PriorRow, ReportSums, RunnerMembership,
+  EventLogRecord, IngestWriter, ItemEventRecord, ItemFilter, JobCancel, JobInput, JournalStore, ManifestPrint, ManifestRecord, ModelGroup, PriorRow, ReportSums, RunnerMembership,
   RunnerTakeover, RunnerView, SumRow, Takeover,
 } from '../store.js';
 import { IngestSession } from './ingest-session.js';
 import { Journal, type JournalOptions } from './journal.js';
+import { modelGroups } from './model-groups.js';
 import { priorQuery } from './narrow-keys.js';
 
 const SUMS = `COUNT(*) AS items,
@@ -142,6 +144,14 @@ export class SqliteJournalStore implements JournalStore {
 
   async abandonedWhileUncertain(failedIds: readonly string[]): Promise<Set<string>> {
     return abandonedWhileUncertain(this.journal, failedIds);
+  }
+
+  async modelGroups(states: readonly ItemState[]): Promise<ModelGroup[]> {
+    return modelGroups(this.journal.db, states);
+  }
+
+  async taskIdHolders(taskId: string): Promise<TaskIdHolder[]> {
+    return taskIdHolders(this.journal, taskId);
   }
 
   async priors(ids: readonly string[]): Promise<Map<string, PriorRow>> {

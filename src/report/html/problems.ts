@@ -1,6 +1,7 @@
 // Pure: the rows that need an operator (failed, rejected, uncertain, deferred, invalid) grouped by cause
 // (what happened, the status and code: never a message's amounts or ids), each group with examples in
 // their own words and the command that acts on it, pasteable as printed.
+import { ABANDONED_BOOKED, ABANDONED_NOT_BILLED } from '../../core/abandon.js';
 import { quoteArg } from '../../core/shell-text.js';
 import type { ItemState } from '../../core/states.js';
 import { errorCause } from '../../pipeline/error-groups.js';
@@ -26,6 +27,8 @@ export interface ProblemGroup {
   /** The commands that act on the group, each pasteable. */
   commands: string[];
   note: string;
+  /** The error's type when its rows were abandoned while uncertain (their advice is not `retry`). */
+  abandoned?: string;
 }
 
 export interface ProblemExample { id: string; message: string; rowText?: string }
@@ -69,6 +72,8 @@ export class ProblemGrouper {
         return;
       }
       group = { state: item.state, cause, count: 0, ids: [], examples: [], source: item.source, commands: [], note: '' };
+      const type = item.error?.type;
+      if (type === ABANDONED_BOOKED || type === ABANDONED_NOT_BILLED) group.abandoned = type;
       this.groups.set(key, group);
     }
     group.count++;
@@ -105,6 +110,16 @@ function advice(group: ProblemGroup, journal: string, manifest: string | null): 
       };
     }
     case 'failed':
+      if (group.abandoned === ABANDONED_BOOKED) {
+        return {
+          note: 'Abandoned by an operator while uncertain: the request may have been billed, so each row\'s bound stays booked against'
+            + ' the budget (counted as reserved). Once the gateway\'s dashboard shows a row was not billed, release its bound:',
+          commands: [`gbatch resolve ${journal} ${group.count === 1 ? quoteArg(group.ids[0]!) : '<id>'} --abandon --not-billed`],
+        };
+      }
+      if (group.abandoned === ABANDONED_NOT_BILLED) {
+        return { note: 'Abandoned by an operator while uncertain, and not billed (nothing is booked for it). Retry does not send a row whose request may have been kept.', commands: [] };
+      }
       return { note: 'The task failed upstream (refunded), or an operator abandoned it. Send again:', commands: [`gbatch retry ${journal} ${named ?? '--failed'}`, run] };
     case 'rejected':
       return { note: 'The gateway refused the request. Fix the cause, then send again:', commands: [`gbatch retry ${journal} ${named ?? '--rejected'}`, run] };

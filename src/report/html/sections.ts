@@ -21,7 +21,7 @@ export interface LastRunSummary {
   meaning: string | null;
 }
 
-export interface GroupMarks { unmetered: number; over: number }
+export interface GroupMarks { unmetered: number; over: number; mispriced?: number }
 
 export interface HtmlReportInput {
   header: ReportHeader;
@@ -30,8 +30,10 @@ export interface HtmlReportInput {
   journalArg: string;
   manifest: string | null;
   lastRun: LastRunSummary | null;
-  /** Unmetered and overshooting rows per model and resolution (groupKey). */
+  /** Unmetered, overshooting and mispriced rows per model and resolution (groupKey). */
   marks: ReadonlyMap<string, GroupMarks>;
+  /** Rows the gateway charged more than the pricing table says, in all. */
+  mispriced?: number;
   problems: { groups: ProblemGroup[]; ungrouped: number };
   /** The first rows, in manifest order; the rest are in the CSV. */
   rows: readonly ReportItem[];
@@ -103,7 +105,10 @@ function verdict(input: HtmlReportInput): string {
     : `<p><strong>What to do next</strong> (details under <a href="#problems">Problems</a>):</p>${next.map((c) => `<code class="cmd">${esc(c)}</code>`).join('')}`;
   const unmeteredLine = unmetered > 0
     ? `<p>${figure(['totals', 'unmetered_items'], unmetered, count(unmetered))} row(s) came back without a usable count from the gateway: each is booked at the most it could be billed.</p>` : '';
-  return `<div class="verdict ${level}">${exit}${what}${unmeteredLine}</div>`;
+  const mispriced = input.mispriced ?? 0;
+  const mispricedLine = mispriced > 0
+    ? `<p>${count(mispriced)} row(s) were charged more by the gateway than the pricing table says (marked <span class="mark over">priced wrong</span>): each is booked at the gateway's charge; correct the pricing file (its group_ratio or the model's rates). Per model: <code>price_drift</code> in <code>--format json</code>.</p>` : '';
+  return `<div class="verdict ${level}">${exit}${what}${unmeteredLine}${mispricedLine}</div>`;
 }
 
 export function estimateSection(input: HtmlReportInput): string {
@@ -114,7 +119,8 @@ export function estimateSection(input: HtmlReportInput): string {
       + `${figure(p('items'), g.items, count(g.items), 'td', 'n')}${figure(p('settled_items'), g.settled_items, count(g.settled_items), 'td', 'n')}`
       + `${figure(p('estimated_usd'), g.estimated_usd, money(g.estimated_usd, 4), 'td', 'n')}${figure(p('actual_usd'), g.actual_usd, money(g.actual_usd, 4), 'td', 'n')}`
       + `${figure(p('delta_usd'), g.delta_usd, money(g.delta_usd, 4), 'td', 'n')}${figure(p('total_tokens'), g.total_tokens, count(g.total_tokens), 'td', 'n')}`
-      + `<td>${marks.over ? `<span class="mark over">${count(marks.over)} over estimate</span>` : ''}${marks.unmetered ? `<span class="mark unmetered">${count(marks.unmetered)} unmetered</span>` : ''}</td></tr>`;
+      + `<td>${marks.over ? `<span class="mark over">${count(marks.over)} over estimate</span>` : ''}${marks.unmetered ? `<span class="mark unmetered">${count(marks.unmetered)} unmetered</span>` : ''}`
+      + `${marks.mispriced ? `<span class="mark over">${count(marks.mispriced)} priced wrong</span>` : ''}</td></tr>`;
   });
   return `<section id="estimate"><h2>Estimate vs actual, per model and resolution</h2>
 <figure>${estimateVsActualChart(input.header.by_model)}<figcaption>Actual charge against the estimate of the same (settled) rows; red where a group cost more than estimated.</figcaption></figure>
@@ -165,7 +171,8 @@ export function rowsSection(input: HtmlReportInput): string {
   const rows = input.rows.map((r) => {
     const p = (field: string) => ['items', r.id, field];
     const res = r.final_resolution && r.final_resolution !== r.resolution ? `${r.resolution ?? '-'} -> ${r.final_resolution}` : (r.resolution ?? '');
-    const marks = (r.overshoot_usd > 0 ? '<span class="mark over">over</span>' : '') + (r.unmetered ? '<span class="mark unmetered">unmetered</span>' : '');
+    const marks = (r.overshoot_usd > 0 ? '<span class="mark over">over</span>' : '') + (r.unmetered ? '<span class="mark unmetered">unmetered</span>' : '')
+      + (r.mispriced ? `<span class="mark over" data-path="${esc(JSON.stringify(p('mispriced')))}" data-value="true">priced wrong</span>` : '');
     return `<tr data-id="${esc(r.id)}"><td>${esc(r.id)}</td><td>${esc(r.kind)}</td><td class="nw">${esc(r.model ?? '-')}</td><td>${stateBadge(r.state)}</td><td class="nw">${esc(res)}</td>`
       + `${figure(p('estimated_usd'), r.estimated_usd, usd(r.estimated_usd), 'td', 'n')}<td class="n">${figure(p('actual_usd'), r.actual_usd, usd(r.actual_usd))}${marks}</td>`
       + `<td class="n">${esc(time(r.submitted_at))}</td>${figure(p('duration_ms'), r.duration_ms, duration(r.duration_ms), 'td', 'n')}`

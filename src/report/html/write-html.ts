@@ -1,5 +1,5 @@
-// `report --format html`: one pass over the items (the first rows kept, problems grouped, unmetered and
-// overshooting rows counted per group), the timeline already folded from the event log, then the page.
+// `report --format html`: one pass over the items (the first rows kept, problems grouped, unmetered,
+// overshooting and mispriced rows counted per group), the timeline already folded from the event log, then the page.
 import { invalidRowText, type JournalStore } from '../../journal/index.js';
 import { reportItem, type ReportHeader, type ReportItem } from '../model.js';
 import type { Timeline } from '../timeline.js';
@@ -23,23 +23,26 @@ export async function renderHtmlReport(journal: JournalStore, header: ReportHead
   const limit = context.inlineRows ?? INLINE_ROWS;
   const rows: ReportItem[] = [];
   const marks = new Map<string, GroupMarks>();
+  let mispriced = 0;
   const grouper = new ProblemGrouper(context.journalArg, context.manifest);
   for await (const item of journal.iterate()) {
     // Only the rows shown need their times; the rest are counted and grouped.
     const row = reportItem(item, rows.length < limit ? timeline.items.get(item.id) : undefined);
     if (rows.length < limit) rows.push(row);
     grouper.add(row, invalidRowText(item.contentHash));
-    if (row.unmetered || row.overshoot_usd > 0) {
+    if (row.unmetered || row.overshoot_usd > 0 || row.mispriced) {
       const key = groupKey(row.model, row.resolution);
-      const mark = marks.get(key) ?? { unmetered: 0, over: 0 };
+      const mark = marks.get(key) ?? { unmetered: 0, over: 0, mispriced: 0 };
       if (row.unmetered) mark.unmetered++;
       if (row.overshoot_usd > 0) mark.over++;
+      if (row.mispriced) mark.mispriced = (mark.mispriced ?? 0) + 1;
       marks.set(key, mark);
     }
+    if (row.mispriced) mispriced++;
   }
   const input = {
     header, timeline, journalArg: context.journalArg, manifest: context.manifest, lastRun: context.lastRun,
-    marks, problems: grouper.finish(), rows, generatedAt: context.now,
+    marks, mispriced, problems: grouper.finish(), rows, generatedAt: context.now,
   };
   const body = [headline(input), estimateSection(input), timeSections(input), problemsSection(input), rowsSection(input),
     `<footer>Written by gbatch from the journal of <code>${esc(context.journalArg)}</code>. Every figure here is also in <code>gbatch report ${esc(context.journalArg)} --format json</code>.</footer>`].join('\n');

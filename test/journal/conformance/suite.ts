@@ -6,6 +6,7 @@ import { IllegalTransitionError, ITEM_STATES, type ItemState } from '../../../sr
 import { eventLog, JobCancelledError, JournalBusyError, LockLostError, StaleTransitionError, type Change, type JournalStore } from '../../../src/journal/index.js';
 import { ingest, invalidRow, row, StepClock, thrown, type Harness, type UseHarness } from './harness.js';
 import { deadPid } from '../../helpers/dead-pid.js';
+import { operatorDecisions } from './operator-decisions.js';
 
 const zeroCounts = (): Record<ItemState, number> => Object.fromEntries(ITEM_STATES.map((s) => [s, 0])) as Record<ItemState, number>;
 
@@ -408,6 +409,8 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
       });
     });
 
+    operatorDecisions(() => ({ store, clock, harness }));
+
     describe('runs', () => {
       it('records each run start and end; lastRun is the latest; long messages are cut', async () => {
         const first = await store.recordRunStart();
@@ -445,6 +448,27 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
           ['chat-large', null, 1, 1, 80, 0], ['chat-small', null, 2, 1, 120, 0], ['video-fast', '1080p', 1, 0, null, 0], ['video-fast', '720p', 1, 0, null, 1],
         ]);
         for (const value of Object.values(sums.total)) expect(['number', 'object']).toContain(typeof value);
+      });
+    });
+
+    describe('model groups (the pricing check)', () => {
+      it('groups the rows of the states asked by kind, model and resolution, each with its first row in manifest order', async () => {
+        await ingest(store, [
+          row('c1', 1), row('v1', 2, { kind: 'video', sourceFile: 'videos.jsonl' }), row('c2', 3, { model: 'chat-large' }),
+          row('v2', 4, { kind: 'video', resolution: '1080p' }), row('v3', 5, { kind: 'video' }), row('c3', 6), invalidRow('bad', 7),
+        ]);
+        await store.applyTransitions([submit('c1'), { id: 'v1', event: 'defer', detail: { reason: 'budget' } }]);
+        const groups = await store.modelGroups(['pending', 'deferred']);
+        expect(groups).toEqual([
+          { kind: 'video', model: 'video-fast', resolution: '720p', rows: 2, first: { id: 'v1', state: 'deferred', sourceFile: 'videos.jsonl', sourceLine: 2 } },
+          { kind: 'chat', model: 'chat-large', resolution: null, rows: 1, first: { id: 'c2', state: 'pending', sourceFile: 'manifest.jsonl', sourceLine: 3 } },
+          { kind: 'video', model: 'video-fast', resolution: '1080p', rows: 1, first: { id: 'v2', state: 'pending', sourceFile: 'manifest.jsonl', sourceLine: 4 } },
+          { kind: 'chat', model: 'chat-small', resolution: null, rows: 1, first: { id: 'c3', state: 'pending', sourceFile: 'manifest.jsonl', sourceLine: 6 } },
+        ]);
+        expect(await store.modelGroups(['submitting'])).toEqual([
+          { kind: 'chat', model: 'chat-small', resolution: null, rows: 1, first: { id: 'c1', state: 'submitting', sourceFile: 'manifest.jsonl', sourceLine: 1 } },
+        ]);
+        expect(await store.modelGroups(['uncertain'])).toEqual([]);
       });
     });
 

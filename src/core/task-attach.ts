@@ -1,0 +1,77 @@
+// Pure: whether an operator may attach a task id to an uncertain row (`resolve --task-id`), and how a
+// wrong attachment is undone (`resolve --detach-task`). A task the journal already holds for another
+// row, or held for an earlier attempt of this one, is refused unless forced: attached, its video would
+// be saved (and its charge booked) under the wrong row.
+
+/** A row, current or past, that the journal records with a task id. */
+export interface TaskIdHolder {
+  itemId: string;
+  /** The row holds it now (its task_id). */
+  current: boolean;
+  /** How it came: the gateway's answer to a submission, or an operator's attach; null for the current holder. */
+  event: 'accept' | 'attach' | null;
+  /** The attempt it came with, when the journal says. */
+  attempt: number | null;
+}
+
+/** The accept and attach events whose detail names exactly `taskId` (shared by both adapters). */
+export function eventHolders(rows: ReadonlyArray<{ item_id: string; event: 'accept' | 'attach'; detail: string | null }>, taskId: string): TaskIdHolder[] {
+  const holders: TaskIdHolder[] = [];
+  for (const row of rows) {
+    const detail = row.detail === null ? null : JSON.parse(row.detail) as { taskId?: unknown; attempt?: unknown } | null;
+    if (detail?.taskId !== taskId) continue;
+    holders.push({ itemId: row.item_id, current: false, event: row.event, attempt: typeof detail.attempt === 'number' ? detail.attempt : null });
+  }
+  return holders;
+}
+
+/** Why `taskId` may not be attached to `itemId` (without --force), or undefined when it may. */
+export function attachConflict(itemId: string, taskId: string, holders: readonly TaskIdHolder[]): string | undefined {
+  const other = holders.find((h) => h.itemId !== itemId && h.current) ?? holders.find((h) => h.itemId !== itemId);
+  const force = 'pass --force to attach it anyway';
+  if (other) {
+    return other.current
+      ? `task ${taskId} is already item '${other.itemId}''s task: attached here, its video would be saved under the wrong row; ${force}`
+      : `task ${taskId} was item '${other.itemId}''s task${attemptOf(other)}: attached here, its video would be saved under the wrong row; ${force}`;
+  }
+  const own = holders.find((h) => h.itemId === itemId);
+  if (own) return `task ${taskId} was this item's task${attemptOf(own)}, an attempt that already ended: attaching it again brings back that outcome; ${force}`;
+  return undefined;
+}
+
+function attemptOf(holder: TaskIdHolder): string {
+  return holder.attempt === null ? ' earlier' : ` in attempt ${holder.attempt}`;
+}
+
+/** The row's last task event (accept or attach), as `detach` judges it. */
+export interface TaskEvent { event: 'accept' | 'attach'; taskId: string | undefined; reservedUsd: number | undefined }
+
+export interface DetachRow {
+  id: string;
+  state: string;
+  taskId: string | null;
+  reservedUsd: number;
+  estimateUsd: number;
+  actualUsd: number | null;
+}
+
+export type DetachPlan = { ok: true; taskId: string; reservedUsd: number } | { ok: false; why: string };
+
+const DETACHABLE = new Set(['submitted', 'running', 'succeeded', 'downloaded', 'failed']);
+
+/**
+ * Undoing an operator's attach: the row goes back to `uncertain` with its own submission's bound booked
+ * again (the one held when the task was attached), since that submission may still have been billed.
+ * Only a task an operator attached is detached: one the gateway answered the row's submission with is its own.
+ */
+export function planDetach(row: DetachRow, last: TaskEvent | undefined): DetachPlan {
+  if (row.taskId === null || !DETACHABLE.has(row.state)) {
+    return { ok: false, why: `item '${row.id}' is ${row.state}${row.taskId === null ? ' and holds no task' : ''}: only a task attached with --task-id can be detached` };
+  }
+  if (last?.event !== 'attach' || last.taskId !== row.taskId) {
+    return { ok: false, why: `task ${row.taskId} is the gateway's answer to item '${row.id}''s own submission, not an attachment: nothing to detach` };
+  }
+  // Attached before the attach event recorded the bound: the most the row can hold booked.
+  const bound = last.reservedUsd ?? Math.max(row.reservedUsd, row.estimateUsd, row.actualUsd ?? 0);
+  return { ok: true, taskId: row.taskId, reservedUsd: Math.max(bound, row.reservedUsd) };
+}
