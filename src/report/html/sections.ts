@@ -152,7 +152,7 @@ function hasVideo(input: HtmlReportInput): boolean {
 export function problemsSection(input: HtmlReportInput): string {
   const { groups, ungrouped } = input.problems;
   if (groups.length === 0) return '<section id="problems"><h2>Problems</h2><p>None: no row failed, was rejected, is uncertain, deferred or invalid.</p></section>';
-  const blocks = groups.map((g) => `<div class="problem" data-cause="${esc(g.cause)}"><h3>${stateBadge(g.state)} <span data-problem-count="${esc(g.state)}">${count(g.count)}</span> row(s): <span class="cause">${esc(g.cause)}</span></h3>
+  const blocks = groups.map((g) => `<div class="problem"><h3>${stateBadge(g.state)} <span data-problem-count="${esc(g.state)}">${count(g.count)}</span> row(s): <span class="cause">${esc(g.cause)}</span></h3>
 <ul class="examples">${g.examples.map(example).join('')}${g.count > g.examples.length ? `<li class="muted">and ${count(g.count - g.examples.length)} more</li>` : ''}</ul>
 <p class="muted">${esc(g.note)}</p>
 ${g.commands.map((c) => `<code class="cmd">${esc(c)}</code>`).join('')}</div>`);
