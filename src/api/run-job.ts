@@ -24,6 +24,7 @@ import { errorExit } from './error-exit.js';
 import type { SendPolicy } from '../notify/policy.js';
 import { displayUrl, parseNotifySettings } from '../notify/targets.js';
 import { optionsToFlags, type JobOptions } from './job-options.js';
+import { metaColumnList } from '../cli/run-options.js';
 
 export interface RunJobOptions {
   /** A job file (`jobs/<name>.json`) or a manifest (`.csv`, `.jsonl`), as `gbatch run` takes. */
@@ -51,7 +52,11 @@ export interface RunJobOptions {
   notifyPolicy?: Partial<SendPolicy>;
 }
 
-export interface RunJobResult extends RunResult {
+export interface RunJobResult extends Omit<RunResult, 'stopReason' | 'stopMessage'> {
+  /** Why the run stopped early, or null when it ran to its end. */
+  stopReason: NonNullable<RunResult['stopReason']> | null;
+  /** One line on why it stopped early, or null. */
+  stopMessage: string | null;
   job: string;
   /** The journal: an SQLite path, or a database URL without its password. */
   journal: string;
@@ -117,6 +122,7 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
       baseUrl: access.baseUrl,
       apiKey: access.apiKey,
       skipInvalid: flags['skip-invalid'],
+      metaColumns: metaColumnList(flags['meta-columns']),
       journalSync: flags['journal-sync'] as 'full' | 'off',
       jobOptions: savedOptions(job),
       ...(hooks.interrupt ? { interrupt: hooks.interrupt } : {}),
@@ -156,7 +162,8 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
   // A run stopped by a signal (or its library equivalent) is not "done", whatever the counts say.
   const final: RunResult = hooks.interrupt?.aborted && result.exitCode === 0 ? { ...result, exitCode: 75 } : result;
   const outcome: RunJobResult = {
-    ...final, job: job.name, journal: printableLocation(job.statePath), outDir: job.outDir, meaning: exitMeaning(final), notifications: notifier.stats,
+    ...final, stopReason: final.stopReason ?? null, stopMessage: final.stopMessage ?? null,
+    job: job.name, journal: printableLocation(job.statePath), outDir: job.outDir, meaning: exitMeaning(final), notifications: notifier.stats,
   };
   if (hooks.beforeNotified) await hooks.beforeNotified(outcome);
   if (notifier.active && final.lastOfJob === false) {

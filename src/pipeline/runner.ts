@@ -58,6 +58,8 @@ export interface RunConfig {
   baseUrl: string;
   apiKey: string;
   skipInvalid: boolean;
+  /** CSV columns kept as each row's metadata, never sent (--meta-columns). */
+  metaColumns?: readonly string[];
   journalSync?: 'full' | 'off';
   /** How the journal's WAL is fsynced after deferred commits (tests observe it). */
   syncWal?: (walPath: string) => void;
@@ -168,7 +170,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     const recovery = await recoverJournal(journal, config.settings);
     for (const line of recovery.messages) events.emit('log', line);
 
-    const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid, (line) => events.emit('log', line))
+    const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid, (line) => events.emit('log', line), config.metaColumns)
       .catch(async (err: unknown) => {
         // A runner frozen past its lease mid-ingest finds its session ended by the runner that took its
         // place (its pass rolled back): it lost its standing, which is no bug.

@@ -4,7 +4,7 @@ import { isDatabaseUrl, openStore } from '../../journal/open-store.js';
 import { redactDatabaseUrl } from '../../journal/postgres/database-url.js';
 import { formatRowError } from '../../manifest/types.js';
 import type { RunEvents } from '../../pipeline/context.js';
-import type { RunResult } from '../../pipeline/runner.js';
+import type { RunJobResult } from '../../api/run-job.js';
 import { exitMeaning } from '../../pipeline/exit-meaning.js';
 import { knownErrorExit } from '../../api/error-exit.js';
 import { runResolvedJob } from '../../api/run-job.js';
@@ -31,7 +31,7 @@ async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: stri
   const events = new EventEmitter<RunEvents>();
   const progress = await attachProgress(events, chooseProgressMode(flags.progress, flags.quiet, process.stderr, process.env), process.stderr, { ascii: wantsAscii(process.env) });
   const signals = installSignals();
-  let result: RunResult;
+  let result: RunJobResult;
   try {
     result = await runResolvedJob(job, access, {
       events, interrupt: signals.interrupt, forceInterrupt: signals.force,
@@ -62,7 +62,7 @@ function printEndedEarly(job: ResolvedJob, err: unknown): void {
   })}\n`);
 }
 
-async function printOutcome(job: ResolvedJob, result: RunResult, json: boolean): Promise<void> {
+async function printOutcome(job: ResolvedJob, result: RunJobResult, json: boolean): Promise<void> {
   if (result.ingest && !result.ingest.ok) {
     for (const entry of result.ingest.invalid.slice(0, 50)) {
       for (const e of entry.errors) process.stderr.write(`${formatRowError(e)}\n`);
@@ -77,7 +77,7 @@ async function printOutcome(job: ResolvedJob, result: RunResult, json: boolean):
   await printSummary(job, result, json);
 }
 
-async function printSummary(job: ResolvedJob, result: RunResult, json: boolean): Promise<void> {
+async function printSummary(job: ResolvedJob, result: RunJobResult, json: boolean): Promise<void> {
   const why = exitMeaning(result);
   if (json) {
     process.stdout.write(`${JSON.stringify({

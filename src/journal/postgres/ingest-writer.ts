@@ -30,7 +30,7 @@ const CHUNK_ROWS = 50_000;
 const ANALYZED_COLUMNS = 'job_id, seq, id, state, kind, owner, claimed_by';
 
 const ITEM_FIELDS = `id, kind, model, request, content_hash, source_file, source_line, state, resolution,
-  has_reference_video, estimate_usd, last_error, updated_at`;
+  has_reference_video, estimate_usd, last_error, updated_at, meta`;
 
 /** Where rows are copied to: the job's items (a row known new), or the staging table (a row to judge). */
 type CopyTarget = 'items' | 'stage';
@@ -85,7 +85,7 @@ export class PgIngestWriter implements IngestWriter {
       await client.query(`CREATE TEMP TABLE ingest_stage (ord bigint NOT NULL, id text COLLATE "C" NOT NULL, kind text NOT NULL, model text,
         request text, content_hash text NOT NULL, source_file text NOT NULL, source_line integer NOT NULL, state text NOT NULL,
         resolution text, has_reference_video smallint NOT NULL, estimate_usd double precision NOT NULL, last_error text,
-        updated_at bigint NOT NULL) ON COMMIT DROP`);
+        updated_at bigint NOT NULL, meta text) ON COMMIT DROP`);
       // Read under the lock: every insert into items is an ingest's, and none can commit before this pass does.
       const { rows } = await client.query<{ held: boolean }>('SELECT EXISTS (SELECT 1 FROM items WHERE job_id = $1) AS held', [jobId]);
       // The ids a pass on a job holding rows reads (every row of it is staged): the rest are orphaned at its end.
@@ -254,7 +254,7 @@ export class PgIngestWriter implements IngestWriter {
     if (entry.sourceFile !== this.lastFile) this.lastFileText = copyField(this.lastFile = entry.sourceFile);
     return `${copyField(entry.id)}\t${copyField(entry.kind)}\t${copyField(entry.model)}\t${copyField(requestText)}\t${copyField(entry.contentHash)}\t${
       this.lastFileText}\t${entry.sourceLine}\t${copyField(entry.state)}\t${copyField(entry.resolution)}\t${entry.hasReferenceVideo ? 1 : 0}\t${
-      entry.estimateUsd ?? 0}\t${entry.lastError ? copyField(JSON.stringify(entry.lastError)) : '\\N'}\t${at}\n`;
+      entry.estimateUsd ?? 0}\t${entry.lastError ? copyField(JSON.stringify(entry.lastError)) : '\\N'}\t${at}\t${copyField(entry.metaJson)}\n`;
   }
 
   /** Sends rows to the COPY into `into` (ending the other one first); a promise when the caller should wait. */
@@ -349,7 +349,7 @@ export class PgIngestWriter implements IngestWriter {
     if (replacing.size > 0) {
       await client.query(`UPDATE items i SET kind = s.kind, model = s.model, request = s.request, content_hash = s.content_hash,
           source_file = s.source_file, source_line = s.source_line, state = s.state, resolution = s.resolution,
-          has_reference_video = s.has_reference_video, estimate_usd = s.estimate_usd, last_error = s.last_error, updated_at = s.updated_at
+          has_reference_video = s.has_reference_video, estimate_usd = s.estimate_usd, last_error = s.last_error, updated_at = s.updated_at, meta = s.meta
         FROM ingest_stage s WHERE s.ord = ANY($2) AND i.job_id = $1 AND i.id = s.id AND i.state = 'invalid'`, [this.jobId, [...replacing.values()]]);
     }
     if (this.ids === undefined) await client.query('INSERT INTO ingest_read (id) SELECT id FROM ingest_stage');
