@@ -44,6 +44,7 @@ export type ItemEvent =
   | 'fail'              // submitted|running -> failed: task FAILURE
   | 'store'             // succeeded -> downloaded: output written
   | 'attach'            // uncertain -> submitted: operator supplied the task id
+  | 'adopt'             // uncertain -> succeeded: operator settled a text row from the answer a runner received after losing its lease
   | 'resubmit'          // uncertain -> pending: operator (or opt-in auto policy) chose to send again
   | 'abandon'           // uncertain|deferred|pending -> failed: operator gave up on it (an uncertain row's bound stays booked)
   | 'unreserve'         // failed -> failed: the operator found an abandoned uncertain request was not billed; its bound is released
@@ -66,6 +67,7 @@ const TABLE: Record<ItemEvent, Partial<Record<ItemState, ItemState>>> = {
   fail: { submitted: 'failed', running: 'failed' },
   store: { succeeded: 'downloaded' },
   attach: { uncertain: 'submitted' },
+  adopt: { uncertain: 'succeeded' },
   resubmit: { uncertain: 'pending' },
   abandon: { uncertain: 'failed', deferred: 'failed', pending: 'failed' },
   unreserve: { failed: 'failed' },
