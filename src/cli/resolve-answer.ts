@@ -12,7 +12,7 @@ export async function settleFromRecordedAnswer(journal: JournalStore, item: Item
   const id = item.id;
   if (item.kind === 'video') throw new UsageError(`item '${id}' is a video row: its outcome is a task; use --task-id`);
   if (item.state !== 'uncertain') throw new UsageError(`item '${id}' is ${item.state}, not uncertain: --recorded-answer settles uncertain items only`);
-  const note = lastRecordedAnswer(await journal.events(id));
+  const note = await recordedAnswer(journal, id);
   if (!note) throw new UsageError(`item '${id}': the journal's event log holds no answer recorded for it; use --resubmit or --abandon`);
   if (note.attempt !== item.attempts) {
     throw new UsageError(`item '${id}': the recorded answer is attempt ${note.attempt}'s, the row is at attempt ${item.attempts}; it does not settle this attempt; nothing changed`);
@@ -25,6 +25,16 @@ export async function settleFromRecordedAnswer(journal: JournalStore, item: Item
   });
   const cost = typeof answer.actualUsd === 'number' ? ` ($${answer.actualUsd})` : '';
   return `item '${id}': settled from the answer received for attempt ${note.attempt}${cost}; nothing is sent again; the next \`gbatch run\` writes it to results.jsonl`;
+}
+
+/** The answer a fenced runner recorded for the row's current attempt: sending that attempt again would bill it twice. */
+export async function answerToCurrentAttempt(journal: JournalStore, item: Item): Promise<AnswerNote | undefined> {
+  const note = item.kind === 'video' ? undefined : await recordedAnswer(journal, item.id);
+  return note?.attempt === item.attempts ? note : undefined;
+}
+
+async function recordedAnswer(journal: JournalStore, id: string): Promise<AnswerNote | undefined> {
+  return lastRecordedAnswer(await journal.events(id));
 }
 
 function lastRecordedAnswer(events: ReadonlyArray<{ event: string; detail: unknown }>): AnswerNote | undefined {

@@ -77,6 +77,11 @@ describe.skipIf(!pgAvailable())('a runner frozen past its lease with chat answer
         expect(detail.answer.actualUsd, row.item_id).toBeGreaterThan(0);
       }
 
+      // Sending such a row again would bill its answer twice: refused, pointing at the command that settles it.
+      const resend = await paste(commands[0]!.line.replace(/--recorded-answer$/, '--resubmit'), { ...env });
+      expect(resend.code, describeEnd('resolve --resubmit', resend)).toBe(2);
+      expect(resend.stderr).toContain(commands[0]!.line);
+
       for (const { line } of commands) {
         // Pasted where the run was started: the same environment (journal, gateway).
         const pasted = await paste(line, { ...env, GATEWAY_BASE_URL: gateway.baseUrl, GATEWAY_API_KEY: gateway.apiKey });

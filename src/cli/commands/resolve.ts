@@ -1,4 +1,5 @@
 // `gbatch resolve`: the operator's decision on a row whose outcome the run could not know (or that waits).
+import { quoteArg } from '../../core/shell-text.js';
 import { commandJournalArg } from '../advice.js';
 import { openCommandJournal } from '../command-journal.js';
 import { EXIT_CODES } from '../exit-codes.js';
@@ -6,7 +7,7 @@ import { applyDecision } from '../guarded-apply.js';
 import { helpText, parseOptions, UsageError, type OptionTable } from '../options.js';
 import { abandonItem } from '../resolve-abandon.js';
 import { resolveAll } from '../resolve-all.js';
-import { settleFromRecordedAnswer } from '../resolve-answer.js';
+import { answerToCurrentAttempt, settleFromRecordedAnswer } from '../resolve-answer.js';
 import { attachTask, detachTask } from '../resolve-task.js';
 
 export const OPTIONS = {
@@ -67,6 +68,10 @@ export async function run(argv: string[]): Promise<number> {
       }
     } else {
       if (item.state !== 'uncertain') throw new UsageError(`item '${id}' is ${item.state}, not uncertain: only uncertain items are resubmitted`);
+      if (await answerToCurrentAttempt(journal, item)) {
+        throw new UsageError(`item '${id}': the journal holds the answer the gateway gave (and billed) for its request; settle it with \`gbatch resolve ${
+          commandJournalArg(arg, journal.adapter === 'postgres')} ${quoteArg(id)} --recorded-answer\` instead; nothing changed`);
+      }
       await applyDecision(journal, item, { event: 'resubmit', patch: { reservedUsd: 0, lastError: null }, detail: { by: 'operator' } });
       said = `item '${id}': will be sent again by the next \`gbatch run\` (if the first request reached the gateway, both may be billed)`;
     }
