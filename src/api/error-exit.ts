@@ -3,7 +3,7 @@
 import { ConfigError } from '../core/config-error.js';
 import { printable } from '../core/printable.js';
 import { JournalBusyError, LockLostError } from '../journal/runner-standing.js';
-import { journalStorageFailure, journalStorageLine } from '../journal/sqlite/storage-failure.js';
+import { journalOutageLine } from '../journal/outage.js';
 import { UsageError } from '../cli/options.js';
 import { RunSkippedError } from '../pipeline/overlap.js';
 
@@ -28,9 +28,9 @@ export function knownErrorExit(err: unknown): KnownExit | undefined {
   if (err instanceof UsageError || err instanceof ConfigError || (err as { code?: string } | null)?.code === 'GBATCH_SCHEMA_NEWER') {
     return { exitCode: 2, line: message, meaning: `Refused: ${message}; nothing was sent.` };
   }
-  // The journal's disk is full or failing: the machine's doing, not a bug; come back later (75).
-  const storage = journalStorageFailure(err);
-  if (storage) return { exitCode: 75, line: journalStorageLine(storage), meaning: `Stopped: ${journalStorageLine(storage)}` };
+  // The journal's disk is full or failing, or its database out of reach: the machine's doing, not a bug; come back later (75).
+  const outage = journalOutageLine(err);
+  if (outage) return { exitCode: 75, line: printable(outage), meaning: `Stopped: ${printable(outage)}` };
   // Another runner's ingest of the job held its lock past the wait's bound: nothing was sent; come back later (75).
   if ((err as { code?: string } | null)?.code === 'GBATCH_INGEST_LOCK_WAIT') return { exitCode: 75, line: message, meaning: `Stopped: ${message}; nothing was sent.` };
   // Another runner owns the journal now: this one stopped without writing; come back later (75).

@@ -23,7 +23,7 @@ export const EXIT_CODES = {
     [4, 'some items are uncertain (the gateway may have them): decide with `gbatch resolve`'],
     [5, 'skipped (--if-running skip): the job\'s runner is still alive; nothing was done'],
     [73, 'the job\'s runner is still alive (--if-running fail, the default on SQLite; or --if-running wait reached --if-running-timeout or --deadline): nothing was done'],
-    [75, 'work is still in flight or was stopped early (--no-wait, --deadline, a signal, an unreachable gateway, a full disk, a lost runner lock): run again later'],
+    [75, 'work is still in flight or was stopped early (--no-wait, --deadline, a signal, an unreachable gateway, a full disk, the journal database out of reach, a lost runner lock): run again later'],
     INTERNAL,
     [-1, 'when several apply: 4 > 3 > 75 > 1 > 0'],
   ],

@@ -103,6 +103,28 @@ export function extractTaskId(body: unknown): string | undefined {
 }
 
 /**
+ * Every task id a video submission answer names, first the one extractTaskId picks: `id` and `task_id`
+ * may differ (a gateway's own id beside its upstream's), and only one of them may be pollable.
+ */
+export function submittedTaskIds(body: unknown): string[] {
+  const ids: string[] = [];
+  const add = (value: unknown): void => {
+    if (typeof value === 'string' && value.trim() !== '' && !ids.includes(value)) ids.push(value);
+  };
+  add(extractTaskId(body));
+  if (isRecord(body)) {
+    add(body['id']);
+    add(body['task_id']);
+    const data = body['data'];
+    if (isRecord(data)) {
+      add(data['task_id']);
+      add(data['id']);
+    }
+  }
+  return ids;
+}
+
+/**
  * Classifies one submission answer (runner contract, "Submissions and retries"):
  * a retry is only decided where the gateway certainly kept nothing; anything that might hide a kept
  * request (504, a 5xx page from an intermediary, a 2xx we cannot read) is ambiguous. A 2xx whose body
@@ -172,4 +194,13 @@ export function retryDelay(
 export function shouldRetryRead(answer: Answer | undefined): boolean {
   if (answer === undefined) return true;
   return answer.status === 429 || answer.status >= 500;
+}
+
+/**
+ * A download's answer: as a read, and the content endpoint's 400 too, which is how it says a task is not
+ * ready for download yet (spec 3.1), not a refusal: a task just reported SUCCESS may still be preparing it.
+ */
+export function shouldRetryDownload(source: 'content' | 'result_url', answer: Answer | undefined): boolean {
+  if (source === 'content' && answer?.status === 400) return true;
+  return shouldRetryRead(answer);
 }

@@ -42,6 +42,7 @@ export type ItemEvent =
   | 'progress'          // submitted|running -> running
   | 'finish'            // submitted|running -> succeeded: task SUCCESS
   | 'fail'              // submitted|running -> failed: task FAILURE
+  | 'vanish'            // submitted|running -> uncertain: the gateway answers 404 for the task on every id it gave
   | 'store'             // succeeded -> downloaded: output written
   | 'attach'            // uncertain -> submitted: operator supplied the task id
   | 'adopt'             // uncertain -> succeeded: operator settled a text row from the answer a runner received after losing its lease
@@ -65,6 +66,7 @@ const TABLE: Record<ItemEvent, Partial<Record<ItemState, ItemState>>> = {
   progress: { submitted: 'running', running: 'running' },
   finish: { submitted: 'succeeded', running: 'succeeded' },
   fail: { submitted: 'failed', running: 'failed' },
+  vanish: { submitted: 'uncertain', running: 'uncertain' },
   store: { succeeded: 'downloaded' },
   attach: { uncertain: 'submitted' },
   adopt: { uncertain: 'succeeded' },

@@ -8,7 +8,7 @@ import { makeDirectories } from '../io/make-directories.js';
 import { basename, dirname, join } from 'node:path';
 import pRetry from 'p-retry';
 import type { Clock } from '../core/clock.js';
-import { parseRetryAfter, retryDelay, shouldRetryRead, type Answer, type BackoffPolicy } from '../core/retry.js';
+import { parseRetryAfter, retryDelay, shouldRetryDownload, type Answer, type BackoffPolicy } from '../core/retry.js';
 import { closeFile, openFile, renameDurably, syncFile, writeChunks } from '../io/callback-fs.js';
 import type { FileHasher } from '../io/file-hasher.js';
 import { DownloadError, GatewayHttpError, GatewayTransportError } from './errors.js';
@@ -52,14 +52,15 @@ function isNotVideo(contentType: string | undefined): boolean {
   return contentType !== undefined && /^\s*(application\/(?:problem\+)?json|text\/html)/i.test(contentType);
 }
 
-function isRetryable(err: DownloadError): boolean {
+/** Transient trouble worth another attempt: no answer, a cut or empty body, a 429 or 5xx, or content not ready yet. */
+export function isRetryableDownload(err: DownloadError): boolean {
   switch (err.reason) {
     case 'transport':
     case 'truncated':
     case 'empty':
       return true;
     case 'http':
-      return shouldRetryRead({ status: err.status ?? 0, bodyText: '' });
+      return shouldRetryDownload(err.source, { status: err.status ?? 0, bodyText: '' });
     default:
       return false;
   }
@@ -226,7 +227,7 @@ export async function downloadToFile(
             if (error instanceof DownloadError) failures.push(error);
           },
           shouldRetry: async ({ error, attemptNumber }) => {
-            if (!(error instanceof DownloadError) || !isRetryable(error)) return false;
+            if (!(error instanceof DownloadError) || !isRetryableDownload(error)) return false;
             deps.onRetry();
             const answer = error.status !== undefined && error.status !== 200 ? { status: error.status, bodyText: '' } : undefined;
             const cause = error.cause;

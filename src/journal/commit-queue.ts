@@ -6,8 +6,10 @@
 // file's record: the file is durable, a lost record means one more download) may defer its fsync: a
 // batch made only of such changes commits without one, and Journal.syncDeferred() (or the next synced
 // commit) makes it durable.
+import { outageBoundMs, outageRetryDelay } from '../core/outage.js';
 import type { Change } from './change.js';
 import type { Item } from './item.js';
+import { journalStorageFailure } from './sqlite/storage-failure.js';
 import type { JournalStore } from './store.js';
 
 interface Waiting {
@@ -38,6 +40,8 @@ export class CommitQueue {
   private lastFlushAt = Number.NEGATIVE_INFINITY;
   /** The batch being committed: the next waits for it (an adapter's commit may take a round trip). */
   private committing: Promise<void> | undefined;
+  /** The storage failure answers are being held through (commitThroughOutage): an intent fails at once meanwhile. */
+  private outage: unknown;
 
   constructor(private readonly journal: JournalStore, private readonly windowMs = 2) {}
 
@@ -63,6 +67,7 @@ export class CommitQueue {
    */
   write(change: Change, base?: Item, options: { urgent?: boolean; deferSync?: boolean } = {}): Promise<Item> {
     return new Promise<Item>((resolve, reject) => {
+      if (options.urgent && this.outage !== undefined) return reject(this.outage);
       this.queue.push({ change, base, resolve, reject, ...(options.deferSync ? { deferSync: true } : {}), ...(options.urgent ? { urgent: true } : {}) });
       this.schedule(options.urgent);
     });
@@ -76,7 +81,7 @@ export class CommitQueue {
     });
   }
 
-  /** Commits everything queued now (after the commit in progress). A failing change is retried alone so one bug cannot sink its batch-mates. */
+  /** Commits everything queued now (after the commit in progress). A failing batch is retried change by change, or through a full disk (commitThroughOutage). */
   flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
@@ -100,19 +105,57 @@ export class CommitQueue {
 
   private async commitBatch(batch: Waiting[]): Promise<void> {
     try {
-      const deferSync = batch.every((w) => w.deferSync === true);
-      const moves = await this.journal.applyTransitions(batch.map(guarded), { deferSync });
-      this.commits++;
-      for (let i = 0; i < batch.length; i++) batch[i]!.resolve(await this.result(batch[i]!, moves[i]!));
-    } catch {
-      for (const waiting of batch) {
+      await this.commitAll(batch);
+    } catch (err) {
+      if (journalStorageFailure(err)) return this.commitThroughOutage(batch, err);
+      await this.commitEach(batch);
+    }
+  }
+
+  private async commitAll(batch: Waiting[]): Promise<void> {
+    const deferSync = batch.every((w) => w.deferSync === true);
+    const moves = await this.journal.applyTransitions(batch.map(guarded), { deferSync });
+    this.commits++;
+    for (let i = 0; i < batch.length; i++) batch[i]!.resolve(await this.result(batch[i]!, moves[i]!));
+  }
+
+  /**
+   * The journal's disk is full (or failing). An intent fails at once: its request must not leave. An
+   * answer (a task id, a body, a task's end) is held and tried again, for at most the outage bound: space
+   * freed meanwhile keeps it, where failing now would leave the row to become uncertain.
+   */
+  private async commitThroughOutage(batch: Waiting[], first: unknown): Promise<void> {
+    for (const waiting of batch) if (waiting.urgent) waiting.reject(first);
+    const answers = batch.filter((w) => !w.urgent);
+    const bound = outageBoundMs();
+    const started = performance.now();
+    this.outage = first;
+    try {
+      for (let attempt = 1; answers.length > 0; attempt++) {
+        const wait = outageRetryDelay(attempt, performance.now() - started, bound, Math.random);
+        if (wait === undefined) break;
+        await new Promise((resolve) => setTimeout(resolve, wait));
         try {
-          const [move] = await this.journal.applyTransitions([guarded(waiting)], { deferSync: waiting.deferSync === true });
-          this.commits++;
-          waiting.resolve(await this.result(waiting, move!));
+          return await this.commitAll(answers);
         } catch (err) {
-          waiting.reject(err);
+          if (!journalStorageFailure(err)) break;
         }
+      }
+      await this.commitEach(answers);
+    } finally {
+      this.outage = undefined;
+    }
+  }
+
+  /** A failing change is tried alone so one bug cannot sink its batch-mates. */
+  private async commitEach(batch: Waiting[]): Promise<void> {
+    for (const waiting of batch) {
+      try {
+        const [move] = await this.journal.applyTransitions([guarded(waiting)], { deferSync: waiting.deferSync === true });
+        this.commits++;
+        waiting.resolve(await this.result(waiting, move!));
+      } catch (err) {
+        waiting.reject(err);
       }
     }
   }

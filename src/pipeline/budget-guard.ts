@@ -19,6 +19,8 @@ export class BudgetGuard {
   private journaledUsd = 0;
   /** The journal's word that some row of the job (another runner's too) is in flight. */
   private jobInFlight = false;
+  /** Of the reserved figure, what a look at the job's totals may have counted twice (see observe()). */
+  private doubtUsd = 0;
   /** The largest ratio this run saw the gateway charge above the pricing table (1: none). */
   private drift = 1;
 
@@ -26,8 +28,17 @@ export class BudgetGuard {
     this.spend = { ...initial };
   }
 
+  /** The money a reservation is checked against: never too little reserved, at times too much for a beat. */
   current(): SpendState {
     return { ...this.spend };
+  }
+
+  /**
+   * The money to show and to announce (progress, thresholds): current() less what the last look at the
+   * job's totals may have counted twice, so a notification never reports a reservation that is not there.
+   */
+  committed(): SpendState {
+    return { reservedUsd: Math.max(0, roundUsd(this.spend.reservedUsd - this.doubtUsd)), actualUsd: this.spend.actualUsd };
   }
 
   /** Reserves `estimateUsd` when it fits; the caller must write the same reservation to the journal (then recorded(), or unsent()). */
@@ -98,7 +109,8 @@ export class BudgetGuard {
    * way, which it may have missed: too much reserved for a beat, never too little). Waiters look again.
    */
   observe(job: JobMoney, mark: number): void {
-    const maybeMissed = roundUsd(this.unjournaledUsd + this.journaledUsd - mark);
+    this.doubtUsd = roundUsd(this.journaledUsd - mark);
+    const maybeMissed = roundUsd(this.unjournaledUsd + this.doubtUsd);
     this.spend = { reservedUsd: roundUsd(job.reservedUsd + maybeMissed), actualUsd: roundUsd(job.actualUsd) };
     this.jobInFlight = job.inFlight;
     this.notify();

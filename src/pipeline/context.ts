@@ -72,6 +72,8 @@ export interface RunContext {
   hardStop: AbortController;
   /** Asked before each submission is journaled and again right before it leaves (the deadline, stops). */
   submitGate: SubmitGate;
+  /** A lane failed (a journal that cannot be written, a bug): every lane stops at once; the run ends with it. */
+  laneFailed(err: unknown): void;
   random: () => number;
   /** The account the gateway bills (a hash of its URL and key): runners sharing a job pace and pause it together. */
   account: string;

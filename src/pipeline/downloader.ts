@@ -1,6 +1,7 @@
 // The download lane: each succeeded video is streamed to disk as soon as its task ends (result links expire).
 import PQueue from 'p-queue';
 import { outputPathFor } from '../core/paths.js';
+import { isRetryableDownload } from '../gateway/download.js';
 import { DownloadError, errorSummary } from '../gateway/errors.js';
 import type { Item } from '../journal/index.js';
 import { log, type RunContext } from './context.js';
@@ -8,16 +9,14 @@ import type { OutputStop } from './output-stop.js';
 
 /**
  * Rounds of the client's own attempts (content endpoint, then result_url) per item and run. A round
- * that fails on transient trouble (5xx, 429, a cut connection, a short body) is tried again after a
- * backoff instead of leaving a finished video to a later run; a definite refusal is not.
+ * that fails on transient trouble (5xx, 429, a cut connection, a short body, content not ready yet) is
+ * tried again after a backoff instead of leaving a finished video to a later run; a definite refusal is not.
  */
 export const MAX_DOWNLOAD_ROUNDS = 5;
 const MAX_ROUND_BACKOFF_MS = 60_000;
 
 export function isTransientDownloadFailure(err: unknown): boolean {
-  if (!(err instanceof DownloadError)) return false;
-  if (err.reason === 'transport' || err.reason === 'truncated' || err.reason === 'empty') return true;
-  return err.reason === 'http' && err.status !== undefined && (err.status === 429 || err.status >= 500);
+  return err instanceof DownloadError && isRetryableDownload(err);
 }
 
 export class Downloader {
@@ -26,7 +25,6 @@ export class Downloader {
   /** Downloads whose bytes have all arrived and that left the lane: fsync, rename and journal to go. */
   private readonly finishing = new Set<Promise<void>>();
   private failures = 0;
-  private failure: unknown;
 
   constructor(private readonly ctx: RunContext, private readonly outputs?: OutputStop) {
     this.lane = new PQueue({ concurrency: ctx.settings.downloadConcurrency });
@@ -47,14 +45,13 @@ export class Downloader {
   }
 
   add(item: Item, round = 1): void {
-    void this.lane.add(() => this.transfer(item, round));
+    this.lane.add(() => this.transfer(item, round)).catch((err: unknown) => this.ctx.laneFailed(err));
   }
 
   /** Resolves when no download is running, queued, finishing, or waiting out a backoff. */
   async idle(): Promise<void> {
     for (;;) {
       await this.lane.onIdle();
-      if (this.failure !== undefined) throw this.failure;
       if (this.backingOff.size === 0 && this.finishing.size === 0 && this.lane.size + this.lane.pending === 0) return;
       await Promise.all([...this.backingOff, ...this.finishing]);
     }
@@ -82,7 +79,7 @@ export class Downloader {
         (err: unknown) => {
           if (!left) return failInLane(err);
           this.finishing.delete(whole);
-          this.failure ??= err; // a bug (a journal error): idle() rethrows it
+          this.ctx.laneFailed(err); // a journal that cannot be written, or a bug
         },
       );
     });

@@ -33,6 +33,7 @@ export class JobPeers {
     if (!this.ctx.journal.coordination) return;
     this.repeating = repeatWithoutOverlap(this.everyMs, () => this.tick().catch((err: unknown) => {
       this.failure ??= err;
+      this.ctx.laneFailed(err); // seen at once, not when this runner's share is done
     }));
   }
 

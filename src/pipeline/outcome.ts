@@ -5,6 +5,7 @@ import type { PriceSnapshot } from '../core/settlement.js';
 import type { SendOutcome } from '../gateway/client.js';
 import { errorSummary } from '../gateway/errors.js';
 import type { Change, Item } from '../journal/index.js';
+import { answeredTaskIds } from './task-ids.js';
 
 export type FollowUp =
   | { kind: 'poll' }                       // a video task exists: poll it
@@ -30,12 +31,17 @@ export interface OutcomePlan {
 export function planOutcome(item: Item, outcome: SendOutcome, attempt: number, lastAttempt: number, driftRatio = 1): OutcomePlan {
   const reserved = item.reservedUsd;
   switch (outcome.kind) {
-    case 'accepted':
+    case 'accepted': {
+      const ids = answeredTaskIds(outcome.body);
       return {
-        change: { id: item.id, event: 'accept', patch: { taskId: outcome.taskId, lastError: null }, detail: { taskId: outcome.taskId, attempt } },
+        change: {
+          id: item.id, event: 'accept', patch: { taskId: outcome.taskId, lastError: null, ...(ids ? { response: ids } : {}) },
+          detail: { taskId: outcome.taskId, attempt, ...(ids ? { taskIds: ids.task_ids } : {}) },
+        },
         money: { hold: true },
         followUp: { kind: 'poll' },
       };
+    }
     case 'completed': {
       // No usable usage: unmetered, booked at what was reserved (its bound), never at $0.
       const settled = meterChatAnswer(outcome.body, item.priceSnapshot as PriceSnapshot, reserved);

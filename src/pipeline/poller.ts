@@ -3,17 +3,20 @@ import PQueue from 'p-queue';
 import { billingResolution } from '../core/models.js';
 import { meterVideoSuccess } from '../core/metering.js';
 import type { PriceSnapshot } from '../core/settlement.js';
-import { errorSummary } from '../gateway/errors.js';
+import { errorSummary, type ErrorSummary } from '../gateway/errors.js';
 import type { TaskStatus } from '../gateway/task-status.js';
 import type { Change, Item } from '../journal/index.js';
 import { changedElsewhere } from './changed-elsewhere.js';
 import { log, type RunContext } from './context.js';
 import { MinHeap } from './min-heap.js';
 import { priceDriftLine } from './price-drift.js';
+import { taskIdsOf } from './task-ids.js';
 
-interface Due { at: number; itemId: string; taskId: string; failures: number }
+/** `taskId`: the id polled next, one of `ids` (every id the submission answer named). */
+interface Due { at: number; itemId: string; taskId: string; ids: readonly string[]; failures: number; notFound: number }
 
 const MAX_ERROR_BACKOFF_MS = 60_000;
+/** 404s per id before a task is taken for unknown to the gateway (expired, or never this key's). */
 const MAX_NOT_FOUND = 3;
 /** Polls come 0-10 % early, never late: spread out, yet no task waits more than one interval to be seen. */
 const JITTER = 0.1;
@@ -25,7 +28,6 @@ export class Poller {
   private wake: AbortController | undefined;
   private polls = 0;
   authRefused = false;
-  private failure: unknown;
 
   constructor(private readonly ctx: RunContext, private readonly onSucceeded: (item: Item) => void) {
     this.lane = new PQueue({ concurrency: ctx.settings.pollConcurrency });
@@ -44,7 +46,8 @@ export class Poller {
   /** Schedules a task's first poll one interval from now (a task is never done at once). */
   add(item: Item): void {
     if (!item.taskId) throw new Error(`item '${item.id}' has no task id to poll`);
-    this.heap.push({ at: this.nextAt(0), itemId: item.id, taskId: item.taskId, failures: 0 });
+    const ids = taskIdsOf(item);
+    this.heap.push({ at: this.nextAt(0), itemId: item.id, taskId: ids[0]!, ids, failures: 0, notFound: 0 });
     this.wake?.abort();
   }
 
@@ -54,7 +57,7 @@ export class Poller {
     this.wake?.abort();
   }
 
-  /** Runs until every task is terminal, or the run stops (signal, deadline). */
+  /** Runs until every task is terminal, or the run stops (signal, deadline, a lane's failure: ctx.laneFailed). */
   async run(): Promise<void> {
     const { ctx } = this;
     while (!ctx.stop.signal.aborted) {
@@ -65,9 +68,7 @@ export class Poller {
         this.heap.pop();
         await this.lane.onSizeLessThan(ctx.settings.pollConcurrency);
         this.lane.add(() => this.pollOnce(next)).catch((err: unknown) => {
-          if (changedElsewhere(ctx, err)) return;
-          this.failure ??= err;
-          this.ctx.stop.abort('internal error');
+          if (!changedElsewhere(ctx, err)) ctx.laneFailed(err);
         });
         continue;
       }
@@ -82,7 +83,6 @@ export class Poller {
       this.wake = undefined;
     }
     await this.lane.onIdle();
-    if (this.failure !== undefined) throw this.failure;
   }
 
   private nextAt(failures: number): number {
@@ -109,33 +109,58 @@ export class Poller {
         ctx.stop.abort('auth');
         return;
       }
-      if (summary.status === 404 && failures >= MAX_NOT_FOUND) {
-        // Spec 4.6: another account's or an unknown task. Polling on would never end; an operator must look.
-        log(ctx, `task ${due.taskId} (item '${due.itemId}') is unknown to the gateway for this key (404 x${failures}); no longer polled in this run`);
-        const notFound = { ...summary, message: `task ${due.taskId} unknown to the gateway (404)` };
-        await ctx.journal.annotate(due.itemId, { lastError: notFound }, 'poll-not-found');
-        ctx.events.emit('laneError', 'poll', notFound);
-        return;
+      if (summary.status === 404) {
+        const notFound = due.notFound + 1;
+        if (notFound >= MAX_NOT_FOUND * due.ids.length) return this.vanish(due, notFound, summary);
+        // Spec 4.6: unknown to the gateway by this id; the answer's other id (if it named one) is tried next.
+        const next = due.ids[(due.ids.indexOf(due.taskId) + 1) % due.ids.length]!;
+        this.reschedule({ ...due, taskId: next, failures, notFound });
+      } else {
+        this.reschedule({ ...due, failures });
       }
       if (failures === 1 || failures % 10 === 0) log(ctx, `poll of task ${due.taskId} (item '${due.itemId}') failed: ${summary.message}`);
       await ctx.journal.annotate(due.itemId, { lastError: summary }, 'poll-error');
       ctx.events.emit('laneError', 'poll', summary);
-      this.reschedule({ ...due, failures });
       return;
     }
     const item = (await ctx.journal.get(due.itemId))!;
+    // The id that answered is the task's from now on (the content endpoint is asked by it too).
+    const answeredBy = due.taskId !== item.taskId ? { taskId: due.taskId } : {};
     if (status.phase === 'pending' || status.phase === 'running') {
       if (item.state === 'submitted' && status.phase === 'running') {
-        const updated = await ctx.commits.write({ id: item.id, event: 'progress', detail: { status: status.rawStatus, progress: status.progress } }, item);
+        const updated = await ctx.commits.write({
+          id: item.id, event: 'progress', patch: answeredBy, detail: { status: status.rawStatus, progress: status.progress },
+        }, item);
         ctx.events.emit('transition', updated, 'submitted');
       }
-      this.reschedule({ ...due, failures: 0 });
+      this.reschedule({ ...due, failures: 0, notFound: 0 });
       return;
     }
-    const change = status.phase === 'succeeded' ? this.finish(item, status) : this.fail(item, status);
+    const outcome = status.phase === 'succeeded' ? this.finish(item, status) : this.fail(item, status);
+    const change = { ...outcome, patch: { ...outcome.patch, ...answeredBy } };
     const updated = await ctx.commits.write(change, item);
     ctx.events.emit('transition', updated, item.state);
     if (status.phase === 'succeeded') this.onSucceeded(updated);
+  }
+
+  /**
+   * Every id the submission answer named is unknown to the gateway, poll after poll (the task expired, or
+   * the id was never pollable): polling on would never end, and the task may have been billed. The row
+   * becomes uncertain with the reason, its reservation held, for `gbatch resolve` to settle.
+   */
+  private async vanish(due: Due, notFound: number, summary: ErrorSummary): Promise<void> {
+    const { ctx } = this;
+    const ids = due.ids.join(' / ');
+    const lastError = {
+      ...summary, status: 404,
+      message: `task ${ids} unknown to the gateway (404 x${notFound}): it may have been billed; decide with \`gbatch resolve\``,
+    };
+    const item = (await ctx.journal.get(due.itemId))!;
+    const updated = await ctx.commits.write({ id: item.id, event: 'vanish', patch: { lastError }, detail: { taskIds: due.ids, notFound } }, item);
+    ctx.budget.hold();
+    log(ctx, `task ${ids} (item '${due.itemId}') is unknown to the gateway for this key (404 x${notFound}): the row is uncertain; decide with \`gbatch resolve\``);
+    ctx.events.emit('laneError', 'poll', lastError);
+    ctx.events.emit('transition', updated, item.state);
   }
 
   private finish(item: Item, status: TaskStatus): Change {

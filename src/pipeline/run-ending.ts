@@ -1,9 +1,10 @@
 // Pure: what the journal's `runs` table keeps about how a run ended (status shows it to the operator).
+import { journalOutageLine } from '../journal/outage.js';
 import type { RunEnd } from '../journal/runs.js';
 import type { RunResult } from './runner.js';
 
 /** Stop reasons an operator should hear about: the run ended with work left for a reason to look at. */
-export const ATTENTION_STOPS: ReadonlySet<string> = new Set(['unreachable', 'deadline', 'interrupted', 'budget', 'balance', 'auth', 'internal-error']);
+export const ATTENTION_STOPS: ReadonlySet<string> = new Set(['unreachable', 'deadline', 'interrupted', 'budget', 'balance', 'auth', 'internal-error', 'journal']);
 
 export function runEndOf(result: RunResult): RunEnd {
   const { counts } = result;
@@ -18,8 +19,10 @@ export function runEndOf(result: RunResult): RunEnd {
   return { exitCode: result.exitCode, stopReason: result.stopReason ?? null, message };
 }
 
-/** A run that ended in an exception (exit 70, a bug) records it too. */
+/** A run that ended in an exception records it too: a journal out of reach (75), else a bug (70). */
 export function crashEndOf(err: unknown, redact: (text: string) => string): RunEnd {
+  const outage = journalOutageLine(err);
+  if (outage) return { exitCode: 75, stopReason: 'journal', message: redact(outage) };
   const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   return { exitCode: 70, stopReason: 'internal-error', message: redact(text.replace(/\s+/g, ' ').trim()) };
 }

@@ -110,7 +110,7 @@ export class RunMonitor {
     }
     const sorted = [...this.durations].sort((a, b) => a - b);
     const seconds = (ms: number | null | undefined): number | null => (ms === null || ms === undefined ? null : Math.max(0, ms) / 1000);
-    const spend = this.finalSpend ?? ctx.budget.current();
+    const spend = this.finalSpend ?? ctx.budget.committed();
     const pausedUntil = ctx.gateway.pausedUntil();
     return {
       type: 'snapshot',
@@ -160,7 +160,7 @@ export class RunMonitor {
     ctx.journal.counts().then((counts) => {
       if (this.final) return;
       this.counts = counts;
-      ctx.events.emit('progress', { counts, spend: ctx.budget.current(), budgetUsd: this.options.budgetUsd, pausedUntil: ctx.gateway.pausedUntil() });
+      ctx.events.emit('progress', { counts, spend: ctx.budget.committed(), budgetUsd: this.options.budgetUsd, pausedUntil: ctx.gateway.pausedUntil() });
     }, () => undefined) // a missed read is harmless; the next tick tries again
       .finally(() => { this.reading = false; });
   }

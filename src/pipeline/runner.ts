@@ -29,6 +29,7 @@ import type { UnrecordedTask } from './unrecorded.js';
 import { endLeaseLost, endLost, lockLostLine, noteUnrecorded, type JournalLossReason } from './journal-loss-ending.js';
 import { lossWords } from './journal-rescue.js';
 import { refuseUnpricedHeldRows } from './held-row-prices.js';
+import { LaneFailures } from './lane-failures.js';
 import { Poller } from './poller.js';
 import { priceDriftLine } from './price-drift.js';
 import { recoverJournal, type Recovery } from './recover.js';
@@ -236,6 +237,7 @@ async function drive(
   ingest: IngestOutcome, recovery: Recovery, takeover: LockTakeover | undefined, guard: JournalGuard, halt: AbortSignal,
 ): Promise<RunResult> {
   const controllers = { submitStop: unlimited(new AbortController()), stop: unlimited(new AbortController()), hardStop: unlimited(new AbortController()) };
+  const failures = new LaneFailures({ ...controllers, events });
   const stops = new RunStops({
     clock, events, ...controllers, deadlineAt: config.settings.deadlineAt,
     deadlineGraceMs: config.settings.deadlineGraceMs ?? DEFAULT_DEADLINE_GRACE_S * 1000, interruptGraceMs: config.gracePeriodMs ?? 10_000,
@@ -244,7 +246,7 @@ async function drive(
     journal, gateway, clock, events, pricing: config.pricing, settings: config.settings,
     commits: new CommitQueue(journal),
     budget: new BudgetGuard(config.budgetUsd, await journal.spend()),
-    ...controllers, submitGate: stops,
+    ...controllers, submitGate: stops, laneFailed: (err) => failures.trip(err),
     random: config.random ?? Math.random,
     account: accountId(config.baseUrl, config.apiKey),
   };
@@ -264,7 +266,7 @@ async function drive(
   stops.armDeadline();
   // Counting the job's rows costs a scan: only when someone listens (the --notify-at watch).
   if (events.listenerCount('started') > 0) {
-    events.emit('started', { counts: await journal.counts(), spend: ctx.budget.current(), budgetUsd: config.budgetUsd, pausedUntil: gateway.pausedUntil() }, () => ctx.budget.current(), journal.notices);
+    events.emit('started', { counts: await journal.counts(), spend: ctx.budget.committed(), budgetUsd: config.budgetUsd, pausedUntil: gateway.pausedUntil() }, () => ctx.budget.committed(), journal.notices);
   }
 
   const outputs = new OutputStop(ctx);
@@ -321,25 +323,21 @@ async function drive(
     await cancels.check();
     cancels.start();
 
+    // Every lane is watched while it runs: the first to fail stops the others at once (LaneFailures),
+    // and each is let finish what it has on the wire before the run ends with that failure.
     if (config.settings.noWait) {
-      await submitter.run();
+      await failures.watch(submitter.run());
     } else {
-      const polling = poller.run();
-      let submitFailure: unknown;
-      try {
+      const submitting = failures.watch((async () => {
         await submitter.run();
         // Among runners of one job: stay while one that stopped holds rows, and take them over.
-        while ((await peers.settle()) === 'claimable') await submitter.run();
+        while (!failures.failed && (await peers.settle()) === 'claimable') await submitter.run();
         if (peers.error !== undefined) throw peers.error;
-      } catch (err) {
-        submitFailure = err;
-        ctx.stop.abort('internal error');
-      }
-      poller.producersDone();
-      await polling;
-      if (submitFailure !== undefined) throw submitFailure;
-      await downloader.idle();
+      })()).finally(() => poller.producersDone());
+      await Promise.all([submitting, failures.watch(poller.run())]);
+      await failures.watch(downloader.idle());
     }
+    failures.rethrow();
     await journal.syncDeferred(); // what the results, the report and the exit code say is on disk first
     await results.close();
     const stopReason: RunResult['stopReason'] = stops.reason ?? (config.settings.noWait ? 'no-wait' : undefined);

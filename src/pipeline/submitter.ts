@@ -6,7 +6,7 @@ import { backoffDelay, DEFAULT_BACKOFF } from '../core/retry.js';
 import { snapshotPrice } from '../core/settlement.js';
 import type { SendOutcome } from '../gateway/client.js';
 import { GatewayTransportError } from '../gateway/errors.js';
-import { BudgetExceededError, JobCancelledError, LockLostError, staleAfterMs, type Item, type JobCancel } from '../journal/index.js';
+import { BudgetExceededError, JobCancelledError, LockLostError, staleAfterMs, type Change, type Item, type JobCancel } from '../journal/index.js';
 import { cancelledError, cancelLine } from './cancel-watch.js';
 import { changedElsewhere } from './changed-elsewhere.js';
 import { unrecordedOutcome, type UnrecordedOutcome } from './unrecorded.js';
@@ -101,10 +101,10 @@ export class Submitter {
     await this.deferLeftovers();
   }
 
-  /** A bug (an illegal transition, a journal error) stops every submission and ends the run loudly. */
+  /** A bug (an illegal transition) or a journal that cannot be written stops every lane and ends the run with it. */
   private fail(err: unknown): void {
     this.failure ??= err;
-    this.ctx.submitStop.abort('internal error');
+    this.ctx.laneFailed(err);
   }
 
   /**
@@ -183,7 +183,7 @@ export class Submitter {
       if (next.kind !== 'retry') {
         // The outcome's follow-ups wait for it to be durable; the lane's slot does not: the next
         // request depends on nothing here but the budget, which moved above.
-        this.settle(written.then((updated) => this.followUp(updated, next, attempt)));
+        this.settle(written.then((updated) => this.followUp(updated, next, attempt)), plan.change);
         return;
       }
       item = await written;
@@ -237,9 +237,15 @@ export class Submitter {
     }
   }
 
-  private settle(work: Promise<void>): void {
+  /** `answer`: the outcome being written; one the journal could not take is named with its task id, the last trace of it. */
+  private settle(work: Promise<void>, answer: Change): void {
     const tracked = work.catch((err: unknown) => {
-      if (!changedElsewhere(this.ctx, err)) this.fail(err);
+      if (changedElsewhere(this.ctx, err)) return;
+      if (answer.event === 'accept' || answer.event === 'complete') {
+        const what = answer.event === 'accept' ? `was accepted as task ${String(answer.patch?.taskId)}` : 'was answered (and may be billed)';
+        log(this.ctx, `item '${answer.id}' ${what}, but the journal could not record it: the row becomes uncertain; decide with \`gbatch resolve\``);
+      }
+      this.fail(err);
     }).finally(() => this.settling.delete(tracked));
     this.settling.add(tracked);
   }

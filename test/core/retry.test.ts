@@ -7,6 +7,7 @@ import {
   isGatewayEnvelope,
   parseRetryAfter,
   retryDelay,
+  shouldRetryDownload,
   shouldRetryRead,
   type Answer,
   type SubmitDecision,

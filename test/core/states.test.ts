@@ -12,8 +12,8 @@ const EXPECTED: Record<ItemState, Partial<Record<ItemEvent, ItemState>>> = {
     accept: 'submitted', complete: 'succeeded', retry: 'pending', reject: 'rejected', defer: 'deferred', lose: 'uncertain',
     oversize: 'failed',
   },
-  submitted: { progress: 'running', finish: 'succeeded', fail: 'failed', detach: 'uncertain' },
-  running: { progress: 'running', finish: 'succeeded', fail: 'failed', detach: 'uncertain' },
+  submitted: { progress: 'running', finish: 'succeeded', fail: 'failed', vanish: 'uncertain', detach: 'uncertain' },
+  running: { progress: 'running', finish: 'succeeded', fail: 'failed', vanish: 'uncertain', detach: 'uncertain' },
   succeeded: { store: 'downloaded', detach: 'uncertain' },
   downloaded: { detach: 'uncertain' },
   failed: { requeue: 'pending', unreserve: 'failed', detach: 'uncertain' },
@@ -26,7 +26,7 @@ const EXPECTED: Record<ItemState, Partial<Record<ItemEvent, ItemState>>> = {
 
 const EVENTS: ItemEvent[] = [
   'submit', 'accept', 'complete', 'retry', 'reject', 'defer', 'lose', 'progress', 'finish', 'fail',
-  'store', 'attach', 'resubmit', 'abandon', 'release', 'requeue', 'oversize', 'cancel', 'unreserve', 'detach',
+  'store', 'attach', 'resubmit', 'abandon', 'release', 'requeue', 'oversize', 'cancel', 'unreserve', 'detach', 'vanish',
 ];
 
 const pairs = ITEM_STATES.flatMap((state) =>
@@ -36,7 +36,7 @@ describe('transition table', () => {
   it('knows exactly the states and events this test covers', () => {
     expect([...ITEM_STATES].sort()).toEqual(Object.keys(EXPECTED).sort());
     expect([...ITEM_EVENTS].sort()).toEqual([...EVENTS].sort());
-    expect(pairs).toHaveLength(12 * 20);
+    expect(pairs).toHaveLength(12 * 21);
   });
 
   it.each(pairs)('$state --$event--> $next', ({ state, event, next }) => {

@@ -112,8 +112,10 @@ describe('BudgetGuard', () => {
     guard.recorded(2); // in the journal, perhaps after the read
     guard.observe({ reservedUsd: 4, actualUsd: 0, inFlight: true }, mark);
     expect(guard.current().reservedUsd).toBe(7); // 4 in the journal, 1 not yet written, 2 the read may have missed
+    expect(guard.committed().reservedUsd).toBe(5); // shown and announced: the 2 in doubt are not counted twice
     guard.observe({ reservedUsd: 6, actualUsd: 0, inFlight: true }, guard.mark());
     expect(guard.current().reservedUsd).toBe(7);
+    expect(guard.committed().reservedUsd).toBe(7); // nothing in doubt once a read began after the write
     guard.unsent(1);
     expect(guard.current().reservedUsd).toBe(6);
   });

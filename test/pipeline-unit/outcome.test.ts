@@ -23,6 +23,15 @@ describe('planOutcome', () => {
     expect(plan.change.patch).not.toHaveProperty('reservedUsd');
   });
 
+  it('accepted with `id` and `task_id` that differ: both kept, the first polled first', () => {
+    const item = makeItem({ kind: 'video' });
+    const plan = planOutcome(item, { kind: 'accepted', taskId: 'gw_1', body: { id: 'gw_1', task_id: 'task_1', status: 'queued' } }, 1, MAX);
+    expect(plan.change).toEqual({
+      id: item.id, event: 'accept', patch: { taskId: 'gw_1', lastError: null, response: { task_ids: ['gw_1', 'task_1'] } },
+      detail: { taskId: 'gw_1', attempt: 1, taskIds: ['gw_1', 'task_1'] },
+    });
+  });
+
   it('completed with chat usage: actual from the price snapshot, reservation replaced by it', () => {
     // chat-small: 0.15 in, 0.60 out per 1M tokens: 1000 in + 500 out = 0.00015 + 0.0003.
     const item = makeItem({ kind: 'chat', model: 'chat-small', reservedUsd: 0.002 });

@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { transition } from '../../core/states.js';
 import { BudgetExceededError, JobCancelledError, StaleTransitionError, type Change, type Move } from '../change.js';
 import { patchFields } from './item-row.js';
+import { followedConnectionLoss } from './connection-loss.js';
 import { HELD_STATES } from './transitions.js';
 
 const HELD: ReadonlySet<string> = new Set(HELD_STATES);
@@ -64,9 +65,18 @@ export async function applyBatch(db: Pick<pg.Pool, 'query'>, jobId: number, runn
   try {
     await db.query('SELECT gbatch_apply_changes($1, $2, $3, $4, $5)', [jobId, runnerId ?? null, now, JSON.stringify(rows), defer]);
   } catch (err) {
+    // Refused as stale on a repeat after a lost connection: the first attempt may have landed. It did
+    // when every row is already where the batch takes it (no one else moves a row of this runner's so).
+    if (followedConnectionLoss(err) && (err as { code?: string }).code === STALE && await landed(db, jobId, rows)) return moves;
     throw refusal(err, changes);
   }
   return moves;
+}
+
+async function landed(db: Pick<pg.Pool, 'query'>, jobId: number, rows: ReadonlyArray<{ id: string; t: string }>): Promise<boolean> {
+  const { rows: found } = await db.query<{ id: string; state: string }>('SELECT id, state FROM items WHERE job_id = $1 AND id = ANY($2)', [jobId, rows.map((r) => r.id)]);
+  const now = new Map(found.map((r) => [r.id, r.state]));
+  return rows.every((r) => now.get(r.id) === r.t);
 }
 
 /** The database's refusal as the journal's errors; any other error as it came. */

@@ -2,6 +2,7 @@
 import pg from 'pg';
 import { badUrlError, connectionError } from './database-url.js';
 import { staleAfterMs } from '../runner-standing.js';
+import { retryOutage } from './connection-loss.js';
 
 export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
@@ -77,14 +78,38 @@ export async function connectPool(url: string): Promise<pg.Pool> {
     await pool.end().catch(() => {});
     throw connectionError(url, err);
   }
+  return riding(pool);
+}
+
+/**
+ * The pool, its connections and its one-statement queries retried through a brief outage (the server
+ * restarting, its sessions ended), for at most the outage bound: the one place a lost connection is
+ * waited out. A statement whose connection dropped either never ran or ran whole (each is its own
+ * transaction); what the journal sends this way is a read, a write that changes nothing the second time,
+ * or a compare-and-set that its caller re-reads when a repeat is refused (followedConnectionLoss).
+ * Callback forms and streamed queries (COPY) pass as they are.
+ */
+function riding(pool: pg.Pool): pg.Pool {
+  const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<pg.PoolClient>;
+  const plain = (args: unknown[]): boolean => typeof args.at(-1) !== 'function'
+    && !(typeof args[0] === 'object' && args[0] !== null && typeof (args[0] as { submit?: unknown }).submit === 'function');
+  pool.query = ((...args: unknown[]) => (plain(args) ? retryOutage(() => query(...args)) : query(...args))) as typeof pool.query;
+  pool.connect = ((...args: unknown[]) => (args.length === 0 ? retryOutage(() => connect()) : connect(...args))) as typeof pool.connect;
   return pool;
 }
 
 /**
  * Runs `body` in one transaction on a client of its own: COMMIT when it returns, ROLLBACK when it throws.
- * `settings` (SET LOCAL statements, no parameters) go with the BEGIN, in its round trip.
+ * `settings` (SET LOCAL statements, no parameters) go with the BEGIN, in its round trip. A transaction
+ * whose connection was lost is run again whole (the server rolled it back, or, lost at its COMMIT, it
+ * landed: its compare-and-set writes are then refused as stale), for at most the outage bound.
  */
 export async function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>, settings = ''): Promise<T> {
+  return retryOutage(() => transactionOnce(pool, body, settings));
+}
+
+async function transactionOnce<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>, settings: string): Promise<T> {
   const client = await checkout(pool);
   let broken: Error | undefined;
   try {

@@ -13,9 +13,11 @@ import type { OpenStoreOptions } from '../open-store.js';
 import type {
   Coordination, EventLogRecord, IngestOptions, IngestWriter, ItemEventRecord, ItemFilter as StoreItemFilter, JobCancel, JobInput, JournalStore, ManifestRecord, ModelGroup, PriorRow, ReportSums, RunnerMembership,
 } from '../store.js';
+import { StaleTransitionError } from '../change.js';
 import { LockLostError } from '../runner-standing.js';
 import { hostname } from 'node:os';
 import { redactDatabaseUrl, connectionError } from './database-url.js';
+import { followedConnectionLoss } from './connection-loss.js';
 import { connectPool, inTransaction } from './pool.js';
 import { migrate, schemaVersion, NewerSchemaError, SCHEMA_VERSION } from './schema.js';
 import { JobQueries } from './queries.js';
@@ -299,10 +301,17 @@ export class PostgresJournalStore implements JournalStore {
   async markStored(ids: readonly string[], outputPath: string, detail: Record<string, unknown>): Promise<void> {
     if (ids.length === 0) return;
     const jobId = this.assertWritable();
-    await inTransaction(this.pool, async (client) => {
-      await this.enterWrite(client, jobId, 'shared');
-      await storeMany(client, jobId, ids, outputPath, detail, this.now());
-    });
+    try {
+      await inTransaction(this.pool, async (client) => {
+        await this.enterWrite(client, jobId, 'shared');
+        await storeMany(client, jobId, ids, outputPath, detail, this.now());
+      });
+    } catch (err) {
+      // Refused on a repeat after its connection dropped at COMMIT: it landed when every row is stored.
+      if (!followedConnectionLoss(err) || !(err instanceof StaleTransitionError)) throw err;
+      const rows = await this.reads.getMany(ids);
+      if (rows.length !== new Set(ids).size || rows.some((row) => row.state !== 'downloaded' || row.outputPath !== outputPath)) throw err;
+    }
   }
 
   async noteUnrecordedTasks(tasks: ReadonlyArray<{ id: string; taskId: string }>): Promise<void> {
