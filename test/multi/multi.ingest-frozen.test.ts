@@ -11,7 +11,7 @@ import { chatRow, writeJsonl } from '../e2e/helpers/manifests.js';
 import { pgAvailable, usePgSchema } from '../helpers/postgres.js';
 
 const LEASE_MS = 3000;
-const ROWS = 100_000;
+const ROWS = 60_000;
 const ROUNDS = 3;
 const GATEWAY: Gateway = { baseUrl: 'http://127.0.0.1:9/v1', apiKey: '' };
 
