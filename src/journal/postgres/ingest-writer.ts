@@ -189,6 +189,9 @@ export class PgIngestWriter implements IngestWriter {
       () => { if (this.tail === tracked) this.tail = undefined; },
       (err: unknown) => { this.failure ??= err; if (this.tail === tracked) this.tail = undefined; throw err; },
     );
+    // The reader awaits this only at its next pause, and it may fail before (the session ended meanwhile):
+    // the failure is kept above for the next step, so its rejection is never an unhandled one.
+    tracked.catch(() => {});
     this.tail = tracked;
     return tracked;
   }
