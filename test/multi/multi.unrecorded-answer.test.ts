@@ -81,6 +81,9 @@ describe.skipIf(!pgAvailable())('a runner frozen past its lease with chat answer
       const resend = await paste(commands[0]!.line.replace(/--recorded-answer$/, '--resubmit'), { ...env });
       expect(resend.code, describeEnd('resolve --resubmit', resend)).toBe(2);
       expect(resend.stderr).toContain(commands[0]!.line);
+      const bulk = await paste(commands[0]!.line.replace(/\S+ --recorded-answer$/, '--all-uncertain --resubmit'), { ...env });
+      expect(bulk.code, describeEnd('resolve --all-uncertain --resubmit', bulk)).toBe(2);
+      expect(bulk.stderr).toContain(`${commands.length} uncertain item(s) have the gateway's answer in the journal`);
 
       for (const { line } of commands) {
         // Pasted where the run was started: the same environment (journal, gateway).
