@@ -26,7 +26,8 @@ import { earlierDrift } from './earlier-drift.js';
 import { exitCodeFor, EXIT } from './exit-code.js';
 import { GatewayWatch } from './gateway-watch.js';
 import { ingestManifests, type IngestOutcome } from '../ingest/ingest-manifests.js';
-import { JournalGuard, type JournalLoss, type UnrecordedTask } from './journal-guard.js';
+import { JournalGuard, type JournalLoss } from './journal-guard.js';
+import type { UnrecordedTask } from './unrecorded.js';
 import { endLeaseLost, endLost, lockLostLine, noteUnrecorded, type JournalLossReason } from './journal-loss-ending.js';
 import { lossWords } from './journal-rescue.js';
 import { refuseUnpricedHeldRows } from './held-row-prices.js';
@@ -93,7 +94,7 @@ export interface RunResult {
   takeover?: LockTakeover;
   stopReason: SubmitStopReason | EarlyStop | 'no-wait' | 'ingested' | 'output' | JournalLossReason | undefined;
   /** The journal's file was deleted or replaced, or its lock lost, mid-run: what the operator must know (and task ids it did not take). */
-  journalLost?: { lines: string[]; savedCopy?: string; unrecordedTasks?: UnrecordedTask[] };
+  journalLost?: { lines: string[]; savedCopy?: string; unrecordedTasks?: UnrecordedTask[]; unrecordedAnswers?: Array<{ id: string; attempt: number }> };
   /** One line on why the run stopped early (a deadline, a dead gateway, a signal), as logged. */
   stopMessage?: string;
   /** The write that stopped the run (disk full, read-only, no permission), if one did. */
@@ -286,7 +287,7 @@ async function drive(
     claimedAll: () => void results.flush(),
     beforeSubmit: () => guard.checkSoon(),
     budgetRefused: () => peers.observeBudget(),
-    unrecorded: (id, taskId) => guard.keepUnrecorded({ id, taskId }),
+    unrecorded: (outcome) => guard.keepUnrecorded(outcome),
   });
   const peers = new JobPeers(ctx, {
     poll: (item) => {

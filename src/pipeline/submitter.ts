@@ -9,6 +9,7 @@ import { GatewayTransportError } from '../gateway/errors.js';
 import { BudgetExceededError, JobCancelledError, LockLostError, staleAfterMs, type Change, type Item, type JobCancel } from '../journal/index.js';
 import { cancelledError, cancelLine } from './cancel-watch.js';
 import { changedElsewhere } from './changed-elsewhere.js';
+import { unrecordedOutcome, type UnrecordedOutcome } from './unrecorded.js';
 import { log, type RunContext } from './context.js';
 import { planOutcome, type FollowUp, type OutcomePlan } from './outcome.js';
 import { unpricedRowError } from './held-row-prices.js';
@@ -21,8 +22,8 @@ export interface SubmitterHooks {
   completed(item: Item): void;
   /** Every pending item has been claimed; only requests in flight (and their retries) remain. */
   claimedAll?(): void;
-  /** The gateway accepted a task whose id the journal refused (this runner lost its standing): the id must not be lost. */
-  unrecorded?(itemId: string, taskId: string): void;
+  /** The gateway accepted a task, or answered, and the journal refused it (this runner lost its standing): it must not be lost. */
+  unrecorded?(outcome: UnrecordedOutcome): void;
   /** The journal refused an intent over the job's budget: the job's money is read again before the row waits for headroom. */
   budgetRefused?(): Promise<void>;
   /** Asked before each item is claimed and before each intent is written; may stop submissions (the journal's file is gone). Must be cheap. */
@@ -173,10 +174,10 @@ export class Submitter {
       if (next.kind === 'stop-balance') this.stopFor('balance', `the gateway's balance ran out (402): no further submissions`);
       else if (next.kind === 'stop-auth') this.stopFor('auth', 'the gateway refused the API key (401): no further submissions; check GATEWAY_API_KEY');
       const written = ctx.commits.write(plan.change, item);
-      const taskId = plan.change.patch?.taskId;
-      if (typeof taskId === 'string') {
+      const unrecorded = unrecordedOutcome(plan.change, attempt);
+      if (unrecorded) {
         written.catch((err: unknown) => {
-          if (err instanceof LockLostError) this.hooks.unrecorded?.(item.id, taskId);
+          if (err instanceof LockLostError) this.hooks.unrecorded?.(unrecorded);
         });
       }
       if (next.kind !== 'retry') {

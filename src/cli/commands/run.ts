@@ -10,7 +10,7 @@ import { knownErrorExit } from '../../api/error-exit.js';
 import { runResolvedJob } from '../../api/run-job.js';
 import { reportHeader } from '../../report/model.js';
 import { renderReportTable } from '../../report/write-report.js';
-import { journalArg, uncertainAdvice, unrecordedTaskAdvice, unrecordedTaskCommand } from '../advice.js';
+import { journalArg, recordedAnswerCommand, uncertainAdvice, unrecordedAnswerAdvice, unrecordedTaskAdvice, unrecordedTaskCommand } from '../advice.js';
 import { gatewayAccess, jobFromArgs, type ResolvedJob } from '../job.js';
 import { attachProgress, chooseProgressMode, wantsAscii } from '../live/progress-view.js';
 import { installSignals } from '../signals.js';
@@ -74,6 +74,7 @@ async function printOutcome(job: ResolvedJob, result: RunJobResult, json: boolea
   // The journal at the path is not this run's (deleted, replaced) or no longer its to write: say so first.
   for (const line of result.journalLost?.lines ?? []) process.stderr.write(`gbatch run: ${line}\n`);
   for (const line of unrecordedTaskAdvice(result.journalLost?.unrecordedTasks ?? [], namedJournal(job))) process.stderr.write(`${line}\n`);
+  for (const line of unrecordedAnswerAdvice(result.journalLost?.unrecordedAnswers ?? [], namedJournal(job))) process.stderr.write(`${line}\n`);
   await printSummary(job, result, json);
 }
 
@@ -87,6 +88,7 @@ async function printSummary(job: ResolvedJob, result: RunJobResult, json: boolea
       ...(result.journalLost ? { journal_lost: {
         saved_copy: result.journalLost.savedCopy ?? null, lines: result.journalLost.lines,
         unrecorded_tasks: (result.journalLost.unrecordedTasks ?? []).map((t) => ({ id: t.id, task_id: t.taskId, resolve: unrecordedTaskCommand(t, namedJournal(job)) })),
+        unrecorded_answers: (result.journalLost.unrecordedAnswers ?? []).map((a) => ({ id: a.id, attempt: a.attempt, resolve: recordedAnswerCommand(a, namedJournal(job)) })),
       } } : {}),
       ingest: result.ingest ? {
         rows: result.ingest.rows, inserted: result.ingest.inserted, unchanged: result.ingest.unchanged, replaced: result.ingest.replaced,

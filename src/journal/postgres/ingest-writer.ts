@@ -35,7 +35,12 @@ const ITEM_FIELDS = `id, kind, model, request, content_hash, source_file, source
 /** Where rows are copied to: the job's items (a row known new), or the staging table (a row to judge). */
 type CopyTarget = 'items' | 'stage';
 
-interface OpenCopy { stream: Writable; into: CopyTarget; rows: number }
+/**
+ * A COPY in progress. `broken` rejects once the COPY or its session fails: the stream says so once, in
+ * an 'error' no later step may still be listening for, and a write it holds for a session that has ended
+ * never completes (no 'drain', no 'finish'), so every wait on the stream also waits on this.
+ */
+interface OpenCopy { stream: Writable; into: CopyTarget; rows: number; broken: Promise<never>; detach(): void }
 
 interface Held { content_hash: string; state: string; source_file: string; source_line: number }
 
@@ -209,6 +214,9 @@ export class PgIngestWriter implements IngestWriter {
       () => { if (this.tail === tracked) this.tail = undefined; },
       (err: unknown) => { this.failure ??= err; if (this.tail === tracked) this.tail = undefined; throw err; },
     );
+    // The reader awaits this only at its next pause, and it may fail before (the session ended meanwhile):
+    // the failure is kept above for the next step, so its rejection is never an unhandled one.
+    tracked.catch(() => {});
     this.tail = tracked;
     return tracked;
   }
@@ -265,30 +273,38 @@ export class PgIngestWriter implements IngestWriter {
     if (into === 'items') this.summary.inserted += rows;
     else this.staged += rows;
     if (copy.stream.write(text)) return undefined;
-    return new Promise<void>((resolve, reject) => {
-      const fail = (err: Error): void => reject(err);
-      copy.stream.once('error', fail);
-      copy.stream.once('drain', () => { copy.stream.off('error', fail); resolve(); });
-    });
+    return Promise.race([new Promise<void>((resolve) => copy.stream.once('drain', resolve)), copy.broken]);
   }
 
   private openCopy(into: CopyTarget): OpenCopy {
     const sql = into === 'items' ? `COPY items (job_id, ${ITEM_FIELDS}) FROM STDIN` : `COPY ingest_stage (ord, ${ITEM_FIELDS}) FROM STDIN`;
     const stream = this.client.query(copyFrom(sql)) as Writable & { rowCount: number };
+    let fail: (err: Error) => void = () => {};
+    const broken = new Promise<never>((_, reject) => { fail = reject; });
+    broken.catch(() => {}); // a COPY that ends well never breaks; one that breaks is awaited below
     // The server may refuse a row while no one waits on the stream: keep the error for the next step.
-    stream.on('error', (err) => { this.failure ??= err; });
-    return { stream, into, rows: 0 };
+    const failed = (err: Error): void => { this.failure ??= err; fail(err); };
+    // The session ended under the COPY (another runner ended it once this one's lease expired while it
+    // was frozen): the client says so even when the stream has nothing left to tell.
+    const ended = (): void => failed(new Error('the database session ended during the ingest (its transaction rolled back)'));
+    stream.on('error', failed);
+    this.client.once('end', ended);
+    return { stream, into, rows: 0, broken, detach: () => this.client.off('end', ended) };
   }
 
   private async endCopy(): Promise<void> {
     const copy = this.copy;
     if (!copy) return;
     this.copy = undefined;
-    await new Promise<void>((resolve, reject) => {
-      copy.stream.once('error', reject);
-      copy.stream.once('finish', () => resolve());
-      copy.stream.end();
-    });
+    try {
+      await Promise.race([new Promise<void>((resolve, reject) => {
+        copy.stream.once('error', reject);
+        copy.stream.once('finish', () => resolve());
+        copy.stream.end();
+      }), copy.broken]);
+    } finally {
+      copy.detach();
+    }
     const copied = (copy.stream as Writable & { rowCount: number }).rowCount;
     if (copied !== copy.rows) throw new Error(`ingest: the server took ${copied} rows where ${copy.rows} were sent`);
   }
