@@ -5,8 +5,11 @@
 import { writeFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
 import type { RequestRecord, Simulator } from '../../src/sim/index.js';
+import { parseModelLimits } from '../../src/core/model-limits.js';
 import { BUILT, gatewayEnv, runCli } from './helpers/cli.js';
+import { FastClock } from './helpers/fast-clock.js';
 import { chatRow, videoRow, writeJsonl } from './helpers/manifests.js';
+import { runInProcess } from './helpers/run.js';
 import { duplicates, KEY, startSim } from './helpers/sim.js';
 import { workspace, type Workspace } from './helpers/workspace.js';
 
@@ -78,4 +81,29 @@ test.skipIf(!BUILT)('a bad limit is refused with exit 2 and one line naming the 
   expect(fromFile.code).toBe(2);
   expect(fromFile.stderr.trim()).toMatch(/night\.json: Expected job option 'model-limit' to give the concurrency of `video-pro` once, got `2` and `3`$/);
   expect(sim.ledger.requests).toHaveLength(0);
+});
+
+test('a rate: chat-small=6rpm spaces its requests 10 s apart at the gateway while video rows go on at once', async () => {
+  // One fast clock (10x) for the runner and the simulator: 10 s pass in a second. The margin below is for
+  // a loaded machine: the time from leaving to arriving (tens of real ms) is not the runner's to pace.
+  const clock = new FastClock(10);
+  const ws = workspace();
+  const sim = await startSim({ clock });
+  const chats = Array.from({ length: 5 }, (_, i) => chatRow(`c${i}`, `Name a lake, ${i}`));
+  const videos = Array.from({ length: 4 }, (_, i) => videoRow(`v${i}`, `A harbour, take ${i}`));
+  const manifest = writeJsonl(ws.path('rows.jsonl'), [...chats, ...videos]);
+  const limits = parseModelLimits(['chat-small=6rpm']);
+  if (typeof limits === 'string') throw new Error(limits);
+
+  const result = await runInProcess({ sim, ws, manifests: [manifest], clock, settings: { concurrency: 8, modelLimits: limits, pollIntervalMs: 500 } });
+
+  expect(result.exitCode).toBe(0);
+  const chatAts = modelPosts(sim, 'chat-small').map((r) => r.at);
+  expect(chatAts).toHaveLength(5);
+  for (let i = 1; i < chatAts.length; i++) expect(chatAts[i]! - chatAts[i - 1]!).toBeGreaterThanOrEqual(8000);
+  // Every video submission left before the last chat call: the rate held the chat rows only.
+  const videoAts = modelPosts(sim, 'video-mini').map((r) => r.at);
+  expect(videoAts).toHaveLength(4);
+  expect(Math.max(...videoAts)).toBeLessThan(chatAts[chatAts.length - 1]!);
+  expect(duplicates(sim.ledger)).toEqual({});
 });
