@@ -52,8 +52,3 @@ function parseLimit(text: string): { kind: 'concurrency' | 'rpm'; n: number } | 
   if (/^\d+$/.test(text) && n >= 1 && n <= MAX_MODEL_CONCURRENCY) return { kind: 'concurrency', n };
   return `concurrency to be an integer from 1 to ${MAX_MODEL_CONCURRENCY} (or Nrpm for a rate)`;
 }
-
-/** The entries back as one flag value (saved with the job, shown by `status`). */
-export function formatModelLimits(limits: ModelLimits): string {
-  return [...limits].map(([model, l]) => `${model}=${[l.concurrency, l.rpm === undefined ? undefined : `${l.rpm}rpm`].filter((p) => p !== undefined).join('+')}`).join(',');
-}
