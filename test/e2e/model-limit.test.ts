@@ -85,7 +85,7 @@ test.skipIf(!BUILT)('a bad limit is refused with exit 2 and one line naming the 
 
 test('a rate: chat-small=6rpm spaces its requests 10 s apart at the gateway while video rows go on at once', async () => {
   // One fast clock (10x) for the runner and the simulator: 10 s pass in a second. The margin below is for
-  // a loaded machine: the time from leaving to arriving (tens of real ms) is not the runner's to pace.
+  // a loaded machine: the time from leaving to arriving (the simulator shares this process) is not paced.
   const clock = new FastClock(10);
   const ws = workspace();
   const sim = await startSim({ clock });
@@ -100,7 +100,8 @@ test('a rate: chat-small=6rpm spaces its requests 10 s apart at the gateway whil
   expect(result.exitCode).toBe(0);
   const chatAts = modelPosts(sim, 'chat-small').map((r) => r.at);
   expect(chatAts).toHaveLength(5);
-  for (let i = 1; i < chatAts.length; i++) expect(chatAts[i]! - chatAts[i - 1]!).toBeGreaterThanOrEqual(8000);
+  // Unlimited, the five would arrive together; the pace leaves them about 10 s apart (half of it asserted).
+  for (let i = 1; i < chatAts.length; i++) expect(chatAts[i]! - chatAts[i - 1]!, `chat calls at ${chatAts.join(', ')}`).toBeGreaterThanOrEqual(5000);
   // Every video submission left before the last chat call: the rate held the chat rows only.
   const videoAts = modelPosts(sim, 'video-mini').map((r) => r.at);
   expect(videoAts).toHaveLength(4);
