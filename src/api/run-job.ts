@@ -6,6 +6,8 @@ import { DEFAULT_IF_RUNNING_TIMEOUT_S, type IfRunning } from '../pipeline/overla
 import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import { roundUsd } from '../core/money.js';
+import { parseModelLimits, type ModelLimits } from '../core/model-limits.js';
+import { UsageError } from '../cli/options.js';
 import { createRedactor } from '../gateway/redact.js';
 import { printableLocation } from '../journal/database-url.js';
 import { isDatabaseUrl, openStore } from '../journal/open-store.js';
@@ -145,6 +147,7 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
         resubmitUncertainText: flags['resubmit-uncertain-text'],
         maxAutoResubmits: 3,
         rpm: flags.rpm,
+        modelLimits: modelLimitsOf(flags['model-limit']),
         deadlineAt: job.deadlineAt,
         deadlineGraceMs: flags['deadline-grace']! * 1000,
         noWait: flags['no-wait'],
@@ -191,6 +194,14 @@ async function failureSummary(job: ResolvedJob, err: unknown, startedAt: number)
     budgetUsd: standing?.budgetUsd ?? null, estimateUsd: standing?.estimateUsd ?? null, startedAt, endedAt: Date.now(),
     journal: printableLocation(job.statePath), outDir: job.outDir, resultsPath: null, ...commandArgs(job),
   };
+}
+
+/** The flag's entries, already checked by the option table when parsed. */
+function modelLimitsOf(values: readonly string[] | undefined): ModelLimits | undefined {
+  if (!values || values.length === 0) return undefined;
+  const parsed = parseModelLimits(values);
+  if (typeof parsed === 'string') throw new UsageError(parsed);
+  return parsed;
 }
 
 function zeroCounts(): Record<ItemState, number> {

@@ -1,6 +1,7 @@
 // The options of `run`, in one typed table (job files use the same names); `plan` takes a few of them.
 // Defaults are applied after job-file options merge.
 import { DEFAULT_DEADLINE_GRACE_S, MAX_DEADLINE_AHEAD_MS } from '../core/deadline.js';
+import { parseModelLimits } from '../core/model-limits.js';
 import type { OptionTable } from './options.js';
 
 export const RUN_OPTIONS = {
@@ -21,6 +22,10 @@ export const RUN_OPTIONS = {
   deadline: { type: 'duration', help: "at this time today (06:30; 06:30+1d for tomorrow's; one already past is refused), at an ISO instant, or after this long (45m; 0m = now) send nothing new, cut what is in flight after --deadline-grace, exit 75 (4 if a cut left rows uncertain); the resolved instant is printed at start" },
   'deadline-grace': { type: 'number', min: 0, max: 3600, help: 'seconds requests in flight may still take after --deadline (or once the gateway is unreachable) before they are cut (default: 10)' },
   rpm: { type: 'number', integer: true, min: 1, help: 'cap on submissions and chat calls per minute' },
+  'model-limit': {
+    type: 'string', multiple: true, check: (values) => { const parsed = parseModelLimits(values); return typeof parsed === 'string' ? parsed : undefined; },
+    help: "per-model caps, this runner's own, under --concurrency and --rpm: video-pro=4 (in flight), chat-small=200rpm (per minute), video-pro=4+30rpm (both); comma-separated, repeatable; a limited model's rows wait aside while other models' rows go on",
+  },
   'poll-concurrency': { type: 'number', integer: true, min: 1, max: 10_000, help: 'polls in flight at once (default: 64)' },
   'download-concurrency': { type: 'number', integer: true, min: 1, max: 1000, help: 'downloads in flight at once (default: 4)' },
   'max-attempts': { type: 'number', integer: true, min: 1, max: 100, help: 'attempts per submission the gateway answered without keeping (429, 5xx envelope) (default: 8)' },
