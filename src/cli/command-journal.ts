@@ -18,6 +18,8 @@ export interface CommandJournal {
    * named it, which finds this journal by itself.
    */
   arg: { jobName: string | undefined; location: string; fromEnv: boolean; named?: string };
+  /** The job file or manifest the operator named, when it alone finds this journal (what `run` takes). */
+  source?: string;
   ids: string[];
 }
 
@@ -52,14 +54,14 @@ export async function openCommandJournal(flags: JournalFlags, positionals: reado
       const hint = options.withIds ? ' (the first argument names the job, then the item ids: `<job> <item-id>`)' : '';
       throw new UsageError(`${found.location}: no journal for ${job} yet (has it run?); or pass --state${hint}`);
     }
-    return openSqlite(found.location, named, ids, options.readonly);
+    return { ...(await openSqlite(found.location, named, ids, options.readonly)), ...(named ? { source: job } : {}) };
   }
   const store = await openStore(found.location, { job: found.name, readonly: options.readonly });
   if (!(await store.getJob())) {
     await store.close();
     throw new UsageError(`${store.location}: no job '${found.name}' in this journal yet (has it run?)`);
   }
-  return { store, arg: { jobName: found.name, location: store.location, fromEnv: found.fromEnv, ...(named ? { named } : {}) }, ids };
+  return { store, arg: { jobName: found.name, location: store.location, fromEnv: found.fromEnv, ...(named ? { named } : {}) }, ids, ...(named ? { source: job } : {}) };
 }
 
 async function openSqlite(file: string, named: string | undefined, ids: string[], readonly: boolean): Promise<CommandJournal> {
