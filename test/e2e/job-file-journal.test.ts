@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { expect, test } from 'vitest';
 import { pgAvailable, usePgSchema } from '../helpers/postgres.js';
+import { startHook } from '../notify/webhook-server.js';
 import { BIN, BUILT, gatewayEnv, runCli, type CliResult } from './helpers/cli.js';
 import { chatRow, videoRow, writeJsonl } from './helpers/manifests.js';
 import { KEY, startSim } from './helpers/sim.js';
@@ -15,12 +16,12 @@ const pg = usePgSchema('gbatch_jobref');
 const sh = promisify(execFile);
 
 /** A job whose video row fails upstream and whose chat-large row is refused: both wait for `retry`. */
-async function ranJob(ws: Workspace, journal: string | undefined): Promise<{ env: Record<string, string>; cli: (...args: string[]) => Promise<CliResult> }> {
+async function ranJob(ws: Workspace, journal: string | undefined, notify?: string): Promise<{ env: Record<string, string>; cli: (...args: string[]) => Promise<CliResult> }> {
   const sim = await startSim({ accounts: [{ key: KEY, balanceUsd: 100, models: ['chat-small', 'video-mini'] }], faults: { failRate: 1 }, taskSeconds: 0.05 });
   const env = gatewayEnv(sim.baseUrl, KEY);
   writeJsonl(ws.path('rows.jsonl'), [videoRow('v1', 'clip one'), chatRow('ok', 'a fine question'), chatRow('no', 'a forbidden question', { model: 'chat-large' })]);
   mkdirSync(ws.path('jobs'));
-  const options = { 'poll-interval': 0.05, out: '../out', ...(journal ? { journal } : {}) };
+  const options = { 'poll-interval': 0.05, out: '../out', ...(journal ? { journal } : {}), ...(notify ? { notify: [notify] } : {}) };
   writeFileSync(ws.path('jobs', 'nightly.json'), JSON.stringify({ manifest: '../rows.jsonl', options }));
   const cli = (...args: string[]) => runCli(args, { env, cwd: ws.dir });
   const run = await cli('run', 'jobs/nightly.json', '--quiet');
@@ -88,6 +89,19 @@ for (const on of ['postgres', 'sqlite'] as const) {
     }
   });
 }
+
+test.skipIf(!BUILT || !pgAvailable())('postgres: the commands a notification suggests work as printed', async () => {
+  const ws = workspace();
+  const hook = await startHook([]);
+  const { env } = await ranJob(ws, pg.url(), hook.url);
+  const body = hook.received.map((r) => r.body).find((b) => b.event === 'run-ended');
+  const commands = suggested((body.attention as string[]).join('\n'));
+  expect(commands).toContain('gbatch retry jobs/nightly.json --failed --rejected');
+  for (const command of commands) {
+    const pasted = await runAsPrinted(command, ws, env);
+    expect(pasted.code, `${command}: ${pasted.out}`).toBe(0);
+  }
+});
 
 test.skipIf(!BUILT)('retry and cancel without a job refuse and list the journals; cancel takes the job beside --state', async () => {
   const ws = workspace();
