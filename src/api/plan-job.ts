@@ -73,9 +73,11 @@ export interface PlanResult {
   byModel: PlanGroup[];
   /** The first 50 valid rows. */
   shownRows: PlanRow[];
+  /** --skip-invalid in force: `run` records invalid rows and sends the rest. */
+  skipInvalid: boolean;
   /** With showRequests (`--show-requests N`): the first N valid rows' requests; else empty. */
   requests: PlannedRequest[];
-  /** `gbatch plan`'s exit code: 0 fits, 2 invalid rows or conflicts, 3 over the budget. */
+  /** `gbatch plan`'s exit code: 0 fits, 2 invalid rows (without --skip-invalid) or conflicts, 3 over the budget. */
   exitCode: 0 | 2 | 3;
 }
 
@@ -188,14 +190,15 @@ async function plan(job: ResolvedJob, journal: JournalStore | undefined): Promis
     job: job.name, manifests: job.manifests, pricing: job.pricingSource,
     rows: summary.rows, valid: summary.valid, invalid: summary.invalid, errors: [...errors, ...conflicts, ...(unpriced !== null ? [unpriced] : [])], errorCount: errorCount + conflicts.length + (unpriced !== null ? 1 : 0), conflicts,
     estimatedUsd: roundUsd(total.usd), maxUsd: roundUsd(total.max), budgetUsd: budget ?? null, budgetMayOverrun: mayOverrun,
-    fitsBudget: fits, unpriced, reason, outputCappedRows: capped,
+    fitsBudget: fits, unpriced, reason, outputCappedRows: capped, skipInvalid: flags['skip-invalid'] === true,
     journal: journal ? {
       location: printableLocation(job.statePath), spentUsd: spend.actualUsd, reservedUsd: spend.reservedUsd,
       remainingRows: remaining.rows, remainingEstimatedUsd: roundUsd(remaining.usd), remainingMaxUsd: roundUsd(remaining.max),
       cancelled: cancel ? { at: cancel.at, reason: cancel.reason ?? null } : null,
     } : null,
     byModel, shownRows: rows, requests,
-    exitCode: summary.invalid > 0 || conflicts.length > 0 || unpriced !== null ? 2 : fits === false ? 3 : 0,
+    // Invalid rows stop `run` only without --skip-invalid (a flag or the job file's option).
+    exitCode: summary.invalid > 0 && !flags['skip-invalid'] || conflicts.length > 0 || unpriced !== null ? 2 : fits === false ? 3 : 0,
   };
 }
 

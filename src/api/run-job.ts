@@ -210,7 +210,7 @@ function zeroCounts(): Record<ItemState, number> {
 
 /** How the commands a notification suggests name the job: as the operator started it. */
 function commandArgs(job: ResolvedJob): Pick<RunSummary, 'jobArg' | 'sourceArg'> {
-  const jobArg = startedJobArg(job.source, printableLocation(job.statePath), isDatabaseUrl(job.statePath) ? { fromEnv: job.journalFromEnv } : undefined);
+  const jobArg = startedJobArg(job.source, printableLocation(job.statePath), isDatabaseUrl(job.statePath) ? { fromEnv: job.journalFromEnv } : undefined, job.journalMoved);
   return { jobArg, sourceArg: quoteArg(job.source) };
 }
 

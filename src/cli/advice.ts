@@ -17,17 +17,20 @@ export function journalArg(file: string, jobName: string | undefined, server?: {
 }
 
 /**
- * journalArg for a run, naming the job as the operator started it: the job file or manifest (which
- * `status`, `retry`, `resolve` and `report` take for the job) when it leads to the run's journal.
+ * journalArg for a run, naming the job as the operator started it: the job file or manifest, which
+ * every command takes for the job and which finds the run's journal by itself unless a flag (`moved`)
+ * put the journal elsewhere.
  */
-export function startedJobArg(source: string, file: string, server?: { fromEnv: boolean }): string {
+export function startedJobArg(source: string, file: string, server: { fromEnv: boolean } | undefined, moved: boolean): string {
+  if (!moved) return quoteArg(source);
   if (server) return server.fromEnv ? quoteArg(source) : `${quoteArg(source)} --journal ${quoteArg(file)}`;
   if (normalize(defaultJournalFor(source)) === normalize(file)) return quoteArg(source);
   return `--state ${quoteArg(file)}`;
 }
 
 /** journalArg for a journal a command opened. */
-export function commandJournalArg(arg: { jobName: string | undefined; location: string; fromEnv: boolean }, onServer: boolean): string {
+export function commandJournalArg(arg: { jobName: string | undefined; location: string; fromEnv: boolean; named?: string }, onServer: boolean): string {
+  if (arg.named !== undefined) return arg.named;
   return journalArg(arg.location, arg.jobName, onServer ? { fromEnv: arg.fromEnv } : undefined);
 }
 

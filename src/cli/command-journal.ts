@@ -1,54 +1,77 @@
-// Which journal a command (status, report, resolve, retry) opens: a database URL (--journal, else
-// GBATCH_JOURNAL_URL) with the job named, else the SQLite file --state names, the job's, or the only one in state/.
-import { isDatabaseUrl, openStore } from '../journal/open-store.js';
+// Which journal a command (status, report, resolve, retry, cancel) opens: the one `run` of the named job
+// uses (job-journal.ts), or the file --state names; with neither, the only one in state/.
+import { existsSync, readdirSync } from 'node:fs';
+import { openStore } from '../journal/open-store.js';
 import type { JournalStore } from '../journal/index.js';
 import { SqliteJournalStore } from '../journal/sqlite/sqlite-store.js';
-import { jobNameFor, journalAndIds, locateJournal } from './locate-journal.js';
+import { quoteArg } from '../core/shell-text.js';
+import { jobJournal, journalUrl, type JournalFlags } from './job-journal.js';
+import { locateJournal } from './locate-journal.js';
 import { UsageError } from './options.js';
 
-export interface JournalFlags { state?: string | undefined; journal?: string | undefined }
+export { journalUrl, type JournalFlags } from './job-journal.js';
 
 export interface CommandJournal {
   store: JournalStore;
-  /** How advice names the job's journal in a command to paste. */
-  arg: { jobName: string | undefined; location: string; fromEnv: boolean };
+  /**
+   * How advice names the job's journal in a command to paste; `named`: the job as the operator
+   * named it, which finds this journal by itself.
+   */
+  arg: { jobName: string | undefined; location: string; fromEnv: boolean; named?: string };
+  /** The job file or manifest the operator named, when it alone finds this journal (what `run` takes). */
+  source?: string;
   ids: string[];
 }
 
-/** The URL in force: --journal (a path there means an SQLite file), else GBATCH_JOURNAL_URL. */
-export function journalUrl(flags: JournalFlags, env: NodeJS.ProcessEnv = process.env): { url: string; fromEnv: boolean } | undefined {
-  if (flags.journal !== undefined && flags.state !== undefined) {
-    throw new UsageError('--journal and --state both name the journal: give one');
-  }
-  if (flags.journal !== undefined) return isDatabaseUrl(flags.journal) ? { url: flags.journal, fromEnv: false } : undefined;
-  if (flags.state === undefined && env.GBATCH_JOURNAL_URL) {
-    if (!isDatabaseUrl(env.GBATCH_JOURNAL_URL)) throw new UsageError('GBATCH_JOURNAL_URL: expected a postgres:// URL');
-    return { url: env.GBATCH_JOURNAL_URL, fromEnv: true };
-  }
-  return undefined;
+export interface OpenOptions {
+  readonly: boolean;
+  /** The positionals after the job are item ids (resolve, retry); with --state every positional is an id. */
+  withIds: boolean;
+  /** The command changes the journal: without a job or a journal named, it refuses rather than pick the only one. */
+  needsJob?: { command: string };
 }
 
-/**
- * Opens the journal for a command. `withIds`: the positionals after the job are item ids (resolve,
- * retry). On a database the job must be named: it holds many.
- */
-export async function openCommandJournal(
-  flags: JournalFlags, positionals: readonly string[], options: { readonly: boolean; withIds: boolean },
-): Promise<CommandJournal> {
+export async function openCommandJournal(flags: JournalFlags, positionals: readonly string[], options: OpenOptions): Promise<CommandJournal> {
   const server = journalUrl(flags);
-  const state = flags.state ?? (flags.journal !== undefined && !isDatabaseUrl(flags.journal) ? flags.journal : undefined);
-  if (!server) {
-    const { file, ids } = options.withIds ? journalAndIds(state, positionals) : { file: locateJournal(state, positionals[0]), ids: [] };
-    const store = SqliteJournalStore.open(file, { readonly: options.readonly });
-    return { store, arg: { jobName: (await store.getJob())?.name, location: file, fromEnv: false }, ids };
+  const statePath = flags.state ?? (flags.journal !== undefined && !server ? flags.journal : undefined);
+  const idsOnly = options.withIds && statePath !== undefined;
+  const job: string | undefined = idsOnly ? undefined : positionals[0];
+  const ids = !options.withIds ? [] : idsOnly ? [...positionals] : positionals.slice(1);
+  if (job === undefined) {
+    if (server) {
+      throw new UsageError('name the job: a database journal holds many (e.g. `gbatch status <job> --journal postgres://...`)');
+    }
+    if (statePath === undefined && options.needsJob) throw new UsageError(askForJob(options.needsJob.command));
+    const file = locateJournal(statePath, undefined);
+    return openSqlite(file, undefined, ids, options.readonly);
   }
-  const [job, ...ids] = positionals;
-  if (job === undefined) throw new UsageError('name the job: a database journal holds many (e.g. `gbatch status <job> --journal postgres://...`)');
-  const jobName = jobNameFor(job);
-  const store = await openStore(server.url, { job: jobName, readonly: options.readonly });
+  const found = jobJournal(job, flags);
+  // Named as given: the job file (or job name) leads to this journal unless a flag moved it.
+  const named = flags.state === undefined && flags.journal === undefined ? quoteArg(job) : undefined;
+  if (!found.onServer) {
+    if (!existsSync(found.location)) {
+      if (statePath !== undefined) throw new UsageError(`${found.location}: no such journal`);
+      const hint = options.withIds ? ' (the first argument names the job, then the item ids: `<job> <item-id>`)' : '';
+      throw new UsageError(`${found.location}: no journal for ${job} yet (has it run?); or pass --state${hint}`);
+    }
+    return { ...(await openSqlite(found.location, named, ids, options.readonly)), ...(named ? { source: job } : {}) };
+  }
+  const store = await openStore(found.location, { job: found.name, readonly: options.readonly });
   if (!(await store.getJob())) {
     await store.close();
-    throw new UsageError(`${store.location}: no job '${jobName}' in this journal yet (has it run?)`);
+    throw new UsageError(`${store.location}: no job '${found.name}' in this journal yet (has it run?)`);
   }
-  return { store, arg: { jobName, location: store.location, fromEnv: server.fromEnv }, ids: options.withIds ? ids : [] };
+  return { store, arg: { jobName: found.name, location: store.location, fromEnv: found.fromEnv, ...(named ? { named } : {}) }, ids, ...(named ? { source: job } : {}) };
+}
+
+async function openSqlite(file: string, named: string | undefined, ids: string[], readonly: boolean): Promise<CommandJournal> {
+  const store = SqliteJournalStore.open(file, { readonly });
+  return { store, arg: { jobName: (await store.getJob())?.name, location: file, fromEnv: false, ...(named ? { named } : {}) }, ids };
+}
+
+/** The refusal of a changing command given no job: it names the journals it would have had to choose from. */
+function askForJob(command: string): string {
+  const found = existsSync('state') ? readdirSync('state').filter((f) => f.endsWith('.db')).map((f) => `state/${f}`) : [];
+  const where = found.length === 0 ? 'no journal in state/' : `journals in state/: ${found.join(', ')}`;
+  return `name the job: \`gbatch ${command} <job> ...\` (the job file, e.g. jobs/<name>.json), or --state <file.db> (${where})`;
 }

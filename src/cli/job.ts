@@ -1,14 +1,12 @@
 // A job: a JSON file in jobs/ naming manifests and options, or a bare manifest path. Resolves the
 // run's configuration: job options under command-line flags, then defaults.
-import { basename, dirname, extname, isAbsolute, join } from 'node:path';
-import { z } from 'zod';
+import { basename, extname, join } from 'node:path';
 import { BUILTIN_PRICING, parsePricing, type PricingTable } from '../core/pricing.js';
 import { readBoundedText } from '../io/bounded-read.js';
-import { ConfigError } from '../core/config-error.js';
 import type { JobFileBudget } from '../core/job-budget.js';
-import { isDatabaseUrl } from '../journal/open-store.js';
 import { apiKeyFromEnv } from './api-key.js';
-import { journalUrl } from './command-journal.js';
+import { asUsage, isJobFile, readJobFile, stripUndefined } from './job-file.js';
+import { journalFlagsOver, journalLocation } from './job-journal.js';
 import { parseDeadline } from './deadline.js';
 import { EXIT_CODES } from './exit-codes.js';
 import { helpText, parseOptions, UsageError, type OptionTable, type ParsedOptions } from './options.js';
@@ -16,12 +14,6 @@ import { PLAN_ONLY_OPTIONS, PLAN_OPTIONS, RUN_DEFAULTS, RUN_OPTIONS } from './ru
 
 /** The flags of `run` (and job files); `plan`'s own come along when it was plan that parsed them. */
 export type RunFlags = ParsedOptions<typeof RUN_OPTIONS> & Partial<ParsedOptions<typeof PLAN_ONLY_OPTIONS>>;
-
-const jobFileSchema = z.object({
-  name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, dot, dash, underscore').optional(),
-  manifest: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
-  options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])).default({}),
-}).strict();
 
 export interface ResolvedJob {
   name: string;
@@ -32,6 +24,8 @@ export interface ResolvedJob {
   statePath: string;
   /** The database URL came from GBATCH_JOURNAL_URL (advice need not repeat it). */
   journalFromEnv: boolean;
+  /** --journal or --state given over the job's own journal: the job alone no longer finds it. */
+  journalMoved: boolean;
   outDir: string;
   pricing: PricingTable;
   pricingSource: string;
@@ -43,74 +37,22 @@ export interface ResolvedJob {
   deadlineAt?: number;
 }
 
-const NOT_IN_JOB_FILES = new Set(['help', 'json', 'state', 'quiet', 'progress']);
-
-function jobFileFlags(file: string, options: Record<string, string | number | boolean | string[]>): Partial<RunFlags> {
-  const argv: string[] = [];
-  for (const [key, value] of Object.entries(options)) {
-    if (!(key in RUN_OPTIONS) || NOT_IN_JOB_FILES.has(key)) {
-      throw new UsageError(`${file}: unknown job option '${key}' (job options use the flag names of \`gbatch run\`, e.g. "budget", "poll-interval")`);
-    }
-    const spec = RUN_OPTIONS[key as keyof typeof RUN_OPTIONS];
-    if (Array.isArray(value)) {
-      // A list is for a repeatable option (notify): one flag per entry.
-      if (spec.type !== 'string' || !('multiple' in spec)) throw new UsageError(`${file}: job option '${key}' takes one value, got a list`);
-      for (const entry of value) argv.push(`--${key}=${entry}`);
-    } else if (spec.type === 'boolean') {
-      if (typeof value !== 'boolean') throw new UsageError(`${file}: job option '${key}' must be true or false, got ${JSON.stringify(value)}`);
-      if (value) argv.push(`--${key}`);
-    } else {
-      // `--key=value` keeps a negative number a value (parseArgs calls `--budget -1` ambiguous).
-      argv.push(`--${key}=${String(value)}`);
-    }
-  }
-  try {
-    return stripUndefined(parseOptions(RUN_OPTIONS, argv).options);
-  } catch (err) {
-    throw new UsageError(`${file}: ${(err as Error).message.replace(/`--([a-z-]+)`/, "job option '$1'")}`);
-  }
-}
-
-function stripUndefined<T extends object>(value: T): Partial<T> {
-  // An empty list is a repeatable flag not given: the job file's list then stays.
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== false && !(Array.isArray(v) && v.length === 0))) as Partial<T>;
-}
-
 export function resolveJob(target: string | undefined, cli: Partial<RunFlags>, now: Date, env: NodeJS.ProcessEnv = process.env): ResolvedJob {
   if (!target) throw new UsageError('Expected a job file (jobs/<name>.json) or a manifest (.csv, .jsonl)');
   let name: string;
   let manifests: string[];
   let fromJob: Partial<RunFlags> = {};
-  if (extname(target).toLowerCase() === '.json') {
-    const text = asUsage(() => readBoundedText(target, 'job file'));
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (err) {
-      throw new UsageError(`${target}: cannot read job file: ${(err as Error).message}`);
-    }
-    const parsed = jobFileSchema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new UsageError(`${target}: job field '${issue.path.join('.') || '(root)'}': ${issue.message}`);
-    }
-    name = parsed.data.name ?? basename(target, extname(target));
-    const listed = Array.isArray(parsed.data.manifest) ? parsed.data.manifest : [parsed.data.manifest];
-    manifests = listed.map((m) => relativeTo(target, m));
-    const options = jobFileFlags(target, parsed.data.options);
-    // Paths in a job file are relative to the job file, like its manifests.
-    fromJob = {
-      ...options,
-      ...(options.pricing ? { pricing: relativeTo(target, options.pricing) } : {}),
-      ...(options.out ? { out: relativeTo(target, options.out) } : {}),
-      ...(options.state ? { state: relativeTo(target, options.state) } : {}),
-      ...(options.journal && !isDatabaseUrl(options.journal) ? { journal: relativeTo(target, options.journal) } : {}),
-    };
+  if (isJobFile(target)) {
+    const file = readJobFile(target);
+    name = file.name;
+    manifests = file.manifests;
+    fromJob = file.options;
   } else {
     name = basename(target, extname(target)).replace(/[^A-Za-z0-9._-]/g, '_');
     manifests = [target];
   }
   const flags = budgetFlags({ ...RUN_DEFAULTS, ...fromJob, ...stripUndefined(cli) } as RunFlags, fromJob, cli, target);
+  Object.assign(flags, journalFlagsOver(fromJob, cli));
   const pricingSource = flags.pricing ?? 'built-in (spec 8.2)';
   let pricing = BUILTIN_PRICING;
   if (flags.pricing) {
@@ -125,7 +67,8 @@ export function resolveJob(target: string | undefined, cli: Partial<RunFlags>, n
     name,
     source: target,
     manifests,
-    ...journalLocation(flags, name, env),
+    ...runJournal(flags, name, env),
+    journalMoved: cli.journal !== undefined || cli.state !== undefined,
     outDir: flags.out ?? join('out', name),
     pricing,
     pricingSource,
@@ -146,23 +89,10 @@ function budgetFlags(flags: RunFlags, fromJob: Partial<RunFlags>, cli: Partial<R
   return merged;
 }
 
-/** --journal (or the job file's `journal`), else GBATCH_JOURNAL_URL, else the SQLite file --state or state/<name>.db. */
-function journalLocation(flags: RunFlags, name: string, env: NodeJS.ProcessEnv): { statePath: string; journalFromEnv: boolean } {
-  const server = journalUrl(flags, env);
-  if (server) return { statePath: server.url, journalFromEnv: server.fromEnv };
-  return { statePath: flags.journal ?? flags.state ?? join('state', `${name}.db`), journalFromEnv: false };
-}
-
-function asUsage<T>(read: () => T): T {
-  try {
-    return read();
-  } catch (err) {
-    throw err instanceof ConfigError ? new UsageError(err.message) : err;
-  }
-}
-
-function relativeTo(jobFile: string, path: string): string {
-  return isAbsolute(path) ? path : join(dirname(jobFile), path);
+/** The journal by the rule every command follows (job-journal.ts). */
+function runJournal(flags: RunFlags, name: string, env: NodeJS.ProcessEnv): { statePath: string; journalFromEnv: boolean } {
+  const { location, fromEnv } = journalLocation(flags, name, env);
+  return { statePath: location, journalFromEnv: fromEnv };
 }
 
 /**

@@ -1,4 +1,4 @@
-// Which journal `status`, `report`, `resolve` and `retry` read: --state, else the job's default, else the only one in state/.
+// Where a journal file is: --state, else a job's default state/<name>.db, else the only one in state/ (see job-journal.ts for a job's own).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { UsageError } from './options.js';

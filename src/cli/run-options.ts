@@ -54,7 +54,7 @@ export const RUN_DEFAULTS = {
 } as const;
 
 /** The run flags `plan` uses: a new run flag stays out of plan's parsing and help unless added here. */
-export const PLAN_FLAG_NAMES = ['state', 'journal', 'pricing', 'budget', 'no-budget', 'budget-may-overrun', 'meta-columns', 'json', 'help'] as const satisfies ReadonlyArray<keyof typeof RUN_OPTIONS>;
+export const PLAN_FLAG_NAMES = ['state', 'journal', 'pricing', 'budget', 'no-budget', 'budget-may-overrun', 'meta-columns', 'skip-invalid', 'json', 'help'] as const satisfies ReadonlyArray<keyof typeof RUN_OPTIONS>;
 
 type PlanFlagName = (typeof PLAN_FLAG_NAMES)[number];
 

@@ -103,7 +103,7 @@ test.skipIf(!BUILT)('the systemd service and timer verify, and the service\'s Ex
   expect(units.map((u) => u.file)).toEqual(['gbatch-nightly.service', 'gbatch-nightly.timer']);
   const unitDir = ws.path('units');
   mkdirSync(unitDir);
-  for (const unit of units) writeFileSync(join(unitDir, unit.file!), unit.text.replaceAll('/usr/local/bin/', `${bin}/`));
+  const installed = await installUnits(ws, units, unitDir);
   if (existsSync('/usr/bin/systemd-analyze')) {
     const verify = await run('systemd-analyze', ['verify', ...units.map((u) => join(unitDir, u.file!))]).then(
       (r) => ({ code: 0, out: r.stdout + r.stderr }), (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, out: err.stdout + err.stderr }),
@@ -111,7 +111,7 @@ test.skipIf(!BUILT)('the systemd service and timer verify, and the service\'s Ex
     expect(verify).toEqual({ code: 0, out: '' });
   }
 
-  const service = parseUnit(units[0]!.text);
+  const service = parseUnit(readFileSync(join(unitDir, units[0]!.file!), 'utf8'));
   const credentials = ws.path('credentials');
   mkdirSync(credentials);
   for (const spec of service.LoadCredential ?? []) {
@@ -128,7 +128,10 @@ test.skipIf(!BUILT)('the systemd service and timer verify, and the service\'s Ex
   expect(env.GATEWAY_BASE_URL).toMatch(/^https:\/\//);
   env.GATEWAY_BASE_URL = sim.baseUrl;
   expect(service.WorkingDirectory).toEqual(['/srv/gbatch']);
-  const [exe, ...args] = (specifiers(service.ExecStart![0]!.replaceAll('/usr/local/bin/', `${bin}/`))).split(/\s+/);
+  const [exe, ...args] = specifiers(service.ExecStart![0]!).split(/\s+/);
+  // The path `npm prefix -g` gives, where `npm install -g` put the command: it exists.
+  expect(exe).toBe(installed);
+  expect(existsSync(exe!)).toBe(true);
   const child = spawn(exe!, args, { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => { output += d; });
@@ -141,6 +144,28 @@ test.skipIf(!BUILT)('the systemd service and timer verify, and the service\'s Ex
   // The codes that mean "carry on tomorrow" (75) and "skipped, another run had the job" (5) do not fail the service.
   expect(service.SuccessExitStatus!.join(' ').split(/\s+/).sort()).toEqual(['5', '75']);
 }, 60_000);
+
+/**
+ * The guide's install-units.sh, run as written in a folder holding the guide's units, with `sudo` a
+ * pass-through, /etc/systemd/system a temp folder and an npm prefix (NPM_CONFIG_PREFIX) whose bin/gbatch
+ * links to this repo's bin as `npm install -g .` links it. Returns the path the service must start.
+ */
+async function installUnits(ws: Workspace, units: Array<{ file: string | undefined; text: string }>, unitDir: string): Promise<string> {
+  const [script] = blocks('sh').filter((b) => b.file === 'install-units.sh');
+  expect(script, 'the guide installs the units with install-units.sh').toBeDefined();
+  const prefix = ws.path('npm-prefix');
+  mkdirSync(join(prefix, 'bin'), { recursive: true });
+  symlinkSync(BIN, join(prefix, 'bin', 'gbatch'));
+  const tools = ws.path('tools');
+  mkdirSync(tools);
+  writeFileSync(join(tools, 'sudo'), '#!/bin/sh\nexec "$@"\n', { mode: 0o755 });
+  const source = ws.path('unit-source');
+  mkdirSync(source);
+  for (const unit of units) writeFileSync(join(source, unit.file!), unit.text);
+  const env = { ...process.env, PATH: `${tools}:${process.env.PATH ?? '/usr/bin:/bin'}`, NPM_CONFIG_PREFIX: prefix };
+  await run('sh', ['-ec', script!.text.replaceAll('/etc/systemd/system/', `${unitDir}/`)], { cwd: source, env });
+  return join(prefix, 'bin', 'gbatch');
+}
 
 /** The [Service] section's settings (a setting given several times keeps each value). */
 function parseUnit(text: string): Record<string, string[]> {

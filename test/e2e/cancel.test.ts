@@ -91,7 +91,7 @@ test.skipIf(!BUILT)('cancel with no runner: pending and deferred rows are cancel
   const cancel = await runCli(['cancel', '--state', ws.state, '--json']);
   expect(cancel.code, cancel.stderr).toBe(0);
   expect(stdoutJson(cancel)).toEqual({
-    exit_code: 0, cancelled_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), reason: '', cancelled: { pending: 4, deferred: 0 },
+    exit_code: 0, journal: ws.state, cancelled_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), reason: '', cancelled: { pending: 4, deferred: 0 },
     in_flight: 0, answered: 0, runners: { acknowledged: [], late: [] }, retry_command: `gbatch retry --state ${ws.state} --cancelled`,
   });
 

@@ -34,8 +34,8 @@ test.skipIf(!BUILT)('status and run name the real journal, each row\'s submissio
   const run = await cli('run', 'night.jsonl', '--poll-interval', '0.05', '--quiet');
   expect(run.code, run.stderr).toBe(4);
   expect(run.stdout).toContain('uncertain (3): the request may have reached the gateway');
-  expect(run.stdout).toContain('gbatch resolve night <id> --task-id <T>');
-  expect(run.stdout).toContain('gbatch resolve night --all-uncertain --resubmit   (or --abandon)');
+  expect(run.stdout).toContain('gbatch resolve night.jsonl <id> --task-id <T>');
+  expect(run.stdout).toContain('gbatch resolve night.jsonl --all-uncertain --resubmit   (or --abandon)');
   expect(run.stdout).not.toContain('--state F');
 
   // Read-only looks and refused decisions, side by side: none of them changes the journal.

@@ -31,9 +31,9 @@ export async function run(argv: string[]): Promise<number> {
       + 'they are billed. `gbatch retry <job> --cancelled` lifts the cancellation and sends the cancelled items again.\n');
     return 0;
   }
-  if (positionals.length > (options.state ? 0 : 1)) throw new UsageError(`Expected one job, got ${positionals.length}: ${positionals.join(' ')}`);
+  if (positionals.length > 1) throw new UsageError(`Expected one job, got ${positionals.length}: ${positionals.join(' ')}`);
   const reason = (options.reason ?? '').replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, MAX_REASON);
-  const opened = await openCommandJournal(options, positionals, { readonly: false, withIds: false });
+  const opened = await openCommandJournal(options, positionals, { readonly: false, withIds: false, needsJob: { command: 'cancel' } });
   const journal = opened.store;
   try {
     return await cancelJob(journal, opened.arg, reason, options.wait, options.json === true);
@@ -59,7 +59,7 @@ async function cancelJob(journal: JournalStore, arg: CommandJournal['arg'], reas
   if (json) {
     const runner = (r: RunnerView) => ({ pid: r.pid, host: r.host });
     process.stdout.write(`${JSON.stringify({
-      exit_code: exitCode, cancelled_at: new Date(cancel.at).toISOString(), reason: cancel.reason,
+      exit_code: exitCode, journal: journal.location, cancelled_at: new Date(cancel.at).toISOString(), reason: cancel.reason,
       cancelled: cancelled, in_flight: inFlight, answered: counts.succeeded,
       runners: { acknowledged: waited.acknowledged.map(runner), late: waited.late.map(runner) },
       retry_command: `gbatch retry ${named} --cancelled`,
@@ -67,6 +67,7 @@ async function cancelJob(journal: JournalStore, arg: CommandJournal['arg'], reas
     return exitCode;
   }
   const lines = [
+    `journal ${journal.location}${arg.jobName ? ` (job ${arg.jobName})` : ''}`,
     `job cancelled${cancel.reason ? ` (${cancel.reason})` : ''}: ${cancelled.pending} pending and ${cancelled.deferred} deferred item(s) are now cancelled; they are never sent`,
   ];
   if (inFlight + counts.succeeded > 0) {

@@ -67,7 +67,10 @@ function printPlan(plan: PlanResult): void {
     out.push(plan.fitsBudget ? `Fits the budget of ${usd(plan.budgetUsd, 2)} (${basis}).` : `Does not fit (${basis}): ${plan.reason}.`);
   }
   if (plan.outputCappedRows > 0) out.push(`${plan.outputCappedRows} chat/responses row(s) state no output cap: under the budget they are sent with a cap of ${DEFAULT_MAX_OUTPUT_TOKENS} tokens (max_tokens / max_output_tokens).`);
-  if (plan.invalid > 0) out.push(`${plan.invalid} invalid row(s): \`run\` refuses this manifest unless --skip-invalid.`);
+  if (plan.invalid > 0) {
+    out.push(plan.skipInvalid ? `${plan.invalid} invalid row(s): \`run\` records them as invalid and sends the rest (--skip-invalid).`
+      : `${plan.invalid} invalid row(s): \`run\` refuses this manifest unless --skip-invalid.`);
+  }
   if (plan.requests.length > 0) {
     out.push('', `The first ${plan.requests.length} request(s) exactly as \`run\` would send them:`);
     for (const r of plan.requests) out.push(`${r.method} ${r.url} (row ${printable(r.id)})`, printableJson(r.body));

@@ -26,7 +26,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const format = options.format as ReportFormat | 'html';
   const output = options.output;
-  const { store: journal, arg } = await openCommandJournal(options, positionals, { readonly: true, withIds: false });
+  const { store: journal, arg, source } = await openCommandJournal(options, positionals, { readonly: true, withIds: false });
   try {
     const job = await journal.getJob();
     const budget = job?.budgetUsd ?? null;
@@ -34,7 +34,7 @@ export async function run(argv: string[]): Promise<number> {
     const timeline = format === 'table' ? undefined : await buildTimeline(eventLog(journal));
     const header = await reportHeader(journal, job?.name ?? basename(journal.location, '.db'), budget, timeline);
     if (format === 'html') {
-      const page = await renderHtml(journal, header, timeline!, commandJournalArg(arg, journal.adapter === 'postgres'), job?.manifest ?? null);
+      const page = await renderHtml(journal, header, timeline!, commandJournalArg(arg, journal.adapter === 'postgres'), source ?? job?.manifest ?? null);
       if (output) await writeAtomically(output, async (write) => write(page));
       else process.stdout.write(page);
       return 0;

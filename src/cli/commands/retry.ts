@@ -31,7 +31,7 @@ export async function run(argv: string[]): Promise<number> {
   if (!options.failed && !options.rejected && !options.cancelled && (options.state ? positionals.length : positionals.length - 1) < 1) {
     throw new UsageError('Expected --failed, --rejected, --cancelled or item ids: which items to send again (see `gbatch retry --help`)');
   }
-  const { store: journal, ids, arg } = await openCommandJournal(options, positionals, { readonly: false, withIds: true });
+  const { store: journal, ids, arg } = await openCommandJournal(options, positionals, { readonly: false, withIds: true, needsJob: { command: 'retry' } });
   try {
     // A live runner's lanes could not see these rows come back; holding its lock keeps one from starting meanwhile.
     await journal.membership.acquire();
@@ -49,7 +49,7 @@ export async function run(argv: string[]): Promise<number> {
     const adopted = await journal.adopt([...plan.requeue, ...plan.adopt ?? []]);
     // Cancelled rows sent again would be cancelled again by the next run: the job's cancellation goes with them.
     const lifted = await liftCancel(journal, options.cancelled || plan.requeue.length > 0 && await anyCancelled(journal, ids));
-    process.stdout.write(summary(plan, adopted));
+    process.stdout.write(`journal ${journal.location}${arg.jobName ? ` (job ${arg.jobName})` : ''}\n${summary(plan, adopted)}`);
     if (lifted) process.stdout.write(`the job's cancellation (${new Date(lifted.at).toISOString()}) is lifted: runs send its items again\n`);
     return 0;
   } finally {

@@ -10,7 +10,8 @@ import { knownErrorExit } from '../../api/error-exit.js';
 import { runResolvedJob } from '../../api/run-job.js';
 import { reportHeader } from '../../report/model.js';
 import { renderReportTable } from '../../report/write-report.js';
-import { journalArg, recordedAnswerCommand, uncertainAdvice, unrecordedAnswerAdvice, unrecordedTaskAdvice, unrecordedTaskCommand } from '../advice.js';
+import { quoteArg } from '../../core/shell-text.js';
+import { recordedAnswerCommand, startedJobArg, uncertainAdvice, unrecordedAnswerAdvice, unrecordedTaskAdvice, unrecordedTaskCommand } from '../advice.js';
 import { gatewayAccess, jobFromArgs, type ResolvedJob } from '../job.js';
 import { attachProgress, chooseProgressMode, wantsAscii } from '../live/progress-view.js';
 import { installSignals } from '../signals.js';
@@ -67,7 +68,7 @@ async function printOutcome(job: ResolvedJob, result: RunJobResult, json: boolea
     for (const entry of result.ingest.invalid.slice(0, 50)) {
       for (const e of entry.errors) process.stderr.write(`${formatRowError(e)}\n`);
     }
-    if (result.ingest.invalidCount > 50) process.stderr.write(`... and more: run \`gbatch plan ${job.source}\` for the full list\n`);
+    if (result.ingest.invalidCount > 50) process.stderr.write(`... and more: run \`gbatch plan ${quoteArg(job.source)}\` for the full list\n`);
     for (const problem of result.ingest.problems) process.stderr.write(`gbatch run: ${printable(problem)}\n`);
     process.stderr.write('gbatch run: nothing was sent\n');
   }
@@ -105,7 +106,7 @@ async function printSummary(job: ResolvedJob, result: RunJobResult, json: boolea
     try {
       const header = await reportHeader(journal, job.name, result.budgetUsd ?? null);
       process.stdout.write(`${await renderReportTable(journal, header, SUMMARY_ROWS)}\n`);
-      const named = journalArg(journal.location, job.name, journal.adapter === 'postgres' ? { fromEnv: job.journalFromEnv } : undefined);
+      const named = namedJournal(job);
       if (result.exitCode === 4) advice = uncertainAdvice(await uncertainRows(journal, ADVICE_ROWS), (await journal.counts()).uncertain, named);
       if (result.exitCode === 1 && result.counts.failed + result.counts.rejected > 0) advice = [`To send them again: gbatch retry ${named} --failed --rejected   (or name the item ids)`];
     } finally {
@@ -115,8 +116,8 @@ async function printSummary(job: ResolvedJob, result: RunJobResult, json: boolea
   process.stdout.write(`\n${why}\n${advice.map((line) => `${line}\n`).join('')}`);
 }
 
-/** How commands suggested after the run name its journal (never with the URL's password). */
+/** How commands suggested after the run name the job: as it was started (never with the URL's password). */
 function namedJournal(job: ResolvedJob): string {
   const onServer = isDatabaseUrl(job.statePath);
-  return journalArg(onServer ? redactDatabaseUrl(job.statePath) : job.statePath, job.name, onServer ? { fromEnv: job.journalFromEnv } : undefined);
+  return startedJobArg(job.source, onServer ? redactDatabaseUrl(job.statePath) : job.statePath, onServer ? { fromEnv: job.journalFromEnv } : undefined, job.journalMoved);
 }
