@@ -21,6 +21,10 @@ export interface RunSettings {
   /** Opt-in: resend uncertain chat/responses items automatically (a duplicate costs tokens, never a video). */
   resubmitUncertainText: boolean;
   maxAutoResubmits: number;
+  /** --retry-failed: further attempts per row and run for a refunded video failure or a transient text refusal (default 2). */
+  retryFailed?: number;
+  /** --retry-backoff: the wait before a row's first automatic retry; doubled for each further one. */
+  retryBackoffMs?: number;
   rpm?: number;
   /** Clock ms from which nothing new is sent; the run then stops waiting for tasks and exits 75 (or 4). */
   deadlineAt?: number;

@@ -48,7 +48,7 @@ export async function run(argv: string[]): Promise<number> {
     const counts = await journal.counts();
     const uncertain = counts.uncertain > 0 ? await uncertainRows(journal, ATTENTION_LIMIT) : [];
     const named = commandJournalArg(opened.arg, journal.adapter === 'postgres');
-    const lastRun = await lastRunView(journal, holderView);
+    const lastRun = await lastRunView(journal, holderView, Date.now(), counts);
     const health = await gatherHealth(journal, runners, lastRun, counts);
     const checked = options.check && health.needsOperator.length > 0 ? CHECK_FAILED : 0;
     if (options.check && !json) {
