@@ -15,16 +15,13 @@ export class AutoRetries {
   /** Automatic sends so far this run, per row. */
   private readonly sent = new Map<string, number>();
   private wake: AbortController | undefined;
-  private retried = 0;
+  /** Rows sent again this run: by --retry-failed (a row once per retry), and uncertain text rows resubmitted. */
+  readonly requeued: string[] = [];
+  readonly resubmitted: string[] = [];
   private readonly onTransition = (item: Item, from: ItemState | undefined): void => this.hear(item, from);
 
   constructor(private readonly ctx: RunContext, private readonly policy: AutoRetryPolicy) {
     ctx.events.on('transition', this.onTransition);
-  }
-
-  /** Rows sent again by the policy this run. */
-  get retriedCount(): number {
-    return this.retried;
   }
 
   /** Something changed that may let next() decide: a row ended, or a poll finished. */
@@ -89,7 +86,7 @@ export class AutoRetries {
       try {
         const updated = await ctx.commits.write(change, item);
         if (event === 'requeue') this.sent.set(item.id, retry);
-        this.retried++;
+        (event === 'requeue' ? this.requeued : this.resubmitted).push(item.id);
         log(ctx, event === 'requeue'
           ? `sending ${item.kind} item '${item.id}' again (retry ${retry} of ${this.policy.retryFailed}, --retry-failed): ${item.state === 'failed' ? 'its task failed and was refunded' : `refused with ${item.lastError?.status ?? '?'}, a transient code`}`
           : `resubmitting uncertain ${item.kind} item '${item.id}' (opt-in policy; a duplicate may be billed)`);

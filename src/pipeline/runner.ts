@@ -39,7 +39,7 @@ import { RunMonitor } from './run-monitor.js';
 import { RunStops, type EarlyStop } from './run-stops.js';
 import { Submitter, type SubmitStopReason } from './submitter.js';
 import { AutoRetries } from './auto-retries.js';
-import { DEFAULT_RETRY_DELAY, DEFAULT_RETRY_FAILED } from '../core/auto-retry.js';
+import { DEFAULT_RETRY_DELAY } from '../core/auto-retry.js';
 
 export interface RunConfig {
   jobName: string;
@@ -101,6 +101,8 @@ export interface RunResult {
   polls: number;
   downloadFailures: number;
   exhaustedRetries: number;
+  /** Rows this run sent again by itself: --retry-failed (once per retry) and --resubmit-uncertain-text mid-run. */
+  autoRetried?: { requeued: readonly string[]; resubmitted: readonly string[] };
   /** Journal transactions the run's lanes committed (group commit: far fewer than transitions). */
   journalCommits: number;
   /** Among runners sharing the job: false while others are still at work (the last to end reports the job's end). */
@@ -297,7 +299,7 @@ async function drive(
   }, peerBeatMs());
   cleanups.push(() => peers.stop());
   const retries = new AutoRetries(ctx, {
-    retryFailed: config.settings.retryFailed ?? DEFAULT_RETRY_FAILED, resubmitUncertainText: config.settings.resubmitUncertainText,
+    retryFailed: config.settings.retryFailed ?? 0, resubmitUncertainText: config.settings.resubmitUncertainText,
     maxAutoResubmits: config.settings.maxAutoResubmits, baseDelayMs: config.settings.retryBackoffMs ?? DEFAULT_RETRY_DELAY.baseDelayMs,
     maxDelayMs: DEFAULT_RETRY_DELAY.maxDelayMs,
   });
@@ -372,6 +374,7 @@ async function drive(
       ...(stopMessage !== undefined ? { stopMessage } : {}),
       spend, budgetUsd: config.budgetUsd,
       polls: poller.pollCount, downloadFailures: downloader.failedCount, exhaustedRetries: submitter.exhaustedCount,
+      autoRetried: { requeued: retries.requeued, resubmitted: retries.resubmitted },
       journalCommits: ctx.commits.commitCount,
     };
   } finally {
