@@ -101,6 +101,7 @@ async function plan(job: ResolvedJob, journal: JournalStore | undefined): Promis
     created: saved === undefined, file: job.fileBudget, fileSeen: saved?.jobFileBudget,
   }).budgetUsd;
   const standing = new PlanAgainstJournal(journal, job.manifests.length);
+  await standing.loadAdopted();
   const groups = new Map<string, PlanGroup>();
   const rows: PlanRow[] = [];
   const errors: string[] = [];
@@ -143,6 +144,13 @@ async function plan(job: ResolvedJob, journal: JournalStore | undefined): Promis
       },
     });
     await judging.done();
+    // Rows the operator adopted (`gbatch retry <id>`) that no manifest lists: run sends them as well.
+    for (const item of standing.adoptedOutside()) {
+      const sent = budget === undefined ? { request: item.request } : withOutputCap(item.kind, item.request);
+      remaining.rows++;
+      remaining.usd += item.estimateUsd;
+      remaining.max += Math.max(item.estimateUsd, billBound(item.kind, sent.request, job.pricing));
+    }
   } catch (err) {
     throw new UsageError((err as Error).message);
   }

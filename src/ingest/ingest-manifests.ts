@@ -112,8 +112,11 @@ export async function ingestManifests(
   const ok = problems.length === 0;
   let totals: JobTotals | undefined;
   if (ok) {
-    // Only a manifest read whole and accepted is remembered; with --skip-invalid its invalid rows are in the journal.
-    if (prints) await session.recordManifests(manifestPrints(prints, rowsByPath));
+    // The manifests of a run are the job's wanted rows: the journal's other rows are orphaned, not sent.
+    await session.orphanUnread();
+    // Only a manifest read whole and accepted is remembered (with --skip-invalid its invalid rows are in the
+    // journal); the records of the ingest before go, so a later run skips the read only for this same set.
+    await session.recordManifests(prints ? manifestPrints(prints, rowsByPath) : []);
     await session.commit();
     totals = session.committedTotals?.();
   } else {

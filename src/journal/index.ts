@@ -12,3 +12,4 @@ export type { Item, ItemError, ItemPatch } from './item.js';
 export { lastRun, recordRunEnd, recordRunStart, type RunEnd, type RunRecord } from './runs.js';
 export { ResultRows, type ResultRow } from './result-rows.js';
 export { eventLog } from './event-log.js';
+export type { ForgetOutcome, ListingRow, OrphanSummary } from './orphans.js';

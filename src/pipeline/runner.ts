@@ -16,6 +16,8 @@ import { acquireRunner, type OverlapPolicy } from './overlap.js';
 import { isDatabaseUrl, openStore } from '../journal/open-store.js';
 import { SqliteJournalStore } from '../journal/sqlite/sqlite-store.js';
 import { budgetInForce, type JobFileBudget } from '../core/job-budget.js';
+import { countsForExit } from '../core/orphans.js';
+import { orphanedLine, SHOWN_ORPHANS } from './orphaned-line.js';
 import type { JobTotals, RunEnd } from '../journal/index.js';
 import { BudgetGuard } from './budget-guard.js';
 import type { RunContext, RunEvents, RunSettings } from './context.js';
@@ -195,6 +197,8 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     // What the ingest left: from its own tally when it has one (a first ingest), rather than a read of every row.
     if (config.ingestOnly) return await finish({ ...await emptyResult(journal, EXIT.ok, effective, ingest.totals), ingest, recovery, takeover, stopReason: 'ingested' });
     await releaseDeferred(journal);
+    const orphaned = await journal.orphans(SHOWN_ORPHANS);
+    if (orphaned.total > 0) events.emit('log', orphanedLine(orphaned));
 
     const { concurrency, pollConcurrency, downloadConcurrency } = config.settings;
     const watch = new GatewayWatch(config.baseUrl);
@@ -365,9 +369,11 @@ async function drive(
     monitor.finish(counts, spend);
     const outputFailure = outputs.failure;
     const stoppedEarly = stopReason !== undefined || submitter.exhaustedCount > 0 || outputFailure !== undefined;
+    // Orphaned rows that wait are none of this run's work: they neither defer nor fail it.
+    const ending = { counts: countsForExit(counts, (await journal.orphans(0)).counts), stoppedEarly };
     return {
       // A refused key is bad configuration (exit 2), whatever else the counts say.
-      exitCode: submitter.reason === 'auth' || poller.authRefused ? EXIT.usage : outputExitCode(exitCodeFor({ counts, stoppedEarly }), outputFailure),
+      exitCode: submitter.reason === 'auth' || poller.authRefused ? EXIT.usage : outputExitCode(exitCodeFor(ending), outputFailure),
       counts, ingest, recovery, takeover,
       ...(outputFailure ? { outputFailure } : {}),
       stopReason: poller.authRefused ? 'auth' : outputFailure ? 'output' : submitter.reason ?? stopReason,
@@ -421,11 +427,12 @@ function listen(signal: AbortSignal | undefined, handler: () => void, cleanups: 
   cleanups.push(() => signal.removeEventListener('abort', handler));
 }
 
-/** Deferred rows get their chance again on every run. */
+/** Deferred rows get their chance again on every run: those this run's manifests list (or the operator adopted). */
 async function releaseDeferred(journal: JournalStore): Promise<void> {
   // Read and written under one write lock: an operator's `resolve` cannot move a row in between.
   await journal.decideAndApply(async (reader) => {
-    const deferred = await reader.list(['deferred']);
+    const deferred: Item[] = [];
+    for await (const item of reader.iterate({ states: ['deferred'], notOrphaned: true })) deferred.push(item);
     return { changes: deferred.map((item) => ({ id: item.id, event: 'release' as const, detail: { reason: 'new run' } })), result: undefined };
   });
 }

@@ -6,6 +6,7 @@ import { run as report, OPTIONS as REPORT_OPTIONS } from '../../src/cli/commands
 import { run as resolve, OPTIONS as RESOLVE_OPTIONS } from '../../src/cli/commands/resolve.js';
 import { run as retry, OPTIONS as RETRY_OPTIONS } from '../../src/cli/commands/retry.js';
 import { run as cancel, OPTIONS as CANCEL_OPTIONS } from '../../src/cli/commands/cancel.js';
+import { run as forget, OPTIONS as FORGET_OPTIONS } from '../../src/cli/commands/forget.js';
 import { run as journal, OPTIONS as JOURNAL_OPTIONS } from '../../src/cli/commands/journal.js';
 import { run as runCommand } from '../../src/cli/commands/run.js';
 import { run as sim } from '../../src/cli/commands/sim.js';
@@ -22,6 +23,7 @@ const COMMANDS: Record<CommandName, { run: (argv: string[]) => Promise<number>; 
   report: { run: report, table: REPORT_OPTIONS },
   resolve: { run: resolve, table: RESOLVE_OPTIONS },
   retry: { run: retry, table: RETRY_OPTIONS },
+  forget: { run: forget, table: FORGET_OPTIONS },
   cancel: { run: cancel, table: CANCEL_OPTIONS },
   journal: { run: journal, table: JOURNAL_OPTIONS },
   sim: { run: sim, table: SIM_OPTIONS },

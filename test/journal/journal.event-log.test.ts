@@ -52,6 +52,7 @@ describe('the narrow event log (schema 10)', () => {
     first.close();
     const db = new Database(`${tmp.dir()}/job.db`);
     inlineEventLog(db);
+    db.exec('DROP INDEX items_orphaned; ALTER TABLE items DROP COLUMN orphan;');
     db.pragma('user_version = 9');
     const before = db.prepare('SELECT * FROM events ORDER BY seq').all();
     db.close();

@@ -74,6 +74,7 @@ describe('wide item values out of line (schema 7)', () => {
       DROP TABLE item_texts; ALTER TABLE items DROP COLUMN price_ref; ALTER TABLE items DROP COLUMN output_ref;
       ALTER TABLE job DROP COLUMN cancelled_at; ALTER TABLE job DROP COLUMN cancel_reason; ALTER TABLE runner_lock DROP COLUMN cancel_seen_at;`);
     db.prepare(`UPDATE items SET state = 'downloaded', request = ?, response = '{"old":1}', price_snapshot = '{"p":1}', output_path = '/old'`).run(request);
+    db.exec('DROP INDEX items_orphaned; ALTER TABLE items DROP COLUMN orphan;');
     db.pragma('user_version = 6');
     db.close();
 

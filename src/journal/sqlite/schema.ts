@@ -157,6 +157,14 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE job ADD COLUMN job_file_budget TEXT;
   `,
+  // Rows the manifests of the job's last run no longer list (issue 19, src/core/orphans.ts): 0 listed,
+  // 1 orphaned (not sent), 2 adopted by the operator's `retry <id>`. The manifests' records go: the first
+  // run after this step reads its manifests whole once, so that every row's listing is decided.
+  `
+  ALTER TABLE items ADD COLUMN orphan INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX items_orphaned ON items (state, seq) WHERE orphan = 1;
+  DELETE FROM manifests;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
