@@ -42,7 +42,8 @@ export class AutoRetries {
   async next(busy: () => boolean): Promise<boolean> {
     const { ctx } = this;
     for (;;) {
-      if (ctx.submitStop.signal.aborted) return false;
+      // Sending stopped, or the run stopped waiting for tasks (then nothing polled will end a row).
+      if (ctx.submitStop.signal.aborted || ctx.stop.signal.aborted) return false;
       const now = ctx.clock.now();
       const due = [...this.scheduled.values()].filter((s) => s.at <= now);
       if (due.length > 0) {
@@ -54,7 +55,7 @@ export class AutoRetries {
       this.wake = new AbortController();
       try {
         // Without a row due, only an event wakes it (a row ended, a poll finished, the run stops).
-        await ctx.clock.sleep(Number.isFinite(earliest) ? earliest - now : 3_600_000, AbortSignal.any([this.wake.signal, ctx.submitStop.signal]));
+        await ctx.clock.sleep(Number.isFinite(earliest) ? earliest - now : 3_600_000, AbortSignal.any([this.wake.signal, ctx.submitStop.signal, ctx.stop.signal]));
       } catch {
         // woken early
       }

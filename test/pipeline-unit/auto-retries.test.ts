@@ -11,7 +11,7 @@ function fakeContext() {
   const clock = new ManualClock(0);
   const written: Change[] = [];
   const ctx = {
-    clock, events: new EventEmitter<RunEvents>(), submitStop: new AbortController(),
+    clock, events: new EventEmitter<RunEvents>(), submitStop: new AbortController(), stop: new AbortController(),
     commits: { write: async (change: Change, item: Item) => { written.push(change); return { ...item, state: 'pending' }; } },
   } as unknown as RunContext;
   return { ctx, clock, written };
@@ -54,6 +54,14 @@ describe('AutoRetries', () => {
     retries.nudge();
     await next;
     expect(ended).toBe(false);
+  });
+
+  it('stops waiting for polled tasks once the run stops waiting for them', async () => {
+    const { ctx } = fakeContext();
+    const retries = new AutoRetries(ctx, POLICY);
+    const next = retries.next(() => true);
+    ctx.stop.abort('deadline');
+    expect(await next).toBe(false);
   });
 
   it('resubmits an uncertain text row (opt-in), never a video one, and stops at once when sending stops', async () => {
