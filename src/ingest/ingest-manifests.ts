@@ -1,6 +1,6 @@
 // Brings the manifests into the journal in one transaction: all new rows, or (when refused) none.
 import { basename } from 'node:path';
-import { conflictProblem, type IngestConflict, type IngestEntry, type JournalStore, type JobTotals } from '../journal/index.js';
+import { conflictProblem, invalidRowHash, type IngestConflict, type IngestEntry, type JournalStore, type JobTotals } from '../journal/index.js';
 import type { PricingTable } from '../core/pricing.js';
 import { hashCanonicalRequest } from '../manifest/content-hash.js';
 import { formatRowError } from '../manifest/types.js';
@@ -36,6 +36,7 @@ function standInId(entry: InvalidEntry): string {
 
 export async function ingestManifests(
   journal: JournalStore, files: readonly string[], pricing: PricingTable, skipInvalid: boolean, say?: (line: string) => void,
+  metaColumns: readonly string[] = [],
 ): Promise<IngestOutcome> {
   const read = await Promise.all(files.map((file) => fingerprint(file).catch(() => undefined)));
   // Every manifest's fingerprint, or none: a manifest that could not be read whole is judged row by row.
@@ -73,7 +74,7 @@ export async function ingestManifests(
       valid: (row) => {
         count(row.file);
         batch.push({
-          id: row.id, kind: row.kind, model: row.model, request: null, requestJson: row.requestJson, contentHash: hashCanonicalRequest(row.kind, row.requestJson),
+          id: row.id, kind: row.kind, model: row.model, request: null, requestJson: row.requestJson, metaJson: row.metaJson, contentHash: hashCanonicalRequest(row.kind, row.requestJson),
           sourceFile: row.file, sourceLine: row.line, state: 'pending',
           resolution: row.resolution, hasReferenceVideo: row.hasReferenceVideo, estimateUsd: row.estimateUsd,
         });
@@ -87,7 +88,7 @@ export async function ingestManifests(
         const ownId = entry.id !== undefined && !entry.errors.some((e) => e.field === 'id');
         batch.push({
           id: ownId ? entry.id! : standInId(entry), kind: 'invalid', model: null, request: null,
-          contentHash: `invalid:${entry.raw}`, sourceFile: entry.file, sourceLine: entry.line, state: 'invalid',
+          contentHash: invalidRowHash(entry.raw), sourceFile: entry.file, sourceLine: entry.line, state: 'invalid',
           lastError: { message: entry.errors.map(formatRowError).join('; ') },
         });
         if (batch.length >= BATCH) flush();
@@ -97,7 +98,7 @@ export async function ingestManifests(
         backlog = undefined;
         await waiting;
       },
-    });
+    }, { metaColumns });
     flush();
     await backlog;
   } catch (err) {

@@ -272,6 +272,11 @@ export interface JournalStore {
    * events: no row moves). Only a journal that still takes them from such a runner has it (a database).
    */
   noteUnrecordedTasks?(tasks: ReadonlyArray<{ id: string; taskId: string }>): Promise<void>;
+  /**
+   * Notes in the event log chat/responses answers this runner received after it lost its standing
+   * (`answer-unrecorded` events, the answer whole: no row moves), for `gbatch resolve --recorded-answer`.
+   */
+  noteUnrecordedAnswers?(answers: ReadonlyArray<{ id: string; attempt: number; answer: unknown }>): Promise<void>;
   /** Patches fields without a state change; logged as a `note` event. */
   annotate(id: string, patch: ItemPatch, note: string): Promise<void>;
   syncDeferred(): Promise<void>;

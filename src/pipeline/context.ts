@@ -1,6 +1,7 @@
 // What every lane of a run shares: the journal, the gateway, the clock, the money and the run's options.
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../core/clock.js';
+import type { ModelLimits } from '../core/model-limits.js';
 import type { PricingTable } from '../core/pricing.js';
 import type { ItemState } from '../core/states.js';
 import type { GatewayClient } from '../gateway/client.js';
@@ -26,6 +27,8 @@ export interface RunSettings {
   /** --retry-backoff: the wait before a row's first automatic retry; doubled for each further one. */
   retryBackoffMs?: number;
   rpm?: number;
+  /** --model-limit: per-model caps on submissions in flight and per minute (this runner's own). */
+  modelLimits?: ModelLimits;
   /** Clock ms from which nothing new is sent; the run then stops waiting for tasks and exits 75 (or 4). */
   deadlineAt?: number;
   /** How long requests in flight may still take after the deadline (or a dead gateway) before they are cut. */

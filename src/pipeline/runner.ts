@@ -26,7 +26,8 @@ import { earlierDrift } from './earlier-drift.js';
 import { exitCodeFor, EXIT } from './exit-code.js';
 import { GatewayWatch } from './gateway-watch.js';
 import { ingestManifests, type IngestOutcome } from '../ingest/ingest-manifests.js';
-import { JournalGuard, type JournalLoss, type UnrecordedTask } from './journal-guard.js';
+import { JournalGuard, type JournalLoss } from './journal-guard.js';
+import type { UnrecordedTask } from './unrecorded.js';
 import { endLeaseLost, endLost, lockLostLine, noteUnrecorded, type JournalLossReason } from './journal-loss-ending.js';
 import { lossWords } from './journal-rescue.js';
 import { refuseUnpricedHeldRows } from './held-row-prices.js';
@@ -60,6 +61,8 @@ export interface RunConfig {
   baseUrl: string;
   apiKey: string;
   skipInvalid: boolean;
+  /** CSV columns kept as each row's metadata, never sent (--meta-columns). */
+  metaColumns?: readonly string[];
   journalSync?: 'full' | 'off';
   /** How the journal's WAL is fsynced after deferred commits (tests observe it). */
   syncWal?: (walPath: string) => void;
@@ -93,7 +96,7 @@ export interface RunResult {
   takeover?: LockTakeover;
   stopReason: SubmitStopReason | EarlyStop | 'no-wait' | 'ingested' | 'output' | JournalLossReason | undefined;
   /** The journal's file was deleted or replaced, or its lock lost, mid-run: what the operator must know (and task ids it did not take). */
-  journalLost?: { lines: string[]; savedCopy?: string; unrecordedTasks?: UnrecordedTask[] };
+  journalLost?: { lines: string[]; savedCopy?: string; unrecordedTasks?: UnrecordedTask[]; unrecordedAnswers?: Array<{ id: string; attempt: number }> };
   /** One line on why the run stopped early (a deadline, a dead gateway, a signal), as logged. */
   stopMessage?: string;
   /** The write that stopped the run (disk full, read-only, no permission), if one did. */
@@ -172,7 +175,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     const recovery = await recoverJournal(journal, config.settings);
     for (const line of recovery.messages) events.emit('log', line);
 
-    const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid, (line) => events.emit('log', line))
+    const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid, (line) => events.emit('log', line), config.metaColumns)
       .catch(async (err: unknown) => {
         // A runner frozen past its lease mid-ingest finds its session ended by the runner that took its
         // place (its pass rolled back): it lost its standing, which is no bug.
@@ -288,7 +291,7 @@ async function drive(
     claimedAll: () => void results.flush(),
     beforeSubmit: () => guard.checkSoon(),
     budgetRefused: () => peers.observeBudget(),
-    unrecorded: (id, taskId) => guard.keepUnrecorded({ id, taskId }),
+    unrecorded: (outcome) => guard.keepUnrecorded(outcome),
   });
   const peers = new JobPeers(ctx, {
     poll: (item) => {

@@ -30,12 +30,17 @@ const CHUNK_ROWS = 50_000;
 const ANALYZED_COLUMNS = 'job_id, seq, id, state, kind, owner, claimed_by';
 
 const ITEM_FIELDS = `id, kind, model, request, content_hash, source_file, source_line, state, resolution,
-  has_reference_video, estimate_usd, last_error, updated_at`;
+  has_reference_video, estimate_usd, last_error, updated_at, meta`;
 
 /** Where rows are copied to: the job's items (a row known new), or the staging table (a row to judge). */
 type CopyTarget = 'items' | 'stage';
 
-interface OpenCopy { stream: Writable; into: CopyTarget; rows: number }
+/**
+ * A COPY in progress. `broken` rejects once the COPY or its session fails: the stream says so once, in
+ * an 'error' no later step may still be listening for, and a write it holds for a session that has ended
+ * never completes (no 'drain', no 'finish'), so every wait on the stream also waits on this.
+ */
+interface OpenCopy { stream: Writable; into: CopyTarget; rows: number; broken: Promise<never>; detach(): void }
 
 interface Held { content_hash: string; state: string; source_file: string; source_line: number }
 
@@ -85,7 +90,7 @@ export class PgIngestWriter implements IngestWriter {
       await client.query(`CREATE TEMP TABLE ingest_stage (ord bigint NOT NULL, id text COLLATE "C" NOT NULL, kind text NOT NULL, model text,
         request text, content_hash text NOT NULL, source_file text NOT NULL, source_line integer NOT NULL, state text NOT NULL,
         resolution text, has_reference_video smallint NOT NULL, estimate_usd double precision NOT NULL, last_error text,
-        updated_at bigint NOT NULL) ON COMMIT DROP`);
+        updated_at bigint NOT NULL, meta text) ON COMMIT DROP`);
       // Read under the lock: every insert into items is an ingest's, and none can commit before this pass does.
       const { rows } = await client.query<{ held: boolean }>('SELECT EXISTS (SELECT 1 FROM items WHERE job_id = $1) AS held', [jobId]);
       // The ids a pass on a job holding rows reads (every row of it is staged): the rest are orphaned at its end.
@@ -209,6 +214,9 @@ export class PgIngestWriter implements IngestWriter {
       () => { if (this.tail === tracked) this.tail = undefined; },
       (err: unknown) => { this.failure ??= err; if (this.tail === tracked) this.tail = undefined; throw err; },
     );
+    // The reader awaits this only at its next pause, and it may fail before (the session ended meanwhile):
+    // the failure is kept above for the next step, so its rejection is never an unhandled one.
+    tracked.catch(() => {});
     this.tail = tracked;
     return tracked;
   }
@@ -254,7 +262,7 @@ export class PgIngestWriter implements IngestWriter {
     if (entry.sourceFile !== this.lastFile) this.lastFileText = copyField(this.lastFile = entry.sourceFile);
     return `${copyField(entry.id)}\t${copyField(entry.kind)}\t${copyField(entry.model)}\t${copyField(requestText)}\t${copyField(entry.contentHash)}\t${
       this.lastFileText}\t${entry.sourceLine}\t${copyField(entry.state)}\t${copyField(entry.resolution)}\t${entry.hasReferenceVideo ? 1 : 0}\t${
-      entry.estimateUsd ?? 0}\t${entry.lastError ? copyField(JSON.stringify(entry.lastError)) : '\\N'}\t${at}\n`;
+      entry.estimateUsd ?? 0}\t${entry.lastError ? copyField(JSON.stringify(entry.lastError)) : '\\N'}\t${at}\t${copyField(entry.metaJson)}\n`;
   }
 
   /** Sends rows to the COPY into `into` (ending the other one first); a promise when the caller should wait. */
@@ -265,30 +273,38 @@ export class PgIngestWriter implements IngestWriter {
     if (into === 'items') this.summary.inserted += rows;
     else this.staged += rows;
     if (copy.stream.write(text)) return undefined;
-    return new Promise<void>((resolve, reject) => {
-      const fail = (err: Error): void => reject(err);
-      copy.stream.once('error', fail);
-      copy.stream.once('drain', () => { copy.stream.off('error', fail); resolve(); });
-    });
+    return Promise.race([new Promise<void>((resolve) => copy.stream.once('drain', resolve)), copy.broken]);
   }
 
   private openCopy(into: CopyTarget): OpenCopy {
     const sql = into === 'items' ? `COPY items (job_id, ${ITEM_FIELDS}) FROM STDIN` : `COPY ingest_stage (ord, ${ITEM_FIELDS}) FROM STDIN`;
     const stream = this.client.query(copyFrom(sql)) as Writable & { rowCount: number };
+    let fail: (err: Error) => void = () => {};
+    const broken = new Promise<never>((_, reject) => { fail = reject; });
+    broken.catch(() => {}); // a COPY that ends well never breaks; one that breaks is awaited below
     // The server may refuse a row while no one waits on the stream: keep the error for the next step.
-    stream.on('error', (err) => { this.failure ??= err; });
-    return { stream, into, rows: 0 };
+    const failed = (err: Error): void => { this.failure ??= err; fail(err); };
+    // The session ended under the COPY (another runner ended it once this one's lease expired while it
+    // was frozen): the client says so even when the stream has nothing left to tell.
+    const ended = (): void => failed(new Error('the database session ended during the ingest (its transaction rolled back)'));
+    stream.on('error', failed);
+    this.client.once('end', ended);
+    return { stream, into, rows: 0, broken, detach: () => this.client.off('end', ended) };
   }
 
   private async endCopy(): Promise<void> {
     const copy = this.copy;
     if (!copy) return;
     this.copy = undefined;
-    await new Promise<void>((resolve, reject) => {
-      copy.stream.once('error', reject);
-      copy.stream.once('finish', () => resolve());
-      copy.stream.end();
-    });
+    try {
+      await Promise.race([new Promise<void>((resolve, reject) => {
+        copy.stream.once('error', reject);
+        copy.stream.once('finish', () => resolve());
+        copy.stream.end();
+      }), copy.broken]);
+    } finally {
+      copy.detach();
+    }
     const copied = (copy.stream as Writable & { rowCount: number }).rowCount;
     if (copied !== copy.rows) throw new Error(`ingest: the server took ${copied} rows where ${copy.rows} were sent`);
   }
@@ -349,7 +365,7 @@ export class PgIngestWriter implements IngestWriter {
     if (replacing.size > 0) {
       await client.query(`UPDATE items i SET kind = s.kind, model = s.model, request = s.request, content_hash = s.content_hash,
           source_file = s.source_file, source_line = s.source_line, state = s.state, resolution = s.resolution,
-          has_reference_video = s.has_reference_video, estimate_usd = s.estimate_usd, last_error = s.last_error, updated_at = s.updated_at
+          has_reference_video = s.has_reference_video, estimate_usd = s.estimate_usd, last_error = s.last_error, updated_at = s.updated_at, meta = s.meta
         FROM ingest_stage s WHERE s.ord = ANY($2) AND i.job_id = $1 AND i.id = s.id AND i.state = 'invalid'`, [this.jobId, [...replacing.values()]]);
     }
     if (this.ids === undefined) await client.query('INSERT INTO ingest_read (id) SELECT id FROM ingest_stage');

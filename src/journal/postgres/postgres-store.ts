@@ -327,6 +327,17 @@ export class PostgresJournalStore implements JournalStore {
       JOIN items i ON i.job_id = $1 AND i.id = t.id`, [this.writableJob(), this.now(), tasks.map((t) => t.id), tasks.map(detail)]);
   }
 
+  async noteUnrecordedAnswers(answers: ReadonlyArray<{ id: string; attempt: number; answer: unknown }>): Promise<void> {
+    // Past the fence on purpose, as above: the answer was billed, and this process alone holds it.
+    const detail = (a: { attempt: number; answer: unknown }): string => JSON.stringify({
+      attempt: a.attempt, runner: this.runnerMembership.runnerId ?? null, answer: a.answer,
+      note: 'received from the gateway after this runner lost its lease; settle the row from it with gbatch resolve --recorded-answer',
+    });
+    await this.pool.query(`INSERT INTO events (job_id, item_id, at, event, from_state, to_state, detail)
+      SELECT $1, t.id, $2, 'answer-unrecorded', i.state, i.state, t.detail FROM unnest($3::text[], $4::text[]) AS t(id, detail)
+      JOIN items i ON i.job_id = $1 AND i.id = t.id`, [this.writableJob(), this.now(), answers.map((a) => a.id), answers.map(detail)]);
+  }
+
   async annotate(id: string, patch: ItemPatch, note: string): Promise<void> {
     if (Object.values(patch).every((value) => value === undefined)) return;
     const jobId = this.assertWritable();

@@ -17,7 +17,7 @@ import type { Queryable } from './pool.js';
 import { HELD_STATES } from './transitions.js';
 
 const RESULT_COLUMNS = `seq, id, kind, state, response, response_status, request_id, last_error, task_id,
-  final_resolution, output_path, sha256, bytes`;
+  final_resolution, output_path, sha256, bytes, meta`;
 
 /** `owner`: only rows this runner holds (null: a store that is no runner holds none). */
 export interface ItemFilter { states?: readonly ItemState[]; kinds?: readonly string[]; owner?: string | null; notOrphaned?: boolean; adopted?: boolean }

@@ -28,8 +28,8 @@ export class IngestSession {
     const keys = this.narrow ? 'content_hash, content_key, source_file, source_ref' : 'content_hash, source_file';
     const marks = this.narrow ? '?, ?, ?, ?' : '?, ?';
     this.insert = db.prepare(`INSERT INTO items (id, kind, model, request, ${keys}, source_line, state,
-      resolution, has_reference_video, estimate_usd, last_error, updated_at)
-      VALUES (?, ?, ?, ?, ${marks}, ?, ?, ?, ?, ?, ?, ?)
+      resolution, has_reference_video, estimate_usd, last_error, updated_at, meta)
+      VALUES (?, ?, ?, ?, ${marks}, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (id) DO NOTHING`);
     // The request is stored out of line (wide-values.ts); a replaced row gets it inline again.
     this.insertRequest = db.prepare('INSERT INTO item_requests (seq, request) VALUES (?, ?)');
@@ -38,7 +38,7 @@ export class IngestSession {
     const sets = this.narrow ? 'content_hash = ?, content_key = ?, source_file = ?, source_ref = ?' : 'content_hash = ?, source_file = ?';
     this.replace = db.prepare(`UPDATE items SET kind = ?, model = ?, request = ?, ${sets},
       source_line = ?, state = ?, resolution = ?, has_reference_video = ?,
-      estimate_usd = ?, last_error = ?, updated_at = ? WHERE id = ? AND state = 'invalid'`);
+      estimate_usd = ?, last_error = ?, updated_at = ?, meta = ? WHERE id = ? AND state = 'invalid'`);
     // Rows come in with nothing reserved or spent (an invalid row they replace had none either), so the
     // spend read now still holds afterwards: a first ingest of 1M rows is not followed by a scan of
     // every row to learn that it is zero (~0.12 s).
@@ -56,7 +56,7 @@ export class IngestSession {
       const keys = this.narrow ? this.narrow.values(entry.contentHash, entry.sourceFile) : [entry.contentHash, entry.sourceFile];
       const values = [
         entry.kind, entry.model, null, ...keys, entry.sourceLine, entry.state,
-        entry.resolution ?? null, entry.hasReferenceVideo ? 1 : 0, entry.estimateUsd ?? 0, errorText, now,
+        entry.resolution ?? null, entry.hasReferenceVideo ? 1 : 0, entry.estimateUsd ?? 0, errorText, now, entry.metaJson ?? null,
       ];
       const inserted = this.insert.run(entry.id, ...values);
       if (inserted.changes === 1) {

@@ -49,6 +49,7 @@ function fsyncWalFile(walPath: string): void {
 }
 
 export class Journal {
+  /** @internal the driver's handle: left out of the published types (better-sqlite3's are a dev dependency). */
   readonly db: Database.Database;
   readonly lock: RunnerLock;
   private readonly clock: { now(): number };
