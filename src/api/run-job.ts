@@ -146,6 +146,8 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
         maxSubmitAttempts: flags['max-attempts']!,
         resubmitUncertainText: flags['resubmit-uncertain-text'],
         maxAutoResubmits: 3,
+        retryFailed: flags['retry-failed']!,
+        retryBackoffMs: flags['retry-backoff']! * 1000,
         rpm: flags.rpm,
         modelLimits: modelLimitsOf(flags['model-limit']),
         deadlineAt: job.deadlineAt,

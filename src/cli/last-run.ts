@@ -1,6 +1,8 @@
 // `status`: how the last run ended, from the journal's `runs` table, and whether an operator should look.
 import { hostname } from 'node:os';
 import { STALE_AFTER_MS, type JournalStore } from '../journal/index.js';
+import type { ItemState } from '../core/states.js';
+import { needsOperatorDecision } from '../pipeline/exit-code.js';
 import { ATTENTION_STOPS } from '../pipeline/run-ending.js';
 
 export interface LastRunView {
@@ -15,14 +17,18 @@ export interface LastRunView {
   message: string | null;
   /** True when it is still running (it holds the journal's lock). */
   running: boolean;
+  /** True when an operator should look: the run was killed, stopped for a reason that needs one, or `run` would exit 4. */
   needs_attention: boolean;
 }
 
 export interface LockHolder { pid: number; host: string; heartbeatAt: number }
 
-export async function lastRunView(journal: JournalStore, holder: LockHolder | undefined, now = Date.now()): Promise<LastRunView | null> {
+export async function lastRunView(
+  journal: JournalStore, holder: LockHolder | undefined, now = Date.now(), counts?: Pick<Record<ItemState, number>, 'uncertain'>,
+): Promise<LastRunView | null> {
   const run = await journal.lastRun();
   if (!run) return null;
+  const undecided = needsOperatorDecision(counts ?? await journal.counts());
   const running = run.endedAt === null && holder !== undefined && holder.pid === run.pid && holder.host === run.host && holderAlive(holder, now);
   const killed = run.endedAt === null && !running;
   return {
@@ -31,14 +37,15 @@ export async function lastRunView(journal: JournalStore, holder: LockHolder | un
     exit_code: run.exitCode, stop_reason: run.stopReason,
     message: killed ? 'the run ended without recording how (killed or crashed); run again to resume' : run.message,
     running,
-    needs_attention: killed || (run.stopReason !== null && ATTENTION_STOPS.has(run.stopReason)),
+    needs_attention: killed || undecided || (run.stopReason !== null && ATTENTION_STOPS.has(run.stopReason)),
   };
 }
 
 /** The attention lines for `status`'s text form (none when the last run needs no look). */
 export function lastRunLines(view: LastRunView | null): string[] {
   if (!view?.needs_attention) return [];
-  const how = view.ended_at === null ? 'did not finish' : `stopped (${view.stop_reason ?? 'unknown'}, exit ${view.exit_code ?? '?'})`;
+  const how = view.ended_at === null ? (view.running ? 'is running' : 'did not finish')
+    : `stopped (${view.stop_reason ?? 'items uncertain'}, exit ${view.exit_code ?? '?'})`;
   const text = (view.message ?? '').replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return ['', `last run ${how}, pid ${view.pid} on ${view.host}, started ${view.started_at}`, ...(text ? [`  ${text}`] : [])];
 }

@@ -1,5 +1,6 @@
 // The options of `run`, in one typed table (job files use the same names); `plan` takes a few of them.
 // Defaults are applied after job-file options merge.
+import { DEFAULT_RETRY_DELAY, DEFAULT_RETRY_FAILED } from '../core/auto-retry.js';
 import { DEFAULT_DEADLINE_GRACE_S, MAX_DEADLINE_AHEAD_MS } from '../core/deadline.js';
 import { parseModelLimits } from '../core/model-limits.js';
 import type { OptionTable } from './options.js';
@@ -29,7 +30,9 @@ export const RUN_OPTIONS = {
   'poll-concurrency': { type: 'number', integer: true, min: 1, max: 10_000, help: 'polls in flight at once (default: 64)' },
   'download-concurrency': { type: 'number', integer: true, min: 1, max: 1000, help: 'downloads in flight at once (default: 4)' },
   'max-attempts': { type: 'number', integer: true, min: 1, max: 100, help: 'attempts per submission the gateway answered without keeping (429, 5xx envelope) (default: 8)' },
-  'resubmit-uncertain-text': { type: 'boolean', help: 'opt-in: resend uncertain chat/responses items automatically (never video); each is reported' },
+  'resubmit-uncertain-text': { type: 'boolean', help: 'opt-in: resend uncertain chat/responses items automatically (never video), during the run as soon as one becomes uncertain and at the next start; each is reported' },
+  'retry-failed': { type: 'number', integer: true, min: 0, max: 20, help: 'send again, within the run, a video item whose task failed (refunded) or a chat/responses item refused with 408 or 425, up to this many more times each, waiting --retry-backoff doubled per retry; each attempt reserves again under --budget; 0 turns it off (default: 2)' },
+  'retry-backoff': { type: 'number', min: 0.01, max: 3600, help: 'seconds before the first --retry-failed retry of an item; each further one waits twice as long, at most 15 minutes (default: 30)' },
   'journal-sync': { type: 'string', choices: ['full', 'off'], help: "journal durability; 'off' is for benchmarks only (default: full)" },
   'ingest-only': { type: 'boolean', help: 'run: validate and load the manifests into the journal, then stop; sends nothing, needs no gateway' },
   'max-response-bytes': { type: 'number', integer: true, min: 1024, help: 'largest answer read into memory (chat/responses body, poll, error); a larger chat/responses answer fails its row, booked at its reservation (default: 67108864, 64 MiB)' },
@@ -48,6 +51,8 @@ export const RUN_DEFAULTS = {
   'poll-concurrency': 64,
   'download-concurrency': 4,
   'max-attempts': 8,
+  'retry-failed': DEFAULT_RETRY_FAILED,
+  'retry-backoff': DEFAULT_RETRY_DELAY.baseDelayMs / 1000,
   'deadline-grace': DEFAULT_DEADLINE_GRACE_S,
   'journal-sync': 'full',
   'max-response-bytes': 64 * 1024 * 1024,

@@ -1,10 +1,14 @@
-// The operator's `requeue` (failed|rejected -> pending): the previous attempt's facts go into the event
-// log, the row's per-attempt fields are cleared, and `attempts` keeps counting.
+// The `requeue` transition (failed|rejected -> pending) of `gbatch retry` and of the run's retry policy:
+// the previous attempt's facts go into the event log, the row's per-attempt fields are cleared, and
+// `attempts` keeps counting.
 import type { Item } from './item.js';
 import type { Change } from './change.js';
 
+/** Who sent the row again: the operator, or the run's --retry-failed policy (with the retry's number). */
+export type RequeueBy = { by: 'operator' } | { by: 'retry-policy'; retry: number };
+
 /** The change that sends a failed or rejected row again; pure. */
-export function requeueChange(item: Item): Change {
+export function requeueChange(item: Item, by: RequeueBy = { by: 'operator' }): Change {
   return {
     id: item.id,
     event: 'requeue',
@@ -14,7 +18,7 @@ export function requeueChange(item: Item): Change {
       lastError: null, reservedUsd: 0, unmetered: false,
     },
     detail: {
-      by: 'operator',
+      ...by,
       previous: {
         state: item.state, attempts: item.attempts, taskId: item.taskId, error: item.lastError,
         actualUsd: item.actualUsd, finalResolution: item.finalResolution,

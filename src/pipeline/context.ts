@@ -22,6 +22,10 @@ export interface RunSettings {
   /** Opt-in: resend uncertain chat/responses items automatically (a duplicate costs tokens, never a video). */
   resubmitUncertainText: boolean;
   maxAutoResubmits: number;
+  /** --retry-failed: further attempts per row and run for a refunded video failure or a transient text refusal (unset: none; the CLI default is 2). */
+  retryFailed?: number;
+  /** --retry-backoff: the wait before a row's first automatic retry; doubled for each further one. */
+  retryBackoffMs?: number;
   rpm?: number;
   /** --model-limit: per-model caps on submissions in flight and per minute (this runner's own). */
   modelLimits?: ModelLimits;

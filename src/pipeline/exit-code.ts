@@ -14,7 +14,7 @@ export interface RunEnding {
  * "come back later" (75), which outranks finished-with-failures (1).
  */
 export function exitCodeFor({ counts, stoppedEarly }: RunEnding): number {
-  if (counts.uncertain > 0) return EXIT.uncertain;
+  if (needsOperatorDecision(counts)) return EXIT.uncertain;
   if (counts.deferred > 0) return EXIT.budget;
   const unfinished = counts.pending + counts.submitting + counts.submitted + counts.running + counts.succeeded;
   if (unfinished > 0 || stoppedEarly) return unfinished > 0 ? EXIT.inFlight : exitForFinished(counts);
@@ -23,4 +23,9 @@ export function exitCodeFor({ counts, stoppedEarly }: RunEnding): number {
 
 function exitForFinished(counts: Record<ItemState, number>): number {
   return counts.failed + counts.rejected + counts.invalid > 0 ? EXIT.someFailed : EXIT.ok;
+}
+
+/** Exit 4's rule, shared with `status`'s needs_attention: a row only an operator may decide (uncertain). */
+export function needsOperatorDecision(counts: Pick<Record<ItemState, number>, 'uncertain'>): boolean {
+  return counts.uncertain > 0;
 }

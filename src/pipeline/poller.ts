@@ -28,11 +28,16 @@ export class Poller {
   private wake: AbortController | undefined;
   private polls = 0;
   authRefused = false;
+  /** Told each time a poll leaves the lane (the retry policy waits for the last task to end). */
+  onPollDone: (() => void) | undefined;
 
   constructor(private readonly ctx: RunContext, private readonly onSucceeded: (item: Item) => void) {
     this.lane = new PQueue({ concurrency: ctx.settings.pollConcurrency });
     // 'next' fires after a poll has left the lane's count, so the loop sees the lane as it now is.
-    this.lane.on('next', () => this.wake?.abort());
+    this.lane.on('next', () => {
+      this.wake?.abort();
+      this.onPollDone?.();
+    });
   }
 
   get pollCount(): number {

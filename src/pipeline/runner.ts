@@ -41,6 +41,8 @@ import { ResultsWriter } from './results-writer.js';
 import { RunMonitor } from './run-monitor.js';
 import { RunStops, type EarlyStop } from './run-stops.js';
 import { Submitter, type SubmitStopReason } from './submitter.js';
+import { AutoRetries } from './auto-retries.js';
+import { DEFAULT_RETRY_DELAY } from '../core/auto-retry.js';
 
 export interface RunConfig {
   jobName: string;
@@ -104,6 +106,8 @@ export interface RunResult {
   polls: number;
   downloadFailures: number;
   exhaustedRetries: number;
+  /** Rows this run sent again by itself: --retry-failed (once per retry) and --resubmit-uncertain-text mid-run. */
+  autoRetried?: { requeued: readonly string[]; resubmitted: readonly string[] };
   /** Journal transactions the run's lanes committed (group commit: far fewer than transitions). */
   journalCommits: number;
   /** Among runners sharing the job: false while others are still at work (the last to end reports the job's end). */
@@ -301,6 +305,18 @@ async function drive(
     balanceRanOut: () => submitter.balanceRanOutElsewhere(),
   }, peerBeatMs());
   cleanups.push(() => peers.stop());
+  const retries = new AutoRetries(ctx, {
+    retryFailed: config.settings.retryFailed ?? 0, resubmitUncertainText: config.settings.resubmitUncertainText,
+    maxAutoResubmits: config.settings.maxAutoResubmits, baseDelayMs: config.settings.retryBackoffMs ?? DEFAULT_RETRY_DELAY.baseDelayMs,
+    maxDelayMs: DEFAULT_RETRY_DELAY.maxDelayMs,
+  });
+  poller.onPollDone = () => retries.nudge();
+  cleanups.push(() => retries.stop());
+  // Rows the retry policy sends again in this run go back to the submitter once their backoff is over.
+  const sendAll = async (busy: () => boolean): Promise<void> => {
+    await submitter.run();
+    while (!failures.failed && await retries.next(busy)) await submitter.run();
+  };
   const cancels = new CancelWatch(ctx, (cancel) => submitter.jobCancelled(cancel));
   cleanups.push(() => cancels.stop());
   const monitor = new RunMonitor(ctx, {
@@ -332,12 +348,12 @@ async function drive(
     // Every lane is watched while it runs: the first to fail stops the others at once (LaneFailures),
     // and each is let finish what it has on the wire before the run ends with that failure.
     if (config.settings.noWait) {
-      await failures.watch(submitter.run());
+      await failures.watch(sendAll(() => false));
     } else {
       const submitting = failures.watch((async () => {
-        await submitter.run();
+        await sendAll(() => poller.waiting > 0);
         // Among runners of one job: stay while one that stopped holds rows, and take them over.
-        while (!failures.failed && (await peers.settle()) === 'claimable') await submitter.run();
+        while (!failures.failed && (await peers.settle()) === 'claimable') await sendAll(() => poller.waiting > 0);
         if (peers.error !== undefined) throw peers.error;
       })()).finally(() => poller.producersDone());
       await Promise.all([submitting, failures.watch(poller.run())]);
@@ -367,6 +383,7 @@ async function drive(
       ...(stopMessage !== undefined ? { stopMessage } : {}),
       spend, budgetUsd: config.budgetUsd,
       polls: poller.pollCount, downloadFailures: downloader.failedCount, exhaustedRetries: submitter.exhaustedCount,
+      autoRetried: { requeued: retries.requeued, resubmitted: retries.resubmitted },
       journalCommits: ctx.commits.commitCount,
     };
   } finally {

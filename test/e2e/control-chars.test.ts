@@ -44,7 +44,7 @@ test.skipIf(!BUILT)('control characters in ids, prompts and gateway messages are
     { id: `bad${NASTY}`, kind: `chat${CLEAR}`, model: 'chat-small', messages: [{ role: 'user', content: 'x' }] },
   ]);
   const env = gatewayEnv(gw.baseUrl, gw.key);
-  const common = ['--state', ws.state, '--out', ws.out, '--poll-interval', '0.02'];
+  const common = ['--state', ws.state, '--out', ws.out, '--poll-interval', '0.02', '--retry-failed', '0'];
 
   const plan = await runCli(['plan', manifest]);
   expect(plan.code, plan.stderr).toBe(0);

@@ -40,7 +40,8 @@ function setup(gw: HostileGateway, ids: ReadonlyArray<[string, string]>) {
   const manifest = writeJsonl(ws.path('rows.jsonl'), ids.map(([id, prompt]) => videoRow(id, prompt)));
   return {
     ws,
-    run: () => runCli(['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.02', '--json', '--quiet'], { env }),
+    // The task that fails is the operator's to send again (`retry`): the run's own retry policy is off.
+    run: () => runCli(['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.02', '--retry-failed', '0', '--json', '--quiet'], { env }),
     resolve: (...args: string[]) => runCli(['resolve', '--state', ws.state, ...args], { env }),
   };
 }

@@ -33,7 +33,7 @@ test.skipIf(!BUILT)('a mixed campaign with failures: one line per final row, uni
     videoRow('v-failed', 'doomed clip'),
     { id: 'r-ok', kind: 'responses', model: 'chat-small', input: 'hello', max_output_tokens: 16 },
   ]);
-  const run = await runCli(['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.02', '--skip-invalid'], {
+  const run = await runCli(['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.02', '--retry-failed', '0', '--skip-invalid'], {
     env: gatewayEnv(gw.baseUrl, gw.key),
   });
   expect(run.code, run.stderr).toBe(1);

@@ -32,7 +32,8 @@ test.skipIf(!BUILT)('retry --failed, then run: exactly one new submission per fa
     videoRow('v1', 'clip one'), chatRow('ok', 'a fine question'), videoRow('v2', 'clip two'),
     chatRow('no', 'a forbidden question', { model: 'chat-large' }),
   ]);
-  const run = () => runCli(['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.05', '--json', '--quiet'], { env });
+  // The operator's way back: the run's own retry policy is off here (tested in retry-policy.test.ts).
+  const run = () => runCli(['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.05', '--retry-failed', '0', '--json', '--quiet'], { env });
   const retry = (...args: string[]) => runCli(['retry', '--state', ws.state, ...args]);
 
   const first = await run();
@@ -82,7 +83,8 @@ test.skipIf(!BUILT)('retry never sends an uncertain row, nor one abandoned while
   const sim = await startSim({ faults: { acceptThenDropRate: 1 } });
   const env = gatewayEnv(sim.baseUrl, KEY);
   const manifest = writeJsonl(ws.path('rows.jsonl'), [videoRow('heron', 'A heron lifting off a misty pond')]);
-  const run = () => runCli(['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.05', '--json', '--quiet'], { env });
+  // The operator's way back: the run's own retry policy is off here (tested in retry-policy.test.ts).
+  const run = () => runCli(['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.05', '--retry-failed', '0', '--json', '--quiet'], { env });
   const retry = (...args: string[]) => runCli(['retry', '--state', ws.state, ...args]);
   expect((await run()).code).toBe(4);
   sim.faults.acceptThenDropRate = 0;

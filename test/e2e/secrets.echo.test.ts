@@ -81,7 +81,7 @@ test.skipIf(!BUILT)('a gateway that echoes the key in fail_reason, answers, enve
     return result;
   };
 
-  const run = await cli(['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.02']);
+  const run = await cli(['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.02', '--retry-failed', '0']);
   expect(run.code, run.stderr).toBe(1);
   // The gateway really did send the key back, in every place the test set it.
   expect(gw.count('POST', '/v1/chat/completions')).toBe(2);
@@ -94,7 +94,7 @@ test.skipIf(!BUILT)('a gateway that echoes the key in fail_reason, answers, enve
   expect(items.get('v-echo')!.lastError!.message).toMatch(/upstream refused Authorization: Bearer \[redacted\] \| key \[redacted\]/);
   expect(items.get('c-refused')!.lastError!.message).toMatch(/bad request: Authorization: Bearer \[redacted\]/);
 
-  expect((await cli(['run', manifest, '--state', ws.state, '--out', ws.out, '--json'])).code).toBe(1);
+  expect((await cli(['run', manifest, '--state', ws.state, '--out', ws.out, '--json', '--retry-failed', '0'])).code).toBe(1);
   expect((await cli(['status', '--state', ws.state])).stdout).toMatch(/v-echo.*upstream refused/);
   expect((await cli(['status', '--state', ws.state, '--json'])).code).toBe(0);
   for (const format of ['table', 'json', 'csv']) {

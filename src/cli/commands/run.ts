@@ -95,7 +95,8 @@ async function printSummary(job: ResolvedJob, result: RunJobResult, json: boolea
         rows: result.ingest.rows, inserted: result.ingest.inserted, unchanged: result.ingest.unchanged, replaced: result.ingest.replaced,
         invalid: result.ingest.invalidCount, conflicts: result.ingest.conflicts.length,
       } : null,
-      recovered_uncertain: result.recovery?.madeUncertain ?? [], auto_resubmitted: result.recovery?.resubmitted ?? [],
+      recovered_uncertain: result.recovery?.madeUncertain ?? [], auto_resubmitted: [...result.recovery?.resubmitted ?? [], ...result.autoRetried?.resubmitted ?? []],
+      auto_retried: result.autoRetried?.requeued ?? [],
       polls: result.polls, download_failures: result.downloadFailures, journal_commits: result.journalCommits,
     })}\n`);
     return;

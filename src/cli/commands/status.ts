@@ -50,10 +50,11 @@ export async function run(argv: string[]): Promise<number> {
     const counts = await journal.counts();
     const uncertain = counts.uncertain > 0 ? await uncertainRows(journal, ATTENTION_LIMIT) : [];
     const named = commandJournalArg(opened.arg, journal.adapter === 'postgres');
-    const lastRun = await lastRunView(journal, holderView);
     const orphans = await journal.orphans(ATTENTION_LIMIT);
     // Orphaned rows that wait are no run's work: they neither defer nor fail what `run` would exit with.
-    const health = await gatherHealth(journal, runners, lastRun, countsForExit(counts, orphans.counts));
+    const exitCounts = countsForExit(counts, orphans.counts);
+    const lastRun = await lastRunView(journal, holderView, Date.now(), exitCounts);
+    const health = await gatherHealth(journal, runners, lastRun, exitCounts);
     const checked = options.check && health.needsOperator.length > 0 ? CHECK_FAILED : 0;
     if (options.check && !json) {
       const lines = checked ? health.needsOperator : [`ok: nothing needs an operator (\`gbatch run\` would exit ${health.wouldExit} now)`];

@@ -1,0 +1,66 @@
+// Pure: which rows a run sends again by itself (the retry policy, --retry-failed, and the opt-in
+// --resubmit-uncertain-text), and how long it waits first. No I/O; the clock's time comes in as an argument.
+import type { ItemKind, ItemState } from './states.js';
+
+/**
+ * Refusals that say "not now" rather than "not this request": 408 (the server gave up waiting for the
+ * request: it kept nothing) and 425 (too early to process it). Every other 4xx is a definite refusal that
+ * would be refused again, and is left for the operator's `gbatch retry --rejected`.
+ */
+export const TRANSIENT_REJECTIONS: readonly number[] = [408, 425];
+
+/** --retry-failed's default: refunded video failures and transient text refusals are sent at most twice more. */
+export const DEFAULT_RETRY_FAILED = 2;
+
+export interface AutoRetryPolicy {
+  /** Further attempts per row, per run, for a refunded video failure or a transient text refusal (0: none). */
+  retryFailed: number;
+  /** Opt-in: an uncertain chat/responses row is sent again (never video). */
+  resubmitUncertainText: boolean;
+  /** How often in all a row may be resubmitted while uncertain (kept in the journal across runs). */
+  maxAutoResubmits: number;
+  /** The first wait; each further retry of the row doubles it, up to maxDelayMs. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY_DELAY = { baseDelayMs: 30_000, maxDelayMs: 15 * 60_000 } as const;
+
+/** A row this run moved to an end, as the rule needs to see it. */
+export interface EndedRow {
+  kind: ItemKind;
+  state: ItemState;
+  /** The state the run moved it from. */
+  from: ItemState | undefined;
+  errorStatus?: number | undefined;
+  autoResubmits: number;
+}
+
+/**
+ * How the row is sent again: `requeue` (failed/rejected -> pending, as `gbatch retry` records it) or
+ * `resubmit` (uncertain -> pending, as `gbatch resolve --resubmit` does); undefined: it is not.
+ * `retriesSoFar`: how often this run already sent the row again under the policy.
+ */
+export function autoRetryEvent(row: EndedRow, retriesSoFar: number, policy: AutoRetryPolicy): 'requeue' | 'resubmit' | undefined {
+  if (row.state === 'uncertain') {
+    // Only what the submission itself left unknown: a video task that vanished had an id and may be billed.
+    const eligible = policy.resubmitUncertainText && row.kind !== 'video' && row.from === 'submitting'
+      && row.autoResubmits < policy.maxAutoResubmits;
+    return eligible ? 'resubmit' : undefined;
+  }
+  if (retriesSoFar >= policy.retryFailed) return undefined;
+  // The task's own FAILURE, seen by polling: refunded by the gateway (spec 8.3.4). A row failed from
+  // `submitting` (an answer over --max-response-bytes, billed) or abandoned by an operator is not.
+  if (row.state === 'failed') return row.kind === 'video' && (row.from === 'submitted' || row.from === 'running') ? 'requeue' : undefined;
+  if (row.state === 'rejected') {
+    const transient = row.errorStatus !== undefined && TRANSIENT_REJECTIONS.includes(row.errorStatus);
+    return row.kind !== 'video' && row.from === 'submitting' && transient ? 'requeue' : undefined;
+  }
+  return undefined;
+}
+
+/** The wait before the row's `retry`-th automatic send (1-based): base * 2^(retry-1), at most maxDelayMs. */
+export function autoRetryDelayMs(retry: number, policy: Pick<AutoRetryPolicy, 'baseDelayMs' | 'maxDelayMs'>): number {
+  const exponent = Math.min(Math.max(0, Math.floor(retry) - 1), 30);
+  return Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** exponent);
+}
