@@ -2,6 +2,7 @@
 // run's configuration: job options under command-line flags, then defaults.
 import { basename, dirname, extname, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_DRAIN } from '../core/deadline.js';
 import { BUILTIN_PRICING, parsePricing, type PricingTable } from '../core/pricing.js';
 import { readBoundedText } from '../io/bounded-read.js';
 import { ConfigError } from '../core/config-error.js';
@@ -9,7 +10,7 @@ import type { JobFileBudget } from '../core/job-budget.js';
 import { isDatabaseUrl } from '../journal/open-store.js';
 import { apiKeyFromEnv } from './api-key.js';
 import { journalUrl } from './command-journal.js';
-import { parseDeadline } from './deadline.js';
+import { parseDeadline, parseDrain } from './deadline.js';
 import { EXIT_CODES } from './exit-codes.js';
 import { helpText, parseOptions, UsageError, type OptionTable, type ParsedOptions } from './options.js';
 import { PLAN_OPTIONS, RUN_DEFAULTS, RUN_OPTIONS } from './run-options.js';
@@ -40,6 +41,8 @@ export interface ResolvedJob {
   /** What the job file says of the budget (its value applies at creation or when it changes: budgetInForce). */
   fileBudget: JobFileBudget;
   deadlineAt?: number;
+  /** After the deadline, how long tasks in flight are still polled and downloaded (`--drain`). */
+  drainMs: number;
 }
 
 const NOT_IN_JOB_FILES = new Set(['help', 'json', 'state', 'quiet', 'progress']);
@@ -132,6 +135,7 @@ export function resolveJob(target: string | undefined, cli: Partial<RunFlags>, n
     budgetFlag: { given: cli['no-budget'] ? undefined : cli.budget, lift: cli['no-budget'] === true },
     fileBudget: fromJob['no-budget'] ? 'none' : fromJob.budget ?? 'unset',
     ...(flags.deadline ? { deadlineAt: parseDeadline(flags.deadline, now) } : {}),
+    drainMs: parseDrain(flags.drain ?? DEFAULT_DRAIN),
   };
 }
 

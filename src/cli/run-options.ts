@@ -1,6 +1,6 @@
 // The options of `run`, in one typed table (job files use the same names); `plan` takes a few of them.
 // Defaults are applied after job-file options merge.
-import { DEFAULT_DEADLINE_GRACE_S, MAX_DEADLINE_AHEAD_MS } from '../core/deadline.js';
+import { DEFAULT_DEADLINE_GRACE_S, DEFAULT_DRAIN, MAX_DEADLINE_AHEAD_MS } from '../core/deadline.js';
 import type { OptionTable } from './options.js';
 
 export const RUN_OPTIONS = {
@@ -17,9 +17,11 @@ export const RUN_OPTIONS = {
   json: { type: 'boolean', help: 'one JSON summary object on stdout at the end (progress goes to stderr)' },
   'base-url': { type: 'string', help: 'gateway base URL, e.g. http://127.0.0.1:8080/v1 (default: $GATEWAY_BASE_URL)' },
   'skip-invalid': { type: 'boolean', help: 'record invalid rows as `invalid` and go on, instead of refusing the manifest' },
-  deadline: { type: 'duration', help: "at this time today (06:30; 06:30+1d for tomorrow's; one already past is refused), at an ISO instant, or after this long (45m; 0m = now) send nothing new, cut what is in flight after --deadline-grace, exit 75 (4 if a cut left rows uncertain); the resolved instant is printed at start" },
+  deadline: { type: 'duration', help: "at this time today (06:30; 06:30+1d for tomorrow's; one already past is refused), at an ISO instant, or after this long (45m; 0m = now) send nothing new; tasks already submitted are still polled and downloaded for --drain, then what is in flight is cut after --deadline-grace; exit 75 if work remains (4 if a cut left rows uncertain); the resolved instant is printed at start" },
   'deadline-grace': { type: 'number', min: 0, max: 3600, help: 'seconds requests in flight may still take after --deadline (or once the gateway is unreachable) before they are cut (default: 10)' },
-  rpm: { type: 'number', integer: true, min: 1, help: 'cap on submissions and chat calls per minute' },
+  drain: { type: 'duration', help: 'after --deadline, how long tasks already submitted are still polled and downloaded (nothing new is submitted): 15m, 90s, 1h; 0 stops polling at the deadline (default: 15m)' },
+  rpm: { type: 'number', integer: true, min: 1, help: "cap on every request to the gateway per minute (the account's limit): submissions, chat calls, polls and downloads; polls and downloads take at most --poll-rpm of it" },
+  'poll-rpm': { type: 'number', integer: true, min: 1, help: 'cap on polls and content downloads per minute (default: half of --rpm; without --rpm, none)' },
   'poll-concurrency': { type: 'number', integer: true, min: 1, max: 10_000, help: 'polls in flight at once (default: 64)' },
   'download-concurrency': { type: 'number', integer: true, min: 1, max: 1000, help: 'downloads in flight at once (default: 4)' },
   'max-attempts': { type: 'number', integer: true, min: 1, max: 100, help: 'attempts per submission the gateway answered without keeping (429, 5xx envelope) (default: 8)' },
@@ -43,6 +45,7 @@ export const RUN_DEFAULTS = {
   'download-concurrency': 4,
   'max-attempts': 8,
   'deadline-grace': DEFAULT_DEADLINE_GRACE_S,
+  drain: DEFAULT_DRAIN,
   'journal-sync': 'full',
   'max-response-bytes': 64 * 1024 * 1024,
 } as const;
