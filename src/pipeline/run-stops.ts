@@ -101,14 +101,15 @@ export class RunStops implements SubmitGate {
     const at = new Date(this.options.deadlineAt!).toISOString();
     const grace = `${this.options.deadlineGraceMs / 1000} s`;
     const drained = this.draining && !this.options.stop.signal.aborted
-      ? '; the tasks in flight were followed to their end within the drain' : '';
+      ? '; tasks in flight were polled and downloaded until they ended, within --drain' : '';
     const cutAny = this.options.hardStop.signal.aborted || this.options.submitCut?.signal.aborted === true;
     const cut = cutAny
       ? cutSubmissions > 0
         ? `${cutSubmissions} submission(s) still on the wire were cut after the ${grace} grace and are uncertain (gbatch resolve)`
         : `requests still in flight were cut after the ${grace} grace; no submission was among them`
       : 'no request had to be cut';
-    return `deadline reached (${at}): nothing was sent after it; ${cut}${drained}; unfinished work is left for the next run`;
+    const left = drained ? 'anything unfinished is left for the next run' : 'unfinished work is left for the next run';
+    return `deadline reached (${at}): nothing was sent after it; ${cut}${drained}; ${left}`;
   }
 
   dispose(): void {
@@ -165,7 +166,8 @@ export class RunStops implements SubmitGate {
 
 /** A drain as said in a line: "15m", "90s", "1h30m". */
 function span(ms: number): string {
-  const s = Math.round(ms / 1000);
+  if (ms % 1000 !== 0) return `${ms / 1000}s`;
+  const s = ms / 1000;
   const parts = [[Math.floor(s / 3600), 'h'], [Math.floor((s % 3600) / 60), 'm'], [s % 60, 's']] as const;
   return parts.filter(([n]) => n > 0).map(([n, u]) => `${n}${u}`).join('') || `${ms} ms`;
 }
