@@ -102,7 +102,8 @@ export class RunStops implements SubmitGate {
     const grace = `${this.options.deadlineGraceMs / 1000} s`;
     const drained = this.draining && !this.options.stop.signal.aborted
       ? '; tasks in flight were polled and downloaded until they ended, within --drain' : '';
-    const cutAny = this.options.hardStop.signal.aborted || this.options.submitCut?.signal.aborted === true;
+    // Drained to the end: only submissions could have been cut (their grace ran out long ago, maybe on nothing).
+    const cutAny = drained ? cutSubmissions > 0 : this.options.hardStop.signal.aborted;
     const cut = cutAny
       ? cutSubmissions > 0
         ? `${cutSubmissions} submission(s) still on the wire were cut after the ${grace} grace and are uncertain (gbatch resolve)`
