@@ -7,7 +7,17 @@ process.stdout.on('error', (err) => {
   throw err;
 });
 
-main(process.argv.slice(2)).then(
+// The event loop ran dry while the command's promise is still pending: some step waits on something that
+// can never happen (a bug). Said as one, never a silent exit 0 with nothing done.
+let settled = false;
+process.on('beforeExit', () => {
+  if (settled) return;
+  console.error('gbatch: internal error: the command stopped before its end, with nothing left to wait for (a step waited on an event that never came)');
+  console.error('gbatch: the journal stays consistent; a new run resumes from it. Please report this.');
+  process.exit(70);
+});
+
+main(process.argv.slice(2)).finally(() => { settled = true; }).then(
   exitOnceWritten,
   (err) => {
     // Usage and configuration errors are answered inside (exit 2); reaching here is a bug.

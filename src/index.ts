@@ -2,14 +2,18 @@
 // these same functions (src/cli/commands/run.ts and plan.ts); docs/library.md shows them in use.
 export { runJob, type RunJobOptions, type RunJobResult } from './api/run-job.js';
 export { planJob, type PlanJobOptions, type PlanResult, type PlanRow, type PlanGroup } from './api/plan-job.js';
-export { openJournal, type OpenJournalOptions, type JobJournal } from './api/open-journal.js';
+export { openJournal, type OpenJournalOptions, type JobJournal, type LastRun } from './api/open-journal.js';
 export type { JobOptions } from './api/job-options.js';
 export type { RunResult } from './pipeline/runner.js';
 export type { Progress } from './pipeline/context.js';
 export type { SendPolicy as NotifyPolicy } from './notify/policy.js';
 export type { ItemKind, ItemState } from './core/states.js';
 export { ITEM_STATES } from './core/states.js';
-export type { Item, ItemError, JobRecord, RunRecord } from './journal/index.js';
+// Types from their own modules, not journal/index.js: that one reaches the SQLite adapter, whose types
+// name better-sqlite3's (a dev dependency's types a consumer does not have).
+export type { Item, ItemError } from './journal/item.js';
+export type { JobRecord } from './journal/change.js';
+export type { RunRecord } from './journal/run-record.js';
 export type { ReportHeader, ReportTotals, ReportGroup } from './report/model.js';
 export { EXIT_CODES } from './cli/exit-codes.js';
 /** Bad options, a missing or invalid job file, a bad notify URL: nothing was sent (the CLI's exit 2). */

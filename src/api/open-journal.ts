@@ -3,7 +3,10 @@
 // Writing stays with runJob and the CLI's resolve/retry, which hold the rules a write must follow.
 import { existsSync } from 'node:fs';
 import type { ItemKind, ItemState } from '../core/states.js';
-import type { Item, JobRecord, JournalStore, RunRecord } from '../journal/index.js';
+import type { Item } from '../journal/item.js';
+import type { JobRecord } from '../journal/change.js';
+import type { RunRecord } from '../journal/run-record.js';
+import type { JournalStore } from '../journal/store.js';
 import { printableLocation } from '../journal/database-url.js';
 import { isDatabaseUrl, openStore } from '../journal/open-store.js';
 import { reportHeader, type ReportHeader } from '../report/model.js';
@@ -37,9 +40,28 @@ export interface JobJournal {
   items(filter?: { states?: readonly ItemState[]; kinds?: readonly ItemKind[] }): AsyncGenerator<Item>;
   /** Totals and per-model sums: estimate vs actual, as `gbatch report` prints them. */
   report(): Promise<ReportHeader>;
-  /** The last run's start, end, exit code and stop reason. */
-  lastRun(): Promise<RunRecord | undefined>;
+  /** The last run's start, end, exit code and stop reason; times as ISO 8601 UTC, as `status --json` gives them. */
+  lastRun(): Promise<LastRun | undefined>;
   close(): Promise<void>;
+}
+
+/** A run as the journal recorded it, its times as ISO 8601 UTC strings (`status --json`'s `last_run`). */
+export interface LastRun {
+  id: number;
+  pid: number;
+  host: string;
+  startedAt: string;
+  /** Null while the run is live, or for ever when it was killed before it could record its end. */
+  endedAt: string | null;
+  exitCode: number | null;
+  stopReason: string | null;
+  message: string | null;
+}
+
+function lastRunOf(run: RunRecord): LastRun {
+  return {
+    ...run, startedAt: new Date(run.startedAt).toISOString(), endedAt: run.endedAt === null ? null : new Date(run.endedAt).toISOString(),
+  };
 }
 
 export async function openJournal(options: OpenJournalOptions): Promise<JobJournal> {
@@ -63,7 +85,10 @@ function view(store: JournalStore, job: string, location: string): JobJournal {
     item: (id) => store.get(id),
     items: (filter) => store.iterate(filter ?? {}),
     report: async () => reportHeader(store, job, (await store.getJob())?.budgetUsd ?? null),
-    lastRun: () => store.lastRun(),
+    lastRun: async () => {
+      const run = await store.lastRun();
+      return run && lastRunOf(run);
+    },
     close: () => store.close(),
   };
 }

@@ -9,6 +9,8 @@ import type { JournalStore } from '../journal/index.js';
 import { printableLocation } from '../journal/database-url.js';
 import { isDatabaseUrl, openStore } from '../journal/open-store.js';
 import type { ManifestRow } from '../manifest/types.js';
+import { BATCH_URLS } from '../manifest/jsonl-line.js';
+import type { ItemKind } from '../core/states.js';
 import { formatRowError } from '../manifest/types.js';
 import { unpricedHeldRows } from '../pipeline/held-row-prices.js';
 import { PlanAgainstJournal } from '../pipeline/plan-journal.js';
@@ -17,6 +19,7 @@ import { usd } from '../report/table.js';
 import { resolveJob, type ResolvedJob } from '../cli/job.js';
 import { UsageError } from '../cli/options.js';
 import { optionsToFlags, type JobOptions } from './job-options.js';
+import { metaColumnList } from '../cli/run-options.js';
 
 const SHOWN_ROWS = 50;
 const SHOWN_ERRORS = 200;
@@ -24,11 +27,16 @@ const SHOWN_ERRORS = 200;
 export interface PlanJobOptions {
   /** A job file (`jobs/<name>.json`) or a manifest (`.csv`, `.jsonl`), as `gbatch plan` takes. */
   job: string;
-  /** `gbatch plan`'s options by their flag names: state, journal, pricing, budget, no-budget, budget-may-overrun. */
-  options?: Pick<JobOptions, 'state' | 'journal' | 'pricing' | 'budget' | 'no-budget' | 'budget-may-overrun'>;
+  /** `gbatch plan`'s options by their flag names: state, journal, pricing, budget, no-budget, budget-may-overrun, meta-columns. */
+  options?: Pick<JobOptions, 'state' | 'journal' | 'pricing' | 'budget' | 'no-budget' | 'budget-may-overrun' | 'meta-columns'>;
   /** Where GBATCH_JOURNAL_URL is read (default: process.env). */
   env?: NodeJS.ProcessEnv;
+  /** Give the exact bodies of the first N valid rows (`plan --show-requests N`). */
+  showRequests?: number;
 }
+
+/** A request as `run` would send it: the gateway path and the exact JSON body. */
+export interface PlannedRequest { id: string; method: 'POST'; url: string; body: string }
 
 export interface PlanRow { id: string; kind: string; model: string; resolution: string | null; estimatedUsd: number; maxUsd: number }
 export interface PlanGroup { model: string; resolution: string | null; rows: number; estimatedUsd: number; maxUsd: number }
@@ -65,13 +73,17 @@ export interface PlanResult {
   byModel: PlanGroup[];
   /** The first 50 valid rows. */
   shownRows: PlanRow[];
+  /** With showRequests (`--show-requests N`): the first N valid rows' requests; else empty. */
+  requests: PlannedRequest[];
   /** `gbatch plan`'s exit code: 0 fits, 2 invalid rows or conflicts, 3 over the budget. */
   exitCode: 0 | 2 | 3;
 }
 
 /** Plans a job; a usage error (a missing manifest, a bad option) throws UsageError. */
 export async function planJob(options: PlanJobOptions): Promise<PlanResult> {
-  const job = resolveJob(options.job, optionsToFlags(options.options ?? {}, 'planJob options'), new Date(), options.env ?? process.env);
+  const flags = optionsToFlags(options.options ?? {}, 'planJob options');
+  const job = resolveJob(options.job, { ...flags, ...(options.showRequests !== undefined ? { 'show-requests': options.showRequests } : {}) },
+    new Date(), options.env ?? process.env);
   return planResolvedJob(job);
 }
 
@@ -101,8 +113,10 @@ async function plan(job: ResolvedJob, journal: JournalStore | undefined): Promis
     created: saved === undefined, file: job.fileBudget, fileSeen: saved?.jobFileBudget,
   }).budgetUsd;
   const standing = new PlanAgainstJournal(journal, job.manifests.length);
+  await standing.loadAdopted();
   const groups = new Map<string, PlanGroup>();
   const rows: PlanRow[] = [];
+  const requests: PlannedRequest[] = [];
   const errors: string[] = [];
   let errorCount = 0;
   let capped = 0;
@@ -134,6 +148,7 @@ async function plan(job: ResolvedJob, journal: JournalStore | undefined): Promis
         groups.set(key, group);
         if (rows.length < SHOWN_ROWS) rows.push({ id: row.id, kind: row.kind, model: row.model, resolution, estimatedUsd: estimate.usd, maxUsd: max });
         judging.add(row, estimate.usd, max);
+        if (requests.length < (flags['show-requests'] ?? 0)) requests.push(plannedRequest(row, budget !== undefined));
       },
       invalid: (entry) => {
         for (const e of entry.errors) {
@@ -141,8 +156,15 @@ async function plan(job: ResolvedJob, journal: JournalStore | undefined): Promis
           if (errors.length < SHOWN_ERRORS) errors.push(formatRowError(e));
         }
       },
-    });
+    }, undefined, metaColumnList(flags['meta-columns']));
     await judging.done();
+    // Rows the operator adopted (`gbatch retry <id>`) that no manifest lists: run sends them as well.
+    for (const item of standing.adoptedOutside()) {
+      const sent = budget === undefined ? { request: item.request } : withOutputCap(item.kind, item.request);
+      remaining.rows++;
+      remaining.usd += item.estimateUsd;
+      remaining.max += Math.max(item.estimateUsd, billBound(item.kind, sent.request, job.pricing));
+    }
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
@@ -172,10 +194,22 @@ async function plan(job: ResolvedJob, journal: JournalStore | undefined): Promis
       remainingRows: remaining.rows, remainingEstimatedUsd: roundUsd(remaining.usd), remainingMaxUsd: roundUsd(remaining.max),
       cancelled: cancel ? { at: cancel.at, reason: cancel.reason ?? null } : null,
     } : null,
-    byModel, shownRows: rows,
+    byModel, shownRows: rows, requests,
     exitCode: summary.invalid > 0 || conflicts.length > 0 || unpriced !== null ? 2 : fits === false ? 3 : 0,
   };
 }
+
+/**
+ * The body exactly as the submitter serialises it: the request the journal stores (its canonical JSON,
+ * parsed), with the default output cap a budget adds.
+ */
+function plannedRequest(row: ManifestRow, budgeted: boolean): PlannedRequest {
+  const stored = JSON.parse(row.requestJson) as Record<string, unknown>;
+  const request = budgeted ? withOutputCap(row.kind, stored).request : stored;
+  return { id: row.id, method: 'POST', url: SUBMIT_URLS[row.kind], body: JSON.stringify(request) };
+}
+
+const SUBMIT_URLS = Object.fromEntries(Object.entries(BATCH_URLS).map(([url, kind]) => [kind, url])) as Record<ItemKind, string>;
 
 const JUDGE_BATCH = 500;
 

@@ -6,6 +6,8 @@ import { DEFAULT_IF_RUNNING_TIMEOUT_S, type IfRunning } from '../pipeline/overla
 import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import { roundUsd } from '../core/money.js';
+import { parseModelLimits, type ModelLimits } from '../core/model-limits.js';
+import { UsageError } from '../cli/options.js';
 import { createRedactor } from '../gateway/redact.js';
 import { printableLocation } from '../journal/database-url.js';
 import { isDatabaseUrl, openStore } from '../journal/open-store.js';
@@ -24,6 +26,7 @@ import { errorExit } from './error-exit.js';
 import type { SendPolicy } from '../notify/policy.js';
 import { displayUrl, parseNotifySettings } from '../notify/targets.js';
 import { optionsToFlags, type JobOptions } from './job-options.js';
+import { metaColumnList } from '../cli/run-options.js';
 
 export interface RunJobOptions {
   /** A job file (`jobs/<name>.json`) or a manifest (`.csv`, `.jsonl`), as `gbatch run` takes. */
@@ -51,7 +54,11 @@ export interface RunJobOptions {
   notifyPolicy?: Partial<SendPolicy>;
 }
 
-export interface RunJobResult extends RunResult {
+export interface RunJobResult extends Omit<RunResult, 'stopReason' | 'stopMessage'> {
+  /** Why the run stopped early, or null when it ran to its end. */
+  stopReason: NonNullable<RunResult['stopReason']> | null;
+  /** One line on why it stopped early, or null. */
+  stopMessage: string | null;
   job: string;
   /** The journal: an SQLite path, or a database URL without its password. */
   journal: string;
@@ -117,6 +124,7 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
       baseUrl: access.baseUrl,
       apiKey: access.apiKey,
       skipInvalid: flags['skip-invalid'],
+      metaColumns: metaColumnList(flags['meta-columns']),
       journalSync: flags['journal-sync'] as 'full' | 'off',
       jobOptions: savedOptions(job),
       ...(hooks.interrupt ? { interrupt: hooks.interrupt } : {}),
@@ -140,6 +148,7 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
         maxAutoResubmits: 3,
         rpm: flags.rpm,
         ...(flags['poll-rpm'] !== undefined ? { pollRpm: flags['poll-rpm'] } : {}),
+        modelLimits: modelLimitsOf(flags['model-limit']),
         deadlineAt: job.deadlineAt,
         deadlineGraceMs: flags['deadline-grace']! * 1000,
         drainMs: job.drainMs,
@@ -158,7 +167,8 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
   // A run stopped by a signal (or its library equivalent) is not "done", whatever the counts say.
   const final: RunResult = hooks.interrupt?.aborted && result.exitCode === 0 ? { ...result, exitCode: 75 } : result;
   const outcome: RunJobResult = {
-    ...final, job: job.name, journal: printableLocation(job.statePath), outDir: job.outDir, meaning: exitMeaning(final), notifications: notifier.stats,
+    ...final, stopReason: final.stopReason ?? null, stopMessage: final.stopMessage ?? null,
+    job: job.name, journal: printableLocation(job.statePath), outDir: job.outDir, meaning: exitMeaning(final), notifications: notifier.stats,
   };
   if (hooks.beforeNotified) await hooks.beforeNotified(outcome);
   if (notifier.active && final.lastOfJob === false) {
@@ -186,6 +196,14 @@ async function failureSummary(job: ResolvedJob, err: unknown, startedAt: number)
     budgetUsd: standing?.budgetUsd ?? null, estimateUsd: standing?.estimateUsd ?? null, startedAt, endedAt: Date.now(),
     journal: printableLocation(job.statePath), outDir: job.outDir, resultsPath: null, ...commandArgs(job),
   };
+}
+
+/** The flag's entries, already checked by the option table when parsed. */
+function modelLimitsOf(values: readonly string[] | undefined): ModelLimits | undefined {
+  if (!values || values.length === 0) return undefined;
+  const parsed = parseModelLimits(values);
+  if (typeof parsed === 'string') throw new UsageError(parsed);
+  return parsed;
 }
 
 function zeroCounts(): Record<ItemState, number> {

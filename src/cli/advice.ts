@@ -78,3 +78,16 @@ export function unrecordedTaskAdvice(tasks: ReadonlyArray<{ id: string; taskId: 
 export function unrecordedTaskCommand(task: { id: string; taskId: string }, journal: string): string {
   return `gbatch resolve ${journal} ${quoteArg(task.id)} --task-id ${quoteArg(task.taskId)}`;
 }
+
+/** For answers received after the run lost its standing: the command that settles each row from its recorded answer. */
+export function unrecordedAnswerAdvice(answers: ReadonlyArray<{ id: string }>, journal: string): string[] {
+  if (answers.length === 0) return [];
+  return [
+    "each of those answers is in the journal's event log; once another runner has made its row uncertain, settle the row from it (nothing is sent again; the next run writes it to results.jsonl):",
+    ...answers.map((a) => `  ${recordedAnswerCommand(a, journal)}`),
+  ];
+}
+
+export function recordedAnswerCommand(answer: { id: string }, journal: string): string {
+  return `gbatch resolve ${journal} ${quoteArg(answer.id)} --recorded-answer`;
+}

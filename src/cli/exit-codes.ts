@@ -45,6 +45,12 @@ export const EXIT_CODES = {
     BUSY,
     INTERNAL,
   ],
+  forget: [
+    [0, 'the items are removed from the journal'],
+    [2, 'usage error, or an id that may not be removed (not in the journal, still in a manifest of the job, or sent before): nothing was removed'],
+    BUSY,
+    INTERNAL,
+  ],
   cancel: [
     [0, 'the job is cancelled: pending and deferred items are cancelled, and every live runner acknowledged (it sends nothing more)'],
     USAGE,

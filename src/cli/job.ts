@@ -13,9 +13,10 @@ import { journalUrl } from './command-journal.js';
 import { parseDeadline, parseDrain } from './deadline.js';
 import { EXIT_CODES } from './exit-codes.js';
 import { helpText, parseOptions, UsageError, type OptionTable, type ParsedOptions } from './options.js';
-import { PLAN_OPTIONS, RUN_DEFAULTS, RUN_OPTIONS } from './run-options.js';
+import { PLAN_ONLY_OPTIONS, PLAN_OPTIONS, RUN_DEFAULTS, RUN_OPTIONS } from './run-options.js';
 
-export type RunFlags = ParsedOptions<typeof RUN_OPTIONS>;
+/** The flags of `run` (and job files); `plan`'s own come along when it was plan that parsed them. */
+export type RunFlags = ParsedOptions<typeof RUN_OPTIONS> & Partial<ParsedOptions<typeof PLAN_ONLY_OPTIONS>>;
 
 const jobFileSchema = z.object({
   name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, dot, dash, underscore').optional(),

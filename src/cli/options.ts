@@ -13,7 +13,11 @@ export class UsageError extends Error {
 interface BaseSpec { help: string; short?: string }
 export type OptionSpec =
   | (BaseSpec & { type: 'boolean'; default?: boolean })
-  | (BaseSpec & { type: 'string'; default?: string; choices?: readonly string[]; multiple?: boolean })
+  | (BaseSpec & {
+    type: 'string'; default?: string; choices?: readonly string[]; multiple?: boolean;
+    /** Checks every value given: a usage error's whole message ("Expected `--flag` ..., got ...") when bad. */
+    check?: (values: readonly string[]) => string | undefined;
+  })
   | (BaseSpec & { type: 'number'; default?: number; min?: number; max?: number; integer?: boolean })
   | (BaseSpec & { type: 'duration' }); // seconds, or a time of day / ISO instant, resolved by the caller
 
@@ -70,6 +74,8 @@ function convert(name: string, spec: OptionSpec, value: unknown): unknown {
           }
         }
       }
+      const bad = spec.check?.(values);
+      if (bad !== undefined) throw new UsageError(bad);
       return spec.multiple ? values : values[0];
     }
     case 'number': {

@@ -16,7 +16,7 @@ export async function attachTask(journal: JournalStore, item: Item, taskId: stri
   if (item.state !== 'uncertain') throw new UsageError(`item '${id}' is ${item.state}, not uncertain: --task-id applies to uncertain items only`);
   if (item.kind !== 'video') throw new UsageError(`item '${id}' is a ${item.kind} row: it has no task id; use --resubmit or --abandon`);
   if (!/^[\w.:-]{1,200}$/.test(taskId)) throw new UsageError(`Expected \`--task-id\` to be a task id such as task_abc123, got \`${taskId}\``);
-  const conflict = attachConflict(id, taskId, await journal.taskIdHolders(taskId));
+  const conflict = attachConflict(id, taskId, await journal.taskIdHolders(taskId), item.attempts);
   if (conflict && !options.force) throw new UsageError(`${conflict}; nothing changed`);
   if (options.verify) await verifyTask(taskId, options.baseUrl);
   // The bound booked now is the one a later --detach-task books again.

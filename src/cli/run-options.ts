@@ -1,6 +1,7 @@
 // The options of `run`, in one typed table (job files use the same names); `plan` takes a few of them.
 // Defaults are applied after job-file options merge.
 import { DEFAULT_DEADLINE_GRACE_S, DEFAULT_DRAIN, MAX_DEADLINE_AHEAD_MS } from '../core/deadline.js';
+import { parseModelLimits } from '../core/model-limits.js';
 import type { OptionTable } from './options.js';
 
 export const RUN_OPTIONS = {
@@ -16,12 +17,17 @@ export const RUN_OPTIONS = {
   'no-wait': { type: 'boolean', help: 'submit what can be submitted, then exit 75; a later run polls and downloads' },
   json: { type: 'boolean', help: 'one JSON summary object on stdout at the end (progress goes to stderr)' },
   'base-url': { type: 'string', help: 'gateway base URL, e.g. http://127.0.0.1:8080/v1 (default: $GATEWAY_BASE_URL)' },
+  'meta-columns': { type: 'string', help: "CSV columns that are the row's metadata, comma-separated (notes,owner): kept in the journal and results.jsonl, never sent; a column named meta.<key> is metadata without being listed. Any other column that is not a request field is refused" },
   'skip-invalid': { type: 'boolean', help: 'record invalid rows as `invalid` and go on, instead of refusing the manifest' },
   deadline: { type: 'duration', help: "at this time today (06:30; 06:30+1d for tomorrow's; one already past is refused), at an ISO instant, or after this long (45m; 0m = now) send nothing new; tasks already submitted are still polled and downloaded for --drain, then what is in flight is cut after --deadline-grace; exit 75 if work remains (4 if a cut left rows uncertain); the resolved instant is printed at start" },
   'deadline-grace': { type: 'number', min: 0, max: 3600, help: 'seconds requests in flight may still take after --deadline (or once the gateway is unreachable) before they are cut (default: 10)' },
   drain: { type: 'duration', help: 'after --deadline, how long tasks already submitted are still polled and downloaded (nothing new is submitted): 15m, 90s, 1h; 0 stops polling at the deadline (default: 15m)' },
   rpm: { type: 'number', integer: true, min: 1, help: "cap on every request to the gateway per minute (the account's limit): submissions, chat calls, polls and downloads; polls and downloads take at most --poll-rpm of it" },
   'poll-rpm': { type: 'number', integer: true, min: 1, help: 'cap on polls and content downloads per minute (default: half of --rpm; without --rpm, none)' },
+  'model-limit': {
+    type: 'string', multiple: true, check: (values) => { const parsed = parseModelLimits(values); return typeof parsed === 'string' ? parsed : undefined; },
+    help: "per-model caps, this runner's own, under --concurrency and --rpm: video-pro=4 (in flight), chat-small=200rpm (per minute), video-pro=4+30rpm (both); comma-separated, repeatable; a limited model's rows wait aside while other models' rows go on",
+  },
   'poll-concurrency': { type: 'number', integer: true, min: 1, max: 10_000, help: 'polls in flight at once (default: 64)' },
   'download-concurrency': { type: 'number', integer: true, min: 1, max: 1000, help: 'downloads in flight at once (default: 4)' },
   'max-attempts': { type: 'number', integer: true, min: 1, max: 100, help: 'attempts per submission the gateway answered without keeping (429, 5xx envelope) (default: 8)' },
@@ -51,9 +57,14 @@ export const RUN_DEFAULTS = {
 } as const;
 
 /** The run flags `plan` uses: a new run flag stays out of plan's parsing and help unless added here. */
-export const PLAN_FLAG_NAMES = ['state', 'journal', 'pricing', 'budget', 'no-budget', 'budget-may-overrun', 'json', 'help'] as const satisfies ReadonlyArray<keyof typeof RUN_OPTIONS>;
+export const PLAN_FLAG_NAMES = ['state', 'journal', 'pricing', 'budget', 'no-budget', 'budget-may-overrun', 'meta-columns', 'json', 'help'] as const satisfies ReadonlyArray<keyof typeof RUN_OPTIONS>;
 
 type PlanFlagName = (typeof PLAN_FLAG_NAMES)[number];
+
+/** Flags only `plan` has (not job options). */
+export const PLAN_ONLY_OPTIONS = {
+  'show-requests': { type: 'number', integer: true, min: 1, help: 'print the exact JSON bodies of the first N valid rows, as `run` would send them (control characters escaped)' },
+} as const satisfies OptionTable;
 
 /** Help texts that read differently for `plan`. */
 const PLAN_HELP: Partial<Record<PlanFlagName, string>> = {
@@ -61,7 +72,15 @@ const PLAN_HELP: Partial<Record<PlanFlagName, string>> = {
   json: 'one JSON object on stdout (rows, errors, estimate, fits_budget, by_model)',
 };
 
-export const PLAN_OPTIONS = Object.fromEntries(PLAN_FLAG_NAMES.map((name) => {
-  const help = PLAN_HELP[name];
-  return [name, help === undefined ? RUN_OPTIONS[name] : { ...RUN_OPTIONS[name], help }];
-})) as { [K in PlanFlagName]: (typeof RUN_OPTIONS)[K] };
+export const PLAN_OPTIONS = {
+  ...Object.fromEntries(PLAN_FLAG_NAMES.map((name) => {
+    const help = PLAN_HELP[name];
+    return [name, help === undefined ? RUN_OPTIONS[name] : { ...RUN_OPTIONS[name], help }];
+  })) as { [K in PlanFlagName]: (typeof RUN_OPTIONS)[K] },
+  ...PLAN_ONLY_OPTIONS,
+};
+
+/** `--meta-columns notes, owner` as the list of column names. */
+export function metaColumnList(value: string | undefined): string[] {
+  return value === undefined ? [] : value.split(',').map((name) => name.trim()).filter((name) => name !== '');
+}

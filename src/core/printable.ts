@@ -30,3 +30,13 @@ export function printableBlock(text: string): string {
   UNPRINTABLE_IN_BLOCK.lastIndex = 0;
   return UNPRINTABLE_IN_BLOCK.test(text) ? text.replace(UNPRINTABLE_IN_BLOCK, visible) : text;
 }
+
+/**
+ * JSON text safe to print: the same characters as JSON escapes (`\u2028`), so that what is printed is
+ * still the same JSON, byte for byte once parsed. JSON.stringify escapes C0 already; DEL, C1 and the
+ * format characters it leaves as they are.
+ */
+export function printableJson(json: string): string {
+  UNPRINTABLE.lastIndex = 0;
+  return UNPRINTABLE.test(json) ? json.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : json;
+}

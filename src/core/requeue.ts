@@ -11,6 +11,8 @@ export interface RequeueCandidate {
   abandonedWhileUncertain: boolean;
   /** Where the row comes from (file:line), for the advice on an invalid row. */
   source?: string;
+  /** In none of the job's manifests (src/core/orphans.ts): a run does not send it unless the operator names it. */
+  orphaned?: boolean;
 }
 
 export interface RequeueRequest {
@@ -23,7 +25,7 @@ export interface RequeueRequest {
 }
 
 export type RequeuePlan =
-  | { ok: true; requeue: string[]; leftOut: string[] }
+  | { ok: true; requeue: string[]; leftOut: string[]; adopt?: string[] }
   | { ok: false; refusal: string };
 
 export interface RequeueContext {
@@ -68,17 +70,25 @@ export function planRequeue(
     if (row.abandonedWhileUncertain) leftOut.push(row.id);
     else requeue.push(row.id);
   }
+  const adopt: string[] = [];
   for (const id of request.ids) {
     if (seen.has(id)) continue;
     seen.add(id);
-    requeue.push(id);
+    // An orphaned row waiting unsent needs no requeue: naming it is the operator's word to send it.
+    if (isUnsentOrphan(named.get(id))) adopt.push(id);
+    else requeue.push(id);
   }
-  return { ok: true, requeue, leftOut };
+  return { ok: true, requeue, leftOut, ...(adopt.length > 0 ? { adopt } : {}) };
+}
+
+function isUnsentOrphan(row: RequeueCandidate | undefined): boolean {
+  return row?.orphaned === true && (row.state === 'pending' || row.state === 'deferred');
 }
 
 function refusalFor(id: string, row: RequeueCandidate | undefined, { journalArg, file }: RequeueContext): string | undefined {
   const shown = quoteArg(id);
   if (!row) return `${file}: no item ${shown}`;
+  if (isUnsentOrphan(row)) return undefined;
   if (row.state === 'failed' && row.abandonedWhileUncertain) {
     return `item ${shown} was abandoned while uncertain: its request may have reached the gateway, so retry does not send it`
       + ` again (a duplicate may be billed); only \`gbatch resolve\` decides rows whose request may have been kept`;

@@ -45,6 +45,7 @@ export type ItemEvent =
   | 'vanish'            // submitted|running -> uncertain: the gateway answers 404 for the task on every id it gave
   | 'store'             // succeeded -> downloaded: output written
   | 'attach'            // uncertain -> submitted: operator supplied the task id
+  | 'adopt'             // uncertain -> succeeded: operator settled a text row from the answer a runner received after losing its lease
   | 'resubmit'          // uncertain -> pending: operator (or opt-in auto policy) chose to send again
   | 'abandon'           // uncertain|deferred|pending -> failed: operator gave up on it (an uncertain row's bound stays booked)
   | 'unreserve'         // failed -> failed: the operator found an abandoned uncertain request was not billed; its bound is released
@@ -68,6 +69,7 @@ const TABLE: Record<ItemEvent, Partial<Record<ItemState, ItemState>>> = {
   vanish: { submitted: 'uncertain', running: 'uncertain' },
   store: { succeeded: 'downloaded' },
   attach: { uncertain: 'submitted' },
+  adopt: { uncertain: 'succeeded' },
   resubmit: { uncertain: 'pending' },
   abandon: { uncertain: 'failed', deferred: 'failed', pending: 'failed' },
   unreserve: { failed: 'failed' },

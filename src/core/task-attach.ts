@@ -25,8 +25,12 @@ export function eventHolders(rows: ReadonlyArray<{ item_id: string; event: 'acce
   return holders;
 }
 
-/** Why `taskId` may not be attached to `itemId` (without --force), or undefined when it may. */
-export function attachConflict(itemId: string, taskId: string, holders: readonly TaskIdHolder[]): string | undefined {
+/**
+ * Why `taskId` may not be attached to `itemId` (without --force), or undefined when it may. The gateway's
+ * own answer to the row's current attempt (`attempt`) is no conflict: that attempt is the uncertain one
+ * (its task vanished, say, or the row was rewound), and the task is the one it is missing.
+ */
+export function attachConflict(itemId: string, taskId: string, holders: readonly TaskIdHolder[], attempt: number): string | undefined {
   const other = holders.find((h) => h.itemId !== itemId && h.current) ?? holders.find((h) => h.itemId !== itemId);
   const force = 'pass --force to attach it anyway';
   if (other) {
@@ -34,7 +38,7 @@ export function attachConflict(itemId: string, taskId: string, holders: readonly
       ? `task ${taskId} is already item '${other.itemId}''s task: attached here, its video would be saved under the wrong row; ${force}`
       : `task ${taskId} was item '${other.itemId}''s task${attemptOf(other)}: attached here, its video would be saved under the wrong row; ${force}`;
   }
-  const own = holders.find((h) => h.itemId === itemId);
+  const own = holders.find((h) => h.itemId === itemId && !(h.event === 'accept' && h.attempt === attempt));
   if (own) return `task ${taskId} was this item's task${attemptOf(own)}, an attempt that already ended: attaching it again brings back that outcome; ${force}`;
   return undefined;
 }

@@ -14,7 +14,7 @@ export class DeferredJudge {
   private readonly layouts = new Map<string, CsvHeader>();
   private readonly handlers: Omit<ScanHandlers, 'pause'>;
 
-  constructor(private readonly pricing: PricingTable, handlers: CompactHandlers) {
+  constructor(private readonly pricing: PricingTable, handlers: CompactHandlers, private readonly metaColumns: readonly string[] = []) {
     this.handlers = { valid: (row) => handlers.valid(compactRow(row)), invalid: handlers.invalid };
   }
 
@@ -35,7 +35,7 @@ export class DeferredJudge {
     if (rows.header === null) return null;
     let header = this.layouts.get(rows.file);
     if (!header) {
-      const read = readCsvHeader(rows.header);
+      const read = readCsvHeader(rows.header, this.metaColumns);
       if (!read.header) throw new Error(`${rows.file}: the scan worker sent rows under a header it should have refused`);
       this.layouts.set(rows.file, header = read.header);
     }

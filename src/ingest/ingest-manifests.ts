@@ -1,6 +1,6 @@
 // Brings the manifests into the journal in one transaction: all new rows, or (when refused) none.
 import { basename } from 'node:path';
-import { conflictProblem, type IngestConflict, type IngestEntry, type JournalStore, type JobTotals } from '../journal/index.js';
+import { conflictProblem, invalidRowHash, type IngestConflict, type IngestEntry, type JournalStore, type JobTotals } from '../journal/index.js';
 import type { PricingTable } from '../core/pricing.js';
 import { hashCanonicalRequest } from '../manifest/content-hash.js';
 import { formatRowError } from '../manifest/types.js';
@@ -36,6 +36,7 @@ function standInId(entry: InvalidEntry): string {
 
 export async function ingestManifests(
   journal: JournalStore, files: readonly string[], pricing: PricingTable, skipInvalid: boolean, say?: (line: string) => void,
+  metaColumns: readonly string[] = [],
 ): Promise<IngestOutcome> {
   const read = await Promise.all(files.map((file) => fingerprint(file).catch(() => undefined)));
   // Every manifest's fingerprint, or none: a manifest that could not be read whole is judged row by row.
@@ -73,7 +74,7 @@ export async function ingestManifests(
       valid: (row) => {
         count(row.file);
         batch.push({
-          id: row.id, kind: row.kind, model: row.model, request: null, requestJson: row.requestJson, contentHash: hashCanonicalRequest(row.kind, row.requestJson),
+          id: row.id, kind: row.kind, model: row.model, request: null, requestJson: row.requestJson, metaJson: row.metaJson, contentHash: hashCanonicalRequest(row.kind, row.requestJson),
           sourceFile: row.file, sourceLine: row.line, state: 'pending',
           resolution: row.resolution, hasReferenceVideo: row.hasReferenceVideo, estimateUsd: row.estimateUsd,
         });
@@ -87,7 +88,7 @@ export async function ingestManifests(
         const ownId = entry.id !== undefined && !entry.errors.some((e) => e.field === 'id');
         batch.push({
           id: ownId ? entry.id! : standInId(entry), kind: 'invalid', model: null, request: null,
-          contentHash: `invalid:${entry.raw}`, sourceFile: entry.file, sourceLine: entry.line, state: 'invalid',
+          contentHash: invalidRowHash(entry.raw), sourceFile: entry.file, sourceLine: entry.line, state: 'invalid',
           lastError: { message: entry.errors.map(formatRowError).join('; ') },
         });
         if (batch.length >= BATCH) flush();
@@ -97,7 +98,7 @@ export async function ingestManifests(
         backlog = undefined;
         await waiting;
       },
-    });
+    }, { metaColumns });
     flush();
     await backlog;
   } catch (err) {
@@ -112,8 +113,11 @@ export async function ingestManifests(
   const ok = problems.length === 0;
   let totals: JobTotals | undefined;
   if (ok) {
-    // Only a manifest read whole and accepted is remembered; with --skip-invalid its invalid rows are in the journal.
-    if (prints) await session.recordManifests(manifestPrints(prints, rowsByPath));
+    // The manifests of a run are the job's wanted rows: the journal's other rows are orphaned, not sent.
+    await session.orphanUnread();
+    // Only a manifest read whole and accepted is remembered (with --skip-invalid its invalid rows are in the
+    // journal); the records of the ingest before go, so a later run skips the read only for this same set.
+    await session.recordManifests(prints ? manifestPrints(prints, rowsByPath) : []);
     await session.commit();
     totals = session.committedTotals?.();
   } else {

@@ -16,9 +16,14 @@ export async function fingerprint(path: string): Promise<Fingerprint> {
   return { path, bytes, sha256: hash.digest('hex') };
 }
 
-/** The rows of the earlier ingest when every manifest is unchanged since then; undefined otherwise. */
+/**
+ * The rows of the earlier ingest when it read exactly these manifests and none has changed since;
+ * undefined otherwise. The same set, not only the same files: a manifest left out of this run orphans
+ * its rows (src/core/orphans.ts), which only a read of the run's manifests decides.
+ */
 export async function unchangedRows(journal: JournalStore, prints: readonly Fingerprint[]): Promise<number | undefined> {
-  const known = await journal.manifestRecords(prints.map((p) => p.path));
+  const known = await journal.manifestRecords();
+  if (known.size !== new Set(prints.map((p) => p.path)).size) return undefined;
   let rows = 0;
   for (const print of prints) {
     const row = known.get(print.path);

@@ -48,6 +48,8 @@ export interface ScanCompactOptions {
   /** The worker's script (tests under a TypeScript runner give the built one). */
   workerUrl?: URL;
   deferral?: DeferralPolicy;
+  /** CSV columns kept as the row's metadata, never sent (--meta-columns). */
+  metaColumns?: readonly string[];
 }
 
 /** With how many of the rows the worker handed to this thread unjudged. */
@@ -57,13 +59,13 @@ export async function scanCompact(files: readonly string[], pricing: PricingTabl
   options: ScanCompactOptions = {}): Promise<CompactScanSummary> {
   const useWorker = options.useWorker ?? (!import.meta.url.endsWith('.ts') && totalBytes(files) >= workerThresholdBytes());
   if (!useWorker) {
-    const summary = await scanManifests(files, pricing, { valid: (row) => handlers.valid(compactRow(row)), invalid: handlers.invalid });
+    const summary = await scanManifests(files, pricing, { valid: (row) => handlers.valid(compactRow(row)), invalid: handlers.invalid }, undefined, options.metaColumns);
     return { ...summary, deferredRows: 0 };
   }
   const handled = new Int32Array(new SharedArrayBuffer(4));
-  const workerData: ScanWorkerData = { files, pricing, handled: handled.buffer as SharedArrayBuffer, deferral: options.deferral ?? 'adaptive' };
+  const workerData: ScanWorkerData = { files, pricing, handled: handled.buffer as SharedArrayBuffer, deferral: options.deferral ?? 'adaptive', metaColumns: options.metaColumns ?? [] };
   const worker = new Worker(options.workerUrl ?? workerUrl, { workerData, resourceLimits: { maxYoungGenerationSizeMb: SCAN_WORKER_YOUNG_GENERATION_MB } });
-  const judged = new DeferredJudge(pricing, handlers);
+  const judged = new DeferredJudge(pricing, handlers, options.metaColumns);
   try {
     const summary = await new Promise<ScanSummary>((resolve, reject) => {
       worker.on('message', (message: ScanMessage) => {

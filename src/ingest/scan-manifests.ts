@@ -19,10 +19,10 @@ export interface ScanHandlers {
 export interface ScanSummary { rows: number; valid: number; invalid: number }
 
 export async function scanManifests(files: readonly string[], pricing: PricingTable, handlers: ScanHandlers,
-  deferral?: RowDeferral): Promise<ScanSummary> {
+  deferral?: RowDeferral, metaColumns: readonly string[] = []): Promise<ScanSummary> {
   const summary: ScanSummary = { rows: 0, valid: 0, invalid: 0 };
   for (const file of files) {
-    for await (const entry of readManifest(file, { pricing, deferral })) {
+    for await (const entry of readManifest(file, { pricing, deferral, metaColumns })) {
       const wait = handlers.pause?.();
       if (wait) await wait;
       scanEntry(entry, pricing, handlers, summary);

@@ -21,6 +21,8 @@ export interface CompactRow {
   kind: ItemKind;
   model: string;
   requestJson: string;
+  /** The row's metadata as JSON, or null. */
+  metaJson: string | null;
   file: string;
   line: number;
   resolution: string | null;
@@ -33,6 +35,7 @@ export interface RowColumns {
   kinds: ItemKind[];
   models: string[];
   requestJsons: string[];
+  metaJsons: Array<string | null>;
   files: string[];
   resolutions: Array<string | null>;
   lines: Float64Array;
@@ -52,6 +55,8 @@ export interface ScanWorkerData {
   /** An Int32Array's buffer: batches the main thread has handled. */
   handled: SharedArrayBuffer;
   deferral: DeferralPolicy;
+  /** --meta-columns */
+  metaColumns: readonly string[];
 }
 
 /** Rows for the main thread to judge (deferred-row.ts), all of one file: cells flattened. */
@@ -83,7 +88,7 @@ function estimateFields(estimate: Estimate): Pick<CompactRow, 'resolution' | 'ha
 }
 
 export function compactRow({ row, estimate }: ScannedRow): CompactRow {
-  return { id: row.id, kind: row.kind, model: row.model, requestJson: row.requestJson, file: row.file, line: row.line, ...estimateFields(estimate) };
+  return { id: row.id, kind: row.kind, model: row.model, requestJson: row.requestJson, metaJson: row.metaJson ?? null, file: row.file, line: row.line, ...estimateFields(estimate) };
 }
 
 /** Collects valid rows into columns, up to `capacity` rows. */
@@ -92,6 +97,7 @@ export class ColumnBuilder {
   private kinds: ItemKind[] = [];
   private models: string[] = [];
   private requestJsons: string[] = [];
+  private metaJsons: Array<string | null> = [];
   private files: string[] = [];
   private resolutions: Array<string | null> = [];
   private lines: Float64Array;
@@ -114,6 +120,7 @@ export class ColumnBuilder {
     this.kinds.push(row.kind);
     this.models.push(row.model);
     this.requestJsons.push(row.requestJson);
+    this.metaJsons.push(row.metaJson ?? null);
     this.files.push(row.file);
     const derived = estimateFields(estimate);
     this.resolutions.push(derived.resolution);
@@ -126,7 +133,7 @@ export class ColumnBuilder {
   take(): RowColumns {
     const n = this.ids.length;
     const columns: RowColumns = {
-      ids: this.ids, kinds: this.kinds, models: this.models, requestJsons: this.requestJsons, files: this.files,
+      ids: this.ids, kinds: this.kinds, models: this.models, requestJsons: this.requestJsons, metaJsons: this.metaJsons, files: this.files,
       resolutions: this.resolutions,
       lines: this.lines.slice(0, n), estimates: this.estimates.slice(0, n), references: this.references.slice(0, n),
     };
@@ -134,6 +141,7 @@ export class ColumnBuilder {
     this.kinds = [];
     this.models = [];
     this.requestJsons = [];
+    this.metaJsons = [];
     this.files = [];
     this.resolutions = [];
     return columns;
@@ -143,7 +151,7 @@ export class ColumnBuilder {
 export function* rowsOf(columns: RowColumns): Generator<CompactRow> {
   for (let i = 0; i < columns.ids.length; i++) {
     yield {
-      id: columns.ids[i]!, kind: columns.kinds[i]!, model: columns.models[i]!, requestJson: columns.requestJsons[i]!,
+      id: columns.ids[i]!, kind: columns.kinds[i]!, model: columns.models[i]!, requestJson: columns.requestJsons[i]!, metaJson: columns.metaJsons[i] ?? null,
       file: columns.files[i]!, line: columns.lines[i]!, resolution: columns.resolutions[i] ?? null,
       hasReferenceVideo: columns.references[i] === 1, estimateUsd: columns.estimates[i]!,
     };

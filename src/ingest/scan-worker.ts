@@ -7,7 +7,7 @@ import type { RowDeferral } from '../manifest/deferred-row.js';
 import { scanManifests, type InvalidEntry } from './scan-manifests.js';
 import { ColumnBuilder, DeferredBuilder, SCAN_BATCH, MAX_BACKLOG_BATCHES, type ScanMessage, type ScanWorkerData } from './scan-protocol.js';
 
-const { files, pricing, handled, deferral: policy } = workerData as ScanWorkerData;
+const { files, pricing, handled, deferral: policy, metaColumns } = workerData as ScanWorkerData;
 const port = parentPort!;
 /** Batches the main thread is done with, counted there as it goes: fresher than its acks, which wait for this thread's event loop. */
 const handledBatches = new Int32Array(handled);
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
     },
     // Back-pressure: the reader pauses while the main thread is behind.
     pause: () => (backlog() >= MAX_BACKLOG_BATCHES ? new Promise<void>((resolve) => { wakeOnAck = resolve; }) : undefined),
-  }, policy === 'never' ? undefined : deferral);
+  }, policy === 'never' ? undefined : deferral, metaColumns);
   flushDeferred();
   flushJudged();
   port.postMessage({ type: 'done', summary } satisfies ScanMessage);

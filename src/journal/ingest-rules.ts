@@ -9,6 +9,8 @@ export interface IngestEntry {
   request: Record<string, unknown> | null;
   /** The request's JSON text when the caller has it already (saves serialising a million rows twice). */
   requestJson?: string;
+  /** The row's metadata as JSON (never sent, not in the content hash); null or absent when it has none. */
+  metaJson?: string | null;
   contentHash: string;
   sourceFile: string;
   sourceLine: number;
@@ -17,6 +19,18 @@ export interface IngestEntry {
   hasReferenceVideo?: boolean;
   estimateUsd?: number;
   lastError?: ItemError | null;
+}
+
+const INVALID_HASH = 'invalid:';
+
+/** An invalid row's content hash: its text as written (it has no request to hash); a corrected row replaces it. */
+export function invalidRowHash(raw: string): string {
+  return INVALID_HASH + raw;
+}
+
+/** The text as written of an invalid row, from its content hash; undefined for a row that has a request. */
+export function invalidRowText(contentHash: string): string | undefined {
+  return contentHash.startsWith(INVALID_HASH) ? contentHash.slice(INVALID_HASH.length) : undefined;
 }
 
 export interface IngestConflict { id: string; file: string; line: number; journalLine: number; journalFile: string }

@@ -12,6 +12,7 @@ export class ResultRows {
   private readonly openStmt: Database.Statement<[], { seq: number | null }>;
   private readonly videoStmt: Database.Statement<[], { seq: number | null }>;
 
+  /** @internal the driver's handle: left out of the published types (better-sqlite3's are a dev dependency). */
   constructor(db: Database.Database) {
     // NOT INDEXED: a walk of the primary key from `seq` stops after LIMIT rows; through the state index,
     // the OR would gather and sort every row with a line on each page.
@@ -19,7 +20,7 @@ export class ResultRows {
     const response = wide ? 'COALESCE((SELECT a.response FROM item_answers a WHERE a.seq = items.seq), response) AS response' : 'response';
     const outputPath = wide ? 'COALESCE((SELECT t.text FROM item_texts t WHERE t.id = items.output_ref), output_path) AS output_path' : 'output_path';
     this.pageStmt = db.prepare(`SELECT seq, id, kind, state, ${response}, response_status, request_id, last_error, task_id,
-      final_resolution, ${outputPath}, sha256, bytes FROM items NOT INDEXED WHERE seq > ? AND ${HAS_LINE} ORDER BY seq LIMIT ?`);
+      final_resolution, ${outputPath}, sha256, bytes, meta FROM items NOT INDEXED WHERE seq > ? AND ${HAS_LINE} ORDER BY seq LIMIT ?`);
     this.openStmt = db.prepare(`SELECT MIN(seq) AS seq FROM items WHERE state IN (${OPEN_STATES.map((s) => `'${s}'`).join(', ')})`);
     this.videoStmt = db.prepare(`SELECT MIN(seq) AS seq FROM items WHERE state = 'succeeded' AND kind NOT IN ('chat', 'responses')`);
   }

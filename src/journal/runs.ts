@@ -2,24 +2,9 @@
 // Kept apart from the transition hot path: two writes per run.
 import { hostname } from 'node:os';
 import type { Journal } from './sqlite/journal.js';
+import type { RunEnd, RunRecord } from './run-record.js';
 
-export interface RunRecord {
-  id: number;
-  pid: number;
-  host: string;
-  startedAt: number;
-  /** Null while the run is live, or for ever when it was killed before it could write its end. */
-  endedAt: number | null;
-  exitCode: number | null;
-  stopReason: string | null;
-  message: string | null;
-}
-
-export interface RunEnd {
-  exitCode: number;
-  stopReason?: string | null;
-  message?: string | null;
-}
+export type { RunEnd, RunRecord };
 
 interface RunRow {
   id: number; pid: number; host: string; started_at: number; ended_at: number | null;

@@ -3,6 +3,7 @@
 // Every method is async; the SQLite adapter answers from its synchronous driver at once.
 import type { JobFileBudget } from '../core/job-budget.js';
 import type { ItemState } from '../core/states.js';
+import type { ForgetOutcome, ListingRow, OrphanSummary } from './orphans.js';
 import type { TaskIdHolder } from '../core/task-attach.js';
 import type { Change, JobRecord, Move, Spend } from './change.js';
 import type { IngestEntry, IngestSummary } from './ingest-rules.js';
@@ -19,6 +20,10 @@ export interface ItemFilter {
   kinds?: readonly string[];
   /** Only rows this runner holds (on a journal with one runner, every row). */
   mine?: boolean;
+  /** Only rows that are not orphaned (src/core/orphans.ts): those a run may send. */
+  notOrphaned?: boolean;
+  /** Only rows the operator adopted: in none of the manifests, sent on the operator's word. */
+  adopted?: boolean;
 }
 
 /** What a sweep for runners that are gone found: their mid-request rows, now uncertain, and the rows this runner took over. */
@@ -70,7 +75,10 @@ export interface ReportSums { total: SumRow; groups: Array<SumRow & { model: str
 export interface IngestWriter {
   /** Adds rows; may return before they are written (a Promise when the writer wants the caller to wait). */
   add(entries: readonly IngestEntry[]): void | Promise<void>;
-  /** Recorded with the rows, in the same transaction: manifests read whole need not be read again. */
+  /**
+   * Recorded with the rows, in the same transaction: manifests read whole need not be read again. They
+   * replace the records of the pass before: the job's manifest set is this pass's (see unchangedRows()).
+   */
   recordManifests(prints: readonly ManifestPrint[]): void | Promise<void>;
   /**
    * Writes and judges every row added so far (the pass stays open) and returns the summary commit()
@@ -78,6 +86,12 @@ export interface IngestWriter {
    * as add() takes it (SQLite) may leave it out: its `progress` is already complete.
    */
   settle?(): Promise<IngestSummary>;
+  /**
+   * Says that this pass read the whole of the job's wanted rows (all the manifests of a run): every row
+   * the job held before that it did not read is orphaned, every orphaned or adopted row it read is listed
+   * again (src/core/orphans.ts). One set-based statement, in the pass's transaction; call it last, before commit().
+   */
+  orphanUnread(): Promise<void>;
   commit(): Promise<IngestSummary>;
   rollback(): Promise<IngestSummary>;
   readonly progress: IngestSummary;
@@ -258,6 +272,11 @@ export interface JournalStore {
    * events: no row moves). Only a journal that still takes them from such a runner has it (a database).
    */
   noteUnrecordedTasks?(tasks: ReadonlyArray<{ id: string; taskId: string }>): Promise<void>;
+  /**
+   * Notes in the event log chat/responses answers this runner received after it lost its standing
+   * (`answer-unrecorded` events, the answer whole: no row moves), for `gbatch resolve --recorded-answer`.
+   */
+  noteUnrecordedAnswers?(answers: ReadonlyArray<{ id: string; attempt: number; answer: unknown }>): Promise<void>;
   /** Patches fields without a state change; logged as a `note` event. */
   annotate(id: string, patch: ItemPatch, note: string): Promise<void>;
   syncDeferred(): Promise<void>;
@@ -269,7 +288,17 @@ export interface JournalStore {
 
   /** An ingest pass; on a database several runners share, `say` hears what its wait for the job's ingest lock is for. */
   beginIngest(options?: IngestOptions): Promise<IngestWriter>;
-  manifestRecords(paths: readonly string[]): Promise<Map<string, ManifestRecord>>;
+  /** The records of the manifests the job's last ingest read whole, for the paths given (all of them without). */
+  manifestRecords(paths?: readonly string[]): Promise<Map<string, ManifestRecord>>;
+
+  /** The orphaned rows that wait for an operator (src/core/orphans.ts): counts by state, and the first `limit` ids. */
+  orphans(limit: number): Promise<OrphanSummary>;
+  /** The listing, state and attempts of each id given that the journal holds. */
+  listings(ids: readonly string[]): Promise<Map<string, ListingRow>>;
+  /** The operator's word (`gbatch retry <id>`): the orphaned rows among `ids` are adopted, sent as if listed. Returns those changed. */
+  adopt(ids: readonly string[]): Promise<string[]>;
+  /** Removes orphaned rows never sent, with their events (`gbatch forget`): all of `ids`, or none and why (forgetRefusal). */
+  forget(ids: readonly string[]): Promise<ForgetOutcome>;
 
   /** Rows that have a results line, after `afterSeq`, at most `limit` and about `maxBytes` of bodies (at least one). */
   resultRows(afterSeq: number, limit: number, maxBytes: number): Promise<ResultRow[]>;

@@ -1,14 +1,13 @@
-// One CSV record to a request: typed cells, the prompt and system conveniences, and the `body` column.
+// One CSV record to a request: typed cells, the prompt and system conveniences, the `body` column, and
+// the metadata columns kept beside the request.
 import type { ItemKind } from '../core/states.js';
 import { convertCell } from './csv-cells.js';
-import type { CsvHeader } from './csv-header.js';
+import { CONVENIENCE_COLUMNS, type CsvHeader } from './csv-header.js';
 import { isPlainObject } from './jsonl-line.js';
+import { kindsWithField, REQUEST_FIELDS } from './request-schemas.js';
 import { checkKind, type RowDraft } from './row-assembly.js';
 import { quote, type RowIssue } from './types.js';
 import { describe } from './validate-request.js';
-
-/** Columns that are not request fields of the same name. */
-const CONVENIENCE_COLUMNS: ReadonlySet<string> = new Set(['id', 'kind', 'prompt', 'system', 'body']);
 
 type Setter = (field: string, value: unknown, column: string) => void;
 
@@ -55,9 +54,19 @@ export function draftFromCsvRecord(header: CsvHeader, cells: readonly string[], 
     setOwn(request, field, value);
     origin.set(field, column);
   };
+  let meta: Record<string, unknown> | undefined;
   header.names.forEach((name, i) => {
     const text = cells[i]!;
     if (CONVENIENCE_COLUMNS.has(name) || text.trim() === '') return;
+    const metaKey = header.meta.get(name);
+    if (metaKey !== undefined) {
+      setOwn(meta ??= {}, metaKey, text);
+      return;
+    }
+    if (kind !== undefined && !REQUEST_FIELDS[kind].has(name)) {
+      issues.push({ field: name, reason: `is not a ${kind} request field (only ${kindsWithField(name).join(', ')} rows have it): leave the cell empty in ${kind} rows` });
+      return;
+    }
     const converted = convertCell(name, text, kind);
     if (converted.issue) {
       issues.push(converted.issue);
@@ -71,6 +80,7 @@ export function draftFromCsvRecord(header: CsvHeader, cells: readonly string[], 
   if (body !== undefined) mergeBody(body, request, origin, issues);
   return {
     line, raw, id, kind, request: withSortedKeys(request), issues,
+    ...(meta !== undefined ? { meta } : {}),
     // A chat row without messages lacks its prompt, in the words of the CSV.
     ...(kind === 'chat' && request.messages === undefined ? { fieldLabels: { messages: 'prompt' } } : {}),
   };

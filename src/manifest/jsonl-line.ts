@@ -1,6 +1,7 @@
 // One JSONL line in either form of the contract: OpenAI Batch (`custom_id`, `method`, `url`, `body`)
-// or flat (`id`, `kind`, request fields).
+// or flat (`id`, `kind`, request fields); either may carry a `meta` object, kept but never sent.
 import type { ItemKind } from '../core/states.js';
+import { REQUEST_FIELDS } from './request-schemas.js';
 import { checkKind, type RowDraft } from './row-assembly.js';
 import type { RowIssue } from './types.js';
 import { describe } from './validate-request.js';
@@ -10,7 +11,7 @@ export const BATCH_URLS: Readonly<Record<string, ItemKind>> = {
   '/v1/responses': 'responses',
   '/v1/video/generations': 'video',
 };
-const BATCH_KEYS: ReadonlySet<string> = new Set(['custom_id', 'method', 'url', 'body']);
+const BATCH_KEYS: ReadonlySet<string> = new Set(['custom_id', 'method', 'url', 'body', 'meta']);
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -42,11 +43,31 @@ function batchDraft(line: Record<string, unknown>, raw: string, lineNo: number):
   let request: Record<string, unknown> | undefined;
   if (isPlainObject(line.body)) request = line.body;
   else issues.push({ field: 'body', reason: line.body === undefined ? 'is required' : `must be a JSON object, got ${describe(line.body)}` });
-  return { line: lineNo, raw, id: { value: line.custom_id, field: 'custom_id' }, kind, request, issues };
+  const meta = metaOf(line.meta, issues);
+  return { line: lineNo, raw, id: { value: line.custom_id, field: 'custom_id' }, kind, request, issues, ...(meta ? { meta } : {}) };
 }
 
 function flatDraft(line: Record<string, unknown>, raw: string, lineNo: number): RowDraft {
-  const { id, kind: kindValue, ...request } = line;
+  const { id, kind: kindValue, meta: metaValue, ...request } = line;
   const { kind, issue } = checkKind(kindValue);
-  return { line: lineNo, raw, id: { value: id, field: 'id' }, kind, request, issues: issue ? [issue] : [] };
+  const issues = issue ? [issue] : [];
+  // The flat form's keys are the request's: one the spec does not define would leave with it.
+  if (kind !== undefined) {
+    for (const key of Object.keys(request)) {
+      if (!REQUEST_FIELDS[kind].has(key)) {
+        issues.push({ field: key, reason: `is not a ${kind} request field of the gateway; to keep it without sending it, put it under "meta", `
+          + 'or write the line in the OpenAI Batch form, whose body is sent as written' });
+      }
+    }
+  }
+  const meta = metaOf(metaValue, issues);
+  return { line: lineNo, raw, id: { value: id, field: 'id' }, kind, request, issues, ...(meta ? { meta } : {}) };
+}
+
+/** A line's `meta`: any JSON object, kept in the journal and results.jsonl and never sent. */
+function metaOf(value: unknown, issues: RowIssue[]): Record<string, unknown> | undefined {
+  if (value === undefined) return undefined;
+  if (isPlainObject(value)) return value;
+  issues.push({ field: 'meta', reason: `must be a JSON object (metadata kept beside the request, never sent), got ${describe(value)}` });
+  return undefined;
 }

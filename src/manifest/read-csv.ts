@@ -14,11 +14,11 @@ import { truncateRaw, type ManifestEntry, type RowIssue } from './types.js';
 import { invalidUtf8Reason, type InvalidByte } from './utf8-check.js';
 
 /** With `deferral`, the data rows it wants are handed to it instead of judged and yielded. */
-export async function* readCsv(file: string, pricing: PricingTable, deferral?: RowDeferral): AsyncGenerator<ManifestEntry> {
+export async function* readCsv(file: string, pricing: PricingTable, deferral?: RowDeferral, metaColumns: readonly string[] = []): AsyncGenerator<ManifestEntry> {
   const ids = new IdRegistry();
   const texts = new RecordTexts(file);
   try {
-    yield* readRecords(file, pricing, ids, texts, deferral);
+    yield* readRecords(file, pricing, ids, texts, deferral, metaColumns);
   } finally {
     texts.close();
   }
@@ -26,6 +26,7 @@ export async function* readCsv(file: string, pricing: PricingTable, deferral?: R
 
 async function* readRecords(
   file: string, pricing: PricingTable, ids: IdRegistry, texts: RecordTexts, deferral: RowDeferral | undefined,
+  metaColumns: readonly string[],
 ): AsyncGenerator<ManifestEntry> {
   let header: CsvHeader | undefined;
   let startOffset = 0;
@@ -54,7 +55,7 @@ async function* readRecords(
               yield headerError(file, line, raw(), [{ reason: invalidUtf8Reason(invalidUtf8) }]);
               return;
             }
-            const read = readCsvHeader(cells);
+            const read = readCsvHeader(cells, metaColumns);
             if (!read.header) {
               yield headerError(file, line, raw(), read.issues);
               return;

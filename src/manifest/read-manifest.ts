@@ -10,9 +10,11 @@ export interface ReadOptions {
   pricing: PricingTable;
   /** Data rows handed over unjudged (deferred-row.ts). */
   deferral?: RowDeferral;
+  /** CSV columns kept as the row's metadata, never sent (--meta-columns). */
+  metaColumns?: readonly string[];
 }
 
-type Reader = (file: string, pricing: PricingTable, deferral?: RowDeferral) => AsyncGenerator<ManifestEntry>;
+type Reader = (file: string, pricing: PricingTable, deferral?: RowDeferral, metaColumns?: readonly string[]) => AsyncGenerator<ManifestEntry>;
 
 const READERS: Readonly<Record<string, Reader>> = {
   '.jsonl': readJsonl,
@@ -31,5 +33,5 @@ export function readManifest(file: string, options: ReadOptions): AsyncIterable<
   if (!reader) {
     throw new Error(`cannot read manifest ${file}: unknown format '${extension || '(no extension)'}'; use .jsonl, .ndjson or .csv`);
   }
-  return reader(file, options.pricing, options.deferral);
+  return reader(file, options.pricing, options.deferral, options.metaColumns);
 }

@@ -1,5 +1,7 @@
-// The gateway's request schemas (spec 2.3, 2.4, 2.7, 2.9, limits of section 8), one per item kind.
-// Fields the spec does not define are kept: the gateway forwards them upstream (spec 1).
+// The gateway's request schemas (spec 2.3, 2.4, 2.7, 2.9, limits of section 8), one per item kind, and
+// the request fields each kind defines. A JSON body's fields the spec does not define are kept as
+// written (the gateway forwards a video's upstream, spec 1); flat rows and CSV columns are held to
+// the fields the spec defines (row-assembly.ts), so that a note never leaves as part of a request.
 import { z } from 'zod';
 import { MAX_VIDEO_SECONDS } from '../core/models.js';
 import type { ItemKind } from '../core/states.js';
@@ -106,6 +108,8 @@ export const videoRequestSchema = z.looseObject({
   input_reference: string().optional(),
   video_url: string().optional(),
   videos: mediaList('video').optional(),
+  // Structured provider content (spec 2.9): any JSON; a video item in it counts as a reference video.
+  content: z.unknown().optional(),
   generate_audio: z.boolean({ error: 'must be a boolean' }).optional(),
   metadata: z.union([z.string(), object('')], { error: 'must be an object or a JSON string' }).optional(),
   // Frame size and rate feed the cost estimate: below 1 they are meaningless.
@@ -123,3 +127,15 @@ export const REQUEST_SCHEMAS: Record<ItemKind, z.ZodType<Record<string, unknown>
   responses: responsesRequestSchema,
   video: videoRequestSchema,
 };
+
+/** The top-level request fields the spec defines for each kind (2.4, 2.7, 2.9). */
+export const REQUEST_FIELDS: Readonly<Record<ItemKind, ReadonlySet<string>>> = {
+  chat: new Set(Object.keys(chatRequestSchema.shape)),
+  responses: new Set(Object.keys(responsesRequestSchema.shape)),
+  video: new Set(Object.keys(videoRequestSchema.shape)),
+};
+
+/** The kinds whose requests define `field`, in ITEM_KINDS order. */
+export function kindsWithField(field: string): ItemKind[] {
+  return (Object.keys(REQUEST_FIELDS) as ItemKind[]).filter((kind) => REQUEST_FIELDS[kind].has(field));
+}

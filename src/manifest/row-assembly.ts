@@ -22,6 +22,8 @@ export interface RowDraft {
   issues: RowIssue[];
   /** Request fields the user wrote under another name (a CSV `prompt` becomes chat `messages`). */
   fieldLabels?: Readonly<Record<string, string>>;
+  /** Metadata kept beside the request, never sent. */
+  meta?: Record<string, unknown>;
 }
 
 export function checkId(value: unknown, field: string): { id?: string; issue?: RowIssue } {
@@ -67,7 +69,7 @@ export function finishRow(file: string, draft: RowDraft, ids: IdLedger, pricing:
     const request = draft.request;
     return {
       ok: true,
-      row: rowOf(file, draft.line, id, draft.kind, request),
+      row: rowOf(file, draft.line, id, draft.kind, request, draft.meta),
     };
   }
   if (issues.length === 0) issues.push({ reason: 'the row holds no request' });
@@ -80,6 +82,8 @@ export function finishRow(file: string, draft: RowDraft, ids: IdLedger, pricing:
   return { ok: false, file, line: draft.line, ...(id !== undefined ? { id } : {}), raw: truncateRaw(typeof draft.raw === 'string' ? draft.raw : draft.raw()), errors };
 }
 
-function rowOf(file: string, line: number, id: string, kind: ItemKind, request: Record<string, unknown>): ManifestRow {
-  return { file, line, id, kind, model: request.model as string, request, requestJson: canonicalJson(request) };
+function rowOf(file: string, line: number, id: string, kind: ItemKind, request: Record<string, unknown>, meta: Record<string, unknown> | undefined): ManifestRow {
+  const row: ManifestRow = { file, line, id, kind, model: request.model as string, request, requestJson: canonicalJson(request) };
+  if (meta !== undefined) row.metaJson = JSON.stringify(meta);
+  return row;
 }

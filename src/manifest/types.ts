@@ -17,6 +17,11 @@ export interface ManifestRow {
    * hash is computed from (`hashCanonicalRequest`), by the consumer that needs it.
    */
   requestJson: string;
+  /**
+   * The row's metadata as JSON (CSV metadata columns, a JSONL line's `meta`): kept in the journal and
+   * results.jsonl, never sent, not part of the content hash. Undefined when the row has none.
+   */
+  metaJson?: string;
 }
 
 export interface RowError { file: string; line: number; id?: string; field?: string; reason: string }

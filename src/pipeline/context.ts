@@ -1,6 +1,7 @@
 // What every lane of a run shares: the journal, the gateway, the clock, the money and the run's options.
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../core/clock.js';
+import type { ModelLimits } from '../core/model-limits.js';
 import type { PricingTable } from '../core/pricing.js';
 import type { ItemState } from '../core/states.js';
 import type { GatewayClient } from '../gateway/client.js';
@@ -26,6 +27,8 @@ export interface RunSettings {
   rpm?: number;
   /** Polls and content downloads per minute (default: half of rpm). */
   pollRpm?: number;
+  /** --model-limit: per-model caps on submissions in flight and per minute (this runner's own). */
+  modelLimits?: ModelLimits;
   /** Clock ms from which nothing new is submitted; after the drain the run stops waiting for tasks and exits 75 (or 4). */
   deadlineAt?: number;
   /** After the deadline, how long tasks in flight are still polled and downloaded (0, the default here: not at all). */

@@ -8,18 +8,34 @@ const MAX_GROUPS = 16;
 const MAX_MESSAGE = 200;
 const MAX_CAUSE = 60;
 
+/**
+ * What a row's return from `submitting` to `pending` was: the gateway answered without keeping it and it
+ * is sent again, unless the answer was a 401, which refuses the key, not the row, and stops the run.
+ */
+export function returnOutcome(error: ItemError | null): 'retried' | 'key refused' {
+  return error?.status === 401 ? 'key refused' : 'retried';
+}
+
 /** What a move into `state` with `error` is called in the view; undefined when it is no error. */
 export function causeOf(from: ItemState | undefined, state: ItemState, error: ItemError | null): string | undefined {
   if (!error) return undefined;
-  const outcome = state === 'pending' && from === 'submitting' ? 'retried'
+  const outcome = state === 'pending' && from === 'submitting' ? returnOutcome(error)
     : state === 'rejected' ? 'rejected'
     : state === 'failed' ? (from === 'submitted' || from === 'running' ? 'task failed' : 'failed')
     : state === 'uncertain' ? 'uncertain'
     : state === 'deferred' ? 'deferred'
     : undefined;
   if (!outcome) return undefined;
+  return errorCause(outcome, error);
+}
+
+/**
+ * The cause of an error under `outcome`: its HTTP status and code, those it has; without either (a task's
+ * fail reason, a budget deferral), the start of its message with the numbers folded, so that rows held
+ * back for different amounts share one cause. The live view and the HTML report group by it.
+ */
+export function errorCause(outcome: string, error: ItemError): string {
   const parts = causeParts(outcome, error);
-  // Without a status or code (a task's fail reason), the start of the message names the cause.
   if (parts.length === 1) parts.push(error.message.split(/[;:.,(]/)[0]!.slice(0, 40).trim().replace(/\d+/g, '#'));
   return causeLine(parts);
 }

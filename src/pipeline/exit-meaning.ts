@@ -6,7 +6,8 @@ import { conflictProblem } from '../journal/ingest-rules.js';
 import { formatRowError } from '../manifest/types.js';
 import type { RunResult } from './runner.js';
 
-export type RunOutcome = Pick<RunResult, 'exitCode' | 'stopReason' | 'ingest' | 'outputFailure' | 'counts'>;
+/** A run's result; the library's says null where the runner's says undefined (no early stop). */
+export type RunOutcome = Pick<RunResult, 'exitCode' | 'ingest' | 'outputFailure' | 'counts'> & { stopReason: RunResult['stopReason'] | null };
 
 export function exitMeaning(result: RunOutcome): string {
   switch (result.exitCode) {

@@ -2,6 +2,7 @@
 // replaced under a live run would take every task id with it (the run writes on into an unlinked
 // file); a lock taken over means another runner now owns the rows. Either way the run must stop.
 import { rmSync, statSync } from 'node:fs';
+import type { UnrecordedOutcome } from './unrecorded.js';
 
 export interface FileIdentity { dev: number; ino: number }
 
@@ -29,12 +30,10 @@ export function compareIdentity(opened: FileIdentity, now: FileIdentity | undefi
 /** Between two checks on the submission path at most this much time passes unchecked (the heartbeat checks too). */
 const CLAIM_CHECK_MS = 50;
 
-/** A task the gateway accepted whose id reached this run after the journal stopped taking its writes. */
-export interface UnrecordedTask { id: string; taskId: string }
 
 export class JournalGuard {
   private readonly opened: FileIdentity | undefined;
-  private readonly unrecordedTasks: UnrecordedTask[] = [];
+  private readonly unrecordedOutcomes: UnrecordedOutcome[] = [];
   /** The journal's WAL and shared-memory files as opened: SQLite finds them by name, next to the path. */
   private readonly sidecars: Array<{ path: string; identity: FileIdentity | undefined }>;
   private loss: JournalLoss | undefined;
@@ -79,13 +78,13 @@ export class JournalGuard {
     if (performance.now() - this.lastCheck >= CLAIM_CHECK_MS) this.check();
   }
 
-  /** A task id the journal refused (this run lost its standing): kept for the run's last lines, never dropped. */
-  keepUnrecorded(task: UnrecordedTask): void {
-    this.unrecordedTasks.push(task);
+  /** A task id or an answer the journal refused (this run lost its standing): kept for the run's last lines, never dropped. */
+  keepUnrecorded(outcome: UnrecordedOutcome): void {
+    this.unrecordedOutcomes.push(outcome);
   }
 
-  get unrecorded(): readonly UnrecordedTask[] {
-    return this.unrecordedTasks;
+  get unrecorded(): readonly UnrecordedOutcome[] {
+    return this.unrecordedOutcomes;
   }
 
   lose(loss: JournalLoss): void {

@@ -5,9 +5,10 @@
 //   task_id, status: "SUCCESS", final_resolution, file, sha256, bytes}}, error null;
 // - rejected: response {status_code, request_id: null, body: {error}} and error {code, message};
 // - failed and invalid: response null and error {code, message}.
+// A row with metadata (CSV metadata columns, a JSONL line's `meta`) has it as `meta` after `custom_id`.
 import type { Item, ItemError, ResultRow } from '../journal/index.js';
 
-/** The line of an item as the journal returns it (tests and tools; the rebuild uses the raw row). */
+/** The line of an item as the journal returns it, without metadata (tests and tools; the rebuild uses the raw row). */
 export function resultLine(item: Item): string {
   return resultLineFromRow(itemToResultRow(item));
 }
@@ -19,6 +20,7 @@ export function itemToResultRow(item: Item): ResultRow {
     response_status: item.responseStatus, request_id: item.requestId,
     last_error: item.lastError === null ? null : JSON.stringify(item.lastError),
     task_id: item.taskId, final_resolution: item.finalResolution, output_path: item.outputPath, sha256: item.sha256, bytes: item.bytes,
+    meta: null,
   };
 }
 
@@ -26,7 +28,7 @@ const isText = (kind: string): boolean => kind === 'chat' || kind === 'responses
 
 /** One results.jsonl line from the journal's raw row: a stored body is spliced in as it is, not re-parsed. */
 export function resultLineFromRow(row: ResultRow): string {
-  const head = `{"id":"batch_req_${row.seq}","custom_id":${JSON.stringify(row.id)},`;
+  const head = `{"id":"batch_req_${row.seq}","custom_id":${JSON.stringify(row.id)},${row.meta == null ? '' : `"meta":${row.meta},`}`;
   if ((row.state === 'succeeded' || row.state === 'downloaded') && isText(row.kind)) {
     return `${head}"response":{"status_code":${row.response_status ?? 200},"request_id":${JSON.stringify(row.request_id)},` +
       `"body":${row.response ?? 'null'}},"error":null}`;

@@ -7,7 +7,7 @@ import type { ItemState } from '../core/states.js';
 import type { SpendState } from './budget.js';
 import type { Item, ItemError } from '../journal/index.js';
 import type { RunContext } from './context.js';
-import { causeOf, ErrorGroups, laneCauseOf } from './error-groups.js';
+import { causeOf, ErrorGroups, laneCauseOf, returnOutcome } from './error-groups.js';
 import { RateRing } from './rate-ring.js';
 import { phaseOf, quantile, SNAPSHOT_VERSION, type KindMoney, type RunSnapshot } from './run-snapshot.js';
 
@@ -193,7 +193,9 @@ export class RunMonitor {
     if (from !== undefined) this.move(from, to, 1);
     else this.counts[to]++;
     if (from === 'submitting') {
-      if (to === 'pending') this.retries++;
+      if (to === 'pending') {
+        if (returnOutcome(item.lastError) === 'retried') this.retries++;
+      }
       else {
         if (item.kind === 'video') this.videoToSend = Math.max(0, this.videoToSend - 1);
         this.sent++;

@@ -16,6 +16,8 @@ import { acquireRunner, type OverlapPolicy } from './overlap.js';
 import { isDatabaseUrl, openStore } from '../journal/open-store.js';
 import { SqliteJournalStore } from '../journal/sqlite/sqlite-store.js';
 import { budgetInForce, type JobFileBudget } from '../core/job-budget.js';
+import { countsForExit } from '../core/orphans.js';
+import { orphanedLine, SHOWN_ORPHANS } from './orphaned-line.js';
 import type { JobTotals, RunEnd } from '../journal/index.js';
 import { BudgetGuard } from './budget-guard.js';
 import type { RunContext, RunEvents, RunSettings } from './context.js';
@@ -24,7 +26,8 @@ import { earlierDrift } from './earlier-drift.js';
 import { exitCodeFor, EXIT } from './exit-code.js';
 import { GatewayWatch } from './gateway-watch.js';
 import { ingestManifests, type IngestOutcome } from '../ingest/ingest-manifests.js';
-import { JournalGuard, type JournalLoss, type UnrecordedTask } from './journal-guard.js';
+import { JournalGuard, type JournalLoss } from './journal-guard.js';
+import type { UnrecordedTask } from './unrecorded.js';
 import { endLeaseLost, endLost, lockLostLine, noteUnrecorded, type JournalLossReason } from './journal-loss-ending.js';
 import { lossWords } from './journal-rescue.js';
 import { refuseUnpricedHeldRows } from './held-row-prices.js';
@@ -57,6 +60,8 @@ export interface RunConfig {
   baseUrl: string;
   apiKey: string;
   skipInvalid: boolean;
+  /** CSV columns kept as each row's metadata, never sent (--meta-columns). */
+  metaColumns?: readonly string[];
   journalSync?: 'full' | 'off';
   /** How the journal's WAL is fsynced after deferred commits (tests observe it). */
   syncWal?: (walPath: string) => void;
@@ -90,7 +95,7 @@ export interface RunResult {
   takeover?: LockTakeover;
   stopReason: SubmitStopReason | EarlyStop | 'no-wait' | 'ingested' | 'output' | JournalLossReason | undefined;
   /** The journal's file was deleted or replaced, or its lock lost, mid-run: what the operator must know (and task ids it did not take). */
-  journalLost?: { lines: string[]; savedCopy?: string; unrecordedTasks?: UnrecordedTask[] };
+  journalLost?: { lines: string[]; savedCopy?: string; unrecordedTasks?: UnrecordedTask[]; unrecordedAnswers?: Array<{ id: string; attempt: number }> };
   /** One line on why the run stopped early (a deadline, a dead gateway, a signal), as logged. */
   stopMessage?: string;
   /** The write that stopped the run (disk full, read-only, no permission), if one did. */
@@ -167,7 +172,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     const recovery = await recoverJournal(journal, config.settings);
     for (const line of recovery.messages) events.emit('log', line);
 
-    const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid, (line) => events.emit('log', line))
+    const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid, (line) => events.emit('log', line), config.metaColumns)
       .catch(async (err: unknown) => {
         // A runner frozen past its lease mid-ingest finds its session ended by the runner that took its
         // place (its pass rolled back): it lost its standing, which is no bug.
@@ -192,6 +197,8 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     // What the ingest left: from its own tally when it has one (a first ingest), rather than a read of every row.
     if (config.ingestOnly) return await finish({ ...await emptyResult(journal, EXIT.ok, effective, ingest.totals), ingest, recovery, takeover, stopReason: 'ingested' });
     await releaseDeferred(journal);
+    const orphaned = await journal.orphans(SHOWN_ORPHANS);
+    if (orphaned.total > 0) events.emit('log', orphanedLine(orphaned));
 
     const { concurrency, pollConcurrency, downloadConcurrency } = config.settings;
     const watch = new GatewayWatch(config.baseUrl);
@@ -286,7 +293,7 @@ async function drive(
     claimedAll: () => void results.flush(),
     beforeSubmit: () => guard.checkSoon(),
     budgetRefused: () => peers.observeBudget(),
-    unrecorded: (id, taskId) => guard.keepUnrecorded({ id, taskId }),
+    unrecorded: (outcome) => guard.keepUnrecorded(outcome),
   });
   const peers = new JobPeers(ctx, {
     poll: (item) => {
@@ -355,9 +362,11 @@ async function drive(
     monitor.finish(counts, spend);
     const outputFailure = outputs.failure;
     const stoppedEarly = stopReason !== undefined || submitter.exhaustedCount > 0 || outputFailure !== undefined;
+    // Orphaned rows that wait are none of this run's work: they neither defer nor fail it.
+    const ending = { counts: countsForExit(counts, (await journal.orphans(0)).counts), stoppedEarly };
     return {
       // A refused key is bad configuration (exit 2), whatever else the counts say.
-      exitCode: submitter.reason === 'auth' || poller.authRefused ? EXIT.usage : outputExitCode(exitCodeFor({ counts, stoppedEarly }), outputFailure),
+      exitCode: submitter.reason === 'auth' || poller.authRefused ? EXIT.usage : outputExitCode(exitCodeFor(ending), outputFailure),
       counts, ingest, recovery, takeover,
       ...(outputFailure ? { outputFailure } : {}),
       stopReason: poller.authRefused ? 'auth' : outputFailure ? 'output' : submitter.reason ?? stopReason,
@@ -410,11 +419,12 @@ function listen(signal: AbortSignal | undefined, handler: () => void, cleanups: 
   cleanups.push(() => signal.removeEventListener('abort', handler));
 }
 
-/** Deferred rows get their chance again on every run. */
+/** Deferred rows get their chance again on every run: those this run's manifests list (or the operator adopted). */
 async function releaseDeferred(journal: JournalStore): Promise<void> {
   // Read and written under one write lock: an operator's `resolve` cannot move a row in between.
   await journal.decideAndApply(async (reader) => {
-    const deferred = await reader.list(['deferred']);
+    const deferred: Item[] = [];
+    for await (const item of reader.iterate({ states: ['deferred'], notOrphaned: true })) deferred.push(item);
     return { changes: deferred.map((item) => ({ id: item.id, event: 'release' as const, detail: { reason: 'new run' } })), result: undefined };
   });
 }

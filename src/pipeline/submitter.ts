@@ -9,20 +9,23 @@ import { GatewayTransportError } from '../gateway/errors.js';
 import { BudgetExceededError, JobCancelledError, LockLostError, staleAfterMs, type Change, type Item, type JobCancel } from '../journal/index.js';
 import { cancelledError, cancelLine } from './cancel-watch.js';
 import { changedElsewhere } from './changed-elsewhere.js';
+import { unrecordedOutcome, type UnrecordedOutcome } from './unrecorded.js';
 import { log, type RunContext } from './context.js';
 import { planOutcome, type FollowUp, type OutcomePlan } from './outcome.js';
 import { unpricedRowError } from './held-row-prices.js';
 import { reservationFor, type Reservation } from './reservation.js';
+import { ModelGate } from './model-gate.js';
+import { ModelLanes } from './model-lanes.js';
 import type { Pacer } from './request-pacers.js';
-import { rateWindow, type PacedSend } from './send-pacer.js';
+import { rateWindow, SendPacer, type PacedSend } from './send-pacer.js';
 
 export interface SubmitterHooks {
   accepted(item: Item): void;
   completed(item: Item): void;
   /** Every pending item has been claimed; only requests in flight (and their retries) remain. */
   claimedAll?(): void;
-  /** The gateway accepted a task whose id the journal refused (this runner lost its standing): the id must not be lost. */
-  unrecorded?(itemId: string, taskId: string): void;
+  /** The gateway accepted a task, or answered, and the journal refused it (this runner lost its standing): it must not be lost. */
+  unrecorded?(outcome: UnrecordedOutcome): void;
   /** The journal refused an intent over the job's budget: the job's money is read again before the row waits for headroom. */
   budgetRefused?(): Promise<void>;
   /** Asked before each item is claimed and before each intent is written; may stop submissions (the journal's file is gone). Must be cheap. */
@@ -49,6 +52,10 @@ export class Submitter {
   private readonly freshForMs = staleAfterMs() / 2;
   /** The job's cancellation, once this runner saw it (the journal, or its refusal of an intent). */
   private cancel: JobCancel | undefined;
+  /** --model-limit: rows of a model at its limit wait aside; each model's rate also held at the wire. */
+  private readonly modelGate: ModelGate | undefined;
+  private readonly modelLanes: ModelLanes | undefined;
+  private readonly modelPacers = new Map<string, SendPacer>();
 
   constructor(private readonly ctx: RunContext, private readonly hooks: SubmitterHooks) {
     this.stopped = abortPromise(ctx.submitStop.signal);
@@ -58,6 +65,12 @@ export class Submitter {
     const window = rpm ? rateWindow(rpm) : undefined;
     this.queue = new PQueue({ concurrency, ...window });
     this.pacer = ctx.pacers?.submissions;
+    const limits = ctx.settings.modelLimits;
+    if (limits && limits.size > 0) {
+      this.modelGate = new ModelGate(limits, ctx.clock);
+      this.modelLanes = new ModelLanes(this.modelGate, ctx.clock, (item, release) => this.handOver(item, release), ctx.submitStop.signal);
+      for (const [model, limit] of limits) if (limit.rpm) this.modelPacers.set(model, new SendPacer(rateWindow(limit.rpm), ctx.clock));
+    }
   }
 
   get reason(): SubmitStopReason {
@@ -86,16 +99,34 @@ export class Submitter {
         this.hooks.beforeSubmit?.();
         if (!ctx.submitGate.allows()) break outer;
         await this.queue.onSizeLessThan(ctx.settings.concurrency);
+        if (this.modelLanes && this.modelGate?.limits(item.model)) {
+          await this.modelLanes.room();
+          this.modelLanes.offer(item);
+          continue;
+        }
         const reservation = await this.reserve(item);
         if (!reservation) continue;
         this.queue.add(() => this.submit(item, reservation)).catch((err: unknown) => this.fail(err));
       }
     }
+    await this.modelLanes?.drained();
     this.hooks.claimedAll?.();
     await this.queue.onIdle();
     while (this.settling.size > 0) await Promise.allSettled([...this.settling]);
     if (this.failure !== undefined) throw this.failure;
     await this.deferLeftovers();
+  }
+
+  /** A row of a limited model whose turn has come: reserved and queued as any other; `release` frees its model's slot. */
+  private async handOver(item: Item, release: () => void): Promise<void> {
+    try {
+      const reservation = await this.reserve(item);
+      if (!reservation) return release();
+      this.queue.add(() => this.submit(item, reservation)).catch((err: unknown) => this.fail(err)).finally(release);
+    } catch (err) {
+      release();
+      this.fail(err);
+    }
   }
 
   /** A bug (an illegal transition) or a journal that cannot be written stops every lane and ends the run with it. */
@@ -171,10 +202,10 @@ export class Submitter {
       if (next.kind === 'stop-balance') this.stopFor('balance', `the gateway's balance ran out (402): no further submissions`);
       else if (next.kind === 'stop-auth') this.stopFor('auth', 'the gateway refused the API key (401): no further submissions; check GATEWAY_API_KEY');
       const written = ctx.commits.write(plan.change, item);
-      const taskId = plan.change.patch?.taskId;
-      if (typeof taskId === 'string') {
+      const unrecorded = unrecordedOutcome(plan.change, attempt);
+      if (unrecorded) {
         written.catch((err: unknown) => {
-          if (err instanceof LockLostError) this.hooks.unrecorded?.(item.id, taskId);
+          if (err instanceof LockLostError) this.hooks.unrecorded?.(unrecorded);
         });
       }
       if (next.kind !== 'retry') {
@@ -250,7 +281,7 @@ export class Submitter {
   private async send(item: Item, attempt: number, request: Record<string, unknown>): Promise<SendOutcome> {
     let paced: PacedSend | undefined;
     try {
-      paced = await this.pace();
+      paced = await this.pace(item.model);
       if (!this.ctx.submitGate.allows()) {
         // The intent is durable but the run stopped meanwhile (the deadline passed): the request never leaves.
         throw new GatewayTransportError('GBATCH_ABORTED', false, 'submission stopped before it left: the run is stopping');
@@ -278,11 +309,17 @@ export class Submitter {
   }
 
   /** A stop while waiting for the pace means the request never leaves: the same as a refused connection. */
-  private async pace(): Promise<PacedSend | undefined> {
+  private async pace(model: string): Promise<PacedSend | undefined> {
+    const signal = this.ctx.submitStop.signal;
+    let own: PacedSend | undefined;
     try {
-      return await this.pacer?.acquire(this.ctx.submitStop.signal);
+      // The model's own rate first, so no slot of the account's pace is held while the model waits.
+      own = await this.modelPacers.get(model)?.acquire(signal);
+      const paced = await this.pacer?.acquire(signal);
+      return own && paced ? bothPaced(own, paced) : own ?? paced;
     } catch (err) {
-      throw new GatewayTransportError('GBATCH_ABORTED', false, 'submission stopped while waiting for --rpm', { cause: err });
+      own?.done();
+      throw new GatewayTransportError('GBATCH_ABORTED', false, 'submission stopped while waiting for --rpm or --model-limit', { cause: err });
     }
   }
 
@@ -382,6 +419,10 @@ export class Submitter {
     }
     await Promise.all(writes);
   }
+}
+
+function bothPaced(a: PacedSend, b: PacedSend): PacedSend {
+  return { onWire: () => { a.onWire(); b.onWire(); }, done: () => { a.done(); b.done(); } };
 }
 
 function abortPromise(signal: AbortSignal): Promise<void> {

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveJob, type RunFlags } from '../../src/cli/job.js';
 import { parseOptions, UsageError } from '../../src/cli/options.js';
-import { RUN_OPTIONS } from '../../src/cli/run-options.js';
+import { metaColumnList, RUN_OPTIONS } from '../../src/cli/run-options.js';
 import { BUILTIN_PRICING } from '../../src/core/pricing.js';
 import { useTempDir } from '../journal/helpers.js';
 
@@ -31,6 +31,13 @@ function usageMessage(run: () => unknown): string {
 }
 
 describe('resolveJob', () => {
+  it('--meta-columns is a job option too; the command line overrides it', () => {
+    const file = jobFile({ manifest: 'rows.csv', options: { 'meta-columns': 'notes, owner' } });
+    expect(metaColumnList(resolveJob(file, cli(), NOW).flags['meta-columns'])).toEqual(['notes', 'owner']);
+    expect(metaColumnList(resolveJob(file, cli('--meta-columns', 'ticket'), NOW).flags['meta-columns'])).toEqual(['ticket']);
+    expect(metaColumnList(undefined)).toEqual([]);
+  });
+
   it('a bare manifest: name from the file, default state and out paths, built-in pricing, run defaults', () => {
     const job = resolveJob('data/my rows.csv', cli(), NOW);
     expect(job).toMatchObject({

@@ -19,14 +19,14 @@ const EXPECTED: Record<ItemState, Partial<Record<ItemEvent, ItemState>>> = {
   failed: { requeue: 'pending', unreserve: 'failed', detach: 'uncertain' },
   rejected: { requeue: 'pending' },
   invalid: {},
-  uncertain: { attach: 'submitted', resubmit: 'pending', abandon: 'failed' },
+  uncertain: { attach: 'submitted', adopt: 'succeeded', resubmit: 'pending', abandon: 'failed' },
   deferred: { release: 'pending', abandon: 'failed', cancel: 'cancelled' },
   cancelled: { requeue: 'pending' },
 };
 
 const EVENTS: ItemEvent[] = [
   'submit', 'accept', 'complete', 'retry', 'reject', 'defer', 'lose', 'progress', 'finish', 'fail',
-  'store', 'attach', 'resubmit', 'abandon', 'release', 'requeue', 'oversize', 'cancel', 'unreserve', 'detach', 'vanish',
+  'store', 'attach', 'resubmit', 'abandon', 'release', 'requeue', 'oversize', 'cancel', 'unreserve', 'detach', 'vanish', 'adopt',
 ];
 
 const pairs = ITEM_STATES.flatMap((state) =>
@@ -36,7 +36,7 @@ describe('transition table', () => {
   it('knows exactly the states and events this test covers', () => {
     expect([...ITEM_STATES].sort()).toEqual(Object.keys(EXPECTED).sort());
     expect([...ITEM_EVENTS].sort()).toEqual([...EVENTS].sort());
-    expect(pairs).toHaveLength(12 * 21);
+    expect(pairs).toHaveLength(12 * 22);
   });
 
   it.each(pairs)('$state --$event--> $next', ({ state, event, next }) => {

@@ -3,10 +3,14 @@ import { attachConflict, eventHolders, planDetach, type DetachRow } from '../../
 
 describe('attachConflict: a task the journal holds elsewhere is refused without --force', () => {
   it('another row\'s current task, or one it held, or this row\'s own ended attempt', () => {
-    expect(attachConflict('a', 't1', [])).toBeUndefined();
-    expect(attachConflict('a', 't1', [{ itemId: 'b', current: true, event: null, attempt: null }])).toMatch(/already item 'b''s task.*--force/);
-    expect(attachConflict('a', 't1', [{ itemId: 'b', current: false, event: 'accept', attempt: 2 }])).toMatch(/was item 'b''s task in attempt 2/);
-    expect(attachConflict('a', 't1', [{ itemId: 'a', current: false, event: 'accept', attempt: 1 }])).toMatch(/was this item's task in attempt 1/);
+    expect(attachConflict('a', 't1', [], 1)).toBeUndefined();
+    expect(attachConflict('a', 't1', [{ itemId: 'b', current: true, event: null, attempt: null }], 3)).toMatch(/already item 'b''s task.*--force/);
+    expect(attachConflict('a', 't1', [{ itemId: 'b', current: false, event: 'accept', attempt: 2 }], 3)).toMatch(/was item 'b''s task in attempt 2/);
+    expect(attachConflict('a', 't1', [{ itemId: 'a', current: false, event: 'accept', attempt: 1 }], 3)).toMatch(/was this item's task in attempt 1/);
+    // The gateway's answer to the uncertain attempt itself (its task vanished, or the row was rewound): no conflict.
+    expect(attachConflict('a', 't1', [{ itemId: 'a', current: false, event: 'accept', attempt: 3 }], 3)).toBeUndefined();
+    // An attachment of this attempt that was undone (--detach-task) is refused again without --force.
+    expect(attachConflict('a', 't1', [{ itemId: 'a', current: false, event: 'attach', attempt: 3 }], 3)).toMatch(/was this item's task in attempt 3/);
   });
 
   it('eventHolders reads only details naming exactly that task', () => {

@@ -40,7 +40,7 @@ const SPECIAL: Record<number, string> = {
 
 interface Scan { valid: CompactRow[]; invalid: InvalidEntry[]; summary: { rows: number; valid: number; invalid: number }; deferredRows: number }
 
-async function scan(files: string[], options: { useWorker: boolean; deferral?: DeferralPolicy }): Promise<Scan> {
+async function scan(files: string[], options: { useWorker: boolean; deferral?: DeferralPolicy; metaColumns?: string[] }): Promise<Scan> {
   const valid: CompactRow[] = [];
   const invalid: InvalidEntry[] = [];
   const { deferredRows, ...summary } = await scanCompact(files, BUILTIN_PRICING, {
@@ -115,4 +115,22 @@ test.skipIf(!BUILT)("'never' judges every row in the worker; 'adaptive' gives th
   expect(never.valid).toEqual(alone.valid);
   expect(adaptive.valid).toEqual(alone.valid);
   expect(adaptive.summary).toEqual({ rows: ROWS, valid: ROWS, invalid: 0 });
+});
+
+test.skipIf(!BUILT)('metadata columns (--meta-columns and meta.*) are read the same in either thread, and never enter the request', async () => {
+  const ws = workspace();
+  const file = ws.path('meta.csv');
+  let text = 'id,kind,model,prompt,notes,meta.owner\n';
+  for (let i = 0; i < ROWS; i++) text += `m${i},chat,chat-small,Fact ${i},note ${i},owner ${i % 3}\n`;
+  writeFileSync(file, text);
+  const alone = await scan([file], { useWorker: false, metaColumns: ['notes'] });
+  const split = await scan([file], { useWorker: true, deferral: 'alternate', metaColumns: ['notes'] });
+  expect(split.deferredRows).toBeGreaterThan(SCAN_BATCH);
+  expect(split.valid).toEqual(alone.valid);
+  expect(alone.invalid).toEqual([]);
+  expect(alone.valid[SCAN_BATCH + 7]!.metaJson).toBe(JSON.stringify({ notes: `note ${SCAN_BATCH + 7}`, owner: `owner ${(SCAN_BATCH + 7) % 3}` }));
+  expect(alone.valid.every((r) => !r.requestJson.includes('note') && !r.requestJson.includes('owner'))).toBe(true);
+  // Without the flag the header is refused in either thread, naming the column.
+  const refused = await scan([file], { useWorker: true, deferral: 'alternate' });
+  expect(refused.invalid.flatMap((e) => e.errors.map((x) => x.field))).toEqual(['notes']);
 });

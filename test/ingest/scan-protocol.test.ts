@@ -45,7 +45,7 @@ describe('ColumnBuilder and rowsOf', () => {
 });
 
 describe('DeferredBuilder and deferredRowsOf', () => {
-  const header = { names: ['id', 'kind', 'model', 'prompt'], index: new Map([['id', 0], ['kind', 1], ['model', 2], ['prompt', 3]]) };
+  const header = { names: ['id', 'kind', 'model', 'prompt'], index: new Map([['id', 0], ['kind', 1], ['model', 2], ['prompt', 3]]), meta: new Map<string, string>() };
   const records = [
     { cells: ['a', 'chat', 'chat-small', 'héllo, "you"'], line: 2, from: 20, to: 48, firstLine: 0 },
     { cells: ['short'], line: 3, from: 48, to: 54, firstLine: 0 },

@@ -149,6 +149,11 @@ export function makeItem(overrides: Partial<Item> = {}): Item {
   };
 }
 
+/** Takes a journal's items back to before the `meta` column (a row's metadata, the newest step). */
+export function withoutItemMeta(db: import('better-sqlite3').Database): void {
+  db.exec('ALTER TABLE items DROP COLUMN meta');
+}
+
 /**
  * Takes a journal back to schema 9: its event log to one inline `events` table (event-log.ts), and without the
  * job file's budget record that came after it.

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { eventLog } from '../../src/journal/event-log.js';
 import { SCHEMA_VERSION } from '../../src/journal/sqlite/schema.js';
 import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
-import { entry, eventRows, ingest, inlineEventLog, submitChange, useTempDir } from './helpers.js';
+import { entry, eventRows, ingest, inlineEventLog, withoutItemMeta, submitChange, useTempDir } from './helpers.js';
 
 const tmp = useTempDir();
 const LONG = { attempt: 1, actualUsd: 0.0000114, note: 'a detail longer than the shared ones' };
@@ -51,7 +51,9 @@ describe('the narrow event log (schema 10)', () => {
     first.apply([{ id: 'a', event: 'lose' }]);
     first.close();
     const db = new Database(`${tmp.dir()}/job.db`);
+    withoutItemMeta(db);
     inlineEventLog(db);
+    db.exec('DROP INDEX items_orphaned; ALTER TABLE items DROP COLUMN orphan;');
     db.pragma('user_version = 9');
     const before = db.prepare('SELECT * FROM events ORDER BY seq').all();
     db.close();

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from '../../src/journal/sqlite/schema.js';
 import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
-import { entry, ingest, inlineEventLog, itemRows, useTempDir } from './helpers.js';
+import { entry, ingest, inlineEventLog, withoutItemMeta, itemRows, useTempDir } from './helpers.js';
 
 const tmp = useTempDir();
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -57,16 +57,18 @@ describe('narrow content hash and manifest path (schema 9)', () => {
     ingest(first, [entry('old1', { contentHash: sha('old1') }), entry('old2', { contentHash: sha('old2') })]);
     first.close();
     const db = new Database(`${tmp.dir()}/job.db`);
+    withoutItemMeta(db);
     inlineEventLog(db);
     db.exec(`UPDATE items SET content_hash = lower(hex(content_key)), source_file = (SELECT text FROM item_texts WHERE id = source_ref);
       ALTER TABLE items DROP COLUMN content_key; ALTER TABLE items DROP COLUMN source_ref;`);
+    db.exec('DROP INDEX items_orphaned; ALTER TABLE items DROP COLUMN orphan;');
     db.pragma('user_version = 8');
     const before = db.prepare('SELECT * FROM items ORDER BY seq').all();
     db.close();
 
     const journal = tmp.open();
     expect(journal.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-    expect(itemRows(journal)).toEqual(before.map((row) => ({ ...(row as object), content_key: null, source_ref: null })));
+    expect(itemRows(journal)).toEqual(before.map((row) => ({ ...(row as object), content_key: null, source_ref: null, orphan: 0, meta: null })));
     expect(journal.get('old1')).toMatchObject({ contentHash: sha('old1'), sourceFile: 'manifest.jsonl' });
     expect(ingest(journal, [entry('old2', { contentHash: sha('old2') }), entry('new', { contentHash: sha('new') })]))
       .toMatchObject({ inserted: 1, unchanged: 1 });

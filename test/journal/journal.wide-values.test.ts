@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from '../../src/journal/sqlite/schema.js';
 import { ResultRows } from '../../src/journal/result-rows.js';
-import { entry, ingest, inlineEventLog, submitChange, useTempDir } from './helpers.js';
+import { entry, ingest, inlineEventLog, withoutItemMeta, submitChange, useTempDir } from './helpers.js';
 
 const tmp = useTempDir();
 const BODY = { id: 'cmpl-1', choices: [{ message: { role: 'assistant', content: 'hi' } }], usage: { total_tokens: 7 } };
@@ -66,6 +66,7 @@ describe('wide item values out of line (schema 7)', () => {
     // Back to schema 6 as an older gbatch left it: every value inline, no out-of-line tables.
     const db = new Database(`${tmp.dir()}/job.db`);
     const request = (db.prepare('SELECT request FROM item_requests').get() as { request: string }).request;
+    withoutItemMeta(db);
     inlineEventLog(db);
     db.exec(`UPDATE items SET content_hash = lower(hex(content_key)), source_file = (SELECT text FROM item_texts WHERE id = source_ref);
       ALTER TABLE items DROP COLUMN content_key; ALTER TABLE items DROP COLUMN source_ref;`);
@@ -74,6 +75,7 @@ describe('wide item values out of line (schema 7)', () => {
       DROP TABLE item_texts; ALTER TABLE items DROP COLUMN price_ref; ALTER TABLE items DROP COLUMN output_ref;
       ALTER TABLE job DROP COLUMN cancelled_at; ALTER TABLE job DROP COLUMN cancel_reason; ALTER TABLE runner_lock DROP COLUMN cancel_seen_at;`);
     db.prepare(`UPDATE items SET state = 'downloaded', request = ?, response = '{"old":1}', price_snapshot = '{"p":1}', output_path = '/old'`).run(request);
+    db.exec('DROP INDEX items_orphaned; ALTER TABLE items DROP COLUMN orphan;');
     db.pragma('user_version = 6');
     db.close();
 

@@ -29,7 +29,7 @@ describe('CSV columns to requests', () => {
 
   it('converts cells by the field\'s spec type; an empty cell is absent', async () => {
     const file = writeManifest(dir, 'types.csv', csv(
-      'id,kind,model,prompt,temperature,max_tokens,stream,stop,tools,seed',
+      'id,kind,model,prompt,temperature,max_tokens,stream,stop,tools,n',
       'c1,chat,chat-small,hi,0.7,256,false,"[""END"",""STOP""]","[{""type"":""function""}]",',
       'c2,chat,chat-small,hi, ,,NO,END,,42',
     ));
@@ -38,7 +38,7 @@ describe('CSV columns to requests', () => {
       model: 'chat-small', temperature: 0.7, max_tokens: 256, stream: false, stop: ['END', 'STOP'],
       tools: [{ type: 'function' }], messages: [{ role: 'user', content: 'hi' }],
     });
-    expect(rows[1]!.request).toEqual({ model: 'chat-small', stream: false, stop: 'END', seed: 42, messages: [{ role: 'user', content: 'hi' }] });
+    expect(rows[1]!.request).toEqual({ model: 'chat-small', stream: false, stop: 'END', n: 42, messages: [{ role: 'user', content: 'hi' }] });
   });
 
   it('reads video columns: numeric duration, booleans in several spellings, JSON lists, string response_format', async () => {
@@ -118,10 +118,10 @@ describe('CSV columns to requests', () => {
 
 describe('CSV header', () => {
   it('stops at a header without a required column: one error entry, for line 1', async () => {
-    const file = writeManifest(dir, 'no-prompt.csv', csv('id,kind,model,text', 'r1,chat,chat-small,hi', 'r2,chat,chat-small,hi'));
+    const file = writeManifest(dir, 'no-prompt.csv', csv('id,kind,model,input', 'r1,chat,chat-small,hi', 'r2,chat,chat-small,hi'));
     const entries = await readAll(file);
     expect(entries).toEqual([{
-      ok: false, file, line: 1, raw: 'id,kind,model,text',
+      ok: false, file, line: 1, raw: 'id,kind,model,input',
       errors: [{ file, line: 1, field: 'prompt', reason: "the header lacks the required column 'prompt' (required: id, kind, model, prompt)" }],
     }]);
   });

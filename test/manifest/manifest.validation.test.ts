@@ -144,19 +144,19 @@ describe('rows the spec allows', () => {
     { ...video, resolution: '4K' },
     { ...video, model: 'video-fast' }, // omitted resolution: billed as 720p
     { ...video, images: ['https://x/a.png', { url: 'https://x/b.png', role: 'first_frame' }], video_url: 'https://x/v.mp4' },
-    { ...video, metadata: '{"a":1}', watermark: false, provider_options: { style: 'noir' } },
+    { ...video, metadata: '{"a":1}', content: [{ type: 'text', text: 'noir' }] },
     { ...chat, stream: false, stop: ['END', 'STOP'], tool_choice: { type: 'function', function: { name: 'f' } } },
     { ...chat, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], temperature: 0, top_p: 1, n: 1, max_tokens: 0 },
     { ...responses, input: [{ role: 'user', content: 'hi' }], instructions: 'be brief', reasoning: { effort: 'low' }, truncation: 'auto' },
   ];
 
-  it('accepts each, keeping the request exactly as written, unknown fields included', async () => {
+  it('accepts each, keeping the request exactly as written', async () => {
     const file = writeManifest(dir, 'accepted.jsonl', jsonl(...accepted.map((row, i) => ({ id: `ok-${i}`, ...row }))));
     const entries = await readAll(file);
     expect(entries.map((e) => (e.ok ? 'ok' : e.errors))).toEqual(accepted.map(() => 'ok'));
     const rows = entries.flatMap((e) => (e.ok ? [e.row] : []));
     expect(rows[3]!.request.resolution).toBe('4K');
-    expect(rows[6]!.request).toMatchObject({ watermark: false, provider_options: { style: 'noir' } });
+    expect(rows[6]!.request).toMatchObject({ metadata: '{"a":1}', content: [{ type: 'text', text: 'noir' }] });
     expect(rows[0]).toMatchObject({ id: 'ok-0', kind: 'video', model: 'video-pro', line: 1 });
   });
 

@@ -4,7 +4,7 @@
 // compiling where no prebuilt binary can be fetched): its compiled addon is copied from the repo's own
 // install of the same version.
 import { execFile, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -86,14 +86,19 @@ const last = await journal.lastRun();
 await journal.close();
 let refused;
 try { await runJob({ job: 'rows.jsonl', baseUrl: process.argv[2], apiKey: 'k', options: { concurrency: 0 } }); } catch (err) { refused = err instanceof UsageError ? err.message : String(err); }
-console.log(JSON.stringify({ plan: { valid: plan.valid, exitCode: plan.exitCode, fits: plan.fitsBudget }, exitCode: result.exitCode, meaning: result.meaning, counts, lastExit: last.exitCode, refused }));
+console.log(JSON.stringify({ plan: { valid: plan.valid, exitCode: plan.exitCode, fits: plan.fitsBudget }, exitCode: result.exitCode, meaning: result.meaning, counts, lastExit: last.exitCode, refused,
+  stopReason: result.stopReason, stopMessage: result.stopMessage, lastStartedAt: last.startedAt, lastEndedAt: last.endedAt }));
 `);
     const { stdout } = await timed('consumer', () => run(process.execPath, ['use.mjs', sim.baseUrl], { cwd: project }));
     const out = JSON.parse(stdout.trim().split('\n').at(-1)!);
     expect(out).toMatchObject({
       plan: { valid: 2, exitCode: 0, fits: true }, exitCode: 0, meaning: 'Done: every item is finished.',
       counts: { downloaded: 2, pending: 0 }, lastExit: 0,
+      // null, not undefined (a key JSON keeps), and the last run's times as ISO strings, as status --json gives them.
+      stopReason: null, stopMessage: null,
     });
+    expect(out.lastStartedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(Date.parse(out.lastEndedAt)).toBeGreaterThanOrEqual(Date.parse(out.lastStartedAt));
     expect(out.refused).toMatch(/option 'concurrency'/);
     expect(readdirSync(join(project, 'out', 'rows')).sort()).toEqual(expect.arrayContaining(['results.jsonl', 'v1.mp4']));
   } finally {
@@ -124,4 +129,42 @@ export async function nightly(): Promise<number> {
   expect(checked).toBe('ok');
   const version = await run(join(project, 'node_modules', '.bin', 'gbatch'), ['--version'], { cwd: project });
   expect(version.stdout.trim()).toBe(`gbatch ${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}`);
+}, 60_000);
+
+test.skipIf(!BUILT)('its types compile for a strict consumer without skipLibCheck: they name no dev dependency (better-sqlite3, pg)', async () => {
+  // A Node project has @types/node; it has neither @types/better-sqlite3 nor @types/pg, gbatch's dev dependencies.
+  for (const types of [join('@types', 'node'), 'undici-types']) {
+    cpSync(join(ROOT, 'node_modules', types), join(project, 'node_modules', types), { recursive: true });
+  }
+  writeFileSync(join(project, 'strict.ts'), `
+import { runJob, planJob, openJournal, type RunJobResult, type PlanResult, type JobJournal, type LastRun, type Item } from 'gbatch';
+import { startSimulator } from 'gbatch/sim';
+export async function nightly(): Promise<string | null> {
+  const plan: PlanResult = await planJob({ job: 'jobs/nightly.json', showRequests: 1 });
+  const result: RunJobResult = await runJob({ job: 'jobs/nightly.json', options: { 'meta-columns': 'notes' } });
+  const journal: JobJournal = await openJournal({ job: 'nightly' });
+  const last: LastRun | undefined = await journal.lastRun();
+  const item: Item | undefined = await journal.item('r1');
+  const sim = await startSimulator({ port: 0 });
+  await sim.close();
+  return result.stopReason ?? last?.startedAt ?? item?.id ?? plan.requests[0]?.body ?? null;
+}
+`);
+  writeFileSync(join(project, 'tsconfig.strict.json'), JSON.stringify({
+    compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, types: ['node'] },
+    files: ['strict.ts'],
+  }));
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const checked = await run(process.execPath, [tsc, '-p', 'tsconfig.strict.json'], { cwd: project }).then(() => 'ok', (err: { stdout: string }) => err.stdout);
+  expect(checked).toBe('ok');
+}, 60_000);
+
+test.skipIf(!BUILT)("the README's approval of better-sqlite3's install script works in a project that depends on gbatch", async () => {
+  const before = await run('npm', ['install-scripts', 'ls'], { cwd: project });
+  expect(before.stdout).toMatch(/better-sqlite3@[\d.]+ \(install: /);
+  await run('npm', ['install-scripts', 'approve', 'better-sqlite3'], { cwd: project });
+  const approved = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { allowScripts?: Record<string, boolean> };
+  expect(Object.entries(approved.allowScripts ?? {})).toEqual([[expect.stringMatching(/^better-sqlite3(@[\d.]+)?$/), true]]);
+  // (gbatch's own `prepare` may still be listed: npm counts it for a package installed from a tarball.)
+  expect((await run('npm', ['install-scripts', 'ls'], { cwd: project })).stdout).not.toMatch(/better-sqlite3/);
 }, 60_000);

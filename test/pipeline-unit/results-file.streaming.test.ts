@@ -21,7 +21,7 @@ function lazyRows(sizes: number[], from = 0) {
         if (i < from) continue;
         state.pulled++;
         yield { seq: i + 1, id: `r${i}`, kind: 'chat', state: 'downloaded', response: 'x'.repeat(size), response_status: 200, request_id: null,
-          last_error: null, task_id: null, final_resolution: null, output_path: null, sha256: null, bytes: null };
+          last_error: null, task_id: null, final_resolution: null, output_path: null, sha256: null, bytes: null, meta: null };
       }
     } finally {
       state.closed = true;
@@ -48,7 +48,7 @@ describe('writeResultsFile with huge bodies', () => {
     const bodyText = `{"content":"${'x'.repeat(54_000_000)}"}`;
     const rows: ResultRow[] = Array.from({ length: 10 }, (_, i) => ({
       seq: i + 1, id: `big-${i}`, kind: 'chat', state: 'downloaded', response: bodyText, response_status: 200, request_id: null,
-      last_error: null, task_id: null, final_resolution: null, output_path: null, sha256: null, bytes: null,
+      last_error: null, task_id: null, final_resolution: null, output_path: null, sha256: null, bytes: null, meta: null,
     }));
     // What each page pulled from the journal before it was written.
     const pageSizes: number[] = [];

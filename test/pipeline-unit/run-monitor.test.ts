@@ -98,6 +98,18 @@ test('counts, lanes and phase follow the transitions; answers stored in bulk mov
   monitor.stop();
 });
 
+test('a refused key (401) is no retry: rows back in pending are counted under "key refused", and the submit lane counts no retry', async () => {
+  const rows = [item('c1', 'chat', 'pending'), item('c2', 'chat', 'pending'), item('c3', 'chat', 'pending')];
+  const { monitor, move } = setup(rows);
+  await monitor.start();
+  for (const r of rows) move(r, 'submitting');
+  for (const r of rows) move(r, 'pending', { lastError: { status: 401, code: 'invalid_api_key', message: 'Incorrect API key provided' } });
+  const s = monitor.snapshot();
+  expect(s.errors.map((g) => [g.cause, g.count])).toEqual([['key refused 401 invalid_api_key', 3]]);
+  expect(s.lanes.submit.retries).toBe(0);
+  monitor.stop();
+});
+
 test('video tasks: ages from acceptance (or an earlier run\'s submission), durations to success, failures by cause', async () => {
   const adopted = item('v0', 'video', 'running', { taskId: 't0' });
   const rows = [adopted, item('v1', 'video', 'submitting'), item('v2', 'video', 'submitting'), item('v3', 'video', 'submitting')];

@@ -10,6 +10,7 @@ describe('resultLineFromRow', () => {
     response_status: item.responseStatus, request_id: item.requestId,
     last_error: item.lastError === null ? null : JSON.stringify(item.lastError),
     task_id: item.taskId, final_resolution: item.finalResolution, output_path: item.outputPath, sha256: item.sha256, bytes: item.bytes,
+    meta: null as string | null,
   });
 
   it('equals resultLine for an answered item, ids with quotes and unicode included', () => {
@@ -29,5 +30,17 @@ describe('resultLineFromRow', () => {
     expect(resultLineFromRow(row(rejected))).toBe(resultLine(rejected));
     const bare = makeItem({ seq: 3, id: 'b', state: 'downloaded', responseStatus: null, requestId: null, response: { ok: true } });
     expect(resultLineFromRow(row(bare))).toBe(resultLine(bare));
+  });
+
+  it("carries a row's metadata after custom_id, as stored, in every state", () => {
+    const meta = JSON.stringify({ notes: 'café "x"\u2028', owner: 'ana' });
+    for (const item of [
+      makeItem({ seq: 4, id: 'm', kind: 'chat', state: 'succeeded', responseStatus: 200, requestId: null, response: { ok: 1 } }),
+      makeItem({ seq: 5, id: 'i', state: 'invalid', lastError: { message: 'bad' } }),
+    ]) {
+      const line = resultLineFromRow({ ...row(item), meta });
+      expect(line.startsWith(`{"id":"batch_req_${item.seq}","custom_id":"${item.id}","meta":${meta},`)).toBe(true);
+      expect(JSON.parse(line)).toEqual({ ...JSON.parse(resultLine(item)), meta: JSON.parse(meta) });
+    }
   });
 });

@@ -90,8 +90,21 @@ describe('html sections', () => {
   it('causes fold row-specific parts; durations read as people write them', () => {
     expect(causeOf(item({ state: 'invalid', error: { message: "jobs/m.jsonl:250 row 'bad-1' field 'messages': must not be empty" } })))
       .toBe(causeOf(item({ state: 'invalid', error: { message: "jobs/m.jsonl:500 row 'bad-2' field 'messages': must not be empty" } })));
-    expect(causeOf(item({ state: 'rejected', error: { status: 400, code: 'bad', message: 'nope' } }))).toBe('400 bad: nope');
+    // The cause is what happened, its status and code: not the message, which names amounts and ids.
+    expect(causeOf(item({ state: 'rejected', error: { status: 400, code: 'bad', message: 'nope' } }))).toBe('rejected 400 bad');
+    expect(causeOf(item({ state: 'rejected', error: { status: 400, code: 'bad', message: 'other words, $1.25' } }))).toBe('rejected 400 bad');
+    expect(causeOf(item({ state: 'deferred', error: { message: 'deferred by --budget: needs up to $0.0123 but $0.0001 of the $0.01 budget remains' } })))
+      .toBe(causeOf(item({ state: 'deferred', error: { message: 'deferred by --budget: needs up to $0.9 but $0 of the $0.01 budget remains' } })));
+    expect(causeOf(item({ state: 'failed', task_id: 't1', error: { message: 'Simulated upstream failure 17' } }))).toBe('task failed Simulated upstream failure #');
     expect([duration(null), duration(450), duration(4500), duration(125_000), duration(3 * 3600_000 + 60_000)]).toEqual(['-', '450 ms', '4.5 s', '2 min 5 s', '3 h 1 min']);
+  });
+
+  it('a job with video rows has the video durations panel; a text-only one has none', () => {
+    const text = parseHTML(`<main>${timeSections(input(rows))}</main>`).document;
+    expect(text.querySelector('#durations')).toBeNull();
+    expect(text.querySelector('#states')).not.toBeNull();
+    const withVideo = { ...input(rows), header: { ...header, by_model: [...header.by_model, { ...header.by_model[0]!, model: 'video-mini', resolution: '480p' }] } };
+    expect(parseHTML(`<main>${timeSections(withVideo)}</main>`).document.querySelector('#durations')!.textContent).toContain('No video task has succeeded');
   });
 
   it('a large group names the bulk flag, a small one its ids', () => {

@@ -1,6 +1,6 @@
 // `gbatch plan`: prints what planJob (src/api/plan-job.ts) decides, as a table or one JSON object.
 import { DEFAULT_MAX_OUTPUT_TOKENS } from '../../core/estimate.js';
-import { printable } from '../../core/printable.js';
+import { printable, printableJson } from '../../core/printable.js';
 import { renderTable, usd } from '../../report/table.js';
 import { planResolvedJob, type PlanResult } from '../../api/plan-job.js';
 import { jobFromArgs } from '../job.js';
@@ -27,6 +27,7 @@ function planJson(plan: PlanResult): Record<string, unknown> {
       cancelled: plan.journal.cancelled ? { at: new Date(plan.journal.cancelled.at).toISOString(), reason: plan.journal.cancelled.reason } : null,
     } : null,
     by_model: plan.byModel.map((g) => ({ model: g.model, resolution: g.resolution, rows: g.rows, estimated_usd: g.estimatedUsd, max_usd: g.maxUsd })),
+    ...(plan.requests.length > 0 ? { requests: plan.requests.map((r) => ({ id: r.id, method: r.method, url: r.url, body: JSON.parse(r.body) as unknown })) } : {}),
   };
 }
 
@@ -67,6 +68,10 @@ function printPlan(plan: PlanResult): void {
   }
   if (plan.outputCappedRows > 0) out.push(`${plan.outputCappedRows} chat/responses row(s) state no output cap: under the budget they are sent with a cap of ${DEFAULT_MAX_OUTPUT_TOKENS} tokens (max_tokens / max_output_tokens).`);
   if (plan.invalid > 0) out.push(`${plan.invalid} invalid row(s): \`run\` refuses this manifest unless --skip-invalid.`);
+  if (plan.requests.length > 0) {
+    out.push('', `The first ${plan.requests.length} request(s) exactly as \`run\` would send them:`);
+    for (const r of plan.requests) out.push(`${r.method} ${r.url} (row ${printable(r.id)})`, printableJson(r.body));
+  }
   if (plan.conflicts.length > 0) out.push(`${plan.conflicts.length} row(s) changed under an id the job already holds: \`run\` refuses them.`);
   process.stdout.write(`${out.join('\n')}\n`);
 }

@@ -1,4 +1,5 @@
 // `gbatch resolve`: the operator's decision on a row whose outcome the run could not know (or that waits).
+import { quoteArg } from '../../core/shell-text.js';
 import { commandJournalArg } from '../advice.js';
 import { openCommandJournal } from '../command-journal.js';
 import { EXIT_CODES } from '../exit-codes.js';
@@ -6,6 +7,7 @@ import { applyDecision } from '../guarded-apply.js';
 import { helpText, parseOptions, UsageError, type OptionTable } from '../options.js';
 import { abandonItem } from '../resolve-abandon.js';
 import { resolveAll } from '../resolve-all.js';
+import { answerToCurrentAttempt, settleFromRecordedAnswer } from '../resolve-answer.js';
 import { attachTask, detachTask } from '../resolve-task.js';
 
 export const OPTIONS = {
@@ -14,6 +16,7 @@ export const OPTIONS = {
   'task-id': { type: 'string', help: 'attach the task the operator found: the next run polls and downloads it' },
   force: { type: 'boolean', help: 'with --task-id: attach a task the journal already holds for another item or an earlier attempt' },
   'detach-task': { type: 'boolean', help: 'undo an attached task: the item is uncertain again, its bound booked' },
+  'recorded-answer': { type: 'boolean', help: 'settle an uncertain chat/responses item from the answer a runner received after losing its lease (in the journal\'s event log): nothing is sent' },
   resubmit: { type: 'boolean', help: 'send the item again on purpose (a duplicate may be billed)' },
   abandon: { type: 'boolean', help: 'give the item up: it becomes failed; an uncertain item\'s bound stays booked against the budget (it may have been billed)' },
   'not-billed': { type: 'boolean', help: 'with --abandon: the gateway shows the request was not billed: release its reservation (also for an item already abandoned)' },
@@ -23,7 +26,7 @@ export const OPTIONS = {
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } as const satisfies OptionTable;
 
-const USAGE = '(<job> [--journal URL] | --state F) (<item-id> (--task-id T [--force] | --detach-task | --resubmit | --abandon [--not-billed])'
+const USAGE = '(<job> [--journal URL] | --state F) (<item-id> (--task-id T [--force] | --detach-task | --recorded-answer | --resubmit | --abandon [--not-billed])'
   + ' | --all-uncertain (--resubmit | --abandon [--not-billed]))';
 
 export async function run(argv: string[]): Promise<number> {
@@ -38,11 +41,11 @@ export async function run(argv: string[]): Promise<number> {
     if (options['detach-task']) throw new UsageError('--all-uncertain cannot take --detach-task: a task belongs to one item');
     return resolveAll(options, positionals);
   }
-  const decisions = [options['task-id'] !== undefined, options['detach-task'], options.resubmit, options.abandon].filter(Boolean).length;
+  const decisions = [options['task-id'] !== undefined, options['detach-task'], options['recorded-answer'], options.resubmit, options.abandon].filter(Boolean).length;
   const { store: journal, ids, arg } = await openCommandJournal(options, positionals, { readonly: false, withIds: true });
   try {
     if (ids.length !== 1) throw new UsageError(`Expected one item id, got ${ids.length}`);
-    if (decisions !== 1) throw new UsageError('Expected exactly one of --task-id T, --detach-task, --resubmit, --abandon');
+    if (decisions !== 1) throw new UsageError('Expected exactly one of --task-id T, --detach-task, --recorded-answer, --resubmit, --abandon');
     const id = ids[0]!;
     if (options.abandon) {
       process.stdout.write(`${await abandonItem(journal, id, options['not-billed'], commandJournalArg(arg, journal.adapter === 'postgres'))}\n`);
@@ -53,6 +56,8 @@ export async function run(argv: string[]): Promise<number> {
     let said: string;
     if (options['task-id'] !== undefined) {
       said = await attachTask(journal, item, options['task-id'], { force: options.force, verify: !options['no-verify'], baseUrl: options['base-url'] });
+    } else if (options['recorded-answer']) {
+      said = await settleFromRecordedAnswer(journal, item);
     } else if (options['detach-task']) {
       // The row's answer may be in results.jsonl or held by a run's lanes: no run may be live meanwhile (SQLite).
       await journal.membership.acquire();
@@ -63,6 +68,10 @@ export async function run(argv: string[]): Promise<number> {
       }
     } else {
       if (item.state !== 'uncertain') throw new UsageError(`item '${id}' is ${item.state}, not uncertain: only uncertain items are resubmitted`);
+      if (await answerToCurrentAttempt(journal, item)) {
+        throw new UsageError(`item '${id}': the journal holds the answer the gateway gave (and billed) for its request; settle it with \`gbatch resolve ${
+          commandJournalArg(arg, journal.adapter === 'postgres')} ${quoteArg(id)} --recorded-answer\` instead; nothing changed`);
+      }
       await applyDecision(journal, item, { event: 'resubmit', patch: { reservedUsd: 0, lastError: null }, detail: { by: 'operator' } });
       said = `item '${id}': will be sent again by the next \`gbatch run\` (if the first request reached the gateway, both may be billed)`;
     }

@@ -37,16 +37,19 @@ export async function run(argv: string[]): Promise<number> {
     await journal.membership.acquire();
     const context = { journalArg: commandJournalArg(arg, journal.adapter === 'postgres'), file: journal.location };
     const request = { failed: options.failed, rejected: options.rejected, cancelled: options.cancelled, ids };
+    const orphaned = new Set([...(await journal.listings(ids)).values()].filter((row) => row.listing === 'orphaned').map((row) => row.id));
     const plan = await journal.decideAndApply(async (reader) => {
-      const decided = planRequeue(request, await namedRows(reader, ids), await bulkRows(reader, request), context);
+      const decided = planRequeue(request, await namedRows(reader, ids, orphaned), await bulkRows(reader, request), context);
       const changes = [];
       for (const id of decided.ok ? decided.requeue : []) changes.push(requeueChange((await reader.get(id))!));
       return { changes, result: decided };
     });
     if (!plan.ok) throw new UsageError(plan.refusal);
+    // Sent again on the operator's word, also when no manifest of the job lists them any more (src/core/orphans.ts).
+    const adopted = await journal.adopt([...plan.requeue, ...plan.adopt ?? []]);
     // Cancelled rows sent again would be cancelled again by the next run: the job's cancellation goes with them.
     const lifted = await liftCancel(journal, options.cancelled || plan.requeue.length > 0 && await anyCancelled(journal, ids));
-    process.stdout.write(summary(plan));
+    process.stdout.write(summary(plan, adopted));
     if (lifted) process.stdout.write(`the job's cancellation (${new Date(lifted.at).toISOString()}) is lifted: runs send its items again\n`);
     return 0;
   } finally {
@@ -57,11 +60,11 @@ export async function run(argv: string[]): Promise<number> {
 
 type Reader = Pick<JournalStore, 'get' | 'iterate' | 'abandonedWhileUncertain'>;
 
-async function namedRows(journal: Reader, ids: readonly string[]): Promise<Map<string, RequeueCandidate>> {
+async function namedRows(journal: Reader, ids: readonly string[], orphaned: ReadonlySet<string>): Promise<Map<string, RequeueCandidate>> {
   const rows = new Map<string, RequeueCandidate>();
   for (const id of ids) {
     const item = await journal.get(id);
-    if (item) rows.set(id, { id, state: item.state, kind: item.kind, abandonedWhileUncertain: false, source: `${item.sourceFile}:${item.sourceLine}` });
+    if (item) rows.set(id, { id, state: item.state, kind: item.kind, abandonedWhileUncertain: false, source: `${item.sourceFile}:${item.sourceLine}`, orphaned: orphaned.has(id) });
   }
   await markAbandoned(journal, [...rows.values()]);
   return rows;
@@ -104,12 +107,16 @@ function listed(ids: readonly string[]): string {
   return ids.length > SHOWN_IDS ? `${shown} and ${ids.length - SHOWN_IDS} more` : shown;
 }
 
-function summary(plan: Extract<RequeuePlan, { ok: true }>): string {
+function summary(plan: Extract<RequeuePlan, { ok: true }>, adopted: readonly string[]): string {
   const lines: string[] = [];
-  if (plan.requeue.length === 0) lines.push('nothing to retry: no failed, rejected or cancelled items matched; nothing changed');
+  if (plan.requeue.length === 0 && adopted.length === 0) lines.push('nothing to retry: no failed, rejected or cancelled items matched; nothing changed');
   else {
     lines.push(`requeued ${plan.requeue.length} item(s): ${listed(plan.requeue)}`);
     lines.push('the next `gbatch run` of this job sends them, each as a new attempt');
+  }
+  if (adopted.length > 0) {
+    lines.push(`${adopted.length} of them in none of the job's manifests (orphaned): sent all the same, as asked: ${listed(adopted)}`);
+    if (plan.requeue.length === 0) lines.push('the next `gbatch run` of this job sends them');
   }
   if (plan.leftOut.length > 0) {
     lines.push(`left out ${plan.leftOut.length} failed item(s) abandoned while uncertain (their request may have reached the gateway;`

@@ -4,13 +4,13 @@ import { isDatabaseUrl, openStore } from '../../journal/open-store.js';
 import { redactDatabaseUrl } from '../../journal/postgres/database-url.js';
 import { formatRowError } from '../../manifest/types.js';
 import type { RunEvents } from '../../pipeline/context.js';
-import type { RunResult } from '../../pipeline/runner.js';
+import type { RunJobResult } from '../../api/run-job.js';
 import { exitMeaning } from '../../pipeline/exit-meaning.js';
 import { knownErrorExit } from '../../api/error-exit.js';
 import { runResolvedJob } from '../../api/run-job.js';
 import { reportHeader } from '../../report/model.js';
 import { renderReportTable } from '../../report/write-report.js';
-import { journalArg, uncertainAdvice, unrecordedTaskAdvice, unrecordedTaskCommand } from '../advice.js';
+import { journalArg, recordedAnswerCommand, uncertainAdvice, unrecordedAnswerAdvice, unrecordedTaskAdvice, unrecordedTaskCommand } from '../advice.js';
 import { gatewayAccess, jobFromArgs, type ResolvedJob } from '../job.js';
 import { attachProgress, chooseProgressMode, wantsAscii } from '../live/progress-view.js';
 import { installSignals } from '../signals.js';
@@ -31,7 +31,7 @@ async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: stri
   const events = new EventEmitter<RunEvents>();
   const progress = await attachProgress(events, chooseProgressMode(flags.progress, flags.quiet, process.stderr, process.env), process.stderr, { ascii: wantsAscii(process.env) });
   const signals = installSignals();
-  let result: RunResult;
+  let result: RunJobResult;
   try {
     result = await runResolvedJob(job, access, {
       events, interrupt: signals.interrupt, forceInterrupt: signals.force,
@@ -62,7 +62,7 @@ function printEndedEarly(job: ResolvedJob, err: unknown): void {
   })}\n`);
 }
 
-async function printOutcome(job: ResolvedJob, result: RunResult, json: boolean): Promise<void> {
+async function printOutcome(job: ResolvedJob, result: RunJobResult, json: boolean): Promise<void> {
   if (result.ingest && !result.ingest.ok) {
     for (const entry of result.ingest.invalid.slice(0, 50)) {
       for (const e of entry.errors) process.stderr.write(`${formatRowError(e)}\n`);
@@ -74,10 +74,11 @@ async function printOutcome(job: ResolvedJob, result: RunResult, json: boolean):
   // The journal at the path is not this run's (deleted, replaced) or no longer its to write: say so first.
   for (const line of result.journalLost?.lines ?? []) process.stderr.write(`gbatch run: ${line}\n`);
   for (const line of unrecordedTaskAdvice(result.journalLost?.unrecordedTasks ?? [], namedJournal(job))) process.stderr.write(`${line}\n`);
+  for (const line of unrecordedAnswerAdvice(result.journalLost?.unrecordedAnswers ?? [], namedJournal(job))) process.stderr.write(`${line}\n`);
   await printSummary(job, result, json);
 }
 
-async function printSummary(job: ResolvedJob, result: RunResult, json: boolean): Promise<void> {
+async function printSummary(job: ResolvedJob, result: RunJobResult, json: boolean): Promise<void> {
   const why = exitMeaning(result);
   if (json) {
     process.stdout.write(`${JSON.stringify({
@@ -87,6 +88,7 @@ async function printSummary(job: ResolvedJob, result: RunResult, json: boolean):
       ...(result.journalLost ? { journal_lost: {
         saved_copy: result.journalLost.savedCopy ?? null, lines: result.journalLost.lines,
         unrecorded_tasks: (result.journalLost.unrecordedTasks ?? []).map((t) => ({ id: t.id, task_id: t.taskId, resolve: unrecordedTaskCommand(t, namedJournal(job)) })),
+        unrecorded_answers: (result.journalLost.unrecordedAnswers ?? []).map((a) => ({ id: a.id, attempt: a.attempt, resolve: recordedAnswerCommand(a, namedJournal(job)) })),
       } } : {}),
       ingest: result.ingest ? {
         rows: result.ingest.rows, inserted: result.ingest.inserted, unchanged: result.ingest.unchanged, replaced: result.ingest.replaced,

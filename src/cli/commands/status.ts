@@ -10,6 +10,8 @@ import { runnerJson, runnerLine, runnersLines, runnerViewJson } from '../runner-
 import { helpText, parseOptions, type OptionTable } from '../options.js';
 import { uncertainRows } from '../uncertain-rows.js';
 import { CHECK_FAILED, gatherHealth, healthJson } from '../status-check.js';
+import { countsForExit } from '../../core/orphans.js';
+import { orphanedJson, orphanedLines } from '../orphaned-rows.js';
 
 export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: state/<job>.db, or the only journal in state/)' },
@@ -49,7 +51,9 @@ export async function run(argv: string[]): Promise<number> {
     const uncertain = counts.uncertain > 0 ? await uncertainRows(journal, ATTENTION_LIMIT) : [];
     const named = commandJournalArg(opened.arg, journal.adapter === 'postgres');
     const lastRun = await lastRunView(journal, holderView);
-    const health = await gatherHealth(journal, runners, lastRun, counts);
+    const orphans = await journal.orphans(ATTENTION_LIMIT);
+    // Orphaned rows that wait are no run's work: they neither defer nor fail what `run` would exit with.
+    const health = await gatherHealth(journal, runners, lastRun, countsForExit(counts, orphans.counts));
     const checked = options.check && health.needsOperator.length > 0 ? CHECK_FAILED : 0;
     if (options.check && !json) {
       const lines = checked ? health.needsOperator : [`ok: nothing needs an operator (\`gbatch run\` would exit ${health.wouldExit} now)`];
@@ -66,7 +70,7 @@ export async function run(argv: string[]): Promise<number> {
         job: job?.name ?? null, state: file, counts, runner: runnerJson(holderView), runners: runners.map(runnerViewJson),
         estimated_usd: totals.estimated_usd, actual_usd: totals.actual_usd, reserved_usd: totals.reserved_usd, budget_usd: budget,
         unmetered_items: totals.unmetered_items, ...timing.json,
-        attention: { ...needs, uncertain: located }, last_run: lastRun, ...healthJson(health),
+        attention: { ...needs, uncertain: located }, orphaned: orphanedJson(orphans), last_run: lastRun, ...healthJson(health),
       })}\n`);
       return checked;
     }
@@ -102,6 +106,7 @@ export async function run(argv: string[]): Promise<number> {
       for (const item of items) lines.push(`  ${item.id}${item.task_id ? ` task ${item.task_id}` : ''}${item.error ? `: ${item.error}` : ''}`);
       if (counts[state] > items.length) lines.push(`  ... ${counts[state] - items.length} more (gbatch report --format csv)`);
     }
+    lines.push(...orphanedLines(orphans, named));
     lines.push(...lastRunLines(lastRun));
     // Ids, task ids, errors and the job name come from outside: each line printed as one printable line.
     process.stdout.write(`${lines.map(printable).join('\n')}\n`);

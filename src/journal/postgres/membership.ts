@@ -15,6 +15,7 @@ import { exclusiveLockSql } from './advisory-locks.js';
 import { DB_NOW_MS } from './db-time.js';
 import { ITEM_COLUMNS, toItem } from './item-row.js';
 import { inTransaction } from './pool.js';
+import { NOT_ORPHANED_SQL } from '../orphans.js';
 import { applyChanges, HELD_STATES } from './transitions.js';
 
 /** How long status keeps showing a runner that was swept. */
@@ -151,7 +152,7 @@ export class PgMembership implements RunnerMembership {
         (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = ANY($3) AND owner IN (SELECT runner_id FROM others)
           AND NOT (state = 'succeeded' AND kind IN ('chat', 'responses'))) AS held,
         (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = 'pending' AND claimed_by IN (SELECT runner_id FROM others)) AS held_pending,
-        (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = 'pending'
+        (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = 'pending' AND ${NOT_ORPHANED_SQL}
           AND (claimed_by IS NULL OR claimed_by NOT IN (SELECT runner_id FROM others))) AS claimable`, [jobId, this.held, HELD_STATES]);
     const row = rows[0] as { held: number; held_pending: number; claimable: number } | undefined;
     return { held: (row?.held ?? 0) + (row?.held_pending ?? 0), claimable: row?.claimable ?? 0 };

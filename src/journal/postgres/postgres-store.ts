@@ -19,6 +19,8 @@ import { hostname } from 'node:os';
 import { redactDatabaseUrl, connectionError } from './database-url.js';
 import { followedConnectionLoss } from './connection-loss.js';
 import { connectPool, inTransaction } from './pool.js';
+import { NOT_ORPHANED_SQL, type ForgetOutcome, type ListingRow, type OrphanSummary } from '../orphans.js';
+import { adopt, forget, listings, orphanSummary } from './orphans.js';
 import { migrate, schemaVersion, NewerSchemaError, SCHEMA_VERSION } from './schema.js';
 import { JobQueries } from './queries.js';
 import { annotateItem, applyChanges, jobCancelOf, storeMany, type Writer } from './transitions.js';
@@ -198,13 +200,13 @@ export class PostgresJournalStore implements JournalStore {
   /** Pending rows for this runner, claimed with SKIP LOCKED: runners take disjoint rows and never wait on each other's. */
   async claimPending(limit: number, afterSeq: number): Promise<Item[]> {
     const runnerId = this.runnerMembership.runnerId;
-    if (runnerId === undefined) return this.list(['pending'], limit, afterSeq);
+    if (runnerId === undefined) return this.reads.page({ states: ['pending'], notOrphaned: true }, afterSeq, limit < 0 ? 2 ** 31 - 1 : limit);
     const jobId = this.assertWritable();
     this.runnerMembership.noteClaim();
     // The rows are picked (and locked) once, in a CTE: a subquery under UPDATE may be run again and
     // pick more than the limit.
     const { rows } = await this.pool.query<ItemRow>(`WITH picked AS (
-        SELECT seq FROM items WHERE job_id = $1 AND state = 'pending' AND seq > $3
+        SELECT seq FROM items WHERE job_id = $1 AND state = 'pending' AND ${NOT_ORPHANED_SQL} AND seq > $3
           AND (claimed_by IS NULL OR claimed_by = $2
             OR claimed_by NOT IN (SELECT runner_id FROM runners WHERE job_id = $1 AND swept_at IS NULL))
         ORDER BY seq LIMIT $4 FOR UPDATE SKIP LOCKED)
@@ -325,6 +327,17 @@ export class PostgresJournalStore implements JournalStore {
       JOIN items i ON i.job_id = $1 AND i.id = t.id`, [this.writableJob(), this.now(), tasks.map((t) => t.id), tasks.map(detail)]);
   }
 
+  async noteUnrecordedAnswers(answers: ReadonlyArray<{ id: string; attempt: number; answer: unknown }>): Promise<void> {
+    // Past the fence on purpose, as above: the answer was billed, and this process alone holds it.
+    const detail = (a: { attempt: number; answer: unknown }): string => JSON.stringify({
+      attempt: a.attempt, runner: this.runnerMembership.runnerId ?? null, answer: a.answer,
+      note: 'received from the gateway after this runner lost its lease; settle the row from it with gbatch resolve --recorded-answer',
+    });
+    await this.pool.query(`INSERT INTO events (job_id, item_id, at, event, from_state, to_state, detail)
+      SELECT $1, t.id, $2, 'answer-unrecorded', i.state, i.state, t.detail FROM unnest($3::text[], $4::text[]) AS t(id, detail)
+      JOIN items i ON i.job_id = $1 AND i.id = t.id`, [this.writableJob(), this.now(), answers.map((a) => a.id), answers.map(detail)]);
+  }
+
   async annotate(id: string, patch: ItemPatch, note: string): Promise<void> {
     if (Object.values(patch).every((value) => value === undefined)) return;
     const jobId = this.assertWritable();
@@ -363,8 +376,24 @@ export class PostgresJournalStore implements JournalStore {
     return PgIngestWriter.begin(this.pool, jobId, () => this.now(), { runnerId: this.runnerMembership.runnerId, ...options });
   }
 
-  async manifestRecords(paths: readonly string[]): Promise<Map<string, ManifestRecord>> {
+  async manifestRecords(paths?: readonly string[]): Promise<Map<string, ManifestRecord>> {
     return this.reads.manifestRecords(paths);
+  }
+
+  async orphans(limit: number): Promise<OrphanSummary> {
+    return orphanSummary(this.pool, this.jobId, limit);
+  }
+
+  async listings(ids: readonly string[]): Promise<Map<string, ListingRow>> {
+    return listings(this.pool, this.jobId, ids);
+  }
+
+  async adopt(ids: readonly string[]): Promise<string[]> {
+    return adopt(this.pool, this.writableJob(), ids);
+  }
+
+  async forget(ids: readonly string[]): Promise<ForgetOutcome> {
+    return forget(this.pool, this.writableJob(), ids);
   }
 
   async resultRows(afterSeq: number, limit: number, maxBytes: number): Promise<ResultRow[]> {

@@ -3,6 +3,7 @@
 import { ITEM_STATES, type ItemState } from '../../core/states.js';
 import { roundUsd } from '../../core/money.js';
 import { fileBudgetOf } from '../../core/job-budget.js';
+import { LISTING_CODE } from '../../core/orphans.js';
 import { eventHolders, type TaskIdHolder } from '../../core/task-attach.js';
 import type { JobRecord, Spend } from '../change.js';
 import type { Item, ItemRow } from '../item.js';
@@ -10,15 +11,16 @@ import { HAS_LINE, OPEN_STATES, type ResultRow } from '../result-row.js';
 import type { RunRecord } from '../runs.js';
 import type { EventLogRecord, ItemEventRecord, ManifestRecord, ModelGroup, PriorRow } from '../store.js';
 import type { JobContext } from './job-context.js';
+import { ADOPTED_SQL, NOT_ORPHANED_SQL } from '../orphans.js';
 import { ITEM_COLUMNS, toItem } from './item-row.js';
 import type { Queryable } from './pool.js';
 import { HELD_STATES } from './transitions.js';
 
 const RESULT_COLUMNS = `seq, id, kind, state, response, response_status, request_id, last_error, task_id,
-  final_resolution, output_path, sha256, bytes`;
+  final_resolution, output_path, sha256, bytes, meta`;
 
 /** `owner`: only rows this runner holds (null: a store that is no runner holds none). */
-export interface ItemFilter { states?: readonly ItemState[]; kinds?: readonly string[]; owner?: string | null }
+export interface ItemFilter { states?: readonly ItemState[]; kinds?: readonly string[]; owner?: string | null; notOrphaned?: boolean; adopted?: boolean }
 
 export class JobQueries {
   constructor(private readonly db: Queryable, private readonly ctx: JobContext) {}
@@ -81,6 +83,8 @@ export class JobQueries {
     const values: unknown[] = [afterSeq];
     if (filter.states) values.push(filter.states), where.push(`state = ANY($${values.length + 1})`);
     if (filter.kinds) values.push(filter.kinds), where.push(`kind = ANY($${values.length + 1})`);
+    if (filter.notOrphaned) where.push(NOT_ORPHANED_SQL);
+    if (filter.adopted) where.push(ADOPTED_SQL);
     if (filter.owner !== undefined) {
       if (filter.owner === null) return [];
       values.push(filter.owner, HELD_STATES), where.push(`owner = $${values.length}`, `state = ANY($${values.length + 1})`);
@@ -146,12 +150,12 @@ export class JobQueries {
     return found;
   }
 
-  /** As the SQLite adapter's (sqlite/model-groups.ts): each group with its first row in manifest order. */
+  /** As the SQLite adapter's (sqlite/model-groups.ts): each group with its first row in manifest order; orphaned rows left out. */
   async modelGroups(states: readonly ItemState[]): Promise<ModelGroup[]> {
     const rows = await this.rows<{ kind: string; model: string | null; resolution: string | null; rows: number; id: string; state: ItemState; source_file: string; source_line: number }>(
       `SELECT g.kind, g.model, g.resolution, g.rows, i.id, i.state, i.source_file, i.source_line
        FROM (SELECT kind, model, resolution, COUNT(*) AS rows, MIN(seq) AS first FROM items
-             WHERE job_id = $1 AND state = ANY($2) GROUP BY kind, model, resolution) g
+             WHERE job_id = $1 AND state = ANY($2) AND orphan <> ${LISTING_CODE.orphaned} GROUP BY kind, model, resolution) g
        JOIN items i ON i.job_id = $1 AND i.seq = g.first ORDER BY g.first`, [states]);
     return rows.map((r) => ({
       kind: r.kind, model: r.model, resolution: r.resolution, rows: r.rows,
@@ -159,11 +163,12 @@ export class JobQueries {
     }));
   }
 
-  async manifestRecords(paths: readonly string[]): Promise<Map<string, ManifestRecord>> {
+  /** The records for `paths`; every record of the job without. */
+  async manifestRecords(paths?: readonly string[]): Promise<Map<string, ManifestRecord>> {
     const found = new Map<string, ManifestRecord>();
-    if (paths.length === 0) return found;
+    if (paths?.length === 0) return found;
     const rows = await this.rows<ManifestRecord & { path: string }>(
-      'SELECT path, bytes, sha256, rows FROM manifests WHERE job_id = $1 AND path = ANY($2)', [paths]);
+      `SELECT path, bytes, sha256, rows FROM manifests WHERE job_id = $1${paths ? ' AND path = ANY($2)' : ''}`, paths ? [paths] : []);
     for (const { path, ...record } of rows) found.set(path, record);
     return found;
   }

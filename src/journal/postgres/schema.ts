@@ -262,6 +262,18 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE jobs ADD COLUMN job_file_budget text;
   `,
+  // Rows the manifests of the job's last run no longer list (src/core/orphans.ts): 0 listed,
+  // 1 orphaned (not sent), 2 adopted by the operator's `retry <id>`. The manifests' records go: the first
+  // run after this step reads its manifests whole once, so that every row's listing is decided.
+  `
+  ALTER TABLE items ADD COLUMN orphan smallint NOT NULL DEFAULT 0;
+  CREATE INDEX items_orphaned ON items (job_id, state, seq) WHERE orphan = 1;
+  DELETE FROM manifests;
+  `,
+  // A row's metadata (CSV metadata columns, a JSONL line's `meta`): kept for results.jsonl, never sent.
+  `
+  ALTER TABLE items ADD COLUMN meta text;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -3,6 +3,7 @@ import type { Journal } from './journal.js';
 import { judgeAgainstPrior, type IngestSummary } from '../ingest-rules.js';
 import type { IngestEntry } from '../ingest-rules.js';
 import { hasNarrowKeys, NarrowKeys, priorQuery } from './narrow-keys.js';
+import { IngestListing } from './orphans.js';
 
 /**
  * One ingest pass held in a single SQLite transaction across async manifest reads, so a refused
@@ -15,6 +16,8 @@ export class IngestSession {
   private readonly existing;
   private readonly replace;
   private readonly insertRequest;
+  /** Which rows held before this ingest it read: the others are orphaned at its end. */
+  private readonly listing: IngestListing;
 
   /** Where the hash and the path go on a journal that keeps them narrow (undefined: inline). */
   private readonly narrow: NarrowKeys | undefined;
@@ -25,22 +28,23 @@ export class IngestSession {
     const keys = this.narrow ? 'content_hash, content_key, source_file, source_ref' : 'content_hash, source_file';
     const marks = this.narrow ? '?, ?, ?, ?' : '?, ?';
     this.insert = db.prepare(`INSERT INTO items (id, kind, model, request, ${keys}, source_line, state,
-      resolution, has_reference_video, estimate_usd, last_error, updated_at)
-      VALUES (?, ?, ?, ?, ${marks}, ?, ?, ?, ?, ?, ?, ?)
+      resolution, has_reference_video, estimate_usd, last_error, updated_at, meta)
+      VALUES (?, ?, ?, ?, ${marks}, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (id) DO NOTHING`);
     // The request is stored out of line (wide-values.ts); a replaced row gets it inline again.
     this.insertRequest = db.prepare('INSERT INTO item_requests (seq, request) VALUES (?, ?)');
-    this.existing = db.prepare(priorQuery(db));
+    this.existing = db.prepare(priorQuery(db, true));
     // The same values as the insert, in the same order, with the id moved to the WHERE clause.
     const sets = this.narrow ? 'content_hash = ?, content_key = ?, source_file = ?, source_ref = ?' : 'content_hash = ?, source_file = ?';
     this.replace = db.prepare(`UPDATE items SET kind = ?, model = ?, request = ?, ${sets},
       source_line = ?, state = ?, resolution = ?, has_reference_video = ?,
-      estimate_usd = ?, last_error = ?, updated_at = ? WHERE id = ? AND state = 'invalid'`);
+      estimate_usd = ?, last_error = ?, updated_at = ?, meta = ? WHERE id = ? AND state = 'invalid'`);
     // Rows come in with nothing reserved or spent (an invalid row they replace had none either), so the
     // spend read now still holds afterwards: a first ingest of 1M rows is not followed by a scan of
     // every row to learn that it is zero (~0.12 s).
     journal.spend();
     db.exec('BEGIN IMMEDIATE');
+    this.listing = IngestListing.begin(db);
   }
 
   add(entries: readonly IngestEntry[]): void {
@@ -52,7 +56,7 @@ export class IngestSession {
       const keys = this.narrow ? this.narrow.values(entry.contentHash, entry.sourceFile) : [entry.contentHash, entry.sourceFile];
       const values = [
         entry.kind, entry.model, null, ...keys, entry.sourceLine, entry.state,
-        entry.resolution ?? null, entry.hasReferenceVideo ? 1 : 0, entry.estimateUsd ?? 0, errorText, now,
+        entry.resolution ?? null, entry.hasReferenceVideo ? 1 : 0, entry.estimateUsd ?? 0, errorText, now, entry.metaJson ?? null,
       ];
       const inserted = this.insert.run(entry.id, ...values);
       if (inserted.changes === 1) {
@@ -60,7 +64,8 @@ export class IngestSession {
         this.summary.inserted++;
         continue;
       }
-      const prior = this.existing.get(entry.id) as { content_hash: string; state: string; source_file: string; source_line: number };
+      const prior = this.existing.get(entry.id) as { content_hash: string; state: string; source_file: string; source_line: number; seq: number };
+      this.listing.read(prior.seq);
       const judgement = judgeAgainstPrior(prior, entry.contentHash);
       if (judgement === 'unchanged') {
         this.summary.unchanged++;
@@ -72,6 +77,12 @@ export class IngestSession {
         this.summary.conflicts.push({ id: entry.id, file: entry.sourceFile, line: entry.sourceLine, journalFile: prior.source_file, journalLine: prior.source_line });
       }
     }
+  }
+
+  /** Every row held before that this ingest did not read is orphaned: one statement, before the commit. */
+  orphanUnread(): void {
+    if (!this.open) throw new Error('ingest session is closed');
+    this.listing.orphanUnread();
   }
 
   commit(): IngestSummary {

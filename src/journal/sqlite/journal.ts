@@ -15,11 +15,13 @@ import { ResultRows } from '../result-rows.js';
 import { openDatabase } from './open-database.js';
 import { hasWideValues, itemColumns, WideValues } from './wide-values.js';
 import { EventLog, hasEventLog, logPage } from './event-log.js';
+import { ADOPTED_SQL, NOT_ORPHANED_SQL } from '../orphans.js';
+import { hasListing } from './orphans.js';
 import { JobCancelledError, StaleTransitionError, type Change, type JobRecord, type Move, type Spend } from '../change.js';
 
 export { StaleTransitionError, type Change, type JobRecord, type Move, type Spend };
 
-export interface ItemFilter { states?: readonly ItemState[]; kinds?: readonly string[] }
+export interface ItemFilter { states?: readonly ItemState[]; kinds?: readonly string[]; notOrphaned?: boolean; adopted?: boolean }
 
 export interface JournalOptions {
   clock?: { now(): number };
@@ -47,6 +49,7 @@ function fsyncWalFile(walPath: string): void {
 }
 
 export class Journal {
+  /** @internal the driver's handle: left out of the published types (better-sqlite3's are a dev dependency). */
   readonly db: Database.Database;
   readonly lock: RunnerLock;
   private readonly clock: { now(): number };
@@ -59,6 +62,7 @@ export class Journal {
   private deferredCommits = 0;
   private cancelStmt: Database.Statement | undefined;
   private cancelColumns: boolean | undefined;
+  private listingColumn: boolean | undefined;
   /** Set once this process may no longer write (its runner lock was lost): every write throws it. */
   private fencedBy: Error | undefined;
   /** The item columns as read (the wide values joined back in, on a journal that keeps them out of line). */
@@ -248,6 +252,12 @@ export class Journal {
     const args: unknown[] = [];
     if (filter.states) where.push(`state IN (${filter.states.map(() => '?').join(', ')})`), args.push(...filter.states);
     if (filter.kinds) where.push(`kind IN (${filter.kinds.map(() => '?').join(', ')})`), args.push(...filter.kinds);
+    // A journal of an older gbatch (read-only, not migrated) lists every row: none orphaned, none adopted.
+    if (filter.notOrphaned || filter.adopted) {
+      if (!(this.listingColumn ??= hasListing(this.db))) {
+        if (filter.adopted) return [];
+      } else where.push(filter.adopted ? ADOPTED_SQL : NOT_ORPHANED_SQL);
+    }
     const page = this.db.prepare(`SELECT ${this.itemColumns} FROM items WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`);
     return (page.all(afterSeq, ...args, pageSize) as ItemRow[]).map(rowToItem);
   }

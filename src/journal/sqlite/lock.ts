@@ -20,6 +20,7 @@ export class RunnerLock {
   private token: string | undefined;
   private ownStmt: Database.Statement | undefined;
 
+  /** @internal the driver's handle: left out of the published types (better-sqlite3's are a dev dependency). */
   constructor(private readonly db: Database.Database, private readonly clock: { now(): number }) {}
 
   private judge(row: LockRow): RunnerLiveness {

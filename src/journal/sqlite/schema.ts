@@ -152,10 +152,22 @@ const MIGRATIONS: readonly string[] = [
     SELECT l.seq, l.item_id, l.at, k.event, k.from_state, k.to_state, COALESCE(l.detail, k.detail)
     FROM event_log l JOIN event_kinds k ON k.code = l.kind;
   `,
-  // What the job file said of the budget at the last run (issue 19): its value applies again only when
+  // What the job file said of the budget at the last run: its value applies again only when
   // the file changes it, never over a later explicit --budget.
   `
   ALTER TABLE job ADD COLUMN job_file_budget TEXT;
+  `,
+  // Rows the manifests of the job's last run no longer list (src/core/orphans.ts): 0 listed,
+  // 1 orphaned (not sent), 2 adopted by the operator's `retry <id>`. The manifests' records go: the first
+  // run after this step reads its manifests whole once, so that every row's listing is decided.
+  `
+  ALTER TABLE items ADD COLUMN orphan INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX items_orphaned ON items (state, seq) WHERE orphan = 1;
+  DELETE FROM manifests;
+  `,
+  // A row's metadata (CSV metadata columns, a JSONL line's `meta`): kept for results.jsonl, never sent.
+  `
+  ALTER TABLE items ADD COLUMN meta TEXT;
   `,
 ];
 

@@ -16,6 +16,8 @@ import { IngestSession } from './ingest-session.js';
 import { Journal, type JournalOptions } from './journal.js';
 import { modelGroups } from './model-groups.js';
 import { priorQuery } from './narrow-keys.js';
+import type { ForgetOutcome, ListingRow, OrphanSummary } from '../orphans.js';
+import { adopt, forget, listings, orphanSummary } from './orphans.js';
 
 const SUMS = `COUNT(*) AS items,
   SUM(actual_usd IS NOT NULL) AS settled,
@@ -103,9 +105,9 @@ export class SqliteJournalStore implements JournalStore {
     }
   }
 
-  /** One runner per file: every pending row is this runner's to send. */
+  /** One runner per file: every pending row that is not orphaned is this runner's to send. */
   async claimPending(limit: number, afterSeq: number): Promise<Item[]> {
-    return this.journal.list(['pending'], limit, afterSeq);
+    return this.journal.page({ states: ['pending'], notOrphaned: true }, afterSeq, limit);
   }
 
   /** One runner per file, and this one holds the lock: every `submitting` row was left by a runner that stopped. */
@@ -205,14 +207,36 @@ export class SqliteJournalStore implements JournalStore {
     return new SqliteIngestWriter(this.journal);
   }
 
-  async manifestRecords(paths: readonly string[]): Promise<Map<string, ManifestRecord>> {
-    const known = this.journal.db.prepare('SELECT bytes, sha256, rows FROM manifests WHERE path = ?');
+  async manifestRecords(paths?: readonly string[]): Promise<Map<string, ManifestRecord>> {
     const found = new Map<string, ManifestRecord>();
+    if (paths === undefined) {
+      for (const { path, ...record } of this.journal.db.prepare('SELECT path, bytes, sha256, rows FROM manifests').all() as Array<ManifestRecord & { path: string }>) {
+        found.set(path, record);
+      }
+      return found;
+    }
+    const known = this.journal.db.prepare('SELECT bytes, sha256, rows FROM manifests WHERE path = ?');
     for (const path of paths) {
       const row = known.get(path) as ManifestRecord | undefined;
       if (row) found.set(path, row);
     }
     return found;
+  }
+
+  async orphans(limit: number): Promise<OrphanSummary> {
+    return orphanSummary(this.journal.db, limit);
+  }
+
+  async listings(ids: readonly string[]): Promise<Map<string, ListingRow>> {
+    return listings(this.journal.db, ids);
+  }
+
+  async adopt(ids: readonly string[]): Promise<string[]> {
+    return adopt(this.journal.db, ids);
+  }
+
+  async forget(ids: readonly string[]): Promise<ForgetOutcome> {
+    return forget(this.journal.db, ids);
   }
 
   async resultRows(afterSeq: number, limit: number, maxBytes: number): Promise<ResultRow[]> {
@@ -294,9 +318,14 @@ class SqliteIngestWriter implements IngestWriter {
   }
 
   recordManifests(prints: readonly ManifestPrint[]): void {
+    this.journal.db.prepare('DELETE FROM manifests').run();
     const upsert = this.journal.db.prepare(`INSERT INTO manifests (path, bytes, sha256, rows, ingested_at) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (path) DO UPDATE SET bytes = excluded.bytes, sha256 = excluded.sha256, rows = excluded.rows, ingested_at = excluded.ingested_at`);
     for (const print of prints) upsert.run(print.path, print.bytes, print.sha256, print.rows, this.journal.now());
+  }
+
+  async orphanUnread(): Promise<void> {
+    this.session.orphanUnread();
   }
 
   async commit() {

@@ -1,8 +1,10 @@
-// Pure: the rows that need an operator (failed, rejected, uncertain, deferred, invalid) grouped by cause,
-// each group with the command that acts on it, pasteable as printed.
+// Pure: the rows that need an operator (failed, rejected, uncertain, deferred, invalid) grouped by cause
+// (what happened, the status and code: never a message's amounts or ids), each group with examples in
+// their own words and the command that acts on it, pasteable as printed.
 import { ABANDONED_BOOKED, ABANDONED_NOT_BILLED } from '../../core/abandon.js';
 import { quoteArg } from '../../core/shell-text.js';
 import type { ItemState } from '../../core/states.js';
+import { errorCause } from '../../pipeline/error-groups.js';
 import type { ReportItem } from '../model.js';
 
 export const PROBLEM_STATES: readonly ItemState[] = ['uncertain', 'failed', 'rejected', 'deferred', 'invalid'];
@@ -10,12 +12,16 @@ const EXAMPLES = 5;
 /** Ids named in a group's command when it has at most this many rows; more take the bulk flag. */
 const NAMED_IDS = 10;
 const MAX_GROUPS = 40;
+/** Characters of an invalid row's text shown with its example. */
+const ROW_TEXT = 500;
 
 export interface ProblemGroup {
   state: ItemState;
   cause: string;
   count: number;
   ids: string[];
+  /** The first rows as they are: id, error message, and (invalid rows) the row's text as written. */
+  examples: ProblemExample[];
   /** A source position of the first row (invalid rows: where to fix them). */
   source: string;
   /** The commands that act on the group, each pasteable. */
@@ -25,17 +31,27 @@ export interface ProblemGroup {
   abandoned?: string;
 }
 
-/** The message of an error with its row-specific parts (numbers, quoted values) folded, so like errors group. */
-export function causeOf(item: Pick<ReportItem, 'error' | 'state'>): string {
+export interface ProblemExample { id: string; message: string; rowText?: string }
+
+/**
+ * What a row's problem is, the same for every row it befell: the state (a failed video task: `task
+ * failed`), then the status and code, as the live view names it; an invalid row by its first field and
+ * reason, ids, quoted values and numbers folded.
+ */
+export function causeOf(item: Pick<ReportItem, 'error' | 'state' | 'task_id'>): string {
   const e = item.error;
   if (!e) return item.state === 'deferred' ? 'deferred' : 'no error recorded';
-  const message = (e.message ?? '')
-    .replace(/\b(line|row) \d+/gi, '$1 N')
-    .replace(/([\w./\\-]+\.(?:jsonl|csv|json)):\d+/gi, '$1:N')
-    .replace(/'[^']{0,200}'|"[^"]{0,200}"/g, "'...'")
-    .slice(0, 300);
-  const head = [e.status, e.code].filter((p) => p !== undefined && p !== null && !message.startsWith(String(p))).join(' ');
-  return head ? `${head}: ${message}` : message;
+  if (item.state === 'invalid') return invalidCause(e.message ?? '') ?? errorCause('invalid', e);
+  return errorCause(item.state === 'failed' && item.task_id !== null ? 'task failed' : item.state, e);
+}
+
+/** `rows.csv:9 row 'r9' field 'model': no price for model 'x' ...; ...` as `field 'model': no price for model '…' ...`. */
+function invalidCause(message: string): string | undefined {
+  const quoted = String.raw`(?:'[^']*'|"(?:[^"\\]|\\.)*")`;
+  const match = new RegExp(String.raw`^.*?:\d+(?: row ${quoted})?(?: field (${quoted}))?: ([^;]*)`).exec(message);
+  if (!match) return undefined;
+  const reason = match[2]!.replace(new RegExp(quoted, 'g'), "'…'").replace(/\d+/g, '#').slice(0, 120).trim();
+  return match[1] === undefined ? reason : `field ${match[1]}: ${reason}`;
 }
 
 export class ProblemGrouper {
@@ -44,7 +60,8 @@ export class ProblemGrouper {
 
   constructor(private readonly journalArg: string, private readonly manifest: string | null) {}
 
-  add(item: ReportItem): void {
+  /** `rowText`: an invalid row's text as written (the journal keeps it in place of a request). */
+  add(item: ReportItem, rowText?: string): void {
     if (!PROBLEM_STATES.includes(item.state)) return;
     const cause = causeOf(item);
     const key = `${item.state}\u0000${cause}`;
@@ -54,13 +71,17 @@ export class ProblemGrouper {
         this.overflow++;
         return;
       }
-      group = { state: item.state, cause, count: 0, ids: [], source: item.source, commands: [], note: '' };
+      group = { state: item.state, cause, count: 0, ids: [], examples: [], source: item.source, commands: [], note: '' };
       const type = item.error?.type;
       if (type === ABANDONED_BOOKED || type === ABANDONED_NOT_BILLED) group.abandoned = type;
       this.groups.set(key, group);
     }
     group.count++;
     if (group.ids.length < NAMED_IDS + 1) group.ids.push(item.id);
+    if (group.examples.length < EXAMPLES) {
+      const text = rowText === undefined ? undefined : rowText.length > ROW_TEXT ? `${rowText.slice(0, ROW_TEXT)}…` : rowText;
+      group.examples.push({ id: item.id, message: item.error?.message ?? '', ...(text !== undefined ? { rowText: text } : {}) });
+    }
   }
 
   /** Groups in the order an operator acts: uncertain first (money may be at stake), then by size. */

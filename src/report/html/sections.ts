@@ -8,8 +8,8 @@ import { duration } from '../duration.js';
 import { usd } from '../table.js';
 import { quantile, type Timeline } from '../timeline.js';
 import { estimateVsActualChart, spendChart, STATE_COLORS, statesChart, THROUGHPUT_KEY, throughputChart, videoDurationChart } from './charts.js';
-import { esc } from './escape.js';
-import type { ProblemGroup } from './problems.js';
+import { esc, escBlock } from './escape.js';
+import type { ProblemExample, ProblemGroup } from './problems.js';
 
 export interface LastRunSummary {
   startedAt: number;
@@ -132,25 +132,38 @@ export function timeSections(input: HtmlReportInput): string {
   const { timeline: t, header: { totals } } = input;
   const median = quantile(t.videoDurationsMs, 0.5);
   const p90 = quantile(t.videoDurationsMs, 0.9);
+  const states = `<section id="states"><h2>Rows by state</h2><figure>${statesChart(totals.by_state)}</figure></section>`;
   const key = THROUGHPUT_KEY.map(([name, color]) => `<span style="--c:${color}">${esc(name)}</span>`).join('');
   const video = t.videoDurationsMs.length === 0 ? '<p class="muted">No video task has succeeded.</p>'
     : `<figure>${videoDurationChart(t.videoDurationsMs, median)}<figcaption>${count(t.videoDurationsMs.length)} task(s); median ${esc(duration(median))}, 90th percentile ${esc(duration(p90))}.</figcaption></figure>`;
   return `<section id="spend"><h2>Spend over time</h2>
 <figure>${spendChart(t, totals.budget_usd, totals.estimated_usd)}<figcaption>Settled charges, cumulative, as each row settled (from the journal's event log).</figcaption></figure></section>
-<div class="grid2"><section id="states"><h2>Rows by state</h2><figure>${statesChart(totals.by_state)}</figure></section>
-<section id="durations"><h2>Video task durations</h2>${video}</section></div>
+${hasVideo(input) ? `<div class="grid2">${states}
+<section id="durations"><h2>Video task durations</h2>${video}</section></div>` : states}
 <section id="throughput"><h2>Throughput</h2>
 <figure><div class="key">${key}</div>${throughputChart(t)}<figcaption>${count(t.pauses.reduce((n, p) => n + p.count, 0))} rate-limit answer(s) (429) in ${count(t.pauses.length)} pause(s); ${count(t.bursts.reduce((n, b) => n + b.count, 0))} gateway error(s) (5xx or connection) in ${count(t.bursts.length)} burst(s).</figcaption></figure></section>`;
+}
+
+/** Whether the job has video rows (a video group has a resolution; a text one none): a text-only job has no video panel. */
+function hasVideo(input: HtmlReportInput): boolean {
+  return input.timeline.videoDurationsMs.length > 0 || input.header.by_model.some((g) => g.resolution !== null);
 }
 
 export function problemsSection(input: HtmlReportInput): string {
   const { groups, ungrouped } = input.problems;
   if (groups.length === 0) return '<section id="problems"><h2>Problems</h2><p>None: no row failed, was rejected, is uncertain, deferred or invalid.</p></section>';
   const blocks = groups.map((g) => `<div class="problem"><h3>${stateBadge(g.state)} <span data-problem-count="${esc(g.state)}">${count(g.count)}</span> row(s): <span class="cause">${esc(g.cause)}</span></h3>
-<p class="muted">e.g. ${g.ids.map((id) => `<code>${esc(id)}</code>`).join(', ')}${g.count > g.ids.length ? ', ...' : ''}. ${esc(g.note)}</p>
+<ul class="examples">${g.examples.map(example).join('')}${g.count > g.examples.length ? `<li class="muted">and ${count(g.count - g.examples.length)} more</li>` : ''}</ul>
+<p class="muted">${esc(g.note)}</p>
 ${g.commands.map((c) => `<code class="cmd">${esc(c)}</code>`).join('')}</div>`);
   const more = ungrouped > 0 ? `<p>${count(ungrouped)} more row(s) with other causes: <code>gbatch report ${esc(input.journalArg)} --format csv</code>.</p>` : '';
   return `<section id="problems"><h2>Problems, by cause</h2>${blocks.join('\n')}${more}</section>`;
+}
+
+/** One row of a problem group, in its own words: its error and, for an invalid row, its text as written. */
+function example(e: ProblemExample): string {
+  const text = e.rowText === undefined ? '' : `<pre class="row-text">${escBlock(e.rowText)}</pre>`;
+  return `<li><code>${esc(e.id)}</code> <span class="err">${esc(e.message)}</span>${text}</li>`;
 }
 
 export function rowsSection(input: HtmlReportInput): string {

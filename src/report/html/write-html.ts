@@ -1,6 +1,6 @@
 // `report --format html`: one pass over the items (the first rows kept, problems grouped, unmetered,
 // overshooting and mispriced rows counted per group), the timeline already folded from the event log, then the page.
-import type { JournalStore } from '../../journal/index.js';
+import { invalidRowText, type JournalStore } from '../../journal/index.js';
 import { reportItem, type ReportHeader, type ReportItem } from '../model.js';
 import type { Timeline } from '../timeline.js';
 import { htmlDocument } from './document.js';
@@ -29,7 +29,7 @@ export async function renderHtmlReport(journal: JournalStore, header: ReportHead
     // Only the rows shown need their times; the rest are counted and grouped.
     const row = reportItem(item, rows.length < limit ? timeline.items.get(item.id) : undefined);
     if (rows.length < limit) rows.push(row);
-    grouper.add(row);
+    grouper.add(row, invalidRowText(item.contentHash));
     if (row.unmetered || row.overshoot_usd > 0 || row.mispriced) {
       const key = groupKey(row.model, row.resolution);
       const mark = marks.get(key) ?? { unmetered: 0, over: 0, mispriced: 0 };

@@ -3,7 +3,9 @@ import { describe } from 'vitest';
 import { pgAvailable } from '../../helpers/postgres.js';
 import { usePostgresHarness } from './postgres-harness.js';
 import { journalConformance } from './suite.js';
+import { orphansConformance } from './orphans-suite.js';
 
 describe.skipIf(!pgAvailable())('postgres', () => {
   journalConformance('postgres', usePostgresHarness);
+  orphansConformance('postgres', usePostgresHarness);
 });

@@ -376,7 +376,7 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
         expect(all.map((r) => r.id)).toEqual(['c1', 'c2', 'c3', 'c4', 'c5']);
         expect(all[0]).toEqual({
           seq: all[0]!.seq, id: 'c1', kind: 'chat', state: 'succeeded', response: JSON.stringify({ body: 'x'.repeat(90) }), response_status: 200,
-          request_id: null, last_error: null, task_id: null, final_resolution: null, output_path: null, sha256: null, bytes: null,
+          request_id: null, last_error: null, task_id: null, final_resolution: null, output_path: null, sha256: null, bytes: null, meta: null,
         });
         expect(all[2]!.last_error).toBe(JSON.stringify({ status: 400, message: 'bad' }));
         const bodyLength = all[0]!.response!.length;
@@ -384,6 +384,17 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
         expect((await store.resultRows(0, 100, 1)).map((r) => r.id)).toEqual(['c1']);
         expect((await store.resultRows(0, 2, 1_000_000)).map((r) => r.id)).toEqual(['c1', 'c2']);
         expect((await store.resultRows(all[1]!.seq, 100, 1_000_000)).map((r) => r.id)).toEqual(['c3', 'c4', 'c5']);
+      });
+
+      it("resultRows: a row's metadata as ingested (never part of its request); a replaced invalid row takes the new row's", async () => {
+        await ingest(store, [row('m1', 11, { metaJson: '{"notes":"caf\\u00e9, $1","owner":"ana"}' }), invalidRow('m2', 12)]);
+        await ingest(store, [row('m2', 12, { contentHash: 'fixed', metaJson: '{"owner":"bo"}' })]);
+        for (const id of ['m1', 'm2']) await store.applyTransitions(answer(id, 'z'));
+        const rows = await store.resultRows(0, 100, 1_000_000);
+        expect(rows.filter((r) => r.id.startsWith('m')).map((r) => [r.id, r.meta])).toEqual([
+          ['m1', '{"notes":"caf\\u00e9, $1","owner":"ana"}'], ['m2', '{"owner":"bo"}'],
+        ]);
+        expect((await store.get('m1'))!.request).toEqual(row('m1', 11).request);
       });
 
       it('firstOpenSeq: the first row whose line may still appear; a succeeded video still waits for its file', async () => {

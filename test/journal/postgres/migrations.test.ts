@@ -76,7 +76,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal migrations', () => {
       expect((await db.query(`SELECT owner FROM ${old}.items WHERE id = 'a'`)).rows).toEqual([{ owner: '00000000-0000-4000-8000-000000000001' }]);
       expect((await db.query(`SELECT id, extra FROM ${old}.items ORDER BY seq`)).rows).toEqual([{ id: 'a', extra: 'kept' }, { id: 'b', extra: 'mine' }, { id: 'c', extra: 'kept' }]);
       expect((await db.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'items' ORDER BY indexname`, [old])).rows.map((r) => r.indexname))
-        .toEqual(['items_by_extra', 'items_by_state', 'items_job_id_id_key', 'items_pkey']);
+        .toEqual(['items_by_extra', 'items_by_state', 'items_job_id_id_key', 'items_orphaned', 'items_pkey']);
       expect((await db.query(`SELECT attnotnull FROM pg_attribute WHERE attrelid = '${old}.items'::regclass AND attname = 'extra'`)).rows).toEqual([{ attnotnull: true }]);
     } finally {
       await store.close();
