@@ -14,13 +14,29 @@ export function parseDeadline(text: string, now: Date): number {
   return at;
 }
 
-function parseInstant(text: string, now: Date): number {
-  const value = text.trim();
-  if (/^\d+(\.\d+)?$/.test(value)) return now.getTime() + Number(value) * 1000;
+/** `--drain`: a duration ("15m", "90s", "1h", plain seconds, 0 = none), in ms; at most a day. */
+export function parseDrain(text: string): number {
+  const ms = durationMs(text.trim());
+  if (ms === undefined || ms > 86_400_000) {
+    throw new UsageError(`Expected \`--drain\` to be a duration up to a day (15m, 90s, 1h; 0 = stop polling at the deadline), got \`${text}\``);
+  }
+  return ms;
+}
+
+/** A duration ("90s", "45m", "1h30m", plain seconds) in ms, or undefined if the text is none. */
+function durationMs(value: string): number | undefined {
+  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
   const parts = [...value.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)];
   if (parts.length > 0 && parts.map((p) => p[0]).join('') === value) {
-    return now.getTime() + parts.reduce((sum, p) => sum + Number(p[1]) * UNIT_MS[p[2]!]!, 0);
+    return parts.reduce((sum, p) => sum + Number(p[1]) * UNIT_MS[p[2]!]!, 0);
   }
+  return undefined;
+}
+
+function parseInstant(text: string, now: Date): number {
+  const value = text.trim();
+  const after = durationMs(value);
+  if (after !== undefined) return now.getTime() + after;
   const clock = /^(\d{1,2}):(\d{2})(?:\+(\d{1,2})d)?$/.exec(value);
   if (clock) {
     const [hours, minutes, days] = [Number(clock[1]), Number(clock[2]), Number(clock[3] ?? 0)];

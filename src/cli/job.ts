@@ -1,13 +1,14 @@
 // A job: a JSON file in jobs/ naming manifests and options, or a bare manifest path. Resolves the
 // run's configuration: job options under command-line flags, then defaults.
 import { basename, extname, join } from 'node:path';
+import { DEFAULT_DRAIN } from '../core/deadline.js';
 import { BUILTIN_PRICING, parsePricing, type PricingTable } from '../core/pricing.js';
 import { readBoundedText } from '../io/bounded-read.js';
 import type { JobFileBudget } from '../core/job-budget.js';
 import { apiKeyFromEnv } from './api-key.js';
 import { asUsage, isJobFile, readJobFile, stripUndefined } from './job-file.js';
 import { journalFlagsOver, journalLocation } from './job-journal.js';
-import { parseDeadline } from './deadline.js';
+import { parseDeadline, parseDrain } from './deadline.js';
 import { EXIT_CODES } from './exit-codes.js';
 import { helpText, parseOptions, UsageError, type OptionTable, type ParsedOptions } from './options.js';
 import { PLAN_ONLY_OPTIONS, PLAN_OPTIONS, RUN_DEFAULTS, RUN_OPTIONS } from './run-options.js';
@@ -35,6 +36,8 @@ export interface ResolvedJob {
   /** What the job file says of the budget (its value applies at creation or when it changes: budgetInForce). */
   fileBudget: JobFileBudget;
   deadlineAt?: number;
+  /** After the deadline, how long tasks in flight are still polled and downloaded (`--drain`). */
+  drainMs: number;
 }
 
 export function resolveJob(target: string | undefined, cli: Partial<RunFlags>, now: Date, env: NodeJS.ProcessEnv = process.env): ResolvedJob {
@@ -76,6 +79,7 @@ export function resolveJob(target: string | undefined, cli: Partial<RunFlags>, n
     budgetFlag: { given: cli['no-budget'] ? undefined : cli.budget, lift: cli['no-budget'] === true },
     fileBudget: fromJob['no-budget'] ? 'none' : fromJob.budget ?? 'unset',
     ...(flags.deadline ? { deadlineAt: parseDeadline(flags.deadline, now) } : {}),
+    drainMs: parseDrain(flags.drain ?? DEFAULT_DRAIN),
   };
 }
 

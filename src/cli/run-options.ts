@@ -1,7 +1,7 @@
 // The options of `run`, in one typed table (job files use the same names); `plan` takes a few of them.
 // Defaults are applied after job-file options merge.
 import { DEFAULT_RETRY_DELAY, DEFAULT_RETRY_FAILED } from '../core/auto-retry.js';
-import { DEFAULT_DEADLINE_GRACE_S, MAX_DEADLINE_AHEAD_MS } from '../core/deadline.js';
+import { DEFAULT_DEADLINE_GRACE_S, DEFAULT_DRAIN, MAX_DEADLINE_AHEAD_MS } from '../core/deadline.js';
 import { parseModelLimits } from '../core/model-limits.js';
 import type { OptionTable } from './options.js';
 
@@ -20,9 +20,11 @@ export const RUN_OPTIONS = {
   'base-url': { type: 'string', help: 'gateway base URL, e.g. http://127.0.0.1:8080/v1 (default: $GATEWAY_BASE_URL)' },
   'meta-columns': { type: 'string', help: "CSV columns that are the row's metadata, comma-separated (notes,owner): kept in the journal and results.jsonl, never sent; a column named meta.<key> is metadata without being listed. Any other column that is not a request field is refused" },
   'skip-invalid': { type: 'boolean', help: 'record invalid rows as `invalid` and go on, instead of refusing the manifest' },
-  deadline: { type: 'duration', help: "at this time today (06:30; 06:30+1d for tomorrow's; one already past is refused), at an ISO instant, or after this long (45m; 0m = now) send nothing new, cut what is in flight after --deadline-grace, exit 75 (4 if a cut left rows uncertain); the resolved instant is printed at start" },
+  deadline: { type: 'duration', help: "at this time today (06:30; 06:30+1d for tomorrow's; one already past is refused), at an ISO instant, or after this long (45m; 0m = now) send nothing new; tasks already submitted are still polled and downloaded for --drain, then what is in flight is cut after --deadline-grace; exit 75 if work remains (4 if a cut left rows uncertain); the resolved instant is printed at start" },
   'deadline-grace': { type: 'number', min: 0, max: 3600, help: 'seconds requests in flight may still take after --deadline (or once the gateway is unreachable) before they are cut (default: 10)' },
-  rpm: { type: 'number', integer: true, min: 1, help: 'cap on submissions and chat calls per minute' },
+  drain: { type: 'duration', help: 'after --deadline, how long tasks already submitted are still polled and downloaded (nothing new is submitted): 15m, 90s, 1h; 0 stops polling at the deadline (default: 15m)' },
+  rpm: { type: 'number', integer: true, min: 1, help: "cap on every request to the gateway per minute (the account's limit): submissions, chat calls, polls and downloads; polls and downloads take at most --poll-rpm of it" },
+  'poll-rpm': { type: 'number', integer: true, min: 1, help: 'cap on polls and content downloads per minute (default: half of --rpm; without --rpm, none)' },
   'model-limit': {
     type: 'string', multiple: true, check: (values) => { const parsed = parseModelLimits(values); return typeof parsed === 'string' ? parsed : undefined; },
     help: "per-model caps, this runner's own, under --concurrency and --rpm: video-pro=4 (in flight), chat-small=200rpm (per minute), video-pro=4+30rpm (both); comma-separated, repeatable; a limited model's rows wait aside while other models' rows go on",
@@ -54,6 +56,7 @@ export const RUN_DEFAULTS = {
   'retry-failed': DEFAULT_RETRY_FAILED,
   'retry-backoff': DEFAULT_RETRY_DELAY.baseDelayMs / 1000,
   'deadline-grace': DEFAULT_DEADLINE_GRACE_S,
+  drain: DEFAULT_DRAIN,
   'journal-sync': 'full',
   'max-response-bytes': 64 * 1024 * 1024,
 } as const;

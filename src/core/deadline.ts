@@ -5,6 +5,12 @@
 export const DEFAULT_DEADLINE_GRACE_S = 10;
 
 /**
+ * How long tasks in flight are still polled and downloaded after the deadline (`--drain`), before the
+ * run stops waiting for them. Nothing new is submitted meanwhile.
+ */
+export const DEFAULT_DRAIN = '15m';
+
+/**
  * The furthest a deadline may lie ahead: a year and a day. Further is a typo (`99999999999h`, past
  * what a Date can even hold), never a batch run's bound.
  */

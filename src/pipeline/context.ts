@@ -8,6 +8,7 @@ import type { GatewayClient } from '../gateway/client.js';
 import type { CommitQueue, Item, ItemError, JournalStore } from '../journal/index.js';
 import type { BudgetGuard } from './budget-guard.js';
 import type { RunSnapshot } from './run-snapshot.js';
+import type { RequestPacers } from './request-pacers.js';
 import type { SubmitGate } from './run-stops.js';
 import type { JobNotices } from '../journal/job-notices.js';
 
@@ -26,11 +27,16 @@ export interface RunSettings {
   retryFailed?: number;
   /** --retry-backoff: the wait before a row's first automatic retry; doubled for each further one. */
   retryBackoffMs?: number;
+  /** The account's requests per minute: every request to the gateway (submissions, polls, downloads). */
   rpm?: number;
+  /** Polls and content downloads per minute (default: half of rpm). */
+  pollRpm?: number;
   /** --model-limit: per-model caps on submissions in flight and per minute (this runner's own). */
   modelLimits?: ModelLimits;
-  /** Clock ms from which nothing new is sent; the run then stops waiting for tasks and exits 75 (or 4). */
+  /** Clock ms from which nothing new is submitted; after the drain the run stops waiting for tasks and exits 75 (or 4). */
   deadlineAt?: number;
+  /** After the deadline, how long tasks in flight are still polled and downloaded (0, the default here: not at all). */
+  drainMs?: number;
   /** How long requests in flight may still take after the deadline (or a dead gateway) before they are cut. */
   deadlineGraceMs?: number;
   noWait: boolean;
@@ -77,6 +83,13 @@ export interface RunContext {
   stop: AbortController;
   /** Aborted when requests on the wire must be cut (a second signal, or the grace period ran out). */
   hardStop: AbortController;
+  /**
+   * Aborted when submissions on the wire must be cut: with hardStop, or the deadline's grace ran out
+   * while polls and downloads still drain. Absent: hardStop alone.
+   */
+  submitCut?: AbortController;
+  /** The --rpm / --poll-rpm pacers (absent: nothing paced). */
+  pacers?: RequestPacers;
   /** Asked before each submission is journaled and again right before it leaves (the deadline, stops). */
   submitGate: SubmitGate;
   /** A lane failed (a journal that cannot be written, a bug): every lane stops at once; the run ends with it. */

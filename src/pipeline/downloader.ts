@@ -6,6 +6,7 @@ import { DownloadError, errorSummary } from '../gateway/errors.js';
 import type { Item } from '../journal/index.js';
 import { log, type RunContext } from './context.js';
 import type { OutputStop } from './output-stop.js';
+import { pacedFollowUp } from './request-pacers.js';
 
 /**
  * Rounds of the client's own attempts (content endpoint, then result_url) per item and run. A round
@@ -91,7 +92,10 @@ export class Downloader {
     if (ctx.stop.signal.aborted || ctx.hardStop.signal.aborted || this.outputs?.stopped || !item.taskId) return;
     const dest = outputPathFor(ctx.settings.outDir, item.id, '.mp4');
     try {
-      const file = await ctx.gateway.download(item.taskId, dest, { resultUrl: item.resultUrl ?? undefined, signal: ctx.hardStop.signal, onReceived });
+      const taskId = item.taskId;
+      const file = await pacedFollowUp(ctx.pacers, ctx.hardStop.signal, (onWire) => ctx.gateway.download(taskId, dest, {
+        resultUrl: item.resultUrl ?? undefined, signal: ctx.hardStop.signal, onReceived: () => { onWire(); onReceived(); },
+      }));
       // The file is already durable under its name; losing this record to a power cut would only mean
       // downloading it again. Its fsync is deferred to the end of the run (Journal.syncDeferred), which
       // keeps the WAL's fsync, stuck behind the videos' writeback, off the event loop.

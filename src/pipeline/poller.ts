@@ -10,6 +10,7 @@ import { changedElsewhere } from './changed-elsewhere.js';
 import { log, type RunContext } from './context.js';
 import { MinHeap } from './min-heap.js';
 import { priceDriftLine } from './price-drift.js';
+import { pacedFollowUp } from './request-pacers.js';
 import { taskIdsOf } from './task-ids.js';
 
 /** `taskId`: the id polled next, one of `ids` (every id the submission answer named). */
@@ -20,6 +21,11 @@ const MAX_ERROR_BACKOFF_MS = 60_000;
 const MAX_NOT_FOUND = 3;
 /** Polls come 0-10 % early, never late: spread out, yet no task waits more than one interval to be seen. */
 const JITTER = 0.1;
+/**
+ * A task's first poll comes anywhere from 10 % to 100 % of an interval after it is added: tasks added
+ * together (a burst of submissions, a resumed run's tasks) are polled spread over the interval, not at once.
+ */
+const FIRST_POLL_SPREAD = 0.9;
 
 export class Poller {
   private readonly heap = new MinHeap<Due>((a, b) => a.at < b.at);
@@ -48,11 +54,12 @@ export class Poller {
     return this.heap.size + this.lane.size + this.lane.pending;
   }
 
-  /** Schedules a task's first poll one interval from now (a task is never done at once). */
+  /** Schedules a task's first poll within one interval from now, spread (a task is never done at once). */
   add(item: Item): void {
     if (!item.taskId) throw new Error(`item '${item.id}' has no task id to poll`);
     const ids = taskIdsOf(item);
-    this.heap.push({ at: this.nextAt(0), itemId: item.id, taskId: ids[0]!, ids, failures: 0, notFound: 0 });
+    const at = this.ctx.clock.now() + this.ctx.settings.pollIntervalMs * (1 - this.ctx.random() * FIRST_POLL_SPREAD);
+    this.heap.push({ at, itemId: item.id, taskId: ids[0]!, ids, failures: 0, notFound: 0 });
     this.wake?.abort();
   }
 
@@ -102,7 +109,8 @@ export class Poller {
     this.polls++;
     let status: TaskStatus;
     try {
-      status = await ctx.gateway.getTask(due.taskId, ctx.stop.signal);
+      // --rpm / --poll-rpm: a poll waits for its slot (a stop while waiting ends it like a cut poll).
+      status = await pacedFollowUp(ctx.pacers, ctx.stop.signal, () => ctx.gateway.getTask(due.taskId, ctx.stop.signal));
     } catch (err) {
       if (ctx.stop.signal.aborted) return;
       const failures = due.failures + 1;

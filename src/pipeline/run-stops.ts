@@ -1,6 +1,8 @@
 // How a run stops before its work is done: a signal, the deadline, or a gateway that refuses every
 // connection. Each stop ends new submissions and polls at once; requests already on the wire get a
-// bounded grace, then are cut (hardStop). The first stop names the run's stop reason.
+// bounded grace, then are cut (hardStop). The deadline with a drain ends submissions only (theirs
+// cut after the grace: submitCut); tasks in flight are polled and downloaded until the drain ends,
+// then polls stop as at any other stop. The first stop names the run's stop reason.
 import type { EventEmitter } from 'node:events';
 import type { Clock } from '../core/clock.js';
 import { deadlinePassed } from '../core/deadline.js';
@@ -20,8 +22,12 @@ export interface RunStopsOptions {
   submitStop: AbortController;
   stop: AbortController;
   hardStop: AbortController;
+  /** Cuts submissions on the wire (the deadline's grace during a drain); aborted with hardStop too. */
+  submitCut?: AbortController;
   deadlineAt?: number;
   deadlineGraceMs: number;
+  /** After the deadline, how long polls and downloads go on (0: they stop at the deadline). */
+  drainMs?: number;
   /** Grace after the first SIGINT/SIGTERM (a second one cuts at once). */
   interruptGraceMs: number;
 }
@@ -32,8 +38,13 @@ export class RunStops implements SubmitGate {
   private graceMs: number | undefined;
   private readonly begun = new Set<EarlyStop>();
   private readonly disposed = new AbortController();
+  private draining = false;
 
-  constructor(private readonly options: RunStopsOptions) {}
+  constructor(private readonly options: RunStopsOptions) {
+    // Whatever cuts every request (a second signal, a lost lock, a grace over) cuts submissions too.
+    const { hardStop, submitCut } = options;
+    if (submitCut) hardStop.signal.addEventListener('abort', () => submitCut.abort(hardStop.signal.reason), { once: true, signal: this.disposed.signal });
+  }
 
   get reason(): EarlyStop | undefined {
     return this.why;
@@ -89,12 +100,17 @@ export class RunStops implements SubmitGate {
     if (this.why !== 'deadline') return undefined;
     const at = new Date(this.options.deadlineAt!).toISOString();
     const grace = `${this.options.deadlineGraceMs / 1000} s`;
-    const cut = this.options.hardStop.signal.aborted
+    const drained = this.draining && !this.options.stop.signal.aborted
+      ? '; tasks in flight were polled and downloaded until they ended, within --drain' : '';
+    // Drained to the end: only submissions could have been cut (their grace ran out long ago, maybe on nothing).
+    const cutAny = drained ? cutSubmissions > 0 : this.options.hardStop.signal.aborted;
+    const cut = cutAny
       ? cutSubmissions > 0
         ? `${cutSubmissions} submission(s) still on the wire were cut after the ${grace} grace and are uncertain (gbatch resolve)`
         : `requests still in flight were cut after the ${grace} grace; no submission was among them`
       : 'no request had to be cut';
-    return `deadline reached (${at}): nothing was sent after it; ${cut}; unfinished work is left for the next run`;
+    const left = drained ? 'anything unfinished is left for the next run' : 'unfinished work is left for the next run';
+    return `deadline reached (${at}): nothing was sent after it; ${cut}${drained}; ${left}`;
   }
 
   dispose(): void {
@@ -103,7 +119,29 @@ export class RunStops implements SubmitGate {
 
   private deadlineReached(): void {
     const at = new Date(this.options.deadlineAt!).toISOString();
+    const drainMs = this.options.drainMs ?? 0;
+    if (drainMs > 0 && !this.options.stop.signal.aborted) return this.drain(at, drainMs);
     this.begin('deadline', `deadline reached (${at}): no new requests; requests in flight get ${this.options.deadlineGraceMs / 1000} s, then are cut`, this.options.deadlineGraceMs);
+  }
+
+  /**
+   * The deadline with a drain: nothing new is submitted and submissions on the wire get the grace, but
+   * tasks in flight are still polled and downloaded until the drain ends; then every lane stops as at
+   * a deadline without one (polls and downloads in flight get the grace, then are cut).
+   */
+  private drain(at: string, drainMs: number): void {
+    if (this.draining) return;
+    this.draining = true;
+    const { submitStop, hardStop, clock, events, deadlineGraceMs } = this.options;
+    const submitCut = this.options.submitCut ?? hardStop;
+    if (this.why === undefined) this.why = 'deadline';
+    events.emit('log', `deadline reached (${at}): no new submissions; submissions in flight get ${deadlineGraceMs / 1000} s, then are cut; tasks in flight are still polled and downloaded for up to ${span(drainMs)} (--drain)`);
+    submitStop.abort('deadline');
+    clock.sleep(deadlineGraceMs, this.disposed.signal).then(() => submitCut.abort('grace period over'), () => undefined);
+    clock.sleep(drainMs, this.disposed.signal).then(() => {
+      if (this.options.stop.signal.aborted) return;
+      this.begin('deadline', `drain over (${span(drainMs)} after the deadline): no more polls or downloads; requests in flight get ${deadlineGraceMs / 1000} s, then are cut`, deadlineGraceMs);
+    }, () => undefined);
   }
 
   /** `record` is what the run's record keeps when it differs from the line logged now. */
@@ -125,4 +163,12 @@ export class RunStops implements SubmitGate {
     this.graceMs = graceMs;
     clock.sleep(graceMs, this.disposed.signal).then(() => hardStop.abort('grace period over'), () => undefined);
   }
+}
+
+/** A drain as said in a line: "15m", "90s", "1h30m". */
+function span(ms: number): string {
+  if (ms % 1000 !== 0) return `${ms / 1000}s`;
+  const s = ms / 1000;
+  const parts = [[Math.floor(s / 3600), 'h'], [Math.floor((s % 3600) / 60), 'm'], [s % 60, 's']] as const;
+  return parts.filter(([n]) => n > 0).map(([n, u]) => `${n}${u}`).join('') || `${ms} ms`;
 }

@@ -39,6 +39,7 @@ import { crashEndOf, runEndOf } from './run-ending.js';
 import { OutputStop, outputExitCode, type OutputFailure } from './output-stop.js';
 import { ResultsWriter } from './results-writer.js';
 import { RunMonitor } from './run-monitor.js';
+import { requestPacers } from './request-pacers.js';
 import { RunStops, type EarlyStop } from './run-stops.js';
 import { Submitter, type SubmitStopReason } from './submitter.js';
 import { AutoRetries } from './auto-retries.js';
@@ -246,19 +247,24 @@ async function drive(
   journal: JournalStore, gateway: GatewayClient, watch: GatewayWatch, config: RunConfig, clock: Clock, events: EventEmitter<RunEvents>,
   ingest: IngestOutcome, recovery: Recovery, takeover: LockTakeover | undefined, guard: JournalGuard, halt: AbortSignal,
 ): Promise<RunResult> {
-  const controllers = { submitStop: unlimited(new AbortController()), stop: unlimited(new AbortController()), hardStop: unlimited(new AbortController()) };
+  const controllers = {
+    submitStop: unlimited(new AbortController()), stop: unlimited(new AbortController()), hardStop: unlimited(new AbortController()),
+    submitCut: unlimited(new AbortController()),
+  };
   const failures = new LaneFailures({ ...controllers, events });
   const stops = new RunStops({
     clock, events, ...controllers, deadlineAt: config.settings.deadlineAt,
-    deadlineGraceMs: config.settings.deadlineGraceMs ?? DEFAULT_DEADLINE_GRACE_S * 1000, interruptGraceMs: config.gracePeriodMs ?? 10_000,
+    deadlineGraceMs: config.settings.deadlineGraceMs ?? DEFAULT_DEADLINE_GRACE_S * 1000, drainMs: config.settings.drainMs ?? 0, interruptGraceMs: config.gracePeriodMs ?? 10_000,
   });
+  const account = accountId(config.baseUrl, config.apiKey);
   const ctx: RunContext = {
     journal, gateway, clock, events, pricing: config.pricing, settings: config.settings,
     commits: new CommitQueue(journal),
     budget: new BudgetGuard(config.budgetUsd, await journal.spend()),
     ...controllers, submitGate: stops, laneFailed: (err) => failures.trip(err),
     random: config.random ?? Math.random,
-    account: accountId(config.baseUrl, config.apiKey),
+    account,
+    pacers: requestPacers(config.settings, journal.coordination, account, clock),
   };
   const earlier = await earlierDrift(journal, config.pricing);
   if (earlier && ctx.budget.observeDrift(earlier.ratio)) events.emit('log', priceDriftLine(earlier.item, earlier.tableUsd, earlier.gatewayUsd, earlier.ratio, true));

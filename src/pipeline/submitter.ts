@@ -16,8 +16,8 @@ import { unpricedRowError } from './held-row-prices.js';
 import { reservationFor, type Reservation } from './reservation.js';
 import { ModelGate } from './model-gate.js';
 import { ModelLanes } from './model-lanes.js';
+import type { Pacer } from './request-pacers.js';
 import { rateWindow, SendPacer, type PacedSend } from './send-pacer.js';
-import { SharedSendPacer, sharedSendInterval } from './shared-send-pacer.js';
 
 export interface SubmitterHooks {
   accepted(item: Item): void;
@@ -47,7 +47,7 @@ export class Submitter {
   /** Outcome writes still on their way to disk (their follow-ups run once each is durable). */
   private readonly settling = new Set<Promise<void>>();
   private failure: unknown;
-  private readonly pacer: { acquire(signal?: AbortSignal): Promise<PacedSend> } | undefined;
+  private readonly pacer: Pacer | undefined;
   /** A request leaves only while this runner's standing was confirmed this recently: half a lease. */
   private readonly freshForMs = staleAfterMs() / 2;
   /** The job's cancellation, once this runner saw it (the journal, or its refusal of an intent). */
@@ -64,9 +64,7 @@ export class Submitter {
     // intent; the pacer holds each request itself to it, whatever the time from start to wire.
     const window = rpm ? rateWindow(rpm) : undefined;
     this.queue = new PQueue({ concurrency, ...window });
-    const shared = ctx.journal.coordination;
-    this.pacer = !rpm || !window ? undefined
-      : shared ? new SharedSendPacer(shared, ctx.account, sharedSendInterval(rpm), ctx.clock) : new SendPacer(window, ctx.clock);
+    this.pacer = ctx.pacers?.submissions;
     const limits = ctx.settings.modelLimits;
     if (limits && limits.size > 0) {
       this.modelGate = new ModelGate(limits, ctx.clock);
@@ -295,7 +293,7 @@ export class Submitter {
       }
       const onWire = paced?.onWire;
       return await this.ctx.gateway.send(item.kind, request, attempt, {
-        signal: this.ctx.hardStop.signal, unsent: this.ctx.submitStop.signal, ...(onWire ? { onWire } : {}),
+        signal: (this.ctx.submitCut ?? this.ctx.hardStop).signal, unsent: this.ctx.submitStop.signal, ...(onWire ? { onWire } : {}),
       });
     } catch (err) {
       if (err instanceof GatewayTransportError && !err.mayHaveReached) {

@@ -66,8 +66,9 @@ test.skipIf(!BUILT || !CAN_MOUNT)('the disk fills up mid-run: exit 75, every ans
   const out = join(disk.dir, 'out');
   const rows = Array.from({ length: 16 }, (_, i) => (i % 2 === 0 ? videoRow(`v${i}`, `clip ${i}`) : chatRow(`c${i}`, `question ${i}`)));
   const manifest = writeJsonl(ws.path('rows.jsonl'), rows);
-  // --rpm 300 paces the submissions (5 a second) so the disk fills while rows are still to be sent.
-  const args = ['run', manifest, '--state', ws.state, '--out', out, '--poll-interval', '0.02', '--concurrency', '2', '--rpm', '300'];
+  // --rpm 300 paces every request (5 a second) so the disk fills while rows are still to be sent;
+  // --poll-rpm 300 lets polls and downloads take all of it, as quick to fill the disk as they can.
+  const args = ['run', manifest, '--state', ws.state, '--out', out, '--poll-interval', '0.02', '--concurrency', '2', '--rpm', '300', '--poll-rpm', '300'];
   const env = gatewayEnv(gw.baseUrl, gw.key);
 
   const first = await runCli(args, { env });

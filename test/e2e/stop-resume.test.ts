@@ -33,14 +33,14 @@ test.skipIf(!BUILT)('--no-wait submits and exits 75; the next run polls and down
   for (const id of ['v1', 'v2']) expect(sha256File(ws.path('out', `${id}.mp4`))).toBe(SIM_VIDEO_SHA256);
 });
 
-test.skipIf(!BUILT)('--deadline 1s with longer tasks exits 75 leaving them running; the next run finishes them', async () => {
+test.skipIf(!BUILT)('--deadline 1s --drain 0 with longer tasks exits 75 leaving them running; the next run finishes them', async () => {
   const ws = workspace();
   const sim = await startSim({ taskSeconds: 2 });
   const env = gatewayEnv(sim.baseUrl, KEY);
   const manifest = writeJsonl(ws.path('rows.jsonl'), [videoRow('v1', 'Clouds over mountains'), videoRow('v2', 'Boats in a marina')]);
   const args = ['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.1', '--json', '--quiet'];
 
-  const first = await runCli([...args, '--deadline', '1s'], { env });
+  const first = await runCli([...args, '--deadline', '1s', '--drain', '0'], { env });
   expect(first.code, first.stderr).toBe(75);
   expect(stdoutJson(first).stop_reason).toBe('deadline');
   expect(first.stderr).toMatch(/deadline reached/);

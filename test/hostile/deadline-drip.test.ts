@@ -53,7 +53,7 @@ test.skipIf(!BUILT)('--deadline 2s --deadline-grace 1: a dripping answer is cut,
   expect(summary.stop_reason).toBe('deadline');
   const deadline = Date.parse(/deadline reached \(([^)]+)\)/.exec(summary.stop_message)![1]!);
   expect(summary.stop_message).toMatch(/nothing was sent after it; 1 submission\(s\) still on the wire were cut after the 1 s grace and are uncertain/);
-  expect(run.stderr).toMatch(/deadline reached \(.+\): no new requests; requests in flight get 1 s, then are cut/);
+  expect(run.stderr).toMatch(/deadline reached \(.+\): no new submissions; submissions in flight get 1 s, then are cut/);
 
   // Bounded: the run ends within the grace (plus exit work) after the deadline, not when the drip ends.
   expect(deadline).toBeGreaterThanOrEqual(startedAt);
