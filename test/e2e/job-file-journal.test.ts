@@ -15,13 +15,13 @@ import { workspace, type Workspace } from './helpers/workspace.js';
 const pg = usePgSchema('gbatch_jobref');
 const sh = promisify(execFile);
 
-/** A job whose video row fails upstream and whose chat-large row is refused: both wait for `retry`. */
+/** A job whose video row fails upstream and whose chat-large row is refused: both wait for `retry` (no retry policy). */
 async function ranJob(ws: Workspace, journal: string | undefined, notify?: string): Promise<{ env: Record<string, string>; cli: (...args: string[]) => Promise<CliResult> }> {
   const sim = await startSim({ accounts: [{ key: KEY, balanceUsd: 100, models: ['chat-small', 'video-mini'] }], faults: { failRate: 1 }, taskSeconds: 0.05 });
   const env = gatewayEnv(sim.baseUrl, KEY);
   writeJsonl(ws.path('rows.jsonl'), [videoRow('v1', 'clip one'), chatRow('ok', 'a fine question'), chatRow('no', 'a forbidden question', { model: 'chat-large' })]);
   mkdirSync(ws.path('jobs'));
-  const options = { 'poll-interval': 0.05, out: '../out', ...(journal ? { journal } : {}), ...(notify ? { notify: [notify] } : {}) };
+  const options = { 'poll-interval': 0.05, 'retry-failed': 0, out: '../out', ...(journal ? { journal } : {}), ...(notify ? { notify: [notify] } : {}) };
   writeFileSync(ws.path('jobs', 'nightly.json'), JSON.stringify({ manifest: '../rows.jsonl', options }));
   const cli = (...args: string[]) => runCli(args, { env, cwd: ws.dir });
   const run = await cli('run', 'jobs/nightly.json', '--quiet');
