@@ -8,7 +8,7 @@
 // gbatch's processes (preload), the PostgreSQL server's (/proc, every session), the host's busy share.
 // 9,000 rows by default (one runner ~93 s, three ~33 s; the benchmark ~4.5 min): at 3,000 rows one runner's
 // own fixed costs (start, the last answer, 1.7 s on a 30 s ideal) cap the ratio at 31.7 / 11.7 = 2.71x before
-// the three add any of theirs, so that size measures start-up more than scaling (BENCHMARKS.md, ninth session).
+// the three add any of theirs, so that size measures start-up more than scaling (BENCHMARKS.md, PostgreSQL scaling).
 // --analyze-after-ingest (diagnostic): the benchmark runs ANALYZE on `items` as soon as the ingest has
 // committed, in every run (gbatch does not: the table has no statistics).
 // Usage: npm run build && node bench/pg-scaling.mjs [--rows N] [--rounds N] [--analyze-after-ingest]
