@@ -64,14 +64,16 @@ export async function connectPool(url: string): Promise<pg.Pool> {
     pool = new pg.Pool({
       connectionString: url, types, max: 8, connectionTimeoutMillis: 10_000,
       idle_in_transaction_session_timeout: idleInTransactionMs(),
+      // Run on each new session before the pool hands it out, so nothing else is queued on it meanwhile
+      // (a query sent from the 'connect' event raced the pool's own: pg deprecates that). A role that may
+      // not set it keeps the server's setting; the session is used all the same.
+      onConnect: (client) => client.query(COMPRESS_WAL).then(() => undefined, () => undefined),
     });
   } catch (err) {
     throw badUrlError(url, err instanceof Error ? err.message.replace(url, '') : String(err));
   }
   // An idle client whose server went away emits 'error' on the pool; the next query reports it.
   pool.on('error', () => {});
-  // Queued before anything the pool's user sends on the new session; a failure is the next query's to report.
-  pool.on('connect', (client) => void client.query(COMPRESS_WAL).catch(() => {}));
   try {
     await pool.query('SELECT 1');
   } catch (err) {
