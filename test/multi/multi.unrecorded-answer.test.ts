@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { startSimulator } from '../../src/sim/index.js';
 import { assertBuilt, describeEnd, REPO, startGbatch, type Ended, type Gateway, type GbatchChild } from '../crash/helpers/gbatch-child.js';
-import { watchSimulator } from '../crash/helpers/sim-watch.js';
 import { chatRow, writeJsonl } from '../e2e/helpers/manifests.js';
 import { pgAvailable, usePgSchema } from '../helpers/postgres.js';
+import { freezePastLease } from './helpers/frozen-past-lease.js';
 import { readReport } from './helpers/runners.js';
 
 const API_KEY = 'sk-multi-unrecorded-answer';
@@ -35,7 +35,6 @@ describe.skipIf(!pgAvailable())('a runner frozen past its lease with chat answer
     // Every answer takes 600 ms: the frozen runner's requests are answered while it is stopped.
     const sim = await startSimulator({ accounts: [{ key: API_KEY, balanceUsd: 100 }], seed: 11, faults: { latencyMs: 600 } });
     const gateway: Gateway = { baseUrl: sim.baseUrl, apiKey: API_KEY };
-    const watch = watchSimulator(sim);
     const env = { GBATCH_LOCK_STALE_MS: String(LEASE_MS), GBATCH_JOURNAL_URL: db.url() };
     const manifest = writeJsonl(join(dir, 'answers.jsonl'), Array.from({ length: ROWS }, (_, i) => chatRow(`c-${i}`, `unrecorded answer ${i}`)));
     const run = (): GbatchChild => {
@@ -44,20 +43,7 @@ describe.skipIf(!pgAvailable())('a runner frozen past its lease with chat answer
       return child;
     };
     try {
-      const frozen = run();
-      await new Promise<void>((resolve) => {
-        let posts = 0;
-        watch.events.on('request', (entry) => {
-          if (entry.method === 'POST' && ++posts === IN_FLIGHT) resolve();
-        });
-      });
-      frozen.process.kill('SIGSTOP');
-
-      const other = await run().ended;
-      expect(other.code, describeEnd('the other runner', other)).toBe(4);
-      frozen.process.kill('SIGCONT');
-      const resumed = await frozen.ended;
-      expect(resumed.code, describeEnd('the resumed runner', resumed)).toBe(75);
+      const resumed = await freezePastLease(sim, IN_FLIGHT, run);
 
       // Every row the other runner found uncertain was answered upstream, and the resumed runner names it.
       const before = await readReport('answers', db.url(), gateway);
