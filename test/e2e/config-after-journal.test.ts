@@ -2,28 +2,15 @@
 // holds: exit 2 with one line, before anything changes (the journal read before and after: job and
 // budget, rows, event log, runs) and nothing sent (the gateway's own ledger); or the run as written.
 import { writeFileSync } from 'node:fs';
-import { expect, onTestFinished, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
-import { DEFAULTS, startHostileGateway, type HostileGateway, type HostileOptions } from '../hostile/hostile-gateway.js';
+import { DEFAULTS } from '../hostile/hostile-gateway.js';
 import { BUILT, gatewayEnv, runCli, stdoutJson, type CliResult } from './helpers/cli.js';
 import { journalSnapshot } from './helpers/journal-snapshot.js';
 import { statesById } from './helpers/journal.js';
 import { chatRow, videoRow, writeJsonl } from './helpers/manifests.js';
 import { workspace, type Workspace } from './helpers/workspace.js';
-
-async function hostile(options: HostileOptions = {}): Promise<HostileGateway> {
-  const gw = await startHostileGateway(options);
-  onTestFinished(() => gw.close());
-  return gw;
-}
-
-function refusedWith(result: CliResult, line: RegExp): void {
-  expect(result.code, result.stderr).toBe(2);
-  const lines = result.stderr.split('\n').filter((l) => l.trim() !== '');
-  expect(lines, result.stderr).toHaveLength(1);
-  expect(lines[0]).toMatch(line);
-  expect(result.stderr).not.toMatch(/internal error|Please report|\n\s+at /);
-}
+import { hostileGateway, refusedWith } from './helpers/refusal.js';
 
 /** A pricing file that prices the chat model only. */
 function chatOnlyPricing(ws: Workspace): string {
@@ -38,7 +25,7 @@ const UNPRICED = (state: string, more: number) => new RegExp(
 
 test.skipIf(!BUILT)('deferred rows a new pricing file cannot price: plan and run refuse with the same line, nothing changed or sent', async () => {
   const ws = workspace();
-  const gw = await hostile();
+  const gw = await hostileGateway();
   const env = gatewayEnv(gw.baseUrl, gw.key);
   const videos = writeJsonl(ws.path('videos.jsonl'), [videoRow('v1', 'a cat'), videoRow('v2', 'a dog')]);
   const chats = writeJsonl(ws.path('chats.jsonl'), [chatRow('c1', 'hi')]);
@@ -71,7 +58,7 @@ test.skipIf(!BUILT)('deferred rows a new pricing file cannot price: plan and run
 
 test.skipIf(!BUILT)('pending rows of an earlier manifest a new pricing file cannot price: refused before the new manifest is ingested', async () => {
   const ws = workspace();
-  const gw = await hostile();
+  const gw = await hostileGateway();
   const env = gatewayEnv(gw.baseUrl, gw.key);
   const videos = writeJsonl(ws.path('videos.jsonl'), [videoRow('v1', 'a cat'), videoRow('v2', 'a dog'), videoRow('v3', 'a cow')]);
   const chats = writeJsonl(ws.path('chats.jsonl'), [chatRow('c1', 'hi')]);
@@ -103,7 +90,7 @@ test.skipIf(!BUILT)('a row made sendable during the run (resolve --resubmit) tha
   journal.close();
   let resolved: CliResult | undefined;
   // The operator's decision lands while the first request is on the wire (one at a time: --concurrency 1).
-  const gw = await hostile({
+  const gw = await hostileGateway({
     routes: {
       chat: async (req, res, gateway) => {
         resolved ??= await runCli(['resolve', '--state', ws.state, 'x1', '--resubmit'], { cwd: ws.dir });
@@ -130,7 +117,7 @@ test.skipIf(!BUILT)('a row made sendable during the run (resolve --resubmit) tha
 /** A journal with two chat rows ingested, and the gateway to send them to. */
 async function chatJob() {
   const ws = workspace();
-  const gw = await hostile();
+  const gw = await hostileGateway();
   const env = gatewayEnv(gw.baseUrl, gw.key);
   const manifest = writeJsonl(ws.path('rows.jsonl'), [chatRow('c1', 'hi'), chatRow('c2', 'there')]);
   const ingested = await runCli(['run', manifest, '--state', ws.state, '--ingest-only'], { cwd: ws.dir });

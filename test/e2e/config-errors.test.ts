@@ -2,31 +2,16 @@
 // stack, no journal left behind, nothing sent: real child processes of the built CLI.
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, onTestFinished, test } from 'vitest';
-import { startHostileGateway, type HostileGateway } from '../hostile/hostile-gateway.js';
+import { expect, test } from 'vitest';
 import { BUILT, gatewayEnv, runCli, type CliResult } from './helpers/cli.js';
 import { chatRow, writeJsonl } from './helpers/manifests.js';
 import { CAN_MOUNT, mountTmpfs } from './helpers/tmpfs.js';
 import { workspace } from './helpers/workspace.js';
-
-async function hostile(): Promise<HostileGateway> {
-  const gw = await startHostileGateway();
-  onTestFinished(() => gw.close());
-  return gw;
-}
-
-/** Exit 2 and exactly one line on stderr, matching `line`, with no stack and no bug report. */
-function refusedWith(result: CliResult, line: RegExp): void {
-  expect(result.code, result.stderr).toBe(2);
-  const lines = result.stderr.split('\n').filter((l) => l.trim() !== '');
-  expect(lines, result.stderr).toHaveLength(1);
-  expect(lines[0]).toMatch(line);
-  expect(result.stderr).not.toMatch(/internal error|Please report|\n\s+at /);
-}
+import { hostileGateway, refusedWith } from './helpers/refusal.js';
 
 test.skipIf(!BUILT)('run: a missing manifest, --state naming a directory, a non-SQLite journal, --out a file, --pricing /dev/zero', async () => {
   const ws = workspace();
-  const gw = await hostile();
+  const gw = await hostileGateway();
   const env = gatewayEnv(gw.baseUrl, gw.key);
   const manifest = writeJsonl(ws.path('rows.jsonl'), [chatRow('c1', 'hi')]);
   mkdirSync(ws.path('adir'));
@@ -74,7 +59,7 @@ test.skipIf(!BUILT)('status, report, resolve and plan name a journal or file tha
 
 test.skipIf(!BUILT || !CAN_MOUNT)('a journal on a read-only file system: run and resolve exit 2 naming it, status still reads it', async () => {
   const ws = workspace();
-  const gw = await hostile();
+  const gw = await hostileGateway();
   const disk = mountTmpfs('4m');
   const state = join(disk.dir, 'job.db');
   const manifest = writeJsonl(ws.path('rows.jsonl'), [chatRow('c1', 'hi')]);

@@ -3,25 +3,20 @@
 // rerun with room finishes without sending anything again. Real file systems: tmpfs mounts (root).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, onTestFinished, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
-import { DEFAULTS, sendJson, startHostileGateway, type HostileGateway } from '../hostile/hostile-gateway.js';
+import { DEFAULTS, sendJson } from '../hostile/hostile-gateway.js';
 import { BUILT, gatewayEnv, runCli } from './helpers/cli.js';
 import { chatRow, videoRow, writeJsonl } from './helpers/manifests.js';
 import { CAN_MOUNT, mountTmpfs } from './helpers/tmpfs.js';
 import { filesUnder, workspace } from './helpers/workspace.js';
-
-async function hostile(options: Parameters<typeof startHostileGateway>[0] = {}): Promise<HostileGateway> {
-  const gw = await startHostileGateway(options);
-  onTestFinished(() => gw.close());
-  return gw;
-}
+import { hostileGateway } from './helpers/refusal.js';
 
 const oneLine = (stderr: string, pattern: RegExp): string[] => stderr.split('\n').filter((l) => pattern.test(l));
 
 test.skipIf(!BUILT)('--out whose parent is a file: exit 2, one line naming it, zero requests, no journal', async () => {
   const ws = workspace();
-  const gw = await hostile();
+  const gw = await hostileGateway();
   writeFileSync(ws.path('afile'), 'not a directory\n');
   const manifest = writeJsonl(ws.path('rows.jsonl'), [chatRow('c1', 'hi')]);
   const run = await runCli(['run', manifest, '--state', ws.state, '--out', ws.path('afile', 'out')], { env: gatewayEnv(gw.baseUrl, gw.key) });
@@ -35,7 +30,7 @@ test.skipIf(!BUILT)('--out whose parent is a file: exit 2, one line naming it, z
 
 test.skipIf(!BUILT || !CAN_MOUNT)('--out on a read-only file system: exit 2 before any request, nothing left behind', async () => {
   const ws = workspace();
-  const gw = await hostile();
+  const gw = await hostileGateway();
   const ro = mountTmpfs('1m', 'ro');
   const manifest = writeJsonl(ws.path('rows.jsonl'), [chatRow('c1', 'hi'), videoRow('v1', 'a comet')]);
   const run = await runCli(['run', manifest, '--state', ws.state, '--out', join(ro.dir, 'out')], { env: gatewayEnv(gw.baseUrl, gw.key) });
@@ -49,7 +44,7 @@ test.skipIf(!BUILT || !CAN_MOUNT)('--out on a read-only file system: exit 2 befo
 test.skipIf(!BUILT || !CAN_MOUNT)('the disk fills up mid-run: exit 75, every answered row kept, no .part, a rerun with room sends nothing twice', async () => {
   const ws = workspace();
   // 300 KB videos and 100 KB chat answers into a 1 MB file system: the third or fourth output fills it.
-  const gw = await hostile({
+  const gw = await hostileGateway({
     videoBytes: 300_000,
     routes: {
       chat: (req, res, g) => {
@@ -113,7 +108,7 @@ test.skipIf(!BUILT || !CAN_MOUNT)('the disk fills up mid-run: exit 75, every ans
 
 test.skipIf(!BUILT || !CAN_MOUNT)('results.jsonl cannot be rebuilt (disk full) while answers are in flight: they are journaled, exit 75, a rerun writes them', async () => {
   const ws = workspace();
-  const gw = await hostile({
+  const gw = await hostileGateway({
     routes: {
       chat: (req, res, g) => {
         DEFAULTS.chat(req, { writeHead() { return this; }, end() {} } as never, g);
