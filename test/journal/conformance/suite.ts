@@ -107,7 +107,7 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
         expect((await store.list(['pending', 'invalid'])).map((i) => i.id)).toEqual(['same', 'changed', 'fixme', 'fresh']);
       });
 
-      it('judges an id repeated within one pass against its first row', async () => {
+      it('judges an id repeated within one ingest against its first row', async () => {
         const summary = await ingest(store, [
           row('twice', 1), row('twice', 2),
           row('clash', 3), row('clash', 4, { contentHash: 'other' }),
@@ -138,7 +138,7 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
         expect(await store.manifestRecords(['/m/rows.jsonl'])).toEqual(new Map());
       });
 
-      it('a rolled-back first ingest leaves the journal empty, and the next pass starts clean', async () => {
+      it('a rolled-back first ingest leaves the journal empty, and the next ingest starts clean', async () => {
         const writer = await store.beginIngest();
         await writer.add(Array.from({ length: 300 }, (_, i) => row(`r${i}`, i + 1)));
         await writer.rollback();
@@ -146,7 +146,7 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
         expect(await ingest(store, [row('r0', 1)])).toEqual({ inserted: 1, unchanged: 0, replaced: 0, conflicts: [] });
       });
 
-      it('10,000 rows in batches: all inserted, read back in order in pages; a second pass finds them unchanged', async () => {
+      it('10,000 rows in batches: all inserted, read back in order in pages; a second ingest finds them unchanged', async () => {
         const rows = Array.from({ length: 10_000 }, (_, i) => row(`row-${String(i).padStart(5, '0')}`, i + 1, { estimateUsd: 0.001 }));
         expect(await ingest(store, rows)).toEqual({ inserted: 10_000, unchanged: 0, replaced: 0, conflicts: [] });
         const seen = await collect(store.iterate({}, 999));
@@ -492,7 +492,7 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
         expect(await store.jobCancel()).toBeUndefined();
       });
 
-      it('refuses every submit while the job is cancelled, rolling its batch back; other moves go on; lifted, submits pass again', async () => {
+      it('refuses every submit while the job is cancelled, rolling its batch back; other moves go on; lifted, submits go through again', async () => {
         await ingest(store, [row('a', 1), row('b', 2), row('c', 3)]);
         await store.applyTransitions([submit('a')]);
         await store.setJobCancel('stop');
