@@ -46,7 +46,11 @@ export interface AccountOptions {
   rateLimitPerMinute?: number;
 }
 
-export interface Clock { now(): number }
+export interface Clock {
+  now(): number;
+  /** Waits out a request's latency; default a real timer. Cut short (rejecting) when `signal` aborts. */
+  sleep?(ms: number, signal: AbortSignal): Promise<void>;
+}
 
 export type PollShape = 'a' | 'b';
 
