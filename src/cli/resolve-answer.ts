@@ -6,7 +6,7 @@
 import type { Item, JournalStore } from '../journal/index.js';
 import { ANSWER_UNRECORDED, answerNote, type AnswerNote } from '../pipeline/unrecorded.js';
 import { applyDecision } from './guarded-apply.js';
-import { UsageError } from './options.js';
+import { UsageError } from '../job/options.js';
 
 export async function settleFromRecordedAnswer(journal: JournalStore, item: Item): Promise<string> {
   const id = item.id;

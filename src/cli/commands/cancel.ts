@@ -5,10 +5,10 @@
 import { cancelledError } from '../../pipeline/cancel-watch.js';
 import type { JobCancel, JournalStore, RunnerView } from '../../journal/index.js';
 import { systemClock } from '../../core/clock.js';
-import { commandJournalArg } from '../advice.js';
+import { commandJournalArg } from '../../job/advice.js';
 import { openCommandJournal, type CommandJournal } from '../command-journal.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { helpText, parseOptions, UsageError, type OptionTable } from '../options.js';
+import { helpText, parseOptions, UsageError, type OptionTable } from '../../job/options.js';
 
 export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },

@@ -1,7 +1,7 @@
 // `gbatch sim`: serves the embedded gateway simulator until SIGINT or SIGTERM.
 
 import { EXIT_CODES } from '../exit-codes.js';
-import { helpText, UsageError } from '../options.js';
+import { helpText, UsageError } from '../../job/options.js';
 import { startSimulator } from '../../sim/index.js';
 import { SIM_OPTIONS, simOptionsFromArgs } from '../../sim/cli-options.js';
 

@@ -9,7 +9,7 @@ import { apiKeyFromEnv } from './api-key.js';
 import { asUsage, isJobFile, readJobFile, stripUndefined } from './job-file.js';
 import { journalFlagsOver, journalLocation } from './job-journal.js';
 import { parseDeadline, parseDrain } from './deadline.js';
-import { EXIT_CODES } from './exit-codes.js';
+import { EXIT_CODES } from '../cli/exit-codes.js';
 import { helpText, parseOptions, UsageError, type OptionTable, type ParsedOptions } from './options.js';
 import { PLAN_ONLY_OPTIONS, PLAN_OPTIONS, RUN_DEFAULTS, RUN_OPTIONS } from './run-options.js';
 

@@ -1,6 +1,6 @@
 // Typed option tables for every command: one declaration per flag, parsed by one pure function.
 import { parseArgs } from 'node:util';
-import { exitCodesText, type ExitCodeList } from './exit-codes.js';
+import { exitCodesText, type ExitCodeList } from '../cli/exit-codes.js';
 
 export class UsageError extends Error {
   readonly code = 'GBATCH_USAGE';
