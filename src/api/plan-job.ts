@@ -12,7 +12,7 @@ import type { ManifestRow } from '../manifest/types.js';
 import { BATCH_URLS } from '../manifest/jsonl-line.js';
 import type { ItemKind } from '../core/states.js';
 import { formatRowError } from '../manifest/types.js';
-import { unpricedHeldRows } from '../pipeline/held-row-prices.js';
+import { unpricedHeldRows } from '../pipeline/lanes/held-row-prices.js';
 import { PlanAgainstJournal } from '../pipeline/plan-journal.js';
 import { scanManifests, estimateResolution } from '../ingest/scan-manifests.js';
 import { usd } from '../report/table.js';

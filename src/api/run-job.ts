@@ -2,7 +2,7 @@
 // calls runResolvedJob; a program calls runJob with the same job file or manifest and the same option
 // names (those of `gbatch run`, as in a job file), and gets the run's result instead of a printout.
 import { describeDeadline } from '../job/deadline.js';
-import { DEFAULT_IF_RUNNING_TIMEOUT_S, type IfRunning } from '../pipeline/overlap.js';
+import { DEFAULT_IF_RUNNING_TIMEOUT_S, type IfRunning } from '../pipeline/runners/overlap.js';
 import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import { roundUsd } from '../core/money.js';
@@ -13,7 +13,7 @@ import { printableLocation } from '../journal/database-url.js';
 import { isDatabaseUrl, openStore } from '../journal/open-store.js';
 import type { Progress, RunEvents } from '../pipeline/context.js';
 import { exitMeaning } from '../pipeline/exit-meaning.js';
-import { resultsPath } from '../pipeline/results-file.js';
+import { resultsPath } from '../pipeline/results/results-file.js';
 import { runJob as runPipeline, type RunResult } from '../pipeline/runner.js';
 import { reportHeader } from '../report/model.js';
 import { startedJobArg } from '../job/advice.js';

@@ -7,9 +7,9 @@ import type { ItemState } from '../core/states.js';
 import type { GatewayClient } from '../gateway/client.js';
 import type { CommitQueue, Item, ItemError, JournalStore } from '../journal/index.js';
 import type { BudgetGuard } from './budget-guard.js';
-import type { RunSnapshot } from './run-snapshot.js';
-import type { RequestPacers } from './request-pacers.js';
-import type { SubmitGate } from './run-stops.js';
+import type { RunSnapshot } from '../core/run-snapshot.js';
+import type { RequestPacers } from './pacing/request-pacers.js';
+import type { SubmitGate } from './stops/run-stops.js';
 import type { JobNotices } from '../journal/job-notices.js';
 
 export interface RunSettings {

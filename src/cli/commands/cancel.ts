@@ -2,7 +2,7 @@
 // sent); the job's cancellation makes every live runner stop submitting (it acknowledges it, and this
 // command waits for that), and makes the journal refuse any later intent. Tasks already submitted are
 // still polled, downloaded and settled: the gateway has no cancel, so they are billed.
-import { cancelledError } from '../../pipeline/cancel-watch.js';
+import { cancelledError } from '../../pipeline/stops/cancel-watch.js';
 import type { JobCancel, JournalStore, RunnerView } from '../../journal/index.js';
 import { systemClock } from '../../core/clock.js';
 import { commandJournalArg } from '../../job/advice.js';

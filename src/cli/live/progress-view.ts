@@ -3,7 +3,7 @@
 import type { EventEmitter } from 'node:events';
 import { printable } from '../../core/printable.js';
 import type { RunEvents } from '../../pipeline/context.js';
-import type { RunSnapshot } from '../../pipeline/run-snapshot.js';
+import type { RunSnapshot } from '../../core/run-snapshot.js';
 import { estimateEta, projectCost, rowsPerMinute } from './estimates.js';
 import { plainLine, plainLineDue, plainLogLine, type PlainMark } from './plain.js';
 
