@@ -2,7 +2,7 @@
 // by the same table as the command line: a value out of range is the same usage error.
 import { parseOptions, UsageError } from '../job/options.js';
 import { RUN_OPTIONS } from '../job/run-options.js';
-import type { RunFlags } from '../job/job.js';
+import type { RunFlags } from '../job/run-options.js';
 
 type OptionValue<S> =
   S extends { type: 'boolean' } ? boolean :

@@ -7,7 +7,7 @@ import { readBoundedText } from '../io/bounded-read.js';
 import { isDatabaseUrl } from '../journal/open-store.js';
 import { parseOptions, UsageError } from './options.js';
 import { RUN_OPTIONS } from './run-options.js';
-import type { RunFlags } from './job.js';
+import type { RunFlags } from './run-options.js';
 
 const jobFileSchema = z.object({
   name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, dot, dash, underscore').optional(),

@@ -9,12 +9,8 @@ import { apiKeyFromEnv } from './api-key.js';
 import { asUsage, isJobFile, readJobFile, stripUndefined } from './job-file.js';
 import { journalFlagsOver, journalLocation } from './job-journal.js';
 import { parseDeadline, parseDrain } from './deadline.js';
-import { EXIT_CODES } from '../cli/exit-codes.js';
-import { helpText, parseOptions, UsageError, type OptionTable, type ParsedOptions } from './options.js';
-import { PLAN_ONLY_OPTIONS, PLAN_OPTIONS, RUN_DEFAULTS, RUN_OPTIONS } from './run-options.js';
-
-/** The flags of `run` (and job files); `plan`'s own come along when it was plan that parsed them. */
-export type RunFlags = ParsedOptions<typeof RUN_OPTIONS> & Partial<ParsedOptions<typeof PLAN_ONLY_OPTIONS>>;
+import { UsageError } from './options.js';
+import { RUN_DEFAULTS, type RunFlags } from './run-options.js';
 
 export interface ResolvedJob {
   name: string;
@@ -97,41 +93,6 @@ function budgetFlags(flags: RunFlags, fromJob: Partial<RunFlags>, cli: Partial<R
 function runJournal(flags: RunFlags, name: string, env: NodeJS.ProcessEnv): { statePath: string; journalFromEnv: boolean } {
   const { location, fromEnv } = journalLocation(flags, name, env);
   return { statePath: location, journalFromEnv: fromEnv };
-}
-
-/**
- * The argument handling `plan` and `run` share: each its own option table and `--help`, one job or
- * manifest. Undefined when help was printed (the command exits 0).
- */
-export function jobFromArgs(command: 'plan' | 'run', argv: string[], now: Date): ResolvedJob | undefined {
-  const table: OptionTable = command === 'plan' ? PLAN_OPTIONS : RUN_OPTIONS;
-  let parsed;
-  try {
-    parsed = parseOptions(table, argv);
-  } catch (err) {
-    throw runFlagGivenToPlan(command, argv) ?? err;
-  }
-  // Plan's table is a subset of run's: what it parsed are run flags.
-  const options = parsed.options as Partial<RunFlags>;
-  const { positionals } = parsed;
-  if (options.help) {
-    process.stdout.write(`${helpText(command, '<job.json | manifest.csv | manifest.jsonl> [options]', table, EXIT_CODES[command])}\n`);
-    return undefined;
-  }
-  if (positionals.length > 1) throw new UsageError(`Expected one job or manifest, got ${positionals.length}: ${positionals.join(' ')}`);
-  return resolveJob(positionals[0], options, now);
-}
-
-/** `plan --concurrency 4`: say that the flag belongs to `run`, not just that it is unknown. */
-function runFlagGivenToPlan(command: 'plan' | 'run', argv: string[]): UsageError | undefined {
-  if (command !== 'plan') return undefined;
-  for (const arg of argv) {
-    const name = /^--([a-z-]+)/.exec(arg)?.[1];
-    if (name !== undefined && name in RUN_OPTIONS && !(name in PLAN_OPTIONS)) {
-      return new UsageError(`\`--${name}\` is an option of \`gbatch run\`; plan does not use it (see gbatch plan --help)`);
-    }
-  }
-  return undefined;
 }
 
 export interface GatewayAccess { baseUrl: string; apiKey: string }

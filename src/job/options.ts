@@ -1,6 +1,5 @@
 // Typed option tables for every command: one declaration per flag, parsed by one pure function.
 import { parseArgs } from 'node:util';
-import { exitCodesText, type ExitCodeList } from '../cli/exit-codes.js';
 
 export class UsageError extends Error {
   readonly code = 'GBATCH_USAGE';
@@ -93,16 +92,4 @@ function convert(name: string, spec: OptionSpec, value: unknown): unknown {
     case 'duration':
       return value === undefined ? undefined : String(value);
   }
-}
-
-/** A command's help: its synopsis, every flag of its table, and (when given) what its exit codes mean. */
-export function helpText(command: string, synopsis: string, table: OptionTable, exitCodes?: ExitCodeList): string {
-  const rows = Object.entries(table).map(([name, spec]) => {
-    const flag = `${spec.short ? `-${spec.short}, ` : ''}--${name}${spec.type === 'boolean' ? '' : ' <value>'}`;
-    const def = 'default' in spec && spec.default !== undefined && spec.default !== false ? ` (default: ${spec.default})` : '';
-    return `  ${flag.padEnd(28)} ${spec.help}${def}`;
-  });
-  const lines = [`Usage: gbatch ${command} ${synopsis}`, '', 'Options:', ...rows];
-  if (exitCodes) lines.push('', exitCodesText(exitCodes));
-  return lines.join('\n');
 }

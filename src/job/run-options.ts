@@ -3,7 +3,7 @@
 import { DEFAULT_RETRY_DELAY, DEFAULT_RETRY_FAILED } from '../core/auto-retry.js';
 import { DEFAULT_DEADLINE_GRACE_S, DEFAULT_DRAIN, MAX_DEADLINE_AHEAD_MS } from '../core/deadline.js';
 import { parseModelLimits } from '../core/model-limits.js';
-import type { OptionTable } from './options.js';
+import type { OptionTable, ParsedOptions } from './options.js';
 
 export const RUN_OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: state/<job-name>.db)' },
@@ -46,6 +46,9 @@ export const RUN_OPTIONS = {
   quiet: { type: 'boolean', help: "no progress on stderr (as --progress none); the run's messages still print" },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } as const satisfies OptionTable;
+
+/** The flags of `run` (and job files); `plan`'s own come along when it was plan that parsed them. */
+export type RunFlags = ParsedOptions<typeof RUN_OPTIONS> & Partial<ParsedOptions<typeof PLAN_ONLY_OPTIONS>>;
 
 export const RUN_DEFAULTS = {
   concurrency: 8,

@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolveJob, type RunFlags } from '../../src/job/job.js';
+import { resolveJob } from '../../src/job/job.js';
+import type { RunFlags } from '../../src/job/run-options.js';
 import { parseOptions, UsageError } from '../../src/job/options.js';
 import { metaColumnList, RUN_OPTIONS } from '../../src/job/run-options.js';
 import { BUILTIN_PRICING } from '../../src/core/pricing.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { helpText, parseOptions, UsageError, type OptionTable } from '../../src/job/options.js';
+import { parseOptions, UsageError, type OptionTable } from '../../src/job/options.js';
+import { helpText } from '../../src/cli/help-text.js';
 import { RUN_OPTIONS } from '../../src/job/run-options.js';
 
 const TABLE = {

@@ -8,7 +8,8 @@ import { systemClock } from '../../core/clock.js';
 import { commandJournalArg } from '../../job/advice.js';
 import { openCommandJournal, type CommandJournal } from '../command-journal.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { helpText, parseOptions, UsageError, type OptionTable } from '../../job/options.js';
+import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
+import { helpText } from '../help-text.js';
 
 export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },

@@ -8,7 +8,8 @@ import { writeReport, type ReportFormat } from '../../report/write-report.js';
 import { commandJournalArg } from '../../job/advice.js';
 import { openCommandJournal } from '../command-journal.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { helpText, parseOptions, type OptionTable } from '../../job/options.js';
+import { parseOptions, type OptionTable } from '../../job/options.js';
+import { helpText } from '../help-text.js';
 
 export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: state/<job>.db, or the only journal in state/)' },
