@@ -3,7 +3,10 @@ import { billBound, boundedRequest } from './bound.js';
 import { scaledReservation } from './charge-check.js';
 import { roundUsd } from './money.js';
 import type { PricingTable } from './pricing.js';
-import type { Item } from '../journal/index.js';
+import type { ItemKind } from './states.js';
+
+/** What a reservation reads of a row. */
+export interface ReservedRow { kind: ItemKind; request: Record<string, unknown>; estimateUsd: number }
 
 export interface Reservation {
   usd: number;
@@ -25,7 +28,7 @@ export interface ReservationMode {
 }
 
 /** By default the bound (what the gateway can bill); never less than the estimate. */
-export function reservationFor(item: Item, pricing: PricingTable, mode: ReservationMode): Reservation {
+export function reservationFor(item: ReservedRow, pricing: PricingTable, mode: ReservationMode): Reservation {
   const sent = mode.budgeted ? boundedRequest(item.kind, item.request) : { request: item.request };
   const tableUsd = mode.mayOverrun ? item.estimateUsd : roundUsd(Math.max(item.estimateUsd, billBound(item.kind, sent.request, pricing)));
   const usd = mode.budgeted ? scaledReservation(tableUsd, mode.driftRatio ?? 1) : tableUsd;

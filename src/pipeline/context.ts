@@ -9,7 +9,6 @@ import type { CommitQueue, Item, ItemError, JournalStore } from '../journal/inde
 import type { BudgetGuard } from './budget-guard.js';
 import type { RunSnapshot } from '../core/run-snapshot.js';
 import type { RequestPacers } from './pacing/request-pacers.js';
-import type { SubmitGate } from './stops/run-stops.js';
 import type { JobNotices } from '../journal/job-notices.js';
 
 export interface RunSettings {
@@ -66,6 +65,12 @@ export interface RunEvents {
   laneError: [lane: 'poll' | 'download', error: ItemError];
   /** The run as the live view draws it, a few times a second (only while someone listens). */
   snapshot: [snapshot: RunSnapshot];
+}
+
+/** Asked before each submission's intent is written and again right before its request leaves. */
+export interface SubmitGate {
+  /** False once nothing new may be sent (a stop, or the deadline passed: that stops the run now). */
+  allows(): boolean;
 }
 
 export interface RunContext {

@@ -3,7 +3,6 @@ import { EventEmitter, setMaxListeners } from 'node:events';
 import { systemClock, type Clock } from '../core/clock.js';
 import { DEFAULT_DEADLINE_GRACE_S } from '../core/deadline.js';
 import type { PricingTable } from '../core/pricing.js';
-import type { ItemState } from '../core/states.js';
 import { createGatewayClient, type GatewayClient } from '../gateway/client.js';
 import { createRedactor } from '../gateway/redact.js';
 import { preflightRun } from '../io/preflight.js';
@@ -27,8 +26,8 @@ import { exitCodeFor, EXIT } from './exit-code.js';
 import { GatewayWatch } from './stops/gateway-watch.js';
 import { ingestManifests, type IngestOutcome } from '../ingest/ingest-manifests.js';
 import { JournalGuard, type JournalLoss } from './stops/journal-guard.js';
-import type { UnrecordedTask } from './ending/unrecorded.js';
-import { endLeaseLost, endLost, lockLostLine, noteUnrecorded, type JournalLossReason } from './ending/journal-loss-ending.js';
+import { endLeaseLost, endLost, lockLostLine, noteUnrecorded } from './ending/journal-loss-ending.js';
+import type { RunResult } from './run-result.js';
 import { lossWords } from './ending/journal-rescue.js';
 import { refuseUnpricedHeldRows } from './lanes/held-row-prices.js';
 import { LaneFailures } from './lanes/lane-failures.js';
@@ -36,12 +35,12 @@ import { Poller } from './lanes/poller.js';
 import { priceDriftLine } from './price-drift.js';
 import { recoverJournal, type Recovery } from './recover.js';
 import { crashEndOf, runEndOf } from './ending/run-ending.js';
-import { OutputStop, outputExitCode, type OutputFailure } from './stops/output-stop.js';
+import { OutputStop, outputExitCode } from './stops/output-stop.js';
 import { ResultsWriter } from './results/results-writer.js';
 import { RunMonitor } from './monitor/run-monitor.js';
 import { requestPacers } from './pacing/request-pacers.js';
-import { RunStops, type EarlyStop } from './stops/run-stops.js';
-import { Submitter, type SubmitStopReason } from './lanes/submitter.js';
+import { RunStops } from './stops/run-stops.js';
+import { Submitter } from './lanes/submitter.js';
 import { AutoRetries } from './lanes/auto-retries.js';
 import { DEFAULT_RETRY_DELAY } from '../core/auto-retry.js';
 
@@ -89,31 +88,7 @@ export interface RunConfig {
   ifRunning?: OverlapPolicy;
 }
 
-export interface RunResult {
-  exitCode: number;
-  counts: Record<ItemState, number>;
-  ingest?: IngestOutcome;
-  recovery?: Recovery;
-  takeover?: LockTakeover;
-  stopReason: SubmitStopReason | EarlyStop | 'no-wait' | 'ingested' | 'output' | JournalLossReason | undefined;
-  /** The journal's file was deleted or replaced, or its lock lost, mid-run: what the operator must know (and task ids it did not take). */
-  journalLost?: { lines: string[]; savedCopy?: string; unrecordedTasks?: UnrecordedTask[]; unrecordedAnswers?: Array<{ id: string; attempt: number }> };
-  /** One line on why the run stopped early (a deadline, a dead gateway, a signal), as logged. */
-  stopMessage?: string;
-  /** The write that stopped the run (disk full, read-only, no permission), if one did. */
-  outputFailure?: OutputFailure;
-  spend: { reservedUsd: number; actualUsd: number };
-  budgetUsd?: number;
-  polls: number;
-  downloadFailures: number;
-  exhaustedRetries: number;
-  /** Rows this run sent again by itself: --retry-failed (once per retry) and --resubmit-uncertain-text mid-run. */
-  autoRetried?: { requeued: readonly string[]; resubmitted: readonly string[] };
-  /** Journal transactions the run's lanes committed (group commit: far fewer than transitions). */
-  journalCommits: number;
-  /** Among runners sharing the job: false while others are still at work (the last to end reports the job's end). */
-  lastOfJob?: boolean;
-}
+export type { RunResult } from './run-result.js';
 
 export async function runJob(config: RunConfig): Promise<RunResult> {
   const clock = config.clock ?? systemClock;

@@ -5,7 +5,7 @@ import { createLogUpdate } from 'log-update';
 import type { RunEvents } from '../../pipeline/context.js';
 import type { RunSnapshot } from '../../core/run-snapshot.js';
 import { renderFrame } from './frame.js';
-import { logLine, type ProgressStream, type ProgressView } from './progress-view.js';
+import { logLine, type ProgressStream, type ProgressView } from './view.js';
 
 export function liveView(events: EventEmitter<RunEvents>, stream: ProgressStream, now: () => number, ascii: boolean): ProgressView {
   const draw = createLogUpdate(stream);

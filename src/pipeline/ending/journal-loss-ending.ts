@@ -7,12 +7,10 @@ import { EXIT } from '../exit-code.js';
 import type { JournalLoss } from '../stops/journal-guard.js';
 import { isUnrecordedTask, type UnrecordedAnswer, type UnrecordedOutcome, type UnrecordedTask } from './unrecorded.js';
 import { journalLossReport, saveJournalCopy } from './journal-rescue.js';
-import type { RunResult } from '../runner.js';
+import type { RunResult } from '../run-result.js';
 
 /** Task ids named in the loss's summary line; the commands after it name every one. */
 const LISTED = 20;
-
-export type JournalLossReason = 'journal-lost' | 'lock-lost';
 
 export function lockLostLine(statePath: string): string {
   return new LockLostError(statePath).message;

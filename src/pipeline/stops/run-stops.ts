@@ -6,15 +6,9 @@
 import type { EventEmitter } from 'node:events';
 import type { Clock } from '../../core/clock.js';
 import { deadlinePassed } from '../../core/deadline.js';
-import type { RunEvents } from '../context.js';
+import type { RunEvents, SubmitGate } from '../context.js';
 
 export type EarlyStop = 'interrupted' | 'deadline' | 'unreachable';
-
-/** Asked before each submission's intent is written and again right before its request leaves. */
-export interface SubmitGate {
-  /** False once nothing new may be sent (a stop, or the deadline passed: that stops the run now). */
-  allows(): boolean;
-}
 
 export interface RunStopsOptions {
   clock: Clock;
