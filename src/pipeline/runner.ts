@@ -34,7 +34,7 @@ import { LaneFailures } from './lanes/lane-failures.js';
 import { Poller } from './lanes/poller.js';
 import { priceDriftLine } from './price-drift.js';
 import { recoverJournal, type Recovery } from './recover.js';
-import { crashEndOf, runEndOf } from './ending/run-ending.js';
+import { crashEndOf, runEndOf } from '../core/run-ending.js';
 import { OutputStop, outputExitCode } from './stops/output-stop.js';
 import { ResultsWriter } from './results/results-writer.js';
 import { RunMonitor } from './monitor/run-monitor.js';

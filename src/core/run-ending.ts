@@ -1,7 +1,7 @@
 // Pure: what the journal's `runs` table keeps about how a run ended (status shows it to the operator).
-import { journalOutageLine } from '../../journal/outage.js';
-import type { RunEnd } from '../../journal/runs.js';
-import type { RunResult } from '../run-result.js';
+import { journalOutageLine } from '../journal/outage.js';
+import type { RunEnd } from '../journal/runs.js';
+import type { RunResult } from '../pipeline/run-result.js';
 
 /** Stop reasons an operator should hear about: the run ended with work left for a reason to look at. */
 export const ATTENTION_STOPS: ReadonlySet<string> = new Set(['unreachable', 'deadline', 'interrupted', 'budget', 'balance', 'auth', 'internal-error', 'journal']);
