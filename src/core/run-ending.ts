@@ -1,12 +1,20 @@
 // Pure: what the journal's `runs` table keeps about how a run ended (status shows it to the operator).
-import { journalOutageLine } from '../journal/outage.js';
-import type { RunEnd } from '../journal/runs.js';
-import type { RunResult } from '../pipeline/run-result.js';
+
+/** How a run ended, as the journal's `runs` table keeps it. */
+export interface RunEnding { exitCode: number; stopReason: string | null; message: string | null }
+
+/** What a run's ending is read from: the run's result. */
+export interface EndedRun {
+  exitCode: number;
+  stopReason?: string | undefined;
+  stopMessage?: string | undefined;
+  counts: { deferred: number };
+}
 
 /** Stop reasons an operator should hear about: the run ended with work left for a reason to look at. */
 export const ATTENTION_STOPS: ReadonlySet<string> = new Set(['unreachable', 'deadline', 'interrupted', 'budget', 'balance', 'auth', 'internal-error', 'journal']);
 
-export function runEndOf(result: RunResult): RunEnd {
+export function runEndOf(result: EndedRun): RunEnding {
   const { counts } = result;
   const message = result.stopMessage ?? (() => {
     switch (result.stopReason) {
@@ -19,9 +27,11 @@ export function runEndOf(result: RunResult): RunEnd {
   return { exitCode: result.exitCode, stopReason: result.stopReason ?? null, message };
 }
 
-/** A run that ended in an exception records it too: a journal out of reach (75), else a bug (70). */
-export function crashEndOf(err: unknown, redact: (text: string) => string): RunEnd {
-  const outage = journalOutageLine(err);
+/**
+ * A run that ended in an exception records it too: a journal out of reach (75; `outage` is the journal's
+ * line for it), else a bug (70).
+ */
+export function crashEndOf(err: unknown, outage: string | undefined, redact: (text: string) => string): RunEnding {
   if (outage) return { exitCode: 75, stopReason: 'journal', message: redact(outage) };
   const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   return { exitCode: 70, stopReason: 'internal-error', message: redact(text.replace(/\s+/g, ' ').trim()) };

@@ -35,6 +35,7 @@ import { Poller } from './lanes/poller.js';
 import { priceDriftLine } from './price-drift.js';
 import { recoverJournal, type Recovery } from './recover.js';
 import { crashEndOf, runEndOf } from '../core/run-ending.js';
+import { journalOutageLine } from '../journal/outage.js';
 import { OutputStop, outputExitCode } from './stops/output-stop.js';
 import { ResultsWriter } from './results/results-writer.js';
 import { RunMonitor } from './monitor/run-monitor.js';
@@ -206,7 +207,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
       if (!config.gateway) await gateway.close();
     }
   } catch (err) {
-    end = crashEndOf(err, createRedactor([config.apiKey]));
+    end = crashEndOf(err, journalOutageLine(err), createRedactor([config.apiKey]));
     throw err;
   } finally {
     // A journal lost or fenced takes no more records; the saved copy is what the operator resumes from.
