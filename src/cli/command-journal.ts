@@ -5,11 +5,11 @@ import { openStore } from '../journal/open-store.js';
 import type { JournalStore } from '../journal/index.js';
 import { SqliteJournalStore } from '../journal/sqlite/sqlite-store.js';
 import { quoteArg } from '../core/shell-text.js';
-import { jobJournal, journalUrl, type JournalFlags } from './job-journal.js';
-import { locateJournal } from './locate-journal.js';
-import { UsageError } from './options.js';
+import { jobJournal, journalUrl, type JournalFlags } from '../job/job-journal.js';
+import { locateJournal } from '../job/locate-journal.js';
+import { UsageError } from '../job/options.js';
 
-export { journalUrl, type JournalFlags } from './job-journal.js';
+export { journalUrl, type JournalFlags } from '../job/job-journal.js';
 
 export interface CommandJournal {
   store: JournalStore;

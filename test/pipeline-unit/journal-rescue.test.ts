@@ -4,8 +4,8 @@ import Database from 'better-sqlite3';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compareIdentity, fileIdentity } from '../../src/pipeline/journal-guard.js';
-import { journalLossReport, saveJournalCopy } from '../../src/pipeline/journal-rescue.js';
+import { compareIdentity, fileIdentity } from '../../src/pipeline/stops/journal-guard.js';
+import { journalLossReport, saveJournalCopy } from '../../src/pipeline/ending/journal-rescue.js';
 import { entry, forceState, ingest, useTempDir } from '../journal/helpers.js';
 
 const tmp = useTempDir();

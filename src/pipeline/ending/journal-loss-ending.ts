@@ -1,0 +1,73 @@
+// How a run ends when its journal stopped being its own: deleted or replaced (the saved copy and the task
+// ids the operator needs), or its lock taken by another runner.
+import { LockLostError, type JournalStore } from '../../journal/index.js';
+import type { SqliteJournalStore } from '../../journal/sqlite/sqlite-store.js';
+import { printable } from '../../core/printable.js';
+import { EXIT } from '../exit-code.js';
+import type { JournalLoss } from '../stops/journal-guard.js';
+import { isUnrecordedTask, type UnrecordedAnswer, type UnrecordedOutcome, type UnrecordedTask } from './unrecorded.js';
+import { journalLossReport, saveJournalCopy } from './journal-rescue.js';
+import type { RunResult } from '../run-result.js';
+
+/** Task ids named in the loss's summary line; the commands after it name every one. */
+const LISTED = 20;
+
+export function lockLostLine(statePath: string): string {
+  return new LockLostError(statePath).message;
+}
+
+/** The end of a run whose journal stopped being its own: the truth for the operator, and the exit code. */
+export function endLost(store: SqliteJournalStore, statePath: string, loss: JournalLoss, base: RunResult, unrecorded: readonly UnrecordedOutcome[] = []): RunResult {
+  if (loss.kind === 'lock-lost') return endLeaseLost(statePath, base, unrecorded);
+  const { journal } = store;
+  journal.lock.release(); // the saved copy must not name this (soon dead) process as its runner
+  const copy = saveJournalCopy(journal, statePath, Date.now());
+  return {
+    ...base, exitCode: EXIT.usage, stopReason: 'journal-lost', counts: journal.counts(),
+    journalLost: { lines: journalLossReport(journal, statePath, loss.kind, copy), ...('path' in copy ? { savedCopy: copy.path } : {}) },
+  };
+}
+
+/**
+ * The end of a run that lost its standing as the journal's runner (its lock, or on a server its lease).
+ * Tasks the gateway accepted after that are named with their ids: the journal took none of them as its
+ * rows' own (another runner holds those rows now, uncertain), and only these lines, and the journal's
+ * event log where it could take a note, still know them. Answers received (and billed) after that are in
+ * that log whole, for `gbatch resolve --recorded-answer` to settle their rows from.
+ */
+export function endLeaseLost(location: string, base: RunResult, outcomes: readonly UnrecordedOutcome[] = []): RunResult {
+  const unrecorded = outcomes.filter(isUnrecordedTask);
+  const answers = outcomes.filter((o): o is UnrecordedAnswer => !isUnrecordedTask(o));
+  const lines = [lockLostLine(location)];
+  if (unrecorded.length > 0) {
+    lines.push(`${unrecorded.length} task(s) were accepted by the gateway (and may be billed) after that; the journal did not take their ids `
+      + `as the rows' own (item -> task): ${unrecorded.slice(0, LISTED).map((t) => `${printable(t.id)} -> ${printable(t.taskId)}`).join(', ')}`
+      + `${unrecorded.length > LISTED ? `, ... and ${unrecorded.length - LISTED} more (every one below)` : ''}`);
+  }
+  if (answers.length > 0) {
+    lines.push(`${answers.length} answer(s) were received from the gateway (and billed) after that; the journal did not take them as the rows' own: `
+      + `${answers.slice(0, LISTED).map((a) => printable(a.id)).join(', ')}${answers.length > LISTED ? `, ... and ${answers.length - LISTED} more (every one below)` : ''}`);
+  }
+  return {
+    ...base, exitCode: EXIT.inFlight, stopReason: 'lock-lost',
+    journalLost: {
+      lines, ...(unrecorded.length > 0 ? { unrecordedTasks: [...unrecorded] } : {}),
+      ...(answers.length > 0 ? { unrecordedAnswers: answers.map((a) => ({ id: a.id, attempt: a.attempt })) } : {}),
+    },
+  };
+}
+
+/**
+ * The task ids and answers the journal refused, noted in its event log where it still takes a note from a
+ * runner that lost its standing (a database: a note moves no row), for the operator and the rows' next owner.
+ */
+export async function noteUnrecorded(journal: JournalStore, outcomes: readonly UnrecordedOutcome[], say: (line: string) => void): Promise<void> {
+  const tasks = outcomes.filter(isUnrecordedTask);
+  const answers = outcomes.filter((o): o is UnrecordedAnswer => !isUnrecordedTask(o));
+  try {
+    if (tasks.length > 0) await journal.noteUnrecordedTasks?.(tasks);
+    if (answers.length > 0) await journal.noteUnrecordedAnswers?.(answers);
+  } catch (err) {
+    say(`could not note the unrecorded task ids and answers in the journal's event log: ${(err as Error).message}`);
+  }
+}
