@@ -15,10 +15,16 @@ export type { Item, ItemError } from './journal/item.js';
 export type { JobRecord } from './journal/change.js';
 export type { RunRecord } from './journal/run-record.js';
 export type { ReportHeader, ReportTotals, ReportGroup } from './report/model.js';
+// Exit codes: EXIT_CODE by name, EXIT_CODE_TABLE's rows (code, name, meaning, what to do), EXIT_CODES per command.
+// The error classes below name their code as `EXIT_CODE.<name>` (test/core/exit-codes.test.ts holds them to it).
+export { EXIT_CODE, EXIT_CODE_TABLE, EXIT_PRECEDENCE, type ExitCodeRow, type ExitName } from './core/exit-codes.js';
 export { EXIT_CODES } from './cli/exit-codes.js';
-/** Bad options, a missing or invalid job file, a bad notify URL: nothing was sent (the CLI's exit 2). */
+/** Bad options, a missing or invalid job file, a bad notify URL: nothing was sent (the CLI's `EXIT_CODE.usage`, 2). */
 export { UsageError } from './job/options.js';
-/** Another live runner holds the job's journal (the CLI's exit 2). */
+/**
+ * JournalBusyError: another live runner holds the job's journal; nothing was done (the CLI's `EXIT_CODE.busy`, 73).
+ * LockLostError: this run lost the journal's lock and stopped writing (the CLI's `EXIT_CODE.inFlight`, 75).
+ */
 export { JournalBusyError, LockLostError } from './journal/runner-standing.js';
-/** A path that cannot be used (the journal's folder, the output folder, a manifest): nothing was sent (exit 2). */
+/** A path that cannot be used (the journal's folder, the output folder, a manifest): nothing was sent (`EXIT_CODE.usage`, 2). */
 export { ConfigError } from './core/config-error.js';

@@ -1,4 +1,5 @@
 // The gbatch command line: dispatches to one module per command, loaded on demand.
+import { EXIT_CODE, EXIT_CODE_TABLE } from '../core/exit-codes.js';
 import { printable } from '../core/printable.js';
 import { knownErrorExit } from '../api/error-exit.js';
 
@@ -30,7 +31,8 @@ export function usage(): string {
     'Commands:',
     ...lines,
     '',
-    'Run `gbatch <command> --help` for the options of a command.',
+    'Run `gbatch <command> --help` for the options of a command and what its exit codes mean.',
+    `Exit codes: ${EXIT_CODE_TABLE.map((row) => `${row.code} ${row.name}`).join(', ')}.`,
     'The gateway is GATEWAY_BASE_URL (or --base-url); the key is read only from GATEWAY_API_KEY, or from the file GATEWAY_API_KEY_FILE names.',
   ].join('\n');
 }
@@ -39,16 +41,16 @@ export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(`${usage()}\n`);
-    return name === undefined ? 2 : 0;
+    return name === undefined ? EXIT_CODE.usage : EXIT_CODE.ok;
   }
   if (name === '--version' || name === '-v') {
     process.stdout.write('gbatch 0.1.0\n');
-    return 0;
+    return EXIT_CODE.ok;
   }
   const command = COMMANDS[name];
   if (!command) {
     process.stderr.write(`gbatch: unknown command '${printable(name)}'\n\n${usage()}\n`);
-    return 2;
+    return EXIT_CODE.usage;
   }
   const module = await command.load();
   try {

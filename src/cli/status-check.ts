@@ -1,14 +1,15 @@
 // `status --check` and the health part of `status --json`: whether something needs an operator (one line
 // per reason), the exit code `run` would give now, the runner's liveness, durations and the last error.
 // The decisions are pure (healthOf); gatherHealth reads the journal for them.
+import { EXIT_CODE } from '../core/exit-codes.js';
 import type { ItemState } from '../core/states.js';
 import { printable } from '../core/printable.js';
 import { exitCodeFor } from '../pipeline/exit-code.js';
 import type { Item, JobCancel, JournalStore, RunnerView } from '../journal/index.js';
 import type { LastRunView } from './last-run.js';
 
-/** The exit code of `status --check` when something needs an operator. */
-export const CHECK_FAILED = 1;
+/** The exit code of `status --check` when something needs an operator: the 1 of "finished, but look". */
+export const CHECK_FAILED = EXIT_CODE.someFailed;
 
 export interface HealthFacts {
   adapter: 'sqlite' | 'postgres';
@@ -54,7 +55,7 @@ export function healthOf(f: HealthFacts): Health {
   }
   if (stop === 'auth') reasons.push('the last run stopped: the gateway refused the API key (401); fix GATEWAY_API_KEY');
   if (f.lastRun && !f.lastRun.running && f.lastRun.ended_at === null && dead.length === 0) reasons.push('the last run ended without recording how (killed or crashed): run again to resume');
-  if (stop === 'internal-error') reasons.push(`the last run ended on an internal error (exit 70): ${printable(f.lastRun?.message ?? '')}`);
+  if (stop === 'internal-error') reasons.push(`the last run ended on an internal error (exit ${EXIT_CODE.internal}): ${printable(f.lastRun?.message ?? '')}`);
   const inFlight = IN_FLIGHT_STATES.reduce((n, s) => n + counts[s], 0);
   if (f.cancel && inFlight > 0 && live.length === 0) {
     reasons.push(`the job is cancelled, but ${inFlight} item(s) already sent are not being settled: \`gbatch run\` polls and downloads them (it sends nothing new)`);
@@ -65,7 +66,7 @@ export function healthOf(f: HealthFacts): Health {
   return {
     needsOperator: reasons,
     // A live runner on SQLite holds the lock: a run started now would be refused (73) by default.
-    wouldExit: f.adapter === 'sqlite' && live.length > 0 ? 73 : exitCodeFor({ counts, stoppedEarly: false }),
+    wouldExit: f.adapter === 'sqlite' && live.length > 0 ? EXIT_CODE.busy : exitCodeFor({ counts, stoppedEarly: false }),
     liveness: {
       state: live.length > 0 ? 'alive' : dead.length > 0 ? 'dead' : 'none',
       pid: shown?.pid ?? null, host: shown?.host ?? null,

@@ -1,7 +1,12 @@
 // The exit code of `run` (runner contract), decided from the journal's counts and how the run ended.
+import { EXIT_CODE } from '../core/exit-codes.js';
 import type { ItemState } from '../core/states.js';
 
-export const EXIT = { ok: 0, someFailed: 1, usage: 2, budget: 3, uncertain: 4, inFlight: 75 } as const;
+/** The codes a run's outcome decides (the others end a run by an error: src/api/error-exit.ts). */
+export const EXIT = {
+  ok: EXIT_CODE.ok, someFailed: EXIT_CODE.someFailed, usage: EXIT_CODE.usage, budget: EXIT_CODE.budget,
+  uncertain: EXIT_CODE.uncertain, inFlight: EXIT_CODE.inFlight,
+} as const;
 
 export interface RunEnding {
   counts: Record<ItemState, number>;
@@ -10,8 +15,8 @@ export interface RunEnding {
 }
 
 /**
- * One code for many facts, by precedence: an operator decision (4) outranks money (3), which outranks
- * "come back later" (75), which outranks finished-with-failures (1).
+ * One code for many facts, by precedence (EXIT_PRECEDENCE): an operator decision (4) outranks money (3),
+ * which outranks "come back later" (75), which outranks finished-with-failures (1).
  */
 export function exitCodeFor({ counts, stoppedEarly }: RunEnding): number {
   if (needsOperatorDecision(counts)) return EXIT.uncertain;

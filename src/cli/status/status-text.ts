@@ -1,0 +1,65 @@
+// `gbatch status`'s text, and `status --check`'s: lines that are pure functions of the status data.
+// Ids, task ids, errors and the job name come from outside: each line is made one printable line.
+import { EXIT_CODE } from '../../core/exit-codes.js';
+import { printable } from '../../core/printable.js';
+import { usd } from '../../report/table.js';
+import { timingLine } from '../../report/timing-summary.js';
+import { uncertainAdvice } from '../../job/advice.js';
+import { lastRunLines } from '../last-run.js';
+import { orphanedLines } from '../orphaned-rows.js';
+import { runnerLine, runnersLines } from '../runner-line.js';
+import { CHECK_FAILED } from '../status-check.js';
+import { ATTENTION_STATES, type AttentionState, type StatusData } from './status-data.js';
+
+/** `status --check`'s exit code: 1 when something needs an operator, else 0. */
+export function checkExitCode(s: StatusData): number {
+  return s.health.needsOperator.length > 0 ? CHECK_FAILED : EXIT_CODE.ok;
+}
+
+/** `status --check` without --json: one line per thing that needs an operator, or one `ok` line. */
+export function checkLines(s: StatusData): string[] {
+  const lines = s.health.needsOperator.length > 0
+    ? s.health.needsOperator
+    : [`ok: nothing needs an operator (\`gbatch run\` would exit ${s.health.wouldExit} now)`];
+  return lines.map(printable);
+}
+
+export function statusLines(s: StatusData): string[] {
+  const { counts, totals, budget, named, health } = s;
+  const lines: string[] = [];
+  lines.push(`Job ${s.job ?? '?'} (${s.file})`);
+  if (s.runners.length > 1 || s.adapter === 'postgres') lines.push(...runnersLines(s.runners));
+  else {
+    const runner = runnerLine(s.holder);
+    if (runner) lines.push(runner);
+  }
+  lines.push(Object.entries(counts).filter(([, n]) => n > 0).map(([state, n]) => `${state} ${n}`).join(', ') || 'no items');
+  if (health.cancelled) {
+    lines.push(`Cancelled ${health.cancelled.at}${health.cancelled.reason ? ` (${health.cancelled.reason})` : ''}: nothing more is sent; \`gbatch retry ${named} --cancelled\` sends the cancelled items again`);
+  }
+  lines.push(`Spent ${usd(totals.actual_usd)}, reserved ${usd(totals.reserved_usd)}${budget !== null ? `, job budget ${usd(budget, 2)} (cumulative; headroom ${usd(budget - totals.actual_usd - totals.reserved_usd)})` : ', no budget'}; estimated in all ${usd(totals.estimated_usd)}`);
+  if (s.timing.started_at) lines.push(timingLine(s.timing));
+  if (totals.unmetered_items > 0) {
+    lines.push(`Unmetered: ${totals.unmetered_items} item(s) came back without a usable count from the gateway; each is booked at the most it could be billed`);
+  }
+  const hints: Record<Exclude<AttentionState, 'uncertain'>, string> = {
+    deferred: 'held back by the budget or the balance: raise --budget or top up, then run again',
+    failed: `the task failed (refunded) or was abandoned; \`gbatch retry ${named} --failed\` sends them again`,
+    rejected: `the gateway refused the request; \`gbatch retry ${named} --rejected\` sends them again`,
+    invalid: 'the manifest row is invalid: fix it and run again',
+  };
+  for (const state of ATTENTION_STATES) {
+    const items = s.attention[state];
+    if (items.length === 0) continue;
+    if (state === 'uncertain') {
+      lines.push('', ...uncertainAdvice(s.uncertain, counts.uncertain, named));
+      continue;
+    }
+    lines.push('', `${state} (${counts[state]}): ${hints[state]}`);
+    for (const item of items) lines.push(`  ${item.id}${item.task_id ? ` task ${item.task_id}` : ''}${item.error ? `: ${item.error}` : ''}`);
+    if (counts[state] > items.length) lines.push(`  ... ${counts[state] - items.length} more (gbatch report --format csv)`);
+  }
+  lines.push(...orphanedLines(s.orphans, named));
+  lines.push(...lastRunLines(s.lastRun));
+  return lines.map(printable);
+}
