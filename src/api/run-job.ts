@@ -27,6 +27,7 @@ import type { SendPolicy } from '../notify/policy.js';
 import { displayUrl, parseNotifySettings } from '../notify/targets.js';
 import { optionsToFlags, type JobOptions } from './job-options.js';
 import { metaColumnList } from '../job/run-options.js';
+import { EXIT_CODE } from '../core/exit-codes.js';
 
 export interface RunJobOptions {
   /** A job file (`jobs/<name>.json`) or a manifest (`.csv`, `.jsonl`), as `gbatch run` takes. */
@@ -167,7 +168,7 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
   }
   const endedAt = Date.now();
   // A run stopped by a signal (or its library equivalent) is not "done", whatever the counts say.
-  const final: RunResult = hooks.interrupt?.aborted && result.exitCode === 0 ? { ...result, exitCode: 75 } : result;
+  const final: RunResult = hooks.interrupt?.aborted && result.exitCode === EXIT_CODE.ok ? { ...result, exitCode: EXIT_CODE.inFlight } : result;
   const outcome: RunJobResult = {
     ...final, stopReason: final.stopReason ?? null, stopMessage: final.stopMessage ?? null,
     job: job.name, journal: printableLocation(job.statePath), outDir: job.outDir, meaning: exitMeaning(final), notifications: notifier.stats,
@@ -193,7 +194,7 @@ async function failureSummary(job: ResolvedJob, err: unknown, startedAt: number)
   const { exitCode, meaning } = errorExit(err);
   const standing = await journalStanding(job);
   return {
-    job: job.name, exitCode, meaning, stopReason: exitCode === 70 ? 'internal-error' : null,
+    job: job.name, exitCode, meaning, stopReason: exitCode === EXIT_CODE.internal ? 'internal-error' : null,
     counts: standing?.counts ?? zeroCounts(), spendUsd: standing?.spend.actualUsd ?? 0, reservedUsd: standing?.spend.reservedUsd ?? 0,
     budgetUsd: standing?.budgetUsd ?? null, estimateUsd: standing?.estimateUsd ?? null, startedAt, endedAt: Date.now(),
     journal: printableLocation(job.statePath), outDir: job.outDir, resultsPath: null, ...commandArgs(job),

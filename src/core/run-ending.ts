@@ -1,4 +1,5 @@
 // Pure: what the journal's `runs` table keeps about how a run ended (status shows it to the operator).
+import { EXIT_CODE } from './exit-codes.js';
 
 /** How a run ended, as the journal's `runs` table keeps it. */
 export interface RunEnding { exitCode: number; stopReason: string | null; message: string | null }
@@ -32,7 +33,7 @@ export function runEndOf(result: EndedRun): RunEnding {
  * line for it), else a bug (70).
  */
 export function crashEndOf(err: unknown, outage: string | undefined, redact: (text: string) => string): RunEnding {
-  if (outage) return { exitCode: 75, stopReason: 'journal', message: redact(outage) };
+  if (outage) return { exitCode: EXIT_CODE.inFlight, stopReason: 'journal', message: redact(outage) };
   const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-  return { exitCode: 70, stopReason: 'internal-error', message: redact(text.replace(/\s+/g, ' ').trim()) };
+  return { exitCode: EXIT_CODE.internal, stopReason: 'internal-error', message: redact(text.replace(/\s+/g, ' ').trim()) };
 }

@@ -4,6 +4,7 @@
 // (an item's error, a job name) cannot leave in a notification.
 import type { ItemState } from '../core/states.js';
 import type { Redactor } from '../gateway/redact.js';
+import { EXIT_CODE } from '../core/exit-codes.js';
 
 export interface RunSummary {
   job: string;
@@ -57,7 +58,7 @@ export function reportCommand(summary: Pick<RunSummary, 'jobArg'>): string {
 export function attentionFor(summary: Pick<RunSummary, 'jobArg' | 'sourceArg' | 'exitCode' | 'counts' | 'meaning'>): string[] {
   const { counts, jobArg } = summary;
   const lines: string[] = [];
-  if (summary.exitCode === 2 || summary.exitCode === 70) lines.push(summary.meaning);
+  if (summary.exitCode === EXIT_CODE.usage || summary.exitCode === EXIT_CODE.internal) lines.push(summary.meaning);
   if (counts.uncertain > 0) {
     lines.push(`${counts.uncertain} uncertain (the gateway may hold them): \`gbatch status ${jobArg}\` lists them with the \`gbatch resolve\` commands that decide them`);
   }

@@ -44,6 +44,7 @@ import { RunStops } from './stops/run-stops.js';
 import { Submitter } from './lanes/submitter.js';
 import { AutoRetries } from './lanes/auto-retries.js';
 import { DEFAULT_RETRY_DELAY } from '../core/auto-retry.js';
+import { EXIT_CODE } from '../core/exit-codes.js';
 
 export interface RunConfig {
   jobName: string;
@@ -121,7 +122,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
   });
   let heartbeat: NodeJS.Timeout | undefined;
   let runId: number | undefined;
-  let end: RunEnd = { exitCode: 70, stopReason: 'internal-error' };
+  let end: RunEnd = { exitCode: EXIT_CODE.internal, stopReason: 'internal-error' };
   const finish = async (result: RunResult): Promise<RunResult> => {
     const ended = { ...result, ...await jobEnd(journal, events) };
     end = runEndOf(ended);

@@ -10,6 +10,7 @@ import { openCommandJournal, type CommandJournal } from '../command-journal.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
 import { helpText } from '../help-text.js';
+import { EXIT_CODE } from '../../core/exit-codes.js';
 
 export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },
@@ -56,7 +57,7 @@ async function cancelJob(journal: JournalStore, arg: CommandJournal['arg'], reas
   const inFlight = counts.submitting + counts.submitted + counts.running;
   const named = commandJournalArg(arg, journal.adapter === 'postgres');
   const waited = await waitForRunners(journal, cancel, waitS * 1000);
-  const exitCode = waited.late.length > 0 ? 75 : 0;
+  const exitCode = waited.late.length > 0 ? EXIT_CODE.inFlight : EXIT_CODE.ok;
   if (json) {
     const runner = (r: RunnerView) => ({ pid: r.pid, host: r.host });
     process.stdout.write(`${JSON.stringify({

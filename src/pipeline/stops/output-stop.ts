@@ -5,6 +5,7 @@
 import { describeErrno } from '../../core/config-error.js';
 import { log, type RunContext } from '../context.js';
 import { EXIT } from '../exit-code.js';
+import { EXIT_CODE } from '../../core/exit-codes.js';
 
 /** Errno codes of a write that failed because of where it was written, not because of a bug. */
 const RETRY_LATER = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EFBIG', 'EMFILE', 'ENFILE', 'EBUSY', 'EAGAIN', 'ENOMEM']);
@@ -16,7 +17,7 @@ export interface OutputFailure {
   /** One line: the path and the cause in words. */
   message: string;
   /** 75: free space (or wait) and run again; 2: fix the path or its permissions. */
-  exitCode: 75 | 2;
+  exitCode: typeof EXIT_CODE.inFlight | typeof EXIT_CODE.usage;
 }
 
 /** The file system error (with its errno code) behind `err`, looking through wrapping errors. */
@@ -51,7 +52,7 @@ export class OutputStop {
     const cause = fileSystemCause(err);
     if (!cause) return false;
     if (this.first) return true;
-    const exitCode = CONFIGURATION.has(cause.code) ? 2 : 75;
+    const exitCode = CONFIGURATION.has(cause.code) ? EXIT_CODE.usage : EXIT_CODE.inFlight;
     const message = `cannot write ${path}: ${describeErrno(err)}`;
     this.first = { path, code: cause.code, message, exitCode };
     log(this.ctx, `${message}; stopping: no new submissions, answers in flight are kept in the journal`);
