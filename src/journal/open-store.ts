@@ -1,15 +1,16 @@
 // Opens the journal a location names: a postgres:// URL is the PostgreSQL adapter (loaded only then, so
 // an SQLite user never loads its driver); anything else is a path to an SQLite file.
-import type { JournalStore } from './store.js';
+import type { Durability, JournalQueries, JournalStore } from './store.js';
 import { SqliteJournalStore } from './sqlite/sqlite-store.js';
 
 export interface OpenStoreOptions {
   /** The job's name: a PostgreSQL database holds many jobs, and this picks one. */
   job: string;
   clock?: { now(): number };
-  readonly?: boolean;
-  sync?: 'full' | 'off';
-  syncWal?: (walPath: string) => void;
+  /** How commits reach the disk by default (SQLite; 'relaxed' is for benchmarks only). Default: 'sync'. */
+  durability?: Durability;
+  /** How flush() makes the journal's file durable (SQLite; default: fsync). Tests observe it. */
+  flushFile?: (path: string) => void;
 }
 
 export function isDatabaseUrl(location: string): boolean {
@@ -21,6 +22,20 @@ export async function openStore(location: string, options: OpenStoreOptions): Pr
     const { PostgresJournalStore } = await import('./postgres/postgres-store.js');
     return PostgresJournalStore.open(location, options);
   }
-  const { job: _job, ...sqlite } = options;
-  return SqliteJournalStore.open(location, sqlite);
+  const { clock, durability, flushFile } = options;
+  return SqliteJournalStore.open(location, {
+    ...(clock ? { clock } : {}), sync: durability === 'relaxed' ? 'off' : 'full', ...(flushFile ? { syncWal: flushFile } : {}),
+  });
+}
+
+/**
+ * Opens the journal read-only, for what reports and views read: never created nor migrated (a job or a
+ * schema that is not there reads as empty on a database).
+ */
+export async function openQueries(location: string, options: Pick<OpenStoreOptions, 'job' | 'clock'>): Promise<JournalQueries> {
+  if (isDatabaseUrl(location)) {
+    const { PostgresJournalStore } = await import('./postgres/postgres-store.js');
+    return PostgresJournalStore.open(location, { ...options, readonly: true });
+  }
+  return SqliteJournalStore.open(location, { ...(options.clock ? { clock: options.clock } : {}), readonly: true });
 }

@@ -44,7 +44,7 @@ export async function run(argv: string[]): Promise<number> {
       uncertain: await attention('uncertain'), deferred: await attention('deferred'), failed: await attention('failed'),
       rejected: await attention('rejected'), invalid: await attention('invalid'),
     };
-    const runners = await journal.membership.runners();
+    const runners = await journal.runners();
     const holder = runners.find((r) => r.liveness.alive) ?? runners[0];
     const holderView = holder && { pid: holder.pid, host: holder.host, heartbeatAt: holder.heartbeatAt, ...holder.liveness };
     const counts = await journal.counts();

@@ -278,8 +278,8 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
       });
 
       it('counts every state and sums reserved and settled money, rounded to nano-dollars', async () => {
-        await store.applyTransitions([submit('chat', 0.1), submit('third', 0.2), submit('video', 0.5)], { deferSync: true });
-        await store.syncDeferred();
+        await store.applyTransitions([submit('chat', 0.1), submit('third', 0.2), submit('video', 0.5)], { durability: 'relaxed' });
+        await store.flush();
         expect(await store.spend()).toEqual({ reservedUsd: 0.8, actualUsd: 0 });
         await store.applyTransitions([{ id: 'chat', event: 'complete', patch: { reservedUsd: 0, actualUsd: 0.07 } }, { id: 'third', event: 'complete', patch: { reservedUsd: 0, actualUsd: 0.2 } }]);
         expect(await store.spend()).toEqual({ reservedUsd: 0.5, actualUsd: 0.27 });
