@@ -67,6 +67,18 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
       expect((await store.get('a'))!.state).toBe('pending');
     });
 
+    it("lists the job's runners for views: the one that joined, live, as a read-only reader sees it too", async () => {
+      await store.saveJob({ name: harness.jobName(), manifest: 'rows.jsonl', options: {} });
+      expect(await store.runners()).toEqual([]);
+      await store.membership.acquire();
+      const reader = await harness.open({ clock, readonly: true });
+      for (const runners of [await store.runners(), await reader.runners()]) {
+        expect(runners).toHaveLength(1);
+        expect(runners[0]).toMatchObject({ pid: process.pid, rows: 0, liveness: { alive: true } });
+      }
+      await store.membership.release();
+    });
+
     describe('ingest', () => {
       it('inserts rows in manifest order and reads every field back as written', async () => {
         const rows = [row('b', 1), row('a', 2, { kind: 'video', hasReferenceVideo: true }), invalidRow('c', 3)];
