@@ -11,7 +11,8 @@ export function readMigrations(folder: URL): string[] {
   return files.map((name, index) => {
     const number = STEP_FILE.exec(name)?.[1];
     if (number === undefined || Number(number) !== index + 1) {
-      throw new Error(`${new URL(name, folder).pathname}: schema step ${index + 1} expected (named ${String(index + 1).padStart(3, '0')}-<name>.sql)`);
+      const expected = `${String(index + 1).padStart(3, '0')}-<name>.sql`;
+      throw new Error(`${new URL(name, folder).pathname}: schema step ${index + 1} expected (named ${expected})`);
     }
     return readFileSync(new URL(name, folder), 'utf8');
   });

@@ -1,8 +1,9 @@
 -- Seqs are drawn 1000 at a time per session (an ingest draws one per row; gaps are harmless: only the
 -- order counts). Ids and states compare as bytes (COLLATE "C"): their indexes do not pay for the
--- database's collation, and nothing sorts them for a reader. Money is double precision (SQLite's REAL: both adapters round alike); JSON is text, kept exactly as
--- written (results.jsonl splices `response` and `last_error` raw). Items and events carry no foreign
--- key to jobs: a check per row would tax every ingest and transition for a rule the code keeps.
+-- database's collation, and nothing sorts them for a reader. Money is double precision (SQLite's REAL:
+-- both adapters round alike); JSON is text, kept exactly as written (results.jsonl splices `response`
+-- and `last_error` raw). Items and events carry no foreign key to jobs: a check per row would tax every
+-- ingest and transition for a rule the code keeps.
 CREATE TABLE jobs (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   name text NOT NULL UNIQUE,
