@@ -151,15 +151,16 @@ export interface RunnerMembership {
   acknowledgeCancel(): Promise<void>;
 }
 
-/**
- * What runners sharing one job agree through the journal (a database): absent on a journal that only
- * one runner can use, where each process's own pacing and pauses are the whole truth.
- */
 export interface IngestOptions {
   /** A line for the operator while the pass waits for another runner's ingest (who holds the lock, what is done about it). */
   say?(line: string): void;
 }
 
+/**
+ * What runners sharing one job agree through the journal (a database). A journal that one runner holds
+ * at a time answers for that one runner (one-runner.ts); the pipeline asks `capabilities.sharedRunners`
+ * and paces and pauses on its own without it.
+ */
 export interface Coordination {
   /** Every runner of the job stops submitting (the gateway's balance ran out: a 402). */
   stopSubmissions(reason: 'balance'): Promise<void>;
