@@ -5,11 +5,30 @@
 // the scan worker is an entry of its own beside the chunks, and both folders are two levels below the
 // package root (the simulator's video asset is ../../assets/ from either).
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { cpSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+
+// The journal's schema steps (src/journal/<adapter>/migrations/*.sql) are read from beside the module
+// that lists them: tsc leaves them out of dist/, so they are copied there; the bundle, which has no
+// folder of its own for them, embeds them (embedMigrations below).
+for (const adapter of ['sqlite', 'postgres']) {
+  const to = join(root, 'dist', 'journal', adapter, 'migrations');
+  rmSync(to, { recursive: true, force: true });
+  cpSync(join(root, 'src', 'journal', adapter, 'migrations'), to, { recursive: true });
+}
+const { readMigrations } = await import('../dist/journal/migration-files.js');
+const embedMigrations = {
+  name: 'embed-migrations',
+  setup(bundle) {
+    bundle.onLoad({ filter: /[\\/]dist[\\/]journal[\\/](sqlite|postgres)[\\/]schema-steps\.js$/ }, (args) => ({
+      loader: 'js',
+      contents: `export const MIGRATIONS = ${JSON.stringify(readMigrations(pathToFileURL(join(dirname(args.path), 'migrations/'))))};`,
+    }));
+  },
+};
 
 // Every process parses what it loads, and N runners of one job start at once on the same cores (issue 11).
 // Two packages' entries load far more than gbatch uses; the bundle takes only what it does:
@@ -54,5 +73,5 @@ await build({
   banner: { js: "import { createRequire as __gbatchRequire } from 'node:module'; const require = __gbatchRequire(import.meta.url);" },
   sourcemap: true,
   logLevel: 'warning',
-  plugins: [slimDependencies],
+  plugins: [slimDependencies, embedMigrations],
 });

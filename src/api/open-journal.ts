@@ -6,9 +6,9 @@ import type { ItemKind, ItemState } from '../core/states.js';
 import type { Item } from '../journal/item.js';
 import type { JobRecord } from '../journal/change.js';
 import type { RunRecord } from '../journal/run-record.js';
-import type { JournalStore } from '../journal/store.js';
+import type { JournalQueries } from '../journal/store.js';
 import { printableLocation } from '../journal/database-url.js';
-import { isDatabaseUrl, openStore } from '../journal/open-store.js';
+import { isDatabaseUrl, openQueries } from '../journal/open-store.js';
 import { reportHeader, type ReportHeader } from '../report/model.js';
 import { resolveJob } from '../job/job.js';
 import { UsageError } from '../job/options.js';
@@ -69,11 +69,11 @@ export async function openJournal(options: OpenJournalOptions): Promise<JobJourn
   if (!isDatabaseUrl(job.statePath) && !existsSync(job.statePath)) {
     throw new UsageError(`${job.statePath}: no journal for ${job.name} yet (has it run?)`);
   }
-  const store = await openStore(job.statePath, { job: job.name, readonly: true });
+  const store = await openQueries(job.statePath, { job: job.name });
   return view(store, job.name, printableLocation(job.statePath));
 }
 
-function view(store: JournalStore, job: string, location: string): JobJournal {
+function view(store: JournalQueries, job: string, location: string): JobJournal {
   return {
     job, location, adapter: store.adapter,
     counts: () => store.counts(),

@@ -5,9 +5,9 @@ import { existsSync } from 'node:fs';
 import { billBound, withOutputCap } from '../core/bound.js';
 import { roundUsd } from '../core/money.js';
 import { budgetInForce } from '../core/job-budget.js';
-import type { JournalStore } from '../journal/index.js';
+import type { JournalQueries } from '../journal/index.js';
 import { printableLocation } from '../journal/database-url.js';
-import { isDatabaseUrl, openStore } from '../journal/open-store.js';
+import { isDatabaseUrl, openQueries } from '../journal/open-store.js';
 import type { ManifestRow } from '../manifest/types.js';
 import { BATCH_URLS } from '../manifest/jsonl-line.js';
 import type { ItemKind } from '../core/states.js';
@@ -91,9 +91,9 @@ export async function planJob(options: PlanJobOptions): Promise<PlanResult> {
 
 export async function planResolvedJob(job: ResolvedJob): Promise<PlanResult> {
   // The job's journal, when it exists, as `run` would find it; read only, never created.
-  let journal: JournalStore | undefined;
+  let journal: JournalQueries | undefined;
   try {
-    if (isDatabaseUrl(job.statePath) || existsSync(job.statePath)) journal = await openStore(job.statePath, { job: job.name, readonly: true });
+    if (isDatabaseUrl(job.statePath) || existsSync(job.statePath)) journal = await openQueries(job.statePath, { job: job.name });
   } catch (err) {
     throw new UsageError(`${printableLocation(job.statePath)}: cannot read the journal: ${(err as Error).message}`);
   }
@@ -106,7 +106,7 @@ export async function planResolvedJob(job: ResolvedJob): Promise<PlanResult> {
   }
 }
 
-async function plan(job: ResolvedJob, journal: JournalStore | undefined): Promise<PlanResult> {
+async function plan(job: ResolvedJob, journal: JournalQueries | undefined): Promise<PlanResult> {
   const { flags } = job;
   const saved = await journal?.getJob();
   // The budget the next run would hold the job to (the same rule: flags, then the job file's value when new or changed).

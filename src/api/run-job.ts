@@ -10,7 +10,7 @@ import { parseModelLimits, type ModelLimits } from '../core/model-limits.js';
 import { UsageError } from '../job/options.js';
 import { createRedactor } from '../gateway/redact.js';
 import { printableLocation } from '../journal/database-url.js';
-import { isDatabaseUrl, openStore } from '../journal/open-store.js';
+import { isDatabaseUrl, openQueries } from '../journal/open-store.js';
 import type { Progress, RunEvents } from '../pipeline/context.js';
 import { exitMeaning } from '../pipeline/exit-meaning.js';
 import { resultsPath } from '../pipeline/results/results-file.js';
@@ -126,7 +126,7 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
       apiKey: access.apiKey,
       skipInvalid: flags['skip-invalid'],
       metaColumns: metaColumnList(flags['meta-columns']),
-      journalSync: flags['journal-sync'] as 'full' | 'off',
+      journalDurability: flags['journal-sync'] === 'off' ? 'relaxed' : 'sync',
       jobOptions: savedOptions(job),
       ...(hooks.interrupt ? { interrupt: hooks.interrupt } : {}),
       ...(hooks.forceInterrupt ? { forceInterrupt: hooks.forceInterrupt } : {}),
@@ -234,7 +234,7 @@ function savedOptions(job: ResolvedJob): Record<string, unknown> {
 async function journalStanding(job: ResolvedJob): Promise<{ counts: Record<ItemState, number>; spend: { actualUsd: number; reservedUsd: number }; budgetUsd: number | null; estimateUsd: number } | undefined> {
   try {
     if (!isDatabaseUrl(job.statePath) && !existsSync(job.statePath)) return undefined;
-    const journal = await openStore(job.statePath, { job: job.name, readonly: true });
+    const journal = await openQueries(job.statePath, { job: job.name });
     try {
       const budgetUsd = (await journal.getJob())?.budgetUsd ?? null;
       const header = await reportHeader(journal, job.name, budgetUsd);

@@ -1,8 +1,8 @@
 // Which journal a command (status, report, resolve, retry, cancel) opens: the one `run` of the named job
 // uses (job-journal.ts), or the file --state names; with neither, the only one in state/.
 import { existsSync, readdirSync } from 'node:fs';
-import { openStore } from '../journal/open-store.js';
-import type { JournalStore } from '../journal/index.js';
+import { openQueries, openStore } from '../journal/open-store.js';
+import type { JournalQueries, JournalStore } from '../journal/index.js';
 import { SqliteJournalStore } from '../journal/sqlite/sqlite-store.js';
 import { quoteArg } from '../core/shell-text.js';
 import { jobJournal, journalUrl, type JournalFlags } from '../job/job-journal.js';
@@ -11,8 +11,9 @@ import { UsageError } from '../job/options.js';
 
 export { journalUrl, type JournalFlags } from '../job/job-journal.js';
 
-export interface CommandJournal {
-  store: JournalStore;
+/** A journal a command opened: one it may change (JournalStore), or only read (JournalQueries: status, report). */
+export interface CommandJournal<Journal extends JournalQueries = JournalStore> {
+  store: Journal;
   /**
    * How advice names the job's journal in a command to paste; `named`: the job as the operator
    * named it, which finds this journal by itself.
@@ -31,7 +32,9 @@ export interface OpenOptions {
   needsJob?: { command: string };
 }
 
-export async function openCommandJournal(flags: JournalFlags, positionals: readonly string[], options: OpenOptions): Promise<CommandJournal> {
+export async function openCommandJournal(flags: JournalFlags, positionals: readonly string[], options: OpenOptions & { readonly: true }): Promise<CommandJournal<JournalQueries>>;
+export async function openCommandJournal(flags: JournalFlags, positionals: readonly string[], options: OpenOptions & { readonly: false }): Promise<CommandJournal>;
+export async function openCommandJournal(flags: JournalFlags, positionals: readonly string[], options: OpenOptions): Promise<CommandJournal<JournalQueries>> {
   const server = journalUrl(flags);
   const statePath = flags.state ?? (flags.journal !== undefined && !server ? flags.journal : undefined);
   const idsOnly = options.withIds && statePath !== undefined;
@@ -56,7 +59,7 @@ export async function openCommandJournal(flags: JournalFlags, positionals: reado
     }
     return { ...(await openSqlite(found.location, named, ids, options.readonly)), ...(named ? { source: job } : {}) };
   }
-  const store = await openStore(found.location, { job: found.name, readonly: options.readonly });
+  const store = options.readonly ? await openQueries(found.location, { job: found.name }) : await openStore(found.location, { job: found.name });
   if (!(await store.getJob())) {
     await store.close();
     throw new UsageError(`${store.location}: no job '${found.name}' in this journal yet (has it run?)`);

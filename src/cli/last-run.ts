@@ -1,6 +1,6 @@
 // `status`: how the last run ended, from the journal's `runs` table, and whether an operator should look.
 import { hostname } from 'node:os';
-import { STALE_AFTER_MS, type JournalStore } from '../journal/index.js';
+import { STALE_AFTER_MS, type JournalQueries } from '../journal/index.js';
 import type { ItemState } from '../core/states.js';
 import { needsOperatorDecision } from '../pipeline/exit-code.js';
 import { ATTENTION_STOPS } from '../core/run-ending.js';
@@ -24,7 +24,7 @@ export interface LastRunView {
 export interface LockHolder { pid: number; host: string; heartbeatAt: number }
 
 export async function lastRunView(
-  journal: JournalStore, holder: LockHolder | undefined, now = Date.now(), counts?: Pick<Record<ItemState, number>, 'uncertain'>,
+  journal: JournalQueries, holder: LockHolder | undefined, now = Date.now(), counts?: Pick<Record<ItemState, number>, 'uncertain'>,
 ): Promise<LastRunView | null> {
   const run = await journal.lastRun();
   if (!run) return null;

@@ -5,7 +5,7 @@ import { EXIT_CODE } from '../core/exit-codes.js';
 import type { ItemState } from '../core/states.js';
 import { printable } from '../core/printable.js';
 import { exitCodeFor } from '../pipeline/exit-code.js';
-import type { Item, JobCancel, JournalStore, RunnerView } from '../journal/index.js';
+import type { Item, JobCancel, JournalQueries, RunnerView } from '../journal/index.js';
 import type { LastRunView } from './last-run.js';
 
 /** The exit code of `status --check` when something needs an operator: the 1 of "finished, but look". */
@@ -90,7 +90,7 @@ export function latestError(rows: readonly Item[]): HealthFacts['lastError'] {
   return latest ? { id: latest.id, state: latest.state, message: latest.lastError!.message, at: latest.updatedAt } : undefined;
 }
 
-export async function gatherHealth(journal: JournalStore, runners: readonly RunnerView[], lastRun: LastRunView | null, counts: Record<ItemState, number>, now = Date.now()): Promise<Health> {
+export async function gatherHealth(journal: JournalQueries, runners: readonly RunnerView[], lastRun: LastRunView | null, counts: Record<ItemState, number>, now = Date.now()): Promise<Health> {
   const rows = await journal.list(['failed', 'rejected', 'uncertain', 'deferred'], 200);
   return healthOf({
     adapter: journal.adapter, counts, runners, lastRun, cancel: await journal.jobCancel(),

@@ -106,7 +106,7 @@ export async function ingestManifests(
     await session.rollback();
     throw err;
   }
-  const summary = session.settle ? await session.settle() : session.progress;
+  const summary = await session.settle();
   const problems: string[] = [];
   if (invalidCount > 0 && !skipInvalid) problems.push(`${invalidCount} invalid row(s); fix them or pass --skip-invalid`);
   for (const c of summary.conflicts) problems.push(conflictProblem(c));
@@ -119,7 +119,7 @@ export async function ingestManifests(
     // journal); the records of the ingest before go, so a later run skips the read only for this same set.
     await session.recordManifests(prints ? manifestPrints(prints, rowsByPath) : []);
     await session.commit();
-    totals = session.committedTotals?.();
+    totals = session.committedTotals();
   } else {
     await session.rollback();
   }

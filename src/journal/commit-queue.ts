@@ -3,20 +3,20 @@
 // changes; when idle, a change commits on the next turn of the event loop. An urgent change (an
 // intent, which a request is waiting on) does not wait out the window: it commits on the next turn,
 // with everything queued by then. A change whose loss would cost nothing but repeated work (a stored
-// file's record: the file is durable, a lost record means one more download) may defer its fsync: a
-// batch made only of such changes commits without one, and Journal.syncDeferred() (or the next synced
-// commit) makes it durable.
+// file's record: the file is durable, a lost record means one more download) may be `relaxed`: a
+// batch made only of such changes commits without waiting on the disk, and the journal's flush() (or
+// the next synced commit) makes it durable.
 import { outageBoundMs, outageRetryDelay } from '../core/outage.js';
 import type { Change } from './change.js';
 import type { Item } from './item.js';
 import { journalStorageFailure } from './sqlite/storage-failure.js';
-import type { JournalStore } from './store.js';
+import type { Durability, JournalStore } from './store.js';
 
 interface Waiting {
   change: Change;
   base: Item | undefined;
   bare?: boolean;
-  deferSync?: boolean;
+  durability?: Durability;
   urgent?: boolean;
   resolve: (item: Item) => void;
   reject: (err: unknown) => void;
@@ -61,14 +61,14 @@ export class CommitQueue {
   }
 
   /**
-   * Resolves once the change is durable (with `deferSync`: committed, its fsync left to
-   * Journal.syncDeferred()); rejects when its transition was illegal or stale. With `base` (the
+   * Resolves once the change is durable (`relaxed`: committed, made durable by the journal's
+   * flush()); rejects when its transition was illegal or stale. With `base` (the
    * caller's copy of the item) the result is that copy with the change applied, saving a re-read.
    */
-  write(change: Change, base?: Item, options: { urgent?: boolean; deferSync?: boolean } = {}): Promise<Item> {
+  write(change: Change, base?: Item, options: { urgent?: boolean; durability?: Durability } = {}): Promise<Item> {
     return new Promise<Item>((resolve, reject) => {
       if (options.urgent && this.outage !== undefined) return reject(this.outage);
-      this.queue.push({ change, base, resolve, reject, ...(options.deferSync ? { deferSync: true } : {}), ...(options.urgent ? { urgent: true } : {}) });
+      this.queue.push({ change, base, resolve, reject, ...(options.durability ? { durability: options.durability } : {}), ...(options.urgent ? { urgent: true } : {}) });
       this.schedule(options.urgent);
     });
   }
@@ -113,8 +113,8 @@ export class CommitQueue {
   }
 
   private async commitAll(batch: Waiting[]): Promise<void> {
-    const deferSync = batch.every((w) => w.deferSync === true);
-    const moves = await this.journal.applyTransitions(batch.map(guarded), { deferSync });
+    const durability = batch.every((w) => w.durability === 'relaxed') ? 'relaxed' : 'sync';
+    const moves = await this.journal.applyTransitions(batch.map(guarded), { durability });
     this.commits++;
     for (let i = 0; i < batch.length; i++) batch[i]!.resolve(await this.result(batch[i]!, moves[i]!));
   }
@@ -151,7 +151,7 @@ export class CommitQueue {
   private async commitEach(batch: Waiting[]): Promise<void> {
     for (const waiting of batch) {
       try {
-        const [move] = await this.journal.applyTransitions([guarded(waiting)], { deferSync: waiting.deferSync === true });
+        const [move] = await this.journal.applyTransitions([guarded(waiting)], { durability: waiting.durability ?? 'sync' });
         this.commits++;
         waiting.resolve(await this.result(waiting, move!));
       } catch (err) {

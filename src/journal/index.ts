@@ -3,7 +3,7 @@ export { conflictProblem, invalidRowHash, invalidRowText, judgeAgainstPrior, typ
 export { IngestSession } from './sqlite/ingest-session.js';
 export type { EventLogRecord, JournalStore, JournalAdapter, IngestWriter, RunnerMembership, RunnerView, JobInput, PriorRow, ManifestPrint, ManifestRecord, ReportSums, SumRow } from './store.js';
 export { BudgetExceededError, JobCancelledError, type Move } from './change.js';
-export type { Coordination, ItemFilter, IngestOptions, JobCancel, JobTotals, ModelGroup, ResultsPrefix, Takeover } from './store.js';
+export type { Coordination, Durability, ItemFilter, IngestOptions, JobCancel, JobTotals, JournalCapabilities, JournalQueries, ModelGroup, ResultsPrefix, Takeover } from './store.js';
 export { CommitQueue } from './commit-queue.js';
 export { JournalBusyError, LockLostError, HEARTBEAT_MS, STALE_AFTER_MS, staleAfterMs } from './runner-standing.js';
 export type { LockTakeover } from './sqlite/lock.js';

@@ -1,7 +1,7 @@
 // Opens the journal a location names: a postgres:// URL is the PostgreSQL adapter (loaded only then, so
 // an SQLite user never loads its driver); anything else is a path to an SQLite file.
 import type { OpenStoreOptions } from './open-options.js';
-import type { JournalStore } from './store.js';
+import type { JournalQueries, JournalStore } from './store.js';
 import { SqliteJournalStore } from './sqlite/sqlite-store.js';
 
 export type { OpenStoreOptions } from './open-options.js';
@@ -15,6 +15,20 @@ export async function openStore(location: string, options: OpenStoreOptions): Pr
     const { PostgresJournalStore } = await import('./postgres/postgres-store.js');
     return PostgresJournalStore.open(location, options);
   }
-  const { job: _job, ...sqlite } = options;
-  return SqliteJournalStore.open(location, sqlite);
+  const { clock, durability, flushFile } = options;
+  return SqliteJournalStore.open(location, {
+    ...(clock ? { clock } : {}), sync: durability === 'relaxed' ? 'off' : 'full', ...(flushFile ? { syncWal: flushFile } : {}),
+  });
+}
+
+/**
+ * Opens the journal read-only, for what reports and views read: never created nor migrated (a job or a
+ * schema that is not there reads as empty on a database).
+ */
+export async function openQueries(location: string, options: Pick<OpenStoreOptions, 'job' | 'clock'>): Promise<JournalQueries> {
+  if (isDatabaseUrl(location)) {
+    const { PostgresJournalStore } = await import('./postgres/postgres-store.js');
+    return PostgresJournalStore.open(location, { ...options, readonly: true });
+  }
+  return SqliteJournalStore.open(location, { ...(options.clock ? { clock: options.clock } : {}), readonly: true });
 }

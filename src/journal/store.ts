@@ -83,9 +83,9 @@ export interface IngestWriter {
   /**
    * Writes and judges every row added so far (the pass stays open) and returns the summary commit()
    * would: read it, not `progress`, before choosing commit or rollback. An adapter that judges each row
-   * as add() takes it (SQLite) may leave it out: its `progress` is already complete.
+   * as add() takes it (SQLite) returns its `progress`, already complete.
    */
-  settle?(): Promise<IngestSummary>;
+  settle(): Promise<IngestSummary>;
   /**
    * Says that this pass read the whole of the job's wanted rows (all the manifests of a run): every row
    * the job held before that it did not read is orphaned, every orphaned or adopted row it read is listed
@@ -99,7 +99,7 @@ export interface IngestWriter {
    * After commit(): the job's rows by state and its spend as the commit left them, when the writer knows
    * them without reading the rows (PostgreSQL: a first ingest); undefined otherwise.
    */
-  committedTotals?(): JobTotals | undefined;
+  committedTotals(): JobTotals | undefined;
 }
 
 export interface JobTotals { counts: Record<ItemState, number>; spend: Spend }
@@ -151,15 +151,16 @@ export interface RunnerMembership {
   acknowledgeCancel(): Promise<void>;
 }
 
-/**
- * What runners sharing one job agree through the journal (a database): absent on a journal that only
- * one runner can use, where each process's own pacing and pauses are the whole truth.
- */
 export interface IngestOptions {
   /** A line for the operator while the pass waits for another runner's ingest (who holds the lock, what is done about it). */
   say?(line: string): void;
 }
 
+/**
+ * What runners sharing one job agree through the journal (a database). A journal that one runner holds
+ * at a time answers for that one runner (one-runner.ts); the pipeline asks `capabilities.sharedRunners`
+ * and paces and pauses on its own without it.
+ */
 export interface Coordination {
   /** Every runner of the job stops submitting (the gateway's balance ran out: a 402). */
   stopSubmissions(reason: 'balance'): Promise<void>;
@@ -202,29 +203,21 @@ export interface ResultsPrefix {
   file: { ino: number; size: number; mtimeMs: number };
 }
 
-export interface JournalStore {
+/**
+ * What reports and views read of a job's journal (`report`, `status`, the live view, `plan`, a dashboard):
+ * sums, pages of the event log and of results rows, an item's history, listings, runners. Nothing here
+ * changes the journal; the read-only opener (openQueries) returns only this.
+ */
+export interface JournalQueries {
   readonly adapter: JournalAdapter;
   /** How messages name this journal: a path, or a URL without its password. */
   readonly location: string;
-  now(): number;
+  readonly capabilities: JournalCapabilities;
   close(): Promise<void>;
-  /** From now on every write throws `reason`: the journal is no longer this process's to change. */
-  fence(reason: Error): void;
-
-  readonly membership: RunnerMembership;
-  readonly coordination?: Coordination;
-  /** Which runner sends each of the job's notifications, where several runners share it. */
-  readonly notices?: JobNotices;
 
   getJob(): Promise<JobRecord | undefined>;
-  saveJob(job: JobInput): Promise<void>;
   /** The job's cancellation, undefined while it is not cancelled: one cheap read, which a live runner repeats. */
   jobCancel(): Promise<JobCancel | undefined>;
-  /**
-   * Cancels the job (`reason` given; a job already cancelled keeps its first time) or lifts its
-   * cancellation (undefined). While it is cancelled the journal refuses every `submit` (JobCancelledError).
-   */
-  setJobCancel(reason: string | undefined): Promise<JobCancel | undefined>;
 
   get(id: string): Promise<Item | undefined>;
   counts(): Promise<Record<ItemState, number>>;
@@ -233,16 +226,6 @@ export interface JournalStore {
   list(states: readonly ItemState[], limit?: number, afterSeq?: number): Promise<Item[]>;
   /** Items in manifest order, read in pages so a million rows never sit in memory. */
   iterate(filter?: ItemFilter, pageSize?: number): AsyncGenerator<Item>;
-  /**
-   * Pending rows after `afterSeq` for this runner to send, in manifest order, claimed so that no other
-   * runner of the job takes them meanwhile (a database skips rows another runner has locked or claimed).
-   */
-  claimPending(limit: number, afterSeq: number): Promise<Item[]>;
-  /**
-   * At the start of a run: every row a stopped runner left `submitting` becomes `uncertain` (its request
-   * may have reached the gateway; never resent blindly). On a database, only rows of runners that are gone.
-   */
-  recoverInterrupted(): Promise<Item[]>;
   events(itemId: string): Promise<ItemEventRecord[]>;
   /** The job's event log after `afterSeq`, in seq order, at most `limit` entries: read in pages (see eventLog()). */
   eventLogPage(afterSeq: number, limit: number): Promise<EventLogRecord[]>;
@@ -256,38 +239,6 @@ export interface JournalStore {
   priors(ids: readonly string[]): Promise<Map<string, PriorRow>>;
   /** The kinds, models and resolutions of the rows in `states`, in the order of their first rows (the pricing check). */
   modelGroups(states: readonly ItemState[]): Promise<ModelGroup[]>;
-
-  /**
-   * Applies the changes in ONE transaction, each checked by the transition table and written
-   * compare-and-set on its from-state; any failure rolls all back. `deferSync`: the commit may skip
-   * its flush to disk (syncDeferred() makes it durable).
-   */
-  applyTransitions(changes: readonly Change[], options?: { deferSync?: boolean }): Promise<Move[]>;
-  /** As applyTransitions, returning each item as it now is. */
-  apply(changes: readonly Change[]): Promise<Item[]>;
-  /** The `store` transition for many answered rows whose results line is durable. */
-  markStored(ids: readonly string[], outputPath: string, detail: Record<string, unknown>): Promise<void>;
-  /**
-   * Notes in the event log task ids the gateway gave this runner after it lost its standing (`task-unrecorded`
-   * events: no row moves). Only a journal that still takes them from such a runner has it (a database).
-   */
-  noteUnrecordedTasks?(tasks: ReadonlyArray<{ id: string; taskId: string }>): Promise<void>;
-  /**
-   * Notes in the event log chat/responses answers this runner received after it lost its standing
-   * (`answer-unrecorded` events, the answer whole: no row moves), for `gbatch resolve --recorded-answer`.
-   */
-  noteUnrecordedAnswers?(answers: ReadonlyArray<{ id: string; attempt: number; answer: unknown }>): Promise<void>;
-  /** Patches fields without a state change; logged as a `note` event. */
-  annotate(id: string, patch: ItemPatch, note: string): Promise<void>;
-  syncDeferred(): Promise<void>;
-  /**
-   * Reads, decides and applies under one write lock: what `decide` saw is what is changed. The changes
-   * `decide` returns are applied atomically with its reads.
-   */
-  decideAndApply<T>(decide: (reader: Pick<JournalStore, 'get' | 'list' | 'iterate' | 'abandonedWhileUncertain'>) => Promise<{ changes: Change[]; result: T }>): Promise<T>;
-
-  /** An ingest pass; on a database several runners share, `say` hears what its wait for the job's ingest lock is for. */
-  beginIngest(options?: IngestOptions): Promise<IngestWriter>;
   /** The records of the manifests the job's last ingest read whole, for the paths given (all of them without). */
   manifestRecords(paths?: readonly string[]): Promise<Map<string, ManifestRecord>>;
 
@@ -295,17 +246,109 @@ export interface JournalStore {
   orphans(limit: number): Promise<OrphanSummary>;
   /** The listing, state and attempts of each id given that the journal holds. */
   listings(ids: readonly string[]): Promise<Map<string, ListingRow>>;
-  /** The operator's word (`gbatch retry <id>`): the orphaned rows among `ids` are adopted, sent as if listed. Returns those changed. */
-  adopt(ids: readonly string[]): Promise<string[]>;
-  /** Removes orphaned rows never sent, with their events (`gbatch forget`): all of `ids`, or none and why (forgetRefusal). */
-  forget(ids: readonly string[]): Promise<ForgetOutcome>;
 
   /** Rows that have a results line, after `afterSeq`, at most `limit` and about `maxBytes` of bodies (at least one). */
   resultRows(afterSeq: number, limit: number, maxBytes: number): Promise<ResultRow[]>;
   /** The manifest position of the first item whose line may still appear or change. */
   firstOpenSeq(): Promise<number | undefined>;
 
+  /** The job's runners, live and dead, as `status` shows them. */
+  runners(): Promise<RunnerView[]>;
+  lastRun(): Promise<RunRecord | undefined>;
+}
+
+/**
+ * How a commit reaches the disk. `sync`: durable before it is reported done (the default). `relaxed`:
+ * done once committed; a crash of the process loses none of it, a power cut before the next flush() or
+ * synced commit may (for writes whose loss costs only repeated work). A journal opened `relaxed` never
+ * waits on the disk: for benchmarks only.
+ */
+export type Durability = 'sync' | 'relaxed';
+
+/** What an adapter can do that another cannot: the pipeline asks these, never which adapter it holds. */
+export interface JournalCapabilities {
+  /**
+   * Several runners may share the job (a database): their pacing, pauses, stops, results file and
+   * notifications are agreed through `coordination` and `notices`. Without it one runner holds the job,
+   * and its own pacing and pauses are the whole truth.
+   */
+  readonly sharedRunners: boolean;
+  /**
+   * The journal still takes notes from a runner that lost its standing (noteUnrecordedTasks/Answers): a
+   * database, where another runner holds the job now. A file that was deleted, replaced or taken cannot.
+   */
+  readonly notesAfterLoss: boolean;
+}
+
+/** What a run writes: the queries, and every change to the job, its rows, its runners and its runs. */
+export interface JournalStore extends JournalQueries {
+  now(): number;
+  /** From now on every write throws `reason`: the journal is no longer this process's to change. */
+  fence(reason: Error): void;
+
+  readonly membership: RunnerMembership;
+  /** What runners sharing the job agree through the journal; only used where `capabilities.sharedRunners`. */
+  readonly coordination: Coordination;
+  /** Which runner sends each of the job's notifications; only used where `capabilities.sharedRunners`. */
+  readonly notices: JobNotices;
+
+  saveJob(job: JobInput): Promise<void>;
+  /**
+   * Cancels the job (`reason` given; a job already cancelled keeps its first time) or lifts its
+   * cancellation (undefined). While it is cancelled the journal refuses every `submit` (JobCancelledError).
+   */
+  setJobCancel(reason: string | undefined): Promise<JobCancel | undefined>;
+
+  /**
+   * Pending rows after `afterSeq` for this runner to send, in manifest order, claimed so that no other
+   * runner of the job takes them meanwhile (a database skips rows another runner has locked or claimed).
+   */
+  claimPending(limit: number, afterSeq: number): Promise<Item[]>;
+  /**
+   * At the start of a run: every row a stopped runner left `submitting` becomes `uncertain` (its request
+   * may have reached the gateway; never resent blindly). On a database, only rows of runners that are gone.
+   */
+  recoverInterrupted(): Promise<Item[]>;
+
+  /**
+   * Applies the changes in ONE transaction, each checked by the transition table and written
+   * compare-and-set on its from-state; any failure rolls all back. `durability: 'relaxed'`: the commit
+   * may return before it is on disk (flush() makes it durable).
+   */
+  applyTransitions(changes: readonly Change[], options?: { durability?: Durability }): Promise<Move[]>;
+  /** As applyTransitions, returning each item as it now is. */
+  apply(changes: readonly Change[]): Promise<Item[]>;
+  /** The `store` transition for many answered rows whose results line is durable. */
+  markStored(ids: readonly string[], outputPath: string, detail: Record<string, unknown>): Promise<void>;
+  /**
+   * Notes in the event log task ids the gateway gave this runner after it lost its standing (`task-unrecorded`
+   * events: no row moves). Only where `capabilities.notesAfterLoss`.
+   */
+  noteUnrecordedTasks(tasks: ReadonlyArray<{ id: string; taskId: string }>): Promise<void>;
+  /**
+   * Notes in the event log chat/responses answers this runner received after it lost its standing
+   * (`answer-unrecorded` events, the answer whole: no row moves), for `gbatch resolve --recorded-answer`.
+   * Only where `capabilities.notesAfterLoss`.
+   */
+  noteUnrecordedAnswers(answers: ReadonlyArray<{ id: string; attempt: number; answer: unknown }>): Promise<void>;
+  /** Patches fields without a state change; logged as a `note` event. */
+  annotate(id: string, patch: ItemPatch, note: string): Promise<void>;
+  /** Makes every `relaxed` commit so far durable. */
+  flush(): Promise<void>;
+  /**
+   * Reads, decides and applies under one write lock: what `decide` saw is what is changed. The changes
+   * `decide` returns are applied atomically with its reads.
+   */
+  decideAndApply<T>(decide: (reader: Pick<JournalQueries, 'get' | 'list' | 'iterate' | 'abandonedWhileUncertain'>) => Promise<{ changes: Change[]; result: T }>): Promise<T>;
+
+  /** An ingest pass; on a database several runners share, `say` hears what its wait for the job's ingest lock is for. */
+  beginIngest(options?: IngestOptions): Promise<IngestWriter>;
+
+  /** The operator's word (`gbatch retry <id>`): the orphaned rows among `ids` are adopted, sent as if listed. Returns those changed. */
+  adopt(ids: readonly string[]): Promise<string[]>;
+  /** Removes orphaned rows never sent, with their events (`gbatch forget`): all of `ids`, or none and why (forgetRefusal). */
+  forget(ids: readonly string[]): Promise<ForgetOutcome>;
+
   recordRunStart(): Promise<number>;
   recordRunEnd(id: number, end: RunEnd): Promise<void>;
-  lastRun(): Promise<RunRecord | undefined>;
 }

@@ -4,7 +4,7 @@
 // sent, and the rows the operator adopted (src/core/orphans.ts); a row in none of them is not sent.
 import { SENDABLE_STATES, wouldSend } from '../core/orphans.js';
 import type { ItemState } from '../core/states.js';
-import { conflictProblem, judgeAgainstPrior, type IngestConflict, type Item, type JournalStore, type PriorRow } from '../journal/index.js';
+import { conflictProblem, judgeAgainstPrior, type IngestConflict, type Item, type JournalQueries, type PriorRow } from '../journal/index.js';
 import { hashCanonicalRequest } from '../manifest/content-hash.js';
 import type { ManifestRow } from '../manifest/types.js';
 
@@ -18,7 +18,7 @@ export class PlanAgainstJournal {
   /** Rows the operator adopted that a run would send, until a manifest row under the same id is judged. */
   private readonly adopted = new Map<string, Item>();
 
-  constructor(private readonly journal: JournalStore | undefined, manifestCount: number) {
+  constructor(private readonly journal: JournalQueries | undefined, manifestCount: number) {
     this.seen = manifestCount > 1 ? new Map() : undefined;
   }
 

@@ -17,7 +17,7 @@ import { SqliteJournalStore } from '../journal/sqlite/sqlite-store.js';
 import { budgetInForce, type JobFileBudget } from '../core/job-budget.js';
 import { countsForExit } from '../core/orphans.js';
 import { orphanedLine, SHOWN_ORPHANS } from './orphaned-line.js';
-import type { JobTotals, RunEnd } from '../journal/index.js';
+import type { Durability, JobTotals, RunEnd } from '../journal/index.js';
 import { BudgetGuard } from './budget-guard.js';
 import type { RunContext, RunEvents, RunSettings } from './context.js';
 import { Downloader } from './lanes/downloader.js';
@@ -65,9 +65,10 @@ export interface RunConfig {
   skipInvalid: boolean;
   /** CSV columns kept as each row's metadata, never sent (--meta-columns). */
   metaColumns?: readonly string[];
-  journalSync?: 'full' | 'off';
-  /** How the journal's WAL is fsynced after deferred commits (tests observe it). */
-  syncWal?: (walPath: string) => void;
+  /** How the journal's commits reach the disk (`--journal-sync`; 'relaxed' is for benchmarks only). */
+  journalDurability?: Durability;
+  /** How the journal's flush() makes its file durable (default: fsync; tests observe it). */
+  flushFile?: (path: string) => void;
   /** Options as given, saved with the job for `status` and `report`. */
   jobOptions: Record<string, unknown>;
   clock?: Clock;
@@ -103,7 +104,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
   let journal: JournalStore;
   try {
     journal = await openStore(config.statePath, {
-      job: config.jobName, clock, sync: config.journalSync ?? 'full', ...(config.syncWal ? { syncWal: config.syncWal } : {}),
+      job: config.jobName, clock, durability: config.journalDurability ?? 'sync', ...(config.flushFile ? { flushFile: config.flushFile } : {}),
     });
   } catch (err) {
     preflight.undo();
@@ -129,7 +130,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     return ended;
   };
   try {
-    const takeover = await acquireRunner(journal.membership, journal.adapter, config.ifRunning ?? { policy: undefined, timeoutMs: 0 }, clock, where,
+    const takeover = await acquireRunner(journal.membership, journal.capabilities.sharedRunners, config.ifRunning ?? { policy: undefined, timeoutMs: 0 }, clock, where,
       (line) => events.emit('log', line));
     // Rows earlier runs left for this one, priced by this run's table: a refusal before anything changes.
     if (!config.ingestOnly) await refuseUnpricedHeldRows(journal, config.pricing, config.pricingSource ?? 'the pricing table', config.settings.resubmitUncertainText);
@@ -241,7 +242,7 @@ async function drive(
     ...controllers, submitGate: stops, laneFailed: (err) => failures.trip(err),
     random: config.random ?? Math.random,
     account,
-    pacers: requestPacers(config.settings, journal.coordination, account, clock),
+    pacers: requestPacers(config.settings, journal.capabilities.sharedRunners ? journal.coordination : undefined, account, clock),
   };
   const earlier = await earlierDrift(journal, config.pricing);
   if (earlier && ctx.budget.observeDrift(earlier.ratio)) events.emit('log', priceDriftLine(earlier.item, earlier.tableUsd, earlier.gatewayUsd, earlier.ratio, true));
@@ -259,7 +260,7 @@ async function drive(
   stops.armDeadline();
   // Counting the job's rows costs a scan: only when someone listens (the --notify-at watch).
   if (events.listenerCount('started') > 0) {
-    events.emit('started', { counts: await journal.counts(), spend: ctx.budget.committed(), budgetUsd: config.budgetUsd, pausedUntil: gateway.pausedUntil() }, () => ctx.budget.committed(), journal.notices);
+    events.emit('started', { counts: await journal.counts(), spend: ctx.budget.committed(), budgetUsd: config.budgetUsd, pausedUntil: gateway.pausedUntil() }, () => ctx.budget.committed(), journal.capabilities.sharedRunners ? journal.notices : undefined);
   }
 
   const outputs = new OutputStop(ctx);
@@ -343,7 +344,7 @@ async function drive(
       await failures.watch(downloader.idle());
     }
     failures.rethrow();
-    await journal.syncDeferred(); // what the results, the report and the exit code say is on disk first
+    await journal.flush(); // what the results, the report and the exit code say is on disk first
     await results.close();
     const stopReason: RunResult['stopReason'] = stops.reason ?? (config.settings.noWait ? 'no-wait' : undefined);
     const deadlineLine = stops.deadlineSummary(submitter.cutCount);

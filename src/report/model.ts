@@ -3,7 +3,7 @@ import { checkSettledVideo } from '../core/charge-check.js';
 import { roundUsd } from '../core/money.js';
 import { overshoot, type PriceSnapshot } from '../core/settlement.js';
 import type { ItemState } from '../core/states.js';
-import type { Item, ItemError, JournalStore } from '../journal/index.js';
+import type { Item, ItemError, JournalQueries } from '../journal/index.js';
 import type { ItemTiming, Timeline } from './timeline.js';
 
 export interface ReportTotals {
@@ -119,7 +119,7 @@ function tablePrice(item: Item): { table_usd: number | null; mispriced: boolean 
 }
 
 /** `timeline` (from the event log) gives the job's start, end and duration; without it they are null. */
-export async function reportHeader(journal: JournalStore, jobName: string, budgetUsd: number | null, timeline?: Pick<Timeline, 'startedAt' | 'endedAt'>): Promise<ReportHeader> {
+export async function reportHeader(journal: JournalQueries, jobName: string, budgetUsd: number | null, timeline?: Pick<Timeline, 'startedAt' | 'endedAt'>): Promise<ReportHeader> {
   const counts = await journal.counts();
   const byState = Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0)) as Partial<Record<ItemState, number>>;
   const { total: sums, groups } = await journal.reportSums();

@@ -1,5 +1,5 @@
 // What `status` shows of the job's times: when it started, how long it has run, how long video tasks take.
-import { eventLog, type JournalStore } from '../journal/index.js';
+import { eventLog, type JournalQueries } from '../journal/index.js';
 import { duration } from './duration.js';
 import { buildTimeline, quantile, type Timeline } from './timeline.js';
 
@@ -13,7 +13,7 @@ export interface TimingJson {
   video_task_median_ms: number | null;
 }
 
-export async function timingSummary(journal: Pick<JournalStore, 'eventLogPage'>): Promise<{ timeline: Timeline; json: TimingJson }> {
+export async function timingSummary(journal: Pick<JournalQueries, 'eventLogPage'>): Promise<{ timeline: Timeline; json: TimingJson }> {
   const timeline = await buildTimeline(eventLog(journal));
   const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
   return {

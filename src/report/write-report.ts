@@ -1,5 +1,5 @@
 // Renders the reconciliation as table, json or csv, streaming the items so a large journal fits.
-import { eventLog, type JournalStore } from '../journal/index.js';
+import { eventLog, type JournalQueries } from '../journal/index.js';
 import { reportItem, type ReportHeader, type ReportItem } from './model.js';
 import { PriceDriftTally, priceDriftLine } from './price-drift.js';
 import { printable } from '../core/printable.js';
@@ -9,7 +9,7 @@ import { buildTimeline, type Timeline } from './timeline.js';
 export type ReportFormat = 'table' | 'json' | 'csv';
 
 /** `timeline`: the event log already folded (json and csv read it for the items' times when it is not given). */
-export async function writeReport(journal: JournalStore, header: ReportHeader, format: ReportFormat, write: (chunk: string) => void, timeline?: Timeline): Promise<void> {
+export async function writeReport(journal: JournalQueries, header: ReportHeader, format: ReportFormat, write: (chunk: string) => void, timeline?: Timeline): Promise<void> {
   if (format === 'table') {
     write(`${await renderReportTable(journal, header)}\n`);
     return;
@@ -19,7 +19,7 @@ export async function writeReport(journal: JournalStore, header: ReportHeader, f
   else await writeCsv(journal, header, write, times);
 }
 
-async function writeJson(journal: JournalStore, header: ReportHeader, write: (chunk: string) => void, timeline: Timeline): Promise<void> {
+async function writeJson(journal: JournalQueries, header: ReportHeader, write: (chunk: string) => void, timeline: Timeline): Promise<void> {
   write(`{"job":${JSON.stringify(header.job)},"totals":${JSON.stringify(header.totals)},"by_model":${JSON.stringify(header.by_model)},"items":[`);
   let first = true;
   let buffer = '';
@@ -63,7 +63,7 @@ const csvLine = (row: CsvRow): string => `${CSV_COLUMNS.map((c) => csvCell(row[c
  * and one `total` line, told apart by `kind`. Spreadsheets and CSV readers take it whole (no second
  * header, no blank line that ends a table early); filter `kind` before summing a column.
  */
-async function writeCsv(journal: JournalStore, header: ReportHeader, write: (chunk: string) => void, timeline: Timeline): Promise<void> {
+async function writeCsv(journal: JournalQueries, header: ReportHeader, write: (chunk: string) => void, timeline: Timeline): Promise<void> {
   write(CSV_COLUMNS.join(',') + '\n');
   let buffer = '';
   for await (const item of journal.iterate()) {
@@ -84,7 +84,7 @@ async function writeCsv(journal: JournalStore, header: ReportHeader, write: (chu
   write(buffer);
 }
 
-export async function renderReportTable(journal: JournalStore, header: ReportHeader, maxItems = Infinity): Promise<string> {
+export async function renderReportTable(journal: JournalQueries, header: ReportHeader, maxItems = Infinity): Promise<string> {
   const { totals } = header;
   const rows: Cell[][] = [];
   const errors: string[] = [];

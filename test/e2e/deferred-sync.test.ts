@@ -13,7 +13,7 @@ describe('deferred sync of download records', () => {
     const ws = workspace();
     const manifest = writeJsonl(ws.path('videos.jsonl'), Array.from({ length: 6 }, (_, i) => videoRow(`v${i}`, `a quiet lake ${i}`)));
     const seenAtSync: Array<Record<string, number>> = [];
-    const syncWal = (walPath: string): void => {
+    const flushFile = (walPath: string): void => {
       const reader = Journal.open(ws.state, { readonly: true });
       seenAtSync.push(Object.fromEntries(Object.entries(reader.counts()).filter(([, n]) => n > 0)));
       reader.close();
@@ -21,7 +21,7 @@ describe('deferred sync of download records', () => {
       fsyncSync(fd);
       closeSync(fd);
     };
-    const result = await runInProcess({ sim, ws, manifests: [manifest], settings: { downloadConcurrency: 2 }, extra: { syncWal } });
+    const result = await runInProcess({ sim, ws, manifests: [manifest], settings: { downloadConcurrency: 2 }, extra: { flushFile } });
     expect(result.exitCode).toBe(0);
     expect(result.counts.downloaded).toBe(6);
     expect(seenAtSync[0]).toEqual({ downloaded: 6 });

@@ -73,11 +73,11 @@ describe('deferred sync', () => {
     ingest(journal, ['a', 'b', 'c', 'd'].map((id) => entry(id)));
     const queue = new CommitQueue(SqliteJournalStore.wrap(journal));
     await Promise.all([
-      queue.write(submitChange(journal.get('a')!), undefined, { deferSync: true }),
-      queue.write(submitChange(journal.get('b')!), undefined, { deferSync: true }),
+      queue.write(submitChange(journal.get('a')!), undefined, { durability: 'relaxed' }),
+      queue.write(submitChange(journal.get('b')!), undefined, { durability: 'relaxed' }),
     ]);
     await Promise.all([
-      queue.write(submitChange(journal.get('c')!), undefined, { deferSync: true }),
+      queue.write(submitChange(journal.get('c')!), undefined, { durability: 'relaxed' }),
       queue.write(submitChange(journal.get('d')!)),
     ]);
     expect(modes).toEqual([NORMAL, FULL]);

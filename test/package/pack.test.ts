@@ -9,10 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import Database from 'better-sqlite3';
 import { BUILT } from '../e2e/helpers/cli.js';
 import { ROOT } from '../e2e/helpers/workspace.js';
+import { pgAvailable, usePgSchema } from '../helpers/postgres.js';
+import { SCHEMA_VERSION as POSTGRES_VERSION } from '../../src/journal/postgres/schema.js';
+import { SCHEMA_VERSION as SQLITE_VERSION } from '../../src/journal/sqlite/schema.js';
 
 const run = promisify(execFile);
+const db = usePgSchema('gbatch_pack');
 const NPM_QUIET = ['--no-audit', '--no-fund', '--loglevel=error'];
 let dir = '';
 let project = '';
@@ -38,7 +43,7 @@ beforeAll(async () => {
   const paths = info!.files.map((f) => f.path);
   // What runs ships; the tests and sources do not.
   expect(paths).toEqual(expect.arrayContaining(['bin/gbatch.js', 'dist/bundle/index.js', 'dist/index.d.ts', 'dist/bundle/main.js', 'assets/sim-video.mp4', 'package.json']));
-  expect(paths.filter((p) => p.startsWith('test/') || p.startsWith('src/') || p.endsWith('.map') || (p.endsWith('.js') && p.startsWith('dist/') && !p.startsWith('dist/bundle/')))).toEqual([]);
+  expect(paths.filter((p) => p.startsWith('test/') || p.startsWith('src/') || p.endsWith('.map') || p.endsWith('.sql') || (p.endsWith('.js') && p.startsWith('dist/') && !p.startsWith('dist/bundle/')))).toEqual([]);
 
   project = join(dir, 'consumer');
   mkdirSync(project);
@@ -167,4 +172,21 @@ test.skipIf(!BUILT)("the README's approval of better-sqlite3's install script wo
   expect(Object.entries(approved.allowScripts ?? {})).toEqual([[expect.stringMatching(/^better-sqlite3(@[\d.]+)?$/), true]]);
   // (gbatch's own `prepare` may still be listed: npm counts it for a package installed from a tarball.)
   expect((await run('npm', ['install-scripts', 'ls'], { cwd: project })).stdout).not.toMatch(/better-sqlite3/);
+}, 60_000);
+
+test.skipIf(!BUILT)('the installed bin brings a new journal to the current schema on both adapters: every schema step ships in the bundle', async () => {
+  // The package holds no .sql file (see beforeAll): the steps must be inside the bundle.
+  const bin = join(project, 'node_modules', '.bin', 'gbatch');
+  const sqlite = await run(bin, ['journal', 'migrate', '--journal', 'fresh.db'], { cwd: project });
+  expect(sqlite.stdout).toBe('fresh.db: journal schema current\n');
+  const file = new Database(join(project, 'fresh.db'), { readonly: true });
+  try {
+    expect(file.pragma('user_version', { simple: true })).toBe(SQLITE_VERSION);
+  } finally {
+    file.close();
+  }
+  if (!pgAvailable()) return;
+  const server = await run(bin, ['journal', 'migrate', '--journal', db.url()], { cwd: project });
+  expect(server.stdout).toMatch(new RegExp(`journal schema at version ${POSTGRES_VERSION} \\(${POSTGRES_VERSION} step\\(s\\) applied\\)\n$`));
+  expect((await db.query('SELECT version FROM gbatch_schema_version')).rows).toEqual([{ version: POSTGRES_VERSION }]);
 }, 60_000);

@@ -12,6 +12,7 @@ function peers(heldFor: number) {
   const none = { madeUncertain: [], adopted: [], released: 0 };
   const ctx = {
     journal: {
+      capabilities: { sharedRunners: true, notesAfterLoss: true },
       coordination: {
         submissionsStopped: async () => undefined, pauseAccount: async () => {}, accountPause: async () => 0,
         jobMoney: async () => ({ reservedUsd: 0, actualUsd: 0, inFlight: false }),

@@ -40,14 +40,14 @@ describe('acquireRunner', () => {
     const clock = new ManualClock(0);
     for (const p of [undefined, 'fail'] as const) {
       const lock = heldUntil(clock, 10_000);
-      expect(await outcome(acquireRunner(lock, 'sqlite', policy({ policy: p }), clock, 'state/job.db', () => {}))).toBeInstanceOf(JournalBusyError);
+      expect(await outcome(acquireRunner(lock, false, policy({ policy: p }), clock, 'state/job.db', () => {}))).toBeInstanceOf(JournalBusyError);
       expect(lock.attempts).toBe(1);
     }
   });
 
   it('skip: a RunSkippedError naming the holder, at once', async () => {
     const clock = new ManualClock(0);
-    const err = await outcome(acquireRunner(heldUntil(clock, 10_000), 'sqlite', policy({ policy: 'skip' }), clock, 'state/job.db', () => {}));
+    const err = await outcome(acquireRunner(heldUntil(clock, 10_000), false, policy({ policy: 'skip' }), clock, 'state/job.db', () => {}));
     expect(err).toBeInstanceOf(RunSkippedError);
     expect((err as Error).message).toBe('skipped: the gbatch run pid 77 on night-host is still running this job (--if-running skip); nothing was done');
   });
@@ -56,7 +56,7 @@ describe('acquireRunner', () => {
     const clock = new ManualClock(0);
     const lock = heldUntil(clock, 4_500);
     const lines: string[] = [];
-    const joined = acquireRunner(lock, 'sqlite', policy({ policy: 'wait' }), clock, 'state/job.db', (line) => lines.push(line));
+    const joined = acquireRunner(lock, false, policy({ policy: 'wait' }), clock, 'state/job.db', (line) => lines.push(line));
     for (let i = 0; i < 5; i++) {
       await clock.waitForSleepers();
       await clock.advance(1000);
@@ -71,7 +71,7 @@ describe('acquireRunner', () => {
     for (const [over, why, waited, steps] of cases) {
       const clock = new ManualClock(0);
       const lock = heldUntil(clock, 60_000);
-      const gaveUp = outcome(acquireRunner(lock, 'sqlite', policy({ policy: 'wait', ...over }), clock, 'state/job.db', () => {}));
+      const gaveUp = outcome(acquireRunner(lock, false, policy({ policy: 'wait', ...over }), clock, 'state/job.db', () => {}));
       for (const step of steps) {
         await clock.waitForSleepers();
         await clock.advance(step);
@@ -91,8 +91,8 @@ describe('acquireRunner', () => {
       m.acquire = async () => undefined; // a database lets many runners join
       return m;
     };
-    expect(await acquireRunner(shared(), 'postgres', policy({}), clock, 'db', () => {})).toBeUndefined();
-    expect(await outcome(acquireRunner(shared(), 'postgres', policy({ policy: 'skip' }), clock, 'db', () => {}))).toBeInstanceOf(RunSkippedError);
-    expect(await outcome(acquireRunner(shared(), 'postgres', policy({ policy: 'fail' }), clock, 'db', () => {}))).toBeInstanceOf(JournalBusyError);
+    expect(await acquireRunner(shared(), true, policy({}), clock, 'db', () => {})).toBeUndefined();
+    expect(await outcome(acquireRunner(shared(), true, policy({ policy: 'skip' }), clock, 'db', () => {}))).toBeInstanceOf(RunSkippedError);
+    expect(await outcome(acquireRunner(shared(), true, policy({ policy: 'fail' }), clock, 'db', () => {}))).toBeInstanceOf(JournalBusyError);
   });
 });

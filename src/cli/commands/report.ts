@@ -1,7 +1,7 @@
 import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
 import { checkWritableDir } from '../../io/preflight.js';
-import { eventLog, type JournalStore } from '../../journal/index.js';
+import { eventLog, type JournalQueries } from '../../journal/index.js';
 import { reportHeader, type ReportHeader } from '../../report/model.js';
 import { buildTimeline, type Timeline } from '../../report/timeline.js';
 import { writeReport, type ReportFormat } from '../../report/write-report.js';
@@ -66,7 +66,7 @@ async function writeAtomically(output: string, fill: (write: (chunk: string) => 
 }
 
 /** Loaded only for html: the charting library stays out of the other formats' start-up. */
-async function renderHtml(journal: JournalStore, header: ReportHeader, timeline: Timeline, journalArg: string, manifest: string | null): Promise<string> {
+async function renderHtml(journal: JournalQueries, header: ReportHeader, timeline: Timeline, journalArg: string, manifest: string | null): Promise<string> {
   const { renderHtmlReport } = await import('../../report/html/write-html.js');
   const run = await journal.lastRun();
   const meaning = run?.exitCode == null ? null : (EXIT_CODES.run.find(([code]) => code === run.exitCode)?.[1] ?? null);

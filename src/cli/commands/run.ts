@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { printable } from '../../core/printable.js';
-import { isDatabaseUrl, openStore } from '../../journal/open-store.js';
+import { isDatabaseUrl, openQueries } from '../../journal/open-store.js';
 import { redactDatabaseUrl } from '../../journal/postgres/database-url.js';
 import { formatRowError } from '../../manifest/types.js';
 import type { RunEvents } from '../../pipeline/context.js';
@@ -104,7 +104,7 @@ async function printSummary(job: ResolvedJob, result: RunJobResult, json: boolea
   }
   let advice: string[] = [];
   if (result.ingest?.ok && !result.journalLost) {
-    const journal = await openStore(job.statePath, { job: job.name, readonly: true });
+    const journal = await openQueries(job.statePath, { job: job.name });
     try {
       const header = await reportHeader(journal, job.name, result.budgetUsd ?? null);
       process.stdout.write(`${await renderReportTable(journal, header, SUMMARY_ROWS)}\n`);

@@ -3,7 +3,7 @@
 // its snapshot.
 import type { ItemKind, ItemState } from '../../core/states.js';
 import { countsForExit } from '../../core/orphans.js';
-import type { JournalStore, OrphanSummary, RunnerView } from '../../journal/index.js';
+import type { JournalQueries, OrphanSummary, RunnerView } from '../../journal/index.js';
 import { reportHeader, type ReportTotals } from '../../report/model.js';
 import { timingSummary, type TimingJson } from '../../report/timing-summary.js';
 import type { UncertainRow } from '../../job/advice.js';
@@ -49,7 +49,7 @@ export interface StatusData {
   health: Health;
 }
 
-export async function gatherStatus(journal: JournalStore, named: string): Promise<StatusData> {
+export async function gatherStatus(journal: JournalQueries, named: string): Promise<StatusData> {
   const file = journal.location;
   const job = await journal.getJob();
   const budget = job?.budgetUsd ?? null;
@@ -60,7 +60,7 @@ export async function gatherStatus(journal: JournalStore, named: string): Promis
     attention[state] = (await journal.list([state], ATTENTION_LIMIT))
       .map((i) => ({ id: i.id, kind: i.kind, task_id: i.taskId, error: i.lastError?.message ?? null }));
   }
-  const runners = await journal.membership.runners();
+  const runners = await journal.runners();
   const judged = runners.find((r) => r.liveness.alive) ?? runners[0];
   const holder = judged && { pid: judged.pid, host: judged.host, heartbeatAt: judged.heartbeatAt, ...judged.liveness };
   const counts = await journal.counts();

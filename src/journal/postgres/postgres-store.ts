@@ -11,7 +11,8 @@ import type { ResultRow } from '../result-row.js';
 import type { RunEnd, RunRecord } from '../runs.js';
 import type { OpenStoreOptions } from '../open-options.js';
 import type {
-  Coordination, EventLogRecord, IngestOptions, IngestWriter, ItemEventRecord, ItemFilter as StoreItemFilter, JobCancel, JobInput, JournalStore, ManifestRecord, ModelGroup, PriorRow, ReportSums, RunnerMembership,
+  Coordination, Durability, EventLogRecord, IngestOptions, IngestWriter, ItemEventRecord, ItemFilter as StoreItemFilter, JobCancel, JobInput, JournalCapabilities,
+  JournalQueries, JournalStore, ManifestRecord, ModelGroup, PriorRow, ReportSums, RunnerMembership, RunnerView,
 } from '../store.js';
 import { StaleTransitionError } from '../change.js';
 import { LockLostError } from '../runner-standing.js';
@@ -41,10 +42,14 @@ export { migrate, SCHEMA_VERSION } from './schema.js';
 
 const MAX_RUN_MESSAGE = 1000;
 
-export type PostgresOpenOptions = Pick<OpenStoreOptions, 'job' | 'clock' | 'readonly'>;
+export type PostgresOpenOptions = Pick<OpenStoreOptions, 'job' | 'clock'> & { readonly?: boolean };
+
+/** Many runners on one job; a runner that lost its lease still notes what it received (another holds the job). */
+const CAPABILITIES: JournalCapabilities = { sharedRunners: true, notesAfterLoss: true };
 
 export class PostgresJournalStore implements JournalStore {
   readonly adapter = 'postgres' as const;
+  readonly capabilities = CAPABILITIES;
   readonly membership: RunnerMembership;
   readonly coordination: Coordination;
   readonly notices: JobNotices;
@@ -263,16 +268,17 @@ export class PostgresJournalStore implements JournalStore {
     return this.reads.priors(ids);
   }
 
-  async applyTransitions(changes: readonly Change[], options: { deferSync?: boolean } = {}): Promise<Move[]> {
+  async applyTransitions(changes: readonly Change[], options: { durability?: Durability } = {}): Promise<Move[]> {
     if (changes.length === 0) return [];
     const jobId = this.assertWritable();
+    const relaxed = options.durability === 'relaxed';
     // The pipeline's group commits, in one round trip each.
-    if (batchable(changes)) return this.applyBatch(jobId, changes, options.deferSync === true);
-    // Commits are durable on the server; a deferred one may skip waiting for its WAL flush.
+    if (batchable(changes)) return this.applyBatch(jobId, changes, relaxed);
+    // Commits are durable on the server; a relaxed one may skip waiting for its WAL flush.
     return inTransaction(this.pool, async (client) => {
       await this.enterWrite(client, jobId, 'shared');
       return applyChanges(client, jobId, changes, this.now(), this.writer());
-    }, options.deferSync ? 'SET LOCAL synchronous_commit = off' : '');
+    }, relaxed ? 'SET LOCAL synchronous_commit = off' : '');
   }
 
   private async applyBatch(jobId: number, changes: readonly Change[], defer: boolean): Promise<Move[]> {
@@ -347,11 +353,11 @@ export class PostgresJournalStore implements JournalStore {
     });
   }
 
-  async syncDeferred(): Promise<void> {
+  async flush(): Promise<void> {
     // Nothing to do: a commit with synchronous_commit off reaches disk within the server's WAL writer delay.
   }
 
-  async decideAndApply<T>(decide: (reader: Pick<JournalStore, 'get' | 'list' | 'iterate' | 'abandonedWhileUncertain'>) => Promise<{ changes: Change[]; result: T }>): Promise<T> {
+  async decideAndApply<T>(decide: (reader: Pick<JournalQueries, 'get' | 'list' | 'iterate' | 'abandonedWhileUncertain'>) => Promise<{ changes: Change[]; result: T }>): Promise<T> {
     const jobId = this.writableJob();
     return inTransaction(this.pool, async (client) => {
       // The job's write lock alone: no transition of another runner lands between the reads and the writes.
@@ -420,6 +426,10 @@ export class PostgresJournalStore implements JournalStore {
 
   async lastRun(): Promise<RunRecord | undefined> {
     return this.reads.lastRun();
+  }
+
+  async runners(): Promise<RunnerView[]> {
+    return this.membership.runners();
   }
 }
 

@@ -9,10 +9,12 @@ import type { RunEnd, RunRecord } from '../runs.js';
 import { lastRun, recordRunEnd, recordRunStart } from '../runs.js';
 import { abandonedWhileUncertain, lastSubmitTimes, taskIdHolders } from '../history.js';
 import type {
-  EventLogRecord, IngestWriter, ItemEventRecord, ItemFilter, JobCancel, JobInput, JournalStore, ManifestPrint, ManifestRecord, ModelGroup, PriorRow, ReportSums, RunnerMembership,
-  RunnerTakeover, RunnerView, SumRow, Takeover,
+  Durability, EventLogRecord, IngestWriter, ItemEventRecord, ItemFilter, JobCancel, JobInput, JournalCapabilities, JournalQueries, JournalStore, ManifestPrint,
+  ManifestRecord, ModelGroup, PriorRow, ReportSums, RunnerMembership, RunnerTakeover, RunnerView, SumRow, Takeover,
 } from '../store.js';
+import { OneRunnerCoordination, OneRunnerNotices } from '../one-runner.js';
 import { IngestSession } from './ingest-session.js';
+import type { IngestSummary } from '../ingest-rules.js';
 import { Journal, type JournalOptions } from './journal.js';
 import { modelGroups } from './model-groups.js';
 import { priorQuery } from './narrow-keys.js';
@@ -30,12 +32,19 @@ const SUMS = `COUNT(*) AS items,
   COUNT(gateway_charge_usd) AS gateway_n,
   SUM(total_tokens) AS tokens`;
 
+/** One file, one runner (its lock): nothing to share; a file deleted, replaced or taken takes no notes. */
+const CAPABILITIES: JournalCapabilities = { sharedRunners: false, notesAfterLoss: false };
+
 export class SqliteJournalStore implements JournalStore {
   readonly adapter = 'sqlite' as const;
+  readonly capabilities = CAPABILITIES;
   readonly membership: RunnerMembership;
+  readonly coordination: OneRunnerCoordination;
+  readonly notices = new OneRunnerNotices();
 
   private constructor(readonly journal: Journal) {
     this.membership = new SqliteMembership(journal);
+    this.coordination = new OneRunnerCoordination(this);
   }
 
   static open(file: string, options: JournalOptions = {}): SqliteJournalStore {
@@ -166,8 +175,8 @@ export class SqliteJournalStore implements JournalStore {
     return found;
   }
 
-  async applyTransitions(changes: readonly Change[], options: { deferSync?: boolean } = {}): Promise<Move[]> {
-    return this.journal.applyTransitions(changes, options);
+  async applyTransitions(changes: readonly Change[], options: { durability?: Durability } = {}): Promise<Move[]> {
+    return this.journal.applyTransitions(changes, { deferSync: options.durability === 'relaxed' });
   }
 
   async apply(changes: readonly Change[]): Promise<Item[]> {
@@ -182,11 +191,20 @@ export class SqliteJournalStore implements JournalStore {
     this.journal.annotate(id, patch, note);
   }
 
-  async syncDeferred(): Promise<void> {
+  async noteUnrecordedTasks(): Promise<void> {
+    throw new Error(`${this.location}: an SQLite journal takes no notes from a runner that lost it (capabilities.notesAfterLoss)`);
+  }
+
+  async noteUnrecordedAnswers(): Promise<void> {
+    throw new Error(`${this.location}: an SQLite journal takes no notes from a runner that lost it (capabilities.notesAfterLoss)`);
+  }
+
+  /** One fsync of the WAL for the relaxed commits since the last. */
+  async flush(): Promise<void> {
     this.journal.syncDeferred();
   }
 
-  async decideAndApply<T>(decide: (reader: Pick<JournalStore, 'get' | 'list' | 'iterate' | 'abandonedWhileUncertain'>) => Promise<{ changes: Change[]; result: T }>): Promise<T> {
+  async decideAndApply<T>(decide: (reader: Pick<JournalQueries, 'get' | 'list' | 'iterate' | 'abandonedWhileUncertain'>) => Promise<{ changes: Change[]; result: T }>): Promise<T> {
     const db = this.journal.db;
     // The reads below resolve synchronously, so nothing else runs on this connection until COMMIT; the
     // write lock taken first keeps other processes (a live runner) out between the reads and the writes.
@@ -258,6 +276,10 @@ export class SqliteJournalStore implements JournalStore {
   async lastRun(): Promise<RunRecord | undefined> {
     return lastRun(this.journal);
   }
+
+  async runners(): Promise<RunnerView[]> {
+    return this.membership.runners();
+  }
 }
 
 class SqliteMembership implements RunnerMembership {
@@ -324,6 +346,11 @@ class SqliteIngestWriter implements IngestWriter {
     for (const print of prints) upsert.run(print.path, print.bytes, print.sha256, print.rows, this.journal.now());
   }
 
+  /** Each row was judged as add() took it. */
+  async settle(): Promise<IngestSummary> {
+    return this.session.progress;
+  }
+
   async orphanUnread(): Promise<void> {
     this.session.orphanUnread();
   }
@@ -338,5 +365,10 @@ class SqliteIngestWriter implements IngestWriter {
 
   get progress() {
     return this.session.progress;
+  }
+
+  /** Not known without reading the rows. */
+  committedTotals(): undefined {
+    return undefined;
   }
 }

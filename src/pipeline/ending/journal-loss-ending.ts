@@ -64,9 +64,10 @@ export function endLeaseLost(location: string, base: RunResult, outcomes: readon
 export async function noteUnrecorded(journal: JournalStore, outcomes: readonly UnrecordedOutcome[], say: (line: string) => void): Promise<void> {
   const tasks = outcomes.filter(isUnrecordedTask);
   const answers = outcomes.filter((o): o is UnrecordedAnswer => !isUnrecordedTask(o));
+  if (!journal.capabilities.notesAfterLoss) return;
   try {
-    if (tasks.length > 0) await journal.noteUnrecordedTasks?.(tasks);
-    if (answers.length > 0) await journal.noteUnrecordedAnswers?.(answers);
+    if (tasks.length > 0) await journal.noteUnrecordedTasks(tasks);
+    if (answers.length > 0) await journal.noteUnrecordedAnswers(answers);
   } catch (err) {
     say(`could not note the unrecorded task ids and answers in the journal's event log: ${(err as Error).message}`);
   }

@@ -97,13 +97,13 @@ export class Downloader {
         resultUrl: item.resultUrl ?? undefined, signal: ctx.hardStop.signal, onReceived: () => { onWire(); onReceived(); },
       }));
       // The file is already durable under its name; losing this record to a power cut would only mean
-      // downloading it again. Its fsync is deferred to the end of the run (Journal.syncDeferred), which
-      // keeps the WAL's fsync, stuck behind the videos' writeback, off the event loop.
+      // downloading it again. It is made durable at the end of the run (the journal's flush()), which
+      // keeps the disk's flush, stuck behind the videos' writeback, off the event loop.
       const updated = await ctx.commits.write({
         id: item.id, event: 'store',
         patch: { outputPath: dest, sha256: file.sha256, bytes: file.bytes, lastError: null },
         detail: { bytes: file.bytes, sha256: file.sha256, source: file.source },
-      }, item, { deferSync: true });
+      }, item, { durability: 'relaxed' });
       ctx.events.emit('transition', updated, 'succeeded');
     } catch (err) {
       // Cut, or failing while the run stops (a dead gateway): the next run downloads it; one line said why.

@@ -92,7 +92,7 @@ export class Submitter {
     let after = 0;
     outer: for (;;) {
       // Among runners sharing a job, a claim is about what this runner can send soon: turns, not hoards.
-      const page = await ctx.journal.claimPending(ctx.journal.coordination ? Math.min(PAGE, ctx.settings.concurrency * 2) : PAGE, after);
+      const page = await ctx.journal.claimPending(ctx.journal.capabilities.sharedRunners ? Math.min(PAGE, ctx.settings.concurrency * 2) : PAGE, after);
       if (page.length === 0) break;
       for (const item of page) {
         after = item.seq;
@@ -336,9 +336,11 @@ export class Submitter {
     log(this.ctx, message);
     this.ctx.submitStop.abort(reason);
     // The balance is the account's: every runner of the job stops sending, not only this one.
-    if (reason === 'balance') this.ctx.journal.coordination?.stopSubmissions('balance').catch((err: unknown) => {
-      log(this.ctx, `could not tell the job's other runners that the balance ran out: ${(err as Error).message}`);
-    });
+    if (reason === 'balance' && this.ctx.journal.capabilities.sharedRunners) {
+      this.ctx.journal.coordination.stopSubmissions('balance').catch((err: unknown) => {
+        log(this.ctx, `could not tell the job's other runners that the balance ran out: ${(err as Error).message}`);
+      });
+    }
   }
 
   /** The operator cancelled the job (`gbatch cancel`): nothing more leaves; pending rows are cancelled when the lane ends. */

@@ -5,7 +5,7 @@
 import { roundUsd } from '../../core/money.js';
 import type { ItemState } from '../../core/states.js';
 import type { SpendState } from '../../core/budget.js';
-import type { Item, ItemError } from '../../journal/index.js';
+import type { Item, ItemError, JournalQueries } from '../../journal/index.js';
 import type { RunContext } from '../context.js';
 import { causeOf, ErrorGroups, laneCauseOf, returnOutcome } from '../../core/error-groups.js';
 import { RateRing } from './rate-ring.js';
@@ -28,6 +28,9 @@ export interface MonitorOptions {
 
 const MAX_DURATIONS = 512;
 
+/** The run as the monitor sees it: it only reads the journal. */
+export type MonitorContext = Omit<RunContext, 'journal'> & { journal: JournalQueries };
+
 export class RunMonitor {
   private counts = {} as Record<ItemState, number>;
   private readonly startedAt: number;
@@ -48,7 +51,7 @@ export class RunMonitor {
   private final = false;
   private finalSpend: SpendState | undefined;
 
-  constructor(private readonly ctx: RunContext, private readonly probe: LaneProbe, private readonly options: MonitorOptions) {
+  constructor(private readonly ctx: MonitorContext, private readonly probe: LaneProbe, private readonly options: MonitorOptions) {
     this.startedAt = ctx.clock.now();
   }
 

@@ -65,8 +65,8 @@ export class ResultsWriter {
     // not be renamed over one read later. Each appends to the prefix the last one (on any runner)
     // recorded, once its lines are stored: a file renamed or torn since no longer matches it, and is
     // written whole.
+    if (!this.ctx.journal.capabilities.sharedRunners) return this.rebuildNow();
     const shared = this.ctx.journal.coordination;
-    if (!shared) return this.rebuildNow();
     const file = `${hostname()}:${resolve(resultsPath(this.ctx.settings.outDir))}`;
     await shared.exclusive('results', async () => {
       this.prefix = (await shared.resultsPrefix(file)) ?? this.prefix;

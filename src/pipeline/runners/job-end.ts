@@ -7,7 +7,7 @@ import type { RunEvents } from '../context.js';
 /** This run joined the job: a new session of notices when no other runner is at work on it. */
 export async function joinJobNotices(journal: JournalStore, events: EventEmitter<RunEvents>): Promise<void> {
   try {
-    await journal.notices?.begin();
+    if (journal.capabilities.sharedRunners) await journal.notices.begin();
   } catch (err) {
     events.emit('log', `could not open the job's notifications in the journal (they may be sent twice): ${(err as Error).message}`);
   }
@@ -18,7 +18,7 @@ export async function joinJobNotices(journal: JournalStore, events: EventEmitter
  * absent on a journal of one runner, or when the journal could not say (then this run reports, to be safe).
  */
 export async function jobEnd(journal: JournalStore, events: EventEmitter<RunEvents>): Promise<{ lastOfJob?: boolean }> {
-  if (!journal.notices) return {};
+  if (!journal.capabilities.sharedRunners) return {};
   try {
     return { lastOfJob: await journal.notices.end() };
   } catch (err) {

@@ -30,7 +30,7 @@ export class JobPeers {
   constructor(private readonly ctx: RunContext, private readonly lanes: PeerLanes, private readonly everyMs: number) {}
 
   start(): void {
-    if (!this.ctx.journal.coordination) return;
+    if (!this.ctx.journal.capabilities.sharedRunners) return;
     this.repeating = repeatWithoutOverlap(this.everyMs, () => this.tick().catch((err: unknown) => {
       this.failure ??= err;
       this.ctx.laneFailed(err); // seen at once, not when this runner's share is done
@@ -57,7 +57,7 @@ export class JobPeers {
    */
   async settle(): Promise<'claimable' | 'done'> {
     const { ctx } = this;
-    if (!ctx.journal.coordination) return 'done';
+    if (!ctx.journal.capabilities.sharedRunners) return 'done';
     let said = false;
     // The others' last rows are usually answered within a request's latency: looked at often (this
     // runner's exit waits on the look that finds them done). Sweeps run on the beat (start()'s timer);
@@ -95,16 +95,16 @@ export class JobPeers {
    * and settled, and whether their work in flight may still free headroom for a row waiting on the budget.
    */
   async observeBudget(): Promise<void> {
-    const shared = this.ctx.journal.coordination;
-    if (!shared) return;
+    const { journal } = this.ctx;
+    if (!journal.capabilities.sharedRunners) return;
     const mark = this.ctx.budget.mark();
-    this.ctx.budget.observe(await shared.jobMoney(), mark);
+    this.ctx.budget.observe(await journal.coordination.jobMoney(), mark);
   }
 
   async tick(): Promise<void> {
     const { ctx, lanes } = this;
+    if (!ctx.journal.capabilities.sharedRunners) return;
     const shared = ctx.journal.coordination;
-    if (!shared) return;
     // Before the sweep: the rows it hands over were reserved by the runner that is gone, and the view
     // their settlement is taken from must hold that reservation.
     await this.observeBudget();
@@ -126,7 +126,7 @@ export class JobPeers {
   /** This runner's 429 pause goes to the journal; a longer one from another runner comes back. */
   private async sharePause(): Promise<void> {
     const { ctx } = this;
-    const shared = ctx.journal.coordination!;
+    const shared = ctx.journal.coordination;
     const ownMs = ctx.gateway.pausedUntil() - ctx.clock.now();
     if (ownMs > 0) await shared.pauseAccount(ctx.account, ownMs);
     const sharedMs = await shared.accountPause(ctx.account);

@@ -54,7 +54,7 @@ function holderOf(err: JournalBusyError): string {
  * or RunSkippedError (skip). `onWait` hears one line when a wait begins.
  */
 export async function acquireRunner(
-  membership: RunnerMembership, adapter: 'sqlite' | 'postgres', policy: OverlapPolicy, clock: Clock, location: string, onWait: (line: string) => void,
+  membership: RunnerMembership, sharedRunners: boolean, policy: OverlapPolicy, clock: Clock, location: string, onWait: (line: string) => void,
 ): Promise<RunnerTakeover | undefined> {
   const started = clock.now();
   const bound = Math.min(started + policy.timeoutMs, policy.deadlineAt ?? Infinity);
@@ -62,7 +62,7 @@ export async function acquireRunner(
   let said = false;
   for (;;) {
     try {
-      if (adapter === 'postgres' && policy.policy !== undefined) await noLiveRunner(membership, location);
+      if (sharedRunners && policy.policy !== undefined) await noLiveRunner(membership, location);
       return await membership.acquire();
     } catch (err) {
       if (!(err instanceof JournalBusyError)) throw err;
@@ -79,7 +79,7 @@ export async function acquireRunner(
   }
 }
 
-/** On a database: a live runner on the job counts as "running" for an explicit --if-running. */
+/** Where runners share a job: a live runner on the job counts as "running" for an explicit --if-running. */
 async function noLiveRunner(membership: RunnerMembership, location: string): Promise<void> {
   const live = (await membership.runners()).find((r) => r.liveness.alive);
   if (live) throw new JournalBusyError(location, live.pid, live.host);

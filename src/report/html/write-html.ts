@@ -1,6 +1,6 @@
 // `report --format html`: one pass over the items (the first rows kept, problems grouped, unmetered,
 // overshooting and mispriced rows counted per group), the timeline already folded from the event log, then the page.
-import { invalidRowText, type JournalStore } from '../../journal/index.js';
+import { invalidRowText, type JournalQueries } from '../../journal/index.js';
 import { reportItem, type ReportHeader, type ReportItem } from '../model.js';
 import type { Timeline } from '../timeline.js';
 import { htmlDocument } from './document.js';
@@ -19,7 +19,7 @@ export interface HtmlContext {
   inlineRows?: number;
 }
 
-export async function renderHtmlReport(journal: JournalStore, header: ReportHeader, timeline: Timeline, context: HtmlContext): Promise<string> {
+export async function renderHtmlReport(journal: JournalQueries, header: ReportHeader, timeline: Timeline, context: HtmlContext): Promise<string> {
   const limit = context.inlineRows ?? INLINE_ROWS;
   const rows: ReportItem[] = [];
   const marks = new Map<string, GroupMarks>();

@@ -18,7 +18,7 @@ async function scenario(harness: Harness): Promise<unknown> {
   rows.push(invalidRow('broken', 41));
   const summary = await ingest(store, rows);
   const items = await store.list(['pending']);
-  await store.applyTransitions(items.map((item) => ({ id: item.id, event: 'submit', patch: { attempts: 1, reservedUsd: item.estimateUsd } })), { deferSync: true });
+  await store.applyTransitions(items.map((item) => ({ id: item.id, event: 'submit', patch: { attempts: 1, reservedUsd: item.estimateUsd } })), { durability: 'relaxed' });
   clock.tick(10);
   const settle: Change[] = [];
   for (const [n, item] of items.entries()) {

@@ -68,6 +68,18 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
       expect((await store.get('a'))!.state).toBe('pending');
     });
 
+    it("lists the job's runners for views: the one that joined, live, as a read-only reader sees it too", async () => {
+      await store.saveJob({ name: harness.jobName(), manifest: 'rows.jsonl', options: {} });
+      expect(await store.runners()).toEqual([]);
+      await store.membership.acquire();
+      const reader = await harness.open({ clock, readonly: true });
+      for (const runners of [await store.runners(), await reader.runners()]) {
+        expect(runners).toHaveLength(1);
+        expect(runners[0]).toMatchObject({ pid: process.pid, rows: 0, liveness: { alive: true } });
+      }
+      await store.membership.release();
+    });
+
     describe('ingest', () => {
       it('inserts rows in manifest order and reads every field back as written', async () => {
         const rows = [row('b', 1), row('a', 2, { kind: 'video', hasReferenceVideo: true }), invalidRow('c', 3)];
@@ -279,8 +291,8 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
       });
 
       it('counts every state and sums reserved and settled money, rounded to nano-dollars', async () => {
-        await store.applyTransitions([submit('chat', 0.1), submit('third', 0.2), submit('video', 0.5)], { deferSync: true });
-        await store.syncDeferred();
+        await store.applyTransitions([submit('chat', 0.1), submit('third', 0.2), submit('video', 0.5)], { durability: 'relaxed' });
+        await store.flush();
         expect(await store.spend()).toEqual({ reservedUsd: 0.8, actualUsd: 0 });
         await store.applyTransitions([{ id: 'chat', event: 'complete', patch: { reservedUsd: 0, actualUsd: 0.07 } }, { id: 'third', event: 'complete', patch: { reservedUsd: 0, actualUsd: 0.2 } }]);
         expect(await store.spend()).toEqual({ reservedUsd: 0.5, actualUsd: 0.27 });

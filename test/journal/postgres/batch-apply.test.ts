@@ -58,7 +58,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: a batch of transitions in o
 
   it('writes every patched value exactly, leaves the rest, logs events in batch order, moves the money', async () => {
     const [store] = await job(2);
-    await store!.applyTransitions([submit('r0', 0.1 + 0.2), submit('r1', 0.5)], { deferSync: true });
+    await store!.applyTransitions([submit('r0', 0.1 + 0.2), submit('r1', 0.5)], { durability: 'relaxed' });
     const response = { text: 'quote " backslash \\ tab \t nul-escape \u0001', n: 1e-7 };
     await store!.applyTransitions([
       { id: 'r1', event: 'lose', expect: 'submitting', patch: { lastError: { message: 'gone' } }, detail: { reason: 'x' } },

@@ -1,0 +1,7 @@
+CREATE TABLE manifests (
+  path TEXT PRIMARY KEY,
+  bytes INTEGER NOT NULL,
+  sha256 TEXT NOT NULL,
+  rows INTEGER NOT NULL,
+  ingested_at INTEGER NOT NULL
+);
