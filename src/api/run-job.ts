@@ -124,6 +124,7 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
       baseUrl: access.baseUrl,
       apiKey: access.apiKey,
       skipInvalid: flags['skip-invalid'],
+      skipChanged: flags['skip-changed'],
       metaColumns: metaColumnList(flags['meta-columns']),
       journalSync: flags['journal-sync'] as 'full' | 'off',
       jobOptions: savedOptions(job),

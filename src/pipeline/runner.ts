@@ -62,6 +62,8 @@ export interface RunConfig {
   baseUrl: string;
   apiKey: string;
   skipInvalid: boolean;
+  /** `--skip-changed`: a row changed under an id the journal holds is skipped (its journal row withheld), not a refusal. */
+  skipChanged?: boolean;
   /** CSV columns kept as each row's metadata, never sent (--meta-columns). */
   metaColumns?: readonly string[];
   journalSync?: 'full' | 'off';
@@ -176,7 +178,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     const recovery = await recoverJournal(journal, config.settings);
     for (const line of recovery.messages) events.emit('log', line);
 
-    const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid, (line) => events.emit('log', line), config.metaColumns)
+    const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid, (line) => events.emit('log', line), config.metaColumns, config.skipChanged)
       .catch(async (err: unknown) => {
         // A runner frozen past its lease mid-ingest finds its session ended by the runner that took its
         // place (its pass rolled back): it lost its standing, which is no bug.

@@ -324,8 +324,8 @@ class SqliteIngestWriter implements IngestWriter {
     for (const print of prints) upsert.run(print.path, print.bytes, print.sha256, print.rows, this.journal.now());
   }
 
-  async orphanUnread(): Promise<void> {
-    this.session.orphanUnread();
+  async orphanUnread(withheld?: readonly string[]): Promise<void> {
+    this.session.orphanUnread(withheld);
   }
 
   async commit() {
