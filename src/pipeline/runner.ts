@@ -352,6 +352,8 @@ async function drive(
     // A job cancelled before this run sends nothing; one cancelled during it stops sending within a check.
     await cancels.check();
     cancels.start();
+    // What earlier runs left for the retry policy (a failure after their retries, or cut short by a deadline).
+    if (!cancels.cancel) await retries.requeueLeftByEarlierRuns();
 
     // Every lane is watched while it runs: the first to fail stops the others at once (LaneFailures),
     // and each is let finish what it has on the wire before the run ends with that failure.
