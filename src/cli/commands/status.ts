@@ -54,7 +54,7 @@ export async function run(argv: string[]): Promise<number> {
     // Orphaned rows that wait are no run's work: they neither defer nor fail what `run` would exit with.
     const exitCounts = countsForExit(counts, orphans.counts);
     const lastRun = await lastRunView(journal, holderView, Date.now(), exitCounts);
-    const health = await gatherHealth(journal, runners, lastRun, exitCounts);
+    const health = await gatherHealth(journal, runners, lastRun, exitCounts, Date.now(), named);
     const checked = options.check && health.needsOperator.length > 0 ? CHECK_FAILED : 0;
     if (options.check && !json) {
       const lines = checked ? health.needsOperator : [`ok: nothing needs an operator (\`gbatch run\` would exit ${health.wouldExit} now)`];
