@@ -204,7 +204,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     if (config.ingestOnly) return await finish({ ...await emptyResult(journal, EXIT.ok, effective, ingest.totals), ingest, recovery, takeover, stopReason: 'ingested' });
     await releaseDeferred(journal);
     const orphaned = await journal.orphans(SHOWN_ORPHANS);
-    if (orphaned.total > 0) events.emit('log', orphanedLine(orphaned));
+    if (orphaned.total > 0) events.emit('log', orphanedLine(orphaned, ingest.skippedChanged.length));
 
     const { concurrency, pollConcurrency, downloadConcurrency } = config.settings;
     const watch = new GatewayWatch(config.baseUrl);

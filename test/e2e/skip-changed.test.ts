@@ -77,6 +77,7 @@ describe.each(ADAPTERS)('$adapter journal', ({ adapter, skip, journal }) => {
     expect(night.code, night.stderr).toBe(0);
     expect(night.stderr).toMatch(/rows\.jsonl:2 row 'waits': already in the journal \(from .*rows\.jsonl:2\) with different content; skipped \(--skip-changed\)/);
     expect(night.stderr).toMatch(/rows\.jsonl:3 row 'done': .*skipped \(--skip-changed\)/);
+    expect(night.stderr).toContain("1 row(s) of the journal are in none of this run's manifests, or changed there and skipped (--skip-changed) (pending 1): not sent");
     const summary = stdoutJson(night);
     expect(summary.ingest).toMatchObject({ skipped_changed: 2, conflicts: 0 });
     expect(summary.reason).toContain('2 changed row(s) skipped (--skip-changed)');
