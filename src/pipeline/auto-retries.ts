@@ -85,6 +85,8 @@ export class AutoRetries {
     for (const item of requeued) {
       this.sent.set(item.id, 1);
       this.requeued.push(item.id);
+      // As the row now is (requeueChange's patch: the attempt's facts cleared), for the run's live counts.
+      ctx.events.emit('transition', { ...item, ...requeueChange(item).patch, state: 'pending' }, item.state);
     }
     if (requeued.length > 0) {
       const ids = requeued.slice(0, 20).map((item) => `'${item.id}'`).join(', ');
