@@ -28,7 +28,7 @@ export interface PlanJobOptions {
   /** A job file (`jobs/<name>.json`) or a manifest (`.csv`, `.jsonl`), as `gbatch plan` takes. */
   job: string;
   /** `gbatch plan`'s options by their flag names: state, journal, pricing, budget, no-budget, budget-may-overrun, meta-columns. */
-  options?: Pick<JobOptions, 'state' | 'journal' | 'pricing' | 'budget' | 'no-budget' | 'budget-may-overrun' | 'meta-columns'>;
+  options?: Pick<JobOptions, 'state' | 'journal' | 'pricing' | 'budget' | 'no-budget' | 'budget-may-overrun' | 'meta-columns' | 'skip-changed'>;
   /** Where GBATCH_JOURNAL_URL is read (default: process.env). */
   env?: NodeJS.ProcessEnv;
   /** Give the exact bodies of the first N valid rows (`plan --show-requests N`). */
@@ -75,9 +75,11 @@ export interface PlanResult {
   shownRows: PlanRow[];
   /** --skip-invalid in force: `run` records invalid rows and sends the rest. */
   skipInvalid: boolean;
+  /** --skip-changed in force: `run` skips the rows in `conflicts` (their journal rows are not sent) and sends the rest. */
+  skipChanged: boolean;
   /** With showRequests (`--show-requests N`): the first N valid rows' requests; else empty. */
   requests: PlannedRequest[];
-  /** `gbatch plan`'s exit code: 0 fits, 2 invalid rows (without --skip-invalid) or conflicts, 3 over the budget. */
+  /** `gbatch plan`'s exit code: 0 fits, 2 invalid rows (without --skip-invalid) or conflicts (without --skip-changed), 3 over the budget. */
   exitCode: 0 | 2 | 3;
 }
 
@@ -170,7 +172,8 @@ async function plan(job: ResolvedJob, journal: JournalQueries | undefined): Prom
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const conflicts = standing.problems();
+  const skipChanged = flags['skip-changed'] === true;
+  const conflicts = standing.problems(skipChanged);
   // The rows earlier runs left in the journal, judged by run's own rule (held-row-prices.ts).
   const unpriced = journal ? await unpricedHeldRows(journal, job.pricing, job.pricingSource, flags['resubmit-uncertain-text'] === true) ?? null : null;
   const spend = (await journal?.spend()) ?? { reservedUsd: 0, actualUsd: 0 };
@@ -188,9 +191,9 @@ async function plan(job: ResolvedJob, journal: JournalQueries | undefined): Prom
   const cancel = await journal?.jobCancel();
   return {
     job: job.name, manifests: job.manifests, pricing: job.pricingSource,
-    rows: summary.rows, valid: summary.valid, invalid: summary.invalid, errors: [...errors, ...conflicts, ...(unpriced !== null ? [unpriced] : [])], errorCount: errorCount + conflicts.length + (unpriced !== null ? 1 : 0), conflicts,
+    rows: summary.rows, valid: summary.valid, invalid: summary.invalid, errors: [...errors, ...(skipChanged ? [] : conflicts), ...(unpriced !== null ? [unpriced] : [])], errorCount: errorCount + (skipChanged ? 0 : conflicts.length) + (unpriced !== null ? 1 : 0), conflicts,
     estimatedUsd: roundUsd(total.usd), maxUsd: roundUsd(total.max), budgetUsd: budget ?? null, budgetMayOverrun: mayOverrun,
-    fitsBudget: fits, unpriced, reason, outputCappedRows: capped, skipInvalid: flags['skip-invalid'] === true,
+    fitsBudget: fits, unpriced, reason, outputCappedRows: capped, skipInvalid: flags['skip-invalid'] === true, skipChanged,
     journal: journal ? {
       location: printableLocation(job.statePath), spentUsd: spend.actualUsd, reservedUsd: spend.reservedUsd,
       remainingRows: remaining.rows, remainingEstimatedUsd: roundUsd(remaining.usd), remainingMaxUsd: roundUsd(remaining.max),
@@ -198,7 +201,8 @@ async function plan(job: ResolvedJob, journal: JournalQueries | undefined): Prom
     } : null,
     byModel, shownRows: rows, requests,
     // Invalid rows stop `run` only without --skip-invalid (a flag or the job file's option).
-    exitCode: summary.invalid > 0 && !flags['skip-invalid'] || conflicts.length > 0 || unpriced !== null ? 2 : fits === false ? 3 : 0,
+    // Changed rows, only without --skip-changed.
+    exitCode: summary.invalid > 0 && !flags['skip-invalid'] || conflicts.length > 0 && !skipChanged || unpriced !== null ? 2 : fits === false ? 3 : 0,
   };
 }
 

@@ -125,6 +125,7 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
       baseUrl: access.baseUrl,
       apiKey: access.apiKey,
       skipInvalid: flags['skip-invalid'],
+      skipChanged: flags['skip-changed'],
       metaColumns: metaColumnList(flags['meta-columns']),
       journalDurability: flags['journal-sync'] === 'off' ? 'relaxed' : 'sync',
       jobOptions: savedOptions(job),

@@ -22,6 +22,8 @@ export interface HealthFacts {
   /** The most recent error an item carries (failed, rejected, uncertain, deferred), if any. */
   lastError: { id: string; state: ItemState; message: string; at: number } | undefined;
   now: number;
+  /** How commands name the job, as the operator named it (a job file, or a name with --state): they are pasted as printed. */
+  job?: string;
 }
 
 export interface Health {
@@ -44,7 +46,8 @@ export function healthOf(f: HealthFacts): Health {
   const shown = live[0] ?? dead[0];
   const reasons: string[] = [];
   const { counts } = f;
-  if (counts.uncertain > 0) reasons.push(`${counts.uncertain} item(s) uncertain (the gateway may have them): decide with \`gbatch resolve\``);
+  const listed = f.job === undefined ? '' : `; \`gbatch status ${f.job}\` lists each with its commands`;
+  if (counts.uncertain > 0) reasons.push(`${counts.uncertain} item(s) uncertain (the gateway may have them): decide with \`gbatch resolve\`${listed}`);
   for (const runner of dead) {
     reasons.push(`runner pid ${runner.pid} on ${runner.host} is gone but still holds the job (heartbeat ${Math.round(runner.liveness.heartbeatAgeMs / 1000)} s ago): the next \`gbatch run\` takes over; its mid-request rows become uncertain`);
   }
@@ -90,11 +93,13 @@ export function latestError(rows: readonly Item[]): HealthFacts['lastError'] {
   return latest ? { id: latest.id, state: latest.state, message: latest.lastError!.message, at: latest.updatedAt } : undefined;
 }
 
-export async function gatherHealth(journal: JournalQueries, runners: readonly RunnerView[], lastRun: LastRunView | null, counts: Record<ItemState, number>, now = Date.now()): Promise<Health> {
+export async function gatherHealth(
+  journal: JournalQueries, runners: readonly RunnerView[], lastRun: LastRunView | null, counts: Record<ItemState, number>, now = Date.now(), job?: string,
+): Promise<Health> {
   const rows = await journal.list(['failed', 'rejected', 'uncertain', 'deferred'], 200);
   return healthOf({
     adapter: journal.adapter, counts, runners, lastRun, cancel: await journal.jobCancel(),
-    createdAt: (await journal.getJob())?.createdAt, lastError: latestError(rows), now,
+    createdAt: (await journal.getJob())?.createdAt, lastError: latestError(rows), now, ...(job !== undefined ? { job } : {}),
   });
 }
 

@@ -64,3 +64,30 @@ export function autoRetryDelayMs(retry: number, policy: Pick<AutoRetryPolicy, 'b
   const exponent = Math.min(Math.max(0, Math.floor(retry) - 1), 30);
   return Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** exponent);
 }
+
+/** What the rule needs of a row an earlier run left `failed` or `rejected`. */
+export interface LeftRow {
+  kind: ItemKind;
+  state: ItemState;
+  /** The task id a failed video row keeps from its task's FAILURE (an operator's abandon of a row never accepted has none). */
+  taskId: string | null;
+  errorStatus?: number | undefined;
+  /** The row's booked reservation: a refunded failure holds none. */
+  reservedUsd: number;
+  /** The operator abandoned it while uncertain (its request may have been billed): never the policy's. */
+  abandonedWhileUncertain: boolean;
+}
+
+/**
+ * Whether the retry policy sends again, at the start of a run, a row an earlier run left `failed` or
+ * `rejected`: a video row whose task failed (refunded: it keeps its task id and books nothing) and a text
+ * row refused with a transient code. Their retries that run were used up, or cut short by its stop (a
+ * deadline, a signal): each run gives them its --retry-failed tries, so a failure late in one night is
+ * not left waiting for an operator. Never an operator's abandon, nor a row failed any other way.
+ */
+export function retriedFromEarlierRun(row: LeftRow, policy: Pick<AutoRetryPolicy, 'retryFailed'>): boolean {
+  if (policy.retryFailed <= 0 || row.abandonedWhileUncertain) return false;
+  if (row.state === 'failed') return row.kind === 'video' && row.taskId !== null && row.reservedUsd === 0;
+  if (row.state === 'rejected') return row.kind !== 'video' && row.errorStatus !== undefined && TRANSIENT_REJECTIONS.includes(row.errorStatus);
+  return false;
+}

@@ -16,18 +16,18 @@ export type ExitName = 'ok' | 'someFailed' | 'usage' | 'budget' | 'uncertain' | 
 export const EXIT_CODE_TABLE = [
   {
     code: 0, name: 'ok',
-    meaning: 'done: every item is finished (`downloaded`, or `cancelled` by `gbatch cancel`: the operator chose it); orphaned items that wait (in none of the run\'s manifests) do not count',
+    meaning: 'done: every item is finished (`downloaded`, or `cancelled` by `gbatch cancel`: the operator chose it); orphaned items that wait (in none of the run\'s manifests, or changed there and skipped by `--skip-changed`) do not count',
     action: 'nothing',
   },
   {
     code: 1, name: 'someFailed',
     meaning: 'finished, but some items `failed` or were `rejected` (or were `invalid`, with `--skip-invalid`)',
-    action: '`gbatch status <job>` lists them; `gbatch retry <job> --failed --rejected` sends them again on the next run',
+    action: 'refunded video failures and 408/425 refusals are sent again by the next run on its own (`--retry-failed`); for the rest, `gbatch status <job>` lists them and `gbatch retry <job> --failed --rejected` sends them again on the next run',
   },
   {
     code: 2, name: 'usage',
     meaning: 'usage or configuration error, or an invalid manifest: nothing was sent, and one line on stderr names the file and the cause; or the gateway refused the API key (401), an output path cannot be written (permission, read-only), or the journal file was deleted or replaced during the run (a saved copy is named)',
-    action: 'read the one line on stderr; fix the file, key or path it names; the next run resumes',
+    action: 'read the one line on stderr; fix the file, key or path it names; the next run resumes. A row changed under an id the journal holds: give it a new id, or skip such rows and run the rest (`--skip-changed`, or `"skip-changed": true` in a job file; each is listed)',
   },
   {
     code: 3, name: 'budget',

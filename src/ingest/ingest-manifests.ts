@@ -1,6 +1,6 @@
 // Brings the manifests into the journal in one transaction: all new rows, or (when refused) none.
 import { basename } from 'node:path';
-import { conflictProblem, invalidRowHash, type IngestConflict, type IngestEntry, type JournalStore, type JobTotals } from '../journal/index.js';
+import { conflictProblem, invalidRowHash, skippedChangeLine, type IngestConflict, type IngestEntry, type JournalStore, type JobTotals } from '../journal/index.js';
 import type { PricingTable } from '../core/pricing.js';
 import { hashCanonicalRequest } from '../manifest/content-hash.js';
 import { formatRowError } from '../manifest/types.js';
@@ -20,7 +20,10 @@ export interface IngestOutcome {
   replaced: number;
   invalid: InvalidEntry[];
   invalidCount: number;
+  /** Rows changed under an id the journal holds, which refused the ingest (empty under --skip-changed). */
   conflicts: IngestConflict[];
+  /** Such rows skipped (--skip-changed): the ingest went on, their journal rows kept as they were and withheld. */
+  skippedChanged: IngestConflict[];
   /** Human-readable reasons the ingest was refused (empty when ok). */
   problems: string[];
   /** The job's rows by state and its spend as the ingest's commit left them, when known without a read (see IngestWriter). */
@@ -29,6 +32,9 @@ export interface IngestOutcome {
 
 const MAX_KEPT_ERRORS = 1000;
 
+/** Skipped changed rows named one by one at the start of a run; `gbatch plan` lists them all. */
+const SHOWN_SKIPPED = 50;
+
 /** An id for a row that has none of its own (missing, or a duplicate of an earlier row). */
 function standInId(entry: InvalidEntry): string {
   return `@${basename(entry.file)}:${entry.line}`;
@@ -36,14 +42,14 @@ function standInId(entry: InvalidEntry): string {
 
 export async function ingestManifests(
   journal: JournalStore, files: readonly string[], pricing: PricingTable, skipInvalid: boolean, say?: (line: string) => void,
-  metaColumns: readonly string[] = [],
+  metaColumns: readonly string[] = [], skipChanged = false,
 ): Promise<IngestOutcome> {
   const read = await Promise.all(files.map((file) => fingerprint(file).catch(() => undefined)));
   // Every manifest's fingerprint, or none: a manifest that could not be read whole is judged row by row.
   const prints = read.every((p): p is Fingerprint => p !== undefined) ? read : undefined;
   const known = prints ? await unchangedRows(journal, prints) : undefined;
   if (known !== undefined) {
-    return { ok: true, rows: known, inserted: 0, unchanged: known, replaced: 0, invalid: [], invalidCount: 0, conflicts: [], problems: [] };
+    return { ok: true, rows: known, inserted: 0, unchanged: known, replaced: 0, invalid: [], invalidCount: 0, conflicts: [], skippedChanged: [], problems: [] };
   }
   const rowsByPath = new Map<string, number>();
   const count = (file: string): void => {
@@ -55,7 +61,7 @@ export async function ingestManifests(
   const ingestedMeanwhile = prints ? await unchangedRows(journal, prints) : undefined;
   if (ingestedMeanwhile !== undefined) {
     await session.rollback();
-    return { ok: true, rows: ingestedMeanwhile, inserted: 0, unchanged: ingestedMeanwhile, replaced: 0, invalid: [], invalidCount: 0, conflicts: [], problems: [] };
+    return { ok: true, rows: ingestedMeanwhile, inserted: 0, unchanged: ingestedMeanwhile, replaced: 0, invalid: [], invalidCount: 0, conflicts: [], skippedChanged: [], problems: [] };
   }
   const invalid: InvalidEntry[] = [];
   let invalidCount = 0;
@@ -109,15 +115,22 @@ export async function ingestManifests(
   const summary = await session.settle();
   const problems: string[] = [];
   if (invalidCount > 0 && !skipInvalid) problems.push(`${invalidCount} invalid row(s); fix them or pass --skip-invalid`);
-  for (const c of summary.conflicts) problems.push(conflictProblem(c));
+  const skippedChanged = skipChanged ? summary.conflicts : [];
+  const conflicts = skipChanged ? [] : summary.conflicts;
+  for (const c of conflicts) problems.push(conflictProblem(c));
   const ok = problems.length === 0;
   let totals: JobTotals | undefined;
   if (ok) {
-    // The manifests of a run are the job's wanted rows: the journal's other rows are orphaned, not sent.
-    await session.orphanUnread();
+    for (const c of skippedChanged.slice(0, SHOWN_SKIPPED)) say?.(skippedChangeLine(c));
+    if (skippedChanged.length > SHOWN_SKIPPED) say?.(`... and ${skippedChanged.length - SHOWN_SKIPPED} more changed row(s) skipped: \`gbatch plan\` lists them all`);
+    // The manifests of a run are the job's wanted rows: the journal's other rows are orphaned, not sent;
+    // so are the rows a skipped changed row stands for (the journal's version is not what the manifest wants).
+    await session.orphanUnread(skippedChanged.map((c) => c.id));
     // Only a manifest read whole and accepted is remembered (with --skip-invalid its invalid rows are in the
     // journal); the records of the ingest before go, so a later run skips the read only for this same set.
-    await session.recordManifests(prints ? manifestPrints(prints, rowsByPath) : []);
+    // A manifest with skipped changed rows is read again by every run: each is judged (and listed) anew,
+    // and a run without --skip-changed refuses it.
+    await session.recordManifests(prints && skippedChanged.length === 0 ? manifestPrints(prints, rowsByPath) : []);
     await session.commit();
     totals = session.committedTotals();
   } else {
@@ -125,6 +138,6 @@ export async function ingestManifests(
   }
   return {
     ok, rows: scan.rows, inserted: summary.inserted, unchanged: summary.unchanged, replaced: summary.replaced,
-    invalid, invalidCount, conflicts: summary.conflicts, problems, ...(totals ? { totals } : {}),
+    invalid, invalidCount, conflicts, skippedChanged, problems, ...(totals ? { totals } : {}),
   };
 }

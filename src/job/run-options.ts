@@ -20,6 +20,7 @@ export const RUN_OPTIONS = {
   'base-url': { type: 'string', help: 'gateway base URL, e.g. http://127.0.0.1:8080/v1 (default: $GATEWAY_BASE_URL)' },
   'meta-columns': { type: 'string', help: "CSV columns that are the row's metadata, comma-separated (notes,owner): kept in the journal and results.jsonl, never sent; a column named meta.<key> is metadata without being listed. Any other column that is not a request field is refused" },
   'skip-invalid': { type: 'boolean', help: 'record invalid rows as `invalid` and go on, instead of refusing the manifest' },
+  'skip-changed': { type: 'boolean', help: "skip a row changed under an id the journal already holds, instead of refusing the manifest: each is listed (file:line, id) at the start, the journal keeps its row as it was and sends nothing of it (as a row no manifest lists), and the rest runs; such rows do not change the exit code" },
   deadline: { type: 'duration', help: "at this time today (06:30; 06:30+1d for tomorrow's; one already past is refused), at an ISO instant, or after this long (45m; 0m = now) send nothing new; tasks already submitted are still polled and downloaded for --drain, then what is in flight is cut after --deadline-grace; exit 75 if work remains (4 if a cut left rows uncertain); the resolved instant is printed at start" },
   'deadline-grace': { type: 'number', min: 0, max: 3600, help: 'seconds requests in flight may still take after --deadline (or once the gateway is unreachable) before they are cut (default: 10)' },
   drain: { type: 'duration', help: 'after --deadline, how long tasks already submitted are still polled and downloaded (nothing new is submitted): 15m, 90s, 1h; 0 stops polling at the deadline (default: 15m)' },
@@ -65,7 +66,7 @@ export const RUN_DEFAULTS = {
 } as const;
 
 /** The run flags `plan` uses: a new run flag stays out of plan's parsing and help unless added here. */
-export const PLAN_FLAG_NAMES = ['state', 'journal', 'pricing', 'budget', 'no-budget', 'budget-may-overrun', 'meta-columns', 'skip-invalid', 'json', 'help'] as const satisfies ReadonlyArray<keyof typeof RUN_OPTIONS>;
+export const PLAN_FLAG_NAMES = ['state', 'journal', 'pricing', 'budget', 'no-budget', 'budget-may-overrun', 'meta-columns', 'skip-invalid', 'skip-changed', 'json', 'help'] as const satisfies ReadonlyArray<keyof typeof RUN_OPTIONS>;
 
 type PlanFlagName = (typeof PLAN_FLAG_NAMES)[number];
 

@@ -1,5 +1,5 @@
 export { Journal, StaleTransitionError, type Change, type JobRecord, type JournalOptions, type Spend } from './sqlite/journal.js';
-export { conflictProblem, invalidRowHash, invalidRowText, judgeAgainstPrior, type IngestEntry, type IngestSummary, type IngestConflict, type PriorJudgement } from './ingest-rules.js';
+export { conflictProblem, skippedChangeLine, invalidRowHash, invalidRowText, judgeAgainstPrior, type IngestEntry, type IngestSummary, type IngestConflict, type PriorJudgement } from './ingest-rules.js';
 export { IngestSession } from './sqlite/ingest-session.js';
 export type { EventLogRecord, JournalStore, JournalAdapter, IngestWriter, RunnerMembership, RunnerView, JobInput, PriorRow, ManifestPrint, ManifestRecord, ReportSums, SumRow } from './store.js';
 export { BudgetExceededError, JobCancelledError, type Move } from './change.js';

@@ -50,3 +50,11 @@ export function judgeAgainstPrior(prior: { content_hash: string; state: string }
 export function conflictProblem(c: IngestConflict): string {
   return `${c.file}:${c.line} row '${c.id}': already in the journal (from ${c.journalFile}:${c.journalLine}) with different content; give the changed row a new id`;
 }
+
+/**
+ * The line `run` (and `plan`) prints for such a row under --skip-changed: the run goes on without it,
+ * and the journal's row stays as it is (its content, state and history), withheld like a row no manifest lists.
+ */
+export function skippedChangeLine(c: IngestConflict): string {
+  return `${c.file}:${c.line} row '${c.id}': already in the journal (from ${c.journalFile}:${c.journalLine}) with different content; skipped (--skip-changed): the journal keeps its row, nothing of it is sent`;
+}

@@ -90,8 +90,10 @@ export interface IngestWriter {
    * Says that this pass read the whole of the job's wanted rows (all the manifests of a run): every row
    * the job held before that it did not read is orphaned, every orphaned or adopted row it read is listed
    * again (src/core/orphans.ts). One set-based statement, in the pass's transaction; call it last, before commit().
+   * `withheld`: ids whose manifest row changed under them and was skipped (--skip-changed): their rows are
+   * orphaned as well, read or not, so that no run sends their old content.
    */
-  orphanUnread(): Promise<void>;
+  orphanUnread(withheld?: readonly string[]): Promise<void>;
   commit(): Promise<IngestSummary>;
   rollback(): Promise<IngestSummary>;
   readonly progress: IngestSummary;

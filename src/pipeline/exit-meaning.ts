@@ -16,6 +16,7 @@ export function exitMeaning(result: RunOutcome): string {
       ? `Ingested: ${result.ingest?.inserted ?? 0} new row(s) in the journal; nothing was sent.`
       : result.counts.cancelled > 0
         ? `Done: the job is cancelled (gbatch cancel); ${result.counts.cancelled} item(s) cancelled, never sent; everything sent before it is finished.`
+        : result.ingest?.skippedChanged.length ? `Done: every item is finished; ${result.ingest.skippedChanged.length} changed row(s) skipped (--skip-changed), listed at the start.`
         : 'Done: every item is finished.';
     case EXIT_CODE.someFailed: return 'Finished, but some items failed or were rejected (see `gbatch status`).';
     case EXIT_CODE.usage: if (result.stopReason === 'journal-lost') return 'Stopped: the journal file was deleted or replaced during the run (see above); nothing more was sent.';

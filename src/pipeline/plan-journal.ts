@@ -4,7 +4,7 @@
 // sent, and the rows the operator adopted (src/core/orphans.ts); a row in none of them is not sent.
 import { SENDABLE_STATES, wouldSend } from '../core/orphans.js';
 import type { ItemState } from '../core/states.js';
-import { conflictProblem, judgeAgainstPrior, type IngestConflict, type Item, type JournalQueries, type PriorRow } from '../journal/index.js';
+import { conflictProblem, judgeAgainstPrior, skippedChangeLine, type IngestConflict, type Item, type JournalQueries, type PriorRow } from '../journal/index.js';
 import { hashCanonicalRequest } from '../manifest/content-hash.js';
 import type { ManifestRow } from '../manifest/types.js';
 
@@ -68,7 +68,8 @@ export class PlanAgainstJournal {
     return counted ? 'remaining' : 'held';
   }
 
-  problems(): string[] {
-    return this.conflicts.map(conflictProblem);
+  /** One line a changed row: the refusal `run` makes, or (--skip-changed) the row it skips. */
+  problems(skipChanged = false): string[] {
+    return this.conflicts.map(skipChanged ? skippedChangeLine : conflictProblem);
   }
 }

@@ -63,6 +63,8 @@ export interface RunConfig {
   baseUrl: string;
   apiKey: string;
   skipInvalid: boolean;
+  /** `--skip-changed`: a row changed under an id the journal holds is skipped (its journal row withheld), not a refusal. */
+  skipChanged?: boolean;
   /** CSV columns kept as each row's metadata, never sent (--meta-columns). */
   metaColumns?: readonly string[];
   /** How the journal's commits reach the disk (`--journal-sync`; 'relaxed' is for benchmarks only). */
@@ -154,7 +156,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     const recovery = await recoverJournal(journal, config.settings);
     for (const line of recovery.messages) events.emit('log', line);
 
-    const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid, (line) => events.emit('log', line), config.metaColumns)
+    const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid, (line) => events.emit('log', line), config.metaColumns, config.skipChanged)
       .catch(async (err: unknown) => {
         // A runner frozen past its lease mid-ingest finds its session ended by the runner that took its
         // place (its pass rolled back): it lost its standing, which is no bug.
@@ -180,7 +182,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     if (config.ingestOnly) return await finish({ ...await emptyResult(journal, EXIT.ok, effective, ingest.totals), ingest, recovery, takeover, stopReason: 'ingested' });
     await releaseDeferred(journal);
     const orphaned = await journal.orphans(SHOWN_ORPHANS);
-    if (orphaned.total > 0) events.emit('log', orphanedLine(orphaned));
+    if (orphaned.total > 0) events.emit('log', orphanedLine(orphaned, ingest.skippedChanged.length));
 
     const { concurrency, pollConcurrency, downloadConcurrency } = config.settings;
     const watch = new GatewayWatch(config.baseUrl);
@@ -328,6 +330,8 @@ async function drive(
     // A job cancelled before this run sends nothing; one cancelled during it stops sending within a check.
     await cancels.check();
     cancels.start();
+    // What earlier runs left for the retry policy (a failure after their retries, or cut short by a deadline).
+    if (!cancels.cancel) await retries.requeueLeftByEarlierRuns();
 
     // Every lane is watched while it runs: the first to fail stops the others at once (LaneFailures),
     // and each is let finish what it has on the wire before the run ends with that failure.

@@ -1,6 +1,6 @@
 // The retry policy's rule: which ended rows a run sends again by itself, and the wait before each retry.
 import { expect, test } from 'vitest';
-import { autoRetryDelayMs, autoRetryEvent, TRANSIENT_REJECTIONS, type AutoRetryPolicy, type EndedRow } from '../../src/core/auto-retry.js';
+import { autoRetryDelayMs, autoRetryEvent, retriedFromEarlierRun, TRANSIENT_REJECTIONS, type AutoRetryPolicy, type EndedRow } from '../../src/core/auto-retry.js';
 import { ManualClock } from '../../src/core/clock.js';
 
 const POLICY: AutoRetryPolicy = { retryFailed: 2, resubmitUncertainText: false, maxAutoResubmits: 3, baseDelayMs: 1000, maxDelayMs: 5000 };
@@ -51,4 +51,20 @@ test('the backoff doubles per retry up to its ceiling; a ManualClock sleeper wak
   expect(woke).toBe(false);
   await clock.advance(1);
   expect(woke).toBe(true);
+});
+
+test('rows an earlier run left: a refunded video failure and a transient text refusal are sent again; an abandon or another failure is not', () => {
+  const policy = { retryFailed: 2 };
+  const left = { kind: 'video' as const, state: 'failed' as const, taskId: 'task_1', reservedUsd: 0, abandonedWhileUncertain: false };
+  expect(retriedFromEarlierRun(left, policy)).toBe(true);
+  expect(retriedFromEarlierRun(left, { retryFailed: 0 })).toBe(false);
+  // Abandoned by the operator: while uncertain (maybe billed), or before it was ever accepted (no task id).
+  expect(retriedFromEarlierRun({ ...left, abandonedWhileUncertain: true }, policy)).toBe(false);
+  expect(retriedFromEarlierRun({ ...left, taskId: null }, policy)).toBe(false);
+  expect(retriedFromEarlierRun({ ...left, reservedUsd: 0.2 }, policy)).toBe(false);
+  // A text row failed (over --max-response-bytes, billed) is not the policy's; a transient refusal is.
+  expect(retriedFromEarlierRun({ ...left, kind: 'chat' }, policy)).toBe(false);
+  for (const status of TRANSIENT_REJECTIONS) expect(retriedFromEarlierRun({ ...left, kind: 'chat', state: 'rejected', taskId: null, errorStatus: status }, policy)).toBe(true);
+  expect(retriedFromEarlierRun({ ...left, kind: 'chat', state: 'rejected', taskId: null, errorStatus: 400 }, policy)).toBe(false);
+  expect(retriedFromEarlierRun({ ...left, state: 'uncertain' }, policy)).toBe(false);
 });

@@ -5,77 +5,34 @@
 // /usr/local/bin (where `npm install -g` puts gbatch) a folder holding a link to this repo's bin, the
 // gateway URL the simulator's, the key file a temp file, and the job file's webhook a local receiver.
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect, test } from 'vitest';
 import { BIN, BUILT } from '../e2e/helpers/cli.js';
-import { csvText } from '../e2e/helpers/manifests.js';
 import { KEY, posts, startSim } from '../e2e/helpers/sim.js';
-import { ROOT, workspace, type Workspace } from '../e2e/helpers/workspace.js';
+import { workspace, type Workspace } from '../e2e/helpers/workspace.js';
 import { startHook } from '../notify/webhook-server.js';
+import { blocks, cronCommand, crontab, installedCronEnv, jobHome } from './helpers/guide.js';
 
 const run = promisify(execFile);
-const GUIDE = readFileSync(join(ROOT, 'docs', 'scheduling.md'), 'utf8');
-
-/** The fenced blocks whose info string starts with `lang`, with their `file=` name if any. */
-function blocks(lang: string): Array<{ file: string | undefined; text: string }> {
-  const found: Array<{ file: string | undefined; text: string }> = [];
-  for (const m of GUIDE.matchAll(/^```(\S+)([^\n]*)\n([\s\S]*?)^```$/gm)) {
-    if (m[1] !== lang) continue;
-    found.push({ file: /file=(\S+)/.exec(m[2]!)?.[1], text: m[3]! });
-  }
-  return found;
-}
-
-/** A /srv/gbatch as the guide lays it out, with the guide's job file (its webhook pointed at `hook`). */
-function jobHome(ws: Workspace, hookUrl: string): { home: string; bin: string; keyFile: string } {
-  const home = ws.path('srv-gbatch');
-  for (const sub of ['jobs', 'manifests', 'log']) mkdirSync(join(home, sub), { recursive: true });
-  const [jobFile] = blocks('json').filter((b) => b.text.includes('"name": "nightly"'));
-  const job = JSON.parse(jobFile!.text) as { manifest: string; options: { notify: string[] } };
-  job.options.notify = [hookUrl];
-  writeFileSync(join(home, 'jobs', 'nightly.json'), JSON.stringify(job));
-  const rows = (prefix: string) => [1, 2, 3].map((i) => ({ id: `${prefix}-${i}`, kind: 'chat', model: 'chat-small', prompt: `Say ${prefix} ${i}`, max_tokens: 16 }));
-  writeFileSync(join(home, 'jobs', job.manifest), csvText(['id', 'kind', 'model', 'prompt', 'max_tokens'], rows('campaign')));
-  const today = spawnSync('date', ['+%F'], { encoding: 'utf8' }).stdout.trim();
-  writeFileSync(join(home, 'manifests', `${today}.csv`), csvText(['id', 'kind', 'model', 'prompt', 'max_tokens'], rows('daily')));
-  // Where `npm install -g` puts the command.
-  const bin = ws.path('usr-local-bin');
-  mkdirSync(bin);
-  symlinkSync(BIN, join(bin, 'gbatch'));
-  const keyFile = ws.path('api-key');
-  writeFileSync(join(keyFile), `${KEY}\n`);
-  chmodSync(keyFile, 0o600);
-  return { home, bin, keyFile };
-}
 
 test.skipIf(!BUILT)('the crontab runs as written: each line exits 0, writes its log, its journal and its outputs; the job file\'s webhook hears the end', async () => {
   const ws = workspace();
   const sim = await startSim();
   const hook = await startHook([]);
   const { home, bin, keyFile } = jobHome(ws, hook.url);
-  const [crontab] = blocks('crontab');
-  const env: Record<string, string> = { HOME: ws.dir, LOGNAME: 'gbatch' }; // what cron sets itself
-  const lines: string[] = [];
-  for (const raw of crontab!.text.split('\n')) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    const assignment = /^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
-    if (assignment) env[assignment[1]!] = assignment[2]!;
-    else lines.push(line);
-  }
-  expect(Object.keys(env)).toEqual(expect.arrayContaining(['PATH', 'GBATCH_HOME', 'GATEWAY_BASE_URL', 'GATEWAY_API_KEY_FILE']));
-  expect(env.PATH).toContain('/usr/local/bin');
-  Object.assign(env, { GBATCH_HOME: home, GATEWAY_BASE_URL: sim.baseUrl, GATEWAY_API_KEY_FILE: keyFile, PATH: env.PATH!.replace('/usr/local/bin', bin) });
+  const cron = crontab(ws.dir);
+  expect(Object.keys(cron.env)).toEqual(expect.arrayContaining(['PATH', 'GBATCH_HOME', 'GATEWAY_BASE_URL', 'GATEWAY_API_KEY_FILE']));
+  expect(cron.env.PATH).toContain('/usr/local/bin');
+  const env = installedCronEnv(cron.env, { home, baseUrl: sim.baseUrl, keyFile, bin });
+  const { lines } = cron;
   expect(lines).toHaveLength(2);
-  for (const line of lines) {
-    const fields = line.split(/\s+/);
-    expect(fields.slice(0, 5).join(' ')).toMatch(/^[\d*,/-]+( [\d*,/-]+){4}$/);
-    const command = line.replace(/^(\S+\s+){5}/, '');
+  for (const { schedule, command } of lines) {
+    expect(schedule).toMatch(/^[\d*,/-]+( [\d*,/-]+){4}$/);
     // cron: an unescaped % would end the command; \% is a %.
     expect(command.replace(/\\%/g, '')).not.toContain('%');
-    const result = await run(env.SHELL ?? '/bin/sh', ['-c', (command.replace(/\\%/g, '%'))], { cwd: ws.dir, env }).then(
+    const result = await run(env.SHELL ?? '/bin/sh', ['-c', cronCommand(command)], { cwd: ws.dir, env }).then(
       () => ({ code: 0 }), (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, out: err.stdout + err.stderr }),
     );
     expect(result, command).toEqual({ code: 0 });

@@ -1,19 +1,17 @@
 // A job file stands for its journal everywhere: every command given jobs/<name>.json uses the journal
 // its run uses (the job file's `journal` option: a PostgreSQL URL or a path), and every command gbatch
 // suggests names the job as it was started and works when pasted.
-import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { promisify } from 'node:util';
 import { expect, test } from 'vitest';
 import { pgAvailable, usePgSchema } from '../helpers/postgres.js';
 import { startHook } from '../notify/webhook-server.js';
-import { BIN, BUILT, gatewayEnv, runCli, type CliResult } from './helpers/cli.js';
+import { BUILT, gatewayEnv, runCli, type CliResult } from './helpers/cli.js';
+import { runAsPrinted, suggested } from './helpers/suggested.js';
 import { chatRow, videoRow, writeJsonl } from './helpers/manifests.js';
 import { KEY, startSim } from './helpers/sim.js';
 import { workspace, type Workspace } from './helpers/workspace.js';
 
 const pg = usePgSchema('gbatch_jobref');
-const sh = promisify(execFile);
 
 /** A job whose video row fails upstream and whose chat-large row is refused: both wait for `retry` (no retry policy). */
 async function ranJob(ws: Workspace, journal: string | undefined, notify?: string): Promise<{ env: Record<string, string>; cli: (...args: string[]) => Promise<CliResult> }> {
@@ -27,21 +25,6 @@ async function ranJob(ws: Workspace, journal: string | undefined, notify?: strin
   const run = await cli('run', 'jobs/nightly.json', '--quiet');
   expect(run.code, run.stderr).toBe(1);
   return { env, cli };
-}
-
-/** The `gbatch ...` commands a text suggests, each as printed (up to two spaces or a closing backquote). */
-function suggested(text: string): string[] {
-  return [...text.matchAll(/gbatch ((?:status|report|resolve|retry|cancel|plan|run) [^`\n]*?)(?=\s{2,}|`|$|\s\()/gm)].map((m) => `gbatch ${m[1]!.trim()}`);
-}
-
-async function runAsPrinted(command: string, ws: Workspace, env: Record<string, string>): Promise<{ code: number; out: string }> {
-  try {
-    const { stdout, stderr } = await sh('sh', ['-c', command.replace(/^gbatch /, `${process.execPath} ${BIN} `)], { cwd: ws.dir, env: { ...process.env, ...env } });
-    return { code: 0, out: stdout + stderr };
-  } catch (err) {
-    const failed = err as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, out: failed.stdout + failed.stderr };
-  }
 }
 
 for (const on of ['postgres', 'sqlite'] as const) {
@@ -82,7 +65,7 @@ for (const on of ['postgres', 'sqlite'] as const) {
     const itemFirst = (c: string) => (/^gbatch \w+ \S+ -/.test(c) ? 1 : 0) + (c.startsWith('gbatch run ') ? 2 : 0);
     for (const command of commands.sort((a, b) => itemFirst(a) - itemFirst(b))) {
       expect(command).toMatch(/^gbatch \w+ jobs\/nightly\.json/);
-      const pasted = await runAsPrinted(command, ws, env);
+      const pasted = await runAsPrinted(command, ws.dir, env);
       // A run that ends with rows the gateway refused again exits 1 (finished, some failed): it worked.
       expect(pasted.code, `${command}: ${pasted.out}`).toBe(command.startsWith('gbatch run ') ? 1 : 0);
       for (const advice of command.startsWith('gbatch run ') ? suggested(pasted.out) : []) expect(advice).toMatch(/^gbatch \w+ jobs\/nightly\.json/);
@@ -98,7 +81,7 @@ test.skipIf(!BUILT || !pgAvailable())('postgres: the commands a notification sug
   const commands = suggested((body.attention as string[]).join('\n'));
   expect(commands).toContain('gbatch retry jobs/nightly.json --failed --rejected');
   for (const command of commands) {
-    const pasted = await runAsPrinted(command, ws, env);
+    const pasted = await runAsPrinted(command, ws.dir, env);
     expect(pasted.code, `${command}: ${pasted.out}`).toBe(0);
   }
 });

@@ -97,3 +97,51 @@ test.skipIf(!BUILT)('--retry-failed N bounds the attempts; a definite refusal (4
   expect(readJournal(ws.state).byId.get('v')).toMatchObject({ state: 'failed', attempts: 2, actualUsd: 0, reservedUsd: 0 });
   expect(readJournal(ws.state).byId.get('c')).toMatchObject({ state: 'rejected', attempts: 1 });
 });
+
+test.skipIf(!BUILT)('what an earlier run left failed (refunded) is sent again at the next run\'s start; an abandoned row, a 400 and an orphaned row are not', async () => {
+  const ws = workspace();
+  let failing = true;
+  let timeouts = 1;
+  const gw = await startHostileGateway({
+    failReason: () => (failing ? 'upstream render failed' : undefined),
+    routes: {
+      chat: (req, res, gateway) => {
+        const prompt = String((req as { json?: { messages?: Array<{ content?: string }> } }).json?.messages?.[0]?.content ?? '');
+        if (prompt === 'Name a planet.') return sendJson(res, 400, errorEnvelope('bad request'));
+        if (timeouts-- > 0) return sendJson(res, 408, errorEnvelope('request timeout', 'invalid_request_error', 'timeout'));
+        return DEFAULTS.chat(req, res, gateway);
+      },
+    },
+  });
+  onTestFinished(() => gw.close());
+  const rows = [videoRow('v', 'A paper boat'), videoRow('gone', 'A tin robot'), videoRow('dropped', 'A red balloon'),
+    chatRow('slow', 'Name a comet.'), chatRow('bad', 'Name a planet.')];
+  const manifest = writeJsonl(ws.path('rows.jsonl'), rows);
+  const env = gatewayEnv(gw.baseUrl, gw.key);
+  const run = (...extra: string[]) => runCli(['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.02', '--retry-backoff', '0.05', '--quiet', ...extra], { env });
+
+  // The operator gives up on `dropped` before it is ever sent.
+  expect((await run('--ingest-only')).code).toBe(0);
+  const abandoned = await runCli(['resolve', 'dropped', '--abandon', '--state', ws.state], { env });
+  expect(abandoned.code, abandoned.stderr).toBe(0);
+  // Night 1, without the policy (as if its retries were used up or cut by a deadline): v and gone fail, slow gets a 408.
+  const first = await run('--retry-failed', '0');
+  expect(first.code, first.stderr).toBe(1);
+  expect(readJournal(ws.state).byId.get('slow')).toMatchObject({ state: 'rejected' });
+  // Night 2: `gone` is no longer in the manifest; the tasks do not fail any more; the default policy.
+  writeJsonl(manifest, rows.filter((r) => r.id !== 'gone'));
+  failing = false;
+  const second = await run('--json');
+  expect(second.stderr).toMatch(/sending 2 item\(s\) an earlier run left failed \(refunded\) or refused with a transient code again \(--retry-failed, retry 1 of 2\): 'v', 'slow'/);
+  const { byId } = readJournal(ws.state);
+  expect(byId.get('v')).toMatchObject({ state: 'downloaded', attempts: 2 });
+  expect(byId.get('slow')).toMatchObject({ state: 'downloaded', attempts: 2 });
+  expect(byId.get('gone')).toMatchObject({ state: 'failed', attempts: 1 });
+  expect(byId.get('dropped')).toMatchObject({ state: 'failed', attempts: 0 });
+  expect(byId.get('bad')).toMatchObject({ state: 'rejected', attempts: 1 });
+  expect(taskEnds(gw)).toEqual({ 'A paper boat': ['FAILURE', 'SUCCESS'], 'A tin robot': ['FAILURE'] });
+  expect(chatSends(gw)).toEqual({ 'Name a comet.': 2, 'Name a planet.': 1 });
+  expect([...stdoutJson(second).auto_retried].sort()).toEqual(['slow', 'v']);
+  // `dropped` (abandoned) and `bad` (a 400) wait for the operator: exit 1.
+  expect(second.code, second.stderr).toBe(1);
+});

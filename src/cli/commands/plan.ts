@@ -18,7 +18,7 @@ function planJson(plan: PlanResult): Record<string, unknown> {
   return {
     job: plan.job, manifests: plan.manifests, pricing: plan.pricing,
     rows: plan.rows, valid: plan.valid, invalid: plan.invalid, errors: plan.errors, error_count: plan.errorCount,
-    conflicts: plan.conflicts.length,
+    conflicts: plan.conflicts.length, skipped_changed: plan.skipChanged ? plan.conflicts : [],
     estimated_usd: plan.estimatedUsd, max_usd: plan.maxUsd, budget_usd: plan.budgetUsd, budget_may_overrun: plan.budgetMayOverrun,
     fits_budget: plan.fitsBudget, unpriced: plan.unpriced, reason: plan.reason, output_capped_rows: plan.outputCappedRows,
     journal: plan.journal ? {
@@ -33,8 +33,9 @@ function planJson(plan: PlanResult): Record<string, unknown> {
 
 function printPlan(plan: PlanResult): void {
   for (const line of plan.errors) process.stderr.write(`${printable(line)}\n`);
-  const rowErrors = plan.errorCount - plan.conflicts.length;
-  const shownRowErrors = plan.errors.length - plan.conflicts.length;
+  const refusedChanges = plan.skipChanged ? 0 : plan.conflicts.length;
+  const rowErrors = plan.errorCount - refusedChanges;
+  const shownRowErrors = plan.errors.length - refusedChanges;
   if (rowErrors > shownRowErrors) process.stderr.write(`... ${rowErrors - shownRowErrors} more error(s)\n`);
   const out: string[] = [];
   out.push(`Plan for ${printable(plan.job)}: ${plan.rows} row(s) in ${printable(plan.manifests.join(', '))}; ${plan.valid} valid, ${plan.invalid} invalid`);
@@ -75,6 +76,11 @@ function printPlan(plan: PlanResult): void {
     out.push('', `The first ${plan.requests.length} request(s) exactly as \`run\` would send them:`);
     for (const r of plan.requests) out.push(`${r.method} ${r.url} (row ${printable(r.id)})`, printableJson(r.body));
   }
-  if (plan.conflicts.length > 0) out.push(`${plan.conflicts.length} row(s) changed under an id the job already holds: \`run\` refuses them.`);
+  if (plan.conflicts.length > 0 && plan.skipChanged) {
+    out.push('', ...plan.conflicts.map(printable),
+      `${plan.conflicts.length} row(s) changed under an id the job already holds: \`run\` skips them and sends the rest (--skip-changed); the journal keeps their rows, unsent.`);
+  } else if (plan.conflicts.length > 0) {
+    out.push(`${plan.conflicts.length} row(s) changed under an id the job already holds: \`run\` refuses them (or skips them with --skip-changed).`);
+  }
   process.stdout.write(`${out.join('\n')}\n`);
 }

@@ -94,7 +94,7 @@ async function printSummary(job: ResolvedJob, result: RunJobResult, json: boolea
       } } : {}),
       ingest: result.ingest ? {
         rows: result.ingest.rows, inserted: result.ingest.inserted, unchanged: result.ingest.unchanged, replaced: result.ingest.replaced,
-        invalid: result.ingest.invalidCount, conflicts: result.ingest.conflicts.length,
+        invalid: result.ingest.invalidCount, conflicts: result.ingest.conflicts.length, skipped_changed: result.ingest.skippedChanged.length,
       } : null,
       recovered_uncertain: result.recovery?.madeUncertain ?? [], auto_resubmitted: [...result.recovery?.resubmitted ?? [], ...result.autoRetried?.resubmitted ?? []],
       auto_retried: result.autoRetried?.requeued ?? [],

@@ -69,7 +69,7 @@ export async function gatherStatus(journal: JournalQueries, named: string): Prom
   // Orphaned rows that wait are no run's work: they neither defer nor fail what `run` would exit with.
   const exitCounts = countsForExit(counts, orphans.counts);
   const lastRun = await lastRunView(journal, holder, Date.now(), exitCounts);
-  const health = await gatherHealth(journal, runners, lastRun, exitCounts);
+  const health = await gatherHealth(journal, runners, lastRun, exitCounts, Date.now(), named);
   return {
     job: job?.name ?? null, file, adapter: journal.adapter, named, budget, totals, timing: timing.json, counts,
     attention, uncertain, runners, holder, orphans, lastRun, health,

@@ -142,10 +142,19 @@ export class PgIngestWriter implements IngestWriter {
    * One statement (src/core/orphans.ts): a row read but not listed is listed again, a listed row not read
    * is orphaned, an adopted one not read stays adopted. A first ingest read every row the job holds.
    */
-  async orphanUnread(): Promise<void> {
+  async orphanUnread(withheld: readonly string[] = []): Promise<void> {
     this.assertOpen();
     await this.chain(() => this.merge());
-    if (this.ids !== undefined) return;
+    if (this.ids === undefined) await this.orphanUnreadRows();
+    // Rows whose manifest row changed and was skipped (--skip-changed): orphaned, so no run sends their old content.
+    if (withheld.length > 0) {
+      const { orphaned } = LISTING_CODE;
+      await this.client.query(`UPDATE items SET orphan = ${orphaned} WHERE job_id = $1 AND id = ANY($2::text[]) AND orphan <> ${orphaned}`, [this.jobId, withheld]);
+    }
+  }
+
+  /** A pass on a job that held rows: those it did not read are orphaned, orphaned or adopted ones it read listed again. */
+  private async orphanUnreadRows(): Promise<void> {
     const { listed, orphaned } = LISTING_CODE;
     // Every row of the job meets the pass's ids once: a hash join, not a probe of an index per row
     // (100,000 rows: 0.5 s against 2.5 s with a keyed table, the keys' upkeep included).

@@ -3,7 +3,7 @@ import type { Journal } from './journal.js';
 import { judgeAgainstPrior, type IngestSummary } from '../ingest-rules.js';
 import type { IngestEntry } from '../ingest-rules.js';
 import { hasNarrowKeys, NarrowKeys, priorQuery } from './narrow-keys.js';
-import { IngestListing } from './orphans.js';
+import { IngestListing, withholdRows } from './orphans.js';
 
 /**
  * One ingest pass held in a single SQLite transaction across async manifest reads, so a refused
@@ -80,9 +80,10 @@ export class IngestSession {
   }
 
   /** Every row held before that this ingest did not read is orphaned: one statement, before the commit. */
-  orphanUnread(): void {
+  orphanUnread(withheld: readonly string[] = []): void {
     if (!this.open) throw new Error('ingest session is closed');
     this.listing.orphanUnread();
+    withholdRows(this.journal.db, withheld);
   }
 
   commit(): IngestSummary {

@@ -58,6 +58,13 @@ export class IngestListing {
   }
 }
 
+/** Rows whose manifest row changed and was skipped (--skip-changed): orphaned, so no run sends their old content. */
+export function withholdRows(db: Database.Database, ids: readonly string[]): void {
+  if (ids.length === 0) return;
+  db.prepare(`UPDATE items SET orphan = ${LISTING_CODE.orphaned} WHERE id IN (SELECT value FROM json_each(?)) AND orphan <> ${LISTING_CODE.orphaned}`)
+    .run(JSON.stringify(ids));
+}
+
 /** Runs sorted and merged where they overlap or touch. */
 function disjoint(runs: Array<[number, number]>): Array<[number, number]> {
   runs.sort((a, b) => a[0] - b[0]);

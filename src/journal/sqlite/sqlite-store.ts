@@ -351,8 +351,8 @@ class SqliteIngestWriter implements IngestWriter {
     return this.session.progress;
   }
 
-  async orphanUnread(): Promise<void> {
-    this.session.orphanUnread();
+  async orphanUnread(withheld?: readonly string[]): Promise<void> {
+    this.session.orphanUnread(withheld);
   }
 
   async commit() {

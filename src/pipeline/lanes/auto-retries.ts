@@ -1,7 +1,7 @@
 // Sends again, within the run, the rows the retry policy covers (src/core/auto-retry.ts): it hears each
 // row the run ends, waits out the row's backoff, then moves it back to pending with the same guarded
 // transition an operator's `gbatch retry` (or `resolve --resubmit`) uses; the submitter reserves it again.
-import { autoRetryDelayMs, autoRetryEvent, type AutoRetryPolicy } from '../../core/auto-retry.js';
+import { autoRetryDelayMs, autoRetryEvent, retriedFromEarlierRun, type AutoRetryPolicy } from '../../core/auto-retry.js';
 import type { ItemState } from '../../core/states.js';
 import type { Change, Item } from '../../journal/index.js';
 import { requeueChange } from '../../journal/requeue.js';
@@ -60,6 +60,38 @@ export class AutoRetries {
         // woken early
       }
       this.wake = undefined;
+    }
+  }
+
+  /**
+   * Before the run sends anything: the rows earlier runs left failed or rejected that the policy covers
+   * (src/core/auto-retry.ts) go back to pending, as this run's first retry of each. Read and written under
+   * one write lock, as an operator's `gbatch retry` is: a row another runner or an operator moved meanwhile
+   * is left as it now is. Orphaned rows are not the run's work and stay as they are.
+   */
+  async requeueLeftByEarlierRuns(): Promise<void> {
+    const { ctx, policy } = this;
+    if (policy.retryFailed <= 0) return;
+    const requeued = await ctx.journal.decideAndApply(async (reader) => {
+      const left: Item[] = [];
+      for await (const item of reader.iterate({ states: ['failed', 'rejected'], notOrphaned: true })) left.push(item);
+      const abandoned = await reader.abandonedWhileUncertain(left.filter((item) => item.state === 'failed').map((item) => item.id));
+      const due = left.filter((item) => retriedFromEarlierRun({
+        kind: item.kind, state: item.state, taskId: item.taskId, errorStatus: item.lastError?.status, reservedUsd: item.reservedUsd,
+        abandonedWhileUncertain: abandoned.has(item.id),
+      }, policy));
+      return { changes: due.map((item) => ({ ...requeueChange(item, { by: 'retry-policy', retry: 1 }), expect: item.state })), result: due };
+    });
+    for (const item of requeued) {
+      this.sent.set(item.id, 1);
+      this.requeued.push(item.id);
+      // As the row now is (requeueChange's patch: the attempt's facts cleared), for the run's live counts.
+      ctx.events.emit('transition', { ...item, ...requeueChange(item).patch, state: 'pending' }, item.state);
+    }
+    if (requeued.length > 0) {
+      const ids = requeued.slice(0, 20).map((item) => `'${item.id}'`).join(', ');
+      const more = requeued.length > 20 ? ` and ${requeued.length - 20} more` : '';
+      log(ctx, `sending ${requeued.length} item(s) an earlier run left failed (refunded) or refused with a transient code again (--retry-failed, retry 1 of ${policy.retryFailed}): ${ids}${more}`);
     }
   }
 

@@ -29,6 +29,8 @@ export interface ProblemGroup {
   note: string;
   /** The error's type when its rows were abandoned while uncertain (their advice is not `retry`). */
   abandoned?: string;
+  /** A video row is among them: only a video row has a task the operator may find and attach. */
+  video?: boolean;
 }
 
 export interface ProblemExample { id: string; message: string; rowText?: string }
@@ -77,6 +79,7 @@ export class ProblemGrouper {
       this.groups.set(key, group);
     }
     group.count++;
+    if (item.kind === 'video') group.video = true;
     if (group.ids.length < NAMED_IDS + 1) group.ids.push(item.id);
     if (group.examples.length < EXAMPLES) {
       const text = rowText === undefined ? undefined : rowText.length > ROW_TEXT ? `${rowText.slice(0, ROW_TEXT)}…` : rowText;
@@ -102,7 +105,7 @@ function advice(group: ProblemGroup, journal: string, manifest: string | null): 
       return {
         note: 'The request may have reached the gateway (and may be billed). Find each in the gateway\'s dashboard, then decide.',
         commands: [
-          `gbatch resolve ${journal} ${one} --task-id <T>`,
+          ...(group.video ? [`gbatch resolve ${journal} ${one} --task-id <T>`] : []),
           `gbatch resolve ${journal} ${one} --resubmit`,
           `gbatch resolve ${journal} ${one} --abandon`,
           ...(group.count > 1 ? [`gbatch resolve ${journal} --all-uncertain --resubmit`] : []),

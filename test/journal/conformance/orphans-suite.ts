@@ -6,11 +6,11 @@ import type { Change, IngestEntry, IngestSummary, Item, JournalStore, ManifestPr
 import { row, type Harness, type UseHarness } from './harness.js';
 
 /** Ingests as a run does: the whole of its manifests, then the rows it did not read orphaned, then the records. */
-async function ingestRun(store: JournalStore, entries: readonly IngestEntry[], prints: readonly ManifestPrint[] = []): Promise<IngestSummary> {
+async function ingestRun(store: JournalStore, entries: readonly IngestEntry[], prints: readonly ManifestPrint[] = [], withheld?: readonly string[]): Promise<IngestSummary> {
   const writer = await store.beginIngest();
   for (let i = 0; i < entries.length; i += 64) await writer.add(entries.slice(i, i + 64));
   if (writer.settle) await writer.settle();
-  await writer.orphanUnread();
+  await writer.orphanUnread(withheld);
   await writer.recordManifests(prints);
   return writer.commit();
 }
@@ -119,6 +119,18 @@ export function orphansConformance(label: string, useHarness: UseHarness): void 
       expect(await store.orphans(10)).toMatchObject({ total: 1, rows: [{ id: 'c' }] });
       await ingestRun(store, rows('a', 'b'));
       expect((await store.get('b'))?.state).toBe('pending');
+    });
+
+    it('a changed row skipped (--skip-changed) is judged a conflict and withheld: its row kept as it was, orphaned, never claimed; read unchanged again, listed', async () => {
+      await ingestRun(store, rows('a', 'b', 'c'));
+      const before = await store.get('b');
+      const summary = await ingestRun(store, [row('a', 1), row('b', 2, { contentHash: 'hash-of-b-changed' }), row('c', 3)], [], ['b']);
+      expect(summary.conflicts).toEqual([{ id: 'b', file: 'manifest.jsonl', line: 2, journalFile: 'manifest.jsonl', journalLine: 2 }]);
+      expect(await store.get('b')).toEqual(before);
+      expect((await store.listings(['a', 'b'])).get('b')).toMatchObject({ listing: 'orphaned', state: 'pending' });
+      expect(ids(await store.claimPending(10, 0))).toEqual(['a', 'c']);
+      await ingestRun(store, rows('a', 'b', 'c'));
+      expect((await store.listings(['b'])).get('b')?.listing).toBe('listed');
     });
 
     it("the manifests' records are the last ingest's: those it did not read go", async () => {
