@@ -1,7 +1,7 @@
 // Opens the journal a location names: a postgres:// URL is the PostgreSQL adapter (loaded only then, so
 // an SQLite user never loads its driver); anything else is a path to an SQLite file.
 import type { JournalStore } from './store.js';
-import { SqliteJournalStore } from './sqlite/sqlite-store.js';
+import { SqliteJournal } from './sqlite/journal.js';
 
 export interface OpenStoreOptions {
   /** The job's name: a PostgreSQL database holds many jobs, and this picks one. */
@@ -22,5 +22,10 @@ export async function openStore(location: string, options: OpenStoreOptions): Pr
     return PostgresJournalStore.open(location, options);
   }
   const { job: _job, ...sqlite } = options;
-  return SqliteJournalStore.open(location, sqlite);
+  return SqliteJournal.open(location, sqlite);
+}
+
+/** Opens (or creates) the journal file at `path`: a command given a file, which names no job. */
+export function openJournalFile(path: string, options: Omit<OpenStoreOptions, 'job'> = {}): JournalStore {
+  return SqliteJournal.open(path, options);
 }

@@ -1,6 +1,6 @@
 // Pure: what the journal's `runs` table keeps about how a run ended (status shows it to the operator).
 import { journalOutageLine } from '../journal/outage.js';
-import type { RunEnd } from '../journal/runs.js';
+import type { RunEnd } from '../journal/index.js';
 import type { RunResult } from './runner.js';
 
 /** Stop reasons an operator should hear about: the run ended with work left for a reason to look at. */

@@ -7,14 +7,13 @@ import type { ItemState } from '../core/states.js';
 import { createGatewayClient, type GatewayClient } from '../gateway/client.js';
 import { createRedactor } from '../gateway/redact.js';
 import { preflightRun } from '../io/preflight.js';
-import { CommitQueue, HEARTBEAT_MS, LockLostError, staleAfterMs, type Item, type JournalStore, type LockTakeover } from '../journal/index.js';
+import { CommitQueue, HEARTBEAT_MS, LockLostError, staleAfterMs, type Item, type JournalStore, type RunnerTakeover } from '../journal/index.js';
 import { accountId } from '../gateway/account-id.js';
 import { JobPeers } from './job-peers.js';
 import { jobEnd, joinJobNotices } from './job-end.js';
 import { CancelWatch } from './cancel-watch.js';
 import { acquireRunner, type OverlapPolicy } from './overlap.js';
 import { isDatabaseUrl, openStore } from '../journal/open-store.js';
-import { SqliteJournalStore } from '../journal/sqlite/sqlite-store.js';
 import { budgetInForce, type JobFileBudget } from '../core/job-budget.js';
 import { countsForExit } from '../core/orphans.js';
 import { orphanedLine, SHOWN_ORPHANS } from './orphaned-line.js';
@@ -94,7 +93,7 @@ export interface RunResult {
   counts: Record<ItemState, number>;
   ingest?: IngestOutcome;
   recovery?: Recovery;
-  takeover?: LockTakeover;
+  takeover?: RunnerTakeover;
   stopReason: SubmitStopReason | EarlyStop | 'no-wait' | 'ingested' | 'output' | JournalLossReason | undefined;
   /** The journal's file was deleted or replaced, or its lock lost, mid-run: what the operator must know (and task ids it did not take). */
   journalLost?: { lines: string[]; savedCopy?: string; unrecordedTasks?: UnrecordedTask[]; unrecordedAnswers?: Array<{ id: string; attempt: number }> };
@@ -134,7 +133,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
   }
   const where = journal.location;
   const halt = new AbortController();
-  const guard = new JournalGuard(onServer ? undefined : config.statePath, (loss) => {
+  const guard = new JournalGuard(journal.membership, (loss) => {
     if (loss.kind === 'lock-lost') {
       journal.fence(new LockLostError(where));
       journal.membership.forget();
@@ -224,7 +223,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
       if (guard.lost) {
         const base = result ?? await emptyResult(journal, EXIT.usage, config);
         if (guard.unrecorded.length > 0) await noteUnrecorded(journal, guard.unrecorded, (line) => events.emit('log', line));
-        return await finish(journal instanceof SqliteJournalStore ? endLost(journal, config.statePath, guard.lost, base, guard.unrecorded) : endLeaseLost(where, base, guard.unrecorded));
+        return await finish(guard.lost.kind === 'lock-lost' ? endLeaseLost(where, base, guard.unrecorded) : await endLost(journal, guard.lost.kind, base));
       }
       return await finish(result!);
     } finally {
@@ -239,13 +238,12 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     if (heartbeat) clearInterval(heartbeat);
     await journal.membership.release();
     await journal.close();
-    if (guard.lost && guard.lost.kind !== 'lock-lost') guard.removeOwnSidecars();
   }
 }
 
 async function drive(
   journal: JournalStore, gateway: GatewayClient, watch: GatewayWatch, config: RunConfig, clock: Clock, events: EventEmitter<RunEvents>,
-  ingest: IngestOutcome, recovery: Recovery, takeover: LockTakeover | undefined, guard: JournalGuard, halt: AbortSignal,
+  ingest: IngestOutcome, recovery: Recovery, takeover: RunnerTakeover | undefined, guard: JournalGuard, halt: AbortSignal,
 ): Promise<RunResult> {
   const controllers = {
     submitStop: unlimited(new AbortController()), stop: unlimited(new AbortController()), hardStop: unlimited(new AbortController()),

@@ -1,5 +1,5 @@
 // `gbatch journal migrate`: the journal's schema brought to this gbatch's version, on purpose.
-import { SqliteJournalStore } from '../../journal/sqlite/sqlite-store.js';
+import { openJournalFile } from '../../journal/open-store.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { journalUrl } from '../command-journal.js';
 import { helpText, parseOptions, UsageError, type OptionTable } from '../options.js';
@@ -28,7 +28,7 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (options.journal === undefined) throw new UsageError('name the journal: --journal postgres://... (or GBATCH_JOURNAL_URL), or an SQLite file');
-  const store = SqliteJournalStore.open(options.journal);
+  const store = openJournalFile(options.journal);
   await store.close();
   process.stdout.write(`${options.journal}: journal schema current\n`);
   return 0;
