@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { IngestSession } from '../../src/journal/index.js';
 import { entry, eventRows, FakeClock, ingest, itemRows, useTempDir } from './helpers.js';
+import { IngestSession } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir();
 
