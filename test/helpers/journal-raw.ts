@@ -211,3 +211,6 @@ export function storeOverResults(results: { iterate(afterSeq: number, limit: num
   Object.defineProperty(store, 'results', { value: results });
   return store;
 }
+
+/** The SQLite journal's schema version (its migrations' count). */
+export { SCHEMA_VERSION } from '../../src/journal/sqlite/schema.js';

@@ -3,9 +3,8 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { eventLog } from '../../src/journal/event-log.js';
-import { SCHEMA_VERSION } from '../../src/journal/sqlite/schema.js';
 import { entry, eventRows, ingest, inlineEventLog, withoutItemMeta, submitChange, useTempDir } from './helpers.js';
-import { rawDb } from '../helpers/journal-raw.js';
+import { rawDb, SCHEMA_VERSION } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir();
 const LONG = { attempt: 1, actualUsd: 0.0000114, note: 'a detail longer than the shared ones' };

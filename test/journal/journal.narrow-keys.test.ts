@@ -3,9 +3,8 @@
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { SCHEMA_VERSION } from '../../src/journal/sqlite/schema.js';
 import { entry, ingest, inlineEventLog, withoutItemMeta, itemRows, useTempDir } from './helpers.js';
-import { rawDb } from '../helpers/journal-raw.js';
+import { rawDb, SCHEMA_VERSION } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir();
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -2,9 +2,8 @@ import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SCHEMA_VERSION } from '../../src/journal/sqlite/schema.js';
 import { entry, ingest, itemRows, useTempDir } from './helpers.js';
-import { openSyncJournal, rawDb } from '../helpers/journal-raw.js';
+import { openSyncJournal, rawDb, SCHEMA_VERSION } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir();
 const CORE_TABLES = ['events', 'items', 'job', 'runner_lock'];

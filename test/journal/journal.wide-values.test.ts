@@ -1,8 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { SCHEMA_VERSION } from '../../src/journal/sqlite/schema.js';
 import { entry, ingest, inlineEventLog, withoutItemMeta, submitChange, useTempDir } from './helpers.js';
-import { rawDb } from '../helpers/journal-raw.js';
+import { rawDb, SCHEMA_VERSION } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir();
 const BODY = { id: 'cmpl-1', choices: [{ message: { role: 'assistant', content: 'hi' } }], usage: { total_tokens: 7 } };
