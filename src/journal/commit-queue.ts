@@ -4,7 +4,7 @@
 // intent, which a request is waiting on) does not wait out the window: it commits on the next turn,
 // with everything queued by then. A change whose loss would cost nothing but repeated work (a stored
 // file's record: the file is durable, a lost record means one more download) may defer its fsync: a
-// batch made only of such changes commits without one, and Journal.syncDeferred() (or the next synced
+// batch made only of such changes commits without one, and the journal's syncDeferred() (or the next synced
 // commit) makes it durable.
 import { outageBoundMs, outageRetryDelay } from '../core/outage.js';
 import type { Change } from './change.js';
@@ -62,7 +62,7 @@ export class CommitQueue {
 
   /**
    * Resolves once the change is durable (with `deferSync`: committed, its fsync left to
-   * Journal.syncDeferred()); rejects when its transition was illegal or stale. With `base` (the
+   * the journal's syncDeferred()); rejects when its transition was illegal or stale. With `base` (the
    * caller's copy of the item) the result is that copy with the change applied, saving a re-read.
    */
   write(change: Change, base?: Item, options: { urgent?: boolean; deferSync?: boolean } = {}): Promise<Item> {

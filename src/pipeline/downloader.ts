@@ -97,7 +97,7 @@ export class Downloader {
         resultUrl: item.resultUrl ?? undefined, signal: ctx.hardStop.signal, onReceived: () => { onWire(); onReceived(); },
       }));
       // The file is already durable under its name; losing this record to a power cut would only mean
-      // downloading it again. Its fsync is deferred to the end of the run (Journal.syncDeferred), which
+      // downloading it again. Its fsync is deferred to the end of the run (the journal's syncDeferred()), which
       // keeps the WAL's fsync, stuck behind the videos' writeback, off the event loop.
       const updated = await ctx.commits.write({
         id: item.id, event: 'store',

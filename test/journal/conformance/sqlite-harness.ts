@@ -1,5 +1,5 @@
 // The conformance harness of the SQLite adapter: a fresh journal file per test.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
@@ -35,6 +35,13 @@ export function useSqliteHarness(): Harness {
           VALUES (1, ?, ?, 'planted', ?, ?, ?)`).run(pid, host, heartbeatAt, heartbeatAt, processStart);
       } finally {
         journal.close();
+      }
+    },
+    async loseJournal(kind) {
+      rmSync(file());
+      if (kind === 'replaced') {
+        writeFileSync(`${file()}.new`, 'another file');
+        renameSync(`${file()}.new`, file());
       }
     },
   };
