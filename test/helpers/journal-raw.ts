@@ -1,6 +1,7 @@
 // The one place tests reach past the journal interface: a journal's database handle (to plant rows, take a
 // schema back, or read what was written), and a synchronous view of an SQLite journal for the tests that
 // drive its transitions step by step. Nothing else in test/ knows an adapter's internals.
+import DatabaseDriver from 'better-sqlite3';
 import type Database from 'better-sqlite3';
 import type { ItemState } from '../../src/core/states.js';
 import type { JobFileBudget } from '../../src/core/job-budget.js';
@@ -214,3 +215,8 @@ export function storeOverResults(results: { iterate(afterSeq: number, limit: num
 
 /** The SQLite journal's schema version (its migrations' count). */
 export { SCHEMA_VERSION } from '../../src/journal/sqlite/schema.js';
+
+/** An SQLite journal's file opened with the driver itself, as another process (or a crashed runner's leftovers) would hold it. */
+export function openSqliteFile(path: string, options?: Database.Options): Database.Database {
+  return new DatabaseDriver(path, options);
+}
