@@ -1,8 +1,7 @@
 // The SQLite adapter of the journal interface: one file per job, one runner (its lock), the source of truth
 // for every item's state and money. Each call runs on the synchronous driver and resolves at once, so the
 // pipeline pays a promise, not a thread hop.
-import Database from 'better-sqlite3';
-import { closeSync, fsyncSync, openSync } from 'node:fs';
+import type Database from 'better-sqlite3';
 import { makeDirectoriesSync } from '../../io/make-directories.js';
 import { dirname } from 'node:path';
 import { ITEM_STATES, transition, type ItemState } from '../../core/states.js';
@@ -21,7 +20,8 @@ import type {
   EventLogRecord, IngestWriter, ItemEventRecord, ItemFilter, JobCancel, JobInput, JournalRescue, JournalStore, ManifestRecord, ModelGroup, PriorRow,
   ReportSums,
 } from '../store.js';
-import { openDatabase } from './open-database.js';
+import { openDatabase, probeWritable } from './open-database.js';
+import { fsyncWalFile } from './wal-sync.js';
 import { hasWideValues, itemColumns, WideValues } from './wide-values.js';
 import { EventLog, hasEventLog } from './event-log.js';
 import { JobCancelledError, StaleTransitionError, type Change, type JobRecord, type Move, type Spend } from '../change.js';
@@ -46,28 +46,12 @@ export interface SqliteOpenOptions {
   syncWal?: (walPath: string) => void;
 }
 
-/** An fsync of the WAL from outside SQLite: what a `synchronous = FULL` commit would have done. */
-function fsyncWalFile(walPath: string): void {
-  let fd: number;
-  try {
-    fd = openSync(walPath, 'r');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // checkpointed and removed: already in the synced database
-    throw err;
-  }
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 export class SqliteJournal implements JournalStore {
   readonly adapter = 'sqlite' as const;
   readonly membership: SqliteMembership;
   /** @internal the driver's handle: left out of the published types (better-sqlite3's are a dev dependency). */
   readonly db: Database.Database;
-  /** @internal */
+  /** @internal the runner lock (one runner per file). */
   readonly lock: RunnerLock;
   /** @internal the item reads (lists and pages of rows). */
   readonly reads: ItemReads;
@@ -544,29 +528,5 @@ export class SqliteJournal implements JournalStore {
   private logEvent(itemId: string, at: number, event: string, from: string | null, to: string, detail: string | null): void {
     if (!this.eventLog) throw new Error(`${this.file}: the journal is open read-only`);
     this.eventLog.append(itemId, at, event, from, to, detail);
-  }
-
-}
-
-/**
- * SQLite opens a file it cannot write read-only without a word: find out at open, not at the first write.
- * The probe does not wait for the write lock: a holder (a live runner, stopped mid-commit perhaps) proves
- * the file writable, and who holds the journal is for the runner lock to judge, at once.
- */
-function probeWritable(db: Database.Database): void {
-  const timeout = db.pragma('busy_timeout', { simple: true }) as number;
-  db.pragma('busy_timeout = 0');
-  try {
-    db.exec('BEGIN IMMEDIATE');
-  } catch (err) {
-    if ((err as { code?: string }).code === 'SQLITE_BUSY') return;
-    throw err;
-  } finally {
-    db.pragma(`busy_timeout = ${timeout}`);
-  }
-  try {
-    db.pragma(`user_version = ${db.pragma('user_version', { simple: true }) as number}`);
-  } finally {
-    db.exec('ROLLBACK');
   }
 }
