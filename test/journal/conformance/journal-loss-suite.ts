@@ -3,9 +3,8 @@
 // database) never says it was, and has nothing to rescue.
 import { existsSync } from 'node:fs';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Change, JournalStore } from '../../../src/journal/index.js';
+import { openStore, type Change, type JournalStore } from '../../../src/journal/index.js';
 import { ingest, row, StepClock, type Harness, type UseHarness } from './harness.js';
-import { openSqliteStore } from '../../helpers/journal-raw.js';
 
 const submit = (id: string): Change => ({ id, event: 'submit', patch: { attempts: 1, reservedUsd: 0.01, priceSnapshot: { usdPerCall: 0.01 } }, detail: { attempt: 1 } });
 
@@ -36,7 +35,7 @@ export function journalLossConformance(label: string, useHarness: UseHarness): v
       expect(rescue.unsure).toEqual({ ids: ['a'], total: 1 });
       const saved = (rescue.copy as { path: string }).path;
       expect(saved.startsWith(`${store.location}.recovered-`)).toBe(true);
-      const copy = openSqliteStore(saved, { readonly: true });
+      const copy = await openStore(saved, { job: harness.jobName(), readonly: true });
       try {
         expect(await copy.counts()).toMatchObject({ pending: 1, submitting: 1, submitted: 1 });
         expect(await copy.membership.runners()).toEqual([]); // the lock let go first: the copy names no runner

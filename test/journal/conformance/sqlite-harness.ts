@@ -3,9 +3,9 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
-import type { JournalStore } from '../../../src/journal/store.js';
+import { openStore, type JournalStore } from '../../../src/journal/index.js';
 import type { Harness } from './harness.js';
-import { openSyncJournal, openSqliteStore, rawDb } from '../../helpers/journal-raw.js';
+import { openSyncJournal, rawDb } from '../../helpers/journal-raw.js';
 
 export function useSqliteHarness(): Harness {
   let dir: string | undefined;
@@ -24,7 +24,7 @@ export function useSqliteHarness(): Harness {
     adapter: 'sqlite',
     jobName: () => 'conformance-job',
     async open(options = {}) {
-      const store = openSqliteStore(file(), options);
+      const store = await openStore(file(), { job: 'conformance-job', ...options });
       opened.push(store);
       return store;
     },
