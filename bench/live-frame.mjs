@@ -8,7 +8,7 @@ import { createLogUpdate } from 'log-update';
 import { BUILTIN_PRICING } from '../dist/core/pricing.js';
 import { ITEM_STATES } from '../dist/core/states.js';
 import { BudgetGuard } from '../dist/pipeline/budget-guard.js';
-import { RunMonitor } from '../dist/pipeline/run-monitor.js';
+import { RunMonitor } from '../dist/pipeline/monitor/run-monitor.js';
 import { renderFrame } from '../dist/cli/live/frame.js';
 import { plainLine } from '../dist/cli/live/plain.js';
 import { snapshotJson } from '../dist/cli/live/progress-view.js';

@@ -17,7 +17,7 @@ export type { RunRecord } from './journal/run-record.js';
 export type { ReportHeader, ReportTotals, ReportGroup } from './report/model.js';
 export { EXIT_CODES } from './cli/exit-codes.js';
 /** Bad options, a missing or invalid job file, a bad notify URL: nothing was sent (the CLI's exit 2). */
-export { UsageError } from './cli/options.js';
+export { UsageError } from './job/options.js';
 /** Another live runner holds the job's journal (the CLI's exit 2). */
 export { JournalBusyError, LockLostError } from './journal/runner-standing.js';
 /** A path that cannot be used (the journal's folder, the output folder, a manifest): nothing was sent (exit 2). */

@@ -4,8 +4,8 @@ import { ConfigError } from '../core/config-error.js';
 import { printable } from '../core/printable.js';
 import { JournalBusyError, LockLostError } from '../journal/runner-standing.js';
 import { journalOutageLine } from '../journal/outage.js';
-import { UsageError } from '../cli/options.js';
-import { RunSkippedError } from '../pipeline/overlap.js';
+import { UsageError } from '../job/options.js';
+import { RunSkippedError } from '../pipeline/runners/overlap.js';
 
 export interface KnownExit {
   exitCode: number;

@@ -1,8 +1,8 @@
 // A program's options for a job, by the flag names of `gbatch run` (as a job file writes them), checked
 // by the same table as the command line: a value out of range is the same usage error.
-import { parseOptions, UsageError } from '../cli/options.js';
-import { RUN_OPTIONS } from '../cli/run-options.js';
-import type { RunFlags } from '../cli/job.js';
+import { parseOptions, UsageError } from '../job/options.js';
+import { RUN_OPTIONS } from '../job/run-options.js';
+import type { RunFlags } from '../job/run-options.js';
 
 type OptionValue<S> =
   S extends { type: 'boolean' } ? boolean :

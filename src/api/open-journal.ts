@@ -10,8 +10,8 @@ import type { JournalStore } from '../journal/store.js';
 import { printableLocation } from '../journal/database-url.js';
 import { isDatabaseUrl, openStore } from '../journal/open-store.js';
 import { reportHeader, type ReportHeader } from '../report/model.js';
-import { resolveJob } from '../cli/job.js';
-import { UsageError } from '../cli/options.js';
+import { resolveJob } from '../job/job.js';
+import { UsageError } from '../job/options.js';
 import { optionsToFlags, type JobOptions } from './job-options.js';
 
 export interface OpenJournalOptions {

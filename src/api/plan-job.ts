@@ -12,14 +12,14 @@ import type { ManifestRow } from '../manifest/types.js';
 import { BATCH_URLS } from '../manifest/jsonl-line.js';
 import type { ItemKind } from '../core/states.js';
 import { formatRowError } from '../manifest/types.js';
-import { unpricedHeldRows } from '../pipeline/held-row-prices.js';
+import { unpricedHeldRows } from '../pipeline/lanes/held-row-prices.js';
 import { PlanAgainstJournal } from '../pipeline/plan-journal.js';
 import { scanManifests, estimateResolution } from '../ingest/scan-manifests.js';
 import { usd } from '../report/table.js';
-import { resolveJob, type ResolvedJob } from '../cli/job.js';
-import { UsageError } from '../cli/options.js';
+import { resolveJob, type ResolvedJob } from '../job/job.js';
+import { UsageError } from '../job/options.js';
 import { optionsToFlags, type JobOptions } from './job-options.js';
-import { metaColumnList } from '../cli/run-options.js';
+import { metaColumnList } from '../job/run-options.js';
 
 const SHOWN_ROWS = 50;
 const SHOWN_ERRORS = 200;

@@ -1,24 +1,24 @@
 // The library's `runJob`: what `gbatch run` does, as a function. The CLI parses its argv into a job and
 // calls runResolvedJob; a program calls runJob with the same job file or manifest and the same option
 // names (those of `gbatch run`, as in a job file), and gets the run's result instead of a printout.
-import { describeDeadline } from '../cli/deadline.js';
-import { DEFAULT_IF_RUNNING_TIMEOUT_S, type IfRunning } from '../pipeline/overlap.js';
+import { describeDeadline } from '../job/deadline.js';
+import { DEFAULT_IF_RUNNING_TIMEOUT_S, type IfRunning } from '../pipeline/runners/overlap.js';
 import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import { roundUsd } from '../core/money.js';
 import { parseModelLimits, type ModelLimits } from '../core/model-limits.js';
-import { UsageError } from '../cli/options.js';
+import { UsageError } from '../job/options.js';
 import { createRedactor } from '../gateway/redact.js';
 import { printableLocation } from '../journal/database-url.js';
 import { isDatabaseUrl, openStore } from '../journal/open-store.js';
 import type { Progress, RunEvents } from '../pipeline/context.js';
 import { exitMeaning } from '../pipeline/exit-meaning.js';
-import { resultsPath } from '../pipeline/results-file.js';
+import { resultsPath } from '../pipeline/results/results-file.js';
 import { runJob as runPipeline, type RunResult } from '../pipeline/runner.js';
 import { reportHeader } from '../report/model.js';
-import { startedJobArg } from '../cli/advice.js';
+import { startedJobArg } from '../job/advice.js';
 import { quoteArg } from '../core/shell-text.js';
-import { gatewayAccess, resolveJob, type GatewayAccess, type ResolvedJob } from '../cli/job.js';
+import { gatewayAccess, resolveJob, type GatewayAccess, type ResolvedJob } from '../job/job.js';
 import type { RunSummary } from '../notify/body.js';
 import { RunNotifier } from '../notify/notifier.js';
 import { ITEM_STATES, type ItemState } from '../core/states.js';
@@ -26,7 +26,7 @@ import { errorExit } from './error-exit.js';
 import type { SendPolicy } from '../notify/policy.js';
 import { displayUrl, parseNotifySettings } from '../notify/targets.js';
 import { optionsToFlags, type JobOptions } from './job-options.js';
-import { metaColumnList } from '../cli/run-options.js';
+import { metaColumnList } from '../job/run-options.js';
 
 export interface RunJobOptions {
   /** A job file (`jobs/<name>.json`) or a manifest (`.csv`, `.jsonl`), as `gbatch run` takes. */

@@ -4,11 +4,11 @@ import { existsSync, readdirSync } from 'node:fs';
 import { openJournalFile, openStore } from '../journal/open-store.js';
 import type { JournalStore } from '../journal/index.js';
 import { quoteArg } from '../core/shell-text.js';
-import { jobJournal, journalUrl, type JournalFlags } from './job-journal.js';
-import { locateJournal } from './locate-journal.js';
-import { UsageError } from './options.js';
+import { jobJournal, journalUrl, type JournalFlags } from '../job/job-journal.js';
+import { locateJournal } from '../job/locate-journal.js';
+import { UsageError } from '../job/options.js';
 
-export { journalUrl, type JournalFlags } from './job-journal.js';
+export { journalUrl, type JournalFlags } from '../job/job-journal.js';
 
 export interface CommandJournal {
   store: JournalStore;

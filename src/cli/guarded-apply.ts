@@ -1,7 +1,7 @@
 // An operator's decision on a row, written compare-and-set on the state the operator's command saw:
 // if a live run (or another operator) moved the row meanwhile, the decision is refused in one line.
 import { StaleTransitionError, type Change, type Item, type JournalStore } from '../journal/index.js';
-import { UsageError } from './options.js';
+import { UsageError } from '../job/options.js';
 
 export async function applyDecision(journal: JournalStore, seen: Item, change: Omit<Change, 'id' | 'expect'>): Promise<void> {
   try {

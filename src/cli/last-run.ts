@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { STALE_AFTER_MS, type JournalStore } from '../journal/index.js';
 import type { ItemState } from '../core/states.js';
 import { needsOperatorDecision } from '../pipeline/exit-code.js';
-import { ATTENTION_STOPS } from '../pipeline/run-ending.js';
+import { ATTENTION_STOPS } from '../core/run-ending.js';
 
 export interface LastRunView {
   id: number;

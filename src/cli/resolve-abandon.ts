@@ -3,7 +3,7 @@
 import { planAbandon, type AbandonPlan } from '../core/abandon.js';
 import type { Change, JournalStore } from '../journal/index.js';
 import { busyAsUsage } from './guarded-apply.js';
-import { UsageError } from './options.js';
+import { UsageError } from '../job/options.js';
 
 export async function abandonItem(journal: JournalStore, id: string, notBilled: boolean, journalArg: string): Promise<string> {
   const plan = await journal.decideAndApply<AbandonPlan>(async (reader) => {

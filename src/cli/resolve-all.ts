@@ -1,9 +1,9 @@
 // `gbatch resolve --all-uncertain --resubmit|--abandon`: the decision is always explicit, never a default.
 import { quoteArg } from '../core/shell-text.js';
 import { resolveAllUncertain } from '../journal/resolve-all.js';
-import { commandJournalArg } from './advice.js';
+import { commandJournalArg } from '../job/advice.js';
 import { openCommandJournal } from './command-journal.js';
-import { UsageError } from './options.js';
+import { UsageError } from '../job/options.js';
 import { answerToCurrentAttempt } from './resolve-answer.js';
 import type { JournalStore } from '../journal/index.js';
 

@@ -6,8 +6,8 @@ import { createGatewayClient } from '../gateway/client.js';
 import { GatewayHttpError } from '../gateway/errors.js';
 import { BudgetExceededError, type Item, type JournalStore } from '../journal/index.js';
 import { applyDecision } from './guarded-apply.js';
-import { gatewayAccess } from './job.js';
-import { UsageError } from './options.js';
+import { gatewayAccess } from '../job/job.js';
+import { UsageError } from '../job/options.js';
 
 export interface AttachOptions { force: boolean; verify: boolean; baseUrl: string | undefined }
 

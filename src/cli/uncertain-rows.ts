@@ -1,7 +1,7 @@
 // The uncertain rows an operator must find in the gateway's dashboard, read from the journal for the advice.
 import { promptStart } from '../core/prompt-start.js';
 import type { JournalStore } from '../journal/index.js';
-import type { UncertainRow } from './advice.js';
+import type { UncertainRow } from '../job/advice.js';
 
 export async function uncertainRows(journal: JournalStore, limit: number): Promise<UncertainRow[]> {
   const items = await journal.list(['uncertain'], limit);

@@ -107,6 +107,24 @@ export class ManualClock implements Clock {
     this.current = target;
   }
 
+  /**
+   * Moves time forward by `ms` at once, for code that reads `now()` and does not sleep: every sleeper due
+   * is woken, and their continuations run after the caller's synchronous code.
+   */
+  tick(ms: number): void {
+    this.current += Math.max(0, ms);
+    const due = this.sleepers
+      .filter((s) => s.wakeAt <= this.current)
+      .sort((a, b) => a.wakeAt - b.wakeAt || a.order - b.order);
+    this.sleepers = this.sleepers.filter((s) => s.wakeAt > this.current);
+    for (const sleeper of due) sleeper.resolve();
+  }
+
+  /** When the earliest pending sleep ends; undefined when nothing sleeps. */
+  nextWakeAt(): number | undefined {
+    return this.sleepers.reduce<number | undefined>((min, s) => (min === undefined || s.wakeAt < min ? s.wakeAt : min), undefined);
+  }
+
   pendingSleepers(): number {
     return this.sleepers.length;
   }

@@ -4,9 +4,8 @@ import type { PricingTable } from '../core/pricing.js';
 import { readCsvHeader, type CsvHeader } from '../manifest/csv-header.js';
 import { RecordTexts } from '../manifest/csv-record-text.js';
 import { judgeDeferredRow, type RowLayout } from '../manifest/deferred-row.js';
-import type { CompactHandlers } from './scan-compact.js';
 import { scanEntry, type ScanHandlers, type ScanSummary } from './scan-manifests.js';
-import { compactRow, deferredRowsOf, type DeferredColumns } from './scan-protocol.js';
+import { compactRow, deferredRowsOf, type CompactHandlers, type DeferredColumns } from './scan-protocol.js';
 
 export class DeferredJudge {
   readonly summary: ScanSummary = { rows: 0, valid: 0, invalid: 0 };

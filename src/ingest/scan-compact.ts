@@ -6,9 +6,9 @@ import { Worker } from 'node:worker_threads';
 import type { PricingTable } from '../core/pricing.js';
 import { positiveKnob } from '../core/test-knob.js';
 import { DeferredJudge } from './deferred-judge.js';
-import { scanManifests, type InvalidEntry, type ScanSummary } from './scan-manifests.js';
+import { scanManifests, type ScanSummary } from './scan-manifests.js';
 import {
-  compactRow, rowsOf, SCAN_WORKER_YOUNG_GENERATION_MB, type CompactRow, type DeferralPolicy, type ScanMessage, type ScanWorkerData,
+  compactRow, rowsOf, SCAN_WORKER_YOUNG_GENERATION_MB, type CompactHandlers, type DeferralPolicy, type ScanMessage, type ScanWorkerData,
 } from './scan-protocol.js';
 
 export const WORKER_THRESHOLD_BYTES = 8 << 20;
@@ -18,13 +18,6 @@ export const WORKER_THRESHOLD_ENV = 'GBATCH_SCAN_WORKER_BYTES';
 
 export function workerThresholdBytes(env: NodeJS.ProcessEnv = process.env): number {
   return positiveKnob(env, WORKER_THRESHOLD_ENV, WORKER_THRESHOLD_BYTES);
-}
-
-export interface CompactHandlers {
-  valid(row: CompactRow): void;
-  invalid(entry: InvalidEntry): void;
-  /** After each batch from the worker: the next is asked for once this settles (the writer's back-pressure). */
-  drained?(): Promise<void>;
 }
 
 function totalBytes(files: readonly string[]): number {

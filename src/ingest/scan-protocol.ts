@@ -221,3 +221,11 @@ export function* deferredRowsOf(columns: DeferredColumns): Generator<DeferredRow
     at += width;
   }
 }
+
+/** What a scan hands its caller: each row judged valid, each invalid one, and a pause between batches. */
+export interface CompactHandlers {
+  valid(row: CompactRow): void;
+  invalid(entry: InvalidEntry): void;
+  /** After each batch from the worker: the next is asked for once this settles (the writer's back-pressure). */
+  drained?(): Promise<void>;
+}

@@ -1,16 +1,10 @@
 // Opens the journal a location names: a postgres:// URL is the PostgreSQL adapter (loaded only then, so
 // an SQLite user never loads its driver); anything else is a path to an SQLite file.
+import type { OpenStoreOptions } from './open-options.js';
 import type { JournalStore } from './store.js';
 import { SqliteJournal } from './sqlite/journal.js';
 
-export interface OpenStoreOptions {
-  /** The job's name: a PostgreSQL database holds many jobs, and this picks one. */
-  job: string;
-  clock?: { now(): number };
-  readonly?: boolean;
-  sync?: 'full' | 'off';
-  syncWal?: (walPath: string) => void;
-}
+export type { OpenStoreOptions } from './open-options.js';
 
 export function isDatabaseUrl(location: string): boolean {
   return /^postgres(ql)?:\/\//i.test(location);

@@ -2,6 +2,7 @@
 // crosses them, and one summary when the run ends, awaited (bounded) before the run returns. Nothing
 // here can block a submission or change the run's exit code: every failure is one log line. Among
 // runners sharing a job the journal elects who sends a threshold (and the run decides who sends the end).
+import { systemClock, type Clock } from '../core/clock.js';
 import type { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import type { Redactor } from '../gateway/redact.js';
@@ -21,6 +22,8 @@ export interface NotifierOptions {
   log: (line: string) => void;
   policy?: Partial<SendPolicy>;
   random?: () => number;
+  /** Default: the system clock. */
+  clock?: Clock;
 }
 
 export class RunNotifier {
@@ -136,7 +139,7 @@ export class RunNotifier {
   private sendAll(body: NotificationBody): void {
     const json = JSON.stringify(body);
     for (const url of this.settings.urls) {
-      const sending = postNotification(url, json, this.policy, { dispatcher: this.agent, now: () => performance.now(), random: this.options.random ?? Math.random })
+      const sending = postNotification(url, json, this.policy, { dispatcher: this.agent, clock: this.options.clock ?? systemClock, random: this.options.random ?? Math.random })
         .then((outcome) => {
           this.stats.attempts += outcome.attempts;
           if (outcome.ok) this.stats.sent++;

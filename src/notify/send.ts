@@ -1,14 +1,15 @@
 // One notification to one webhook: POST JSON, tried again with backoff on network errors, timeouts,
 // 5xx and 429, within a total bound. Never throws: the outcome is returned for one log line.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, type Dispatcher } from 'undici';
+import type { Clock } from '../core/clock.js';
 import { nextStep, type AttemptAnswer, type SendPolicy } from './policy.js';
 
 export interface SendOutcome { ok: boolean; attempts: number; reason?: string }
 
 export interface SendDeps {
   dispatcher: Dispatcher;
-  now: () => number;
+  /** Times the total bound and the waits between attempts (an attempt's own bound is a socket timeout). */
+  clock: Clock;
   random: () => number;
 }
 
@@ -17,18 +18,16 @@ export function notifyAgent(policy: SendPolicy): Agent {
 }
 
 export async function postNotification(url: string, json: string, policy: SendPolicy, deps: SendDeps): Promise<SendOutcome> {
-  const started = deps.now();
-  const total = AbortSignal.timeout(policy.totalMs);
+  const started = deps.clock.now();
   for (let attempt = 1; ; attempt++) {
-    const answer = await attemptOnce(url, json, AbortSignal.any([total, AbortSignal.timeout(policy.attemptTimeoutMs)]), deps.dispatcher);
-    const step = nextStep(answer, attempt, deps.now() - started, policy, Date.now(), deps.random);
+    const left = policy.totalMs - (deps.clock.now() - started);
+    const answer = await attemptOnce(url, json, AbortSignal.timeout(Math.max(1, Math.min(policy.attemptTimeoutMs, left))), deps.dispatcher);
+    const now = deps.clock.now();
+    const step = nextStep(answer, attempt, now - started, policy, now, deps.random);
     if (step.kind === 'done') return { ok: true, attempts: attempt };
-    if (step.kind === 'give-up' || total.aborted) return { ok: false, attempts: attempt, reason: step.kind === 'give-up' ? step.reason : `no answer within ${policy.totalMs / 1000} s` };
-    try {
-      await sleep(step.delayMs, undefined, { signal: total });
-    } catch {
-      return { ok: false, attempts: attempt, reason: `no success within ${policy.totalMs / 1000} s (last: ${describe(answer)})` };
-    }
+    if (step.kind === 'give-up') return { ok: false, attempts: attempt, reason: step.reason };
+    // nextStep gives up on a wait that would end past the bound, so the next attempt starts inside it.
+    await deps.clock.sleep(step.delayMs);
   }
 }
 

@@ -1,7 +1,7 @@
 // Where notifications go (`--notify URL`, repeatable) and at which budget percentages (`--notify-at`).
 // Checked before anything is sent: a bad value is a usage error naming the flag, never echoing a URL
 // whole (a webhook URL's path is often its secret: Slack's is).
-import { UsageError } from '../cli/options.js';
+import { UsageError } from '../job/options.js';
 
 export interface NotifySettings {
   urls: string[];

@@ -3,7 +3,7 @@
 // reservations and settlements are the job's too, and rows taken over from a runner that is gone were
 // reserved by it, so only the journal's totals say what they hold.
 import { roundUsd } from '../core/money.js';
-import { fitsBudget, type SpendState } from './budget.js';
+import { fitsBudget, type SpendState } from '../core/budget.js';
 
 /** The job's money as the journal holds it now, and whether any of its rows is in flight (may still settle or be released). */
 export interface JobMoney extends SpendState { inFlight: boolean }

@@ -7,9 +7,8 @@ import type { ItemState } from '../core/states.js';
 import type { GatewayClient } from '../gateway/client.js';
 import type { CommitQueue, Item, ItemError, JournalStore } from '../journal/index.js';
 import type { BudgetGuard } from './budget-guard.js';
-import type { RunSnapshot } from './run-snapshot.js';
-import type { RequestPacers } from './request-pacers.js';
-import type { SubmitGate } from './run-stops.js';
+import type { RunSnapshot } from '../core/run-snapshot.js';
+import type { RequestPacers } from './pacing/request-pacers.js';
 import type { JobNotices } from '../journal/job-notices.js';
 
 export interface RunSettings {
@@ -66,6 +65,12 @@ export interface RunEvents {
   laneError: [lane: 'poll' | 'download', error: ItemError];
   /** The run as the live view draws it, a few times a second (only while someone listens). */
   snapshot: [snapshot: RunSnapshot];
+}
+
+/** Asked before each submission's intent is written and again right before its request leaves. */
+export interface SubmitGate {
+  /** False once nothing new may be sent (a stop, or the deadline passed: that stops the run now). */
+  allows(): boolean;
 }
 
 export interface RunContext {

@@ -3,16 +3,15 @@ import { EventEmitter, setMaxListeners } from 'node:events';
 import { systemClock, type Clock } from '../core/clock.js';
 import { DEFAULT_DEADLINE_GRACE_S } from '../core/deadline.js';
 import type { PricingTable } from '../core/pricing.js';
-import type { ItemState } from '../core/states.js';
 import { createGatewayClient, type GatewayClient } from '../gateway/client.js';
 import { createRedactor } from '../gateway/redact.js';
 import { preflightRun } from '../io/preflight.js';
 import { CommitQueue, HEARTBEAT_MS, LockLostError, staleAfterMs, type Item, type JournalStore, type RunnerTakeover } from '../journal/index.js';
 import { accountId } from '../gateway/account-id.js';
-import { JobPeers } from './job-peers.js';
-import { jobEnd, joinJobNotices } from './job-end.js';
-import { CancelWatch } from './cancel-watch.js';
-import { acquireRunner, type OverlapPolicy } from './overlap.js';
+import { JobPeers } from './runners/job-peers.js';
+import { jobEnd, joinJobNotices } from './runners/job-end.js';
+import { CancelWatch } from './stops/cancel-watch.js';
+import { acquireRunner, type OverlapPolicy } from './runners/overlap.js';
 import { isDatabaseUrl, openStore } from '../journal/open-store.js';
 import { budgetInForce, type JobFileBudget } from '../core/job-budget.js';
 import { countsForExit } from '../core/orphans.js';
@@ -20,28 +19,29 @@ import { orphanedLine, SHOWN_ORPHANS } from './orphaned-line.js';
 import type { JobTotals, RunEnd } from '../journal/index.js';
 import { BudgetGuard } from './budget-guard.js';
 import type { RunContext, RunEvents, RunSettings } from './context.js';
-import { Downloader } from './downloader.js';
+import { Downloader } from './lanes/downloader.js';
 import { earlierDrift } from './earlier-drift.js';
 import { exitCodeFor, EXIT } from './exit-code.js';
-import { GatewayWatch } from './gateway-watch.js';
+import { GatewayWatch } from './stops/gateway-watch.js';
 import { ingestManifests, type IngestOutcome } from '../ingest/ingest-manifests.js';
-import { JournalGuard, type JournalLoss } from './journal-guard.js';
-import type { UnrecordedTask } from './unrecorded.js';
-import { endLeaseLost, endLost, lockLostLine, noteUnrecorded, type JournalLossReason } from './journal-loss-ending.js';
-import { lossWords } from './journal-rescue.js';
-import { refuseUnpricedHeldRows } from './held-row-prices.js';
-import { LaneFailures } from './lane-failures.js';
-import { Poller } from './poller.js';
+import { JournalGuard, type JournalLoss } from './stops/journal-guard.js';
+import { endLeaseLost, endLost, lockLostLine, noteUnrecorded } from './ending/journal-loss-ending.js';
+import type { RunResult } from './run-result.js';
+import { lossWords } from './ending/journal-rescue.js';
+import { refuseUnpricedHeldRows } from './lanes/held-row-prices.js';
+import { LaneFailures } from './lanes/lane-failures.js';
+import { Poller } from './lanes/poller.js';
 import { priceDriftLine } from './price-drift.js';
 import { recoverJournal, type Recovery } from './recover.js';
-import { crashEndOf, runEndOf } from './run-ending.js';
-import { OutputStop, outputExitCode, type OutputFailure } from './output-stop.js';
-import { ResultsWriter } from './results-writer.js';
-import { RunMonitor } from './run-monitor.js';
-import { requestPacers } from './request-pacers.js';
-import { RunStops, type EarlyStop } from './run-stops.js';
-import { Submitter, type SubmitStopReason } from './submitter.js';
-import { AutoRetries } from './auto-retries.js';
+import { crashEndOf, runEndOf } from '../core/run-ending.js';
+import { journalOutageLine } from '../journal/outage.js';
+import { OutputStop, outputExitCode } from './stops/output-stop.js';
+import { ResultsWriter } from './results/results-writer.js';
+import { RunMonitor } from './monitor/run-monitor.js';
+import { requestPacers } from './pacing/request-pacers.js';
+import { RunStops } from './stops/run-stops.js';
+import { Submitter } from './lanes/submitter.js';
+import { AutoRetries } from './lanes/auto-retries.js';
 import { DEFAULT_RETRY_DELAY } from '../core/auto-retry.js';
 
 export interface RunConfig {
@@ -88,31 +88,7 @@ export interface RunConfig {
   ifRunning?: OverlapPolicy;
 }
 
-export interface RunResult {
-  exitCode: number;
-  counts: Record<ItemState, number>;
-  ingest?: IngestOutcome;
-  recovery?: Recovery;
-  takeover?: RunnerTakeover;
-  stopReason: SubmitStopReason | EarlyStop | 'no-wait' | 'ingested' | 'output' | JournalLossReason | undefined;
-  /** The journal's file was deleted or replaced, or its lock lost, mid-run: what the operator must know (and task ids it did not take). */
-  journalLost?: { lines: string[]; savedCopy?: string; unrecordedTasks?: UnrecordedTask[]; unrecordedAnswers?: Array<{ id: string; attempt: number }> };
-  /** One line on why the run stopped early (a deadline, a dead gateway, a signal), as logged. */
-  stopMessage?: string;
-  /** The write that stopped the run (disk full, read-only, no permission), if one did. */
-  outputFailure?: OutputFailure;
-  spend: { reservedUsd: number; actualUsd: number };
-  budgetUsd?: number;
-  polls: number;
-  downloadFailures: number;
-  exhaustedRetries: number;
-  /** Rows this run sent again by itself: --retry-failed (once per retry) and --resubmit-uncertain-text mid-run. */
-  autoRetried?: { requeued: readonly string[]; resubmitted: readonly string[] };
-  /** Journal transactions the run's lanes committed (group commit: far fewer than transitions). */
-  journalCommits: number;
-  /** Among runners sharing the job: false while others are still at work (the last to end reports the job's end). */
-  lastOfJob?: boolean;
-}
+export type { RunResult } from './run-result.js';
 
 export async function runJob(config: RunConfig): Promise<RunResult> {
   const clock = config.clock ?? systemClock;
@@ -230,7 +206,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
       if (!config.gateway) await gateway.close();
     }
   } catch (err) {
-    end = crashEndOf(err, createRedactor([config.apiKey]));
+    end = crashEndOf(err, journalOutageLine(err), createRedactor([config.apiKey]));
     throw err;
   } finally {
     // A journal lost or fenced takes no more records; the saved copy is what the operator resumes from.

@@ -2,7 +2,16 @@
 // The key is used only to find the account; everything recorded names the account instead.
 
 import { CHAT_MODELS, VIDEO_MODELS } from '../core/models.js';
-import type { AccountOptions } from './types.js';
+
+export interface AccountOptions {
+  key: string;
+  balanceUsd: number;
+  /** Model ids the account may use and sees in /v1/models; default: all. */
+  models?: string[];
+  revoked?: boolean;
+  /** Requests per fixed 60 s window before 429; default: unlimited. */
+  rateLimitPerMinute?: number;
+}
 
 export const ALL_MODELS: readonly string[] = [...VIDEO_MODELS.map((m) => m.id), ...CHAT_MODELS];
 const RATE_WINDOW_MS = 60_000;

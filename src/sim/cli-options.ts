@@ -1,7 +1,7 @@
 // `gbatch sim` flags: one typed table, and a pure conversion from argv to SimulatorOptions.
 
 import { RESOLUTIONS, type Resolution } from '../core/models.js';
-import { parseOptions, UsageError, type OptionTable } from '../cli/options.js';
+import { parseOptions, UsageError, type OptionTable } from '../job/options.js';
 import { DEFAULT_API_KEY, DEFAULT_BALANCE_USD, DEFAULT_TASK_SECONDS } from './options.js';
 import type { AccountOptions, ErrorFlavor, PollShape, SimulatorOptions } from './types.js';
 

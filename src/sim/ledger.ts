@@ -68,6 +68,8 @@ export class Ledger {
   private readonly acceptedByPrompt = new Map<string, number>();
   private readonly spentByAccount = new Map<string, number>();
   private sources: LedgerSources | undefined;
+  private readonly watchers = new Set<() => void>();
+  private notifyQueued = false;
 
   /** Wired once by the simulator (the ledger and the task book need each other). */
   attach(sources: LedgerSources): void {
@@ -112,8 +114,25 @@ export class Ledger {
     return Object.fromEntries(this.acceptedByPrompt);
   }
 
+  /**
+   * Resolves once `holds(ledger)` is true: checked now and after every request or charge recorded, so a
+   * test or an embedder awaits what the gateway saw instead of polling for it.
+   */
+  reached(holds: (ledger: Ledger) => boolean): Promise<void> {
+    return new Promise((resolve) => {
+      const check = (): void => {
+        if (!holds(this)) return;
+        this.watchers.delete(check);
+        resolve();
+      };
+      this.watchers.add(check);
+      check();
+    });
+  }
+
   recordRequest(record: RequestRecord): void {
     this.requestLog.push(record);
+    this.changed();
   }
 
   recordCharge(record: ChargeRecord): void {
@@ -121,6 +140,18 @@ export class Ledger {
     this.spentByAccount.set(record.account, (this.spentByAccount.get(record.account) ?? 0) + record.usd);
     const account = this.sources?.accounts.named(record.account);
     if (account) account.balanceUsd -= record.usd;
+    this.changed();
+  }
+
+  // Watchers run after the recording call returns: a check reads the ledger, and a read settles due tasks,
+  // which records charges; checking inside that recording would re-enter it.
+  private changed(): void {
+    if (this.watchers.size === 0 || this.notifyQueued) return;
+    this.notifyQueued = true;
+    queueMicrotask(() => {
+      this.notifyQueued = false;
+      for (const check of [...this.watchers]) check();
+    });
   }
 
   countSubmission(prompt: string): void {

@@ -47,7 +47,7 @@ async function serve(ctx: SimContext, handlers: HandlerTable, req: IncomingMessa
   const faults = ctx.faults();
   const latency = latencyOf(faults, ctx.random);
   if (latency > 0) {
-    await delay(latency, undefined, { signal: ctx.closing });
+    await (ctx.clock.sleep ? ctx.clock.sleep(latency, ctx.closing) : delay(latency, undefined, { signal: ctx.closing }));
     if (res.destroyed) return;
   }
   const parsed = text === undefined ? NO_BODY : parseJson(text);

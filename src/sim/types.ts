@@ -1,6 +1,7 @@
 // The simulator's public types: options, mutable faults and the in-process handle.
 
 import type { Resolution } from '../core/models.js';
+import type { AccountOptions } from './accounts.js';
 import type { Ledger } from './ledger.js';
 
 /** The six endpoints of spec section 4, as fault options name them. */
@@ -36,17 +37,13 @@ export interface FaultOptions {
   finalResolutionRate: number;
 }
 
-export interface AccountOptions {
-  key: string;
-  balanceUsd: number;
-  /** Model ids the account may use and sees in /v1/models; default: all. */
-  models?: string[];
-  revoked?: boolean;
-  /** Requests per fixed 60 s window before 429; default: unlimited. */
-  rateLimitPerMinute?: number;
-}
+export type { AccountOptions };
 
-export interface Clock { now(): number }
+export interface Clock {
+  now(): number;
+  /** Waits out a request's latency; default a real timer. Cut short (rejecting) when `signal` aborts. */
+  sleep?(ms: number, signal: AbortSignal): Promise<void>;
+}
 
 export type PollShape = 'a' | 'b';
 

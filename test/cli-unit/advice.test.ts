@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { journalArg, uncertainAdvice, type UncertainRow } from '../../src/cli/advice.js';
+import { journalArg, uncertainAdvice, type UncertainRow } from '../../src/job/advice.js';
 
 const AT = Date.UTC(2026, 10, 23, 18, 30, 38, 123);
 const video = (id: string, extra: Partial<UncertainRow> = {}): UncertainRow =>

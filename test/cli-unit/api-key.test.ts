@@ -1,8 +1,8 @@
 // GATEWAY_API_KEY_FILE: the key read from a file (a secret store's mount, systemd's credentials).
 import { writeFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
-import { apiKeyFromEnv } from '../../src/cli/api-key.js';
-import { UsageError } from '../../src/cli/options.js';
+import { apiKeyFromEnv } from '../../src/job/api-key.js';
+import { UsageError } from '../../src/job/options.js';
 import { workspace } from '../e2e/helpers/workspace.js';
 
 test('the key file gives the key, its final newline dropped', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { describeDeadline, parseDeadline } from '../../src/cli/deadline.js';
-import { UsageError } from '../../src/cli/options.js';
+import { describeDeadline, parseDeadline } from '../../src/job/deadline.js';
+import { UsageError } from '../../src/job/options.js';
 
 // Local time, as the operator's "06:30" means.
 const at = (h: number, m: number, day = 15): Date => new Date(2026, 0, day, h, m, 0, 0);

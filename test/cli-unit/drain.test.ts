@@ -2,10 +2,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseDrain } from '../../src/cli/deadline.js';
-import { resolveJob } from '../../src/cli/job.js';
-import { parseOptions, UsageError } from '../../src/cli/options.js';
-import { RUN_OPTIONS } from '../../src/cli/run-options.js';
+import { parseDrain } from '../../src/job/deadline.js';
+import { resolveJob } from '../../src/job/job.js';
+import { parseOptions, UsageError } from '../../src/job/options.js';
+import { RUN_OPTIONS } from '../../src/job/run-options.js';
 import { useTempDir } from '../journal/helpers.js';
 
 const tmp = useTempDir('gbatch-drain-');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { gatewayAccess } from '../../src/cli/job.js';
-import { UsageError } from '../../src/cli/options.js';
+import { gatewayAccess } from '../../src/job/job.js';
+import { UsageError } from '../../src/job/options.js';
 
 const KEY = 'sk-test-VERY-SECRET-0123456789';
 
@@ -56,7 +56,7 @@ describe('gatewayAccess', () => {
     refusal({}, { GATEWAY_API_KEY: KEY });
   });
 
-  // Regression (fixed): src/cli/job.ts gatewayAccess checks the protocol before the credentials and echoes the raw URL
+  // Regression (fixed): src/job/job.ts gatewayAccess checks the protocol before the credentials and echoes the raw URL
   // ("got `ftp://user:sk-...@host`"), so a key pasted into a non-http URL ends up in the error message (and on
   // stderr). Fix: check url.username/url.password first, or echo the URL with its userinfo removed.
   it('a non-http URL with the key in it does not echo the key', () => {

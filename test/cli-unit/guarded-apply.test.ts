@@ -2,7 +2,7 @@
 // another operator) moved in between is refused in one line (exit 2), never as a bug (exit 70).
 import { describe, expect, it } from 'vitest';
 import { applyDecision } from '../../src/cli/guarded-apply.js';
-import { UsageError } from '../../src/cli/options.js';
+import { UsageError } from '../../src/job/options.js';
 import { entry, ingest, submitChange, useTempDir } from '../journal/helpers.js';
 
 const tmp = useTempDir();

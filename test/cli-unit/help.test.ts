@@ -12,8 +12,8 @@ import { run as runCommand } from '../../src/cli/commands/run.js';
 import { run as sim } from '../../src/cli/commands/sim.js';
 import { run as status, OPTIONS as STATUS_OPTIONS } from '../../src/cli/commands/status.js';
 import { EXIT_CODES, type CommandName } from '../../src/cli/exit-codes.js';
-import { UsageError, type OptionTable } from '../../src/cli/options.js';
-import { PLAN_ONLY_OPTIONS, PLAN_OPTIONS, RUN_OPTIONS } from '../../src/cli/run-options.js';
+import { UsageError, type OptionTable } from '../../src/job/options.js';
+import { PLAN_ONLY_OPTIONS, PLAN_OPTIONS, RUN_OPTIONS } from '../../src/job/run-options.js';
 import { SIM_OPTIONS } from '../../src/sim/cli-options.js';
 
 const COMMANDS: Record<CommandName, { run: (argv: string[]) => Promise<number>; table: OptionTable }> = {

@@ -2,9 +2,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { jobJournal } from '../../src/cli/job-journal.js';
-import { resolveJob } from '../../src/cli/job.js';
-import { UsageError } from '../../src/cli/options.js';
+import { jobJournal } from '../../src/job/job-journal.js';
+import { resolveJob } from '../../src/job/job.js';
+import { UsageError } from '../../src/job/options.js';
 import { useTempDir } from '../journal/helpers.js';
 
 const tmp = useTempDir('gbatch-jobjournal-');

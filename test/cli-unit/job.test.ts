@@ -1,9 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolveJob, type RunFlags } from '../../src/cli/job.js';
-import { parseOptions, UsageError } from '../../src/cli/options.js';
-import { metaColumnList, RUN_OPTIONS } from '../../src/cli/run-options.js';
+import { resolveJob } from '../../src/job/job.js';
+import type { RunFlags } from '../../src/job/run-options.js';
+import { parseOptions, UsageError } from '../../src/job/options.js';
+import { metaColumnList, RUN_OPTIONS } from '../../src/job/run-options.js';
 import { BUILTIN_PRICING } from '../../src/core/pricing.js';
 import { useTempDir } from '../journal/helpers.js';
 
@@ -67,7 +68,7 @@ describe('resolveJob', () => {
     expect(job.statePath).toBe(join('state', 'campaign-7.db'));
   });
 
-  // Regression (fixed): src/cli/job.ts resolveJob uses join(dirname(target), m), which glues an absolute manifest path
+  // Regression (fixed): src/job/job.ts resolveJob uses join(dirname(target), m), which glues an absolute manifest path
   // under the job's folder (jobs/ + /data/x.csv -> jobs/data/x.csv). Fix: isAbsolute(m) ? m : join(dirname(target), m)
   // (or path.resolve(dirname(target), m)).
   it('a job file may name a manifest by absolute path', () => {
@@ -126,7 +127,7 @@ describe('resolveJob', () => {
     expect(usageMessage(() => resolveJob(bool, cli(), NOW))).toBe(`${bool}: job option 'no-wait' must be true or false, got "yes"`);
   });
 
-  // Regression (fixed): src/cli/job.ts jobFileFlags builds argv as ['--budget', '-1']; node's parseArgs refuses a value
+  // Regression (fixed): src/job/job.ts jobFileFlags builds argv as ['--budget', '-1']; node's parseArgs refuses a value
   // starting with '-' as "ambiguous" and the user sees "Option '--budget' argument is ambiguous ... use
   // '--budget=-XYZ'", advice about a command line they never typed. Fix: push `--${key}=${value}`.
   it('a negative number in a job file gets the same "Expected ..." message', () => {

@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import { estimateEta, projectCost, rowsPerMinute } from '../../src/cli/live/estimates.js';
 import { plainLine, plainLineDue, plainLogLine, type PlainMark } from '../../src/cli/live/plain.js';
-import type { RunPhase } from '../../src/pipeline/run-snapshot.js';
+import type { RunPhase } from '../../src/core/run-snapshot.js';
 import { counts, snapshot, T0 } from './snapshot-fixture.js';
 
 const NO_TASKS = { to_send: 0, in_flight: 0, youngest_age_s: null, oldest_age_s: null, durations: { count: 0, p50_s: null, p90_s: null, max_s: null } };

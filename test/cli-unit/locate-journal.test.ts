@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { defaultJournalFor, journalAndIds, locateJournal } from '../../src/cli/locate-journal.js';
-import { UsageError } from '../../src/cli/options.js';
+import { defaultJournalFor, journalAndIds, locateJournal } from '../../src/job/locate-journal.js';
+import { UsageError } from '../../src/job/options.js';
 import { useTempDir } from '../journal/helpers.js';
 
 const tmp = useTempDir('gbatch-locate-');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { helpText, parseOptions, UsageError, type OptionTable } from '../../src/cli/options.js';
-import { RUN_OPTIONS } from '../../src/cli/run-options.js';
+import { parseOptions, UsageError, type OptionTable } from '../../src/job/options.js';
+import { helpText } from '../../src/cli/help-text.js';
+import { RUN_OPTIONS } from '../../src/job/run-options.js';
 
 const TABLE = {
   count: { type: 'number', integer: true, min: 1, max: 10, help: 'how many' },

@@ -1,6 +1,6 @@
 // Run snapshots for the live view's pure tests: a mid-run mixed campaign, changed per case.
 import { ITEM_STATES, type ItemState } from '../../src/core/states.js';
-import type { RunSnapshot } from '../../src/pipeline/run-snapshot.js';
+import type { RunSnapshot } from '../../src/core/run-snapshot.js';
 
 export const T0 = Date.UTC(2026, 10, 24, 1, 0, 0);
 

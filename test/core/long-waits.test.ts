@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock, MAX_TIMER_MS, systemClock } from '../../src/core/clock.js';
 import type { RunEvents } from '../../src/pipeline/context.js';
-import { RunStops } from '../../src/pipeline/run-stops.js';
+import { RunStops } from '../../src/pipeline/stops/run-stops.js';
 
 const DAY_MS = 86_400_000;
 

@@ -1,8 +1,8 @@
 // --model-limit's parser: every accepted shape, and each error naming the entry and the reason.
 import { describe, expect, test } from 'vitest';
 import { parseModelLimits } from '../../src/core/model-limits.js';
-import { parseOptions } from '../../src/cli/options.js';
-import { RUN_OPTIONS } from '../../src/cli/run-options.js';
+import { parseOptions } from '../../src/job/options.js';
+import { RUN_OPTIONS } from '../../src/job/run-options.js';
 
 function limits(...values: string[]) {
   const parsed = parseModelLimits(values);

@@ -22,7 +22,7 @@ describe('printable', () => {
     expect(printable(text)).toBe(text);
   });
 
-  it('is the same on a second pass (its output holds nothing to escape)', () => {
+  it('is the same when applied twice (its output holds nothing to escape)', () => {
     const once = printable('\u001b[31mred\u202e');
     expect(printable(once)).toBe(once);
   });

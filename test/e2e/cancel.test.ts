@@ -9,7 +9,6 @@ import { BUILT, gatewayEnv, runCli, startCli, stdoutJson } from './helpers/cli.j
 import { readJournal } from './helpers/journal.js';
 import { chatRow, videoRow, writeJsonl } from './helpers/manifests.js';
 import { KEY, posts, startSim } from './helpers/sim.js';
-import { until } from './helpers/wait.js';
 import { workspace } from './helpers/workspace.js';
 import { pgAvailable, usePgSchema } from '../helpers/postgres.js';
 
@@ -28,7 +27,7 @@ test.skipIf(!BUILT)('cancel under a live run: nothing is sent after it returns, 
   const manifest = writeJsonl(ws.path('rows.jsonl'), rows);
   const args = ['run', manifest, '--state', ws.state, '--out', ws.out, '--concurrency', '1', '--poll-interval', '0.05', '--quiet', '--json'];
   const live = startCli(args, { env });
-  await until(() => posts(sim.ledger) >= VIDEOS + 1, { timeoutMs: 20_000 });
+  await sim.ledger.reached((ledger) => posts(ledger) >= VIDEOS + 1);
 
   const cancel = await runCli(['cancel', '--state', ws.state, '--reason', 'wrong prompts'], { env });
   const returnedAt = Date.now();
@@ -118,7 +117,7 @@ test.skipIf(!BUILT || !pgAvailable())('PostgreSQL: cancel under a live runner; i
   const rows = [videoRow('v0', 'A harbour at night'), ...Array.from({ length: 20 }, (_, i) => chatRow(`c${i}`, `Name a planet, take ${i}`))];
   const manifest = writeJsonl(ws.path('rows.jsonl'), rows);
   const live = startCli(['run', manifest, '--journal', pg.url(), '--out', ws.out, '--concurrency', '1', '--poll-interval', '0.05', '--quiet', '--json'], { env });
-  await until(() => posts(sim.ledger) >= 2, { timeoutMs: 20_000 });
+  await sim.ledger.reached((ledger) => posts(ledger) >= 2);
 
   const cancel = await runCli(['cancel', 'rows', '--journal', pg.url()], { env });
   const returnedAt = Date.now();

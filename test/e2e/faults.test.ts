@@ -8,7 +8,6 @@ import { readJournal } from './helpers/journal.js';
 import { chatRow, videoRow, writeJsonl } from './helpers/manifests.js';
 import { runInProcess } from './helpers/run.js';
 import { duplicates, KEY, posts, startSim, tasksFor } from './helpers/sim.js';
-import { until } from './helpers/wait.js';
 import { sha256File, SIM_VIDEO_SHA256, workspace } from './helpers/workspace.js';
 
 /** The runner's client with the default number of attempts but millisecond backoffs, to keep the test fast. */
@@ -94,10 +93,8 @@ test('a download that keeps failing past one round of attempts is tried again in
   const contentRequests = () => sim.ledger.requests.filter((r) => r.path.endsWith('/content')).length;
 
   const running = runInProcess({ sim, ws, manifests: [manifest], extra: { gateway } });
-  let ended = false;
-  void running.finally(() => { ended = true; });
   // One round is 3 attempts at the content endpoint and 3 at result_url; the 7th request is a new round.
-  await until(() => contentRequests() > 6 || ended);
+  await Promise.race([sim.ledger.reached(() => contentRequests() > 6), running]);
   expect(contentRequests(), 'the run tried again after a failed round').toBeGreaterThan(6);
   sim.faults.truncateDownloadRate = 0;
   const result = await running;

@@ -9,7 +9,6 @@ import { BUILT, gatewayEnv, runCli, startCli } from './helpers/cli.js';
 import { readJournal } from './helpers/journal.js';
 import { chatRow, videoRow, writeJsonl } from './helpers/manifests.js';
 import { CAN_MOUNT, mountTmpfs } from './helpers/tmpfs.js';
-import { until } from './helpers/wait.js';
 import { workspace } from './helpers/workspace.js';
 import { DEFAULTS, startHostileGateway } from '../hostile/hostile-gateway.js';
 
@@ -38,7 +37,7 @@ test.skipIf(!BUILT || !CAN_MOUNT)('the journal\'s disk fills up mid-run: exit 75
   const env = { ...gatewayEnv(gw.baseUrl, gw.key), GBATCH_JOURNAL_OUTAGE_MS: '1000' };
 
   const run = startCli(args, { env });
-  await until(() => gw.count('POST', '/v1/chat/completions') === 2); // both intents are durable
+  await gw.reached(() => gw.count('POST', '/v1/chat/completions') === 2); // both intents are durable
   fillUp(disk.dir);
   release();
   const ended = await run.result;
@@ -77,7 +76,7 @@ test.skipIf(!BUILT || !CAN_MOUNT)('the journal\'s disk fills with polls and subm
 
   const run = startCli(args, { env });
   onTestFinished(() => { run.child.kill('SIGKILL'); });
-  await until(() => gw.count('POST', '/v1/chat/completions') === 2 && gw.count('GET', '/v1/video/generations/') >= 2, { timeoutMs: 20_000 });
+  await gw.reached(() => gw.count('POST', '/v1/chat/completions') === 2 && gw.count('GET', '/v1/video/generations/') >= 2);
   fillUp(disk.dir);
   release(); // the answers arrive on a full disk: the next intent cannot be written, every lane stops
   await Promise.race([run.stderrMatching(/stopping: /), run.result]);

@@ -8,7 +8,6 @@ import { expect, test } from 'vitest';
 import { BUILT, gatewayEnv, runCli, startCli, stdoutJson } from './helpers/cli.js';
 import { videoRow, writeJsonl } from './helpers/manifests.js';
 import { duplicates, KEY, posts, startSim } from './helpers/sim.js';
-import { until } from './helpers/wait.js';
 import { workspace } from './helpers/workspace.js';
 
 const VIDEOS = 6;
@@ -23,7 +22,7 @@ async function loseJournalMidRun(how: 'deleted' | 'replaced') {
   const manifest = writeJsonl(ws.path('rows.jsonl'), rows);
   const args = ['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.2', '--concurrency', '1', '--quiet', '--json'];
   const run = startCli(args, { env });
-  await until(() => posts(sim.ledger) >= 2);
+  await sim.ledger.reached((ledger) => posts(ledger) >= 2);
 
   if (how === 'deleted') rmSync(ws.state);
   else {

@@ -7,7 +7,6 @@ import { BUILT, gatewayEnv, runCli, startCli } from './helpers/cli.js';
 import { readJournal } from './helpers/journal.js';
 import { videoRow, writeJsonl } from './helpers/manifests.js';
 import { KEY, posts, startSim } from './helpers/sim.js';
-import { until } from './helpers/wait.js';
 import { workspace } from './helpers/workspace.js';
 import { pgAvailable, usePgSchema } from '../helpers/postgres.js';
 
@@ -19,7 +18,7 @@ async function liveRunner(taskSeconds: number, journal?: string[]) {
   const where = journal ?? ['--state', ws.state];
   const args = ['run', manifest, ...where, '--out', ws.out, '--poll-interval', '0.05', '--quiet'];
   const first = startCli(args, { env });
-  await until(() => posts(sim.ledger) === 1);
+  await sim.ledger.reached((ledger) => posts(ledger) === 1);
   return { ws, sim, env, args, first };
 }
 

@@ -6,7 +6,6 @@ import { BUILT, gatewayEnv, runCli, startCli, stdoutJson } from './helpers/cli.j
 import { readJournal } from './helpers/journal.js';
 import { chatRow, writeJsonl } from './helpers/manifests.js';
 import { KEY, posts, startSim } from './helpers/sim.js';
-import { until } from './helpers/wait.js';
 import { workspace } from './helpers/workspace.js';
 
 const ROWS = 12;
@@ -21,7 +20,7 @@ async function liveRun(extra: string[]) {
   const env = gatewayEnv(sim.baseUrl, KEY);
   const manifest = writeJsonl(ws.path('rows.jsonl'), Array.from({ length: ROWS }, (_, i) => chatRow(`c${i}`, prompt(i))));
   const run = startCli(['run', manifest, '--state', ws.state, '--out', ws.out, '--concurrency', '1', '--quiet', '--json', ...extra], { env });
-  await until(() => posts(sim.ledger) >= 1);
+  await sim.ledger.reached((ledger) => posts(ledger) >= 1);
   return { ws, sim, env, run };
 }
 

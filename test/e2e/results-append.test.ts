@@ -1,7 +1,7 @@
 // Issue 11: results.jsonl is appended in place after a run's first rebuild. A run SIGKILLed after such
 // an append, its file then torn as a kill in the middle of a write would leave it, is repaired by the
 // next run: exactly one line per item in a final state, in manifest order, nothing sent twice.
-import { appendFileSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { TERMINAL } from '../../src/core/states.js';
@@ -9,7 +9,7 @@ import { BUILT, gatewayEnv, runCli, startCli } from './helpers/cli.js';
 import { readJournal } from './helpers/journal.js';
 import { chatRow, writeJsonl } from './helpers/manifests.js';
 import { duplicates, KEY, posts, startSim } from './helpers/sim.js';
-import { until } from './helpers/wait.js';
+import { fileChange } from './helpers/wait.js';
 import { workspace } from './helpers/workspace.js';
 
 const ROWS = 800;
@@ -25,16 +25,20 @@ test.skipIf(!BUILT)('SIGKILL after an in-place append, the file torn: the next r
   const args = ['run', manifest, '--state', ws.state, '--out', ws.out, '--concurrency', '10', '--quiet', '--json'];
   const results = join(ws.out, 'results.jsonl');
 
+  mkdirSync(ws.out, { recursive: true }); // watched from before the run writes into it
   const first = startCli(args, { env });
   // The first rebuild writes a new file; a later one grows that same file (same inode).
   let seen: { ino: number; size: number } | undefined;
   let appendedInPlace = false;
-  await until(() => {
+  const stopWatching = new AbortController();
+  const appended = fileChange(ws.out, () => {
     const now = statSync(results, { throwIfNoEntry: false });
     if (now && seen && now.ino === seen.ino && now.size > seen.size) appendedInPlace = true;
     if (now) seen = { ino: now.ino, size: now.size };
-    return appendedInPlace || first.child.exitCode !== null;
-  }, { timeoutMs: 30_000, everyMs: 1 });
+    return appendedInPlace;
+  }, stopWatching.signal);
+  await Promise.race([appended, first.result]);
+  stopWatching.abort();
   first.child.kill('SIGKILL');
   const killed = await first.result;
   expect(appendedInPlace, 'the run ended before any in-place append').toBe(true);

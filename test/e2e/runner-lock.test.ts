@@ -9,7 +9,6 @@ import { BUILT, gatewayEnv, runCli, startCli, stdoutJson } from './helpers/cli.j
 import { readJournal } from './helpers/journal.js';
 import { videoRow, writeJsonl } from './helpers/manifests.js';
 import { KEY, posts, startSim } from './helpers/sim.js';
-import { until } from './helpers/wait.js';
 import { workspace } from './helpers/workspace.js';
 
 /** The documented test knob: the stale threshold, here far below the real 30 s. */
@@ -46,7 +45,8 @@ async function stoppedRunner() {
   const manifest = writeJsonl(ws.path('rows.jsonl'), [videoRow('v1', 'A harbour at dawn'), videoRow('v2', 'Snow on a roof')]);
   const args = ['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.1', '--quiet'];
   const first = startCli(args, { env });
-  await until(() => posts(sim.ledger) === 2 && lockRow(ws.state) !== undefined);
+  await sim.ledger.reached((ledger) => posts(ledger) === 2);
+  expect(lockRow(ws.state)).toBeDefined(); // taken before anything was sent
   first.child.kill('SIGSTOP');
   // A stop that lands inside one of its commits (an fsync under load takes milliseconds) leaves the
   // journal write-locked for as long as it is stopped: let it finish that commit and stop it again.
@@ -55,8 +55,10 @@ async function stoppedRunner() {
     await new Promise((resolve) => setTimeout(resolve, 5));
     first.child.kill('SIGSTOP');
   }
-  // Stopped until its heartbeat is older than the stale threshold: by the heartbeat alone, it is gone.
-  await until(() => Date.now() - lockRow(ws.state)!.heartbeat_at > 2 * STALE_MS, { everyMs: 50 });
+  // Stopped until its heartbeat is older than the stale threshold: by the heartbeat alone, it is gone. The
+  // threshold is the other process's wall clock (shortened by GBATCH_LOCK_STALE_MS), so real time must pass.
+  const staleAt = lockRow(ws.state)!.heartbeat_at + 2 * STALE_MS;
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, staleAt - Date.now()) + 1));
   return { ws, sim, env, args, first };
 }
 

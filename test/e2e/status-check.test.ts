@@ -5,7 +5,6 @@ import { expect, test } from 'vitest';
 import { BUILT, gatewayEnv, runCli, startCli, stdoutJson } from './helpers/cli.js';
 import { chatRow, videoRow, writeJsonl } from './helpers/manifests.js';
 import { KEY, posts, startSim } from './helpers/sim.js';
-import { until } from './helpers/wait.js';
 import { workspace } from './helpers/workspace.js';
 
 test.skipIf(!BUILT)('a finished job: --check exits 0 saying so; --json says run would exit 0', async () => {
@@ -28,7 +27,7 @@ test.skipIf(!BUILT)('a runner killed while holding the job: --check exits 1 nami
   const sim = await startSim({ taskSeconds: 30 });
   const manifest = writeJsonl(ws.path('rows.jsonl'), [videoRow('v1', 'A comet over the sea')]);
   const live = startCli(['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.05', '--quiet'], { env: gatewayEnv(sim.baseUrl, KEY) });
-  await until(() => posts(sim.ledger) === 1);
+  await sim.ledger.reached((ledger) => posts(ledger) === 1);
   const alive = await runCli(['status', '--state', ws.state, '--check']);
   expect(alive.code, alive.stdout).toBe(0);
   expect(alive.stdout).toContain('would exit 73 now');

@@ -6,7 +6,6 @@ import { BUILT, gatewayEnv, runCli, startCli, stdoutJson } from './helpers/cli.j
 import { readJournal, submittingIds } from './helpers/journal.js';
 import { chatRow, videoRow, writeJsonl } from './helpers/manifests.js';
 import { duplicates, KEY, posts, startSim } from './helpers/sim.js';
-import { until } from './helpers/wait.js';
 import { sha256File, SIM_VIDEO_SHA256, workspace } from './helpers/workspace.js';
 
 test.skipIf(!BUILT)('--no-wait submits and exits 75; the next run polls and downloads without resubmitting', async () => {
@@ -69,7 +68,7 @@ test.skipIf(!BUILT)('SIGTERM mid-campaign: exit 75, nothing sent after it, no it
   const args = ['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.05', '--concurrency', '1', '--quiet'];
 
   const child = startCli(args, { env });
-  await until(() => posts(sim.ledger) >= 2);
+  await sim.ledger.reached((ledger) => posts(ledger) >= 2);
   const signalledAt = Date.now();
   child.child.kill('SIGTERM');
   const first = await child.result;
@@ -97,7 +96,7 @@ test.skipIf(!BUILT)('a second run on a journal in use refuses with a clear messa
   const args = ['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.05', '--quiet'];
 
   const first = startCli(args, { env });
-  await until(() => posts(sim.ledger) === 1);
+  await sim.ledger.reached((ledger) => posts(ledger) === 1);
   const second = await runCli(args, { env });
   expect(second.code).toBe(73);
   expect(second.stderr).toMatch(new RegExp(`another gbatch run \\(pid ${first.child.pid} on .+\\) is using this journal`));

@@ -2,6 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock, systemClock } from '../../src/core/clock.js';
 
 describe('ManualClock', () => {
+  it('tick moves time at once and wakes every sleeper due, in wake order, after the caller', async () => {
+    const clock = new ManualClock(0);
+    const woke: string[] = [];
+    void clock.sleep(200).then(() => woke.push(`b@${clock.now()}`));
+    void clock.sleep(100).then(() => woke.push(`a@${clock.now()}`));
+    void clock.sleep(900).then(() => woke.push('late'));
+    clock.tick(250);
+    expect(clock.now()).toBe(250);
+    expect(woke).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(woke).toEqual(['a@250', 'b@250']);
+    expect(clock.pendingSleepers()).toBe(1);
+  });
+
   it('wakes sleepers only when their time comes, earliest first', async () => {
     const clock = new ManualClock(1000);
     const woke: string[] = [];

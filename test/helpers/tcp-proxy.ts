@@ -10,6 +10,8 @@ export interface TcpProxy {
   restore(): void;
   /** Connections refused while cut. */
   refused(): number;
+  /** Resolves once `n` connections in all have been refused. */
+  refusedReached(n: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -17,10 +19,12 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   const open = new Set<Socket>();
   let down = false;
   let refused = 0;
+  const waiters: Array<{ n: number; resolve: () => void }> = [];
   const server = createServer((client) => {
     if (down) {
       refused++;
       client.destroy();
+      for (const waiter of waiters.filter((w) => refused >= w.n)) waiter.resolve();
       return;
     }
     const upstream = connect(targetPort, targetHost);
@@ -49,6 +53,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       down = false;
     },
     refused: () => refused,
+    refusedReached: (n) => (refused >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ n, resolve }))),
     close: () => new Promise<void>((resolve) => {
       for (const socket of open) socket.destroy();
       server.close(() => resolve());

@@ -99,6 +99,8 @@ export interface HostileGateway {
   count(method: string, pathPrefix: string): number;
   /** Resolves when the gateway has received `n` requests in total. */
   received(n: number): Promise<void>;
+  /** Resolves once `holds(gateway)` is true: checked now and after each request. */
+  reached(holds: (gw: HostileGateway) => boolean): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -309,6 +311,7 @@ export async function startHostileGateway(options: HostileOptions = {}): Promise
     billedUsd: () => gw.charges.reduce((sum, c) => sum + c.usd, 0),
     count: (method, prefix) => gw.requests.filter((r) => r.method === method && r.path.startsWith(prefix)).length,
     received: server.received,
+    reached: (holds) => server.reached(() => holds(gw)),
     close: server.close,
   };
   return gw;

@@ -38,15 +38,6 @@ export function useTempDir(prefix = 'gbatch-test-'): { dir(): string; open(name?
 }
 
 /** A clock that moves only when a test says so. */
-export class FakeClock {
-  constructor(public ms = 1_700_000_000_000) {}
-  now(): number {
-    return this.ms;
-  }
-  advance(ms: number): void {
-    this.ms += ms;
-  }
-}
 
 let line = 0;
 

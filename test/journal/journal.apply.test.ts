@@ -1,8 +1,9 @@
+import { ManualClock } from '../../src/core/clock.js';
 import { describe, expect, it } from 'vitest';
 import { roundUsd } from '../../src/core/money.js';
 import { IllegalTransitionError } from '../../src/core/states.js';
 import { StaleTransitionError } from '../../src/journal/index.js';
-import { entry, eventRows, FakeClock, ingest, itemRows, submitChange, useTempDir } from './helpers.js';
+import { entry, eventRows, ingest, itemRows, submitChange, useTempDir } from './helpers.js';
 import { rawDb } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir();
@@ -14,11 +15,11 @@ function freshSum(journal: ReturnType<typeof tmp.open>): { reservedUsd: number; 
 
 describe('Journal.apply', () => {
   it('a legal transition writes the state, the patch and exactly one event row', () => {
-    const clock = new FakeClock(10_000);
+    const clock = new ManualClock(10_000);
     const journal = tmp.open('job.db', { clock });
     ingest(journal, [entry('a'), entry('b')]);
     const untouched = itemRows(journal)[1];
-    clock.advance(500);
+    clock.tick(500);
 
     const change = submitChange(journal.get('a')!, 1);
     const [item] = journal.apply([change]);
@@ -201,7 +202,7 @@ describe('Journal.markStored', () => {
   }
 
   it('writes what applying `store` to each item writes: state, output path, one event each', () => {
-    const clock = new FakeClock(20_000);
+    const clock = new ManualClock(20_000);
     const bulk = tmp.open('bulk.db', { clock });
     const single = tmp.open('single.db', { clock });
     for (const journal of [bulk, single]) answeredItems(journal, ['a', 'b']);

@@ -1,12 +1,13 @@
+import { ManualClock } from '../../src/core/clock.js';
 import { describe, expect, it } from 'vitest';
-import { entry, eventRows, FakeClock, ingest, itemRows, useTempDir } from './helpers.js';
+import { entry, eventRows, ingest, itemRows, useTempDir } from './helpers.js';
 import { IngestSession } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir();
 
 describe('IngestSession', () => {
   it('inserts new rows in manifest order with their request, hash, source and estimate', () => {
-    const clock = new FakeClock(5_000);
+    const clock = new ManualClock(5_000);
     const journal = tmp.open('job.db', { clock });
     const rows = [
       entry('c1', { sourceLine: 1 }),
@@ -31,12 +32,12 @@ describe('IngestSession', () => {
   });
 
   it('reports identical rows as unchanged and leaves them exactly as they were', () => {
-    const clock = new FakeClock(1_000);
+    const clock = new ManualClock(1_000);
     const journal = tmp.open('job.db', { clock });
     ingest(journal, [entry('a', { sourceLine: 1 }), entry('b', { sourceLine: 2 })]);
     const before = itemRows(journal);
 
-    clock.advance(60_000);
+    clock.tick(60_000);
     const summary = ingest(journal, [entry('a', { sourceLine: 1 }), entry('b', { sourceLine: 2 }), entry('c', { sourceLine: 3 })]);
 
     expect(summary).toEqual({ inserted: 1, unchanged: 2, replaced: 0, conflicts: [] });

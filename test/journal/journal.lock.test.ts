@@ -1,7 +1,8 @@
+import { ManualClock } from '../../src/core/clock.js';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { JournalBusyError, STALE_AFTER_MS } from '../../src/journal/index.js';
-import { FakeClock, useTempDir } from './helpers.js';
+import { useTempDir } from './helpers.js';
 import { deadPid } from '../helpers/dead-pid.js';
 import { rawDb } from '../helpers/journal-raw.js';
 
@@ -13,7 +14,7 @@ function lockRow(journal: ReturnType<typeof tmp.open>): Record<string, unknown> 
 
 describe('RunnerLock', () => {
   it('acquires an empty lock, naming this process as holder', () => {
-    const clock = new FakeClock(1_000_000);
+    const clock = new ManualClock(1_000_000);
     const journal = tmp.open('job.db', { clock });
     expect(journal.lock.holder()).toBeUndefined();
     expect(journal.lock.acquire(journal.file)).toBeUndefined();
@@ -21,12 +22,12 @@ describe('RunnerLock', () => {
   });
 
   it('refuses a second runner while the holder is alive and its heartbeat fresh', () => {
-    const clock = new FakeClock(1_000_000);
+    const clock = new ManualClock(1_000_000);
     const first = tmp.open('job.db', { clock });
     const second = tmp.open('job.db', { clock });
     first.lock.acquire(first.file);
     const row = lockRow(first);
-    clock.advance(STALE_AFTER_MS - 1);
+    clock.tick(STALE_AFTER_MS - 1);
 
     let thrown: unknown;
     try {
@@ -44,7 +45,7 @@ describe('RunnerLock', () => {
   });
 
   it('takes over a lock whose pid is gone (a killed runner) and reports the takeover', async () => {
-    const clock = new FakeClock(2_000_000);
+    const clock = new ManualClock(2_000_000);
     const journal = tmp.open('job.db', { clock });
     const pid = await deadPid();
     rawDb(journal).prepare(`INSERT INTO runner_lock (id, pid, host, token, started_at, heartbeat_at)
@@ -56,18 +57,18 @@ describe('RunnerLock', () => {
   });
 
   it('never takes over a live pid on this host, however old its heartbeat (a stopped runner is alive)', () => {
-    const clock = new FakeClock(3_000_000);
+    const clock = new ManualClock(3_000_000);
     const first = tmp.open('job.db', { clock });
     first.lock.acquire(first.file);
     const second = tmp.open('job.db', { clock });
-    clock.advance(10 * STALE_AFTER_MS);
+    clock.tick(10 * STALE_AFTER_MS);
 
     expect(() => second.lock.acquire(second.file)).toThrow(JournalBusyError);
     expect(second.lock.holder()!.heartbeatAt).toBe(3_000_000);
   });
 
   it('takes over a lock whose pid is alive but is another process (the pid was reused: its start time differs)', () => {
-    const clock = new FakeClock(3_500_000);
+    const clock = new ManualClock(3_500_000);
     const first = tmp.open('job.db', { clock });
     first.lock.acquire(first.file);
     expect(lockRow(first)!.process_start).toMatch(/^.*\/\d+$/);
@@ -78,29 +79,29 @@ describe('RunnerLock', () => {
   });
 
   it('a heartbeat keeps the lock fresh', () => {
-    const clock = new FakeClock(4_000_000);
+    const clock = new ManualClock(4_000_000);
     const first = tmp.open('job.db', { clock });
     const second = tmp.open('job.db', { clock });
     first.lock.acquire(first.file);
-    clock.advance(20_000);
+    clock.tick(20_000);
     first.lock.heartbeat();
-    clock.advance(20_000); // 40 s after acquire, 20 s after the heartbeat
+    clock.tick(20_000); // 40 s after acquire, 20 s after the heartbeat
     expect(() => second.lock.acquire(second.file)).toThrow(JournalBusyError);
   });
 
   it('trusts a fresh lock from another host (its pid cannot be checked) but takes over a stale one', async () => {
-    const clock = new FakeClock(5_000_000);
+    const clock = new ManualClock(5_000_000);
     const journal = tmp.open('job.db', { clock });
     const pid = await deadPid();
     rawDb(journal).prepare(`INSERT INTO runner_lock (id, pid, host, token, started_at, heartbeat_at)
       VALUES (1, ?, 'other-host.example', 'remote', ?, ?)`).run(pid, clock.now(), clock.now());
     expect(() => journal.lock.acquire(journal.file)).toThrow(/other-host\.example/);
-    clock.advance(STALE_AFTER_MS);
+    clock.tick(STALE_AFTER_MS);
     expect(journal.lock.acquire(journal.file)).toMatchObject({ pid, host: 'other-host.example' });
   });
 
   it('release deletes only our own row', () => {
-    const clock = new FakeClock(6_000_000);
+    const clock = new ManualClock(6_000_000);
     const first = tmp.open('job.db', { clock });
     const second = tmp.open('job.db', { clock });
     first.lock.release(); // never acquired: nothing happens

@@ -1,9 +1,10 @@
 // The operator's bulk decisions on a real journal: retry's requeue, resolve --all-uncertain, and the
 // event-log questions they ask (when a row was sent, why a row is failed).
+import { ManualClock } from '../../src/core/clock.js';
 import { describe, expect, it } from 'vitest';
 import { requeueChange } from '../../src/journal/requeue.js';
 import { resolveAllUncertain } from '../../src/journal/resolve-all.js';
-import { entry, FakeClock, ingest, submitChange, useTempDir } from './helpers.js';
+import { entry, ingest, submitChange, useTempDir } from './helpers.js';
 import { abandonedWhileUncertain, lastSubmitTimes, type SyncJournal } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir('gbatch-operator-');
@@ -73,14 +74,14 @@ describe('the event log, asked by the operator commands', () => {
   });
 
   it('lastSubmitTimes gives the time of each row\'s last submit event, none for a row never sent', () => {
-    const clock = new FakeClock(1_000);
+    const clock = new ManualClock(1_000);
     const journal = tmp.open('job.db', { clock });
     ingest(journal, [entry('a'), entry('b'), entry('never')]);
     journal.apply([submitChange(journal.get('a')!)]);
     journal.apply([{ id: 'a', event: 'retry', patch: { reservedUsd: 0 } }]);
-    clock.advance(5_000);
+    clock.tick(5_000);
     journal.apply([submitChange(journal.get('a')!, 2), submitChange(journal.get('b')!)]);
-    clock.advance(1_000);
+    clock.tick(1_000);
     journal.apply([{ id: 'b', event: 'lose' }]);
     expect(lastSubmitTimes(journal, ['a', 'b', 'never'])).toEqual(new Map([['a', 6_000], ['b', 6_000]]));
     expect(lastSubmitTimes(journal, [])).toEqual(new Map());

@@ -7,7 +7,6 @@
 import { onTestFinished, describe, expect, test } from 'vitest';
 import { BUILT, gatewayEnv, startCli } from '../e2e/helpers/cli.js';
 import { chatRow, videoRow, writeJsonl } from '../e2e/helpers/manifests.js';
-import { until } from '../e2e/helpers/wait.js';
 import { workspace } from '../e2e/helpers/workspace.js';
 import { pgAvailable, usePgSchema, type PgSchema } from '../helpers/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
@@ -59,7 +58,7 @@ describe.skipIf(!pgAvailable() || !BUILT)('the PostgreSQL journal out of reach m
       { env: { ...gatewayEnv(held.gw.baseUrl, held.gw.key), ...extraEnv } });
     onTestFinished(() => { run.child.kill('SIGKILL'); });
     // Two chat answers and the videos' polls are held at the gateway: submissions and polls in flight.
-    await until(() => held.gw.count('POST', '/v1/chat/completions') === 2 && held.gw.count('GET', '/v1/video/generations/') >= 2, { timeoutMs: 20_000 });
+    await held.gw.reached((gw) => gw.count('POST', '/v1/chat/completions') === 2 && gw.count('GET', '/v1/video/generations/') >= 2);
     return { run, proxy };
   }
 
@@ -69,7 +68,7 @@ describe.skipIf(!pgAvailable() || !BUILT)('the PostgreSQL journal out of reach m
     proxy.cut();
     held.release();
     // The answers' writes meet the outage: the server is out of reach while they arrive, then back.
-    await Promise.race([until(() => proxy.refused() >= 3, { timeoutMs: 10_000 }), run.result]);
+    await Promise.race([proxy.refusedReached(3), run.result]);
     proxy.restore();
     const ended = await run.result;
     expect(ended.code, ended.stderr).toBe(0);

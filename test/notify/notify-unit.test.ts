@@ -6,8 +6,8 @@ import { createRedactor } from '../../src/gateway/redact.js';
 import { attentionFor, runEndedBody, thresholdBody, type RunSummary } from '../../src/notify/body.js';
 import { committedPct, crossedThreshold, DEFAULT_SEND_POLICY, nextStep } from '../../src/notify/policy.js';
 import { displayUrl, parseNotifySettings, parseThresholds } from '../../src/notify/targets.js';
-import { UsageError } from '../../src/cli/options.js';
-import { resolveJob } from '../../src/cli/job.js';
+import { UsageError } from '../../src/job/options.js';
+import { resolveJob } from '../../src/job/job.js';
 import { writeFileSync } from 'node:fs';
 import { workspace } from '../e2e/helpers/workspace.js';
 

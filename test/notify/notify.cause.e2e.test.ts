@@ -6,7 +6,6 @@ import { expect, test } from 'vitest';
 import { BUILT, gatewayEnv, runCli, startCli, stdoutJson } from '../e2e/helpers/cli.js';
 import { chatRow, videoRow, writeJsonl } from '../e2e/helpers/manifests.js';
 import { KEY, posts, startSim } from '../e2e/helpers/sim.js';
-import { until } from '../e2e/helpers/wait.js';
 import { workspace } from '../e2e/helpers/workspace.js';
 import { startHook } from './webhook-server.js';
 
@@ -43,7 +42,7 @@ test.skipIf(!BUILT)('--if-running skip: the notification reads "Skipped: <the ru
   const manifest = writeJsonl(ws.path('videos.jsonl'), [videoRow('v1', 'A slow sunrise')]);
   const args = ['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.05', '--quiet'];
   const first = startCli(args, { env });
-  await until(() => posts(sim.ledger) === 1);
+  await sim.ledger.reached((ledger) => posts(ledger) === 1);
 
   const skipped = await runCli([...args, '--if-running', 'skip', '--notify', hook.url], { env });
   expect(skipped.code).toBe(5);

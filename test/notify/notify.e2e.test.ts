@@ -4,7 +4,6 @@
 import { writeFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
 import { openJournal, runJob } from '../../src/index.js';
-import { until } from '../e2e/helpers/wait.js';
 import { BUILT, gatewayEnv, runCli, stdoutJson } from '../e2e/helpers/cli.js';
 import { chatRow, videoRow, writeJsonl } from '../e2e/helpers/manifests.js';
 import { KEY, posts, startSim } from '../e2e/helpers/sim.js';
@@ -100,7 +99,7 @@ test('a run refused because another runner holds the journal still notifies (exi
   const force = new AbortController();
   const base = { job: manifest, baseUrl: sim.baseUrl, apiKey: KEY, env: {} };
   const first = runJob({ ...base, options: { state: ws.state, out: ws.out, 'poll-interval': 0.05, 'deadline-grace': 0 }, signal: stop.signal, forceSignal: force.signal });
-  await until(() => posts(sim.ledger) === 1);
+  await sim.ledger.reached((ledger) => posts(ledger) === 1);
   const second = await runJob({ ...base, options: { state: ws.state, out: ws.out, notify: [hook.url] } }).then(() => 'finished', (err: Error) => err.name);
   expect(second).toBe('JournalBusyError');
   expect(hook.received).toHaveLength(1);

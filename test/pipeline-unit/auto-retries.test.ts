@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import type { Change, Item } from '../../src/journal/index.js';
-import { AutoRetries } from '../../src/pipeline/auto-retries.js';
+import { AutoRetries } from '../../src/pipeline/lanes/auto-retries.js';
 import type { RunContext, RunEvents } from '../../src/pipeline/context.js';
 
 function fakeContext() {

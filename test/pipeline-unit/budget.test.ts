@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { committedUsd, fitsBudget, headroomUsd } from '../../src/pipeline/budget.js';
+import { committedUsd, fitsBudget, headroomUsd } from '../../src/core/budget.js';
 
 const spend = (reservedUsd: number, actualUsd: number) => ({ reservedUsd, actualUsd });
 

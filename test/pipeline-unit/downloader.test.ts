@@ -6,7 +6,7 @@ import { systemClock } from '../../src/core/clock.js';
 import type { DownloadOptions } from '../../src/gateway/client.js';
 import type { Item } from '../../src/journal/index.js';
 import type { RunContext, RunEvents } from '../../src/pipeline/context.js';
-import { Downloader } from '../../src/pipeline/downloader.js';
+import { Downloader } from '../../src/pipeline/lanes/downloader.js';
 
 interface Transfer {
   id: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayTransportError } from '../../src/gateway/errors.js';
-import { GatewayWatch } from '../../src/pipeline/gateway-watch.js';
+import { GatewayWatch } from '../../src/pipeline/stops/gateway-watch.js';
 
 const refusal = (port: number) => new GatewayTransportError('GBATCH_CONNECT', false,
   `POST http://127.0.0.1:${port}/v1/chat/completions failed before the request was sent: connect ECONNREFUSED 127.0.0.1:${port} (ECONNREFUSED)`,

@@ -5,7 +5,7 @@ import { ConfigError } from '../../src/core/config-error.js';
 import { BUILTIN_PRICING, type PricingTable } from '../../src/core/pricing.js';
 import type { ItemState } from '../../src/core/states.js';
 import type { ModelGroup } from '../../src/journal/index.js';
-import { refuseUnpricedHeldRows, unpricedHeldRows, unpricedRowError } from '../../src/pipeline/held-row-prices.js';
+import { refuseUnpricedHeldRows, unpricedHeldRows, unpricedRowError } from '../../src/pipeline/lanes/held-row-prices.js';
 
 function group(kind: string, model: string, resolution: string | null, id: string, state: ItemState, line: number, rows = 1): ModelGroup {
   return { kind, model, resolution, rows, first: { id, state, sourceFile: 'rows.jsonl', sourceLine: line } };

@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { BudgetGuard } from '../../src/pipeline/budget-guard.js';
 import type { RunContext } from '../../src/pipeline/context.js';
-import { JobPeers } from '../../src/pipeline/job-peers.js';
+import { JobPeers } from '../../src/pipeline/runners/job-peers.js';
 
 function peers(heldFor: number) {
   const sleeps: number[] = [];

@@ -3,7 +3,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { journalLossReport } from '../../src/pipeline/journal-rescue.js';
+import { journalLossReport } from '../../src/pipeline/ending/journal-rescue.js';
 import { entry, forceState, ingest, useTempDir } from '../journal/helpers.js';
 import { compareIdentity, fileIdentity, rescueOf, saveJournalCopy, openSqliteFile } from '../helpers/journal-raw.js';
 

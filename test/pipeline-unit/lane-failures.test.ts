@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import type { RunEvents } from '../../src/pipeline/context.js';
-import { LaneFailures } from '../../src/pipeline/lane-failures.js';
+import { LaneFailures } from '../../src/pipeline/lanes/lane-failures.js';
 
 function lanes() {
   const events = new EventEmitter<RunEvents>();

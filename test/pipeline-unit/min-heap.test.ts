@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MinHeap } from '../../src/pipeline/min-heap.js';
+import { MinHeap } from '../../src/pipeline/lanes/min-heap.js';
 
 /** mulberry32: a small seeded PRNG so a failure is reproducible. */
 function seeded(seed: number): () => number {

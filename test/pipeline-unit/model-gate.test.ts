@@ -4,8 +4,8 @@ import { describe, expect, test } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import { parseModelLimits, type ModelLimits } from '../../src/core/model-limits.js';
 import type { Item } from '../../src/journal/index.js';
-import { ModelGate } from '../../src/pipeline/model-gate.js';
-import { ModelLanes } from '../../src/pipeline/model-lanes.js';
+import { ModelGate } from '../../src/pipeline/lanes/model-gate.js';
+import { ModelLanes } from '../../src/pipeline/lanes/model-lanes.js';
 
 function limitsOf(text: string): ModelLimits {
   const parsed = parseModelLimits([text]);

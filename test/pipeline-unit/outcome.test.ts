@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BUILTIN_PRICING } from '../../src/core/pricing.js';
 import { snapshotPrice } from '../../src/core/settlement.js';
 import { GatewayHttpError, GatewayTransportError } from '../../src/gateway/errors.js';
-import { planOutcome } from '../../src/pipeline/outcome.js';
+import { planOutcome } from '../../src/pipeline/lanes/outcome.js';
 import { makeItem } from '../journal/helpers.js';
 
 const MAX = 8;

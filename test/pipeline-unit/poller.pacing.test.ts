@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import type { Item } from '../../src/journal/index.js';
 import type { RunContext, RunEvents } from '../../src/pipeline/context.js';
-import { Poller } from '../../src/pipeline/poller.js';
-import { requestPacers } from '../../src/pipeline/request-pacers.js';
+import { Poller } from '../../src/pipeline/lanes/poller.js';
+import { requestPacers } from '../../src/pipeline/pacing/request-pacers.js';
 
 const INTERVAL_MS = 5_000;
 const TASKS = 60;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_PRICING } from '../../src/core/pricing.js';
 import { BudgetGuard } from '../../src/pipeline/budget-guard.js';
-import { fitsBudget } from '../../src/pipeline/budget.js';
-import { reservationFor } from '../../src/pipeline/reservation.js';
+import { fitsBudget } from '../../src/core/budget.js';
+import { reservationFor } from '../../src/core/reservation.js';
 import { makeItem } from '../journal/helpers.js';
 
 /** video-mini 5 s, bounded at its dearest resolution (1080p): 245,025 tokens x $1.875 per 1M. */

@@ -5,7 +5,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ResultRow } from '../../src/journal/index.js';
-import { resultsPath, takePage, writeResultsFile } from '../../src/pipeline/results-file.js';
+import { resultsPath, takePage, writeResultsFile } from '../../src/pipeline/results/results-file.js';
 import { CAN_MOUNT, mountTmpfs } from '../e2e/helpers/tmpfs.js';
 import { useTempDir } from '../journal/helpers.js';
 import { storeOverResults } from '../helpers/journal-raw.js';

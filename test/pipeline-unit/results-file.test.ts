@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resultLine, resultsPath, writeResultsFile } from '../../src/pipeline/results-file.js';
+import { resultLine, resultsPath, writeResultsFile } from '../../src/pipeline/results/results-file.js';
 import { entry, ingest, makeItem, submitChange, useTempDir } from '../journal/helpers.js';
 import { requeueChange } from '../../src/journal/requeue.js';
 

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CommitQueue } from '../../src/journal/index.js';
 import type { RunContext, RunEvents } from '../../src/pipeline/context.js';
-import { resultsPath } from '../../src/pipeline/results-file.js';
-import { OutputStop } from '../../src/pipeline/output-stop.js';
-import { ResultsWriter } from '../../src/pipeline/results-writer.js';
+import { resultsPath } from '../../src/pipeline/results/results-file.js';
+import { OutputStop } from '../../src/pipeline/stops/output-stop.js';
+import { ResultsWriter } from '../../src/pipeline/results/results-writer.js';
 import { entry, ingest, submitChange, useTempDir } from '../journal/helpers.js';
 
 const tmp = useTempDir();

@@ -8,9 +8,9 @@ import { ITEM_STATES, type ItemState } from '../../src/core/states.js';
 import type { Item, ItemError } from '../../src/journal/index.js';
 import { BudgetGuard } from '../../src/pipeline/budget-guard.js';
 import type { RunContext, RunEvents } from '../../src/pipeline/context.js';
-import { RateRing } from '../../src/pipeline/rate-ring.js';
-import { RunMonitor } from '../../src/pipeline/run-monitor.js';
-import type { RunSnapshot } from '../../src/pipeline/run-snapshot.js';
+import { RateRing } from '../../src/pipeline/monitor/rate-ring.js';
+import { RunMonitor } from '../../src/pipeline/monitor/run-monitor.js';
+import type { RunSnapshot } from '../../src/core/run-snapshot.js';
 
 const T0 = 1_000_000;
 

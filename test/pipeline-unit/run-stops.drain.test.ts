@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import type { RunEvents } from '../../src/pipeline/context.js';
-import { RunStops } from '../../src/pipeline/run-stops.js';
+import { RunStops } from '../../src/pipeline/stops/run-stops.js';
 
 function setup(drainMs: number, graceMs = 1_000) {
   const clock = new ManualClock(0);

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import type { RunEvents } from '../../src/pipeline/context.js';
-import { RunStops } from '../../src/pipeline/run-stops.js';
+import { RunStops } from '../../src/pipeline/stops/run-stops.js';
 
 function setup(options: { start?: number; deadlineAt?: number; graceMs?: number; interruptGraceMs?: number } = {}) {
   const clock = new ManualClock(options.start ?? 1_000);

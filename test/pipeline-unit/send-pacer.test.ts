@@ -1,7 +1,7 @@
 // The --rpm gate at the wire: a sliding window over the moments requests went on the wire.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
-import { earliestSend, SendPacer, type PacedSend } from '../../src/pipeline/send-pacer.js';
+import { earliestSend, SendPacer, type PacedSend } from '../../src/pipeline/pacing/send-pacer.js';
 
 /** A request that reaches the wire the moment it is let go. */
 const onWireAtOnce = (paced: PacedSend): PacedSend => {

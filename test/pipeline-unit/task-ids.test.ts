@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { submittedTaskIds } from '../../src/core/retry.js';
-import { answeredTaskIds, taskIdsOf } from '../../src/pipeline/task-ids.js';
+import { answeredTaskIds, taskIdsOf } from '../../src/pipeline/lanes/task-ids.js';
 
 describe('submittedTaskIds', () => {
   it.each<[string, unknown, string[]]>([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerNote, isUnrecordedTask, unrecordedOutcome } from '../../src/pipeline/unrecorded.js';
+import { answerNote, isUnrecordedTask, unrecordedOutcome } from '../../src/pipeline/ending/unrecorded.js';
 
 describe('unrecordedOutcome: what a fenced runner must not drop', () => {
   it('keeps a video task id', () => {

@@ -1,6 +1,6 @@
 // results.jsonl lines are spliced from the journal's raw text; they must equal the object-built form.
 import { describe, expect, it } from 'vitest';
-import { resultLine, resultLineFromRow } from '../../src/pipeline/results-file.js';
+import { resultLine, resultLineFromRow } from '../../src/pipeline/results/results-file.js';
 import { makeItem } from '../journal/helpers.js';
 
 describe('resultLineFromRow', () => {

@@ -1,7 +1,7 @@
 // --rpm paces submissions evenly: the pure window, and a real run (the CLI, a child process) against
 // the simulator.
 import { describe, expect, it } from 'vitest';
-import { rateWindow } from '../../src/pipeline/send-pacer.js';
+import { rateWindow } from '../../src/pipeline/pacing/send-pacer.js';
 import { BUILT, gatewayEnv, runCli } from '../e2e/helpers/cli.js';
 import { writeJsonl, chatRow } from '../e2e/helpers/manifests.js';
 import { KEY, startSim } from '../e2e/helpers/sim.js';

@@ -9,9 +9,10 @@
 //         4k 10 s = floor(3840*2160*241/1024) = 1952100;
 //         reserved for 720p 5 s + 1 reference video: frames 24*(5+5)+1 = 241 -> 216900.
 
+import type { ManualClock } from '../../src/core/clock.js';
 import { afterEach, describe, expect, test } from 'vitest';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/sim/index.js';
-import { KEY, ManualClock, poll, post, submit } from './helpers.js';
+import { KEY, simClock, poll, post, submit } from './helpers.js';
 
 let sim: Simulator | undefined;
 afterEach(async () => {
@@ -20,7 +21,7 @@ afterEach(async () => {
 });
 
 async function start(balanceUsd: number, options: SimulatorOptions = {}): Promise<{ sim: Simulator; clock: ManualClock }> {
-  const clock = new ManualClock();
+  const clock = simClock();
   sim = await startSimulator({ accounts: [{ key: KEY, balanceUsd }], taskSeconds: 10, clock, ...options });
   return { sim, clock };
 }
@@ -61,7 +62,7 @@ describe('settlement on SUCCESS (spec 8.3.3): only the difference moves', () => 
   test('same resolution, no noise: settles at the reservation (difference 0)', async () => {
     const { sim, clock } = await start(10);
     const { json } = await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'a' });
-    clock.advance(10);
+    clock.tick(10_000);
     expect((await poll(sim.baseUrl, KEY, json.id)).json.data.data.usage.total_tokens).toBe(108900);
     const settle = sim.ledger.charges.find((c) => c.kind === 'settle')!;
     expect(settle.usd).toBeCloseTo(0, CLOSE);
@@ -71,7 +72,7 @@ describe('settlement on SUCCESS (spec 8.3.3): only the difference moves', () => 
   test('up: asked 720p, delivered 1080p -> 245025 x 4.3235 = 1.0593655875, charged 0.6445872675 more', async () => {
     const { sim, clock } = await start(10, { faults: { finalResolution: '1080p' } });
     await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'a', resolution: '720p' });
-    clock.advance(10);
+    clock.tick(10_000);
     const [task] = sim.ledger.tasks;
     expect(task).toMatchObject({ state: 'SUCCESS', finalResolution: '1080p', totalTokens: 245025 });
     expect(task!.chargedUsd).toBeCloseTo(1.0593655875, CLOSE);
@@ -82,7 +83,7 @@ describe('settlement on SUCCESS (spec 8.3.3): only the difference moves', () => 
   test('down by resolution: asked 720p, delivered 480p -> 48437 x 3.8088 = 0.1844868456, refunds the rest', async () => {
     const { sim, clock } = await start(10, { faults: { finalResolution: '480p' } });
     await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'a' });
-    clock.advance(10);
+    clock.tick(10_000);
     expect(sim.ledger.tasks[0]!.chargedUsd).toBeCloseTo(0.1844868456, CLOSE);
     expect(sim.ledger.charges.find((c) => c.kind === 'settle')!.usd).toBeCloseTo(0.1844868456 - 0.41477832, CLOSE);
   });
@@ -91,7 +92,7 @@ describe('settlement on SUCCESS (spec 8.3.3): only the difference moves', () => 
     // reserved 0.49121343 (above); actual 108900 x 2.2647 = 0.24662583
     const { sim, clock } = await start(10);
     await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'a', videos: [{ url: 'r', role: 'reference_video' }] });
-    clock.advance(10);
+    clock.tick(10_000);
     const [task] = sim.ledger.tasks;
     expect(task!.totalTokens).toBe(108900);
     expect(task!.chargedUsd).toBeCloseTo(0.24662583, CLOSE);
@@ -101,7 +102,7 @@ describe('settlement on SUCCESS (spec 8.3.3): only the difference moves', () => 
   test('down by token noise: fewer tokens than the formula, charged at the snapshot rate', async () => {
     const { sim, clock } = await start(10, { tokenNoise: 0.2 });
     for (let i = 0; i < 5; i++) await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: `n${i}` });
-    clock.advance(10);
+    clock.tick(10_000);
     const tokens = sim.ledger.tasks.map((t) => t.totalTokens!);
     for (const [i, t] of tokens.entries()) {
       expect(t).toBeLessThanOrEqual(108900);
@@ -116,13 +117,13 @@ describe('settlement on SUCCESS (spec 8.3.3): only the difference moves', () => 
   test('settles exactly once, however often it is read', async () => {
     const { sim, clock } = await start(10);
     const { json } = await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'a' });
-    clock.advance(10);
+    clock.tick(10_000);
     for (let i = 0; i < 3; i++) {
       await poll(sim.baseUrl, KEY, json.id);
       void sim.ledger.tasks;
       void sim.account(KEY);
     }
-    clock.advance(100);
+    clock.tick(100_000);
     await poll(sim.baseUrl, KEY, json.id);
     expect(sim.ledger.charges.map((c) => c.kind)).toEqual(['reserve', 'settle']);
   });
@@ -133,7 +134,7 @@ describe('FAILURE refunds the reservation (spec 8.3.4)', () => {
     const { sim, clock } = await start(10, { faults: { failRate: 1 } });
     await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'a' });
     expect(sim.account(KEY).balanceUsd).toBeCloseTo(10 - 0.41477832, CLOSE);
-    clock.advance(10);
+    clock.tick(10_000);
     expect(sim.ledger.tasks[0]).toMatchObject({ state: 'FAILURE', chargedUsd: 0, totalTokens: null });
     expect(sim.ledger.charges.map((c) => [c.kind, c.usd])).toEqual([
       ['reserve', expect.closeTo(0.41477832, CLOSE)], ['refund', expect.closeTo(-0.41477832, CLOSE)],
@@ -163,7 +164,7 @@ describe('402 when the balance cannot cover the reservation', () => {
     const { sim, clock } = await start(0.5, { faults: { failRate: 1 } });
     expect((await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'a' })).status).toBe(200);
     expect((await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'b' })).status).toBe(402);
-    clock.advance(10); // the first task fails: no poll needed to get the refund
+    clock.tick(10_000); // the first task fails: no poll needed to get the refund
     expect((await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'b' })).status).toBe(200);
   });
 });
@@ -173,7 +174,7 @@ describe('group ratio', () => {
     const { sim, clock } = await start(10, { groupRatio: 1.5 });
     await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'a' });
     expect(sim.ledger.tasks[0]).toMatchObject({ groupRatioSnapshot: 1.5, reservedUsd: expect.closeTo(0.62216748, CLOSE) });
-    clock.advance(10);
+    clock.tick(10_000);
     expect(sim.ledger.tasks[0]!.chargedUsd).toBeCloseTo(0.62216748, CLOSE);
   });
 
@@ -195,7 +196,7 @@ describe('the price snapshot (spec 8.3.2)', () => {
     sim.setPrice('video-fast', '720p', { ref: 10, noref: 10 });
     sim.setPrice('video-fast', '1080p', { ref: 20, noref: 20 });
     sim.setGroupRatio(2);
-    clock.advance(10);
+    clock.tick(10_000);
     // Settled with the snapshot: 245025 x 4.3235 x 1, not x 20 x 2.
     expect(sim.ledger.tasks[0]!.chargedUsd).toBeCloseTo(1.0593655875, CLOSE);
 
@@ -211,7 +212,7 @@ describe('the poll shows the money', () => {
     const { sim, clock } = await start(10, { faults: { finalResolution: '1080p' } });
     const { json } = await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'a' });
     expect((await poll(sim.baseUrl, KEY, json.id)).json.data.quota).toBe(207389); // 0.41477832 x 500000
-    clock.advance(10);
+    clock.tick(10_000);
     expect((await poll(sim.baseUrl, KEY, json.id)).json.data.quota).toBe(529683); // 1.0593655875 x 500000
   });
 });

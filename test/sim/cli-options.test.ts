@@ -2,7 +2,7 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { UsageError } from '../../src/cli/options.js';
+import { UsageError } from '../../src/job/options.js';
 import { parseApiKey, SIM_OPTIONS, simOptionsFromArgs } from '../../src/sim/cli-options.js';
 
 describe('simOptionsFromArgs', () => {

@@ -4,9 +4,9 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { get, KEY, ManualClock, OTHER_KEY, poll, post, submit } from './helpers.js';
+import { get, KEY, simClock, OTHER_KEY, poll, post, submit } from './helpers.js';
 
-const clock = new ManualClock();
+const clock = simClock();
 let sim: Simulator;
 
 beforeAll(async () => {
@@ -157,7 +157,7 @@ describe('403: a model the account is not given', () => {
 describe('404', () => {
   test("another account's task: poll (task envelope) and content (general envelope)", async () => {
     const { json: task } = await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'mine' });
-    clock.advance(10);
+    clock.tick(10_000);
     const polled = await poll(sim.baseUrl, OTHER_KEY, task.id);
     expect(polled.status).toBe(404);
     expectTask(polled.json, 'task_not_found');
@@ -185,7 +185,7 @@ describe('404', () => {
 
 describe('429', () => {
   test('general envelope with an integer Retry-After on video endpoints too', async () => {
-    clock.advance(60 - ((clock.now() / 1000) % 60) + 45); // 45 s into a fresh window
+    clock.tick(60_000 - (clock.now() % 60_000) + 45_000); // 45 s into a fresh window
     const first = await submit(sim.baseUrl, 'sk-test-limited', { model: 'video-fast', prompt: 'one' });
     expect(first.status).toBe(200);
     const res = await post(sim.baseUrl, '/video/generations', 'sk-test-limited', { model: 'video-fast', prompt: 'two' });

@@ -1,9 +1,10 @@
 // Fault injection over real HTTP: lost answers after the work was done, truncated downloads,
 // intermediary pages, latency, failures and final resolutions, all from the one seeded PRNG.
 
+import type { ManualClock } from '../../src/core/clock.js';
 import { afterEach, describe, expect, test } from 'vitest';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/sim/index.js';
-import { get, KEY, ManualClock, poll, post, rawGet, rawPost, submit } from './helpers.js';
+import { get, KEY, simClock, poll, post, rawGet, rawPost, submit } from './helpers.js';
 
 let sim: Simulator | undefined;
 afterEach(async () => {
@@ -12,7 +13,7 @@ afterEach(async () => {
 });
 
 async function start(options: SimulatorOptions = {}): Promise<{ sim: Simulator; clock: ManualClock }> {
-  const clock = new ManualClock();
+  const clock = simClock();
   sim = await startSimulator({ accounts: [{ key: KEY, balanceUsd: 100 }], taskSeconds: 10, clock, ...options });
   return { sim, clock };
 }
@@ -44,7 +45,7 @@ describe('accept-then-drop', () => {
     const { sim, clock } = await start();
     const { json: task } = await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'p' });
     sim.faults.acceptThenDropRate = 1;
-    clock.advance(10);
+    clock.tick(10_000);
     expect((await poll(sim.baseUrl, KEY, task.id)).status).toBe(200);
     expect((await rawGet(`${sim.baseUrl}/videos/${task.id}/content`, KEY)).complete).toBe(true);
   });
@@ -54,7 +55,7 @@ describe('truncated download', () => {
   test('announces the full Content-Length, sends half, closes', async () => {
     const { sim, clock } = await start({ faults: { truncateDownloadRate: 1 }, videoBytes: 200_000 });
     const { json: task } = await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'p' });
-    clock.advance(10);
+    clock.tick(10_000);
     const got = await rawGet(`${sim.baseUrl}/videos/${task.id}/content`, KEY);
     expect(got.status).toBe(200);
     expect(got.headers['content-length']).toBe('200000');
@@ -102,7 +103,7 @@ describe('task outcomes', () => {
     for (let run = 0; run < 2; run++) {
       const { sim: s, clock } = await start({ faults: { failRate: 0.3 }, seed: 9 });
       for (let i = 0; i < 40; i++) await submit(s.baseUrl, KEY, { model: 'video-mini', prompt: `p${i}`, resolution: '480p' });
-      clock.advance(10);
+      clock.tick(10_000);
       outcomes.push(s.ledger.tasks.map((t) => t.state));
       await s.close();
       sim = undefined;
@@ -117,7 +118,7 @@ describe('task outcomes', () => {
   test('finalResolution: the output comes out at another resolution of the tier', async () => {
     const { sim, clock } = await start({ faults: { finalResolution: '1080p' } });
     const { json: task } = await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'p', resolution: '480p' });
-    clock.advance(10);
+    clock.tick(10_000);
     const { json } = await poll(sim.baseUrl, KEY, task.id);
     expect(json.data.data.resolution).toBe('1080p');
     expect(json.data.data.usage.total_tokens).toBe(245025);
@@ -126,21 +127,29 @@ describe('task outcomes', () => {
   test('finalResolution the tier lacks is ignored; finalResolutionRate picks another supported one', async () => {
     const { sim, clock } = await start({ faults: { finalResolution: '4k', finalResolutionRate: 1 } });
     await submit(sim.baseUrl, KEY, { model: 'video-pro-2.5', prompt: 'p', resolution: '720p' });
-    clock.advance(10);
+    clock.tick(10_000);
     expect(sim.ledger.tasks[0]).toMatchObject({ requestedResolution: '720p', finalResolution: '1080p' });
   });
 });
 
 describe('latency', () => {
-  test('every /v1 request waits latencyMs before it is answered', async () => {
-    const { sim } = await start({ clock: undefined, faults: { latencyMs: 250 } });
-    const started = performance.now();
-    expect((await get(sim.baseUrl, '/models', KEY)).status).toBe(200);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(245);
+  const settled = async (answer: Promise<unknown>): Promise<boolean> => {
+    let done = false;
+    void answer.then(() => { done = true; }, () => { done = true; });
+    await new Promise((resolve) => setImmediate(resolve));
+    return done;
+  };
+
+  test('every /v1 request waits latencyMs on the clock before it is answered', async () => {
+    const { sim, clock } = await start({ faults: { latencyMs: 250 } });
+    const answer = get(sim.baseUrl, '/models', KEY);
+    await clock.waitForSleepers(1);
+    clock.tick(249);
+    expect(await settled(answer)).toBe(false);
+    clock.tick(1);
+    expect((await answer).status).toBe(200);
     sim.faults.latencyMs = 0;
-    const quick = performance.now();
-    await get(sim.baseUrl, '/models', KEY);
-    expect(performance.now() - quick).toBeLessThan(245);
+    expect((await get(sim.baseUrl, '/models', KEY)).status).toBe(200); // no sleep: the clock never moved
   });
 
   test('many requests waiting in latency at once raise no listener-leak warning', async () => {
@@ -148,9 +157,11 @@ describe('latency', () => {
     const onWarning = (w: Error): void => { warnings.push(w.name); };
     process.on('warning', onWarning);
     try {
-      const { sim } = await start({ clock: undefined, faults: { latencyMs: 50 } });
-      const answers = await Promise.all(Array.from({ length: 20 }, () => get(sim.baseUrl, '/models', KEY)));
-      expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+      const { sim, clock } = await start({ faults: { latencyMs: 50 } });
+      const pending = Promise.all(Array.from({ length: 20 }, () => get(sim.baseUrl, '/models', KEY)));
+      await clock.waitForSleepers(20);
+      clock.tick(50);
+      expect((await pending).map((a) => a.status)).toEqual(Array(20).fill(200));
       await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
     } finally {
       process.off('warning', onWarning);
@@ -158,17 +169,11 @@ describe('latency', () => {
     expect(warnings).not.toContain('MaxListenersExceededWarning');
   });
 
-  test('close() ends promptly even with a request waiting in latency', async () => {
-    let arrived!: () => void;
-    const arrival = new Promise<void>((resolve) => { arrived = resolve; });
-    // The server reads the clock when a request arrives: that is the event to wait for.
-    const clock = { now: () => { arrived(); return Date.now(); } };
-    const { sim } = await start({ clock, faults: { latencyMs: 5_000 } });
+  test('close() ends a request waiting in latency: it is cut, not answered', async () => {
+    const { sim, clock } = await start({ faults: { latencyMs: 5_000 } });
     const pending = get(sim.baseUrl, '/models', KEY).then(() => 'answered', () => 'cut');
-    await arrival;
-    const started = performance.now();
-    await sim.close();
-    expect(performance.now() - started).toBeLessThan(1000);
+    await clock.waitForSleepers(1);
+    await sim.close(); // the clock never reaches the latency's end: only the cut can end the wait
     expect(await pending).toBe('cut');
   });
 });

@@ -2,18 +2,13 @@
 // reports exactly how many bytes arrived before the connection ended.
 
 import { request } from 'node:http';
-import type { Clock } from '../../src/sim/index.js';
+import { ManualClock } from '../../src/core/clock.js';
 
 export const START = 1_767_225_600_000; // 2026-01-01T00:00:00Z, on a minute boundary
 
-export class ManualClock implements Clock {
-  constructor(public ms = START) {}
-  now(): number {
-    return this.ms;
-  }
-  advance(seconds: number): void {
-    this.ms += seconds * 1000;
-  }
+/** The simulator tests' clock: core's ManualClock, started on a minute boundary. */
+export function simClock(): ManualClock {
+  return new ManualClock(START);
 }
 
 export const KEY = 'sk-test-alpha';

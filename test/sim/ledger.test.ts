@@ -3,9 +3,9 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { get, KEY, ManualClock, OTHER_KEY, post, submit } from './helpers.js';
+import { get, KEY, simClock, OTHER_KEY, post, submit } from './helpers.js';
 
-const clock = new ManualClock();
+const clock = simClock();
 let sim: Simulator;
 
 beforeAll(async () => {
@@ -17,7 +17,7 @@ beforeAll(async () => {
   await post(sim.baseUrl, '/chat/completions', OTHER_KEY, { model: 'chat-small', messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'ask' }] });
   await post(sim.baseUrl, '/responses', OTHER_KEY, { model: 'chat-small', input: 'ask' });
   await get(sim.baseUrl, '/models', 'sk-wrong');
-  clock.advance(10);
+  clock.tick(10_000);
 });
 afterAll(() => sim.close());
 

@@ -3,9 +3,9 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { KEY, ManualClock, OTHER_KEY, post, sseData } from './helpers.js';
+import { KEY, simClock, OTHER_KEY, post, sseData } from './helpers.js';
 
-const clock = new ManualClock();
+const clock = simClock();
 let sim: Simulator;
 let client: OpenAI;
 
@@ -168,13 +168,13 @@ describe('errors as the SDK sees them', () => {
   test('429 RateLimitError carries Retry-After: the seconds left in the minute', async () => {
     const limited = new OpenAI({ baseURL: sim.baseUrl, apiKey: 'sk-test-limited', maxRetries: 0 });
     const ask = () => limited.chat.completions.create({ model: 'chat-small', messages: [{ role: 'user', content: 'x' }] });
-    clock.advance(60 - ((clock.now() / 1000) % 60) + 20); // 20 s into a fresh window
+    clock.tick(60_000 - (clock.now() % 60_000) + 20_000); // 20 s into a fresh window
     await ask();
     await ask();
     const err = await ask().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.RateLimitError);
     expect((err as InstanceType<typeof OpenAI.RateLimitError>).headers?.get('retry-after')).toBe('40');
-    clock.advance(40);
+    clock.tick(40_000);
     await expect(ask()).resolves.toMatchObject({ object: 'chat.completion' });
   });
 });

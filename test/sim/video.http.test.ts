@@ -1,8 +1,9 @@
 // Video endpoints over plain HTTP: submission, the task's life in both polling shapes, and download.
 
+import type { ManualClock } from '../../src/core/clock.js';
 import { afterEach, describe, expect, test } from 'vitest';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/sim/index.js';
-import { get, KEY, ManualClock, poll, rawGet, submit } from './helpers.js';
+import { get, KEY, simClock, poll, rawGet, submit } from './helpers.js';
 
 let sim: Simulator | undefined;
 afterEach(async () => {
@@ -11,7 +12,7 @@ afterEach(async () => {
 });
 
 async function start(options: SimulatorOptions = {}): Promise<{ sim: Simulator; clock: ManualClock }> {
-  const clock = new ManualClock();
+  const clock = simClock();
   sim = await startSimulator({ accounts: [{ key: KEY, balanceUsd: 20 }], taskSeconds: 10, clock, ...options });
   return { sim, clock };
 }
@@ -48,7 +49,7 @@ describe('Shape A (default): the generic task wrapper', () => {
       expect(json.code).toBe('success');
       expect(json.data.task_id).toBe(task.id);
       seen.push([json.data.status, json.data.progress]);
-      clock.advance(1);
+      clock.tick(1000);
     }
     expect(seen[0]).toEqual(['NOT_START', '0%']);
     expect(seen[2]).toEqual(['QUEUED', '0%']);
@@ -77,7 +78,7 @@ describe('Shape A (default): the generic task wrapper', () => {
   test('a failed task reads FAILURE with a fail_reason and no result_url', async () => {
     const { sim, clock } = await start({ faults: { failRate: 1 } });
     const { json: task } = await submit(sim.baseUrl, KEY, { model: 'video-mini', prompt: 'storm' });
-    clock.advance(10);
+    clock.tick(10_000);
     const { json } = await poll(sim.baseUrl, KEY, task.id);
     expect(json.data.status).toBe('FAILURE');
     expect(json.data.fail_reason).toMatch(/failure/i);
@@ -93,7 +94,7 @@ describe('Shape B (option): the machine-readable schema', () => {
     const { json: task } = await submit(sim.baseUrl, KEY, { model: 'video-pro', prompt: 'city', resolution: '4K', duration: 2 });
     const states: string[] = [];
     for (const step of [0, 1.5, 3.5, 5]) {
-      clock.advance(step); // polled at 0, 1.5, 5 and 10 s of a 10 s task
+      clock.tick(1000 * step); // polled at 0, 1.5, 5 and 10 s of a 10 s task
       states.push((await poll(sim.baseUrl, KEY, task.id)).json.status);
     }
     expect(states).toEqual(['unknown', 'queued', 'in_progress', 'completed']);
@@ -111,7 +112,7 @@ describe('Shape B (option): the machine-readable schema', () => {
   test('failed with an error object', async () => {
     const { sim, clock } = await start({ shape: 'b', faults: { failRate: 1 } });
     const { json: task } = await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'x' });
-    clock.advance(11);
+    clock.tick(11_000);
     const { json } = await poll(sim.baseUrl, KEY, task.id);
     expect(json.status).toBe('failed');
     expect(json.error).toMatchObject({ message: expect.any(String), code: expect.any(String) });
@@ -127,7 +128,7 @@ describe('content (endpoint 6)', () => {
     expect(early.status).toBe(400);
     expect(((await early.json()) as { error: unknown }).error).toMatchObject({ type: 'invalid_request_error', code: 'task_not_ready' });
 
-    clock.advance(10);
+    clock.tick(10_000);
     const res = await get(sim.baseUrl, `/videos/${task.id}/content`, KEY);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('video/mp4');
@@ -144,7 +145,7 @@ describe('content (endpoint 6)', () => {
   test('videoBytes pads the file to the exact size asked for', async () => {
     const { sim, clock } = await start({ videoBytes: 300_000 });
     const { json: task } = await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'big' });
-    clock.advance(10);
+    clock.tick(10_000);
     const got = await rawGet(`${sim.baseUrl}/videos/${task.id}/content`, KEY);
     expect(got.complete).toBe(true);
     expect(got.bytes.length).toBe(300_000);

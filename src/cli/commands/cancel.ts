@@ -2,13 +2,14 @@
 // sent); the job's cancellation makes every live runner stop submitting (it acknowledges it, and this
 // command waits for that), and makes the journal refuse any later intent. Tasks already submitted are
 // still polled, downloaded and settled: the gateway has no cancel, so they are billed.
-import { cancelledError } from '../../pipeline/cancel-watch.js';
+import { cancelledError } from '../../pipeline/stops/cancel-watch.js';
 import type { JobCancel, JournalStore, RunnerView } from '../../journal/index.js';
 import { systemClock } from '../../core/clock.js';
-import { commandJournalArg } from '../advice.js';
+import { commandJournalArg } from '../../job/advice.js';
 import { openCommandJournal, type CommandJournal } from '../command-journal.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { helpText, parseOptions, UsageError, type OptionTable } from '../options.js';
+import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
+import { helpText } from '../help-text.js';
 
 export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },

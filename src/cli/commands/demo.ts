@@ -4,7 +4,8 @@ import { isAbsolute, relative } from 'node:path';
 import { packageFile } from '../../core/package-files.js';
 import { startSimulator } from '../../sim/index.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { helpText, type OptionTable } from '../options.js';
+import { type OptionTable } from '../../job/options.js';
+import { helpText } from '../help-text.js';
 import { run as runCommand } from './run.js';
 
 /** Demo's own flag; any other option is passed to the demo's `gbatch run`. */

@@ -3,7 +3,8 @@
 import { quoteArg } from '../../core/shell-text.js';
 import { openCommandJournal } from '../command-journal.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { helpText, parseOptions, UsageError, type OptionTable } from '../options.js';
+import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
+import { helpText } from '../help-text.js';
 
 export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },

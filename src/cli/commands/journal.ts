@@ -2,7 +2,8 @@
 import { openJournalFile } from '../../journal/open-store.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { journalUrl } from '../command-journal.js';
-import { helpText, parseOptions, UsageError, type OptionTable } from '../options.js';
+import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
+import { helpText } from '../help-text.js';
 
 export const OPTIONS = {
   journal: { type: 'string', help: 'the journal: a postgres:// URL (default: GBATCH_JOURNAL_URL), or an SQLite file' },

@@ -3,7 +3,7 @@ import { DEFAULT_MAX_OUTPUT_TOKENS } from '../../core/estimate.js';
 import { printable, printableJson } from '../../core/printable.js';
 import { renderTable, usd } from '../../report/table.js';
 import { planResolvedJob, type PlanResult } from '../../api/plan-job.js';
-import { jobFromArgs } from '../job.js';
+import { jobFromArgs } from '../job-args.js';
 
 export async function run(argv: string[]): Promise<number> {
   const job = jobFromArgs('plan', argv, new Date());

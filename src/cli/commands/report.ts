@@ -5,10 +5,11 @@ import { eventLog, type JournalStore } from '../../journal/index.js';
 import { reportHeader, type ReportHeader } from '../../report/model.js';
 import { buildTimeline, type Timeline } from '../../report/timeline.js';
 import { writeReport, type ReportFormat } from '../../report/write-report.js';
-import { commandJournalArg } from '../advice.js';
+import { commandJournalArg } from '../../job/advice.js';
 import { openCommandJournal } from '../command-journal.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { helpText, parseOptions, type OptionTable } from '../options.js';
+import { parseOptions, type OptionTable } from '../../job/options.js';
+import { helpText } from '../help-text.js';
 
 export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: state/<job>.db, or the only journal in state/)' },

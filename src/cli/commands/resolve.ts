@@ -1,10 +1,11 @@
 // `gbatch resolve`: the operator's decision on a row whose outcome the run could not know (or that waits).
 import { quoteArg } from '../../core/shell-text.js';
-import { commandJournalArg } from '../advice.js';
+import { commandJournalArg } from '../../job/advice.js';
 import { openCommandJournal } from '../command-journal.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { applyDecision } from '../guarded-apply.js';
-import { helpText, parseOptions, UsageError, type OptionTable } from '../options.js';
+import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
+import { helpText } from '../help-text.js';
 import { abandonItem } from '../resolve-abandon.js';
 import { resolveAll } from '../resolve-all.js';
 import { answerToCurrentAttempt, settleFromRecordedAnswer } from '../resolve-answer.js';

@@ -1,7 +1,8 @@
 // `gbatch sim`: serves the embedded gateway simulator until SIGINT or SIGTERM.
 
 import { EXIT_CODES } from '../exit-codes.js';
-import { helpText, UsageError } from '../options.js';
+import { UsageError } from '../../job/options.js';
+import { helpText } from '../help-text.js';
 import { startSimulator } from '../../sim/index.js';
 import { SIM_OPTIONS, simOptionsFromArgs } from '../../sim/cli-options.js';
 

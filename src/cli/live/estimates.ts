@@ -1,5 +1,5 @@
 // Pure estimates drawn from a snapshot: throughput, time to the end, and the job's projected cost.
-import { finishedRows, inFlightRows, type RunSnapshot } from '../../pipeline/run-snapshot.js';
+import { finishedRows, inFlightRows, type RunSnapshot } from '../../core/run-snapshot.js';
 
 /** Below this much observed time, a rate says more about start-up than about the run. */
 const MIN_WINDOW_S = 5;

@@ -1,7 +1,7 @@
 // The live view's frame: a pure function of a snapshot, the terminal's width and the time, so tests
 // compare strings. Every line fits in `width - 1` cells (a line as wide as the terminal makes some
 // terminals wrap, and a wrapped line breaks the redraw in place).
-import type { RunPhase, RunSnapshot } from '../../pipeline/run-snapshot.js';
+import type { RunPhase, RunSnapshot } from '../../core/run-snapshot.js';
 import { estimateEta, progressOf, projectCost, rowsPerMinute } from './estimates.js';
 import { ASCII_BAR, bar, count, displayWidth, duration, fit, joinFit, money, percent, UNICODE_BAR, type BarGlyphs } from './format.js';
 

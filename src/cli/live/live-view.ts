@@ -3,9 +3,9 @@
 import type { EventEmitter } from 'node:events';
 import { createLogUpdate } from 'log-update';
 import type { RunEvents } from '../../pipeline/context.js';
-import type { RunSnapshot } from '../../pipeline/run-snapshot.js';
+import type { RunSnapshot } from '../../core/run-snapshot.js';
 import { renderFrame } from './frame.js';
-import { logLine, type ProgressStream, type ProgressView } from './progress-view.js';
+import { logLine, type ProgressStream, type ProgressView } from './view.js';
 
 export function liveView(events: EventEmitter<RunEvents>, stream: ProgressStream, now: () => number, ascii: boolean): ProgressView {
   const draw = createLogUpdate(stream);

@@ -1,6 +1,6 @@
 // Progress off a terminal (cron, CI, a pipe): one timestamped line on a change of phase and at most
 // every 30 s otherwise, so an hour of cron mail is a few hundred lines, not thousands. Pure.
-import type { RunPhase, RunSnapshot } from '../../pipeline/run-snapshot.js';
+import type { RunPhase, RunSnapshot } from '../../core/run-snapshot.js';
 import { usd } from '../../report/table.js';
 import { estimateEta, progressOf, projectCost, rowsPerMinute } from './estimates.js';
 import { count, duration, money, percent } from './format.js';

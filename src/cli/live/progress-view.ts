@@ -3,9 +3,10 @@
 import type { EventEmitter } from 'node:events';
 import { printable } from '../../core/printable.js';
 import type { RunEvents } from '../../pipeline/context.js';
-import type { RunSnapshot } from '../../pipeline/run-snapshot.js';
+import type { RunSnapshot } from '../../core/run-snapshot.js';
 import { estimateEta, projectCost, rowsPerMinute } from './estimates.js';
 import { plainLine, plainLineDue, plainLogLine, type PlainMark } from './plain.js';
+import { logLine, type ProgressStream, type ProgressView } from './view.js';
 
 export const PROGRESS_MODES = ['auto', 'live', 'plain', 'json', 'none'] as const;
 export type ProgressMode = Exclude<(typeof PROGRESS_MODES)[number], 'auto'>;
@@ -35,19 +36,6 @@ export function snapshotJson(s: RunSnapshot): string {
     eta_s: eta.seconds === null ? null : Math.round(eta.seconds),
     projected_total_usd: projection === null ? null : Math.round(projection.usd * 1e6) / 1e6,
   });
-}
-
-export interface ProgressView {
-  /** The run is over: the last frame stays (the summary prints below it), or nothing is left if nothing was drawn. */
-  finish(): void;
-}
-
-interface Writable { write(chunk: string): unknown; columns?: number; rows?: number; isTTY?: boolean; on?(event: 'resize', listener: () => void): unknown }
-export type ProgressStream = Writable & NodeJS.WritableStream;
-
-/** A line of the run's log as every view shows it. */
-export function logLine(line: string): string {
-  return `[gbatch] ${printable(line)}`;
 }
 
 /** Resolves once the view listens; the live view's modules (log-update and its own) are loaded only for it. */

@@ -9,7 +9,7 @@ import type { Change, JobRecord, Move, Spend } from '../change.js';
 import type { Item, ItemPatch, ItemRow } from '../item.js';
 import type { ResultRow } from '../result-row.js';
 import type { RunEnd, RunRecord } from '../run-record.js';
-import type { OpenStoreOptions } from '../open-store.js';
+import type { OpenStoreOptions } from '../open-options.js';
 import type {
   Coordination, EventLogRecord, IngestOptions, IngestWriter, ItemEventRecord, ItemFilter as StoreItemFilter, JobCancel, JobInput, JournalStore, ManifestRecord, ModelGroup, PriorRow, ReportSums, RunnerMembership,
 } from '../store.js';

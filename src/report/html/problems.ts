@@ -4,7 +4,7 @@
 import { ABANDONED_BOOKED, ABANDONED_NOT_BILLED } from '../../core/abandon.js';
 import { quoteArg } from '../../core/shell-text.js';
 import type { ItemState } from '../../core/states.js';
-import { errorCause } from '../../pipeline/error-groups.js';
+import { errorCause } from '../../core/error-groups.js';
 import type { ReportItem } from '../model.js';
 
 export const PROBLEM_STATES: readonly ItemState[] = ['uncertain', 'failed', 'rejected', 'deferred', 'invalid'];

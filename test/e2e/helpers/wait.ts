@@ -1,8 +1,19 @@
-// A bounded poll of a condition, for states no event announces (the simulator's ledger, a file).
-export async function until(condition: () => boolean, { timeoutMs = 10_000, everyMs = 5 } = {}): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${condition.toString()}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
+import { watch } from 'node:fs';
+
+/**
+ * Resolves once `holds()` is true: checked now and at each change the kernel reports in `dir` (inotify),
+ * for what only a file announces (results.jsonl growing, a file appearing). An abort stops the watch and
+ * leaves the promise pending.
+ */
+export function fileChange(dir: string, holds: () => boolean, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const watcher = watch(dir, { signal }, () => check());
+    const check = (): void => {
+      if (!holds()) return;
+      watcher.close();
+      resolve();
+    };
+    watcher.on('error', (err) => (err.name === 'AbortError' ? undefined : reject(err)));
+    check();
+  });
 }

@@ -19,8 +19,11 @@ export function makeClient(baseUrl: string, overrides: Partial<GatewayClientOpti
   return { client, clock };
 }
 
-/** Advances the clock each time the client sleeps, until `operation` settles. Returns its result. */
-export async function drive<T>(clock: ManualClock, operation: Promise<T>, stepMs = 60_000): Promise<T> {
+/**
+ * Advances the clock each time the code under test sleeps, until `operation` settles: by `step`, or to the
+ * end of the earliest sleep ('next-sleeper', time moving exactly as far as the code waits). Returns its result.
+ */
+export async function drive<T>(clock: ManualClock, operation: Promise<T>, step: number | 'next-sleeper' = 60_000): Promise<T> {
   let settled = false;
   const done = operation.then(
     () => {
@@ -32,7 +35,7 @@ export async function drive<T>(clock: ManualClock, operation: Promise<T>, stepMs
   );
   while (!settled) {
     await Promise.race([done, clock.waitForSleepers(1)]);
-    if (!settled) await clock.advance(stepMs);
+    if (!settled) await clock.advance(step === 'next-sleeper' ? (clock.nextWakeAt() ?? clock.now()) - clock.now() : step);
   }
   return operation;
 }

@@ -18,12 +18,24 @@ export interface TestServer {
   requests: RecordedRequest[];
   /** Resolves when the server has received `count` requests in total. */
   received(count: number): Promise<void>;
+  /** Resolves once `holds()` is true: checked now and after each request has reached its handler. */
+  reached(holds: () => boolean): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function startServer(handler: Handler): Promise<TestServer> {
   const requests: RecordedRequest[] = [];
-  const waiters: Array<{ count: number; resolve: () => void }> = [];
+  const watchers = new Set<() => void>();
+  const reached = (holds: () => boolean): Promise<void> =>
+    new Promise((resolve) => {
+      const check = (): void => {
+        if (!holds()) return;
+        watchers.delete(check);
+        resolve();
+      };
+      watchers.add(check);
+      check();
+    });
   const sockets = new Set<Socket>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -32,7 +44,10 @@ export async function startServer(handler: Handler): Promise<TestServer> {
       const body = Buffer.concat(chunks).toString('utf8');
       const index = requests.length;
       requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
-      for (const w of waiters.filter((w) => requests.length >= w.count)) w.resolve();
+      // After the handler's synchronous start: a wrapper that records the request in its handler is seen too.
+      queueMicrotask(() => {
+        for (const check of [...watchers]) check();
+      });
       void Promise.resolve(handler(Object.assign(req, { bodyText: body }), res, index)).catch((err: unknown) => {
         res.destroy(err instanceof Error ? err : new Error(String(err)));
       });
@@ -49,8 +64,8 @@ export async function startServer(handler: Handler): Promise<TestServer> {
     origin,
     baseUrl: `${origin}/v1`,
     requests,
-    received: (count) =>
-      requests.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),
+    received: (count) => reached(() => requests.length >= count),
+    reached,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

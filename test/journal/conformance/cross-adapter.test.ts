@@ -1,15 +1,16 @@
 // The same operations on both adapters leave the same journal: every item, event, count, sum and
 // results row equal (seq and row times aside, which are each adapter's own).
+import { ManualClock } from '../../../src/core/clock.js';
 import { describe, expect, it } from 'vitest';
 import type { Change, JournalStore } from '../../../src/journal/index.js';
 import { pgAvailable } from '../../helpers/postgres.js';
-import { ingest, invalidRow, portable, row, StepClock, type Harness } from './harness.js';
+import { ingest, invalidRow, portable, row, type Harness } from './harness.js';
 import { usePostgresHarness } from './postgres-harness.js';
 import { useSqliteHarness } from './sqlite-harness.js';
 
 /** A run in miniature: ingest, submit under reservations, settle at odd prices, poll, store, an operator's resolve. */
 async function scenario(harness: Harness): Promise<unknown> {
-  const clock = new StepClock();
+  const clock = new ManualClock(1_700_000_000_000);
   const store: JournalStore = await harness.open({ clock });
   const rows = Array.from({ length: 40 }, (_, i) => i % 5 === 4
     ? row(`v${i}`, i + 1, { kind: 'video', resolution: i % 10 === 4 ? '1080p' : '720p', estimateUsd: 0.37 + i / 1000 })
@@ -18,7 +19,7 @@ async function scenario(harness: Harness): Promise<unknown> {
   const summary = await ingest(store, rows);
   const items = await store.list(['pending']);
   await store.applyTransitions(items.map((item) => ({ id: item.id, event: 'submit', patch: { attempts: 1, reservedUsd: item.estimateUsd } })), { deferSync: true });
-  clock.advance(10);
+  clock.tick(10);
   const settle: Change[] = [];
   for (const [n, item] of items.entries()) {
     if (item.kind === 'video') {
@@ -31,7 +32,7 @@ async function scenario(harness: Harness): Promise<unknown> {
     }
   }
   await store.applyTransitions(settle);
-  clock.advance(10);
+  clock.tick(10);
   await store.annotate('v4', { gatewayChargeUsd: 0.123456789 }, 'charge');
   const answered = (await store.list(['succeeded'])).filter((i) => i.kind === 'chat').map((i) => i.id);
   await store.markStored(answered.slice(0, 10), 'results.jsonl', { flushed: true });

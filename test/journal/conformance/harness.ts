@@ -19,16 +19,6 @@ export interface Harness {
 /** Registers the hooks (fresh journal before each test, stores closed after) and returns the harness. */
 export type UseHarness = () => Harness;
 
-/** A clock that moves only when a test says so. */
-export class StepClock implements Clock {
-  constructor(public ms = 1_700_000_000_000) {}
-  now(): number {
-    return this.ms;
-  }
-  advance(ms: number): void {
-    this.ms += ms;
-  }
-}
 
 /** A manifest row with a deterministic line: the same call gives the same row on either adapter. */
 export function row(id: string, line: number, overrides: Partial<IngestEntry> = {}): IngestEntry {

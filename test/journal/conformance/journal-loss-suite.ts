@@ -4,7 +4,8 @@
 import { existsSync } from 'node:fs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Change, type JournalStore } from '../../../src/journal/index.js';
-import { ingest, row, StepClock, type Harness, type UseHarness } from './harness.js';
+import { ManualClock } from '../../../src/core/clock.js';
+import { ingest, row, type Harness, type UseHarness } from './harness.js';
 
 const submit = (id: string): Change => ({ id, event: 'submit', patch: { attempts: 1, reservedUsd: 0.01, priceSnapshot: { usdPerCall: 0.01 } }, detail: { attempt: 1 } });
 
@@ -14,7 +15,7 @@ export function journalLossConformance(label: string, useHarness: UseHarness): v
     let store: JournalStore;
 
     beforeEach(async () => {
-      store = await harness.open({ clock: new StepClock() });
+      store = await harness.open({ clock: new ManualClock(1_700_000_000_000) });
       await store.saveJob({ name: harness.jobName(), manifest: 'rows.jsonl', options: {} });
       await ingest(store, [row('a', 1), row('b', 2, { kind: 'video' }), row('c', 3)]);
       await store.membership.acquire();

@@ -1,14 +1,15 @@
 // Conformance cases for what an operator's `resolve` and `run` ask of the journal (issue 19): an abandoned
 // uncertain row's bound stays booked until `unreserve`; `detach` books it again; `taskIdHolders` finds a task
 // id wherever the journal holds it; the job file's budget record. Registered by journalConformance.
+import type { ManualClock } from '../../../src/core/clock.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Change, JournalStore } from '../../../src/journal/index.js';
-import { ingest, row, type Harness, type StepClock } from './harness.js';
+import { ingest, row, type Harness } from './harness.js';
 
 const submit = (id: string, reservedUsd: number, attempt = 1): Change =>
   ({ id, event: 'submit', patch: { attempts: attempt, reservedUsd }, detail: { attempt } });
 
-export function operatorDecisions(context: () => { store: JournalStore; clock: StepClock; harness: Harness }): void {
+export function operatorDecisions(context: () => { store: JournalStore; clock: ManualClock; harness: Harness }): void {
   describe('operator decisions', () => {
     let store: JournalStore;
     beforeEach(async () => {

@@ -1,8 +1,9 @@
 // The orphaned rows (src/core/orphans.ts) held to ONE set of expectations on every adapter: the ingest's
 // statement, claims and releases that skip them, the summary, the operator's adoption and removal.
+import { ManualClock } from '../../../src/core/clock.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Change, IngestEntry, IngestSummary, Item, JournalStore, ManifestPrint } from '../../../src/journal/index.js';
-import { row, StepClock, type Harness, type UseHarness } from './harness.js';
+import { row, type Harness, type UseHarness } from './harness.js';
 
 /** Ingests as a run does: the whole of its manifests, then the rows it did not read orphaned, then the records. */
 async function ingestRun(store: JournalStore, entries: readonly IngestEntry[], prints: readonly ManifestPrint[] = []): Promise<IngestSummary> {
@@ -29,7 +30,7 @@ export function orphansConformance(label: string, useHarness: UseHarness): void 
     let store: JournalStore;
 
     beforeEach(async () => {
-      store = await harness.open({ clock: new StepClock() });
+      store = await harness.open({ clock: new ManualClock(1_700_000_000_000) });
     });
 
     it('an ingest orphans the rows it did not read: claims and deferred releases skip them; an ingest that reads them lists them again', async () => {

@@ -1,10 +1,11 @@
 // ONE set of expectations for every adapter of the journal interface: each adapter's test file calls
 // journalConformance with its harness. When the adapters differ, one of them is wrong.
+import { ManualClock } from '../../../src/core/clock.js';
 import { hostname } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IllegalTransitionError, ITEM_STATES, type ItemState } from '../../../src/core/states.js';
 import { eventLog, JobCancelledError, JournalBusyError, LockLostError, StaleTransitionError, type Change, type JournalStore } from '../../../src/journal/index.js';
-import { ingest, invalidRow, row, StepClock, thrown, type Harness, type UseHarness } from './harness.js';
+import { ingest, invalidRow, row, thrown, type Harness, type UseHarness } from './harness.js';
 import { deadPid } from '../../helpers/dead-pid.js';
 import { operatorDecisions } from './operator-decisions.js';
 
@@ -23,11 +24,11 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 export function journalConformance(label: string, useHarness: UseHarness): void {
   describe(`journal conformance: ${label}`, () => {
     const harness: Harness = useHarness();
-    let clock: StepClock;
+    let clock: ManualClock;
     let store: JournalStore;
 
     beforeEach(async () => {
-      clock = new StepClock();
+      clock = new ManualClock(1_700_000_000_000);
       store = await harness.open({ clock });
     });
 
@@ -48,10 +49,10 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
 
       it('saves the job and keeps its budget; a later save updates it and keeps createdAt', async () => {
         const name = harness.jobName();
-        clock.advance(1000);
+        clock.tick(1000);
         await store.saveJob({ name, manifest: 'rows.jsonl', options: { budget: 5, concurrency: 4 }, budgetUsd: 5 });
         const created = clock.now();
-        clock.advance(1000);
+        clock.tick(1000);
         expect(await store.getJob()).toEqual({ name, manifest: 'rows.jsonl', options: { budget: 5, concurrency: 4 }, createdAt: created, updatedAt: created, budgetUsd: 5 });
         await store.saveJob({ name, manifest: 'rows2.jsonl', options: {}, budgetUsd: undefined });
         expect(await store.getJob()).toEqual({ name, manifest: 'rows2.jsonl', options: {}, createdAt: created, updatedAt: created + 1000 });
@@ -107,7 +108,7 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
         expect((await store.list(['pending', 'invalid'])).map((i) => i.id)).toEqual(['same', 'changed', 'fixme', 'fresh']);
       });
 
-      it('judges an id repeated within one pass against its first row', async () => {
+      it('judges an id repeated within one ingest against its first row', async () => {
         const summary = await ingest(store, [
           row('twice', 1), row('twice', 2),
           row('clash', 3), row('clash', 4, { contentHash: 'other' }),
@@ -138,7 +139,7 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
         expect(await store.manifestRecords(['/m/rows.jsonl'])).toEqual(new Map());
       });
 
-      it('a rolled-back first ingest leaves the journal empty, and the next pass starts clean', async () => {
+      it('a rolled-back first ingest leaves the journal empty, and the next ingest starts clean', async () => {
         const writer = await store.beginIngest();
         await writer.add(Array.from({ length: 300 }, (_, i) => row(`r${i}`, i + 1)));
         await writer.rollback();
@@ -146,7 +147,7 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
         expect(await ingest(store, [row('r0', 1)])).toEqual({ inserted: 1, unchanged: 0, replaced: 0, conflicts: [] });
       });
 
-      it('10,000 rows in batches: all inserted, read back in order in pages; a second pass finds them unchanged', async () => {
+      it('10,000 rows in batches: all inserted, read back in order in pages; a second ingest finds them unchanged', async () => {
         const rows = Array.from({ length: 10_000 }, (_, i) => row(`row-${String(i).padStart(5, '0')}`, i + 1, { estimateUsd: 0.001 }));
         expect(await ingest(store, rows)).toEqual({ inserted: 10_000, unchanged: 0, replaced: 0, conflicts: [] });
         const seen = await collect(store.iterate({}, 999));
@@ -185,7 +186,7 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
       it('chat: submit, complete, store; each move returned and logged with its detail', async () => {
         const moves = await store.applyTransitions([submit('chat')]);
         expect(moves).toEqual([{ from: 'pending', to: 'submitting', at: clock.now() }]);
-        clock.advance(5);
+        clock.tick(5);
         const [done] = await store.apply([{ id: 'chat', event: 'complete', patch: { response: { id: 'r1', text: 'hi\tthere' }, responseStatus: 200, requestId: 'req-1', reservedUsd: 0, actualUsd: 0.004, totalTokens: 42 } }]);
         expect(done).toMatchObject({ state: 'succeeded', response: { id: 'r1', text: 'hi\tthere' }, responseStatus: 200, actualUsd: 0.004, totalTokens: 42, attempts: 1, priceSnapshot: { usdPerCall: 0.01 } });
         await store.markStored(['chat'], 'results.jsonl', { line: 1 });
@@ -210,9 +211,9 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
 
       it('the event log reads every transition of the job in seq order, in pages, with item, time and detail', async () => {
         await store.applyTransitions([submit('chat')]);
-        clock.advance(7);
+        clock.tick(7);
         await store.applyTransitions([submit('video', 0.5), { id: 'video', event: 'accept', patch: { taskId: 'task-1' }, detail: { taskId: 'task-1', attempt: 1 } }]);
-        clock.advance(3);
+        clock.tick(3);
         await store.applyTransitions([{ id: 'chat', event: 'retry', detail: { attempt: 1, delayMs: 50, status: 429 } }]);
         const t0 = clock.now() - 10;
         const all = await collect(eventLog(store, 2));
@@ -298,7 +299,7 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
 
       it('annotate patches fields, keeps the state, logs a note; an empty patch does nothing', async () => {
         await store.applyTransitions([submit('video', 0.5), { id: 'video', event: 'accept', patch: { taskId: 't' } }]);
-        clock.advance(7);
+        clock.tick(7);
         await store.annotate('video', { gatewayChargeUsd: 0.45 }, 'charge');
         await store.annotate('video', {}, 'nothing');
         expect((await store.get('video'))!).toMatchObject({ state: 'submitted', gatewayChargeUsd: 0.45, updatedAt: clock.now() });
@@ -324,7 +325,7 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
 
       it('lastSubmitTimes gives each id its latest submit; abandonedWhileUncertain tells abandon-of-uncertain apart', async () => {
         await store.applyTransitions([submit('chat'), { id: 'chat', event: 'lose' }, { id: 'chat', event: 'resubmit' }]);
-        clock.advance(100);
+        clock.tick(100);
         await store.applyTransitions([submit('chat', 0.01, 2), submit('third')]);
         expect(await store.lastSubmitTimes(['chat', 'third', 'fourth'])).toEqual(new Map([['chat', clock.now()], ['third', clock.now()]]));
         await store.applyTransitions([{ id: 'chat', event: 'lose' }, { id: 'chat', event: 'abandon' }, { id: 'fourth', event: 'abandon' }]);
@@ -415,7 +416,7 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
       it('records each run start and end; lastRun is the latest; long messages are cut', async () => {
         const first = await store.recordRunStart();
         expect(await store.lastRun()).toEqual({ id: first, pid: process.pid, host: hostname(), startedAt: clock.now(), endedAt: null, exitCode: null, stopReason: null, message: null });
-        clock.advance(50);
+        clock.tick(50);
         await store.recordRunEnd(first, { exitCode: 0, stopReason: 'done', message: 'm'.repeat(1500) });
         expect(await store.lastRun()).toMatchObject({ id: first, endedAt: clock.now(), exitCode: 0, stopReason: 'done', message: 'm'.repeat(1000) });
         const second = await store.recordRunStart();
@@ -492,7 +493,7 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
         expect(await store.jobCancel()).toBeUndefined();
       });
 
-      it('refuses every submit while the job is cancelled, rolling its batch back; other moves go on; lifted, submits pass again', async () => {
+      it('refuses every submit while the job is cancelled, rolling its batch back; other moves go on; lifted, submits go through again', async () => {
         await ingest(store, [row('a', 1), row('b', 2), row('c', 3)]);
         await store.applyTransitions([submit('a')]);
         await store.setJobCancel('stop');
@@ -575,9 +576,9 @@ export function journalConformance(label: string, useHarness: UseHarness): void 
           await harness.plantRunner({ pid, host: 'other-host.example', heartbeatAt: clock.now() });
           await expect(store.membership.acquire()).rejects.toThrow(/other-host\.example/);
           expect((await store.membership.runners())[0]!.liveness).toEqual({ alive: true, heartbeatAgeMs: 0, basis: 'heartbeat-fresh' });
-          clock.advance(4999);
+          clock.tick(4999);
           await expect(store.membership.acquire()).rejects.toBeInstanceOf(JournalBusyError);
-          clock.advance(1);
+          clock.tick(1);
           expect((await store.membership.runners())[0]!.liveness).toEqual({ alive: false, heartbeatAgeMs: 5000, basis: 'heartbeat-stale' });
           expect(await store.membership.acquire()).toEqual({ pid, host: 'other-host.example', heartbeatAt: clock.now() - 5000 });
           expect((await store.membership.runners()).map((r) => r.pid)).toEqual([process.pid]);

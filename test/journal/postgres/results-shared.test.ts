@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CommitQueue, type Change } from '../../../src/journal/index.js';
 import { PostgresJournalStore } from '../../../src/journal/postgres/postgres-store.js';
 import type { RunContext, RunEvents } from '../../../src/pipeline/context.js';
-import { resultsPath, writeResultsFile } from '../../../src/pipeline/results-file.js';
-import { ResultsWriter } from '../../../src/pipeline/results-writer.js';
+import { resultsPath, writeResultsFile } from '../../../src/pipeline/results/results-file.js';
+import { ResultsWriter } from '../../../src/pipeline/results/results-writer.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 import { ingest, row } from '../conformance/harness.js';
 

@@ -179,16 +179,25 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: many runners on one job', (
     const order: string[] = [];
     let release!: () => void;
     const held = new Promise<void>((resolve) => { release = resolve; });
+    let entered!: () => void;
+    const aIn = new Promise<void>((resolve) => { entered = resolve; });
     const first = a!.coordination.exclusive('results', async () => {
       order.push('a in');
+      entered();
       await held;
       order.push('a out');
     });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await aIn;
     const second = b!.coordination.exclusive('results', async () => {
       order.push('b in');
     });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // b is queued on the server for the lock a holds: no event says so, the server's lock table does.
+    const waiting = async (): Promise<number> => (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks
+      WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND classid = hashtext(current_schema() || ':gbatch:results')::oid`)).rows[0]!.n;
+    while ((await waiting()) === 0) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     expect(order).toEqual(['a in']);
     release();
     await Promise.all([first, second]);

@@ -1,0 +1,100 @@
+// Sends again, within the run, the rows the retry policy covers (src/core/auto-retry.ts): it hears each
+// row the run ends, waits out the row's backoff, then moves it back to pending with the same guarded
+// transition an operator's `gbatch retry` (or `resolve --resubmit`) uses; the submitter reserves it again.
+import { autoRetryDelayMs, autoRetryEvent, type AutoRetryPolicy } from '../../core/auto-retry.js';
+import type { ItemState } from '../../core/states.js';
+import type { Change, Item } from '../../journal/index.js';
+import { requeueChange } from '../../journal/requeue.js';
+import { changedElsewhere } from './changed-elsewhere.js';
+import { log, type RunContext } from '../context.js';
+
+interface Scheduled { at: number; item: Item; event: 'requeue' | 'resubmit'; retry: number }
+
+export class AutoRetries {
+  private readonly scheduled = new Map<string, Scheduled>();
+  /** Automatic sends so far this run, per row. */
+  private readonly sent = new Map<string, number>();
+  private wake: AbortController | undefined;
+  /** Rows sent again this run: by --retry-failed (a row once per retry), and uncertain text rows resubmitted. */
+  readonly requeued: string[] = [];
+  readonly resubmitted: string[] = [];
+  private readonly onTransition = (item: Item, from: ItemState | undefined): void => this.hear(item, from);
+
+  constructor(private readonly ctx: RunContext, private readonly policy: AutoRetryPolicy) {
+    ctx.events.on('transition', this.onTransition);
+  }
+
+  /** Something changed that may let next() decide: a row ended, or a poll finished. */
+  nudge(): void {
+    this.wake?.abort();
+  }
+
+  stop(): void {
+    this.ctx.events.off('transition', this.onTransition);
+    this.nudge();
+  }
+
+  /**
+   * Waits until a scheduled row is due, moves every due row back to pending and answers true (the
+   * submitter has work again); false once nothing is scheduled and `busy()` (work that may still end a
+   * row: tasks being polled) is false, or the run stops sending.
+   */
+  async next(busy: () => boolean): Promise<boolean> {
+    const { ctx } = this;
+    for (;;) {
+      // Sending stopped, or the run stopped waiting for tasks (then nothing polled will end a row).
+      if (ctx.submitStop.signal.aborted || ctx.stop.signal.aborted) return false;
+      const now = ctx.clock.now();
+      const due = [...this.scheduled.values()].filter((s) => s.at <= now);
+      if (due.length > 0) {
+        await this.sendAgain(due);
+        return true;
+      }
+      const earliest = Math.min(...[...this.scheduled.values()].map((s) => s.at));
+      if (!Number.isFinite(earliest) && !busy()) return false;
+      this.wake = new AbortController();
+      try {
+        // Without a row due, only an event wakes it (a row ended, a poll finished, the run stops).
+        await ctx.clock.sleep(Number.isFinite(earliest) ? earliest - now : 3_600_000, AbortSignal.any([this.wake.signal, ctx.submitStop.signal, ctx.stop.signal]));
+      } catch {
+        // woken early
+      }
+      this.wake = undefined;
+    }
+  }
+
+  private hear(item: Item, from: ItemState | undefined): void {
+    const sent = this.sent.get(item.id) ?? 0;
+    const event = autoRetryEvent({
+      kind: item.kind, state: item.state, from, errorStatus: item.lastError?.status, autoResubmits: item.autoResubmits,
+    }, sent, this.policy);
+    if (!event) return;
+    const retry = event === 'resubmit' ? item.autoResubmits + 1 : sent + 1;
+    this.scheduled.set(item.id, { at: this.ctx.clock.now() + autoRetryDelayMs(retry, this.policy), item, event, retry });
+    this.nudge();
+  }
+
+  private async sendAgain(due: readonly Scheduled[]): Promise<void> {
+    const { ctx } = this;
+    await Promise.all(due.map(async ({ item, event, retry }) => {
+      this.scheduled.delete(item.id);
+      const change: Change = event === 'requeue'
+        ? { ...requeueChange(item, { by: 'retry-policy', retry }), expect: item.state }
+        : {
+          id: item.id, event: 'resubmit', expect: 'uncertain', patch: { autoResubmits: retry, reservedUsd: 0 },
+          detail: { reason: 'auto-resubmit of an uncertain text item (opt-in)', autoResubmits: retry },
+        };
+      try {
+        const updated = await ctx.commits.write(change, item);
+        if (event === 'requeue') this.sent.set(item.id, retry);
+        (event === 'requeue' ? this.requeued : this.resubmitted).push(item.id);
+        log(ctx, event === 'requeue'
+          ? `sending ${item.kind} item '${item.id}' again (retry ${retry} of ${this.policy.retryFailed}, --retry-failed): ${item.state === 'failed' ? 'its task failed and was refunded' : `refused with ${item.lastError?.status ?? '?'}, a transient code`}`
+          : `resubmitting uncertain ${item.kind} item '${item.id}' (opt-in policy; a duplicate may be billed)`);
+        ctx.events.emit('transition', updated, item.state);
+      } catch (err) {
+        if (!changedElsewhere(ctx, err)) throw err;
+      }
+    }));
+  }
+}

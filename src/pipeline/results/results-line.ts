@@ -1,0 +1,67 @@
+// One results.jsonl line per item in a final state, in the OpenAI Batch output form
+// {"id", "custom_id", "response", "error"}:
+// - a chat/responses answer: response {status_code, request_id, body: the gateway's body}, error null;
+// - a video on disk: response {status_code: 200, request_id: null, body: {object: "video.generation",
+//   task_id, status: "SUCCESS", final_resolution, file, sha256, bytes}}, error null;
+// - rejected: response {status_code, request_id: null, body: {error}} and error {code, message};
+// - failed and invalid: response null and error {code, message}.
+// A row with metadata (CSV metadata columns, a JSONL line's `meta`) has it as `meta` after `custom_id`.
+import type { Item, ItemError, ResultRow } from '../../journal/index.js';
+
+/** The line of an item as the journal returns it, without metadata (tests and tools; the rebuild uses the raw row). */
+export function resultLine(item: Item): string {
+  return resultLineFromRow(itemToResultRow(item));
+}
+
+export function itemToResultRow(item: Item): ResultRow {
+  return {
+    seq: item.seq, id: item.id, kind: item.kind, state: item.state,
+    response: item.response === null ? null : JSON.stringify(item.response),
+    response_status: item.responseStatus, request_id: item.requestId,
+    last_error: item.lastError === null ? null : JSON.stringify(item.lastError),
+    task_id: item.taskId, final_resolution: item.finalResolution, output_path: item.outputPath, sha256: item.sha256, bytes: item.bytes,
+    meta: null,
+  };
+}
+
+const isText = (kind: string): boolean => kind === 'chat' || kind === 'responses';
+
+/** One results.jsonl line from the journal's raw row: a stored body is spliced in as it is, not re-parsed. */
+export function resultLineFromRow(row: ResultRow): string {
+  const head = `{"id":"batch_req_${row.seq}","custom_id":${JSON.stringify(row.id)},${row.meta == null ? '' : `"meta":${row.meta},`}`;
+  if ((row.state === 'succeeded' || row.state === 'downloaded') && isText(row.kind)) {
+    return `${head}"response":{"status_code":${row.response_status ?? 200},"request_id":${JSON.stringify(row.request_id)},` +
+      `"body":${row.response ?? 'null'}},"error":null}`;
+  }
+  if (row.state === 'downloaded') {
+    const body = {
+      object: 'video.generation', task_id: row.task_id, status: 'SUCCESS', final_resolution: row.final_resolution,
+      file: row.output_path, sha256: row.sha256, bytes: row.bytes,
+    };
+    return `${head}"response":${JSON.stringify({ status_code: 200, request_id: null, body })},"error":null}`;
+  }
+  const error = row.last_error === null ? null : (JSON.parse(row.last_error) as ItemError);
+  const summary = JSON.stringify({ code: errorCode(row, error), message: error?.message ?? defaultMessage(row) });
+  if (row.state === 'rejected') {
+    return `${head}"response":${JSON.stringify({ status_code: error?.status ?? 400, request_id: null, body: { error } })},"error":${summary}}`;
+  }
+  return `${head}"response":null,"error":${summary}}`;
+}
+
+function errorCode(row: ResultRow, error: ItemError | null): string {
+  const own = error?.code ?? error?.type;
+  if (typeof own === 'string' && own !== '') return own;
+  switch (row.state) {
+    case 'rejected': return `http_${error?.status ?? 400}`;
+    case 'invalid': return 'invalid_row';
+    default: return row.kind === 'video' && row.task_id !== null ? 'task_failed' : 'failed';
+  }
+}
+
+function defaultMessage(row: ResultRow): string {
+  switch (row.state) {
+    case 'rejected': return 'the gateway refused the request';
+    case 'invalid': return 'the manifest row is invalid';
+    default: return 'the item failed';
+  }
+}

@@ -1,0 +1,28 @@
+// Among runners sharing a job (PostgreSQL): a run starts or joins the job's session of notices, and at its
+// end learns whether it is the job's last runner to end, the one whose notification speaks for the job.
+import type { EventEmitter } from 'node:events';
+import type { JournalStore } from '../../journal/index.js';
+import type { RunEvents } from '../context.js';
+
+/** This run joined the job: a new session of notices when no other runner is at work on it. */
+export async function joinJobNotices(journal: JournalStore, events: EventEmitter<RunEvents>): Promise<void> {
+  try {
+    await journal.notices?.begin();
+  } catch (err) {
+    events.emit('log', `could not open the job's notifications in the journal (they may be sent twice): ${(err as Error).message}`);
+  }
+}
+
+/**
+ * `lastOfJob`: false when other runners of the job are still at work (one of them reports the job's end);
+ * absent on a journal of one runner, or when the journal could not say (then this run reports, to be safe).
+ */
+export async function jobEnd(journal: JournalStore, events: EventEmitter<RunEvents>): Promise<{ lastOfJob?: boolean }> {
+  if (!journal.notices) return {};
+  try {
+    return { lastOfJob: await journal.notices.end() };
+  } catch (err) {
+    events.emit('log', `could not learn from the journal whether other runners of the job are still at work: ${(err as Error).message}`);
+    return {};
+  }
+}
