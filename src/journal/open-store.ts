@@ -19,6 +19,12 @@ export async function openStore(location: string, options: OpenStoreOptions): Pr
   return SqliteJournal.open(location, sqlite);
 }
 
+/** Brings a database's journal schema to this gbatch's version (`gbatch journal migrate`): its driver loaded only then. */
+export async function migrateDatabase(url: string): Promise<{ location: string; version: number; applied: number }> {
+  const { migrateDatabase: migrate } = await import('./postgres/migrate-database.js');
+  return migrate(url);
+}
+
 /** Opens (or creates) the journal file at `path`: a command given a file, which names no job. */
 export function openJournalFile(path: string, options: Omit<OpenStoreOptions, 'job'> = {}): JournalStore {
   return SqliteJournal.open(path, options);

@@ -1,5 +1,5 @@
 // `gbatch journal migrate`: the journal's schema brought to this gbatch's version, on purpose.
-import { openJournalFile } from '../../journal/open-store.js';
+import { migrateDatabase, openJournalFile } from '../../journal/open-store.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { journalUrl } from '../command-journal.js';
 import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
@@ -23,7 +23,6 @@ export async function run(argv: string[]): Promise<number> {
   if (rest.length > 0) throw new UsageError(`\`gbatch journal migrate\` takes no arguments (got ${rest.join(' ')}); name the journal with --journal`);
   const server = journalUrl({ journal: options.journal });
   if (server) {
-    const { migrateDatabase } = await import('../../journal/postgres/migrate-database.js');
     const { location, version, applied } = await migrateDatabase(server.url);
     process.stdout.write(`${location}: journal schema at version ${version}${applied > 0 ? ` (${applied} step(s) applied)` : ' (already current)'}\n`);
     return 0;
