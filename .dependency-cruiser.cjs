@@ -52,9 +52,8 @@ module.exports = {
     ...layerRules,
     {
       name: 'journal-adapters-inside',
-      comment: 'Only src/journal names an adapter (sqlite/, postgres/); the rest goes through the journal interface. '
-        + 'A warning while the last such imports remain; an error once they are gone.',
-      severity: 'warn',
+      comment: 'Only src/journal names an adapter (sqlite/, postgres/); the rest goes through the journal interface.',
+      severity: 'error',
       from: { path: '^src/', pathNot: '^src/journal/' },
       to: { path: '^src/journal/(sqlite|postgres)/' },
     },

@@ -1,9 +1,8 @@
 // Which journal a command (status, report, resolve, retry, cancel) opens: the one `run` of the named job
 // uses (job-journal.ts), or the file --state names; with neither, the only one in state/.
 import { existsSync, readdirSync } from 'node:fs';
-import { openQueries, openStore } from '../journal/open-store.js';
+import { openJournalFile, openQueries, openStore } from '../journal/open-store.js';
 import type { JournalQueries, JournalStore } from '../journal/index.js';
-import { SqliteJournalStore } from '../journal/sqlite/sqlite-store.js';
 import { quoteArg } from '../core/shell-text.js';
 import { jobJournal, journalUrl, type JournalFlags } from '../job/job-journal.js';
 import { locateJournal } from '../job/locate-journal.js';
@@ -68,7 +67,7 @@ export async function openCommandJournal(flags: JournalFlags, positionals: reado
 }
 
 async function openSqlite(file: string, named: string | undefined, ids: string[], readonly: boolean): Promise<CommandJournal> {
-  const store = SqliteJournalStore.open(file, { readonly });
+  const store = openJournalFile(file, { readonly });
   return { store, arg: { jobName: (await store.getJob())?.name, location: file, fromEnv: false, ...(named ? { named } : {}) }, ids };
 }
 

@@ -1,15 +1,17 @@
-export { Journal, StaleTransitionError, type Change, type JobRecord, type JournalOptions, type Spend } from './sqlite/journal.js';
+export { StaleTransitionError, type Change, type JobRecord, type Spend } from './change.js';
 export { conflictProblem, skippedChangeLine, invalidRowHash, invalidRowText, judgeAgainstPrior, type IngestEntry, type IngestSummary, type IngestConflict, type PriorJudgement } from './ingest-rules.js';
-export { IngestSession } from './sqlite/ingest-session.js';
-export type { EventLogRecord, JournalStore, JournalAdapter, IngestWriter, RunnerMembership, RunnerView, JobInput, PriorRow, ManifestPrint, ManifestRecord, ReportSums, SumRow } from './store.js';
+export type {
+  EventLogRecord, JournalStore, JournalAdapter, JournalFileLoss, JournalRescue, IngestWriter, RunnerMembership, RunnerView, JobInput, PriorRow, ManifestPrint, ManifestRecord,
+  ReportSums, SumRow,
+} from './store.js';
 export { BudgetExceededError, JobCancelledError, type Move } from './change.js';
-export type { Coordination, Durability, ItemFilter, IngestOptions, JobCancel, JobTotals, JournalCapabilities, JournalQueries, ModelGroup, ResultsPrefix, Takeover } from './store.js';
+export type { Coordination, Durability, ItemFilter, IngestOptions, JobCancel, JobTotals, JournalCapabilities, JournalQueries, ModelGroup, ResultsPrefix, RunnerTakeover, Takeover } from './store.js';
+export { isDatabaseUrl, openQueries, openStore, type OpenStoreOptions } from './open-store.js';
 export { CommitQueue } from './commit-queue.js';
 export { JournalBusyError, LockLostError, HEARTBEAT_MS, STALE_AFTER_MS, staleAfterMs } from './runner-standing.js';
-export type { LockTakeover } from './sqlite/lock.js';
 export { judgeRunner, describeAge, type RunnerLiveness, type RunnerRecord } from './runner-liveness.js';
 export type { Item, ItemError, ItemPatch } from './item.js';
-export { lastRun, recordRunEnd, recordRunStart, type RunEnd, type RunRecord } from './runs.js';
-export { ResultRows, type ResultRow } from './result-rows.js';
+export type { RunEnd, RunRecord } from './run-record.js';
+export type { ResultRow } from './result-row.js';
 export { eventLog } from './event-log.js';
 export type { ForgetOutcome, ListingRow, OrphanSummary } from './orphans.js';

@@ -2,7 +2,7 @@
 // an SQLite user never loads its driver); anything else is a path to an SQLite file.
 import type { OpenStoreOptions } from './open-options.js';
 import type { JournalQueries, JournalStore } from './store.js';
-import { SqliteJournalStore } from './sqlite/sqlite-store.js';
+import { SqliteJournal } from './sqlite/journal.js';
 
 export type { OpenStoreOptions } from './open-options.js';
 
@@ -16,7 +16,7 @@ export async function openStore(location: string, options: OpenStoreOptions): Pr
     return PostgresJournalStore.open(location, options);
   }
   const { clock, durability, flushFile } = options;
-  return SqliteJournalStore.open(location, {
+  return SqliteJournal.open(location, {
     ...(clock ? { clock } : {}), sync: durability === 'relaxed' ? 'off' : 'full', ...(flushFile ? { syncWal: flushFile } : {}),
   });
 }
@@ -30,5 +30,19 @@ export async function openQueries(location: string, options: Pick<OpenStoreOptio
     const { PostgresJournalStore } = await import('./postgres/postgres-store.js');
     return PostgresJournalStore.open(location, { ...options, readonly: true });
   }
-  return SqliteJournalStore.open(location, { ...(options.clock ? { clock: options.clock } : {}), readonly: true });
+  return SqliteJournal.open(location, { ...(options.clock ? { clock: options.clock } : {}), readonly: true });
+}
+
+/** Brings a database's journal schema to this gbatch's version (`gbatch journal migrate`): its driver loaded only then. */
+export async function migrateDatabase(url: string): Promise<{ location: string; version: number; applied: number }> {
+  const { migrateDatabase: migrate } = await import('./postgres/migrate-database.js');
+  return migrate(url);
+}
+
+/** Opens (or creates) the journal file at `path`: a command given a file, which names no job. */
+export function openJournalFile(path: string, options: Omit<OpenStoreOptions, 'job'> & { readonly?: boolean } = {}): JournalStore {
+  const { clock, durability, flushFile, readonly } = options;
+  return SqliteJournal.open(path, {
+    ...(clock ? { clock } : {}), ...(readonly ? { readonly } : {}), sync: durability === 'relaxed' ? 'off' : 'full', ...(flushFile ? { syncWal: flushFile } : {}),
+  });
 }

@@ -9,7 +9,7 @@ import type { Change, JobRecord, Move, Spend } from './change.js';
 import type { IngestEntry, IngestSummary } from './ingest-rules.js';
 import type { Item, ItemPatch } from './item.js';
 import type { ResultRow } from './result-row.js';
-import type { RunEnd, RunRecord } from './runs.js';
+import type { RunEnd, RunRecord } from './run-record.js';
 import type { RunnerLiveness } from './runner-liveness.js';
 import type { JobNotices } from './job-notices.js';
 
@@ -125,6 +125,19 @@ export interface JobCancel {
 
 export interface RunnerTakeover { pid: number; host: string; heartbeatAt: number }
 
+/** A journal lost under a live run: its file deleted (or moved away), or replaced by another file. */
+export type JournalFileLoss = 'deleted' | 'replaced';
+
+/** What a journal lost under a live run holds that the operator must know, and where it was saved. */
+export interface JournalRescue {
+  /** Where a complete copy of the run's journal was saved, or why it could not be. */
+  copy: { path: string } | { error: string };
+  /** The first rows sent that hold task ids, and how many there are in all. */
+  sent: { rows: Array<{ id: string; taskId: string }>; total: number };
+  /** The first rows that may have reached the gateway (submitting, uncertain), and how many there are in all. */
+  unsure: { ids: string[]; total: number };
+}
+
 /** This process's standing as a runner of the job: a lock (SQLite) or a lease among many (PostgreSQL). */
 export interface RunnerMembership {
   /** Joins (or takes the job over from a runner that is gone); throws JournalBusyError when it may not. */
@@ -134,6 +147,11 @@ export interface RunnerMembership {
   release(): Promise<void>;
   /** Stops this process from releasing what it lost: it belongs to someone else now. */
   forget(): void;
+  /**
+   * Whether the journal itself was lost under this runner: a file deleted or replaced at its path (one
+   * stat). A database is not lost that way (its loss is a lease lost: heartbeat() says it): never.
+   */
+  lost(): JournalFileLoss | undefined;
   /** The job's runners, live and dead (status). */
   runners(): Promise<RunnerView[]>;
   /**
@@ -287,6 +305,11 @@ export interface JournalStore extends JournalQueries {
   now(): number;
   /** From now on every write throws `reason`: the journal is no longer this process's to change. */
   fence(reason: Error): void;
+  /**
+   * After membership.lost(): the run's journal, still open, saved where the operator can resume from it,
+   * with the rows they must know of. Undefined when the journal was not lost (a database never is).
+   */
+  rescue(): Promise<JournalRescue | undefined>;
 
   readonly membership: RunnerMembership;
   /** What runners sharing the job agree through the journal; only used where `capabilities.sharedRunners`. */

@@ -1,7 +1,7 @@
 // What a run ends with: its exit code, its counts and money, and why it stopped (the library's RunResult).
 import type { ItemState } from '../core/states.js';
 import type { IngestOutcome } from '../ingest/ingest-manifests.js';
-import type { LockTakeover } from '../journal/index.js';
+import type { RunnerTakeover } from '../journal/index.js';
 import type { UnrecordedTask } from './ending/unrecorded.js';
 import type { SubmitStopReason } from './lanes/submitter.js';
 import type { Recovery } from './recover.js';
@@ -16,7 +16,7 @@ export interface RunResult {
   counts: Record<ItemState, number>;
   ingest?: IngestOutcome;
   recovery?: Recovery;
-  takeover?: LockTakeover;
+  takeover?: RunnerTakeover;
   stopReason: SubmitStopReason | EarlyStop | 'no-wait' | 'ingested' | 'output' | JournalLossReason | undefined;
   /** The journal's file was deleted or replaced, or its lock lost, mid-run: what the operator must know (and task ids it did not take). */
   journalLost?: { lines: string[]; savedCopy?: string; unrecordedTasks?: UnrecordedTask[]; unrecordedAnswers?: Array<{ id: string; attempt: number }> };

@@ -6,14 +6,13 @@ import type { PricingTable } from '../core/pricing.js';
 import { createGatewayClient, type GatewayClient } from '../gateway/client.js';
 import { createRedactor } from '../gateway/redact.js';
 import { preflightRun } from '../io/preflight.js';
-import { CommitQueue, HEARTBEAT_MS, LockLostError, staleAfterMs, type Item, type JournalStore, type LockTakeover } from '../journal/index.js';
+import { CommitQueue, HEARTBEAT_MS, LockLostError, staleAfterMs, type Item, type JournalStore, type RunnerTakeover } from '../journal/index.js';
 import { accountId } from '../gateway/account-id.js';
 import { JobPeers } from './runners/job-peers.js';
 import { jobEnd, joinJobNotices } from './runners/job-end.js';
 import { CancelWatch } from './stops/cancel-watch.js';
 import { acquireRunner, type OverlapPolicy } from './runners/overlap.js';
 import { isDatabaseUrl, openStore } from '../journal/open-store.js';
-import { SqliteJournalStore } from '../journal/sqlite/sqlite-store.js';
 import { budgetInForce, type JobFileBudget } from '../core/job-budget.js';
 import { countsForExit } from '../core/orphans.js';
 import { orphanedLine, SHOWN_ORPHANS } from './orphaned-line.js';
@@ -114,7 +113,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
   }
   const where = journal.location;
   const halt = new AbortController();
-  const guard = new JournalGuard(onServer ? undefined : config.statePath, (loss) => {
+  const guard = new JournalGuard(journal.membership, (loss) => {
     if (loss.kind === 'lock-lost') {
       journal.fence(new LockLostError(where));
       journal.membership.forget();
@@ -204,7 +203,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
       if (guard.lost) {
         const base = result ?? await emptyResult(journal, EXIT.usage, config);
         if (guard.unrecorded.length > 0) await noteUnrecorded(journal, guard.unrecorded, (line) => events.emit('log', line));
-        return await finish(journal instanceof SqliteJournalStore ? endLost(journal, config.statePath, guard.lost, base, guard.unrecorded) : endLeaseLost(where, base, guard.unrecorded));
+        return await finish(guard.lost.kind === 'lock-lost' ? endLeaseLost(where, base, guard.unrecorded) : await endLost(journal, guard.lost.kind, base));
       }
       return await finish(result!);
     } finally {
@@ -219,13 +218,12 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     if (heartbeat) clearInterval(heartbeat);
     await journal.membership.release();
     await journal.close();
-    if (guard.lost && guard.lost.kind !== 'lock-lost') guard.removeOwnSidecars();
   }
 }
 
 async function drive(
   journal: JournalStore, gateway: GatewayClient, watch: GatewayWatch, config: RunConfig, clock: Clock, events: EventEmitter<RunEvents>,
-  ingest: IngestOutcome, recovery: Recovery, takeover: LockTakeover | undefined, guard: JournalGuard, halt: AbortSignal,
+  ingest: IngestOutcome, recovery: Recovery, takeover: RunnerTakeover | undefined, guard: JournalGuard, halt: AbortSignal,
 ): Promise<RunResult> {
   const controllers = {
     submitStop: unlimited(new AbortController()), stop: unlimited(new AbortController()), hardStop: unlimited(new AbortController()),

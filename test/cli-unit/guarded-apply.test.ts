@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { applyDecision } from '../../src/cli/guarded-apply.js';
 import { UsageError } from '../../src/job/options.js';
 import { entry, ingest, submitChange, useTempDir } from '../journal/helpers.js';
-import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 
 const tmp = useTempDir();
 
@@ -12,7 +11,7 @@ describe('applyDecision', () => {
   it('applies the decision when the row is still as the operator saw it', async () => {
     const journal = tmp.open();
     ingest(journal, [entry('a')]);
-    await applyDecision(SqliteJournalStore.wrap(journal), journal.get('a')!, { event: 'abandon', patch: { reservedUsd: 0 } });
+    await applyDecision(journal.store, journal.get('a')!, { event: 'abandon', patch: { reservedUsd: 0 } });
     expect(journal.get('a')!.state).toBe('failed');
   });
 
@@ -22,7 +21,7 @@ describe('applyDecision', () => {
     const seen = journal.get('a')!;
     journal.apply([submitChange(seen)]); // a live run sent it meanwhile
 
-    await expect(applyDecision(SqliteJournalStore.wrap(journal), seen, { event: 'abandon' }))
+    await expect(applyDecision(journal.store, seen, { event: 'abandon' }))
       .rejects.toThrow(new UsageError("item 'a' changed state (now submitting) while resolving; look again"));
     expect(journal.get('a')!.state).toBe('submitting');
   });

@@ -1,9 +1,9 @@
 // A small journal in the shapes a finished run leaves: settled videos (one over its estimate), a video still
 // running, chat done / rejected, an uncertain responses item and an invalid row.
-import type { Journal } from '../../src/journal/index.js';
 import { entry, ingest, submitChange } from '../journal/helpers.js';
+import type { SyncJournal } from '../helpers/journal-raw.js';
 
-export function seedReportJournal(journal: Journal): void {
+export function seedReportJournal(journal: SyncJournal): void {
   ingest(journal, [
     entry('v1', { kind: 'video', model: 'video-fast', resolution: '720p', estimateUsd: 0.5, sourceFile: 'jobs/videos.csv', sourceLine: 2 }),
     entry('v2', { kind: 'video', model: 'video-fast', resolution: '720p', estimateUsd: 0.5, hasReferenceVideo: true, sourceFile: 'jobs/videos.csv', sourceLine: 3 }),

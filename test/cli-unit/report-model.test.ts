@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { reportHeader, reportItem } from '../../src/report/model.js';
 import { useTempDir } from '../journal/helpers.js';
 import { seedReportJournal } from './report-fixture.js';
-import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 
 const tmp = useTempDir('gbatch-report-');
 
@@ -11,7 +10,7 @@ describe('report model', () => {
     const journal = tmp.open();
     seedReportJournal(journal);
     const T = Date.UTC(2026, 10, 24, 1, 0, 0);
-    const { job, totals } = (await reportHeader(SqliteJournalStore.wrap(journal), 'nightly', 5, { startedAt: T, endedAt: T + 90_000 }));
+    const { job, totals } = (await reportHeader(journal.store, 'nightly', 5, { startedAt: T, endedAt: T + 90_000 }));
     expect(job).toBe('nightly');
     expect(totals).toEqual({
       items: 7,
@@ -28,13 +27,13 @@ describe('report model', () => {
       unmetered_items: 0,
       started_at: '2026-11-24T01:00:00.000Z', ended_at: '2026-11-24T01:01:30.000Z', duration_ms: 90_000,
     });
-    expect((await reportHeader(SqliteJournalStore.wrap(journal), 'nightly', null)).totals.budget_usd).toBeNull();
+    expect((await reportHeader(journal.store, 'nightly', null)).totals.budget_usd).toBeNull();
   });
 
   it('by_model groups per model and requested resolution, invalid rows left out', async () => {
     const journal = tmp.open();
     seedReportJournal(journal);
-    expect((await reportHeader(SqliteJournalStore.wrap(journal), 'j', null)).by_model).toEqual([
+    expect((await reportHeader(journal.store, 'j', null)).by_model).toEqual([
       { model: 'chat-large', resolution: null, items: 1, settled_items: 0, estimated_usd: 0.02, actual_usd: 0, delta_usd: 0, total_tokens: 0 },
       { model: 'chat-small', resolution: null, items: 2, settled_items: 1, estimated_usd: 0.02, actual_usd: 0.004, delta_usd: -0.006, total_tokens: 1500 },
       { model: 'video-fast', resolution: '720p', items: 2, settled_items: 2, estimated_usd: 1, actual_usd: 1, delta_usd: 0, total_tokens: 258_900 },
@@ -44,7 +43,7 @@ describe('report model', () => {
 
   it('an empty journal has zero totals and no groups', async () => {
     const journal = tmp.open();
-    expect((await reportHeader(SqliteJournalStore.wrap(journal), 'empty', null))).toEqual({
+    expect((await reportHeader(journal.store, 'empty', null))).toEqual({
       job: 'empty',
       totals: {
         items: 0, by_state: {}, estimated_usd: 0, actual_usd: 0, delta_usd: 0, budget_usd: null, reserved_usd: 0,

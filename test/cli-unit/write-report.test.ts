@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { reportHeader } from '../../src/report/model.js';
 import { csvCell, writeReport, type ReportFormat } from '../../src/report/write-report.js';
 import { useTempDir } from '../journal/helpers.js';
-import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 import { seedReportJournal } from './report-fixture.js';
+import { rawDb } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir('gbatch-report-');
 
@@ -14,7 +14,7 @@ const CONTRACT_ITEM = ['id', 'kind', 'model', 'state', 'task_id', 'resolution', 
 async function render(journal: ReturnType<typeof tmp.open>, format: ReportFormat, budget: number | null = 5): Promise<{ text: string; chunks: number }> {
   let text = '';
   let chunks = 0;
-  const store = SqliteJournalStore.wrap(journal);
+  const store = journal.store;
   await writeReport(store, await reportHeader(store, 'nightly', budget), format, (chunk) => {
     text += chunk;
     chunks++;
@@ -101,9 +101,9 @@ describe('writeReport', () => {
 
   it('json: many rows stream out in several chunks and still parse', async () => {
     const journal = tmp.open();
-    const insert = journal.db.prepare(`INSERT INTO items (id, kind, model, request, content_hash, source_file, source_line, state, estimate_usd, updated_at)
+    const insert = rawDb(journal).prepare(`INSERT INTO items (id, kind, model, request, content_hash, source_file, source_line, state, estimate_usd, updated_at)
       VALUES (?, 'chat', 'chat-small', '{}', 'h', 'm.jsonl', ?, 'pending', 0.001, 0)`);
-    journal.db.transaction(() => { for (let i = 0; i < 2000; i++) insert.run(`row-${i}`, i + 1); })();
+    rawDb(journal).transaction(() => { for (let i = 0; i < 2000; i++) insert.run(`row-${i}`, i + 1); })();
     const { text, chunks } = await render(journal, 'json');
     expect(chunks).toBeGreaterThan(2);
     const report = JSON.parse(text);
@@ -159,7 +159,7 @@ describe('writeReport', () => {
     const journal = tmp.open();
     seedReportJournal(journal);
     const long = `400 the prompt was refused by the upstream safety system because ${'of many reasons '.repeat(6)}end`;
-    journal.db.prepare('UPDATE items SET last_error = ? WHERE id = ?').run(JSON.stringify({ status: 400, message: long }), 'c2');
+    rawDb(journal).prepare('UPDATE items SET last_error = ? WHERE id = ?').run(JSON.stringify({ status: 400, message: long }), 'c2');
     const { text } = await render(journal, 'table');
     const row = text.split('\n').find((l) => l.startsWith('c2 '))!;
     expect(row).toContain('... [1]');

@@ -1,7 +1,7 @@
 // The journal has more than one writer at times: an operator's `gbatch resolve` commands (several at
 // once, or while a run is live). Each must wait its turn, never fail with "database is locked", and
 // never crash the live runner (which would leave rows mid-submission, as a crash does).
-import Database from 'better-sqlite3';
+import { openSqliteFile } from '../helpers/journal-raw.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +24,7 @@ describe('several writers on one journal', () => {
 
   /** Puts the chat rows where a killed runner's recovery leaves them. */
   function makeChatUncertain(): void {
-    const db = new Database(statePath);
+    const db = openSqliteFile(statePath);
     try {
       db.prepare(`UPDATE items SET state = 'uncertain', reserved_usd = estimate_usd WHERE kind = 'chat'`).run();
     } finally {

@@ -3,7 +3,6 @@
 // budget, rows, event log, runs) and nothing sent (the gateway's own ledger); or the run as written.
 import { writeFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
-import { Journal } from '../../src/journal/index.js';
 import { DEFAULTS } from '../hostile/hostile-gateway.js';
 import { BUILT, gatewayEnv, runCli, stdoutJson, type CliResult } from './helpers/cli.js';
 import { journalSnapshot } from './helpers/journal-snapshot.js';
@@ -11,6 +10,7 @@ import { statesById } from './helpers/journal.js';
 import { chatRow, videoRow, writeJsonl } from './helpers/manifests.js';
 import { workspace, type Workspace } from './helpers/workspace.js';
 import { hostileGateway, refusedWith } from './helpers/refusal.js';
+import { openSyncJournal } from '../helpers/journal-raw.js';
 
 /** A pricing file that prices the chat model only. */
 function chatOnlyPricing(ws: Workspace): string {
@@ -85,7 +85,7 @@ test.skipIf(!BUILT)('a row made sendable during the run (resolve --resubmit) tha
   const ingested = await runCli(['run', manifest, '--state', ws.state, '--ingest-only'], { cwd: ws.dir });
   expect(ingested.code, ingested.stderr).toBe(0);
   // x1 was mid-request when a runner died: the next run makes it uncertain, which no run sends by itself.
-  const journal = Journal.open(ws.state);
+  const journal = openSyncJournal(ws.state);
   journal.apply([{ id: 'x1', event: 'submit', patch: { attempts: 1, reservedUsd: 0.01 }, detail: { attempt: 1 } }]);
   journal.close();
   let resolved: CliResult | undefined;

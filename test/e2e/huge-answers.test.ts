@@ -4,11 +4,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
-import { Journal } from '../../src/journal/index.js';
 import { chatUsd, DEFAULTS, sendJson, startHostileGateway, worstChatUsage } from '../hostile/hostile-gateway.js';
 import { BUILT, gatewayEnv, runCli, stdoutJson } from './helpers/cli.js';
 import { chatRow, videoRow, writeJsonl } from './helpers/manifests.js';
 import { workspace } from './helpers/workspace.js';
+import { openSyncJournal } from '../helpers/journal-raw.js';
 
 test.skipIf(!BUILT)('answers over --max-response-bytes: failed and booked (chat), uncertain (video), never resent', async () => {
   const ws = workspace();
@@ -48,7 +48,7 @@ test.skipIf(!BUILT)('answers over --max-response-bytes: failed and booked (chat)
 
   expect(first.code, first.stderr).toBe(4); // the video is uncertain: an operator decides
   expect(first.stderr).not.toMatch(/internal error|\n\s+at /);
-  const journal = Journal.open(ws.state, { readonly: true });
+  const journal = openSyncJournal(ws.state, { readonly: true });
   for (const id of ['declared', 'streamed']) {
     expect(journal.get(id)).toMatchObject({
       state: 'failed', reservedUsd: 0, lastError: { code: 'response_too_large', message: 'answer larger than --max-response-bytes (65536 bytes)' },

@@ -1,7 +1,7 @@
 // The journal deleted or replaced under a live run: the run stops sending at once, lets the requests in
 // flight finish into the (still open) journal, saves that journal beside the path under a new name,
 // lists the task ids, and exits 2. Moved back, the saved journal resumes without sending anything twice.
-import Database from 'better-sqlite3';
+import { openSqliteFile } from '../helpers/journal-raw.js';
 import { existsSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect, test } from 'vitest';
@@ -52,7 +52,7 @@ for (const how of ['deleted', 'replaced'] as const) {
     expect(more).toEqual([]);
     expect(ended.stderr).toContain(`the run's journal was saved to ${copy}`);
     expect(stdoutJson(ended)).toMatchObject({ exit_code: 2, stop_reason: 'journal-lost', journal_lost: { saved_copy: copy } });
-    const saved = new Database(copy!, { readonly: true });
+    const saved = openSqliteFile(copy!, { readonly: true });
     const sent = saved.prepare('SELECT id, task_id FROM items WHERE task_id IS NOT NULL ORDER BY seq').all() as Array<{ id: string; task_id: string }>;
     const lock = saved.prepare('SELECT * FROM runner_lock').all();
     saved.close();

@@ -4,13 +4,13 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { Journal } from '../../src/journal/index.js';
 import { DEFAULTS, sendJson } from '../hostile/hostile-gateway.js';
 import { BUILT, gatewayEnv, runCli } from './helpers/cli.js';
 import { chatRow, videoRow, writeJsonl } from './helpers/manifests.js';
 import { CAN_MOUNT, mountTmpfs } from './helpers/tmpfs.js';
 import { filesUnder, workspace } from './helpers/workspace.js';
 import { hostileGateway } from './helpers/refusal.js';
+import { openSyncJournal } from '../helpers/journal-raw.js';
 
 const oneLine = (stderr: string, pattern: RegExp): string[] => stderr.split('\n').filter((l) => pattern.test(l));
 
@@ -73,7 +73,7 @@ test.skipIf(!BUILT || !CAN_MOUNT)('the disk fills up mid-run: exit 75, every ans
   expect(first.stdout).toMatch(/Stopped: cannot write .*no space left on device \(ENOSPC\)/);
   expect(first.stderr).not.toMatch(/internal error|Unhandled|\n\s+at /);
   expect(filesUnder(out).filter((f) => f.endsWith('.part'))).toEqual([]);
-  const journal = Journal.open(ws.state, { readonly: true });
+  const journal = openSyncJournal(ws.state, { readonly: true });
   const byId = new Map(rows.map((r) => [r.id as string, journal.get(r.id as string)!]));
   journal.close();
   const states = [...byId.values()].map((i) => i.state);
@@ -134,7 +134,7 @@ test.skipIf(!BUILT || !CAN_MOUNT)('results.jsonl cannot be rebuilt (disk full) w
   expect(oneLine(first.stderr, /results\.jsonl: no space left on device \(ENOSPC\)/)).toHaveLength(1);
   expect(first.stderr).not.toMatch(/internal error|Unhandled|\n\s+at /);
   expect(filesUnder(out).filter((f) => f.endsWith('.part'))).toEqual([]);
-  const journal = Journal.open(ws.state, { readonly: true });
+  const journal = openSyncJournal(ws.state, { readonly: true });
   const items = rows.map((r) => journal.get(r.id as string)!);
   journal.close();
   // Every row the gateway answered is `succeeded` with its body (never submitting, never uncertain);

@@ -1,13 +1,13 @@
 // `gbatch retry`: the operator sends failed or rejected rows again, each as one new attempt, and nothing
 // else; never an uncertain row, nor one abandoned while uncertain (its request may have been kept).
 import { expect, test } from 'vitest';
-import { Journal } from '../../src/journal/index.js';
 import type { Ledger } from '../../src/sim/index.js';
 import { BUILT, gatewayEnv, runCli } from './helpers/cli.js';
 import { readJournal, statesById } from './helpers/journal.js';
 import { chatRow, videoRow, writeJsonl } from './helpers/manifests.js';
 import { KEY, posts, startSim } from './helpers/sim.js';
 import { workspace } from './helpers/workspace.js';
+import { openSyncJournal } from '../helpers/journal-raw.js';
 
 /** POST requests (submissions and chat calls) per prompt, as the gateway received them. */
 function sendsByPrompt(ledger: Ledger): Record<string, number> {
@@ -100,7 +100,7 @@ test.skipIf(!BUILT)('retry never sends an uncertain row, nor one abandoned while
   expect(none.stdout).toContain('nothing to retry');
 
   // A live runner holds the journal (here: this process): retry waits for it to end instead.
-  const live = Journal.open(ws.state);
+  const live = openSyncJournal(ws.state);
   try {
     live.lock.acquire(ws.state);
     const busy = await retry('--failed');

@@ -1,7 +1,7 @@
 // Who owns a journal: a runner stopped (SIGSTOP) long past the stale threshold is alive on this host and
 // is never taken over; a runner whose lock was taken anyway stops without writing another row; `status`
 // tells a live runner from a dead pid.
-import Database from 'better-sqlite3';
+import { openSqliteFile } from '../helpers/journal-raw.js';
 import { spawn } from 'node:child_process';
 import { hostname } from 'node:os';
 import { expect, test } from 'vitest';
@@ -15,7 +15,7 @@ import { workspace } from './helpers/workspace.js';
 const STALE_MS = 300;
 
 function lockRow(state: string): { pid: number; host: string; heartbeat_at: number; token: string } | undefined {
-  const db = new Database(state, { readonly: true });
+  const db = openSqliteFile(state, { readonly: true });
   try {
     return db.prepare('SELECT * FROM runner_lock WHERE id = 1').get() as { pid: number; host: string; heartbeat_at: number; token: string } | undefined;
   } finally {
@@ -25,7 +25,7 @@ function lockRow(state: string): { pid: number; host: string; heartbeat_at: numb
 
 /** Whether another connection holds the journal's write lock now (asked without waiting). */
 function writeLocked(state: string): boolean {
-  const db = new Database(state, { timeout: 0 });
+  const db = openSqliteFile(state, { timeout: 0 });
   try {
     db.exec('BEGIN IMMEDIATE');
     db.exec('ROLLBACK');
@@ -85,7 +85,7 @@ test.skipIf(!BUILT)('a runner stopped past the stale threshold is alive on this 
 test.skipIf(!BUILT)('a runner that comes back to find its lock taken writes no further row and exits 75 saying so', async () => {
   const { ws, first } = await stoppedRunner();
   // Another host's runner took the journal over (only another host can: a live pid here never is).
-  const db = new Database(ws.state);
+  const db = openSqliteFile(ws.state);
   db.prepare(`UPDATE runner_lock SET pid = 4242, host = 'other-host.example', token = 'theirs', heartbeat_at = ?`).run(Date.now());
   const eventsBefore = db.prepare('SELECT COUNT(*) AS n FROM events').get();
   const itemsBefore = db.prepare('SELECT * FROM items ORDER BY seq').all();
@@ -96,7 +96,7 @@ test.skipIf(!BUILT)('a runner that comes back to find its lock taken writes no f
   expect(ended.code, ended.stderr).toBe(75);
   expect(ended.stderr).toContain(`this run lost its lock on ${ws.state}`);
   expect(ended.stderr).not.toMatch(/internal error/);
-  const after = new Database(ws.state, { readonly: true });
+  const after = openSqliteFile(ws.state, { readonly: true });
   expect(after.prepare('SELECT COUNT(*) AS n FROM events').get()).toEqual(eventsBefore);
   expect(after.prepare('SELECT * FROM items ORDER BY seq').all()).toEqual(itemsBefore);
   expect(lockRow(ws.state)).toMatchObject({ token: 'theirs', host: 'other-host.example' });
@@ -110,7 +110,7 @@ test.skipIf(!BUILT)('status: a lock naming a dead pid on this host is "no live r
   expect(ingest.code, ingest.stderr).toBe(0);
   const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
   await new Promise((resolve) => child.once('exit', resolve));
-  const db = new Database(ws.state);
+  const db = openSqliteFile(ws.state);
   const at = Date.now() - 180_000;
   db.prepare(`INSERT INTO runner_lock (id, pid, host, token, started_at, heartbeat_at) VALUES (1, ?, ?, 'killed', ?, ?)`).run(child.pid, hostname(), at, at);
   db.close();

@@ -2,17 +2,17 @@
 // path), when each row was sent and how its prompt starts (to find it in the gateway's dashboard), and
 // a bulk decision that must be named.
 import { expect, test } from 'vitest';
-import { Journal } from '../../src/journal/index.js';
 import { BUILT, gatewayEnv, runCli, stdoutJson } from './helpers/cli.js';
 import { statesById } from './helpers/journal.js';
 import { chatRow, videoRow, writeJsonl } from './helpers/manifests.js';
 import { KEY, startSim } from './helpers/sim.js';
 import { workspace } from './helpers/workspace.js';
+import { openSyncJournal } from '../helpers/journal-raw.js';
 
 const LONG = 'A heron lifting off a misty pond at dawn,\nwings wide, reeds bending in the wind, slow motion';
 
 function lastSubmitIso(state: string, id: string): string {
-  const journal = Journal.open(state, { readonly: true });
+  const journal = openSyncJournal(state, { readonly: true });
   try {
     return new Date(journal.events(id).filter((e) => e.event === 'submit').at(-1)!.at).toISOString();
   } finally {

@@ -4,7 +4,7 @@
 // keep and no request carries. `plan --show-requests` prints the bodies the gateway then receives.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqliteFile } from '../helpers/journal-raw.js';
 import { expect, onTestFinished, test } from 'vitest';
 import { BUILT, gatewayEnv, runCli, stdoutJson } from '../e2e/helpers/cli.js';
 import { writeCsv, writeJsonl } from '../e2e/helpers/manifests.js';
@@ -80,7 +80,7 @@ test.skipIf(!BUILT)('metadata columns reach the journal and results.jsonl and no
     c1: { notes: 'from the spring list, $0.40 max', owner: 'ana' },
     v1: { notes: 'reshoot of v0', owner: 'bo' },
   });
-  const db = new Database(ws.state, { readonly: true });
+  const db = openSqliteFile(ws.state, { readonly: true });
   try {
     const rows = db.prepare('SELECT id, meta FROM items ORDER BY seq').all() as Array<{ id: string; meta: string }>;
     expect(rows.map((r) => [r.id, JSON.parse(r.meta)])).toEqual([['c1', { notes: 'from the spring list, $0.40 max', owner: 'ana' }], ['v1', { notes: 'reshoot of v0', owner: 'bo' }]]);

@@ -2,15 +2,15 @@
 // 408/425 refusal kept nothing, so the run sends each again by itself, as a new attempt that reserves
 // again under --budget; a definite refusal (400) and anything uncertain are never part of it.
 import { expect, onTestFinished, test } from 'vitest';
-import { Journal } from '../../src/journal/index.js';
 import { BUILT, gatewayEnv, runCli, stdoutJson } from '../e2e/helpers/cli.js';
 import { chatRow, videoRow, writeJsonl } from '../e2e/helpers/manifests.js';
 import { readJournal } from '../e2e/helpers/journal.js';
 import { workspace } from '../e2e/helpers/workspace.js';
 import { DEFAULTS, errorEnvelope, sendJson, startHostileGateway, type HostileGateway, type HostileTask } from './hostile-gateway.js';
+import { openSyncJournal } from '../helpers/journal-raw.js';
 
 function events(state: string, id: string): Array<{ event: string; detail: unknown }> {
-  const journal = Journal.open(state, { readonly: true });
+  const journal = openSyncJournal(state, { readonly: true });
   try {
     return journal.events(id);
   } finally {

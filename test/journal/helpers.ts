@@ -7,12 +7,13 @@ import { afterEach, beforeEach } from 'vitest';
 import { snapshotPrice } from '../../src/core/settlement.js';
 import { BUILTIN_PRICING } from '../../src/core/pricing.js';
 import type { ItemKind, ItemState } from '../../src/core/states.js';
-import { IngestSession, Journal, type IngestEntry, type IngestSummary, type Item, type JournalOptions } from '../../src/journal/index.js';
+import { type IngestEntry, type IngestSummary, type Item } from '../../src/journal/index.js';
+import { type SyncJournal, openSyncJournal, rawDb, IngestSession, type SyncJournalOptions } from '../helpers/journal-raw.js';
 
 /** A fresh temp directory per test, removed afterwards, with every journal opened in it closed first. */
-export function useTempDir(prefix = 'gbatch-test-'): { dir(): string; open(name?: string, options?: JournalOptions): Journal } {
+export function useTempDir(prefix = 'gbatch-test-'): { dir(): string; open(name?: string, options?: SyncJournalOptions): SyncJournal } {
   let current: string | undefined;
-  let opened: Journal[] = [];
+  let opened: SyncJournal[] = [];
   beforeEach(() => {
     current = mkdtempSync(join(tmpdir(), prefix));
   });
@@ -28,8 +29,8 @@ export function useTempDir(prefix = 'gbatch-test-'): { dir(): string; open(name?
   };
   return {
     dir,
-    open(name = 'job.db', options: JournalOptions = {}): Journal {
-      const journal = Journal.open(join(dir(), name), options);
+    open(name = 'job.db', options: SyncJournalOptions = {}): SyncJournal {
+      const journal = openSyncJournal(join(dir(), name), options);
       opened.push(journal);
       return journal;
     },
@@ -66,7 +67,7 @@ export function entry(id: string, overrides: Partial<IngestEntry> = {}): IngestE
   };
 }
 
-export function ingest(journal: Journal, entries: readonly IngestEntry[]): IngestSummary {
+export function ingest(journal: SyncJournal, entries: readonly IngestEntry[]): IngestSummary {
   const session = new IngestSession(journal);
   session.add(entries);
   return session.commit();
@@ -74,19 +75,19 @@ export function ingest(journal: Journal, entries: readonly IngestEntry[]): Inges
 
 export type RawRow = Record<string, unknown>;
 
-export function itemRows(journal: Journal): RawRow[] {
-  return journal.db.prepare('SELECT * FROM items ORDER BY seq').all() as RawRow[];
+export function itemRows(journal: SyncJournal): RawRow[] {
+  return rawDb(journal).prepare('SELECT * FROM items ORDER BY seq').all() as RawRow[];
 }
 
-export function eventRows(journal: Journal): RawRow[] {
-  return journal.db.prepare('SELECT * FROM events ORDER BY seq').all() as RawRow[];
+export function eventRows(journal: SyncJournal): RawRow[] {
+  return rawDb(journal).prepare('SELECT * FROM events ORDER BY seq').all() as RawRow[];
 }
 
 /** Puts an item in a state directly, as a runner killed mid-flight would have left it. */
-export function forceState(journal: Journal, id: string, state: ItemState, columns: Record<string, unknown> = {}): void {
+export function forceState(journal: SyncJournal, id: string, state: ItemState, columns: Record<string, unknown> = {}): void {
   const names = Object.keys(columns);
   const sets = ['state = ?', ...names.map((n) => `${n} = ?`)].join(', ');
-  const result = journal.db.prepare(`UPDATE items SET ${sets} WHERE id = ?`).run(state, ...names.map((n) => columns[n]), id);
+  const result = rawDb(journal).prepare(`UPDATE items SET ${sets} WHERE id = ?`).run(state, ...names.map((n) => columns[n]), id);
   if (result.changes !== 1) throw new Error(`forceState: no item '${id}'`);
 }
 

@@ -4,11 +4,12 @@ import { roundUsd } from '../../src/core/money.js';
 import { IllegalTransitionError } from '../../src/core/states.js';
 import { StaleTransitionError } from '../../src/journal/index.js';
 import { entry, eventRows, ingest, itemRows, submitChange, useTempDir } from './helpers.js';
+import { rawDb } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir();
 
 function freshSum(journal: ReturnType<typeof tmp.open>): { reservedUsd: number; actualUsd: number } {
-  const row = journal.db.prepare('SELECT SUM(reserved_usd) AS r, SUM(actual_usd) AS a FROM items').get() as { r: number | null; a: number | null };
+  const row = rawDb(journal).prepare('SELECT SUM(reserved_usd) AS r, SUM(actual_usd) AS a FROM items').get() as { r: number | null; a: number | null };
   return { reservedUsd: roundUsd(row.r ?? 0), actualUsd: roundUsd(row.a ?? 0) };
 }
 
@@ -102,7 +103,7 @@ describe('Journal.apply', () => {
     const rows = itemRows(journal);
     // Stand-in for another writer slipping in between the read and the compare-and-set update: the
     // UPDATE for 'b' silently matches nothing, exactly as `WHERE state = ?` would after a concurrent move.
-    journal.db.exec(`CREATE TEMP TRIGGER steal_b BEFORE UPDATE ON main.items WHEN OLD.id = 'b'
+    rawDb(journal).exec(`CREATE TEMP TRIGGER steal_b BEFORE UPDATE ON main.items WHEN OLD.id = 'b'
       BEGIN SELECT RAISE(IGNORE); END`);
 
     let thrown: unknown;

@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { IllegalTransitionError } from '../../src/core/states.js';
 import { CommitQueue, StaleTransitionError } from '../../src/journal/index.js';
 import { entry, ingest, submitChange, useTempDir } from './helpers.js';
-import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 
 const tmp = useTempDir();
 
@@ -33,7 +32,7 @@ describe('changes made from a stale copy', () => {
     ingest(journal, [entry('a'), entry('b')]);
     const [a, b] = [journal.get('a')!, journal.get('b')!];
     journal.apply([{ id: 'a', event: 'abandon' }]);
-    const queue = new CommitQueue(SqliteJournalStore.wrap(journal));
+    const queue = new CommitQueue(journal.store);
 
     const [first, second] = await Promise.allSettled([queue.write(submitChange(a), a), queue.write(submitChange(b), b)]);
     expect(first.status === 'rejected' && first.reason).toBeInstanceOf(StaleTransitionError);

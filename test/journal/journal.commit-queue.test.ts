@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { IllegalTransitionError } from '../../src/core/states.js';
 import { CommitQueue } from '../../src/journal/index.js';
 import { entry, eventRows, ingest, submitChange, useTempDir } from './helpers.js';
-import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 
 const tmp = useTempDir();
 
@@ -13,7 +12,7 @@ describe('CommitQueue (group commit)', () => {
     const journal = tmp.open('job.db', { clock: { now: () => ++tick * 1000 } });
     const ids = ['a', 'b', 'c', 'd', 'e'];
     ingest(journal, ids.map((id) => entry(id)));
-    const queue = new CommitQueue(SqliteJournalStore.wrap(journal));
+    const queue = new CommitQueue(journal.store);
 
     const promises = ids.map((id, i) => queue.write(submitChange(journal.get(id)!, i + 1)));
     expect(queue.commitCount).toBe(0); // nothing is written before the turn ends
@@ -32,7 +31,7 @@ describe('CommitQueue (group commit)', () => {
     let tick = 0;
     const journal = tmp.open('job.db', { clock: { now: () => ++tick } });
     ingest(journal, [entry('a'), entry('b')]);
-    const queue = new CommitQueue(SqliteJournalStore.wrap(journal));
+    const queue = new CommitQueue(journal.store);
     await queue.write(submitChange(journal.get('a')!));
     await queue.write(submitChange(journal.get('b')!));
     expect(queue.commitCount).toBe(2);
@@ -42,7 +41,7 @@ describe('CommitQueue (group commit)', () => {
   it('within the window an ordinary write waits, an urgent one (an intent) commits on the next turn with everything queued', async () => {
     const journal = tmp.open();
     ingest(journal, [entry('a'), entry('b'), entry('c')]);
-    const queue = new CommitQueue(SqliteJournalStore.wrap(journal), 60_000);
+    const queue = new CommitQueue(journal.store, 60_000);
     // A commit just happened: the window is open for a minute. (A flush with nothing queued commits
     // nothing and opens no window.) The first write, with no commit before it, is scheduled for the next
     // turn; the flush asked for directly takes its place, so nothing commits on that turn later.
@@ -64,7 +63,7 @@ describe('CommitQueue (group commit)', () => {
   it('a bad change rejects only its own promise; its batch-mates are committed', async () => {
     const journal = tmp.open();
     ingest(journal, [entry('a'), entry('b'), entry('c')]);
-    const queue = new CommitQueue(SqliteJournalStore.wrap(journal));
+    const queue = new CommitQueue(journal.store);
 
     const results = await Promise.allSettled([
       queue.write(submitChange(journal.get('a')!)),
@@ -84,7 +83,7 @@ describe('CommitQueue (group commit)', () => {
 
   it('flush with nothing queued is a no-op', () => {
     const journal = tmp.open();
-    const queue = new CommitQueue(SqliteJournalStore.wrap(journal));
+    const queue = new CommitQueue(journal.store);
     queue.flush();
     expect(queue.commitCount).toBe(0);
   });

@@ -16,7 +16,7 @@ const DIST = join(ROOT, 'dist', 'journal', 'index.js');
 
 const OPENER = `
 import { createInterface } from 'node:readline';
-const { Journal } = await import(process.argv[2]);
+const { openStore } = await import(process.argv[2]);
 const [dir, rounds, roundMs] = [process.argv[3], Number(process.argv[4]), Number(process.argv[5])];
 process.stdout.write('ready\\n');
 const start = Number(await new Promise((resolve) => createInterface({ input: process.stdin }).once('line', resolve)));
@@ -26,14 +26,14 @@ for (let i = 0; i < rounds; i++) {
   const file = dir + '/job-' + i + '.db';
   let journal;
   try {
-    journal = Journal.open(file);
-    journal.lock.acquire(file);
-    journal.lock.release();
+    journal = await openStore(file, { job: 'job' });
+    await journal.membership.acquire();
+    await journal.membership.release();
     results.push('ran');
   } catch (err) {
     results.push(err.code === 'GBATCH_JOURNAL_BUSY' ? 'busy' : 'error: ' + err.message);
   } finally {
-    journal?.close();
+    await journal?.close();
   }
 }
 process.stdout.write(JSON.stringify(results) + '\\n');

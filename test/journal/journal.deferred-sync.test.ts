@@ -1,9 +1,9 @@
 // Deferred fsync: a commit whose loss costs only repeated work skips its fsync until syncDeferred().
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CommitQueue, type Journal } from '../../src/journal/index.js';
+import { CommitQueue } from '../../src/journal/index.js';
 import { entry, ingest, submitChange, useTempDir } from './helpers.js';
-import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
+import { beforeEachTransition, rawDb } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir();
 
@@ -12,11 +12,7 @@ function observed(options: { sync?: 'full' | 'off' } = {}) {
   const walSyncs: string[] = [];
   const journal = tmp.open('job.db', { ...options, syncWal: (path: string) => walSyncs.push(path) });
   const modes: number[] = [];
-  const runTransitions = (journal as unknown as { runTransitions: Journal['applyTransitions'] }).runTransitions.bind(journal);
-  (journal as unknown as { runTransitions: unknown }).runTransitions = (changes: Parameters<Journal['applyTransitions']>[0]) => {
-    modes.push(journal.db.pragma('synchronous', { simple: true }) as number);
-    return runTransitions(changes);
-  };
+  beforeEachTransition(journal, () => modes.push(rawDb(journal).pragma('synchronous', { simple: true }) as number));
   return { journal, walSyncs, modes };
 }
 
@@ -29,7 +25,7 @@ describe('deferred sync', () => {
     ingest(journal, [entry('a'), entry('b')]);
     journal.applyTransitions([submitChange(journal.get('a')!)], { deferSync: true });
     expect(modes).toEqual([NORMAL]);
-    expect(journal.db.pragma('synchronous', { simple: true })).toBe(FULL);
+    expect(rawDb(journal).pragma('synchronous', { simple: true })).toBe(FULL);
     expect(journal.deferredCommitCount).toBe(1);
     expect(journal.get('a')!.state).toBe('submitting');
 
@@ -71,7 +67,7 @@ describe('deferred sync', () => {
   it('CommitQueue: a batch made only of deferred writes defers; one ordinary write makes the batch synced', async () => {
     const { journal, modes } = observed();
     ingest(journal, ['a', 'b', 'c', 'd'].map((id) => entry(id)));
-    const queue = new CommitQueue(SqliteJournalStore.wrap(journal));
+    const queue = new CommitQueue(journal.store);
     await Promise.all([
       queue.write(submitChange(journal.get('a')!), undefined, { durability: 'relaxed' }),
       queue.write(submitChange(journal.get('b')!), undefined, { durability: 'relaxed' }),

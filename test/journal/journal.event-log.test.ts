@@ -3,9 +3,8 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { eventLog } from '../../src/journal/event-log.js';
-import { SCHEMA_VERSION } from '../../src/journal/sqlite/schema.js';
-import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 import { entry, eventRows, ingest, inlineEventLog, withoutItemMeta, submitChange, useTempDir } from './helpers.js';
+import { rawDb, SCHEMA_VERSION } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir();
 const LONG = { attempt: 1, actualUsd: 0.0000114, note: 'a detail longer than the shared ones' };
@@ -19,10 +18,10 @@ describe('the narrow event log (schema 10)', () => {
     journal.markStored(['a'], '/out/results.jsonl', { file: 'results.jsonl' });
     journal.apply([{ id: 'b', event: 'lose', detail: { reason: 'interrupted' } }]);
 
-    const raw = journal.db.prepare('SELECT item_id, kind, detail FROM event_log ORDER BY seq').all() as Array<{ item_id: string; kind: number; detail: string | null }>;
+    const raw = rawDb(journal).prepare('SELECT item_id, kind, detail FROM event_log ORDER BY seq').all() as Array<{ item_id: string; kind: number; detail: string | null }>;
     expect(raw.map((r) => r.detail)).toEqual([null, null, JSON.stringify(LONG), null, null]);
     expect(raw[0]!.kind).toBe(raw[1]!.kind); // two submits of attempt 1: one code
-    expect((journal.db.prepare('SELECT COUNT(*) AS n FROM event_kinds').get() as { n: number }).n).toBe(4);
+    expect((rawDb(journal).prepare('SELECT COUNT(*) AS n FROM event_kinds').get() as { n: number }).n).toBe(4);
     expect(journal.events('a').map(({ event, from, to, detail }) => ({ event, from, to, detail }))).toEqual([
       { event: 'submit', from: 'pending', to: 'submitting', detail: { attempt: 1 } },
       { event: 'complete', from: 'submitting', to: 'succeeded', detail: LONG },
@@ -31,7 +30,7 @@ describe('the narrow event log (schema 10)', () => {
     expect(eventRows(journal).map((e) => [e.item_id, e.event, e.to_state])).toEqual([
       ['a', 'submit', 'submitting'], ['b', 'submit', 'submitting'], ['a', 'complete', 'succeeded'], ['a', 'store', 'downloaded'], ['b', 'lose', 'uncertain'],
     ]);
-    const store = SqliteJournalStore.wrap(journal);
+    const store = journal.store;
     expect([...(await store.lastSubmitTimes(['a', 'b', 'none'])).keys()].sort()).toEqual(['a', 'b']);
   });
 
@@ -60,8 +59,8 @@ describe('the narrow event log (schema 10)', () => {
 
     let now = 5_000_000_000_000;
     const journal = tmp.open('job.db', { clock: { now: () => now } });
-    expect(journal.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-    expect(journal.db.prepare('SELECT * FROM events_inline ORDER BY seq').all()).toEqual(before);
+    expect(rawDb(journal).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(rawDb(journal).prepare('SELECT * FROM events_inline ORDER BY seq').all()).toEqual(before);
     expect(eventRows(journal)).toEqual(before);
     journal.apply([{ id: 'a', event: 'abandon' }]);
     now += 1;
@@ -74,7 +73,7 @@ describe('the narrow event log (schema 10)', () => {
     expect(rows.slice(before.length).map((e) => e.event)).toEqual(['abandon', 'lose', 'resubmit', 'submit']);
     expect(rows.map((e) => e.seq)).toEqual([...rows.map((e) => e.seq as number)].sort((x, y) => x - y));
     expect(journal.events('a').map((e) => e.event)).toEqual(['submit', 'lose', 'abandon']);
-    const store = SqliteJournalStore.wrap(journal);
+    const store = journal.store;
     const times = await store.lastSubmitTimes(['a', 'b']);
     expect(times.get('b')).toBe(now); // the new submit, not the old one
     expect(times.get('a')).toBe((before as Array<{ item_id: string; at: number }>).find((e) => e.item_id === 'a')!.at);

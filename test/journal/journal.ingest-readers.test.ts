@@ -3,8 +3,8 @@
 // file directly (a rollback journal) was tried and dropped because it locked readers out once its
 // dirty pages spilled: `status` during a 1M-row first ingest failed with "database is locked".
 import { describe, expect, it } from 'vitest';
-import { IngestSession, Journal } from '../../src/journal/index.js';
 import { entry, useTempDir } from './helpers.js';
+import { openSyncJournal, rawDb, IngestSession } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir();
 
@@ -15,8 +15,8 @@ describe('readers during an ingest', () => {
     const rows = Array.from({ length: 100_000 }, (_, i) => entry(`row-${i}`, { sourceLine: i + 1 }));
     for (let i = 0; i < rows.length; i += 1000) session.add(rows.slice(i, i + 1000));
 
-    const reader = Journal.open(journal.file, { readonly: true });
-    reader.db.pragma('busy_timeout = 0'); // locked out would mean an error now, not after 5 s
+    const reader = openSyncJournal(journal.file, { readonly: true });
+    rawDb(reader).pragma('busy_timeout = 0'); // locked out would mean an error now, not after 5 s
     try {
       expect(reader.counts().pending).toBe(0);
       session.commit();

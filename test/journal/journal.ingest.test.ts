@@ -1,7 +1,7 @@
 import { ManualClock } from '../../src/core/clock.js';
 import { describe, expect, it } from 'vitest';
-import { IngestSession } from '../../src/journal/index.js';
 import { entry, eventRows, ingest, itemRows, useTempDir } from './helpers.js';
+import { IngestSession } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir();
 

@@ -4,11 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { JournalBusyError, STALE_AFTER_MS } from '../../src/journal/index.js';
 import { useTempDir } from './helpers.js';
 import { deadPid } from '../helpers/dead-pid.js';
+import { rawDb } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir();
 
 function lockRow(journal: ReturnType<typeof tmp.open>): Record<string, unknown> | undefined {
-  return journal.db.prepare('SELECT * FROM runner_lock').get() as Record<string, unknown> | undefined;
+  return rawDb(journal).prepare('SELECT * FROM runner_lock').get() as Record<string, unknown> | undefined;
 }
 
 describe('RunnerLock', () => {
@@ -47,7 +48,7 @@ describe('RunnerLock', () => {
     const clock = new ManualClock(2_000_000);
     const journal = tmp.open('job.db', { clock });
     const pid = await deadPid();
-    journal.db.prepare(`INSERT INTO runner_lock (id, pid, host, token, started_at, heartbeat_at)
+    rawDb(journal).prepare(`INSERT INTO runner_lock (id, pid, host, token, started_at, heartbeat_at)
       VALUES (1, ?, ?, 'dead-token', ?, ?)`).run(pid, hostname(), clock.now() - 1000, clock.now() - 500);
 
     expect(journal.lock.acquire(journal.file)).toEqual({ pid, host: hostname(), heartbeatAt: clock.now() - 500 });
@@ -71,7 +72,7 @@ describe('RunnerLock', () => {
     const first = tmp.open('job.db', { clock });
     first.lock.acquire(first.file);
     expect(lockRow(first)!.process_start).toMatch(/^.*\/\d+$/);
-    first.db.prepare(`UPDATE runner_lock SET process_start = 'another-boot/1'`).run();
+    rawDb(first).prepare(`UPDATE runner_lock SET process_start = 'another-boot/1'`).run();
     const second = tmp.open('job.db', { clock });
 
     expect(second.lock.acquire(second.file)).toEqual({ pid: process.pid, host: hostname(), heartbeatAt: 3_500_000 });
@@ -92,7 +93,7 @@ describe('RunnerLock', () => {
     const clock = new ManualClock(5_000_000);
     const journal = tmp.open('job.db', { clock });
     const pid = await deadPid();
-    journal.db.prepare(`INSERT INTO runner_lock (id, pid, host, token, started_at, heartbeat_at)
+    rawDb(journal).prepare(`INSERT INTO runner_lock (id, pid, host, token, started_at, heartbeat_at)
       VALUES (1, ?, 'other-host.example', 'remote', ?, ?)`).run(pid, clock.now(), clock.now());
     expect(() => journal.lock.acquire(journal.file)).toThrow(/other-host\.example/);
     clock.tick(STALE_AFTER_MS);
@@ -105,7 +106,7 @@ describe('RunnerLock', () => {
     const second = tmp.open('job.db', { clock });
     first.lock.release(); // never acquired: nothing happens
     first.lock.acquire(first.file);
-    first.db.prepare(`UPDATE runner_lock SET process_start = 'another-boot/1'`).run(); // first's process is gone
+    rawDb(first).prepare(`UPDATE runner_lock SET process_start = 'another-boot/1'`).run(); // first's process is gone
     second.lock.acquire(second.file);
     const secondsRow = lockRow(second);
 

@@ -3,9 +3,8 @@
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { SCHEMA_VERSION } from '../../src/journal/sqlite/schema.js';
-import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 import { entry, ingest, inlineEventLog, withoutItemMeta, itemRows, useTempDir } from './helpers.js';
+import { rawDb, SCHEMA_VERSION } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir();
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -22,15 +21,15 @@ describe('narrow content hash and manifest path (schema 9)', () => {
       entry('b', { contentHash: sha('b'), sourceFile: '/data/manifest.jsonl' }),
       entry('bad', { contentHash: 'invalid:bad:3', sourceFile: '/data/manifest.jsonl', state: 'invalid' }),
     ]);
-    const a = raw(journal.db, 'a');
+    const a = raw(rawDb(journal), 'a');
     expect(a).toMatchObject({ content_hash: '', source_file: '', source_ref: expect.any(Number) });
     expect((a.content_key as Buffer).toString('hex')).toBe(sha('a'));
-    expect(raw(journal.db, 'b').source_ref).toBe(a.source_ref);
-    expect(raw(journal.db, 'bad')).toMatchObject({ content_hash: 'invalid:bad:3', content_key: null }); // not a sha256: inline
+    expect(raw(rawDb(journal), 'b').source_ref).toBe(a.source_ref);
+    expect(raw(rawDb(journal), 'bad')).toMatchObject({ content_hash: 'invalid:bad:3', content_key: null }); // not a sha256: inline
 
     expect(journal.get('a')).toMatchObject({ contentHash: sha('a'), sourceFile: '/data/manifest.jsonl' });
     expect(journal.list(['pending']).map((i) => i.contentHash)).toEqual([sha('a'), sha('b')]);
-    const priors = await SqliteJournalStore.wrap(journal).priors(['a', 'bad']);
+    const priors = await journal.store.priors(['a', 'bad']);
     expect(priors.get('a')).toEqual({ content_hash: sha('a'), state: 'pending', source_file: '/data/manifest.jsonl', source_line: expect.any(Number) });
     expect(priors.get('bad')).toMatchObject({ content_hash: 'invalid:bad:3', source_file: '/data/manifest.jsonl' });
 
@@ -41,14 +40,14 @@ describe('narrow content hash and manifest path (schema 9)', () => {
     expect(changed.conflicts).toEqual([{ id: 'b', file: '/data/other.jsonl', line: 9, journalFile: '/data/manifest.jsonl', journalLine: expect.any(Number) }]);
     // An invalid row replaced by a valid one gets the narrow form too.
     ingest(journal, [entry('bad', { contentHash: sha('fixed'), sourceFile: '/data/manifest.jsonl' })]);
-    expect(raw(journal.db, 'bad')).toMatchObject({ content_hash: '', source_file: '' });
+    expect(raw(rawDb(journal), 'bad')).toMatchObject({ content_hash: '', source_file: '' });
     expect(journal.get('bad')).toMatchObject({ state: 'pending', contentHash: sha('fixed') });
   });
 
   it('a plain UPDATE of the inline columns wins, as on an older journal', () => {
     const journal = tmp.open();
     ingest(journal, [entry('a', { contentHash: sha('a'), sourceFile: 'm.jsonl' })]);
-    journal.db.prepare("UPDATE items SET content_hash = 'by-hand', source_file = 'moved.jsonl' WHERE id = 'a'").run();
+    rawDb(journal).prepare("UPDATE items SET content_hash = 'by-hand', source_file = 'moved.jsonl' WHERE id = 'a'").run();
     expect(journal.get('a')).toMatchObject({ contentHash: 'by-hand', sourceFile: 'moved.jsonl' });
   });
 
@@ -67,12 +66,12 @@ describe('narrow content hash and manifest path (schema 9)', () => {
     db.close();
 
     const journal = tmp.open();
-    expect(journal.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(rawDb(journal).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     expect(itemRows(journal)).toEqual(before.map((row) => ({ ...(row as object), content_key: null, source_ref: null, orphan: 0, meta: null })));
     expect(journal.get('old1')).toMatchObject({ contentHash: sha('old1'), sourceFile: 'manifest.jsonl' });
     expect(ingest(journal, [entry('old2', { contentHash: sha('old2') }), entry('new', { contentHash: sha('new') })]))
       .toMatchObject({ inserted: 1, unchanged: 1 });
-    expect(raw(journal.db, 'new')).toMatchObject({ content_hash: '', source_file: '' });
+    expect(raw(rawDb(journal), 'new')).toMatchObject({ content_hash: '', source_file: '' });
     expect(journal.get('new')).toMatchObject({ contentHash: sha('new'), sourceFile: 'manifest.jsonl' });
   });
 });

@@ -1,7 +1,7 @@
 // A runner stopped (SIGSTOP) in the middle of a commit keeps SQLite's write lock. Opening its journal must
 // not wait on that lock: the runner lock decides at once that the journal is taken, and a reader is
 // never held up. Another connection holding the write lock stands in for the stopped runner here.
-import Database from 'better-sqlite3';
+import { openSqliteFile } from '../helpers/journal-raw.js';
 import { expect, test } from 'vitest';
 import { JournalBusyError } from '../../src/journal/index.js';
 import { useTempDir } from './helpers.js';
@@ -12,7 +12,7 @@ test('a journal whose write lock is held opens at once, and a live holder is ref
   const first = temp.open('job.db');
   const file = first.file;
   first.lock.acquire(file); // this process is the live runner
-  const writer = new Database(file);
+  const writer = openSqliteFile(file);
   writer.exec('BEGIN IMMEDIATE'); // ... stopped mid-commit
   try {
     const started = performance.now();

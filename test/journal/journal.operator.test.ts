@@ -2,22 +2,20 @@
 // event-log questions they ask (when a row was sent, why a row is failed).
 import { ManualClock } from '../../src/core/clock.js';
 import { describe, expect, it } from 'vitest';
-import type { Journal } from '../../src/journal/index.js';
-import { abandonedWhileUncertain, lastSubmitTimes } from '../../src/journal/history.js';
 import { requeueChange } from '../../src/journal/requeue.js';
-import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 import { resolveAllUncertain } from '../../src/journal/resolve-all.js';
 import { entry, ingest, submitChange, useTempDir } from './helpers.js';
+import { abandonedWhileUncertain, lastSubmitTimes, type SyncJournal } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir('gbatch-operator-');
 
-function failedVideo(journal: Journal, id: string): void {
+function failedVideo(journal: SyncJournal, id: string): void {
   journal.apply([submitChange(journal.get(id)!)]);
   journal.apply([{ id, event: 'accept', patch: { taskId: `task_${id}` } }]);
   journal.apply([{ id, event: 'fail', patch: { actualUsd: 0, reservedUsd: 0, gatewayChargeUsd: 0, lastError: { message: 'content policy' } } }]);
 }
 
-function uncertain(journal: Journal, id: string): void {
+function uncertain(journal: SyncJournal, id: string): void {
   journal.apply([submitChange(journal.get(id)!)]);
   journal.apply([{ id, event: 'lose', patch: { lastError: { message: 'socket hang up' } } }]);
 }
@@ -51,7 +49,7 @@ describe('requeue (gbatch retry)', () => {
       journal.apply([submitChange(journal.get(id)!)]);
       journal.apply([{ id, event: 'reject', patch: { reservedUsd: 0, lastError: { status: 403, message: 'model not allowed' } } }]);
     }
-    const result = await SqliteJournalStore.wrap(journal).decideAndApply(async (reader) => ({ changes: [requeueChange((await reader.get('r'))!)], result: 'decided' }));
+    const result = await journal.store.decideAndApply(async (reader) => ({ changes: [requeueChange((await reader.get('r'))!)], result: 'decided' }));
     expect(result).toBe('decided');
     expect(journal.get('r')!.state).toBe('pending');
     expect(journal.get('s')!.state).toBe('rejected');
@@ -98,20 +96,20 @@ describe('resolveAllUncertain (resolve --all-uncertain)', () => {
     const booked = journal.spend().reservedUsd;
     expect(booked).toBeGreaterThan(0);
 
-    expect(await resolveAllUncertain(SqliteJournalStore.wrap(journal), 'abandon')).toEqual(['u1', 'u2', 'u3']);
+    expect(await resolveAllUncertain(journal.store, 'abandon')).toEqual(['u1', 'u2', 'u3']);
     expect(journal.counts()).toMatchObject({ failed: 3, pending: 1, uncertain: 0 });
     expect(journal.spend()).toEqual({ reservedUsd: booked, actualUsd: 0 });
     expect(journal.get('u1')!.lastError).toMatchObject({ type: 'abandoned_uncertain' });
     expect(journal.events('u2').at(-1)).toMatchObject({ event: 'abandon', from: 'uncertain', to: 'failed', detail: { by: 'operator', bulk: true } });
     expect(abandonedWhileUncertain(journal, ['u1', 'u2', 'u3'])).toEqual(new Set(['u1', 'u2', 'u3']));
-    expect(await resolveAllUncertain(SqliteJournalStore.wrap(journal), 'abandon')).toEqual([]);
+    expect(await resolveAllUncertain(journal.store, 'abandon')).toEqual([]);
   });
 
   it('--abandon --not-billed releases their reservations', async () => {
     const journal = tmp.open();
     ingest(journal, [entry('u1', { kind: 'video' }), entry('u2')]);
     for (const id of ['u1', 'u2']) uncertain(journal, id);
-    expect(await resolveAllUncertain(SqliteJournalStore.wrap(journal), 'abandon', true)).toEqual(['u1', 'u2']);
+    expect(await resolveAllUncertain(journal.store, 'abandon', true)).toEqual(['u1', 'u2']);
     expect(journal.spend()).toEqual({ reservedUsd: 0, actualUsd: 0 });
     expect(journal.get('u2')!.lastError).toMatchObject({ type: 'abandoned_not_billed' });
     expect(abandonedWhileUncertain(journal, ['u1', 'u2'])).toEqual(new Set(['u1', 'u2']));
@@ -123,7 +121,7 @@ describe('resolveAllUncertain (resolve --all-uncertain)', () => {
     ingest(journal, ids.map((id) => entry(id)));
     journal.apply(ids.map((id) => submitChange(journal.get(id)!)));
     journal.apply(ids.map((id) => ({ id, event: 'lose' as const })));
-    expect(await resolveAllUncertain(SqliteJournalStore.wrap(journal), 'resubmit')).toEqual(ids);
+    expect(await resolveAllUncertain(journal.store, 'resubmit')).toEqual(ids);
     expect(journal.counts()).toMatchObject({ pending: 1_203, uncertain: 0 });
     expect(journal.spend().reservedUsd).toBe(0);
   });

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { ITEM_STATES, type ItemState } from '../../src/core/states.js';
 import { recoverJournal } from '../../src/pipeline/recover.js';
 import { entry, eventRows, forceState, ingest, itemRows, useTempDir } from './helpers.js';
-import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 
 const tmp = useTempDir();
 
@@ -24,7 +23,7 @@ describe('recoverJournal', () => {
     forceState(journal, 'video-submitting', 'submitting', { attempts: 1, reserved_usd: 0.5 });
     const before = new Map(itemRows(journal).map((r) => [r.id as string, r]));
 
-    const recovery = await recoverJournal(SqliteJournalStore.wrap(journal), OFF);
+    const recovery = await recoverJournal(journal.store, OFF);
 
     expect(recovery.madeUncertain.sort()).toEqual(['chat-submitting', 'video-submitting']);
     expect(recovery.resubmitted).toEqual([]);
@@ -53,7 +52,7 @@ describe('recoverJournal', () => {
     const journal = tmp.open();
     ingest(journal, [entry('a'), entry('b')]);
     const rows = itemRows(journal);
-    expect(await recoverJournal(SqliteJournalStore.wrap(journal), { resubmitUncertainText: true, maxAutoResubmits: 2 })).toEqual({ madeUncertain: [], resubmitted: [], messages: [] });
+    expect(await recoverJournal(journal.store, { resubmitUncertainText: true, maxAutoResubmits: 2 })).toEqual({ madeUncertain: [], resubmitted: [], messages: [] });
     expect(itemRows(journal)).toEqual(rows);
     expect(eventRows(journal)).toEqual([]);
   });
@@ -75,7 +74,7 @@ describe('recoverJournal', () => {
     forceState(journal, 'video-submitting', 'submitting', { attempts: 1, reserved_usd: 0.5 });
     const pendingBefore = itemRows(journal).find((r) => r.id === 'chat-pending');
 
-    const recovery = await recoverJournal(SqliteJournalStore.wrap(journal), { resubmitUncertainText: true, maxAutoResubmits: 2 });
+    const recovery = await recoverJournal(journal.store, { resubmitUncertainText: true, maxAutoResubmits: 2 });
 
     expect(recovery.madeUncertain.sort()).toEqual(['chat-submitting', 'video-submitting']);
     expect(recovery.resubmitted.sort()).toEqual(['chat-submitting', 'chat-uncertain', 'responses-uncertain']);
@@ -102,7 +101,7 @@ describe('recoverJournal', () => {
     const journal = tmp.open();
     ingest(journal, [entry('chat-uncertain')]);
     forceState(journal, 'chat-uncertain', 'uncertain', { attempts: 1 });
-    expect((await recoverJournal(SqliteJournalStore.wrap(journal), OFF)).resubmitted).toEqual([]);
+    expect((await recoverJournal(journal.store, OFF)).resubmitted).toEqual([]);
     expect(journal.get('chat-uncertain')!.state).toBe('uncertain');
   });
 });

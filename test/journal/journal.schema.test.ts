@@ -2,9 +2,8 @@ import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Journal } from '../../src/journal/index.js';
-import { SCHEMA_VERSION } from '../../src/journal/sqlite/schema.js';
 import { entry, ingest, itemRows, useTempDir } from './helpers.js';
+import { openSyncJournal, rawDb, SCHEMA_VERSION } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir();
 const CORE_TABLES = ['events', 'items', 'job', 'runner_lock'];
@@ -17,14 +16,14 @@ function tables(db: Database.Database): string[] {
 describe('journal schema and migrations', () => {
   it('creates the schema on a new file (and its folder), sets user_version and WAL mode', () => {
     const file = join(tmp.dir(), 'nested', 'state', 'job.db');
-    const journal = Journal.open(file);
+    const journal = openSyncJournal(file);
     try {
       expect(existsSync(file)).toBe(true);
       expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(1);
-      expect(journal.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-      expect(journal.db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(tables(journal.db)).toEqual(expect.arrayContaining(CORE_TABLES));
-      const itemColumns = (journal.db.prepare('PRAGMA table_info(items)').all() as Array<{ name: string }>).map((c) => c.name);
+      expect(rawDb(journal).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      expect(rawDb(journal).pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(tables(rawDb(journal))).toEqual(expect.arrayContaining(CORE_TABLES));
+      const itemColumns = (rawDb(journal).prepare('PRAGMA table_info(items)').all() as Array<{ name: string }>).map((c) => c.name);
       for (const column of ['id', 'request', 'content_hash', 'state', 'task_id', 'attempts', 'price_snapshot', 'estimate_usd',
         'actual_usd', 'output_path', 'sha256', 'bytes', 'last_error']) {
         expect(itemColumns).toContain(column);
@@ -36,8 +35,8 @@ describe('journal schema and migrations', () => {
 
   it('a new journal has 2 KB pages; an older one keeps its 4 KB; the WAL is checkpointed at ~33 MB either way (issue 11)', () => {
     const fresh = tmp.open();
-    expect(fresh.db.pragma('page_size', { simple: true })).toBe(2048);
-    expect(fresh.db.pragma('wal_autocheckpoint', { simple: true })).toBe(16000);
+    expect(rawDb(fresh).pragma('page_size', { simple: true })).toBe(2048);
+    expect(rawDb(fresh).pragma('wal_autocheckpoint', { simple: true })).toBe(16000);
     fresh.close();
     const file = join(tmp.dir(), 'older.db');
     const raw = new Database(file);
@@ -45,10 +44,10 @@ describe('journal schema and migrations', () => {
     raw.pragma('journal_mode = WAL');
     raw.exec('CREATE TABLE t (x)');
     raw.close();
-    const older = Journal.open(file);
+    const older = openSyncJournal(file);
     try {
-      expect(older.db.pragma('page_size', { simple: true })).toBe(4096);
-      expect(older.db.pragma('wal_autocheckpoint', { simple: true })).toBe(8000);
+      expect(rawDb(older).pragma('page_size', { simple: true })).toBe(4096);
+      expect(rawDb(older).pragma('wal_autocheckpoint', { simple: true })).toBe(8000);
     } finally {
       older.close();
     }
@@ -59,13 +58,13 @@ describe('journal schema and migrations', () => {
     ingest(first, [entry('a'), entry('b')]);
     first.saveJob({ name: 'job', manifest: 'm.jsonl', options: { budget: 3 } });
     const before = itemRows(first);
-    const schemaBefore = first.db.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all();
+    const schemaBefore = rawDb(first).prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all();
     first.close();
 
     for (let i = 0; i < 2; i++) {
       const again = tmp.open();
-      expect(again.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-      expect(again.db.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all()).toEqual(schemaBefore);
+      expect(rawDb(again).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      expect(rawDb(again).prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all()).toEqual(schemaBefore);
       expect(itemRows(again)).toEqual(before);
       expect(again.getJob()).toMatchObject({ name: 'job', manifest: 'm.jsonl', options: { budget: 3 } });
       again.close();
@@ -78,8 +77,8 @@ describe('journal schema and migrations', () => {
     raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     raw.close();
 
-    expect(() => Journal.open(file)).toThrow(file);
-    expect(() => Journal.open(file)).toThrow(/newer than this gbatch supports/);
+    expect(() => openSyncJournal(file)).toThrow(file);
+    expect(() => openSyncJournal(file)).toThrow(/newer than this gbatch supports/);
 
     const check = new Database(file, { readonly: true });
     expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION + 1);
@@ -93,8 +92,8 @@ describe('journal schema and migrations', () => {
     writer.close();
     const reader = tmp.open('job.db', { readonly: true });
     expect(reader.get('only')?.state).toBe('pending');
-    expect(() => reader.db.exec("UPDATE items SET state = 'failed'")).toThrow(/readonly/i);
-    expect(() => Journal.open(join(tmp.dir(), 'missing.db'), { readonly: true })).toThrow();
+    expect(() => rawDb(reader).exec("UPDATE items SET state = 'failed'")).toThrow(/readonly/i);
+    expect(() => openSyncJournal(join(tmp.dir(), 'missing.db'), { readonly: true })).toThrow();
   });
 
   it('saveJob replaces the single job row and keeps its creation time', () => {
@@ -104,6 +103,6 @@ describe('journal schema and migrations', () => {
     now = 2000;
     journal.saveJob({ name: 'two', manifest: 'b.csv', options: { concurrency: 2 } });
     expect(journal.getJob()).toEqual({ name: 'two', manifest: 'b.csv', options: { concurrency: 2 }, createdAt: 1000, updatedAt: 2000 });
-    expect(journal.db.prepare('SELECT COUNT(*) AS n FROM job').get()).toEqual({ n: 1 });
+    expect(rawDb(journal).prepare('SELECT COUNT(*) AS n FROM job').get()).toEqual({ n: 1 });
   });
 });

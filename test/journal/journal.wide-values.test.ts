@@ -1,8 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { SCHEMA_VERSION } from '../../src/journal/sqlite/schema.js';
-import { ResultRows } from '../../src/journal/result-rows.js';
 import { entry, ingest, inlineEventLog, withoutItemMeta, submitChange, useTempDir } from './helpers.js';
+import { rawDb, SCHEMA_VERSION } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir();
 const BODY = { id: 'cmpl-1', choices: [{ message: { role: 'assistant', content: 'hi' } }], usage: { total_tokens: 7 } };
@@ -24,7 +23,7 @@ function answered(): ReturnType<typeof tmp.open> {
 describe('wide item values out of line (schema 7)', () => {
   it('keeps request, response, price snapshot and output path out of the row, and reads them back', () => {
     const journal = answered();
-    const row = raw(journal.db, 'a');
+    const row = raw(rawDb(journal), 'a');
     expect(row).toMatchObject({ request: null, response: null, price_snapshot: null, output_path: null });
     expect(row.price_ref).toEqual(expect.any(Number));
     expect(row.output_ref).toEqual(expect.any(Number));
@@ -32,31 +31,31 @@ describe('wide item values out of line (schema 7)', () => {
     expect(item).toMatchObject({ state: 'downloaded', response: BODY, outputPath: '/out/results.jsonl', request: entry('a').request });
     expect(item.priceSnapshot).toEqual(submitChange(journal.get('b')!).patch.priceSnapshot);
     expect(journal.list(['downloaded']).map((i) => i.response)).toEqual([BODY]);
-    const [line] = [...new ResultRows(journal.db).iterate(0, 10)];
+    const [line] = [...journal.results.iterate(0, 10)];
     expect(line).toMatchObject({ id: 'a', output_path: '/out/results.jsonl' });
     expect(JSON.parse(line!.response!)).toEqual(BODY);
     // One text per distinct value: the second row's snapshot and path reuse them.
     journal.apply([submitChange(journal.get('b')!)]);
-    expect(raw(journal.db, 'b').price_ref).toBe(row.price_ref);
+    expect(raw(rawDb(journal), 'b').price_ref).toBe(row.price_ref);
     // The snapshot, the path, and the manifest's path (narrow-keys.ts).
-    expect((journal.db.prepare('SELECT COUNT(*) AS n FROM item_texts').get() as { n: number }).n).toBe(3);
+    expect((rawDb(journal).prepare('SELECT COUNT(*) AS n FROM item_texts').get() as { n: number }).n).toBe(3);
   });
 
   it('a plain UPDATE of an inline column wins over the out-of-line value, as on an older journal', () => {
     const journal = answered();
-    journal.db.prepare('UPDATE items SET response = NULL, output_path = NULL WHERE id = ?').run('a');
+    rawDb(journal).prepare('UPDATE items SET response = NULL, output_path = NULL WHERE id = ?').run('a');
     expect(journal.get('a')).toMatchObject({ response: null, outputPath: null });
-    expect(journal.db.prepare('SELECT COUNT(*) AS n FROM item_answers').get()).toEqual({ n: 0 });
-    journal.db.prepare('UPDATE items SET price_snapshot = ?, request = ? WHERE id = ?').run('{"inline":true}', '{"r":1}', 'a');
+    expect(rawDb(journal).prepare('SELECT COUNT(*) AS n FROM item_answers').get()).toEqual({ n: 0 });
+    rawDb(journal).prepare('UPDATE items SET price_snapshot = ?, request = ? WHERE id = ?').run('{"inline":true}', '{"r":1}', 'a');
     expect(journal.get('a')).toMatchObject({ priceSnapshot: { inline: true }, request: { r: 1 } });
   });
 
   it('requeue-style nulls clear the out-of-line values', () => {
     const journal = answered();
-    journal.db.prepare("UPDATE items SET state = 'failed' WHERE id = 'a'").run();
+    rawDb(journal).prepare("UPDATE items SET state = 'failed' WHERE id = 'a'").run();
     journal.apply([{ id: 'a', event: 'requeue', patch: { response: null, outputPath: null, priceSnapshot: null } }]);
     expect(journal.get('a')).toMatchObject({ state: 'pending', response: null, outputPath: null, priceSnapshot: null });
-    expect(raw(journal.db, 'a')).toMatchObject({ price_ref: null, output_ref: null });
+    expect(raw(rawDb(journal), 'a')).toMatchObject({ price_ref: null, output_ref: null });
   });
 
   it('an older journal (schema 6, values inline) migrates without moving its rows and reads them back', () => {
@@ -80,9 +79,9 @@ describe('wide item values out of line (schema 7)', () => {
     db.close();
 
     const journal = tmp.open();
-    expect(journal.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(rawDb(journal).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     expect(journal.get('old')).toMatchObject({ request: entry('old').request, response: { old: 1 }, priceSnapshot: { p: 1 }, outputPath: '/old' });
-    journal.db.prepare("UPDATE items SET state = 'submitting' WHERE id = 'old'").run();
+    rawDb(journal).prepare("UPDATE items SET state = 'submitting' WHERE id = 'old'").run();
     journal.apply([{ id: 'old', event: 'complete', patch: { response: BODY, outputPath: '/new' } }]);
     expect(journal.get('old')).toMatchObject({ response: BODY, outputPath: '/new', priceSnapshot: { p: 1 } });
   });

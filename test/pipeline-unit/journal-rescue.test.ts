@@ -1,12 +1,11 @@
 // What a run whose journal file was deleted or replaced leaves the operator: a copy that never overwrites
 // a file, and a few lines listing the sent tasks (capped) and the rows that may have reached the gateway.
-import Database from 'better-sqlite3';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compareIdentity, fileIdentity } from '../../src/pipeline/stops/journal-guard.js';
-import { journalLossReport, saveJournalCopy } from '../../src/pipeline/ending/journal-rescue.js';
+import { journalLossReport } from '../../src/pipeline/ending/journal-rescue.js';
 import { entry, forceState, ingest, useTempDir } from '../journal/helpers.js';
+import { compareIdentity, fileIdentity, rescueOf, saveJournalCopy, openSqliteFile } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir();
 const NOW = Date.UTC(2026, 10, 23, 18, 30, 5);
@@ -20,7 +19,7 @@ describe('journal rescue', () => {
 
     const copy = saveJournalCopy(journal, journal.file, NOW);
     expect(copy).toEqual({ path: join(tmp.dir(), 'job.db.recovered-20261123T183005Z-2.db') });
-    const saved = new Database((copy as { path: string }).path, { readonly: true });
+    const saved = openSqliteFile((copy as { path: string }).path, { readonly: true });
     expect(saved.prepare('SELECT id FROM items').all()).toEqual([{ id: 'a' }]);
     saved.close();
   });
@@ -32,7 +31,7 @@ describe('journal rescue', () => {
     forceState(journal, 'c1', 'submitting');
     forceState(journal, 'c2', 'uncertain');
 
-    const lines = journalLossReport(journal, '/s/job.db', 'replaced', { path: '/s/job.db.recovered-x.db' });
+    const lines = journalLossReport('/s/job.db', 'replaced', rescueOf(journal, { path: '/s/job.db.recovered-x.db' }));
     expect(lines[0]).toMatch(/^the journal at \/s\/job\.db was replaced by another file while this run was using it/);
     expect(lines[1]).toBe("the run's journal was saved to /s/job.db.recovered-x.db");
     expect(lines[2]).toMatch(/^25 row\(s\) were sent and have task ids \(item -> task\): v0 -> task_0, v1 -> task_1, .*v19 -> task_19, \.\.\. and 5 more$/);

@@ -4,11 +4,11 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Journal, ResultRow } from '../../src/journal/index.js';
+import type { ResultRow } from '../../src/journal/index.js';
 import { resultsPath, takePage, writeResultsFile } from '../../src/pipeline/results/results-file.js';
 import { CAN_MOUNT, mountTmpfs } from '../e2e/helpers/tmpfs.js';
 import { useTempDir } from '../journal/helpers.js';
-import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
+import { storeOverResults } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir();
 
@@ -63,11 +63,11 @@ describe('writeResultsFile with huge bodies', () => {
         },
         firstOpenSeq: () => undefined,
       },
-    } as unknown as Journal;
+    };
     // In memory when it can be (a tmpfs): the disk's writeback of 540 MB is not what is tested.
     const out = join(CAN_MOUNT ? mountTmpfs('700m').dir : tmp.dir(), 'out');
 
-    await writeResultsFile(SqliteJournalStore.wrap(journal), out);
+    await writeResultsFile(storeOverResults(journal.results), out);
 
     expect(pageSizes).toEqual([...Array(10).fill(1), 0]); // one body per page, then the empty end
     const lineBytes = (seq: number) =>

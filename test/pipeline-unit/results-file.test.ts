@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resultLine, resultsPath, writeResultsFile } from '../../src/pipeline/results/results-file.js';
 import { entry, ingest, makeItem, submitChange, useTempDir } from '../journal/helpers.js';
-import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 import { requeueChange } from '../../src/journal/requeue.js';
 
 const tmp = useTempDir();
@@ -97,7 +96,7 @@ describe('writeResultsFile', () => {
     seedMixed(journal);
     const out = join(tmp.dir(), 'out', 'job');
 
-    const { written } = await writeResultsFile(SqliteJournalStore.wrap(journal), out);
+    const { written } = await writeResultsFile(journal.store, out);
 
     expect(written).toEqual(['c-new', 'r-new']);
     const expected = ['c-done', 'c-new', 'r-rejected', 'r-new'].map((id) => `${resultLine(journal.get(id)!)}\n`).join('');
@@ -113,11 +112,11 @@ describe('writeResultsFile', () => {
     const journal = tmp.open();
     seedMixed(journal);
     const out = join(tmp.dir(), 'out');
-    await writeResultsFile(SqliteJournalStore.wrap(journal), out);
+    await writeResultsFile(journal.store, out);
     writeFileSync(resultsPath(out), 'garbage from a crash\n');
     journal.apply([{ id: 'c-new', event: 'store' }, { id: 'r-new', event: 'store' }]);
 
-    expect((await writeResultsFile(SqliteJournalStore.wrap(journal), out)).written).toEqual([]);
+    expect((await writeResultsFile(journal.store, out)).written).toEqual([]);
     const lines = readFileSync(resultsPath(out), 'utf8').trimEnd().split('\n');
     expect(lines).toHaveLength(4);
     expect(new Set(lines.map((l) => JSON.parse(l).custom_id)).size).toBe(4);
@@ -132,7 +131,7 @@ describe('writeResultsFile', () => {
     journal.apply(ids.map((id) => ({ id, event: 'complete' as const, patch: { response: chatBody(id), responseStatus: 200 } })));
     const out = join(tmp.dir(), 'large');
 
-    const { written } = await writeResultsFile(SqliteJournalStore.wrap(journal), out);
+    const { written } = await writeResultsFile(journal.store, out);
 
     expect(written).toEqual(ids);
     const lines = readFileSync(resultsPath(out), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
@@ -163,7 +162,7 @@ describe('writeResultsFile', () => {
     journal.apply([{ id: 'vid-ok', event: 'store', patch: { outputPath: 'out/vid-ok.mp4', sha256: 'f'.repeat(64), bytes: 10 } }]);
     const out = join(tmp.dir(), 'final');
 
-    const { written, prefix } = await writeResultsFile(SqliteJournalStore.wrap(journal), out);
+    const { written, prefix } = await writeResultsFile(journal.store, out);
 
     const lines = readFileSync(resultsPath(out), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
     expect(lines.map((l) => l.custom_id)).toEqual(['chat-ok', 'vid-ok', 'vid-failed', 'chat-rejected', 'bad']);
@@ -181,7 +180,7 @@ describe('writeResultsFile', () => {
     const journal = tmp.open();
     ingest(journal, [entry('c1'), entry('v1', { kind: 'video' })]);
     const out = join(tmp.dir(), 'empty');
-    expect((await writeResultsFile(SqliteJournalStore.wrap(journal), out)).written).toEqual([]);
+    expect((await writeResultsFile(journal.store, out)).written).toEqual([]);
     expect(existsSync(resultsPath(out))).toBe(true);
     expect(readFileSync(resultsPath(out), 'utf8')).toBe('');
   });
@@ -203,7 +202,7 @@ describe('writeResultsFile reusing the settled prefix of the previous file', () 
     ids.slice(0, 700).filter((id) => id !== 'r100').forEach((id, i) => complete(journal, id, i % 3 ? `héllo ✓ ${id}` : id));
     journal.apply([{ id: 'r100', event: 'reject', patch: { reservedUsd: 0, lastError: { status: 400, message: 'bad' } } }]);
     const out = join(tmp.dir(), 'out');
-    const first = await writeResultsFile(SqliteJournalStore.wrap(journal), out);
+    const first = await writeResultsFile(journal.store, out);
     expect(first.prefix.seq).toBe(journal.get('r700')!.seq - 1); // r700 is still in flight
     ids.slice(700).forEach((id) => complete(journal, id));
 
@@ -211,10 +210,10 @@ describe('writeResultsFile reusing the settled prefix of the previous file', () 
     const rows = journal.results;
     const iterate = rows.iterate.bind(rows);
     rows.iterate = (after, limit) => (reads.push(after), iterate(after, limit));
-    const second = await writeResultsFile(SqliteJournalStore.wrap(journal), out, first.prefix);
+    const second = await writeResultsFile(journal.store, out, first.prefix);
     const reused = readFileSync(resultsPath(out), 'utf8');
     rows.iterate = iterate;
-    await writeResultsFile(SqliteJournalStore.wrap(journal), join(tmp.dir(), 'full'));
+    await writeResultsFile(journal.store, join(tmp.dir(), 'full'));
 
     expect(reused).toBe(readFileSync(resultsPath(join(tmp.dir(), 'full')), 'utf8'));
     expect(reads[0]).toBe(first.prefix.seq);
@@ -232,12 +231,12 @@ describe('writeResultsFile reusing the settled prefix of the previous file', () 
     complete(journal, 'a');
     complete(journal, 'c'); // past b, still in flight
     const out = join(tmp.dir(), 'out');
-    const first = await writeResultsFile(SqliteJournalStore.wrap(journal), out);
+    const first = await writeResultsFile(journal.store, out);
     expect(first.prefix.seq).toBe(journal.get('a')!.seq);
     complete(journal, 'b');
     complete(journal, 'd');
 
-    const second = await writeResultsFile(SqliteJournalStore.wrap(journal), out, first.prefix);
+    const second = await writeResultsFile(journal.store, out, first.prefix);
 
     const lines = readFileSync(resultsPath(out), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l).custom_id);
     expect(lines).toEqual(['a', 'b', 'c', 'd']);
@@ -249,12 +248,12 @@ describe('writeResultsFile reusing the settled prefix of the previous file', () 
     const journal = tmp.open();
     seed(journal, ['a', 'b', 'c', 'd', 'e']);
     for (const id of ['a', 'b', 'c', 'd']) complete(journal, id); // e still in flight
-    const store = SqliteJournalStore.wrap(journal);
+    const store = journal.store;
     const seqOf = (id: string) => journal.get(id)!.seq;
     // The journal as the rebuild saw it while writing: b in flight when it began, c when the reader passed it.
     let asked = 0;
     let hideC = true;
-    const racing = Object.assign(Object.create(store) as SqliteJournalStore, {
+    const racing = Object.assign(Object.create(store) as typeof store, {
       firstOpenSeq: async () => {
         if (++asked === 1) return seqOf('b');
         hideC = false; // after the write: the journal as it is
@@ -284,13 +283,13 @@ describe('writeResultsFile reusing the settled prefix of the previous file', () 
     seed(journal, ['a', 'b', 'c']);
     complete(journal, 'a');
     const out = join(tmp.dir(), 'out');
-    const store = SqliteJournalStore.wrap(journal);
+    const store = journal.store;
     const first = await writeResultsFile(store, out);
     const prefix = readFileSync(resultsPath(out), 'utf8');
     complete(journal, 'b');
     complete(journal, 'c');
     let pages = 0;
-    const failing = Object.assign(Object.create(store) as SqliteJournalStore, {
+    const failing = Object.assign(Object.create(store) as typeof store, {
       resultRows: async (after: number, limit: number, maxBytes: number) => {
         if (pages++ > 0) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
         return store.resultRows(after, 1, maxBytes); // one line written, then the failure
@@ -310,11 +309,11 @@ describe('writeResultsFile reusing the settled prefix of the previous file', () 
     journal.apply([{ id: 'b', event: 'reject', patch: { reservedUsd: 0, lastError: { status: 400, message: 'bad' } } }]);
     complete(journal, 'c');
     const out = join(tmp.dir(), 'out');
-    const first = await writeResultsFile(SqliteJournalStore.wrap(journal), out);
+    const first = await writeResultsFile(journal.store, out);
     expect(first.prefix.seq).toBe(journal.get('c')!.seq);
     journal.apply([requeueChange(journal.get('b')!)]);
 
-    await writeResultsFile(SqliteJournalStore.wrap(journal), out, first.prefix);
+    await writeResultsFile(journal.store, out, first.prefix);
 
     expect(readFileSync(resultsPath(out), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l).custom_id)).toEqual(['a', 'c']);
   });
@@ -325,12 +324,12 @@ describe('writeResultsFile reusing the settled prefix of the previous file', () 
     complete(journal, 'a');
     complete(journal, 'b');
     const out = join(tmp.dir(), 'out');
-    const first = await writeResultsFile(SqliteJournalStore.wrap(journal), out);
+    const first = await writeResultsFile(journal.store, out);
     expect(first.prefix.seq).toBe(journal.get('b')!.seq); // not "everything", though nothing is open
     seed(journal, ['c']);
     complete(journal, 'c');
 
-    const second = await writeResultsFile(SqliteJournalStore.wrap(journal), out, first.prefix);
+    const second = await writeResultsFile(journal.store, out, first.prefix);
 
     expect(readFileSync(resultsPath(out), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l).custom_id)).toEqual(['a', 'b', 'c']);
     expect(second.written).toEqual(['c']);
@@ -343,11 +342,11 @@ describe('writeResultsFile reusing the settled prefix of the previous file', () 
     complete(journal, 'a');
     complete(journal, 'b');
     const out = join(tmp.dir(), 'out');
-    const first = await writeResultsFile(SqliteJournalStore.wrap(journal), out);
+    const first = await writeResultsFile(journal.store, out);
     writeFileSync(resultsPath(out), 'edited by hand\n');
     complete(journal, 'c');
 
-    await writeResultsFile(SqliteJournalStore.wrap(journal), out, first.prefix);
+    await writeResultsFile(journal.store, out, first.prefix);
 
     const lines = readFileSync(resultsPath(out), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l).custom_id);
     expect(lines).toEqual(['a', 'b', 'c']);

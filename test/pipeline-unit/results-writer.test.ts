@@ -8,7 +8,6 @@ import { resultsPath } from '../../src/pipeline/results/results-file.js';
 import { OutputStop } from '../../src/pipeline/stops/output-stop.js';
 import { ResultsWriter } from '../../src/pipeline/results/results-writer.js';
 import { entry, ingest, submitChange, useTempDir } from '../journal/helpers.js';
-import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 
 const tmp = useTempDir();
 
@@ -27,7 +26,7 @@ function submitted(count: number) {
     return iterate(afterSeq, limit);
   };
   const outDir = join(tmp.dir(), 'out');
-  const store = SqliteJournalStore.wrap(journal);
+  const store = journal.store;
   const ctx = { journal: store, commits: new CommitQueue(store), settings: { outDir }, events: new EventEmitter<RunEvents>() } as unknown as RunContext;
   const answer = (id: string) => journal.apply([{ id, event: 'complete', patch: { response: { text: id }, responseStatus: 200 } }]);
   return { journal, ids, ctx, hooks, outDir, answer };

@@ -4,12 +4,12 @@
 import { expect, it } from 'vitest';
 import { createGatewayClient, type GatewayClient, type SendOutcome } from '../../src/gateway/client.js';
 import { GatewayHttpError } from '../../src/gateway/errors.js';
-import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 import { readJournal } from '../e2e/helpers/journal.js';
 import { chatRow, writeJsonl } from '../e2e/helpers/manifests.js';
 import { runInProcess } from '../e2e/helpers/run.js';
 import { KEY, posts, startSim } from '../e2e/helpers/sim.js';
 import { workspace } from '../e2e/helpers/workspace.js';
+import { openSqliteStore } from '../helpers/journal-raw.js';
 
 it('a row sent back to pending by a 503 is not sent again once the job is cancelled, whatever the runner has read', async () => {
   const sim = await startSim();
@@ -23,7 +23,7 @@ it('a row sent back to pending by a 503 is not sent again once the job is cancel
     send: async (_kind, request): Promise<SendOutcome> => {
       sent.push(JSON.stringify(request));
       // The operator's `gbatch cancel`, from another connection, while this request is on the wire.
-      const operator = SqliteJournalStore.open(ws.state);
+      const operator = openSqliteStore(ws.state);
       try {
         const cancel = (await operator.setJobCancel('mid-flight'))!;
         await operator.decideAndApply(async (reader) => ({

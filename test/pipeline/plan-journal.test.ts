@@ -4,7 +4,6 @@ import { hashCanonicalRequest } from '../../src/manifest/content-hash.js';
 import type { ManifestRow } from '../../src/manifest/types.js';
 import { PlanAgainstJournal } from '../../src/pipeline/plan-journal.js';
 import { entry, forceState, ingest, useTempDir } from '../journal/helpers.js';
-import { SqliteJournalStore } from '../../src/journal/sqlite/sqlite-store.js';
 
 const tmp = useTempDir('gbatch-plan-journal-');
 
@@ -31,7 +30,7 @@ describe('PlanAgainstJournal', () => {
     forceState(journal, 'done', 'downloaded');
     forceState(journal, 'deferred', 'deferred');
     forceState(journal, 'flying', 'uncertain');
-    const plan = new PlanAgainstJournal(SqliteJournalStore.wrap(journal), 1);
+    const plan = new PlanAgainstJournal(journal.store, 1);
     expect((await plan.judgeRows([row('pending', 'p')]))[0]).toBe('remaining');
     expect((await plan.judgeRows([row('done', 'd')]))[0]).toBe('held');
     expect((await plan.judgeRows([row('deferred', 'f')]))[0]).toBe('remaining');
@@ -46,7 +45,7 @@ describe('PlanAgainstJournal', () => {
   it('across manifests: a repeated row counts once, a changed one is refused against the first', async () => {
     const journal = tmp.open();
     ingest(journal, [journalRow('old', 'o', 1)]);
-    const plan = new PlanAgainstJournal(SqliteJournalStore.wrap(journal), 2);
+    const plan = new PlanAgainstJournal(journal.store, 2);
     expect((await plan.judgeRows([row('old', 'o', 'a.jsonl', 1)]))[0]).toBe('remaining');
     expect((await plan.judgeRows([row('old', 'o', 'b.jsonl', 1)]))[0]).toBe('held');
     expect((await plan.judgeRows([row('fresh', 'f', 'a.jsonl', 2)]))[0]).toBe('remaining');

@@ -1,14 +1,15 @@
 // Every run leaves a record of how it ended in the journal's runs table (what `status` shows).
 import { describe, expect, it } from 'vitest';
 import { createGatewayClient, type GatewayClient } from '../../src/gateway/client.js';
-import { Journal, lastRun, type RunRecord } from '../../src/journal/index.js';
+import { type RunRecord } from '../../src/journal/index.js';
 import { chatRow, writeJsonl } from '../e2e/helpers/manifests.js';
 import { runInProcess } from '../e2e/helpers/run.js';
 import { KEY, startSim } from '../e2e/helpers/sim.js';
 import { workspace } from '../e2e/helpers/workspace.js';
+import { openSyncJournal, lastRun } from '../helpers/journal-raw.js';
 
 function lastRunOf(state: string): RunRecord | undefined {
-  const journal = Journal.open(state, { readonly: true });
+  const journal = openSyncJournal(state, { readonly: true });
   try {
     return lastRun(journal);
   } finally {

@@ -1,11 +1,11 @@
 // A programming error while sending (not a network failure) stops the run instead of repeating per row.
 import { describe, expect, it } from 'vitest';
 import { createGatewayClient, type GatewayClient } from '../../src/gateway/client.js';
-import { Journal } from '../../src/journal/index.js';
 import { chatRow, writeJsonl } from '../e2e/helpers/manifests.js';
 import { runInProcess } from '../e2e/helpers/run.js';
 import { KEY, posts, startSim } from '../e2e/helpers/sim.js';
 import { workspace } from '../e2e/helpers/workspace.js';
+import { openSyncJournal } from '../helpers/journal-raw.js';
 
 describe('a bug in the send path', () => {
   it('leaves that one item uncertain, sends nothing more, and fails the run loudly', async () => {
@@ -30,7 +30,7 @@ describe('a bug in the send path', () => {
     }
     expect(calls).toBe(1);
     expect(posts(sim.ledger)).toBe(0);
-    const journal = Journal.open(ws.state, { readonly: true });
+    const journal = openSyncJournal(ws.state, { readonly: true });
     const counts = journal.counts();
     journal.close();
     expect(counts.uncertain).toBe(1);

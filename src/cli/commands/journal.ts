@@ -1,5 +1,5 @@
 // `gbatch journal migrate`: the journal's schema brought to this gbatch's version, on purpose.
-import { SqliteJournalStore } from '../../journal/sqlite/sqlite-store.js';
+import { migrateDatabase, openJournalFile } from '../../journal/open-store.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { journalUrl } from '../command-journal.js';
 import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
@@ -23,13 +23,12 @@ export async function run(argv: string[]): Promise<number> {
   if (rest.length > 0) throw new UsageError(`\`gbatch journal migrate\` takes no arguments (got ${rest.join(' ')}); name the journal with --journal`);
   const server = journalUrl({ journal: options.journal });
   if (server) {
-    const { migrateDatabase } = await import('../../journal/postgres/migrate-database.js');
     const { location, version, applied } = await migrateDatabase(server.url);
     process.stdout.write(`${location}: journal schema at version ${version}${applied > 0 ? ` (${applied} step(s) applied)` : ' (already current)'}\n`);
     return 0;
   }
   if (options.journal === undefined) throw new UsageError('name the journal: --journal postgres://... (or GBATCH_JOURNAL_URL), or an SQLite file');
-  const store = SqliteJournalStore.open(options.journal);
+  const store = openJournalFile(options.journal);
   await store.close();
   process.stdout.write(`${options.journal}: journal schema current\n`);
   return 0;

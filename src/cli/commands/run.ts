@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { printable } from '../../core/printable.js';
 import { isDatabaseUrl, openQueries } from '../../journal/open-store.js';
-import { redactDatabaseUrl } from '../../journal/postgres/database-url.js';
+import { printableLocation } from '../../journal/database-url.js';
 import { formatRowError } from '../../manifest/types.js';
 import type { RunEvents } from '../../pipeline/context.js';
 import type { RunJobResult } from '../../api/run-job.js';
@@ -121,5 +121,5 @@ async function printSummary(job: ResolvedJob, result: RunJobResult, json: boolea
 /** How commands suggested after the run name the job: as it was started (never with the URL's password). */
 function namedJournal(job: ResolvedJob): string {
   const onServer = isDatabaseUrl(job.statePath);
-  return startedJobArg(job.source, onServer ? redactDatabaseUrl(job.statePath) : job.statePath, onServer ? { fromEnv: job.journalFromEnv } : undefined, job.journalMoved);
+  return startedJobArg(job.source, printableLocation(job.statePath), onServer ? { fromEnv: job.journalFromEnv } : undefined, job.journalMoved);
 }

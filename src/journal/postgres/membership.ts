@@ -115,6 +115,11 @@ export class PgMembership implements RunnerMembership {
     this.held = undefined;
   }
 
+  /** A database is not lost under a runner as a file is: a runner loses its lease instead (heartbeat()). */
+  lost(): undefined {
+    return undefined;
+  }
+
   async acknowledgeCancel(): Promise<void> {
     if (!this.held) return;
     await this.pool.query(`UPDATE runners SET cancel_seen_at = ${DB_NOW_MS} WHERE job_id = $1 AND runner_id = $2`, [this.jobId(), this.held]);

@@ -8,7 +8,7 @@ import { fileBudgetText } from '../../core/job-budget.js';
 import type { Change, JobRecord, Move, Spend } from '../change.js';
 import type { Item, ItemPatch, ItemRow } from '../item.js';
 import type { ResultRow } from '../result-row.js';
-import type { RunEnd, RunRecord } from '../runs.js';
+import type { RunEnd, RunRecord } from '../run-record.js';
 import type { OpenStoreOptions } from '../open-options.js';
 import type {
   Coordination, Durability, EventLogRecord, IngestOptions, IngestWriter, ItemEventRecord, ItemFilter as StoreItemFilter, JobCancel, JobInput, JournalCapabilities,
@@ -114,6 +114,11 @@ export class PostgresJournalStore implements JournalStore {
 
   fence(reason: Error): void {
     this.fencedBy ??= reason;
+  }
+
+  /** A database is not a file that can be deleted or replaced under a run: there is nothing to rescue. */
+  async rescue(): Promise<undefined> {
+    return undefined;
   }
 
   /** The job's id, for a write; a read-only store has none to give (SQLite's read-only file refuses writes too). */

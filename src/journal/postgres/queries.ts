@@ -8,7 +8,7 @@ import { eventHolders, type TaskIdHolder } from '../../core/task-attach.js';
 import type { JobRecord, Spend } from '../change.js';
 import type { Item, ItemRow } from '../item.js';
 import { HAS_LINE, OPEN_STATES, type ResultRow } from '../result-row.js';
-import type { RunRecord } from '../runs.js';
+import type { RunRecord } from '../run-record.js';
 import type { EventLogRecord, ItemEventRecord, ManifestRecord, ModelGroup, PriorRow } from '../store.js';
 import type { JobContext } from './job-context.js';
 import { ADOPTED_SQL, NOT_ORPHANED_SQL } from '../orphans.js';

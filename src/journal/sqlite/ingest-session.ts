@@ -1,9 +1,17 @@
 // Ingesting manifest rows: new rows are inserted, identical rows skipped, changed rows refused.
-import type { Journal } from './journal.js';
+import type Database from 'better-sqlite3';
+import type { Spend } from '../change.js';
 import { judgeAgainstPrior, type IngestSummary } from '../ingest-rules.js';
 import type { IngestEntry } from '../ingest-rules.js';
 import { hasNarrowKeys, NarrowKeys, priorQuery } from './narrow-keys.js';
 import { IngestListing, withholdRows } from './orphans.js';
+
+/** The journal an ingest pass writes: its connection, its clock, and its spend (read once, before the pass). */
+export interface IngestTarget {
+  readonly db: Database.Database;
+  now(): number;
+  currentSpend(): Spend;
+}
 
 /**
  * One ingest pass held in a single SQLite transaction across async manifest reads, so a refused
@@ -22,7 +30,7 @@ export class IngestSession {
   /** Where the hash and the path go on a journal that keeps them narrow (undefined: inline). */
   private readonly narrow: NarrowKeys | undefined;
 
-  constructor(private readonly journal: Journal) {
+  constructor(private readonly journal: IngestTarget) {
     const db = journal.db;
     this.narrow = hasNarrowKeys(db) ? new NarrowKeys(db) : undefined;
     const keys = this.narrow ? 'content_hash, content_key, source_file, source_ref' : 'content_hash, source_file';
@@ -42,7 +50,7 @@ export class IngestSession {
     // Rows come in with nothing reserved or spent (an invalid row they replace had none either), so the
     // spend read now still holds afterwards: a first ingest of 1M rows is not followed by a scan of
     // every row to learn that it is zero (~0.12 s).
-    journal.spend();
+    journal.currentSpend();
     db.exec('BEGIN IMMEDIATE');
     this.listing = IngestListing.begin(db);
   }

@@ -1,29 +1,44 @@
-// The journal: one SQLite file per job, the source of truth for every item's state and money.
-import Database from 'better-sqlite3';
-import { closeSync, fsyncSync, openSync } from 'node:fs';
+// The SQLite adapter of the journal interface: one file per job, one runner (its lock), the source of truth
+// for every item's state and money. Each call runs on the synchronous driver and resolves at once, so the
+// pipeline pays a promise, not a thread hop.
+import type Database from 'better-sqlite3';
 import { makeDirectoriesSync } from '../../io/make-directories.js';
 import { dirname } from 'node:path';
-import { ITEM_STATES, transition, type ItemEvent, type ItemState } from '../../core/states.js';
+import { ITEM_STATES, transition, type ItemState } from '../../core/states.js';
 import { roundUsd } from '../../core/money.js';
-import { fileBudgetOf, fileBudgetText, type JobFileBudget } from '../../core/job-budget.js';
+import type { TaskIdHolder } from '../../core/task-attach.js';
 import { migrate } from './schema.js';
 import { journalOpenError } from './open-error.js';
 import { patchColumns, rowToItem, type Item, type ItemPatch, type ItemRow } from '../item.js';
 import { LockLostError } from '../runner-standing.js';
 import { RunnerLock } from './lock.js';
-import { ResultRows } from '../result-rows.js';
-import { openDatabase } from './open-database.js';
+import { ResultRows } from './result-rows.js';
+import { takePage, type ResultRow } from '../result-row.js';
+import type { RunEnd, RunRecord } from '../run-record.js';
+import type { ForgetOutcome, ListingRow, OrphanSummary } from '../orphans.js';
+import type {
+  Durability, EventLogRecord, IngestWriter, ItemEventRecord, ItemFilter, JobCancel, JobInput, JournalCapabilities, JournalQueries, JournalRescue, JournalStore,
+  ManifestRecord, ModelGroup, PriorRow, ReportSums, RunnerView,
+} from '../store.js';
+import { OneRunnerCoordination, OneRunnerNotices } from '../one-runner.js';
+import { openDatabase, probeWritable } from './open-database.js';
+import { fsyncWalFile } from './wal-sync.js';
 import { hasWideValues, itemColumns, WideValues } from './wide-values.js';
-import { EventLog, hasEventLog, logPage } from './event-log.js';
-import { ADOPTED_SQL, NOT_ORPHANED_SQL } from '../orphans.js';
-import { hasListing } from './orphans.js';
+import { EventLog, hasEventLog } from './event-log.js';
 import { JobCancelledError, StaleTransitionError, type Change, type JobRecord, type Move, type Spend } from '../change.js';
+import { JobRow } from './job-row.js';
+import { eventLogRecords, itemEvents, ItemReads, manifestRecords, priors, reportSums } from './queries.js';
+import { abandonedWhileUncertain, lastSubmitTimes, taskIdHolders } from './history.js';
+import { modelGroups } from './model-groups.js';
+import { adopt, forget, listings, orphanSummary } from './orphans.js';
+import { lastRun, recordRunEnd, recordRunStart } from './runs.js';
+import { IngestSession } from './ingest-session.js';
+import { SqliteIngestWriter } from './ingest-writer.js';
+import { SqliteMembership } from './membership.js';
+import { FileWatch } from './file-watch.js';
+import { rescueReport, saveCopy } from './rescue.js';
 
-export { StaleTransitionError, type Change, type JobRecord, type Move, type Spend };
-
-export interface ItemFilter { states?: readonly ItemState[]; kinds?: readonly string[]; notOrphaned?: boolean; adopted?: boolean }
-
-export interface JournalOptions {
+export interface SqliteOpenOptions {
   clock?: { now(): number };
   /** 'full' syncs every commit to disk (the default); 'off' is for benchmarks only. */
   sync?: 'full' | 'off';
@@ -32,37 +47,31 @@ export interface JournalOptions {
   syncWal?: (walPath: string) => void;
 }
 
-/** An fsync of the WAL from outside SQLite: what a `synchronous = FULL` commit would have done. */
-function fsyncWalFile(walPath: string): void {
-  let fd: number;
-  try {
-    fd = openSync(walPath, 'r');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // checkpointed and removed: already in the synced database
-    throw err;
-  }
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
+/** One file, one runner (its lock): nothing to share; a file deleted, replaced or taken takes no notes. */
+const CAPABILITIES: JournalCapabilities = { sharedRunners: false, notesAfterLoss: false };
 
-export class Journal {
+export class SqliteJournal implements JournalStore {
+  readonly adapter = 'sqlite' as const;
+  readonly capabilities = CAPABILITIES;
+  readonly membership: SqliteMembership;
+  readonly coordination: OneRunnerCoordination = new OneRunnerCoordination(this);
+  readonly notices = new OneRunnerNotices();
   /** @internal the driver's handle: left out of the published types (better-sqlite3's are a dev dependency). */
   readonly db: Database.Database;
+  /** @internal the runner lock (one runner per file). */
   readonly lock: RunnerLock;
+  /** @internal the item reads (lists and pages of rows). */
+  readonly reads: ItemReads;
+  /** @internal the job's row. */
+  readonly jobRow: JobRow;
   private readonly clock: { now(): number };
   private readonly updateCache = new Map<string, Database.Statement>();
-  private resultRows: ResultRows | undefined;
+  private resultRowsReader: ResultRows | undefined;
   private spendCache: Spend | undefined;
   private readonly syncMode: 'full' | 'off';
   private readonly syncWal: (walPath: string) => void;
   /** Commits made with their fsync deferred and not yet made durable by syncDeferred(). */
   private deferredCommits = 0;
-  private cancelStmt: Database.Statement | undefined;
-  private cancelColumns: boolean | undefined;
-  private listingColumn: boolean | undefined;
   /** Set once this process may no longer write (its runner lock was lost): every write throws it. */
   private fencedBy: Error | undefined;
   /** The item columns as read (the wide values joined back in, on a journal that keeps them out of line). */
@@ -71,6 +80,7 @@ export class Journal {
   private readonly wide: WideValues | undefined;
   /** Where a writable journal appends events; undefined on a read-only one. */
   private readonly eventLog: EventLog | undefined;
+  private readonly watch: FileWatch;
   private readonly stmt: {
     get: Database.Statement<[string], ItemRow>;
     head: Database.Statement<[string], { seq: number; state: string; reserved_usd: number; actual_usd: number | null }>;
@@ -79,7 +89,7 @@ export class Journal {
     store: Database.Statement<[string, string | number, number, string]>;
   };
 
-  private constructor(readonly file: string, options: JournalOptions) {
+  private constructor(readonly file: string, options: SqliteOpenOptions) {
     this.clock = options.clock ?? Date;
     this.syncMode = options.sync ?? 'full';
     this.syncWal = options.syncWal ?? fsyncWalFile;
@@ -96,13 +106,17 @@ export class Journal {
       this.wide = wide && !options.readonly ? new WideValues(this.db) : undefined;
       this.eventLog = !options.readonly && hasEventLog(this.db) ? new EventLog(this.db) : undefined;
       this.stmt = this.prepareStatements();
+      this.reads = new ItemReads(this.db, this.itemColumns);
+      this.jobRow = new JobRow(this.db);
+      this.watch = new FileWatch(file);
+      this.membership = new SqliteMembership(file, this.lock, this.watch, () => this.stateCounts().submitting);
     } catch (err) {
       this.db.close();
       throw err;
     }
   }
 
-  private prepareStatements(): Journal['stmt'] {
+  private prepareStatements(): SqliteJournal['stmt'] {
     return {
       get: this.db.prepare(`SELECT ${this.itemColumns} FROM items WHERE id = ?`),
       head: this.db.prepare('SELECT seq, state, reserved_usd, actual_usd FROM items WHERE id = ?'),
@@ -113,36 +127,64 @@ export class Journal {
   }
 
   /** Opens (or creates) the journal; a path that cannot be one throws a ConfigError naming it. */
-  static open(file: string, options: JournalOptions = {}): Journal {
+  static open(file: string, options: SqliteOpenOptions = {}): SqliteJournal {
     try {
-      return new Journal(file, options);
+      return new SqliteJournal(file, options);
     } catch (err) {
       throw journalOpenError(file, err) ?? err;
     }
   }
 
-  close(): void {
+  get location(): string {
+    return this.file;
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  async close(): Promise<void> {
+    this.closeNow();
+  }
+
+  /** @internal As close(), at once. A journal lost under its run leaves none of its side files at the path. */
+  closeNow(): void {
     if (!this.db.open) return;
-    this.syncDeferred();
+    this.syncDeferredNow();
     this.db.close();
+    this.watch.removeOwnSidecars();
+  }
+
+  /** One fsync of the WAL for the relaxed commits since the last. */
+  async flush(): Promise<void> {
+    this.syncDeferredNow();
+  }
+
+  async noteUnrecordedTasks(): Promise<void> {
+    throw new Error(`${this.location}: an SQLite journal takes no notes from a runner that lost it (capabilities.notesAfterLoss)`);
+  }
+
+  async noteUnrecordedAnswers(): Promise<void> {
+    throw new Error(`${this.location}: an SQLite journal takes no notes from a runner that lost it (capabilities.notesAfterLoss)`);
+  }
+
+  async runners(): Promise<RunnerView[]> {
+    return this.membership.runners();
   }
 
   /**
-   * Makes every deferred commit durable: one fsync of the WAL. SQLite has already written their frames,
-   * so a killed process loses none of them; only a power cut before this call could.
+   * @internal Makes every deferred commit durable: one fsync of the WAL. SQLite has already written
+   * their frames, so a killed process loses none of them; only a power cut before this call could.
    */
-  syncDeferred(): void {
+  syncDeferredNow(): void {
     if (this.deferredCommits === 0) return;
     this.syncWal(`${this.file}-wal`);
     this.deferredCommits = 0;
   }
 
+  /** @internal */
   get deferredCommitCount(): number {
     return this.deferredCommits;
-  }
-
-  now(): number {
-    return this.clock.now();
   }
 
   /** From now on every write of this connection throws `reason`: the journal is no longer ours to change. */
@@ -162,64 +204,61 @@ export class Journal {
     throw err;
   }
 
-  getJob(): JobRecord | undefined {
-    const row = this.db.prepare('SELECT * FROM job WHERE id = 1').get() as
-      { name: string; manifest: string; options: string; created_at: number; updated_at: number; budget_usd?: number | null; job_file_budget?: string | null } | undefined;
-    if (!row) return undefined;
-    const options = JSON.parse(row.options) as Record<string, unknown>;
-    // A journal not yet migrated (opened read-only) has no budget column: its last run's options say it.
-    const budget = 'budget_usd' in row ? row.budget_usd : options.budget;
-    return {
-      name: row.name, manifest: row.manifest, options, createdAt: row.created_at, updatedAt: row.updated_at,
-      ...(typeof budget === 'number' ? { budgetUsd: budget } : {}),
-      ...(fileBudgetOf(row.job_file_budget) !== undefined ? { jobFileBudget: fileBudgetOf(row.job_file_budget)! } : {}),
-    };
+  /**
+   * The journal's file was deleted or replaced under this run: the lock is let go (the copy must not name
+   * this soon dead process as its runner), the open journal is saved beside the path, and what it holds
+   * that the operator must know is returned. Undefined while the file is still this journal's.
+   */
+  async rescue(): Promise<JournalRescue | undefined> {
+    if (!this.watch.lost()) return undefined;
+    this.lock.release();
+    return rescueReport(this.db, saveCopy(this.db, this.file, Date.now()));
   }
 
-  /** `budgetUsd` is the job's budget in force from now on (undefined: none). */
-  saveJob(job: { name: string; manifest: string; options: Record<string, unknown>; budgetUsd?: number | undefined; jobFileBudget?: JobFileBudget | undefined }): void {
-    const now = this.now();
-    const fileBudget = job.jobFileBudget === undefined ? null : fileBudgetText(job.jobFileBudget);
-    this.db.prepare(`INSERT INTO job (id, name, manifest, options, budget_usd, job_file_budget, created_at, updated_at) VALUES (1, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (id) DO UPDATE SET name = excluded.name, manifest = excluded.manifest, options = excluded.options,
-        budget_usd = excluded.budget_usd, job_file_budget = COALESCE(excluded.job_file_budget, job.job_file_budget), updated_at = excluded.updated_at`)
-      .run(job.name, job.manifest, JSON.stringify(job.options), job.budgetUsd ?? null, fileBudget, now, now);
+  async getJob(): Promise<JobRecord | undefined> {
+    return this.jobRow.read();
   }
 
-  /** The job's cancellation (`gbatch cancel`); undefined on a journal older than it (read-only, not migrated). */
-  jobCancel(): { at: number; reason: string } | undefined {
-    if (!this.hasCancelColumns()) return undefined;
-    this.cancelStmt ??= this.db.prepare('SELECT cancelled_at, cancel_reason FROM job WHERE id = 1');
-    const row = this.cancelStmt.get() as { cancelled_at: number | null; cancel_reason: string | null } | undefined;
-    return row?.cancelled_at == null ? undefined : { at: row.cancelled_at, reason: row.cancel_reason ?? '' };
+  async saveJob(job: JobInput): Promise<void> {
+    this.jobRow.write(job, this.now());
   }
 
-  /** Cancels the job (the first cancellation's time stays) or, with undefined, lifts it. A journal without a job yet: nothing (undefined). */
-  setJobCancel(reason: string | undefined): { at: number; reason: string } | undefined {
+  async jobCancel(): Promise<JobCancel | undefined> {
+    return this.jobRow.cancel();
+  }
+
+  async setJobCancel(reason: string | undefined): Promise<JobCancel | undefined> {
     this.assertWritable();
-    const now = this.now();
-    if (reason === undefined) this.db.prepare('UPDATE job SET cancelled_at = NULL, cancel_reason = NULL WHERE id = 1').run();
-    else this.db.prepare('UPDATE job SET cancelled_at = COALESCE(cancelled_at, ?), cancel_reason = ? WHERE id = 1').run(now, reason);
-    return this.jobCancel();
+    return this.jobRow.setCancel(reason, this.now());
   }
 
-  private hasCancelColumns(): boolean {
-    return (this.cancelColumns ??= this.db.prepare(`SELECT 1 FROM pragma_table_info('job') WHERE name = 'cancelled_at'`).get() !== undefined);
+  async get(id: string): Promise<Item | undefined> {
+    return this.item(id);
   }
 
-  get(id: string): Item | undefined {
+  /** @internal As get(), at once. */
+  item(id: string): Item | undefined {
     const row = this.stmt.get.get(id);
     return row ? rowToItem(row) : undefined;
   }
 
-  counts(): Record<ItemState, number> {
+  async counts(): Promise<Record<ItemState, number>> {
+    return this.stateCounts();
+  }
+
+  /** @internal As counts(), at once. */
+  stateCounts(): Record<ItemState, number> {
     const counts = Object.fromEntries(ITEM_STATES.map((s) => [s, 0])) as Record<ItemState, number>;
     for (const { state, n } of this.stmt.counts.all()) counts[state as ItemState] = n;
     return counts;
   }
 
-  /** Money held by the journal: reservations not yet settled, and settled actual charges. */
-  spend(): Spend {
+  async spend(): Promise<Spend> {
+    return this.currentSpend();
+  }
+
+  /** @internal Money held by the journal, at once: reservations not yet settled, and settled actual charges. */
+  currentSpend(): Spend {
     if (!this.spendCache) {
       const row = this.stmt.spend.get()!;
       this.spendCache = { reservedUsd: roundUsd(row.reserved ?? 0), actualUsd: roundUsd(row.actual ?? 0) };
@@ -227,61 +266,138 @@ export class Journal {
     return { ...this.spendCache };
   }
 
-  /** Items in any of `states`, in manifest order, after `afterSeq`. */
-  list(states: readonly ItemState[], limit = -1, afterSeq = 0): Item[] {
-    const marks = states.map(() => '?').join(', ');
-    const rows = this.db.prepare(`SELECT ${this.itemColumns} FROM items WHERE state IN (${marks}) AND seq > ? ORDER BY seq LIMIT ?`)
-      .all(...states, afterSeq, limit) as ItemRow[];
-    return rows.map(rowToItem);
+  async list(states: readonly ItemState[], limit = -1, afterSeq = 0): Promise<Item[]> {
+    return this.reads.list(states, limit, afterSeq);
   }
 
-  /** Items in manifest order, optionally filtered, read in pages so a million rows never sit in memory. */
-  *iterate(filter: ItemFilter = {}, pageSize = 2000): Generator<Item> {
-    let after = 0;
-    for (;;) {
-      const rows = this.page(filter, after, pageSize);
-      if (rows.length === 0) return;
-      yield* rows;
-      after = rows[rows.length - 1]!.seq;
+  async *iterate({ mine: _mine, ...filter }: ItemFilter = {}, pageSize = 2000): AsyncGenerator<Item> {
+    // Pages, not one statement: it would stay open across the caller's awaits.
+    for (let after = 0; ;) {
+      const page = this.reads.page(filter, after, pageSize);
+      if (page.length === 0) return;
+      yield* page;
+      after = page[page.length - 1]!.seq;
     }
   }
 
-  /** One page of iterate(): up to `pageSize` items after `afterSeq`. */
-  page(filter: ItemFilter, afterSeq: number, pageSize: number): Item[] {
-    const where = ['seq > ?'];
-    const args: unknown[] = [];
-    if (filter.states) where.push(`state IN (${filter.states.map(() => '?').join(', ')})`), args.push(...filter.states);
-    if (filter.kinds) where.push(`kind IN (${filter.kinds.map(() => '?').join(', ')})`), args.push(...filter.kinds);
-    // A journal of an older gbatch (read-only, not migrated) lists every row: none orphaned, none adopted.
-    if (filter.notOrphaned || filter.adopted) {
-      if (!(this.listingColumn ??= hasListing(this.db))) {
-        if (filter.adopted) return [];
-      } else where.push(filter.adopted ? ADOPTED_SQL : NOT_ORPHANED_SQL);
-    }
-    const page = this.db.prepare(`SELECT ${this.itemColumns} FROM items WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`);
-    return (page.all(afterSeq, ...args, pageSize) as ItemRow[]).map(rowToItem);
+  /** One runner per file: every pending row that is not orphaned is this runner's to send. */
+  async claimPending(limit: number, afterSeq: number): Promise<Item[]> {
+    return this.reads.page({ states: ['pending'], notOrphaned: true }, afterSeq, limit);
   }
 
-  /** The rows results.jsonl is rebuilt from. */
+  /** One runner per file, and this one holds the lock: every `submitting` row was left by a runner that stopped. */
+  async recoverInterrupted(): Promise<Item[]> {
+    const interrupted = this.reads.list(['submitting']);
+    this.applyNow(interrupted.map((item) => ({
+      id: item.id, event: 'lose' as const, expect: 'submitting' as const,
+      patch: { lastError: { message: `the runner stopped while attempt ${item.attempts} may have been on the wire; the gateway may have kept it` } },
+      detail: { reason: 'interrupted', attempt: item.attempts },
+    })));
+    return interrupted;
+  }
+
+  async events(itemId: string): Promise<ItemEventRecord[]> {
+    return itemEvents(this.db, itemId);
+  }
+
+  async eventLogPage(afterSeq: number, limit: number): Promise<EventLogRecord[]> {
+    return eventLogRecords(this.db, afterSeq, limit);
+  }
+
+  async reportSums(): Promise<ReportSums> {
+    return reportSums(this.db);
+  }
+
+  async lastSubmitTimes(ids: readonly string[]): Promise<Map<string, number>> {
+    return lastSubmitTimes(this.db, ids);
+  }
+
+  async abandonedWhileUncertain(failedIds: readonly string[]): Promise<Set<string>> {
+    return abandonedWhileUncertain(this.db, failedIds);
+  }
+
+  async taskIdHolders(taskId: string): Promise<TaskIdHolder[]> {
+    return taskIdHolders(this.db, taskId);
+  }
+
+  async priors(ids: readonly string[]): Promise<Map<string, PriorRow>> {
+    return priors(this.db, ids);
+  }
+
+  async modelGroups(states: readonly ItemState[]): Promise<ModelGroup[]> {
+    return modelGroups(this.db, states);
+  }
+
+  async manifestRecords(paths?: readonly string[]): Promise<Map<string, ManifestRecord>> {
+    return manifestRecords(this.db, paths);
+  }
+
+  async orphans(limit: number): Promise<OrphanSummary> {
+    return orphanSummary(this.db, limit);
+  }
+
+  async listings(ids: readonly string[]): Promise<Map<string, ListingRow>> {
+    return listings(this.db, ids);
+  }
+
+  async adopt(ids: readonly string[]): Promise<string[]> {
+    return adopt(this.db, ids);
+  }
+
+  async forget(ids: readonly string[]): Promise<ForgetOutcome> {
+    return forget(this.db, ids);
+  }
+
+  /** @internal The rows results.jsonl is rebuilt from. */
   get results(): ResultRows {
-    return (this.resultRows ??= new ResultRows(this.db));
+    return (this.resultRowsReader ??= new ResultRows(this.db));
+  }
+
+  async resultRows(afterSeq: number, limit: number, maxBytes: number): Promise<ResultRow[]> {
+    return takePage(this.results.iterate(afterSeq, limit), maxBytes);
+  }
+
+  async firstOpenSeq(): Promise<number | undefined> {
+    return this.results.firstOpenSeq();
+  }
+
+  async recordRunStart(): Promise<number> {
+    return recordRunStart(this.db, this.now());
+  }
+
+  async recordRunEnd(id: number, end: RunEnd): Promise<void> {
+    recordRunEnd(this.db, this.now(), id, end);
+  }
+
+  async lastRun(): Promise<RunRecord | undefined> {
+    return lastRun(this.db);
+  }
+
+  async beginIngest(): Promise<IngestWriter> {
+    return new SqliteIngestWriter(this.db, new IngestSession(this), () => this.now());
+  }
+
+  async applyTransitions(changes: readonly Change[], options: { durability?: Durability } = {}): Promise<Move[]> {
+    return this.transitionsNow(changes, { deferSync: options.durability === 'relaxed' });
+  }
+
+  async apply(changes: readonly Change[]): Promise<Item[]> {
+    return this.applyNow(changes);
+  }
+
+  /** @internal As apply(), at once. */
+  applyNow(changes: readonly Change[]): Item[] {
+    this.transitionsNow(changes);
+    return changes.map((change) => this.item(change.id)!);
   }
 
   /**
-   * Applies transitions in ONE transaction (group commit): each is checked by the pure transition table
-   * and written compare-and-set on its from-state. Any failure rolls all of them back.
+   * @internal Applies transitions in ONE transaction (group commit): each is checked by the pure
+   * transition table and written compare-and-set on its from-state. Any failure rolls all of them back.
+   * With `deferSync` the commit skips its fsync (synchronous = NORMAL for this transaction);
+   * syncDeferred() or any later synced commit makes it durable.
    */
-  apply(changes: readonly Change[]): Item[] {
-    this.applyTransitions(changes);
-    return changes.map((change) => this.get(change.id)!);
-  }
-
-  /**
-   * As apply(), returning only each change's from/to states and time (no re-read of the rows). With
-   * `deferSync` the commit skips its fsync (synchronous = NORMAL for this transaction); syncDeferred()
-   * or any later synced commit makes it durable.
-   */
-  applyTransitions(changes: readonly Change[], options: { deferSync?: boolean } = {}): Move[] {
+  transitionsNow(changes: readonly Change[], options: { deferSync?: boolean } = {}): Move[] {
     if (changes.length === 0) return [];
     this.assertWritable();
     const defer = options.deferSync === true && this.syncMode === 'full';
@@ -304,7 +420,7 @@ export class Journal {
       this.assertOwner();
       // Inside the transaction: a cancellation committed before it is seen, so no intent is written after it.
       const submit = changes.find((c) => c.event === 'submit');
-      if (submit && this.jobCancel()) throw new JobCancelledError(submit.id);
+      if (submit && this.jobRow.cancel()) throw new JobCancelledError(submit.id);
       const moves: Move[] = [];
       for (const change of changes) {
         const head = this.stmt.head.get(change.id);
@@ -340,12 +456,16 @@ export class Journal {
     return moves;
   }
 
+  async markStored(ids: readonly string[], outputPath: string, detail: Record<string, unknown>): Promise<void> {
+    this.markStoredNow(ids, outputPath, detail);
+  }
+
   /**
-   * The `store` transition (succeeded -> downloaded) for many answered items whose results line is
-   * durable, in one transaction: the bulk form of applying `store` to each, without the per-change
-   * re-read, since every from-state and patch is the same.
+   * @internal The `store` transition (succeeded -> downloaded) for many answered items whose results
+   * line is durable, in one transaction: the bulk form of applying `store` to each, without the
+   * per-change re-read, since every from-state and patch is the same.
    */
-  markStored(ids: readonly string[], outputPath: string, detail: Record<string, unknown>): void {
+  markStoredNow(ids: readonly string[], outputPath: string, detail: Record<string, unknown>): void {
     if (ids.length === 0) return;
     this.assertWritable();
     const to = transition('succeeded', 'store');
@@ -361,8 +481,12 @@ export class Journal {
     }).immediate());
   }
 
-  /** Patches fields without a state change (e.g. a poll's gateway charge); logged as a note event. */
-  annotate(id: string, patch: ItemPatch, note: string): void {
+  async annotate(id: string, patch: ItemPatch, note: string): Promise<void> {
+    this.annotateNow(id, patch, note);
+  }
+
+  /** @internal Patches fields without a state change (e.g. a poll's gateway charge); logged as a note event. */
+  annotateNow(id: string, patch: ItemPatch, note: string): void {
     if (patchColumns(patch).assignments.length === 0) return;
     this.assertWritable();
     this.rollingBack(() => this.db.transaction(() => {
@@ -376,6 +500,22 @@ export class Journal {
       this.logEvent(id, this.now(), note, head.state, head.state, null);
       if (patch.reservedUsd !== undefined || patch.actualUsd !== undefined) this.spendCache = undefined;
     }).immediate());
+  }
+
+  async decideAndApply<T>(decide: (reader: Pick<JournalQueries, 'get' | 'list' | 'iterate' | 'abandonedWhileUncertain'>) => Promise<{ changes: Change[]; result: T }>): Promise<T> {
+    // The reads below resolve synchronously, so nothing else runs on this connection until COMMIT; the
+    // write lock taken first keeps other processes (a live runner) out between the reads and the writes.
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const { changes, result } = await decide(this);
+      this.applyNow(changes);
+      this.db.exec('COMMIT');
+      return result;
+    } catch (err) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      this.forgetUncommitted();
+      throw err;
+    }
   }
 
   /**
@@ -408,39 +548,5 @@ export class Journal {
   private logEvent(itemId: string, at: number, event: string, from: string | null, to: string, detail: string | null): void {
     if (!this.eventLog) throw new Error(`${this.file}: the journal is open read-only`);
     this.eventLog.append(itemId, at, event, from, to, detail);
-  }
-
-  events(itemId: string): Array<{ at: number; event: string; from: string | null; to: string; detail: unknown }> {
-    const rows = this.db.prepare('SELECT at, event, from_state, to_state, detail FROM events WHERE item_id = ? ORDER BY seq')
-      .all(itemId) as Array<{ at: number; event: string; from_state: string | null; to_state: string; detail: string | null }>;
-    return rows.map((r) => ({ at: r.at, event: r.event, from: r.from_state, to: r.to_state, detail: r.detail ? JSON.parse(r.detail) : null }));
-  }
-
-  eventLogPage(afterSeq: number, limit: number): Array<{ seq: number; itemId: string; at: number; event: string; from: string | null; to: string; detail: unknown }> {
-    const rows = logPage(this.db, afterSeq, limit);
-    return rows.map((r) => ({ seq: r.seq, itemId: r.item_id, at: r.at, event: r.event, from: r.from_state, to: r.to_state, detail: r.detail ? JSON.parse(r.detail) : null }));
-  }
-}
-
-/**
- * SQLite opens a file it cannot write read-only without a word: find out at open, not at the first write.
- * The probe does not wait for the write lock: a holder (a live runner, stopped mid-commit perhaps) proves
- * the file writable, and who holds the journal is for the runner lock to judge, at once.
- */
-function probeWritable(db: Database.Database): void {
-  const timeout = db.pragma('busy_timeout', { simple: true }) as number;
-  db.pragma('busy_timeout = 0');
-  try {
-    db.exec('BEGIN IMMEDIATE');
-  } catch (err) {
-    if ((err as { code?: string }).code === 'SQLITE_BUSY') return;
-    throw err;
-  } finally {
-    db.pragma(`busy_timeout = ${timeout}`);
-  }
-  try {
-    db.pragma(`user_version = ${db.pragma('user_version', { simple: true }) as number}`);
-  } finally {
-    db.exec('ROLLBACK');
   }
 }

@@ -60,3 +60,26 @@ export function openDatabase(file: string, options: { readonly: boolean; sync: '
     throw err;
   }
 }
+
+/**
+ * SQLite opens a file it cannot write read-only without a word: find out at open, not at the first write.
+ * The probe does not wait for the write lock: a holder (a live runner, stopped mid-commit perhaps) proves
+ * the file writable, and who holds the journal is for the runner lock to judge, at once.
+ */
+export function probeWritable(db: Database.Database): void {
+  const timeout = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    db.exec('BEGIN IMMEDIATE');
+  } catch (err) {
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') return;
+    throw err;
+  } finally {
+    db.pragma(`busy_timeout = ${timeout}`);
+  }
+  try {
+    db.pragma(`user_version = ${db.pragma('user_version', { simple: true }) as number}`);
+  } finally {
+    db.exec('ROLLBACK');
+  }
+}

@@ -1,12 +1,10 @@
-// How a run ends when its journal stopped being its own: deleted or replaced (the saved copy and the task
-// ids the operator needs), or its lock taken by another runner.
-import { LockLostError, type JournalStore } from '../../journal/index.js';
-import type { SqliteJournalStore } from '../../journal/sqlite/sqlite-store.js';
+// How a run ends when its journal stopped being its own: lost under it (the saved copy and the task ids the
+// operator needs), or its lock or lease taken by another runner.
+import { LockLostError, type JournalFileLoss, type JournalStore } from '../../journal/index.js';
 import { printable } from '../../core/printable.js';
 import { EXIT } from '../exit-code.js';
-import type { JournalLoss } from '../stops/journal-guard.js';
 import { isUnrecordedTask, type UnrecordedAnswer, type UnrecordedOutcome, type UnrecordedTask } from './unrecorded.js';
-import { journalLossReport, saveJournalCopy } from './journal-rescue.js';
+import { journalLossReport } from './journal-rescue.js';
 import type { RunResult } from '../run-result.js';
 
 /** Task ids named in the loss's summary line; the commands after it name every one. */
@@ -16,15 +14,15 @@ export function lockLostLine(statePath: string): string {
   return new LockLostError(statePath).message;
 }
 
-/** The end of a run whose journal stopped being its own: the truth for the operator, and the exit code. */
-export function endLost(store: SqliteJournalStore, statePath: string, loss: JournalLoss, base: RunResult, unrecorded: readonly UnrecordedOutcome[] = []): RunResult {
-  if (loss.kind === 'lock-lost') return endLeaseLost(statePath, base, unrecorded);
-  const { journal } = store;
-  journal.lock.release(); // the saved copy must not name this (soon dead) process as its runner
-  const copy = saveJournalCopy(journal, statePath, Date.now());
+/** The end of a run whose journal was lost under it: the journal saved where it can be, the truth for the operator, and the exit code. */
+export async function endLost(store: JournalStore, kind: JournalFileLoss, base: RunResult): Promise<RunResult> {
+  const rescue = await store.rescue();
   return {
-    ...base, exitCode: EXIT.usage, stopReason: 'journal-lost', counts: journal.counts(),
-    journalLost: { lines: journalLossReport(journal, statePath, loss.kind, copy), ...('path' in copy ? { savedCopy: copy.path } : {}) },
+    ...base, exitCode: EXIT.usage, stopReason: 'journal-lost', counts: await store.counts(),
+    journalLost: {
+      lines: journalLossReport(store.location, kind, rescue),
+      ...(rescue && 'path' in rescue.copy ? { savedCopy: rescue.copy.path } : {}),
+    },
   };
 }
 

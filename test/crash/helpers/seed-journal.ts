@@ -1,6 +1,6 @@
 // Puts rows of a finished journal back into the states a killed runner leaves behind, by plain SQL,
 // the way the runner itself would have left them (reservation held, nothing settled, no output).
-import Database from 'better-sqlite3';
+import { openSqliteFile } from '../../helpers/journal-raw.js';
 import { hostname } from 'node:os';
 
 export type MidRunState = 'submitting' | 'submitted' | 'running' | 'succeeded';
@@ -21,7 +21,7 @@ const RESETS: Record<MidRunState, string> = {
 };
 
 export function seedStates(statePath: string, states: Readonly<Record<string, MidRunState>>): void {
-  const db = new Database(statePath);
+  const db = openSqliteFile(statePath);
   try {
     db.transaction(() => {
       for (const [id, state] of Object.entries(states)) {
@@ -36,7 +36,7 @@ export function seedStates(statePath: string, states: Readonly<Record<string, Mi
 
 /** The lock row of a runner that was killed: a fresh heartbeat, but its pid is gone. */
 export function leaveLockOf(statePath: string, deadPid: number): void {
-  const db = new Database(statePath);
+  const db = openSqliteFile(statePath);
   try {
     const now = Date.now();
     db.prepare(`INSERT INTO runner_lock (id, pid, host, token, started_at, heartbeat_at) VALUES (1, ?, ?, 'killed-runner', ?, ?)

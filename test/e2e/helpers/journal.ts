@@ -1,9 +1,10 @@
 // Reads a journal the way `status` and `report` do: read-only, while (or after) a runner uses it.
 import type { ItemState } from '../../../src/core/states.js';
-import { Journal, type Item } from '../../../src/journal/index.js';
+import type { Item } from '../../../src/journal/index.js';
+import { openSyncJournal } from '../../helpers/journal-raw.js';
 
 export function readJournal(statePath: string): { items: Item[]; byId: Map<string, Item>; counts: Record<ItemState, number> } {
-  const journal = Journal.open(statePath, { readonly: true });
+  const journal = openSyncJournal(statePath, { readonly: true });
   try {
     const items = [...journal.iterate()];
     return { items, byId: new Map(items.map((i) => [i.id, i])), counts: journal.counts() };

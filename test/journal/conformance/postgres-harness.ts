@@ -1,7 +1,6 @@
 // The conformance harness of the PostgreSQL adapter: one schema for the test file, a job per test.
 import { afterEach, beforeEach } from 'vitest';
-import { PostgresJournalStore } from '../../../src/journal/postgres/postgres-store.js';
-import type { JournalStore } from '../../../src/journal/store.js';
+import { openStore, type JournalStore } from '../../../src/journal/index.js';
 import { usePgSchema } from '../../helpers/postgres.js';
 import type { Harness } from './harness.js';
 
@@ -21,7 +20,7 @@ export function usePostgresHarness(): Harness {
     adapter: 'postgres',
     jobName: () => job!,
     async open(options = {}) {
-      const store = await PostgresJournalStore.open(db.url(), { job: job!, ...options });
+      const store = await openStore(db.url(), { job: job!, ...options });
       opened.push(store);
       return store;
     },

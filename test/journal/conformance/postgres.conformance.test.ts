@@ -4,8 +4,10 @@ import { pgAvailable } from '../../helpers/postgres.js';
 import { usePostgresHarness } from './postgres-harness.js';
 import { journalConformance } from './suite.js';
 import { orphansConformance } from './orphans-suite.js';
+import { journalLossConformance } from './journal-loss-suite.js';
 
 describe.skipIf(!pgAvailable())('postgres', () => {
   journalConformance('postgres', usePostgresHarness);
   orphansConformance('postgres', usePostgresHarness);
+  journalLossConformance('postgres', usePostgresHarness);
 });

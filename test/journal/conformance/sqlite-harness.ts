@@ -1,12 +1,11 @@
 // The conformance harness of the SQLite adapter: a fresh journal file per test.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
-import { Journal } from '../../../src/journal/index.js';
-import { SqliteJournalStore } from '../../../src/journal/sqlite/sqlite-store.js';
-import type { JournalStore } from '../../../src/journal/store.js';
+import { openStore, type JournalStore } from '../../../src/journal/index.js';
 import type { Harness } from './harness.js';
+import { openSyncJournal, rawDb } from '../../helpers/journal-raw.js';
 
 export function useSqliteHarness(): Harness {
   let dir: string | undefined;
@@ -25,17 +24,24 @@ export function useSqliteHarness(): Harness {
     adapter: 'sqlite',
     jobName: () => 'conformance-job',
     async open(options = {}) {
-      const store = SqliteJournalStore.open(file(), options);
+      const store = await openStore(file(), { job: 'conformance-job', ...options });
       opened.push(store);
       return store;
     },
     async plantRunner({ pid, host, heartbeatAt, processStart = null }) {
-      const journal = Journal.open(file());
+      const journal = openSyncJournal(file());
       try {
-        journal.db.prepare(`INSERT OR REPLACE INTO runner_lock (id, pid, host, token, started_at, heartbeat_at, process_start)
+        rawDb(journal).prepare(`INSERT OR REPLACE INTO runner_lock (id, pid, host, token, started_at, heartbeat_at, process_start)
           VALUES (1, ?, ?, 'planted', ?, ?, ?)`).run(pid, host, heartbeatAt, heartbeatAt, processStart);
       } finally {
         journal.close();
+      }
+    },
+    async loseJournal(kind) {
+      rmSync(file());
+      if (kind === 'replaced') {
+        writeFileSync(`${file()}.new`, 'another file');
+        renameSync(`${file()}.new`, file());
       }
     },
   };

@@ -1,10 +1,8 @@
 // The `runs` table: one row per `gbatch run` on this journal, written when it starts and when it ends.
 // Kept apart from the transition hot path: two writes per run.
+import type Database from 'better-sqlite3';
 import { hostname } from 'node:os';
-import type { Journal } from './sqlite/journal.js';
-import type { RunEnd, RunRecord } from './run-record.js';
-
-export type { RunEnd, RunRecord };
+import type { RunEnd, RunRecord } from '../run-record.js';
 
 interface RunRow {
   id: number; pid: number; host: string; started_at: number; ended_at: number | null;
@@ -14,22 +12,22 @@ interface RunRow {
 const MAX_MESSAGE = 1000;
 
 /** Records a run's start; returns its id for recordRunEnd. */
-export function recordRunStart(journal: Journal): number {
-  const result = journal.db.prepare('INSERT INTO runs (pid, host, started_at) VALUES (?, ?, ?)').run(process.pid, hostname(), journal.now());
+export function recordRunStart(db: Database.Database, now: number): number {
+  const result = db.prepare('INSERT INTO runs (pid, host, started_at) VALUES (?, ?, ?)').run(process.pid, hostname(), now);
   return Number(result.lastInsertRowid);
 }
 
-export function recordRunEnd(journal: Journal, id: number, end: RunEnd): void {
+export function recordRunEnd(db: Database.Database, now: number, id: number, end: RunEnd): void {
   const message = end.message == null ? null : end.message.slice(0, MAX_MESSAGE);
-  journal.db.prepare('UPDATE runs SET ended_at = ?, exit_code = ?, stop_reason = ?, message = ? WHERE id = ?')
-    .run(journal.now(), end.exitCode, end.stopReason ?? null, message, id);
+  db.prepare('UPDATE runs SET ended_at = ?, exit_code = ?, stop_reason = ?, message = ? WHERE id = ?')
+    .run(now, end.exitCode, end.stopReason ?? null, message, id);
 }
 
 /** The most recent run, or undefined (none yet, or a journal written before runs were recorded). */
-export function lastRun(journal: Journal): RunRecord | undefined {
-  const table = journal.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs'").get();
+export function lastRun(db: Database.Database): RunRecord | undefined {
+  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs'").get();
   if (!table) return undefined;
-  const row = journal.db.prepare('SELECT * FROM runs ORDER BY id DESC LIMIT 1').get() as RunRow | undefined;
+  const row = db.prepare('SELECT * FROM runs ORDER BY id DESC LIMIT 1').get() as RunRow | undefined;
   if (!row) return undefined;
   return {
     id: row.id, pid: row.pid, host: row.host, startedAt: row.started_at, endedAt: row.ended_at,

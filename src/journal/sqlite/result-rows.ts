@@ -1,8 +1,8 @@
 // The rows results.jsonl is rebuilt from: every item in a final state (a chat/responses answer already
 // counts once `succeeded`), as raw column text in manifest order, so bodies are spliced, never re-parsed.
 import type Database from 'better-sqlite3';
-import { HAS_LINE, OPEN_STATES, type ResultRow } from './result-row.js';
-import { hasWideValues } from './sqlite/wide-values.js';
+import { HAS_LINE, OPEN_STATES, type ResultRow } from '../result-row.js';
+import { hasWideValues } from './wide-values.js';
 
 export type { ResultRow };
 
