@@ -1,6 +1,6 @@
 // The conformance harness of the PostgreSQL adapter: one schema for the test file, a job per test.
 import { afterEach, beforeEach } from 'vitest';
-import { openStore, type JournalStore } from '../../../src/journal/index.js';
+import { openQueries, openStore, type JournalStore } from '../../../src/journal/index.js';
 import { usePgSchema } from '../../helpers/postgres.js';
 import type { Harness } from './harness.js';
 
@@ -20,7 +20,9 @@ export function usePostgresHarness(): Harness {
     adapter: 'postgres',
     jobName: () => job!,
     async open(options = {}) {
-      const store = await openStore(db.url(), { job: job!, ...options });
+      const { readonly, ...rest } = options;
+      // A read-only journal is a JournalQueries; the suite checks that its writes are refused, so it is handed out as a store.
+      const store = readonly ? ((await openQueries(db.url(), { job: job!, ...rest })) as JournalStore) : await openStore(db.url(), { job: job!, ...rest });
       opened.push(store);
       return store;
     },

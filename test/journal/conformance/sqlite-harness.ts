@@ -3,7 +3,7 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
-import { openStore, type JournalStore } from '../../../src/journal/index.js';
+import { openQueries, openStore, type JournalStore } from '../../../src/journal/index.js';
 import type { Harness } from './harness.js';
 import { openSyncJournal, rawDb } from '../../helpers/journal-raw.js';
 
@@ -24,7 +24,9 @@ export function useSqliteHarness(): Harness {
     adapter: 'sqlite',
     jobName: () => 'conformance-job',
     async open(options = {}) {
-      const store = await openStore(file(), { job: 'conformance-job', ...options });
+      const { readonly, ...rest } = options;
+      // A read-only journal is a JournalQueries; the suite checks that its writes are refused, so it is handed out as a store.
+      const store = readonly ? ((await openQueries(file(), { job: 'conformance-job', ...rest })) as JournalStore) : await openStore(file(), { job: 'conformance-job', ...rest });
       opened.push(store);
       return store;
     },
