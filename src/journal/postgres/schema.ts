@@ -2,7 +2,7 @@
 // One database holds many jobs: every table is keyed by the job.
 import type pg from 'pg';
 import { MIGRATION_LOCK_SQL } from './advisory-locks.js';
-import { APPLY_CHANGES_FUNCTION } from './apply-changes-function.js';
+import { APPLY_CHANGES_FUNCTION, APPLY_PLAN_FUNCTION } from './apply-changes-function.js';
 
 export const MIGRATIONS: readonly string[] = [
   // Seqs are drawn 1000 at a time per session (an ingest draws one per row; gaps are harmless: only the
@@ -274,6 +274,8 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE items ADD COLUMN meta text;
   `,
+  // A batch of transitions in one statement, as planned in TypeScript: the intent named by the plan (apply-changes-function.ts).
+  APPLY_PLAN_FUNCTION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
