@@ -2,6 +2,7 @@
 // never edit a shipped one. APPLY_CHANGES_FUNCTION is the first (it judged which change is an intent
 // itself; kept for the journals it created and for a runner of that version still attached), and
 // APPLY_PLAN_FUNCTION the one gbatch calls (batch-apply.ts).
+
 // A batch of transitions in one statement, so one round trip: a runner's group commit calls it alone
 // (autocommit: the call is the transaction). In order: the job's write lock (shared), the runner's
 // standing (not swept, lease not expired: else GB003), each row checked and written compare-and-set on

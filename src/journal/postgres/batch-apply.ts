@@ -9,7 +9,7 @@ import { BudgetExceededError, JobCancelledError, StaleTransitionError, type Chan
 import { patchFields } from './item-row.js';
 import { followedConnectionLoss } from './connection-loss.js';
 
-/** The SQLSTATEs gbatch_apply_changes raises. */
+/** The SQLSTATEs gbatch_apply_plan raises. */
 const STALE = 'GB001';
 const OVER_BUDGET = 'GB002';
 const LEASE_LOST = 'GB003';

@@ -302,6 +302,7 @@ export class Journal {
     const run = this.db.transaction(() => {
       this.assertOwner();
       // Inside the transaction: a cancellation committed before it is seen, so no intent is written after it.
+      // Before the plan: a cancelled job refuses the batch whatever else it holds.
       const intent = changes.find((c) => isIntent(c.event));
       if (intent && this.jobCancel()) throw new JobCancelledError(intent.id);
       const seqs = new Map<string, number>();
