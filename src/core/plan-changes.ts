@@ -22,10 +22,14 @@ export interface PlannableChange {
 export interface PlanContext { runner: string | undefined; now: number }
 
 /** One row's write: compare-and-set from `from` to `to`, the row becoming `owner`'s (null: no one's). */
-export interface PlannedRow<C extends PlannableChange = PlannableChange> { change: C; from: ItemState; to: ItemState; owner: string | null }
+export interface PlannedRow<C extends PlannableChange = PlannableChange> {
+  change: C; from: ItemState; to: ItemState; owner: string | null;
+}
 
 /** One event to append, in batch order. `detail` is the change's detail as stored (JSON text). */
-export interface PlannedEvent { itemId: string; at: number; event: ItemEvent; from: ItemState; to: ItemState; detail: string | null }
+export interface PlannedEvent {
+  itemId: string; at: number; event: ItemEvent; from: ItemState; to: ItemState; detail: string | null;
+}
 
 /**
  * What the batch moves the job's totals by (USD, unrounded, summed in batch order), and the first row
@@ -63,7 +67,9 @@ export function isIntent(event: ItemEvent): boolean {
  * (and the money) the earlier change left it with. Throws, before anything is written, on an unknown
  * item, a failed `expect` (StaleTransitionError) or an illegal transition (IllegalTransitionError).
  */
-export function planChanges<C extends PlannableChange>(heads: ReadonlyMap<string, RowHead>, changes: readonly C[], context: PlanContext): ChangePlan<C> {
+export function planChanges<C extends PlannableChange>(
+  heads: ReadonlyMap<string, RowHead>, changes: readonly C[], context: PlanContext,
+): ChangePlan<C> {
   const now = new Map<string, { state: ItemState; reservedUsd: number; actualUsd: number }>();
   const money: MoneyMove = { reservedUsd: 0, actualUsd: 0, reservingId: undefined };
   const rows: PlannedRow<C>[] = [];
@@ -78,7 +84,9 @@ export function planChanges<C extends PlannableChange>(heads: ReadonlyMap<string
       now.set(change.id, row);
     }
     const from = row.state;
-    if (change.expect !== undefined && from !== change.expect) throw new StaleTransitionError(change.id, change.event, change.expect, from);
+    if (change.expect !== undefined && from !== change.expect) {
+      throw new StaleTransitionError(change.id, change.event, change.expect, from);
+    }
     const to = transition(from, change.event);
     row.state = to;
     const patch = change.patch ?? {};
@@ -93,7 +101,8 @@ export function planChanges<C extends PlannableChange>(heads: ReadonlyMap<string
     }
     if (intentId === undefined && isIntent(change.event)) intentId = change.id;
     rows.push({ change, from, to, owner: ownerAfter(to, context.runner) });
-    events.push({ itemId: change.id, at: context.now, event: change.event, from, to, detail: change.detail ? JSON.stringify(change.detail) : null });
+    const detail = change.detail ? JSON.stringify(change.detail) : null;
+    events.push({ itemId: change.id, at: context.now, event: change.event, from, to, detail });
   }
   return { rows, events, money, intentId };
 }
@@ -105,10 +114,14 @@ export function planChanges<C extends PlannableChange>(heads: ReadonlyMap<string
  * then): `money` here is left out, and the write moves the job's totals by what each row's patched
  * reservation and charge differ from the row's.
  */
-export function planOnExpected<C extends PlannableChange>(changes: readonly C[], context: PlanContext): Omit<ChangePlan<C>, 'money'> {
+export function planOnExpected<C extends PlannableChange>(
+  changes: readonly C[], context: PlanContext,
+): Omit<ChangePlan<C>, 'money'> {
   const heads = new Map<string, RowHead>();
   for (const change of changes) {
-    if (change.expect === undefined) throw new Error(`item '${change.id}': a change planned on its expected state must name it`);
+    if (change.expect === undefined) {
+      throw new Error(`item '${change.id}': a change planned on its expected state must name it`);
+    }
     if (heads.has(change.id)) throw new Error(`item '${change.id}': named twice in a batch planned on expected states`);
     heads.set(change.id, { state: change.expect, reservedUsd: 0, actualUsd: 0 });
   }
@@ -117,6 +130,8 @@ export function planOnExpected<C extends PlannableChange>(changes: readonly C[],
 }
 
 /** Whether the job's totals after a move pass its budget (a nano-dollar of float noise allowed). */
-export function overBudget(totals: { reservedUsd: number; actualUsd: number }, budgetUsd: number | null | undefined): boolean {
+export function overBudget(
+  totals: { reservedUsd: number; actualUsd: number }, budgetUsd: number | null | undefined,
+): boolean {
   return budgetUsd != null && totals.reservedUsd + totals.actualUsd > budgetUsd + 1e-9;
 }
