@@ -2,6 +2,9 @@
 import type { JobFileBudget } from '../core/job-budget.js';
 import type { ItemEvent, ItemState } from '../core/states.js';
 import type { ItemPatch } from './item.js';
+import { StaleTransitionError } from '../core/stale-transition.js';
+
+export { StaleTransitionError };
 
 export interface JobRecord {
   name: string; manifest: string; options: Record<string, unknown>; createdAt: number; updatedAt: number;
@@ -21,14 +24,6 @@ export interface Change {
    * operator's `resolve`) decided first: the change fails with StaleTransitionError, not as a bug.
    */
   expect?: ItemState;
-}
-
-export class StaleTransitionError extends Error {
-  readonly code = 'GBATCH_STALE_TRANSITION';
-  constructor(readonly itemId: string, readonly event: ItemEvent, readonly expected: ItemState, readonly actual?: ItemState) {
-    super(`item '${itemId}' left state '${expected}'${actual ? ` (now '${actual}')` : ''} before '${event}' was written`);
-    this.name = 'StaleTransitionError';
-  }
 }
 
 export interface Spend { reservedUsd: number; actualUsd: number }

@@ -1,17 +1,15 @@
-// A runner's group commit in one round trip: the batch goes to gbatch_apply_changes (schema.ts) as one
-// JSON document, and the statement is its own transaction. Each transition is judged here, by the pure
-// table, from the state the writer expects the row in; the database checks that expectation (and whose
-// the row is), writes the rows and their events and moves the job's money, or refuses the whole batch.
+// A runner's group commit in one round trip: the batch is planned here (core/plan-changes.ts) on the
+// states the writer expects the rows in, and the plan goes to gbatch_apply_plan (migrations/012-apply-plan-function.sql) as one JSON
+// document, the statement its own transaction. The database checks those expectations (and whose each
+// row is), writes the rows and their events and moves the job's money, or refuses the whole batch.
 import type pg from 'pg';
-import { transition } from '../../core/states.js';
+import { canTransition } from '../../core/states.js';
+import { planOnExpected } from '../../core/plan-changes.js';
 import { BudgetExceededError, JobCancelledError, StaleTransitionError, type Change, type Move } from '../change.js';
 import { patchFields } from './item-row.js';
 import { followedConnectionLoss } from './connection-loss.js';
-import { HELD_STATES } from './transitions.js';
 
-const HELD: ReadonlySet<string> = new Set(HELD_STATES);
-
-/** The SQLSTATEs gbatch_apply_changes raises. */
+/** The SQLSTATEs gbatch_apply_plan raises. */
 const STALE = 'GB001';
 const OVER_BUDGET = 'GB002';
 const LEASE_LOST = 'GB003';
@@ -32,38 +30,22 @@ export class BatchLeaseLostError extends Error {
  * every number in the patches survives JSON (a NaN would not).
  */
 export function batchable(changes: readonly Change[]): boolean {
-  if (changes.some((c) => c.expect === undefined || !legal(c))) return false;
+  if (changes.some((c) => c.expect === undefined || !canTransition(c.expect, c.event))) return false;
   if (new Set(changes.map((c) => c.id)).size !== changes.length) return false;
   return changes.every((c) => Object.values(c.patch ?? {}).every((v) => typeof v !== 'number' || Number.isFinite(v)));
 }
 
-function legal(change: Change): boolean {
-  try {
-    transition(change.expect!, change.event);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Applies a batchable() batch; throws StaleTransitionError, BudgetExceededError, JobCancelledError or BatchLeaseLostError as the database refuses it. */
 export async function applyBatch(db: Pick<pg.Pool, 'query'>, jobId: number, runnerId: string | undefined, changes: readonly Change[], now: number, defer: boolean): Promise<Move[]> {
-  const moves: Move[] = [];
-  const rows = changes.map((change) => {
-    const from = change.expect!;
-    const to = transition(from, change.event);
-    moves.push({ from, to, at: now });
+  const plan = planOnExpected(changes, { runner: runnerId, now });
+  const moves: Move[] = plan.rows.map(({ from, to }) => ({ from, to, at: now }));
+  const rows = plan.rows.map(({ change, from, to, owner }, i) => {
     const { columns, values } = patchFields(change.patch ?? {});
-    return {
-      id: change.id, e: change.event, f: from, t: to,
-      d: change.detail ? JSON.stringify(change.detail) : null,
-      // A row in a held state is its runner's; anywhere else it is no one's (an operator may decide it).
-      o: HELD.has(to) ? runnerId ?? null : null,
-      p: Object.fromEntries(columns.map((column, i) => [column, values[i]])),
-    };
+    const event = plan.events[i]!;
+    return { id: change.id, f: from, t: to, o: owner, p: Object.fromEntries(columns.map((column, c) => [column, values[c]])), e: event.event, d: event.detail };
   });
   try {
-    await db.query('SELECT gbatch_apply_changes($1, $2, $3, $4, $5)', [jobId, runnerId ?? null, now, JSON.stringify(rows), defer]);
+    await db.query('SELECT gbatch_apply_plan($1, $2, $3, $4, $5, $6)', [jobId, runnerId ?? null, now, JSON.stringify(rows), plan.intentId ?? null, defer]);
   } catch (err) {
     // Refused as stale on a repeat after a lost connection: the first attempt may have landed. It did
     // when every row is already where the batch takes it (no one else moves a row of this runner's so).

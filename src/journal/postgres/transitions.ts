@@ -2,6 +2,7 @@
 // pure transition table and written compare-and-set on its from-state, every move logged as an event.
 import type pg from 'pg';
 import { transition, type ItemEvent, type ItemState } from '../../core/states.js';
+import { HELD_STATES, overBudget, planChanges, type MoneyMove } from '../../core/plan-changes.js';
 import { BudgetExceededError, JobCancelledError, StaleTransitionError, type Change, type Move } from '../change.js';
 import type { JobCancel } from '../store.js';
 import type { ItemPatch } from '../item.js';
@@ -21,12 +22,7 @@ export async function logEvents(client: pg.ClientBase, jobId: number, at: number
 
 interface Planned { change: Change; from: ItemState; to: ItemState; columns: string[]; values: unknown[] }
 
-/**
- * States in which a row is some runner's (it sent the request, polls the task, downloads the answer).
- * A row has an owner only in one of them: a look-up by owner names them too, for the state index.
- */
-export const HELD_STATES: readonly ItemState[] = ['submitting', 'submitted', 'running', 'succeeded'];
-const HELD: ReadonlySet<ItemState> = new Set(HELD_STATES);
+export { HELD_STATES };
 
 /**
  * Who writes: a runner of the job (its rows, and rows nobody holds; a row it moves into a held state
@@ -36,52 +32,30 @@ const HELD: ReadonlySet<ItemState> = new Set(HELD_STATES);
 export interface Writer { runnerId: string | undefined; sweeping?: readonly string[] }
 
 /**
- * Applies `changes` in order. The rows' states are read once; a row changed twice in one batch is
- * judged on the state the earlier change left it in. Throws (the caller rolls back) on an unknown
- * item, an illegal transition, a failed `expect`, a row that moved under the compare-and-set or that
- * another runner holds, or a reservation the job's budget cannot take.
+ * Applies `changes` in order, as planChanges plans them on the rows' heads (read once). Throws (the
+ * caller rolls back) on an unknown item, an illegal transition, a failed `expect`, a row that moved
+ * under the compare-and-set or that another runner holds, or a reservation the job's budget cannot take.
  */
 export async function applyChanges(client: pg.ClientBase, jobId: number, changes: readonly Change[], now: number, writer: Writer = { runnerId: undefined }): Promise<Move[]> {
   const ids = [...new Set(changes.map((c) => c.id))];
   const heads = await client.query<{ id: string; state: string; reserved_usd: number; actual_usd: number | null }>(
     'SELECT id, state, reserved_usd, actual_usd FROM items WHERE job_id = $1 AND id = ANY($2)', [jobId, ids]);
-  const stateOf = new Map(heads.rows.map((row) => [row.id, row.state as ItemState]));
-  const money = new Map(heads.rows.map((row) => [row.id, { reserved: row.reserved_usd, actual: row.actual_usd ?? 0 }]));
-  let reservedDelta = 0;
-  let actualDelta = 0;
-  let reserving: string | undefined;
-  // Every check the transition table and `expect` make, in order, before anything is written.
-  const planned: Planned[] = [];
-  for (const change of changes) {
-    const from = stateOf.get(change.id);
-    if (from === undefined) throw new Error(`unknown item '${change.id}'`);
-    if (change.expect !== undefined && from !== change.expect) throw new StaleTransitionError(change.id, change.event, change.expect, from);
-    const to = transition(from, change.event);
-    stateOf.set(change.id, to);
-    const held = money.get(change.id)!;
-    const patch = change.patch ?? {};
-    if (patch.reservedUsd !== undefined) {
-      if (patch.reservedUsd > held.reserved) reserving ??= change.id;
-      reservedDelta += patch.reservedUsd - held.reserved;
-      held.reserved = patch.reservedUsd;
-    }
-    if (patch.actualUsd !== undefined) actualDelta += (patch.actualUsd ?? 0) - held.actual, held.actual = patch.actualUsd ?? 0;
-    const fields = patchFields(patch);
-    // A row in a held state is its runner's; anywhere else it is no one's (an operator may decide it).
+  const plan = planChanges(new Map(heads.rows.map((row) => [row.id, { state: row.state as ItemState, reservedUsd: row.reserved_usd, actualUsd: row.actual_usd }])),
+    changes, { runner: writer.runnerId, now });
+  const planned: Planned[] = plan.rows.map(({ change, from, to, owner }) => {
+    const fields = patchFields(change.patch ?? {});
     fields.columns.push('owner');
-    fields.values.push(HELD.has(to) ? writer.runnerId ?? null : null);
-    planned.push({ change, from, to, ...fields });
-  }
+    fields.values.push(owner);
+    return { change, from, to, ...fields };
+  });
   if (ids.length === changes.length) await updateDistinct(client, jobId, planned, now, writer);
   else for (const step of planned) await updateOne(client, jobId, step, now, writer);
-  await logEvents(client, jobId, now, planned.map(({ change, from, to }) =>
-    ({ itemId: change.id, event: change.event, from, to, detail: change.detail ? JSON.stringify(change.detail) : null })));
-  const cancelled = await moveJobMoney(client, jobId, reservedDelta, actualDelta, reserving);
+  await logEvents(client, jobId, now, plan.events);
+  const cancelled = await moveJobMoney(client, jobId, plan.money);
   // A cancellation committed before this transaction's write is seen (the job row's lock orders them):
   // no intent is written after it. Without money moved, one read of the job's row says it.
-  const submit = planned.find((step) => step.change.event === 'submit');
-  if (submit && (cancelled ?? ((await jobCancelOf(client, jobId, true)) !== undefined))) throw new JobCancelledError(submit.change.id);
-  return planned.map(({ from, to }) => ({ from, to, at: now }));
+  if (plan.intentId !== undefined && (cancelled ?? ((await jobCancelOf(client, jobId, true)) !== undefined))) throw new JobCancelledError(plan.intentId);
+  return plan.rows.map(({ from, to }) => ({ from, to, at: now }));
 }
 
 /** The job's cancellation (`gbatch cancel`); `share`: read under a share lock of the job's row (inside a write). */
@@ -97,16 +71,16 @@ export async function jobCancelOf(db: Pick<pg.ClientBase, 'query'>, jobId: numbe
  * settled + reserved within the budget: the row lock on the job makes the check and the move one step
  * for every runner, so racing runners can never together pass the budget.
  */
-async function moveJobMoney(client: pg.ClientBase, jobId: number, reservedDelta: number, actualDelta: number, reserving: string | undefined): Promise<boolean | undefined> {
-  if (reservedDelta === 0 && actualDelta === 0) return undefined;
+async function moveJobMoney(client: pg.ClientBase, jobId: number, money: MoneyMove): Promise<boolean | undefined> {
+  if (money.reservedUsd === 0 && money.actualUsd === 0) return undefined;
   const { rows } = await client.query<{ reserved_usd: number; actual_usd: number; budget_usd: number | null; cancelled: boolean }>(
     `UPDATE jobs SET reserved_usd = reserved_usd + $2, actual_usd = actual_usd + $3 WHERE id = $1
       RETURNING reserved_usd, actual_usd, budget_usd, cancelled_at IS NOT NULL AS cancelled`,
-    [jobId, reservedDelta, actualDelta]);
+    [jobId, money.reservedUsd, money.actualUsd]);
   const job = rows[0]!;
-  const held = job.reserved_usd + job.actual_usd;
-  if (reserving !== undefined && job.budget_usd !== null && held > job.budget_usd + 1e-9) {
-    throw new BudgetExceededError(reserving, job.budget_usd, roundMoney(held - reservedDelta - actualDelta), roundMoney(reservedDelta));
+  if (money.reservingId !== undefined && overBudget({ reservedUsd: job.reserved_usd, actualUsd: job.actual_usd }, job.budget_usd)) {
+    const held = job.reserved_usd + job.actual_usd;
+    throw new BudgetExceededError(money.reservingId, job.budget_usd!, roundMoney(held - money.reservedUsd - money.actualUsd), roundMoney(money.reservedUsd));
   }
   return job.cancelled;
 }

@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import { ITEM_STATES, transition, type ItemState } from '../../core/states.js';
 import { roundUsd } from '../../core/money.js';
 import type { TaskIdHolder } from '../../core/task-attach.js';
+import { isIntent, planChanges, type RowHead } from '../../core/plan-changes.js';
 import { migrate } from './schema.js';
 import { journalOpenError } from './open-error.js';
 import { patchColumns, rowToItem, type Item, type ItemPatch, type ItemRow } from '../item.js';
@@ -414,22 +415,16 @@ export class SqliteJournal implements JournalStore {
 
   private runTransitions(changes: readonly Change[]): Move[] {
     const now = this.now();
-    let reservedDelta = 0;
-    let actualDelta = 0;
     const run = this.db.transaction(() => {
       this.assertOwner();
       // Inside the transaction: a cancellation committed before it is seen, so no intent is written after it.
-      const submit = changes.find((c) => c.event === 'submit');
-      if (submit && this.jobRow.cancel()) throw new JobCancelledError(submit.id);
-      const moves: Move[] = [];
-      for (const change of changes) {
-        const head = this.stmt.head.get(change.id);
-        if (!head) throw new Error(`unknown item '${change.id}'`);
-        const from = head.state as ItemState;
-        if (change.expect !== undefined && from !== change.expect) throw new StaleTransitionError(change.id, change.event, change.expect, from);
-        const to = transition(from, change.event);
-        const patch = change.patch ?? {};
-        const { assignments, values, response } = this.rowWrite(patch);
+      // Before the plan: a cancelled job refuses the batch whatever else it holds.
+      const intent = changes.find((c) => isIntent(c.event));
+      if (intent && this.jobRow.cancel()) throw new JobCancelledError(intent.id);
+      const seqs = new Map<string, number>();
+      const plan = planChanges(this.heads(changes, seqs), changes, { runner: undefined, now });
+      plan.rows.forEach(({ change, from, to }, i) => {
+        const { assignments, values, response } = this.rowWrite(change.patch ?? {});
         const sql = `UPDATE items SET state = ?, updated_at = ?${assignments.map((a) => `, ${a}`).join('')} WHERE id = ? AND state = ?`;
         let statement = this.updateCache.get(sql);
         if (!statement) {
@@ -438,22 +433,33 @@ export class SqliteJournal implements JournalStore {
         }
         const result = statement.run(to, now, ...values, change.id, from);
         if (result.changes !== 1) throw new StaleTransitionError(change.id, change.event, from);
-        if (response !== null) this.wide!.storeAnswer(head.seq, response);
-        this.logEvent(change.id, now, change.event, from, to, change.detail ? JSON.stringify(change.detail) : null);
-        if (patch.reservedUsd !== undefined) reservedDelta += patch.reservedUsd - head.reserved_usd;
-        if (patch.actualUsd !== undefined) actualDelta += (patch.actualUsd ?? 0) - (head.actual_usd ?? 0);
-        moves.push({ from, to, at: now });
-      }
-      return moves;
+        if (response !== null) this.wide!.storeAnswer(seqs.get(change.id)!, response);
+        const event = plan.events[i]!;
+        this.logEvent(event.itemId, event.at, event.event, event.from, event.to, event.detail);
+      });
+      return plan;
     });
     // IMMEDIATE: take the write lock before reading, so another process (a `resolve`) makes us wait
     // out busy_timeout instead of failing at once with SQLITE_BUSY on the read-then-write upgrade.
-    const moves = this.rollingBack(() => run.immediate());
+    const plan = this.rollingBack(() => run.immediate());
     if (this.spendCache) {
-      this.spendCache.reservedUsd = roundUsd(this.spendCache.reservedUsd + reservedDelta);
-      this.spendCache.actualUsd = roundUsd(this.spendCache.actualUsd + actualDelta);
+      this.spendCache.reservedUsd = roundUsd(this.spendCache.reservedUsd + plan.money.reservedUsd);
+      this.spendCache.actualUsd = roundUsd(this.spendCache.actualUsd + plan.money.actualUsd);
     }
-    return moves;
+    return plan.rows.map(({ from, to }) => ({ from, to, at: now }));
+  }
+
+  /** The heads of the rows `changes` name (an unknown id is left out: the plan refuses it); their seqs into `seqs`. */
+  private heads(changes: readonly Change[], seqs: Map<string, number>): Map<string, RowHead> {
+    const heads = new Map<string, RowHead>();
+    for (const { id } of changes) {
+      if (seqs.has(id)) continue;
+      const head = this.stmt.head.get(id);
+      if (!head) continue;
+      seqs.set(id, head.seq);
+      heads.set(id, { state: head.state as ItemState, reservedUsd: head.reserved_usd, actualUsd: head.actual_usd });
+    }
+    return heads;
   }
 
   async markStored(ids: readonly string[], outputPath: string, detail: Record<string, unknown>): Promise<void> {

@@ -1,0 +1,137 @@
+// What a batch of transitions does, decided once for every journal: each row's next state (the pure
+// table), whose the row becomes, the event each move logs, the money the job's totals move by, and
+// whether the batch holds an intent (a `submit`, refused while the job is cancelled). An adapter reads
+// the rows' heads, plans, and then only writes the plan, guarded: compare-and-set on each row's
+// from-state, the owner/lease fence, the budget check under the job's lock.
+import { StaleTransitionError } from './stale-transition.js';
+import { transition, type ItemEvent, type ItemState } from './states.js';
+
+/** A row as the plan needs it before the batch: its state and the money it holds. */
+export interface RowHead { state: ItemState; reservedUsd: number; actualUsd: number | null }
+
+/** The part of a change the plan reads (the journal's Change is one). */
+export interface PlannableChange {
+  id: string;
+  event: ItemEvent;
+  expect?: ItemState | undefined;
+  patch?: { reservedUsd?: number | undefined; actualUsd?: number | null | undefined } | undefined;
+  detail?: Record<string, unknown> | undefined;
+}
+
+/** Who writes: a runner of the job, or (undefined) an operator's command. */
+export interface PlanContext { runner: string | undefined; now: number }
+
+/** One row's write: compare-and-set from `from` to `to`, the row becoming `owner`'s (null: no one's). */
+export interface PlannedRow<C extends PlannableChange = PlannableChange> {
+  change: C; from: ItemState; to: ItemState; owner: string | null;
+}
+
+/** One event to append, in batch order. `detail` is the change's detail as stored (JSON text). */
+export interface PlannedEvent {
+  itemId: string; at: number; event: ItemEvent; from: ItemState; to: ItemState; detail: string | null;
+}
+
+/**
+ * What the batch moves the job's totals by (USD, unrounded, summed in batch order), and the first row
+ * whose reservation it raises: a batch with one must leave settled + reserved within the budget.
+ */
+export interface MoneyMove { reservedUsd: number; actualUsd: number; reservingId: string | undefined }
+
+export interface ChangePlan<C extends PlannableChange = PlannableChange> {
+  rows: PlannedRow<C>[];
+  events: PlannedEvent[];
+  money: MoneyMove;
+  /** The first change that records an intent (`submit`): the write refuses the batch while the job is cancelled. */
+  intentId: string | undefined;
+}
+
+/**
+ * States in which a row is some runner's (it sent the request, polls the task, downloads the answer).
+ * A row has an owner only in one of them: anywhere else it is no one's, and an operator may decide it.
+ */
+export const HELD_STATES: readonly ItemState[] = ['submitting', 'submitted', 'running', 'succeeded'];
+const HELD: ReadonlySet<ItemState> = new Set(HELD_STATES);
+
+/** Whose a row in state `to` is after a change written by `runner`. */
+export function ownerAfter(to: ItemState, runner: string | undefined): string | null {
+  return HELD.has(to) ? runner ?? null : null;
+}
+
+/** Whether the change records an intent: the request may leave once it is durable. */
+export function isIntent(event: ItemEvent): boolean {
+  return event === 'submit';
+}
+
+/**
+ * Plans `changes` in order on the rows' heads. A row changed twice in one batch is judged on the state
+ * (and the money) the earlier change left it with. Throws, before anything is written, on an unknown
+ * item, a failed `expect` (StaleTransitionError) or an illegal transition (IllegalTransitionError).
+ */
+export function planChanges<C extends PlannableChange>(
+  heads: ReadonlyMap<string, RowHead>, changes: readonly C[], context: PlanContext,
+): ChangePlan<C> {
+  const now = new Map<string, { state: ItemState; reservedUsd: number; actualUsd: number }>();
+  const money: MoneyMove = { reservedUsd: 0, actualUsd: 0, reservingId: undefined };
+  const rows: PlannedRow<C>[] = [];
+  const events: PlannedEvent[] = [];
+  let intentId: string | undefined;
+  for (const change of changes) {
+    let row = now.get(change.id);
+    if (!row) {
+      const head = heads.get(change.id);
+      if (!head) throw new Error(`unknown item '${change.id}'`);
+      row = { state: head.state, reservedUsd: head.reservedUsd, actualUsd: head.actualUsd ?? 0 };
+      now.set(change.id, row);
+    }
+    const from = row.state;
+    if (change.expect !== undefined && from !== change.expect) {
+      throw new StaleTransitionError(change.id, change.event, change.expect, from);
+    }
+    const to = transition(from, change.event);
+    row.state = to;
+    const patch = change.patch ?? {};
+    if (patch.reservedUsd !== undefined) {
+      if (patch.reservedUsd > row.reservedUsd) money.reservingId ??= change.id;
+      money.reservedUsd += patch.reservedUsd - row.reservedUsd;
+      row.reservedUsd = patch.reservedUsd;
+    }
+    if (patch.actualUsd !== undefined) {
+      money.actualUsd += (patch.actualUsd ?? 0) - row.actualUsd;
+      row.actualUsd = patch.actualUsd ?? 0;
+    }
+    if (intentId === undefined && isIntent(change.event)) intentId = change.id;
+    rows.push({ change, from, to, owner: ownerAfter(to, context.runner) });
+    const detail = change.detail ? JSON.stringify(change.detail) : null;
+    events.push({ itemId: change.id, at: context.now, event: change.event, from, to, detail });
+  }
+  return { rows, events, money, intentId };
+}
+
+/**
+ * The plan of a batch whose writer has not read the rows (one round trip): each row taken to be in the
+ * state its change expects, which the write then checks. Every change must name one (`expect`), and no
+ * row may be named twice. The money such a batch moves is known only at the write (what the rows held
+ * then): `money` here is left out, and the write moves the job's totals by what each row's patched
+ * reservation and charge differ from the row's.
+ */
+export function planOnExpected<C extends PlannableChange>(
+  changes: readonly C[], context: PlanContext,
+): Omit<ChangePlan<C>, 'money'> {
+  const heads = new Map<string, RowHead>();
+  for (const change of changes) {
+    if (change.expect === undefined) {
+      throw new Error(`item '${change.id}': a change planned on its expected state must name it`);
+    }
+    if (heads.has(change.id)) throw new Error(`item '${change.id}': named twice in a batch planned on expected states`);
+    heads.set(change.id, { state: change.expect, reservedUsd: 0, actualUsd: 0 });
+  }
+  const { rows, events, intentId } = planChanges(heads, changes, context);
+  return { rows, events, intentId };
+}
+
+/** Whether the job's totals after a move pass its budget (a nano-dollar of float noise allowed). */
+export function overBudget(
+  totals: { reservedUsd: number; actualUsd: number }, budgetUsd: number | null | undefined,
+): boolean {
+  return budgetUsd != null && totals.reservedUsd + totals.actualUsd > budgetUsd + 1e-9;
+}
