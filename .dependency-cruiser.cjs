@@ -21,23 +21,32 @@ const anyOf = (names) => names.map(folder).join('|');
 // The exit-code lists still live in src/cli; the library exports them until they move below it.
 const ALLOWED_UPWARD = { from: ENTRIES, to: '^src/cli/exit-codes[.]ts$' };
 
-const layerRules = LAYERS.flatMap((names, rank) => names.flatMap((name) => {
-  const above = LAYERS.slice(0, rank + 1).flat().filter((other) => other !== name);
-  if (above.length === 0) return [];
-  return {
-    name: `layer-${name}`,
-    comment: `${name} imports only its own folder and the layers below it: ${LAYERS.slice(rank + 1).flat().join(', ') || 'none'}`,
-    severity: 'error',
-    from: { path: folder(name) },
-    to: { path: anyOf(above), ...(name === 'entry' ? { pathNot: ALLOWED_UPWARD.to } : {}) },
-  };
-}));
+const layerRules = LAYERS.flatMap((names, rank) =>
+  names.flatMap((name) => {
+    const above = LAYERS.slice(0, rank + 1)
+      .flat()
+      .filter((other) => other !== name);
+    if (above.length === 0) return [];
+    return {
+      name: `layer-${name}`,
+      comment: `${name} imports only its own folder and the layers below it: ${
+        LAYERS.slice(rank + 1)
+          .flat()
+          .join(', ') || 'none'
+      }`,
+      severity: 'error',
+      from: { path: folder(name) },
+      to: { path: anyOf(above), ...(name === 'entry' ? { pathNot: ALLOWED_UPWARD.to } : {}) },
+    };
+  }),
+);
 
 module.exports = {
   forbidden: [
     {
       name: 'no-circular',
-      comment: 'An import cycle: two modules that need each other are one concept, or share a third that both should import.',
+      comment:
+        'An import cycle: two modules that need each other are one concept, or share a third that both should import.',
       severity: 'error',
       from: { path: '^src/' },
       to: { circular: true },

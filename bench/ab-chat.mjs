@@ -23,14 +23,34 @@ try {
   for (let round = 0; round < Number(rounds); round++) {
     for (const name of round % 2 ? ['this', 'other'] : ['other', 'this']) {
       const started = performance.now();
-      const args = [join(checkouts[name], 'bin/gbatch.js'), 'run', manifest, '--state', join(dir, `${name}-${round}.db`),
-        '--out', join(dir, `out-${name}-${round}`), '--concurrency', '200', '--quiet', '--json'];
-      const code = await new Promise((resolve) => spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'inherit'] }).on('close', resolve));
+      const args = [
+        join(checkouts[name], 'bin/gbatch.js'),
+        'run',
+        manifest,
+        '--state',
+        join(dir, `${name}-${round}.db`),
+        '--out',
+        join(dir, `out-${name}-${round}`),
+        '--concurrency',
+        '200',
+        '--quiet',
+        '--json',
+      ];
+      const code = await new Promise((resolve) =>
+        spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'inherit'] }).on('close', resolve),
+      );
       if (code !== 0) throw new Error(`${name} exited ${code}`);
       seconds[name].push(Number(((performance.now() - started) / 1000).toFixed(2)));
     }
   }
-  console.log(JSON.stringify({ benchmark: 'ab-chat', rows: Number(rows), seconds, median_s: { this: median(seconds.this), other: median(seconds.other) } }));
+  console.log(
+    JSON.stringify({
+      benchmark: 'ab-chat',
+      rows: Number(rows),
+      seconds,
+      median_s: { this: median(seconds.this), other: median(seconds.other) },
+    }),
+  );
 } finally {
   await sim.stop();
   removeDir(dir);

@@ -19,21 +19,45 @@ const IO_AT_EXIT = join(root, 'bench/lib/io-at-exit.cjs');
 /** Issue 11: at most 4 KB written to disk per chat row. */
 export const TARGET_WRITE_BYTES_PER_ROW = 4096;
 
-export async function bytesPerRow({ rows = 20_000, latencyMs = 5, concurrency = 200, sync = 'full', split = true } = {}) {
+export async function bytesPerRow({
+  rows = 20_000,
+  latencyMs = 5,
+  concurrency = 200,
+  sync = 'full',
+  split = true,
+} = {}) {
   requireBuild();
   const dir = tempDir('bytes');
   const manifest = await chatJsonl(join(dir, 'chat.jsonl'), rows);
   const sim = await startSim(['--latency-ms', String(latencyMs), '--api-key', 'sk-bench=1000000']);
   const env = { GATEWAY_BASE_URL: sim.baseUrl, GATEWAY_API_KEY: 'sk-bench' };
-  const args = (name) => ['run', manifest, '--state', join(dir, `${name}.db`), '--out', join(dir, `out-${name}`),
-    '--concurrency', String(concurrency), '--journal-sync', sync, '--quiet', '--json'];
+  const args = (name) => [
+    'run',
+    manifest,
+    '--state',
+    join(dir, `${name}.db`),
+    '--out',
+    join(dir, `out-${name}`),
+    '--concurrency',
+    String(concurrency),
+    '--journal-sync',
+    sync,
+    '--quiet',
+    '--json',
+  ];
   try {
     const measured = await measuredRun(dir, args('measured'), env);
     const perRow = (n) => (n == null ? null : Math.round(n / rows));
     const result = {
-      benchmark: 'bytes-per-row', machine: machine(), rows, latency_ms: latencyMs, concurrency, journal_sync: sync,
+      benchmark: 'bytes-per-row',
+      machine: machine(),
+      rows,
+      latency_ms: latencyMs,
+      concurrency,
+      journal_sync: sync,
       wall_s: measured.wallMs / 1000,
-      write_bytes: measured.io?.write_bytes ?? null, write_bytes_per_row: perRow(measured.io?.write_bytes),
+      write_bytes: measured.io?.write_bytes ?? null,
+      write_bytes_per_row: perRow(measured.io?.write_bytes),
       wchar_per_row: perRow(measured.io?.wchar),
       ...measured.journal,
       db_bytes_per_row: perRow(measured.journal.db_bytes),
@@ -77,14 +101,26 @@ function journalFacts(file, wal, peakWal, summary) {
   const db = new Database(file, { readonly: true });
   try {
     const pageSize = db.pragma('page_size', { simple: true });
-    const pages = db.prepare('SELECT name, count(*) AS pages, sum(payload) AS payload FROM dbstat GROUP BY name ORDER BY pages DESC').all();
+    const pages = db
+      .prepare('SELECT name, count(*) AS pages, sum(payload) AS payload FROM dbstat GROUP BY name ORDER BY pages DESC')
+      .all();
     // The item row's widest columns (average bytes per row): what a smaller row would drop.
-    const columns = db.prepare('SELECT name FROM pragma_table_info(\'items\')').all().map((c) => c.name);
-    const widths = db.prepare(`SELECT ${columns.map((c) => `avg(length("${c}")) AS "${c}"`).join(', ')} FROM items`).get();
-    const wide = Object.entries(widths).filter(([, v]) => v >= 16).sort((a, b) => b[1] - a[1]);
+    const columns = db
+      .prepare("SELECT name FROM pragma_table_info('items')")
+      .all()
+      .map((c) => c.name);
+    const widths = db
+      .prepare(`SELECT ${columns.map((c) => `avg(length("${c}")) AS "${c}"`).join(', ')} FROM items`)
+      .get();
+    const wide = Object.entries(widths)
+      .filter(([, v]) => v >= 16)
+      .sort((a, b) => b[1] - a[1]);
     return {
-      db_bytes: statSync(file).size, wal_peak_bytes: peakWal, wal_final_bytes: finalWal,
-      page_size: pageSize, page_count: db.pragma('page_count', { simple: true }),
+      db_bytes: statSync(file).size,
+      wal_peak_bytes: peakWal,
+      wal_final_bytes: finalWal,
+      page_size: pageSize,
+      page_count: db.pragma('page_count', { simple: true }),
       journal_commits: summary.journal_commits ?? null,
       pages_by_object: Object.fromEntries(pages.map((p) => [p.name, p.pages])),
       payload_bytes_by_object: Object.fromEntries(pages.map((p) => [p.name, p.payload])),
@@ -102,14 +138,38 @@ function hasStrace() {
 /** The same run under strace: bytes written per destination file, WAL frames and checkpointed pages. */
 async function splitRun(dir, args, env, rows) {
   const trace = join(dir, 'strace.txt');
-  const child = spawn('strace', ['-f', '-qq', '-y', '-s', '0', '-e', 'signal=none', '-o', trace,
-    '-e', 'trace=write,pwrite64,writev,pwritev,pwritev2,copy_file_range', process.execPath, join(root, 'bin/gbatch.js'), ...args], {
-    cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    'strace',
+    [
+      '-f',
+      '-qq',
+      '-y',
+      '-s',
+      '0',
+      '-e',
+      'signal=none',
+      '-o',
+      trace,
+      '-e',
+      'trace=write,pwrite64,writev,pwritev,pwritev2,copy_file_range',
+      process.execPath,
+      join(root, 'bin/gbatch.js'),
+      ...args,
+    ],
+    {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d) => { stdout += d; });
-  child.stderr.on('data', (d) => { stderr += d; });
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
   const code = await new Promise((resolve) => child.once('exit', resolve));
   if (code !== 0) throw new Error(`gbatch under strace exited ${code}: ${stderr.slice(-500)}`);
   const dbFile = args[3];
@@ -144,19 +204,30 @@ async function splitRun(dir, args, env, rows) {
   const perRow = Object.fromEntries(Object.entries(bytes).map(([k, v]) => [k, Math.round(v / rows)]));
   return {
     note: 'under strace (slower, so commits batch differently); bytes passed to write calls, per destination',
-    journal_commits: commits, bytes, bytes_per_row: perRow,
+    journal_commits: commits,
+    bytes,
+    bytes_per_row: perRow,
     journal_bytes_per_row: Math.round((bytes.db + bytes.wal) / rows),
-    wal_frames: walFrames, wal_frames_per_commit: commits ? +(walFrames / commits).toFixed(1) : null,
-    wal_other_writes: walOtherWrites, db_page_writes_at_checkpoint: dbPageWrites,
+    wal_frames: walFrames,
+    wal_frames_per_commit: commits ? +(walFrames / commits).toFixed(1) : null,
+    wal_other_writes: walOtherWrites,
+    db_page_writes_at_checkpoint: dbPageWrites,
     whole_page_bytes_share: +(((walFrames + dbPageWrites) * pageSize) / Math.max(1, bytes.db + bytes.wal)).toFixed(3),
   };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const result = report(await bytesPerRow({
-    rows: Number(flag('rows', 20_000)), latencyMs: Number(flag('latency-ms', 5)), sync: flag('journal-sync', 'full'), split: !process.argv.includes('--no-split'),
-  }));
+  const result = report(
+    await bytesPerRow({
+      rows: Number(flag('rows', 20_000)),
+      latencyMs: Number(flag('latency-ms', 5)),
+      sync: flag('journal-sync', 'full'),
+      split: !process.argv.includes('--no-split'),
+    }),
+  );
   const verdict = result.pass === null ? 'NO FIGURE (no /proc/self/io)' : result.pass ? 'PASS' : 'FAIL';
-  process.stderr.write(`bytes-per-row: ${verdict}: ${result.write_bytes_per_row} B written per row, target <= ${TARGET_WRITE_BYTES_PER_ROW} B\n`);
+  process.stderr.write(
+    `bytes-per-row: ${verdict}: ${result.write_bytes_per_row} B written per row, target <= ${TARGET_WRITE_BYTES_PER_ROW} B\n`,
+  );
   if (result.pass === false) process.exitCode = 1;
 }

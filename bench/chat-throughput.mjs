@@ -7,7 +7,18 @@
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { chatJsonl } from './lib/manifests.mjs';
-import { flag, machine, median, removeDir, report, requireBuild, root, runGbatch, startSim, tempDir } from './lib/harness.mjs';
+import {
+  flag,
+  machine,
+  median,
+  removeDir,
+  report,
+  requireBuild,
+  root,
+  runGbatch,
+  startSim,
+  tempDir,
+} from './lib/harness.mjs';
 
 export async function chatThroughput({ rows = 20_000, rounds = 3, latencyMs = 100, concurrency = 200 } = {}) {
   requireBuild();
@@ -24,8 +35,23 @@ export async function chatThroughput({ rows = 20_000, rounds = 3, latencyMs = 10
     for (let round = 0; round < rounds; round++) {
       for (const sync of ['full', 'off']) {
         const state = join(dir, `r${round}-${sync}.db`);
-        const run = await runGbatch(['run', manifest, '--state', state, '--out', join(dir, `out-${round}-${sync}`),
-          '--concurrency', String(concurrency), '--journal-sync', sync, '--quiet', '--json'], { env });
+        const run = await runGbatch(
+          [
+            'run',
+            manifest,
+            '--state',
+            state,
+            '--out',
+            join(dir, `out-${round}-${sync}`),
+            '--concurrency',
+            String(concurrency),
+            '--journal-sync',
+            sync,
+            '--quiet',
+            '--json',
+          ],
+          { env },
+        );
         if (run.code !== 0) throw new Error(`gbatch exited ${run.code}: ${run.stderr.slice(-500)}`);
         (sync === 'full' ? times.gbatch : times.gbatchNoSync).push(run.wallMs);
         if (sync === 'full') {
@@ -34,15 +60,34 @@ export async function chatThroughput({ rows = 20_000, rounds = 3, latencyMs = 10
         }
       }
       const preState = join(dir, `r${round}-pre.db`);
-      const ingested = await runGbatch(['run', manifest, '--ingest-only', '--state', preState, '--quiet', '--json'], { env });
-      if (ingested.code !== 0) throw new Error(`gbatch --ingest-only exited ${ingested.code}: ${ingested.stderr.slice(-500)}`);
-      const pre = await runGbatch(['run', manifest, '--state', preState, '--out', join(dir, `out-${round}-pre`),
-        '--concurrency', String(concurrency), '--quiet', '--json'], { env });
+      const ingested = await runGbatch(['run', manifest, '--ingest-only', '--state', preState, '--quiet', '--json'], {
+        env,
+      });
+      if (ingested.code !== 0)
+        throw new Error(`gbatch --ingest-only exited ${ingested.code}: ${ingested.stderr.slice(-500)}`);
+      const pre = await runGbatch(
+        [
+          'run',
+          manifest,
+          '--state',
+          preState,
+          '--out',
+          join(dir, `out-${round}-pre`),
+          '--concurrency',
+          String(concurrency),
+          '--quiet',
+          '--json',
+        ],
+        { env },
+      );
       if (pre.code !== 0) throw new Error(`gbatch exited ${pre.code}: ${pre.stderr.slice(-500)}`);
       times.preIngested.push(pre.wallMs);
       const started = performance.now();
       const startedAtMs = Date.now();
-      const naive = spawn(process.execPath, [join(root, 'bench/lib/naive-chat.mjs'), manifest, String(concurrency)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+      const naive = spawn(process.execPath, [join(root, 'bench/lib/naive-chat.mjs'), manifest, String(concurrency)], {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       const code = await new Promise((resolve) => naive.once('exit', resolve));
       if (code !== 0) throw new Error(`the naive peer exited ${code}`);
       times.naive.push(performance.now() - started);
@@ -59,17 +104,33 @@ export async function chatThroughput({ rows = 20_000, rounds = 3, latencyMs = 10
   const preIngested = median(times.preIngested);
   const naive = median(times.naive);
   return {
-    benchmark: 'chat-throughput', machine: machine(), rows, latency_ms: latencyMs, concurrency, rounds,
-    ideal_s: idealMs / 1000, gbatch_s: gbatch / 1000, naive_s: naive / 1000, gbatch_sync_off_s: noSync / 1000,
-    gbatch_over_ideal: gbatch / idealMs, gbatch_over_naive: gbatch / naive,
+    benchmark: 'chat-throughput',
+    machine: machine(),
+    rows,
+    latency_ms: latencyMs,
+    concurrency,
+    rounds,
+    ideal_s: idealMs / 1000,
+    gbatch_s: gbatch / 1000,
+    naive_s: naive / 1000,
+    gbatch_sync_off_s: noSync / 1000,
+    gbatch_over_ideal: gbatch / idealMs,
+    gbatch_over_naive: gbatch / naive,
     journal_sync_cost: gbatch / noSync - 1,
-    gbatch_preingested_s: preIngested / 1000, preingested_over_ideal: preIngested / idealMs,
+    gbatch_preingested_s: preIngested / 1000,
+    preingested_over_ideal: preIngested / idealMs,
     // Where the time goes, from the simulator's ledger: the first request's arrival after the process
     // was spawned, and the request rate from 20 % to 80 % of the ideal time (2 s to 8 s; ideally C / L).
-    first_request_s: phases.firstRequestS, steady_rps: phases.steadyRps,
+    first_request_s: phases.firstRequestS,
+    steady_rps: phases.steadyRps,
     peak_rss_mb: Math.round(median(rss) / 1024),
-    runs_s: { gbatch: times.gbatch.map((t) => t / 1000), sync_off: times.gbatchNoSync.map((t) => t / 1000), preingested: times.preIngested.map((t) => t / 1000), naive: times.naive.map((t) => t / 1000) },
-    targets: { gbatch_over_ideal: 1.10, gbatch_over_naive: 1.05, journal_sync_cost: 0.05 },
+    runs_s: {
+      gbatch: times.gbatch.map((t) => t / 1000),
+      sync_off: times.gbatchNoSync.map((t) => t / 1000),
+      preingested: times.preIngested.map((t) => t / 1000),
+      naive: times.naive.map((t) => t / 1000),
+    },
+    targets: { gbatch_over_ideal: 1.1, gbatch_over_naive: 1.05, journal_sync_cost: 0.05 },
   };
 }
 

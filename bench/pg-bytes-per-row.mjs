@@ -26,7 +26,14 @@ import { chatJsonl } from './lib/manifests.mjs';
 import { flag, machine, removeDir, report, requireBuild, runGbatch, startSim, tempDir } from './lib/harness.mjs';
 import { analyzeOnceIngested, createPgSchema, holdWal, onceIngested } from './lib/pg-schema.mjs';
 
-export async function pgBytesPerRow({ rows = 20_000, latencyMs = 5, concurrency = 200, idleMs = 3_000, analyzeAfterIngest = false, checkpointAfterIngest = false } = {}) {
+export async function pgBytesPerRow({
+  rows = 20_000,
+  latencyMs = 5,
+  concurrency = 200,
+  idleMs = 3_000,
+  analyzeAfterIngest = false,
+  checkpointAfterIngest = false,
+} = {}) {
   requireBuild();
   const dir = tempDir('pg-bytes');
   const manifest = await chatJsonl(join(dir, 'chat.jsonl'), rows);
@@ -42,8 +49,21 @@ export async function pgBytesPerRow({ rows = 20_000, latencyMs = 5, concurrency 
     const before = await serverWal(db);
     const analyze = analyzeAfterIngest ? analyzeOnceIngested(db, rows) : null;
     const checkpoint = checkpointAfterIngest ? onceIngested(db, rows, 'CHECKPOINT') : null;
-    const run = await runGbatch(['run', manifest, '--journal', db.url, '--out', join(dir, 'out'),
-      '--concurrency', String(concurrency), '--quiet', '--json'], { env });
+    const run = await runGbatch(
+      [
+        'run',
+        manifest,
+        '--journal',
+        db.url,
+        '--out',
+        join(dir, 'out'),
+        '--concurrency',
+        String(concurrency),
+        '--quiet',
+        '--json',
+      ],
+      { env },
+    );
     analyze?.stop();
     await analyze?.done;
     checkpoint?.stop();
@@ -61,18 +81,30 @@ export async function pgBytesPerRow({ rows = 20_000, latencyMs = 5, concurrency 
     const stored = relations.reduce((n, r) => n + r.bytes, 0);
     const stat = (key) => after.stat[key] - before.stat[key];
     return {
-      benchmark: 'pg-bytes-per-row', machine: machine(), analyze_after_ingest: analyzeAfterIngest, checkpoint_after_ingest: checkpointAfterIngest,
-      checkpoint_after_ingest_at_s: checkpointAfterMs == null ? null : +(checkpointAfterMs / 1000).toFixed(2), rows, latency_ms: latencyMs, concurrency, journal_sync: 'full',
-      wall_s: run.wallMs / 1000, journal_commits: JSON.parse(run.stdout).journal_commits ?? null,
-      wal_bytes: walBytes, wal_bytes_per_row: perRow(walBytes),
+      benchmark: 'pg-bytes-per-row',
+      machine: machine(),
+      analyze_after_ingest: analyzeAfterIngest,
+      checkpoint_after_ingest: checkpointAfterIngest,
+      checkpoint_after_ingest_at_s: checkpointAfterMs == null ? null : +(checkpointAfterMs / 1000).toFixed(2),
+      rows,
+      latency_ms: latencyMs,
+      concurrency,
+      journal_sync: 'full',
+      wall_s: run.wallMs / 1000,
+      journal_commits: JSON.parse(run.stdout).journal_commits ?? null,
+      wal_bytes: walBytes,
+      wal_bytes_per_row: perRow(walBytes),
       background_wal_bytes_per_s: Math.round(idleWal / ((before.at - idleFrom.at) / 1000)),
-      wal_records: stat('wal_records'), wal_records_per_row: +(stat('wal_records') / rows).toFixed(1),
-      wal_fpi: stat('wal_fpi'), wal_fpi_per_row: +(stat('wal_fpi') / rows).toFixed(2),
+      wal_records: stat('wal_records'),
+      wal_records_per_row: +(stat('wal_records') / rows).toFixed(1),
+      wal_fpi: stat('wal_fpi'),
+      wal_fpi_per_row: +(stat('wal_fpi') / rows).toFixed(2),
       pg_stat_wal_bytes_per_row: perRow(stat('wal_bytes')),
       checkpoints_during_run: stat('checkpoints'),
       own_wal_bytes_per_row: own?.bytes_per_row ?? null,
       own_wal_by_record_type_bytes_per_row: own?.by_record_type ?? null,
-      stored_bytes: stored, stored_bytes_per_row: perRow(stored),
+      stored_bytes: stored,
+      stored_bytes_per_row: perRow(stored),
       relations_bytes_per_row: Object.fromEntries(relations.map((r) => [r.name, perRow(r.bytes)])),
       tables,
       // The target is bytes written (issue 11). What the tables hold after the run is reported beside it: room
@@ -92,15 +124,21 @@ export async function pgBytesPerRow({ rows = 20_000, latencyMs = 5, concurrency 
 /** The server's WAL position and its cumulative WAL and checkpoint counters. */
 async function serverWal(db) {
   await db.query('SELECT pg_stat_clear_snapshot()');
-  const { rows: [row] } = await db.query(`SELECT pg_current_wal_lsn()::text AS lsn, w.wal_records::bigint AS wal_records,
+  const {
+    rows: [row],
+  } = await db.query(`SELECT pg_current_wal_lsn()::text AS lsn, w.wal_records::bigint AS wal_records,
     w.wal_fpi::bigint AS wal_fpi, w.wal_bytes::bigint AS wal_bytes, (b.checkpoints_timed + b.checkpoints_req)::bigint AS checkpoints
     FROM pg_stat_wal w, pg_stat_bgwriter b`);
-  const stat = Object.fromEntries(['wal_records', 'wal_fpi', 'wal_bytes', 'checkpoints'].map((k) => [k, Number(row[k])]));
+  const stat = Object.fromEntries(
+    ['wal_records', 'wal_fpi', 'wal_bytes', 'checkpoints'].map((k) => [k, Number(row[k])]),
+  );
   return { lsn: row.lsn, stat, at: Date.now() };
 }
 
 async function lsnDiff(db, later, earlier) {
-  const { rows: [row] } = await db.query('SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::bigint AS n', [later, earlier]);
+  const {
+    rows: [row],
+  } = await db.query('SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::bigint AS n', [later, earlier]);
   return Number(row.n);
 }
 
@@ -111,8 +149,12 @@ async function lsnDiff(db, later, earlier) {
  * nothing. Null when pg_waldump or the WAL files cannot be read (another host; recycled segments).
  */
 async function ownWal(db, from, to, rows) {
-  const { rows: [dirRow] } = await db.query('SHOW data_directory');
-  const { rows: [verRow] } = await db.query('SHOW server_version_num');
+  const {
+    rows: [dirRow],
+  } = await db.query('SHOW data_directory');
+  const {
+    rows: [verRow],
+  } = await db.query('SHOW server_version_num');
   const { rows: rels } = await db.query(`WITH mine AS (
       SELECT c.oid, c.reltoastrelid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'i', 'S')),
@@ -122,9 +164,13 @@ async function ownWal(db, from, to, rows) {
     FROM (SELECT oid FROM mine UNION SELECT oid FROM toast) r`);
   const ours = new Set(rels.map((r) => r.rel));
   const bin = `/usr/lib/postgresql/${Math.floor(Number(verRow.server_version_num) / 10000)}/bin/pg_waldump`;
-  const child = spawn(bin, ['-p', join(dirRow.data_directory, 'pg_wal'), '-s', from, '-e', to], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(bin, ['-p', join(dirRow.data_directory, 'pg_wal'), '-s', from, '-e', to], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (d) => { stderr = (stderr + d).slice(-500); });
+  child.stderr.setEncoding('utf8').on('data', (d) => {
+    stderr = (stderr + d).slice(-500);
+  });
   const records = [];
   const ourTx = new Set();
   // e.g. `rmgr: Heap len (rec/tot): 54/ 54, tx: 735, lsn: 0/01A2B3C8, prev 0/01A2B390, desc: LOCK off 3: ..., blkref #0: rel 1663/16384/16385 blk 0`
@@ -149,13 +195,20 @@ async function ownWal(db, from, to, rows) {
     if (!r.touches && !(r.tx !== 0 && ourTx.has(r.tx))) continue;
     total += r.bytes;
     const t = byType.get(r.type) ?? { n: 0, bytes: 0 };
-    t.n++, t.bytes += r.bytes;
+    t.n++;
+    t.bytes += r.bytes;
     byType.set(r.type, t);
   }
   return {
-    bytes: total, bytes_per_row: Math.round(total / rows), server_records: records.length,
-    by_record_type: Object.fromEntries([...byType].filter(([, t]) => t.bytes > 0.01 * total).sort((a, b) => b[1].bytes - a[1].bytes)
-      .map(([type, t]) => [type, { per_row: Math.round(t.bytes / rows), records_per_row: +(t.n / rows).toFixed(2) }])),
+    bytes: total,
+    bytes_per_row: Math.round(total / rows),
+    server_records: records.length,
+    by_record_type: Object.fromEntries(
+      [...byType]
+        .filter(([, t]) => t.bytes > 0.01 * total)
+        .sort((a, b) => b[1].bytes - a[1].bytes)
+        .map(([type, t]) => [type, { per_row: Math.round(t.bytes / rows), records_per_row: +(t.n / rows).toFixed(2) }]),
+    ),
   };
 }
 
@@ -174,9 +227,27 @@ async function tableStats(db) {
   await db.query('SELECT pg_stat_clear_snapshot()');
   const { rows } = await db.query(`SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del
     FROM pg_stat_user_tables WHERE schemaname = current_schema() AND n_tup_ins + n_tup_upd > 0 ORDER BY relname`);
-  return Object.fromEntries(rows.map((r) => [r.relname, { ins: Number(r.n_tup_ins), upd: Number(r.n_tup_upd), hot_upd: Number(r.n_tup_hot_upd), del: Number(r.n_tup_del) }]));
+  return Object.fromEntries(
+    rows.map((r) => [
+      r.relname,
+      {
+        ins: Number(r.n_tup_ins),
+        upd: Number(r.n_tup_upd),
+        hot_upd: Number(r.n_tup_hot_upd),
+        del: Number(r.n_tup_del),
+      },
+    ]),
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  report(await pgBytesPerRow({ rows: Number(flag('rows', 20_000)), latencyMs: Number(flag('latency-ms', 5)), idleMs: Number(flag('idle-ms', 3_000)), analyzeAfterIngest: process.argv.includes('--analyze-after-ingest'), checkpointAfterIngest: process.argv.includes('--checkpoint-after-ingest') }));
+  report(
+    await pgBytesPerRow({
+      rows: Number(flag('rows', 20_000)),
+      latencyMs: Number(flag('latency-ms', 5)),
+      idleMs: Number(flag('idle-ms', 3_000)),
+      analyzeAfterIngest: process.argv.includes('--analyze-after-ingest'),
+      checkpointAfterIngest: process.argv.includes('--checkpoint-after-ingest'),
+    }),
+  );
 }

@@ -43,17 +43,27 @@ export async function pgIngest({ rows = 1_000_000, rounds = 2 } = {}) {
   const summary = (side) => {
     const wall = median(runs[side].map((r) => r.wallMs));
     return {
-      rows_per_s: Math.round(rows / (wall / 1000)), wall_s: wall / 1000,
+      rows_per_s: Math.round(rows / (wall / 1000)),
+      wall_s: wall / 1000,
       peak_rss_mb: Math.round(median(runs[side].map((r) => r.rssKb)) / 1024),
       // CPU seconds over the run: the gbatch process's (every thread), the PostgreSQL server's (every session).
-      gbatch_cpu_s: runs[side].map((r) => r.gbatchCpuS), postgres_cpu_s: runs[side].map((r) => r.postgresCpuS), host_busy: runs[side].map((r) => r.hostBusy),
-      runs_s: runs[side].map((r) => r.wallMs / 1000), runs_rss_mb: runs[side].map((r) => Math.round(r.rssKb / 1024)),
+      gbatch_cpu_s: runs[side].map((r) => r.gbatchCpuS),
+      postgres_cpu_s: runs[side].map((r) => r.postgresCpuS),
+      host_busy: runs[side].map((r) => r.hostBusy),
+      runs_s: runs[side].map((r) => r.wallMs / 1000),
+      runs_rss_mb: runs[side].map((r) => Math.round(r.rssKb / 1024)),
     };
   };
   const postgres = summary('postgres');
   const sqlite = summary('sqlite');
   return {
-    benchmark: 'pg-ingest', machine: machine(), rows, rounds, format: 'jsonl', postgres, sqlite,
+    benchmark: 'pg-ingest',
+    machine: machine(),
+    rows,
+    rounds,
+    format: 'jsonl',
+    postgres,
+    sqlite,
     postgres_over_sqlite_rows_per_s: +(postgres.rows_per_s / sqlite.rows_per_s).toFixed(3),
     targets: { rows_per_s: 50_000, peak_rss_mb: 300 },
     pass: postgres.rows_per_s >= 50_000 && postgres.peak_rss_mb <= 300,

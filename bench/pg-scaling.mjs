@@ -19,7 +19,14 @@ import { flag, machine, median, removeDir, report, requireBuild, startSim, tempD
 import { analyzeOnceIngested, createPgSchema, postmasterPid } from './lib/pg-schema.mjs';
 import { chatPosts, runPhases } from './lib/run-phases.mjs';
 
-export async function pgScaling({ rows = 9_000, rounds = 2, latencyMs = 500, concurrency = 50, runners = 3, analyzeAfterIngest = false } = {}) {
+export async function pgScaling({
+  rows = 9_000,
+  rounds = 2,
+  latencyMs = 500,
+  concurrency = 50,
+  runners = 3,
+  analyzeAfterIngest = false,
+} = {}) {
   requireBuild();
   const dir = tempDir('pg-scaling');
   const manifest = await chatJsonl(join(dir, 'chat.jsonl'), rows);
@@ -31,7 +38,19 @@ export async function pgScaling({ rows = 9_000, rounds = 2, latencyMs = 500, con
   try {
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? ['one', 'many'] : ['many', 'one'];
-      for (const side of order) runs[side].push(await timedRun(dir, manifest, env, sides[side], concurrency, `${round}-${side}`, pgPid, analyzeAfterIngest ? rows : 0));
+      for (const side of order)
+        runs[side].push(
+          await timedRun(
+            dir,
+            manifest,
+            env,
+            sides[side],
+            concurrency,
+            `${round}-${side}`,
+            pgPid,
+            analyzeAfterIngest ? rows : 0,
+          ),
+        );
     }
     const posts = chatPosts(await sim.ledger());
     for (const run of Object.values(runs).flat()) Object.assign(run, runPhases(run, posts, rows));
@@ -43,23 +62,38 @@ export async function pgScaling({ rows = 9_000, rounds = 2, latencyMs = 500, con
     const wall = median(runs[side].map((r) => r.wallMs));
     const idealMs = (rows * latencyMs) / (sides[side] * concurrency);
     return {
-      wall_s: wall / 1000, rows_per_s: Math.round(rows / (wall / 1000)), over_ideal: +(wall / idealMs).toFixed(3),
-      first_request_s: median(runs[side].map((r) => r.firstRequestS)), steady_rps: Math.round(median(runs[side].map((r) => r.steadyRps))),
+      wall_s: wall / 1000,
+      rows_per_s: Math.round(rows / (wall / 1000)),
+      over_ideal: +(wall / idealMs).toFixed(3),
+      first_request_s: median(runs[side].map((r) => r.firstRequestS)),
+      steady_rps: Math.round(median(runs[side].map((r) => r.steadyRps))),
       last_request_to_exit_s: median(runs[side].map((r) => r.tailS)),
       journal_commits: median(runs[side].map((r) => r.commits)),
       peak_rss_mb: Math.round(median(runs[side].flatMap((r) => r.rssKb)) / 1024),
       // CPU per row (ms): gbatch's processes, and the PostgreSQL server's (every session on it) over the run.
-      gbatch_cpu_ms_per_row: +(median(runs[side].map((r) => r.gbatchCpuS)) * 1000 / rows).toFixed(2),
-      postgres_cpu_ms_per_row: runs[side][0].postgresCpuS == null ? null : +(median(runs[side].map((r) => r.postgresCpuS)) * 1000 / rows).toFixed(2),
-      host_busy: runs[side].map((r) => r.hostBusy), load_1m_at_end: runs[side].map((r) => r.load1),
+      gbatch_cpu_ms_per_row: +((median(runs[side].map((r) => r.gbatchCpuS)) * 1000) / rows).toFixed(2),
+      postgres_cpu_ms_per_row:
+        runs[side][0].postgresCpuS == null
+          ? null
+          : +((median(runs[side].map((r) => r.postgresCpuS)) * 1000) / rows).toFixed(2),
+      host_busy: runs[side].map((r) => r.hostBusy),
+      load_1m_at_end: runs[side].map((r) => r.load1),
       runs_s: runs[side].map((r) => r.wallMs / 1000),
     };
   };
   const one = summary('one');
   const many = summary('many');
   return {
-    benchmark: 'pg-scaling', machine: machine(), analyze_after_ingest: analyzeAfterIngest, rows, latency_ms: latencyMs, concurrency_per_runner: concurrency, runners, rounds,
-    one_runner: one, many_runners: many,
+    benchmark: 'pg-scaling',
+    machine: machine(),
+    analyze_after_ingest: analyzeAfterIngest,
+    rows,
+    latency_ms: latencyMs,
+    concurrency_per_runner: concurrency,
+    runners,
+    rounds,
+    one_runner: one,
+    many_runners: many,
     speedup: +(one.wall_s / many.wall_s).toFixed(3),
     targets: { speedup: 2.7 },
     pass: one.wall_s / many.wall_s >= 2.7,
@@ -71,19 +105,41 @@ async function timedRun(dir, manifest, env, count, concurrency, name, pgPid, ana
   const db = await createPgSchema('bench_pg_scaling');
   const analyze = analyzeAtRows > 0 ? analyzeOnceIngested(db, analyzeAtRows) : null;
   try {
-    const args = ['run', manifest, '--journal', db.url, '--out', join(dir, `out-${name}`), '--concurrency', String(concurrency), '--quiet', '--json'];
+    const args = [
+      'run',
+      manifest,
+      '--journal',
+      db.url,
+      '--out',
+      join(dir, `out-${name}`),
+      '--concurrency',
+      String(concurrency),
+      '--quiet',
+      '--json',
+    ];
     const startedAtMs = Date.now();
     const started = performance.now();
     const cpu = watchCpu(pgPid);
     const ends = await Promise.all(Array.from({ length: count }, () => runGbatchWithCpu(args, { env })));
     const wallMs = performance.now() - started;
     const { hostBusy, load1, postgresCpuS } = cpu.end();
-    for (const end of ends) if (end.code !== 0) throw new Error(`a runner exited ${end.code}: ${end.stderr.slice(-500)}`);
+    for (const end of ends)
+      if (end.code !== 0) throw new Error(`a runner exited ${end.code}: ${end.stderr.slice(-500)}`);
     const states = (await db.query('SELECT state, count(*)::int AS n FROM items GROUP BY state')).rows;
-    if (states.length !== 1 || states[0].state !== 'downloaded') throw new Error(`rows not all done: ${JSON.stringify(states)}`);
+    if (states.length !== 1 || states[0].state !== 'downloaded')
+      throw new Error(`rows not all done: ${JSON.stringify(states)}`);
     const summaries = ends.map((e) => JSON.parse(e.stdout));
-    return { wallMs, startedAtMs, endedAtMs: startedAtMs + wallMs, rssKb: ends.map((e) => e.maxRssKb), commits: summaries.reduce((n, s) => n + (s.journal_commits ?? 0), 0),
-      gbatchCpuS: ends.reduce((n, e) => n + (e.cpuS ?? 0), 0), postgresCpuS, hostBusy, load1 };
+    return {
+      wallMs,
+      startedAtMs,
+      endedAtMs: startedAtMs + wallMs,
+      rssKb: ends.map((e) => e.maxRssKb),
+      commits: summaries.reduce((n, s) => n + (s.journal_commits ?? 0), 0),
+      gbatchCpuS: ends.reduce((n, e) => n + (e.cpuS ?? 0), 0),
+      postgresCpuS,
+      hostBusy,
+      load1,
+    };
   } finally {
     analyze?.stop();
     await analyze?.done.catch(() => {});
@@ -92,5 +148,11 @@ async function timedRun(dir, manifest, env, count, concurrency, name, pgPid, ana
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  report(await pgScaling({ rows: Number(flag('rows', 9_000)), rounds: Number(flag('rounds', 2)), analyzeAfterIngest: process.argv.includes('--analyze-after-ingest') }));
+  report(
+    await pgScaling({
+      rows: Number(flag('rows', 9_000)),
+      rounds: Number(flag('rounds', 2)),
+      analyzeAfterIngest: process.argv.includes('--analyze-after-ingest'),
+    }),
+  );
 }

@@ -8,11 +8,27 @@
 // Usage: npm run build && node bench/pg-vs-sqlite.mjs [--rows N] [--rounds N] [--analyze-after-ingest]
 import { join } from 'node:path';
 import { chatJsonl } from './lib/manifests.mjs';
-import { flag, machine, median, removeDir, report, requireBuild, runGbatch, startSim, tempDir } from './lib/harness.mjs';
+import {
+  flag,
+  machine,
+  median,
+  removeDir,
+  report,
+  requireBuild,
+  runGbatch,
+  startSim,
+  tempDir,
+} from './lib/harness.mjs';
 import { analyzeOnceIngested, createPgSchema } from './lib/pg-schema.mjs';
 import { chatPosts, runPhases } from './lib/run-phases.mjs';
 
-export async function pgVsSqlite({ rows = 20_000, rounds = 2, latencyMs = 100, concurrency = 200, analyzeAfterIngest = false } = {}) {
+export async function pgVsSqlite({
+  rows = 20_000,
+  rounds = 2,
+  latencyMs = 100,
+  concurrency = 200,
+  analyzeAfterIngest = false,
+} = {}) {
   requireBuild();
   const dir = tempDir('pg-vs-sqlite');
   const manifest = await chatJsonl(join(dir, 'chat.jsonl'), rows);
@@ -27,11 +43,30 @@ export async function pgVsSqlite({ rows = 20_000, rounds = 2, latencyMs = 100, c
         try {
           const journal = db ? ['--journal', db.url] : ['--state', join(dir, `r${round}.db`)];
           const startedAtMs = Date.now();
-          const run = await runGbatch(['run', manifest, ...journal, '--out', join(dir, `out-${round}-${side}`),
-            '--concurrency', String(concurrency), '--quiet', '--json'], { env });
+          const run = await runGbatch(
+            [
+              'run',
+              manifest,
+              ...journal,
+              '--out',
+              join(dir, `out-${round}-${side}`),
+              '--concurrency',
+              String(concurrency),
+              '--quiet',
+              '--json',
+            ],
+            { env },
+          );
           if (run.code !== 0) throw new Error(`gbatch (${side}) exited ${run.code}: ${run.stderr.slice(-500)}`);
           analyze?.stop();
-          runs[side].push({ analyzedAfterMs: (await analyze?.done) ?? null, wallMs: run.wallMs, startedAtMs, endedAtMs: startedAtMs + run.wallMs, rssKb: run.maxRssKb, commits: JSON.parse(run.stdout).journal_commits ?? null });
+          runs[side].push({
+            analyzedAfterMs: (await analyze?.done) ?? null,
+            wallMs: run.wallMs,
+            startedAtMs,
+            endedAtMs: startedAtMs + run.wallMs,
+            rssKb: run.maxRssKb,
+            commits: JSON.parse(run.stdout).journal_commits ?? null,
+          });
         } finally {
           analyze?.stop();
           await analyze?.done.catch(() => {});
@@ -61,15 +96,34 @@ export async function pgVsSqlite({ rows = 20_000, rounds = 2, latencyMs = 100, c
   const postgres = summary('postgres');
   const ratio = postgres.wall_s / sqlite.wall_s;
   return {
-    benchmark: 'pg-vs-sqlite', machine: machine(), rows, latency_ms: latencyMs, concurrency, rounds, journal_sync: 'full',
-    ideal_s: idealMs / 1000, postgres, sqlite,
+    benchmark: 'pg-vs-sqlite',
+    machine: machine(),
+    rows,
+    latency_ms: latencyMs,
+    concurrency,
+    rounds,
+    journal_sync: 'full',
+    ideal_s: idealMs / 1000,
+    postgres,
+    sqlite,
     postgres_over_sqlite: +ratio.toFixed(3),
-    ...(analyzeAfterIngest ? { postgres_analyzed: summary('postgres_analyzed'), postgres_analyzed_over_sqlite: +(summary('postgres_analyzed').wall_s / sqlite.wall_s).toFixed(3) } : {}),
+    ...(analyzeAfterIngest
+      ? {
+          postgres_analyzed: summary('postgres_analyzed'),
+          postgres_analyzed_over_sqlite: +(summary('postgres_analyzed').wall_s / sqlite.wall_s).toFixed(3),
+        }
+      : {}),
     targets: { postgres_over_sqlite: 1.15 },
     pass: ratio <= 1.15,
   };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  report(await pgVsSqlite({ rows: Number(flag('rows', 20_000)), rounds: Number(flag('rounds', 2)), analyzeAfterIngest: process.argv.includes('--analyze-after-ingest') }));
+  report(
+    await pgVsSqlite({
+      rows: Number(flag('rows', 20_000)),
+      rounds: Number(flag('rounds', 2)),
+      analyzeAfterIngest: process.argv.includes('--analyze-after-ingest'),
+    }),
+  );
 }

@@ -4,7 +4,17 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { videoJsonl } from './lib/manifests.mjs';
-import { flag, machine, median, removeDir, report, requireBuild, runGbatch, startSim, tempDir } from './lib/harness.mjs';
+import {
+  flag,
+  machine,
+  median,
+  removeDir,
+  report,
+  requireBuild,
+  runGbatch,
+  startSim,
+  tempDir,
+} from './lib/harness.mjs';
 
 export async function polling({ tasks = 2000, taskSeconds = 20, interval = 2 } = {}) {
   requireBuild();
@@ -13,8 +23,23 @@ export async function polling({ tasks = 2000, taskSeconds = 20, interval = 2 } =
   try {
     const manifest = await videoJsonl(join(dir, 'v.jsonl'), tasks);
     const state = join(dir, 'p.db');
-    const run = await runGbatch(['run', manifest, '--state', state, '--out', join(dir, 'out'), '--poll-interval', String(interval),
-      '--concurrency', '64', '--quiet', '--json'], { env: { GATEWAY_BASE_URL: sim.baseUrl, GATEWAY_API_KEY: 'sk-bench' } });
+    const run = await runGbatch(
+      [
+        'run',
+        manifest,
+        '--state',
+        state,
+        '--out',
+        join(dir, 'out'),
+        '--poll-interval',
+        String(interval),
+        '--concurrency',
+        '64',
+        '--quiet',
+        '--json',
+      ],
+      { env: { GATEWAY_BASE_URL: sim.baseUrl, GATEWAY_API_KEY: 'sk-bench' } },
+    );
     if (run.code !== 0) throw new Error(`gbatch exited ${run.code}: ${run.stderr.slice(-400)}`);
     const ledger = await sim.ledger();
     const polls = new Map();
@@ -23,18 +48,31 @@ export async function polling({ tasks = 2000, taskSeconds = 20, interval = 2 } =
       if (r.method === 'GET' && m) polls.set(m[1], (polls.get(m[1]) ?? 0) + 1);
     }
     const db = new Database(state, { readonly: true });
-    const seen = db.prepare(`SELECT i.task_id AS task, e.at AS at FROM events e JOIN items i ON i.id = e.item_id WHERE e.event = 'finish'`).all();
+    const seen = db
+      .prepare(
+        `SELECT i.task_id AS task, e.at AS at FROM events e JOIN items i ON i.id = e.item_id WHERE e.event = 'finish'`,
+      )
+      .all();
     db.close();
     const endsAt = new Map(ledger.tasks.map((t) => [t.id, t.endsAt]));
     const lateness = seen.map((s) => (s.at - endsAt.get(s.task)) / 1000);
     const perTask = [...polls.values()];
     const minimum = Math.ceil(taskSeconds / interval);
     return {
-      benchmark: 'polling', machine: machine(), tasks, task_seconds: taskSeconds, interval_s: interval, wall_s: run.wallMs / 1000,
-      polls_total: perTask.reduce((a, b) => a + b, 0), polls_per_task_mean: perTask.reduce((a, b) => a + b, 0) / perTask.length,
-      polls_per_task_median: median(perTask), polls_per_task_max: Math.max(...perTask), minimum_per_task: minimum,
+      benchmark: 'polling',
+      machine: machine(),
+      tasks,
+      task_seconds: taskSeconds,
+      interval_s: interval,
+      wall_s: run.wallMs / 1000,
+      polls_total: perTask.reduce((a, b) => a + b, 0),
+      polls_per_task_mean: perTask.reduce((a, b) => a + b, 0) / perTask.length,
+      polls_per_task_median: median(perTask),
+      polls_per_task_max: Math.max(...perTask),
+      minimum_per_task: minimum,
       ratio_to_minimum: perTask.reduce((a, b) => a + b, 0) / perTask.length / minimum,
-      lateness_s: { median: median(lateness), max: Math.max(...lateness) }, all_within_one_interval: lateness.every((l) => l <= interval),
+      lateness_s: { median: median(lateness), max: Math.max(...lateness) },
+      all_within_one_interval: lateness.every((l) => l <= interval),
       peak_rss_mb: Math.round(run.maxRssKb / 1024),
       targets: { ratio_to_minimum: 1.15, lateness_max_s: interval },
     };
@@ -45,5 +83,11 @@ export async function polling({ tasks = 2000, taskSeconds = 20, interval = 2 } =
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  report(await polling({ tasks: Number(flag('tasks', 2000)), taskSeconds: Number(flag('task-seconds', 20)), interval: Number(flag('interval', 2)) }));
+  report(
+    await polling({
+      tasks: Number(flag('tasks', 2000)),
+      taskSeconds: Number(flag('task-seconds', 20)),
+      interval: Number(flag('interval', 2)),
+    }),
+  );
 }

@@ -8,7 +8,17 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { runGbatchWithCpu } from './lib/cpu-of-run.mjs';
 import { chatJsonl } from './lib/manifests.mjs';
-import { flag, machine, median, removeDir, report, requireBuild, runGbatch, startSim, tempDir } from './lib/harness.mjs';
+import {
+  flag,
+  machine,
+  median,
+  removeDir,
+  report,
+  requireBuild,
+  runGbatch,
+  startSim,
+  tempDir,
+} from './lib/harness.mjs';
 
 export async function reportHtml({ rows = 100_000, rounds = 3 } = {}) {
   requireBuild();
@@ -23,14 +33,31 @@ export async function reportHtml({ rows = 100_000, rounds = 3 } = {}) {
   let runMs;
   try {
     const manifest = await chatJsonl(join(dir, 'chat.jsonl'), rows);
-    const run = await runGbatch(['run', manifest, '--state', state, '--out', join(dir, 'out'), '--concurrency', '64', '--journal-sync', 'off', '--quiet', '--json'], { env });
+    const run = await runGbatch(
+      [
+        'run',
+        manifest,
+        '--state',
+        state,
+        '--out',
+        join(dir, 'out'),
+        '--concurrency',
+        '64',
+        '--journal-sync',
+        'off',
+        '--quiet',
+        '--json',
+      ],
+      { env },
+    );
     if (run.code !== 0) throw new Error(`run exited ${run.code}: ${run.stderr.slice(-400)}`);
     runMs = run.wallMs;
     for (let round = 0; round < rounds; round++) {
       for (const format of ['html', 'csv']) {
         const output = join(dir, `report.${format}`);
         const written = await runGbatchWithCpu(['report', '--state', state, '--format', format, '--output', output]);
-        if (written.code !== 0) throw new Error(`report --format ${format} exited ${written.code}: ${written.stderr.slice(-400)}`);
+        if (written.code !== 0)
+          throw new Error(`report --format ${format} exited ${written.code}: ${written.stderr.slice(-400)}`);
         times[format].push(written.wallMs);
         rss[format].push(written.maxRssKb);
         cpu[format].push(written.cpuS);
@@ -43,13 +70,22 @@ export async function reportHtml({ rows = 100_000, rounds = 3 } = {}) {
   }
   const html = median(times.html);
   return {
-    name: 'report-html', rows, run_s: +(runMs / 1000).toFixed(1),
-    html_ms: Math.round(html), csv_ms: Math.round(median(times.csv)), html_vs_csv: +(html / median(times.csv)).toFixed(2),
+    name: 'report-html',
+    rows,
+    run_s: +(runMs / 1000).toFixed(1),
+    html_ms: Math.round(html),
+    csv_ms: Math.round(median(times.csv)),
+    html_vs_csv: +(html / median(times.csv)).toFixed(2),
     // On a shared host the wall time waits for other processes: the CPU time is what the report costs.
-    html_cpu_s: +median(cpu.html).toFixed(2), csv_cpu_s: +median(cpu.csv).toFixed(2),
-    html_mb: +(sizes.html / 1e6).toFixed(2), csv_mb: +(sizes.csv / 1e6).toFixed(2),
-    html_rss_mb: Math.round(median(rss.html) / 1024), csv_rss_mb: Math.round(median(rss.csv) / 1024),
-    within_10s: html < 10_000, within_5mb: sizes.html < 5e6, machine: machine(),
+    html_cpu_s: +median(cpu.html).toFixed(2),
+    csv_cpu_s: +median(cpu.csv).toFixed(2),
+    html_mb: +(sizes.html / 1e6).toFixed(2),
+    csv_mb: +(sizes.csv / 1e6).toFixed(2),
+    html_rss_mb: Math.round(median(rss.html) / 1024),
+    csv_rss_mb: Math.round(median(rss.csv) / 1024),
+    within_10s: html < 10_000,
+    within_5mb: sizes.html < 5e6,
+    machine: machine(),
   };
 }
 

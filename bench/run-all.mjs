@@ -58,5 +58,8 @@ for (const name of names) {
   results.push(report(await bench()));
 }
 mkdirSync(join(root, 'bench/results'), { recursive: true });
-writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify({ at: new Date().toISOString(), machine: machine(), results }, null, 2)}\n`);
+writeFileSync(
+  join(root, 'bench/results/latest.json'),
+  `${JSON.stringify({ at: new Date().toISOString(), machine: machine(), results }, null, 2)}\n`,
+);
 console.error('[bench] wrote bench/results/latest.json');

@@ -31,7 +31,8 @@ if (!existsSync(`${root}dist/bundle/main.js`)) {
 
 async function startChild() {
   const child = spawn(process.execPath, ['bin/gbatch.js', 'sim', '--port', '0', '--api-key', `${KEY}=1000000`], {
-    cwd: root, stdio: ['ignore', 'pipe', 'inherit'],
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
   let buffered = '';
   for await (const chunk of child.stdout) {
@@ -79,7 +80,16 @@ try {
   for (let i = 0; i < ROUNDS; i++) runs.push(await round(pool));
   const sorted = [...runs].sort((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)];
-  console.log(JSON.stringify({ benchmark: 'simulator', median_rps: median, runs, target: TARGET, requests_per_run: REQUESTS, connections: CONNECTIONS }));
+  console.log(
+    JSON.stringify({
+      benchmark: 'simulator',
+      median_rps: median,
+      runs,
+      target: TARGET,
+      requests_per_run: REQUESTS,
+      connections: CONNECTIONS,
+    }),
+  );
   process.exitCode = median >= TARGET ? 0 : 1;
 } finally {
   await pool.close();

@@ -12,20 +12,23 @@ process.stdout.on('error', (err) => {
 let settled = false;
 process.on('beforeExit', () => {
   if (settled) return;
-  console.error('gbatch: internal error: the command stopped before its end, with nothing left to wait for (a step waited on an event that never came)');
+  console.error(
+    'gbatch: internal error: the command stopped before its end, with nothing left to wait for (a step waited on an event that never came)',
+  );
   console.error('gbatch: the journal stays consistent; a new run resumes from it. Please report this.');
   process.exit(70);
 });
 
-main(process.argv.slice(2)).finally(() => { settled = true; }).then(
-  exitOnceWritten,
-  (err) => {
+main(process.argv.slice(2))
+  .finally(() => {
+    settled = true;
+  })
+  .then(exitOnceWritten, (err) => {
     // Usage and configuration errors are answered inside (exit 2); reaching here is a bug.
     console.error(`gbatch: internal error: ${printableBlock(String(err?.stack ?? err))}`);
     console.error('gbatch: the journal stays consistent; a new run resumes from it. Please report this.');
     process.exitCode = 70;
-  },
-);
+  });
 
 /**
  * The command is done: exit as soon as stdout and stderr have taken what it wrote, not once the event

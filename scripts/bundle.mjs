@@ -42,15 +42,21 @@ const slimDependencies = {
   setup(bundle) {
     bundle.onResolve({ filter: /^undici$/ }, () => ({ path: 'undici', namespace: 'slim' }));
     bundle.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      /[\\/]zod[\\/]v4[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'slim', pluginData: dirname(args.importer) } : undefined);
+      /[\\/]zod[\\/]v4[\\/]/.test(args.importer)
+        ? { path: 'zod-locales', namespace: 'slim', pluginData: dirname(args.importer) }
+        : undefined,
+    );
     bundle.onLoad({ filter: /^undici$/, namespace: 'slim' }, () => ({
-      loader: 'js', resolveDir: root,
+      loader: 'js',
+      resolveDir: root,
       contents: `const Dispatcher = require('undici/lib/dispatcher/dispatcher');
         Object.assign(Dispatcher.prototype, require('undici/lib/api'));
         module.exports = { Agent: require('undici/lib/dispatcher/agent'), Pool: require('undici/lib/dispatcher/pool') };`,
     }));
     bundle.onLoad({ filter: /^zod-locales$/, namespace: 'slim' }, (args) => ({
-      loader: 'js', resolveDir: `${args.pluginData}/../locales`, contents: `export { default as en } from './en.js';`,
+      loader: 'js',
+      resolveDir: `${args.pluginData}/../locales`,
+      contents: `export { default as en } from './en.js';`,
     }));
   },
 };
@@ -60,7 +66,12 @@ rmSync(new URL('../dist/bundle', import.meta.url), { recursive: true, force: tru
 await build({
   absWorkingDir: root,
   // index and sim-entry: the library's entries (package.json `exports`), sharing the CLI's chunks.
-  entryPoints: { main: 'dist/cli/main.js', 'scan-worker': 'dist/ingest/scan-worker.js', index: 'dist/index.js', 'sim-entry': 'dist/sim-entry.js' },
+  entryPoints: {
+    main: 'dist/cli/main.js',
+    'scan-worker': 'dist/ingest/scan-worker.js',
+    index: 'dist/index.js',
+    'sim-entry': 'dist/sim-entry.js',
+  },
   outdir: 'dist/bundle',
   bundle: true,
   splitting: true,
@@ -70,7 +81,9 @@ await build({
   // A native addon: it stays a package, loaded from node_modules.
   external: ['better-sqlite3'],
   // undici is CommonJS and requires Node's built-ins; an ES module has no `require` of its own.
-  banner: { js: "import { createRequire as __gbatchRequire } from 'node:module'; const require = __gbatchRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __gbatchRequire } from 'node:module'; const require = __gbatchRequire(import.meta.url);",
+  },
   sourcemap: true,
   logLevel: 'warning',
   plugins: [slimDependencies, embedMigrations],

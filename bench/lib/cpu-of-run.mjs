@@ -12,7 +12,11 @@ export async function runGbatchWithCpu(args, options = {}) {
   const dir = tempDir('cpu');
   const file = join(dir, 'cpu.json');
   try {
-    const run = await runGbatch(args, { ...options, env: { ...options.env, BENCH_CPU_FILE: file }, nodeArgs: ['--require', CPU_AT_EXIT, ...(options.nodeArgs ?? [])] });
+    const run = await runGbatch(args, {
+      ...options,
+      env: { ...options.env, BENCH_CPU_FILE: file },
+      nodeArgs: ['--require', CPU_AT_EXIT, ...(options.nodeArgs ?? [])],
+    });
     let cpuS = null;
     try {
       const cpu = JSON.parse(readFileSync(file, 'utf8'));

@@ -30,14 +30,24 @@ export function median(values) {
 }
 
 export function machine() {
-  return { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version };
+  return {
+    cores: cpus().length,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    memory_gib: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+  };
 }
 
 /** Starts `gbatch sim` in its own process; resolves once it prints its listening line. */
 export async function startSim(args = []) {
-  const child = spawn(process.execPath, ['bin/gbatch.js', 'sim', '--port', '0', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/gbatch.js', 'sim', '--port', '0', ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
   let buffered = '';
   for await (const chunk of child.stdout) {
     buffered += chunk;
@@ -70,12 +80,18 @@ export async function runGbatch(args, { env = {}, cwd = root, nodeArgs = [] } = 
   const started = performance.now();
   const startedAtMs = Date.now();
   const child = spawn(process.execPath, ['--require', PEAK_RSS, ...nodeArgs, join(root, 'bin/gbatch.js'), ...args], {
-    cwd, env: { ...process.env, ...env, BENCH_RSS_FILE: rssFile }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd,
+    env: { ...process.env, ...env, BENCH_RSS_FILE: rssFile },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d) => { stdout += d; });
-  child.stderr.on('data', (d) => { stderr += d; });
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
   const code = await new Promise((resolve) => child.once('exit', (c) => resolve(c)));
   const wallMs = performance.now() - started;
   let maxRssKb = null;

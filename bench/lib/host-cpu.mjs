@@ -13,7 +13,10 @@ export function hostCpu() {
 /** Share of the cores' time busy between two snapshots (0..1), and the load at the end. */
 export function hostBusy(before, after) {
   const total = after.total - before.total;
-  return { busy: total > 0 ? +(1 - (after.idle - before.idle) / total).toFixed(3) : null, load1: +after.load1.toFixed(2) };
+  return {
+    busy: total > 0 ? +(1 - (after.idle - before.idle) / total).toFixed(3) : null,
+    load1: +after.load1.toFixed(2),
+  };
 }
 
 const TICKS_PER_S = 100; // USER_HZ on Linux

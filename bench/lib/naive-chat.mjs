@@ -5,7 +5,10 @@ import { readFileSync } from 'node:fs';
 const [manifest, concurrency] = [process.argv[2], Number(process.argv[3])];
 const base = process.env.GATEWAY_BASE_URL;
 const headers = { authorization: `Bearer ${process.env.GATEWAY_API_KEY}`, 'content-type': 'application/json' };
-const rows = readFileSync(manifest, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+const rows = readFileSync(manifest, 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((line) => JSON.parse(line));
 const results = new Array(rows.length);
 let next = 0;
 async function worker() {

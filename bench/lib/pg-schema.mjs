@@ -37,7 +37,9 @@ export async function postmasterPid() {
   const client = new pg.Client({ connectionString: PG_BENCH_URL });
   await client.connect();
   try {
-    const { rows: [row] } = await client.query('SHOW data_directory');
+    const {
+      rows: [row],
+    } = await client.query('SHOW data_directory');
     return Number(readFileSync(`${row.data_directory}/postmaster.pid`, 'utf8').split('\n')[0]);
   } catch {
     return null;
@@ -63,7 +65,9 @@ export function onceIngested(db, rows, statement) {
   const done = (async () => {
     while (!stopped) {
       // Before gbatch's migration has created it, `items` does not exist: count 0.
-      const { rows: [row] } = await db.query('SELECT count(*)::int AS n FROM items').catch(() => ({ rows: [{ n: 0 }] }));
+      const {
+        rows: [row],
+      } = await db.query('SELECT count(*)::int AS n FROM items').catch(() => ({ rows: [{ n: 0 }] }));
       if (row.n >= rows) {
         await db.query(statement);
         return performance.now() - started;
@@ -72,7 +76,12 @@ export function onceIngested(db, rows, statement) {
     }
     return null;
   })();
-  return { done, stop: () => { stopped = true; } };
+  return {
+    done,
+    stop: () => {
+      stopped = true;
+    },
+  };
 }
 
 /**
@@ -88,7 +97,9 @@ export async function holdWal(name) {
     await client.query('SELECT pg_create_physical_replication_slot($1, true, true)', [name]);
   } catch (err) {
     await client.end();
-    process.stderr.write(`no replication slot (${err.message}): a checkpoint may recycle the WAL before pg_waldump reads it\n`);
+    process.stderr.write(
+      `no replication slot (${err.message}): a checkpoint may recycle the WAL before pg_waldump reads it\n`,
+    );
     return null;
   }
   return { release: () => client.end() };

@@ -21,21 +21,33 @@ export function knownErrorExit(err: unknown): KnownExit | undefined {
   const message = printable(err instanceof Error ? err.message : String(err));
   // A live runner holding the job is not bad configuration: its own code (73), or 5 when the run chose to skip.
   if (err instanceof RunSkippedError) {
-    return { exitCode: EXIT_CODE.skipped, line: message, meaning: `Skipped: ${printable(err.holder)} is still running this job (--if-running skip); nothing was done.` };
+    return {
+      exitCode: EXIT_CODE.skipped,
+      line: message,
+      meaning: `Skipped: ${printable(err.holder)} is still running this job (--if-running skip); nothing was done.`,
+    };
   }
-  if (err instanceof JournalBusyError) return { exitCode: EXIT_CODE.busy, line: message, meaning: `Refused: ${message}; nothing was sent.` };
+  if (err instanceof JournalBusyError)
+    return { exitCode: EXIT_CODE.busy, line: message, meaning: `Refused: ${message}; nothing was sent.` };
   // Usage and configuration errors: one line, exit 2, nothing sent. A journal written by a newer gbatch
   // is this installation's configuration to fix (upgrade).
-  if (err instanceof UsageError || err instanceof ConfigError || (err as { code?: string } | null)?.code === 'GBATCH_SCHEMA_NEWER') {
+  if (
+    err instanceof UsageError ||
+    err instanceof ConfigError ||
+    (err as { code?: string } | null)?.code === 'GBATCH_SCHEMA_NEWER'
+  ) {
     return { exitCode: EXIT_CODE.usage, line: message, meaning: `Refused: ${message}; nothing was sent.` };
   }
   // The journal's disk is full or failing, or its database out of reach: the machine's doing, not a bug; come back later (75).
   const outage = journalOutageLine(err);
-  if (outage) return { exitCode: EXIT_CODE.inFlight, line: printable(outage), meaning: `Stopped: ${printable(outage)}` };
+  if (outage)
+    return { exitCode: EXIT_CODE.inFlight, line: printable(outage), meaning: `Stopped: ${printable(outage)}` };
   // Another runner's ingest of the job held its lock past the wait's bound: nothing was sent; come back later (75).
-  if ((err as { code?: string } | null)?.code === 'GBATCH_INGEST_LOCK_WAIT') return { exitCode: EXIT_CODE.inFlight, line: message, meaning: `Stopped: ${message}; nothing was sent.` };
+  if ((err as { code?: string } | null)?.code === 'GBATCH_INGEST_LOCK_WAIT')
+    return { exitCode: EXIT_CODE.inFlight, line: message, meaning: `Stopped: ${message}; nothing was sent.` };
   // Another runner owns the journal now: this one stopped without writing; come back later (75).
-  if (err instanceof LockLostError) return { exitCode: EXIT_CODE.inFlight, line: message, meaning: `Stopped: ${message}` };
+  if (err instanceof LockLostError)
+    return { exitCode: EXIT_CODE.inFlight, line: message, meaning: `Stopped: ${message}` };
   return undefined;
 }
 
@@ -43,5 +55,8 @@ export function errorExit(err: unknown): { exitCode: number; meaning: string } {
   const known = knownErrorExit(err);
   if (known) return known;
   const message = printable(err instanceof Error ? err.message : String(err));
-  return { exitCode: EXIT_CODE.internal, meaning: `Internal error (a bug): ${message}. The journal stays consistent; a new run resumes from it.` };
+  return {
+    exitCode: EXIT_CODE.internal,
+    meaning: `Internal error (a bug): ${message}. The journal stays consistent; a new run resumes from it.`,
+  };
 }

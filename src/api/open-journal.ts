@@ -60,12 +60,19 @@ export interface LastRun {
 
 function lastRunOf(run: RunRecord): LastRun {
   return {
-    ...run, startedAt: new Date(run.startedAt).toISOString(), endedAt: run.endedAt === null ? null : new Date(run.endedAt).toISOString(),
+    ...run,
+    startedAt: new Date(run.startedAt).toISOString(),
+    endedAt: run.endedAt === null ? null : new Date(run.endedAt).toISOString(),
   };
 }
 
 export async function openJournal(options: OpenJournalOptions): Promise<JobJournal> {
-  const job = resolveJob(options.job, optionsToFlags(options.options ?? {}, 'openJournal options'), new Date(), options.env ?? process.env);
+  const job = resolveJob(
+    options.job,
+    optionsToFlags(options.options ?? {}, 'openJournal options'),
+    new Date(),
+    options.env ?? process.env,
+  );
   if (!isDatabaseUrl(job.statePath) && !existsSync(job.statePath)) {
     throw new UsageError(`${job.statePath}: no journal for ${job.name} yet (has it run?)`);
   }
@@ -75,7 +82,9 @@ export async function openJournal(options: OpenJournalOptions): Promise<JobJourn
 
 function view(store: JournalQueries, job: string, location: string): JobJournal {
   return {
-    job, location, adapter: store.adapter,
+    job,
+    location,
+    adapter: store.adapter,
     counts: () => store.counts(),
     spend: async () => {
       const spend = await store.spend();

@@ -28,7 +28,10 @@ export interface PlanJobOptions {
   /** A job file (`jobs/<name>.json`) or a manifest (`.csv`, `.jsonl`), as `gbatch plan` takes. */
   job: string;
   /** `gbatch plan`'s options by their flag names: state, journal, pricing, budget, no-budget, budget-may-overrun, meta-columns. */
-  options?: Pick<JobOptions, 'state' | 'journal' | 'pricing' | 'budget' | 'no-budget' | 'budget-may-overrun' | 'meta-columns' | 'skip-changed'>;
+  options?: Pick<
+    JobOptions,
+    'state' | 'journal' | 'pricing' | 'budget' | 'no-budget' | 'budget-may-overrun' | 'meta-columns' | 'skip-changed'
+  >;
   /** Where GBATCH_JOURNAL_URL is read (default: process.env). */
   env?: NodeJS.ProcessEnv;
   /** Give the exact bodies of the first N valid rows (`plan --show-requests N`). */
@@ -36,10 +39,28 @@ export interface PlanJobOptions {
 }
 
 /** A request as `run` would send it: the gateway path and the exact JSON body. */
-export interface PlannedRequest { id: string; method: 'POST'; url: string; body: string }
+export interface PlannedRequest {
+  id: string;
+  method: 'POST';
+  url: string;
+  body: string;
+}
 
-export interface PlanRow { id: string; kind: string; model: string; resolution: string | null; estimatedUsd: number; maxUsd: number }
-export interface PlanGroup { model: string; resolution: string | null; rows: number; estimatedUsd: number; maxUsd: number }
+export interface PlanRow {
+  id: string;
+  kind: string;
+  model: string;
+  resolution: string | null;
+  estimatedUsd: number;
+  maxUsd: number;
+}
+export interface PlanGroup {
+  model: string;
+  resolution: string | null;
+  rows: number;
+  estimatedUsd: number;
+  maxUsd: number;
+}
 
 export interface PlanResult {
   job: string;
@@ -66,7 +87,12 @@ export interface PlanResult {
   /** Chat/responses rows without an output cap: under a budget they are sent with the default cap. */
   outputCappedRows: number;
   journal: null | {
-    location: string; spentUsd: number; reservedUsd: number; remainingRows: number; remainingEstimatedUsd: number; remainingMaxUsd: number;
+    location: string;
+    spentUsd: number;
+    reservedUsd: number;
+    remainingRows: number;
+    remainingEstimatedUsd: number;
+    remainingMaxUsd: number;
     /** The job's cancellation (`gbatch cancel`), while it stands: `run` sends nothing. */
     cancelled: { at: number; reason: string | null } | null;
   };
@@ -86,8 +112,12 @@ export interface PlanResult {
 /** Plans a job; a usage error (a missing manifest, a bad option) throws UsageError. */
 export async function planJob(options: PlanJobOptions): Promise<PlanResult> {
   const flags = optionsToFlags(options.options ?? {}, 'planJob options');
-  const job = resolveJob(options.job, { ...flags, ...(options.showRequests !== undefined ? { 'show-requests': options.showRequests } : {}) },
-    new Date(), options.env ?? process.env);
+  const job = resolveJob(
+    options.job,
+    { ...flags, ...(options.showRequests !== undefined ? { 'show-requests': options.showRequests } : {}) },
+    new Date(),
+    options.env ?? process.env,
+  );
   return planResolvedJob(job);
 }
 
@@ -95,7 +125,8 @@ export async function planResolvedJob(job: ResolvedJob): Promise<PlanResult> {
   // The job's journal, when it exists, as `run` would find it; read only, never created.
   let journal: JournalQueries | undefined;
   try {
-    if (isDatabaseUrl(job.statePath) || existsSync(job.statePath)) journal = await openQueries(job.statePath, { job: job.name });
+    if (isDatabaseUrl(job.statePath) || existsSync(job.statePath))
+      journal = await openQueries(job.statePath, { job: job.name });
   } catch (err) {
     throw new UsageError(`${printableLocation(job.statePath)}: cannot read the journal: ${(err as Error).message}`);
   }
@@ -113,8 +144,12 @@ async function plan(job: ResolvedJob, journal: JournalQueries | undefined): Prom
   const saved = await journal?.getJob();
   // The budget the next run would hold the job to (the same rule: flags, then the job file's value when new or changed).
   const budget = budgetInForce({
-    stored: saved?.budgetUsd, given: job.budgetFlag.given, lift: job.budgetFlag.lift,
-    created: saved === undefined, file: job.fileBudget, fileSeen: saved?.jobFileBudget,
+    stored: saved?.budgetUsd,
+    given: job.budgetFlag.given,
+    lift: job.budgetFlag.lift,
+    created: saved === undefined,
+    file: job.fileBudget,
+    fileSeen: saved?.jobFileBudget,
   }).budgetUsd;
   const standing = new PlanAgainstJournal(journal, job.manifests.length);
   await standing.loadAdopted();
@@ -134,33 +169,55 @@ async function plan(job: ResolvedJob, journal: JournalQueries | undefined): Prom
   });
   let summary;
   try {
-    summary = await scanManifests(job.manifests, job.pricing, {
-      valid: ({ row, estimate }) => {
-        // The bound of the request as run sends it: under a budget, an uncapped text row gets the default cap.
-        const sent = budget === undefined ? { request: row.request } : withOutputCap(row.kind, row.request);
-        if (sent.added !== undefined) capped++;
-        // The row's canonical JSON has the request's bytes; a cap added to it is serialised anew.
-        const max = Math.max(estimate.usd, billBound(row.kind, sent.request, job.pricing, sent.request === row.request ? Buffer.byteLength(row.requestJson, 'utf8') : undefined));
-        total.usd += estimate.usd;
-        total.max += max;
-        const resolution = estimateResolution(estimate);
-        const key = `${row.model}\u0000${resolution ?? ''}`;
-        const group = groups.get(key) ?? { model: row.model, resolution, rows: 0, estimatedUsd: 0, maxUsd: 0 };
-        group.rows++;
-        group.estimatedUsd += estimate.usd;
-        group.maxUsd += max;
-        groups.set(key, group);
-        if (rows.length < SHOWN_ROWS) rows.push({ id: row.id, kind: row.kind, model: row.model, resolution, estimatedUsd: estimate.usd, maxUsd: max });
-        judging.add(row, estimate.usd, max);
-        if (requests.length < (flags['show-requests'] ?? 0)) requests.push(plannedRequest(row, budget !== undefined));
+    summary = await scanManifests(
+      job.manifests,
+      job.pricing,
+      {
+        valid: ({ row, estimate }) => {
+          // The bound of the request as run sends it: under a budget, an uncapped text row gets the default cap.
+          const sent = budget === undefined ? { request: row.request } : withOutputCap(row.kind, row.request);
+          if (sent.added !== undefined) capped++;
+          // The row's canonical JSON has the request's bytes; a cap added to it is serialised anew.
+          const max = Math.max(
+            estimate.usd,
+            billBound(
+              row.kind,
+              sent.request,
+              job.pricing,
+              sent.request === row.request ? Buffer.byteLength(row.requestJson, 'utf8') : undefined,
+            ),
+          );
+          total.usd += estimate.usd;
+          total.max += max;
+          const resolution = estimateResolution(estimate);
+          const key = `${row.model}\u0000${resolution ?? ''}`;
+          const group = groups.get(key) ?? { model: row.model, resolution, rows: 0, estimatedUsd: 0, maxUsd: 0 };
+          group.rows++;
+          group.estimatedUsd += estimate.usd;
+          group.maxUsd += max;
+          groups.set(key, group);
+          if (rows.length < SHOWN_ROWS)
+            rows.push({
+              id: row.id,
+              kind: row.kind,
+              model: row.model,
+              resolution,
+              estimatedUsd: estimate.usd,
+              maxUsd: max,
+            });
+          judging.add(row, estimate.usd, max);
+          if (requests.length < (flags['show-requests'] ?? 0)) requests.push(plannedRequest(row, budget !== undefined));
+        },
+        invalid: (entry) => {
+          for (const e of entry.errors) {
+            errorCount++;
+            if (errors.length < SHOWN_ERRORS) errors.push(formatRowError(e));
+          }
+        },
       },
-      invalid: (entry) => {
-        for (const e of entry.errors) {
-          errorCount++;
-          if (errors.length < SHOWN_ERRORS) errors.push(formatRowError(e));
-        }
-      },
-    }, undefined, metaColumnList(flags['meta-columns']));
+      undefined,
+      metaColumnList(flags['meta-columns']),
+    );
     await judging.done();
     // Rows the operator adopted (`gbatch retry <id>`) that no manifest lists: run sends them as well.
     for (const item of standing.adoptedOutside()) {
@@ -175,34 +232,66 @@ async function plan(job: ResolvedJob, journal: JournalQueries | undefined): Prom
   const skipChanged = flags['skip-changed'] === true;
   const conflicts = standing.problems(skipChanged);
   // The rows earlier runs left in the journal, judged by run's own rule (held-row-prices.ts).
-  const unpriced = journal ? await unpricedHeldRows(journal, job.pricing, job.pricingSource, flags['resubmit-uncertain-text'] === true) ?? null : null;
+  const unpriced = journal
+    ? ((await unpricedHeldRows(journal, job.pricing, job.pricingSource, flags['resubmit-uncertain-text'] === true)) ??
+      null)
+    : null;
   const spend = (await journal?.spend()) ?? { reservedUsd: 0, actualUsd: 0 };
   const mayOverrun = flags['budget-may-overrun'];
   // Judged on what the gateway can bill (the estimate only under --budget-may-overrun), plus what the journal holds.
   const needed = roundUsd(spend.actualUsd + spend.reservedUsd + (mayOverrun ? remaining.usd : remaining.max));
   const fits = budget === undefined || unpriced !== null ? null : needed <= budget;
-  const reason = fits === false
-    ? `the job needs up to ${usd(needed)}${journal ? ` (spent ${usd(spend.actualUsd)}, reserved ${usd(spend.reservedUsd)}, remaining rows ${usd(mayOverrun ? remaining.usd : remaining.max)})` : ''}`
-      + ` against a budget of ${usd(budget!, 2)}: a run sends what fits and defers the rest (exit 3)`
-    : null;
+  const reason =
+    fits === false
+      ? `the job needs up to ${usd(needed)}${journal ? ` (spent ${usd(spend.actualUsd)}, reserved ${usd(spend.reservedUsd)}, remaining rows ${usd(mayOverrun ? remaining.usd : remaining.max)})` : ''}` +
+        ` against a budget of ${usd(budget!, 2)}: a run sends what fits and defers the rest (exit 3)`
+      : null;
   const byModel = [...groups.values()]
     .sort((a, b) => a.model.localeCompare(b.model) || String(a.resolution).localeCompare(String(b.resolution)))
     .map((g) => ({ ...g, estimatedUsd: roundUsd(g.estimatedUsd), maxUsd: roundUsd(g.maxUsd) }));
   const cancel = await journal?.jobCancel();
   return {
-    job: job.name, manifests: job.manifests, pricing: job.pricingSource,
-    rows: summary.rows, valid: summary.valid, invalid: summary.invalid, errors: [...errors, ...(skipChanged ? [] : conflicts), ...(unpriced !== null ? [unpriced] : [])], errorCount: errorCount + (skipChanged ? 0 : conflicts.length) + (unpriced !== null ? 1 : 0), conflicts,
-    estimatedUsd: roundUsd(total.usd), maxUsd: roundUsd(total.max), budgetUsd: budget ?? null, budgetMayOverrun: mayOverrun,
-    fitsBudget: fits, unpriced, reason, outputCappedRows: capped, skipInvalid: flags['skip-invalid'] === true, skipChanged,
-    journal: journal ? {
-      location: printableLocation(job.statePath), spentUsd: spend.actualUsd, reservedUsd: spend.reservedUsd,
-      remainingRows: remaining.rows, remainingEstimatedUsd: roundUsd(remaining.usd), remainingMaxUsd: roundUsd(remaining.max),
-      cancelled: cancel ? { at: cancel.at, reason: cancel.reason ?? null } : null,
-    } : null,
-    byModel, shownRows: rows, requests,
+    job: job.name,
+    manifests: job.manifests,
+    pricing: job.pricingSource,
+    rows: summary.rows,
+    valid: summary.valid,
+    invalid: summary.invalid,
+    errors: [...errors, ...(skipChanged ? [] : conflicts), ...(unpriced !== null ? [unpriced] : [])],
+    errorCount: errorCount + (skipChanged ? 0 : conflicts.length) + (unpriced !== null ? 1 : 0),
+    conflicts,
+    estimatedUsd: roundUsd(total.usd),
+    maxUsd: roundUsd(total.max),
+    budgetUsd: budget ?? null,
+    budgetMayOverrun: mayOverrun,
+    fitsBudget: fits,
+    unpriced,
+    reason,
+    outputCappedRows: capped,
+    skipInvalid: flags['skip-invalid'] === true,
+    skipChanged,
+    journal: journal
+      ? {
+          location: printableLocation(job.statePath),
+          spentUsd: spend.actualUsd,
+          reservedUsd: spend.reservedUsd,
+          remainingRows: remaining.rows,
+          remainingEstimatedUsd: roundUsd(remaining.usd),
+          remainingMaxUsd: roundUsd(remaining.max),
+          cancelled: cancel ? { at: cancel.at, reason: cancel.reason ?? null } : null,
+        }
+      : null,
+    byModel,
+    shownRows: rows,
+    requests,
     // Invalid rows stop `run` only without --skip-invalid (a flag or the job file's option).
     // Changed rows, only without --skip-changed.
-    exitCode: summary.invalid > 0 && !flags['skip-invalid'] || conflicts.length > 0 && !skipChanged || unpriced !== null ? 2 : fits === false ? 3 : 0,
+    exitCode:
+      (summary.invalid > 0 && !flags['skip-invalid']) || (conflicts.length > 0 && !skipChanged) || unpriced !== null
+        ? 2
+        : fits === false
+          ? 3
+          : 0,
   };
 }
 
@@ -216,7 +305,10 @@ function plannedRequest(row: ManifestRow, budgeted: boolean): PlannedRequest {
   return { id: row.id, method: 'POST', url: SUBMIT_URLS[row.kind], body: JSON.stringify(request) };
 }
 
-const SUBMIT_URLS = Object.fromEntries(Object.entries(BATCH_URLS).map(([url, kind]) => [kind, url])) as Record<ItemKind, string>;
+const SUBMIT_URLS = Object.fromEntries(Object.entries(BATCH_URLS).map(([url, kind]) => [kind, url])) as Record<
+  ItemKind,
+  string
+>;
 
 const JUDGE_BATCH = 500;
 
@@ -226,7 +318,10 @@ class BatchedJudge {
   private chain: Promise<void> = Promise.resolve();
   private failure: unknown;
 
-  constructor(private readonly standing: PlanAgainstJournal, private readonly onRemaining: (usd: number, max: number) => void) {}
+  constructor(
+    private readonly standing: PlanAgainstJournal,
+    private readonly onRemaining: (usd: number, max: number) => void,
+  ) {}
 
   add(row: ManifestRow, usdEstimate: number, max: number): void {
     this.batch.push({ row, usd: usdEstimate, max });
@@ -236,15 +331,17 @@ class BatchedJudge {
   private flush(): void {
     const batch = this.batch;
     this.batch = [];
-    this.chain = this.chain.then(async () => {
-      if (this.failure !== undefined) return;
-      const standings = await this.standing.judgeRows(batch.map((b) => b.row));
-      standings.forEach((standing, i) => {
-        if (standing === 'remaining') this.onRemaining(batch[i]!.usd, batch[i]!.max);
+    this.chain = this.chain
+      .then(async () => {
+        if (this.failure !== undefined) return;
+        const standings = await this.standing.judgeRows(batch.map((b) => b.row));
+        standings.forEach((standing, i) => {
+          if (standing === 'remaining') this.onRemaining(batch[i]!.usd, batch[i]!.max);
+        });
+      })
+      .catch((err: unknown) => {
+        this.failure ??= err; // held for done(): the scan goes on meanwhile
       });
-    }).catch((err: unknown) => {
-      this.failure ??= err; // held for done(): the scan goes on meanwhile
-    });
   }
 
   async done(): Promise<void> {

@@ -74,10 +74,14 @@ export interface RunJobResult extends Omit<RunResult, 'stopReason' | 'stopMessag
 export async function runJob(options: RunJobOptions): Promise<RunJobResult> {
   const env = options.env ?? process.env;
   const job = resolveJob(options.job, optionsToFlags(options.options ?? {}, 'runJob options'), new Date(), env);
-  const access = job.flags['ingest-only'] ? { baseUrl: 'http://127.0.0.1/v1', apiKey: '' } : gatewayAccess(
-    { 'base-url': options.baseUrl ?? job.flags['base-url'] },
-    options.apiKey !== undefined ? { ...env, GATEWAY_API_KEY: options.apiKey, GATEWAY_API_KEY_FILE: undefined } : env,
-  );
+  const access = job.flags['ingest-only']
+    ? { baseUrl: 'http://127.0.0.1/v1', apiKey: '' }
+    : gatewayAccess(
+        { 'base-url': options.baseUrl ?? job.flags['base-url'] },
+        options.apiKey !== undefined
+          ? { ...env, GATEWAY_API_KEY: options.apiKey, GATEWAY_API_KEY_FILE: undefined }
+          : env,
+      );
   const events = new EventEmitter<RunEvents>();
   if (options.onLog) events.on('log', options.onLog);
   if (options.onProgress) events.on('progress', options.onProgress);
@@ -105,7 +109,9 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
   const notifySettings = parseNotifySettings(flags);
   const redact = createRedactor([access.apiKey]);
   const notifier = new RunNotifier(notifySettings, {
-    job: job.name, redact, log: (line) => hooks.events.emit('log', line),
+    job: job.name,
+    redact,
+    log: (line) => hooks.events.emit('log', line),
     ...(hooks.notifyPolicy ? { policy: hooks.notifyPolicy } : {}),
   });
   notifier.attach(hooks.events);
@@ -169,10 +175,17 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
   }
   const endedAt = Date.now();
   // A run stopped by a signal (or its library equivalent) is not "done", whatever the counts say.
-  const final: RunResult = hooks.interrupt?.aborted && result.exitCode === EXIT_CODE.ok ? { ...result, exitCode: EXIT_CODE.inFlight } : result;
+  const final: RunResult =
+    hooks.interrupt?.aborted && result.exitCode === EXIT_CODE.ok ? { ...result, exitCode: EXIT_CODE.inFlight } : result;
   const outcome: RunJobResult = {
-    ...final, stopReason: final.stopReason ?? null, stopMessage: final.stopMessage ?? null,
-    job: job.name, journal: printableLocation(job.statePath), outDir: job.outDir, meaning: exitMeaning(final), notifications: notifier.stats,
+    ...final,
+    stopReason: final.stopReason ?? null,
+    stopMessage: final.stopMessage ?? null,
+    job: job.name,
+    journal: printableLocation(job.statePath),
+    outDir: job.outDir,
+    meaning: exitMeaning(final),
+    notifications: notifier.stats,
   };
   if (hooks.beforeNotified) await hooks.beforeNotified(outcome);
   if (notifier.active && final.lastOfJob === false) {
@@ -180,13 +193,26 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
     hooks.events.emit('log', "notification (run-ended) left to the job's last runner: others are still at work on it");
     await notifier.finish(undefined);
   } else if (notifier.active) {
-    await notifier.finish({
-      job: job.name, exitCode: final.exitCode, meaning: outcome.meaning, stopReason: final.stopReason ?? null, counts: final.counts,
-      spendUsd: final.spend.actualUsd, reservedUsd: final.spend.reservedUsd, budgetUsd: final.budgetUsd ?? null,
-      estimateUsd: (await journalStanding(job))?.estimateUsd ?? null, startedAt, endedAt, journal: outcome.journal, outDir: job.outDir,
-      resultsPath: existsSync(resultsPath(job.outDir)) ? resultsPath(job.outDir) : null,
-      ...commandArgs(job),
-    }, { counts: final.counts, spend: final.spend, budgetUsd: final.budgetUsd, pausedUntil: 0 });
+    await notifier.finish(
+      {
+        job: job.name,
+        exitCode: final.exitCode,
+        meaning: outcome.meaning,
+        stopReason: final.stopReason ?? null,
+        counts: final.counts,
+        spendUsd: final.spend.actualUsd,
+        reservedUsd: final.spend.reservedUsd,
+        budgetUsd: final.budgetUsd ?? null,
+        estimateUsd: (await journalStanding(job))?.estimateUsd ?? null,
+        startedAt,
+        endedAt,
+        journal: outcome.journal,
+        outDir: job.outDir,
+        resultsPath: existsSync(resultsPath(job.outDir)) ? resultsPath(job.outDir) : null,
+        ...commandArgs(job),
+      },
+      { counts: final.counts, spend: final.spend, budgetUsd: final.budgetUsd, pausedUntil: 0 },
+    );
   }
   return outcome;
 }
@@ -195,10 +221,21 @@ async function failureSummary(job: ResolvedJob, err: unknown, startedAt: number)
   const { exitCode, meaning } = errorExit(err);
   const standing = await journalStanding(job);
   return {
-    job: job.name, exitCode, meaning, stopReason: exitCode === EXIT_CODE.internal ? 'internal-error' : null,
-    counts: standing?.counts ?? zeroCounts(), spendUsd: standing?.spend.actualUsd ?? 0, reservedUsd: standing?.spend.reservedUsd ?? 0,
-    budgetUsd: standing?.budgetUsd ?? null, estimateUsd: standing?.estimateUsd ?? null, startedAt, endedAt: Date.now(),
-    journal: printableLocation(job.statePath), outDir: job.outDir, resultsPath: null, ...commandArgs(job),
+    job: job.name,
+    exitCode,
+    meaning,
+    stopReason: exitCode === EXIT_CODE.internal ? 'internal-error' : null,
+    counts: standing?.counts ?? zeroCounts(),
+    spendUsd: standing?.spend.actualUsd ?? 0,
+    reservedUsd: standing?.spend.reservedUsd ?? 0,
+    budgetUsd: standing?.budgetUsd ?? null,
+    estimateUsd: standing?.estimateUsd ?? null,
+    startedAt,
+    endedAt: Date.now(),
+    journal: printableLocation(job.statePath),
+    outDir: job.outDir,
+    resultsPath: null,
+    ...commandArgs(job),
   };
 }
 
@@ -216,7 +253,12 @@ function zeroCounts(): Record<ItemState, number> {
 
 /** How the commands a notification suggests name the job: as the operator started it. */
 function commandArgs(job: ResolvedJob): Pick<RunSummary, 'jobArg' | 'sourceArg'> {
-  const jobArg = startedJobArg(job.source, printableLocation(job.statePath), isDatabaseUrl(job.statePath) ? { fromEnv: job.journalFromEnv } : undefined, job.journalMoved);
+  const jobArg = startedJobArg(
+    job.source,
+    printableLocation(job.statePath),
+    isDatabaseUrl(job.statePath) ? { fromEnv: job.journalFromEnv } : undefined,
+    job.journalMoved,
+  );
   return { jobArg, sourceArg: quoteArg(job.source) };
 }
 
@@ -227,19 +269,34 @@ function savedOptions(job: ResolvedJob): Record<string, unknown> {
     ...flags,
     ...(flags.journal !== undefined ? { journal: printableLocation(flags.journal) } : {}),
     ...(flags.notify && flags.notify.length > 0 ? { notify: flags.notify.map(displayUrl) } : {}),
-    source: job.source, out: job.outDir, pricing: job.pricingSource,
+    source: job.source,
+    out: job.outDir,
+    pricing: job.pricingSource,
   };
 }
 
 /** What the job's journal holds (counts, money, budget, estimate); undefined when it cannot be read. */
-async function journalStanding(job: ResolvedJob): Promise<{ counts: Record<ItemState, number>; spend: { actualUsd: number; reservedUsd: number }; budgetUsd: number | null; estimateUsd: number } | undefined> {
+async function journalStanding(job: ResolvedJob): Promise<
+  | {
+      counts: Record<ItemState, number>;
+      spend: { actualUsd: number; reservedUsd: number };
+      budgetUsd: number | null;
+      estimateUsd: number;
+    }
+  | undefined
+> {
   try {
     if (!isDatabaseUrl(job.statePath) && !existsSync(job.statePath)) return undefined;
     const journal = await openQueries(job.statePath, { job: job.name });
     try {
       const budgetUsd = (await journal.getJob())?.budgetUsd ?? null;
       const header = await reportHeader(journal, job.name, budgetUsd);
-      return { counts: await journal.counts(), spend: await journal.spend(), budgetUsd, estimateUsd: roundUsd(header.totals.estimated_usd) };
+      return {
+        counts: await journal.counts(),
+        spend: await journal.spend(),
+        budgetUsd,
+        estimateUsd: roundUsd(header.totals.estimated_usd),
+      };
     } finally {
       await journal.close();
     }

@@ -31,9 +31,21 @@ export interface OpenOptions {
   needsJob?: { command: string };
 }
 
-export async function openCommandJournal(flags: JournalFlags, positionals: readonly string[], options: OpenOptions & { readonly: true }): Promise<CommandJournal<JournalQueries>>;
-export async function openCommandJournal(flags: JournalFlags, positionals: readonly string[], options: OpenOptions & { readonly: false }): Promise<CommandJournal>;
-export async function openCommandJournal(flags: JournalFlags, positionals: readonly string[], options: OpenOptions): Promise<CommandJournal<JournalQueries>> {
+export async function openCommandJournal(
+  flags: JournalFlags,
+  positionals: readonly string[],
+  options: OpenOptions & { readonly: true },
+): Promise<CommandJournal<JournalQueries>>;
+export async function openCommandJournal(
+  flags: JournalFlags,
+  positionals: readonly string[],
+  options: OpenOptions & { readonly: false },
+): Promise<CommandJournal>;
+export async function openCommandJournal(
+  flags: JournalFlags,
+  positionals: readonly string[],
+  options: OpenOptions,
+): Promise<CommandJournal<JournalQueries>> {
   const server = journalUrl(flags);
   const statePath = flags.state ?? (flags.journal !== undefined && !server ? flags.journal : undefined);
   const idsOnly = options.withIds && statePath !== undefined;
@@ -41,7 +53,9 @@ export async function openCommandJournal(flags: JournalFlags, positionals: reado
   const ids = !options.withIds ? [] : idsOnly ? [...positionals] : positionals.slice(1);
   if (job === undefined) {
     if (server) {
-      throw new UsageError('name the job: a database journal holds many (e.g. `gbatch status <job> --journal postgres://...`)');
+      throw new UsageError(
+        'name the job: a database journal holds many (e.g. `gbatch status <job> --journal postgres://...`)',
+      );
     }
     if (statePath === undefined && options.needsJob) throw new UsageError(askForJob(options.needsJob.command));
     const file = locateJournal(statePath, undefined);
@@ -58,22 +72,42 @@ export async function openCommandJournal(flags: JournalFlags, positionals: reado
     }
     return { ...(await openSqlite(found.location, named, ids, options.readonly)), ...(named ? { source: job } : {}) };
   }
-  const store = options.readonly ? await openQueries(found.location, { job: found.name }) : await openStore(found.location, { job: found.name });
+  const store = options.readonly
+    ? await openQueries(found.location, { job: found.name })
+    : await openStore(found.location, { job: found.name });
   if (!(await store.getJob())) {
     await store.close();
     throw new UsageError(`${store.location}: no job '${found.name}' in this journal yet (has it run?)`);
   }
-  return { store, arg: { jobName: found.name, location: store.location, fromEnv: found.fromEnv, ...(named ? { named } : {}) }, ids, ...(named ? { source: job } : {}) };
+  return {
+    store,
+    arg: { jobName: found.name, location: store.location, fromEnv: found.fromEnv, ...(named ? { named } : {}) },
+    ids,
+    ...(named ? { source: job } : {}),
+  };
 }
 
-async function openSqlite(file: string, named: string | undefined, ids: string[], readonly: boolean): Promise<CommandJournal> {
+async function openSqlite(
+  file: string,
+  named: string | undefined,
+  ids: string[],
+  readonly: boolean,
+): Promise<CommandJournal> {
   const store = openJournalFile(file, { readonly });
-  return { store, arg: { jobName: (await store.getJob())?.name, location: file, fromEnv: false, ...(named ? { named } : {}) }, ids };
+  return {
+    store,
+    arg: { jobName: (await store.getJob())?.name, location: file, fromEnv: false, ...(named ? { named } : {}) },
+    ids,
+  };
 }
 
 /** The refusal of a changing command given no job: it names the journals it would have had to choose from. */
 function askForJob(command: string): string {
-  const found = existsSync('state') ? readdirSync('state').filter((f) => f.endsWith('.db')).map((f) => `state/${f}`) : [];
+  const found = existsSync('state')
+    ? readdirSync('state')
+        .filter((f) => f.endsWith('.db'))
+        .map((f) => `state/${f}`)
+    : [];
   const where = found.length === 0 ? 'no journal in state/' : `journals in state/: ${found.join(', ')}`;
   return `name the job: \`gbatch ${command} <job> ...\` (the job file, e.g. jobs/<name>.json), or --state <file.db> (${where})`;
 }

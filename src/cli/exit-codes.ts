@@ -5,9 +5,15 @@ import { EXIT_CODE, EXIT_CODE_TABLE, exitCodeRow, precedenceText } from '../core
 export type ExitCodeList = ReadonlyArray<readonly [code: number, meaning: string]>;
 
 const INTERNAL = [EXIT_CODE.internal, exitCodeRow(EXIT_CODE.internal)!.meaning] as const;
-const USAGE = [EXIT_CODE.usage, 'usage or configuration error: one line on stderr naming the file and the cause'] as const;
+const USAGE = [
+  EXIT_CODE.usage,
+  'usage or configuration error: one line on stderr naming the file and the cause',
+] as const;
 /** A live runner holds the job (SQLite's lock): never exit 2, which means bad configuration. */
-const BUSY = [EXIT_CODE.busy, 'a live runner holds the job (another `gbatch run`): nothing was done; wait for it to end, or see `gbatch run --if-running`'] as const;
+const BUSY = [
+  EXIT_CODE.busy,
+  'a live runner holds the job (another `gbatch run`): nothing was done; wait for it to end, or see `gbatch run --if-running`',
+] as const;
 /** `run`'s codes in the table's order, then the precedence rule. */
 const RUN: ExitCodeList = [
   ...EXIT_CODE_TABLE.map((row) => [row.code, row.meaning] as const),
@@ -17,52 +23,90 @@ const RUN: ExitCodeList = [
 export const EXIT_CODES = {
   plan: [
     [EXIT_CODE.ok, 'every row is valid and the job fits the budget (when one is in force)'],
-    [EXIT_CODE.usage, 'some row is invalid (each listed as file:line), a row changed under an id the journal holds, a row the journal holds that the pricing file cannot price, or a usage or configuration error'],
-    [EXIT_CODE.budget, 'the job does not fit the budget: what the gateway can bill for the remaining rows, plus what the journal holds, exceeds it'],
+    [
+      EXIT_CODE.usage,
+      'some row is invalid (each listed as file:line), a row changed under an id the journal holds, a row the journal holds that the pricing file cannot price, or a usage or configuration error',
+    ],
+    [
+      EXIT_CODE.budget,
+      'the job does not fit the budget: what the gateway can bill for the remaining rows, plus what the journal holds, exceeds it',
+    ],
     INTERNAL,
   ],
   run: RUN,
   status: [
     [EXIT_CODE.ok, 'the status was printed (with --check: nothing needs an operator)'],
-    [EXIT_CODE.someFailed, 'with --check: something needs an operator, one line each on stdout (uncertain items, a dead runner holding the lock, a stop by the budget or the balance, a cancelled job with tasks no runner is settling)'],
-    USAGE, INTERNAL,
+    [
+      EXIT_CODE.someFailed,
+      'with --check: something needs an operator, one line each on stdout (uncertain items, a dead runner holding the lock, a stop by the budget or the balance, a cancelled job with tasks no runner is settling)',
+    ],
+    USAGE,
+    INTERNAL,
   ],
   report: [[EXIT_CODE.ok, 'the report was written'], USAGE, INTERNAL],
   resolve: [
     [EXIT_CODE.ok, 'the decision is recorded in the journal'],
-    [EXIT_CODE.usage, 'usage error, an item not in a state for that decision, a --task-id the gateway does not know, or one the journal holds for another item or attempt (without --force): nothing changed'],
-    [EXIT_CODE.busy, 'with --detach-task: a live runner holds the SQLite journal: nothing changed; run it again once the run ends'],
+    [
+      EXIT_CODE.usage,
+      'usage error, an item not in a state for that decision, a --task-id the gateway does not know, or one the journal holds for another item or attempt (without --force): nothing changed',
+    ],
+    [
+      EXIT_CODE.busy,
+      'with --detach-task: a live runner holds the SQLite journal: nothing changed; run it again once the run ends',
+    ],
     INTERNAL,
   ],
   retry: [
     [EXIT_CODE.ok, 'the items are pending again (or nothing matched): the next `gbatch run` sends them'],
-    [EXIT_CODE.usage, 'usage error, or an id that cannot be retried (uncertain, invalid, in progress, abandoned while uncertain): nothing changed'],
+    [
+      EXIT_CODE.usage,
+      'usage error, or an id that cannot be retried (uncertain, invalid, in progress, abandoned while uncertain): nothing changed',
+    ],
     BUSY,
     INTERNAL,
   ],
   forget: [
     [EXIT_CODE.ok, 'the items are removed from the journal'],
-    [EXIT_CODE.usage, 'usage error, or an id that may not be removed (not in the journal, still in a manifest of the job, or sent before): nothing was removed'],
+    [
+      EXIT_CODE.usage,
+      'usage error, or an id that may not be removed (not in the journal, still in a manifest of the job, or sent before): nothing was removed',
+    ],
     BUSY,
     INTERNAL,
   ],
   cancel: [
-    [EXIT_CODE.ok, 'the job is cancelled: pending and deferred items are cancelled, and every live runner acknowledged (it sends nothing more)'],
+    [
+      EXIT_CODE.ok,
+      'the job is cancelled: pending and deferred items are cancelled, and every live runner acknowledged (it sends nothing more)',
+    ],
     USAGE,
-    [EXIT_CODE.inFlight, 'the job is cancelled, but a live runner did not acknowledge within --wait (the journal refuses its new submissions; a request it had already recorded may still leave); or the journal stayed busy: run it again'],
+    [
+      EXIT_CODE.inFlight,
+      'the job is cancelled, but a live runner did not acknowledge within --wait (the journal refuses its new submissions; a request it had already recorded may still leave); or the journal stayed busy: run it again',
+    ],
     INTERNAL,
   ],
   journal: [
-    [EXIT_CODE.ok, 'the schema is at this gbatch\'s version'],
-    [EXIT_CODE.usage, 'usage or configuration error (no journal named, a server that cannot be reached), or a schema written by a newer gbatch'],
+    [EXIT_CODE.ok, "the schema is at this gbatch's version"],
+    [
+      EXIT_CODE.usage,
+      'usage or configuration error (no journal named, a server that cannot be reached), or a schema written by a newer gbatch',
+    ],
     INTERNAL,
   ],
-  sim: [[EXIT_CODE.ok, 'stopped by SIGINT or SIGTERM'], [EXIT_CODE.someFailed, 'could not start (the port is in use)'], [EXIT_CODE.usage, 'usage error']],
+  sim: [
+    [EXIT_CODE.ok, 'stopped by SIGINT or SIGTERM'],
+    [EXIT_CODE.someFailed, 'could not start (the port is in use)'],
+    [EXIT_CODE.usage, 'usage error'],
+  ],
   demo: [[-1, 'those of `gbatch run` (see `gbatch run --help`)']],
 } as const satisfies Record<string, ExitCodeList>;
 
 export type CommandName = keyof typeof EXIT_CODES;
 
 export function exitCodesText(list: ExitCodeList): string {
-  return ['Exit codes:', ...list.map(([code, meaning]) => `  ${code < 0 ? '' : String(code)}`.padEnd(6) + meaning)].join('\n');
+  return [
+    'Exit codes:',
+    ...list.map(([code, meaning]) => `  ${code < 0 ? '' : String(code)}`.padEnd(6) + meaning),
+  ].join('\n');
 }

@@ -3,12 +3,18 @@
 import { StaleTransitionError, type Change, type Item, type JournalStore } from '../journal/index.js';
 import { UsageError } from '../job/options.js';
 
-export async function applyDecision(journal: JournalStore, seen: Item, change: Omit<Change, 'id' | 'expect'>): Promise<void> {
+export async function applyDecision(
+  journal: JournalStore,
+  seen: Item,
+  change: Omit<Change, 'id' | 'expect'>,
+): Promise<void> {
   try {
     await journal.apply([{ ...change, id: seen.id, expect: seen.state }]);
   } catch (err) {
     if (err instanceof StaleTransitionError) {
-      throw new UsageError(`item '${seen.id}' changed state (now ${err.actual ?? 'another state'}) while resolving; look again`);
+      throw new UsageError(
+        `item '${seen.id}' changed state (now ${err.actual ?? 'another state'}) while resolving; look again`,
+      );
     }
     throw busyAsUsage(journal, err);
   }
@@ -17,7 +23,9 @@ export async function applyDecision(journal: JournalStore, seen: Item, change: O
 /** A journal held busy past its timeout is the operator's to retry, said in one line; anything else is as thrown. */
 export function busyAsUsage(journal: JournalStore, err: unknown): unknown {
   if ((err as { code?: string }).code === 'SQLITE_BUSY') {
-    return new UsageError(`${journal.location}: the journal stayed busy (a runner stopped in mid-write holds it); nothing was changed; try again`);
+    return new UsageError(
+      `${journal.location}: the journal stayed busy (a runner stopped in mid-write holds it); nothing was changed; try again`,
+    );
   }
   return err;
 }

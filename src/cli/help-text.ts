@@ -6,7 +6,8 @@ import { exitCodesText, type ExitCodeList } from './exit-codes.js';
 export function helpText(command: string, synopsis: string, table: OptionTable, exitCodes?: ExitCodeList): string {
   const rows = Object.entries(table).map(([name, spec]) => {
     const flag = `${spec.short ? `-${spec.short}, ` : ''}--${name}${spec.type === 'boolean' ? '' : ' <value>'}`;
-    const def = 'default' in spec && spec.default !== undefined && spec.default !== false ? ` (default: ${spec.default})` : '';
+    const def =
+      'default' in spec && spec.default !== undefined && spec.default !== false ? ` (default: ${spec.default})` : '';
     return `  ${flag.padEnd(28)} ${spec.help}${def}`;
   });
   const lines = [`Usage: gbatch ${command} ${synopsis}`, '', 'Options:', ...rows];

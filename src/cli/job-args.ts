@@ -21,10 +21,13 @@ export function jobFromArgs(command: 'plan' | 'run', argv: string[], now: Date):
   const options = parsed.options as Partial<RunFlags>;
   const { positionals } = parsed;
   if (options.help) {
-    process.stdout.write(`${helpText(command, '<job.json | manifest.csv | manifest.jsonl> [options]', table, EXIT_CODES[command])}\n`);
+    process.stdout.write(
+      `${helpText(command, '<job.json | manifest.csv | manifest.jsonl> [options]', table, EXIT_CODES[command])}\n`,
+    );
     return undefined;
   }
-  if (positionals.length > 1) throw new UsageError(`Expected one job or manifest, got ${positionals.length}: ${positionals.join(' ')}`);
+  if (positionals.length > 1)
+    throw new UsageError(`Expected one job or manifest, got ${positionals.length}: ${positionals.join(' ')}`);
   return resolveJob(positionals[0], options, now);
 }
 
@@ -34,7 +37,9 @@ function runFlagGivenToPlan(command: 'plan' | 'run', argv: string[]): UsageError
   for (const arg of argv) {
     const name = /^--([a-z-]+)/.exec(arg)?.[1];
     if (name !== undefined && name in RUN_OPTIONS && !(name in PLAN_OPTIONS)) {
-      return new UsageError(`\`--${name}\` is an option of \`gbatch run\`; plan does not use it (see gbatch plan --help)`);
+      return new UsageError(
+        `\`--${name}\` is an option of \`gbatch run\`; plan does not use it (see gbatch plan --help)`,
+      );
     }
   }
   return undefined;

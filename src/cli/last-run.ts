@@ -21,20 +21,36 @@ export interface LastRunView {
   needs_attention: boolean;
 }
 
-export interface LockHolder { pid: number; host: string; heartbeatAt: number }
+export interface LockHolder {
+  pid: number;
+  host: string;
+  heartbeatAt: number;
+}
 
 export async function lastRunView(
-  journal: JournalQueries, holder: LockHolder | undefined, now = Date.now(), counts?: Pick<Record<ItemState, number>, 'uncertain'>,
+  journal: JournalQueries,
+  holder: LockHolder | undefined,
+  now = Date.now(),
+  counts?: Pick<Record<ItemState, number>, 'uncertain'>,
 ): Promise<LastRunView | null> {
   const run = await journal.lastRun();
   if (!run) return null;
-  const undecided = needsOperatorDecision(counts ?? await journal.counts());
-  const running = run.endedAt === null && holder !== undefined && holder.pid === run.pid && holder.host === run.host && holderAlive(holder, now);
+  const undecided = needsOperatorDecision(counts ?? (await journal.counts()));
+  const running =
+    run.endedAt === null &&
+    holder !== undefined &&
+    holder.pid === run.pid &&
+    holder.host === run.host &&
+    holderAlive(holder, now);
   const killed = run.endedAt === null && !running;
   return {
-    id: run.id, pid: run.pid, host: run.host, started_at: new Date(run.startedAt).toISOString(),
+    id: run.id,
+    pid: run.pid,
+    host: run.host,
+    started_at: new Date(run.startedAt).toISOString(),
     ended_at: run.endedAt === null ? null : new Date(run.endedAt).toISOString(),
-    exit_code: run.exitCode, stop_reason: run.stopReason,
+    exit_code: run.exitCode,
+    stop_reason: run.stopReason,
     message: killed ? 'the run ended without recording how (killed or crashed); run again to resume' : run.message,
     running,
     needs_attention: killed || undecided || (run.stopReason !== null && ATTENTION_STOPS.has(run.stopReason)),
@@ -44,10 +60,21 @@ export async function lastRunView(
 /** The attention lines for `status`'s text form (none when the last run needs no look). */
 export function lastRunLines(view: LastRunView | null): string[] {
   if (!view?.needs_attention) return [];
-  const how = view.ended_at === null ? (view.running ? 'is running' : 'did not finish')
-    : `stopped (${view.stop_reason ?? 'items uncertain'}, exit ${view.exit_code ?? '?'})`;
-  const text = (view.message ?? '').replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return ['', `last run ${how}, pid ${view.pid} on ${view.host}, started ${view.started_at}`, ...(text ? [`  ${text}`] : [])];
+  const how =
+    view.ended_at === null
+      ? view.running
+        ? 'is running'
+        : 'did not finish'
+      : `stopped (${view.stop_reason ?? 'items uncertain'}, exit ${view.exit_code ?? '?'})`;
+  const text = (view.message ?? '').replace(
+    /[\u0000-\u001f\u007f-\u009f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  return [
+    '',
+    `last run ${how}, pid ${view.pid} on ${view.host}, started ${view.started_at}`,
+    ...(text ? [`  ${text}`] : []),
+  ];
 }
 
 /** A lock row left by a killed runner names a pid that is gone (this host) or stopped beating. */

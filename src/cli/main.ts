@@ -9,17 +9,44 @@ export { printableBlock } from '../core/printable.js';
 export type CommandRunner = (argv: string[]) => Promise<number>;
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: CommandRunner }> }> = {
-  plan: { summary: 'validate a manifest and estimate its cost; sends nothing', load: () => import('./commands/plan.js') },
+  plan: {
+    summary: 'validate a manifest and estimate its cost; sends nothing',
+    load: () => import('./commands/plan.js'),
+  },
   run: { summary: 'submit, poll, download and settle a job (resumable)', load: () => import('./commands/run.js') },
-  status: { summary: 'counts per state, spend vs budget, what needs attention', load: () => import('./commands/status.js') },
-  report: { summary: 'estimate vs actual per row, per model and resolution, and in total', load: () => import('./commands/report.js') },
-  resolve: { summary: "the operator's decision for an uncertain item (or all of them)", load: () => import('./commands/resolve.js') },
-  retry: { summary: 'send failed, rejected or cancelled items again, as new attempts', load: () => import('./commands/retry.js') },
-  forget: { summary: 'remove orphaned items (in none of the job\'s manifests) that were never sent', load: () => import('./commands/forget.js') },
-  cancel: { summary: 'stop a job for good: nothing more is sent; pending and deferred items are cancelled', load: () => import('./commands/cancel.js') },
-  journal: { summary: 'journal upkeep: `journal migrate` creates or upgrades the schema', load: () => import('./commands/journal.js') },
+  status: {
+    summary: 'counts per state, spend vs budget, what needs attention',
+    load: () => import('./commands/status.js'),
+  },
+  report: {
+    summary: 'estimate vs actual per row, per model and resolution, and in total',
+    load: () => import('./commands/report.js'),
+  },
+  resolve: {
+    summary: "the operator's decision for an uncertain item (or all of them)",
+    load: () => import('./commands/resolve.js'),
+  },
+  retry: {
+    summary: 'send failed, rejected or cancelled items again, as new attempts',
+    load: () => import('./commands/retry.js'),
+  },
+  forget: {
+    summary: "remove orphaned items (in none of the job's manifests) that were never sent",
+    load: () => import('./commands/forget.js'),
+  },
+  cancel: {
+    summary: 'stop a job for good: nothing more is sent; pending and deferred items are cancelled',
+    load: () => import('./commands/cancel.js'),
+  },
+  journal: {
+    summary: 'journal upkeep: `journal migrate` creates or upgrades the schema',
+    load: () => import('./commands/journal.js'),
+  },
   sim: { summary: 'serve the embedded gateway simulator', load: () => import('./commands/sim.js') },
-  demo: { summary: 'run the demo job against an embedded simulator (npm start)', load: () => import('./commands/demo.js') },
+  demo: {
+    summary: 'run the demo job against an embedded simulator (npm start)',
+    load: () => import('./commands/demo.js'),
+  },
 };
 
 export function usage(): string {

@@ -10,22 +10,40 @@ import type { JournalStore } from '../journal/index.js';
 const SHOWN_IDS = 20;
 
 export async function resolveAll(
-  options: { state?: string; journal?: string; 'task-id'?: string; resubmit: boolean; abandon: boolean; 'not-billed': boolean },
+  options: {
+    state?: string;
+    journal?: string;
+    'task-id'?: string;
+    resubmit: boolean;
+    abandon: boolean;
+    'not-billed': boolean;
+  },
   positionals: readonly string[],
 ): Promise<number> {
   if (options['task-id'] !== undefined) {
-    throw new UsageError('--all-uncertain cannot take --task-id: a task belongs to one item; attach it with `gbatch resolve <job> <item-id> --task-id T`');
+    throw new UsageError(
+      '--all-uncertain cannot take --task-id: a task belongs to one item; attach it with `gbatch resolve <job> <item-id> --task-id T`',
+    );
   }
   if (options.resubmit === options.abandon) {
-    throw new UsageError('--all-uncertain needs the decision: exactly one of --resubmit (send every uncertain item again) or --abandon (give them all up)');
+    throw new UsageError(
+      '--all-uncertain needs the decision: exactly one of --resubmit (send every uncertain item again) or --abandon (give them all up)',
+    );
   }
-  const { store: journal, ids, arg } = await openCommandJournal(options, positionals, { readonly: false, withIds: true });
+  const {
+    store: journal,
+    ids,
+    arg,
+  } = await openCommandJournal(options, positionals, { readonly: false, withIds: true });
   const named = commandJournalArg(arg, journal.adapter === 'postgres');
   const file = journal.location;
   const decision = options.resubmit ? 'resubmit' : 'abandon';
   let resolved: string[];
   try {
-    if (ids.length > 0) throw new UsageError(`--all-uncertain takes no item ids (got ${ids.map(quoteArg).join(' ')}); leave it out to decide one item`);
+    if (ids.length > 0)
+      throw new UsageError(
+        `--all-uncertain takes no item ids (got ${ids.map(quoteArg).join(' ')}); leave it out to decide one item`,
+      );
     if (decision === 'resubmit') await refuseRecordedAnswers(journal, named);
     resolved = await resolveAllUncertain(journal, decision, options['not-billed']);
   } finally {
@@ -37,11 +55,13 @@ export async function resolveAll(
   }
   const shown = resolved.slice(0, SHOWN_IDS).map(quoteArg).join(', ');
   const more = resolved.length > SHOWN_IDS ? ` and ${resolved.length - SHOWN_IDS} more` : '';
-  const outcome = decision === 'resubmit'
-    ? 'will be sent again by the next `gbatch run` (where a first request reached the gateway, both may be billed)'
-    : options['not-billed'] ? 'abandoned (now failed) as not billed; their reservations are released'
-    : 'abandoned (now failed); each may have been billed, so its bound stays booked against the budget'
-      + ` (\`gbatch resolve ${named} <item-id> --abandon --not-billed\` releases one the gateway did not bill)`;
+  const outcome =
+    decision === 'resubmit'
+      ? 'will be sent again by the next `gbatch run` (where a first request reached the gateway, both may be billed)'
+      : options['not-billed']
+        ? 'abandoned (now failed) as not billed; their reservations are released'
+        : 'abandoned (now failed); each may have been billed, so its bound stays booked against the budget' +
+          ` (\`gbatch resolve ${named} <item-id> --abandon --not-billed\` releases one the gateway did not bill)`;
   process.stdout.write(`${resolved.length} uncertain item(s) ${outcome}: ${shown}${more}\n`);
   return 0;
 }
@@ -53,7 +73,9 @@ async function refuseRecordedAnswers(journal: JournalStore, named: string): Prom
     if (await answerToCurrentAttempt(journal, item)) answered.push(item.id);
   }
   if (answered.length === 0) return;
-  throw new UsageError(`${answered.length} uncertain item(s) have the gateway's answer in the journal (received after a runner lost its lease): `
-    + `${answered.slice(0, SHOWN_IDS).map(quoteArg).join(', ')}${answered.length > SHOWN_IDS ? ' ...' : ''}; settle each with `
-    + `\`gbatch resolve ${named} <item-id> --recorded-answer\` first; nothing changed`);
+  throw new UsageError(
+    `${answered.length} uncertain item(s) have the gateway's answer in the journal (received after a runner lost its lease): ` +
+      `${answered.slice(0, SHOWN_IDS).map(quoteArg).join(', ')}${answered.length > SHOWN_IDS ? ' ...' : ''}; settle each with ` +
+      `\`gbatch resolve ${named} <item-id> --recorded-answer\` first; nothing changed`,
+  );
 }

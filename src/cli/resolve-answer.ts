@@ -11,17 +11,31 @@ import { UsageError } from '../job/options.js';
 export async function settleFromRecordedAnswer(journal: JournalStore, item: Item): Promise<string> {
   const id = item.id;
   if (item.kind === 'video') throw new UsageError(`item '${id}' is a video row: its outcome is a task; use --task-id`);
-  if (item.state !== 'uncertain') throw new UsageError(`item '${id}' is ${item.state}, not uncertain: --recorded-answer settles uncertain items only`);
+  if (item.state !== 'uncertain')
+    throw new UsageError(
+      `item '${id}' is ${item.state}, not uncertain: --recorded-answer settles uncertain items only`,
+    );
   const note = await recordedAnswer(journal, id);
-  if (!note) throw new UsageError(`item '${id}': the journal's event log holds no answer recorded for it; use --resubmit or --abandon`);
+  if (!note)
+    throw new UsageError(
+      `item '${id}': the journal's event log holds no answer recorded for it; use --resubmit or --abandon`,
+    );
   if (note.attempt !== item.attempts) {
-    throw new UsageError(`item '${id}': the recorded answer is attempt ${note.attempt}'s, the row is at attempt ${item.attempts}; it does not settle this attempt; nothing changed`);
+    throw new UsageError(
+      `item '${id}': the recorded answer is attempt ${note.attempt}'s, the row is at attempt ${item.attempts}; it does not settle this attempt; nothing changed`,
+    );
   }
   const { answer } = note;
   await applyDecision(journal, item, {
     event: 'adopt',
     patch: { ...answer, reservedUsd: 0 },
-    detail: { by: 'operator', attempt: note.attempt, runner: note.runner, actualUsd: answer.actualUsd ?? null, ...(answer.unmetered ? { unmetered: true } : {}) },
+    detail: {
+      by: 'operator',
+      attempt: note.attempt,
+      runner: note.runner,
+      actualUsd: answer.actualUsd ?? null,
+      ...(answer.unmetered ? { unmetered: true } : {}),
+    },
   });
   const cost = typeof answer.actualUsd === 'number' ? ` ($${answer.actualUsd})` : '';
   return `item '${id}': settled from the answer received for attempt ${note.attempt}${cost}; nothing is sent again; the next \`gbatch run\` writes it to results.jsonl`;

@@ -9,19 +9,32 @@ import { applyDecision } from './guarded-apply.js';
 import { gatewayAccess } from '../job/job.js';
 import { UsageError } from '../job/options.js';
 
-export interface AttachOptions { force: boolean; verify: boolean; baseUrl: string | undefined }
+export interface AttachOptions {
+  force: boolean;
+  verify: boolean;
+  baseUrl: string | undefined;
+}
 
-export async function attachTask(journal: JournalStore, item: Item, taskId: string, options: AttachOptions): Promise<string> {
+export async function attachTask(
+  journal: JournalStore,
+  item: Item,
+  taskId: string,
+  options: AttachOptions,
+): Promise<string> {
   const id = item.id;
-  if (item.state !== 'uncertain') throw new UsageError(`item '${id}' is ${item.state}, not uncertain: --task-id applies to uncertain items only`);
-  if (item.kind !== 'video') throw new UsageError(`item '${id}' is a ${item.kind} row: it has no task id; use --resubmit or --abandon`);
-  if (!/^[\w.:-]{1,200}$/.test(taskId)) throw new UsageError(`Expected \`--task-id\` to be a task id such as task_abc123, got \`${taskId}\``);
+  if (item.state !== 'uncertain')
+    throw new UsageError(`item '${id}' is ${item.state}, not uncertain: --task-id applies to uncertain items only`);
+  if (item.kind !== 'video')
+    throw new UsageError(`item '${id}' is a ${item.kind} row: it has no task id; use --resubmit or --abandon`);
+  if (!/^[\w.:-]{1,200}$/.test(taskId))
+    throw new UsageError(`Expected \`--task-id\` to be a task id such as task_abc123, got \`${taskId}\``);
   const conflict = attachConflict(id, taskId, await journal.taskIdHolders(taskId), item.attempts);
   if (conflict && !options.force) throw new UsageError(`${conflict}; nothing changed`);
   if (options.verify) await verifyTask(taskId, options.baseUrl);
   // The bound booked now is the one a later --detach-task books again.
   await applyDecision(journal, item, {
-    event: 'attach', patch: { taskId, lastError: null },
+    event: 'attach',
+    patch: { taskId, lastError: null },
     detail: { by: 'operator', taskId, reservedUsd: item.reservedUsd, ...(conflict ? { forced: true } : {}) },
   });
   return `item '${id}': attached task ${taskId}; the next \`gbatch run\` polls and downloads it`;
@@ -33,24 +46,47 @@ export async function detachTask(journal: JournalStore, item: Item): Promise<str
   await applyDetach(journal, item, {
     event: 'detach',
     patch: {
-      taskId: null, actualUsd: null, totalTokens: null, finalResolution: null, gatewayChargeUsd: null, resultUrl: null,
-      outputPath: null, sha256: null, bytes: null, unmetered: false, reservedUsd: plan.reservedUsd,
-      lastError: { message: `task ${plan.taskId} detached by the operator: its own submission's outcome is unknown again` },
+      taskId: null,
+      actualUsd: null,
+      totalTokens: null,
+      finalResolution: null,
+      gatewayChargeUsd: null,
+      resultUrl: null,
+      outputPath: null,
+      sha256: null,
+      bytes: null,
+      unmetered: false,
+      reservedUsd: plan.reservedUsd,
+      lastError: {
+        message: `task ${plan.taskId} detached by the operator: its own submission's outcome is unknown again`,
+      },
     },
-    detail: { by: 'operator', taskId: plan.taskId, previous: { state: item.state, actualUsd: item.actualUsd, outputPath: item.outputPath } },
+    detail: {
+      by: 'operator',
+      taskId: plan.taskId,
+      previous: { state: item.state, actualUsd: item.actualUsd, outputPath: item.outputPath },
+    },
   });
-  const file = item.outputPath ? `; ${item.outputPath} still holds that task's video (the row's next download replaces it)` : '';
+  const file = item.outputPath
+    ? `; ${item.outputPath} still holds that task's video (the row's next download replaces it)`
+    : '';
   return `item '${item.id}': task ${plan.taskId} detached; the row is uncertain again, its bound booked${file}`;
 }
 
 /** A database refuses a reservation past the job's budget: said in one line, nothing changed. */
-async function applyDetach(journal: JournalStore, item: Item, change: Parameters<typeof applyDecision>[2]): Promise<void> {
+async function applyDetach(
+  journal: JournalStore,
+  item: Item,
+  change: Parameters<typeof applyDecision>[2],
+): Promise<void> {
   try {
     await applyDecision(journal, item, change);
   } catch (err) {
     if (!(err instanceof BudgetExceededError)) throw err;
-    throw new UsageError(`item '${item.id}': booking its bound again ($${err.askedUsd}) would pass the job's budget of $${err.budgetUsd}`
-      + " (the journal refuses it): raise the job's budget with the next run's --budget first; nothing changed");
+    throw new UsageError(
+      `item '${item.id}': booking its bound again ($${err.askedUsd}) would pass the job's budget of $${err.budgetUsd}` +
+        " (the journal refuses it): raise the job's budget with the next run's --budget first; nothing changed",
+    );
   }
 }
 
@@ -60,7 +96,8 @@ function lastTaskEvent(events: ReadonlyArray<{ event: string; detail: unknown }>
     if (event !== 'accept' && event !== 'attach') continue;
     const d = (detail ?? {}) as { taskId?: unknown; reservedUsd?: unknown };
     return {
-      event, taskId: typeof d.taskId === 'string' ? d.taskId : undefined,
+      event,
+      taskId: typeof d.taskId === 'string' ? d.taskId : undefined,
       reservedUsd: typeof d.reservedUsd === 'number' ? d.reservedUsd : undefined,
     };
   }
@@ -74,8 +111,12 @@ async function verifyTask(taskId: string, baseUrl: string | undefined): Promise<
     await gateway.getTask(taskId);
   } catch (err) {
     if (err instanceof GatewayHttpError && err.status === 404) {
-      throw new UsageError(`task ${taskId} is unknown to the gateway for this key (404); check the id, or pass --no-verify`);
+      throw new UsageError(
+        `task ${taskId} is unknown to the gateway for this key (404); check the id, or pass --no-verify`,
+      );
     }
-    throw new UsageError(`could not verify task ${taskId}: ${(err as Error).message}; pass --no-verify to attach it anyway`);
+    throw new UsageError(
+      `could not verify task ${taskId}: ${(err as Error).message}; pass --no-verify to attach it anyway`,
+    );
   }
 }

@@ -6,8 +6,11 @@ export type JudgedHolder = { pid: number; host: string; heartbeatAt: number } & 
 export function runnerJson(holder: JudgedHolder | undefined): Record<string, unknown> | null {
   if (!holder) return null;
   return {
-    pid: holder.pid, host: holder.host, heartbeatAt: holder.heartbeatAt,
-    alive: holder.alive, heartbeat_age_s: Math.round(holder.heartbeatAgeMs / 1000),
+    pid: holder.pid,
+    host: holder.host,
+    heartbeatAt: holder.heartbeatAt,
+    alive: holder.alive,
+    heartbeat_age_s: Math.round(holder.heartbeatAgeMs / 1000),
   };
 }
 
@@ -26,20 +29,27 @@ export function runnerLine(holder: JudgedHolder | undefined): string | undefined
  */
 export function runnersLines(runners: readonly RunnerView[]): string[] {
   const othersLive = runners.some((r) => r.liveness.alive);
-  return runners.filter((r) => r.liveness.alive || r.rows > 0).map((runner) => {
-    const age = describeAge(runner.liveness.heartbeatAgeMs);
-    const held = `${runner.rows} row(s) held`;
-    return runner.liveness.alive
-      ? `runner ${runner.runnerId}: pid ${runner.pid} on ${runner.host}, alive (heartbeat ${age}), ${held}`
-      : `runner ${runner.runnerId}: pid ${runner.pid} on ${runner.host}, DEAD (last heartbeat ${age}), ${held}: `
-        + (othersLive ? 'the live runners take them over' : 'the next `gbatch run` takes them over');
-  });
+  return runners
+    .filter((r) => r.liveness.alive || r.rows > 0)
+    .map((runner) => {
+      const age = describeAge(runner.liveness.heartbeatAgeMs);
+      const held = `${runner.rows} row(s) held`;
+      return runner.liveness.alive
+        ? `runner ${runner.runnerId}: pid ${runner.pid} on ${runner.host}, alive (heartbeat ${age}), ${held}`
+        : `runner ${runner.runnerId}: pid ${runner.pid} on ${runner.host}, DEAD (last heartbeat ${age}), ${held}: ` +
+            (othersLive ? 'the live runners take them over' : 'the next `gbatch run` takes them over');
+    });
 }
 
 export function runnerViewJson(runner: RunnerView): Record<string, unknown> {
   return {
-    runner_id: runner.runnerId, pid: runner.pid, host: runner.host, started_at: new Date(runner.startedAt).toISOString(),
-    heartbeat_at: new Date(runner.heartbeatAt).toISOString(), heartbeat_age_s: Math.round(runner.liveness.heartbeatAgeMs / 1000),
-    alive: runner.liveness.alive, rows: runner.rows,
+    runner_id: runner.runnerId,
+    pid: runner.pid,
+    host: runner.host,
+    started_at: new Date(runner.startedAt).toISOString(),
+    heartbeat_at: new Date(runner.heartbeatAt).toISOString(),
+    heartbeat_age_s: Math.round(runner.liveness.heartbeatAgeMs / 1000),
+    alive: runner.liveness.alive,
+    rows: runner.rows,
   };
 }

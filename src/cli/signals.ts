@@ -1,6 +1,10 @@
 // SIGINT/SIGTERM: the first asks the run to stop gracefully, the second cuts requests on the wire.
 
-export interface Signals { interrupt: AbortSignal; force: AbortSignal; dispose(): void }
+export interface Signals {
+  interrupt: AbortSignal;
+  force: AbortSignal;
+  dispose(): void;
+}
 
 export function installSignals(): Signals {
   const interrupt = new AbortController();

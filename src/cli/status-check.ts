@@ -29,9 +29,17 @@ export interface HealthFacts {
 export interface Health {
   needsOperator: string[];
   wouldExit: number;
-  liveness: { state: 'alive' | 'dead' | 'none'; pid: number | null; host: string | null; heartbeat_age_s: number | null };
+  liveness: {
+    state: 'alive' | 'dead' | 'none';
+    pid: number | null;
+    host: string | null;
+    heartbeat_age_s: number | null;
+  };
   durations: {
-    job_age_s: number | null; since_last_run_start_s: number | null; since_last_run_end_s: number | null; last_run_s: number | null;
+    job_age_s: number | null;
+    since_last_run_start_s: number | null;
+    since_last_run_end_s: number | null;
+    last_run_s: number | null;
   };
   lastError: { id: string; state: ItemState; message: string; at: string } | null;
   cancelled: { at: string; reason: string } | null;
@@ -47,21 +55,33 @@ export function healthOf(f: HealthFacts): Health {
   const reasons: string[] = [];
   const { counts } = f;
   const listed = f.job === undefined ? '' : `; \`gbatch status ${f.job}\` lists each with its commands`;
-  if (counts.uncertain > 0) reasons.push(`${counts.uncertain} item(s) uncertain (the gateway may have them): decide with \`gbatch resolve\`${listed}`);
+  if (counts.uncertain > 0)
+    reasons.push(
+      `${counts.uncertain} item(s) uncertain (the gateway may have them): decide with \`gbatch resolve\`${listed}`,
+    );
   for (const runner of dead) {
-    reasons.push(`runner pid ${runner.pid} on ${runner.host} is gone but still holds the job (heartbeat ${Math.round(runner.liveness.heartbeatAgeMs / 1000)} s ago): the next \`gbatch run\` takes over; its mid-request rows become uncertain`);
+    reasons.push(
+      `runner pid ${runner.pid} on ${runner.host} is gone but still holds the job (heartbeat ${Math.round(runner.liveness.heartbeatAgeMs / 1000)} s ago): the next \`gbatch run\` takes over; its mid-request rows become uncertain`,
+    );
   }
-  const stop = f.lastRun?.running ? null : f.lastRun?.stop_reason ?? null;
+  const stop = f.lastRun?.running ? null : (f.lastRun?.stop_reason ?? null);
   if (counts.deferred > 0 || stop === 'budget' || stop === 'balance') {
-    const by = stop === 'balance' ? "the gateway's balance (402): top up" : 'the job\'s budget: raise --budget (or --no-budget)';
+    const by =
+      stop === 'balance' ? "the gateway's balance (402): top up" : "the job's budget: raise --budget (or --no-budget)";
     reasons.push(`stopped by ${by}; ${counts.deferred} item(s) deferred`);
   }
   if (stop === 'auth') reasons.push('the last run stopped: the gateway refused the API key (401); fix GATEWAY_API_KEY');
-  if (f.lastRun && !f.lastRun.running && f.lastRun.ended_at === null && dead.length === 0) reasons.push('the last run ended without recording how (killed or crashed): run again to resume');
-  if (stop === 'internal-error') reasons.push(`the last run ended on an internal error (exit ${EXIT_CODE.internal}): ${printable(f.lastRun?.message ?? '')}`);
+  if (f.lastRun && !f.lastRun.running && f.lastRun.ended_at === null && dead.length === 0)
+    reasons.push('the last run ended without recording how (killed or crashed): run again to resume');
+  if (stop === 'internal-error')
+    reasons.push(
+      `the last run ended on an internal error (exit ${EXIT_CODE.internal}): ${printable(f.lastRun?.message ?? '')}`,
+    );
   const inFlight = IN_FLIGHT_STATES.reduce((n, s) => n + counts[s], 0);
   if (f.cancel && inFlight > 0 && live.length === 0) {
-    reasons.push(`the job is cancelled, but ${inFlight} item(s) already sent are not being settled: \`gbatch run\` polls and downloads them (it sends nothing new)`);
+    reasons.push(
+      `the job is cancelled, but ${inFlight} item(s) already sent are not being settled: \`gbatch run\` polls and downloads them (it sends nothing new)`,
+    );
   }
   const lastRunStart = f.lastRun ? Date.parse(f.lastRun.started_at) : undefined;
   const lastRunEnd = f.lastRun?.ended_at ? Date.parse(f.lastRun.ended_at) : undefined;
@@ -69,10 +89,12 @@ export function healthOf(f: HealthFacts): Health {
   return {
     needsOperator: reasons,
     // A live runner on SQLite holds the lock: a run started now would be refused (73) by default.
-    wouldExit: f.adapter === 'sqlite' && live.length > 0 ? EXIT_CODE.busy : exitCodeFor({ counts, stoppedEarly: false }),
+    wouldExit:
+      f.adapter === 'sqlite' && live.length > 0 ? EXIT_CODE.busy : exitCodeFor({ counts, stoppedEarly: false }),
     liveness: {
       state: live.length > 0 ? 'alive' : dead.length > 0 ? 'dead' : 'none',
-      pid: shown?.pid ?? null, host: shown?.host ?? null,
+      pid: shown?.pid ?? null,
+      host: shown?.host ?? null,
       heartbeat_age_s: shown ? Math.round(shown.liveness.heartbeatAgeMs / 1000) : null,
     },
     durations: {
@@ -81,7 +103,9 @@ export function healthOf(f: HealthFacts): Health {
       since_last_run_end_s: seconds(lastRunEnd === undefined ? undefined : f.now - lastRunEnd),
       last_run_s: seconds(lastRunStart === undefined ? undefined : (lastRunEnd ?? f.now) - lastRunStart),
     },
-    lastError: f.lastError ? { ...f.lastError, message: printable(f.lastError.message), at: new Date(f.lastError.at).toISOString() } : null,
+    lastError: f.lastError
+      ? { ...f.lastError, message: printable(f.lastError.message), at: new Date(f.lastError.at).toISOString() }
+      : null,
     cancelled: f.cancel ? { at: new Date(f.cancel.at).toISOString(), reason: f.cancel.reason } : null,
   };
 }
@@ -90,23 +114,41 @@ export function healthOf(f: HealthFacts): Health {
 export function latestError(rows: readonly Item[]): HealthFacts['lastError'] {
   let latest: Item | undefined;
   for (const row of rows) if (row.lastError && (!latest || row.updatedAt > latest.updatedAt)) latest = row;
-  return latest ? { id: latest.id, state: latest.state, message: latest.lastError!.message, at: latest.updatedAt } : undefined;
+  return latest
+    ? { id: latest.id, state: latest.state, message: latest.lastError!.message, at: latest.updatedAt }
+    : undefined;
 }
 
 export async function gatherHealth(
-  journal: JournalQueries, runners: readonly RunnerView[], lastRun: LastRunView | null, counts: Record<ItemState, number>, now = Date.now(), job?: string,
+  journal: JournalQueries,
+  runners: readonly RunnerView[],
+  lastRun: LastRunView | null,
+  counts: Record<ItemState, number>,
+  now = Date.now(),
+  job?: string,
 ): Promise<Health> {
   const rows = await journal.list(['failed', 'rejected', 'uncertain', 'deferred'], 200);
   return healthOf({
-    adapter: journal.adapter, counts, runners, lastRun, cancel: await journal.jobCancel(),
-    createdAt: (await journal.getJob())?.createdAt, lastError: latestError(rows), now, ...(job !== undefined ? { job } : {}),
+    adapter: journal.adapter,
+    counts,
+    runners,
+    lastRun,
+    cancel: await journal.jobCancel(),
+    createdAt: (await journal.getJob())?.createdAt,
+    lastError: latestError(rows),
+    now,
+    ...(job !== undefined ? { job } : {}),
   });
 }
 
 /** The health fields of `status --json`. */
 export function healthJson(health: Health): Record<string, unknown> {
   return {
-    would_exit: health.wouldExit, needs_operator: health.needsOperator, liveness: health.liveness,
-    durations: health.durations, last_error: health.lastError, cancelled: health.cancelled,
+    would_exit: health.wouldExit,
+    needs_operator: health.needsOperator,
+    liveness: health.liveness,
+    durations: health.durations,
+    last_error: health.lastError,
+    cancelled: health.cancelled,
   };
 }

@@ -9,8 +9,10 @@ export const ABANDONED_BOOKED = 'abandoned_uncertain';
 /** The `type` once the operator said it was not billed: nothing is booked for it. */
 export const ABANDONED_NOT_BILLED = 'abandoned_not_billed';
 
-export const BOOKED_MESSAGE = 'abandoned by the operator while uncertain: it may have been billed, so its bound stays booked against the budget';
-export const NOT_BILLED_MESSAGE = 'abandoned by the operator while uncertain; not billed (the operator checked): its reservation is released';
+export const BOOKED_MESSAGE =
+  'abandoned by the operator while uncertain: it may have been billed, so its bound stays booked against the budget';
+export const NOT_BILLED_MESSAGE =
+  'abandoned by the operator while uncertain; not billed (the operator checked): its reservation is released';
 
 export interface AbandonRow {
   id: string;
@@ -22,14 +24,14 @@ export interface AbandonRow {
 
 export type AbandonPlan =
   | {
-    kind: 'change';
-    event: Extract<ItemEvent, 'abandon' | 'unreserve'>;
-    /** Undefined: the reservation stays as it is (booked). */
-    reservedUsd: 0 | undefined;
-    error: { type?: string; message: string };
-    /** What the command prints once it is written. */
-    said: string;
-  }
+      kind: 'change';
+      event: Extract<ItemEvent, 'abandon' | 'unreserve'>;
+      /** Undefined: the reservation stays as it is (booked). */
+      reservedUsd: 0 | undefined;
+      error: { type?: string; message: string };
+      /** What the command prints once it is written. */
+      said: string;
+    }
   | { kind: 'nothing'; said: string }
   | { kind: 'refused'; why: string };
 
@@ -40,28 +42,66 @@ export function planAbandon(row: AbandonRow, notBilled: boolean, journalArg: str
   switch (row.state) {
     case 'uncertain':
       return notBilled
-        ? { kind: 'change', event: 'abandon', reservedUsd: 0, error: { type: ABANDONED_NOT_BILLED, message: NOT_BILLED_MESSAGE },
-          said: `item ${shown}: abandoned (now failed) as not billed; its reservation is released` }
-        : { kind: 'change', event: 'abandon', reservedUsd: undefined, error: { type: ABANDONED_BOOKED, message: BOOKED_MESSAGE },
-          said: `item ${shown}: abandoned (now failed); it may have been billed, so its bound stays booked against the budget;`
-            + ` once the gateway's dashboard shows it was not billed: ${release}` };
+        ? {
+            kind: 'change',
+            event: 'abandon',
+            reservedUsd: 0,
+            error: { type: ABANDONED_NOT_BILLED, message: NOT_BILLED_MESSAGE },
+            said: `item ${shown}: abandoned (now failed) as not billed; its reservation is released`,
+          }
+        : {
+            kind: 'change',
+            event: 'abandon',
+            reservedUsd: undefined,
+            error: { type: ABANDONED_BOOKED, message: BOOKED_MESSAGE },
+            said:
+              `item ${shown}: abandoned (now failed); it may have been billed, so its bound stays booked against the budget;` +
+              ` once the gateway's dashboard shows it was not billed: ${release}`,
+          };
     case 'pending':
     case 'deferred':
-      if (notBilled) return { kind: 'refused', why: `item ${shown} is ${row.state}: it was never sent, so nothing can have been billed; use --abandon alone` };
-      return { kind: 'change', event: 'abandon', reservedUsd: 0, error: { message: `abandoned by the operator (was ${row.state})` },
-        said: `item ${shown}: abandoned (now failed); nothing was booked for it` };
+      if (notBilled)
+        return {
+          kind: 'refused',
+          why: `item ${shown} is ${row.state}: it was never sent, so nothing can have been billed; use --abandon alone`,
+        };
+      return {
+        kind: 'change',
+        event: 'abandon',
+        reservedUsd: 0,
+        error: { message: `abandoned by the operator (was ${row.state})` },
+        said: `item ${shown}: abandoned (now failed); nothing was booked for it`,
+      };
     case 'failed':
       if (row.abandonedWhileUncertain) {
         if (!notBilled) {
-          return { kind: 'refused', why: `item ${shown} is already abandoned`
-            + (row.reservedUsd > 0 ? `; its bound stays booked until the gateway shows it was not billed: ${release}` : '') };
+          return {
+            kind: 'refused',
+            why:
+              `item ${shown} is already abandoned` +
+              (row.reservedUsd > 0
+                ? `; its bound stays booked until the gateway shows it was not billed: ${release}`
+                : ''),
+          };
         }
-        if (row.reservedUsd <= 0) return { kind: 'nothing', said: `item ${shown}: nothing is booked for it; nothing changed` };
-        return { kind: 'change', event: 'unreserve', reservedUsd: 0, error: { type: ABANDONED_NOT_BILLED, message: NOT_BILLED_MESSAGE },
-          said: `item ${shown}: not billed; its reservation is released` };
+        if (row.reservedUsd <= 0)
+          return { kind: 'nothing', said: `item ${shown}: nothing is booked for it; nothing changed` };
+        return {
+          kind: 'change',
+          event: 'unreserve',
+          reservedUsd: 0,
+          error: { type: ABANDONED_NOT_BILLED, message: NOT_BILLED_MESSAGE },
+          said: `item ${shown}: not billed; its reservation is released`,
+        };
       }
-      return { kind: 'refused', why: `item ${shown} is failed: only uncertain, deferred or pending items can be abandoned` };
+      return {
+        kind: 'refused',
+        why: `item ${shown} is failed: only uncertain, deferred or pending items can be abandoned`,
+      };
     default:
-      return { kind: 'refused', why: `item ${shown} is ${row.state}: only uncertain, deferred or pending items can be abandoned` };
+      return {
+        kind: 'refused',
+        why: `item ${shown} is ${row.state}: only uncertain, deferred or pending items can be abandoned`,
+      };
   }
 }

@@ -41,17 +41,25 @@ export interface EndedRow {
  * `resubmit` (uncertain -> pending, as `gbatch resolve --resubmit` does); undefined: it is not.
  * `retriesSoFar`: how often this run already sent the row again under the policy.
  */
-export function autoRetryEvent(row: EndedRow, retriesSoFar: number, policy: AutoRetryPolicy): 'requeue' | 'resubmit' | undefined {
+export function autoRetryEvent(
+  row: EndedRow,
+  retriesSoFar: number,
+  policy: AutoRetryPolicy,
+): 'requeue' | 'resubmit' | undefined {
   if (row.state === 'uncertain') {
     // Only what the submission itself left unknown: a video task that vanished had an id and may be billed.
-    const eligible = policy.resubmitUncertainText && row.kind !== 'video' && row.from === 'submitting'
-      && row.autoResubmits < policy.maxAutoResubmits;
+    const eligible =
+      policy.resubmitUncertainText &&
+      row.kind !== 'video' &&
+      row.from === 'submitting' &&
+      row.autoResubmits < policy.maxAutoResubmits;
     return eligible ? 'resubmit' : undefined;
   }
   if (retriesSoFar >= policy.retryFailed) return undefined;
   // The task's own FAILURE, seen by polling: refunded by the gateway (spec 8.3.4). A row failed from
   // `submitting` (an answer over --max-response-bytes, billed) or abandoned by an operator is not.
-  if (row.state === 'failed') return row.kind === 'video' && (row.from === 'submitted' || row.from === 'running') ? 'requeue' : undefined;
+  if (row.state === 'failed')
+    return row.kind === 'video' && (row.from === 'submitted' || row.from === 'running') ? 'requeue' : undefined;
   if (row.state === 'rejected') {
     const transient = row.errorStatus !== undefined && TRANSIENT_REJECTIONS.includes(row.errorStatus);
     return row.kind !== 'video' && row.from === 'submitting' && transient ? 'requeue' : undefined;
@@ -88,6 +96,7 @@ export interface LeftRow {
 export function retriedFromEarlierRun(row: LeftRow, policy: Pick<AutoRetryPolicy, 'retryFailed'>): boolean {
   if (policy.retryFailed <= 0 || row.abandonedWhileUncertain) return false;
   if (row.state === 'failed') return row.kind === 'video' && row.taskId !== null && row.reservedUsd === 0;
-  if (row.state === 'rejected') return row.kind !== 'video' && row.errorStatus !== undefined && TRANSIENT_REJECTIONS.includes(row.errorStatus);
+  if (row.state === 'rejected')
+    return row.kind !== 'video' && row.errorStatus !== undefined && TRANSIENT_REJECTIONS.includes(row.errorStatus);
   return false;
 }

@@ -41,7 +41,10 @@ export function statedOutputCap(kind: 'chat' | 'responses', request: Record<stri
  * DEFAULT_MAX_OUTPUT_TOKENS (as `max_tokens` for chat, `max_output_tokens` for responses). The
  * manifest row and its content hash are untouched: this is a copy. `added` names the field added.
  */
-export function withOutputCap(kind: ItemKind, request: Record<string, unknown>): { request: Record<string, unknown>; added?: string } {
+export function withOutputCap(
+  kind: ItemKind,
+  request: Record<string, unknown>,
+): { request: Record<string, unknown>; added?: string } {
   if (kind === 'video' || statedOutputCap(kind, request) !== undefined) return { request };
   const field = CAP_FIELD_TO_ADD[kind];
   return { request: { ...request, [field]: DEFAULT_MAX_OUTPUT_TOKENS }, added: field };
@@ -52,12 +55,16 @@ export function withOutputCap(kind: ItemKind, request: Record<string, unknown>):
  * DEFAULT_VIDEO_SECONDS as `duration`, the seconds its bound was computed for. A copy, as withOutputCap's.
  */
 export function withDuration(request: Record<string, unknown>): { request: Record<string, unknown>; added?: string } {
-  if (nonNegativeNumber(request.duration) !== undefined || nonNegativeNumber(request.seconds) !== undefined) return { request };
+  if (nonNegativeNumber(request.duration) !== undefined || nonNegativeNumber(request.seconds) !== undefined)
+    return { request };
   return { request: { ...request, duration: DEFAULT_VIDEO_SECONDS }, added: 'duration' };
 }
 
 /** The request as it must be sent for its bound to hold: text with an output cap, video with a duration. */
-export function boundedRequest(kind: ItemKind, request: Record<string, unknown>): { request: Record<string, unknown>; added?: string } {
+export function boundedRequest(
+  kind: ItemKind,
+  request: Record<string, unknown>,
+): { request: Record<string, unknown>; added?: string } {
   return kind === 'video' ? withDuration(request) : withOutputCap(kind, request);
 }
 
@@ -65,10 +72,17 @@ export function boundedRequest(kind: ItemKind, request: Record<string, unknown>)
  * Throws (naming the model) when the pricing table has no price for it, as the estimate does.
  * `requestBytes`, when the caller already holds the request's JSON, saves serialising it again.
  */
-export function billBound(kind: ItemKind, request: Record<string, unknown>, pricing: PricingTable, requestBytes?: number): number {
+export function billBound(
+  kind: ItemKind,
+  request: Record<string, unknown>,
+  pricing: PricingTable,
+  requestBytes?: number,
+): number {
   const model = request.model;
   if (typeof model !== 'string' || model === '') throw new Error(`cannot bound a ${kind} request without a model`);
-  return kind === 'video' ? videoBound(model, request, pricing) : chatBound(kind, model, request, pricing, requestBytes);
+  return kind === 'video'
+    ? videoBound(model, request, pricing)
+    : chatBound(kind, model, request, pricing, requestBytes);
 }
 
 export function videoBound(model: string, request: Record<string, unknown>, pricing: PricingTable): number {
@@ -97,10 +111,19 @@ export function videoBound(model: string, request: Record<string, unknown>, pric
   return roundUsd(most);
 }
 
-function chatBound(kind: 'chat' | 'responses', model: string, request: Record<string, unknown>, pricing: PricingTable, requestBytes?: number): number {
+function chatBound(
+  kind: 'chat' | 'responses',
+  model: string,
+  request: Record<string, unknown>,
+  pricing: PricingTable,
+  requestBytes?: number,
+): number {
   const rates = pricing.chat[model];
   if (rates === undefined) throw new Error(`no price for ${kind} model '${model}' in the pricing table`);
   const inputTokens = requestBytes ?? Buffer.byteLength(JSON.stringify(request), 'utf8');
-  const outputTokens = (statedOutputCap(kind, request) ?? DEFAULT_MAX_OUTPUT_TOKENS) * (nonNegativeNumber(request.n) ?? 1);
-  return roundUsd(((inputTokens * rates.input_per_1m + outputTokens * rates.output_per_1m) / 1e6) * pricing.group_ratio);
+  const outputTokens =
+    (statedOutputCap(kind, request) ?? DEFAULT_MAX_OUTPUT_TOKENS) * (nonNegativeNumber(request.n) ?? 1);
+  return roundUsd(
+    ((inputTokens * rates.input_per_1m + outputTokens * rates.output_per_1m) / 1e6) * pricing.group_ratio,
+  );
 }

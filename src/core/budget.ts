@@ -1,7 +1,10 @@
 // The budget rule: settled + reserved + the next reservation never exceeds --budget.
 import { roundUsd } from './money.js';
 
-export interface SpendState { reservedUsd: number; actualUsd: number }
+export interface SpendState {
+  reservedUsd: number;
+  actualUsd: number;
+}
 
 export function committedUsd(spend: SpendState): number {
   return roundUsd(spend.reservedUsd + spend.actualUsd);

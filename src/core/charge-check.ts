@@ -68,12 +68,18 @@ export interface SettledVideo {
  * What `snapshot` prices a settled video at and how that compares with the gateway's reported charge
  * (checkCharge), by the rule it was settled with; undefined without both figures, or without the rate.
  */
-export function checkSettledVideo(row: SettledVideo, snapshot: PriceSnapshot | null | undefined): (ChargeCheck & { tableUsd: number }) | undefined {
+export function checkSettledVideo(
+  row: SettledVideo,
+  snapshot: PriceSnapshot | null | undefined,
+): (ChargeCheck & { tableUsd: number }) | undefined {
   if (row.totalTokens === null || row.gatewayChargeUsd === null || !snapshot?.video) return undefined;
   try {
     const { usd } = settleVideo({
-      totalTokens: row.totalTokens, finalResolution: row.finalResolution ?? undefined,
-      requestedResolution: billingResolution(row.resolution ?? undefined), hasReferenceVideo: row.hasReferenceVideo, snapshot,
+      totalTokens: row.totalTokens,
+      finalResolution: row.finalResolution ?? undefined,
+      requestedResolution: billingResolution(row.resolution ?? undefined),
+      hasReferenceVideo: row.hasReferenceVideo,
+      snapshot,
     });
     return { tableUsd: usd, ...checkCharge(usd, row.gatewayChargeUsd) };
   } catch {

@@ -122,7 +122,10 @@ export class ManualClock implements Clock {
 
   /** When the earliest pending sleep ends; undefined when nothing sleeps. */
   nextWakeAt(): number | undefined {
-    return this.sleepers.reduce<number | undefined>((min, s) => (min === undefined || s.wakeAt < min ? s.wakeAt : min), undefined);
+    return this.sleepers.reduce<number | undefined>(
+      (min, s) => (min === undefined || s.wakeAt < min ? s.wakeAt : min),
+      undefined,
+    );
   }
 
   pendingSleepers(): number {

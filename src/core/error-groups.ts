@@ -4,7 +4,12 @@ import type { ItemState } from './states.js';
 import type { ErrorGroup } from './run-snapshot.js';
 
 /** What the grouping reads of a row's error (the journal's ItemError has these). */
-export interface RowError { status?: number; code?: string; type?: string; message: string }
+export interface RowError {
+  status?: number;
+  code?: string;
+  type?: string;
+  message: string;
+}
 
 const MAX_GROUPS = 16;
 const MAX_MESSAGE = 200;
@@ -21,12 +26,20 @@ export function returnOutcome(error: RowError | null): 'retried' | 'key refused'
 /** What a move into `state` with `error` is called in the view; undefined when it is no error. */
 export function causeOf(from: ItemState | undefined, state: ItemState, error: RowError | null): string | undefined {
   if (!error) return undefined;
-  const outcome = state === 'pending' && from === 'submitting' ? returnOutcome(error)
-    : state === 'rejected' ? 'rejected'
-    : state === 'failed' ? (from === 'submitted' || from === 'running' ? 'task failed' : 'failed')
-    : state === 'uncertain' ? 'uncertain'
-    : state === 'deferred' ? 'deferred'
-    : undefined;
+  const outcome =
+    state === 'pending' && from === 'submitting'
+      ? returnOutcome(error)
+      : state === 'rejected'
+        ? 'rejected'
+        : state === 'failed'
+          ? from === 'submitted' || from === 'running'
+            ? 'task failed'
+            : 'failed'
+          : state === 'uncertain'
+            ? 'uncertain'
+            : state === 'deferred'
+              ? 'deferred'
+              : undefined;
   if (!outcome) return undefined;
   return errorCause(outcome, error);
 }
@@ -38,7 +51,14 @@ export function causeOf(from: ItemState | undefined, state: ItemState, error: Ro
  */
 export function errorCause(outcome: string, error: RowError): string {
   const parts = causeParts(outcome, error);
-  if (parts.length === 1) parts.push(error.message.split(/[;:.,(]/)[0]!.slice(0, 40).trim().replace(/\d+/g, '#'));
+  if (parts.length === 1)
+    parts.push(
+      error.message
+        .split(/[;:.,(]/)[0]!
+        .slice(0, 40)
+        .trim()
+        .replace(/\d+/g, '#'),
+    );
   return causeLine(parts);
 }
 
@@ -50,7 +70,11 @@ export function laneCauseOf(lane: 'poll' | 'download', error: RowError): string 
 /** The outcome, then the error's HTTP status and its code (or type), those it has. */
 function causeParts(outcome: string, error: RowError): string[] {
   const code = error.code ?? error.type;
-  return [outcome, ...(error.status !== undefined ? [String(error.status)] : []), ...(code !== undefined ? [code] : [])];
+  return [
+    outcome,
+    ...(error.status !== undefined ? [String(error.status)] : []),
+    ...(code !== undefined ? [code] : []),
+  ];
 }
 
 function causeLine(parts: readonly string[]): string {
@@ -77,7 +101,10 @@ export class ErrorGroups {
 
   /** The most recently seen groups first. */
   list(limit = 8): ErrorGroup[] {
-    return [...this.groups.values()].reverse().slice(0, limit).map((g) => ({ ...g }));
+    return [...this.groups.values()]
+      .reverse()
+      .slice(0, limit)
+      .map((g) => ({ ...g }));
   }
 
   private evictOldest(): void {

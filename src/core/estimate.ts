@@ -1,7 +1,13 @@
 // Cost estimates, computed before a row is sent: the amount the budget reserves for it.
 // Video follows the gateway's own estimator (spec 8.3.1); chat and responses are an upper bound.
 
-import { billingResolution, DEFAULT_VIDEO_SECONDS, FRAMES_PER_SECOND, RESOLUTION_SIZE, type Resolution } from './models.js';
+import {
+  billingResolution,
+  DEFAULT_VIDEO_SECONDS,
+  FRAMES_PER_SECOND,
+  RESOLUTION_SIZE,
+  type Resolution,
+} from './models.js';
 import { roundUsd } from './money.js';
 import { chatRate, videoRate, type PricingTable } from './pricing.js';
 import { countReferenceVideos } from './reference-video.js';
@@ -79,23 +85,46 @@ function estimateVideo(model: string, request: Record<string, unknown>, pricing:
   const tokens = videoTokens(resolution, seconds + referenceVideos * REFERENCE_VIDEO_SECONDS);
   const groupRatio = pricing.group_ratio;
   const usd = roundUsd((tokens / 1e6) * rate * groupRatio);
-  return { kind: 'video', model, resolution, seconds, hasReferenceVideo, referenceVideos, tokens, rate, groupRatio, usd };
+  return {
+    kind: 'video',
+    model,
+    resolution,
+    seconds,
+    hasReferenceVideo,
+    referenceVideos,
+    tokens,
+    rate,
+    groupRatio,
+    usd,
+  };
 }
 
-function estimateChat(kind: 'chat' | 'responses', model: string, request: Record<string, unknown>, pricing: PricingTable): ChatEstimate {
+function estimateChat(
+  kind: 'chat' | 'responses',
+  model: string,
+  request: Record<string, unknown>,
+  pricing: PricingTable,
+): ChatEstimate {
   const rates = chatRate(pricing, model);
   if (rates === undefined) throw new Error(`no price for ${kind} model '${model}' in the pricing table`);
   const inputTokens = promptBytes(request);
-  const maxOutput = nonNegativeNumber(request.max_completion_tokens)
-    ?? nonNegativeNumber(request.max_tokens)
-    ?? nonNegativeNumber(request.max_output_tokens)
-    ?? DEFAULT_MAX_OUTPUT_TOKENS;
+  const maxOutput =
+    nonNegativeNumber(request.max_completion_tokens) ??
+    nonNegativeNumber(request.max_tokens) ??
+    nonNegativeNumber(request.max_output_tokens) ??
+    DEFAULT_MAX_OUTPUT_TOKENS;
   const outputTokens = maxOutput * (nonNegativeNumber(request.n) ?? 1);
   const groupRatio = pricing.group_ratio;
   const usd = roundUsd(((inputTokens * rates.input_per_1m + outputTokens * rates.output_per_1m) / 1e6) * groupRatio);
   return {
-    kind, model, inputTokens, outputTokens,
-    inputRate: rates.input_per_1m, outputRate: rates.output_per_1m, groupRatio, usd,
+    kind,
+    model,
+    inputTokens,
+    outputTokens,
+    inputRate: rates.input_per_1m,
+    outputRate: rates.output_per_1m,
+    groupRatio,
+    usd,
   };
 }
 
@@ -120,9 +149,9 @@ function collectText(value: unknown, into: string[]): void {
     for (const element of value) collectText(element, into);
   } else if (value !== null && typeof value === 'object') {
     const part = value as Record<string, unknown>;
-    collectText(part.content, into);   // a message, or a Responses input item
-    collectText(part.text, into);      // a text / input_text / output_text part
-    collectText(part.output, into);    // a function_call_output item
+    collectText(part.content, into); // a message, or a Responses input item
+    collectText(part.text, into); // a text / input_text / output_text part
+    collectText(part.output, into); // a function_call_output item
     collectText(part.arguments, into); // a function_call item
     if (Array.isArray(part.tool_calls)) into.push(JSON.stringify(part.tool_calls));
   }

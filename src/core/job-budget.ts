@@ -35,32 +35,64 @@ export interface BudgetInForce {
  */
 export function budgetInForce(choice: BudgetChoice): BudgetInForce {
   const file = choice.file ?? 'unset';
-  const said = (budgetUsd: number | undefined, note: string | undefined): BudgetInForce => ({ budgetUsd, note, fileBudget: file });
+  const said = (budgetUsd: number | undefined, note: string | undefined): BudgetInForce => ({
+    budgetUsd,
+    note,
+    fileBudget: file,
+  });
   const { stored, given, lift } = choice;
-  const overruled = typeof file === 'number' && file !== given ? `; the job file's budget ${usd(file)} is not applied: an explicit flag wins` : '';
+  const overruled =
+    typeof file === 'number' && file !== given
+      ? `; the job file's budget ${usd(file)} is not applied: an explicit flag wins`
+      : '';
   if (lift) {
-    return said(undefined, stored === undefined ? undefined : `budget lifted (--no-budget): was ${usd(stored)}; this job now has no budget${overruled}`);
+    return said(
+      undefined,
+      stored === undefined
+        ? undefined
+        : `budget lifted (--no-budget): was ${usd(stored)}; this job now has no budget${overruled}`,
+    );
   }
   if (given !== undefined) {
-    if (stored === undefined) return said(given, `budget ${usd(given)} in force; it is cumulative for this journal and kept by later runs${overruled}`);
+    if (stored === undefined)
+      return said(
+        given,
+        `budget ${usd(given)} in force; it is cumulative for this journal and kept by later runs${overruled}`,
+      );
     if (stored === given) return said(given, `budget ${usd(given)} in force (cumulative for this journal)${overruled}`);
     return said(given, `budget changed: ${usd(stored)} -> ${usd(given)} (cumulative for this journal)${overruled}`);
   }
   // A journal that never recorded the file (older than the record) takes its value only where it had no budget.
-  const fileChanged = choice.fileSeen === undefined
-    ? stored === undefined && typeof file === 'number'
-    : file !== choice.fileSeen && file !== 'unset';
+  const fileChanged =
+    choice.fileSeen === undefined
+      ? stored === undefined && typeof file === 'number'
+      : file !== choice.fileSeen && file !== 'unset';
   if (choice.created || fileChanged) {
-    if (file === 'none') return said(undefined, stored === undefined ? undefined : `budget lifted by the job file ("no-budget"): was ${usd(stored)}; this job now has no budget`);
+    if (file === 'none')
+      return said(
+        undefined,
+        stored === undefined
+          ? undefined
+          : `budget lifted by the job file ("no-budget"): was ${usd(stored)}; this job now has no budget`,
+      );
     if (typeof file === 'number') {
-      if (choice.created || stored === undefined) return said(file, `budget ${usd(file)} in force, from the job file; it is cumulative for this journal and kept by later runs`);
+      if (choice.created || stored === undefined)
+        return said(
+          file,
+          `budget ${usd(file)} in force, from the job file; it is cumulative for this journal and kept by later runs`,
+        );
       return said(file, `budget changed in the job file: ${usd(stored)} -> ${usd(file)} (cumulative for this journal)`);
     }
   }
   if (stored !== undefined) {
-    const fileAside = typeof file === 'number' && file !== stored
-      ? `; the job file's budget ${usd(file)} is unchanged since it last applied, so it does not replace it` : '';
-    return said(stored, `budget ${usd(stored)} in force, kept from earlier runs of this journal (cumulative; --budget X replaces it, --no-budget lifts it)${fileAside}`);
+    const fileAside =
+      typeof file === 'number' && file !== stored
+        ? `; the job file's budget ${usd(file)} is unchanged since it last applied, so it does not replace it`
+        : '';
+    return said(
+      stored,
+      `budget ${usd(stored)} in force, kept from earlier runs of this journal (cumulative; --budget X replaces it, --no-budget lifts it)${fileAside}`,
+    );
   }
   return said(undefined, undefined);
 }
@@ -79,10 +111,16 @@ export function fileBudgetOf(text: string | null | undefined): JobFileBudget | u
 }
 
 /** Why a row was held back: what it needs and what is really left, at the moment it did not fit. */
-export function deferralReason(budgetUsd: number, spend: { actualUsd: number; reservedUsd: number }, needUsd: number): string {
+export function deferralReason(
+  budgetUsd: number,
+  spend: { actualUsd: number; reservedUsd: number },
+  needUsd: number,
+): string {
   const remaining = roundUsd(Math.max(0, budgetUsd - spend.actualUsd - spend.reservedUsd));
-  return `needs up to ${usd(needUsd)} but ${usd(remaining)} of the ${usd(budgetUsd)} budget remains `
-    + `(settled ${usd(spend.actualUsd)}, reserved ${usd(spend.reservedUsd)})`;
+  return (
+    `needs up to ${usd(needUsd)} but ${usd(remaining)} of the ${usd(budgetUsd)} budget remains ` +
+    `(settled ${usd(spend.actualUsd)}, reserved ${usd(spend.reservedUsd)})`
+  );
 }
 
 function usd(x: number): string {

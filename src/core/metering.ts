@@ -39,7 +39,8 @@ export function usableChatUsage(usage: unknown): ChatUsage | undefined {
 
 /** A chat/responses body: settled from its usage, or unmetered and booked at `reservedUsd`. */
 export function meterChatAnswer(body: unknown, snapshot: PriceSnapshot, reservedUsd: number): Metered {
-  const usage = typeof body === 'object' && body !== null ? usableChatUsage((body as { usage?: unknown }).usage) : undefined;
+  const usage =
+    typeof body === 'object' && body !== null ? usableChatUsage((body as { usage?: unknown }).usage) : undefined;
   if (usage === undefined) return { usd: reservedUsd, totalTokens: null, unmetered: true };
   const settled = settleChat(usage, snapshot);
   return { usd: settled.usd, totalTokens: settled.inputTokens + settled.outputTokens, unmetered: false };
@@ -61,13 +62,19 @@ export function meterVideoSuccess(input: {
 }): Metered {
   if (input.totalTokens !== undefined) {
     const { usd } = settleVideo({
-      totalTokens: input.totalTokens, finalResolution: input.finalResolution,
-      requestedResolution: input.requestedResolution, hasReferenceVideo: input.hasReferenceVideo, snapshot: input.snapshot,
+      totalTokens: input.totalTokens,
+      finalResolution: input.finalResolution,
+      requestedResolution: input.requestedResolution,
+      hasReferenceVideo: input.hasReferenceVideo,
+      snapshot: input.snapshot,
     });
     if (input.gatewayChargeUsd === undefined) return { usd, totalTokens: input.totalTokens, unmetered: false };
     const check = checkCharge(usd, input.gatewayChargeUsd);
     return {
-      usd: check.bookedUsd, totalTokens: input.totalTokens, unmetered: false, tableUsd: usd,
+      usd: check.bookedUsd,
+      totalTokens: input.totalTokens,
+      unmetered: false,
+      tableUsd: usd,
       ...(check.driftRatio !== undefined ? { driftRatio: check.driftRatio } : {}),
     };
   }

@@ -23,14 +23,16 @@ export function parseModelLimits(values: readonly string[]): ModelLimits | strin
   for (const value of values) {
     for (const raw of value.split(',')) {
       const entry = raw.trim();
-      if (entry === '') return `Expected \`--model-limit\` to be ${SHAPE} entries separated by commas, got an empty entry in \`${value}\``;
+      if (entry === '')
+        return `Expected \`--model-limit\` to be ${SHAPE} entries separated by commas, got an empty entry in \`${value}\``;
       const eq = entry.indexOf('=');
       const model = eq > 0 ? entry.slice(0, eq).trim() : '';
       if (model === '') return `Expected \`--model-limit\` entry to be ${SHAPE}, got \`${entry}\``;
       const limit = { ...limits.get(model) };
       for (const part of entry.slice(eq + 1).split('+')) {
         const parsed = parseLimit(part.trim());
-        if (typeof parsed === 'string') return `Expected \`--model-limit\` ${parsed} for \`${model}\`, got \`${part.trim()}\` in \`${entry}\``;
+        if (typeof parsed === 'string')
+          return `Expected \`--model-limit\` ${parsed} for \`${model}\`, got \`${part.trim()}\` in \`${entry}\``;
         if (limit[parsed.kind] !== undefined) {
           return `Expected \`--model-limit\` to give the ${parsed.kind} of \`${model}\` once, got \`${limit[parsed.kind]}\` and \`${parsed.n}\``;
         }

@@ -26,7 +26,14 @@ export const SENDABLE_STATES: readonly ItemState[] = ['pending', 'deferred'];
  * it is polled, downloaded and settled as usual (it may be billed), and an uncertain one still waits for
  * `gbatch resolve`.
  */
-export const ORPHAN_WAITING_STATES: readonly ItemState[] = ['pending', 'deferred', 'invalid', 'failed', 'rejected', 'cancelled'];
+export const ORPHAN_WAITING_STATES: readonly ItemState[] = [
+  'pending',
+  'deferred',
+  'invalid',
+  'failed',
+  'rejected',
+  'cancelled',
+];
 
 /** The one rule `run` and `plan` share: whether a run sends this row. */
 export function wouldSend(state: ItemState, listing: Listing): boolean {
@@ -34,14 +41,22 @@ export function wouldSend(state: ItemState, listing: Listing): boolean {
 }
 
 /** The counts a run's exit code is decided on: the job's, without the orphaned rows that wait. */
-export function countsForExit(counts: Readonly<Record<ItemState, number>>, orphaned: Readonly<Partial<Record<ItemState, number>>>): Record<ItemState, number> {
+export function countsForExit(
+  counts: Readonly<Record<ItemState, number>>,
+  orphaned: Readonly<Partial<Record<ItemState, number>>>,
+): Record<ItemState, number> {
   const out = { ...counts };
   for (const state of ORPHAN_WAITING_STATES) out[state] = Math.max(0, out[state] - (orphaned[state] ?? 0));
   return out;
 }
 
 /** What `gbatch forget` needs to know of a row. */
-export interface ForgetCandidate { id: string; state: ItemState; listing: Listing; attempts: number }
+export interface ForgetCandidate {
+  id: string;
+  state: ItemState;
+  listing: Listing;
+  attempts: number;
+}
 
 /** States of a row never sent that may be removed: nothing of it reached the gateway, nothing is billed. */
 const FORGETTABLE_STATES: ReadonlySet<ItemState> = new Set(['pending', 'deferred', 'invalid', 'cancelled']);
@@ -53,7 +68,8 @@ const FORGETTABLE_STATES: ReadonlySet<ItemState> = new Set(['pending', 'deferred
  */
 export function forgetRefusal(row: ForgetCandidate | undefined, id: string): string | undefined {
   if (!row) return `no item '${id}'`;
-  if (row.listing === 'listed') return `item '${id}' is in the job's manifests: remove its row from the manifest first (a run would add it back)`;
+  if (row.listing === 'listed')
+    return `item '${id}' is in the job's manifests: remove its row from the manifest first (a run would add it back)`;
   if (!FORGETTABLE_STATES.has(row.state) || row.attempts > 0) {
     return `item '${id}' was sent (${row.state}, ${row.attempts} attempt(s)): it stays in the journal, where its history and its cost are kept`;
   }

@@ -18,7 +18,12 @@ const MIN_WAIT_MS = 25;
  * The wait before trying again `elapsedMs` into an outage, after `attempt` failed tries (1-based);
  * undefined once the bound is spent: the caller gives up with the error it has.
  */
-export function outageRetryDelay(attempt: number, elapsedMs: number, boundMs: number, random: () => number): number | undefined {
+export function outageRetryDelay(
+  attempt: number,
+  elapsedMs: number,
+  boundMs: number,
+  random: () => number,
+): number | undefined {
   const left = boundMs - elapsedMs;
   if (left <= 0) return undefined;
   return Math.min(left, Math.max(MIN_WAIT_MS, backoffDelay(attempt, POLICY, random)));

@@ -52,15 +52,20 @@ export function outputPathFor(outDir: string, itemId: string, extension: string)
 /** Throws unless `candidate` names an entry strictly inside `outDir` (lexically; symlinks are not followed). */
 export function assertInside(outDir: string, candidate: string): void {
   const relative = path.relative(path.resolve(outDir), path.resolve(candidate));
-  const escapes = relative === '' || relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative);
+  const escapes =
+    relative === '' || relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative);
   if (escapes) throw new Error(`refusing to write '${candidate}': it is not inside the output directory '${outDir}'`);
 }
 
 function isKept(byte: number): boolean {
-  return (byte >= 0x30 && byte <= 0x39) // 0-9
-    || (byte >= 0x41 && byte <= 0x5a)   // A-Z
-    || (byte >= 0x61 && byte <= 0x7a)   // a-z
-    || byte === 0x5f || byte === 0x2d || byte === 0x2e; // _ - .
+  return (
+    (byte >= 0x30 && byte <= 0x39) || // 0-9
+    (byte >= 0x41 && byte <= 0x5a) || // A-Z
+    (byte >= 0x61 && byte <= 0x7a) || // a-z
+    byte === 0x5f ||
+    byte === 0x2d ||
+    byte === 0x2e
+  ); // _ - .
 }
 
 function percent(byte: number): string {

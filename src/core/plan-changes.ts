@@ -7,7 +7,11 @@ import { StaleTransitionError } from './stale-transition.js';
 import { transition, type ItemEvent, type ItemState } from './states.js';
 
 /** A row as the plan needs it before the batch: its state and the money it holds. */
-export interface RowHead { state: ItemState; reservedUsd: number; actualUsd: number | null }
+export interface RowHead {
+  state: ItemState;
+  reservedUsd: number;
+  actualUsd: number | null;
+}
 
 /** The part of a change the plan reads (the journal's Change is one). */
 export interface PlannableChange {
@@ -19,23 +23,38 @@ export interface PlannableChange {
 }
 
 /** Who writes: a runner of the job, or (undefined) an operator's command. */
-export interface PlanContext { runner: string | undefined; now: number }
+export interface PlanContext {
+  runner: string | undefined;
+  now: number;
+}
 
 /** One row's write: compare-and-set from `from` to `to`, the row becoming `owner`'s (null: no one's). */
 export interface PlannedRow<C extends PlannableChange = PlannableChange> {
-  change: C; from: ItemState; to: ItemState; owner: string | null;
+  change: C;
+  from: ItemState;
+  to: ItemState;
+  owner: string | null;
 }
 
 /** One event to append, in batch order. `detail` is the change's detail as stored (JSON text). */
 export interface PlannedEvent {
-  itemId: string; at: number; event: ItemEvent; from: ItemState; to: ItemState; detail: string | null;
+  itemId: string;
+  at: number;
+  event: ItemEvent;
+  from: ItemState;
+  to: ItemState;
+  detail: string | null;
 }
 
 /**
  * What the batch moves the job's totals by (USD, unrounded, summed in batch order), and the first row
  * whose reservation it raises: a batch with one must leave settled + reserved within the budget.
  */
-export interface MoneyMove { reservedUsd: number; actualUsd: number; reservingId: string | undefined }
+export interface MoneyMove {
+  reservedUsd: number;
+  actualUsd: number;
+  reservingId: string | undefined;
+}
 
 export interface ChangePlan<C extends PlannableChange = PlannableChange> {
   rows: PlannedRow<C>[];
@@ -54,7 +73,7 @@ const HELD: ReadonlySet<ItemState> = new Set(HELD_STATES);
 
 /** Whose a row in state `to` is after a change written by `runner`. */
 export function ownerAfter(to: ItemState, runner: string | undefined): string | null {
-  return HELD.has(to) ? runner ?? null : null;
+  return HELD.has(to) ? (runner ?? null) : null;
 }
 
 /** Whether the change records an intent: the request may leave once it is durable. */
@@ -68,7 +87,9 @@ export function isIntent(event: ItemEvent): boolean {
  * item, a failed `expect` (StaleTransitionError) or an illegal transition (IllegalTransitionError).
  */
 export function planChanges<C extends PlannableChange>(
-  heads: ReadonlyMap<string, RowHead>, changes: readonly C[], context: PlanContext,
+  heads: ReadonlyMap<string, RowHead>,
+  changes: readonly C[],
+  context: PlanContext,
 ): ChangePlan<C> {
   const now = new Map<string, { state: ItemState; reservedUsd: number; actualUsd: number }>();
   const money: MoneyMove = { reservedUsd: 0, actualUsd: 0, reservingId: undefined };
@@ -115,7 +136,8 @@ export function planChanges<C extends PlannableChange>(
  * reservation and charge differ from the row's.
  */
 export function planOnExpected<C extends PlannableChange>(
-  changes: readonly C[], context: PlanContext,
+  changes: readonly C[],
+  context: PlanContext,
 ): Omit<ChangePlan<C>, 'money'> {
   const heads = new Map<string, RowHead>();
   for (const change of changes) {
@@ -131,7 +153,8 @@ export function planOnExpected<C extends PlannableChange>(
 
 /** Whether the job's totals after a move pass its budget (a nano-dollar of float noise allowed). */
 export function overBudget(
-  totals: { reservedUsd: number; actualUsd: number }, budgetUsd: number | null | undefined,
+  totals: { reservedUsd: number; actualUsd: number },
+  budgetUsd: number | null | undefined,
 ): boolean {
   return budgetUsd != null && totals.reservedUsd + totals.actualUsd > budgetUsd + 1e-9;
 }

@@ -2,8 +2,14 @@ import { z } from 'zod';
 import type { Resolution } from './models.js';
 
 /** USD per 1,000,000 final total_tokens, with and without a reference video (spec 8.2). */
-export interface VideoRate { ref: number; noref: number }
-export interface ChatRate { input_per_1m: number; output_per_1m: number }
+export interface VideoRate {
+  ref: number;
+  noref: number;
+}
+export interface ChatRate {
+  input_per_1m: number;
+  output_per_1m: number;
+}
 
 export interface PricingTable {
   group_ratio: number;
@@ -22,7 +28,8 @@ export const BUILTIN_PRICING: PricingTable = {
     'video-fast': { '480p': fast480_720, '720p': fast480_720, '1080p': { ref: 2.5221, noref: 4.3235 } },
     'video-mini': { '480p': mini480_720, '720p': mini480_720, '1080p': { ref: 1.1397, noref: 1.875 } },
     'video-pro': {
-      '480p': pro480_720, '720p': pro480_720,
+      '480p': pro480_720,
+      '720p': pro480_720,
       '1080p': { ref: 3.4191, noref: 5.625 },
       '4k': { ref: 1.7647, noref: 2.8676 },
     },
@@ -36,11 +43,13 @@ export const BUILTIN_PRICING: PricingTable = {
 
 const rate = z.number().finite().nonnegative();
 const videoRateSchema = z.object({ ref: rate, noref: rate }).strict();
-export const pricingFileSchema = z.object({
-  group_ratio: z.number().finite().positive().default(1),
-  video: z.record(z.string(), z.partialRecord(z.enum(["480p", "720p", "1080p", "4k"]), videoRateSchema)).default({}),
-  chat: z.record(z.string(), z.object({ input_per_1m: rate, output_per_1m: rate }).strict()).default({}),
-}).strict();
+export const pricingFileSchema = z
+  .object({
+    group_ratio: z.number().finite().positive().default(1),
+    video: z.record(z.string(), z.partialRecord(z.enum(['480p', '720p', '1080p', '4k']), videoRateSchema)).default({}),
+    chat: z.record(z.string(), z.object({ input_per_1m: rate, output_per_1m: rate }).strict()).default({}),
+  })
+  .strict();
 
 /** Parses a pricing file's JSON text; throws an Error naming the file and the offending field. */
 export function parsePricing(text: string, file: string): PricingTable {
@@ -58,7 +67,12 @@ export function parsePricing(text: string, file: string): PricingTable {
   return parsed.data as PricingTable;
 }
 
-export function videoRate(table: PricingTable, model: string, resolution: Resolution, hasReferenceVideo: boolean): number | undefined {
+export function videoRate(
+  table: PricingTable,
+  model: string,
+  resolution: Resolution,
+  hasReferenceVideo: boolean,
+): number | undefined {
   const r = table.video[model]?.[resolution];
   if (!r) return undefined;
   return hasReferenceVideo ? r.ref : r.noref;

@@ -12,7 +12,8 @@
  */
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g;
 /** The same, with newline and tab allowed: for a block of lines meant as such. */
-const UNPRINTABLE_IN_BLOCK = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g;
+const UNPRINTABLE_IN_BLOCK =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g;
 
 function visible(char: string): string {
   const code = char.charCodeAt(0);
@@ -38,5 +39,7 @@ export function printableBlock(text: string): string {
  */
 export function printableJson(json: string): string {
   UNPRINTABLE.lastIndex = 0;
-  return UNPRINTABLE.test(json) ? json.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : json;
+  return UNPRINTABLE.test(json)
+    ? json.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    : json;
 }

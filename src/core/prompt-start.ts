@@ -10,9 +10,12 @@ export const PROMPT_START_CHARS = 60;
  * become one space, other control characters are escaped, and a longer text ends with an ellipsis.
  */
 export function promptStart(kind: ItemKind, request: Record<string, unknown>, max = PROMPT_START_CHARS): string {
-  const text = kind === 'video' ? asText(request.prompt)
-    : kind === 'chat' ? messagesText(request.messages)
-      : asText(request.input) || messagesText(request.input);
+  const text =
+    kind === 'video'
+      ? asText(request.prompt)
+      : kind === 'chat'
+        ? messagesText(request.messages)
+        : asText(request.input) || messagesText(request.input);
   return oneLine(text, max);
 }
 
@@ -28,8 +31,14 @@ function asText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (Array.isArray(value)) {
     // Content parts: [{type: 'text' | 'input_text', text}, ...]; images and other parts carry no words.
-    return value.map((part) => (part && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string'
-      ? (part as { text: string }).text : '')).filter((t) => t !== '').join(' ');
+    return value
+      .map((part) =>
+        part && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string'
+          ? (part as { text: string }).text
+          : '',
+      )
+      .filter((t) => t !== '')
+      .join(' ');
   }
   return '';
 }

@@ -15,7 +15,9 @@ export const REACHABLE: Reachability = { refusedInARow: 0 };
 
 /** The next state, and whether the gateway now counts as unreachable. */
 export function observeReachability(
-  state: Reachability, event: ReachabilityEvent, limit = UNREACHABLE_AFTER,
+  state: Reachability,
+  event: ReachabilityEvent,
+  limit = UNREACHABLE_AFTER,
 ): { state: Reachability; unreachable: boolean } {
   const refusedInARow = event === 'answered' ? 0 : state.refusedInARow + 1;
   return { state: { refusedInARow }, unreachable: refusedInARow >= Math.max(1, limit) };

@@ -25,8 +25,7 @@ export interface RequeueRequest {
 }
 
 export type RequeuePlan =
-  | { ok: true; requeue: string[]; leftOut: string[]; adopt?: string[] }
-  | { ok: false; refusal: string };
+  { ok: true; requeue: string[]; leftOut: string[]; adopt?: string[] } | { ok: false; refusal: string };
 
 export interface RequeueContext {
   /** How the advice names the journal in a command: a job name, or `--state <file>`. */
@@ -63,8 +62,10 @@ export function planRequeue(
   const leftOut: string[] = [];
   const seen = new Set<string>();
   for (const row of bulk) {
-    const wanted = (row.state === 'failed' && request.failed) || (row.state === 'rejected' && request.rejected)
-      || (row.state === 'cancelled' && request.cancelled === true);
+    const wanted =
+      (row.state === 'failed' && request.failed) ||
+      (row.state === 'rejected' && request.rejected) ||
+      (row.state === 'cancelled' && request.cancelled === true);
     if (!wanted || seen.has(row.id)) continue;
     seen.add(row.id);
     if (row.abandonedWhileUncertain) leftOut.push(row.id);
@@ -85,13 +86,19 @@ function isUnsentOrphan(row: RequeueCandidate | undefined): boolean {
   return row?.orphaned === true && (row.state === 'pending' || row.state === 'deferred');
 }
 
-function refusalFor(id: string, row: RequeueCandidate | undefined, { journalArg, file }: RequeueContext): string | undefined {
+function refusalFor(
+  id: string,
+  row: RequeueCandidate | undefined,
+  { journalArg, file }: RequeueContext,
+): string | undefined {
   const shown = quoteArg(id);
   if (!row) return `${file}: no item ${shown}`;
   if (isUnsentOrphan(row)) return undefined;
   if (row.state === 'failed' && row.abandonedWhileUncertain) {
-    return `item ${shown} was abandoned while uncertain: its request may have reached the gateway, so retry does not send it`
-      + ` again (a duplicate may be billed); only \`gbatch resolve\` decides rows whose request may have been kept`;
+    return (
+      `item ${shown} was abandoned while uncertain: its request may have reached the gateway, so retry does not send it` +
+      ` again (a duplicate may be billed); only \`gbatch resolve\` decides rows whose request may have been kept`
+    );
   }
   switch (row.state) {
     case 'failed':
@@ -99,10 +106,12 @@ function refusalFor(id: string, row: RequeueCandidate | undefined, { journalArg,
     case 'cancelled':
       return undefined;
     case 'uncertain':
-      return `item ${shown} is uncertain: its request may have reached the gateway; decide with`
-        + (row.kind === 'video' || row.kind === undefined
+      return (
+        `item ${shown} is uncertain: its request may have reached the gateway; decide with` +
+        (row.kind === 'video' || row.kind === undefined
           ? ` \`gbatch resolve ${journalArg} ${shown} --task-id <T>\` (or --resubmit / --abandon), not retry`
-          : ` \`gbatch resolve ${journalArg} ${shown} --resubmit\` (or --abandon), not retry`);
+          : ` \`gbatch resolve ${journalArg} ${shown} --resubmit\` (or --abandon), not retry`)
+      );
     case 'invalid':
       return `item ${shown} is invalid (never sent): fix its manifest row${row.source ? ` (${row.source})` : ''} and run again`;
     case 'pending':

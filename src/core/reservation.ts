@@ -6,7 +6,11 @@ import type { PricingTable } from './pricing.js';
 import type { ItemKind } from './states.js';
 
 /** What a reservation reads of a row. */
-export interface ReservedRow { kind: ItemKind; request: Record<string, unknown>; estimateUsd: number }
+export interface ReservedRow {
+  kind: ItemKind;
+  request: Record<string, unknown>;
+  estimateUsd: number;
+}
 
 export interface Reservation {
   usd: number;
@@ -30,8 +34,15 @@ export interface ReservationMode {
 /** By default the bound (what the gateway can bill); never less than the estimate. */
 export function reservationFor(item: ReservedRow, pricing: PricingTable, mode: ReservationMode): Reservation {
   const sent = mode.budgeted ? boundedRequest(item.kind, item.request) : { request: item.request };
-  const tableUsd = mode.mayOverrun ? item.estimateUsd : roundUsd(Math.max(item.estimateUsd, billBound(item.kind, sent.request, pricing)));
+  const tableUsd = mode.mayOverrun
+    ? item.estimateUsd
+    : roundUsd(Math.max(item.estimateUsd, billBound(item.kind, sent.request, pricing)));
   const usd = mode.budgeted ? scaledReservation(tableUsd, mode.driftRatio ?? 1) : tableUsd;
-  const added = sent.added === undefined ? {} : item.kind === 'video' ? { durationAdded: sent.added } : { outputCapAdded: sent.added };
+  const added =
+    sent.added === undefined
+      ? {}
+      : item.kind === 'video'
+        ? { durationAdded: sent.added }
+        : { outputCapAdded: sent.added };
   return { usd, request: sent.request, ...added };
 }

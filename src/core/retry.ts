@@ -44,7 +44,12 @@ export function isGatewayEnvelope(bodyText: string): boolean {
   return typeof json['code'] === 'string' && typeof json['message'] === 'string';
 }
 
-export interface ErrorEnvelopeFields { message: string; type?: string; code?: string; param?: string }
+export interface ErrorEnvelopeFields {
+  message: string;
+  type?: string;
+  code?: string;
+  param?: string;
+}
 
 function optionalText(value: unknown): string | undefined {
   if (typeof value === 'string' && value !== '') return value;
@@ -70,7 +75,8 @@ export function readErrorEnvelope(bodyText: string): ErrorEnvelopeFields | undef
     return fields;
   }
   if (typeof error === 'string' && error.trim() !== '') return { message: error };
-  if (typeof json['code'] === 'string' && typeof json['message'] === 'string') return { message: json['message'], code: json['code'] };
+  if (typeof json['code'] === 'string' && typeof json['message'] === 'string')
+    return { message: json['message'], code: json['code'] };
   return undefined;
 }
 
@@ -81,13 +87,22 @@ export function readErrorEnvelope(bodyText: string): ErrorEnvelopeFields | undef
  * result may be billed.
  */
 function isRefusal(kind: SubmitKind, json: Record<string, unknown>): boolean {
-  const hasResult = kind === 'chat' ? json['choices'] !== undefined
-    : kind === 'responses' ? json['output'] !== undefined
-      : extractTaskId(json) !== undefined;
+  const hasResult =
+    kind === 'chat'
+      ? json['choices'] !== undefined
+      : kind === 'responses'
+        ? json['output'] !== undefined
+        : extractTaskId(json) !== undefined;
   if (hasResult) return false;
   const error = json['error'];
-  if ((isRecord(error) && typeof error['message'] === 'string') || (typeof error === 'string' && error.trim() !== '')) return true;
-  return kind === 'video' && typeof json['code'] === 'string' && json['code'].toLowerCase() !== 'success' && typeof json['message'] === 'string';
+  if ((isRecord(error) && typeof error['message'] === 'string') || (typeof error === 'string' && error.trim() !== ''))
+    return true;
+  return (
+    kind === 'video' &&
+    typeof json['code'] === 'string' &&
+    json['code'].toLowerCase() !== 'success' &&
+    typeof json['message'] === 'string'
+  );
 }
 
 /** The task id of a video submission answer (`id`, or the compatibility `task_id`), if it has one. */
@@ -147,7 +162,8 @@ export function decideSubmission(kind: SubmitKind, answer: Answer): SubmitDecisi
   return 'ambiguous';
 }
 
-const HTTP_DATE = /^(?:[A-Za-z]{3},\s*\d{1,2}[\s-][A-Za-z]{3}[\s-]\d{2,4}\s+\d{2}:\d{2}:\d{2}\s+GMT|[A-Za-z]{3,9},\s*\d{1,2}-[A-Za-z]{3}-\d{2}\s+\d{2}:\d{2}:\d{2}\s+GMT|[A-Za-z]{3}\s+[A-Za-z]{3}\s+\d{1,2}\s+\d{2}:\d{2}:\d{2}\s+\d{4})$/;
+const HTTP_DATE =
+  /^(?:[A-Za-z]{3},\s*\d{1,2}[\s-][A-Za-z]{3}[\s-]\d{2,4}\s+\d{2}:\d{2}:\d{2}\s+GMT|[A-Za-z]{3,9},\s*\d{1,2}-[A-Za-z]{3}-\d{2}\s+\d{2}:\d{2}:\d{2}\s+GMT|[A-Za-z]{3}\s+[A-Za-z]{3}\s+\d{1,2}\s+\d{2}:\d{2}:\d{2}\s+\d{4})$/;
 
 /**
  * Retry-After in ms: delay-seconds (spec 8: integer, at least 1; fractions tolerated) or an HTTP date.

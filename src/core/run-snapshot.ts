@@ -16,7 +16,11 @@ export interface ErrorGroup {
   last_at: number;
 }
 
-export interface KindMoney { estimate_usd: number; settled_estimate_usd: number; settled_actual_usd: number }
+export interface KindMoney {
+  estimate_usd: number;
+  settled_estimate_usd: number;
+  settled_actual_usd: number;
+}
 
 export interface RunSnapshot {
   type: 'snapshot';
@@ -66,7 +70,9 @@ export interface RunSnapshot {
 
 /** Rows with their outcome: terminal (cancelled too), or answered (`succeeded`: the file is being written). */
 export function finishedRows(counts: Record<ItemState, number>): number {
-  return counts.downloaded + counts.succeeded + counts.failed + counts.rejected + counts.invalid + (counts.cancelled ?? 0);
+  return (
+    counts.downloaded + counts.succeeded + counts.failed + counts.rejected + counts.invalid + (counts.cancelled ?? 0)
+  );
 }
 
 /** Rows whose request or task is under way. */
@@ -76,7 +82,11 @@ export function inFlightRows(counts: Record<ItemState, number>): number {
 
 /** Where the run is, from its counts and lanes (pure). */
 export function phaseOf(input: {
-  counts: Record<ItemState, number>; downloadsOpen: number; submitStopped: boolean; stopping: boolean; final: boolean;
+  counts: Record<ItemState, number>;
+  downloadsOpen: number;
+  submitStopped: boolean;
+  stopping: boolean;
+  final: boolean;
 }): RunPhase {
   const { counts } = input;
   if (input.final) return 'done';

@@ -27,7 +27,10 @@ export function snapshotPrice(kind: ItemKind, model: string, pricing: PricingTab
   }
   const rate = pricing.chat[model];
   if (rate === undefined) throw new Error(`no price for ${kind} model '${model}' in the pricing table`);
-  return { groupRatio: pricing.group_ratio, chat: { input_per_1m: rate.input_per_1m, output_per_1m: rate.output_per_1m } };
+  return {
+    groupRatio: pricing.group_ratio,
+    chat: { input_per_1m: rate.input_per_1m, output_per_1m: rate.output_per_1m },
+  };
 }
 
 export interface VideoSettlement {
@@ -90,7 +93,10 @@ const tokenCount = (value: unknown): number | undefined =>
  * Chat Completions usage (prompt/completion) or Responses usage (input/output); no usage is 0 tokens.
  * A usage that has only `total_tokens` is charged at the dearer of the two rates, so spend is not understated.
  */
-export function settleChat(usage: ChatUsage | undefined, snapshot: PriceSnapshot): { usd: number; inputTokens: number; outputTokens: number } {
+export function settleChat(
+  usage: ChatUsage | undefined,
+  snapshot: PriceSnapshot,
+): { usd: number; inputTokens: number; outputTokens: number } {
   const rate = snapshot.chat;
   if (rate === undefined) throw new Error('the price snapshot has no chat rate');
   let inputTokens = tokenCount(usage?.prompt_tokens) ?? tokenCount(usage?.input_tokens);
@@ -102,7 +108,9 @@ export function settleChat(usage: ChatUsage | undefined, snapshot: PriceSnapshot
   }
   inputTokens ??= 0;
   outputTokens ??= 0;
-  const usd = roundUsd(((inputTokens * rate.input_per_1m + outputTokens * rate.output_per_1m) / 1e6) * snapshot.groupRatio);
+  const usd = roundUsd(
+    ((inputTokens * rate.input_per_1m + outputTokens * rate.output_per_1m) / 1e6) * snapshot.groupRatio,
+  );
   return { usd, inputTokens, outputTokens };
 }
 

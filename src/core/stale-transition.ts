@@ -3,8 +3,15 @@ import type { ItemEvent, ItemState } from './states.js';
 
 export class StaleTransitionError extends Error {
   readonly code = 'GBATCH_STALE_TRANSITION';
-  constructor(readonly itemId: string, readonly event: ItemEvent, readonly expected: ItemState, readonly actual?: ItemState) {
-    super(`item '${itemId}' left state '${expected}'${actual ? ` (now '${actual}')` : ''} before '${event}' was written`);
+  constructor(
+    readonly itemId: string,
+    readonly event: ItemEvent,
+    readonly expected: ItemState,
+    readonly actual?: ItemState,
+  ) {
+    super(
+      `item '${itemId}' left state '${expected}'${actual ? ` (now '${actual}')` : ''} before '${event}' was written`,
+    );
     this.name = 'StaleTransitionError';
   }
 }

@@ -15,12 +15,21 @@ export interface TaskIdHolder {
 }
 
 /** The accept and attach events whose detail names exactly `taskId` (shared by both adapters). */
-export function eventHolders(rows: ReadonlyArray<{ item_id: string; event: 'accept' | 'attach'; detail: string | null }>, taskId: string): TaskIdHolder[] {
+export function eventHolders(
+  rows: ReadonlyArray<{ item_id: string; event: 'accept' | 'attach'; detail: string | null }>,
+  taskId: string,
+): TaskIdHolder[] {
   const holders: TaskIdHolder[] = [];
   for (const row of rows) {
-    const detail = row.detail === null ? null : JSON.parse(row.detail) as { taskId?: unknown; attempt?: unknown } | null;
+    const detail =
+      row.detail === null ? null : (JSON.parse(row.detail) as { taskId?: unknown; attempt?: unknown } | null);
     if (detail?.taskId !== taskId) continue;
-    holders.push({ itemId: row.item_id, current: false, event: row.event, attempt: typeof detail.attempt === 'number' ? detail.attempt : null });
+    holders.push({
+      itemId: row.item_id,
+      current: false,
+      event: row.event,
+      attempt: typeof detail.attempt === 'number' ? detail.attempt : null,
+    });
   }
   return holders;
 }
@@ -30,7 +39,12 @@ export function eventHolders(rows: ReadonlyArray<{ item_id: string; event: 'acce
  * own answer to the row's current attempt (`attempt`) is no conflict: that attempt is the uncertain one
  * (its task vanished, say, or the row was rewound), and the task is the one it is missing.
  */
-export function attachConflict(itemId: string, taskId: string, holders: readonly TaskIdHolder[], attempt: number): string | undefined {
+export function attachConflict(
+  itemId: string,
+  taskId: string,
+  holders: readonly TaskIdHolder[],
+  attempt: number,
+): string | undefined {
   const other = holders.find((h) => h.itemId !== itemId && h.current) ?? holders.find((h) => h.itemId !== itemId);
   const force = 'pass --force to attach it anyway';
   if (other) {
@@ -39,7 +53,8 @@ export function attachConflict(itemId: string, taskId: string, holders: readonly
       : `task ${taskId} was item '${other.itemId}''s task${attemptOf(other)}: attached here, its video would be saved under the wrong row; ${force}`;
   }
   const own = holders.find((h) => h.itemId === itemId && !(h.event === 'accept' && h.attempt === attempt));
-  if (own) return `task ${taskId} was this item's task${attemptOf(own)}, an attempt that already ended: attaching it again brings back that outcome; ${force}`;
+  if (own)
+    return `task ${taskId} was this item's task${attemptOf(own)}, an attempt that already ended: attaching it again brings back that outcome; ${force}`;
   return undefined;
 }
 
@@ -48,7 +63,11 @@ function attemptOf(holder: TaskIdHolder): string {
 }
 
 /** The row's last task event (accept or attach), as `detach` judges it. */
-export interface TaskEvent { event: 'accept' | 'attach'; taskId: string | undefined; reservedUsd: number | undefined }
+export interface TaskEvent {
+  event: 'accept' | 'attach';
+  taskId: string | undefined;
+  reservedUsd: number | undefined;
+}
 
 export interface DetachRow {
   id: string;
@@ -70,10 +89,16 @@ const DETACHABLE = new Set(['submitted', 'running', 'succeeded', 'downloaded', '
  */
 export function planDetach(row: DetachRow, last: TaskEvent | undefined): DetachPlan {
   if (row.taskId === null || !DETACHABLE.has(row.state)) {
-    return { ok: false, why: `item '${row.id}' is ${row.state}${row.taskId === null ? ' and holds no task' : ''}: only a task attached with --task-id can be detached` };
+    return {
+      ok: false,
+      why: `item '${row.id}' is ${row.state}${row.taskId === null ? ' and holds no task' : ''}: only a task attached with --task-id can be detached`,
+    };
   }
   if (last?.event !== 'attach' || last.taskId !== row.taskId) {
-    return { ok: false, why: `task ${row.taskId} is the gateway's answer to item '${row.id}''s own submission, not an attachment: nothing to detach` };
+    return {
+      ok: false,
+      why: `task ${row.taskId} is the gateway's answer to item '${row.id}''s own submission, not an attachment: nothing to detach`,
+    };
   }
   // Attached before the attach event recorded the bound: the most the row can hold booked.
   const bound = last.reservedUsd ?? Math.max(row.reservedUsd, row.estimateUsd, row.actualUsd ?? 0);

@@ -17,7 +17,8 @@ export async function answerOf(response: Exchange, maxResponseBytes: number): Pr
 
 /** The gateway's request id header, redacted like every text from the gateway. */
 export function requestIdOf(response: Exchange, redact: Redactor): string | undefined {
-  const requestId = headerValue(response.headers, 'x-request-id') ?? headerValue(response.headers, 'x-oneapi-request-id');
+  const requestId =
+    headerValue(response.headers, 'x-request-id') ?? headerValue(response.headers, 'x-oneapi-request-id');
   return requestId === undefined ? undefined : redact(requestId);
 }
 

@@ -67,7 +67,11 @@ export interface GatewayClient {
   listModels(signal?: AbortSignal): Promise<string[]>;
   send(kind: SubmitKind, body: unknown, attempt: number, options?: SendOptions): Promise<SendOutcome>;
   getTask(taskId: string, signal?: AbortSignal): Promise<TaskStatus>;
-  download(taskId: string, dest: string, options?: DownloadOptions): Promise<{ bytes: number; sha256: string; source: 'content' | 'result_url' }>;
+  download(
+    taskId: string,
+    dest: string,
+    options?: DownloadOptions,
+  ): Promise<{ bytes: number; sha256: string; source: 'content' | 'result_url' }>;
   pausedUntil(): number;
   /** Holds the account's requests for at least `ms` from now (another runner of the job saw a 429). */
   pauseFor(ms: number): void;

@@ -16,7 +16,14 @@ import { submit } from './submit.js';
 import { parseBaseUrl } from './urls.js';
 import { downloadVideo } from './video-download.js';
 
-export type { ConnectivityListener, DownloadOptions, GatewayClient, GatewayClientOptions, SendOptions, SendOutcome } from './client-types.js';
+export type {
+  ConnectivityListener,
+  DownloadOptions,
+  GatewayClient,
+  GatewayClientOptions,
+  SendOptions,
+  SendOutcome,
+} from './client-types.js';
 
 export function createGatewayClient(options: GatewayClientOptions): GatewayClient {
   const { origin, basePath } = parseBaseUrl(options.baseUrl);
@@ -27,7 +34,14 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   const pause = new AccountPause(clock);
   const counters: ClientCounters = { requests: 0, retries: 0, rateLimited: 0 };
   const caller = new GatewayCaller({
-    origin, apiKey: options.apiKey, clock, random, backoff, redact, pause, counters,
+    origin,
+    apiKey: options.apiKey,
+    clock,
+    random,
+    backoff,
+    redact,
+    pause,
+    counters,
     connections: options.connections ?? 64,
     connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
     headersTimeoutMs: { POST: options.headersTimeoutMs ?? 300_000, GET: options.headersTimeoutMs ?? 30_000 },
@@ -35,8 +49,16 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     connectivity: options.connectivity,
   });
   const ctx: ClientContext = {
-    origin, apiUrl: (path) => new URL(`${basePath}${path}`, origin), clock, random, backoff, redact, pause, counters,
-    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, call: caller.call,
+    origin,
+    apiUrl: (path) => new URL(`${basePath}${path}`, origin),
+    clock,
+    random,
+    backoff,
+    redact,
+    pause,
+    counters,
+    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    call: caller.call,
   };
   const hasher = new FileHasher();
 

@@ -152,14 +152,22 @@ async function fetchOnce(
 ): Promise<ReceivedBody> {
   const fail = (reason: DownloadError['reason'], message: string, extra: { status?: number; cause?: unknown } = {}) =>
     new DownloadError(
-      { taskId, reason, source: from.source, attempts: attempt, message: `${from.source}: ${message}`, ...(extra.status !== undefined ? { status: extra.status } : {}) },
+      {
+        taskId,
+        reason,
+        source: from.source,
+        attempts: attempt,
+        message: `${from.source}: ${message}`,
+        ...(extra.status !== undefined ? { status: extra.status } : {}),
+      },
       { cause: extra.cause },
     );
   let response: Exchange;
   try {
     response = await deps.open(from.url, signal);
   } catch (err) {
-    if (err instanceof GatewayTransportError && err.code !== 'GBATCH_ABORTED') throw fail('transport', err.message, { cause: err });
+    if (err instanceof GatewayTransportError && err.code !== 'GBATCH_ABORTED')
+      throw fail('transport', err.message, { cause: err });
     throw err;
   }
   const contentType = headerValue(response.headers, 'content-type');
@@ -178,7 +186,9 @@ async function fetchOnce(
   }
   /** A file system error becomes the download's `io` failure; anything else passes unchanged. */
   const rethrowAsIo = (err: unknown): never => {
-    throw isFileSystemError(err) ? fail('io', deps.redact(err instanceof Error ? err.message : String(err)), { cause: err }) : err;
+    throw isFileSystemError(err)
+      ? fail('io', deps.redact(err instanceof Error ? err.message : String(err)), { cause: err })
+      : err;
   };
   let received: ReceivedBody;
   try {
@@ -229,11 +239,13 @@ export async function downloadToFile(
           shouldRetry: async ({ error, attemptNumber }) => {
             if (!(error instanceof DownloadError) || !isRetryableDownload(error)) return false;
             deps.onRetry();
-            const answer = error.status !== undefined && error.status !== 200 ? { status: error.status, bodyText: '' } : undefined;
+            const answer =
+              error.status !== undefined && error.status !== 200 ? { status: error.status, bodyText: '' } : undefined;
             const cause = error.cause;
-            const wait = cause instanceof GatewayHttpError && cause.retryAfterMs !== undefined
-              ? cause.retryAfterMs
-              : retryDelay(answer, attemptNumber, deps.backoff, deps.clock.now(), deps.random);
+            const wait =
+              cause instanceof GatewayHttpError && cause.retryAfterMs !== undefined
+                ? cause.retryAfterMs
+                : retryDelay(answer, attemptNumber, deps.backoff, deps.clock.now(), deps.random);
             await deps.clock.sleep(wait, signal);
             return true;
           },
@@ -247,7 +259,10 @@ export async function downloadToFile(
       }
     }
     const last = failures.at(-1);
-    const summary = failures.map((f) => f.message).slice(-4).join('; ');
+    const summary = failures
+      .map((f) => f.message)
+      .slice(-4)
+      .join('; ');
     throw new DownloadError(
       {
         taskId,

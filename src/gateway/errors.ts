@@ -87,7 +87,12 @@ export class GatewayTransportError extends Error {
   /** The operating system's errno behind it (ECONNREFUSED, ENOTFOUND, ...), when there is one. */
   readonly systemError?: SystemError;
 
-  constructor(code: TransportErrorCode, mayHaveReached: boolean, message: string, options?: { cause?: unknown; systemError?: SystemError }) {
+  constructor(
+    code: TransportErrorCode,
+    mayHaveReached: boolean,
+    message: string,
+    options?: { cause?: unknown; systemError?: SystemError },
+  ) {
     super(clip(message), options);
     this.name = 'GatewayTransportError';
     this.code = code;
@@ -108,7 +113,14 @@ export class DownloadError extends Error {
   readonly attempts: number;
 
   constructor(
-    fields: { taskId: string; reason: DownloadFailure; source: 'content' | 'result_url'; status?: number; attempts: number; message: string },
+    fields: {
+      taskId: string;
+      reason: DownloadFailure;
+      source: 'content' | 'result_url';
+      status?: number;
+      attempts: number;
+      message: string;
+    },
     options?: { cause?: unknown },
   ) {
     super(clip(fields.message), options);
@@ -141,7 +153,12 @@ export function errorSummary(err: unknown): ErrorSummary {
     };
   }
   if (err instanceof DownloadError) {
-    return { ...(err.status !== undefined ? { status: err.status } : {}), code: err.code, type: err.reason, message: err.message };
+    return {
+      ...(err.status !== undefined ? { status: err.status } : {}),
+      code: err.code,
+      type: err.reason,
+      message: err.message,
+    };
   }
   if (err instanceof GatewayTransportError) return { code: err.code, message: err.message };
   if (err instanceof Error) {

@@ -48,7 +48,10 @@ export class GatewayCaller {
   private foreign: Dispatcher | undefined;
 
   constructor(private readonly settings: CallerSettings) {
-    this.pool = new Pool(settings.origin, { connections: settings.connections, connectTimeout: settings.connectTimeoutMs });
+    this.pool = new Pool(settings.origin, {
+      connections: settings.connections,
+      connectTimeout: settings.connectTimeoutMs,
+    });
     this.gateway = this.pool.compose(trackRequestStart);
   }
 
@@ -59,7 +62,8 @@ export class GatewayCaller {
     const what = `${method} ${url.pathname}`;
     try {
       // A request held by the account pause must not leave once the run stopped sending (the deadline).
-      const waitSignal = unsent && signal && pause.pausedUntil() > 0 ? AbortSignal.any([signal, unsent]) : signal ?? unsent;
+      const waitSignal =
+        unsent && signal && pause.pausedUntil() > 0 ? AbortSignal.any([signal, unsent]) : (signal ?? unsent);
       await pause.waitUntilOpen(waitSignal);
     } catch (err) {
       throw abortedBeforeSending(what, err);
@@ -67,20 +71,33 @@ export class GatewayCaller {
     if (signal?.aborted) throw abortedBeforeSending(what, signal.reason);
     if (unsent?.aborted) throw abortedBeforeSending(what, unsent.reason);
     const ownOrigin = url.origin === origin;
-    const headers = requestHeaders({ ownOrigin, apiKey: this.settings.apiKey, accept: request.accept, json: body !== undefined });
+    const headers = requestHeaders({
+      ownOrigin,
+      apiKey: this.settings.apiKey,
+      accept: request.accept,
+      json: body !== undefined,
+    });
     counters.requests++;
     let response: Exchange;
     try {
       response = await exchange(
         ownOrigin ? this.gateway : this.foreignDispatcher(),
         {
-          method, url, headers, headersTimeoutMs: this.settings.headersTimeoutMs[method], bodyTimeoutMs: this.settings.bodyTimeoutMs,
-          ...(body !== undefined ? { body } : {}), ...(signal ? { signal } : {}), ...(unsent ? { unsent } : {}), ...(onWire ? { onWire } : {}),
+          method,
+          url,
+          headers,
+          headersTimeoutMs: this.settings.headersTimeoutMs[method],
+          bodyTimeoutMs: this.settings.bodyTimeoutMs,
+          ...(body !== undefined ? { body } : {}),
+          ...(signal ? { signal } : {}),
+          ...(unsent ? { unsent } : {}),
+          ...(onWire ? { onWire } : {}),
         },
         this.settings.redact,
       );
     } catch (err) {
-      if (ownOrigin && err instanceof GatewayTransportError && err.code === 'GBATCH_CONNECT') connectivity?.refused(err);
+      if (ownOrigin && err instanceof GatewayTransportError && err.code === 'GBATCH_CONNECT')
+        connectivity?.refused(err);
       throw err;
     }
     if (ownOrigin) connectivity?.answered();
@@ -98,7 +115,15 @@ export class GatewayCaller {
   private pauseAfter429(response: Exchange, attempt: number): void {
     const { clock, backoff, random, pause } = this.settings;
     const retryAfter = headerValue(response.headers, 'retry-after');
-    pause.pauseFor(retryDelay({ status: 429, bodyText: '', ...(retryAfter ? { retryAfter } : {}) }, attempt, backoff, clock.now(), random));
+    pause.pauseFor(
+      retryDelay(
+        { status: 429, bodyText: '', ...(retryAfter ? { retryAfter } : {}) },
+        attempt,
+        backoff,
+        clock.now(),
+        random,
+      ),
+    );
   }
 
   /** result_url hosts other than the gateway: a separate agent, never the gateway's pool or key. */

@@ -94,7 +94,10 @@ export function toTransportError(
   const message = `${context.what} failed ${when}: ${detail}${code ? ` (${code})` : ''}`;
   const system = systemErrorOf(err);
   const systemError = system && { code: system.code, message: context.redact(system.message) };
-  return new GatewayTransportError(kind, context.sent, context.redact(message), { cause: err, ...(systemError ? { systemError } : {}) });
+  return new GatewayTransportError(kind, context.sent, context.redact(message), {
+    cause: err,
+    ...(systemError ? { systemError } : {}),
+  });
 }
 
 export function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -156,7 +159,12 @@ function raceQueuedAbort<T>(pending: Promise<T>, signal: AbortSignal, sent: () =
  */
 export async function readText(response: Exchange, maxBytes = DEFAULT_MAX_RESPONSE_BYTES): Promise<string> {
   try {
-    return await readBounded(response.body as unknown as AsyncIterable<Buffer>, response.status, maxBytes, headerValue(response.headers, 'content-length'));
+    return await readBounded(
+      response.body as unknown as AsyncIterable<Buffer>,
+      response.status,
+      maxBytes,
+      headerValue(response.headers, 'content-length'),
+    );
   } catch (err) {
     if (err instanceof ResponseTooLargeError) throw err;
     throw response.failure(err);

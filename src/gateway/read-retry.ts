@@ -19,7 +19,11 @@ export interface ReadRetryDeps {
  * shouldRetry on the injected clock, so a ManualClock controls it. A 429 waits no backoff here:
  * it paused the whole account, and the next attempt waits for that pause before leaving.
  */
-export async function retryRead<T>(deps: ReadRetryDeps, attemptOnce: (attempt: number) => Promise<T>, signal?: AbortSignal): Promise<T> {
+export async function retryRead<T>(
+  deps: ReadRetryDeps,
+  attemptOnce: (attempt: number) => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
   try {
     return await pRetry(attemptOnce, {
       retries: Math.max(0, deps.backoff.maxAttempts - 1),
@@ -32,7 +36,10 @@ export async function retryRead<T>(deps: ReadRetryDeps, attemptOnce: (attempt: n
         if (!shouldRetryRead(answer)) return false;
         deps.onRetry();
         if (answer?.status !== 429) {
-          await deps.clock.sleep(retryDelay(answer, attemptNumber, deps.backoff, deps.clock.now(), deps.random), signal);
+          await deps.clock.sleep(
+            retryDelay(answer, attemptNumber, deps.backoff, deps.clock.now(), deps.random),
+            signal,
+          );
         }
         return true;
       },

@@ -27,7 +27,14 @@ function characterForms(char: string): string {
   forms.push([...bytes].map((b) => `%${hexByte(b)}`).join(''));
   if (char === ' ') forms.push('\\+');
   const units = [...Array(char.length).keys()].map((i) => char.charCodeAt(i));
-  forms.push(units.map((u) => `\\\\u${[...u.toString(16).padStart(4, '0')].map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d)).join('')}`).join(''));
+  forms.push(
+    units
+      .map(
+        (u) =>
+          `\\\\u${[...u.toString(16).padStart(4, '0')].map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d)).join('')}`,
+      )
+      .join(''),
+  );
   const short = JSON_SHORT[char];
   if (short !== undefined) forms.push(short);
   return `(?:${forms.join('|')})`;
@@ -79,7 +86,8 @@ function walk(value: unknown, redact: Redactor): unknown {
     });
     if (!changed) return value;
     const copy: Record<string, unknown> = {};
-    for (const [k, v] of entries) Object.defineProperty(copy, k, { value: v, enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of entries)
+      Object.defineProperty(copy, k, { value: v, enumerable: true, writable: true, configurable: true });
     return copy;
   }
   return value;

@@ -7,7 +7,11 @@ export const ERROR_BODY_LIMIT = 1024 * 1024;
 
 export class ResponseTooLargeError extends Error {
   readonly code = 'GBATCH_RESPONSE_TOO_LARGE';
-  constructor(readonly status: number, readonly limit: number, readonly seen: number) {
+  constructor(
+    readonly status: number,
+    readonly limit: number,
+    readonly seen: number,
+  ) {
     super(`answer larger than --max-response-bytes (${limit} bytes)`);
     this.name = 'ResponseTooLargeError';
   }
@@ -16,7 +20,9 @@ export class ResponseTooLargeError extends Error {
 /** Reads a body to its end as UTF-8, or throws ResponseTooLargeError once more than `limit` bytes came. */
 export async function readBounded(
   body: AsyncIterable<Buffer> & { destroy?(err?: Error): unknown },
-  status: number, limit: number, declaredLength: string | undefined,
+  status: number,
+  limit: number,
+  declaredLength: string | undefined,
 ): Promise<string> {
   if (declaredLength !== undefined && /^\d+$/.test(declaredLength.trim()) && Number(declaredLength) > limit) {
     body.destroy?.();

@@ -15,14 +15,25 @@ const SUBMIT_PATHS: Readonly<Record<SubmitKind, string>> = {
   video: '/video/generations',
 };
 
-export async function submit(ctx: ClientContext, kind: SubmitKind, body: unknown, attempt: number, options: SendOptions = {}): Promise<SendOutcome> {
+export async function submit(
+  ctx: ClientContext,
+  kind: SubmitKind,
+  body: unknown,
+  attempt: number,
+  options: SendOptions = {},
+): Promise<SendOutcome> {
   const { clock, backoff, random, counters, redact } = ctx;
   const payload = JSON.stringify(body) as string | undefined;
   if (payload === undefined) throw new TypeError('send() needs a JSON-serialisable request body');
   let response: Exchange;
   let answer: Answer;
   try {
-    response = await ctx.call('POST', ctx.apiUrl(SUBMIT_PATHS[kind]), { body: payload, attempt, accept: 'application/json', ...options });
+    response = await ctx.call('POST', ctx.apiUrl(SUBMIT_PATHS[kind]), {
+      body: payload,
+      attempt,
+      accept: 'application/json',
+      ...options,
+    });
     answer = await answerOf(response, ctx.maxResponseBytes).catch((err: unknown) => {
       // A 4xx status decides by itself even if its body broke off; anything else needs the body.
       if (response.status >= 400 && response.status < 500) return { status: response.status, bodyText: '' };
@@ -44,14 +55,20 @@ export async function submit(ctx: ClientContext, kind: SubmitKind, body: unknown
     }
     case 'completed': {
       const requestId = requestIdOf(response, redact);
-      return { kind: 'completed', status: answer.status, body: parseJson(answer.bodyText, redact), ...(requestId ? { requestId } : {}) };
+      return {
+        kind: 'completed',
+        status: answer.status,
+        body: parseJson(answer.bodyText, redact),
+        ...(requestId ? { requestId } : {}),
+      };
     }
     case 'retry': {
       counters.retries++;
       // After a 429 the caller's wait is the account pause itself (one jitter draw, never two).
-      const delayMs = answer.status === 429
-        ? Math.max(0, ctx.pause.pausedUntil() - clock.now())
-        : retryDelay(answer, attempt, backoff, clock.now(), random);
+      const delayMs =
+        answer.status === 429
+          ? Math.max(0, ctx.pause.pausedUntil() - clock.now())
+          : retryDelay(answer, attempt, backoff, clock.now(), random);
       return { kind: 'retry', error: httpError(answer, response, redact, clock.now()), delayMs };
     }
     case 'rejected':
@@ -66,6 +83,7 @@ export async function submit(ctx: ClientContext, kind: SubmitKind, body: unknown
  * task id is in the unread body, and a 3xx/5xx may hide a kept request: both stay ambiguous.
  */
 function oversize(kind: SubmitKind, err: ResponseTooLargeError): SendOutcome {
-  if (kind !== 'video' && err.status >= 200 && err.status < 300) return { kind: 'oversize', status: err.status, limit: err.limit };
+  if (kind !== 'video' && err.status >= 200 && err.status < 300)
+    return { kind: 'oversize', status: err.status, limit: err.limit };
   return { kind: 'ambiguous', error: err };
 }

@@ -27,6 +27,7 @@ export function systemErrorOf(err: unknown, depth = 0): SystemError | undefined 
   }
   const fromCause = systemErrorOf((err as { cause?: unknown }).cause, depth + 1);
   if (fromCause) return fromCause;
-  if (typeof code === 'string' && UNDICI_CODES[code]) return { code: UNDICI_CODES[code]!, message: err.message || code };
+  if (typeof code === 'string' && UNDICI_CODES[code])
+    return { code: UNDICI_CODES[code]!, message: err.message || code };
   return undefined;
 }

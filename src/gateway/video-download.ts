@@ -11,8 +11,16 @@ import { parseHttpUrl, resolveRedirect } from './urls.js';
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
 
-export async function downloadVideo(ctx: ClientContext, hasher: FileHasher, taskId: string, dest: string, opts: DownloadOptions = {}) {
-  const sources: DownloadSource[] = [{ source: 'content', url: ctx.apiUrl(`/videos/${encodeURIComponent(taskId)}/content`) }];
+export async function downloadVideo(
+  ctx: ClientContext,
+  hasher: FileHasher,
+  taskId: string,
+  dest: string,
+  opts: DownloadOptions = {},
+) {
+  const sources: DownloadSource[] = [
+    { source: 'content', url: ctx.apiUrl(`/videos/${encodeURIComponent(taskId)}/content`) },
+  ];
   const resultUrl = parseHttpUrl(opts.resultUrl);
   if (resultUrl) sources.push({ source: 'result_url', url: resultUrl });
   const { clock, random, backoff, redact, counters } = ctx;

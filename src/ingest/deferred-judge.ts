@@ -13,16 +13,25 @@ export class DeferredJudge {
   private readonly layouts = new Map<string, CsvHeader>();
   private readonly handlers: Omit<ScanHandlers, 'pause'>;
 
-  constructor(private readonly pricing: PricingTable, handlers: CompactHandlers, private readonly metaColumns: readonly string[] = []) {
+  constructor(
+    private readonly pricing: PricingTable,
+    handlers: CompactHandlers,
+    private readonly metaColumns: readonly string[] = [],
+  ) {
     this.handlers = { valid: (row) => handlers.valid(compactRow(row)), invalid: handlers.invalid };
   }
 
   judge(rows: DeferredColumns): void {
     const layout = this.layout(rows);
     let texts = this.texts.get(rows.file);
-    if (!texts) this.texts.set(rows.file, texts = new RecordTexts(rows.file));
+    if (!texts) this.texts.set(rows.file, (texts = new RecordTexts(rows.file)));
     for (const row of deferredRowsOf(rows)) {
-      scanEntry(judgeDeferredRow(rows.file, layout, row, texts, this.pricing), this.pricing, this.handlers, this.summary);
+      scanEntry(
+        judgeDeferredRow(rows.file, layout, row, texts, this.pricing),
+        this.pricing,
+        this.handlers,
+        this.summary,
+      );
     }
   }
 
@@ -35,8 +44,9 @@ export class DeferredJudge {
     let header = this.layouts.get(rows.file);
     if (!header) {
       const read = readCsvHeader(rows.header, this.metaColumns);
-      if (!read.header) throw new Error(`${rows.file}: the scan worker sent rows under a header it should have refused`);
-      this.layouts.set(rows.file, header = read.header);
+      if (!read.header)
+        throw new Error(`${rows.file}: the scan worker sent rows under a header it should have refused`);
+      this.layouts.set(rows.file, (header = read.header));
     }
     return header;
   }

@@ -1,6 +1,14 @@
 // Brings the manifests into the journal in one transaction: all new rows, or (when refused) none.
 import { basename } from 'node:path';
-import { conflictProblem, invalidRowHash, skippedChangeLine, type IngestConflict, type IngestEntry, type JournalStore, type JobTotals } from '../journal/index.js';
+import {
+  conflictProblem,
+  invalidRowHash,
+  skippedChangeLine,
+  type IngestConflict,
+  type IngestEntry,
+  type JournalStore,
+  type JobTotals,
+} from '../journal/index.js';
 import type { PricingTable } from '../core/pricing.js';
 import { hashCanonicalRequest } from '../manifest/content-hash.js';
 import { formatRowError } from '../manifest/types.js';
@@ -41,15 +49,31 @@ function standInId(entry: InvalidEntry): string {
 }
 
 export async function ingestManifests(
-  journal: JournalStore, files: readonly string[], pricing: PricingTable, skipInvalid: boolean, say?: (line: string) => void,
-  metaColumns: readonly string[] = [], skipChanged = false,
+  journal: JournalStore,
+  files: readonly string[],
+  pricing: PricingTable,
+  skipInvalid: boolean,
+  say?: (line: string) => void,
+  metaColumns: readonly string[] = [],
+  skipChanged = false,
 ): Promise<IngestOutcome> {
   const read = await Promise.all(files.map((file) => fingerprint(file).catch(() => undefined)));
   // Every manifest's fingerprint, or none: a manifest that could not be read whole is judged row by row.
   const prints = read.every((p): p is Fingerprint => p !== undefined) ? read : undefined;
   const known = prints ? await unchangedRows(journal, prints) : undefined;
   if (known !== undefined) {
-    return { ok: true, rows: known, inserted: 0, unchanged: known, replaced: 0, invalid: [], invalidCount: 0, conflicts: [], skippedChanged: [], problems: [] };
+    return {
+      ok: true,
+      rows: known,
+      inserted: 0,
+      unchanged: known,
+      replaced: 0,
+      invalid: [],
+      invalidCount: 0,
+      conflicts: [],
+      skippedChanged: [],
+      problems: [],
+    };
   }
   const rowsByPath = new Map<string, number>();
   const count = (file: string): void => {
@@ -61,7 +85,18 @@ export async function ingestManifests(
   const ingestedMeanwhile = prints ? await unchangedRows(journal, prints) : undefined;
   if (ingestedMeanwhile !== undefined) {
     await session.rollback();
-    return { ok: true, rows: ingestedMeanwhile, inserted: 0, unchanged: ingestedMeanwhile, replaced: 0, invalid: [], invalidCount: 0, conflicts: [], skippedChanged: [], problems: [] };
+    return {
+      ok: true,
+      rows: ingestedMeanwhile,
+      inserted: 0,
+      unchanged: ingestedMeanwhile,
+      replaced: 0,
+      invalid: [],
+      invalidCount: 0,
+      conflicts: [],
+      skippedChanged: [],
+      problems: [],
+    };
   }
   const invalid: InvalidEntry[] = [];
   let invalidCount = 0;
@@ -76,35 +111,56 @@ export async function ingestManifests(
   };
   let scan;
   try {
-    scan = await scanCompact(files, pricing, {
-      valid: (row) => {
-        count(row.file);
-        batch.push({
-          id: row.id, kind: row.kind, model: row.model, request: null, requestJson: row.requestJson, metaJson: row.metaJson, contentHash: hashCanonicalRequest(row.kind, row.requestJson),
-          sourceFile: row.file, sourceLine: row.line, state: 'pending',
-          resolution: row.resolution, hasReferenceVideo: row.hasReferenceVideo, estimateUsd: row.estimateUsd,
-        });
-        if (batch.length >= BATCH) flush();
+    scan = await scanCompact(
+      files,
+      pricing,
+      {
+        valid: (row) => {
+          count(row.file);
+          batch.push({
+            id: row.id,
+            kind: row.kind,
+            model: row.model,
+            request: null,
+            requestJson: row.requestJson,
+            metaJson: row.metaJson,
+            contentHash: hashCanonicalRequest(row.kind, row.requestJson),
+            sourceFile: row.file,
+            sourceLine: row.line,
+            state: 'pending',
+            resolution: row.resolution,
+            hasReferenceVideo: row.hasReferenceVideo,
+            estimateUsd: row.estimateUsd,
+          });
+          if (batch.length >= BATCH) flush();
+        },
+        invalid: (entry) => {
+          count(entry.file);
+          invalidCount++;
+          if (invalid.length < MAX_KEPT_ERRORS) invalid.push(entry);
+          if (!skipInvalid) return;
+          const ownId = entry.id !== undefined && !entry.errors.some((e) => e.field === 'id');
+          batch.push({
+            id: ownId ? entry.id! : standInId(entry),
+            kind: 'invalid',
+            model: null,
+            request: null,
+            contentHash: invalidRowHash(entry.raw),
+            sourceFile: entry.file,
+            sourceLine: entry.line,
+            state: 'invalid',
+            lastError: { message: entry.errors.map(formatRowError).join('; ') },
+          });
+          if (batch.length >= BATCH) flush();
+        },
+        drained: async () => {
+          const waiting = backlog;
+          backlog = undefined;
+          await waiting;
+        },
       },
-      invalid: (entry) => {
-        count(entry.file);
-        invalidCount++;
-        if (invalid.length < MAX_KEPT_ERRORS) invalid.push(entry);
-        if (!skipInvalid) return;
-        const ownId = entry.id !== undefined && !entry.errors.some((e) => e.field === 'id');
-        batch.push({
-          id: ownId ? entry.id! : standInId(entry), kind: 'invalid', model: null, request: null,
-          contentHash: invalidRowHash(entry.raw), sourceFile: entry.file, sourceLine: entry.line, state: 'invalid',
-          lastError: { message: entry.errors.map(formatRowError).join('; ') },
-        });
-        if (batch.length >= BATCH) flush();
-      },
-      drained: async () => {
-        const waiting = backlog;
-        backlog = undefined;
-        await waiting;
-      },
-    }, { metaColumns });
+      { metaColumns },
+    );
     flush();
     await backlog;
   } catch (err) {
@@ -114,7 +170,8 @@ export async function ingestManifests(
   }
   const summary = await session.settle();
   const problems: string[] = [];
-  if (invalidCount > 0 && !skipInvalid) problems.push(`${invalidCount} invalid row(s); fix them or pass --skip-invalid`);
+  if (invalidCount > 0 && !skipInvalid)
+    problems.push(`${invalidCount} invalid row(s); fix them or pass --skip-invalid`);
   const skippedChanged = skipChanged ? summary.conflicts : [];
   const conflicts = skipChanged ? [] : summary.conflicts;
   for (const c of conflicts) problems.push(conflictProblem(c));
@@ -122,7 +179,10 @@ export async function ingestManifests(
   let totals: JobTotals | undefined;
   if (ok) {
     for (const c of skippedChanged.slice(0, SHOWN_SKIPPED)) say?.(skippedChangeLine(c));
-    if (skippedChanged.length > SHOWN_SKIPPED) say?.(`... and ${skippedChanged.length - SHOWN_SKIPPED} more changed row(s) skipped: \`gbatch plan\` lists them all`);
+    if (skippedChanged.length > SHOWN_SKIPPED)
+      say?.(
+        `... and ${skippedChanged.length - SHOWN_SKIPPED} more changed row(s) skipped: \`gbatch plan\` lists them all`,
+      );
     // The manifests of a run are the job's wanted rows: the journal's other rows are orphaned, not sent;
     // so are the rows a skipped changed row stands for (the journal's version is not what the manifest wants).
     await session.orphanUnread(skippedChanged.map((c) => c.id));
@@ -137,7 +197,16 @@ export async function ingestManifests(
     await session.rollback();
   }
   return {
-    ok, rows: scan.rows, inserted: summary.inserted, unchanged: summary.unchanged, replaced: summary.replaced,
-    invalid, invalidCount, conflicts, skippedChanged, problems, ...(totals ? { totals } : {}),
+    ok,
+    rows: scan.rows,
+    inserted: summary.inserted,
+    unchanged: summary.unchanged,
+    replaced: summary.replaced,
+    invalid,
+    invalidCount,
+    conflicts,
+    skippedChanged,
+    problems,
+    ...(totals ? { totals } : {}),
   };
 }

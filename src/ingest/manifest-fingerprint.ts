@@ -4,7 +4,11 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { JournalStore, ManifestPrint } from '../journal/index.js';
 
-export interface Fingerprint { path: string; bytes: number; sha256: string }
+export interface Fingerprint {
+  path: string;
+  bytes: number;
+  sha256: string;
+}
 
 export async function fingerprint(path: string): Promise<Fingerprint> {
   const hash = createHash('sha256');
@@ -21,7 +25,10 @@ export async function fingerprint(path: string): Promise<Fingerprint> {
  * undefined otherwise. The same set, not only the same files: a manifest left out of this run orphans
  * its rows (src/core/orphans.ts), which only a read of the run's manifests decides.
  */
-export async function unchangedRows(journal: JournalStore, prints: readonly Fingerprint[]): Promise<number | undefined> {
+export async function unchangedRows(
+  journal: JournalStore,
+  prints: readonly Fingerprint[],
+): Promise<number | undefined> {
   const known = await journal.manifestRecords();
   if (known.size !== new Set(prints.map((p) => p.path)).size) return undefined;
   let rows = 0;
@@ -34,6 +41,9 @@ export async function unchangedRows(journal: JournalStore, prints: readonly Fing
 }
 
 /** The records an ingest writes with its rows (in its transaction), so they commit together. */
-export function manifestPrints(prints: readonly Fingerprint[], rowsByPath: ReadonlyMap<string, number>): ManifestPrint[] {
+export function manifestPrints(
+  prints: readonly Fingerprint[],
+  rowsByPath: ReadonlyMap<string, number>,
+): ManifestPrint[] {
   return prints.map((print) => ({ ...print, rows: rowsByPath.get(print.path) ?? 0 }));
 }

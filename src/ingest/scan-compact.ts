@@ -8,7 +8,13 @@ import { positiveKnob } from '../core/test-knob.js';
 import { DeferredJudge } from './deferred-judge.js';
 import { scanManifests, type ScanSummary } from './scan-manifests.js';
 import {
-  compactRow, rowsOf, SCAN_WORKER_YOUNG_GENERATION_MB, type CompactHandlers, type DeferralPolicy, type ScanMessage, type ScanWorkerData,
+  compactRow,
+  rowsOf,
+  SCAN_WORKER_YOUNG_GENERATION_MB,
+  type CompactHandlers,
+  type DeferralPolicy,
+  type ScanMessage,
+  type ScanWorkerData,
 } from './scan-protocol.js';
 
 export const WORKER_THRESHOLD_BYTES = 8 << 20;
@@ -46,18 +52,40 @@ export interface ScanCompactOptions {
 }
 
 /** With how many of the rows the worker handed to this thread unjudged. */
-export interface CompactScanSummary extends ScanSummary { deferredRows: number }
+export interface CompactScanSummary extends ScanSummary {
+  deferredRows: number;
+}
 
-export async function scanCompact(files: readonly string[], pricing: PricingTable, handlers: CompactHandlers,
-  options: ScanCompactOptions = {}): Promise<CompactScanSummary> {
-  const useWorker = options.useWorker ?? (!import.meta.url.endsWith('.ts') && totalBytes(files) >= workerThresholdBytes());
+export async function scanCompact(
+  files: readonly string[],
+  pricing: PricingTable,
+  handlers: CompactHandlers,
+  options: ScanCompactOptions = {},
+): Promise<CompactScanSummary> {
+  const useWorker =
+    options.useWorker ?? (!import.meta.url.endsWith('.ts') && totalBytes(files) >= workerThresholdBytes());
   if (!useWorker) {
-    const summary = await scanManifests(files, pricing, { valid: (row) => handlers.valid(compactRow(row)), invalid: handlers.invalid }, undefined, options.metaColumns);
+    const summary = await scanManifests(
+      files,
+      pricing,
+      { valid: (row) => handlers.valid(compactRow(row)), invalid: handlers.invalid },
+      undefined,
+      options.metaColumns,
+    );
     return { ...summary, deferredRows: 0 };
   }
   const handled = new Int32Array(new SharedArrayBuffer(4));
-  const workerData: ScanWorkerData = { files, pricing, handled: handled.buffer as SharedArrayBuffer, deferral: options.deferral ?? 'adaptive', metaColumns: options.metaColumns ?? [] };
-  const worker = new Worker(options.workerUrl ?? workerUrl, { workerData, resourceLimits: { maxYoungGenerationSizeMb: SCAN_WORKER_YOUNG_GENERATION_MB } });
+  const workerData: ScanWorkerData = {
+    files,
+    pricing,
+    handled: handled.buffer as SharedArrayBuffer,
+    deferral: options.deferral ?? 'adaptive',
+    metaColumns: options.metaColumns ?? [],
+  };
+  const worker = new Worker(options.workerUrl ?? workerUrl, {
+    workerData,
+    resourceLimits: { maxYoungGenerationSizeMb: SCAN_WORKER_YOUNG_GENERATION_MB },
+  });
   const judged = new DeferredJudge(pricing, handlers, options.metaColumns);
   try {
     const summary = await new Promise<ScanSummary>((resolve, reject) => {
@@ -86,7 +114,12 @@ export async function scanCompact(files: readonly string[], pricing: PricingTabl
       worker.on('exit', (code) => reject(new Error(`manifest reader stopped unexpectedly (exit ${code})`)));
     });
     const here = judged.summary;
-    return { rows: summary.rows + here.rows, valid: summary.valid + here.valid, invalid: summary.invalid + here.invalid, deferredRows: here.rows };
+    return {
+      rows: summary.rows + here.rows,
+      valid: summary.valid + here.valid,
+      invalid: summary.invalid + here.invalid,
+      deferredRows: here.rows,
+    };
   } finally {
     judged.close();
     await worker.terminate();

@@ -6,8 +6,17 @@ import { readManifest } from '../manifest/read-manifest.js';
 import type { RowDeferral } from '../manifest/deferred-row.js';
 import type { ManifestEntry, ManifestRow, RowError } from '../manifest/types.js';
 
-export interface ScannedRow { row: ManifestRow; estimate: Estimate }
-export interface InvalidEntry { file: string; line: number; id?: string; raw: string; errors: RowError[] }
+export interface ScannedRow {
+  row: ManifestRow;
+  estimate: Estimate;
+}
+export interface InvalidEntry {
+  file: string;
+  line: number;
+  id?: string;
+  raw: string;
+  errors: RowError[];
+}
 
 export interface ScanHandlers {
   valid(row: ScannedRow): void;
@@ -16,10 +25,19 @@ export interface ScanHandlers {
   pause?(): Promise<void> | undefined;
 }
 
-export interface ScanSummary { rows: number; valid: number; invalid: number }
+export interface ScanSummary {
+  rows: number;
+  valid: number;
+  invalid: number;
+}
 
-export async function scanManifests(files: readonly string[], pricing: PricingTable, handlers: ScanHandlers,
-  deferral?: RowDeferral, metaColumns: readonly string[] = []): Promise<ScanSummary> {
+export async function scanManifests(
+  files: readonly string[],
+  pricing: PricingTable,
+  handlers: ScanHandlers,
+  deferral?: RowDeferral,
+  metaColumns: readonly string[] = [],
+): Promise<ScanSummary> {
   const summary: ScanSummary = { rows: 0, valid: 0, invalid: 0 };
   for (const file of files) {
     for await (const entry of readManifest(file, { pricing, deferral, metaColumns })) {
@@ -32,7 +50,12 @@ export async function scanManifests(files: readonly string[], pricing: PricingTa
 }
 
 /** One row of the scan: estimated when valid, and counted. */
-export function scanEntry(entry: ManifestEntry, pricing: PricingTable, handlers: Omit<ScanHandlers, 'pause'>, summary: ScanSummary): void {
+export function scanEntry(
+  entry: ManifestEntry,
+  pricing: PricingTable,
+  handlers: Omit<ScanHandlers, 'pause'>,
+  summary: ScanSummary,
+): void {
   summary.rows++;
   if (!entry.ok) {
     summary.invalid++;
@@ -45,8 +68,19 @@ export function scanEntry(entry: ManifestEntry, pricing: PricingTable, handlers:
   } catch (err) {
     summary.invalid++;
     handlers.invalid({
-      file: entry.row.file, line: entry.row.line, id: entry.row.id, raw: JSON.stringify(entry.row.request).slice(0, 2048),
-      errors: [{ file: entry.row.file, line: entry.row.line, id: entry.row.id, field: 'model', reason: (err as Error).message }],
+      file: entry.row.file,
+      line: entry.row.line,
+      id: entry.row.id,
+      raw: JSON.stringify(entry.row.request).slice(0, 2048),
+      errors: [
+        {
+          file: entry.row.file,
+          line: entry.row.line,
+          id: entry.row.id,
+          field: 'model',
+          reason: (err as Error).message,
+        },
+      ],
     });
     return;
   }

@@ -88,7 +88,16 @@ function estimateFields(estimate: Estimate): Pick<CompactRow, 'resolution' | 'ha
 }
 
 export function compactRow({ row, estimate }: ScannedRow): CompactRow {
-  return { id: row.id, kind: row.kind, model: row.model, requestJson: row.requestJson, metaJson: row.metaJson ?? null, file: row.file, line: row.line, ...estimateFields(estimate) };
+  return {
+    id: row.id,
+    kind: row.kind,
+    model: row.model,
+    requestJson: row.requestJson,
+    metaJson: row.metaJson ?? null,
+    file: row.file,
+    line: row.line,
+    ...estimateFields(estimate),
+  };
 }
 
 /** Collects valid rows into columns, up to `capacity` rows. */
@@ -133,9 +142,16 @@ export class ColumnBuilder {
   take(): RowColumns {
     const n = this.ids.length;
     const columns: RowColumns = {
-      ids: this.ids, kinds: this.kinds, models: this.models, requestJsons: this.requestJsons, metaJsons: this.metaJsons, files: this.files,
+      ids: this.ids,
+      kinds: this.kinds,
+      models: this.models,
+      requestJsons: this.requestJsons,
+      metaJsons: this.metaJsons,
+      files: this.files,
       resolutions: this.resolutions,
-      lines: this.lines.slice(0, n), estimates: this.estimates.slice(0, n), references: this.references.slice(0, n),
+      lines: this.lines.slice(0, n),
+      estimates: this.estimates.slice(0, n),
+      references: this.references.slice(0, n),
     };
     this.ids = [];
     this.kinds = [];
@@ -151,9 +167,16 @@ export class ColumnBuilder {
 export function* rowsOf(columns: RowColumns): Generator<CompactRow> {
   for (let i = 0; i < columns.ids.length; i++) {
     yield {
-      id: columns.ids[i]!, kind: columns.kinds[i]!, model: columns.models[i]!, requestJson: columns.requestJsons[i]!, metaJson: columns.metaJsons[i] ?? null,
-      file: columns.files[i]!, line: columns.lines[i]!, resolution: columns.resolutions[i] ?? null,
-      hasReferenceVideo: columns.references[i] === 1, estimateUsd: columns.estimates[i]!,
+      id: columns.ids[i]!,
+      kind: columns.kinds[i]!,
+      model: columns.models[i]!,
+      requestJson: columns.requestJsons[i]!,
+      metaJson: columns.metaJsons[i] ?? null,
+      file: columns.files[i]!,
+      line: columns.lines[i]!,
+      resolution: columns.resolutions[i] ?? null,
+      hasReferenceVideo: columns.references[i] === 1,
+      estimateUsd: columns.estimates[i]!,
     };
   }
 }
@@ -202,8 +225,13 @@ export class DeferredBuilder {
     const { origin, count: n } = this;
     if (origin === undefined) throw new Error('no deferred rows to take');
     const columns: DeferredColumns = {
-      file: origin.file, header: origin.layout === null ? null : [...origin.layout.names], cells: this.cells,
-      widths: this.widths.slice(0, n), lines: this.lines.slice(0, n), from: this.from.slice(0, n), to: this.to.slice(0, n),
+      file: origin.file,
+      header: origin.layout === null ? null : [...origin.layout.names],
+      cells: this.cells,
+      widths: this.widths.slice(0, n),
+      lines: this.lines.slice(0, n),
+      from: this.from.slice(0, n),
+      to: this.to.slice(0, n),
       firstLines: this.firstLines.slice(0, n),
     };
     this.origin = undefined;
@@ -217,7 +245,13 @@ export function* deferredRowsOf(columns: DeferredColumns): Generator<DeferredRow
   let at = 0;
   for (let i = 0; i < columns.lines.length; i++) {
     const width = columns.widths[i]!;
-    yield { cells: columns.cells.slice(at, at + width), line: columns.lines[i]!, from: columns.from[i]!, to: columns.to[i]!, firstLine: columns.firstLines[i]! };
+    yield {
+      cells: columns.cells.slice(at, at + width),
+      line: columns.lines[i]!,
+      from: columns.from[i]!,
+      to: columns.to[i]!,
+      firstLine: columns.firstLines[i]!,
+    };
     at += width;
   }
 }

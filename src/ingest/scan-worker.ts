@@ -5,7 +5,14 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { RowDeferral } from '../manifest/deferred-row.js';
 import { scanManifests, type InvalidEntry } from './scan-manifests.js';
-import { ColumnBuilder, DeferredBuilder, SCAN_BATCH, MAX_BACKLOG_BATCHES, type ScanMessage, type ScanWorkerData } from './scan-protocol.js';
+import {
+  ColumnBuilder,
+  DeferredBuilder,
+  SCAN_BATCH,
+  MAX_BACKLOG_BATCHES,
+  type ScanMessage,
+  type ScanWorkerData,
+} from './scan-protocol.js';
 
 const { files, pricing, handled, deferral: policy, metaColumns } = workerData as ScanWorkerData;
 const port = parentPort!;
@@ -60,23 +67,36 @@ const deferral: RowDeferral = {
 };
 
 async function main(): Promise<void> {
-  const summary = await scanManifests(files, pricing, {
-    valid: (row) => {
-      flushDeferred();
-      valid.add(row);
-      if (valid.size >= SCAN_BATCH) flushJudged();
+  const summary = await scanManifests(
+    files,
+    pricing,
+    {
+      valid: (row) => {
+        flushDeferred();
+        valid.add(row);
+        if (valid.size >= SCAN_BATCH) flushJudged();
+      },
+      invalid: (entry) => {
+        flushDeferred();
+        invalid.push(entry);
+        if (invalid.length >= SCAN_BATCH) flushJudged();
+      },
+      // Back-pressure: the reader pauses while the main thread is behind.
+      pause: () =>
+        backlog() >= MAX_BACKLOG_BATCHES
+          ? new Promise<void>((resolve) => {
+              wakeOnAck = resolve;
+            })
+          : undefined,
     },
-    invalid: (entry) => {
-      flushDeferred();
-      invalid.push(entry);
-      if (invalid.length >= SCAN_BATCH) flushJudged();
-    },
-    // Back-pressure: the reader pauses while the main thread is behind.
-    pause: () => (backlog() >= MAX_BACKLOG_BATCHES ? new Promise<void>((resolve) => { wakeOnAck = resolve; }) : undefined),
-  }, policy === 'never' ? undefined : deferral, metaColumns);
+    policy === 'never' ? undefined : deferral,
+    metaColumns,
+  );
   flushDeferred();
   flushJudged();
   port.postMessage({ type: 'done', summary } satisfies ScanMessage);
 }
 
-main().catch((err: unknown) => port.postMessage({ type: 'error', message: err instanceof Error ? err.message : String(err) } satisfies ScanMessage));
+main().catch((err: unknown) =>
+  port.postMessage({ type: 'error', message: err instanceof Error ? err.message : String(err) } satisfies ScanMessage),
+);

@@ -16,7 +16,8 @@ export function readBoundedText(path: string, what: string, maxBytes = MAX_CONFI
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw new ConfigError(`${path}: cannot read ${what}: not a regular file`);
-    if (stats.size > maxBytes) throw new ConfigError(`${path}: cannot read ${what}: larger than ${maxBytes} bytes (${stats.size})`);
+    if (stats.size > maxBytes)
+      throw new ConfigError(`${path}: cannot read ${what}: larger than ${maxBytes} bytes (${stats.size})`);
     const buffer = Buffer.alloc(stats.size + 1);
     let length = 0;
     for (;;) {

@@ -84,6 +84,12 @@ export class FileHasher {
     this.waiting.delete(reply.id);
     if (this.waiting.size === 0) this.worker?.unref();
     if (reply.sha256 !== undefined) waiter.resolve(reply.sha256);
-    else waiter.reject(Object.assign(new Error(reply.error?.message ?? 'hashing failed'), { code: reply.error?.code, syscall: reply.error?.syscall }));
+    else
+      waiter.reject(
+        Object.assign(new Error(reply.error?.message ?? 'hashing failed'), {
+          code: reply.error?.code,
+          syscall: reply.error?.syscall,
+        }),
+      );
   }
 }

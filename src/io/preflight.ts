@@ -59,10 +59,13 @@ function checkJournalPath(statePath: string, created: string[]): void {
     stats = statSync(statePath);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-      throw new ConfigError(`${statePath}: cannot use it as the journal (--state): ${describeErrno(err)}`, { cause: err });
+      throw new ConfigError(`${statePath}: cannot use it as the journal (--state): ${describeErrno(err)}`, {
+        cause: err,
+      });
     }
   }
-  if (stats && !stats.isFile()) throw new ConfigError(`${statePath}: cannot use it as the journal (--state): it is not a regular file`);
+  if (stats && !stats.isFile())
+    throw new ConfigError(`${statePath}: cannot use it as the journal (--state): it is not a regular file`);
   checkWritableDir(dirname(statePath), `the directory of the journal ${statePath}`, created);
 }
 
@@ -75,7 +78,10 @@ export function checkWritableDir(dir: string, what: string, created: string[] = 
     if (first !== undefined) created.push(first);
   } catch (err) {
     // ENOENT from a mkdir whose parent exists: the file system (procfs, sysfs) makes no directories there.
-    throw refuse(err, errnoOf(err) === 'ENOENT' ? 'the file system does not allow creating a directory there (ENOENT)' : undefined);
+    throw refuse(
+      err,
+      errnoOf(err) === 'ENOENT' ? 'the file system does not allow creating a directory there (ENOENT)' : undefined,
+    );
   }
   let stats;
   try {

@@ -21,7 +21,12 @@ export function journalArg(file: string, jobName: string | undefined, server?: {
  * every command takes for the job and which finds the run's journal by itself unless a flag (`moved`)
  * put the journal elsewhere.
  */
-export function startedJobArg(source: string, file: string, server: { fromEnv: boolean } | undefined, moved: boolean): string {
+export function startedJobArg(
+  source: string,
+  file: string,
+  server: { fromEnv: boolean } | undefined,
+  moved: boolean,
+): string {
   if (!moved) return quoteArg(source);
   if (server) return server.fromEnv ? quoteArg(source) : `${quoteArg(source)} --journal ${quoteArg(file)}`;
   if (normalize(defaultJournalFor(source)) === normalize(file)) return quoteArg(source);
@@ -29,7 +34,10 @@ export function startedJobArg(source: string, file: string, server: { fromEnv: b
 }
 
 /** journalArg for a journal a command opened. */
-export function commandJournalArg(arg: { jobName: string | undefined; location: string; fromEnv: boolean; named?: string }, onServer: boolean): string {
+export function commandJournalArg(
+  arg: { jobName: string | undefined; location: string; fromEnv: boolean; named?: string },
+  onServer: boolean,
+): string {
   if (arg.named !== undefined) return arg.named;
   return journalArg(arg.location, arg.jobName, onServer ? { fromEnv: arg.fromEnv } : undefined);
 }
@@ -50,19 +58,23 @@ export interface UncertainRow {
  */
 export function uncertainAdvice(rows: readonly UncertainRow[], total: number, journal: string): string[] {
   const lines = [
-    `uncertain (${total}): the request may have reached the gateway (and may be billed). Find each in the gateway's dashboard`
-      + ' by its submission time and prompt, then decide:',
+    `uncertain (${total}): the request may have reached the gateway (and may be billed). Find each in the gateway's dashboard` +
+      ' by its submission time and prompt, then decide:',
   ];
   const width = Math.min(24, Math.max(...rows.map((r) => quoteArg(r.id).length), 0));
   for (const row of rows) {
-    const when = row.submittedAt === undefined ? 'submitted at an unknown time' : `submitted ${new Date(row.submittedAt).toISOString()}`;
+    const when =
+      row.submittedAt === undefined
+        ? 'submitted at an unknown time'
+        : `submitted ${new Date(row.submittedAt).toISOString()}`;
     const error = row.error ? `  (${printable(row.error)})` : '';
     lines.push(`  ${quoteArg(row.id).padEnd(width)}  ${row.kind.padEnd(9)}  ${when}  "${row.promptStart}"${error}`);
   }
   if (total > rows.length) lines.push(`  ... ${total - rows.length} more (gbatch report --format csv)`);
   const id = rows.length === 1 && total === 1 ? quoteArg(rows[0]!.id) : '<id>';
   const resolve = `gbatch resolve ${journal}`;
-  if (rows.some((r) => r.kind === 'video')) lines.push(`  found its task:  ${resolve} ${id} --task-id <T>   (the next run polls and downloads it)`);
+  if (rows.some((r) => r.kind === 'video'))
+    lines.push(`  found its task:  ${resolve} ${id} --task-id <T>   (the next run polls and downloads it)`);
   lines.push(`  send it again:   ${resolve} ${id} --resubmit   (if the first request was kept, both are billed)`);
   lines.push(`  give it up:      ${resolve} ${id} --abandon`);
   if (total > 1) lines.push(`  all at once:     ${resolve} --all-uncertain --resubmit   (or --abandon)`);

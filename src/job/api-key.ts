@@ -15,14 +15,18 @@ export function apiKeyFromEnv(env: NodeJS.ProcessEnv): string {
     try {
       text = readBoundedText(file, 'API key file', MAX_KEY_FILE_BYTES);
     } catch (err) {
-      throw new UsageError(err instanceof ConfigError ? err.message : `${file}: cannot read the API key file: ${(err as Error).message}`);
+      throw new UsageError(
+        err instanceof ConfigError ? err.message : `${file}: cannot read the API key file: ${(err as Error).message}`,
+      );
     }
     // One line; the newline an editor or `echo` leaves is not part of the key.
     const key = text.replace(/\r?\n$/, '');
-    if (key === '' || /[\r\n]/.test(key)) throw new UsageError(`${file}: expected the API key on one line (GATEWAY_API_KEY_FILE)`);
+    if (key === '' || /[\r\n]/.test(key))
+      throw new UsageError(`${file}: expected the API key on one line (GATEWAY_API_KEY_FILE)`);
     return key;
   }
   const key = env.GATEWAY_API_KEY;
-  if (!key) throw new UsageError('No API key: set GATEWAY_API_KEY or GATEWAY_API_KEY_FILE (it is never accepted as a flag)');
+  if (!key)
+    throw new UsageError('No API key: set GATEWAY_API_KEY or GATEWAY_API_KEY_FILE (it is never accepted as a flag)');
   return key;
 }

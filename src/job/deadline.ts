@@ -9,7 +9,9 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_00
 export function parseDeadline(text: string, now: Date): number {
   const at = parseInstant(text, now);
   if (!(at - now.getTime() <= MAX_DEADLINE_AHEAD_MS)) {
-    throw new UsageError(`\`--deadline ${text.trim()}\` is too far off: a deadline may lie at most 366 days ahead (until ${new Date(now.getTime() + MAX_DEADLINE_AHEAD_MS).toISOString()})`);
+    throw new UsageError(
+      `\`--deadline ${text.trim()}\` is too far off: a deadline may lie at most 366 days ahead (until ${new Date(now.getTime() + MAX_DEADLINE_AHEAD_MS).toISOString()})`,
+    );
   }
   return at;
 }
@@ -18,7 +20,9 @@ export function parseDeadline(text: string, now: Date): number {
 export function parseDrain(text: string): number {
   const ms = durationMs(text.trim());
   if (ms === undefined || ms > 86_400_000) {
-    throw new UsageError(`Expected \`--drain\` to be a duration up to a day (15m, 90s, 1h; 0 = stop polling at the deadline), got \`${text}\``);
+    throw new UsageError(
+      `Expected \`--drain\` to be a duration up to a day (15m, 90s, 1h; 0 = stop polling at the deadline), got \`${text}\``,
+    );
   }
   return ms;
 }
@@ -45,7 +49,9 @@ function parseInstant(text: string, now: Date): number {
       at.setHours(hours, minutes, 0, 0);
       at.setDate(at.getDate() + days);
       if (at.getTime() <= now.getTime()) {
-        throw new UsageError(`\`--deadline ${value}\` is already past (it is ${hhmm(now)} now): for tomorrow's, say \`--deadline ${clock[1]}:${clock[2]}+1d\``);
+        throw new UsageError(
+          `\`--deadline ${value}\` is already past (it is ${hhmm(now)} now): for tomorrow's, say \`--deadline ${clock[1]}:${clock[2]}+1d\``,
+        );
       }
       return at.getTime();
     }
@@ -53,11 +59,14 @@ function parseInstant(text: string, now: Date): number {
   if (/^\d{4}-\d{2}-\d{2}T/.test(value)) {
     const at = Date.parse(value);
     if (Number.isFinite(at)) {
-      if (at <= now.getTime()) throw new UsageError(`\`--deadline ${value}\` is already past (now is ${now.toISOString()})`);
+      if (at <= now.getTime())
+        throw new UsageError(`\`--deadline ${value}\` is already past (now is ${now.toISOString()})`);
       return at;
     }
   }
-  throw new UsageError(`Expected \`--deadline\` to be a duration (90s, 45m, 2h, 1h30m), a time of day (06:30, or 06:30+1d for tomorrow's) or an ISO instant, got \`${text}\``);
+  throw new UsageError(
+    `Expected \`--deadline\` to be a duration (90s, 45m, 2h, 1h30m), a time of day (06:30, or 06:30+1d for tomorrow's) or an ISO instant, got \`${text}\``,
+  );
 }
 
 /** The resolved deadline as a run prints it at start: local time with its offset, how far off, and UTC. */

@@ -9,13 +9,22 @@ import { parseOptions, UsageError } from './options.js';
 import { RUN_OPTIONS } from './run-options.js';
 import type { RunFlags } from './run-options.js';
 
-const jobFileSchema = z.object({
-  name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, dot, dash, underscore').optional(),
-  manifest: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
-  options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])).default({}),
-}).strict();
+const jobFileSchema = z
+  .object({
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, dot, dash, underscore')
+      .optional(),
+    manifest: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+    options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])).default({}),
+  })
+  .strict();
 
-export interface JobFile { name: string; manifests: string[]; options: Partial<RunFlags> }
+export interface JobFile {
+  name: string;
+  manifests: string[];
+  options: Partial<RunFlags>;
+}
 
 const NOT_IN_JOB_FILES = new Set(['help', 'json', 'state', 'quiet', 'progress']);
 
@@ -57,15 +66,19 @@ function jobFileFlags(file: string, options: Record<string, string | number | bo
   const argv: string[] = [];
   for (const [key, value] of Object.entries(options)) {
     if (!(key in RUN_OPTIONS) || NOT_IN_JOB_FILES.has(key)) {
-      throw new UsageError(`${file}: unknown job option '${key}' (job options use the flag names of \`gbatch run\`, e.g. "budget", "poll-interval")`);
+      throw new UsageError(
+        `${file}: unknown job option '${key}' (job options use the flag names of \`gbatch run\`, e.g. "budget", "poll-interval")`,
+      );
     }
     const spec = RUN_OPTIONS[key as keyof typeof RUN_OPTIONS];
     if (Array.isArray(value)) {
       // A list is for a repeatable option (notify): one flag per entry.
-      if (spec.type !== 'string' || !('multiple' in spec)) throw new UsageError(`${file}: job option '${key}' takes one value, got a list`);
+      if (spec.type !== 'string' || !('multiple' in spec))
+        throw new UsageError(`${file}: job option '${key}' takes one value, got a list`);
       for (const entry of value) argv.push(`--${key}=${entry}`);
     } else if (spec.type === 'boolean') {
-      if (typeof value !== 'boolean') throw new UsageError(`${file}: job option '${key}' must be true or false, got ${JSON.stringify(value)}`);
+      if (typeof value !== 'boolean')
+        throw new UsageError(`${file}: job option '${key}' must be true or false, got ${JSON.stringify(value)}`);
       if (value) argv.push(`--${key}`);
     } else {
       // `--key=value` keeps a negative number a value (parseArgs calls `--budget -1` ambiguous).
@@ -81,7 +94,9 @@ function jobFileFlags(file: string, options: Record<string, string | number | bo
 
 export function stripUndefined<T extends object>(value: T): Partial<T> {
   // An empty list is a repeatable flag not given: the job file's list then stays.
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== false && !(Array.isArray(v) && v.length === 0))) as Partial<T>;
+  return Object.fromEntries(
+    Object.entries(value).filter(([, v]) => v !== undefined && v !== false && !(Array.isArray(v) && v.length === 0)),
+  ) as Partial<T>;
 }
 
 export function asUsage<T>(read: () => T): T {

@@ -6,7 +6,10 @@ import { isDatabaseUrl } from '../journal/open-store.js';
 import { isJobFile, readJobFile } from './job-file.js';
 import { UsageError } from './options.js';
 
-export interface JournalFlags { state?: string | undefined; journal?: string | undefined }
+export interface JournalFlags {
+  state?: string | undefined;
+  journal?: string | undefined;
+}
 
 export interface JobJournal {
   name: string;
@@ -18,11 +21,15 @@ export interface JobJournal {
 }
 
 /** The URL in force: --journal (a path there means an SQLite file), else GBATCH_JOURNAL_URL. */
-export function journalUrl(flags: JournalFlags, env: NodeJS.ProcessEnv = process.env): { url: string; fromEnv: boolean } | undefined {
+export function journalUrl(
+  flags: JournalFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): { url: string; fromEnv: boolean } | undefined {
   if (flags.journal !== undefined && flags.state !== undefined) {
     throw new UsageError('--journal and --state both name the journal: give one');
   }
-  if (flags.journal !== undefined) return isDatabaseUrl(flags.journal) ? { url: flags.journal, fromEnv: false } : undefined;
+  if (flags.journal !== undefined)
+    return isDatabaseUrl(flags.journal) ? { url: flags.journal, fromEnv: false } : undefined;
   if (flags.state === undefined && env.GBATCH_JOURNAL_URL) {
     if (!isDatabaseUrl(env.GBATCH_JOURNAL_URL)) throw new UsageError('GBATCH_JOURNAL_URL: expected a postgres:// URL');
     return { url: env.GBATCH_JOURNAL_URL, fromEnv: true };

@@ -36,7 +36,12 @@ export interface ResolvedJob {
   drainMs: number;
 }
 
-export function resolveJob(target: string | undefined, cli: Partial<RunFlags>, now: Date, env: NodeJS.ProcessEnv = process.env): ResolvedJob {
+export function resolveJob(
+  target: string | undefined,
+  cli: Partial<RunFlags>,
+  now: Date,
+  env: NodeJS.ProcessEnv = process.env,
+): ResolvedJob {
   if (!target) throw new UsageError('Expected a job file (jobs/<name>.json) or a manifest (.csv, .jsonl)');
   let name: string;
   let manifests: string[];
@@ -73,7 +78,7 @@ export function resolveJob(target: string | undefined, cli: Partial<RunFlags>, n
     pricingSource,
     flags,
     budgetFlag: { given: cli['no-budget'] ? undefined : cli.budget, lift: cli['no-budget'] === true },
-    fileBudget: fromJob['no-budget'] ? 'none' : fromJob.budget ?? 'unset',
+    fileBudget: fromJob['no-budget'] ? 'none' : (fromJob.budget ?? 'unset'),
     ...(flags.deadline ? { deadlineAt: parseDeadline(flags.deadline, now) } : {}),
     drainMs: parseDrain(flags.drain ?? DEFAULT_DRAIN),
   };
@@ -81,8 +86,10 @@ export function resolveJob(target: string | undefined, cli: Partial<RunFlags>, n
 
 /** `--budget` and `--no-budget` in one place contradict; the command line overrides the job file's choice. */
 function budgetFlags(flags: RunFlags, fromJob: Partial<RunFlags>, cli: Partial<RunFlags>, target: string): RunFlags {
-  if (cli.budget !== undefined && cli['no-budget']) throw new UsageError('--budget and --no-budget contradict each other: give one');
-  if (fromJob.budget !== undefined && fromJob['no-budget']) throw new UsageError(`${target}: job options 'budget' and 'no-budget' contradict each other`);
+  if (cli.budget !== undefined && cli['no-budget'])
+    throw new UsageError('--budget and --no-budget contradict each other: give one');
+  if (fromJob.budget !== undefined && fromJob['no-budget'])
+    throw new UsageError(`${target}: job options 'budget' and 'no-budget' contradict each other`);
   const merged = { ...flags };
   if (cli['no-budget']) delete merged.budget;
   else if (cli.budget !== undefined) merged['no-budget'] = false;
@@ -90,17 +97,25 @@ function budgetFlags(flags: RunFlags, fromJob: Partial<RunFlags>, cli: Partial<R
 }
 
 /** The journal by the rule every command follows (job-journal.ts). */
-function runJournal(flags: RunFlags, name: string, env: NodeJS.ProcessEnv): { statePath: string; journalFromEnv: boolean } {
+function runJournal(
+  flags: RunFlags,
+  name: string,
+  env: NodeJS.ProcessEnv,
+): { statePath: string; journalFromEnv: boolean } {
   const { location, fromEnv } = journalLocation(flags, name, env);
   return { statePath: location, journalFromEnv: fromEnv };
 }
 
-export interface GatewayAccess { baseUrl: string; apiKey: string }
+export interface GatewayAccess {
+  baseUrl: string;
+  apiKey: string;
+}
 
 /** The key comes only from the environment, so it never sits in shell history or `ps` output. */
 export function gatewayAccess(flags: { 'base-url'?: string }, env: NodeJS.ProcessEnv): GatewayAccess {
   const baseUrl = flags['base-url'] ?? env.GATEWAY_BASE_URL;
-  if (!baseUrl) throw new UsageError('No gateway: set GATEWAY_BASE_URL or pass --base-url (e.g. http://127.0.0.1:8080/v1)');
+  if (!baseUrl)
+    throw new UsageError('No gateway: set GATEWAY_BASE_URL or pass --base-url (e.g. http://127.0.0.1:8080/v1)');
   let url: URL;
   try {
     url = new URL(baseUrl);
@@ -108,7 +123,8 @@ export function gatewayAccess(flags: { 'base-url'?: string }, env: NodeJS.Proces
     throw new UsageError(`Expected the gateway base URL to be an http(s) URL, got \`${baseUrl}\``);
   }
   // Credentials first: a URL carrying them is never echoed back.
-  if (url.username || url.password) throw new UsageError('The gateway base URL must not carry credentials; set GATEWAY_API_KEY');
+  if (url.username || url.password)
+    throw new UsageError('The gateway base URL must not carry credentials; set GATEWAY_API_KEY');
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`Expected the gateway base URL to be an http(s) URL, got \`${baseUrl}\``);
   }

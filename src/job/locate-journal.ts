@@ -10,7 +10,8 @@ export function locateJournal(stateFlag: string | undefined, job: string | undef
   }
   if (job) {
     const candidate = defaultJournalFor(job);
-    if (!existsSync(candidate)) throw new UsageError(`${candidate}: no journal for ${job} yet (has it run?); or pass --state`);
+    if (!existsSync(candidate))
+      throw new UsageError(`${candidate}: no journal for ${job} yet (has it run?); or pass --state`);
     return candidate;
   }
   const found = existsSync('state') ? readdirSync('state').filter((f) => f.endsWith('.db')) : [];
@@ -47,7 +48,10 @@ function jobFileName(file: string): string | undefined {
  * For commands whose other arguments are item ids (`resolve`, `retry`): with --state every positional
  * is an id; without it the first positional is the job (none: the only journal in state/).
  */
-export function journalAndIds(stateFlag: string | undefined, positionals: readonly string[]): { file: string; ids: string[] } {
+export function journalAndIds(
+  stateFlag: string | undefined,
+  positionals: readonly string[],
+): { file: string; ids: string[] } {
   if (stateFlag) return { file: locateJournal(stateFlag, undefined), ids: [...positionals] };
   const [job, ...ids] = positionals;
   try {

@@ -9,31 +9,45 @@ export class UsageError extends Error {
   }
 }
 
-interface BaseSpec { help: string; short?: string }
+interface BaseSpec {
+  help: string;
+  short?: string;
+}
 export type OptionSpec =
   | (BaseSpec & { type: 'boolean'; default?: boolean })
   | (BaseSpec & {
-    type: 'string'; default?: string; choices?: readonly string[]; multiple?: boolean;
-    /** Checks every value given: a usage error's whole message ("Expected `--flag` ..., got ...") when bad. */
-    check?: (values: readonly string[]) => string | undefined;
-  })
+      type: 'string';
+      default?: string;
+      choices?: readonly string[];
+      multiple?: boolean;
+      /** Checks every value given: a usage error's whole message ("Expected `--flag` ..., got ...") when bad. */
+      check?: (values: readonly string[]) => string | undefined;
+    })
   | (BaseSpec & { type: 'number'; default?: number; min?: number; max?: number; integer?: boolean })
   | (BaseSpec & { type: 'duration' }); // seconds, or a time of day / ISO instant, resolved by the caller
 
 export type OptionTable = Record<string, OptionSpec>;
 
-type ValueOf<S extends OptionSpec> =
-  S extends { type: 'boolean' } ? boolean :
-  S extends { type: 'number'; default: number } ? number :
-  S extends { type: 'number' } ? number | undefined :
-  S extends { type: 'string'; multiple: true } ? string[] :
-  S extends { type: 'string'; default: string } ? string :
-  S extends { type: 'string' } ? string | undefined :
-  string | undefined;
+type ValueOf<S extends OptionSpec> = S extends { type: 'boolean' }
+  ? boolean
+  : S extends { type: 'number'; default: number }
+    ? number
+    : S extends { type: 'number' }
+      ? number | undefined
+      : S extends { type: 'string'; multiple: true }
+        ? string[]
+        : S extends { type: 'string'; default: string }
+          ? string
+          : S extends { type: 'string' }
+            ? string | undefined
+            : string | undefined;
 
 export type ParsedOptions<T extends OptionTable> = { [K in keyof T]: ValueOf<T[K]> };
 
-export interface Parsed<T extends OptionTable> { options: ParsedOptions<T>; positionals: string[] }
+export interface Parsed<T extends OptionTable> {
+  options: ParsedOptions<T>;
+  positionals: string[];
+}
 
 /** Parses argv against a table; throws UsageError saying what was expected and what came. */
 export function parseOptions<T extends OptionTable>(table: T, argv: string[]): Parsed<T> {
@@ -82,10 +96,20 @@ function convert(name: string, spec: OptionSpec, value: unknown): unknown {
       const text = String(value).trim();
       const n = Number(text);
       const kind = spec.integer ? 'an integer' : 'a number';
-      const range = spec.min !== undefined && spec.max !== undefined ? ` from ${spec.min} to ${spec.max}`
-        : spec.min !== undefined ? ` from ${spec.min} and up` : spec.max !== undefined ? ` up to ${spec.max}` : '';
-      const ok = text !== '' && Number.isFinite(n) && (!spec.integer || Number.isInteger(n))
-        && (spec.min === undefined || n >= spec.min) && (spec.max === undefined || n <= spec.max);
+      const range =
+        spec.min !== undefined && spec.max !== undefined
+          ? ` from ${spec.min} to ${spec.max}`
+          : spec.min !== undefined
+            ? ` from ${spec.min} and up`
+            : spec.max !== undefined
+              ? ` up to ${spec.max}`
+              : '';
+      const ok =
+        text !== '' &&
+        Number.isFinite(n) &&
+        (!spec.integer || Number.isInteger(n)) &&
+        (spec.min === undefined || n >= spec.min) &&
+        (spec.max === undefined || n <= spec.max);
       if (!ok) throw new UsageError(`Expected \`--${name}\` to be ${kind}${range}, got \`${text}\``);
       return n;
     }

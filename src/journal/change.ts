@@ -7,7 +7,11 @@ import { StaleTransitionError } from '../core/stale-transition.js';
 export { StaleTransitionError };
 
 export interface JobRecord {
-  name: string; manifest: string; options: Record<string, unknown>; createdAt: number; updatedAt: number;
+  name: string;
+  manifest: string;
+  options: Record<string, unknown>;
+  createdAt: number;
+  updatedAt: number;
   /** The budget in force for the job (kept across runs); undefined: none. */
   budgetUsd?: number;
   /** What the job file said of the budget at the last run (see budgetInForce); undefined: not recorded. */
@@ -26,7 +30,10 @@ export interface Change {
   expect?: ItemState;
 }
 
-export interface Spend { reservedUsd: number; actualUsd: number }
+export interface Spend {
+  reservedUsd: number;
+  actualUsd: number;
+}
 
 /**
  * A reservation the job's budget cannot take: settled + reserved would pass --budget. Runners sharing a
@@ -34,14 +41,25 @@ export interface Spend { reservedUsd: number; actualUsd: number }
  */
 export class BudgetExceededError extends Error {
   readonly code = 'GBATCH_BUDGET_EXCEEDED';
-  constructor(readonly itemId: string, readonly budgetUsd: number, readonly heldUsd: number, readonly askedUsd: number) {
-    super(`item '${itemId}': reserving ${askedUsd} USD would take the job past its budget of ${budgetUsd} USD (${heldUsd} USD settled or reserved)`);
+  constructor(
+    readonly itemId: string,
+    readonly budgetUsd: number,
+    readonly heldUsd: number,
+    readonly askedUsd: number,
+  ) {
+    super(
+      `item '${itemId}': reserving ${askedUsd} USD would take the job past its budget of ${budgetUsd} USD (${heldUsd} USD settled or reserved)`,
+    );
     this.name = 'BudgetExceededError';
   }
 }
 
 /** One applied change: the states it moved between, and when. */
-export interface Move { from: ItemState; to: ItemState; at: number }
+export interface Move {
+  from: ItemState;
+  to: ItemState;
+  at: number;
+}
 
 /** A `submit` on a job the operator cancelled (`gbatch cancel`): the row's request must not leave. */
 export class JobCancelledError extends Error {

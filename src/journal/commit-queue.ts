@@ -43,7 +43,10 @@ export class CommitQueue {
   /** The storage failure answers are being held through (commitThroughOutage): an intent fails at once meanwhile. */
   private outage: unknown;
 
-  constructor(private readonly journal: JournalStore, private readonly windowMs = 2) {}
+  constructor(
+    private readonly journal: JournalStore,
+    private readonly windowMs = 2,
+  ) {}
 
   private schedule(urgent = false): void {
     if (this.committing) return; // the commit in progress schedules the next batch when it ends
@@ -68,7 +71,14 @@ export class CommitQueue {
   write(change: Change, base?: Item, options: { urgent?: boolean; durability?: Durability } = {}): Promise<Item> {
     return new Promise<Item>((resolve, reject) => {
       if (options.urgent && this.outage !== undefined) return reject(this.outage);
-      this.queue.push({ change, base, resolve, reject, ...(options.durability ? { durability: options.durability } : {}), ...(options.urgent ? { urgent: true } : {}) });
+      this.queue.push({
+        change,
+        base,
+        resolve,
+        reject,
+        ...(options.durability ? { durability: options.durability } : {}),
+        ...(options.urgent ? { urgent: true } : {}),
+      });
       this.schedule(options.urgent);
     });
   }
@@ -151,7 +161,9 @@ export class CommitQueue {
   private async commitEach(batch: Waiting[]): Promise<void> {
     for (const waiting of batch) {
       try {
-        const [move] = await this.journal.applyTransitions([guarded(waiting)], { durability: waiting.durability ?? 'sync' });
+        const [move] = await this.journal.applyTransitions([guarded(waiting)], {
+          durability: waiting.durability ?? 'sync',
+        });
         this.commits++;
         waiting.resolve(await this.result(waiting, move!));
       } catch (err) {

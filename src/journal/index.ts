@@ -1,11 +1,46 @@
 export { StaleTransitionError, type Change, type JobRecord, type Spend } from './change.js';
-export { conflictProblem, skippedChangeLine, invalidRowHash, invalidRowText, judgeAgainstPrior, type IngestEntry, type IngestSummary, type IngestConflict, type PriorJudgement } from './ingest-rules.js';
+export {
+  conflictProblem,
+  skippedChangeLine,
+  invalidRowHash,
+  invalidRowText,
+  judgeAgainstPrior,
+  type IngestEntry,
+  type IngestSummary,
+  type IngestConflict,
+  type PriorJudgement,
+} from './ingest-rules.js';
 export type {
-  EventLogRecord, JournalStore, JournalAdapter, JournalFileLoss, JournalRescue, IngestWriter, RunnerMembership, RunnerView, JobInput, PriorRow, ManifestPrint, ManifestRecord,
-  ReportSums, SumRow,
+  EventLogRecord,
+  JournalStore,
+  JournalAdapter,
+  JournalFileLoss,
+  JournalRescue,
+  IngestWriter,
+  RunnerMembership,
+  RunnerView,
+  JobInput,
+  PriorRow,
+  ManifestPrint,
+  ManifestRecord,
+  ReportSums,
+  SumRow,
 } from './store.js';
 export { BudgetExceededError, JobCancelledError, type Move } from './change.js';
-export type { Coordination, Durability, ItemFilter, IngestOptions, JobCancel, JobTotals, JournalCapabilities, JournalQueries, ModelGroup, ResultsPrefix, RunnerTakeover, Takeover } from './store.js';
+export type {
+  Coordination,
+  Durability,
+  ItemFilter,
+  IngestOptions,
+  JobCancel,
+  JobTotals,
+  JournalCapabilities,
+  JournalQueries,
+  ModelGroup,
+  ResultsPrefix,
+  RunnerTakeover,
+  Takeover,
+} from './store.js';
 export { isDatabaseUrl, openQueries, openStore, type OpenStoreOptions } from './open-store.js';
 export { CommitQueue } from './commit-queue.js';
 export { JournalBusyError, LockLostError, HEARTBEAT_MS, STALE_AFTER_MS, staleAfterMs } from './runner-standing.js';

@@ -33,9 +33,20 @@ export function invalidRowText(contentHash: string): string | undefined {
   return contentHash.startsWith(INVALID_HASH) ? contentHash.slice(INVALID_HASH.length) : undefined;
 }
 
-export interface IngestConflict { id: string; file: string; line: number; journalLine: number; journalFile: string }
+export interface IngestConflict {
+  id: string;
+  file: string;
+  line: number;
+  journalLine: number;
+  journalFile: string;
+}
 
-export interface IngestSummary { inserted: number; unchanged: number; replaced: number; conflicts: IngestConflict[] }
+export interface IngestSummary {
+  inserted: number;
+  unchanged: number;
+  replaced: number;
+  conflicts: IngestConflict[];
+}
 
 /** What an id already held means for a row arriving under it: the one rule `run` and `plan` share. */
 export type PriorJudgement = 'unchanged' | 'replace' | 'conflict';

@@ -1,7 +1,13 @@
 // The journal's view of one manifest row, and its mapping to and from the `items` table.
 import type { ItemKind, ItemState } from '../core/states.js';
 
-export interface ItemError { status?: number; code?: string; type?: string; param?: string; message: string }
+export interface ItemError {
+  status?: number;
+  code?: string;
+  type?: string;
+  param?: string;
+  message: string;
+}
 
 export interface Item {
   seq: number;
@@ -39,10 +45,30 @@ export interface Item {
 }
 
 /** Fields a transition may set along with the state. `undefined` leaves a column as it is. */
-export type ItemPatch = Partial<Pick<Item,
-  | 'attempts' | 'autoResubmits' | 'taskId' | 'estimateUsd' | 'reservedUsd' | 'priceSnapshot' | 'actualUsd'
-  | 'totalTokens' | 'finalResolution' | 'gatewayChargeUsd' | 'resultUrl' | 'response' | 'responseStatus'
-  | 'requestId' | 'outputPath' | 'sha256' | 'bytes' | 'lastError' | 'unmetered'>>;
+export type ItemPatch = Partial<
+  Pick<
+    Item,
+    | 'attempts'
+    | 'autoResubmits'
+    | 'taskId'
+    | 'estimateUsd'
+    | 'reservedUsd'
+    | 'priceSnapshot'
+    | 'actualUsd'
+    | 'totalTokens'
+    | 'finalResolution'
+    | 'gatewayChargeUsd'
+    | 'resultUrl'
+    | 'response'
+    | 'responseStatus'
+    | 'requestId'
+    | 'outputPath'
+    | 'sha256'
+    | 'bytes'
+    | 'lastError'
+    | 'unmetered'
+  >
+>;
 
 const PATCH_COLUMNS: Record<keyof ItemPatch, { column: string; json?: boolean; bool?: boolean }> = {
   attempts: { column: 'attempts' },
@@ -80,13 +106,37 @@ export function patchColumns(patch: ItemPatch): { assignments: string[]; values:
 }
 
 export interface ItemRow {
-  seq: number; id: string; kind: string; model: string | null; request: string | null; content_hash: string;
-  source_file: string; source_line: number; state: string; attempts: number; auto_resubmits: number;
-  task_id: string | null; resolution: string | null; has_reference_video: number; estimate_usd: number;
-  reserved_usd: number; price_snapshot: string | null; actual_usd: number | null; total_tokens: number | null;
-  final_resolution: string | null; gateway_charge_usd: number | null; result_url: string | null;
-  response: string | null; response_status: number | null; request_id: string | null; output_path: string | null;
-  sha256: string | null; bytes: number | null; last_error: string | null; unmetered: number; updated_at: number;
+  seq: number;
+  id: string;
+  kind: string;
+  model: string | null;
+  request: string | null;
+  content_hash: string;
+  source_file: string;
+  source_line: number;
+  state: string;
+  attempts: number;
+  auto_resubmits: number;
+  task_id: string | null;
+  resolution: string | null;
+  has_reference_video: number;
+  estimate_usd: number;
+  reserved_usd: number;
+  price_snapshot: string | null;
+  actual_usd: number | null;
+  total_tokens: number | null;
+  final_resolution: string | null;
+  gateway_charge_usd: number | null;
+  result_url: string | null;
+  response: string | null;
+  response_status: number | null;
+  request_id: string | null;
+  output_path: string | null;
+  sha256: string | null;
+  bytes: number | null;
+  last_error: string | null;
+  unmetered: number;
+  updated_at: number;
 }
 
 const parse = (text: string | null): unknown => (text === null ? null : JSON.parse(text));

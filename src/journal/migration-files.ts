@@ -7,7 +7,9 @@ const STEP_FILE = /^(\d{3})-[a-z0-9-]+\.sql$/;
 
 /** The steps in `folder`, in order; a gap or a repeated number is a packaging bug, refused at once. */
 export function readMigrations(folder: URL): string[] {
-  const files = readdirSync(folder).filter((name) => name.endsWith('.sql')).sort();
+  const files = readdirSync(folder)
+    .filter((name) => name.endsWith('.sql'))
+    .sort();
   return files.map((name, index) => {
     const number = STEP_FILE.exec(name)?.[1];
     if (number === undefined || Number(number) !== index + 1) {

@@ -17,7 +17,9 @@ export async function openStore(location: string, options: OpenStoreOptions): Pr
   }
   const { clock, durability, flushFile } = options;
   return SqliteJournal.open(location, {
-    ...(clock ? { clock } : {}), sync: durability === 'relaxed' ? 'off' : 'full', ...(flushFile ? { syncWal: flushFile } : {}),
+    ...(clock ? { clock } : {}),
+    sync: durability === 'relaxed' ? 'off' : 'full',
+    ...(flushFile ? { syncWal: flushFile } : {}),
   });
 }
 
@@ -25,7 +27,10 @@ export async function openStore(location: string, options: OpenStoreOptions): Pr
  * Opens the journal read-only, for what reports and views read: never created nor migrated (a job or a
  * schema that is not there reads as empty on a database).
  */
-export async function openQueries(location: string, options: Pick<OpenStoreOptions, 'job' | 'clock'>): Promise<JournalQueries> {
+export async function openQueries(
+  location: string,
+  options: Pick<OpenStoreOptions, 'job' | 'clock'>,
+): Promise<JournalQueries> {
   if (isDatabaseUrl(location)) {
     const { PostgresJournalStore } = await import('./postgres/postgres-store.js');
     return PostgresJournalStore.open(location, { ...options, readonly: true });
@@ -40,9 +45,15 @@ export async function migrateDatabase(url: string): Promise<{ location: string; 
 }
 
 /** Opens (or creates) the journal file at `path`: a command given a file, which names no job. */
-export function openJournalFile(path: string, options: Omit<OpenStoreOptions, 'job'> & { readonly?: boolean } = {}): JournalStore {
+export function openJournalFile(
+  path: string,
+  options: Omit<OpenStoreOptions, 'job'> & { readonly?: boolean } = {},
+): JournalStore {
   const { clock, durability, flushFile, readonly } = options;
   return SqliteJournal.open(path, {
-    ...(clock ? { clock } : {}), ...(readonly ? { readonly } : {}), sync: durability === 'relaxed' ? 'off' : 'full', ...(flushFile ? { syncWal: flushFile } : {}),
+    ...(clock ? { clock } : {}),
+    ...(readonly ? { readonly } : {}),
+    sync: durability === 'relaxed' ? 'off' : 'full',
+    ...(flushFile ? { syncWal: flushFile } : {}),
   });
 }

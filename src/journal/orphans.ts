@@ -11,7 +11,12 @@ export interface OrphanSummary {
 }
 
 /** How a row the operator named stands: its listing, state and attempts. */
-export interface ListingRow { id: string; listing: Listing; state: ItemState; attempts: number }
+export interface ListingRow {
+  id: string;
+  listing: Listing;
+  state: ItemState;
+  attempts: number;
+}
 
 /** `gbatch forget`'s outcome: every named row removed, or none and why. */
 export type ForgetOutcome = { ok: true; forgotten: string[] } | { ok: false; refusal: string };

@@ -13,6 +13,8 @@ export function journalOutageLine(err: unknown): string | undefined {
   if (!isConnectionLoss(err)) return undefined;
   const { code } = err as { code?: unknown };
   const cause = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').trim().slice(0, CAUSE_CHARS);
-  return `the journal's database could not be reached (${cause}${typeof code === 'string' ? `, ${code}` : ''}) after retrying: nothing more was sent. `
-    + 'Run again once the database is back: a row whose answer could not be recorded becomes uncertain and waits for `gbatch resolve`.';
+  return (
+    `the journal's database could not be reached (${cause}${typeof code === 'string' ? `, ${code}` : ''}) after retrying: nothing more was sent. ` +
+    'Run again once the database is back: a row whose answer could not be recorded becomes uncertain and waits for `gbatch resolve`.'
+  );
 }

@@ -9,17 +9,31 @@ export type BulkDecision = 'resubmit' | 'abandon';
 const PAGE = 500;
 
 function decisionFor(item: Item, decision: BulkDecision, notBilled: boolean): Change {
-  if (decision === 'resubmit') return { id: item.id, event: 'resubmit', patch: { reservedUsd: 0, lastError: null }, detail: { by: 'operator', bulk: true } };
+  if (decision === 'resubmit')
+    return {
+      id: item.id,
+      event: 'resubmit',
+      patch: { reservedUsd: 0, lastError: null },
+      detail: { by: 'operator', bulk: true },
+    };
   // An abandoned uncertain row may have been billed: its bound stays booked unless the operator says it was not.
-  const error = notBilled ? { type: ABANDONED_NOT_BILLED, message: NOT_BILLED_MESSAGE } : { type: ABANDONED_BOOKED, message: BOOKED_MESSAGE };
+  const error = notBilled
+    ? { type: ABANDONED_NOT_BILLED, message: NOT_BILLED_MESSAGE }
+    : { type: ABANDONED_BOOKED, message: BOOKED_MESSAGE };
   return {
-    id: item.id, event: 'abandon', patch: { ...(notBilled ? { reservedUsd: 0 } : {}), lastError: error },
+    id: item.id,
+    event: 'abandon',
+    patch: { ...(notBilled ? { reservedUsd: 0 } : {}), lastError: error },
     detail: { by: 'operator', bulk: true, ...(notBilled ? { notBilled: true } : {}) },
   };
 }
 
 /** Applies `decision` to every uncertain row; returns their ids in manifest order. */
-export async function resolveAllUncertain(journal: JournalStore, decision: BulkDecision, notBilled = false): Promise<string[]> {
+export async function resolveAllUncertain(
+  journal: JournalStore,
+  decision: BulkDecision,
+  notBilled = false,
+): Promise<string[]> {
   const resolved: string[] = [];
   let after = 0;
   for (;;) {

@@ -2,9 +2,19 @@
 import { ITEM_STATES, TERMINAL, type ItemState } from '../core/states.js';
 
 export interface ResultRow {
-  seq: number; id: string; kind: string; state: ItemState; response: string | null; response_status: number | null;
-  request_id: string | null; last_error: string | null; task_id: string | null; final_resolution: string | null;
-  output_path: string | null; sha256: string | null; bytes: number | null;
+  seq: number;
+  id: string;
+  kind: string;
+  state: ItemState;
+  response: string | null;
+  response_status: number | null;
+  request_id: string | null;
+  last_error: string | null;
+  task_id: string | null;
+  final_resolution: string | null;
+  output_path: string | null;
+  sha256: string | null;
+  bytes: number | null;
   /** The row's metadata as JSON (never sent); null when it has none. */
   meta: string | null;
 }

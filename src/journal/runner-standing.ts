@@ -14,8 +14,14 @@ export function staleAfterMs(env: NodeJS.ProcessEnv = process.env): number {
 
 export class JournalBusyError extends Error {
   readonly code = 'GBATCH_JOURNAL_BUSY';
-  constructor(file: string, readonly pid: number, readonly host: string) {
-    super(`${file}: another gbatch run (pid ${pid} on ${host}) is using this journal; wait for it to finish or stop it`);
+  constructor(
+    file: string,
+    readonly pid: number,
+    readonly host: string,
+  ) {
+    super(
+      `${file}: another gbatch run (pid ${pid} on ${host}) is using this journal; wait for it to finish or stop it`,
+    );
     this.name = 'JournalBusyError';
   }
 }
@@ -24,7 +30,9 @@ export class JournalBusyError extends Error {
 export class LockLostError extends Error {
   readonly code = 'GBATCH_LOCK_LOST';
   constructor(file: string) {
-    super(`this run lost its lock on ${file} (another runner took the journal over, or the lock was removed): it stopped at once and writes nothing more; the journal's current runner carries on`);
+    super(
+      `this run lost its lock on ${file} (another runner took the journal over, or the lock was removed): it stopped at once and writes nothing more; the journal's current runner carries on`,
+    );
     this.name = 'LockLostError';
   }
 }

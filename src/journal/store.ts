@@ -46,30 +46,64 @@ export interface JobInput {
   jobFileBudget?: JobFileBudget | undefined;
 }
 
-export interface ItemEventRecord { at: number; event: string; from: string | null; to: string; detail: unknown }
+export interface ItemEventRecord {
+  at: number;
+  event: string;
+  from: string | null;
+  to: string;
+  detail: unknown;
+}
 
 /** One entry of the job's event log, as the report's timeline reads it (seq order). */
-export interface EventLogRecord extends ItemEventRecord { seq: number; itemId: string }
+export interface EventLogRecord extends ItemEventRecord {
+  seq: number;
+  itemId: string;
+}
 
 /** What an id already holds, as ingest and `plan` judge a row arriving under it. */
-export interface PriorRow { content_hash: string; state: string; source_file: string; source_line: number }
+export interface PriorRow {
+  content_hash: string;
+  state: string;
+  source_file: string;
+  source_line: number;
+}
 
-export interface ManifestRecord { bytes: number; sha256: string; rows: number }
+export interface ManifestRecord {
+  bytes: number;
+  sha256: string;
+  rows: number;
+}
 
 /** The rows of one kind, model and resolution among some states: how many, and the first in manifest order. */
 export interface ModelGroup {
-  kind: string; model: string | null; resolution: string | null; rows: number;
+  kind: string;
+  model: string | null;
+  resolution: string | null;
+  rows: number;
   first: { id: string; state: ItemState; sourceFile: string; sourceLine: number };
 }
-export interface ManifestPrint extends ManifestRecord { path: string }
+export interface ManifestPrint extends ManifestRecord {
+  path: string;
+}
 
 /** The sums `report` and `status` show, for the whole job and per model and resolution. */
 export interface SumRow {
-  items: number; settled: number | null; estimated: number | null; actual: number | null;
-  settled_estimated: number | null; reserved: number | null; over: number | null; gateway: number | null;
-  gateway_n: number; tokens: number | null; unmetered?: number | null;
+  items: number;
+  settled: number | null;
+  estimated: number | null;
+  actual: number | null;
+  settled_estimated: number | null;
+  reserved: number | null;
+  over: number | null;
+  gateway: number | null;
+  gateway_n: number;
+  tokens: number | null;
+  unmetered?: number | null;
 }
-export interface ReportSums { total: SumRow; groups: Array<SumRow & { model: string; resolution: string | null }> }
+export interface ReportSums {
+  total: SumRow;
+  groups: Array<SumRow & { model: string; resolution: string | null }>;
+}
 
 /** One ingest pass: all of its rows, or (rolled back) none. */
 export interface IngestWriter {
@@ -104,11 +138,18 @@ export interface IngestWriter {
   committedTotals(): JobTotals | undefined;
 }
 
-export interface JobTotals { counts: Record<ItemState, number>; spend: Spend }
+export interface JobTotals {
+  counts: Record<ItemState, number>;
+  spend: Spend;
+}
 
 /** A runner of the job as `status` shows it. */
 export interface RunnerView {
-  runnerId: string; pid: number; host: string; startedAt: number; heartbeatAt: number;
+  runnerId: string;
+  pid: number;
+  host: string;
+  startedAt: number;
+  heartbeatAt: number;
   /** Rows it holds (submitting, or tasks it polls and downloads). */
   rows: number;
   liveness: RunnerLiveness;
@@ -123,7 +164,11 @@ export interface JobCancel {
   reason: string;
 }
 
-export interface RunnerTakeover { pid: number; host: string; heartbeatAt: number }
+export interface RunnerTakeover {
+  pid: number;
+  host: string;
+  heartbeatAt: number;
+}
 
 /** A journal lost under a live run: its file deleted (or moved away), or replaced by another file. */
 export type JournalFileLoss = 'deleted' | 'replaced';
@@ -364,7 +409,11 @@ export interface JournalStore extends JournalQueries {
    * Reads, decides and applies under one write lock: what `decide` saw is what is changed. The changes
    * `decide` returns are applied atomically with its reads.
    */
-  decideAndApply<T>(decide: (reader: Pick<JournalQueries, 'get' | 'list' | 'iterate' | 'abandonedWhileUncertain'>) => Promise<{ changes: Change[]; result: T }>): Promise<T>;
+  decideAndApply<T>(
+    decide: (
+      reader: Pick<JournalQueries, 'get' | 'list' | 'iterate' | 'abandonedWhileUncertain'>,
+    ) => Promise<{ changes: Change[]; result: T }>,
+  ): Promise<T>;
 
   /** An ingest pass; on a database several runners share, `say` hears what its wait for the job's ingest lock is for. */
   beginIngest(options?: IngestOptions): Promise<IngestWriter>;

@@ -21,9 +21,15 @@ function keyText(key: string): string {
  */
 function inCanonicalOrder(value: unknown): boolean {
   switch (typeof value) {
-    case 'string': case 'number': case 'boolean': case 'undefined': return true;
-    case 'object': break;
-    default: return false;
+    case 'string':
+    case 'number':
+    case 'boolean':
+    case 'undefined':
+      return true;
+    case 'object':
+      break;
+    default:
+      return false;
   }
   if (value === null) return true;
   if (Array.isArray(value)) {
@@ -50,11 +56,16 @@ export function canonicalJson(value: unknown): string {
 
 function sortedJson(value: unknown): string {
   switch (typeof value) {
-    case 'string': return JSON.stringify(value);
-    case 'number': return Number.isFinite(value) ? String(value) : 'null';
-    case 'boolean': return value ? 'true' : 'false';
-    case 'object': break;
-    default: return 'null';
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      break;
+    default:
+      return 'null';
   }
   if (value === null) return 'null';
   if (Array.isArray(value)) {

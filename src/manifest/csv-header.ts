@@ -22,7 +22,10 @@ export interface CsvHeader {
 }
 
 /** `metaColumns`: the names --meta-columns lists (a name no column has is ignored: a job may list several files' columns). */
-export function readCsvHeader(cells: readonly string[], metaColumns: readonly string[] = []): { header?: CsvHeader; issues: RowIssue[] } {
+export function readCsvHeader(
+  cells: readonly string[],
+  metaColumns: readonly string[] = [],
+): { header?: CsvHeader; issues: RowIssue[] } {
   const names = cells.map((c) => c.trim());
   const index = new Map<string, number>();
   const meta = new Map<string, string>();
@@ -56,7 +59,8 @@ function columnIssue(name: string, declared: ReadonlySet<string>, meta: Map<stri
   }
   if (name.startsWith(META_PREFIX)) {
     const key = name.slice(META_PREFIX.length);
-    if (key.trim() === '') return { field: name, reason: `column ${quote(name)} names no metadata key after '${META_PREFIX}'` };
+    if (key.trim() === '')
+      return { field: name, reason: `column ${quote(name)} names no metadata key after '${META_PREFIX}'` };
     meta.set(name, key);
     return undefined;
   }
@@ -65,7 +69,8 @@ function columnIssue(name: string, declared: ReadonlySet<string>, meta: Map<stri
   const flag = name.includes(',') ? '' : `pass --meta-columns ${quoteArg(name)} or `;
   return {
     field: name,
-    reason: `column ${quote(name)} is not a request field of the gateway (nor ${[...CONVENIENCE_COLUMNS].join(', ')}), so it would be sent `
-      + `with every row; to keep it in the journal and results.jsonl without sending it, ${flag}name the column ${quote(META_PREFIX + name)}`,
+    reason:
+      `column ${quote(name)} is not a request field of the gateway (nor ${[...CONVENIENCE_COLUMNS].join(', ')}), so it would be sent ` +
+      `with every row; to keep it in the journal and results.jsonl without sending it, ${flag}name the column ${quote(META_PREFIX + name)}`,
   };
 }

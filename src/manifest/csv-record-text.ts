@@ -30,7 +30,11 @@ export class RecordTexts {
 /** A record's bytes carry the lines csv-parse skipped before it (blank, or commas only) and its line break. */
 function cleanRaw(raw: string): string {
   let start = 0;
-  for (let newline = raw.indexOf('\n'); newline !== -1 && isBlank(raw.slice(start, newline)); newline = raw.indexOf('\n', start)) {
+  for (
+    let newline = raw.indexOf('\n');
+    newline !== -1 && isBlank(raw.slice(start, newline));
+    newline = raw.indexOf('\n', start)
+  ) {
     start = newline + 1;
   }
   let end = raw.length;

@@ -74,11 +74,18 @@ export async function* csvRecords(file: string, startOffset: number): AsyncGener
   parser.on('data', (record: string[]) => {
     received++;
     if (parser.info.records !== received) {
-      failure ??= new Error(`csv-parse emitted record ${received} late (parser at record ${parser.info.records}): cannot place it`);
+      failure ??= new Error(
+        `csv-parse emitted record ${received} late (parser at record ${parser.info.records}): cannot place it`,
+      );
       return;
     }
     const endByte = parser.info.bytes;
-    const csvRecord: CsvRecord = { cells: record, endLine: lines.lineEndingAt(endByte), startByte: previousEnd, endByte };
+    const csvRecord: CsvRecord = {
+      cells: record,
+      endLine: lines.lineEndingAt(endByte),
+      startByte: previousEnd,
+      endByte,
+    };
     if (invalid.length > 0) {
       const invalidUtf8 = invalidBefore(previousEnd, endByte);
       if (invalidUtf8 !== undefined) csvRecord.invalidUtf8 = invalidUtf8;

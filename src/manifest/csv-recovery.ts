@@ -30,7 +30,10 @@ export async function nextNonBlankLine(file: string, offset: number): Promise<Ph
   let kept: Buffer[] = [];
   let keptBytes = 0;
   const finishLine = (): string => {
-    const text = Buffer.concat(kept).toString('utf8').replace(/^\uFEFF/, '').replace(/\r$/, '');
+    const text = Buffer.concat(kept)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .replace(/\r$/, '');
     kept = [];
     keptBytes = 0;
     return text;
@@ -66,7 +69,12 @@ export async function nextNonBlankLine(file: string, offset: number): Promise<Ph
  * stumbles, which may be lines later (an unclosed quote runs on until some later quote); the row's
  * own first line, parsed alone, names the local cause.
  */
-export function explainBrokenLine(text: string, idColumn: number, streamError: CsvError, maxRecordBytes: number): { id?: string; issue: RowIssue } {
+export function explainBrokenLine(
+  text: string,
+  idColumn: number,
+  streamError: CsvError,
+  maxRecordBytes: number,
+): { id?: string; issue: RowIssue } {
   let localError = streamError;
   try {
     parseSync(text, { relax_column_count: true });
@@ -83,9 +91,14 @@ function csvSyntaxIssue(err: CsvError, maxRecordBytes: number): RowIssue {
     case 'CSV_QUOTE_NOT_CLOSED':
       return { reason: 'bad CSV: a quote opened in this row is never closed' };
     case 'CSV_INVALID_CLOSING_QUOTE':
-      return { reason: 'bad CSV: a closing quote must be followed by a comma or the end of the line (inside a quoted cell, write a quote as "")' };
+      return {
+        reason:
+          'bad CSV: a closing quote must be followed by a comma or the end of the line (inside a quoted cell, write a quote as "")',
+      };
     case 'INVALID_OPENING_QUOTE':
-      return { reason: 'bad CSV: a quote inside an unquoted cell (quote the whole cell and double the quotes inside it)' };
+      return {
+        reason: 'bad CSV: a quote inside an unquoted cell (quote the whole cell and double the quotes inside it)',
+      };
     case 'CSV_MAX_RECORD_SIZE':
       return { reason: `bad CSV: the row is longer than ${maxRecordBytes} bytes (is a quote left open?)` };
     default:

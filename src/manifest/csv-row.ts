@@ -13,7 +13,8 @@ type Setter = (field: string, value: unknown, column: string) => void;
 
 /** A plain assignment to `__proto__` would replace the prototype and drop the field. */
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
 
@@ -31,12 +32,18 @@ export function csvDraftId(header: CsvHeader, cells: readonly string[]): RowDraf
   return value === undefined && cells.length !== header.names.length ? undefined : { value, field: 'id' };
 }
 
-export function draftFromCsvRecord(header: CsvHeader, cells: readonly string[], line: number, raw: RowDraft['raw']): RowDraft {
+export function draftFromCsvRecord(
+  header: CsvHeader,
+  cells: readonly string[],
+  line: number,
+  raw: RowDraft['raw'],
+): RowDraft {
   const cell = (name: string): string | undefined => cellText(header, cells, name);
   const id = csvDraftId(header, cells);
   if (cells.length !== header.names.length) {
     return {
-      line, raw,
+      line,
+      raw,
       ...(id !== undefined ? { id } : {}),
       issues: [{ reason: `bad CSV: the header has ${header.names.length} columns, this row has ${cells.length}` }],
     };
@@ -60,11 +67,14 @@ export function draftFromCsvRecord(header: CsvHeader, cells: readonly string[], 
     if (CONVENIENCE_COLUMNS.has(name) || text.trim() === '') return;
     const metaKey = header.meta.get(name);
     if (metaKey !== undefined) {
-      setOwn(meta ??= {}, metaKey, text);
+      setOwn((meta ??= {}), metaKey, text);
       return;
     }
     if (kind !== undefined && !REQUEST_FIELDS[kind].has(name)) {
-      issues.push({ field: name, reason: `is not a ${kind} request field (only ${kindsWithField(name).join(', ')} rows have it): leave the cell empty in ${kind} rows` });
+      issues.push({
+        field: name,
+        reason: `is not a ${kind} request field (only ${kindsWithField(name).join(', ')} rows have it): leave the cell empty in ${kind} rows`,
+      });
       return;
     }
     const converted = convertCell(name, text, kind);
@@ -79,7 +89,12 @@ export function draftFromCsvRecord(header: CsvHeader, cells: readonly string[], 
   const body = cell('body');
   if (body !== undefined) mergeBody(body, request, origin, issues);
   return {
-    line, raw, id, kind, request: withSortedKeys(request), issues,
+    line,
+    raw,
+    id,
+    kind,
+    request: withSortedKeys(request),
+    issues,
     ...(meta !== undefined ? { meta } : {}),
     // A chat row without messages lacks its prompt, in the words of the CSV.
     ...(kind === 'chat' && request.messages === undefined ? { fieldLabels: { messages: 'prompt' } } : {}),
@@ -97,7 +112,13 @@ function withSortedKeys(request: Record<string, unknown>): Record<string, unknow
   return ordered;
 }
 
-function placePrompt(kind: ItemKind, prompt: string | undefined, system: string | undefined, set: Setter, issues: RowIssue[]): void {
+function placePrompt(
+  kind: ItemKind,
+  prompt: string | undefined,
+  system: string | undefined,
+  set: Setter,
+  issues: RowIssue[],
+): void {
   switch (kind) {
     case 'chat':
       if (prompt !== undefined) {
@@ -119,7 +140,12 @@ function placePrompt(kind: ItemKind, prompt: string | undefined, system: string 
   }
 }
 
-function mergeBody(text: string, request: Record<string, unknown>, origin: Map<string, string>, issues: RowIssue[]): void {
+function mergeBody(
+  text: string,
+  request: Record<string, unknown>,
+  origin: Map<string, string>,
+  issues: RowIssue[],
+): void {
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -40,9 +40,16 @@ export function registerHandedOver(ids: IdRegistry, draftId: RowDraft['id'], lin
 }
 
 /** What the reader would have yielded for the row. */
-export function judgeDeferredRow(file: string, layout: RowLayout, row: DeferredRow, texts: RecordTexts, pricing: PricingTable): ManifestEntry {
-  const draft = layout === null
-    ? draftFromJsonLine(row.cells[0]!, row.line)
-    : draftFromCsvRecord(layout, row.cells, row.line, () => texts.record(row.from, row.to));
+export function judgeDeferredRow(
+  file: string,
+  layout: RowLayout,
+  row: DeferredRow,
+  texts: RecordTexts,
+  pricing: PricingTable,
+): ManifestEntry {
+  const draft =
+    layout === null
+      ? draftFromJsonLine(row.cells[0]!, row.line)
+      : draftFromCsvRecord(layout, row.cells, row.line, () => texts.record(row.from, row.to));
   return finishRow(file, draft, { register: () => (row.firstLine === 0 ? undefined : row.firstLine) }, pricing);
 }

@@ -75,7 +75,9 @@ export function fieldWithReplacement(text: string): string | undefined {
   }
   const path: string[] = [];
   for (let depth = 0; depth < 2 && typeof value === 'object' && value !== null && !Array.isArray(value); depth++) {
-    const holders = Object.entries(value).filter(([key, inner]) => key.includes('\ufffd') || JSON.stringify(inner).includes('\ufffd'));
+    const holders = Object.entries(value).filter(
+      ([key, inner]) => key.includes('\ufffd') || JSON.stringify(inner).includes('\ufffd'),
+    );
     if (holders.length !== 1 || holders[0]![0].includes('\ufffd')) break;
     path.push(holders[0]![0]);
     value = holders[0]![1];

@@ -24,27 +24,48 @@ export function draftFromJsonLine(text: string, line: number): RowDraft {
   } catch (err) {
     return { line, raw: text, issues: [{ reason: `malformed JSON: ${(err as Error).message}` }] };
   }
-  if (!isPlainObject(value)) return { line, raw: text, issues: [{ reason: `a line must be a JSON object, got ${describe(value)}` }] };
+  if (!isPlainObject(value))
+    return { line, raw: text, issues: [{ reason: `a line must be a JSON object, got ${describe(value)}` }] };
   return 'custom_id' in value || 'body' in value ? batchDraft(value, text, line) : flatDraft(value, text, line);
 }
 
 function batchDraft(line: Record<string, unknown>, raw: string, lineNo: number): RowDraft {
   const issues: RowIssue[] = [];
   if (line.method !== 'POST') {
-    issues.push({ field: 'method', reason: line.method === undefined ? 'is required and must be POST' : `must be POST, got ${describe(line.method)}` });
+    issues.push({
+      field: 'method',
+      reason: line.method === undefined ? 'is required and must be POST' : `must be POST, got ${describe(line.method)}`,
+    });
   }
   let kind: ItemKind | undefined;
   if (line.url === undefined) issues.push({ field: 'url', reason: 'is required' });
   else if (typeof line.url === 'string' && Object.hasOwn(BATCH_URLS, line.url)) kind = BATCH_URLS[line.url];
-  else issues.push({ field: 'url', reason: `must be one of ${Object.keys(BATCH_URLS).join(', ')}, got ${describe(line.url)}` });
+  else
+    issues.push({
+      field: 'url',
+      reason: `must be one of ${Object.keys(BATCH_URLS).join(', ')}, got ${describe(line.url)}`,
+    });
   for (const key of Object.keys(line)) {
-    if (!BATCH_KEYS.has(key)) issues.push({ field: key, reason: 'is not part of an OpenAI Batch line (request fields go in body)' });
+    if (!BATCH_KEYS.has(key))
+      issues.push({ field: key, reason: 'is not part of an OpenAI Batch line (request fields go in body)' });
   }
   let request: Record<string, unknown> | undefined;
   if (isPlainObject(line.body)) request = line.body;
-  else issues.push({ field: 'body', reason: line.body === undefined ? 'is required' : `must be a JSON object, got ${describe(line.body)}` });
+  else
+    issues.push({
+      field: 'body',
+      reason: line.body === undefined ? 'is required' : `must be a JSON object, got ${describe(line.body)}`,
+    });
   const meta = metaOf(line.meta, issues);
-  return { line: lineNo, raw, id: { value: line.custom_id, field: 'custom_id' }, kind, request, issues, ...(meta ? { meta } : {}) };
+  return {
+    line: lineNo,
+    raw,
+    id: { value: line.custom_id, field: 'custom_id' },
+    kind,
+    request,
+    issues,
+    ...(meta ? { meta } : {}),
+  };
 }
 
 function flatDraft(line: Record<string, unknown>, raw: string, lineNo: number): RowDraft {
@@ -55,8 +76,12 @@ function flatDraft(line: Record<string, unknown>, raw: string, lineNo: number): 
   if (kind !== undefined) {
     for (const key of Object.keys(request)) {
       if (!REQUEST_FIELDS[kind].has(key)) {
-        issues.push({ field: key, reason: `is not a ${kind} request field of the gateway; to keep it without sending it, put it under "meta", `
-          + 'or write the line in the OpenAI Batch form, whose body is sent as written' });
+        issues.push({
+          field: key,
+          reason:
+            `is not a ${kind} request field of the gateway; to keep it without sending it, put it under "meta", ` +
+            'or write the line in the OpenAI Batch form, whose body is sent as written',
+        });
       }
     }
   }
@@ -68,6 +93,9 @@ function flatDraft(line: Record<string, unknown>, raw: string, lineNo: number): 
 function metaOf(value: unknown, issues: RowIssue[]): Record<string, unknown> | undefined {
   if (value === undefined) return undefined;
   if (isPlainObject(value)) return value;
-  issues.push({ field: 'meta', reason: `must be a JSON object (metadata kept beside the request, never sent), got ${describe(value)}` });
+  issues.push({
+    field: 'meta',
+    reason: `must be a JSON object (metadata kept beside the request, never sent), got ${describe(value)}`,
+  });
   return undefined;
 }

@@ -4,7 +4,10 @@ import type { ReadStream } from 'node:fs';
 
 export class ManifestFileError extends Error {
   readonly code = 'GBATCH_MANIFEST_FILE';
-  constructor(readonly file: string, detail: string) {
+  constructor(
+    readonly file: string,
+    detail: string,
+  ) {
     super(`cannot read manifest ${file}: ${detail}`);
     this.name = 'ManifestFileError';
   }

@@ -14,7 +14,12 @@ import { truncateRaw, type ManifestEntry, type RowIssue } from './types.js';
 import { invalidUtf8Reason, type InvalidByte } from './utf8-check.js';
 
 /** With `deferral`, the data rows it wants are handed to it instead of judged and yielded. */
-export async function* readCsv(file: string, pricing: PricingTable, deferral?: RowDeferral, metaColumns: readonly string[] = []): AsyncGenerator<ManifestEntry> {
+export async function* readCsv(
+  file: string,
+  pricing: PricingTable,
+  deferral?: RowDeferral,
+  metaColumns: readonly string[] = [],
+): AsyncGenerator<ManifestEntry> {
   const ids = new IdRegistry();
   const texts = new RecordTexts(file);
   try {
@@ -25,7 +30,11 @@ export async function* readCsv(file: string, pricing: PricingTable, deferral?: R
 }
 
 async function* readRecords(
-  file: string, pricing: PricingTable, ids: IdRegistry, texts: RecordTexts, deferral: RowDeferral | undefined,
+  file: string,
+  pricing: PricingTable,
+  ids: IdRegistry,
+  texts: RecordTexts,
+  deferral: RowDeferral | undefined,
   metaColumns: readonly string[],
 ): AsyncGenerator<ManifestEntry> {
   let header: CsvHeader | undefined;
@@ -65,11 +74,22 @@ async function* readRecords(
           }
           if (invalidUtf8 !== undefined) {
             const draft = draftFromCsvRecord(header, cells, line, raw);
-            yield finishRow(file, { ...draft, issues: [encodingIssue(header.names, cells, invalidUtf8), ...draft.issues] }, ids, pricing);
+            yield finishRow(
+              file,
+              { ...draft, issues: [encodingIssue(header.names, cells, invalidUtf8), ...draft.issues] },
+              ids,
+              pricing,
+            );
             continue;
           }
           if (deferral?.wants()) {
-            deferral.take(file, header, { cells, line, from, to, firstLine: registerHandedOver(ids, csvDraftId(header, cells), line) });
+            deferral.take(file, header, {
+              cells,
+              line,
+              from,
+              to,
+              firstLine: registerHandedOver(ids, csvDraftId(header, cells), line),
+            });
             continue;
           }
           yield finishRow(file, draftFromCsvRecord(header, cells, line, raw), ids, pricing);
@@ -80,7 +100,9 @@ async function* readRecords(
     }
     if (syntaxError === undefined) {
       if (header === undefined) {
-        yield headerError(file, 1, '', [{ reason: 'the CSV manifest has no header row (required columns: id, kind, model, prompt)' }]);
+        yield headerError(file, 1, '', [
+          { reason: 'the CSV manifest has no header row (required columns: id, kind, model, prompt)' },
+        ]);
       }
       return;
     }
@@ -93,7 +115,12 @@ async function* readRecords(
       yield headerError(file, line, broken.text, [issue]);
       return;
     }
-    yield finishRow(file, { line, raw: broken.text, ...(id !== undefined ? { id: { value: id, field: 'id' } } : {}), issues: [issue] }, ids, pricing);
+    yield finishRow(
+      file,
+      { line, raw: broken.text, ...(id !== undefined ? { id: { value: id, field: 'id' } } : {}), issues: [issue] },
+      ids,
+      pricing,
+    );
     startOffset = broken.nextOffset;
     linesBefore = line;
   }
@@ -114,6 +141,11 @@ function lineBreaksIn(cells: readonly string[]): number {
 }
 
 function headerError(file: string, line: number, raw: string, issues: RowIssue[]): ManifestEntry {
-  const errors = issues.map((i) => ({ file, line, ...(i.field !== undefined ? { field: i.field } : {}), reason: i.reason }));
+  const errors = issues.map((i) => ({
+    file,
+    line,
+    ...(i.field !== undefined ? { field: i.field } : {}),
+    reason: i.reason,
+  }));
   return { ok: false, file, line, raw: truncateRaw(raw), errors };
 }

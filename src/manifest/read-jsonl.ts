@@ -10,7 +10,11 @@ import { finishRow, IdRegistry } from './row-assembly.js';
 import type { ManifestEntry } from './types.js';
 
 /** With `deferral`, the rows it wants are handed to it instead of judged and yielded. */
-export async function* readJsonl(file: string, pricing: PricingTable, deferral?: RowDeferral): AsyncGenerator<ManifestEntry> {
+export async function* readJsonl(
+  file: string,
+  pricing: PricingTable,
+  deferral?: RowDeferral,
+): AsyncGenerator<ManifestEntry> {
   const input = await openManifestStream(file);
   const invalidUtf8 = new InvalidUtf8Lines(input); // before readline: it sees each chunk first
   const lines = createInterface({ input, crlfDelay: Infinity });
@@ -31,11 +35,28 @@ export async function* readJsonl(file: string, pricing: PricingTable, deferral?:
       const invalid = invalidUtf8.take(lineNo);
       if (invalid !== undefined) {
         const field = fieldWithReplacement(text);
-        yield finishRow(file, { ...draft, issues: [{ ...(field !== undefined ? { field } : {}), reason: invalidUtf8Reason(invalid) }, ...draft.issues] }, ids, pricing);
+        yield finishRow(
+          file,
+          {
+            ...draft,
+            issues: [
+              { ...(field !== undefined ? { field } : {}), reason: invalidUtf8Reason(invalid) },
+              ...draft.issues,
+            ],
+          },
+          ids,
+          pricing,
+        );
         continue;
       }
       if (deferral?.wants()) {
-        deferral.take(file, null, { cells: [text], line: lineNo, from: 0, to: 0, firstLine: registerHandedOver(ids, draft.id, lineNo) });
+        deferral.take(file, null, {
+          cells: [text],
+          line: lineNo,
+          from: 0,
+          to: 0,
+          firstLine: registerHandedOver(ids, draft.id, lineNo),
+        });
         continue;
       }
       yield finishRow(file, draft, ids, pricing);

@@ -14,7 +14,12 @@ export interface ReadOptions {
   metaColumns?: readonly string[];
 }
 
-type Reader = (file: string, pricing: PricingTable, deferral?: RowDeferral, metaColumns?: readonly string[]) => AsyncGenerator<ManifestEntry>;
+type Reader = (
+  file: string,
+  pricing: PricingTable,
+  deferral?: RowDeferral,
+  metaColumns?: readonly string[],
+) => AsyncGenerator<ManifestEntry>;
 
 const READERS: Readonly<Record<string, Reader>> = {
   '.jsonl': readJsonl,
@@ -31,7 +36,9 @@ export function readManifest(file: string, options: ReadOptions): AsyncIterable<
   const extension = extname(file).toLowerCase();
   const reader = Object.hasOwn(READERS, extension) ? READERS[extension] : undefined;
   if (!reader) {
-    throw new Error(`cannot read manifest ${file}: unknown format '${extension || '(no extension)'}'; use .jsonl, .ndjson or .csv`);
+    throw new Error(
+      `cannot read manifest ${file}: unknown format '${extension || '(no extension)'}'; use .jsonl, .ndjson or .csv`,
+    );
   }
   return reader(file, options.pricing, options.deferral, options.metaColumns);
 }

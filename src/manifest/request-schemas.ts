@@ -9,7 +9,10 @@ import type { ItemKind } from '../core/states.js';
 const object = (error: string) => z.record(z.string(), z.unknown(), { error });
 const string = (error = 'must be a string') => z.string({ error });
 const numberIn = (min: number, max: number) =>
-  z.number({ error: `must be a number from ${min} to ${max}` }).min(min).max(max);
+  z
+    .number({ error: `must be a number from ${min} to ${max}` })
+    .min(min)
+    .max(max);
 const integerFrom = (min: number) => z.int({ error: `must be an integer of at least ${min}` }).min(min);
 const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, { error: `must be one of ${values.join(', ')}` });
@@ -39,14 +42,19 @@ const toolChoice = (strings?: readonly [string, ...string[]]) =>
 
 export const chatRequestSchema = z.looseObject({
   model: modelId,
-  messages: z.array(messageSchema, { error: 'must be a non-empty array of messages' })
+  messages: z
+    .array(messageSchema, { error: 'must be a non-empty array of messages' })
     .min(1, { error: 'must be a non-empty array of messages' }),
   temperature: numberIn(0, 2).optional(),
   top_p: numberIn(0, 1).optional(),
   n: integerFrom(1).optional(),
   stream: notStreamed.optional(),
-  stream_options: z.looseObject({ include_usage: z.boolean({ error: 'must be a boolean' }).optional() },
-    { error: 'must be an object' }).optional(),
+  stream_options: z
+    .looseObject(
+      { include_usage: z.boolean({ error: 'must be a boolean' }).optional() },
+      { error: 'must be an object' },
+    )
+    .optional(),
   stop: z.union([z.string(), z.array(z.string())], { error: 'must be a string or an array of strings' }).optional(),
   max_tokens: integerFrom(0).optional(),
   max_completion_tokens: integerFrom(0).optional(),
@@ -69,10 +77,15 @@ export const responsesRequestSchema = z.looseObject({
   stream: notStreamed.optional(),
   tools: arrayOfObjects.optional(),
   tool_choice: toolChoice().optional(),
-  reasoning: z.looseObject({
-    effort: oneOf(['low', 'medium', 'high'] as const).optional(),
-    summary: string().optional(),
-  }, { error: 'must be an object' }).optional(),
+  reasoning: z
+    .looseObject(
+      {
+        effort: oneOf(['low', 'medium', 'high'] as const).optional(),
+        summary: string().optional(),
+      },
+      { error: 'must be an object' },
+    )
+    .optional(),
   previous_response_id: string().optional(),
   truncation: oneOf(['auto', 'disabled'] as const).optional(),
 });
@@ -93,7 +106,9 @@ const seconds = z.unknown().refine((v) => videoSeconds(v) !== undefined, { error
 
 const mediaList = (what: string) =>
   z.array(
-    z.union([z.string(), z.looseObject({ url: z.string() })], { error: `must be a${what === 'image' ? 'n' : ''} ${what} URL string or an object with a string 'url'` }),
+    z.union([z.string(), z.looseObject({ url: z.string() })], {
+      error: `must be a${what === 'image' ? 'n' : ''} ${what} URL string or an object with a string 'url'`,
+    }),
     { error: `must be an array of ${what} URL strings or objects with a string 'url'` },
   );
 

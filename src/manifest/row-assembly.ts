@@ -35,7 +35,8 @@ export function checkId(value: unknown, field: string): { id?: string; issue?: R
 
 export function checkKind(value: unknown): { kind?: ItemKind; issue?: RowIssue } {
   if (value === undefined) return { issue: { field: 'kind', reason: 'is required' } };
-  if (typeof value === 'string' && (ITEM_KINDS as readonly string[]).includes(value)) return { kind: value as ItemKind };
+  if (typeof value === 'string' && (ITEM_KINDS as readonly string[]).includes(value))
+    return { kind: value as ItemKind };
   return { issue: { field: 'kind', reason: `must be one of ${ITEM_KINDS.join(', ')}, got ${describe(value)}` } };
 }
 
@@ -43,7 +44,9 @@ export function checkKind(value: unknown): { kind?: ItemKind; issue?: RowIssue }
  * The only part of judging a row that depends on the rows before it: the line its id was first seen
  * on. An IdRegistry, or (for a row judged in another thread than the registry's) its answer as given.
  */
-export interface IdLedger { register(id: string, line: number): number | undefined }
+export interface IdLedger {
+  register(id: string, line: number): number | undefined;
+}
 
 /** The row's id as checked: what the ledger is asked about. */
 export function checkedId(draft: Pick<RowDraft, 'id'>): { id?: string; issue?: RowIssue } {
@@ -55,7 +58,8 @@ export function finishRow(file: string, draft: RowDraft, ids: IdLedger, pricing:
   const issues: RowIssue[] = idIssue ? [idIssue] : [];
   if (id !== undefined) {
     const first = ids.register(id, draft.line);
-    if (first !== undefined) issues.push({ field: draft.id?.field, reason: `duplicate id ${quote(id)} (first on line ${first})` });
+    if (first !== undefined)
+      issues.push({ field: draft.id?.field, reason: `duplicate id ${quote(id)} (first on line ${first})` });
   }
   issues.push(...draft.issues);
   if (draft.kind !== undefined && draft.request !== undefined) {
@@ -74,16 +78,39 @@ export function finishRow(file: string, draft: RowDraft, ids: IdLedger, pricing:
   }
   if (issues.length === 0) issues.push({ reason: 'the row holds no request' });
   const errors = issues.map((i) => ({
-    file, line: draft.line,
+    file,
+    line: draft.line,
     ...(id !== undefined ? { id } : {}),
     ...(i.field !== undefined ? { field: i.field } : {}),
     reason: i.reason,
   }));
-  return { ok: false, file, line: draft.line, ...(id !== undefined ? { id } : {}), raw: truncateRaw(typeof draft.raw === 'string' ? draft.raw : draft.raw()), errors };
+  return {
+    ok: false,
+    file,
+    line: draft.line,
+    ...(id !== undefined ? { id } : {}),
+    raw: truncateRaw(typeof draft.raw === 'string' ? draft.raw : draft.raw()),
+    errors,
+  };
 }
 
-function rowOf(file: string, line: number, id: string, kind: ItemKind, request: Record<string, unknown>, meta: Record<string, unknown> | undefined): ManifestRow {
-  const row: ManifestRow = { file, line, id, kind, model: request.model as string, request, requestJson: canonicalJson(request) };
+function rowOf(
+  file: string,
+  line: number,
+  id: string,
+  kind: ItemKind,
+  request: Record<string, unknown>,
+  meta: Record<string, unknown> | undefined,
+): ManifestRow {
+  const row: ManifestRow = {
+    file,
+    line,
+    id,
+    kind,
+    model: request.model as string,
+    request,
+    requestJson: canonicalJson(request),
+  };
   if (meta !== undefined) row.metaJson = JSON.stringify(meta);
   return row;
 }

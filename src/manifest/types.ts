@@ -24,14 +24,23 @@ export interface ManifestRow {
   metaJson?: string;
 }
 
-export interface RowError { file: string; line: number; id?: string; field?: string; reason: string }
+export interface RowError {
+  file: string;
+  line: number;
+  id?: string;
+  field?: string;
+  reason: string;
+}
 
 export type ManifestEntry =
   | { ok: true; row: ManifestRow }
   | { ok: false; file: string; line: number; id?: string; raw: string; errors: RowError[] };
 
 /** A problem found in a row before file, line and id are attached. */
-export interface RowIssue { field?: string; reason: string }
+export interface RowIssue {
+  field?: string;
+  reason: string;
+}
 
 /** Longest `raw` text kept on an error entry, in characters. */
 export const RAW_TEXT_LIMIT = 2048;

@@ -6,7 +6,10 @@
 import { isUtf8 } from 'node:buffer';
 
 /** A byte that does not belong to a valid UTF-8 sequence: its offset in the stream and its value. */
-export interface InvalidByte { offset: number; byte: number }
+export interface InvalidByte {
+  offset: number;
+  byte: number;
+}
 
 /** Bytes of the sequence a lead byte starts, or 0 when it cannot start one. */
 function sequenceLength(lead: number): number {

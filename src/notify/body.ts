@@ -55,16 +55,27 @@ export function reportCommand(summary: Pick<RunSummary, 'jobArg'>): string {
 }
 
 /** What needs the operator, one line each, with the command (naming the job) that deals with it. */
-export function attentionFor(summary: Pick<RunSummary, 'jobArg' | 'sourceArg' | 'exitCode' | 'counts' | 'meaning'>): string[] {
+export function attentionFor(
+  summary: Pick<RunSummary, 'jobArg' | 'sourceArg' | 'exitCode' | 'counts' | 'meaning'>,
+): string[] {
   const { counts, jobArg } = summary;
   const lines: string[] = [];
   if (summary.exitCode === EXIT_CODE.usage || summary.exitCode === EXIT_CODE.internal) lines.push(summary.meaning);
   if (counts.uncertain > 0) {
-    lines.push(`${counts.uncertain} uncertain (the gateway may hold them): \`gbatch status ${jobArg}\` lists them with the \`gbatch resolve\` commands that decide them`);
+    lines.push(
+      `${counts.uncertain} uncertain (the gateway may hold them): \`gbatch status ${jobArg}\` lists them with the \`gbatch resolve\` commands that decide them`,
+    );
   }
-  if (counts.failed + counts.rejected > 0) lines.push(`${counts.failed} failed, ${counts.rejected} rejected: \`gbatch retry ${jobArg} --failed --rejected\` sends them again`);
-  if (counts.deferred > 0) lines.push(`${counts.deferred} deferred by the budget or the gateway's balance: raise --budget (or top up), then run again`);
-  if (counts.invalid > 0) lines.push(`${counts.invalid} invalid row(s): fix the manifest (\`gbatch plan ${summary.sourceArg}\` lists them)`);
+  if (counts.failed + counts.rejected > 0)
+    lines.push(
+      `${counts.failed} failed, ${counts.rejected} rejected: \`gbatch retry ${jobArg} --failed --rejected\` sends them again`,
+    );
+  if (counts.deferred > 0)
+    lines.push(
+      `${counts.deferred} deferred by the budget or the gateway's balance: raise --budget (or top up), then run again`,
+    );
+  if (counts.invalid > 0)
+    lines.push(`${counts.invalid} invalid row(s): fix the manifest (\`gbatch plan ${summary.sourceArg}\` lists them)`);
   const open = counts.pending + counts.submitting + counts.submitted + counts.running + counts.succeeded;
   if (open > 0 && summary.exitCode !== 2) lines.push(`${open} item(s) not finished: the next run continues them`);
   return lines;
@@ -73,60 +84,73 @@ export function attentionFor(summary: Pick<RunSummary, 'jobArg' | 'sourceArg' | 
 export function runEndedBody(summary: RunSummary, redact: Redactor): NotificationBody {
   const attention = attentionFor(summary);
   const durationS = Math.max(0, Math.round((summary.endedAt - summary.startedAt) / 1000));
-  const nonzero = Object.entries(summary.counts).filter(([, n]) => n > 0).map(([state, n]) => `${n} ${state}`);
-  const money = summary.budgetUsd === null
-    ? `spent ${dollars(summary.spendUsd)} (no budget)`
-    : `spent ${dollars(summary.spendUsd)} of a ${dollars(summary.budgetUsd)} budget (${percent(summary.spendUsd, summary.budgetUsd)})`;
+  const nonzero = Object.entries(summary.counts)
+    .filter(([, n]) => n > 0)
+    .map(([state, n]) => `${n} ${state}`);
+  const money =
+    summary.budgetUsd === null
+      ? `spent ${dollars(summary.spendUsd)} (no budget)`
+      : `spent ${dollars(summary.spendUsd)} of a ${dollars(summary.budgetUsd)} budget (${percent(summary.spendUsd, summary.budgetUsd)})`;
   const text = [
     `gbatch ${summary.job}: exit ${summary.exitCode}: ${summary.meaning}`,
     `${nonzero.join(', ') || 'no items'}; ${money}${summary.estimateUsd === null ? '' : `, estimate ${dollars(summary.estimateUsd)}`}; took ${duration(durationS)}`,
     ...attention.map((line) => `- ${line}`),
     `Report: ${reportCommand(summary)}${summary.resultsPath ? `; results: ${summary.resultsPath}` : ''}`,
   ].join('\n');
-  return finish({
-    text,
-    event: 'run-ended',
-    job: summary.job,
-    exit_code: summary.exitCode,
-    meaning: summary.meaning,
-    stop_reason: summary.stopReason,
-    counts: summary.counts,
-    spend_usd: summary.spendUsd,
-    reserved_usd: summary.reservedUsd,
-    budget_usd: summary.budgetUsd,
-    budget_used_pct: summary.budgetUsd === null || summary.budgetUsd === 0 ? null : round1((summary.spendUsd / summary.budgetUsd) * 100),
-    estimate_usd: summary.estimateUsd,
-    started_at: new Date(summary.startedAt).toISOString(),
-    ended_at: new Date(summary.endedAt).toISOString(),
-    duration_s: durationS,
-    journal: summary.journal,
-    out_dir: summary.outDir,
-    results: summary.resultsPath,
-    report: reportCommand(summary),
-    attention,
-    host: summary.host,
-  }, redact);
+  return finish(
+    {
+      text,
+      event: 'run-ended',
+      job: summary.job,
+      exit_code: summary.exitCode,
+      meaning: summary.meaning,
+      stop_reason: summary.stopReason,
+      counts: summary.counts,
+      spend_usd: summary.spendUsd,
+      reserved_usd: summary.reservedUsd,
+      budget_usd: summary.budgetUsd,
+      budget_used_pct:
+        summary.budgetUsd === null || summary.budgetUsd === 0
+          ? null
+          : round1((summary.spendUsd / summary.budgetUsd) * 100),
+      estimate_usd: summary.estimateUsd,
+      started_at: new Date(summary.startedAt).toISOString(),
+      ended_at: new Date(summary.endedAt).toISOString(),
+      duration_s: durationS,
+      journal: summary.journal,
+      out_dir: summary.outDir,
+      results: summary.resultsPath,
+      report: reportCommand(summary),
+      attention,
+      host: summary.host,
+    },
+    redact,
+  );
 }
 
 export function thresholdBody(crossing: ThresholdCrossing, redact: Redactor): NotificationBody {
   const pct = round1((crossing.committedUsd / crossing.budgetUsd) * 100);
-  const text = `gbatch ${crossing.job}: ${crossing.thresholdPct}% of the ${dollars(crossing.budgetUsd)} budget committed `
-    + `(${dollars(crossing.committedUsd)}: ${dollars(crossing.spendUsd)} settled, ${dollars(crossing.reservedUsd)} reserved in flight); the run goes on`;
-  return finish({
-    text,
-    event: 'budget-threshold',
-    job: crossing.job,
-    exit_code: null,
-    threshold_pct: crossing.thresholdPct,
-    committed_pct: pct,
-    committed_usd: crossing.committedUsd,
-    counts: crossing.counts,
-    spend_usd: crossing.spendUsd,
-    reserved_usd: crossing.reservedUsd,
-    budget_usd: crossing.budgetUsd,
-    at: new Date(crossing.at).toISOString(),
-    host: crossing.host,
-  }, redact);
+  const text =
+    `gbatch ${crossing.job}: ${crossing.thresholdPct}% of the ${dollars(crossing.budgetUsd)} budget committed ` +
+    `(${dollars(crossing.committedUsd)}: ${dollars(crossing.spendUsd)} settled, ${dollars(crossing.reservedUsd)} reserved in flight); the run goes on`;
+  return finish(
+    {
+      text,
+      event: 'budget-threshold',
+      job: crossing.job,
+      exit_code: null,
+      threshold_pct: crossing.thresholdPct,
+      committed_pct: pct,
+      committed_usd: crossing.committedUsd,
+      counts: crossing.counts,
+      spend_usd: crossing.spendUsd,
+      reserved_usd: crossing.reservedUsd,
+      budget_usd: crossing.budgetUsd,
+      at: new Date(crossing.at).toISOString(),
+      host: crossing.host,
+    },
+    redact,
+  );
 }
 
 /** Through JSON and the redactor and back: what is sent is exactly what was checked. */

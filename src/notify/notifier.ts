@@ -42,7 +42,10 @@ export class RunNotifier {
   /** Notifications delivered and attempts made, for tests and the library's result. */
   readonly stats = { sent: 0, failed: 0, attempts: 0 };
 
-  constructor(private readonly settings: NotifySettings, private readonly options: NotifierOptions) {
+  constructor(
+    private readonly settings: NotifySettings,
+    private readonly options: NotifierOptions,
+  ) {
     this.policy = { ...DEFAULT_SEND_POLICY, ...options.policy };
     this.agent = notifyAgent(this.policy);
   }
@@ -66,7 +69,9 @@ export class RunNotifier {
       const budgetUsd = p.budgetUsd;
       this.startPct = committedPct(p.spend, budgetUsd);
       let counts = p.counts;
-      events.on('progress', (progress) => { counts = progress.counts; });
+      events.on('progress', (progress) => {
+        counts = progress.counts;
+      });
       this.watch = setInterval(() => this.check({ counts, spend: spendNow(), budgetUsd, pausedUntil: 0 }), WATCH_MS);
       this.watch.unref();
     });
@@ -81,16 +86,33 @@ export class RunNotifier {
   /** A threshold crossed since the run started is announced once; the send runs on its own. */
   check(p: Progress): void {
     if (this.startPct === undefined || p.budgetUsd === undefined || this.closed) return;
-    const crossed = crossedThreshold(this.settings.thresholds, this.startPct, committedPct(p.spend, p.budgetUsd), this.announced);
+    const crossed = crossedThreshold(
+      this.settings.thresholds,
+      this.startPct,
+      committedPct(p.spend, p.budgetUsd),
+      this.announced,
+    );
     if (!crossed) return;
     for (const t of crossed.covers) this.announced.add(t);
     const { budgetUsd } = p;
     const send = (): void => {
       try {
-        this.sendAll(thresholdBody({
-          job: this.options.job, thresholdPct: crossed.announce, committedUsd: p.spend.actualUsd + p.spend.reservedUsd,
-          spendUsd: p.spend.actualUsd, reservedUsd: p.spend.reservedUsd, budgetUsd, counts: p.counts, at: Date.now(), host: this.host,
-        }, this.options.redact));
+        this.sendAll(
+          thresholdBody(
+            {
+              job: this.options.job,
+              thresholdPct: crossed.announce,
+              committedUsd: p.spend.actualUsd + p.spend.reservedUsd,
+              spendUsd: p.spend.actualUsd,
+              reservedUsd: p.spend.reservedUsd,
+              budgetUsd,
+              counts: p.counts,
+              at: Date.now(),
+              host: this.host,
+            },
+            this.options.redact,
+          ),
+        );
       } catch (err) {
         // Called from a timer: nothing may escape into the run.
         this.stats.failed++;
@@ -103,7 +125,11 @@ export class RunNotifier {
     }
     // Every runner of the job sees the same crossing: the one the journal elects sends it. A journal that
     // cannot say gets it sent anyway: twice is better than never.
-    this.track(this.notices.claim(`budget-threshold:${crossed.announce}`).then((won) => { if (won) send(); }, send));
+    this.track(
+      this.notices.claim(`budget-threshold:${crossed.announce}`).then((won) => {
+        if (won) send();
+      }, send),
+    );
   }
 
   /**
@@ -139,18 +165,28 @@ export class RunNotifier {
   private sendAll(body: NotificationBody): void {
     const json = JSON.stringify(body);
     for (const url of this.settings.urls) {
-      const sending = postNotification(url, json, this.policy, { dispatcher: this.agent, clock: this.options.clock ?? systemClock, random: this.options.random ?? Math.random })
-        .then((outcome) => {
+      const sending = postNotification(url, json, this.policy, {
+        dispatcher: this.agent,
+        clock: this.options.clock ?? systemClock,
+        random: this.options.random ?? Math.random,
+      }).then(
+        (outcome) => {
           this.stats.attempts += outcome.attempts;
           if (outcome.ok) this.stats.sent++;
           else {
             this.stats.failed++;
-            this.options.log(`notification (${body.event}) to ${displayUrl(url)} not delivered: ${outcome.reason}; the run is not affected`);
+            this.options.log(
+              `notification (${body.event}) to ${displayUrl(url)} not delivered: ${outcome.reason}; the run is not affected`,
+            );
           }
-        }, (err: unknown) => {
+        },
+        (err: unknown) => {
           this.stats.failed++;
-          this.options.log(`notification (${body.event}) to ${displayUrl(url)} not delivered: ${(err as Error).message}`);
-        });
+          this.options.log(
+            `notification (${body.event}) to ${displayUrl(url)} not delivered: ${(err as Error).message}`,
+          );
+        },
+      );
       this.inFlight.add(sending);
       void sending.finally(() => this.inFlight.delete(sending));
     }

@@ -12,7 +12,12 @@ export interface SendPolicy {
   maxDelayMs: number;
 }
 
-export const DEFAULT_SEND_POLICY: SendPolicy = { attemptTimeoutMs: 5_000, totalMs: 30_000, baseDelayMs: 500, maxDelayMs: 8_000 };
+export const DEFAULT_SEND_POLICY: SendPolicy = {
+  attemptTimeoutMs: 5_000,
+  totalMs: 30_000,
+  baseDelayMs: 500,
+  maxDelayMs: 8_000,
+};
 
 export type AttemptAnswer = { status: number; retryAfter?: string | undefined } | { error: string };
 
@@ -23,7 +28,14 @@ export type NextStep = { kind: 'done' } | { kind: 'retry'; delayMs: number } | {
  * 429 after its Retry-After (capped by the policy's longest wait); any other answer gives up (a 4xx
  * will not change by asking again). A wait that would end past the total bound gives up instead.
  */
-export function nextStep(answer: AttemptAnswer, attempt: number, elapsedMs: number, policy: SendPolicy, nowMs: number, random: () => number): NextStep {
+export function nextStep(
+  answer: AttemptAnswer,
+  attempt: number,
+  elapsedMs: number,
+  policy: SendPolicy,
+  nowMs: number,
+  random: () => number,
+): NextStep {
   let reason: string;
   let floorMs = 0;
   if ('error' in answer) {
@@ -39,7 +51,8 @@ export function nextStep(answer: AttemptAnswer, attempt: number, elapsedMs: numb
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   const delayMs = Math.max(floorMs, Math.round(random() * ceiling));
   // The next attempt must have a chance to finish inside the bound.
-  if (elapsedMs + delayMs >= policy.totalMs) return { kind: 'give-up', reason: `${reason} after ${attempt} attempt(s)` };
+  if (elapsedMs + delayMs >= policy.totalMs)
+    return { kind: 'give-up', reason: `${reason} after ${attempt} attempt(s)` };
   return { kind: 'retry', delayMs };
 }
 
@@ -47,7 +60,12 @@ export function nextStep(answer: AttemptAnswer, attempt: number, elapsedMs: numb
  * Budget thresholds crossed upward: below at the run's start, reached now, not yet announced. Only the
  * highest of several crossed at once is returned (the lower ones count as announced with it).
  */
-export function crossedThreshold(thresholds: readonly number[], startPct: number, nowPct: number, announced: ReadonlySet<number>): { announce: number; covers: number[] } | undefined {
+export function crossedThreshold(
+  thresholds: readonly number[],
+  startPct: number,
+  nowPct: number,
+  announced: ReadonlySet<number>,
+): { announce: number; covers: number[] } | undefined {
   const crossed = thresholds.filter((t) => startPct < t && nowPct >= t && !announced.has(t));
   if (crossed.length === 0) return undefined;
   return { announce: Math.max(...crossed), covers: crossed };

@@ -4,7 +4,11 @@ import { Agent, type Dispatcher } from 'undici';
 import type { Clock } from '../core/clock.js';
 import { nextStep, type AttemptAnswer, type SendPolicy } from './policy.js';
 
-export interface SendOutcome { ok: boolean; attempts: number; reason?: string }
+export interface SendOutcome {
+  ok: boolean;
+  attempts: number;
+  reason?: string;
+}
 
 export interface SendDeps {
   dispatcher: Dispatcher;
@@ -14,14 +18,29 @@ export interface SendDeps {
 }
 
 export function notifyAgent(policy: SendPolicy): Agent {
-  return new Agent({ connectTimeout: policy.attemptTimeoutMs, headersTimeout: policy.attemptTimeoutMs, bodyTimeout: policy.attemptTimeoutMs, keepAliveTimeout: 1_000 });
+  return new Agent({
+    connectTimeout: policy.attemptTimeoutMs,
+    headersTimeout: policy.attemptTimeoutMs,
+    bodyTimeout: policy.attemptTimeoutMs,
+    keepAliveTimeout: 1_000,
+  });
 }
 
-export async function postNotification(url: string, json: string, policy: SendPolicy, deps: SendDeps): Promise<SendOutcome> {
+export async function postNotification(
+  url: string,
+  json: string,
+  policy: SendPolicy,
+  deps: SendDeps,
+): Promise<SendOutcome> {
   const started = deps.clock.now();
   for (let attempt = 1; ; attempt++) {
     const left = policy.totalMs - (deps.clock.now() - started);
-    const answer = await attemptOnce(url, json, AbortSignal.timeout(Math.max(1, Math.min(policy.attemptTimeoutMs, left))), deps.dispatcher);
+    const answer = await attemptOnce(
+      url,
+      json,
+      AbortSignal.timeout(Math.max(1, Math.min(policy.attemptTimeoutMs, left))),
+      deps.dispatcher,
+    );
     const now = deps.clock.now();
     const step = nextStep(answer, attempt, now - started, policy, now, deps.random);
     if (step.kind === 'done') return { ok: true, attempts: attempt };
@@ -31,11 +50,20 @@ export async function postNotification(url: string, json: string, policy: SendPo
   }
 }
 
-async function attemptOnce(url: string, json: string, signal: AbortSignal, dispatcher: Dispatcher): Promise<AttemptAnswer> {
+async function attemptOnce(
+  url: string,
+  json: string,
+  signal: AbortSignal,
+  dispatcher: Dispatcher,
+): Promise<AttemptAnswer> {
   try {
     const target = new URL(url);
     const response = await dispatcher.request({
-      origin: target.origin, path: `${target.pathname}${target.search}`, method: 'POST', body: json, signal,
+      origin: target.origin,
+      path: `${target.pathname}${target.search}`,
+      method: 'POST',
+      body: json,
+      signal,
       headers: { 'content-type': 'application/json', 'user-agent': 'gbatch-notify' },
     });
     await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
@@ -46,8 +74,4 @@ async function attemptOnce(url: string, json: string, signal: AbortSignal, dispa
     const code = (err as { code?: string }).code;
     return { error: code ?? 'network error' };
   }
-}
-
-function describe(answer: AttemptAnswer): string {
-  return 'error' in answer ? answer.error : `HTTP ${answer.status}`;
 }

@@ -26,13 +26,19 @@ export function parseNotifyUrls(urls: readonly string[]): string[] {
     try {
       parsed = new URL(url);
     } catch {
-      throw new UsageError(`Expected --notify to be an http(s) URL, got a value that is not a URL (--notify number ${i + 1})`);
+      throw new UsageError(
+        `Expected --notify to be an http(s) URL, got a value that is not a URL (--notify number ${i + 1})`,
+      );
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      throw new UsageError(`Expected --notify to be an http(s) URL, got a ${parsed.protocol.replace(/:$/, '')}: URL (--notify number ${i + 1})`);
+      throw new UsageError(
+        `Expected --notify to be an http(s) URL, got a ${parsed.protocol.replace(/:$/, '')}: URL (--notify number ${i + 1})`,
+      );
     }
     if (parsed.username || parsed.password) {
-      throw new UsageError(`--notify ${displayUrl(url)}: the URL must not carry a user or password (put a token in its path or query)`);
+      throw new UsageError(
+        `--notify ${displayUrl(url)}: the URL must not carry a user or password (put a token in its path or query)`,
+      );
     }
     return parsed.href;
   });
@@ -45,16 +51,22 @@ export function parseThresholds(text: string | undefined): number[] {
     const trimmed = part.trim();
     const n = Number(trimmed.replace(/%$/, ''));
     if (trimmed === '' || !Number.isFinite(n) || n <= 0 || n > 1000) {
-      throw new UsageError(`Expected \`--notify-at\` to be percentages of the budget separated by commas (e.g. 50,80,100), got \`${text}\``);
+      throw new UsageError(
+        `Expected \`--notify-at\` to be percentages of the budget separated by commas (e.g. 50,80,100), got \`${text}\``,
+      );
     }
     return n;
   });
   return [...new Set(values)].sort((a, b) => a - b);
 }
 
-export function parseNotifySettings(flags: { notify?: readonly string[] | undefined; 'notify-at'?: string | undefined }): NotifySettings {
+export function parseNotifySettings(flags: {
+  notify?: readonly string[] | undefined;
+  'notify-at'?: string | undefined;
+}): NotifySettings {
   const urls = parseNotifyUrls(flags.notify ?? []);
   const thresholds = parseThresholds(flags['notify-at']);
-  if (thresholds.length > 0 && urls.length === 0) throw new UsageError('--notify-at needs somewhere to send: add --notify URL');
+  if (thresholds.length > 0 && urls.length === 0)
+    throw new UsageError('--notify-at needs somewhere to send: add --notify URL');
   return { urls, thresholds };
 }

@@ -6,7 +6,9 @@ import { roundUsd } from '../core/money.js';
 import { fitsBudget, type SpendState } from '../core/budget.js';
 
 /** The job's money as the journal holds it now, and whether any of its rows is in flight (may still settle or be released). */
-export interface JobMoney extends SpendState { inFlight: boolean }
+export interface JobMoney extends SpendState {
+  inFlight: boolean;
+}
 
 export class BudgetGuard {
   private spend: SpendState;
@@ -24,7 +26,10 @@ export class BudgetGuard {
   /** The largest ratio this run saw the gateway charge above the pricing table (1: none). */
   private drift = 1;
 
-  constructor(readonly budgetUsd: number | undefined, initial: SpendState) {
+  constructor(
+    readonly budgetUsd: number | undefined,
+    initial: SpendState,
+  ) {
     this.spend = { ...initial };
   }
 
@@ -38,7 +43,10 @@ export class BudgetGuard {
    * job's totals may have counted twice, so a notification never reports a reservation that is not there.
    */
   committed(): SpendState {
-    return { reservedUsd: Math.max(0, roundUsd(this.spend.reservedUsd - this.doubtUsd)), actualUsd: this.spend.actualUsd };
+    return {
+      reservedUsd: Math.max(0, roundUsd(this.spend.reservedUsd - this.doubtUsd)),
+      actualUsd: this.spend.actualUsd,
+    };
   }
 
   /** Reserves `estimateUsd` when it fits; the caller must write the same reservation to the journal (then recorded(), or unsent()). */

@@ -58,7 +58,11 @@ export interface RunEvents {
    * Once, before the first submission: the money the run starts from, a reader of its money as it goes, and
    * (runners sharing the job) the journal's election of which runner sends each notification.
    */
-  started: [progress: Progress, spendNow: () => { reservedUsd: number; actualUsd: number }, notices?: Pick<JobNotices, 'claim'>];
+  started: [
+    progress: Progress,
+    spendNow: () => { reservedUsd: number; actualUsd: number },
+    notices?: Pick<JobNotices, 'claim'>,
+  ];
   /** Answered rows whose line is now in results.jsonl (succeeded -> downloaded), a batch at a time. */
   stored: [ids: readonly string[]];
   /** A poll or a download failed (the row keeps its state; the lane tries again, or a later run does). */

@@ -10,7 +10,12 @@ import type { Item, JournalStore } from '../journal/index.js';
 /** Settled rows read: the first of the job's settled rows, enough to see a group ratio, never the whole journal. */
 export const EARLIER_DRIFT_SAMPLE = 512;
 
-export interface EarlierDrift { ratio: number; item: Item; tableUsd: number; gatewayUsd: number }
+export interface EarlierDrift {
+  ratio: number;
+  item: Item;
+  tableUsd: number;
+  gatewayUsd: number;
+}
 
 export async function earlierDrift(journal: JournalStore, pricing: PricingTable): Promise<EarlierDrift | undefined> {
   let most: EarlierDrift | undefined;

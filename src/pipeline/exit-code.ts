@@ -4,8 +4,12 @@ import type { ItemState } from '../core/states.js';
 
 /** The codes a run's outcome decides (the others end a run by an error: src/api/error-exit.ts). */
 export const EXIT = {
-  ok: EXIT_CODE.ok, someFailed: EXIT_CODE.someFailed, usage: EXIT_CODE.usage, budget: EXIT_CODE.budget,
-  uncertain: EXIT_CODE.uncertain, inFlight: EXIT_CODE.inFlight,
+  ok: EXIT_CODE.ok,
+  someFailed: EXIT_CODE.someFailed,
+  usage: EXIT_CODE.usage,
+  budget: EXIT_CODE.budget,
+  uncertain: EXIT_CODE.uncertain,
+  inFlight: EXIT_CODE.inFlight,
 } as const;
 
 export interface RunEnding {

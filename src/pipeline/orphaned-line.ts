@@ -6,9 +6,14 @@ export const SHOWN_ORPHANS = 20;
 
 /** `skippedChanged`: rows this run's ingest skipped as changed (--skip-changed), which are among them. */
 export function orphanedLine(orphans: OrphanSummary, skippedChanged = 0): string {
-  const byState = Object.entries(orphans.counts).map(([state, n]) => `${state} ${n}`).join(', ');
+  const byState = Object.entries(orphans.counts)
+    .map(([state, n]) => `${state} ${n}`)
+    .join(', ');
   const ids = orphans.rows.map((row) => row.id).join(', ');
   const more = orphans.total > orphans.rows.length ? ` and ${orphans.total - orphans.rows.length} more` : '';
-  const where = skippedChanged > 0 ? "in none of this run's manifests, or changed there and skipped (--skip-changed)" : "in none of this run's manifests";
+  const where =
+    skippedChanged > 0
+      ? "in none of this run's manifests, or changed there and skipped (--skip-changed)"
+      : "in none of this run's manifests";
   return `${orphans.total} row(s) of the journal are ${where} (${byState}): not sent; \`gbatch status\` lists them: ${ids}${more}`;
 }

@@ -4,7 +4,15 @@
 // sent, and the rows the operator adopted (src/core/orphans.ts); a row in none of them is not sent.
 import { SENDABLE_STATES, wouldSend } from '../core/orphans.js';
 import type { ItemState } from '../core/states.js';
-import { conflictProblem, judgeAgainstPrior, skippedChangeLine, type IngestConflict, type Item, type JournalQueries, type PriorRow } from '../journal/index.js';
+import {
+  conflictProblem,
+  judgeAgainstPrior,
+  skippedChangeLine,
+  type IngestConflict,
+  type Item,
+  type JournalQueries,
+  type PriorRow,
+} from '../journal/index.js';
 import { hashCanonicalRequest } from '../manifest/content-hash.js';
 import type { ManifestRow } from '../manifest/types.js';
 
@@ -18,7 +26,10 @@ export class PlanAgainstJournal {
   /** Rows the operator adopted that a run would send, until a manifest row under the same id is judged. */
   private readonly adopted = new Map<string, Item>();
 
-  constructor(private readonly journal: JournalQueries | undefined, manifestCount: number) {
+  constructor(
+    private readonly journal: JournalQueries | undefined,
+    manifestCount: number,
+  ) {
     this.seen = manifestCount > 1 ? new Map() : undefined;
   }
 
@@ -30,7 +41,8 @@ export class PlanAgainstJournal {
   /** Reads the adopted rows a run would send (an operator's few): before the first judgeRows(). */
   async loadAdopted(): Promise<void> {
     if (!this.journal) return;
-    for await (const item of this.journal.iterate({ states: SENDABLE_STATES, adopted: true })) this.adopted.set(item.id, item);
+    for await (const item of this.journal.iterate({ states: SENDABLE_STATES, adopted: true }))
+      this.adopted.set(item.id, item);
   }
 
   /** The adopted rows no manifest row named: a run sends them too. */
@@ -57,14 +69,25 @@ export class PlanAgainstJournal {
     }
     const judgement = judgeAgainstPrior(prior, hash);
     if (judgement === 'conflict') {
-      this.conflicts.push({ id: row.id, file: row.file, line: row.line, journalFile: prior.source_file, journalLine: prior.source_line });
+      this.conflicts.push({
+        id: row.id,
+        file: row.file,
+        line: row.line,
+        journalFile: prior.source_file,
+        journalLine: prior.source_line,
+      });
       return 'conflict';
     }
     // Counted once: a later manifest's copy of a row adds nothing to spend.
     if (earlier !== undefined) return 'held';
     // A row of the manifests is listed by the run's ingest, whatever it was before.
     const counted = judgement === 'replace' || wouldSend(prior.state as ItemState, 'listed');
-    this.seen?.set(row.id, judgement === 'replace' ? { content_hash: hash, state: 'pending', source_file: row.file, source_line: row.line } : prior);
+    this.seen?.set(
+      row.id,
+      judgement === 'replace'
+        ? { content_hash: hash, state: 'pending', source_file: row.file, source_line: row.line }
+        : prior,
+    );
     return counted ? 'remaining' : 'held';
   }
 

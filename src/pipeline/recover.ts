@@ -10,24 +10,35 @@ export interface Recovery {
   messages: string[];
 }
 
-export async function recoverJournal(journal: JournalStore, settings: Pick<RunSettings, 'resubmitUncertainText' | 'maxAutoResubmits'>): Promise<Recovery> {
+export async function recoverJournal(
+  journal: JournalStore,
+  settings: Pick<RunSettings, 'resubmitUncertainText' | 'maxAutoResubmits'>,
+): Promise<Recovery> {
   const recovery: Recovery = { madeUncertain: [], resubmitted: [], messages: [] };
   const interrupted = await journal.recoverInterrupted();
   recovery.madeUncertain = interrupted.map((i) => i.id);
   if (interrupted.length > 0) {
-    recovery.messages.push(`${interrupted.length} item(s) were mid-submission when the last runner stopped: now uncertain (see \`gbatch status\`, decide with \`gbatch resolve\`)`);
+    recovery.messages.push(
+      `${interrupted.length} item(s) were mid-submission when the last runner stopped: now uncertain (see \`gbatch status\`, decide with \`gbatch resolve\`)`,
+    );
   }
   if (settings.resubmitUncertainText) {
-    const eligible = (await journal.list(['uncertain']))
-      .filter((item) => item.kind !== 'video' && item.autoResubmits < settings.maxAutoResubmits);
-    await journal.apply(eligible.map((item) => ({
-      id: item.id, event: 'resubmit' as const,
-      patch: { autoResubmits: item.autoResubmits + 1, reservedUsd: 0 },
-      detail: { reason: 'auto-resubmit of an uncertain text item (opt-in)', autoResubmits: item.autoResubmits + 1 },
-    })));
+    const eligible = (await journal.list(['uncertain'])).filter(
+      (item) => item.kind !== 'video' && item.autoResubmits < settings.maxAutoResubmits,
+    );
+    await journal.apply(
+      eligible.map((item) => ({
+        id: item.id,
+        event: 'resubmit' as const,
+        patch: { autoResubmits: item.autoResubmits + 1, reservedUsd: 0 },
+        detail: { reason: 'auto-resubmit of an uncertain text item (opt-in)', autoResubmits: item.autoResubmits + 1 },
+      })),
+    );
     recovery.resubmitted = eligible.map((i) => i.id);
     for (const item of eligible) {
-      recovery.messages.push(`resubmitting uncertain ${item.kind} item '${item.id}' (opt-in policy; a duplicate may be billed)`);
+      recovery.messages.push(
+        `resubmitting uncertain ${item.kind} item '${item.id}' (opt-in policy; a duplicate may be billed)`,
+      );
     }
   }
   return recovery;

@@ -19,7 +19,12 @@ export interface RunResult {
   takeover?: RunnerTakeover;
   stopReason: SubmitStopReason | EarlyStop | 'no-wait' | 'ingested' | 'output' | JournalLossReason | undefined;
   /** The journal's file was deleted or replaced, or its lock lost, mid-run: what the operator must know (and task ids it did not take). */
-  journalLost?: { lines: string[]; savedCopy?: string; unrecordedTasks?: UnrecordedTask[]; unrecordedAnswers?: Array<{ id: string; attempt: number }> };
+  journalLost?: {
+    lines: string[];
+    savedCopy?: string;
+    unrecordedTasks?: UnrecordedTask[];
+    unrecordedAnswers?: Array<{ id: string; attempt: number }>;
+  };
   /** One line on why the run stopped early (a deadline, a dead gateway, a signal), as logged. */
   stopMessage?: string;
   /** The write that stopped the run (disk full, read-only, no permission), if one did. */

@@ -6,7 +6,15 @@ import type { PricingTable } from '../core/pricing.js';
 import { createGatewayClient, type GatewayClient } from '../gateway/client.js';
 import { createRedactor } from '../gateway/redact.js';
 import { preflightRun } from '../io/preflight.js';
-import { CommitQueue, HEARTBEAT_MS, LockLostError, staleAfterMs, type Item, type JournalStore, type RunnerTakeover } from '../journal/index.js';
+import {
+  CommitQueue,
+  HEARTBEAT_MS,
+  LockLostError,
+  staleAfterMs,
+  type Item,
+  type JournalStore,
+  type RunnerTakeover,
+} from '../journal/index.js';
 import { accountId } from '../gateway/account-id.js';
 import { JobPeers } from './runners/job-peers.js';
 import { jobEnd, joinJobNotices } from './runners/job-end.js';
@@ -100,12 +108,17 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
   const onServer = isDatabaseUrl(config.statePath);
   // Before the journal exists or changes and before any request: a path that cannot be used is exit 2.
   const preflight = preflightRun({
-    manifests: config.manifests, ...(onServer ? {} : { statePath: config.statePath }), ...(config.ingestOnly ? {} : { outDir: config.settings.outDir }),
+    manifests: config.manifests,
+    ...(onServer ? {} : { statePath: config.statePath }),
+    ...(config.ingestOnly ? {} : { outDir: config.settings.outDir }),
   });
   let journal: JournalStore;
   try {
     journal = await openStore(config.statePath, {
-      job: config.jobName, clock, durability: config.journalDurability ?? 'sync', ...(config.flushFile ? { flushFile: config.flushFile } : {}),
+      job: config.jobName,
+      clock,
+      durability: config.journalDurability ?? 'sync',
+      ...(config.flushFile ? { flushFile: config.flushFile } : {}),
     });
   } catch (err) {
     preflight.undo();
@@ -118,92 +131,162 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
       journal.fence(new LockLostError(where));
       journal.membership.forget();
     }
-    events.emit('log', loss.kind === 'lock-lost' ? lockLostLine(where)
-      : `the journal at ${where} was ${lossWords(loss.kind)} while running: stopping all submissions now`);
+    events.emit(
+      'log',
+      loss.kind === 'lock-lost'
+        ? lockLostLine(where)
+        : `the journal at ${where} was ${lossWords(loss.kind)} while running: stopping all submissions now`,
+    );
     halt.abort(loss);
   });
   let heartbeat: NodeJS.Timeout | undefined;
   let runId: number | undefined;
   let end: RunEnd = { exitCode: EXIT_CODE.internal, stopReason: 'internal-error' };
   const finish = async (result: RunResult): Promise<RunResult> => {
-    const ended = { ...result, ...await jobEnd(journal, events) };
+    const ended = { ...result, ...(await jobEnd(journal, events)) };
     end = runEndOf(ended);
     return ended;
   };
   try {
-    const takeover = await acquireRunner(journal.membership, journal.capabilities.sharedRunners, config.ifRunning ?? { policy: undefined, timeoutMs: 0 }, clock, where,
-      (line) => events.emit('log', line));
+    const takeover = await acquireRunner(
+      journal.membership,
+      journal.capabilities.sharedRunners,
+      config.ifRunning ?? { policy: undefined, timeoutMs: 0 },
+      clock,
+      where,
+      (line) => events.emit('log', line),
+    );
     // Rows earlier runs left for this one, priced by this run's table: a refusal before anything changes.
-    if (!config.ingestOnly) await refuseUnpricedHeldRows(journal, config.pricing, config.pricingSource ?? 'the pricing table', config.settings.resubmitUncertainText);
+    if (!config.ingestOnly)
+      await refuseUnpricedHeldRows(
+        journal,
+        config.pricing,
+        config.pricingSource ?? 'the pricing table',
+        config.settings.resubmitUncertainText,
+      );
     runId = await journal.recordRunStart();
     await joinJobNotices(journal, events);
-    if (takeover) events.emit('log', `taking over the journal from runner pid ${takeover.pid} (${takeover.host}), which is gone`);
+    if (takeover)
+      events.emit('log', `taking over the journal from runner pid ${takeover.pid} (${takeover.host}), which is gone`);
     let beating = false;
     heartbeat = setInterval(() => {
       guard.check();
       if (guard.lost || beating) return;
       beating = true;
-      journal.membership.heartbeat().then((held) => {
-        if (!held) guard.lose({ kind: 'lock-lost' });
-      }, (err: unknown) => {
-        // A missed beat (the journal busy past its timeout) is harmless; the next one refreshes it.
-        events.emit('log', `journal heartbeat skipped: ${(err as Error).message}`);
-      }).finally(() => { beating = false; });
+      journal.membership
+        .heartbeat()
+        .then(
+          (held) => {
+            if (!held) guard.lose({ kind: 'lock-lost' });
+          },
+          (err: unknown) => {
+            // A missed beat (the journal busy past its timeout) is harmless; the next one refreshes it.
+            events.emit('log', `journal heartbeat skipped: ${(err as Error).message}`);
+          },
+        )
+        .finally(() => {
+          beating = false;
+        });
     }, heartbeatMs());
     heartbeat.unref();
 
     const recovery = await recoverJournal(journal, config.settings);
     for (const line of recovery.messages) events.emit('log', line);
 
-    const ingest = await ingestManifests(journal, config.manifests, config.pricing, config.skipInvalid, (line) => events.emit('log', line), config.metaColumns, config.skipChanged)
-      .catch(async (err: unknown) => {
-        // A runner frozen past its lease mid-ingest finds its session ended by the runner that took its
-        // place (its pass rolled back): it lost its standing, which is no bug.
-        const lost = guard.lost?.kind === 'lock-lost' || !(await journal.membership.heartbeat().catch(() => true));
-        throw lost ? new LockLostError(where) : err;
-      });
+    const ingest = await ingestManifests(
+      journal,
+      config.manifests,
+      config.pricing,
+      config.skipInvalid,
+      (line) => events.emit('log', line),
+      config.metaColumns,
+      config.skipChanged,
+    ).catch(async (err: unknown) => {
+      // A runner frozen past its lease mid-ingest finds its session ended by the runner that took its
+      // place (its pass rolled back): it lost its standing, which is no bug.
+      const lost = guard.lost?.kind === 'lock-lost' || !(await journal.membership.heartbeat().catch(() => true));
+      throw lost ? new LockLostError(where) : err;
+    });
     if (!ingest.ok) {
-      return await finish({ ...await emptyResult(journal, EXIT.usage, config), ingest, recovery, takeover });
+      return await finish({ ...(await emptyResult(journal, EXIT.usage, config)), ingest, recovery, takeover });
     }
     const saved = await journal.getJob();
     const budget = budgetInForce({
-      stored: saved?.budgetUsd, given: config.budgetUsd, lift: config.liftBudget === true,
-      created: saved === undefined, file: config.jobFileBudget ?? 'unset', fileSeen: saved?.jobFileBudget,
+      stored: saved?.budgetUsd,
+      given: config.budgetUsd,
+      lift: config.liftBudget === true,
+      created: saved === undefined,
+      file: config.jobFileBudget ?? 'unset',
+      fileSeen: saved?.jobFileBudget,
     });
     if (budget.note) events.emit('log', budget.note);
     await journal.saveJob({
-      name: config.jobName, manifest: config.manifests.join(','), options: config.jobOptions, budgetUsd: budget.budgetUsd, jobFileBudget: budget.fileBudget,
+      name: config.jobName,
+      manifest: config.manifests.join(','),
+      options: config.jobOptions,
+      budgetUsd: budget.budgetUsd,
+      jobFileBudget: budget.fileBudget,
     });
     const effective: RunConfig = { ...config };
     if (budget.budgetUsd === undefined) delete effective.budgetUsd;
     else effective.budgetUsd = budget.budgetUsd;
     // What the ingest left: from its own tally when it has one (a first ingest), rather than a read of every row.
-    if (config.ingestOnly) return await finish({ ...await emptyResult(journal, EXIT.ok, effective, ingest.totals), ingest, recovery, takeover, stopReason: 'ingested' });
+    if (config.ingestOnly)
+      return await finish({
+        ...(await emptyResult(journal, EXIT.ok, effective, ingest.totals)),
+        ingest,
+        recovery,
+        takeover,
+        stopReason: 'ingested',
+      });
     await releaseDeferred(journal);
     const orphaned = await journal.orphans(SHOWN_ORPHANS);
     if (orphaned.total > 0) events.emit('log', orphanedLine(orphaned, ingest.skippedChanged.length));
 
     const { concurrency, pollConcurrency, downloadConcurrency } = config.settings;
     const watch = new GatewayWatch(config.baseUrl);
-    const gateway = config.gateway ?? createGatewayClient({
-      baseUrl: config.baseUrl, apiKey: config.apiKey, clock, random: config.random, connectivity: watch,
-      ...(config.maxResponseBytes !== undefined ? { maxResponseBytes: config.maxResponseBytes } : {}),
-      // Every lane's requests can be in flight at once; fewer sockets would silently cap --concurrency.
-      connections: concurrency + pollConcurrency + downloadConcurrency,
-    });
+    const gateway =
+      config.gateway ??
+      createGatewayClient({
+        baseUrl: config.baseUrl,
+        apiKey: config.apiKey,
+        clock,
+        random: config.random,
+        connectivity: watch,
+        ...(config.maxResponseBytes !== undefined ? { maxResponseBytes: config.maxResponseBytes } : {}),
+        // Every lane's requests can be in flight at once; fewer sockets would silently cap --concurrency.
+        connections: concurrency + pollConcurrency + downloadConcurrency,
+      });
     try {
       let result: RunResult | undefined;
       try {
-        result = await drive(journal, gateway, watch, effective, clock, events, ingest, recovery, takeover, guard, halt.signal);
+        result = await drive(
+          journal,
+          gateway,
+          watch,
+          effective,
+          clock,
+          events,
+          ingest,
+          recovery,
+          takeover,
+          guard,
+          halt.signal,
+        );
       } catch (err) {
         if (err instanceof LockLostError) guard.lose({ kind: 'lock-lost' });
         if (!guard.lost) throw err; // after a loss, a lane's failed write is the loss's doing, not a bug
       }
       guard.check(); // a loss in the run's last moments must not pass for "done"
       if (guard.lost) {
-        const base = result ?? await emptyResult(journal, EXIT.usage, config);
-        if (guard.unrecorded.length > 0) await noteUnrecorded(journal, guard.unrecorded, (line) => events.emit('log', line));
-        return await finish(guard.lost.kind === 'lock-lost' ? endLeaseLost(where, base, guard.unrecorded) : await endLost(journal, guard.lost.kind, base));
+        const base = result ?? (await emptyResult(journal, EXIT.usage, config));
+        if (guard.unrecorded.length > 0)
+          await noteUnrecorded(journal, guard.unrecorded, (line) => events.emit('log', line));
+        return await finish(
+          guard.lost.kind === 'lock-lost'
+            ? endLeaseLost(where, base, guard.unrecorded)
+            : await endLost(journal, guard.lost.kind, base),
+        );
       }
       return await finish(result!);
     } finally {
@@ -222,45 +305,90 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
 }
 
 async function drive(
-  journal: JournalStore, gateway: GatewayClient, watch: GatewayWatch, config: RunConfig, clock: Clock, events: EventEmitter<RunEvents>,
-  ingest: IngestOutcome, recovery: Recovery, takeover: RunnerTakeover | undefined, guard: JournalGuard, halt: AbortSignal,
+  journal: JournalStore,
+  gateway: GatewayClient,
+  watch: GatewayWatch,
+  config: RunConfig,
+  clock: Clock,
+  events: EventEmitter<RunEvents>,
+  ingest: IngestOutcome,
+  recovery: Recovery,
+  takeover: RunnerTakeover | undefined,
+  guard: JournalGuard,
+  halt: AbortSignal,
 ): Promise<RunResult> {
   const controllers = {
-    submitStop: unlimited(new AbortController()), stop: unlimited(new AbortController()), hardStop: unlimited(new AbortController()),
+    submitStop: unlimited(new AbortController()),
+    stop: unlimited(new AbortController()),
+    hardStop: unlimited(new AbortController()),
     submitCut: unlimited(new AbortController()),
   };
   const failures = new LaneFailures({ ...controllers, events });
   const stops = new RunStops({
-    clock, events, ...controllers, deadlineAt: config.settings.deadlineAt,
-    deadlineGraceMs: config.settings.deadlineGraceMs ?? DEFAULT_DEADLINE_GRACE_S * 1000, drainMs: config.settings.drainMs ?? 0, interruptGraceMs: config.gracePeriodMs ?? 10_000,
+    clock,
+    events,
+    ...controllers,
+    deadlineAt: config.settings.deadlineAt,
+    deadlineGraceMs: config.settings.deadlineGraceMs ?? DEFAULT_DEADLINE_GRACE_S * 1000,
+    drainMs: config.settings.drainMs ?? 0,
+    interruptGraceMs: config.gracePeriodMs ?? 10_000,
   });
   const account = accountId(config.baseUrl, config.apiKey);
   const ctx: RunContext = {
-    journal, gateway, clock, events, pricing: config.pricing, settings: config.settings,
+    journal,
+    gateway,
+    clock,
+    events,
+    pricing: config.pricing,
+    settings: config.settings,
     commits: new CommitQueue(journal),
     budget: new BudgetGuard(config.budgetUsd, await journal.spend()),
-    ...controllers, submitGate: stops, laneFailed: (err) => failures.trip(err),
+    ...controllers,
+    submitGate: stops,
+    laneFailed: (err) => failures.trip(err),
     random: config.random ?? Math.random,
     account,
-    pacers: requestPacers(config.settings, journal.capabilities.sharedRunners ? journal.coordination : undefined, account, clock),
+    pacers: requestPacers(
+      config.settings,
+      journal.capabilities.sharedRunners ? journal.coordination : undefined,
+      account,
+      clock,
+    ),
   };
   const earlier = await earlierDrift(journal, config.pricing);
-  if (earlier && ctx.budget.observeDrift(earlier.ratio)) events.emit('log', priceDriftLine(earlier.item, earlier.tableUsd, earlier.gatewayUsd, earlier.ratio, true));
+  if (earlier && ctx.budget.observeDrift(earlier.ratio))
+    events.emit('log', priceDriftLine(earlier.item, earlier.tableUsd, earlier.gatewayUsd, earlier.ratio, true));
   const cleanups: Array<() => void> = [() => stops.dispose()];
   listen(config.interrupt, () => stops.interrupt(signalName(config.interrupt)), cleanups);
   listen(config.forceInterrupt, () => stops.force(), cleanups);
   watch.onUnreachable = (line) => stops.unreachable(line);
-  cleanups.push(() => { watch.onUnreachable = undefined; });
-  listen(halt, () => {
-    const reason = (halt.reason as JournalLoss).kind === 'lock-lost' ? 'lock-lost' : 'journal-lost';
-    ctx.submitStop.abort(reason);
-    ctx.stop.abort(reason);
-    if (reason === 'lock-lost') ctx.hardStop.abort(reason); // the rows are another runner's now
-  }, cleanups);
+  cleanups.push(() => {
+    watch.onUnreachable = undefined;
+  });
+  listen(
+    halt,
+    () => {
+      const reason = (halt.reason as JournalLoss).kind === 'lock-lost' ? 'lock-lost' : 'journal-lost';
+      ctx.submitStop.abort(reason);
+      ctx.stop.abort(reason);
+      if (reason === 'lock-lost') ctx.hardStop.abort(reason); // the rows are another runner's now
+    },
+    cleanups,
+  );
   stops.armDeadline();
   // Counting the job's rows costs a scan: only when someone listens (the --notify-at watch).
   if (events.listenerCount('started') > 0) {
-    events.emit('started', { counts: await journal.counts(), spend: ctx.budget.committed(), budgetUsd: config.budgetUsd, pausedUntil: gateway.pausedUntil() }, () => ctx.budget.committed(), journal.capabilities.sharedRunners ? journal.notices : undefined);
+    events.emit(
+      'started',
+      {
+        counts: await journal.counts(),
+        spend: ctx.budget.committed(),
+        budgetUsd: config.budgetUsd,
+        pausedUntil: gateway.pausedUntil(),
+      },
+      () => ctx.budget.committed(),
+      journal.capabilities.sharedRunners ? journal.notices : undefined,
+    );
   }
 
   const outputs = new OutputStop(ctx);
@@ -277,21 +405,27 @@ async function drive(
     budgetRefused: () => peers.observeBudget(),
     unrecorded: (outcome) => guard.keepUnrecorded(outcome),
   });
-  const peers = new JobPeers(ctx, {
-    poll: (item) => {
-      ctx.budget.adopt(1);
-      if (!config.settings.noWait) poller.add(item);
+  const peers = new JobPeers(
+    ctx,
+    {
+      poll: (item) => {
+        ctx.budget.adopt(1);
+        if (!config.settings.noWait) poller.add(item);
+      },
+      download: (item) => {
+        if (!config.settings.noWait) downloader.add(item);
+      },
+      answered: () => results.markDirty(),
+      balanceRanOut: () => submitter.balanceRanOutElsewhere(),
     },
-    download: (item) => {
-      if (!config.settings.noWait) downloader.add(item);
-    },
-    answered: () => results.markDirty(),
-    balanceRanOut: () => submitter.balanceRanOutElsewhere(),
-  }, peerBeatMs());
+    peerBeatMs(),
+  );
   cleanups.push(() => peers.stop());
   const retries = new AutoRetries(ctx, {
-    retryFailed: config.settings.retryFailed ?? 0, resubmitUncertainText: config.settings.resubmitUncertainText,
-    maxAutoResubmits: config.settings.maxAutoResubmits, baseDelayMs: config.settings.retryBackoffMs ?? DEFAULT_RETRY_DELAY.baseDelayMs,
+    retryFailed: config.settings.retryFailed ?? 0,
+    resubmitUncertainText: config.settings.resubmitUncertainText,
+    maxAutoResubmits: config.settings.maxAutoResubmits,
+    baseDelayMs: config.settings.retryBackoffMs ?? DEFAULT_RETRY_DELAY.baseDelayMs,
     maxDelayMs: DEFAULT_RETRY_DELAY.maxDelayMs,
   });
   poller.onPollDone = () => retries.nudge();
@@ -299,17 +433,27 @@ async function drive(
   // Rows the retry policy sends again in this run go back to the submitter once their backoff is over.
   const sendAll = async (busy: () => boolean): Promise<void> => {
     await submitter.run();
-    while (!failures.failed && await retries.next(busy)) await submitter.run();
+    while (!failures.failed && (await retries.next(busy))) await submitter.run();
   };
   const cancels = new CancelWatch(ctx, (cancel) => submitter.jobCancelled(cancel));
   cleanups.push(() => cancels.stop());
-  const monitor = new RunMonitor(ctx, {
-    polls: () => poller.pollCount,
-    downloads: () => ({ in_flight: downloader.activeCount, queued: downloader.queuedCount, failed: downloader.failedCount }),
-  }, {
-    job: config.jobName, ...(config.budgetUsd !== undefined ? { budgetUsd: config.budgetUsd } : {}), progressIntervalMs: config.progressIntervalMs ?? 2000,
-    snapshotIntervalMs: events.listenerCount('snapshot') > 0 ? config.snapshotIntervalMs ?? 250 : 0,
-  });
+  const monitor = new RunMonitor(
+    ctx,
+    {
+      polls: () => poller.pollCount,
+      downloads: () => ({
+        in_flight: downloader.activeCount,
+        queued: downloader.queuedCount,
+        failed: downloader.failedCount,
+      }),
+    },
+    {
+      job: config.jobName,
+      ...(config.budgetUsd !== undefined ? { budgetUsd: config.budgetUsd } : {}),
+      progressIntervalMs: config.progressIntervalMs ?? 2000,
+      snapshotIntervalMs: events.listenerCount('snapshot') > 0 ? (config.snapshotIntervalMs ?? 250) : 0,
+    },
+  );
   cleanups.push(() => monitor.stop());
 
   try {
@@ -320,7 +464,8 @@ async function drive(
     ctx.budget.adopt(inFlight.length);
     if (!config.settings.noWait) {
       for (const item of inFlight) poller.add(item);
-      for await (const item of journal.iterate({ states: ['succeeded'], kinds: ['video'], mine: true })) downloader.add(item);
+      for await (const item of journal.iterate({ states: ['succeeded'], kinds: ['video'], mine: true }))
+        downloader.add(item);
     }
     if ((await journal.counts()).succeeded > 0) results.markDirty();
     await peers.observeBudget(); // the other runners' reservations count before this one's first claim
@@ -336,12 +481,16 @@ async function drive(
     if (config.settings.noWait) {
       await failures.watch(sendAll(() => false));
     } else {
-      const submitting = failures.watch((async () => {
-        await sendAll(() => poller.waiting > 0);
-        // Among runners of one job: stay while one that stopped holds rows, and take them over.
-        while (!failures.failed && (await peers.settle()) === 'claimable') await sendAll(() => poller.waiting > 0);
-        if (peers.error !== undefined) throw peers.error;
-      })()).finally(() => poller.producersDone());
+      const submitting = failures
+        .watch(
+          (async () => {
+            await sendAll(() => poller.waiting > 0);
+            // Among runners of one job: stay while one that stopped holds rows, and take them over.
+            while (!failures.failed && (await peers.settle()) === 'claimable') await sendAll(() => poller.waiting > 0);
+            if (peers.error !== undefined) throw peers.error;
+          })(),
+        )
+        .finally(() => poller.producersDone());
       await Promise.all([submitting, failures.watch(poller.run())]);
       await failures.watch(downloader.idle());
     }
@@ -362,13 +511,22 @@ async function drive(
     const ending = { counts: countsForExit(counts, (await journal.orphans(0)).counts), stoppedEarly };
     return {
       // A refused key is bad configuration (exit 2), whatever else the counts say.
-      exitCode: submitter.reason === 'auth' || poller.authRefused ? EXIT.usage : outputExitCode(exitCodeFor(ending), outputFailure),
-      counts, ingest, recovery, takeover,
+      exitCode:
+        submitter.reason === 'auth' || poller.authRefused
+          ? EXIT.usage
+          : outputExitCode(exitCodeFor(ending), outputFailure),
+      counts,
+      ingest,
+      recovery,
+      takeover,
       ...(outputFailure ? { outputFailure } : {}),
-      stopReason: poller.authRefused ? 'auth' : outputFailure ? 'output' : submitter.reason ?? stopReason,
+      stopReason: poller.authRefused ? 'auth' : outputFailure ? 'output' : (submitter.reason ?? stopReason),
       ...(stopMessage !== undefined ? { stopMessage } : {}),
-      spend, budgetUsd: config.budgetUsd,
-      polls: poller.pollCount, downloadFailures: downloader.failedCount, exhaustedRetries: submitter.exhaustedCount,
+      spend,
+      budgetUsd: config.budgetUsd,
+      polls: poller.pollCount,
+      downloadFailures: downloader.failedCount,
+      exhaustedRetries: submitter.exhaustedCount,
       autoRetried: { requeued: retries.requeued, resubmitted: retries.resubmitted },
       journalCommits: ctx.commits.commitCount,
     };
@@ -394,7 +552,12 @@ function unlimited(controller: AbortController): AbortController {
 }
 
 /** How the run ended, for `status`; a journal that cannot take it does not change the run's outcome. */
-async function recordEnd(journal: JournalStore, runId: number, end: RunEnd, events: EventEmitter<RunEvents>): Promise<void> {
+async function recordEnd(
+  journal: JournalStore,
+  runId: number,
+  end: RunEnd,
+  events: EventEmitter<RunEvents>,
+): Promise<void> {
   try {
     await journal.recordRunEnd(runId, end);
   } catch (err) {
@@ -422,13 +585,28 @@ async function releaseDeferred(journal: JournalStore): Promise<void> {
   await journal.decideAndApply(async (reader) => {
     const deferred: Item[] = [];
     for await (const item of reader.iterate({ states: ['deferred'], notOrphaned: true })) deferred.push(item);
-    return { changes: deferred.map((item) => ({ id: item.id, event: 'release' as const, detail: { reason: 'new run' } })), result: undefined };
+    return {
+      changes: deferred.map((item) => ({ id: item.id, event: 'release' as const, detail: { reason: 'new run' } })),
+      result: undefined,
+    };
   });
 }
 
-async function emptyResult(journal: JournalStore, exitCode: number, config: RunConfig, totals?: JobTotals): Promise<RunResult> {
+async function emptyResult(
+  journal: JournalStore,
+  exitCode: number,
+  config: RunConfig,
+  totals?: JobTotals,
+): Promise<RunResult> {
   return {
-    exitCode, counts: totals?.counts ?? await journal.counts(), stopReason: undefined, spend: totals?.spend ?? await journal.spend(), budgetUsd: config.budgetUsd,
-    polls: 0, downloadFailures: 0, exhaustedRetries: 0, journalCommits: 0,
+    exitCode,
+    counts: totals?.counts ?? (await journal.counts()),
+    stopReason: undefined,
+    spend: totals?.spend ?? (await journal.spend()),
+    budgetUsd: config.budgetUsd,
+    polls: 0,
+    downloadFailures: 0,
+    exhaustedRetries: 0,
+    journalCommits: 0,
   };
 }

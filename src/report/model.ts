@@ -75,7 +75,11 @@ export interface ReportItem {
   duration_ms: number | null;
 }
 
-export interface ReportHeader { job: string; totals: ReportTotals; by_model: ReportGroup[] }
+export interface ReportHeader {
+  job: string;
+  totals: ReportTotals;
+  by_model: ReportGroup[];
+}
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
 
@@ -108,20 +112,35 @@ export function reportItem(item: Item, timing: ItemTiming = {}): ReportItem {
     accepted_at: iso(timing.acceptedAt),
     succeeded_at: iso(timing.succeededAt),
     finished_at: iso(timing.finishedAt),
-    duration_ms: timing.finishedAt !== undefined && timing.submittedAt !== undefined ? timing.finishedAt - timing.submittedAt : null,
+    duration_ms:
+      timing.finishedAt !== undefined && timing.submittedAt !== undefined
+        ? timing.finishedAt - timing.submittedAt
+        : null,
   };
 }
 
 /** The table's figure for a settled video the gateway also priced (the rule it was settled by), and whether the gateway charged more. */
 function tablePrice(item: Item): { table_usd: number | null; mispriced: boolean } {
-  const check = item.kind === 'video' && item.actualUsd !== null ? checkSettledVideo(item, item.priceSnapshot as PriceSnapshot | null) : undefined;
-  return check === undefined ? { table_usd: null, mispriced: false } : { table_usd: check.tableUsd, mispriced: check.driftRatio !== undefined };
+  const check =
+    item.kind === 'video' && item.actualUsd !== null
+      ? checkSettledVideo(item, item.priceSnapshot as PriceSnapshot | null)
+      : undefined;
+  return check === undefined
+    ? { table_usd: null, mispriced: false }
+    : { table_usd: check.tableUsd, mispriced: check.driftRatio !== undefined };
 }
 
 /** `timeline` (from the event log) gives the job's start, end and duration; without it they are null. */
-export async function reportHeader(journal: JournalQueries, jobName: string, budgetUsd: number | null, timeline?: Pick<Timeline, 'startedAt' | 'endedAt'>): Promise<ReportHeader> {
+export async function reportHeader(
+  journal: JournalQueries,
+  jobName: string,
+  budgetUsd: number | null,
+  timeline?: Pick<Timeline, 'startedAt' | 'endedAt'>,
+): Promise<ReportHeader> {
   const counts = await journal.counts();
-  const byState = Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0)) as Partial<Record<ItemState, number>>;
+  const byState = Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0)) as Partial<
+    Record<ItemState, number>
+  >;
   const { total: sums, groups } = await journal.reportSums();
   const actual = roundUsd(sums.actual ?? 0);
   const settledEstimate = roundUsd(sums.settled_estimated ?? 0);
@@ -140,14 +159,22 @@ export async function reportHeader(journal: JournalQueries, jobName: string, bud
     unmetered_items: sums.unmetered ?? 0,
     started_at: iso(timeline?.startedAt),
     ended_at: iso(timeline?.endedAt),
-    duration_ms: timeline?.startedAt !== undefined && timeline.endedAt !== undefined ? timeline.endedAt - timeline.startedAt : null,
+    duration_ms:
+      timeline?.startedAt !== undefined && timeline.endedAt !== undefined
+        ? timeline.endedAt - timeline.startedAt
+        : null,
   };
   const by_model = groups.map((g) => {
     const gActual = roundUsd(g.actual ?? 0);
     return {
-      model: g.model, resolution: g.resolution, items: g.items, settled_items: g.settled ?? 0,
-      estimated_usd: roundUsd(g.estimated ?? 0), actual_usd: gActual,
-      delta_usd: roundUsd(gActual - (g.settled_estimated ?? 0)), total_tokens: g.tokens ?? 0,
+      model: g.model,
+      resolution: g.resolution,
+      items: g.items,
+      settled_items: g.settled ?? 0,
+      estimated_usd: roundUsd(g.estimated ?? 0),
+      actual_usd: gActual,
+      delta_usd: roundUsd(gActual - (g.settled_estimated ?? 0)),
+      total_tokens: g.tokens ?? 0,
     };
   });
   return { job: jobName, totals, by_model };

@@ -33,17 +33,25 @@ export class PriceDriftTally {
   }
 
   finish(): PriceDriftGroup[] {
-    return [...this.byModel].sort(([a], [b]) => a.localeCompare(b)).map(([model, g]) => ({
-      model, items: g.items, table_usd: roundUsd(g.table), gateway_charge_usd: roundUsd(g.gateway),
-      ratio: g.table > 0 ? Number((g.gateway / g.table).toFixed(6)) : null,
-    }));
+    return [...this.byModel]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([model, g]) => ({
+        model,
+        items: g.items,
+        table_usd: roundUsd(g.table),
+        gateway_charge_usd: roundUsd(g.gateway),
+        ratio: g.table > 0 ? Number((g.gateway / g.table).toFixed(6)) : null,
+      }));
   }
 }
 
 /** One line for the table view, or none when the table priced every row the gateway reported at or above it. */
 export function priceDriftLine(groups: readonly PriceDriftGroup[]): string | undefined {
   if (groups.length === 0) return undefined;
-  const parts = groups.map((g) => `${g.model}: ${g.items} row(s), table $${g.table_usd.toFixed(6)}, gateway $${g.gateway_charge_usd.toFixed(6)}`
-    + (g.ratio === null ? '' : ` (x${g.ratio.toFixed(3)})`));
+  const parts = groups.map(
+    (g) =>
+      `${g.model}: ${g.items} row(s), table $${g.table_usd.toFixed(6)}, gateway $${g.gateway_charge_usd.toFixed(6)}` +
+      (g.ratio === null ? '' : ` (x${g.ratio.toFixed(3)})`),
+  );
   return `Priced wrong by the pricing table (the gateway charged more; booked at its charge): ${parts.join('; ')}`;
 }

@@ -12,9 +12,20 @@ export interface ItemTiming {
   finishedAt?: number;
 }
 
-export interface Interval { start: number; end: number; count: number }
-export interface SpendPoint { at: number; usd: number }
-export interface Bucket { start: number; done: number; submitted: number }
+export interface Interval {
+  start: number;
+  end: number;
+  count: number;
+}
+export interface SpendPoint {
+  at: number;
+  usd: number;
+}
+export interface Bucket {
+  start: number;
+  done: number;
+  submitted: number;
+}
 
 export interface Timeline {
   /** First submission and last transition of the job (undefined: nothing was ever sent). */
@@ -39,7 +50,10 @@ const SETTLES = new Set(['complete', 'finish', 'oversize']);
 export const SPEND_POINTS = 600;
 /** 5xx answers closer together than this are one burst. */
 export const BURST_GAP_MS = 5000;
-const NICE_BUCKETS_MS = [1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000];
+const NICE_BUCKETS_MS = [
+  1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000, 7_200_000,
+  21_600_000, 43_200_000, 86_400_000,
+];
 
 /** The smallest round interval that cuts `spanMs` into at most `maxBuckets`. */
 export function bucketSize(spanMs: number, maxBuckets = 60): number {
@@ -64,7 +78,9 @@ export class TimelineBuilder {
       this.first ??= e.at;
       this.submits.push(e.at);
       // A new attempt: what the earlier one reached no longer describes the item.
-      delete timing.acceptedAt, delete timing.succeededAt, delete timing.finishedAt;
+      delete timing.acceptedAt;
+      delete timing.succeededAt;
+      delete timing.finishedAt;
       timing.submittedAt = e.at;
     }
     if (this.first !== undefined) this.last = Math.max(this.last ?? e.at, e.at);
@@ -81,7 +97,8 @@ export class TimelineBuilder {
       delete timing.finishedAt;
     }
     const detail = (e.detail ?? {}) as { actualUsd?: unknown; status?: unknown; delayMs?: unknown };
-    if (SETTLES.has(e.event) && typeof detail.actualUsd === 'number') this.spend.push({ at: e.at, usd: detail.actualUsd });
+    if (SETTLES.has(e.event) && typeof detail.actualUsd === 'number')
+      this.spend.push({ at: e.at, usd: detail.actualUsd });
     if (e.event === 'retry') {
       const delay = typeof detail.delayMs === 'number' ? detail.delayMs : 0;
       if (detail.status === 429) this.rateLimits.push({ at: e.at, until: e.at + Math.max(delay, 1) });
@@ -96,7 +113,11 @@ export class TimelineBuilder {
     const bucketMs = bucketSize(span);
     const origin = startedAt === undefined ? 0 : Math.floor(startedAt / bucketMs) * bucketMs;
     const count = startedAt === undefined ? 0 : Math.floor((endedAt! - origin) / bucketMs) + 1;
-    const buckets: Bucket[] = Array.from({ length: count }, (_, i) => ({ start: origin + i * bucketMs, done: 0, submitted: 0 }));
+    const buckets: Bucket[] = Array.from({ length: count }, (_, i) => ({
+      start: origin + i * bucketMs,
+      done: 0,
+      submitted: 0,
+    }));
     for (const at of this.submits) buckets[Math.floor((at - origin) / bucketMs)]!.submitted++;
     for (const at of this.dones) {
       const bucket = buckets[Math.floor((at - origin) / bucketMs)];
@@ -104,11 +125,25 @@ export class TimelineBuilder {
     }
     // Seq order is commit order; a transition's time is taken when its change is made, a little before.
     let spent = 0;
-    const spend = thin(this.spend.sort((a, b) => a.at - b.at).map((p) => ({ at: p.at, usd: (spent += p.usd) })), span / SPEND_POINTS);
+    const spend = thin(
+      this.spend.sort((a, b) => a.at - b.at).map((p) => ({ at: p.at, usd: (spent += p.usd) })),
+      span / SPEND_POINTS,
+    );
     return {
-      startedAt, endedAt, items: this.items, spend, bucketMs, buckets,
-      pauses: mergeIntervals(this.rateLimits.map((r) => ({ start: r.at, end: r.until, count: 1 })), 0),
-      bursts: mergeIntervals(this.serverErrors.map((at) => ({ start: at, end: at, count: 1 })), BURST_GAP_MS),
+      startedAt,
+      endedAt,
+      items: this.items,
+      spend,
+      bucketMs,
+      buckets,
+      pauses: mergeIntervals(
+        this.rateLimits.map((r) => ({ start: r.at, end: r.until, count: 1 })),
+        0,
+      ),
+      bursts: mergeIntervals(
+        this.serverErrors.map((at) => ({ start: at, end: at, count: 1 })),
+        BURST_GAP_MS,
+      ),
       videoDurationsMs: this.videoDurations,
     };
   }

@@ -13,13 +13,16 @@ export interface TimingJson {
   video_task_median_ms: number | null;
 }
 
-export async function timingSummary(journal: Pick<JournalQueries, 'eventLogPage'>): Promise<{ timeline: Timeline; json: TimingJson }> {
+export async function timingSummary(
+  journal: Pick<JournalQueries, 'eventLogPage'>,
+): Promise<{ timeline: Timeline; json: TimingJson }> {
   const timeline = await buildTimeline(eventLog(journal));
   const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
   return {
     timeline,
     json: {
-      started_at: iso(timeline.startedAt), last_event_at: iso(timeline.endedAt),
+      started_at: iso(timeline.startedAt),
+      last_event_at: iso(timeline.endedAt),
       elapsed_ms: timeline.startedAt === undefined ? null : timeline.endedAt! - timeline.startedAt,
       video_tasks_succeeded: timeline.videoDurationsMs.length,
       video_task_median_ms: quantile(timeline.videoDurationsMs, 0.5) ?? null,
@@ -28,6 +31,9 @@ export async function timingSummary(journal: Pick<JournalQueries, 'eventLogPage'
 }
 
 export function timingLine(t: TimingJson): string {
-  const video = t.video_tasks_succeeded > 0 ? `; video tasks: median ${duration(t.video_task_median_ms)} from submission to success (${t.video_tasks_succeeded} done)` : '';
+  const video =
+    t.video_tasks_succeeded > 0
+      ? `; video tasks: median ${duration(t.video_task_median_ms)} from submission to success (${t.video_tasks_succeeded} done)`
+      : '';
   return `Running time ${duration(t.elapsed_ms)}: first submission ${t.started_at}, last change ${t.last_event_at}${video}`;
 }

@@ -9,18 +9,31 @@ import { buildTimeline, type Timeline } from './timeline.js';
 export type ReportFormat = 'table' | 'json' | 'csv';
 
 /** `timeline`: the event log already folded (json and csv read it for the items' times when it is not given). */
-export async function writeReport(journal: JournalQueries, header: ReportHeader, format: ReportFormat, write: (chunk: string) => void, timeline?: Timeline): Promise<void> {
+export async function writeReport(
+  journal: JournalQueries,
+  header: ReportHeader,
+  format: ReportFormat,
+  write: (chunk: string) => void,
+  timeline?: Timeline,
+): Promise<void> {
   if (format === 'table') {
     write(`${await renderReportTable(journal, header)}\n`);
     return;
   }
-  const times = timeline ?? await buildTimeline(eventLog(journal));
+  const times = timeline ?? (await buildTimeline(eventLog(journal)));
   if (format === 'json') await writeJson(journal, header, write, times);
   else await writeCsv(journal, header, write, times);
 }
 
-async function writeJson(journal: JournalQueries, header: ReportHeader, write: (chunk: string) => void, timeline: Timeline): Promise<void> {
-  write(`{"job":${JSON.stringify(header.job)},"totals":${JSON.stringify(header.totals)},"by_model":${JSON.stringify(header.by_model)},"items":[`);
+async function writeJson(
+  journal: JournalQueries,
+  header: ReportHeader,
+  write: (chunk: string) => void,
+  timeline: Timeline,
+): Promise<void> {
+  write(
+    `{"job":${JSON.stringify(header.job)},"totals":${JSON.stringify(header.totals)},"by_model":${JSON.stringify(header.by_model)},"items":[`,
+  );
   let first = true;
   let buffer = '';
   const drift = new PriceDriftTally();
@@ -41,16 +54,42 @@ async function writeJson(journal: JournalQueries, header: ReportHeader, write: (
 type CsvRow = Partial<Record<keyof ReportItem | 'rows', unknown>>;
 
 const CSV_COLUMNS: ReadonlyArray<keyof CsvRow> = [
-  'id', 'kind', 'model', 'state', 'task_id', 'resolution', 'final_resolution', 'has_reference_video',
-  'estimated_usd', 'actual_usd', 'overshoot_usd', 'gateway_charge_usd', 'total_tokens', 'output', 'sha256', 'bytes',
-  'attempts', 'auto_resubmits', 'unmetered', 'error', 'source',
+  'id',
+  'kind',
+  'model',
+  'state',
+  'task_id',
+  'resolution',
+  'final_resolution',
+  'has_reference_video',
+  'estimated_usd',
+  'actual_usd',
+  'overshoot_usd',
+  'gateway_charge_usd',
+  'total_tokens',
+  'output',
+  'sha256',
+  'bytes',
+  'attempts',
+  'auto_resubmits',
+  'unmetered',
+  'error',
+  'source',
   // Added later, at the end: a script reading columns by position keeps working.
-  'submitted_at', 'finished_at', 'duration_ms', 'rows', 'table_usd', 'mispriced',
+  'submitted_at',
+  'finished_at',
+  'duration_ms',
+  'rows',
+  'table_usd',
+  'mispriced',
 ];
 
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
-  const text = typeof value === 'object' ? String((value as { message?: unknown }).message ?? JSON.stringify(value)) : String(value);
+  const text =
+    typeof value === 'object'
+      ? String((value as { message?: unknown }).message ?? JSON.stringify(value))
+      : String(value);
   // A leading = + - @ would run as a formula in a spreadsheet; quote-and-prefix keeps the text as text.
   const safe = /^[=+\-@\t\r]/.test(text) && typeof value !== 'number' ? `'${text}` : text;
   return /[",\n\r]/.test(safe) || safe !== text ? `"${safe.replace(/"/g, '""')}"` : safe;
@@ -63,7 +102,12 @@ const csvLine = (row: CsvRow): string => `${CSV_COLUMNS.map((c) => csvCell(row[c
  * and one `total` line, told apart by `kind`. Spreadsheets and CSV readers take it whole (no second
  * header, no blank line that ends a table early); filter `kind` before summing a column.
  */
-async function writeCsv(journal: JournalQueries, header: ReportHeader, write: (chunk: string) => void, timeline: Timeline): Promise<void> {
+async function writeCsv(
+  journal: JournalQueries,
+  header: ReportHeader,
+  write: (chunk: string) => void,
+  timeline: Timeline,
+): Promise<void> {
   write(CSV_COLUMNS.join(',') + '\n');
   let buffer = '';
   for await (const item of journal.iterate()) {
@@ -74,17 +118,37 @@ async function writeCsv(journal: JournalQueries, header: ReportHeader, write: (c
     }
   }
   for (const g of header.by_model) {
-    buffer += csvLine({ kind: 'model-total', model: g.model, resolution: g.resolution, estimated_usd: g.estimated_usd, actual_usd: g.actual_usd, total_tokens: g.total_tokens, rows: g.items });
+    buffer += csvLine({
+      kind: 'model-total',
+      model: g.model,
+      resolution: g.resolution,
+      estimated_usd: g.estimated_usd,
+      actual_usd: g.actual_usd,
+      total_tokens: g.total_tokens,
+      rows: g.items,
+    });
   }
   const t = header.totals;
   buffer += csvLine({
-    kind: 'total', estimated_usd: t.estimated_usd, actual_usd: t.actual_usd, overshoot_usd: t.overshoot_usd, gateway_charge_usd: t.gateway_charge_usd,
-    total_tokens: header.by_model.reduce((n, g) => n + g.total_tokens, 0), submitted_at: t.started_at, finished_at: t.ended_at, duration_ms: t.duration_ms, rows: t.items,
+    kind: 'total',
+    estimated_usd: t.estimated_usd,
+    actual_usd: t.actual_usd,
+    overshoot_usd: t.overshoot_usd,
+    gateway_charge_usd: t.gateway_charge_usd,
+    total_tokens: header.by_model.reduce((n, g) => n + g.total_tokens, 0),
+    submitted_at: t.started_at,
+    finished_at: t.ended_at,
+    duration_ms: t.duration_ms,
+    rows: t.items,
   });
   write(buffer);
 }
 
-export async function renderReportTable(journal: JournalQueries, header: ReportHeader, maxItems = Infinity): Promise<string> {
+export async function renderReportTable(
+  journal: JournalQueries,
+  header: ReportHeader,
+  maxItems = Infinity,
+): Promise<string> {
   const { totals } = header;
   const rows: Cell[][] = [];
   const errors: string[] = [];
@@ -96,18 +160,47 @@ export async function renderReportTable(journal: JournalQueries, header: ReportH
     drift.add(r);
     const note = itemNote(r);
     // A long error stays readable in full below the table; its cell keeps the table narrow.
-    const cell = note.length > NOTE_WIDTH ? `${note.slice(0, NOTE_WIDTH - 6)}... [${errors.push(`[${errors.length + 1}] ${printable(r.id)}: ${printable(note)}`)}]` : note;
-    rows.push([r.id, r.kind, r.model, r.state, r.resolution === r.final_resolution || !r.final_resolution ? r.resolution : `${r.resolution}->${r.final_resolution}`,
-      usd(r.estimated_usd), usd(r.actual_usd), r.actual_usd === null ? '-' : usd(r.actual_usd - r.estimated_usd), cell]);
+    const cell =
+      note.length > NOTE_WIDTH
+        ? `${note.slice(0, NOTE_WIDTH - 6)}... [${errors.push(`[${errors.length + 1}] ${printable(r.id)}: ${printable(note)}`)}]`
+        : note;
+    rows.push([
+      r.id,
+      r.kind,
+      r.model,
+      r.state,
+      r.resolution === r.final_resolution || !r.final_resolution
+        ? r.resolution
+        : `${r.resolution}->${r.final_resolution}`,
+      usd(r.estimated_usd),
+      usd(r.actual_usd),
+      r.actual_usd === null ? '-' : usd(r.actual_usd - r.estimated_usd),
+      cell,
+    ]);
   }
-  const items = renderTable(['id', 'kind', 'model', 'state', 'res', 'estimate', 'actual', 'delta', 'note'], rows, new Set([5, 6, 7]));
+  const items = renderTable(
+    ['id', 'kind', 'model', 'state', 'res', 'estimate', 'actual', 'delta', 'note'],
+    rows,
+    new Set([5, 6, 7]),
+  );
   const inFull = errors.length > 0 ? `\n\nNotes in full:\n${errors.join('\n')}` : '';
   const groups = renderTable(
     ['model', 'resolution', 'items', 'settled', 'estimate', 'actual', 'delta(settled)', 'tokens'],
-    header.by_model.map((g) => [g.model, g.resolution, g.items, g.settled_items, usd(g.estimated_usd), usd(g.actual_usd), usd(g.delta_usd), g.total_tokens]),
+    header.by_model.map((g) => [
+      g.model,
+      g.resolution,
+      g.items,
+      g.settled_items,
+      usd(g.estimated_usd),
+      usd(g.actual_usd),
+      usd(g.delta_usd),
+      g.total_tokens,
+    ]),
     new Set([2, 3, 4, 5, 6, 7]),
   );
-  const states = Object.entries(totals.by_state).map(([s, n]) => `${s} ${n}`).join(', ');
+  const states = Object.entries(totals.by_state)
+    .map(([s, n]) => `${s} ${n}`)
+    .join(', ');
   const more = totals.items > maxItems ? `\n(${totals.items - maxItems} more rows: gbatch report --format csv)` : '';
   return [
     `Job ${printable(header.job)}: ${totals.items} item(s): ${states || 'none'}`,
@@ -121,10 +214,14 @@ export async function renderReportTable(journal: JournalQueries, header: ReportH
     `Reserved (unsettled) ${usd(totals.reserved_usd)}; budget ${totals.budget_usd === null ? 'none' : usd(totals.budget_usd, 2)}` +
       (totals.gateway_charge_usd !== null ? `; gateway-reported charges ${usd(totals.gateway_charge_usd)}` : ''),
     ...(totals.unmetered_items > 0
-      ? [`Unmetered: ${totals.unmetered_items} item(s) came back without a usable count (usage / total_tokens); each is booked at the most it could be billed`]
+      ? [
+          `Unmetered: ${totals.unmetered_items} item(s) came back without a usable count (usage / total_tokens); each is booked at the most it could be billed`,
+        ]
       : []),
     // Tallied from the rows shown: a run's summary (a few rows) leaves it to the run's own log line.
-    ...[totals.items > maxItems ? undefined : priceDriftLine(drift.finish())].filter((line) => line !== undefined).map(printable),
+    ...[totals.items > maxItems ? undefined : priceDriftLine(drift.finish())]
+      .filter((line) => line !== undefined)
+      .map(printable),
   ].join('\n');
 }
 
@@ -134,7 +231,9 @@ function itemNote(r: ReportItem): string {
   const message = r.error?.message ?? '';
   const notes = [
     r.unmetered && !message.startsWith('unmetered') ? 'unmetered (booked at its bound)' : '',
-    r.mispriced && !message.startsWith('priced wrong') ? `priced wrong: gateway ${usd(r.gateway_charge_usd)}, table ${usd(r.table_usd)}` : '',
+    r.mispriced && !message.startsWith('priced wrong')
+      ? `priced wrong: gateway ${usd(r.gateway_charge_usd)}, table ${usd(r.table_usd)}`
+      : '',
     message,
   ];
   return notes.filter((note) => note !== '').join('; ');

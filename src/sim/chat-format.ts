@@ -2,7 +2,11 @@
 
 import type { Completion } from './text-generation.js';
 
-export interface ChatUsage { prompt_tokens: number; completion_tokens: number; total_tokens: number }
+export interface ChatUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
 
 export interface ChatAnswer {
   id: string;
@@ -41,8 +45,11 @@ export function chatCompletionFrames(answer: ChatAnswer, includeUsage: boolean):
   const frame = (choices: unknown[]): string => `data: ${head}${JSON.stringify(choices)}${usageNull}}\n\n`;
   const frames: string[] = [];
   answer.choices.forEach((c, index) => {
-    frames.push(frame([{ index, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }]));
-    for (const piece of c.pieces) frames.push(frame([{ index, delta: { content: piece }, logprobs: null, finish_reason: null }]));
+    frames.push(
+      frame([{ index, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }]),
+    );
+    for (const piece of c.pieces)
+      frames.push(frame([{ index, delta: { content: piece }, logprobs: null, finish_reason: null }]));
     frames.push(frame([{ index, delta: {}, logprobs: null, finish_reason: c.finishReason }]));
   });
   if (includeUsage) frames.push(`data: ${head}[],"usage":${JSON.stringify(answer.usage)}}\n\n`);

@@ -5,8 +5,7 @@ import type { Random } from './random.js';
 import type { Endpoint, FaultOptions } from './types.js';
 
 export type InjectedError =
-  | { flavor: 'envelope'; status: 500 | 502 | 503 }
-  | { flavor: 'intermediary'; status: 502 | 504 };
+  { flavor: 'envelope'; status: 500 | 502 | 503 } | { flavor: 'intermediary'; status: 502 | 504 };
 
 const ENVELOPE_STATUSES = [500, 502, 503] as const;
 const INTERMEDIARY_STATUSES = [504, 502] as const;
@@ -17,7 +16,8 @@ export const DROPPABLE: ReadonlySet<Endpoint> = new Set<Endpoint>(['submit', 'ch
 export function rollInjectedError(faults: FaultOptions, endpoint: Endpoint, random: Random): InjectedError | undefined {
   const rate = faults.errorRates[endpoint] ?? faults.errorRate;
   if (!random.chance(rate)) return undefined;
-  const flavor = faults.errorFlavor === 'mixed' ? (random.next() < 0.5 ? 'envelope' : 'intermediary') : faults.errorFlavor;
+  const flavor =
+    faults.errorFlavor === 'mixed' ? (random.next() < 0.5 ? 'envelope' : 'intermediary') : faults.errorFlavor;
   return flavor === 'envelope'
     ? { flavor, status: random.pick(ENVELOPE_STATUSES) }
     : { flavor, status: random.pick(INTERMEDIARY_STATUSES) };

@@ -16,7 +16,16 @@ import { TaskBook } from './task-book.js';
 import type { FaultOptions, Simulator, SimulatorOptions } from './types.js';
 import { paddedVideo, videoAsset } from './video-asset.js';
 
-export type { AccountOptions, Clock, Endpoint, ErrorFlavor, FaultOptions, PollShape, Simulator, SimulatorOptions } from './types.js';
+export type {
+  AccountOptions,
+  Clock,
+  Endpoint,
+  ErrorFlavor,
+  FaultOptions,
+  PollShape,
+  Simulator,
+  SimulatorOptions,
+} from './types.js';
 export type { ChargeKind, ChargeRecord, Ledger, RequestRecord, TaskRecord, TaskState } from './ledger.js';
 export type { RateSnapshot } from './prices.js';
 export { ENDPOINTS } from './types.js';
@@ -38,8 +47,13 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
   const prices = new PriceList(resolved.groupRatio);
   let faults: FaultOptions = resolved.faults;
   const tasks = new TaskBook({
-    ledger, prices, random, clock: resolved.clock,
-    taskSeconds: resolved.taskSeconds, tokenNoise: resolved.tokenNoise, faults: () => faults,
+    ledger,
+    prices,
+    random,
+    clock: resolved.clock,
+    taskSeconds: resolved.taskSeconds,
+    tokenNoise: resolved.tokenNoise,
+    faults: () => faults,
   });
   ledger.attach({ accounts, settleDue: () => tasks.settleDue(), taskRecords: () => tasks.records() });
   let sequence = 0;
@@ -48,7 +62,14 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
   setMaxListeners(0, shutdown.signal);
   const ctx: SimContext = {
     closing: shutdown.signal,
-    options: resolved, accounts, ledger, prices, tasks, random, clock: resolved.clock, video,
+    options: resolved,
+    accounts,
+    ledger,
+    prices,
+    tasks,
+    random,
+    clock: resolved.clock,
+    video,
     faults: () => faults,
     origin: '',
     nextId: (prefix) => `${prefix}sim${(++sequence).toString(36).padStart(8, '0')}`,
@@ -82,7 +103,8 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
       prices.setVideoPrice(model, resolution, rate);
     },
     setGroupRatio(ratio: number): void {
-      if (!(Number.isFinite(ratio) && ratio > 0)) throw new RangeError(`setGroupRatio: expected a number above 0, got ${ratio}`);
+      if (!(Number.isFinite(ratio) && ratio > 0))
+        throw new RangeError(`setGroupRatio: expected a number above 0, got ${ratio}`);
       prices.groupRatio = ratio;
     },
     account(key: string): { name: string; balanceUsd: number } {

@@ -160,8 +160,11 @@ export class Ledger {
 
   /** What GET /__sim/ledger serves. */
   toJSON(): {
-    requests: readonly RequestRecord[]; tasks: TaskRecord[]; charges: readonly ChargeRecord[];
-    balances: Record<string, number>; submissionsByPrompt: Record<string, number>;
+    requests: readonly RequestRecord[];
+    tasks: TaskRecord[];
+    charges: readonly ChargeRecord[];
+    balances: Record<string, number>;
+    submissionsByPrompt: Record<string, number>;
   } {
     return {
       requests: this.requests,

@@ -4,7 +4,10 @@
 import type { Resolution } from '../core/models.js';
 import type { ChatPrice } from './tokens.js';
 
-export interface VideoPrice { ref: number; noref: number }
+export interface VideoPrice {
+  ref: number;
+  noref: number;
+}
 
 /** USD per 1,000,000 final total_tokens (spec 8.2). */
 function specVideoPrices(): Record<string, Partial<Record<Resolution, VideoPrice>>> {

@@ -2,7 +2,10 @@
 
 import type { Endpoint } from './types.js';
 
-export interface Route { endpoint: Endpoint; taskId?: string }
+export interface Route {
+  endpoint: Endpoint;
+  taskId?: string;
+}
 
 const POLL_PREFIX = '/v1/video/generations/';
 const CONTENT_PREFIX = '/v1/videos/';

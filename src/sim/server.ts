@@ -5,7 +5,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { setTimeout as delay } from 'node:timers/promises';
 import { admitRequest, type Account } from './accounts.js';
 import type { HandlerTable, SimContext } from './context.js';
-import { gatewayFailure, generalError, intermediaryPage, notFound, rateLimited, taskError, unauthorized } from './errors.js';
+import {
+  gatewayFailure,
+  generalError,
+  intermediaryPage,
+  notFound,
+  rateLimited,
+  taskError,
+  unauthorized,
+} from './errors.js';
 import { latencyOf, rollDrop, rollInjectedError } from './faults.js';
 import { json, replyStatus, writeReply, type Reply } from './reply.js';
 import { matchRoute } from './routes.js';
@@ -17,7 +25,9 @@ function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () =>
+      resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')),
+    );
     req.on('error', reject);
   });
 }
@@ -35,7 +45,12 @@ function serveAdmin(ctx: SimContext, method: string, path: string, res: ServerRe
   else writeReply(res, notFound('Admin path'));
 }
 
-async function serve(ctx: SimContext, handlers: HandlerTable, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function serve(
+  ctx: SimContext,
+  handlers: HandlerTable,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const at = ctx.clock.now();
   const method = req.method ?? 'GET';
   const url = req.url ?? '/';
@@ -47,7 +62,9 @@ async function serve(ctx: SimContext, handlers: HandlerTable, req: IncomingMessa
   const faults = ctx.faults();
   const latency = latencyOf(faults, ctx.random);
   if (latency > 0) {
-    await (ctx.clock.sleep ? ctx.clock.sleep(latency, ctx.closing) : delay(latency, undefined, { signal: ctx.closing }));
+    await (ctx.clock.sleep
+      ? ctx.clock.sleep(latency, ctx.closing)
+      : delay(latency, undefined, { signal: ctx.closing }));
     if (res.destroyed) return;
   }
   const parsed = text === undefined ? NO_BODY : parseJson(text);
@@ -74,7 +91,11 @@ async function serve(ctx: SimContext, handlers: HandlerTable, req: IncomingMessa
   const taskEnvelope = route.endpoint === 'submit' || route.endpoint === 'poll';
   if (text !== undefined && parsed === NO_BODY) {
     const message = 'The request body is not valid JSON';
-    return finish(taskEnvelope ? taskError(400, 'invalid_json', message) : generalError(400, message, 'invalid_request_error', null, 'invalid_json'));
+    return finish(
+      taskEnvelope
+        ? taskError(400, 'invalid_json', message)
+        : generalError(400, message, 'invalid_request_error', null, 'invalid_json'),
+    );
   }
 
   const injected = rollInjectedError(faults, route.endpoint, ctx.random);
@@ -83,7 +104,11 @@ async function serve(ctx: SimContext, handlers: HandlerTable, req: IncomingMessa
 
   let reply: Reply;
   try {
-    reply = handlers[route.endpoint](ctx, { account, body: parsed === NO_BODY ? undefined : parsed, taskId: route.taskId });
+    reply = handlers[route.endpoint](ctx, {
+      account,
+      body: parsed === NO_BODY ? undefined : parsed,
+      taskId: route.taskId,
+    });
   } catch (err) {
     process.stderr.write(`gbatch sim: internal error on ${method} ${path}: ${(err as Error).stack ?? String(err)}\n`);
     reply = generalError(500, 'Internal error of the simulator', 'gateway_api_error', null, 'internal_error');

@@ -19,7 +19,11 @@ export interface TaskDraft {
   referenceVideos: number;
 }
 
-export interface Quote { usd: number; rateSnapshot: RateSnapshot; groupRatio: number }
+export interface Quote {
+  usd: number;
+  rateSnapshot: RateSnapshot;
+  groupRatio: number;
+}
 
 interface SimTask extends TaskRecord {
   accountRef: Account;
@@ -149,18 +153,27 @@ export class TaskBook {
       ledger.recordCharge({ at: now, account: task.account, kind: 'refund', taskId: task.id, usd: -task.reservedUsd });
       return;
     }
-    const tokens = Math.floor(videoTokens(task.finalResolution, task.seconds) * (1 - this.deps.tokenNoise * task.noise));
+    const tokens = Math.floor(
+      videoTokens(task.finalResolution, task.seconds) * (1 - this.deps.tokenNoise * task.noise),
+    );
     const rate = task.rateSnapshot[task.finalResolution] ?? task.rateSnapshot[task.requestedResolution] ?? 0;
     const charge = tokensUsd(tokens, rate, task.groupRatioSnapshot);
     task.state = 'SUCCESS';
     task.totalTokens = tokens;
     task.chargedUsd = charge;
-    ledger.recordCharge({ at: now, account: task.account, kind: 'settle', taskId: task.id, usd: charge - task.reservedUsd });
+    ledger.recordCharge({
+      at: now,
+      account: task.account,
+      kind: 'settle',
+      taskId: task.id,
+      usd: charge - task.reservedUsd,
+    });
   }
 
   private chooseFinalResolution(draft: TaskDraft, faults: FaultOptions): Resolution {
     const supported = draft.model.resolutions;
-    if (faults.finalResolution !== undefined && supported.includes(faults.finalResolution)) return faults.finalResolution;
+    if (faults.finalResolution !== undefined && supported.includes(faults.finalResolution))
+      return faults.finalResolution;
     const others = supported.filter((r) => r !== draft.resolution);
     if (others.length > 0 && this.deps.random.chance(faults.finalResolutionRate)) return this.deps.random.pick(others);
     return draft.resolution;
@@ -179,12 +192,23 @@ export class TaskBook {
 
   private snapshot(task: SimTask): TaskRecord {
     return {
-      id: task.id, account: task.account, model: task.model, prompt: task.prompt,
-      requestedResolution: task.requestedResolution, finalResolution: task.finalResolution,
-      seconds: task.seconds, hasReferenceVideo: task.hasReferenceVideo, referenceVideos: task.referenceVideos,
-      reservedUsd: task.reservedUsd, rateSnapshot: { ...task.rateSnapshot }, groupRatioSnapshot: task.groupRatioSnapshot,
-      state: task.state, totalTokens: task.totalTokens, chargedUsd: task.chargedUsd,
-      submittedAt: task.submittedAt, endsAt: task.endsAt,
+      id: task.id,
+      account: task.account,
+      model: task.model,
+      prompt: task.prompt,
+      requestedResolution: task.requestedResolution,
+      finalResolution: task.finalResolution,
+      seconds: task.seconds,
+      hasReferenceVideo: task.hasReferenceVideo,
+      referenceVideos: task.referenceVideos,
+      reservedUsd: task.reservedUsd,
+      rateSnapshot: { ...task.rateSnapshot },
+      groupRatioSnapshot: task.groupRatioSnapshot,
+      state: task.state,
+      totalTokens: task.totalTokens,
+      chargedUsd: task.chargedUsd,
+      submittedAt: task.submittedAt,
+      endsAt: task.endsAt,
     };
   }
 }

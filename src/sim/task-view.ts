@@ -12,11 +12,19 @@ export function resultUrl(origin: string, taskId: string): string {
 }
 
 const UPSTREAM_STATUS: Record<TaskState, string> = {
-  NOT_START: 'queued', QUEUED: 'queued', IN_PROGRESS: 'in_progress', SUCCESS: 'completed', FAILURE: 'failed',
+  NOT_START: 'queued',
+  QUEUED: 'queued',
+  IN_PROGRESS: 'in_progress',
+  SUCCESS: 'completed',
+  FAILURE: 'failed',
 };
 
 const SHAPE_B_STATUS: Record<TaskState, string> = {
-  NOT_START: 'unknown', QUEUED: 'queued', IN_PROGRESS: 'in_progress', SUCCESS: 'completed', FAILURE: 'failed',
+  NOT_START: 'unknown',
+  QUEUED: 'queued',
+  IN_PROGRESS: 'in_progress',
+  SUCCESS: 'completed',
+  FAILURE: 'failed',
 };
 
 function seconds(ms: number): number {
@@ -26,9 +34,18 @@ function seconds(ms: number): number {
 /** The upstream result object: final usage and resolution once SUCCESS. */
 function upstreamResult(state: TaskState, task: TaskRecord): Record<string, unknown> {
   if (state === 'SUCCESS') {
-    return { status: 'completed', usage: { total_tokens: task.totalTokens }, resolution: task.finalResolution, seconds: task.seconds };
+    return {
+      status: 'completed',
+      usage: { total_tokens: task.totalTokens },
+      resolution: task.finalResolution,
+      seconds: task.seconds,
+    };
   }
-  const out: Record<string, unknown> = { status: UPSTREAM_STATUS[state], resolution: task.requestedResolution, seconds: task.seconds };
+  const out: Record<string, unknown> = {
+    status: UPSTREAM_STATUS[state],
+    resolution: task.requestedResolution,
+    seconds: task.seconds,
+  };
   if (state === 'FAILURE') out.error = { message: FAIL_REASON };
   return out;
 }
@@ -67,7 +84,11 @@ export function shapeB(view: TaskView, origin: string): unknown {
     out.url = resultUrl(origin, task.id);
     out.format = 'mp4';
     out.completed_at = seconds(task.endsAt);
-    out.metadata = { resolution: task.finalResolution, seconds: task.seconds, usage: { total_tokens: task.totalTokens } };
+    out.metadata = {
+      resolution: task.finalResolution,
+      seconds: task.seconds,
+      usage: { total_tokens: task.totalTokens },
+    };
   }
   if (view.state === 'FAILURE') out.error = { message: FAIL_REASON, code: 'upstream_failed' };
   return out;

@@ -4,7 +4,10 @@
 
 export type Phase = 'NOT_START' | 'QUEUED' | 'IN_PROGRESS' | 'DONE';
 
-export interface PhaseAt { phase: Phase; progress: number }
+export interface PhaseAt {
+  phase: Phase;
+  progress: number;
+}
 
 export function phaseAt(elapsedMs: number, durationMs: number): PhaseAt {
   if (elapsedMs >= durationMs) return { phase: 'DONE', progress: 100 };

@@ -50,4 +50,7 @@ export function chatUsd(promptTokens: number, completionTokens: number, rate: Ch
   return ((promptTokens * rate.inputPer1m + completionTokens * rate.outputPer1m) / 1_000_000) * groupRatio;
 }
 
-export interface ChatPrice { inputPer1m: number; outputPer1m: number }
+export interface ChatPrice {
+  inputPer1m: number;
+  outputPer1m: number;
+}

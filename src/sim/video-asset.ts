@@ -21,7 +21,8 @@ export function paddedVideo(asset: Buffer, bytes: number | undefined): Buffer {
   const padding = bytes - asset.length;
   if (!Number.isInteger(bytes) || padding < BOX_HEADER || padding > MAX_BOX) {
     throw new RangeError(
-      `startSimulator: expected videoBytes to be ${asset.length} (the asset's size) or an integer from ${asset.length + BOX_HEADER} to ${asset.length + MAX_BOX}, got ${bytes}`);
+      `startSimulator: expected videoBytes to be ${asset.length} (the asset's size) or an integer from ${asset.length + BOX_HEADER} to ${asset.length + MAX_BOX}, got ${bytes}`,
+    );
   }
   const out = Buffer.alloc(bytes);
   asset.copy(out, 0);

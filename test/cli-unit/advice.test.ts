@@ -3,11 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { journalArg, uncertainAdvice, type UncertainRow } from '../../src/job/advice.js';
 
 const AT = Date.UTC(2026, 10, 23, 18, 30, 38, 123);
-const video = (id: string, extra: Partial<UncertainRow> = {}): UncertainRow =>
-  ({ id, kind: 'video', submittedAt: AT, promptStart: 'A heron lifting off a misty pond', error: null, ...extra });
+const video = (id: string, extra: Partial<UncertainRow> = {}): UncertainRow => ({
+  id,
+  kind: 'video',
+  submittedAt: AT,
+  promptStart: 'A heron lifting off a misty pond',
+  error: null,
+  ...extra,
+});
 
 describe('journalArg: how advice names the journal', () => {
-  it('is the job name when the journal is that job\'s default, else --state with the real path', () => {
+  it("is the job name when the journal is that job's default, else --state with the real path", () => {
     expect(journalArg(join('state', 'demo.db'), 'demo')).toBe('demo');
     expect(journalArg('./state/demo.db', 'demo')).toBe('demo');
     expect(journalArg('/tmp/x/state/demo.db', 'demo')).toBe('--state /tmp/x/state/demo.db');
@@ -31,7 +37,16 @@ describe('uncertainAdvice', () => {
   });
 
   it('several rows, more than shown: each listed, the count of the rest, <id> placeholders and the bulk form', () => {
-    const rows = [video('v7'), { ...video('c1'), kind: 'chat' as const, submittedAt: undefined, promptStart: 'Name a star.', error: 'socket hang up' }];
+    const rows = [
+      video('v7'),
+      {
+        ...video('c1'),
+        kind: 'chat' as const,
+        submittedAt: undefined,
+        promptStart: 'Name a star.',
+        error: 'socket hang up',
+      },
+    ];
     const lines = uncertainAdvice(rows, 5, 'demo');
     expect(lines[0]).toMatch(/^uncertain \(5\): /);
     expect(lines.slice(1)).toEqual([
@@ -48,7 +63,11 @@ describe('uncertainAdvice', () => {
   it('text rows only: no --task-id advice (a chat call has no task); odd ids are quoted and escaped', () => {
     const lines = uncertainAdvice([{ ...video('a b\x1b]0;x\x07'), kind: 'responses', error: 'bad\nthing' }], 1, 'demo');
     expect(lines.join('\n')).not.toContain('--task-id');
-    expect(lines[1]).toBe("  'a b\\x1b]0;x\\x07'  responses  submitted 2026-11-23T18:30:38.123Z  \"A heron lifting off a misty pond\"  (bad\\x0athing)");
-    expect(lines[2]).toBe("  send it again:   gbatch resolve demo 'a b\\x1b]0;x\\x07' --resubmit   (if the first request was kept, both are billed)");
+    expect(lines[1]).toBe(
+      '  \'a b\\x1b]0;x\\x07\'  responses  submitted 2026-11-23T18:30:38.123Z  "A heron lifting off a misty pond"  (bad\\x0athing)',
+    );
+    expect(lines[2]).toBe(
+      "  send it again:   gbatch resolve demo 'a b\\x1b]0;x\\x07' --resubmit   (if the first request was kept, both are billed)",
+    );
   });
 });

@@ -23,9 +23,12 @@ describe('parseDeadline', () => {
     expect(parseDeadline(text, NOW)).toBe(NOW.getTime() + ms);
   });
 
-  it.each(['0m', '0s', '0', '0h', '0ms', '0m0s'])('a zero duration %j is now: the deadline has already passed', (text) => {
-    expect(parseDeadline(text, NOW)).toBe(NOW.getTime());
-  });
+  it.each(['0m', '0s', '0', '0h', '0ms', '0m0s'])(
+    'a zero duration %j is now: the deadline has already passed',
+    (text) => {
+      expect(parseDeadline(text, NOW)).toBe(NOW.getTime());
+    },
+  );
 
   it('a time of day later today is today', () => {
     expect(parseDeadline('06:30', at(5, 0))).toBe(at(6, 30).getTime());
@@ -33,7 +36,12 @@ describe('parseDeadline', () => {
   });
 
   it('a time of day already passed (or now) is refused in one line that suggests +1d, never silently tomorrow', () => {
-    for (const [text, now] of [['06:30', at(7, 0)], ['06:30', at(6, 30)], ['00:00', at(23, 59)], ['17:00', at(17, 59)]] as const) {
+    for (const [text, now] of [
+      ['06:30', at(7, 0)],
+      ['06:30', at(6, 30)],
+      ['00:00', at(23, 59)],
+      ['17:00', at(17, 59)],
+    ] as const) {
       let thrown: unknown;
       try {
         parseDeadline(text, now);
@@ -41,7 +49,9 @@ describe('parseDeadline', () => {
         thrown = err;
       }
       expect(thrown, text).toBeInstanceOf(UsageError);
-      expect((thrown as Error).message).toBe(`\`--deadline ${text}\` is already past (it is ${String(now.getHours()).padStart(2, '0')}:${String(now.getMinutes()).padStart(2, '0')} now): for tomorrow's, say \`--deadline ${text}+1d\``);
+      expect((thrown as Error).message).toBe(
+        `\`--deadline ${text}\` is already past (it is ${String(now.getHours()).padStart(2, '0')}:${String(now.getMinutes()).padStart(2, '0')} now): for tomorrow's, say \`--deadline ${text}+1d\``,
+      );
     }
   });
 
@@ -55,7 +65,9 @@ describe('parseDeadline', () => {
     const now = new Date(Date.UTC(2026, 0, 15, 9));
     expect(parseDeadline('2026-01-15T12:00:00Z', now)).toBe(Date.UTC(2026, 0, 15, 12));
     expect(parseDeadline('2026-01-15T12:00:00+02:00', now)).toBe(Date.UTC(2026, 0, 15, 10));
-    expect(() => parseDeadline('2026-01-15T08:00:00Z', now)).toThrow(/^`--deadline 2026-01-15T08:00:00Z` is already past \(now is 2026-01-15T09:00:00.000Z\)$/);
+    expect(() => parseDeadline('2026-01-15T08:00:00Z', now)).toThrow(
+      /^`--deadline 2026-01-15T08:00:00Z` is already past \(now is 2026-01-15T09:00:00.000Z\)$/,
+    );
   });
 
   it('describes the resolved instant in local time with its offset, how far off, and in UTC', () => {
@@ -64,30 +76,52 @@ describe('parseDeadline', () => {
     const offset = -local.getTimezoneOffset();
     const zone = `${offset < 0 ? '-' : '+'}${String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0')}:${String(Math.abs(offset) % 60).padStart(2, '0')}`;
     const utc = new Date(deadline).toISOString().replace('.000Z', 'Z');
-    expect(describeDeadline(deadline, at(13, 58).getTime())).toBe(`deadline: 2026-01-15 17:00 ${zone} (in 3h02m; ${utc})`);
+    expect(describeDeadline(deadline, at(13, 58).getTime())).toBe(
+      `deadline: 2026-01-15 17:00 ${zone} (in 3h02m; ${utc})`,
+    );
     expect(describeDeadline(deadline, deadline - 45_000)).toBe(`deadline: 2026-01-15 17:00 ${zone} (in 45s; ${utc})`);
-    expect(describeDeadline(deadline, deadline - 26 * 3_600_000)).toBe(`deadline: 2026-01-15 17:00 ${zone} (in 1d2h00m; ${utc})`);
-    expect(describeDeadline(deadline, deadline)).toBe(`deadline: 2026-01-15 17:00 ${zone} (now: nothing new is sent; ${utc})`);
+    expect(describeDeadline(deadline, deadline - 26 * 3_600_000)).toBe(
+      `deadline: 2026-01-15 17:00 ${zone} (in 1d2h00m; ${utc})`,
+    );
+    expect(describeDeadline(deadline, deadline)).toBe(
+      `deadline: 2026-01-15 17:00 ${zone} (now: nothing new is sent; ${utc})`,
+    );
   });
 
-  it.each(['', 'soon', '10x', '1h30', 'h', '-5m', '25:00', '12:60', '6:5', '2026-13-45T00:00:00Z', '5 m', 'tomorrow 06:30', '06:30+d', '06:30+1h'])(
-    'garbage %j is a UsageError naming the flag and the value',
-    (text) => {
-      let thrown: unknown;
-      try {
-        parseDeadline(text, NOW);
-      } catch (err) {
-        thrown = err;
-      }
-      expect(thrown).toBeInstanceOf(UsageError);
-      expect((thrown as Error).message).toMatch(/^Expected `--deadline` to be a duration/);
-      expect((thrown as Error).message).toContain(`got \`${text}\``);
-    },
-  );
+  it.each([
+    '',
+    'soon',
+    '10x',
+    '1h30',
+    'h',
+    '-5m',
+    '25:00',
+    '12:60',
+    '6:5',
+    '2026-13-45T00:00:00Z',
+    '5 m',
+    'tomorrow 06:30',
+    '06:30+d',
+    '06:30+1h',
+  ])('garbage %j is a UsageError naming the flag and the value', (text) => {
+    let thrown: unknown;
+    try {
+      parseDeadline(text, NOW);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(UsageError);
+    expect((thrown as Error).message).toMatch(/^Expected `--deadline` to be a duration/);
+    expect((thrown as Error).message).toContain(`got \`${text}\``);
+  });
 });
 
 describe('parseDeadline: how far ahead', () => {
-  it.each([['25d', 25 * 86_400_000], ['366d', 366 * 86_400_000], ['8784h', 366 * 86_400_000]])('%j is taken as written', (text, ms) => {
+  it.each([
+    ['25d', 25 * 86_400_000],
+    ['366d', 366 * 86_400_000],
+    ['8784h', 366 * 86_400_000],
+  ])('%j is taken as written', (text, ms) => {
     expect(parseDeadline(text, NOW)).toBe(NOW.getTime() + ms);
   });
 
@@ -95,7 +129,9 @@ describe('parseDeadline: how far ahead', () => {
     '%j, more than 366 days ahead (or past what a Date holds), is refused in one line',
     (text) => {
       expect(() => parseDeadline(text, NOW)).toThrow(UsageError);
-      expect(() => parseDeadline(text, NOW)).toThrow(/is too far off: a deadline may lie at most 366 days ahead \(until 2027-01-16T\d\d:00:00\.000Z\)$/);
+      expect(() => parseDeadline(text, NOW)).toThrow(
+        /is too far off: a deadline may lie at most 366 days ahead \(until 2027-01-16T\d\d:00:00\.000Z\)$/,
+      );
     },
   );
 });

@@ -19,15 +19,25 @@ function refusal(flags: { 'base-url'?: string }, env: NodeJS.ProcessEnv): string
 
 describe('gatewayAccess', () => {
   it('takes the base URL from the flag or the environment and the key from the environment only', () => {
-    expect(gatewayAccess({}, { GATEWAY_BASE_URL: 'http://127.0.0.1:8080/v1', GATEWAY_API_KEY: KEY }))
-      .toEqual({ baseUrl: 'http://127.0.0.1:8080/v1', apiKey: KEY });
-    expect(gatewayAccess({ 'base-url': 'https://gw.example/v1' }, { GATEWAY_BASE_URL: 'http://127.0.0.1:1/v1', GATEWAY_API_KEY: KEY }))
-      .toEqual({ baseUrl: 'https://gw.example/v1', apiKey: KEY });
+    expect(gatewayAccess({}, { GATEWAY_BASE_URL: 'http://127.0.0.1:8080/v1', GATEWAY_API_KEY: KEY })).toEqual({
+      baseUrl: 'http://127.0.0.1:8080/v1',
+      apiKey: KEY,
+    });
+    expect(
+      gatewayAccess(
+        { 'base-url': 'https://gw.example/v1' },
+        { GATEWAY_BASE_URL: 'http://127.0.0.1:1/v1', GATEWAY_API_KEY: KEY },
+      ),
+    ).toEqual({ baseUrl: 'https://gw.example/v1', apiKey: KEY });
   });
 
   it('removes trailing slashes', () => {
-    expect(gatewayAccess({ 'base-url': 'http://127.0.0.1:8080/v1/' }, { GATEWAY_API_KEY: KEY }).baseUrl).toBe('http://127.0.0.1:8080/v1');
-    expect(gatewayAccess({ 'base-url': 'http://127.0.0.1:8080/v1///' }, { GATEWAY_API_KEY: KEY }).baseUrl).toBe('http://127.0.0.1:8080/v1');
+    expect(gatewayAccess({ 'base-url': 'http://127.0.0.1:8080/v1/' }, { GATEWAY_API_KEY: KEY }).baseUrl).toBe(
+      'http://127.0.0.1:8080/v1',
+    );
+    expect(gatewayAccess({ 'base-url': 'http://127.0.0.1:8080/v1///' }, { GATEWAY_API_KEY: KEY }).baseUrl).toBe(
+      'http://127.0.0.1:8080/v1',
+    );
   });
 
   it('missing URL', () => {
@@ -41,14 +51,22 @@ describe('gatewayAccess', () => {
   });
 
   it('a URL that is not http(s), or not a URL', () => {
-    expect(refusal({ 'base-url': 'ftp://127.0.0.1/v1' }, { GATEWAY_API_KEY: KEY })).toBe('Expected the gateway base URL to be an http(s) URL, got `ftp://127.0.0.1/v1`');
+    expect(refusal({ 'base-url': 'ftp://127.0.0.1/v1' }, { GATEWAY_API_KEY: KEY })).toBe(
+      'Expected the gateway base URL to be an http(s) URL, got `ftp://127.0.0.1/v1`',
+    );
     expect(refusal({ 'base-url': '127.0.0.1:8080/v1' }, { GATEWAY_API_KEY: KEY })).toMatch(/http\(s\) URL/);
-    expect(refusal({ 'base-url': 'not a url' }, { GATEWAY_API_KEY: KEY })).toBe('Expected the gateway base URL to be an http(s) URL, got `not a url`');
+    expect(refusal({ 'base-url': 'not a url' }, { GATEWAY_API_KEY: KEY })).toBe(
+      'Expected the gateway base URL to be an http(s) URL, got `not a url`',
+    );
   });
 
   it('a URL carrying credentials is refused without echoing them', () => {
-    expect(refusal({ 'base-url': `http://user:${KEY}@127.0.0.1:8080/v1` }, { GATEWAY_API_KEY: KEY })).toMatch(/must not carry credentials/);
-    expect(refusal({ 'base-url': `https://${KEY}@gw.example/v1` }, { GATEWAY_API_KEY: KEY })).toMatch(/must not carry credentials/);
+    expect(refusal({ 'base-url': `http://user:${KEY}@127.0.0.1:8080/v1` }, { GATEWAY_API_KEY: KEY })).toMatch(
+      /must not carry credentials/,
+    );
+    expect(refusal({ 'base-url': `https://${KEY}@gw.example/v1` }, { GATEWAY_API_KEY: KEY })).toMatch(
+      /must not carry credentials/,
+    );
   });
 
   it('errors about the URL never mention the key, even when the key is missing too', () => {

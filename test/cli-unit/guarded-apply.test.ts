@@ -21,8 +21,9 @@ describe('applyDecision', () => {
     const seen = journal.get('a')!;
     journal.apply([submitChange(seen)]); // a live run sent it meanwhile
 
-    await expect(applyDecision(journal.store, seen, { event: 'abandon' }))
-      .rejects.toThrow(new UsageError("item 'a' changed state (now submitting) while resolving; look again"));
+    await expect(applyDecision(journal.store, seen, { event: 'abandon' })).rejects.toThrow(
+      new UsageError("item 'a' changed state (now submitting) while resolving; look again"),
+    );
     expect(journal.get('a')!.state).toBe('submitting');
   });
 });

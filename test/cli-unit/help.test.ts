@@ -51,17 +51,23 @@ function listedFlags(help: string): string[] {
 }
 
 describe('--help', () => {
-  it.each(Object.keys(COMMANDS) as CommandName[])('%s lists exactly its own flags, then its exit codes', async (command) => {
-    const help = await helpOf(command);
-    expect(help).toMatch(new RegExp(`^Usage: gbatch ${command} `));
-    expect(listedFlags(help).sort()).toEqual(Object.keys(COMMANDS[command].table).sort());
-    const exitSection = help.slice(help.indexOf('Exit codes:'));
-    expect(help.indexOf('Exit codes:')).toBeGreaterThan(help.indexOf('Options:'));
-    for (const [code, meaning] of EXIT_CODES[command]) {
-      expect(exitSection).toContain(meaning);
-      if (code >= 0) expect(exitSection).toMatch(new RegExp(`^ {2}${code} +${meaning.slice(0, 10).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'));
-    }
-  });
+  it.each(Object.keys(COMMANDS) as CommandName[])(
+    '%s lists exactly its own flags, then its exit codes',
+    async (command) => {
+      const help = await helpOf(command);
+      expect(help).toMatch(new RegExp(`^Usage: gbatch ${command} `));
+      expect(listedFlags(help).sort()).toEqual(Object.keys(COMMANDS[command].table).sort());
+      const exitSection = help.slice(help.indexOf('Exit codes:'));
+      expect(help.indexOf('Exit codes:')).toBeGreaterThan(help.indexOf('Options:'));
+      for (const [code, meaning] of EXIT_CODES[command]) {
+        expect(exitSection).toContain(meaning);
+        if (code >= 0)
+          expect(exitSection).toMatch(
+            new RegExp(`^ {2}${code} +${meaning.slice(0, 10).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'),
+          );
+      }
+    },
+  );
 
   it('plan shows only the run flags plan uses; a run-only flag is refused by plan with a pointer to run', async () => {
     const help = await helpOf('plan');
@@ -71,7 +77,9 @@ describe('--help', () => {
     // Plan's own flags are the only ones run does not have.
     expect(Object.keys(PLAN_OPTIONS).filter((name) => !(name in RUN_OPTIONS))).toEqual(Object.keys(PLAN_ONLY_OPTIONS));
     await expect(plan(['rows.csv', '--concurrency', '4'])).rejects.toThrow(UsageError);
-    await expect(plan(['rows.csv', '--concurrency', '4'])).rejects.toThrow('`--concurrency` is an option of `gbatch run`; plan does not use it');
+    await expect(plan(['rows.csv', '--concurrency', '4'])).rejects.toThrow(
+      '`--concurrency` is an option of `gbatch run`; plan does not use it',
+    );
     await expect(plan(['rows.csv', '--nosuch'])).rejects.toThrow("Unknown option '--nosuch'");
   });
 

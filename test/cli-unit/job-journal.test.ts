@@ -21,20 +21,28 @@ const URL = 'postgres://gbatch@db.example/jobs';
 const jobFile = (options: Record<string, unknown>, name?: string) =>
   writeFileSync('jobs/x.json', JSON.stringify({ ...(name ? { name } : {}), manifest: '../rows.csv', options }));
 
-it('a job file\'s journal option wins over GBATCH_JOURNAL_URL; a flag wins over both; else state/<name>.db', () => {
+it("a job file's journal option wins over GBATCH_JOURNAL_URL; a flag wins over both; else state/<name>.db", () => {
   const env = { GBATCH_JOURNAL_URL: 'postgres://other@db.example/x' };
   jobFile({ journal: URL }, 'nightly');
-  expect(jobJournal('jobs/x.json', {}, env)).toEqual({ name: 'nightly', location: URL, onServer: true, fromEnv: false });
+  expect(jobJournal('jobs/x.json', {}, env)).toEqual({
+    name: 'nightly',
+    location: URL,
+    onServer: true,
+    fromEnv: false,
+  });
   expect(jobJournal('jobs/x.json', { state: 'st.db' }, env)).toMatchObject({ location: 'st.db', onServer: false });
   jobFile({ journal: '../j/x.db' });
   expect(jobJournal('jobs/x.json', {}, env)).toMatchObject({ name: 'x', location: join('j', 'x.db'), onServer: false });
   jobFile({});
   expect(jobJournal('jobs/x.json', {}, env)).toMatchObject({ location: env.GBATCH_JOURNAL_URL, fromEnv: true });
   expect(jobJournal('jobs/x.json', {}, {})).toMatchObject({ location: join('state', 'x.db') });
-  expect(jobJournal('data/my rows.jsonl', {}, {})).toMatchObject({ name: 'my_rows', location: join('state', 'my_rows.db') });
+  expect(jobJournal('data/my rows.jsonl', {}, {})).toMatchObject({
+    name: 'my_rows',
+    location: join('state', 'my_rows.db'),
+  });
 });
 
-it('run finds the same journal; a flag on the command line replaces the job file\'s, never clashes with it', () => {
+it("run finds the same journal; a flag on the command line replaces the job file's, never clashes with it", () => {
   jobFile({ journal: URL });
   for (const cli of [{}, { state: 'st.db' }, { journal: 'postgres://cli@db.example/y' }]) {
     const run = resolveJob('jobs/x.json', cli, new Date(), {});

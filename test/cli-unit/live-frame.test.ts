@@ -7,16 +7,31 @@ import { counts, snapshot, T0 } from './snapshot-fixture.js';
 const NOW = T0 + 12 * 60_000 + 4_000;
 
 const DONE = snapshot({
-  phase: 'done', counts: counts({ downloaded: 2_290, failed: 6, rejected: 4 }),
+  phase: 'done',
+  counts: counts({ downloaded: 2_290, failed: 6, rejected: 4 }),
   lanes: { download: { in_flight: 0, queued: 0, done: 700, failed: 0 } },
   tasks: { to_send: 0, in_flight: 0, youngest_age_s: null, oldest_age_s: null },
   money: { reserved_usd: 0, actual_usd: 46.02 },
 });
 const ZERO = snapshot({
-  counts: counts(), total: 0, errors: [], phase: 'settling',
-  lanes: { submit: { queued: 0, in_flight: 0, done: 0, retries: 0, waiting_for_budget: false }, poll: { tasks: 0, polls: 0 }, download: { in_flight: 0, queued: 0, done: 0, failed: 0 } },
-  money: { by_kind: null, actual_usd: 0, reserved_usd: 0, budget_usd: null }, recent: { window_s: 2, finished: 0, sent: 0 },
-  tasks: { to_send: 0, in_flight: 0, youngest_age_s: null, oldest_age_s: null, durations: { count: 0, p50_s: null, p90_s: null, max_s: null } },
+  counts: counts(),
+  total: 0,
+  errors: [],
+  phase: 'settling',
+  lanes: {
+    submit: { queued: 0, in_flight: 0, done: 0, retries: 0, waiting_for_budget: false },
+    poll: { tasks: 0, polls: 0 },
+    download: { in_flight: 0, queued: 0, done: 0, failed: 0 },
+  },
+  money: { by_kind: null, actual_usd: 0, reserved_usd: 0, budget_usd: null },
+  recent: { window_s: 2, finished: 0, sent: 0 },
+  tasks: {
+    to_send: 0,
+    in_flight: 0,
+    youngest_age_s: null,
+    oldest_age_s: null,
+    durations: { count: 0, p50_s: null, p90_s: null, max_s: null },
+  },
 });
 const PAUSED = snapshot({ paused_until: NOW + 12_000, money: { budget_usd: null } });
 const HOSTILE = snapshot({
@@ -42,7 +57,9 @@ describe('a mid-run frame at 80 columns', () => {
   test('ASCII bars for a terminal without UTF-8', () => {
     const [, progress, , , , budget] = renderFrame(snapshot(), 80, NOW, { ascii: true });
     // 36 cells: 612 of 2,300 finished (9 cells), 164 more in flight (3), the rest to do (24).
-    expect(progress).toBe(`[${'#'.repeat(9)}${'+'.repeat(3)}${'-'.repeat(24)}] 612/2,300 26% · 52 rows/min · ETA 31m17s`);
+    expect(progress).toBe(
+      `[${'#'.repeat(9)}${'+'.repeat(3)}${'-'.repeat(24)}] 612/2,300 26% · 52 rows/min · ETA 31m17s`,
+    );
     expect(budget).toBe('budget    [########++++---------------] $18.40 spent + $9.10 reserved of $60.00');
   });
 });
@@ -64,9 +81,13 @@ describe('narrow and wide terminals', () => {
 
   test('at 160 columns nothing is cut, and the bars stop growing', () => {
     const lines = renderFrame(snapshot(), 160, NOW);
-    expect(lines[1]).toBe(`[${'█'.repeat(13)}${'▒'.repeat(3)}${'░'.repeat(34)}] 612/2,300 26% · 52 rows/min · ETA 31m17s`);
+    expect(lines[1]).toBe(
+      `[${'█'.repeat(13)}${'▒'.repeat(3)}${'░'.repeat(34)}] 612/2,300 26% · 52 rows/min · ETA 31m17s`,
+    );
     expect(lines[6]).toBe('projected $48.11 for the job · text actual/estimate 0.50 · video actual/estimate 0.94');
-    expect(lines[8]).toBe('          ×6 task failed Simulated upstream failure: Simulated upstream failure; the reserved amount is refunded');
+    expect(lines[8]).toBe(
+      '          ×6 task failed Simulated upstream failure: Simulated upstream failure; the reserved amount is refunded',
+    );
   });
 
   const cases = { mid: snapshot(), done: DONE, zero: ZERO, paused: PAUSED, hostile: HOSTILE };
@@ -87,8 +108,13 @@ describe('states of a run', () => {
   });
 
   test('a lane held back by the budget says so', () => {
-    const held = snapshot({ counts: counts({ pending: 785, submitted: 195, succeeded: 1_320 }), lanes: { submit: { queued: 785, in_flight: 0, done: 1_515, retries: 43, waiting_for_budget: true } } });
-    expect(renderFrame(held, 100, NOW)[2]).toBe('submit    0 in flight · waiting for budget headroom · 785 queued · 1,515 sent · 43 retried');
+    const held = snapshot({
+      counts: counts({ pending: 785, submitted: 195, succeeded: 1_320 }),
+      lanes: { submit: { queued: 785, in_flight: 0, done: 1_515, retries: 43, waiting_for_budget: true } },
+    });
+    expect(renderFrame(held, 100, NOW)[2]).toBe(
+      'submit    0 in flight · waiting for budget headroom · 785 queued · 1,515 sent · 43 retried',
+    );
     expect(renderFrame(held, 40, NOW)[2]).toBe('submit    0 in flight');
   });
 

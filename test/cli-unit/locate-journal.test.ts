@@ -29,7 +29,9 @@ describe('locateJournal (relative to the working directory)', () => {
   it('a job name maps to state/<name>.db', () => {
     touch('state/nightly.db');
     expect(locateJournal(undefined, 'jobs/nightly.json')).toBe(join('state', 'nightly.db'));
-    expect(() => locateJournal(undefined, 'jobs/never-ran.json')).toThrow(/state\/never-ran\.db: no journal for jobs\/never-ran\.json yet/);
+    expect(() => locateJournal(undefined, 'jobs/never-ran.json')).toThrow(
+      /state\/never-ran\.db: no journal for jobs\/never-ran\.json yet/,
+    );
   });
 
   it('without either, the only journal in state/; none or several is a UsageError', () => {
@@ -39,7 +41,9 @@ describe('locateJournal (relative to the working directory)', () => {
     touch('state/a.db-wal');
     expect(locateJournal(undefined, undefined)).toBe(join('state', 'a.db'));
     touch('state/b.db');
-    expect(() => locateJournal(undefined, undefined)).toThrow('Several journals in state/ (a.db, b.db); pass --state <file.db>');
+    expect(() => locateJournal(undefined, undefined)).toThrow(
+      'Several journals in state/ (a.db, b.db); pass --state <file.db>',
+    );
   });
 });
 
@@ -64,7 +68,7 @@ describe('journalAndIds (resolve, retry: a job or --state, then item ids)', () =
     expect(journalAndIds(undefined, [])).toEqual({ file: join('state', 'only.db'), ids: [] });
   });
 
-  it('defaultJournalFor names the journal `run` uses: state/<name>.db, a job file\'s own name first', () => {
+  it("defaultJournalFor names the journal `run` uses: state/<name>.db, a job file's own name first", () => {
     expect(defaultJournalFor('demo')).toBe(join('state', 'demo.db'));
     expect(defaultJournalFor('jobs/demo.json')).toBe(join('state', 'demo.db'));
     expect(defaultJournalFor('data/my rows.jsonl')).toBe(join('state', 'my_rows.db'));

@@ -30,10 +30,28 @@ function usageMessage(argv: string[]): string {
 
 describe('parseOptions', () => {
   it('gives typed values and defaults, and keeps positionals', () => {
-    const { options, positionals } = parseOptions(TABLE, ['jobs/a.json', '--count', '3', '--ratio=0.25', '-v', '--name', 'x', 'extra']);
+    const { options, positionals } = parseOptions(TABLE, [
+      'jobs/a.json',
+      '--count',
+      '3',
+      '--ratio=0.25',
+      '-v',
+      '--name',
+      'x',
+      'extra',
+    ]);
     expect(options).toEqual({
-      count: 3, ratio: 0.25, cap: undefined, free: undefined, workers: 8, mode: 'safe', tag: [], color: [],
-      name: 'x', verbose: true, deadline: undefined,
+      count: 3,
+      ratio: 0.25,
+      cap: undefined,
+      free: undefined,
+      workers: 8,
+      mode: 'safe',
+      tag: [],
+      color: [],
+      name: 'x',
+      verbose: true,
+      deadline: undefined,
     });
     expect(positionals).toEqual(['jobs/a.json', 'extra']);
     expect(parseOptions(TABLE, []).options.verbose).toBe(false);
@@ -65,7 +83,7 @@ describe('parseOptions', () => {
     expect(usageMessage(argv)).toBe(message);
   });
 
-  it('refuses an unknown flag, a missing value and a value on a boolean, as UsageError without Node\'s error prefix', () => {
+  it("refuses an unknown flag, a missing value and a value on a boolean, as UsageError without Node's error prefix", () => {
     const unknown = usageMessage(['--bogus']);
     expect(unknown).toContain('--bogus');
     expect(unknown).not.toMatch(/TypeError|ERR_PARSE_ARGS/);
@@ -96,9 +114,15 @@ describe('parseOptions', () => {
   });
 
   it('the run options table speaks the same language', () => {
-    expect(() => parseOptions(RUN_OPTIONS, ['--concurrency', '0'])).toThrow('Expected `--concurrency` to be an integer from 1 to 10000, got `0`');
-    expect(() => parseOptions(RUN_OPTIONS, ['--poll-interval', '0'])).toThrow('Expected `--poll-interval` to be a number from 0.01 to 3600, got `0`');
-    expect(() => parseOptions(RUN_OPTIONS, ['--journal-sync', 'sometimes'])).toThrow('Expected `--journal-sync` to be one of full, off, got `sometimes`');
+    expect(() => parseOptions(RUN_OPTIONS, ['--concurrency', '0'])).toThrow(
+      'Expected `--concurrency` to be an integer from 1 to 10000, got `0`',
+    );
+    expect(() => parseOptions(RUN_OPTIONS, ['--poll-interval', '0'])).toThrow(
+      'Expected `--poll-interval` to be a number from 0.01 to 3600, got `0`',
+    );
+    expect(() => parseOptions(RUN_OPTIONS, ['--journal-sync', 'sometimes'])).toThrow(
+      'Expected `--journal-sync` to be one of full, off, got `sometimes`',
+    );
     expect(() => parseOptions(RUN_OPTIONS, ['--api-key', 'sk-x'])).toThrow(UsageError);
     const { options } = parseOptions(RUN_OPTIONS, ['--budget', '12.5', '--no-wait', '--poll-interval', '0.5']);
     expect(options).toMatchObject({ budget: 12.5, 'no-wait': true, 'poll-interval': 0.5, concurrency: undefined });

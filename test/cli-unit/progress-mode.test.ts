@@ -18,7 +18,9 @@ describe('choosing the mode', () => {
     ['--progress plain on a terminal', 'plain', false, true, 'xterm', 'plain'],
   ];
   for (const [name, flag, quiet, isTTY, term, mode] of cases) {
-    test(name, () => expect(chooseProgressMode(flag, quiet, { isTTY }, term === undefined ? {} : { TERM: term })).toBe(mode));
+    test(name, () =>
+      expect(chooseProgressMode(flag, quiet, { isTTY }, term === undefined ? {} : { TERM: term })).toBe(mode),
+    );
   }
 
   test('ASCII bars when the locale is not UTF-8, or on the Linux console', () => {
@@ -31,7 +33,15 @@ describe('choosing the mode', () => {
 });
 
 function recorder(): { stream: Writable & { text: string }; lines: () => string[] } {
-  const stream = Object.assign(new Writable({ write(chunk, _enc, done) { stream.text += String(chunk); done(); } }), { text: '' });
+  const stream = Object.assign(
+    new Writable({
+      write(chunk, _enc, done) {
+        stream.text += String(chunk);
+        done();
+      },
+    }),
+    { text: '' },
+  );
   return { stream, lines: () => stream.text.trim().split('\n') };
 }
 
@@ -45,7 +55,9 @@ describe('what each mode writes', () => {
     events.emit('log', 'budget $5.000000 in force');
     events.emit('snapshot', snapshot({ phase: 'done', now }));
     await new Promise((resolve) => setImmediate(resolve));
-    const records = lines().map((l) => JSON.parse(l) as { type: string; now?: number; phase?: string; message?: string });
+    const records = lines().map(
+      (l) => JSON.parse(l) as { type: string; now?: number; phase?: string; message?: string },
+    );
     expect(records.map((r) => r.type)).toEqual(['snapshot', 'snapshot', 'snapshot', 'log', 'snapshot']);
     expect(records.filter((r) => r.type === 'snapshot').map((r) => r.now! - T0)).toEqual([0, 1_000, 2_000, 3_000]);
     expect(records.at(-1)).toMatchObject({ phase: 'done', eta_s: 0, rows_per_min: 52, projected_total_usd: 48.105263 });
@@ -58,7 +70,8 @@ describe('what each mode writes', () => {
     const { stream, lines } = recorder();
     await attachProgress(events, 'plain', stream, { now: () => now });
     events.emit('log', 'budget $5.000000 in force');
-    for (; now < T0 + 65_000; now += 250) events.emit('snapshot', snapshot({ now, phase: now < T0 + 40_000 ? 'submitting' : 'waiting' }));
+    for (; now < T0 + 65_000; now += 250)
+      events.emit('snapshot', snapshot({ now, phase: now < T0 + 40_000 ? 'submitting' : 'waiting' }));
     events.emit('snapshot', snapshot({ now, phase: 'done', counts: counts({ downloaded: 2_300 }) }));
     await new Promise((resolve) => setImmediate(resolve));
     expect(lines().map((l) => l.split(' | ').slice(0, 2).join(' | '))).toEqual([

@@ -1,10 +1,29 @@
 // The retry policy's rule: which ended rows a run sends again by itself, and the wait before each retry.
 import { expect, test } from 'vitest';
-import { autoRetryDelayMs, autoRetryEvent, retriedFromEarlierRun, TRANSIENT_REJECTIONS, type AutoRetryPolicy, type EndedRow } from '../../src/core/auto-retry.js';
+import {
+  autoRetryDelayMs,
+  autoRetryEvent,
+  retriedFromEarlierRun,
+  TRANSIENT_REJECTIONS,
+  type AutoRetryPolicy,
+  type EndedRow,
+} from '../../src/core/auto-retry.js';
 import { ManualClock } from '../../src/core/clock.js';
 
-const POLICY: AutoRetryPolicy = { retryFailed: 2, resubmitUncertainText: false, maxAutoResubmits: 3, baseDelayMs: 1000, maxDelayMs: 5000 };
-const row = (over: Partial<EndedRow>): EndedRow => ({ kind: 'video', state: 'failed', from: 'running', autoResubmits: 0, ...over });
+const POLICY: AutoRetryPolicy = {
+  retryFailed: 2,
+  resubmitUncertainText: false,
+  maxAutoResubmits: 3,
+  baseDelayMs: 1000,
+  maxDelayMs: 5000,
+};
+const row = (over: Partial<EndedRow>): EndedRow => ({
+  kind: 'video',
+  state: 'failed',
+  from: 'running',
+  autoResubmits: 0,
+  ...over,
+});
 
 test('a video task that FAILED (seen polling: refunded) is requeued, up to --retry-failed times per run', () => {
   expect(autoRetryEvent(row({ from: 'running' }), 0, POLICY)).toBe('requeue');
@@ -16,18 +35,27 @@ test('a video task that FAILED (seen polling: refunded) is requeued, up to --ret
 test('a failure gbatch booked at a bound or an operator abandoned is never sent again by the policy', () => {
   // An answer over --max-response-bytes fails its row from `submitting` (billed); `abandon` moves from uncertain/pending/deferred.
   expect(autoRetryEvent(row({ kind: 'chat', from: 'submitting' }), 0, POLICY)).toBeUndefined();
-  for (const from of ['uncertain', 'pending', 'deferred', undefined] as const) expect(autoRetryEvent(row({ from }), 0, POLICY)).toBeUndefined();
+  for (const from of ['uncertain', 'pending', 'deferred', undefined] as const)
+    expect(autoRetryEvent(row({ from }), 0, POLICY)).toBeUndefined();
 });
 
 test('only a text refusal with a transient status (408, 425) is requeued; any other refusal is definite', () => {
   expect(TRANSIENT_REJECTIONS).toEqual([408, 425]);
   for (const status of [408, 425]) {
-    expect(autoRetryEvent(row({ kind: 'chat', state: 'rejected', from: 'submitting', errorStatus: status }), 0, POLICY)).toBe('requeue');
-    expect(autoRetryEvent(row({ kind: 'responses', state: 'rejected', from: 'submitting', errorStatus: status }), 1, POLICY)).toBe('requeue');
-    expect(autoRetryEvent(row({ kind: 'video', state: 'rejected', from: 'submitting', errorStatus: status }), 0, POLICY)).toBeUndefined();
+    expect(
+      autoRetryEvent(row({ kind: 'chat', state: 'rejected', from: 'submitting', errorStatus: status }), 0, POLICY),
+    ).toBe('requeue');
+    expect(
+      autoRetryEvent(row({ kind: 'responses', state: 'rejected', from: 'submitting', errorStatus: status }), 1, POLICY),
+    ).toBe('requeue');
+    expect(
+      autoRetryEvent(row({ kind: 'video', state: 'rejected', from: 'submitting', errorStatus: status }), 0, POLICY),
+    ).toBeUndefined();
   }
   for (const status of [400, 403, 404, 409, 413, 422, 200, undefined]) {
-    expect(autoRetryEvent(row({ kind: 'chat', state: 'rejected', from: 'submitting', errorStatus: status }), 0, POLICY)).toBeUndefined();
+    expect(
+      autoRetryEvent(row({ kind: 'chat', state: 'rejected', from: 'submitting', errorStatus: status }), 0, POLICY),
+    ).toBeUndefined();
   }
 });
 
@@ -46,7 +74,9 @@ test('the backoff doubles per retry up to its ceiling; a ManualClock sleeper wak
   expect([1, 2, 3, 4, 5].map((n) => autoRetryDelayMs(n, POLICY))).toEqual([1000, 2000, 4000, 5000, 5000]);
   const clock = new ManualClock(0);
   let woke = false;
-  void clock.sleep(autoRetryDelayMs(2, POLICY)).then(() => { woke = true; });
+  void clock.sleep(autoRetryDelayMs(2, POLICY)).then(() => {
+    woke = true;
+  });
   await clock.advance(1999);
   expect(woke).toBe(false);
   await clock.advance(1);
@@ -55,7 +85,13 @@ test('the backoff doubles per retry up to its ceiling; a ManualClock sleeper wak
 
 test('rows an earlier run left: a refunded video failure and a transient text refusal are sent again; an abandon or another failure is not', () => {
   const policy = { retryFailed: 2 };
-  const left = { kind: 'video' as const, state: 'failed' as const, taskId: 'task_1', reservedUsd: 0, abandonedWhileUncertain: false };
+  const left = {
+    kind: 'video' as const,
+    state: 'failed' as const,
+    taskId: 'task_1',
+    reservedUsd: 0,
+    abandonedWhileUncertain: false,
+  };
   expect(retriedFromEarlierRun(left, policy)).toBe(true);
   expect(retriedFromEarlierRun(left, { retryFailed: 0 })).toBe(false);
   // Abandoned by the operator: while uncertain (maybe billed), or before it was ever accepted (no task id).
@@ -64,7 +100,12 @@ test('rows an earlier run left: a refunded video failure and a transient text re
   expect(retriedFromEarlierRun({ ...left, reservedUsd: 0.2 }, policy)).toBe(false);
   // A text row failed (over --max-response-bytes, billed) is not the policy's; a transient refusal is.
   expect(retriedFromEarlierRun({ ...left, kind: 'chat' }, policy)).toBe(false);
-  for (const status of TRANSIENT_REJECTIONS) expect(retriedFromEarlierRun({ ...left, kind: 'chat', state: 'rejected', taskId: null, errorStatus: status }, policy)).toBe(true);
-  expect(retriedFromEarlierRun({ ...left, kind: 'chat', state: 'rejected', taskId: null, errorStatus: 400 }, policy)).toBe(false);
+  for (const status of TRANSIENT_REJECTIONS)
+    expect(
+      retriedFromEarlierRun({ ...left, kind: 'chat', state: 'rejected', taskId: null, errorStatus: status }, policy),
+    ).toBe(true);
+  expect(
+    retriedFromEarlierRun({ ...left, kind: 'chat', state: 'rejected', taskId: null, errorStatus: 400 }, policy),
+  ).toBe(false);
   expect(retriedFromEarlierRun({ ...left, state: 'uncertain' }, policy)).toBe(false);
 });

@@ -15,7 +15,9 @@ describe('billBound: video, the dearest final resolution the model lists (spec 8
   });
 
   it('a model without 4k is bounded by its 1080p: video-mini 5 s = 245,025 x 1.875', () => {
-    expect(billBound('video', { model: 'video-mini', prompt: 'p', resolution: '480p' }, BUILTIN_PRICING)).toBe(0.459421875);
+    expect(billBound('video', { model: 'video-mini', prompt: 'p', resolution: '480p' }, BUILTIN_PRICING)).toBe(
+      0.459421875,
+    );
   });
 
   it('each reference video adds 5 s at every resolution, at the ref rate', () => {
@@ -29,21 +31,44 @@ describe('billBound: video, the dearest final resolution the model lists (spec 8
     expect(billBound('video', request, { ...BUILTIN_PRICING, group_ratio: 2 })).toBe(0.91884375);
   });
 
-  it('n videos, a frame rate above 24 and a frame larger than the resolution\'s each raise the bound', () => {
-    const base = billBound('video', { model: 'video-mini', prompt: 'p', resolution: '480p', duration: 5 }, BUILTIN_PRICING);
-    expect(billBound('video', { model: 'video-mini', prompt: 'p', resolution: '480p', duration: 5, n: 3 }, BUILTIN_PRICING)).toBeCloseTo(base * 3, 6);
+  it("n videos, a frame rate above 24 and a frame larger than the resolution's each raise the bound", () => {
+    const base = billBound(
+      'video',
+      { model: 'video-mini', prompt: 'p', resolution: '480p', duration: 5 },
+      BUILTIN_PRICING,
+    );
+    expect(
+      billBound('video', { model: 'video-mini', prompt: 'p', resolution: '480p', duration: 5, n: 3 }, BUILTIN_PRICING),
+    ).toBeCloseTo(base * 3, 6);
     // 48 fps: (48 x 5 + 1) / (24 x 5 + 1) frames, at the dearest resolution (1080p for video-mini)
-    expect(billBound('video', { model: 'video-mini', prompt: 'p', resolution: '480p', duration: 5, fps: 48 }, BUILTIN_PRICING))
-      .toBeCloseTo(base * (241 / 121), 4);
+    expect(
+      billBound(
+        'video',
+        { model: 'video-mini', prompt: 'p', resolution: '480p', duration: 5, fps: 48 },
+        BUILTIN_PRICING,
+      ),
+    ).toBeCloseTo(base * (241 / 121), 4);
     // a 4096 x 2160 frame is larger than video-mini's dearest (1080p) frame
-    const wide = billBound('video', { model: 'video-mini', prompt: 'p', resolution: '480p', duration: 5, width: 4096, height: 2160 }, BUILTIN_PRICING);
+    const wide = billBound(
+      'video',
+      { model: 'video-mini', prompt: 'p', resolution: '480p', duration: 5, width: 4096, height: 2160 },
+      BUILTIN_PRICING,
+    );
     expect(wide).toBeCloseTo(base * ((4096 * 2160) / (1920 * 1080)), 4);
     // a smaller frame or a lower frame rate never lowers it
-    expect(billBound('video', { model: 'video-mini', prompt: 'p', resolution: '480p', duration: 5, fps: 8, width: 64, height: 64 }, BUILTIN_PRICING)).toBe(base);
+    expect(
+      billBound(
+        'video',
+        { model: 'video-mini', prompt: 'p', resolution: '480p', duration: 5, fps: 8, width: 64, height: 64 },
+        BUILTIN_PRICING,
+      ),
+    ).toBe(base);
   });
 
   it('an unknown model throws, as the estimate does', () => {
-    expect(() => billBound('video', { model: 'nope', prompt: 'p' }, BUILTIN_PRICING)).toThrow(/no price for video model 'nope'/);
+    expect(() => billBound('video', { model: 'nope', prompt: 'p' }, BUILTIN_PRICING)).toThrow(
+      /no price for video model 'nope'/,
+    );
   });
 });
 
@@ -55,8 +80,17 @@ describe('billBound: chat and responses, every request byte a token plus the out
   });
 
   it('is never below the estimate (which counts only the text)', () => {
-    const request = { model: 'chat-large', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Héllo' }], max_tokens: 10 };
-    expect(billBound('chat', request, BUILTIN_PRICING)).toBeGreaterThan(estimateRequest('chat', request, BUILTIN_PRICING).usd);
+    const request = {
+      model: 'chat-large',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Héllo' },
+      ],
+      max_tokens: 10,
+    };
+    expect(billBound('chat', request, BUILTIN_PRICING)).toBeGreaterThan(
+      estimateRequest('chat', request, BUILTIN_PRICING).usd,
+    );
   });
 
   it('chat takes the larger of max_tokens and max_completion_tokens (a server may honour either)', () => {
@@ -74,7 +108,10 @@ describe('billBound: chat and responses, every request byte a token plus the out
     const request = { model: 'chat-small', input: 'Hi' };
     const sent = withOutputCap('responses', request).request;
     const bytes = Buffer.byteLength(JSON.stringify(sent));
-    expect(billBound('responses', sent, BUILTIN_PRICING)).toBeCloseTo((bytes * 0.15 + DEFAULT_MAX_OUTPUT_TOKENS * 0.6) / 1e6, 12);
+    expect(billBound('responses', sent, BUILTIN_PRICING)).toBeCloseTo(
+      (bytes * 0.15 + DEFAULT_MAX_OUTPUT_TOKENS * 0.6) / 1e6,
+      12,
+    );
   });
 });
 
@@ -89,7 +126,8 @@ describe('withOutputCap', () => {
 
   it('adds max_output_tokens to an uncapped responses request', () => {
     expect(withOutputCap('responses', { model: 'chat-small', input: 'Hi' })).toEqual({
-      request: { model: 'chat-small', input: 'Hi', max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS }, added: 'max_output_tokens',
+      request: { model: 'chat-small', input: 'Hi', max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS },
+      added: 'max_output_tokens',
     });
   });
 

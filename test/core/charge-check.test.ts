@@ -1,18 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { CHARGE_GRAIN_USD, checkCharge, checkSettledVideo, formatRatio, scaledReservation, textAtDrift } from '../../src/core/charge-check.js';
+import {
+  CHARGE_GRAIN_USD,
+  checkCharge,
+  checkSettledVideo,
+  formatRatio,
+  scaledReservation,
+  textAtDrift,
+} from '../../src/core/charge-check.js';
 import { BUILTIN_PRICING } from '../../src/core/pricing.js';
 import { snapshotPrice } from '../../src/core/settlement.js';
 
-describe('checkCharge: the table\'s figure against the gateway\'s reported charge', () => {
-  it('without a reported charge: the table\'s figure, no drift', () => {
+describe("checkCharge: the table's figure against the gateway's reported charge", () => {
+  it("without a reported charge: the table's figure, no drift", () => {
     expect(checkCharge(0.18417168, undefined)).toEqual({ bookedUsd: 0.18417168 });
   });
 
-  it('the gateway charged less: the table\'s (larger) figure is booked, no drift', () => {
+  it("the gateway charged less: the table's (larger) figure is booked, no drift", () => {
     expect(checkCharge(0.5, 0.25)).toEqual({ bookedUsd: 0.5 });
   });
 
-  it('within one quota unit above the table: the same price rounded to the gateway\'s unit, the table\'s exact figure, no drift', () => {
+  it("within one quota unit above the table: the same price rounded to the gateway's unit, the table's exact figure, no drift", () => {
     expect(checkCharge(0.1, 0.1 + CHARGE_GRAIN_USD)).toEqual({ bookedUsd: 0.1 });
     expect(checkCharge(0.1, 0.1 + 2 * CHARGE_GRAIN_USD).driftRatio).toBeCloseTo(1.00004, 8);
   });
@@ -40,27 +47,34 @@ describe('scaledReservation', () => {
 });
 
 describe('textAtDrift', () => {
-  it('no drift seen: the table\'s price, no note', () => {
+  it("no drift seen: the table's price, no note", () => {
     expect(textAtDrift(0.00045, 1)).toEqual({ usd: 0.00045 });
   });
 
-  it('a drift seen: the table\'s price times it, with a note naming both', () => {
+  it("a drift seen: the table's price times it, with a note naming both", () => {
     expect(textAtDrift(0.00045, 2)).toEqual({
-      usd: 0.0009, note: "booked at the pricing table's $0.000450 x2.000: the gateway was seen charging that much above the table",
+      usd: 0.0009,
+      note: "booked at the pricing table's $0.000450 x2.000: the gateway was seen charging that much above the table",
     });
   });
 
-  it('an unbounded drift cannot scale a price: the table\'s price (the reservation held what the row can cost)', () => {
+  it("an unbounded drift cannot scale a price: the table's price (the reservation held what the row can cost)", () => {
     expect(textAtDrift(0.00045, Infinity)).toEqual({ usd: 0.00045 });
     expect(formatRatio(Infinity)).toBe('x∞');
   });
 });
 
-describe('checkSettledVideo: a settled video\'s table figure (by the rule it was settled with) against its reported charge', () => {
+describe("checkSettledVideo: a settled video's table figure (by the rule it was settled with) against its reported charge", () => {
   const snapshot = snapshotPrice('video', 'video-mini', BUILTIN_PRICING);
-  const row = { totalTokens: 108_900, finalResolution: '720p', resolution: '720p', hasReferenceVideo: false, gatewayChargeUsd: 0.368344 };
+  const row = {
+    totalTokens: 108_900,
+    finalResolution: '720p',
+    resolution: '720p',
+    hasReferenceVideo: false,
+    gatewayChargeUsd: 0.368344,
+  };
 
-  it('the gateway charged twice the table: the table\'s figure and the drift', () => {
+  it("the gateway charged twice the table: the table's figure and the drift", () => {
     const check = checkSettledVideo(row, snapshot)!;
     expect(check.tableUsd).toBe(0.18417168);
     expect(check.bookedUsd).toBe(0.368344);

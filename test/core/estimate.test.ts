@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
-  DEFAULT_MAX_OUTPUT_TOKENS, estimateRequest, REFERENCE_VIDEO_SECONDS, requestedSeconds, videoTokens,
-  type ChatEstimate, type VideoEstimate,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  estimateRequest,
+  REFERENCE_VIDEO_SECONDS,
+  requestedSeconds,
+  videoTokens,
+  type ChatEstimate,
+  type VideoEstimate,
 } from '../../src/core/estimate.js';
 import { BUILTIN_PRICING, type PricingTable } from '../../src/core/pricing.js';
 import { countReferenceVideos, hasReferenceVideo } from '../../src/core/reference-video.js';
@@ -41,8 +46,16 @@ describe('estimateRequest for video', () => {
   it('video-fast 720p 5 s without reference: 108,900 tokens at 3.8088 = $0.41477832', () => {
     const e = video({ model: 'video-fast', prompt: 'a cat', resolution: '720p', duration: 5 });
     expect(e).toEqual({
-      kind: 'video', model: 'video-fast', resolution: '720p', seconds: 5, hasReferenceVideo: false,
-      referenceVideos: 0, tokens: 108_900, rate: 3.8088, groupRatio: 1, usd: 0.41477832,
+      kind: 'video',
+      model: 'video-fast',
+      resolution: '720p',
+      seconds: 5,
+      hasReferenceVideo: false,
+      referenceVideos: 0,
+      tokens: 108_900,
+      rate: 3.8088,
+      groupRatio: 1,
+      usd: 0.41477832,
     });
   });
 
@@ -57,7 +70,12 @@ describe('estimateRequest for video', () => {
   });
 
   it('three reference videos add 15 s: 20 s 720p = 432,900 tokens at 2.2647 = $0.98038863', () => {
-    const e = video({ model: 'video-fast', prompt: 'p', video_url: 'u', videos: ['a', { url: 'b', role: 'reference_video' }] });
+    const e = video({
+      model: 'video-fast',
+      prompt: 'p',
+      video_url: 'u',
+      videos: ['a', { url: 'b', role: 'reference_video' }],
+    });
     expect(e.referenceVideos).toBe(3);
     expect(e.tokens).toBe(432_900);
     expect(e.usd).toBe(0.98038863);
@@ -113,7 +131,11 @@ describe('estimateRequest for video', () => {
 
   it('does not count images as reference videos', () => {
     const e = video({
-      model: 'video-fast', prompt: 'p', image: 'i', images: ['a'], input_reference: 'r',
+      model: 'video-fast',
+      prompt: 'p',
+      image: 'i',
+      images: ['a'],
+      input_reference: 'r',
       content: [{ type: 'image_url', image_url: { url: 'x' } }],
     });
     expect(e.hasReferenceVideo).toBe(false);
@@ -131,7 +153,14 @@ describe('countReferenceVideos', () => {
     expect(countReferenceVideos({ video_url: 'u' })).toBe(1);
     expect(countReferenceVideos({ video_url: '' })).toBe(0);
     expect(countReferenceVideos({ videos: ['a', 'b'] })).toBe(2);
-    expect(countReferenceVideos({ content: [{ type: 'video_url', video_url: { url: 'v' } }, { type: 'text', text: 't' }] })).toBe(1);
+    expect(
+      countReferenceVideos({
+        content: [
+          { type: 'video_url', video_url: { url: 'v' } },
+          { type: 'text', text: 't' },
+        ],
+      }),
+    ).toBe(1);
     expect(countReferenceVideos({ content: { video_url: 'v' } })).toBe(1);
     expect(countReferenceVideos({ content: [{ type: 'Reference_Video' }, { type: 'image_url' }] })).toBe(1);
     expect(hasReferenceVideo({ images: ['a'], image: 'b' })).toBe(false);
@@ -141,8 +170,12 @@ describe('countReferenceVideos', () => {
 describe('estimateRequest for chat and responses (an upper bound)', () => {
   it('counts UTF-8 bytes of every message: "Be brief." 9 + "héllo 世界" 13 = 22; max_tokens 100', () => {
     const e = chat({
-      model: 'chat-small', max_tokens: 100,
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'héllo 世界' }],
+      model: 'chat-small',
+      max_tokens: 100,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'héllo 世界' },
+      ],
     });
     expect(e.inputTokens).toBe(22);
     expect(e.outputTokens).toBe(100);
@@ -152,8 +185,17 @@ describe('estimateRequest for chat and responses (an upper bound)', () => {
 
   it('counts text parts of array content', () => {
     const e = chat({
-      model: 'chat-small', max_tokens: 0,
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'abc' }, { type: 'image_url', image_url: { url: 'http://img' } }] }],
+      model: 'chat-small',
+      max_tokens: 0,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'abc' },
+            { type: 'image_url', image_url: { url: 'http://img' } },
+          ],
+        },
+      ],
     });
     expect(e.inputTokens).toBe(3);
   });
@@ -167,7 +209,13 @@ describe('estimateRequest for chat and responses (an upper bound)', () => {
   });
 
   it('prefers max_completion_tokens over max_tokens and multiplies by n', () => {
-    const e = chat({ model: 'chat-small', n: 3, max_completion_tokens: 50, max_tokens: 999, messages: [{ role: 'user', content: 'hi' }] });
+    const e = chat({
+      model: 'chat-small',
+      n: 3,
+      max_completion_tokens: 50,
+      max_tokens: 999,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(e.outputTokens).toBe(150);
     // (2 * 0.15 + 150 * 0.60) / 1e6 = 90.3e-6
     expect(e.usd).toBe(0.0000903);
@@ -181,9 +229,16 @@ describe('estimateRequest for chat and responses (an upper bound)', () => {
   });
 
   it('responses: instructions + input string, max_output_tokens', () => {
-    const e = estimateRequest('responses', {
-      model: 'chat-small', instructions: 'Answer in French.', input: 'Bonjour', max_output_tokens: 200,
-    }, BUILTIN_PRICING) as ChatEstimate;
+    const e = estimateRequest(
+      'responses',
+      {
+        model: 'chat-small',
+        instructions: 'Answer in French.',
+        input: 'Bonjour',
+        max_output_tokens: 200,
+      },
+      BUILTIN_PRICING,
+    ) as ChatEstimate;
     expect(e.kind).toBe('responses');
     expect(e.inputTokens).toBe(17 + 7);
     expect(e.outputTokens).toBe(200);
@@ -192,16 +247,23 @@ describe('estimateRequest for chat and responses (an upper bound)', () => {
   });
 
   it('responses: input items with input_text parts', () => {
-    const e = estimateRequest('responses', {
-      model: 'chat-small', input: [{ role: 'user', content: [{ type: 'input_text', text: 'naïve' }] }],
-    }, BUILTIN_PRICING) as ChatEstimate;
+    const e = estimateRequest(
+      'responses',
+      {
+        model: 'chat-small',
+        input: [{ role: 'user', content: [{ type: 'input_text', text: 'naïve' }] }],
+      },
+      BUILTIN_PRICING,
+    ) as ChatEstimate;
     expect(e.inputTokens).toBe(6);
     expect(e.outputTokens).toBe(4096);
   });
 
   it('applies the group ratio', () => {
-    const e = chat({ model: 'chat-small', max_tokens: 100, messages: [{ role: 'user', content: 'x'.repeat(1000) }] },
-      { ...BUILTIN_PRICING, group_ratio: 2 });
+    const e = chat(
+      { model: 'chat-small', max_tokens: 100, messages: [{ role: 'user', content: 'x'.repeat(1000) }] },
+      { ...BUILTIN_PRICING, group_ratio: 2 },
+    );
     // (1000 * 0.15 + 100 * 0.60) / 1e6 * 2 = 420e-6
     expect(e.usd).toBe(0.00042);
   });

@@ -15,7 +15,17 @@ import { ROOT } from '../e2e/helpers/workspace.js';
 
 describe('the exit-code table', () => {
   it('keeps the numbers scripts rely on', () => {
-    expect(EXIT_CODE).toEqual({ ok: 0, someFailed: 1, usage: 2, budget: 3, uncertain: 4, skipped: 5, internal: 70, busy: 73, inFlight: 75 });
+    expect(EXIT_CODE).toEqual({
+      ok: 0,
+      someFailed: 1,
+      usage: 2,
+      budget: 3,
+      uncertain: 4,
+      skipped: 5,
+      internal: 70,
+      busy: 73,
+      inFlight: 75,
+    });
   });
 
   it('has one row per code and per name, each with a meaning and what to do', () => {
@@ -31,8 +41,11 @@ describe('the exit-code table', () => {
 
   it('the runner decides by EXIT_PRECEDENCE: each code wins over every one after it', () => {
     const fact: Record<number, Partial<Record<ItemState, number>>> = {
-      [EXIT_CODE.uncertain]: { uncertain: 1 }, [EXIT_CODE.budget]: { deferred: 1 }, [EXIT_CODE.inFlight]: { pending: 1 },
-      [EXIT_CODE.someFailed]: { failed: 1 }, [EXIT_CODE.ok]: { downloaded: 1 },
+      [EXIT_CODE.uncertain]: { uncertain: 1 },
+      [EXIT_CODE.budget]: { deferred: 1 },
+      [EXIT_CODE.inFlight]: { pending: 1 },
+      [EXIT_CODE.someFailed]: { failed: 1 },
+      [EXIT_CODE.ok]: { downloaded: 1 },
     };
     EXIT_PRECEDENCE.forEach((code, i) => {
       const counts = Object.fromEntries(ITEM_STATES.map((s) => [s, 0])) as Record<ItemState, number>;
@@ -41,10 +54,12 @@ describe('the exit-code table', () => {
     });
   });
 
-  it('the library\'s error classes end the CLI with the code src/index.ts says', () => {
+  it("the library's error classes end the CLI with the code src/index.ts says", () => {
     const errors: Record<string, Error> = {
-      UsageError: new UsageError('bad flag'), ConfigError: new ConfigError('bad file'),
-      JournalBusyError: new JournalBusyError('state/j.db', 1, 'host'), LockLostError: new LockLostError('state/j.db'),
+      UsageError: new UsageError('bad flag'),
+      ConfigError: new ConfigError('bad file'),
+      JournalBusyError: new JournalBusyError('state/j.db', 1, 'host'),
+      LockLostError: new LockLostError('state/j.db'),
     };
     const index = readFileSync(join(ROOT, 'src/index.ts'), 'utf8');
     for (const [name, error] of Object.entries(errors)) {

@@ -17,7 +17,9 @@ describe('systemClock.sleep past one timer', () => {
   it('25 days: not a moment early, and at 25 days', async () => {
     vi.useFakeTimers();
     let woke = false;
-    void systemClock.sleep(25 * DAY_MS).then(() => { woke = true; });
+    void systemClock.sleep(25 * DAY_MS).then(() => {
+      woke = true;
+    });
     await vi.advanceTimersByTimeAsync(1_000);
     expect(woke).toBe(false);
     await vi.advanceTimersByTimeAsync(MAX_TIMER_MS);
@@ -33,7 +35,9 @@ describe('systemClock.sleep past one timer', () => {
     const controller = new AbortController();
     const sleeping = systemClock.sleep(60 * DAY_MS, controller.signal);
     let forever = false;
-    void systemClock.sleep(Infinity).then(() => { forever = true; });
+    void systemClock.sleep(Infinity).then(() => {
+      forever = true;
+    });
     await vi.advanceTimersByTimeAsync(30 * DAY_MS);
     controller.abort(new Error('stop'));
     await expect(sleeping).rejects.toThrow('stop');
@@ -48,8 +52,14 @@ describe('RunStops: a 25-day deadline on the injected clock', () => {
     const clock = new ManualClock(1_000);
     const submitStop = new AbortController();
     const stops = new RunStops({
-      clock, events: new EventEmitter<RunEvents>(), submitStop, stop: new AbortController(), hardStop: new AbortController(),
-      deadlineAt: 1_000 + 25 * DAY_MS, deadlineGraceMs: 1_000, interruptGraceMs: 1_000,
+      clock,
+      events: new EventEmitter<RunEvents>(),
+      submitStop,
+      stop: new AbortController(),
+      hardStop: new AbortController(),
+      deadlineAt: 1_000 + 25 * DAY_MS,
+      deadlineGraceMs: 1_000,
+      interruptGraceMs: 1_000,
     });
     stops.armDeadline();
     await clock.advance(MAX_TIMER_MS + 1);

@@ -35,8 +35,11 @@ describe('usableChatUsage: a count the gateway gave, or nothing', () => {
 
 describe('meterChatAnswer', () => {
   it('settles a usable usage at the snapshot price', () => {
-    expect(meterChatAnswer({ usage: { prompt_tokens: 1000, completion_tokens: 500 } }, chatSnapshot, 0.01))
-      .toEqual({ usd: 0.00045, totalTokens: 1500, unmetered: false });
+    expect(meterChatAnswer({ usage: { prompt_tokens: 1000, completion_tokens: 500 } }, chatSnapshot, 0.01)).toEqual({
+      usd: 0.00045,
+      totalTokens: 1500,
+      unmetered: false,
+    });
   });
 
   it.each([
@@ -45,36 +48,60 @@ describe('meterChatAnswer', () => {
     ['a body that is not an object', 'ok'],
     ['null', null],
   ])('%s: unmetered, booked at the reservation, never $0', (_name, body) => {
-    expect(meterChatAnswer(body, chatSnapshot, 0.0024696)).toEqual({ usd: 0.0024696, totalTokens: null, unmetered: true });
+    expect(meterChatAnswer(body, chatSnapshot, 0.0024696)).toEqual({
+      usd: 0.0024696,
+      totalTokens: null,
+      unmetered: true,
+    });
   });
 });
 
 describe('meterVideoSuccess', () => {
   const base = {
-    finalResolution: '4k', gatewayChargeUsd: undefined, requestedResolution: '480p' as const,
-    hasReferenceVideo: false, snapshot: videoSnapshot, reservedUsd: 2.81053476,
+    finalResolution: '4k',
+    gatewayChargeUsd: undefined,
+    requestedResolution: '480p' as const,
+    hasReferenceVideo: false,
+    snapshot: videoSnapshot,
+    reservedUsd: 2.81053476,
   };
 
   it('settles final total_tokens at the final resolution', () => {
-    expect(meterVideoSuccess({ ...base, totalTokens: 980_100 })).toEqual({ usd: 2.81053476, totalTokens: 980_100, unmetered: false });
+    expect(meterVideoSuccess({ ...base, totalTokens: 980_100 })).toEqual({
+      usd: 2.81053476,
+      totalTokens: 980_100,
+      unmetered: false,
+    });
   });
 
-  it('with total_tokens and a higher reported charge (a group ratio the table lacks): the gateway\'s charge, and the drift', () => {
+  it("with total_tokens and a higher reported charge (a group ratio the table lacks): the gateway's charge, and the drift", () => {
     const metered = meterVideoSuccess({ ...base, totalTokens: 980_100, gatewayChargeUsd: 5.62107 });
     expect(metered).toMatchObject({ usd: 5.62107, totalTokens: 980_100, unmetered: false, tableUsd: 2.81053476 });
     expect(metered.driftRatio).toBeCloseTo(2, 5);
   });
 
-  it('with total_tokens and a lower reported charge: the table\'s figure, no drift', () => {
-    expect(meterVideoSuccess({ ...base, totalTokens: 980_100, gatewayChargeUsd: 1 }))
-      .toEqual({ usd: 2.81053476, totalTokens: 980_100, unmetered: false, tableUsd: 2.81053476 });
+  it("with total_tokens and a lower reported charge: the table's figure, no drift", () => {
+    expect(meterVideoSuccess({ ...base, totalTokens: 980_100, gatewayChargeUsd: 1 })).toEqual({
+      usd: 2.81053476,
+      totalTokens: 980_100,
+      unmetered: false,
+      tableUsd: 2.81053476,
+    });
   });
 
-  it('without total_tokens: the gateway\'s reported charge when it gives one', () => {
-    expect(meterVideoSuccess({ ...base, totalTokens: undefined, gatewayChargeUsd: 0.5 })).toEqual({ usd: 0.5, totalTokens: null, unmetered: false });
+  it("without total_tokens: the gateway's reported charge when it gives one", () => {
+    expect(meterVideoSuccess({ ...base, totalTokens: undefined, gatewayChargeUsd: 0.5 })).toEqual({
+      usd: 0.5,
+      totalTokens: null,
+      unmetered: false,
+    });
   });
 
   it('without total_tokens or a charge: unmetered, booked at the reservation (its bound)', () => {
-    expect(meterVideoSuccess({ ...base, totalTokens: undefined })).toEqual({ usd: 2.81053476, totalTokens: null, unmetered: true });
+    expect(meterVideoSuccess({ ...base, totalTokens: undefined })).toEqual({
+      usd: 2.81053476,
+      totalTokens: null,
+      unmetered: true,
+    });
   });
 });

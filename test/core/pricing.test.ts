@@ -39,11 +39,18 @@ describe('parsePricing', () => {
 describe('BUILTIN_PRICING', () => {
   // Spec 8.2, USD per 1,000,000 final total_tokens: [model, resolution, with ref, without ref].
   const SPEC_TABLE = [
-    ['video-fast', '480p', 2.2647, 3.8088], ['video-fast', '720p', 2.2647, 3.8088], ['video-fast', '1080p', 2.5221, 4.3235],
-    ['video-mini', '480p', 1.0294, 1.6912], ['video-mini', '720p', 1.0294, 1.6912], ['video-mini', '1080p', 1.1397, 1.8750],
-    ['video-pro', '480p', 3.0882, 5.0735], ['video-pro', '720p', 3.0882, 5.0735], ['video-pro', '1080p', 3.4191, 5.6250],
+    ['video-fast', '480p', 2.2647, 3.8088],
+    ['video-fast', '720p', 2.2647, 3.8088],
+    ['video-fast', '1080p', 2.5221, 4.3235],
+    ['video-mini', '480p', 1.0294, 1.6912],
+    ['video-mini', '720p', 1.0294, 1.6912],
+    ['video-mini', '1080p', 1.1397, 1.875],
+    ['video-pro', '480p', 3.0882, 5.0735],
+    ['video-pro', '720p', 3.0882, 5.0735],
+    ['video-pro', '1080p', 3.4191, 5.625],
     ['video-pro', '4k', 1.7647, 2.8676],
-    ['video-pro-2.5', '720p', 4.9412, 8.2353], ['video-pro-2.5', '1080p', 5.4706, 9.0588],
+    ['video-pro-2.5', '720p', 4.9412, 8.2353],
+    ['video-pro-2.5', '1080p', 5.4706, 9.0588],
   ] as const;
 
   it.each(SPEC_TABLE)('%s %s: ref %d, no ref %d', (model, resolution, ref, noref) => {
@@ -53,7 +60,8 @@ describe('BUILTIN_PRICING', () => {
 
   it('prices no other model or resolution (spec 8.1)', () => {
     const listed = Object.entries(BUILTIN_PRICING.video)
-      .flatMap(([model, byResolution]) => Object.keys(byResolution).map((r) => `${model} ${r}`)).sort();
+      .flatMap(([model, byResolution]) => Object.keys(byResolution).map((r) => `${model} ${r}`))
+      .sort();
     expect(listed).toEqual(SPEC_TABLE.map(([model, r]) => `${model} ${r}`).sort());
   });
 

@@ -5,13 +5,38 @@ import { quoteArg } from '../../src/core/shell-text.js';
 
 describe('promptStart: what to look for in the gateway dashboard', () => {
   it('takes the video prompt, the first user message of a chat, the input of a responses request', () => {
-    expect(promptStart('video', { prompt: 'A heron lifting off a misty pond' })).toBe('A heron lifting off a misty pond');
-    expect(promptStart('chat', { messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Name a star.' }] })).toBe('Name a star.');
-    expect(promptStart('chat', { messages: [{ role: 'system', content: 'Only a system prompt' }] })).toBe('Only a system prompt');
-    expect(promptStart('chat', { messages: [{ role: 'user', content: [{ type: 'text', text: 'Describe' }, { type: 'image_url', image_url: {} }, { type: 'text', text: 'this' }] }] }))
-      .toBe('Describe this');
+    expect(promptStart('video', { prompt: 'A heron lifting off a misty pond' })).toBe(
+      'A heron lifting off a misty pond',
+    );
+    expect(
+      promptStart('chat', {
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'Name a star.' },
+        ],
+      }),
+    ).toBe('Name a star.');
+    expect(promptStart('chat', { messages: [{ role: 'system', content: 'Only a system prompt' }] })).toBe(
+      'Only a system prompt',
+    );
+    expect(
+      promptStart('chat', {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Describe' },
+              { type: 'image_url', image_url: {} },
+              { type: 'text', text: 'this' },
+            ],
+          },
+        ],
+      }),
+    ).toBe('Describe this');
     expect(promptStart('responses', { input: 'Summarise the report' })).toBe('Summarise the report');
-    expect(promptStart('responses', { input: [{ role: 'user', content: [{ type: 'input_text', text: 'From parts' }] }] })).toBe('From parts');
+    expect(
+      promptStart('responses', { input: [{ role: 'user', content: [{ type: 'input_text', text: 'From parts' }] }] }),
+    ).toBe('From parts');
   });
 
   it('is empty for a request without words, never throwing', () => {
@@ -32,7 +57,9 @@ describe('promptStart: what to look for in the gateway dashboard', () => {
 
   it('puts newlines and tabs on one line, and escapes control and bidi characters', () => {
     expect(promptStart('video', { prompt: 'line one\r\n\tline two\u2028three' })).toBe('line one line two three');
-    expect(promptStart('video', { prompt: 'red \x1b[31malert\x07 \u202Eevil' })).toBe('red \\x1b[31malert\\x07 \\u202eevil');
+    expect(promptStart('video', { prompt: 'red \x1b[31malert\x07 \u202Eevil' })).toBe(
+      'red \\x1b[31malert\\x07 \\u202eevil',
+    );
     expect(promptStart('video', { prompt: `${'a'.repeat(59)}\x1b[2J` })).toBe(`${'a'.repeat(59)}\\x1b…`);
   });
 });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { observeReachability, REACHABLE, UNREACHABLE_AFTER, type ReachabilityEvent } from '../../src/core/reachability.js';
+import {
+  observeReachability,
+  REACHABLE,
+  UNREACHABLE_AFTER,
+  type ReachabilityEvent,
+} from '../../src/core/reachability.js';
 
 function replay(events: ReachabilityEvent[], limit = UNREACHABLE_AFTER): boolean[] {
   let state = REACHABLE;
@@ -17,8 +22,20 @@ describe('observeReachability', () => {
   });
 
   it('any answer in between starts the count again', () => {
-    expect(replay(['refused', 'refused', 'answered', 'refused', 'refused'])).toEqual([false, false, false, false, false]);
-    expect(replay(['refused', 'answered', 'refused', 'refused', 'refused'])).toEqual([false, false, false, false, true]);
+    expect(replay(['refused', 'refused', 'answered', 'refused', 'refused'])).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
+    expect(replay(['refused', 'answered', 'refused', 'refused', 'refused'])).toEqual([
+      false,
+      false,
+      false,
+      false,
+      true,
+    ]);
   });
 
   it('answers alone never trip it', () => {
@@ -28,6 +45,12 @@ describe('observeReachability', () => {
   it('the limit is a parameter (at least 1)', () => {
     expect(replay(['refused'], 1)).toEqual([true]);
     expect(replay(['refused'], 0)).toEqual([true]);
-    expect(replay(['refused', 'refused', 'refused', 'refused', 'refused'], 5)).toEqual([false, false, false, false, true]);
+    expect(replay(['refused', 'refused', 'refused', 'refused', 'refused'], 5)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      true,
+    ]);
   });
 });

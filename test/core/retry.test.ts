@@ -7,14 +7,15 @@ import {
   isGatewayEnvelope,
   parseRetryAfter,
   retryDelay,
-  shouldRetryDownload,
   shouldRetryRead,
   type Answer,
   type SubmitDecision,
   type SubmitKind,
 } from '../../src/core/retry.js';
 
-const generalEnvelope = JSON.stringify({ error: { message: 'upstream busy', type: 'new_api_error', param: null, code: 'busy' } });
+const generalEnvelope = JSON.stringify({
+  error: { message: 'upstream busy', type: 'new_api_error', param: null, code: 'busy' },
+});
 const taskEnvelope = JSON.stringify({ code: 'upstream_error', message: 'relay failed' });
 const htmlPage = '<html><body><h1>502 Bad Gateway</h1></body></html>';
 
@@ -31,22 +32,57 @@ describe('decideSubmission', () => {
     ['video 200 unparseable', 'video', answer(200, '{"id":"task_'), 'ambiguous'],
     ['chat 200 JSON', 'chat', answer(200, '{"id":"c1","choices":[]}'), 'completed'],
     ['responses 200 JSON', 'responses', answer(200, '{"id":"r1","status":"completed"}'), 'completed'],
-    ['chat 200 event stream', 'chat', answer(200, 'data: {"id":"c1"}\n\n', { contentType: 'text/event-stream' }), 'ambiguous'],
+    [
+      'chat 200 event stream',
+      'chat',
+      answer(200, 'data: {"id":"c1"}\n\n', { contentType: 'text/event-stream' }),
+      'ambiguous',
+    ],
     ['chat 200 JSON that is not an object', 'chat', answer(200, '"ok"'), 'ambiguous'],
     // A 2xx whose body is an error envelope is the server's refusal, not a result.
     ['chat 200 error envelope', 'chat', answer(200, generalEnvelope), 'rejected'],
-    ['chat 200 error envelope without type (third-party)', 'chat', answer(200, '{"error":{"message":"model overloaded"}}'), 'rejected'],
+    [
+      'chat 200 error envelope without type (third-party)',
+      'chat',
+      answer(200, '{"error":{"message":"model overloaded"}}'),
+      'rejected',
+    ],
     ['chat 200 error as a string', 'chat', answer(200, '{"error":"quota exceeded"}'), 'rejected'],
-    ['responses 200 error envelope', 'responses', answer(200, '{"error":{"message":"bad input","code":400}}'), 'rejected'],
-    ['chat 200 with choices and an error: a result (it may be billed)', 'chat', answer(200, '{"choices":[],"error":{"message":"partial"}}'), 'completed'],
-    ['responses 200 failed response object: a result', 'responses', answer(200, '{"id":"r","status":"failed","output":[],"error":{"code":"server_error","message":"x"}}'), 'completed'],
+    [
+      'responses 200 error envelope',
+      'responses',
+      answer(200, '{"error":{"message":"bad input","code":400}}'),
+      'rejected',
+    ],
+    [
+      'chat 200 with choices and an error: a result (it may be billed)',
+      'chat',
+      answer(200, '{"choices":[],"error":{"message":"partial"}}'),
+      'completed',
+    ],
+    [
+      'responses 200 failed response object: a result',
+      'responses',
+      answer(200, '{"id":"r","status":"failed","output":[],"error":{"code":"server_error","message":"x"}}'),
+      'completed',
+    ],
     ['chat 200 with error null', 'chat', answer(200, '{"id":"c1","choices":[],"error":null}'), 'completed'],
     ['chat 200 error object without a message', 'chat', answer(200, '{"error":{"type":"x"}}'), 'completed'],
     ['video 200 task error envelope', 'video', answer(200, taskEnvelope), 'rejected'],
     ['video 200 general error envelope', 'video', answer(200, '{"error":{"message":"no such model"}}'), 'rejected'],
     ['video 200 code success without id', 'video', answer(200, '{"code":"success","message":"ok"}'), 'ambiguous'],
-    ['video 200 error envelope with a task id: the task exists', 'video', answer(200, '{"id":"task_9","error":{"message":"slow"}}'), 'accepted'],
-    ['400 rejected', 'video', answer(400, JSON.stringify({ error: { message: 'bad', type: 'invalid_request_error', param: 'prompt' } })), 'rejected'],
+    [
+      'video 200 error envelope with a task id: the task exists',
+      'video',
+      answer(200, '{"id":"task_9","error":{"message":"slow"}}'),
+      'accepted',
+    ],
+    [
+      '400 rejected',
+      'video',
+      answer(400, JSON.stringify({ error: { message: 'bad', type: 'invalid_request_error', param: 'prompt' } })),
+      'rejected',
+    ],
     ['401 rejected', 'chat', answer(401, generalEnvelope), 'rejected'],
     ['404 rejected', 'responses', answer(404, 'not found'), 'rejected'],
     ['402 insufficient balance', 'video', answer(402, taskEnvelope), 'insufficient_balance'],
@@ -131,7 +167,7 @@ describe('backoffDelay', () => {
   });
   it('never exceeds the cap across many draws', () => {
     let seed = 1;
-    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     for (let attempt = 1; attempt <= 12; attempt++) {
       for (let i = 0; i < 50; i++) {
         const d = backoffDelay(attempt, DEFAULT_BACKOFF, random);

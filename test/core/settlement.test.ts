@@ -66,31 +66,60 @@ describe('settleVideo', () => {
   });
 
   it('assumes the requested resolution when the gateway names none or an unknown one', () => {
-    expect(settleVideo({ ...base, requestedResolution: '1080p', totalTokens: 245_030, finalResolution: undefined }).usd).toBe(1.059387205);
-    expect(settleVideo({ ...base, requestedResolution: '1080p', totalTokens: 245_030, finalResolution: '1920x1080' }).resolution).toBe('1080p');
+    expect(
+      settleVideo({ ...base, requestedResolution: '1080p', totalTokens: 245_030, finalResolution: undefined }).usd,
+    ).toBe(1.059387205);
+    expect(
+      settleVideo({ ...base, requestedResolution: '1080p', totalTokens: 245_030, finalResolution: '1920x1080' })
+        .resolution,
+    ).toBe('1080p');
   });
 
   it('takes the ref rate with a reference video: 216,900 x 2.2647 = $0.49121343 vs x 3.8088 = $0.82612872', () => {
-    expect(settleVideo({ ...base, hasReferenceVideo: true, totalTokens: 216_900, finalResolution: '720p' }).usd).toBe(0.49121343);
-    expect(settleVideo({ ...base, hasReferenceVideo: false, totalTokens: 216_900, finalResolution: '720p' }).usd).toBe(0.82612872);
+    expect(settleVideo({ ...base, hasReferenceVideo: true, totalTokens: 216_900, finalResolution: '720p' }).usd).toBe(
+      0.49121343,
+    );
+    expect(settleVideo({ ...base, hasReferenceVideo: false, totalTokens: 216_900, finalResolution: '720p' }).usd).toBe(
+      0.82612872,
+    );
   });
 
   it('applies the snapshot group ratio: video-pro 4k 980,100 x 2.8676 x 2 = $5.62106952', () => {
     const snapshot = snapshotPrice('video', 'video-pro', { ...BUILTIN_PRICING, group_ratio: 2 });
-    const s = settleVideo({ totalTokens: 980_100, finalResolution: '4K', requestedResolution: '4k', hasReferenceVideo: false, snapshot });
+    const s = settleVideo({
+      totalTokens: 980_100,
+      finalResolution: '4K',
+      requestedResolution: '4k',
+      hasReferenceVideo: false,
+      snapshot,
+    });
     expect(s.usd).toBe(5.62106952);
   });
 
   it("falls back to the requested resolution's rate, and says so, when the snapshot lacks the final one", () => {
     const snapshot = snapshotPrice('video', 'video-pro-2.5', BUILTIN_PRICING);
-    const s = settleVideo({ totalTokens: 108_900, finalResolution: '480p', requestedResolution: '720p', hasReferenceVideo: false, snapshot });
+    const s = settleVideo({
+      totalTokens: 108_900,
+      finalResolution: '480p',
+      requestedResolution: '720p',
+      hasReferenceVideo: false,
+      snapshot,
+    });
     // 108,900 x 8.2353 = 896,824.17 -> $0.89682417
     expect(s).toEqual({ usd: 0.89682417, resolution: '480p', rate: 8.2353, rateResolution: '720p', fallback: true });
   });
 
   it('throws when neither resolution has a rate, and on impossible token counts', () => {
     const snapshot = snapshotPrice('video', 'video-pro-2.5', BUILTIN_PRICING);
-    expect(() => settleVideo({ totalTokens: 1, finalResolution: '4k', requestedResolution: '480p', hasReferenceVideo: false, snapshot })).toThrow(/4k.*480p/);
+    expect(() =>
+      settleVideo({
+        totalTokens: 1,
+        finalResolution: '4k',
+        requestedResolution: '480p',
+        hasReferenceVideo: false,
+        snapshot,
+      }),
+    ).toThrow(/4k.*480p/);
     expect(() => settleVideo({ ...base, totalTokens: -1, finalResolution: '720p' })).toThrow(/total_tokens/);
     expect(() => settleVideo({ ...base, totalTokens: Number.NaN, finalResolution: '720p' })).toThrow(/total_tokens/);
   });
@@ -98,13 +127,19 @@ describe('settleVideo', () => {
 
 describe('settleChat', () => {
   it('Chat Completions usage: 1000 prompt x 0.15 + 500 completion x 0.60 = $0.00045', () => {
-    expect(settleChat({ prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 }, small))
-      .toEqual({ usd: 0.00045, inputTokens: 1000, outputTokens: 500 });
+    expect(settleChat({ prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 }, small)).toEqual({
+      usd: 0.00045,
+      inputTokens: 1000,
+      outputTokens: 500,
+    });
   });
 
   it('Responses usage: input/output tokens, same amounts', () => {
-    expect(settleChat({ input_tokens: 1000, output_tokens: 500, total_tokens: 1500 }, small))
-      .toEqual({ usd: 0.00045, inputTokens: 1000, outputTokens: 500 });
+    expect(settleChat({ input_tokens: 1000, output_tokens: 500, total_tokens: 1500 }, small)).toEqual({
+      usd: 0.00045,
+      inputTokens: 1000,
+      outputTokens: 500,
+    });
   });
 
   it('missing usage is 0 tokens, $0', () => {

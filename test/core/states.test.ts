@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
-  canTransition, fromStates, IllegalTransitionError, isTerminal, ITEM_EVENTS, ITEM_STATES, TERMINAL, transition,
-  type ItemEvent, type ItemState,
+  canTransition,
+  fromStates,
+  IllegalTransitionError,
+  isTerminal,
+  ITEM_EVENTS,
+  ITEM_STATES,
+  TERMINAL,
+  transition,
+  type ItemEvent,
+  type ItemState,
 } from '../../src/core/states.js';
 
 // The legal moves, written out from the runner contract independently of src/core/states.ts:
@@ -9,7 +17,12 @@ import {
 const EXPECTED: Record<ItemState, Partial<Record<ItemEvent, ItemState>>> = {
   pending: { submit: 'submitting', defer: 'deferred', abandon: 'failed', cancel: 'cancelled' },
   submitting: {
-    accept: 'submitted', complete: 'succeeded', retry: 'pending', reject: 'rejected', defer: 'deferred', lose: 'uncertain',
+    accept: 'submitted',
+    complete: 'succeeded',
+    retry: 'pending',
+    reject: 'rejected',
+    defer: 'deferred',
+    lose: 'uncertain',
     oversize: 'failed',
   },
   submitted: { progress: 'running', finish: 'succeeded', fail: 'failed', vanish: 'uncertain', detach: 'uncertain' },
@@ -25,12 +38,33 @@ const EXPECTED: Record<ItemState, Partial<Record<ItemEvent, ItemState>>> = {
 };
 
 const EVENTS: ItemEvent[] = [
-  'submit', 'accept', 'complete', 'retry', 'reject', 'defer', 'lose', 'progress', 'finish', 'fail',
-  'store', 'attach', 'resubmit', 'abandon', 'release', 'requeue', 'oversize', 'cancel', 'unreserve', 'detach', 'vanish', 'adopt',
+  'submit',
+  'accept',
+  'complete',
+  'retry',
+  'reject',
+  'defer',
+  'lose',
+  'progress',
+  'finish',
+  'fail',
+  'store',
+  'attach',
+  'resubmit',
+  'abandon',
+  'release',
+  'requeue',
+  'oversize',
+  'cancel',
+  'unreserve',
+  'detach',
+  'vanish',
+  'adopt',
 ];
 
 const pairs = ITEM_STATES.flatMap((state) =>
-  EVENTS.map((event) => ({ state, event, next: EXPECTED[state][event] ?? ('illegal' as const) })));
+  EVENTS.map((event) => ({ state, event, next: EXPECTED[state][event] ?? ('illegal' as const) })),
+);
 
 describe('transition table', () => {
   it('knows exactly the states and events this test covers', () => {
@@ -74,8 +108,10 @@ describe('terminal states', () => {
   it("accept no event but the operator's: requeue (failed, rejected, cancelled), unreserve (failed), detach (downloaded, failed)", () => {
     for (const state of TERMINAL) {
       for (const event of EVENTS) {
-        const operator = (event === 'requeue' && (state === 'failed' || state === 'rejected' || state === 'cancelled'))
-          || (event === 'unreserve' && state === 'failed') || (event === 'detach' && (state === 'downloaded' || state === 'failed'));
+        const operator =
+          (event === 'requeue' && (state === 'failed' || state === 'rejected' || state === 'cancelled')) ||
+          (event === 'unreserve' && state === 'failed') ||
+          (event === 'detach' && (state === 'downloaded' || state === 'failed'));
         expect(canTransition(state, event), `${state} ${event}`).toBe(operator);
       }
     }

@@ -45,7 +45,8 @@ describe('several writers on one journal', () => {
     chatIds = campaign.rows.filter((r) => r.kind === 'chat').map((r) => r.id);
     // A zero budget ingests every row and defers it: a journal with nothing sent.
     const ingest = await gbatch(runArgs(campaign.jobFile, dir, ['--budget', '0']), gateway);
-    if (ingest.code !== 3 || sim.ledger.requests.length !== 0) throw new Error(describeEnd('ingest with --budget 0', ingest));
+    if (ingest.code !== 3 || sim.ledger.requests.length !== 0)
+      throw new Error(describeEnd('ingest with --budget 0', ingest));
   });
 
   afterAll(async () => {
@@ -83,6 +84,10 @@ describe('several writers on one journal', () => {
     expect.soft(run.stdout).toMatch(/Finished, but some items failed|Some items are uncertain/);
     expect(resolves.filter((e) => e.code !== 0).map((e) => describeEnd('resolve', e))).toEqual([]);
     const report = await readReport(statePath, gateway);
-    expect(report.items.filter((i) => i.state !== (i.kind === 'chat' ? 'failed' : 'downloaded')).map((i) => `${i.id}: ${i.state}`)).toEqual([]);
+    expect(
+      report.items
+        .filter((i) => i.state !== (i.kind === 'chat' ? 'failed' : 'downloaded'))
+        .map((i) => `${i.id}: ${i.state}`),
+    ).toEqual([]);
   });
 });

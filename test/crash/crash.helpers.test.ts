@@ -8,21 +8,33 @@ import { createPrng } from './helpers/prng.js';
 
 const video: CampaignRow = { id: 'video-01', kind: 'video', prompt: 'a boat' };
 const chat: CampaignRow = { id: 'chat-01', kind: 'chat', prompt: 'hello' };
-const task = (id: string, prompt: string): TaskRecord => ({ id, prompt } as TaskRecord);
+const task = (id: string, prompt: string): TaskRecord => ({ id, prompt }) as TaskRecord;
 
 describe('decideResolution', () => {
   test('a video row whose task exists upstream gets that task attached', () => {
-    const history = { tasks: [task('task_other', 'else'), task('task_1', 'a boat')], submissionsByPrompt: { 'a boat': 1 } };
+    const history = {
+      tasks: [task('task_other', 'else'), task('task_1', 'a boat')],
+      submissionsByPrompt: { 'a boat': 1 },
+    };
     expect(decideResolution(video, history)).toEqual({ kind: 'attach', taskId: 'task_1' });
   });
 
   test('a video row the gateway never saw is sent again', () => {
-    expect(decideResolution(video, { tasks: [], submissionsByPrompt: {} })).toEqual({ kind: 'resubmit', chargedCalls: 0 });
+    expect(decideResolution(video, { tasks: [], submissionsByPrompt: {} })).toEqual({
+      kind: 'resubmit',
+      chargedCalls: 0,
+    });
   });
 
   test('a text row is sent again, counting the calls already charged upstream as known duplicates', () => {
-    expect(decideResolution(chat, { tasks: [], submissionsByPrompt: { hello: 2 } })).toEqual({ kind: 'resubmit', chargedCalls: 2 });
-    expect(decideResolution(chat, { tasks: [], submissionsByPrompt: {} })).toEqual({ kind: 'resubmit', chargedCalls: 0 });
+    expect(decideResolution(chat, { tasks: [], submissionsByPrompt: { hello: 2 } })).toEqual({
+      kind: 'resubmit',
+      chargedCalls: 2,
+    });
+    expect(decideResolution(chat, { tasks: [], submissionsByPrompt: {} })).toEqual({
+      kind: 'resubmit',
+      chargedCalls: 0,
+    });
   });
 });
 
@@ -41,7 +53,9 @@ describe('planKill', () => {
   test('opens with the first WAL write, the first video submission and the first request; stops killing after the cap', () => {
     const plans = schedule(5);
     expect(plans.slice(0, 3)).toEqual([
-      { at: 'wal-write' }, { at: 'request', n: 1, videoSubmission: true }, { at: 'request', n: 1 },
+      { at: 'wal-write' },
+      { at: 'request', n: 1, videoSubmission: true },
+      { at: 'request', n: 1 },
     ]);
     expect(plans.slice(8)).toEqual([{ at: 'never' }, { at: 'never' }]);
     for (const plan of plans) {

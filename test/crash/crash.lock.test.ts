@@ -32,12 +32,19 @@ test('a second run on a live journal exits 2; after SIGKILL of the first, a new 
     });
 
     const live = startGbatch(runArgs(campaign.jobFile, dir), gateway);
-    await Promise.race([answered, live.ended.then((e) => { throw new Error(describeEnd('first run ended early', e)); })]);
+    await Promise.race([
+      answered,
+      live.ended.then((e) => {
+        throw new Error(describeEnd('first run ended early', e));
+      }),
+    ]);
     const postsBefore = sim.ledger.requests.filter((r) => r.method === 'POST').length;
 
     const second = await gbatch(runArgs(campaign.jobFile, dir), gateway);
     expect(second.code, describeEnd('second run', second)).toBe(73);
-    expect(second.stderr).toMatch(new RegExp(`another gbatch run \\(pid ${live.process.pid} on [^)]+\\) is using this journal`));
+    expect(second.stderr).toMatch(
+      new RegExp(`another gbatch run \\(pid ${live.process.pid} on [^)]+\\) is using this journal`),
+    );
     expect(live.running, 'the first runner is untouched').toBe(true);
     expect(sim.ledger.requests.filter((r) => r.method === 'POST')).toHaveLength(postsBefore);
 
@@ -49,9 +56,15 @@ test('a second run on a live journal exits 2; after SIGKILL of the first, a new 
     expect(third.code, describeEnd('third run', third)).toBe(0);
     expect(third.stderr).toContain(`taking over the journal from runner pid ${live.process.pid}`);
     proveCampaign({
-      campaign, sim, apiKey: API_KEY, report: await readReport(`${dir}/j.db`, gateway), outDir: `${dir}/out`,
-      lostChargedCalls: new Map(), history: 'first run killed while polling; second refused; third took over',
-      workDir: dir, printed: [killed, second, third].map((e) => e.stdout + e.stderr).join(''),
+      campaign,
+      sim,
+      apiKey: API_KEY,
+      report: await readReport(`${dir}/j.db`, gateway),
+      outDir: `${dir}/out`,
+      lostChargedCalls: new Map(),
+      history: 'first run killed while polling; second refused; third took over',
+      workDir: dir,
+      printed: [killed, second, third].map((e) => e.stdout + e.stderr).join(''),
     });
   } finally {
     await sim.close();

@@ -16,12 +16,12 @@ const API_KEY = 'sk-seeded-journal';
 
 /** The state each row is put back into; the other rows stay downloaded. */
 const SEEDED: Record<string, MidRunState> = {
-  'chat-01': 'submitting',   // the call was charged upstream, its answer lost
-  'video-01': 'submitting',  // the task exists upstream, its id never journaled
+  'chat-01': 'submitting', // the call was charged upstream, its answer lost
+  'video-01': 'submitting', // the task exists upstream, its id never journaled
   'video-02': 'submitted',
   'video-03': 'running',
-  'video-04': 'succeeded',   // settled, file not yet on disk
-  'chat-02': 'succeeded',    // answer journaled, not yet in results.jsonl
+  'video-04': 'succeeded', // settled, file not yet on disk
+  'chat-02': 'succeeded', // answer journaled, not yet in results.jsonl
   'resp-01': 'succeeded',
 };
 const UNTOUCHED_VIDEOS = ['video-05', 'video-06'];
@@ -51,8 +51,12 @@ describe('gbatch run restarted on a journal left mid-run', () => {
     const first = await gbatch(runArgs(campaign.jobFile, dir), gateway);
     if (first.code !== 0) throw new Error(describeEnd('first run', first));
     before = await readReport(`${dir}/j.db`, gateway);
-    originalResults = new Map(readFileSync(`${dir}/out/results.jsonl`, 'utf8').split('\n').filter(Boolean)
-      .map((line) => [(JSON.parse(line) as { custom_id: string }).custom_id, line]));
+    originalResults = new Map(
+      readFileSync(`${dir}/out/results.jsonl`, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => [(JSON.parse(line) as { custom_id: string }).custom_id, line]),
+    );
     untouchedMtimes = new Map(UNTOUCHED_VIDEOS.map((id) => [id, statSync(item(before, id).output!).mtimeMs]));
 
     seedStates(`${dir}/j.db`, SEEDED);
@@ -92,11 +96,14 @@ describe('gbatch run restarted on a journal left mid-run', () => {
     for (const id of ['chat-01', 'video-01']) expect(calls[campaign.rows.find((r) => r.id === id)!.prompt]).toBe(1);
   });
 
-  test('submitted and running -> polled again and downloaded, settled at the gateway\'s charge', () => {
+  test("submitted and running -> polled again and downloaded, settled at the gateway's charge", () => {
     for (const id of ['video-02', 'video-03']) {
       const row = item(after, id);
       const taskId = item(before, id).task_id!;
-      expect(requestsAfter.some((r) => r.method === 'GET' && r.path === `/v1/video/generations/${taskId}`), `${id} polled`).toBe(true);
+      expect(
+        requestsAfter.some((r) => r.method === 'GET' && r.path === `/v1/video/generations/${taskId}`),
+        `${id} polled`,
+      ).toBe(true);
       expect(row.state).toBe('downloaded');
       expect(row.task_id).toBe(taskId);
       expect(sha256(readFileSync(row.output!))).toBe(SERVED_SHA256);
@@ -119,7 +126,13 @@ describe('gbatch run restarted on a journal left mid-run', () => {
     const lines = readFileSync(`${dir}/out/results.jsonl`, 'utf8').split('\n').filter(Boolean);
     const ids = lines.map((line) => (JSON.parse(line) as { custom_id: string }).custom_id);
     // Every answered text row, once; not the uncertain one. (Videos on disk have their lines too.)
-    expect(ids.filter((id) => !id.startsWith('video-')).sort()).toEqual(['chat-02', 'chat-03', 'chat-04', 'resp-01', 'resp-02']);
+    expect(ids.filter((id) => !id.startsWith('video-')).sort()).toEqual([
+      'chat-02',
+      'chat-03',
+      'chat-04',
+      'resp-01',
+      'resp-02',
+    ]);
     expect(new Set(ids).size).toBe(ids.length);
     for (const line of lines) {
       const id = (JSON.parse(line) as { custom_id: string }).custom_id;
@@ -131,13 +144,18 @@ describe('gbatch run restarted on a journal left mid-run', () => {
   test('downloaded rows are left alone: no request for their tasks, files untouched', () => {
     for (const id of UNTOUCHED_VIDEOS) {
       const taskId = item(before, id).task_id!;
-      expect(requestsAfter.filter((r) => r.path.includes(taskId)).map((r) => r.path), id).toEqual([]);
+      expect(
+        requestsAfter.filter((r) => r.path.includes(taskId)).map((r) => r.path),
+        id,
+      ).toEqual([]);
       expect(statSync(item(after, id).output!).mtimeMs).toBe(untouchedMtimes.get(id));
     }
   });
 
   test('the operator resolves the uncertain rows from the ledger; the next run finishes and reconciles', async () => {
-    const videoTask = sim.ledger.tasks.find((t) => t.prompt === campaign.rows.find((r) => r.id === 'video-01')!.prompt)!;
+    const videoTask = sim.ledger.tasks.find(
+      (t) => t.prompt === campaign.rows.find((r) => r.id === 'video-01')!.prompt,
+    )!;
     const attach = await gbatch(['resolve', '--state', `${dir}/j.db`, 'video-01', '--task-id', videoTask.id], gateway);
     expect(attach.code, describeEnd('resolve --task-id', attach)).toBe(0);
     const resend = await gbatch(['resolve', '--state', `${dir}/j.db`, 'chat-01', '--resubmit'], gateway);
@@ -145,10 +163,16 @@ describe('gbatch run restarted on a journal left mid-run', () => {
     const last = await gbatch(runArgs(campaign.jobFile, dir), gateway);
     expect(last.code, describeEnd('last run', last)).toBe(0);
     proveCampaign({
-      campaign, sim, apiKey: API_KEY, report: await readReport(`${dir}/j.db`, gateway), outDir: `${dir}/out`,
+      campaign,
+      sim,
+      apiKey: API_KEY,
+      report: await readReport(`${dir}/j.db`, gateway),
+      outDir: `${dir}/out`,
       // chat-01's first call was charged and its answer lost in the seeded crash; the resend is the second.
-      lostChargedCalls: new Map([['chat-01', 1]]), history: `seeded states: ${JSON.stringify(SEEDED)}`,
-      workDir: dir, printed: [restart, attach, resend, last].map((e) => e.stdout + e.stderr).join(''),
+      lostChargedCalls: new Map([['chat-01', 1]]),
+      history: `seeded states: ${JSON.stringify(SEEDED)}`,
+      workDir: dir,
+      printed: [restart, attach, resend, last].map((e) => e.stdout + e.stderr).join(''),
     });
   });
 });

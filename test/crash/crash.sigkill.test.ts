@@ -44,7 +44,13 @@ describe('gbatch run under SIGKILL', () => {
     const campaign = writeCampaign(dir, 'control');
     const startedAt = Date.now();
     const ended = await gbatch(runArgs(campaign.jobFile, dir), { baseUrl: sim.baseUrl, apiKey: API_KEY });
-    control = { sim, campaign, dir, ended, baseline: { durationMs: Date.now() - startedAt, requests: sim.ledger.requests.length } };
+    control = {
+      sim,
+      campaign,
+      dir,
+      ended,
+      baseline: { durationMs: Date.now() - startedAt, requests: sim.ledger.requests.length },
+    };
   });
 
   afterAll(async () => {
@@ -56,31 +62,56 @@ describe('gbatch run under SIGKILL', () => {
     expect(ended.code, describeEnd('gbatch run', ended)).toBe(0);
     const report = await readReport(`${dir}/j.db`, { baseUrl: sim.baseUrl, apiKey: API_KEY });
     proveCampaign({
-      campaign, sim, apiKey: API_KEY, report, outDir: `${dir}/out`, lostChargedCalls: new Map(), history: 'one run, no kill',
-      workDir: dir, printed: ended.stdout + ended.stderr,
+      campaign,
+      sim,
+      apiKey: API_KEY,
+      report,
+      outDir: `${dir}/out`,
+      lostChargedCalls: new Map(),
+      history: 'one run, no kill',
+      workDir: dir,
+      printed: ended.stdout + ended.stderr,
     });
   });
 
-  test.each(SEEDS)('seed %i: killed at random instants and restarted, no row is lost, duplicated or mis-billed', async (seed) => {
-    const dir = tempDir();
-    const sim = await simulator();
-    try {
-      const simWatch = watchSimulator(sim);
-      const gateway = { baseUrl: sim.baseUrl, apiKey: API_KEY };
-      const campaign = writeCampaign(dir, `seed-${seed}`);
-      const outcome = await runUntilDone({
-        campaign, dir, sim, watch: simWatch, gateway, seed, maxKills: KILLS_PER_CAMPAIGN, baseline: control.baseline,
-      });
-      const history = outcome.log.join('\n');
-      // The schedule must actually have killed runs, or this test proves nothing.
-      expect(outcome.kills, history).toBeGreaterThanOrEqual(KILLS_PER_CAMPAIGN / 2);
-      const report = await readReport(`${dir}/j.db`, gateway);
-      proveCampaign({
-        campaign, sim, apiKey: API_KEY, report, outDir: `${dir}/out`, lostChargedCalls: outcome.lostChargedCalls, history,
-        workDir: dir, printed: outcome.printed,
-      });
-    } finally {
-      await sim.close();
-    }
-  }, 60_000);
+  test.each(SEEDS)(
+    'seed %i: killed at random instants and restarted, no row is lost, duplicated or mis-billed',
+    async (seed) => {
+      const dir = tempDir();
+      const sim = await simulator();
+      try {
+        const simWatch = watchSimulator(sim);
+        const gateway = { baseUrl: sim.baseUrl, apiKey: API_KEY };
+        const campaign = writeCampaign(dir, `seed-${seed}`);
+        const outcome = await runUntilDone({
+          campaign,
+          dir,
+          sim,
+          watch: simWatch,
+          gateway,
+          seed,
+          maxKills: KILLS_PER_CAMPAIGN,
+          baseline: control.baseline,
+        });
+        const history = outcome.log.join('\n');
+        // The schedule must actually have killed runs, or this test proves nothing.
+        expect(outcome.kills, history).toBeGreaterThanOrEqual(KILLS_PER_CAMPAIGN / 2);
+        const report = await readReport(`${dir}/j.db`, gateway);
+        proveCampaign({
+          campaign,
+          sim,
+          apiKey: API_KEY,
+          report,
+          outDir: `${dir}/out`,
+          lostChargedCalls: outcome.lostChargedCalls,
+          history,
+          workDir: dir,
+          printed: outcome.printed,
+        });
+      } finally {
+        await sim.close();
+      }
+    },
+    60_000,
+  );
 });

@@ -7,7 +7,10 @@ export function exitCodesMarkdown(job = '<job>'): string {
   return [
     '| code | name | meaning at the end of `gbatch run` | what to do |',
     '|---|---|---|---|',
-    ...EXIT_CODE_TABLE.map((row) => `| ${row.code} | \`${row.name}\` | ${cell(row.meaning)} | ${cell(row.action.replaceAll('<job>', job))} |`),
+    ...EXIT_CODE_TABLE.map(
+      (row) =>
+        `| ${row.code} | \`${row.name}\` | ${cell(row.meaning)} | ${cell(row.action.replaceAll('<job>', job))} |`,
+    ),
   ].join('\n');
 }
 

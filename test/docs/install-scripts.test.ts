@@ -8,13 +8,21 @@ import { expect, test } from 'vitest';
 import { ROOT } from '../e2e/helpers/workspace.js';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
-const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { allowScripts?: Record<string, boolean> };
-const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { hasInstallScript?: boolean }> };
+const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  allowScripts?: Record<string, boolean>;
+};
+const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+  packages: Record<string, { hasInstallScript?: boolean }>;
+};
 
 /** Packages the lockfile installs that run an install script, by name. */
-const scripted = [...new Set(Object.entries(lock.packages)
-  .filter(([path, entry]) => path !== '' && entry.hasInstallScript)
-  .map(([path]) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)))].sort();
+const scripted = [
+  ...new Set(
+    Object.entries(lock.packages)
+      .filter(([path, entry]) => path !== '' && entry.hasInstallScript)
+      .map(([path]) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)),
+  ),
+].sort();
 
 test('package.json approves by name every package of the lockfile with an install script, and only those', () => {
   expect(scripted).toEqual(['better-sqlite3', 'esbuild']);
@@ -25,7 +33,9 @@ test("the README's install section says what npm's install-scripts warning means
   const install = README.slice(0, README.indexOf('## Using it'));
   expect(install).toContain('install scripts not yet covered by allowScripts');
   for (const name of scripted) expect(install).toContain(`\`${name}\``);
-  expect(install).toMatch(/`better-sqlite3`'s `install` script fetches the prebuilt native binding .* \(or compiles it/);
+  expect(install).toMatch(
+    /`better-sqlite3`'s `install` script fetches the prebuilt native binding .* \(or compiles it/,
+  );
   expect(install).toMatch(/`esbuild`'s `postinstall` checks that the binary for this platform/);
   expect(install).toContain('`npm install-scripts approve better-sqlite3`');
   expect(install).toContain('`npm install-scripts ls`');

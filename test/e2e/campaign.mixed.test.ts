@@ -21,22 +21,75 @@ const VIDEO_PROMPTS = {
 };
 
 function writeCampaign(ws: Workspace): string {
-  writeCsv(ws.path('text.csv'), ['id', 'kind', 'model', 'prompt', 'system', 'max_tokens', 'temperature'], [
-    { id: 'chat-csv-1', kind: 'chat', model: 'chat-small', prompt: 'Name three rivers in Europe.', system: 'Be brief.', max_tokens: 24, temperature: 0.2 },
-    { id: 'chat-csv-2', kind: 'chat', model: 'chat-large', prompt: 'Explain write-ahead logging, in one line.', max_tokens: 40 },
-    { id: 'resp-csv-1', kind: 'responses', model: 'chat-small', prompt: 'List two uses of a journal.', max_tokens: '' },
-  ]);
+  writeCsv(
+    ws.path('text.csv'),
+    ['id', 'kind', 'model', 'prompt', 'system', 'max_tokens', 'temperature'],
+    [
+      {
+        id: 'chat-csv-1',
+        kind: 'chat',
+        model: 'chat-small',
+        prompt: 'Name three rivers in Europe.',
+        system: 'Be brief.',
+        max_tokens: 24,
+        temperature: 0.2,
+      },
+      {
+        id: 'chat-csv-2',
+        kind: 'chat',
+        model: 'chat-large',
+        prompt: 'Explain write-ahead logging, in one line.',
+        max_tokens: 40,
+      },
+      {
+        id: 'resp-csv-1',
+        kind: 'responses',
+        model: 'chat-small',
+        prompt: 'List two uses of a journal.',
+        max_tokens: '',
+      },
+    ],
+  );
   writeJsonl(ws.path('mixed.jsonl'), [
-    { id: 'video-flat', kind: 'video', model: 'video-mini', prompt: VIDEO_PROMPTS['video-flat'], resolution: '480p', duration: 2 },
-    { custom_id: 'video-batch', method: 'POST', url: '/v1/video/generations',
-      body: { model: 'video-fast', prompt: VIDEO_PROMPTS['video-batch'], resolution: '720p', duration: '3' } },
-    { id: 'video-ref', kind: 'video', model: 'video-pro', prompt: VIDEO_PROMPTS['video-ref'], resolution: '1080p', duration: 2,
-      video_url: 'https://example.com/reference/clip.mp4' },
-    { custom_id: 'chat-batch-1', method: 'POST', url: '/v1/chat/completions',
-      body: { model: 'chat-small', messages: [{ role: 'user', content: 'Say hello in Dutch.' }], max_tokens: 8 } },
+    {
+      id: 'video-flat',
+      kind: 'video',
+      model: 'video-mini',
+      prompt: VIDEO_PROMPTS['video-flat'],
+      resolution: '480p',
+      duration: 2,
+    },
+    {
+      custom_id: 'video-batch',
+      method: 'POST',
+      url: '/v1/video/generations',
+      body: { model: 'video-fast', prompt: VIDEO_PROMPTS['video-batch'], resolution: '720p', duration: '3' },
+    },
+    {
+      id: 'video-ref',
+      kind: 'video',
+      model: 'video-pro',
+      prompt: VIDEO_PROMPTS['video-ref'],
+      resolution: '1080p',
+      duration: 2,
+      video_url: 'https://example.com/reference/clip.mp4',
+    },
+    {
+      custom_id: 'chat-batch-1',
+      method: 'POST',
+      url: '/v1/chat/completions',
+      body: { model: 'chat-small', messages: [{ role: 'user', content: 'Say hello in Dutch.' }], max_tokens: 8 },
+    },
   ]);
   const job = ws.path('campaign.json');
-  writeFileSync(job, JSON.stringify({ name: 'campaign', manifest: ['text.csv', 'mixed.jsonl'], options: { concurrency: 4, 'poll-interval': 0.05 } }));
+  writeFileSync(
+    job,
+    JSON.stringify({
+      name: 'campaign',
+      manifest: ['text.csv', 'mixed.jsonl'],
+      options: { concurrency: 4, 'poll-interval': 0.05 },
+    }),
+  );
   return job;
 }
 
@@ -65,7 +118,9 @@ describe.skipIf(!BUILT)('a mixed campaign run from the command line', () => {
     expect(summary.exit_code).toBe(0);
     expect(summary.counts.downloaded).toBe(TEXT_IDS.length + VIDEO_IDS.length);
     const { items } = readJournal(ws.state);
-    expect(items.map((i) => [i.id, i.state]).sort()).toEqual([...TEXT_IDS, ...VIDEO_IDS].map((id) => [id, 'downloaded']).sort());
+    expect(items.map((i) => [i.id, i.state]).sort()).toEqual(
+      [...TEXT_IDS, ...VIDEO_IDS].map((id) => [id, 'downloaded']).sort(),
+    );
     expect(duplicates(sim.ledger)).toEqual({});
     expect(Object.keys(sim.ledger.submissionsByPrompt())).toHaveLength(TEXT_IDS.length + VIDEO_IDS.length);
     expect(sim.ledger.tasks.map((t) => t.prompt).sort()).toEqual(Object.values(VIDEO_PROMPTS).sort());
@@ -85,7 +140,10 @@ describe.skipIf(!BUILT)('a mixed campaign run from the command line', () => {
   });
 
   test('results.jsonl holds one OpenAI Batch output line per item: the text answers and the videos on disk', () => {
-    const lines = readFileSync(join(ws.out, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(join(ws.out, 'results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.custom_id).sort()).toEqual([...TEXT_IDS, ...VIDEO_IDS].sort());
     for (const line of lines) {
       expect(Object.keys(line).sort()).toEqual(['custom_id', 'error', 'id', 'response']);
@@ -98,8 +156,13 @@ describe.skipIf(!BUILT)('a mixed campaign run from the command line', () => {
     for (const id of VIDEO_IDS) {
       const video = lines.find((l) => l.custom_id === id);
       expect(video.response.body).toEqual({
-        object: 'video.generation', task_id: byId.get(id)!.taskId, status: 'SUCCESS', final_resolution: byId.get(id)!.finalResolution,
-        file: join(ws.out, `${id}.mp4`), sha256: SIM_VIDEO_SHA256, bytes: byId.get(id)!.bytes,
+        object: 'video.generation',
+        task_id: byId.get(id)!.taskId,
+        status: 'SUCCESS',
+        final_resolution: byId.get(id)!.finalResolution,
+        file: join(ws.out, `${id}.mp4`),
+        sha256: SIM_VIDEO_SHA256,
+        bytes: byId.get(id)!.bytes,
       });
     }
     const chat = lines.find((l) => l.custom_id === 'chat-csv-1');
@@ -130,16 +193,47 @@ describe.skipIf(!BUILT)('a mixed campaign run from the command line', () => {
   test('report json carries every field of the contract', async () => {
     const report = await reportJson(ws.state);
     expect(report.job).toBe('campaign');
-    for (const field of ['items', 'by_state', 'estimated_usd', 'actual_usd', 'delta_usd', 'budget_usd']) expect(report.totals).toHaveProperty(field);
+    for (const field of ['items', 'by_state', 'estimated_usd', 'actual_usd', 'delta_usd', 'budget_usd'])
+      expect(report.totals).toHaveProperty(field);
     expect(report.totals.budget_usd).toBeNull();
-    const fields = ['id', 'kind', 'model', 'state', 'task_id', 'resolution', 'final_resolution', 'has_reference_video',
-      'estimated_usd', 'actual_usd', 'total_tokens', 'output', 'sha256', 'bytes', 'error'];
-    for (const item of report.items) for (const field of fields) expect(item, `${item.id}.${field}`).toHaveProperty(field);
+    const fields = [
+      'id',
+      'kind',
+      'model',
+      'state',
+      'task_id',
+      'resolution',
+      'final_resolution',
+      'has_reference_video',
+      'estimated_usd',
+      'actual_usd',
+      'total_tokens',
+      'output',
+      'sha256',
+      'bytes',
+      'error',
+    ];
+    for (const item of report.items)
+      for (const field of fields) expect(item, `${item.id}.${field}`).toHaveProperty(field);
     const ref = reportItemOf(report, 'video-ref');
-    expect(ref).toMatchObject({ kind: 'video', model: 'video-pro', resolution: '1080p', has_reference_video: true, sha256: SIM_VIDEO_SHA256, error: null });
+    expect(ref).toMatchObject({
+      kind: 'video',
+      model: 'video-pro',
+      resolution: '1080p',
+      has_reference_video: true,
+      sha256: SIM_VIDEO_SHA256,
+      error: null,
+    });
     expect(isAbsolute(ref.output!)).toBe(true); // --out was absolute
     const chat = reportItemOf(report, 'chat-csv-1');
-    expect(chat).toMatchObject({ kind: 'chat', model: 'chat-small', state: 'downloaded', task_id: null, resolution: null, output: join(ws.out, 'results.jsonl') });
+    expect(chat).toMatchObject({
+      kind: 'chat',
+      model: 'chat-small',
+      state: 'downloaded',
+      task_id: null,
+      resolution: null,
+      output: join(ws.out, 'results.jsonl'),
+    });
   });
 
   test('report csv and table list every item with its numbers, csv its totals; html writes a page', async () => {
@@ -149,7 +243,20 @@ describe.skipIf(!BUILT)('a mixed campaign run from the command line', () => {
     const rows = lines.filter((r) => !/^,(model-total|total),/.test(r));
     expect(lines.at(-1)).toMatch(/^,total,/);
     const columns = header!.split(',');
-    for (const c of ['id', 'kind', 'model', 'state', 'task_id', 'resolution', 'final_resolution', 'estimated_usd', 'actual_usd', 'output', 'sha256', 'bytes']) {
+    for (const c of [
+      'id',
+      'kind',
+      'model',
+      'state',
+      'task_id',
+      'resolution',
+      'final_resolution',
+      'estimated_usd',
+      'actual_usd',
+      'output',
+      'sha256',
+      'bytes',
+    ]) {
       expect(columns).toContain(c);
     }
     expect(rows).toHaveLength(TEXT_IDS.length + VIDEO_IDS.length);
@@ -157,7 +264,10 @@ describe.skipIf(!BUILT)('a mixed campaign run from the command line', () => {
     const flat = rows.find((r) => r.startsWith('video-flat,'))!;
     expect(at(flat, 'state')).toBe('downloaded');
     expect(at(flat, 'sha256')).toBe(SIM_VIDEO_SHA256);
-    expect(Number(at(flat, 'actual_usd'))).toBeCloseTo(sim.ledger.tasks.find((t) => t.prompt === VIDEO_PROMPTS['video-flat'])!.chargedUsd, 6);
+    expect(Number(at(flat, 'actual_usd'))).toBeCloseTo(
+      sim.ledger.tasks.find((t) => t.prompt === VIDEO_PROMPTS['video-flat'])!.chargedUsd,
+      6,
+    );
 
     const table = await runCli(['report', '--state', ws.state, '--format', 'table']);
     expect(table.code, table.stderr).toBe(0);
@@ -195,6 +305,8 @@ describe.skipIf(!BUILT)('a mixed campaign run from the command line', () => {
     expect(Date.parse(status.last_event_at) - Date.parse(status.started_at)).toBe(status.elapsed_ms);
     expect(status.elapsed_ms).toBeGreaterThanOrEqual(status.video_task_median_ms);
     const text = await runCli(['status', '--state', ws.state]);
-    expect(text.stdout).toMatch(/^Running time .+: first submission 20\d\d-.+; video tasks: median .+ from submission to success \(3 done\)$/m);
+    expect(text.stdout).toMatch(
+      /^Running time .+: first submission 20\d\d-.+; video tasks: median .+ from submission to success \(3 done\)$/m,
+    );
   });
 });

@@ -23,63 +23,66 @@ function expectPrintable(result: CliResult, what: string): void {
   expect(RAW.exec(result.stderr)?.[0], `raw control character on stderr of ${what}`).toBeUndefined();
 }
 
-test.skipIf(!BUILT)('control characters in ids, prompts and gateway messages are printed escaped by plan, run, status and report', async () => {
-  const ws = workspace();
-  const gw = await startHostileGateway({
-    failReason: () => `upstream failed ${NASTY}`,
-    routes: {
-      chat: (req, res, g) => {
-        if (!JSON.stringify(req.json?.messages ?? '').includes('refuse')) return DEFAULTS.chat(req, res, g);
-        sendJson(res, 400, errorEnvelope(`bad prompt ${NASTY}`));
+test.skipIf(!BUILT)(
+  'control characters in ids, prompts and gateway messages are printed escaped by plan, run, status and report',
+  async () => {
+    const ws = workspace();
+    const gw = await startHostileGateway({
+      failReason: () => `upstream failed ${NASTY}`,
+      routes: {
+        chat: (req, res, g) => {
+          if (!JSON.stringify(req.json?.messages ?? '').includes('refuse')) return DEFAULTS.chat(req, res, g);
+          sendJson(res, 400, errorEnvelope(`bad prompt ${NASTY}`));
+        },
       },
-    },
-  });
-  onTestFinished(() => gw.close());
-  const manifest = writeJsonl(ws.path('rows.jsonl'), [
-    chatRow(`c-ok${NASTY}`, `Say hi ${NASTY}`),
-    chatRow(`c-refused${CLEAR}`, `Please refuse ${NASTY}`),
-    videoRow(`v-fails\u202eevil`, `A storm ${NASTY}`),
-  ]);
-  const broken = writeJsonl(ws.path('broken.jsonl'), [
-    { id: `bad${NASTY}`, kind: `chat${CLEAR}`, model: 'chat-small', messages: [{ role: 'user', content: 'x' }] },
-  ]);
-  const env = gatewayEnv(gw.baseUrl, gw.key);
-  const common = ['--state', ws.state, '--out', ws.out, '--poll-interval', '0.02', '--retry-failed', '0'];
+    });
+    onTestFinished(() => gw.close());
+    const manifest = writeJsonl(ws.path('rows.jsonl'), [
+      chatRow(`c-ok${NASTY}`, `Say hi ${NASTY}`),
+      chatRow(`c-refused${CLEAR}`, `Please refuse ${NASTY}`),
+      videoRow(`v-fails\u202eevil`, `A storm ${NASTY}`),
+    ]);
+    const broken = writeJsonl(ws.path('broken.jsonl'), [
+      { id: `bad${NASTY}`, kind: `chat${CLEAR}`, model: 'chat-small', messages: [{ role: 'user', content: 'x' }] },
+    ]);
+    const env = gatewayEnv(gw.baseUrl, gw.key);
+    const common = ['--state', ws.state, '--out', ws.out, '--poll-interval', '0.02', '--retry-failed', '0'];
 
-  const plan = await runCli(['plan', manifest]);
-  expect(plan.code, plan.stderr).toBe(0);
-  expect(plan.stdout).toContain(`c-ok${SHOWN}`);
-  expectPrintable(plan, 'plan');
+    const plan = await runCli(['plan', manifest]);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain(`c-ok${SHOWN}`);
+    expectPrintable(plan, 'plan');
 
-  const planBroken = await runCli(['plan', broken]);
-  expect(planBroken.code).toBe(2);
-  expect(planBroken.stderr).toContain('\\u001b[2J'); // the id, quoted as JSON
-  expect(planBroken.stderr).toContain(`field 'kind'`);
-  expectPrintable(planBroken, 'plan of an invalid row');
-  const runBroken = await runCli(['run', broken, '--state', ws.path('state', 'broken.db'), '--out', ws.out], { env });
-  expect(runBroken.code).toBe(2);
-  expectPrintable(runBroken, 'run of an invalid row');
+    const planBroken = await runCli(['plan', broken]);
+    expect(planBroken.code).toBe(2);
+    expect(planBroken.stderr).toContain('\\u001b[2J'); // the id, quoted as JSON
+    expect(planBroken.stderr).toContain(`field 'kind'`);
+    expectPrintable(planBroken, 'plan of an invalid row');
+    const runBroken = await runCli(['run', broken, '--state', ws.path('state', 'broken.db'), '--out', ws.out], { env });
+    expect(runBroken.code).toBe(2);
+    expectPrintable(runBroken, 'run of an invalid row');
 
-  const run = await runCli(['run', manifest, ...common], { env });
-  expect(run.code, run.stderr).toBe(1);
-  const items = readJournal(ws.state).byId;
-  expect(items.get(`v-fails\u202eevil`)!.lastError!.message).toContain(NASTY); // the journal keeps the text as sent
-  expect(run.stdout).toContain(`v-fails\\u202eevil`);
-  expectPrintable(run, 'run');
+    const run = await runCli(['run', manifest, ...common], { env });
+    expect(run.code, run.stderr).toBe(1);
+    const items = readJournal(ws.state).byId;
+    expect(items.get(`v-fails\u202eevil`)!.lastError!.message).toContain(NASTY); // the journal keeps the text as sent
+    expect(run.stdout).toContain(`v-fails\\u202eevil`);
+    expectPrintable(run, 'run');
 
-  const status = await runCli(['status', '--state', ws.state]);
-  expect(status.code).toBe(0);
-  expect(status.stdout).toContain(`upstream failed ${SHOWN}`);
-  expect(status.stdout).toContain("bad prompt \\x1b[2J\\x1b]0;pwned\\x07"); // (a CR in an error becomes a space)
-  expectPrintable(status, 'status');
+    const status = await runCli(['status', '--state', ws.state]);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain(`upstream failed ${SHOWN}`);
+    expect(status.stdout).toContain('bad prompt \\x1b[2J\\x1b]0;pwned\\x07'); // (a CR in an error becomes a space)
+    expectPrintable(status, 'status');
 
-  const report = await runCli(['report', '--state', ws.state, '--format', 'table']);
-  expect(report.code).toBe(0);
-  expect(report.stdout).toContain(`c-refused\\x1b[2J`);
-  expect(report.stdout).toContain('upstream failed \\x1b[2J');
-  expectPrintable(report, 'report');
+    const report = await runCli(['report', '--state', ws.state, '--format', 'table']);
+    expect(report.code).toBe(0);
+    expect(report.stdout).toContain(`c-refused\\x1b[2J`);
+    expect(report.stdout).toContain('upstream failed \\x1b[2J');
+    expectPrintable(report, 'report');
 
-  const unknown = await runCli([`nosuch${NASTY}`]);
-  expect(unknown.code).toBe(2);
-  expectPrintable(unknown, 'an unknown command');
-});
+    const unknown = await runCli([`nosuch${NASTY}`]);
+    expect(unknown.code).toBe(2);
+    expectPrintable(unknown, 'an unknown command');
+  },
+);

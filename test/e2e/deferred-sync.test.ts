@@ -11,7 +11,10 @@ describe('deferred sync of download records', () => {
   it('every video is downloaded and the WAL is fsynced after the last record, before the run returns', async () => {
     const sim = await startSim();
     const ws = workspace();
-    const manifest = writeJsonl(ws.path('videos.jsonl'), Array.from({ length: 6 }, (_, i) => videoRow(`v${i}`, `a quiet lake ${i}`)));
+    const manifest = writeJsonl(
+      ws.path('videos.jsonl'),
+      Array.from({ length: 6 }, (_, i) => videoRow(`v${i}`, `a quiet lake ${i}`)),
+    );
     const seenAtSync: Array<Record<string, number>> = [];
     const flushFile = (walPath: string): void => {
       const reader = openSyncJournal(ws.state, { readonly: true });
@@ -21,7 +24,13 @@ describe('deferred sync of download records', () => {
       fsyncSync(fd);
       closeSync(fd);
     };
-    const result = await runInProcess({ sim, ws, manifests: [manifest], settings: { downloadConcurrency: 2 }, extra: { flushFile } });
+    const result = await runInProcess({
+      sim,
+      ws,
+      manifests: [manifest],
+      settings: { downloadConcurrency: 2 },
+      extra: { flushFile },
+    });
     expect(result.exitCode).toBe(0);
     expect(result.counts.downloaded).toBe(6);
     expect(seenAtSync[0]).toEqual({ downloaded: 6 });

@@ -28,11 +28,20 @@ test('5xx bursts with the gateway envelope and truncated downloads: everything c
     },
   });
   const videos = Array.from({ length: 5 }, (_, i) => videoRow(`v${i}`, `Storm clouds over hill ${i}`));
-  const chats = Array.from({ length: 4 }, (_, i) => chatRow(`c${i}`, `Give me a word that rhymes with ${['cat', 'dog', 'sun', 'tree'][i]}.`));
-  const responses = [{ id: 'r0', kind: 'responses', model: 'chat-small', input: 'Name a prime number.', max_output_tokens: 8 }];
+  const chats = Array.from({ length: 4 }, (_, i) =>
+    chatRow(`c${i}`, `Give me a word that rhymes with ${['cat', 'dog', 'sun', 'tree'][i]}.`),
+  );
+  const responses = [
+    { id: 'r0', kind: 'responses', model: 'chat-small', input: 'Name a prime number.', max_output_tokens: 8 },
+  ];
   const manifest = writeJsonl(ws.path('rows.jsonl'), [...videos, ...chats, ...responses]);
 
-  const result = await runInProcess({ sim, ws, manifests: [manifest], extra: { gateway: fastRetryingGateway(sim.baseUrl) } });
+  const result = await runInProcess({
+    sim,
+    ws,
+    manifests: [manifest],
+    extra: { gateway: fastRetryingGateway(sim.baseUrl) },
+  });
 
   const failed = sim.ledger.requests.filter((r) => r.status !== null && r.status >= 500);
   expect(failed.length, 'the simulator injected errors').toBeGreaterThan(0);
@@ -108,7 +117,10 @@ test('a download that keeps failing past one round of attempts is tried again in
 test('a video task that fails upstream is refunded: the item is failed at no cost, exit 1', async () => {
   const ws = workspace();
   const sim = await startSim({ faults: { failRate: 1 } });
-  const manifest = writeJsonl(ws.path('rows.jsonl'), [videoRow('v', 'A collapsing soufflé'), chatRow('c', 'Name a cheese.')]);
+  const manifest = writeJsonl(ws.path('rows.jsonl'), [
+    videoRow('v', 'A collapsing soufflé'),
+    chatRow('c', 'Name a cheese.'),
+  ]);
 
   const result = await runInProcess({ sim, ws, manifests: [manifest] });
 

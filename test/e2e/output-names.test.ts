@@ -17,15 +17,27 @@ test.skipIf(!BUILT)('hostile ids produce files inside --out only, each named onc
   const sim = await startSim();
   const cwd = ws.path('work');
   mkdirSync(cwd);
-  writeJsonl(join(cwd, 'rows.jsonl'), IDS.map((id, i) => videoRow(id, `An odd name, clip ${i}`)));
+  writeJsonl(
+    join(cwd, 'rows.jsonl'),
+    IDS.map((id, i) => videoRow(id, `An odd name, clip ${i}`)),
+  );
 
-  const run = await runCli(['run', 'rows.jsonl', '--state', 'state/job.db', '--out', 'out', '--poll-interval', '0.05', '--quiet'],
-    { cwd, env: gatewayEnv(sim.baseUrl, KEY) });
+  const run = await runCli(
+    ['run', 'rows.jsonl', '--state', 'state/job.db', '--out', 'out', '--poll-interval', '0.05', '--quiet'],
+    { cwd, env: gatewayEnv(sim.baseUrl, KEY) },
+  );
   expect(run.code, run.stderr).toBe(0);
 
   const outDir = join(cwd, 'out');
-  const written = filesUnder(ws.dir).map((f) => relative(ws.dir, f)).sort();
-  const outside = written.filter((f) => !f.startsWith(join('work', 'out') + '/') && !f.startsWith(join('work', 'state') + '/') && f !== join('work', 'rows.jsonl'));
+  const written = filesUnder(ws.dir)
+    .map((f) => relative(ws.dir, f))
+    .sort();
+  const outside = written.filter(
+    (f) =>
+      !f.startsWith(join('work', 'out') + '/') &&
+      !f.startsWith(join('work', 'state') + '/') &&
+      f !== join('work', 'rows.jsonl'),
+  );
   expect(outside).toEqual([]);
   // Beside the videos, results.jsonl (one line per video, with its file as the CLI would open it).
   const videos = filesUnder(outDir).filter((f) => f !== join(outDir, 'results.jsonl'));
@@ -48,7 +60,10 @@ test.skipIf(!BUILT)('hostile ids produce files inside --out only, each named onc
     outputs.add(onDisk);
   }
   expect(outputs.size).toBe(IDS.length);
-  const lines = readFileSync(join(outDir, 'results.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+  const lines = readFileSync(join(outDir, 'results.jsonl'), 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   expect(lines.map((l) => l.custom_id)).toEqual(IDS);
   for (const line of lines) expect(line.response.body.file).toBe(reportItemOf(report, line.custom_id).output);
 });

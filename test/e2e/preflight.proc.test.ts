@@ -35,29 +35,48 @@ function refusedWith(result: CliResult, line: RegExp): void {
   expect(lines[0]).toMatch(line);
 }
 
-test.skipIf(!BUILT || !ON_PROC)('--out, --state and report --output under /proc: exit 2 naming the path, nothing sent or changed', async () => {
-  const ws = workspace();
-  const gw = await startHostileGateway();
-  onTestFinished(() => gw.close());
-  const env = gatewayEnv(gw.baseUrl, gw.key);
-  const manifest = writeJsonl(ws.path('rows.jsonl'), [chatRow('c1', 'hi'), chatRow('c2', 'there')]);
-  const ingested = await runCli(['run', manifest, '--state', ws.state, '--ingest-only', '--budget', '1'], { cwd: ws.dir });
-  expect(ingested.code, ingested.stderr).toBe(0);
-  const before = journalSnapshot(ws.state);
+test.skipIf(!BUILT || !ON_PROC)(
+  '--out, --state and report --output under /proc: exit 2 naming the path, nothing sent or changed',
+  async () => {
+    const ws = workspace();
+    const gw = await startHostileGateway();
+    onTestFinished(() => gw.close());
+    const env = gatewayEnv(gw.baseUrl, gw.key);
+    const manifest = writeJsonl(ws.path('rows.jsonl'), [chatRow('c1', 'hi'), chatRow('c2', 'there')]);
+    const ingested = await runCli(['run', manifest, '--state', ws.state, '--ingest-only', '--budget', '1'], {
+      cwd: ws.dir,
+    });
+    expect(ingested.code, ingested.stderr).toBe(0);
+    const before = journalSnapshot(ws.state);
 
-  const [outFresh, outExisting, state, report] = await Promise.all([
-    runBounded(['run', manifest, '--state', ws.path('fresh.db'), '--out', '/proc/gbatch-out'], { env, cwd: ws.dir }),
-    runBounded(['run', manifest, '--state', ws.state, '--out', '/proc/gbatch-out/deeper'], { env, cwd: ws.dir }),
-    runBounded(['run', manifest, '--state', '/proc/gbatch-state/job.db', '--out', ws.out], { env, cwd: ws.dir }),
-    runBounded(['report', '--state', ws.state, '--format', 'json', '--output', '/proc/gbatch-report/r.json'], { cwd: ws.dir }),
-  ]);
+    const [outFresh, outExisting, state, report] = await Promise.all([
+      runBounded(['run', manifest, '--state', ws.path('fresh.db'), '--out', '/proc/gbatch-out'], { env, cwd: ws.dir }),
+      runBounded(['run', manifest, '--state', ws.state, '--out', '/proc/gbatch-out/deeper'], { env, cwd: ws.dir }),
+      runBounded(['run', manifest, '--state', '/proc/gbatch-state/job.db', '--out', ws.out], { env, cwd: ws.dir }),
+      runBounded(['report', '--state', ws.state, '--format', 'json', '--output', '/proc/gbatch-report/r.json'], {
+        cwd: ws.dir,
+      }),
+    ]);
 
-  const cannotCreate = 'the file system does not allow creating a directory there \\(ENOENT\\)';
-  refusedWith(outFresh, new RegExp(`^gbatch run: /proc/gbatch-out: cannot write --out there: ${cannotCreate}$`));
-  refusedWith(outExisting, new RegExp(`^gbatch run: /proc/gbatch-out/deeper: cannot write --out there: ${cannotCreate}$`));
-  refusedWith(state, new RegExp(`^gbatch run: /proc/gbatch-state: cannot write the directory of the journal /proc/gbatch-state/job\\.db there: ${cannotCreate}$`));
-  refusedWith(report, new RegExp(`^gbatch report: /proc/gbatch-report: cannot write --output there: ${cannotCreate}$`));
-  expect(gw.requests).toHaveLength(0);
-  expect(journalSnapshot(ws.state)).toEqual(before);
-  expect(readdirSync(ws.dir).sort()).toEqual(['rows.jsonl', 'state']);
-}, 2 * BOUND_MS);
+    const cannotCreate = 'the file system does not allow creating a directory there \\(ENOENT\\)';
+    refusedWith(outFresh, new RegExp(`^gbatch run: /proc/gbatch-out: cannot write --out there: ${cannotCreate}$`));
+    refusedWith(
+      outExisting,
+      new RegExp(`^gbatch run: /proc/gbatch-out/deeper: cannot write --out there: ${cannotCreate}$`),
+    );
+    refusedWith(
+      state,
+      new RegExp(
+        `^gbatch run: /proc/gbatch-state: cannot write the directory of the journal /proc/gbatch-state/job\\.db there: ${cannotCreate}$`,
+      ),
+    );
+    refusedWith(
+      report,
+      new RegExp(`^gbatch report: /proc/gbatch-report: cannot write --output there: ${cannotCreate}$`),
+    );
+    expect(gw.requests).toHaveLength(0);
+    expect(journalSnapshot(ws.state)).toEqual(before);
+    expect(readdirSync(ws.dir).sort()).toEqual(['rows.jsonl', 'state']);
+  },
+  2 * BOUND_MS,
+);

@@ -31,9 +31,18 @@ test('one lane: after a 429 the next request waits out the Retry-After, to the w
   const clock = new FastClock(SCALE);
   const sim = await startSim({ clock, accounts: [{ key: KEY, balanceUsd: 10, rateLimitPerMinute: 3 }] });
   const prompts = Array.from({ length: 7 }, (_, i) => `Count to ${i + 1}.`);
-  const manifest = writeJsonl(ws.path('rows.jsonl'), prompts.map((p, i) => chatRow(`c${i}`, p)));
+  const manifest = writeJsonl(
+    ws.path('rows.jsonl'),
+    prompts.map((p, i) => chatRow(`c${i}`, p)),
+  );
 
-  const result = await runInProcess({ sim, ws, manifests: [manifest], clock, settings: { concurrency: 1, pollIntervalMs: 50 * SCALE } });
+  const result = await runInProcess({
+    sim,
+    ws,
+    manifests: [manifest],
+    clock,
+    settings: { concurrency: 1, pollIntervalMs: 50 * SCALE },
+  });
 
   expect(result.exitCode).toBe(0);
   expect(result.counts.downloaded).toBe(7);
@@ -52,14 +61,27 @@ test('one lane: after a 429 the next request waits out the Retry-After, to the w
 test('every lane (submit, poll, download) holds back until the Retry-After has passed', async () => {
   const ws = workspace();
   const clock = new FastClock(SCALE);
-  const sim = await startSim({ clock, taskSeconds: 6, accounts: [{ key: KEY, balanceUsd: 10, rateLimitPerMinute: 4 }] });
+  const sim = await startSim({
+    clock,
+    taskSeconds: 6,
+    accounts: [{ key: KEY, balanceUsd: 10, rateLimitPerMinute: 4 }],
+  });
   const manifest = writeJsonl(ws.path('rows.jsonl'), [
-    chatRow('c1', 'Name a colour.'), chatRow('c2', 'Name a metal.'), chatRow('c3', 'Name a bird.'),
-    videoRow('v1', 'Waves at night'), videoRow('v2', 'Sand dunes at noon'),
+    chatRow('c1', 'Name a colour.'),
+    chatRow('c2', 'Name a metal.'),
+    chatRow('c3', 'Name a bird.'),
+    videoRow('v1', 'Waves at night'),
+    videoRow('v2', 'Sand dunes at noon'),
   ]);
   const lanes = { concurrency: 1, pollConcurrency: 1, downloadConcurrency: 1 };
 
-  const result = await runInProcess({ sim, ws, manifests: [manifest], clock, settings: { ...lanes, pollIntervalMs: 2000 } });
+  const result = await runInProcess({
+    sim,
+    ws,
+    manifests: [manifest],
+    clock,
+    settings: { ...lanes, pollIntervalMs: 2000 },
+  });
 
   expect(result.exitCode).toBe(0);
   const { byId } = readJournal(ws.state);
@@ -75,12 +97,16 @@ test('every lane (submit, poll, download) holds back until the Retry-After has p
   // nothing may be sent after the runner heard it. In flight at once: at most one per lane.
   const inFlight = lanes.concurrency + lanes.pollConcurrency + lanes.downloadConcurrency;
   const perWindow = new Map<number, number>();
-  for (const r of limited) perWindow.set(Math.floor(r.at / WINDOW_MS), (perWindow.get(Math.floor(r.at / WINDOW_MS)) ?? 0) + 1);
+  for (const r of limited)
+    perWindow.set(Math.floor(r.at / WINDOW_MS), (perWindow.get(Math.floor(r.at / WINDOW_MS)) ?? 0) + 1);
   for (const count of perWindow.values()) expect(count, timeline).toBeLessThanOrEqual(inFlight);
   // The same by the clock: after each 429, only requests that arrive at once (already sent) come before its reset.
   const slackMs = 250 * SCALE; // real ms a request already sent may take to be handled, scaled
   for (const refused of limited) {
     const early = requests.filter((r) => r.at > refused.at + slackMs && r.at < windowResetAfter(refused.at));
-    expect(early, `requests sent during the pause after the 429 at ${refused.at - requests[0]!.at}:\n${timeline}`).toEqual([]);
+    expect(
+      early,
+      `requests sent during the pause after the 429 at ${refused.at - requests[0]!.at}:\n${timeline}`,
+    ).toEqual([]);
   }
 });

@@ -16,7 +16,9 @@ const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 // Under CI the browser is installed (.ci/run): its absence is a failure there, a loud skip elsewhere.
 if (!HAVE_CHROMIUM && process.env.CI !== 'true') {
-  console.warn(`\n*** report-html.browser.test.ts SKIPPED: ${CHROMIUM} is missing (apt-get install chromium); under CI=true this fails ***\n`);
+  console.warn(
+    `\n*** report-html.browser.test.ts SKIPPED: ${CHROMIUM} is missing (apt-get install chromium); under CI=true this fails ***\n`,
+  );
 }
 
 type Json = Record<string, unknown>;
@@ -40,21 +42,39 @@ describe.skipIf(!BUILT || (!HAVE_CHROMIUM && process.env.CI !== 'true'))('report
     expect(existsSync(CHROMIUM), `${CHROMIUM} is required under CI`).toBe(true);
     // Chromium starts while the job runs.
     const launching = chromium.launch({ executablePath: CHROMIUM });
-    launching.then((b) => { browser = b; }, () => {});
+    launching.then(
+      (b) => {
+        browser = b;
+      },
+      () => {},
+    );
     const ws = workspace();
     // 60x: the simulator's 60 s rate-limit window passes in a second.
     const clock = new FastClock(60);
     const sim = await startSim({
-      clock, taskSeconds: 20, seed: 5, accounts: [{ key: KEY, balanceUsd: 50, rateLimitPerMinute: 14 }],
+      clock,
+      taskSeconds: 20,
+      seed: 5,
+      accounts: [{ key: KEY, balanceUsd: 50, rateLimitPerMinute: 14 }],
       faults: { failRate: 0.3, errorRates: { chat: 0.2 }, finalResolutionRate: 0.5 },
     });
     const manifest = writeJsonl(ws.path('rows.jsonl'), [
       ...Array.from({ length: 14 }, (_, i) => chatRow(`chat-${i}`, `Name a prime above ${i * 10}.`)),
-      ...Array.from({ length: 6 }, (_, i) => videoRow(`clip-${i}`, `Clouds over hill ${i}`, i % 2 ? { model: 'video-fast', resolution: '720p' } : {})),
+      ...Array.from({ length: 6 }, (_, i) =>
+        videoRow(`clip-${i}`, `Clouds over hill ${i}`, i % 2 ? { model: 'video-fast', resolution: '720p' } : {}),
+      ),
       { id: 'bad-row', kind: 'chat', model: 'chat-small', messages: [] },
     ]);
 
-    const result = await runInProcess({ sim, ws, manifests: [manifest], clock, skipInvalid: true, budgetUsd: 20, settings: { concurrency: 3, pollIntervalMs: 2000 } });
+    const result = await runInProcess({
+      sim,
+      ws,
+      manifests: [manifest],
+      clock,
+      skipInvalid: true,
+      budgetUsd: 20,
+      settings: { concurrency: 3, pollIntervalMs: 2000 },
+    });
     expect(result.counts.downloaded).toBeGreaterThan(10);
 
     const page = ws.path('report.html');
@@ -73,11 +93,19 @@ describe.skipIf(!BUILT || (!HAVE_CHROMIUM && process.env.CI !== 'true'))('report
     const requests: string[] = [];
     const errors: string[] = [];
     tab.on('request', (r) => requests.push(r.url()));
-    tab.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    tab.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
     tab.on('pageerror', (e) => errors.push(e.message));
     await tab.goto(url, { waitUntil: 'load' });
 
-    const figures = await tab.$$eval('[data-path]', (nodes) => nodes.map((n) => ({ path: n.getAttribute('data-path')!, value: n.getAttribute('data-value')!, text: n.textContent })));
+    const figures = await tab.$$eval('[data-path]', (nodes) =>
+      nodes.map((n) => ({
+        path: n.getAttribute('data-path')!,
+        value: n.getAttribute('data-value')!,
+        text: n.textContent,
+      })),
+    );
     expect(figures.length).toBeGreaterThan(report.items.length * 3);
     for (const f of figures) {
       const path = JSON.parse(f.path) as Array<string | number>;
@@ -85,8 +113,11 @@ describe.skipIf(!BUILT || (!HAVE_CHROMIUM && process.env.CI !== 'true'))('report
     }
     // The figures that matter most are on the page at all.
     const paths = new Set(figures.map((f) => f.path));
-    for (const field of ['items', 'actual_usd', 'estimated_usd', 'budget_usd', 'delta_usd', 'duration_ms']) expect(paths).toContain(JSON.stringify(['totals', field]));
-    expect(await tab.$$eval('#rows tbody tr', (rows) => rows.map((r) => r.getAttribute('data-id')))).toEqual(report.items.map((i) => i.id));
+    for (const field of ['items', 'actual_usd', 'estimated_usd', 'budget_usd', 'delta_usd', 'duration_ms'])
+      expect(paths).toContain(JSON.stringify(['totals', field]));
+    expect(await tab.$$eval('#rows tbody tr', (rows) => rows.map((r) => r.getAttribute('data-id')))).toEqual(
+      report.items.map((i) => i.id),
+    );
     expect(await tab.locator('#throughput svg').count()).toBe(1);
     expect(await tab.locator('#problems .problem').count()).toBeGreaterThan(0);
 

@@ -29,16 +29,37 @@ function busiestMinute(requests: readonly RequestRecord[]): number {
 test('60 tasks in flight, --rpm 120 against a 150/min limit: no minute over the pace counting polls and downloads, no 429', async () => {
   const ws = workspace();
   const clock = new FastClock(SCALE);
-  const sim = await startSim({ clock, taskSeconds: 60, accounts: [{ key: KEY, balanceUsd: 100, rateLimitPerMinute: 150 }] });
-  const manifest = writeJsonl(ws.path('rows.jsonl'), Array.from({ length: TASKS }, (_, i) => videoRow(`v${i}`, `A lantern, take ${i}`)));
+  const sim = await startSim({
+    clock,
+    taskSeconds: 60,
+    accounts: [{ key: KEY, balanceUsd: 100, rateLimitPerMinute: 150 }],
+  });
+  const manifest = writeJsonl(
+    ws.path('rows.jsonl'),
+    Array.from({ length: TASKS }, (_, i) => videoRow(`v${i}`, `A lantern, take ${i}`)),
+  );
   const settings = { concurrency: 16, pollConcurrency: 64, pollIntervalMs: 5_000 };
   const extra = { journalDurability: 'relaxed' as const };
 
   // Last night's run: 60 tasks submitted, none polled yet. Tonight's run finds them all in flight at once.
-  const submitted = await runInProcess({ sim, ws, manifests: [manifest], clock, settings: { ...settings, noWait: true }, extra });
+  const submitted = await runInProcess({
+    sim,
+    ws,
+    manifests: [manifest],
+    clock,
+    settings: { ...settings, noWait: true },
+    extra,
+  });
   expect(submitted.exitCode).toBe(75);
   const sent = sim.ledger.requests.length;
-  const result = await runInProcess({ sim, ws, manifests: [manifest], clock, settings: { ...settings, rpm: RPM }, extra });
+  const result = await runInProcess({
+    sim,
+    ws,
+    manifests: [manifest],
+    clock,
+    settings: { ...settings, rpm: RPM },
+    extra,
+  });
 
   expect(result.exitCode).toBe(0);
   expect(readJournal(ws.state).counts.downloaded).toBe(TASKS);

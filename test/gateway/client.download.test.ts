@@ -69,7 +69,11 @@ describe('download', () => {
     const dest = join(dir, 'row2.mp4');
     const result = await drive(clock, client.download('task_2', dest));
     expect(result).toEqual({ bytes: VIDEO.length, sha256: VIDEO_SHA256, source: 'content' });
-    expect(createHash('sha256').update(await readFile(dest)).digest('hex')).toBe(VIDEO_SHA256);
+    expect(
+      createHash('sha256')
+        .update(await readFile(dest))
+        .digest('hex'),
+    ).toBe(VIDEO_SHA256);
     expect(gateway.requests).toHaveLength(3);
     expect(await leftovers()).toEqual([]);
   });
@@ -88,11 +92,16 @@ describe('download', () => {
   });
 
   it('falls back to a result_url on another origin WITHOUT the Authorization header', async () => {
-    const gateway = await server((_req, res) => json(res, 500, { error: { message: 'storage down', type: 'new_api_error' } }));
+    const gateway = await server((_req, res) =>
+      json(res, 500, { error: { message: 'storage down', type: 'new_api_error' } }),
+    );
     const cdn = await server((_req, res) => serveVideo(res));
     const { client, clock } = await clientFor(gateway.baseUrl);
     const dest = join(dir, 'row3.mp4');
-    const result = await drive(clock, client.download('task_3', dest, { resultUrl: `${cdn.origin}/signed/v.mp4?sig=abc` }));
+    const result = await drive(
+      clock,
+      client.download('task_3', dest, { resultUrl: `${cdn.origin}/signed/v.mp4?sig=abc` }),
+    );
     expect(result).toEqual({ bytes: VIDEO.length, sha256: VIDEO_SHA256, source: 'result_url' });
     expect(gateway.requests).toHaveLength(3);
     expect(cdn.requests).toHaveLength(1);
@@ -103,17 +112,24 @@ describe('download', () => {
 
   it('uses the Authorization header for a result_url on the gateway origin', async () => {
     const gateway = await server((req, res) =>
-      req.url!.startsWith('/files/') ? serveVideo(res) : json(res, 502, { error: { message: 'bad upstream', type: 'new_api_error' } }),
+      req.url!.startsWith('/files/')
+        ? serveVideo(res)
+        : json(res, 502, { error: { message: 'bad upstream', type: 'new_api_error' } }),
     );
     const { client, clock } = await clientFor(gateway.baseUrl);
-    const result = await drive(clock, client.download('task_4', join(dir, 'row4.mp4'), { resultUrl: `${gateway.origin}/files/v.mp4` }));
+    const result = await drive(
+      clock,
+      client.download('task_4', join(dir, 'row4.mp4'), { resultUrl: `${gateway.origin}/files/v.mp4` }),
+    );
     expect(result.source).toBe('result_url');
     const fileRequest = gateway.requests.find((r) => r.url === '/files/v.mp4')!;
     expect(fileRequest.headers['authorization']).toBe(`Bearer ${API_KEY}`);
   });
 
   it('leaves the content endpoint at once on a 404 when a result_url exists', async () => {
-    const gateway = await server((_req, res) => json(res, 404, { error: { message: 'no content route', type: 'invalid_request_error' } }));
+    const gateway = await server((_req, res) =>
+      json(res, 404, { error: { message: 'no content route', type: 'invalid_request_error' } }),
+    );
     const cdn = await server((_req, res) => serveVideo(res));
     const { client } = await clientFor(gateway.baseUrl);
     const result = await client.download('task_5', join(dir, 'row5.mp4'), { resultUrl: `${cdn.origin}/v.mp4` });
@@ -135,11 +151,15 @@ describe('download', () => {
   });
 
   it('when every source fails: DownloadError, nothing at dest, no temp file', async () => {
-    const gateway = await server((_req, res) => json(res, 503, { error: { message: 'no upstream', type: 'new_api_error' } }));
+    const gateway = await server((_req, res) =>
+      json(res, 503, { error: { message: 'no upstream', type: 'new_api_error' } }),
+    );
     const cdn = await server((_req, res) => serveTruncated(res));
     const { client, clock } = await clientFor(gateway.baseUrl);
     const dest = join(dir, 'row7.mp4');
-    const error = await drive(clock, client.download('task_7', dest, { resultUrl: `${cdn.origin}/v.mp4` })).catch((e: unknown) => e);
+    const error = await drive(clock, client.download('task_7', dest, { resultUrl: `${cdn.origin}/v.mp4` })).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(DownloadError);
     expect(error).toMatchObject({ taskId: 'task_7', source: 'result_url', reason: 'transport', attempts: 6 });
     expect(existsSync(dest)).toBe(false);
@@ -159,7 +179,9 @@ describe('download', () => {
   });
 
   it('refuses an error page served with status 200', async () => {
-    const gateway = await server((_req, res) => json(res, 200, { error: { message: 'task not ready', type: 'invalid_request_error' } }));
+    const gateway = await server((_req, res) =>
+      json(res, 200, { error: { message: 'task not ready', type: 'invalid_request_error' } }),
+    );
     const { client } = await clientFor(gateway.baseUrl);
     const error = await client.download('task_9', join(dir, 'row9.mp4')).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'DownloadError', reason: 'not_video' });

@@ -17,7 +17,13 @@ function renderings(error: unknown): string[] {
   const out: string[] = [];
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
-    out.push(current.message, String(current), JSON.stringify(current), JSON.stringify(errorSummary(current)), current.stack ?? '');
+    out.push(
+      current.message,
+      String(current),
+      JSON.stringify(current),
+      JSON.stringify(errorSummary(current)),
+      current.stack ?? '',
+    );
     current = current.cause;
   }
   return out;
@@ -30,7 +36,9 @@ describe('the API key never appears in an error', () => {
       const key = auth.replace(/^Bearer /, '');
       switch (req.url) {
         case '/v1/chat/completions':
-          return json(res, 400, { error: { message: `bad request from ${auth}`, type: `t_${key}`, param: key, code: key } });
+          return json(res, 400, {
+            error: { message: `bad request from ${auth}`, type: `t_${key}`, param: key, code: key },
+          });
         case '/v1/responses':
           res.writeHead(502, { 'content-type': 'text/html', 'x-request-id': key });
           return res.end(`<html>upstream rejected key ${key}</html>`);
@@ -44,7 +52,11 @@ describe('the API key never appears in an error', () => {
     });
     const { client, clock } = makeClient(server.baseUrl);
     const dir = await mkdtemp(join(tmpdir(), 'gbatch-secrets-'));
-    cleanups.push(() => client.close(), () => server.close(), () => rm(dir, { recursive: true, force: true }));
+    cleanups.push(
+      () => client.close(),
+      () => server.close(),
+      () => rm(dir, { recursive: true, force: true }),
+    );
 
     const errors: unknown[] = [];
     for (const kind of ['chat', 'responses', 'video'] as const) {
@@ -70,7 +82,10 @@ describe('the API key never appears in an error', () => {
   it('nor in transport errors', async () => {
     const server = await startServer((req) => req.socket.destroy());
     const { client } = makeClient(server.baseUrl);
-    cleanups.push(() => client.close(), () => server.close());
+    cleanups.push(
+      () => client.close(),
+      () => server.close(),
+    );
     const outcome = await client.send('video', { model: 'm', prompt: API_KEY }, 1);
     expect(outcome.kind).toBe('ambiguous');
     for (const text of renderings((outcome as { error: unknown }).error)) expect(text).not.toContain(API_KEY);

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayHttpError, GatewayTransportError } from '../../src/gateway/errors.js';
-import type { GatewayClient } from '../../src/gateway/client.js';
 import { API_KEY, makeClient } from './helpers/client-fixture.js';
 import { closedPort, json, startServer, type Handler } from './helpers/test-server.js';
 
@@ -18,15 +17,24 @@ afterEach(async () => {
 async function setup(handler: Handler, overrides: Parameters<typeof makeClient>[1] = {}) {
   const server = await startServer(handler);
   const { client, clock } = makeClient(server.baseUrl, overrides);
-  cleanups.push(() => client.close(), () => server.close()); // server first: it ends stalled requests
+  cleanups.push(
+    () => client.close(),
+    () => server.close(),
+  ); // server first: it ends stalled requests
   return { server, client, clock };
 }
 
 describe('send: definite answers', () => {
   it('video 200 with an id is accepted, sent with JSON content type and the bearer key', async () => {
-    const { server, client } = await setup((_req, res) => json(res, 200, { id: 'task_abc', task_id: 'task_abc', status: 'queued' }));
+    const { server, client } = await setup((_req, res) =>
+      json(res, 200, { id: 'task_abc', task_id: 'task_abc', status: 'queued' }),
+    );
     const outcome = await client.send('video', VIDEO, 1);
-    expect(outcome).toEqual({ kind: 'accepted', taskId: 'task_abc', body: { id: 'task_abc', task_id: 'task_abc', status: 'queued' } });
+    expect(outcome).toEqual({
+      kind: 'accepted',
+      taskId: 'task_abc',
+      body: { id: 'task_abc', task_id: 'task_abc', status: 'queued' },
+    });
     const [request] = server.requests;
     expect(request).toMatchObject({ method: 'POST', url: '/v1/video/generations' });
     expect(request!.headers['content-type']).toBe('application/json');
@@ -36,10 +44,18 @@ describe('send: definite answers', () => {
 
   it('chat and responses 200 are completed, with the request id', async () => {
     const { server, client } = await setup((req, res) =>
-      json(res, 200, { id: req.url === '/v1/responses' ? 'resp_1' : 'chatcmpl_1', usage: { total_tokens: 12 } }, { 'x-request-id': 'req-77' }),
+      json(
+        res,
+        200,
+        { id: req.url === '/v1/responses' ? 'resp_1' : 'chatcmpl_1', usage: { total_tokens: 12 } },
+        { 'x-request-id': 'req-77' },
+      ),
     );
     expect(await client.send('chat', CHAT, 1)).toEqual({
-      kind: 'completed', status: 200, body: { id: 'chatcmpl_1', usage: { total_tokens: 12 } }, requestId: 'req-77',
+      kind: 'completed',
+      status: 200,
+      body: { id: 'chatcmpl_1', usage: { total_tokens: 12 } },
+      requestId: 'req-77',
     });
     const responses = await client.send('responses', { model: 'chat-small', input: 'hi' }, 1);
     expect(responses).toMatchObject({ kind: 'completed', body: { id: 'resp_1' } });
@@ -59,25 +75,52 @@ describe('send: definite answers', () => {
 
   it('400 with param is rejected with the envelope fields', async () => {
     const { client } = await setup((_req, res) =>
-      json(res, 400, { error: { message: 'prompt must not be blank', type: 'invalid_request_error', param: 'prompt', code: 'blank_prompt' } }, { 'x-request-id': 'r-1' }),
+      json(
+        res,
+        400,
+        {
+          error: {
+            message: 'prompt must not be blank',
+            type: 'invalid_request_error',
+            param: 'prompt',
+            code: 'blank_prompt',
+          },
+        },
+        { 'x-request-id': 'r-1' },
+      ),
     );
     const outcome = await client.send('video', { ...VIDEO, prompt: ' ' }, 1);
     expect(outcome.kind).toBe('rejected');
     const error = (outcome as { error: GatewayHttpError }).error;
     expect(error).toBeInstanceOf(GatewayHttpError);
-    expect(error).toMatchObject({ status: 400, type: 'invalid_request_error', param: 'prompt', code: 'blank_prompt', requestId: 'r-1', gatewayEnvelope: true });
+    expect(error).toMatchObject({
+      status: 400,
+      type: 'invalid_request_error',
+      param: 'prompt',
+      code: 'blank_prompt',
+      requestId: 'r-1',
+      gatewayEnvelope: true,
+    });
     expect(error.message).toBe('400 prompt must not be blank');
   });
 
   it('402 is insufficient_balance, with the task envelope code', async () => {
-    const { client } = await setup((_req, res) => json(res, 402, { code: 'insufficient_user_quota', message: 'balance too low' }));
+    const { client } = await setup((_req, res) =>
+      json(res, 402, { code: 'insufficient_user_quota', message: 'balance too low' }),
+    );
     const outcome = await client.send('video', VIDEO, 1);
     expect(outcome.kind).toBe('insufficient_balance');
-    expect((outcome as { error: GatewayHttpError }).error).toMatchObject({ status: 402, code: 'insufficient_user_quota', message: '402 balance too low' });
+    expect((outcome as { error: GatewayHttpError }).error).toMatchObject({
+      status: 402,
+      code: 'insufficient_user_quota',
+      message: '402 balance too low',
+    });
   });
 
   it('500 with the gateway envelope is retry, with a backoff delay for the attempt', async () => {
-    const { client } = await setup((_req, res) => json(res, 500, { error: { message: 'relay error', type: 'new_api_error' } }));
+    const { client } = await setup((_req, res) =>
+      json(res, 500, { error: { message: 'relay error', type: 'new_api_error' } }),
+    );
     const outcome = await client.send('chat', CHAT, 3);
     // attempt 3, base 1000 ms: ceiling 4000 ms, fixed jitter 0.5
     expect(outcome).toMatchObject({ kind: 'retry', delayMs: 2000, error: { status: 500, gatewayEnvelope: true } });
@@ -97,7 +140,9 @@ describe('send: definite answers', () => {
   });
 
   it('504 is ambiguous even with an envelope', async () => {
-    const { client } = await setup((_req, res) => json(res, 504, { error: { message: 'timeout', type: 'new_api_error' } }));
+    const { client } = await setup((_req, res) =>
+      json(res, 504, { error: { message: 'timeout', type: 'new_api_error' } }),
+    );
     expect(await client.send('video', VIDEO, 1)).toMatchObject({ kind: 'ambiguous', error: { status: 504 } });
   });
 
@@ -112,7 +157,8 @@ describe('send: 429 pauses the whole account', () => {
     let calls = 0;
     const { server, client, clock } = await setup((req, res) => {
       calls++;
-      if (calls === 1) return json(res, 429, { error: { message: 'slow down', type: 'rate_limit_error' } }, { 'retry-after': '7' });
+      if (calls === 1)
+        return json(res, 429, { error: { message: 'slow down', type: 'rate_limit_error' } }, { 'retry-after': '7' });
       if (req.url!.endsWith('/content')) {
         res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': 4 });
         return res.end('mp4!');
@@ -145,7 +191,9 @@ describe('send: 429 pauses the whole account', () => {
   });
 
   it('without Retry-After the pause is the backoff delay', async () => {
-    const { client, clock } = await setup((_req, res) => json(res, 429, { error: { message: 'slow', type: 'rate_limit_error' } }));
+    const { client, clock } = await setup((_req, res) =>
+      json(res, 429, { error: { message: 'slow', type: 'rate_limit_error' } }),
+    );
     const outcome = await client.send('chat', CHAT, 2);
     expect(outcome).toMatchObject({ kind: 'retry', delayMs: 1000 });
     expect(client.pausedUntil()).toBe(clock.now() + 1000);
@@ -197,13 +245,17 @@ describe('send: abort', () => {
     const controller = new AbortController();
     controller.abort();
     await expect(client.send('video', VIDEO, 1, { signal: controller.signal })).rejects.toMatchObject({
-      name: 'GatewayTransportError', code: 'GBATCH_ABORTED', mayHaveReached: false,
+      name: 'GatewayTransportError',
+      code: 'GBATCH_ABORTED',
+      mayHaveReached: false,
     });
     expect(server.requests).toHaveLength(0);
   });
 
   it('aborted while the account is paused throws GBATCH_ABORTED and sends nothing more', async () => {
-    const { server, client, clock } = await setup((_req, res) => json(res, 429, { error: { message: 'slow', type: 'rate_limit_error' } }, { 'retry-after': '30' }));
+    const { server, client, clock } = await setup((_req, res) =>
+      json(res, 429, { error: { message: 'slow', type: 'rate_limit_error' } }, { 'retry-after': '30' }),
+    );
     await client.send('video', VIDEO, 1);
     const controller = new AbortController();
     const waiting = client.send('video', VIDEO, 2, { signal: controller.signal });
@@ -228,8 +280,8 @@ describe('send: abort', () => {
     const controller = new AbortController();
     const { client } = await setup(() => controller.abort());
     expect(await client.send('video', VIDEO, 1, { signal: controller.signal })).toMatchObject({
-      kind: 'ambiguous', error: { code: 'GBATCH_ABORTED', mayHaveReached: true },
+      kind: 'ambiguous',
+      error: { code: 'GBATCH_ABORTED', mayHaveReached: true },
     });
   });
 });
-

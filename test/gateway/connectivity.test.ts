@@ -30,14 +30,19 @@ describe('systemErrorOf', () => {
   it('finds the errno through causes and several addresses tried', () => {
     const refused = errno('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:9');
     expect(systemErrorOf(refused)).toEqual({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:9' });
-    const wrapped = new TypeError('fetch failed', { cause: Object.assign(new Error('wrapper'), { code: 'UND_ERR_SOCKET', cause: refused }) });
+    const wrapped = new TypeError('fetch failed', {
+      cause: Object.assign(new Error('wrapper'), { code: 'UND_ERR_SOCKET', cause: refused }),
+    });
     expect(systemErrorOf(wrapped)?.code).toBe('ECONNREFUSED');
     const several = new AggregateError([errno('EHOSTUNREACH', 'connect EHOSTUNREACH ::1:9'), refused], 'all failed');
     expect(systemErrorOf(several)).toEqual({ code: 'EHOSTUNREACH', message: 'connect EHOSTUNREACH ::1:9' });
   });
 
   it("names undici's connect timeout ETIMEDOUT, and finds nothing in other errors", () => {
-    const timeout = Object.assign(new Error('Connect Timeout Error (attempted address: 10.0.0.1:80, timeout: 10000ms)'), { code: 'UND_ERR_CONNECT_TIMEOUT' });
+    const timeout = Object.assign(
+      new Error('Connect Timeout Error (attempted address: 10.0.0.1:80, timeout: 10000ms)'),
+      { code: 'UND_ERR_CONNECT_TIMEOUT' },
+    );
     expect(systemErrorOf(timeout)?.code).toBe('ETIMEDOUT');
     expect(systemErrorOf(timeout)?.message).toContain('10.0.0.1:80');
     expect(systemErrorOf(new Error('plain'))).toBeUndefined();
@@ -74,15 +79,22 @@ describe('the client and a closed port', () => {
 
   it('any status from the gateway is an answer, an error status too', async () => {
     let calls = 0;
-    const server = await startServer((_req, res) => (calls++ === 0 ? json(res, 500, { error: { message: 'x', type: 'server_error' } }) : json(res, 200, { id: 'c' })));
+    const server = await startServer((_req, res) =>
+      calls++ === 0 ? json(res, 500, { error: { message: 'x', type: 'server_error' } }) : json(res, 200, { id: 'c' }),
+    );
     const listener = recorder();
     const { client } = makeClient(server.baseUrl, { connectivity: listener });
-    cleanups.push(() => client.close(), () => server.close());
+    cleanups.push(
+      () => client.close(),
+      () => server.close(),
+    );
     const onWireBeforeAnswer: boolean[] = [];
     for (let i = 0; i < 2; i++) {
       let onWire = 0;
       const before = calls;
-      await client.send('chat', CHAT, 1, { onWire: () => void onWireBeforeAnswer.push(calls === before && ++onWire === 1) });
+      await client.send('chat', CHAT, 1, {
+        onWire: () => void onWireBeforeAnswer.push(calls === before && ++onWire === 1),
+      });
       expect(onWire).toBe(1);
     }
     // Once per request, before the gateway handled it.
@@ -93,16 +105,24 @@ describe('the client and a closed port', () => {
 
 describe('send: the unsent signal (the run stopped sending)', () => {
   it('a submission held by a 429 pause never leaves once the run stops sending', async () => {
-    const server = await startServer((_req, res) => json(res, 429, { error: { message: 'slow down', type: 'rate_limit' } }, { 'retry-after': '30' }));
+    const server = await startServer((_req, res) =>
+      json(res, 429, { error: { message: 'slow down', type: 'rate_limit' } }, { 'retry-after': '30' }),
+    );
     const { client, clock } = makeClient(server.baseUrl);
-    cleanups.push(() => client.close(), () => server.close());
+    cleanups.push(
+      () => client.close(),
+      () => server.close(),
+    );
     expect((await client.send('chat', CHAT, 1)).kind).toBe('retry');
     const hardStop = new AbortController();
     const unsent = new AbortController();
     const held = client.send('chat', CHAT, 2, { signal: hardStop.signal, unsent: unsent.signal });
     await clock.waitForSleepers(1); // waiting out the account pause
     unsent.abort('deadline');
-    const error = await held.then(() => undefined, (err: unknown) => err);
+    const error = await held.then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     expect(error).toBeInstanceOf(GatewayTransportError);
     expect(error).toMatchObject({ code: 'GBATCH_ABORTED', mayHaveReached: false });
     expect(server.requests).toHaveLength(1);
@@ -117,7 +137,10 @@ describe('send: the unsent signal and the connection pool', () => {
       else json(res, 200, { id: 'c' });
     });
     const { client } = makeClient(server.baseUrl, { connections: 1 });
-    cleanups.push(() => client.close(), () => server.close());
+    cleanups.push(
+      () => client.close(),
+      () => server.close(),
+    );
     const say = (text: string) => ({ ...CHAT, messages: [{ role: 'user', content: text }] });
     const unsentFirst = new AbortController();
     const first = client.send('chat', say('first'), 1, { unsent: unsentFirst.signal });
@@ -137,10 +160,16 @@ describe('send: the unsent signal and the connection pool', () => {
   it('leaves no listener behind on the run-wide signals once the exchange is over', async () => {
     const server = await startServer((_req, res) => json(res, 200, { id: 'c' }));
     const { client } = makeClient(server.baseUrl);
-    cleanups.push(() => client.close(), () => server.close());
+    cleanups.push(
+      () => client.close(),
+      () => server.close(),
+    );
     const hardStop = new AbortController();
     const unsent = new AbortController();
-    for (let i = 0; i < 3; i++) expect((await client.send('chat', CHAT, 1, { signal: hardStop.signal, unsent: unsent.signal })).kind).toBe('completed');
+    for (let i = 0; i < 3; i++)
+      expect((await client.send('chat', CHAT, 1, { signal: hardStop.signal, unsent: unsent.signal })).kind).toBe(
+        'completed',
+      );
     await new Promise((resolve) => setImmediate(resolve)); // the body's 'close' follows its end
     expect(getEventListeners(hardStop.signal, 'abort')).toHaveLength(0);
     expect(getEventListeners(unsent.signal, 'abort')).toHaveLength(0);

@@ -66,9 +66,16 @@ function video(): Exchange {
 
 function deps(hasher: FileHasher, opens: { count: number }): DownloadDeps {
   return {
-    open: async () => { opens.count++; return video(); },
-    clock: systemClock, random: () => 0.5, backoff: { baseMs: 1, maxMs: 1, maxAttempts: 3 },
-    redact: redactNothing, hasher, onRetry: () => undefined,
+    open: async () => {
+      opens.count++;
+      return video();
+    },
+    clock: systemClock,
+    random: () => 0.5,
+    backoff: { baseMs: 1, maxMs: 1, maxAttempts: 3 },
+    redact: redactNothing,
+    hasher,
+    onRetry: () => undefined,
   };
 }
 
@@ -76,12 +83,22 @@ describe('download: the finishing step', () => {
   it('a read error while hashing the written file is an io failure: not retried, no file, no temp file', async () => {
     const { dir, dest } = scratch();
     const failingHasher = {
-      hash: async () => { throw Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO', syscall: 'read' }); },
+      hash: async () => {
+        throw Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO', syscall: 'read' });
+      },
       close: async () => undefined,
     } as unknown as FileHasher;
     const opens = { count: 0 };
     let received = 0;
-    const error = await downloadToFile(deps(failingHasher, opens), 't', dest, SOURCES, 3, undefined, () => received++).catch((e: unknown) => e);
+    const error = await downloadToFile(
+      deps(failingHasher, opens),
+      't',
+      dest,
+      SOURCES,
+      3,
+      undefined,
+      () => received++,
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DownloadError);
     expect(error).toMatchObject({ reason: 'io', source: 'content' });
     expect((error as Error).message).toContain('EIO: i/o error, read');
@@ -95,7 +112,11 @@ describe('download: the finishing step', () => {
     const { dir, dest } = scratch();
     const result = await downloadToFile(deps(hasher, { count: 0 }), 't', dest, SOURCES, 3);
     const { createHash } = await import('node:crypto');
-    expect(result).toEqual({ bytes: BODY.length, sha256: createHash('sha256').update(BODY).digest('hex'), source: 'content' });
+    expect(result).toEqual({
+      bytes: BODY.length,
+      sha256: createHash('sha256').update(BODY).digest('hex'),
+      source: 'content',
+    });
     expect(readdirSync(dir)).toEqual(['row.mp4']);
   });
 

@@ -68,7 +68,13 @@ describe('normaliseTaskStatus: Shape A fields', () => {
 
   it('reads the fail reason and leaves absent fields out', () => {
     const status = normaliseTaskStatus(shapeA('FAILURE', { progress: '37%', fail_reason: 'content policy' }), 'task_1');
-    expect(status).toEqual({ taskId: 'task_1', phase: 'failed', rawStatus: 'FAILURE', progress: 37, failReason: 'content policy' });
+    expect(status).toEqual({
+      taskId: 'task_1',
+      phase: 'failed',
+      rawStatus: 'FAILURE',
+      progress: 37,
+      failReason: 'content policy',
+    });
   });
 
   it('ignores garbage numbers instead of inventing values', () => {
@@ -85,26 +91,47 @@ describe('normaliseTaskStatus: Shape A fields', () => {
 describe('normaliseTaskStatus: Shape B fields', () => {
   it('reads url, metadata usage and resolution', () => {
     const status = normaliseTaskStatus(
-      { task_id: 'task_3', status: 'completed', url: 'http://127.0.0.1/v.mp4', format: 'mp4', metadata: { usage: { total_tokens: 5000 }, resolution: '720p' } },
+      {
+        task_id: 'task_3',
+        status: 'completed',
+        url: 'http://127.0.0.1/v.mp4',
+        format: 'mp4',
+        metadata: { usage: { total_tokens: 5000 }, resolution: '720p' },
+      },
       'task_3',
     );
-    expect(status).toMatchObject({ phase: 'succeeded', resultUrl: 'http://127.0.0.1/v.mp4', totalTokens: 5000, finalResolution: '720p' });
+    expect(status).toMatchObject({
+      phase: 'succeeded',
+      resultUrl: 'http://127.0.0.1/v.mp4',
+      totalTokens: 5000,
+      finalResolution: '720p',
+    });
   });
 
   it('reads top-level usage, numeric progress and the error message', () => {
-    const done = normaliseTaskStatus({ task_id: 't', status: 'completed', usage: { total_tokens: 77 }, progress: 100 }, 't');
+    const done = normaliseTaskStatus(
+      { task_id: 't', status: 'completed', usage: { total_tokens: 77 }, progress: 100 },
+      't',
+    );
     expect(done.totalTokens).toBe(77);
     expect(done.progress).toBe(100);
-    const failed = normaliseTaskStatus({ task_id: 't', status: 'failed', error: { code: 'x', message: 'upstream died' } }, 't');
+    const failed = normaliseTaskStatus(
+      { task_id: 't', status: 'failed', error: { code: 'x', message: 'upstream died' } },
+      't',
+    );
     expect(failed).toMatchObject({ phase: 'failed', failReason: 'upstream died' });
   });
 });
 
 describe('normaliseTaskStatus: neither shape', () => {
-  it.each([[null], ['SUCCESS'], [[]], [{ code: 'task_not_exist', message: 'no such task' }], [{ data: {} }], [{ status: 3 }]])(
-    'throws on %o',
-    (body) => {
-      expect(() => normaliseTaskStatus(body, 'task_x')).toThrow(/task_x.*neither/);
-    },
-  );
+  it.each([
+    [null],
+    ['SUCCESS'],
+    [[]],
+    [{ code: 'task_not_exist', message: 'no such task' }],
+    [{ data: {} }],
+    [{ status: 3 }],
+  ])('throws on %o', (body) => {
+    expect(() => normaliseTaskStatus(body, 'task_x')).toThrow(/task_x.*neither/);
+  });
 });

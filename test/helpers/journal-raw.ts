@@ -7,7 +7,14 @@ import type { ItemState } from '../../src/core/states.js';
 import type { JobFileBudget } from '../../src/core/job-budget.js';
 import type { Change, JobRecord, Move, Spend } from '../../src/journal/change.js';
 import type { Item, ItemPatch } from '../../src/journal/item.js';
-import type { EventLogRecord, ItemEventRecord, ItemFilter, JobCancel, JournalRescue, JournalStore } from '../../src/journal/store.js';
+import type {
+  EventLogRecord,
+  ItemEventRecord,
+  ItemFilter,
+  JobCancel,
+  JournalRescue,
+  JournalStore,
+} from '../../src/journal/store.js';
 import { SqliteJournal, type SqliteOpenOptions } from '../../src/journal/sqlite/journal.js';
 import { IngestSession } from '../../src/journal/sqlite/ingest-session.js';
 import { eventLogRecords, itemEvents } from '../../src/journal/sqlite/queries.js';
@@ -81,7 +88,13 @@ export class SyncJournal {
     return this.store.jobRow.read();
   }
 
-  saveJob(job: { name: string; manifest: string; options: Record<string, unknown>; budgetUsd?: number | undefined; jobFileBudget?: JobFileBudget | undefined }): void {
+  saveJob(job: {
+    name: string;
+    manifest: string;
+    options: Record<string, unknown>;
+    budgetUsd?: number | undefined;
+    jobFileBudget?: JobFileBudget | undefined;
+  }): void {
     this.store.jobRow.write(job, this.store.now());
   }
 
@@ -207,7 +220,10 @@ export function beforeEachTransition(journal: SyncJournal, each: () => void): vo
 }
 
 /** An SQLite store over no file whose rows for results.jsonl are `results`: a test's stand-in for the table. */
-export function storeOverResults(results: { iterate(afterSeq: number, limit: number): IterableIterator<ResultRow>; firstOpenSeq(): number | undefined }): JournalStore {
+export function storeOverResults(results: {
+  iterate(afterSeq: number, limit: number): IterableIterator<ResultRow>;
+  firstOpenSeq(): number | undefined;
+}): JournalStore {
   const store = Object.create(SqliteJournal.prototype) as SqliteJournal;
   Object.defineProperty(store, 'results', { value: results });
   return store;

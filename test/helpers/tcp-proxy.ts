@@ -54,9 +54,10 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     },
     refused: () => refused,
     refusedReached: (n) => (refused >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ n, resolve }))),
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of open) socket.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of open) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -5,12 +5,13 @@ import { chatRow, videoRow, writeJsonl } from '../e2e/helpers/manifests.js';
 import { workspace } from '../e2e/helpers/workspace.js';
 import { startHostileGateway } from './hostile-gateway.js';
 
-test.skipIf(!BUILT)('an honest run against the hostile gateway: the report\'s actual equals the ledger', async () => {
+test.skipIf(!BUILT)("an honest run against the hostile gateway: the report's actual equals the ledger", async () => {
   const ws = workspace();
   const gw = await startHostileGateway();
   onTestFinished(() => gw.close());
   const manifest = writeJsonl(ws.path('rows.jsonl'), [
-    chatRow('c1', 'Name a planet.'), videoRow('v1', 'A comet', { model: 'video-pro', resolution: '720p' }),
+    chatRow('c1', 'Name a planet.'),
+    videoRow('v1', 'A comet', { model: 'video-pro', resolution: '720p' }),
   ]);
   const common = ['--state', ws.state, '--out', ws.out, '--poll-interval', '0.02'];
   const run = await runCli(['run', manifest, ...common], { env: gatewayEnv(gw.baseUrl, gw.key) });

@@ -12,14 +12,20 @@ import { startServer } from '../gateway/helpers/test-server.js';
 /** Spec 8.2, USD per 1e6 tokens, without / with a reference video. Only the models tests use. */
 const VIDEO_RATES: Record<string, Record<string, { noref: number; ref: number }>> = {
   'video-pro': {
-    '480p': { noref: 5.0735, ref: 3.0882 }, '720p': { noref: 5.0735, ref: 3.0882 },
-    '1080p': { noref: 5.625, ref: 3.4191 }, '4k': { noref: 2.8676, ref: 1.7647 },
+    '480p': { noref: 5.0735, ref: 3.0882 },
+    '720p': { noref: 5.0735, ref: 3.0882 },
+    '1080p': { noref: 5.625, ref: 3.4191 },
+    '4k': { noref: 2.8676, ref: 1.7647 },
   },
   'video-mini': {
-    '480p': { noref: 1.6912, ref: 1.0294 }, '720p': { noref: 1.6912, ref: 1.0294 }, '1080p': { noref: 1.875, ref: 1.1397 },
+    '480p': { noref: 1.6912, ref: 1.0294 },
+    '720p': { noref: 1.6912, ref: 1.0294 },
+    '1080p': { noref: 1.875, ref: 1.1397 },
   },
   'video-fast': {
-    '480p': { noref: 3.8088, ref: 2.2647 }, '720p': { noref: 3.8088, ref: 2.2647 }, '1080p': { noref: 4.3235, ref: 2.5221 },
+    '480p': { noref: 3.8088, ref: 2.2647 },
+    '720p': { noref: 3.8088, ref: 2.2647 },
+    '1080p': { noref: 4.3235, ref: 2.5221 },
   },
 };
 const CHAT_RATES: Record<string, { input: number; output: number }> = {
@@ -27,7 +33,10 @@ const CHAT_RATES: Record<string, { input: number; output: number }> = {
   'chat-large': { input: 2.5, output: 10 },
 };
 const FRAME: Record<string, [number, number]> = {
-  '480p': [854, 480], '720p': [1280, 720], '1080p': [1920, 1080], '4k': [3840, 2160],
+  '480p': [854, 480],
+  '720p': [1280, 720],
+  '1080p': [1920, 1080],
+  '4k': [3840, 2160],
 };
 
 export interface HostileRequest {
@@ -41,7 +50,12 @@ export interface HostileRequest {
   key: string | undefined;
 }
 
-export interface Charge { kind: 'chat' | 'responses' | 'video'; ref: string; usd: number; note: string }
+export interface Charge {
+  kind: 'chat' | 'responses' | 'video';
+  ref: string;
+  usd: number;
+  note: string;
+}
 
 /** new-api's quota unit: 500,000 quota = 1 USD. */
 export const QUOTA_PER_USD = 500_000;
@@ -106,13 +120,22 @@ export interface HostileGateway {
 
 export const HOSTILE_KEY = 'sk-hostile-KEY-0123456789';
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }
 
-export function errorEnvelope(message: string, type = 'invalid_request_error', code: unknown = null): { error: Record<string, unknown> } {
+export function errorEnvelope(
+  message: string,
+  type = 'invalid_request_error',
+  code: unknown = null,
+): { error: Record<string, unknown> } {
   return { error: { message, type, param: null, code } };
 }
 
@@ -132,7 +155,8 @@ export function hostileVideoUsd(model: string, resolution: string, hasRef: boole
 export function worstChatUsage(body: any): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
   const text = JSON.stringify(body?.messages ?? body?.input ?? '') + String(body?.instructions ?? '');
   const prompt = Buffer.byteLength(text, 'utf8');
-  const completion = Number(body?.max_completion_tokens ?? body?.max_tokens ?? body?.max_output_tokens ?? 4096) * Number(body?.n ?? 1);
+  const completion =
+    Number(body?.max_completion_tokens ?? body?.max_tokens ?? body?.max_output_tokens ?? 4096) * Number(body?.n ?? 1);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
@@ -145,26 +169,49 @@ export function chatUsd(model: string, usage: { prompt_tokens: number; completio
 let nextId = 1;
 
 export const DEFAULTS: Record<RouteName, Route> = {
-  models: (_req, res) => sendJson(res, 200, {
-    object: 'list', data: [...Object.keys(VIDEO_RATES), ...Object.keys(CHAT_RATES)].map((id) => ({ id, object: 'model', owned_by: 'hostile' })),
-  }),
+  models: (_req, res) =>
+    sendJson(res, 200, {
+      object: 'list',
+      data: [...Object.keys(VIDEO_RATES), ...Object.keys(CHAT_RATES)].map((id) => ({
+        id,
+        object: 'model',
+        owned_by: 'hostile',
+      })),
+    }),
   chat: (req, res, gw) => {
     const usage = worstChatUsage(req.json);
     const id = `chatcmpl-${nextId++}`;
     gw.charges.push({ kind: 'chat', ref: id, usd: chatUsd(req.json.model, usage) * ratioOf(gw), note: 'true usage' });
     sendJson(res, 200, {
-      id, object: 'chat.completion', created: 0, model: req.json.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage,
+      id,
+      object: 'chat.completion',
+      created: 0,
+      model: req.json.model,
+      choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+      usage,
     });
   },
   responses: (req, res, gw) => {
     const usage = worstChatUsage(req.json);
     const id = `resp_${nextId++}`;
-    gw.charges.push({ kind: 'responses', ref: id, usd: chatUsd(req.json.model, usage) * ratioOf(gw), note: 'true usage' });
+    gw.charges.push({
+      kind: 'responses',
+      ref: id,
+      usd: chatUsd(req.json.model, usage) * ratioOf(gw),
+      note: 'true usage',
+    });
     sendJson(res, 200, {
-      id, object: 'response', created_at: 0, status: 'completed', model: req.json.model,
+      id,
+      object: 'response',
+      created_at: 0,
+      status: 'completed',
+      model: req.json.model,
       output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'ok' }] }],
-      usage: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens, total_tokens: usage.total_tokens },
+      usage: {
+        input_tokens: usage.prompt_tokens,
+        output_tokens: usage.completion_tokens,
+        total_tokens: usage.total_tokens,
+      },
     });
   },
   videoSubmit: (req, res, gw) => {
@@ -176,8 +223,14 @@ export const DEFAULTS: Record<RouteName, Route> = {
     const id = `task_h${nextId++}`;
     const seconds = Number(body.duration ?? body.seconds ?? gw.options.defaultSeconds ?? 5);
     gw.tasks.set(id, {
-      id, model: String(body.model), prompt: body.prompt, resolution: String(body.resolution ?? '720p').toLowerCase(),
-      seconds, hasReferenceVideo: body.video_url !== undefined || body.videos !== undefined, polls: 0, status: 'queued',
+      id,
+      model: String(body.model),
+      prompt: body.prompt,
+      resolution: String(body.resolution ?? '720p').toLowerCase(),
+      seconds,
+      hasReferenceVideo: body.video_url !== undefined || body.videos !== undefined,
+      polls: 0,
+      status: 'queued',
     });
     sendJson(res, 200, { id, task_id: id, status: 'queued' });
   },
@@ -208,11 +261,15 @@ export const DEFAULTS: Record<RouteName, Route> = {
  * A video submission whose answer never comes (the connection is cut): `keep` says whether the gateway
  * created (and will bill) the task first, as a real one may. Other submissions go to `next`.
  */
-export function dropSubmission(drop: (req: HostileRequest) => 'keep' | 'lose' | undefined, next: Route = DEFAULTS.videoSubmit): Route {
+export function dropSubmission(
+  drop: (req: HostileRequest) => 'keep' | 'lose' | undefined,
+  next: Route = DEFAULTS.videoSubmit,
+): Route {
   return (req, res, gw) => {
     const fate = drop(req);
     if (fate === undefined) return next(req, res, gw);
-    if (fate === 'keep') DEFAULTS.videoSubmit(req, { writeHead: () => undefined, end: () => undefined } as unknown as ServerResponse, gw);
+    if (fate === 'keep')
+      DEFAULTS.videoSubmit(req, { writeHead: () => undefined, end: () => undefined } as unknown as ServerResponse, gw);
     res.socket?.destroy();
     return undefined;
   };
@@ -220,7 +277,8 @@ export function dropSubmission(drop: (req: HostileRequest) => 'keep' | 'lose' | 
 
 /** What the gateway does with a task nobody polls: it runs to its end, and is billed (or refunded). */
 export function finishTasks(gw: HostileGateway): void {
-  for (const task of gw.tasks.values()) while (task.status !== 'SUCCESS' && task.status !== 'FAILURE') advance(task, gw);
+  for (const task of gw.tasks.values())
+    while (task.status !== 'SUCCESS' && task.status !== 'FAILURE') advance(task, gw);
 }
 
 /** Moves a task on by one poll; on its end it is billed (SUCCESS) or refunded (FAILURE), once. */
@@ -262,7 +320,9 @@ export function taskView(task: HostileTask): Record<string, unknown> {
     task_id: task.id,
     status: task.status === 'queued' ? 'QUEUED' : task.status === 'in_progress' ? 'IN_PROGRESS' : task.status,
     progress: task.status === 'SUCCESS' ? '100%' : '50%',
-    ...(task.status === 'SUCCESS' ? { data: { status: 'completed', usage: { total_tokens: task.totalTokens }, resolution: task.finalResolution } } : {}),
+    ...(task.status === 'SUCCESS'
+      ? { data: { status: 'completed', usage: { total_tokens: task.totalTokens }, resolution: task.finalResolution } }
+      : {}),
     ...(task.failReason !== undefined ? { fail_reason: task.failReason } : {}),
   };
 }
@@ -287,6 +347,8 @@ function routeOf(method: string, path: string): RouteName | undefined {
 
 export async function startHostileGateway(options: HostileOptions = {}): Promise<HostileGateway> {
   const key = options.key ?? HOSTILE_KEY;
+  // The server's handler closes over the gateway object, which needs the server: assigned once, below.
+  // eslint-disable-next-line prefer-const
   let gw!: HostileGateway;
   // The HTTP plumbing (bodies read whole, sockets closed with the server) is the tests' own test server.
   const server = await startServer((req, res) => {
@@ -299,7 +361,14 @@ export async function startHostileGateway(options: HostileOptions = {}): Promise
     }
     const auth = req.headers.authorization;
     const presented = typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7) : undefined;
-    const request: HostileRequest = { method: req.method ?? '', path, headers: req.headers, bodyText: req.bodyText, json, key: presented };
+    const request: HostileRequest = {
+      method: req.method ?? '',
+      path,
+      headers: req.headers,
+      bodyText: req.bodyText,
+      json,
+      key: presented,
+    };
     gw.requests.push(request);
     const name = routeOf(request.method, path);
     if (!name) return sendJson(res, 404, errorEnvelope(`no route ${request.method} ${path}`));
@@ -307,7 +376,13 @@ export async function startHostileGateway(options: HostileOptions = {}): Promise
     return (options.routes?.[name] ?? DEFAULTS[name])(request, res, gw);
   });
   gw = {
-    origin: server.origin, baseUrl: server.baseUrl, key, options, requests: [], charges: [], tasks: new Map(),
+    origin: server.origin,
+    baseUrl: server.baseUrl,
+    key,
+    options,
+    requests: [],
+    charges: [],
+    tasks: new Map(),
     billedUsd: () => gw.charges.reduce((sum, c) => sum + c.usd, 0),
     count: (method, prefix) => gw.requests.filter((r) => r.method === method && r.path.startsWith(prefix)).length,
     received: server.received,

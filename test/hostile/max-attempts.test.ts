@@ -7,29 +7,32 @@ import { readJournal } from '../e2e/helpers/journal.js';
 import { workspace } from '../e2e/helpers/workspace.js';
 import { DEFAULTS, errorEnvelope, sendJson, startHostileGateway } from './hostile-gateway.js';
 
-test.skipIf(!BUILT)('a row left pending by an earlier run after its attempts gets --max-attempts again in the next run', async () => {
-  const ws = workspace();
-  let refusals = 3;
-  const gw = await startHostileGateway({
-    routes: {
-      chat: (req, res, gateway) => {
-        if (refusals-- > 0) return sendJson(res, 503, errorEnvelope('no upstream available', 'upstream_api_error'));
-        return DEFAULTS.chat(req, res, gateway);
+test.skipIf(!BUILT)(
+  'a row left pending by an earlier run after its attempts gets --max-attempts again in the next run',
+  async () => {
+    const ws = workspace();
+    let refusals = 3;
+    const gw = await startHostileGateway({
+      routes: {
+        chat: (req, res, gateway) => {
+          if (refusals-- > 0) return sendJson(res, 503, errorEnvelope('no upstream available', 'upstream_api_error'));
+          return DEFAULTS.chat(req, res, gateway);
+        },
       },
-    },
-  });
-  onTestFinished(() => gw.close());
-  const manifest = writeJsonl(ws.path('rows.jsonl'), [chatRow('c1', 'Name a river.')]);
-  const args = ['run', manifest, '--state', ws.state, '--out', ws.out, '--max-attempts', '2', '--quiet'];
-  const env = gatewayEnv(gw.baseUrl, gw.key);
+    });
+    onTestFinished(() => gw.close());
+    const manifest = writeJsonl(ws.path('rows.jsonl'), [chatRow('c1', 'Name a river.')]);
+    const args = ['run', manifest, '--state', ws.state, '--out', ws.out, '--max-attempts', '2', '--quiet'];
+    const env = gatewayEnv(gw.baseUrl, gw.key);
 
-  const first = await runCli(args, { env });
-  expect(first.code, first.stderr).toBe(75); // two 503s: left pending for a later run
-  expect(first.stderr).toContain('gateway still failing after 2 attempts');
-  expect(gw.count('POST', '/v1/chat/completions')).toBe(2);
+    const first = await runCli(args, { env });
+    expect(first.code, first.stderr).toBe(75); // two 503s: left pending for a later run
+    expect(first.stderr).toContain('gateway still failing after 2 attempts');
+    expect(gw.count('POST', '/v1/chat/completions')).toBe(2);
 
-  const second = await runCli(args, { env });
-  expect(second.code, second.stderr).toBe(0); // attempt 3 gets a 503, attempt 4 the answer
-  expect(gw.count('POST', '/v1/chat/completions')).toBe(4);
-  expect(readJournal(ws.state).byId.get('c1')).toMatchObject({ state: 'downloaded', attempts: 4 });
-});
+    const second = await runCli(args, { env });
+    expect(second.code, second.stderr).toBe(0); // attempt 3 gets a 503, attempt 4 the answer
+    expect(gw.count('POST', '/v1/chat/completions')).toBe(4);
+    expect(readJournal(ws.state).byId.get('c1')).toMatchObject({ state: 'downloaded', attempts: 4 });
+  },
+);

@@ -7,5 +7,6 @@ test('8 MiB by default; the knob lowers it; a value that is no positive number i
   expect(WORKER_THRESHOLD_BYTES).toBe(8 * 1024 * 1024);
   expect(workerThresholdBytes({})).toBe(WORKER_THRESHOLD_BYTES);
   expect(workerThresholdBytes({ [WORKER_THRESHOLD_ENV]: '65536' })).toBe(65_536);
-  for (const value of ['', '0', '-1', 'big']) expect(workerThresholdBytes({ [WORKER_THRESHOLD_ENV]: value }), value).toBe(WORKER_THRESHOLD_BYTES);
+  for (const value of ['', '0', '-1', 'big'])
+    expect(workerThresholdBytes({ [WORKER_THRESHOLD_ENV]: value }), value).toBe(WORKER_THRESHOLD_BYTES);
 });

@@ -8,14 +8,27 @@ import type { ItemKind } from '../../src/core/states.js';
 
 function scanned(id: string, kind: ItemKind, request: Record<string, unknown>, line: number): ScannedRow {
   return {
-    row: { file: 'm.jsonl', line, id, kind, model: request.model as string, request, requestJson: JSON.stringify(request) },
+    row: {
+      file: 'm.jsonl',
+      line,
+      id,
+      kind,
+      model: request.model as string,
+      request,
+      requestJson: JSON.stringify(request),
+    },
     estimate: estimateRequest(kind, request, BUILTIN_PRICING),
   };
 }
 
 const rows: ScannedRow[] = [
   scanned('chat-1', 'chat', { model: 'chat-small', messages: [{ role: 'user', content: 'héllo' }] }, 2),
-  scanned('video-ref', 'video', { model: 'video-pro', prompt: 'p', resolution: '1080p', duration: 5, video_url: 'https://example.com/a.mp4' }, 3),
+  scanned(
+    'video-ref',
+    'video',
+    { model: 'video-pro', prompt: 'p', resolution: '1080p', duration: 5, video_url: 'https://example.com/a.mp4' },
+    3,
+  ),
   scanned('video', 'video', { model: 'video-fast', prompt: 'q', resolution: '720p', duration: 5 }, 9_000_001),
 ];
 
@@ -45,7 +58,16 @@ describe('ColumnBuilder and rowsOf', () => {
 });
 
 describe('DeferredBuilder and deferredRowsOf', () => {
-  const header = { names: ['id', 'kind', 'model', 'prompt'], index: new Map([['id', 0], ['kind', 1], ['model', 2], ['prompt', 3]]), meta: new Map<string, string>() };
+  const header = {
+    names: ['id', 'kind', 'model', 'prompt'],
+    index: new Map([
+      ['id', 0],
+      ['kind', 1],
+      ['model', 2],
+      ['prompt', 3],
+    ]),
+    meta: new Map<string, string>(),
+  };
   const records = [
     { cells: ['a', 'chat', 'chat-small', 'héllo, "you"'], line: 2, from: 20, to: 48, firstLine: 0 },
     { cells: ['short'], line: 3, from: 48, to: 54, firstLine: 0 },

@@ -39,7 +39,10 @@ describe('FileHasher', () => {
       const content = randomBytes(5000);
       const fd = fileOf('short', content);
       expect(await hasher.hash(fd, 4000)).toBe(sha256(content.subarray(0, 4000)));
-      await expect(hasher.hash(fd, 6000)).rejects.toMatchObject({ message: 'the file ended after 5000 of 6000 bytes', syscall: 'read' });
+      await expect(hasher.hash(fd, 6000)).rejects.toMatchObject({
+        message: 'the file ended after 5000 of 6000 bytes',
+        syscall: 'read',
+      });
       closeSync(fd);
     } finally {
       await hasher.close();
@@ -69,7 +72,10 @@ describe('FileHasher', () => {
       const hash = await new FileHasher().hash(openSync(path, 'r'), 3);
       console.log(hash);
     `;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(child.stderr).toBe('');
     expect(child.stdout.trim()).toBe(sha256(Buffer.from('abc')));
     expect(child.status).toBe(0);

@@ -2,10 +2,25 @@
 // parser splits on ('/', '?', '#', '@'), bad percent-encoding, an empty user, a query that carries one.
 import { describe, expect, it } from 'vitest';
 import { printableLocation } from '../../src/journal/database-url.js';
-import { badUrlError, connectionError, redactDatabaseUrl, scrubMessage } from '../../src/journal/postgres/database-url.js';
+import {
+  badUrlError,
+  connectionError,
+  redactDatabaseUrl,
+  scrubMessage,
+} from '../../src/journal/postgres/database-url.js';
 
 /** Each password's pieces are distinctive: none may appear, whole or split where a parser would split it. */
-const PASSWORDS = ['Pw1x/Pw2y', 'Pw1x#Pw2y', 'Pw1x?Pw2y', 'Pw1x@Pw2y', 'Pw1x%Pw2y', 'Pw1x%zzPw2y', '1234#Pw2y', '5432?Pw2y', 'Pw1x/?#@%Pw2y'];
+const PASSWORDS = [
+  'Pw1x/Pw2y',
+  'Pw1x#Pw2y',
+  'Pw1x?Pw2y',
+  'Pw1x@Pw2y',
+  'Pw1x%Pw2y',
+  'Pw1x%zzPw2y',
+  '1234#Pw2y',
+  '5432?Pw2y',
+  'Pw1x/?#@%Pw2y',
+];
 const PIECES = ['Pw1x', 'Pw2y', '1234', '5432?'];
 
 function expectNoPassword(text: string): void {
@@ -28,11 +43,15 @@ describe('redactDatabaseUrl', () => {
   }
 
   it('keeps user, host, port and path of a URL whose credentials hold no "/", "?" or "#"', () => {
-    expect(redactDatabaseUrl('postgres://gb:Pw1x@Pw2y@db.example:6543/jobs?password=Pw1x')).toBe('postgres://gb:***@db.example:6543/jobs');
+    expect(redactDatabaseUrl('postgres://gb:Pw1x@Pw2y@db.example:6543/jobs?password=Pw1x')).toBe(
+      'postgres://gb:***@db.example:6543/jobs',
+    );
     expect(redactDatabaseUrl('postgres://gb:Pw1x%zz@h/db')).toBe('postgres://gb:***@h/db');
     expect(redactDatabaseUrl('postgres://:Pw1x@h/db')).toBe('postgres://:***@h/db');
     expect(redactDatabaseUrl('postgres://me%40corp:Pw1x@h/db')).toBe('postgres://me%40corp:***@h/db');
-    expect(redactDatabaseUrl('postgresql://postgres@127.0.0.1:5432/test')).toBe('postgresql://postgres@127.0.0.1:5432/test');
+    expect(redactDatabaseUrl('postgresql://postgres@127.0.0.1:5432/test')).toBe(
+      'postgresql://postgres@127.0.0.1:5432/test',
+    );
     expect(redactDatabaseUrl('postgres://h:5432/db#Pw1x')).toBe('postgres://h:5432/db');
   });
 
@@ -51,7 +70,9 @@ describe('redactDatabaseUrl', () => {
 
   it('scrubs the password, as written and decoded, from a driver message', () => {
     const url = 'postgres://gb:Pw1x%2FPw2y@h/db';
-    expect(scrubMessage(`auth failed for ${url} with Pw1x/Pw2y and Pw1x%2FPw2y`, url)).toBe('auth failed for postgres://gb:***@h/db with *** and ***');
+    expect(scrubMessage(`auth failed for ${url} with Pw1x/Pw2y and Pw1x%2FPw2y`, url)).toBe(
+      'auth failed for postgres://gb:***@h/db with *** and ***',
+    );
     const ambiguous = 'postgres://gb:Pw1x/Pw2y@h/db';
     expectNoPassword(scrubMessage('password Pw1x/Pw2y rejected', ambiguous));
   });

@@ -8,10 +8,19 @@ import { snapshotPrice } from '../../src/core/settlement.js';
 import { BUILTIN_PRICING } from '../../src/core/pricing.js';
 import type { ItemKind, ItemState } from '../../src/core/states.js';
 import { type IngestEntry, type IngestSummary, type Item } from '../../src/journal/index.js';
-import { type SyncJournal, openSyncJournal, rawDb, IngestSession, type SyncJournalOptions } from '../helpers/journal-raw.js';
+import {
+  type SyncJournal,
+  openSyncJournal,
+  rawDb,
+  IngestSession,
+  type SyncJournalOptions,
+} from '../helpers/journal-raw.js';
 
 /** A fresh temp directory per test, removed afterwards, with every journal opened in it closed first. */
-export function useTempDir(prefix = 'gbatch-test-'): { dir(): string; open(name?: string, options?: SyncJournalOptions): SyncJournal } {
+export function useTempDir(prefix = 'gbatch-test-'): {
+  dir(): string;
+  open(name?: string, options?: SyncJournalOptions): SyncJournal;
+} {
   let current: string | undefined;
   let opened: SyncJournal[] = [];
   beforeEach(() => {
@@ -44,12 +53,15 @@ let line = 0;
 /** An ingest row as the manifest reader would hand it over; `kind` picks a plausible request. */
 export function entry(id: string, overrides: Partial<IngestEntry> = {}): IngestEntry {
   const kind = (overrides.kind ?? 'chat') as ItemKind;
-  const model = overrides.model ?? (kind === 'video' ? 'video-fast' : kind === 'responses' ? 'chat-large' : 'chat-small');
-  const request = overrides.request ?? (kind === 'video'
-    ? { model, prompt: `a clip for ${id}`, resolution: '720p', duration: 5 }
-    : kind === 'responses'
-      ? { model, input: `question ${id}` }
-      : { model, messages: [{ role: 'user', content: `hello ${id}` }] });
+  const model =
+    overrides.model ?? (kind === 'video' ? 'video-fast' : kind === 'responses' ? 'chat-large' : 'chat-small');
+  const request =
+    overrides.request ??
+    (kind === 'video'
+      ? { model, prompt: `a clip for ${id}`, resolution: '720p', duration: 5 }
+      : kind === 'responses'
+        ? { model, input: `question ${id}` }
+        : { model, messages: [{ role: 'user', content: `hello ${id}` }] });
   return {
     id,
     kind,
@@ -84,10 +96,17 @@ export function eventRows(journal: SyncJournal): RawRow[] {
 }
 
 /** Puts an item in a state directly, as a runner killed mid-flight would have left it. */
-export function forceState(journal: SyncJournal, id: string, state: ItemState, columns: Record<string, unknown> = {}): void {
+export function forceState(
+  journal: SyncJournal,
+  id: string,
+  state: ItemState,
+  columns: Record<string, unknown> = {},
+): void {
   const names = Object.keys(columns);
   const sets = ['state = ?', ...names.map((n) => `${n} = ?`)].join(', ');
-  const result = rawDb(journal).prepare(`UPDATE items SET ${sets} WHERE id = ?`).run(state, ...names.map((n) => columns[n]), id);
+  const result = rawDb(journal)
+    .prepare(`UPDATE items SET ${sets} WHERE id = ?`)
+    .run(state, ...names.map((n) => columns[n]), id);
   if (result.changes !== 1) throw new Error(`forceState: no item '${id}'`);
 }
 
@@ -96,7 +115,11 @@ export function submitChange(item: Pick<Item, 'id' | 'kind' | 'model' | 'estimat
   return {
     id: item.id,
     event: 'submit' as const,
-    patch: { attempts: attempt, reservedUsd: item.estimateUsd, priceSnapshot: snapshotPrice(item.kind, item.model, BUILTIN_PRICING) },
+    patch: {
+      attempts: attempt,
+      reservedUsd: item.estimateUsd,
+      priceSnapshot: snapshotPrice(item.kind, item.model, BUILTIN_PRICING),
+    },
     detail: { attempt },
   };
 }

@@ -9,7 +9,10 @@ import { rawDb } from '../helpers/journal-raw.js';
 const tmp = useTempDir();
 
 function freshSum(journal: ReturnType<typeof tmp.open>): { reservedUsd: number; actualUsd: number } {
-  const row = rawDb(journal).prepare('SELECT SUM(reserved_usd) AS r, SUM(actual_usd) AS a FROM items').get() as { r: number | null; a: number | null };
+  const row = rawDb(journal).prepare('SELECT SUM(reserved_usd) AS r, SUM(actual_usd) AS a FROM items').get() as {
+    r: number | null;
+    a: number | null;
+  };
   return { reservedUsd: roundUsd(row.r ?? 0), actualUsd: roundUsd(row.a ?? 0) };
 }
 
@@ -29,22 +32,46 @@ describe('Journal.apply', () => {
     expect(journal.get('a')).toEqual(item);
     expect(itemRows(journal)[1]).toEqual(untouched);
     expect(eventRows(journal)).toEqual([
-      { seq: 1, item_id: 'a', at: 10_500, event: 'submit', from_state: 'pending', to_state: 'submitting', detail: JSON.stringify({ attempt: 1 }) },
+      {
+        seq: 1,
+        item_id: 'a',
+        at: 10_500,
+        event: 'submit',
+        from_state: 'pending',
+        to_state: 'submitting',
+        detail: JSON.stringify({ attempt: 1 }),
+      },
     ]);
-    expect(journal.events('a')).toEqual([{ at: 10_500, event: 'submit', from: 'pending', to: 'submitting', detail: { attempt: 1 } }]);
+    expect(journal.events('a')).toEqual([
+      { at: 10_500, event: 'submit', from: 'pending', to: 'submitting', detail: { attempt: 1 } },
+    ]);
   });
 
   it('leaves columns the patch does not name, and clears those patched to null', () => {
     const journal = tmp.open();
     ingest(journal, [entry('a')]);
     journal.apply([submitChange(journal.get('a')!)]);
-    journal.apply([{ id: 'a', event: 'retry', patch: { reservedUsd: 0, lastError: { status: 429, message: 'slow down' } } }]);
+    journal.apply([
+      { id: 'a', event: 'retry', patch: { reservedUsd: 0, lastError: { status: 429, message: 'slow down' } } },
+    ]);
     journal.apply([submitChange(journal.get('a')!, 2)]);
-    const [done] = journal.apply([{ id: 'a', event: 'complete', patch: { lastError: null, response: { ok: true }, responseStatus: 200 } }]);
+    const [done] = journal.apply([
+      { id: 'a', event: 'complete', patch: { lastError: null, response: { ok: true }, responseStatus: 200 } },
+    ]);
 
-    expect(done).toMatchObject({ state: 'succeeded', attempts: 2, reservedUsd: 0.01, lastError: null, response: { ok: true }, responseStatus: 200 });
+    expect(done).toMatchObject({
+      state: 'succeeded',
+      attempts: 2,
+      reservedUsd: 0.01,
+      lastError: null,
+      response: { ok: true },
+      responseStatus: 200,
+    });
     expect(journal.events('a').map((e) => `${e.from}->${e.to}`)).toEqual([
-      'pending->submitting', 'submitting->pending', 'pending->submitting', 'submitting->succeeded',
+      'pending->submitting',
+      'submitting->pending',
+      'pending->submitting',
+      'submitting->succeeded',
     ]);
   });
 
@@ -53,7 +80,9 @@ describe('Journal.apply', () => {
     ingest(journal, [entry('a')]);
     const rows = itemRows(journal);
 
-    expect(() => journal.apply([{ id: 'a', event: 'store', patch: { outputPath: 'x' } }])).toThrow(IllegalTransitionError);
+    expect(() => journal.apply([{ id: 'a', event: 'store', patch: { outputPath: 'x' } }])).toThrow(
+      IllegalTransitionError,
+    );
     expect(itemRows(journal)).toEqual(rows);
     expect(eventRows(journal)).toEqual([]);
   });
@@ -64,7 +93,11 @@ describe('Journal.apply', () => {
     const rows = itemRows(journal);
     const spend = journal.spend();
 
-    const batch = [submitChange(journal.get('a')!), submitChange(journal.get('b')!), { id: 'c', event: 'finish' as const }];
+    const batch = [
+      submitChange(journal.get('a')!),
+      submitChange(journal.get('b')!),
+      { id: 'c', event: 'finish' as const },
+    ];
     expect(() => journal.apply(batch)).toThrow(IllegalTransitionError);
 
     expect(itemRows(journal)).toEqual(rows);
@@ -76,7 +109,9 @@ describe('Journal.apply', () => {
   it('an unknown item id throws and writes nothing', () => {
     const journal = tmp.open();
     ingest(journal, [entry('a')]);
-    expect(() => journal.apply([submitChange(journal.get('a')!), { id: 'ghost', event: 'submit' }])).toThrow(/unknown item 'ghost'/);
+    expect(() => journal.apply([submitChange(journal.get('a')!), { id: 'ghost', event: 'submit' }])).toThrow(
+      /unknown item 'ghost'/,
+    );
     expect(journal.get('a')!.state).toBe('pending');
     expect(eventRows(journal)).toEqual([]);
   });
@@ -93,7 +128,10 @@ describe('Journal.apply', () => {
     expect(() => second.apply([submitChange(seenBySecond, 1)])).toThrow(IllegalTransitionError);
     expect(second.events('a').filter((e) => e.event === 'submit')).toHaveLength(1);
     // It does see the first one's write, so the next legal step works from either instance.
-    expect(second.apply([{ id: 'a', event: 'accept', patch: { taskId: 'task-1' } }])[0]).toMatchObject({ state: 'submitted', taskId: 'task-1' });
+    expect(second.apply([{ id: 'a', event: 'accept', patch: { taskId: 'task-1' } }])[0]).toMatchObject({
+      state: 'submitted',
+      taskId: 'task-1',
+    });
     expect(first.get('a')).toMatchObject({ state: 'submitted', taskId: 'task-1' });
   });
 
@@ -113,7 +151,12 @@ describe('Journal.apply', () => {
       thrown = err;
     }
     expect(thrown).toBeInstanceOf(StaleTransitionError);
-    expect(thrown).toMatchObject({ itemId: 'b', event: 'submit', expected: 'pending', code: 'GBATCH_STALE_TRANSITION' });
+    expect(thrown).toMatchObject({
+      itemId: 'b',
+      event: 'submit',
+      expected: 'pending',
+      code: 'GBATCH_STALE_TRANSITION',
+    });
     expect(itemRows(journal)).toEqual(rows);
     expect(eventRows(journal)).toEqual([]);
   });
@@ -123,7 +166,9 @@ describe('Journal.spend', () => {
   it('tracks reservations and actual charges through apply deltas, equal to a fresh SUM at every step', () => {
     const journal = tmp.open();
     ingest(journal, [
-      entry('a', { estimateUsd: 0.1 }), entry('b', { estimateUsd: 0.2 }), entry('c', { estimateUsd: 0.3 }),
+      entry('a', { estimateUsd: 0.1 }),
+      entry('b', { estimateUsd: 0.2 }),
+      entry('c', { estimateUsd: 0.3 }),
       entry('v', { kind: 'video', estimateUsd: 0.414778 }),
     ]);
     expect(journal.spend()).toEqual({ reservedUsd: 0, actualUsd: 0 });
@@ -149,7 +194,12 @@ describe('Journal.spend', () => {
     check({ reservedUsd: 0.3, actualUsd: 0.4645 });
 
     // A refused batch changes nothing; annotate is reflected too.
-    expect(() => journal.apply([{ id: 'c', event: 'resubmit', patch: { reservedUsd: 0 } }, { id: 'a', event: 'submit' }])).toThrow();
+    expect(() =>
+      journal.apply([
+        { id: 'c', event: 'resubmit', patch: { reservedUsd: 0 } },
+        { id: 'a', event: 'submit' },
+      ]),
+    ).toThrow();
     check({ reservedUsd: 0.3, actualUsd: 0.4645 });
     journal.annotate('v', { actualUsd: 0.5 }, 'correction');
     check({ reservedUsd: 0.3, actualUsd: 0.5345 });
@@ -161,7 +211,10 @@ describe('Journal.spend', () => {
 
 describe('Journal.iterate', () => {
   function seedTen(journal: ReturnType<typeof tmp.open>): void {
-    ingest(journal, Array.from({ length: 10 }, (_, i) => entry(`r${i}`, { kind: i % 2 === 0 ? 'chat' : 'video' })));
+    ingest(
+      journal,
+      Array.from({ length: 10 }, (_, i) => entry(`r${i}`, { kind: i % 2 === 0 ? 'chat' : 'video' })),
+    );
     journal.apply(['r0', 'r1', 'r4', 'r7', 'r8'].map((id) => submitChange(journal.get(id)!)));
   }
 
@@ -196,9 +249,14 @@ describe('Journal.iterate', () => {
 
 describe('Journal.markStored', () => {
   function answeredItems(journal: ReturnType<typeof tmp.open>, ids: string[]): void {
-    ingest(journal, ids.map((id) => entry(id)));
+    ingest(
+      journal,
+      ids.map((id) => entry(id)),
+    );
     journal.apply(ids.map((id) => submitChange(journal.get(id)!)));
-    journal.apply(ids.map((id) => ({ id, event: 'complete' as const, patch: { response: { text: id }, responseStatus: 200 } })));
+    journal.apply(
+      ids.map((id) => ({ id, event: 'complete' as const, patch: { response: { text: id }, responseStatus: 200 } })),
+    );
   }
 
   it('writes what applying `store` to each item writes: state, output path, one event each', () => {
@@ -208,7 +266,14 @@ describe('Journal.markStored', () => {
     for (const journal of [bulk, single]) answeredItems(journal, ['a', 'b']);
 
     bulk.markStored(['a', 'b'], 'out/results.jsonl', { file: 'results.jsonl' });
-    single.apply(['a', 'b'].map((id) => ({ id, event: 'store' as const, patch: { outputPath: 'out/results.jsonl' }, detail: { file: 'results.jsonl' } })));
+    single.apply(
+      ['a', 'b'].map((id) => ({
+        id,
+        event: 'store' as const,
+        patch: { outputPath: 'out/results.jsonl' },
+        detail: { file: 'results.jsonl' },
+      })),
+    );
 
     const rows = (journal: typeof bulk) => itemRows(journal).map(({ source_line: _line, ...row }) => row);
     expect(rows(bulk)).toEqual(rows(single));

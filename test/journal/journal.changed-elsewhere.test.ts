@@ -34,7 +34,10 @@ describe('changes made from a stale copy', () => {
     journal.apply([{ id: 'a', event: 'abandon' }]);
     const queue = new CommitQueue(journal.store);
 
-    const [first, second] = await Promise.allSettled([queue.write(submitChange(a), a), queue.write(submitChange(b), b)]);
+    const [first, second] = await Promise.allSettled([
+      queue.write(submitChange(a), a),
+      queue.write(submitChange(b), b),
+    ]);
     expect(first.status === 'rejected' && first.reason).toBeInstanceOf(StaleTransitionError);
     expect(second).toMatchObject({ status: 'fulfilled', value: { id: 'b', state: 'submitting' } });
   });

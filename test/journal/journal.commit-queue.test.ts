@@ -11,7 +11,10 @@ describe('CommitQueue (group commit)', () => {
     let tick = 0;
     const journal = tmp.open('job.db', { clock: { now: () => ++tick * 1000 } });
     const ids = ['a', 'b', 'c', 'd', 'e'];
-    ingest(journal, ids.map((id) => entry(id)));
+    ingest(
+      journal,
+      ids.map((id) => entry(id)),
+    );
     const queue = new CommitQueue(journal.store);
 
     const promises = ids.map((id, i) => queue.write(submitChange(journal.get(id)!, i + 1)));

@@ -45,28 +45,36 @@ afterEach(() => {
 });
 
 function opener(script: string, into: string) {
-  const child = spawn(process.execPath, [script, pathToFileURL(DIST).href, into, String(ROUNDS), String(ROUND_MS)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [script, pathToFileURL(DIST).href, into, String(ROUNDS), String(ROUND_MS)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const lines = createInterface({ input: child.stdout! });
   const ready = new Promise<void>((resolve) => lines.once('line', () => resolve()));
   const results = new Promise<string[]>((resolve, reject) => {
-    lines.on('line', (line) => { if (line !== 'ready') resolve(JSON.parse(line) as string[]); });
+    lines.on('line', (line) => {
+      if (line !== 'ready') resolve(JSON.parse(line) as string[]);
+    });
     child.once('exit', (code) => reject(new Error(`opener exited ${code} without results`)));
   });
   return { child, ready, results };
 }
 
-test.skipIf(!existsSync(DIST))(`${ROUNDS} rounds of two processes creating one fresh journal at once: no failure but the lock's refusal`, async () => {
-  dir = mkdtempSync(join(tmpdir(), 'gbatch-create-'));
-  const script = join(dir, 'opener.mjs');
-  writeFileSync(script, OPENER);
-  const pair = [opener(script, dir), opener(script, dir)];
-  await Promise.all(pair.map((p) => p.ready));
-  const start = Date.now() + 100;
-  for (const p of pair) p.child.stdin!.end(`${start}\n`);
-  const [a, b] = await Promise.all(pair.map((p) => p.results));
+test.skipIf(!existsSync(DIST))(
+  `${ROUNDS} rounds of two processes creating one fresh journal at once: no failure but the lock's refusal`,
+  async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gbatch-create-'));
+    const script = join(dir, 'opener.mjs');
+    writeFileSync(script, OPENER);
+    const pair = [opener(script, dir), opener(script, dir)];
+    await Promise.all(pair.map((p) => p.ready));
+    const start = Date.now() + 100;
+    for (const p of pair) p.child.stdin!.end(`${start}\n`);
+    const [a, b] = await Promise.all(pair.map((p) => p.results));
 
-  const failures = [...a!, ...b!].filter((r) => r.startsWith('error'));
-  expect(failures).toEqual([]);
-  // Each round someone ran; when both did, the first had already released the lock.
-  for (let i = 0; i < ROUNDS; i++) expect([a![i], b![i]]).toContain('ran');
-}, 20_000);
+    const failures = [...a!, ...b!].filter((r) => r.startsWith('error'));
+    expect(failures).toEqual([]);
+    // Each round someone ran; when both did, the first had already released the lock.
+    for (let i = 0; i < ROUNDS; i++) expect([a![i], b![i]]).toContain('ran');
+  },
+  20_000,
+);

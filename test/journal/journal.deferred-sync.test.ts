@@ -66,7 +66,10 @@ describe('deferred sync', () => {
 
   it('CommitQueue: a batch made only of deferred writes defers; one ordinary write makes the batch synced', async () => {
     const { journal, modes } = observed();
-    ingest(journal, ['a', 'b', 'c', 'd'].map((id) => entry(id)));
+    ingest(
+      journal,
+      ['a', 'b', 'c', 'd'].map((id) => entry(id)),
+    );
     const queue = new CommitQueue(journal.store);
     await Promise.all([
       queue.write(submitChange(journal.get('a')!), undefined, { durability: 'relaxed' }),

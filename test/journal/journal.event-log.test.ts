@@ -18,7 +18,11 @@ describe('the narrow event log (schema 10)', () => {
     journal.markStored(['a'], '/out/results.jsonl', { file: 'results.jsonl' });
     journal.apply([{ id: 'b', event: 'lose', detail: { reason: 'interrupted' } }]);
 
-    const raw = rawDb(journal).prepare('SELECT item_id, kind, detail FROM event_log ORDER BY seq').all() as Array<{ item_id: string; kind: number; detail: string | null }>;
+    const raw = rawDb(journal).prepare('SELECT item_id, kind, detail FROM event_log ORDER BY seq').all() as Array<{
+      item_id: string;
+      kind: number;
+      detail: string | null;
+    }>;
     expect(raw.map((r) => r.detail)).toEqual([null, null, JSON.stringify(LONG), null, null]);
     expect(raw[0]!.kind).toBe(raw[1]!.kind); // two submits of attempt 1: one code
     expect((rawDb(journal).prepare('SELECT COUNT(*) AS n FROM event_kinds').get() as { n: number }).n).toBe(4);
@@ -28,7 +32,11 @@ describe('the narrow event log (schema 10)', () => {
       { event: 'store', from: 'succeeded', to: 'downloaded', detail: { file: 'results.jsonl' } },
     ]);
     expect(eventRows(journal).map((e) => [e.item_id, e.event, e.to_state])).toEqual([
-      ['a', 'submit', 'submitting'], ['b', 'submit', 'submitting'], ['a', 'complete', 'succeeded'], ['a', 'store', 'downloaded'], ['b', 'lose', 'uncertain'],
+      ['a', 'submit', 'submitting'],
+      ['b', 'submit', 'submitting'],
+      ['a', 'complete', 'succeeded'],
+      ['a', 'store', 'downloaded'],
+      ['b', 'lose', 'uncertain'],
     ]);
     const store = journal.store;
     expect([...(await store.lastSubmitTimes(['a', 'b', 'none'])).keys()].sort()).toEqual(['a', 'b']);
@@ -81,9 +89,27 @@ describe('the narrow event log (schema 10)', () => {
     // Read in pages of 2 (one page spans the old and the new log): every event once, in seq order, as the view shows it.
     const paged = [];
     for await (const e of eventLog(store, 2)) paged.push(e);
-    expect(paged.map((e) => [e.seq, e.itemId, e.at, e.event, e.from, e.to, e.detail])).toEqual(rows.map((r) => {
-      const row = r as { seq: number; item_id: string; at: number; event: string; from_state: string | null; to_state: string; detail: string | null };
-      return [row.seq, row.item_id, row.at, row.event, row.from_state, row.to_state, row.detail === null ? null : JSON.parse(row.detail)];
-    }));
+    expect(paged.map((e) => [e.seq, e.itemId, e.at, e.event, e.from, e.to, e.detail])).toEqual(
+      rows.map((r) => {
+        const row = r as {
+          seq: number;
+          item_id: string;
+          at: number;
+          event: string;
+          from_state: string | null;
+          to_state: string;
+          detail: string | null;
+        };
+        return [
+          row.seq,
+          row.item_id,
+          row.at,
+          row.event,
+          row.from_state,
+          row.to_state,
+          row.detail === null ? null : JSON.parse(row.detail),
+        ];
+      }),
+    );
   });
 });

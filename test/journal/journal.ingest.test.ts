@@ -22,9 +22,20 @@ describe('IngestSession', () => {
     expect(items.map((i) => i.state)).toEqual(['pending', 'pending', 'pending']);
     const video = journal.get('v1')!;
     expect(video).toMatchObject({
-      kind: 'video', model: 'video-fast', request: rows[1]!.request, contentHash: 'hash-of-v1',
-      sourceFile: 'manifest.jsonl', sourceLine: 2, resolution: '720p', hasReferenceVideo: true,
-      estimateUsd: 0.75, reservedUsd: 0, attempts: 0, actualUsd: null, lastError: null, updatedAt: 5_000,
+      kind: 'video',
+      model: 'video-fast',
+      request: rows[1]!.request,
+      contentHash: 'hash-of-v1',
+      sourceFile: 'manifest.jsonl',
+      sourceLine: 2,
+      resolution: '720p',
+      hasReferenceVideo: true,
+      estimateUsd: 0.75,
+      reservedUsd: 0,
+      attempts: 0,
+      actualUsd: null,
+      lastError: null,
+      updatedAt: 5_000,
     });
     expect(journal.counts().pending).toBe(3);
     // Ingest is not a transition: no event rows.
@@ -38,7 +49,11 @@ describe('IngestSession', () => {
     const before = itemRows(journal);
 
     clock.tick(60_000);
-    const summary = ingest(journal, [entry('a', { sourceLine: 1 }), entry('b', { sourceLine: 2 }), entry('c', { sourceLine: 3 })]);
+    const summary = ingest(journal, [
+      entry('a', { sourceLine: 1 }),
+      entry('b', { sourceLine: 2 }),
+      entry('c', { sourceLine: 3 }),
+    ]);
 
     expect(summary).toEqual({ inserted: 1, unchanged: 2, replaced: 0, conflicts: [] });
     expect(itemRows(journal).slice(0, 2)).toEqual(before);
@@ -46,7 +61,10 @@ describe('IngestSession', () => {
 
   it('refuses the same id with different content, and a rollback leaves the journal exactly as before', () => {
     const journal = tmp.open();
-    ingest(journal, [entry('a', { sourceLine: 1, sourceFile: 'old.jsonl' }), entry('b', { sourceLine: 2, sourceFile: 'old.jsonl' })]);
+    ingest(journal, [
+      entry('a', { sourceLine: 1, sourceFile: 'old.jsonl' }),
+      entry('b', { sourceLine: 2, sourceFile: 'old.jsonl' }),
+    ]);
     journal.apply([{ id: 'a', event: 'submit', patch: { attempts: 1, reservedUsd: 0.01 } }]);
     const rowsBefore = itemRows(journal);
     const eventsBefore = eventRows(journal);
@@ -76,12 +94,23 @@ describe('IngestSession', () => {
     const journal = tmp.open();
     ingest(journal, [
       entry('sent', { sourceLine: 1 }),
-      entry('fixme', { state: 'invalid', model: null, request: null, contentHash: 'broken', sourceLine: 2, estimateUsd: 0 }),
+      entry('fixme', {
+        state: 'invalid',
+        model: null,
+        request: null,
+        contentHash: 'broken',
+        sourceLine: 2,
+        estimateUsd: 0,
+      }),
     ]);
     journal.apply([{ id: 'sent', event: 'submit', patch: { attempts: 1, reservedUsd: 0.25 } }]);
     const before = journal.spend();
 
-    const summary = ingest(journal, [entry('sent', { sourceLine: 1 }), entry('fixme', { sourceLine: 2 }), entry('new', { sourceLine: 3, estimateUsd: 0.5 })]);
+    const summary = ingest(journal, [
+      entry('sent', { sourceLine: 1 }),
+      entry('fixme', { sourceLine: 2 }),
+      entry('new', { sourceLine: 3, estimateUsd: 0.5 }),
+    ]);
 
     expect(summary).toMatchObject({ inserted: 1, unchanged: 1, replaced: 1 });
     expect(before).toEqual({ reservedUsd: 0.25, actualUsd: 0 });
@@ -92,19 +121,34 @@ describe('IngestSession', () => {
 
   it('replaces an invalid row when its corrected version arrives', () => {
     const journal = tmp.open();
-    ingest(journal, [entry('fixme', {
-      state: 'invalid', model: null, request: null, contentHash: 'broken', sourceLine: 4, estimateUsd: 0,
+    ingest(journal, [
+      entry('fixme', {
+        state: 'invalid',
+        model: null,
+        request: null,
+        contentHash: 'broken',
+        sourceLine: 4,
+        estimateUsd: 0,
+        lastError: { message: 'prompt: must not be blank' },
+      }),
+    ]);
+    expect(journal.get('fixme')).toMatchObject({
+      state: 'invalid',
       lastError: { message: 'prompt: must not be blank' },
-    })]);
-    expect(journal.get('fixme')).toMatchObject({ state: 'invalid', lastError: { message: 'prompt: must not be blank' } });
+    });
 
     const corrected = entry('fixme', { contentHash: 'fixed', sourceLine: 9, estimateUsd: 0.02 });
     const summary = ingest(journal, [corrected]);
 
     expect(summary).toEqual({ inserted: 0, unchanged: 0, replaced: 1, conflicts: [] });
     expect(journal.get('fixme')).toMatchObject({
-      state: 'pending', model: 'chat-small', request: corrected.request, contentHash: 'fixed', sourceLine: 9,
-      estimateUsd: 0.02, lastError: null,
+      state: 'pending',
+      model: 'chat-small',
+      request: corrected.request,
+      contentHash: 'fixed',
+      sourceLine: 9,
+      estimateUsd: 0.02,
+      lastError: null,
     });
     expect(journal.counts()).toMatchObject({ pending: 1, invalid: 0 });
   });

@@ -48,8 +48,12 @@ describe('RunnerLock', () => {
     const clock = new ManualClock(2_000_000);
     const journal = tmp.open('job.db', { clock });
     const pid = await deadPid();
-    rawDb(journal).prepare(`INSERT INTO runner_lock (id, pid, host, token, started_at, heartbeat_at)
-      VALUES (1, ?, ?, 'dead-token', ?, ?)`).run(pid, hostname(), clock.now() - 1000, clock.now() - 500);
+    rawDb(journal)
+      .prepare(
+        `INSERT INTO runner_lock (id, pid, host, token, started_at, heartbeat_at)
+      VALUES (1, ?, ?, 'dead-token', ?, ?)`,
+      )
+      .run(pid, hostname(), clock.now() - 1000, clock.now() - 500);
 
     expect(journal.lock.acquire(journal.file)).toEqual({ pid, host: hostname(), heartbeatAt: clock.now() - 500 });
     expect(journal.lock.holder()).toEqual({ pid: process.pid, host: hostname(), heartbeatAt: clock.now() });
@@ -93,8 +97,12 @@ describe('RunnerLock', () => {
     const clock = new ManualClock(5_000_000);
     const journal = tmp.open('job.db', { clock });
     const pid = await deadPid();
-    rawDb(journal).prepare(`INSERT INTO runner_lock (id, pid, host, token, started_at, heartbeat_at)
-      VALUES (1, ?, 'other-host.example', 'remote', ?, ?)`).run(pid, clock.now(), clock.now());
+    rawDb(journal)
+      .prepare(
+        `INSERT INTO runner_lock (id, pid, host, token, started_at, heartbeat_at)
+      VALUES (1, ?, 'other-host.example', 'remote', ?, ?)`,
+      )
+      .run(pid, clock.now(), clock.now());
     expect(() => journal.lock.acquire(journal.file)).toThrow(/other-host\.example/);
     clock.tick(STALE_AFTER_MS);
     expect(journal.lock.acquire(journal.file)).toMatchObject({ pid, host: 'other-host.example' });

@@ -10,7 +10,9 @@ const tmp = useTempDir();
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 function raw(db: Database.Database, id: string): Record<string, unknown> {
-  return db.prepare('SELECT content_hash, content_key, source_file, source_ref FROM items WHERE id = ?').get(id) as Record<string, unknown>;
+  return db
+    .prepare('SELECT content_hash, content_key, source_file, source_ref FROM items WHERE id = ?')
+    .get(id) as Record<string, unknown>;
 }
 
 describe('narrow content hash and manifest path (schema 9)', () => {
@@ -30,14 +32,29 @@ describe('narrow content hash and manifest path (schema 9)', () => {
     expect(journal.get('a')).toMatchObject({ contentHash: sha('a'), sourceFile: '/data/manifest.jsonl' });
     expect(journal.list(['pending']).map((i) => i.contentHash)).toEqual([sha('a'), sha('b')]);
     const priors = await journal.store.priors(['a', 'bad']);
-    expect(priors.get('a')).toEqual({ content_hash: sha('a'), state: 'pending', source_file: '/data/manifest.jsonl', source_line: expect.any(Number) });
+    expect(priors.get('a')).toEqual({
+      content_hash: sha('a'),
+      state: 'pending',
+      source_file: '/data/manifest.jsonl',
+      source_line: expect.any(Number),
+    });
     expect(priors.get('bad')).toMatchObject({ content_hash: 'invalid:bad:3', source_file: '/data/manifest.jsonl' });
 
     // Ingest judges against the value read back: the same row is unchanged, a changed one a conflict.
     const again = ingest(journal, [entry('a', { contentHash: sha('a'), sourceFile: '/data/manifest.jsonl' })]);
     expect(again).toMatchObject({ inserted: 0, unchanged: 1, conflicts: [] });
-    const changed = ingest(journal, [entry('b', { contentHash: sha('b2'), sourceFile: '/data/other.jsonl', sourceLine: 9 })]);
-    expect(changed.conflicts).toEqual([{ id: 'b', file: '/data/other.jsonl', line: 9, journalFile: '/data/manifest.jsonl', journalLine: expect.any(Number) }]);
+    const changed = ingest(journal, [
+      entry('b', { contentHash: sha('b2'), sourceFile: '/data/other.jsonl', sourceLine: 9 }),
+    ]);
+    expect(changed.conflicts).toEqual([
+      {
+        id: 'b',
+        file: '/data/other.jsonl',
+        line: 9,
+        journalFile: '/data/manifest.jsonl',
+        journalLine: expect.any(Number),
+      },
+    ]);
     // An invalid row replaced by a valid one gets the narrow form too.
     ingest(journal, [entry('bad', { contentHash: sha('fixed'), sourceFile: '/data/manifest.jsonl' })]);
     expect(raw(rawDb(journal), 'bad')).toMatchObject({ content_hash: '', source_file: '' });
@@ -47,7 +64,9 @@ describe('narrow content hash and manifest path (schema 9)', () => {
   it('a plain UPDATE of the inline columns wins, as on an older journal', () => {
     const journal = tmp.open();
     ingest(journal, [entry('a', { contentHash: sha('a'), sourceFile: 'm.jsonl' })]);
-    rawDb(journal).prepare("UPDATE items SET content_hash = 'by-hand', source_file = 'moved.jsonl' WHERE id = 'a'").run();
+    rawDb(journal)
+      .prepare("UPDATE items SET content_hash = 'by-hand', source_file = 'moved.jsonl' WHERE id = 'a'")
+      .run();
     expect(journal.get('a')).toMatchObject({ contentHash: 'by-hand', sourceFile: 'moved.jsonl' });
   });
 
@@ -67,10 +86,13 @@ describe('narrow content hash and manifest path (schema 9)', () => {
 
     const journal = tmp.open();
     expect(rawDb(journal).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-    expect(itemRows(journal)).toEqual(before.map((row) => ({ ...(row as object), content_key: null, source_ref: null, orphan: 0, meta: null })));
+    expect(itemRows(journal)).toEqual(
+      before.map((row) => ({ ...(row as object), content_key: null, source_ref: null, orphan: 0, meta: null })),
+    );
     expect(journal.get('old1')).toMatchObject({ contentHash: sha('old1'), sourceFile: 'manifest.jsonl' });
-    expect(ingest(journal, [entry('old2', { contentHash: sha('old2') }), entry('new', { contentHash: sha('new') })]))
-      .toMatchObject({ inserted: 1, unchanged: 1 });
+    expect(
+      ingest(journal, [entry('old2', { contentHash: sha('old2') }), entry('new', { contentHash: sha('new') })]),
+    ).toMatchObject({ inserted: 1, unchanged: 1 });
     expect(raw(rawDb(journal), 'new')).toMatchObject({ content_hash: '', source_file: '' });
     expect(journal.get('new')).toMatchObject({ contentHash: sha('new'), sourceFile: 'manifest.jsonl' });
   });

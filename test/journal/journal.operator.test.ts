@@ -12,7 +12,13 @@ const tmp = useTempDir('gbatch-operator-');
 function failedVideo(journal: SyncJournal, id: string): void {
   journal.apply([submitChange(journal.get(id)!)]);
   journal.apply([{ id, event: 'accept', patch: { taskId: `task_${id}` } }]);
-  journal.apply([{ id, event: 'fail', patch: { actualUsd: 0, reservedUsd: 0, gatewayChargeUsd: 0, lastError: { message: 'content policy' } } }]);
+  journal.apply([
+    {
+      id,
+      event: 'fail',
+      patch: { actualUsd: 0, reservedUsd: 0, gatewayChargeUsd: 0, lastError: { message: 'content policy' } },
+    },
+  ]);
 }
 
 function uncertain(journal: SyncJournal, id: string): void {
@@ -30,16 +36,43 @@ describe('requeue (gbatch retry)', () => {
 
     const [item] = journal.apply([requeueChange(failed)]);
     expect(item).toMatchObject({
-      state: 'pending', attempts: 1, taskId: null, actualUsd: null, totalTokens: null, finalResolution: null, gatewayChargeUsd: null,
-      resultUrl: null, response: null, outputPath: null, sha256: null, bytes: null, lastError: null, reservedUsd: 0,
-      estimateUsd: failed.estimateUsd, request: failed.request,
+      state: 'pending',
+      attempts: 1,
+      taskId: null,
+      actualUsd: null,
+      totalTokens: null,
+      finalResolution: null,
+      gatewayChargeUsd: null,
+      resultUrl: null,
+      response: null,
+      outputPath: null,
+      sha256: null,
+      bytes: null,
+      lastError: null,
+      reservedUsd: 0,
+      estimateUsd: failed.estimateUsd,
+      request: failed.request,
     });
     expect(journal.events('v').at(-1)).toMatchObject({
-      event: 'requeue', from: 'failed', to: 'pending',
-      detail: { by: 'operator', previous: { state: 'failed', attempts: 1, taskId: 'task_v', error: { message: 'content policy' }, actualUsd: 0 } },
+      event: 'requeue',
+      from: 'failed',
+      to: 'pending',
+      detail: {
+        by: 'operator',
+        previous: {
+          state: 'failed',
+          attempts: 1,
+          taskId: 'task_v',
+          error: { message: 'content policy' },
+          actualUsd: 0,
+        },
+      },
     });
     // The next send is attempt 2.
-    expect(journal.apply([submitChange(item!, item!.attempts + 1)])[0]).toMatchObject({ state: 'submitting', attempts: 2 });
+    expect(journal.apply([submitChange(item!, item!.attempts + 1)])[0]).toMatchObject({
+      state: 'submitting',
+      attempts: 2,
+    });
   });
 
   it('a rejected row is requeued; decideAndApply writes exactly the changes decided and returns the decision', async () => {
@@ -47,9 +80,14 @@ describe('requeue (gbatch retry)', () => {
     ingest(journal, [entry('r'), entry('s')]);
     for (const id of ['r', 's']) {
       journal.apply([submitChange(journal.get(id)!)]);
-      journal.apply([{ id, event: 'reject', patch: { reservedUsd: 0, lastError: { status: 403, message: 'model not allowed' } } }]);
+      journal.apply([
+        { id, event: 'reject', patch: { reservedUsd: 0, lastError: { status: 403, message: 'model not allowed' } } },
+      ]);
     }
-    const result = await journal.store.decideAndApply(async (reader) => ({ changes: [requeueChange((await reader.get('r'))!)], result: 'decided' }));
+    const result = await journal.store.decideAndApply(async (reader) => ({
+      changes: [requeueChange((await reader.get('r'))!)],
+      result: 'decided',
+    }));
     expect(result).toBe('decided');
     expect(journal.get('r')!.state).toBe('pending');
     expect(journal.get('s')!.state).toBe('rejected');
@@ -60,7 +98,12 @@ describe('requeue (gbatch retry)', () => {
 describe('the event log, asked by the operator commands', () => {
   it('abandonedWhileUncertain tells a row abandoned while uncertain from a failed task or an abandoned unsent row', () => {
     const journal = tmp.open();
-    ingest(journal, [entry('task', { kind: 'video' }), entry('lost', { kind: 'video' }), entry('unsent'), entry('back')]);
+    ingest(journal, [
+      entry('task', { kind: 'video' }),
+      entry('lost', { kind: 'video' }),
+      entry('unsent'),
+      entry('back'),
+    ]);
     failedVideo(journal, 'task');
     uncertain(journal, 'lost');
     journal.apply([{ id: 'lost', event: 'abandon', patch: { reservedUsd: 0 } }]);
@@ -73,7 +116,7 @@ describe('the event log, asked by the operator commands', () => {
     expect(abandonedWhileUncertain(journal, [])).toEqual(new Set());
   });
 
-  it('lastSubmitTimes gives the time of each row\'s last submit event, none for a row never sent', () => {
+  it("lastSubmitTimes gives the time of each row's last submit event, none for a row never sent", () => {
     const clock = new ManualClock(1_000);
     const journal = tmp.open('job.db', { clock });
     ingest(journal, [entry('a'), entry('b'), entry('never')]);
@@ -83,7 +126,12 @@ describe('the event log, asked by the operator commands', () => {
     journal.apply([submitChange(journal.get('a')!, 2), submitChange(journal.get('b')!)]);
     clock.tick(1_000);
     journal.apply([{ id: 'b', event: 'lose' }]);
-    expect(lastSubmitTimes(journal, ['a', 'b', 'never'])).toEqual(new Map([['a', 6_000], ['b', 6_000]]));
+    expect(lastSubmitTimes(journal, ['a', 'b', 'never'])).toEqual(
+      new Map([
+        ['a', 6_000],
+        ['b', 6_000],
+      ]),
+    );
     expect(lastSubmitTimes(journal, [])).toEqual(new Map());
   });
 });
@@ -100,7 +148,12 @@ describe('resolveAllUncertain (resolve --all-uncertain)', () => {
     expect(journal.counts()).toMatchObject({ failed: 3, pending: 1, uncertain: 0 });
     expect(journal.spend()).toEqual({ reservedUsd: booked, actualUsd: 0 });
     expect(journal.get('u1')!.lastError).toMatchObject({ type: 'abandoned_uncertain' });
-    expect(journal.events('u2').at(-1)).toMatchObject({ event: 'abandon', from: 'uncertain', to: 'failed', detail: { by: 'operator', bulk: true } });
+    expect(journal.events('u2').at(-1)).toMatchObject({
+      event: 'abandon',
+      from: 'uncertain',
+      to: 'failed',
+      detail: { by: 'operator', bulk: true },
+    });
     expect(abandonedWhileUncertain(journal, ['u1', 'u2', 'u3'])).toEqual(new Set(['u1', 'u2', 'u3']));
     expect(await resolveAllUncertain(journal.store, 'abandon')).toEqual([]);
   });
@@ -118,7 +171,10 @@ describe('resolveAllUncertain (resolve --all-uncertain)', () => {
   it('--resubmit makes every uncertain row pending, more rows than one page', async () => {
     const journal = tmp.open();
     const ids = Array.from({ length: 1_203 }, (_, i) => `u${i}`);
-    ingest(journal, ids.map((id) => entry(id)));
+    ingest(
+      journal,
+      ids.map((id) => entry(id)),
+    );
     journal.apply(ids.map((id) => submitChange(journal.get(id)!)));
     journal.apply(ids.map((id) => ({ id, event: 'lose' as const })));
     expect(await resolveAllUncertain(journal.store, 'resubmit')).toEqual(ids);

@@ -7,9 +7,15 @@ const tmp = useTempDir();
 
 /** One chat item per state, as a runner killed mid-flight would leave them, written straight through SQL. */
 function seedEveryState(journal: ReturnType<typeof tmp.open>): void {
-  ingest(journal, ITEM_STATES.map((state) => entry(`chat-${state}`)));
+  ingest(
+    journal,
+    ITEM_STATES.map((state) => entry(`chat-${state}`)),
+  );
   for (const state of ITEM_STATES) {
-    forceState(journal, `chat-${state}`, state, { attempts: state === 'pending' ? 0 : 2, reserved_usd: ['submitting', 'submitted', 'running', 'uncertain'].includes(state) ? 0.01 : 0 });
+    forceState(journal, `chat-${state}`, state, {
+      attempts: state === 'pending' ? 0 : 2,
+      reserved_usd: ['submitting', 'submitted', 'running', 'uncertain'].includes(state) ? 0.01 : 0,
+    });
   }
 }
 
@@ -35,7 +41,12 @@ describe('recoverJournal', () => {
     expect(chat.reservedUsd).toBe(0.01); // the gateway may charge it: the money stays reserved
     expect(chat.lastError?.message).toMatch(/attempt 2 may have been on the wire/);
     expect(journal.events('chat-submitting')).toEqual([
-      expect.objectContaining({ event: 'lose', from: 'submitting', to: 'uncertain', detail: { reason: 'interrupted', attempt: 2 } }),
+      expect.objectContaining({
+        event: 'lose',
+        from: 'submitting',
+        to: 'uncertain',
+        detail: { reason: 'interrupted', attempt: 2 },
+      }),
     ]);
     expect(journal.get('video-submitting')).toMatchObject({ state: 'uncertain', reservedUsd: 0.5 });
 
@@ -52,7 +63,11 @@ describe('recoverJournal', () => {
     const journal = tmp.open();
     ingest(journal, [entry('a'), entry('b')]);
     const rows = itemRows(journal);
-    expect(await recoverJournal(journal.store, { resubmitUncertainText: true, maxAutoResubmits: 2 })).toEqual({ madeUncertain: [], resubmitted: [], messages: [] });
+    expect(await recoverJournal(journal.store, { resubmitUncertainText: true, maxAutoResubmits: 2 })).toEqual({
+      madeUncertain: [],
+      resubmitted: [],
+      messages: [],
+    });
     expect(itemRows(journal)).toEqual(rows);
     expect(eventRows(journal)).toEqual([]);
   });
@@ -68,8 +83,14 @@ describe('recoverJournal', () => {
       entry('video-submitting', { kind: 'video' }),
       entry('chat-pending'),
     ]);
-    const uncertain: Array<[string, number]> = [['chat-uncertain', 0], ['responses-uncertain', 1], ['chat-at-limit', 2], ['video-uncertain', 0]];
-    for (const [id, auto] of uncertain) forceState(journal, id, 'uncertain', { attempts: 1, auto_resubmits: auto, reserved_usd: 0.01 });
+    const uncertain: Array<[string, number]> = [
+      ['chat-uncertain', 0],
+      ['responses-uncertain', 1],
+      ['chat-at-limit', 2],
+      ['video-uncertain', 0],
+    ];
+    for (const [id, auto] of uncertain)
+      forceState(journal, id, 'uncertain', { attempts: 1, auto_resubmits: auto, reserved_usd: 0.01 });
     forceState(journal, 'chat-submitting', 'submitting', { attempts: 3, reserved_usd: 0.01 });
     forceState(journal, 'video-submitting', 'submitting', { attempts: 1, reserved_usd: 0.5 });
     const pendingBefore = itemRows(journal).find((r) => r.id === 'chat-pending');
@@ -92,7 +113,12 @@ describe('recoverJournal', () => {
 
     expect(journal.events('chat-submitting').map((e) => e.event)).toEqual(['lose', 'resubmit']);
     expect(journal.events('chat-uncertain')).toEqual([
-      expect.objectContaining({ event: 'resubmit', from: 'uncertain', to: 'pending', detail: expect.objectContaining({ autoResubmits: 1 }) }),
+      expect.objectContaining({
+        event: 'resubmit',
+        from: 'uncertain',
+        to: 'pending',
+        detail: expect.objectContaining({ autoResubmits: 1 }),
+      }),
     ]);
     expect(journal.events('video-uncertain')).toEqual([]);
   });

@@ -20,11 +20,28 @@ describe('runs', () => {
       now = 3_000;
       const second = recordRunStart(journal);
       expect(lastRun(journal)).toEqual({
-        id: second, pid: process.pid, host: hostname(), startedAt: 3_000, endedAt: null, exitCode: null, stopReason: null, message: null,
+        id: second,
+        pid: process.pid,
+        host: hostname(),
+        startedAt: 3_000,
+        endedAt: null,
+        exitCode: null,
+        stopReason: null,
+        message: null,
       });
       now = 4_500;
-      recordRunEnd(journal, second, { exitCode: 75, stopReason: 'unreachable', message: 'gateway unreachable at X: connect ECONNREFUSED' });
-      expect(lastRun(journal)).toMatchObject({ id: second, startedAt: 3_000, endedAt: 4_500, exitCode: 75, stopReason: 'unreachable' });
+      recordRunEnd(journal, second, {
+        exitCode: 75,
+        stopReason: 'unreachable',
+        message: 'gateway unreachable at X: connect ECONNREFUSED',
+      });
+      expect(lastRun(journal)).toMatchObject({
+        id: second,
+        startedAt: 3_000,
+        endedAt: 4_500,
+        exitCode: 75,
+        stopReason: 'unreachable',
+      });
       expect(second).toBeGreaterThan(first);
     } finally {
       journal.close();
@@ -39,7 +56,7 @@ describe('runs', () => {
     const readonly = openSyncJournal(file, { readonly: true });
     try {
       expect(lastRun(readonly)).toBeUndefined();
-      expect((await lastRunView(readonly.store, undefined))).toBeNull();
+      expect(await lastRunView(readonly.store, undefined)).toBeNull();
     } finally {
       readonly.close();
     }
@@ -50,11 +67,19 @@ describe('runs', () => {
     try {
       const done = recordRunStart(journal);
       recordRunEnd(journal, done, { exitCode: 0 });
-      expect((await lastRunView(journal.store, undefined))).toMatchObject({ exit_code: 0, stop_reason: null, needs_attention: false });
-      expect(lastRunLines((await lastRunView(journal.store, undefined)))).toEqual([]);
+      expect(await lastRunView(journal.store, undefined)).toMatchObject({
+        exit_code: 0,
+        stop_reason: null,
+        needs_attention: false,
+      });
+      expect(lastRunLines(await lastRunView(journal.store, undefined))).toEqual([]);
 
       const stopped = recordRunStart(journal);
-      recordRunEnd(journal, stopped, { exitCode: 4, stopReason: 'deadline', message: 'deadline reached (T): 1 submission(s) \u001b[31mcut' });
+      recordRunEnd(journal, stopped, {
+        exitCode: 4,
+        stopReason: 'deadline',
+        message: 'deadline reached (T): 1 submission(s) \u001b[31mcut',
+      });
       const view = (await lastRunView(journal.store, undefined))!;
       expect(view).toMatchObject({ exit_code: 4, stop_reason: 'deadline', needs_attention: true, running: false });
       const lines = lastRunLines(view);
@@ -68,10 +93,15 @@ describe('runs', () => {
       expect(killed).toMatchObject({ running: false, needs_attention: true, ended_at: null });
       expect(killed.message).toMatch(/ended without recording how \(killed or crashed\)/);
       // A SIGKILL leaves its lock row behind: a stale heartbeat is not a live run.
-      expect((await lastRunView(journal.store, { pid: process.pid, host: hostname(), heartbeatAt: Date.now() - 60_000 }))).toMatchObject({ running: false, needs_attention: true });
+      expect(
+        await lastRunView(journal.store, { pid: process.pid, host: hostname(), heartbeatAt: Date.now() - 60_000 }),
+      ).toMatchObject({ running: false, needs_attention: true });
       const gone = spawnSync(process.execPath, ['-e', '']).pid;
       rawDb(journal).prepare('UPDATE runs SET pid = ? WHERE ended_at IS NULL').run(gone);
-      expect((await lastRunView(journal.store, { pid: gone, host: hostname(), heartbeatAt: Date.now() }))).toMatchObject({ running: false, needs_attention: true });
+      expect(await lastRunView(journal.store, { pid: gone, host: hostname(), heartbeatAt: Date.now() })).toMatchObject({
+        running: false,
+        needs_attention: true,
+      });
     } finally {
       journal.close();
     }

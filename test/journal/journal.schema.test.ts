@@ -9,8 +9,11 @@ const tmp = useTempDir();
 const CORE_TABLES = ['events', 'items', 'job', 'runner_lock'];
 
 function tables(db: Database.Database): string[] {
-  return (db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name").all() as Array<{ name: string }>)
-    .map((r) => r.name);
+  return (
+    db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name").all() as Array<{
+      name: string;
+    }>
+  ).map((r) => r.name);
 }
 
 describe('journal schema and migrations', () => {
@@ -23,9 +26,24 @@ describe('journal schema and migrations', () => {
       expect(rawDb(journal).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
       expect(rawDb(journal).pragma('journal_mode', { simple: true })).toBe('wal');
       expect(tables(rawDb(journal))).toEqual(expect.arrayContaining(CORE_TABLES));
-      const itemColumns = (rawDb(journal).prepare('PRAGMA table_info(items)').all() as Array<{ name: string }>).map((c) => c.name);
-      for (const column of ['id', 'request', 'content_hash', 'state', 'task_id', 'attempts', 'price_snapshot', 'estimate_usd',
-        'actual_usd', 'output_path', 'sha256', 'bytes', 'last_error']) {
+      const itemColumns = (rawDb(journal).prepare('PRAGMA table_info(items)').all() as Array<{ name: string }>).map(
+        (c) => c.name,
+      );
+      for (const column of [
+        'id',
+        'request',
+        'content_hash',
+        'state',
+        'task_id',
+        'attempts',
+        'price_snapshot',
+        'estimate_usd',
+        'actual_usd',
+        'output_path',
+        'sha256',
+        'bytes',
+        'last_error',
+      ]) {
         expect(itemColumns).toContain(column);
       }
     } finally {
@@ -64,7 +82,9 @@ describe('journal schema and migrations', () => {
     for (let i = 0; i < 2; i++) {
       const again = tmp.open();
       expect(rawDb(again).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-      expect(rawDb(again).prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all()).toEqual(schemaBefore);
+      expect(rawDb(again).prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all()).toEqual(
+        schemaBefore,
+      );
       expect(itemRows(again)).toEqual(before);
       expect(again.getJob()).toMatchObject({ name: 'job', manifest: 'm.jsonl', options: { budget: 3 } });
       again.close();
@@ -102,7 +122,13 @@ describe('journal schema and migrations', () => {
     journal.saveJob({ name: 'one', manifest: 'a.csv', options: {} });
     now = 2000;
     journal.saveJob({ name: 'two', manifest: 'b.csv', options: { concurrency: 2 } });
-    expect(journal.getJob()).toEqual({ name: 'two', manifest: 'b.csv', options: { concurrency: 2 }, createdAt: 1000, updatedAt: 2000 });
+    expect(journal.getJob()).toEqual({
+      name: 'two',
+      manifest: 'b.csv',
+      options: { concurrency: 2 },
+      createdAt: 1000,
+      updatedAt: 2000,
+    });
     expect(rawDb(journal).prepare('SELECT COUNT(*) AS n FROM job').get()).toEqual({ n: 1 });
   });
 });

@@ -7,7 +7,11 @@ const tmp = useTempDir();
 const BODY = { id: 'cmpl-1', choices: [{ message: { role: 'assistant', content: 'hi' } }], usage: { total_tokens: 7 } };
 
 function raw(db: Database.Database, id: string): Record<string, unknown> {
-  return db.prepare('SELECT request, response, price_snapshot, output_path, price_ref, output_ref, seq FROM items WHERE id = ?').get(id) as Record<string, unknown>;
+  return db
+    .prepare(
+      'SELECT request, response, price_snapshot, output_path, price_ref, output_ref, seq FROM items WHERE id = ?',
+    )
+    .get(id) as Record<string, unknown>;
 }
 
 function answered(): ReturnType<typeof tmp.open> {
@@ -15,7 +19,9 @@ function answered(): ReturnType<typeof tmp.open> {
   ingest(journal, [entry('a'), entry('b')]);
   const a = journal.get('a')!;
   journal.apply([submitChange(a)]);
-  journal.apply([{ id: 'a', event: 'complete', patch: { response: BODY, responseStatus: 200, actualUsd: 0.001, reservedUsd: 0 } }]);
+  journal.apply([
+    { id: 'a', event: 'complete', patch: { response: BODY, responseStatus: 200, actualUsd: 0.001, reservedUsd: 0 } },
+  ]);
   journal.markStored(['a'], '/out/results.jsonl', { file: 'results.jsonl' });
   return journal;
 }
@@ -28,7 +34,12 @@ describe('wide item values out of line (schema 7)', () => {
     expect(row.price_ref).toEqual(expect.any(Number));
     expect(row.output_ref).toEqual(expect.any(Number));
     const item = journal.get('a')!;
-    expect(item).toMatchObject({ state: 'downloaded', response: BODY, outputPath: '/out/results.jsonl', request: entry('a').request });
+    expect(item).toMatchObject({
+      state: 'downloaded',
+      response: BODY,
+      outputPath: '/out/results.jsonl',
+      request: entry('a').request,
+    });
     expect(item.priceSnapshot).toEqual(submitChange(journal.get('b')!).patch.priceSnapshot);
     expect(journal.list(['downloaded']).map((i) => i.response)).toEqual([BODY]);
     const [line] = [...journal.results.iterate(0, 10)];
@@ -46,7 +57,9 @@ describe('wide item values out of line (schema 7)', () => {
     rawDb(journal).prepare('UPDATE items SET response = NULL, output_path = NULL WHERE id = ?').run('a');
     expect(journal.get('a')).toMatchObject({ response: null, outputPath: null });
     expect(rawDb(journal).prepare('SELECT COUNT(*) AS n FROM item_answers').get()).toEqual({ n: 0 });
-    rawDb(journal).prepare('UPDATE items SET price_snapshot = ?, request = ? WHERE id = ?').run('{"inline":true}', '{"r":1}', 'a');
+    rawDb(journal)
+      .prepare('UPDATE items SET price_snapshot = ?, request = ? WHERE id = ?')
+      .run('{"inline":true}', '{"r":1}', 'a');
     expect(journal.get('a')).toMatchObject({ priceSnapshot: { inline: true }, request: { r: 1 } });
   });
 
@@ -73,14 +86,21 @@ describe('wide item values out of line (schema 7)', () => {
       DROP TRIGGER items_inline_output; DROP TRIGGER items_deleted_answer; DROP TABLE item_requests; DROP TABLE item_answers;
       DROP TABLE item_texts; ALTER TABLE items DROP COLUMN price_ref; ALTER TABLE items DROP COLUMN output_ref;
       ALTER TABLE job DROP COLUMN cancelled_at; ALTER TABLE job DROP COLUMN cancel_reason; ALTER TABLE runner_lock DROP COLUMN cancel_seen_at;`);
-    db.prepare(`UPDATE items SET state = 'downloaded', request = ?, response = '{"old":1}', price_snapshot = '{"p":1}', output_path = '/old'`).run(request);
+    db.prepare(
+      `UPDATE items SET state = 'downloaded', request = ?, response = '{"old":1}', price_snapshot = '{"p":1}', output_path = '/old'`,
+    ).run(request);
     db.exec('DROP INDEX items_orphaned; ALTER TABLE items DROP COLUMN orphan;');
     db.pragma('user_version = 6');
     db.close();
 
     const journal = tmp.open();
     expect(rawDb(journal).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-    expect(journal.get('old')).toMatchObject({ request: entry('old').request, response: { old: 1 }, priceSnapshot: { p: 1 }, outputPath: '/old' });
+    expect(journal.get('old')).toMatchObject({
+      request: entry('old').request,
+      response: { old: 1 },
+      priceSnapshot: { p: 1 },
+      outputPath: '/old',
+    });
     rawDb(journal).prepare("UPDATE items SET state = 'submitting' WHERE id = 'old'").run();
     journal.apply([{ id: 'old', event: 'complete', patch: { response: BODY, outputPath: '/new' } }]);
     expect(journal.get('old')).toMatchObject({ response: BODY, outputPath: '/new', priceSnapshot: { p: 1 } });

@@ -17,14 +17,22 @@ function folder(name: string, files: Record<string, string>): URL {
 
 describe('schema step files', () => {
   it('are read in the order of their numbers, whatever else the folder holds', () => {
-    const steps = folder('ordered', { '002-second.sql': 'B;', '010-tenth.sql': 'J;', '001-first.sql': 'A;', 'README.md': 'x' });
+    const steps = folder('ordered', {
+      '002-second.sql': 'B;',
+      '010-tenth.sql': 'J;',
+      '001-first.sql': 'A;',
+      'README.md': 'x',
+    });
     for (let n = 3; n <= 9; n++) writeFileSync(new URL(`00${n}-step.sql`, steps), `${n};`);
     expect(readMigrations(steps)).toEqual(['A;', 'B;', '3;', '4;', '5;', '6;', '7;', '8;', '9;', 'J;']);
   });
 
   it('a missing number or a name out of the pattern is refused, naming the file', () => {
-    expect(() => readMigrations(folder('gap', { '001-a.sql': 'A;', '003-c.sql': 'C;' }))).toThrow(/003-c\.sql: schema step 2 expected/);
-    expect(() => readMigrations(folder('name', { '001-a.sql': 'A;', '2-b.sql': 'B;' }))).toThrow(/2-b\.sql: schema step 2 expected/);
+    expect(() => readMigrations(folder('gap', { '001-a.sql': 'A;', '003-c.sql': 'C;' }))).toThrow(
+      /003-c\.sql: schema step 2 expected/,
+    );
+    expect(() => readMigrations(folder('name', { '001-a.sql': 'A;', '2-b.sql': 'B;' }))).toThrow(
+      /2-b\.sql: schema step 2 expected/,
+    );
   });
-
 });

@@ -7,14 +7,23 @@ import { OneRunnerCoordination, OneRunnerNotices } from '../../src/journal/one-r
 function journal(counts: Partial<Record<ItemState, number>> = {}) {
   const clock = { at: 1000 };
   const all = Object.fromEntries(ITEM_STATES.map((s) => [s, counts[s] ?? 0])) as Record<ItemState, number>;
-  return { clock, now: () => clock.at, spend: async () => ({ reservedUsd: 0.5, actualUsd: 0.25 }), counts: async () => all };
+  return {
+    clock,
+    now: () => clock.at,
+    spend: async () => ({ reservedUsd: 0.5, actualUsd: 0.25 }),
+    counts: async () => all,
+  };
 }
 
 describe('one-runner coordination', () => {
-  it('spaces an account\'s sends by the interval, and a 429 pause lasts from when it was given', async () => {
+  it("spaces an account's sends by the interval, and a 429 pause lasts from when it was given", async () => {
     const j = journal();
     const shared = new OneRunnerCoordination(j);
-    expect([await shared.takeSendSlot('a', 100), await shared.takeSendSlot('a', 100), await shared.takeSendSlot('b', 100)]).toEqual([0, 100, 0]);
+    expect([
+      await shared.takeSendSlot('a', 100),
+      await shared.takeSendSlot('a', 100),
+      await shared.takeSendSlot('b', 100),
+    ]).toEqual([0, 100, 0]);
     j.clock.at += 250;
     expect(await shared.takeSendSlot('a', 100)).toBe(0);
     await shared.pauseAccount('a', 3000);
@@ -28,16 +37,23 @@ describe('one-runner coordination', () => {
     const order: string[] = [];
     let release!: () => void;
     let entered!: () => void;
-    const inside = new Promise<void>((resolve) => { entered = resolve; });
+    const inside = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
     const first = shared.exclusive('results', async () => {
       order.push('first in');
-      const held = new Promise<void>((resolve) => { release = resolve; });
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
       entered();
       await held;
       order.push('first out');
       throw new Error('boom');
     });
-    const second = shared.exclusive('results', async () => { order.push('second'); return 2; });
+    const second = shared.exclusive('results', async () => {
+      order.push('second');
+      return 2;
+    });
     await inside;
     expect(order).toEqual(['first in']);
     release();
@@ -47,7 +63,11 @@ describe('one-runner coordination', () => {
   });
 
   it("the job's money is the journal's, in flight while a row is submitting, submitted or running", async () => {
-    expect(await new OneRunnerCoordination(journal({ pending: 3, succeeded: 1 })).jobMoney()).toEqual({ reservedUsd: 0.5, actualUsd: 0.25, inFlight: false });
+    expect(await new OneRunnerCoordination(journal({ pending: 3, succeeded: 1 })).jobMoney()).toEqual({
+      reservedUsd: 0.5,
+      actualUsd: 0.25,
+      inFlight: false,
+    });
     expect((await new OneRunnerCoordination(journal({ running: 1 })).jobMoney()).inFlight).toBe(true);
   });
 
@@ -66,7 +86,10 @@ describe('one-runner notices', () => {
   it('each notice is claimed once per session; the one runner is always the last to end', async () => {
     const notices = new OneRunnerNotices();
     await notices.begin();
-    expect([await notices.claim('budget-threshold:50'), await notices.claim('budget-threshold:50')]).toEqual([true, false]);
+    expect([await notices.claim('budget-threshold:50'), await notices.claim('budget-threshold:50')]).toEqual([
+      true,
+      false,
+    ]);
     expect(await notices.end()).toBe(true);
     await notices.begin();
     expect(await notices.claim('budget-threshold:50')).toBe(true);

@@ -5,25 +5,39 @@ import { describe, expect, it } from 'vitest';
 import { describeAge, judgeRunner, staleAfterMs, STALE_AFTER_MS } from '../../src/journal/index.js';
 import { pidAlive, processStartOf } from '../../src/journal/process-identity.js';
 
-const facts = (pidIsAlive: boolean) => ({ now: 100_000, thisHost: 'here', staleAfterMs: 30_000, pidAlive: () => pidIsAlive });
+const facts = (pidIsAlive: boolean) => ({
+  now: 100_000,
+  thisHost: 'here',
+  staleAfterMs: 30_000,
+  pidAlive: () => pidIsAlive,
+});
 
 describe('judgeRunner', () => {
   it('on this host the process decides: alive with a heartbeat far past the threshold (a SIGSTOPped runner)', () => {
-    expect(judgeRunner({ pid: 7, host: 'here', heartbeatAt: 0, processStart: 'b/1' }, facts(true)))
-      .toEqual({ alive: true, heartbeatAgeMs: 100_000, basis: 'pid-alive' });
+    expect(judgeRunner({ pid: 7, host: 'here', heartbeatAt: 0, processStart: 'b/1' }, facts(true))).toEqual({
+      alive: true,
+      heartbeatAgeMs: 100_000,
+      basis: 'pid-alive',
+    });
   });
 
   it('on this host a gone process is gone, however fresh its heartbeat (a SIGKILLed runner)', () => {
-    expect(judgeRunner({ pid: 7, host: 'here', heartbeatAt: 99_000, processStart: 'b/1' }, facts(false)))
-      .toEqual({ alive: false, heartbeatAgeMs: 1_000, basis: 'pid-gone' });
+    expect(judgeRunner({ pid: 7, host: 'here', heartbeatAt: 99_000, processStart: 'b/1' }, facts(false))).toEqual({
+      alive: false,
+      heartbeatAgeMs: 1_000,
+      basis: 'pid-gone',
+    });
   });
 
   it('on another host only the heartbeat can tell', () => {
     const asked: number[] = [];
     const remote = { ...facts(true), pidAlive: (pid: number) => (asked.push(pid), true) };
     expect(judgeRunner({ pid: 7, host: 'there', heartbeatAt: 80_000, processStart: null }, remote).alive).toBe(true);
-    expect(judgeRunner({ pid: 7, host: 'there', heartbeatAt: 70_000, processStart: null }, remote))
-      .toEqual({ alive: false, heartbeatAgeMs: 30_000, basis: 'heartbeat-stale' });
+    expect(judgeRunner({ pid: 7, host: 'there', heartbeatAt: 70_000, processStart: null }, remote)).toEqual({
+      alive: false,
+      heartbeatAgeMs: 30_000,
+      basis: 'heartbeat-stale',
+    });
     expect(asked).toEqual([]);
   });
 

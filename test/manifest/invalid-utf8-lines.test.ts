@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { fieldWithReplacement, InvalidUtf8Lines } from '../../src/manifest/invalid-utf8-lines.js';
 
 async function badLines(bytes: Buffer, cut: number): Promise<Array<[number, number]>> {
-  const input = Readable.from([bytes.subarray(0, cut), bytes.subarray(cut)].filter((c) => c.length > 0), { objectMode: false });
+  const input = Readable.from(
+    [bytes.subarray(0, cut), bytes.subarray(cut)].filter((c) => c.length > 0),
+    { objectMode: false },
+  );
   const invalid = new InvalidUtf8Lines(input);
   const lines = createInterface({ input, crlfDelay: Infinity });
   invalid.count(lines);
@@ -22,11 +25,19 @@ async function badLines(bytes: Buffer, cut: number): Promise<Array<[number, numb
 describe('InvalidUtf8Lines', () => {
   it('numbers lines as readline does (LF, CRLF, lone CR), for every place the stream is cut', async () => {
     const bytes = Buffer.concat([
-      Buffer.from('{"a":"ok"}\r\n{"a":"caf'), Buffer.from([0xe9]), Buffer.from('"}\n\n{"a":"b"}\r{"a":"'),
-      Buffer.from([0xe8]), Buffer.from('"}\r\n{"a":"\ufffd fine"}\n{"a":"end'), Buffer.from([0xe7]),
+      Buffer.from('{"a":"ok"}\r\n{"a":"caf'),
+      Buffer.from([0xe9]),
+      Buffer.from('"}\n\n{"a":"b"}\r{"a":"'),
+      Buffer.from([0xe8]),
+      Buffer.from('"}\r\n{"a":"\ufffd fine"}\n{"a":"end'),
+      Buffer.from([0xe7]),
     ]);
     for (let cut = 0; cut <= bytes.length; cut++) {
-      expect(await badLines(bytes, cut), `cut at ${cut}`).toEqual([[2, 0xe9], [5, 0xe8], [7, 0xe7]]);
+      expect(await badLines(bytes, cut), `cut at ${cut}`).toEqual([
+        [2, 0xe9],
+        [5, 0xe8],
+        [7, 0xe7],
+      ]);
     }
   });
 });

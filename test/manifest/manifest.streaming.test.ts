@@ -21,9 +21,23 @@ async function writeRows(file: string): Promise<void> {
   const out = createWriteStream(file);
   const padding = 'lorem ipsum '.repeat(20);
   for (let i = 0; i < ROWS; i++) {
-    const row = i % 2 === 0
-      ? { id: `r${i}`, kind: 'chat', model: 'chat-small', messages: [{ role: 'user', content: `${i} ${padding}` }], max_tokens: 100 }
-      : { id: `r${i}`, kind: 'video', model: 'video-fast', prompt: `${i} ${padding}`, resolution: '720p', duration: 5 };
+    const row =
+      i % 2 === 0
+        ? {
+            id: `r${i}`,
+            kind: 'chat',
+            model: 'chat-small',
+            messages: [{ role: 'user', content: `${i} ${padding}` }],
+            max_tokens: 100,
+          }
+        : {
+            id: `r${i}`,
+            kind: 'video',
+            model: 'video-fast',
+            prompt: `${i} ${padding}`,
+            resolution: '720p',
+            duration: 5,
+          };
     if (!out.write(`${JSON.stringify(row)}\n`)) await once(out, 'drain');
   }
   out.end();

@@ -25,7 +25,14 @@ describe('Utf8Checker', () => {
   });
 
   it('finds the Latin-1 bytes wherever the chunks are cut (the first of each line at least)', () => {
-    const latin1 = Buffer.concat([Buffer.from('id,prompt\nr1,Caf'), Buffer.from([0xe9]), Buffer.from(' cr'), Buffer.from([0xe8]), Buffer.from('me\nr2,ok\nr3,'), Buffer.from([0xe9])]);
+    const latin1 = Buffer.concat([
+      Buffer.from('id,prompt\nr1,Caf'),
+      Buffer.from([0xe9]),
+      Buffer.from(' cr'),
+      Buffer.from([0xe8]),
+      Buffer.from('me\nr2,ok\nr3,'),
+      Buffer.from([0xe9]),
+    ]);
     const first = { offset: 16, byte: 0xe9 };
     const second = { offset: latin1.indexOf(0xe8), byte: 0xe8 }; // same line: reported only when a chunk starts between the two
     const last = { offset: latin1.length - 1, byte: 0xe9 };
@@ -40,7 +47,16 @@ describe('Utf8Checker', () => {
   });
 
   it('agrees with isUtf8 on odd sequences (overlong, surrogate, beyond U+10FFFF, stray continuation)', () => {
-    for (const bytes of [[0xc0, 0x80], [0xe0, 0x80, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0x80], [0xf8], [0xe2, 0x82], [0xf0, 0x9f, 0x9a, 0x80]]) {
+    for (const bytes of [
+      [0xc0, 0x80],
+      [0xe0, 0x80, 0x80],
+      [0xed, 0xa0, 0x80],
+      [0xf4, 0x90, 0x80, 0x80],
+      [0x80],
+      [0xf8],
+      [0xe2, 0x82],
+      [0xf0, 0x9f, 0x9a, 0x80],
+    ]) {
       const buf = Buffer.from([0x61, ...bytes, 0x62]);
       expect(firstInvalidByte(buf, 0, buf.length) === -1).toBe(isUtf8(buf));
       for (let cut = 0; cut <= buf.length; cut++) expect(check(buf, [cut]).length === 0).toBe(isUtf8(buf));
@@ -50,7 +66,9 @@ describe('Utf8Checker', () => {
 
 describe('invalidUtf8Reason', () => {
   it('names the byte and the likely encoding', () => {
-    expect(invalidUtf8Reason({ offset: 40, byte: 0xe9 })).toBe('not valid UTF-8 (byte 0xE9); save the file as UTF-8 — it looks like Latin-1/Windows-1252');
+    expect(invalidUtf8Reason({ offset: 40, byte: 0xe9 })).toBe(
+      'not valid UTF-8 (byte 0xE9); save the file as UTF-8 — it looks like Latin-1/Windows-1252',
+    );
     expect(invalidUtf8Reason({ offset: 0, byte: 0xff })).toMatch(/UTF-16 byte order mark/);
   });
 });

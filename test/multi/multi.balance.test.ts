@@ -25,10 +25,22 @@ describe.skipIf(!pgAvailable())("the gateway's 402 across three runners", () => 
 
   test('one runner meets the 402: no runner sends after hearing it; all exit 3, the rest deferred', async () => {
     assertBuilt();
-    const { gateway: gw, arrivals, refusedAt: refused } = await startOneRefusalGateway(REFUSED_AT_POST,
-      { status: 402, body: errorEnvelope('insufficient balance', 'insufficient_quota') });
-    const manifest = writeJsonl(join(dir, 'balance.jsonl'), Array.from({ length: ROWS }, (_, i) => chatRow(`row-${i}`, `balance row ${i}`)));
-    const pool = new RunnerPool(runnerArgs(manifest, db.url(), join(dir, 'out'), ['--concurrency', '2']), { baseUrl: gw.baseUrl, apiKey: gw.key });
+    const {
+      gateway: gw,
+      arrivals,
+      refusedAt: refused,
+    } = await startOneRefusalGateway(REFUSED_AT_POST, {
+      status: 402,
+      body: errorEnvelope('insufficient balance', 'insufficient_quota'),
+    });
+    const manifest = writeJsonl(
+      join(dir, 'balance.jsonl'),
+      Array.from({ length: ROWS }, (_, i) => chatRow(`row-${i}`, `balance row ${i}`)),
+    );
+    const pool = new RunnerPool(runnerArgs(manifest, db.url(), join(dir, 'out'), ['--concurrency', '2']), {
+      baseUrl: gw.baseUrl,
+      apiKey: gw.key,
+    });
     pool.start(3);
     const ends = await pool.all();
     for (const end of ends) expect(end.code, describeEnd('a runner', end)).toBe(3);
@@ -40,7 +52,9 @@ describe.skipIf(!pgAvailable())("the gateway's 402 across three runners", () => 
     // The job was far from done when the 402 came: the quiet afterwards is the stop, not an empty queue.
     expect(arrivals.length).toBeLessThan(ROWS / 2);
 
-    const states = await db.query<{ state: string; n: string }>('SELECT state, count(*) AS n FROM items GROUP BY state');
+    const states = await db.query<{ state: string; n: string }>(
+      'SELECT state, count(*) AS n FROM items GROUP BY state',
+    );
     const byState = Object.fromEntries(states.rows.map((r) => [r.state, Number(r.n)]));
     // Every request answered 200 was stored; the refused one and every row never sent wait as deferred.
     expect(byState.downloaded).toBe(arrivals.length - 1);

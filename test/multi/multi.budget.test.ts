@@ -23,25 +23,53 @@ const BUDGET = 4.5;
 const dir = mkdtempSync(join(tmpdir(), 'gbatch-multi-budget-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Snapshot { phase: string; money: { actual_usd: number; reserved_usd: number } }
+interface Snapshot {
+  phase: string;
+  money: { actual_usd: number; reserved_usd: number };
+}
 
 function snapshots(ended: Ended): Snapshot[] {
-  return ended.stderr.split('\n').filter((l) => l.startsWith('{"type":"snapshot"')).map((l) => JSON.parse(l) as Snapshot);
+  return ended.stderr
+    .split('\n')
+    .filter((l) => l.startsWith('{"type":"snapshot"'))
+    .map((l) => JSON.parse(l) as Snapshot);
 }
 
 describe.skipIf(!pgAvailable())('several runners of one job under a binding --budget', () => {
   const db = usePgSchema('gbatch_multi_budget');
 
   function argsFor(name: string): { args: string[]; manifest: string } {
-    const manifest = writeJsonl(join(dir, `${name}.jsonl`), Array.from({ length: ROWS }, (_, i) => videoRow(`v-${i}`, `${name} clip ${i}`)));
-    const args = ['run', manifest, '--journal', db.url(), '--out', join(dir, `out-${name}`), '--poll-interval', '0.05',
-      '--concurrency', '16', '--budget', String(BUDGET), '--progress', 'json'];
+    const manifest = writeJsonl(
+      join(dir, `${name}.jsonl`),
+      Array.from({ length: ROWS }, (_, i) => videoRow(`v-${i}`, `${name} clip ${i}`)),
+    );
+    const args = [
+      'run',
+      manifest,
+      '--journal',
+      db.url(),
+      '--out',
+      join(dir, `out-${name}`),
+      '--poll-interval',
+      '0.05',
+      '--concurrency',
+      '16',
+      '--budget',
+      String(BUDGET),
+      '--progress',
+      'json',
+    ];
     return { args, manifest };
   }
 
   test('two runners defer nothing one runner would have sent; the ledger stays within the budget and matches the report', async () => {
     assertBuilt();
-    const sim = await startSimulator({ accounts: [{ key: API_KEY, balanceUsd: 1000 }], seed: 7, taskSeconds: 0.4, faults: { latencyMs: 30 } });
+    const sim = await startSimulator({
+      accounts: [{ key: API_KEY, balanceUsd: 1000 }],
+      seed: 7,
+      taskSeconds: 0.4,
+      faults: { latencyMs: 30 },
+    });
     const gateway: Gateway = { baseUrl: sim.baseUrl, apiKey: API_KEY };
     try {
       const { args } = argsFor('binding');
@@ -62,7 +90,12 @@ describe.skipIf(!pgAvailable())('several runners of one job under a binding --bu
 
   test('after one runner is SIGKILLed, the other takes over: its reservations never go negative and its last line states the job totals', async () => {
     assertBuilt();
-    const sim = await startSimulator({ accounts: [{ key: API_KEY, balanceUsd: 1000 }], seed: 8, taskSeconds: 0.6, faults: { latencyMs: 30 } });
+    const sim = await startSimulator({
+      accounts: [{ key: API_KEY, balanceUsd: 1000 }],
+      seed: 8,
+      taskSeconds: 0.6,
+      faults: { latencyMs: 30 },
+    });
     const gateway: Gateway = { baseUrl: sim.baseUrl, apiKey: API_KEY };
     try {
       const watch = watchSimulator(sim);
@@ -83,7 +116,10 @@ describe.skipIf(!pgAvailable())('several runners of one job under a binding --bu
       expect(ended.stderr).toMatch(/took over \d+ item\(s\) from a runner that is gone/);
       const seen = snapshots(ended);
       expect(seen.length).toBeGreaterThan(1);
-      expect(seen.filter((s) => s.money.reserved_usd < 0).map((s) => s.money.reserved_usd), 'a negative reservation in the survivor\'s view').toEqual([]);
+      expect(
+        seen.filter((s) => s.money.reserved_usd < 0).map((s) => s.money.reserved_usd),
+        "a negative reservation in the survivor's view",
+      ).toEqual([]);
       const report = await readReport('takeover', db.url(), gateway);
       const last = seen[seen.length - 1]!;
       expect(last.phase).toBe('done');

@@ -6,7 +6,13 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import { assertBuilt, describeEnd, startGbatch, type Gateway, type GbatchChild } from '../crash/helpers/gbatch-child.js';
+import {
+  assertBuilt,
+  describeEnd,
+  startGbatch,
+  type Gateway,
+  type GbatchChild,
+} from '../crash/helpers/gbatch-child.js';
 import { chatRow, writeJsonl } from '../e2e/helpers/manifests.js';
 import { pgAvailable, usePgSchema } from '../helpers/postgres.js';
 
@@ -18,7 +24,10 @@ const GATEWAY: Gateway = { baseUrl: 'http://127.0.0.1:9/v1', apiKey: '' };
 const dir = mkdtempSync(join(tmpdir(), 'gbatch-ingest-frozen-'));
 const started: GbatchChild[] = [];
 afterEach(() => {
-  for (const child of started.splice(0)) child.process.kill('SIGCONT'), child.kill();
+  for (const child of started.splice(0)) {
+    child.process.kill('SIGCONT');
+    child.kill();
+  }
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -27,13 +36,21 @@ describe.skipIf(!pgAvailable())('a runner frozen in its COPY ingest, its session
 
   test('resumed, it exits 75 naming the lost lease, never 0 silently', async () => {
     assertBuilt();
-    const manifest = writeJsonl(join(dir, 'rows.jsonl'), Array.from({ length: ROWS }, (_, i) => chatRow(`row-${i}`, `frozen ingest row ${i}`)));
+    const manifest = writeJsonl(
+      join(dir, 'rows.jsonl'),
+      Array.from({ length: ROWS }, (_, i) => chatRow(`row-${i}`, `frozen ingest row ${i}`)),
+    );
     const env = { GBATCH_LOCK_STALE_MS: String(LEASE_MS) };
     for (let round = 0; round < ROUNDS; round++) {
       const file = join(dir, `frozen${round}.jsonl`);
       copyFileSync(manifest, file);
       const ingest = (): GbatchChild => {
-        const child = startGbatch(['run', file, '--journal', db.url(), '--out', join(dir, `out-${round}`), '--ingest-only', '--quiet'], GATEWAY, undefined, env);
+        const child = startGbatch(
+          ['run', file, '--journal', db.url(), '--out', join(dir, `out-${round}`), '--ingest-only', '--quiet'],
+          GATEWAY,
+          undefined,
+          env,
+        );
         started.push(child);
         return child;
       };
@@ -56,11 +73,16 @@ describe.skipIf(!pgAvailable())('a runner frozen in its COPY ingest, its session
 async function copyUnderWay(db: ReturnType<typeof usePgSchema>, pid: number, round: number): Promise<void> {
   // Waiting on the server's own view of the session: there is no event to await from outside the process.
   for (let i = 0; i < 3000; i++) {
-    const seen = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity a JOIN runners r ON a.application_name = 'gbatch runner ' || r.runner_id::text
-      WHERE r.pid = $1 AND a.query LIKE 'COPY %' AND a.state = 'active'`, [pid]).catch((err: { code?: string }) => {
-      if (err.code === '42P01') return undefined; // the runner has not made the journal's tables yet
-      throw err;
-    });
+    const seen = await db
+      .query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity a JOIN runners r ON a.application_name = 'gbatch runner ' || r.runner_id::text
+      WHERE r.pid = $1 AND a.query LIKE 'COPY %' AND a.state = 'active'`,
+        [pid],
+      )
+      .catch((err: { code?: string }) => {
+        if (err.code === '42P01') return undefined; // the runner has not made the journal's tables yet
+        throw err;
+      });
     if ((seen?.rows[0]?.n ?? 0) > 0) return;
     await new Promise((resolve) => setTimeout(resolve, 5));
   }

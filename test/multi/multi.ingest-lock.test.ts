@@ -8,7 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { startSimulator } from '../../src/sim/index.js';
-import { assertBuilt, describeEnd, REPO, startGbatch, type Ended, type Gateway, type GbatchChild } from '../crash/helpers/gbatch-child.js';
+import {
+  assertBuilt,
+  describeEnd,
+  REPO,
+  startGbatch,
+  type Ended,
+  type Gateway,
+  type GbatchChild,
+} from '../crash/helpers/gbatch-child.js';
 import { chatRow, writeJsonl } from '../e2e/helpers/manifests.js';
 import { pgAvailable, usePgSchema } from '../helpers/postgres.js';
 import { readReport, runnerArgs } from './helpers/runners.js';
@@ -20,7 +28,8 @@ const ROWS = 12;
 const dir = mkdtempSync(join(tmpdir(), 'gbatch-ingest-lock-'));
 const children: ChildProcess[] = [];
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -31,7 +40,12 @@ function watched(runner: GbatchChild): Promise<Ended> {
 }
 
 /** A process that joins the job (as a runner, or not), starts an ingest and stops in the middle of its COPY. */
-function startCopying(url: string, job: string, manifest: string, asRunner: boolean): { child: ChildProcess; copying: Promise<void> } {
+function startCopying(
+  url: string,
+  job: string,
+  manifest: string,
+  asRunner: boolean,
+): { child: ChildProcess; copying: Promise<void> } {
   const script = `
     const { openStore } = await import(${JSON.stringify(`${REPO}dist/journal/open-store.js`)});
     const store = await openStore(process.env.URL, { job: ${JSON.stringify(job)} });
@@ -51,9 +65,13 @@ function startCopying(url: string, job: string, manifest: string, asRunner: bool
   });
   children.push(child);
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
   const copying = new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => { if (chunk.toString().includes('copying')) resolve(); });
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('copying')) resolve();
+    });
     child.once('exit', (code) => reject(new Error(`the ingesting process exited (${code}) before copying: ${stderr}`)));
   });
   return { child, copying };
@@ -67,11 +85,16 @@ describe.skipIf(!pgAvailable())('the job ingest lock of a PostgreSQL journal', (
     const sim = await startSimulator({ accounts: [{ key: API_KEY, balanceUsd: 100 }], seed: 5 });
     const gateway: Gateway = { baseUrl: sim.baseUrl, apiKey: API_KEY };
     try {
-      const manifest = writeJsonl(join(dir, 'frozen.jsonl'), Array.from({ length: ROWS }, (_, i) => chatRow(`row-${i}`, `ingest lock row ${i}`)));
+      const manifest = writeJsonl(
+        join(dir, 'frozen.jsonl'),
+        Array.from({ length: ROWS }, (_, i) => chatRow(`row-${i}`, `ingest lock row ${i}`)),
+      );
       const holder = startCopying(db.url(), 'frozen', manifest, true);
       await holder.copying;
       // While the holder is alive (its lease renewed), the next runner waits and says for whom; then it freezes.
-      const runner = startGbatch(runnerArgs(manifest, db.url(), join(dir, 'out-frozen')), gateway, undefined, { GBATCH_LOCK_STALE_MS: String(LEASE_MS) });
+      const runner = startGbatch(runnerArgs(manifest, db.url(), join(dir, 'out-frozen')), gateway, undefined, {
+        GBATCH_LOCK_STALE_MS: String(LEASE_MS),
+      });
       children.push(runner.process);
       await new Promise<void>((resolve) => {
         let text = '';
@@ -84,10 +107,16 @@ describe.skipIf(!pgAvailable())('the job ingest lock of a PostgreSQL journal', (
       const waiter = await watched(runner);
       expect(waiter.code, describeEnd('the waiting runner', waiter)).toBe(0);
       expect(waiter.stderr).toMatch(/holds it \(its lease ends in \d+ s unless it renews it\)/);
-      expect(waiter.stderr).toMatch(new RegExp(`ingest lock was held by runner pid ${holder.child.pid} on \\S+ \\(database session \\d+\\), whose lease expired: its database session was ended`));
+      expect(waiter.stderr).toMatch(
+        new RegExp(
+          `ingest lock was held by runner pid ${holder.child.pid} on \\S+ \\(database session \\d+\\), whose lease expired: its database session was ended`,
+        ),
+      );
       const report = await readReport('frozen', db.url(), gateway);
       // The frozen pass left nothing: its row is not in the journal; every manifest row was sent once.
-      expect(report.items.map((i) => `${i.id}: ${i.state}`).sort()).toEqual(Array.from({ length: ROWS }, (_, i) => `row-${i}: downloaded`).sort());
+      expect(report.items.map((i) => `${i.id}: ${i.state}`).sort()).toEqual(
+        Array.from({ length: ROWS }, (_, i) => `row-${i}: downloaded`).sort(),
+      );
       expect(Object.values(sim.ledger.submissionsByPrompt()).filter((n) => n !== 1)).toEqual([]);
       holder.child.kill('SIGCONT');
     } finally {
@@ -98,13 +127,22 @@ describe.skipIf(!pgAvailable())('the job ingest lock of a PostgreSQL journal', (
   test('a holder that is not a runner of the job is waited for up to the bound, then the run stops (exit 75) naming its session', async () => {
     assertBuilt();
     const gateway: Gateway = { baseUrl: 'http://127.0.0.1:9/v1', apiKey: API_KEY };
-    const manifest = writeJsonl(join(dir, 'bound.jsonl'), Array.from({ length: ROWS }, (_, i) => chatRow(`row-${i}`, `bound row ${i}`)));
+    const manifest = writeJsonl(
+      join(dir, 'bound.jsonl'),
+      Array.from({ length: ROWS }, (_, i) => chatRow(`row-${i}`, `bound row ${i}`)),
+    );
     const holder = startCopying(db.url(), 'bound', manifest, false);
     await holder.copying;
-    const waiter = await watched(startGbatch(runnerArgs(manifest, db.url(), join(dir, 'out-bound')), gateway, undefined,
-      { GBATCH_LOCK_STALE_MS: String(LEASE_MS), GBATCH_INGEST_WAIT_MS: '3000' }));
+    const waiter = await watched(
+      startGbatch(runnerArgs(manifest, db.url(), join(dir, 'out-bound')), gateway, undefined, {
+        GBATCH_LOCK_STALE_MS: String(LEASE_MS),
+        GBATCH_INGEST_WAIT_MS: '3000',
+      }),
+    );
     expect(waiter.code, describeEnd('the waiting runner', waiter)).toBe(75);
     expect(waiter.stderr).toMatch(/waiting for the job's ingest lock: database session \d+ \(/);
-    expect(waiter.stderr).toMatch(/gave up waiting for the job's ingest lock after \d+ s: database session \d+ .* holds it; run again once it has finished or stopped/);
+    expect(waiter.stderr).toMatch(
+      /gave up waiting for the job's ingest lock after \d+ s: database session \d+ .* holds it; run again once it has finished or stopped/,
+    );
   }, 60_000);
 });

@@ -27,26 +27,45 @@ describe.skipIf(!pgAvailable())('notifications from three runners of one job', (
     const gateway: Gateway = { baseUrl: sim.baseUrl, apiKey: API_KEY };
     const hook = await startHook([]);
     try {
-      const manifest = writeJsonl(join(dir, 'nightly.jsonl'), Array.from({ length: ROWS }, (_, i) => videoRow(`v${i}`, `A night scene, take ${i}`)));
+      const manifest = writeJsonl(
+        join(dir, 'nightly.jsonl'),
+        Array.from({ length: ROWS }, (_, i) => videoRow(`v${i}`, `A night scene, take ${i}`)),
+      );
       const plan = await gbatch(['plan', manifest, '--journal', db.url(), '--json'], gateway);
       expect(plan.code, describeEnd('plan', plan)).toBe(0);
       // Every row fits; one row's reservation alone is over 5 % of the budget: each runner's first one crosses it.
       const budget = Number((JSON.parse(plan.stdout).max_usd * 1.01).toFixed(6));
-      const pool = new RunnerPool(runnerArgs(manifest, db.url(), join(dir, 'out'), [
-        '--concurrency', '2', '--budget', String(budget), '--notify', hook.url, '--notify-at', '5,99.9',
-      ]), gateway);
+      const pool = new RunnerPool(
+        runnerArgs(manifest, db.url(), join(dir, 'out'), [
+          '--concurrency',
+          '2',
+          '--budget',
+          String(budget),
+          '--notify',
+          hook.url,
+          '--notify-at',
+          '5,99.9',
+        ]),
+        gateway,
+      );
       pool.start(3);
       const ends = await pool.all();
       for (const end of ends) expect(end.code, describeEnd('a runner', end)).toBe(0);
       expect(pool.slots.every((slot) => slot.process.exitCode === 0)).toBe(true);
 
-      const bodies = hook.received.map((r) => r.body as { event: string; exit_code: number | null; threshold_pct?: number; counts: Record<string, number> });
+      const bodies = hook.received.map(
+        (r) =>
+          r.body as { event: string; exit_code: number | null; threshold_pct?: number; counts: Record<string, number> },
+      );
       const ended = bodies.filter((b) => b.event === 'run-ended');
       expect(ended, JSON.stringify(bodies)).toHaveLength(1);
       expect(ended[0]).toMatchObject({ exit_code: 0, counts: expect.objectContaining({ downloaded: ROWS }) });
       const thresholds = bodies.filter((b) => b.event === 'budget-threshold').map((b) => b.threshold_pct);
       expect(thresholds).toContain(5);
-      expect(thresholds.filter((t) => t === 5), JSON.stringify(bodies)).toHaveLength(1);
+      expect(
+        thresholds.filter((t) => t === 5),
+        JSON.stringify(bodies),
+      ).toHaveLength(1);
       expect(thresholds.filter((t) => t === 99.9)).toHaveLength(0);
       // Each runner that did not report the job's end said so in one line.
       expect(pool.printed().match(/notification \(run-ended\) left to the job's last runner/g)).toHaveLength(2);

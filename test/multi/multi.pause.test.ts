@@ -26,10 +26,23 @@ describe.skipIf(!pgAvailable())('a 429 across three runners', () => {
 
   test(`Retry-After ${RETRY_AFTER_S} s on one runner's request holds every runner's requests`, async () => {
     assertBuilt();
-    const { gateway: gw, arrivals, refusedAt: paused } = await startOneRefusalGateway(PAUSED_AT_POST,
-      { status: 429, body: errorEnvelope('slow down', 'rate_limit_error'), headers: { 'retry-after': String(RETRY_AFTER_S) } });
-    const manifest = writeJsonl(join(dir, 'pause.jsonl'), Array.from({ length: ROWS }, (_, i) => chatRow(`row-${i}`, `pause row ${i}`)));
-    const pool = new RunnerPool(runnerArgs(manifest, db.url(), join(dir, 'out'), ['--concurrency', '2']), { baseUrl: gw.baseUrl, apiKey: gw.key });
+    const {
+      gateway: gw,
+      arrivals,
+      refusedAt: paused,
+    } = await startOneRefusalGateway(PAUSED_AT_POST, {
+      status: 429,
+      body: errorEnvelope('slow down', 'rate_limit_error'),
+      headers: { 'retry-after': String(RETRY_AFTER_S) },
+    });
+    const manifest = writeJsonl(
+      join(dir, 'pause.jsonl'),
+      Array.from({ length: ROWS }, (_, i) => chatRow(`row-${i}`, `pause row ${i}`)),
+    );
+    const pool = new RunnerPool(runnerArgs(manifest, db.url(), join(dir, 'out'), ['--concurrency', '2']), {
+      baseUrl: gw.baseUrl,
+      apiKey: gw.key,
+    });
     pool.start(3);
     const ends = await pool.all();
     for (const end of ends) expect(end.code, describeEnd('a runner', end)).toBe(0);

@@ -31,12 +31,18 @@ describe.skipIf(!pgAvailable())('--rpm across three runners', () => {
     const sim = await startSimulator({ accounts: [{ key: API_KEY, balanceUsd: 100 }], seed: 4 });
     const gateway: Gateway = { baseUrl: sim.baseUrl, apiKey: API_KEY };
     try {
-      const manifest = writeJsonl(join(dir, 'rpm.jsonl'), Array.from({ length: ROWS }, (_, i) => chatRow(`row-${i}`, `paced row ${i}`)));
+      const manifest = writeJsonl(
+        join(dir, 'rpm.jsonl'),
+        Array.from({ length: ROWS }, (_, i) => chatRow(`row-${i}`, `paced row ${i}`)),
+      );
       const pool = new RunnerPool(runnerArgs(manifest, db.url(), join(dir, 'out'), ['--rpm', String(RPM)]), gateway);
       pool.start(3);
       const ends = await pool.all();
       for (const end of ends) expect(end.code, describeEnd('a runner', end)).toBe(0);
-      const times = sim.ledger.requests.filter((r) => r.method === 'POST').map((r) => r.at).sort((a, b) => a - b);
+      const times = sim.ledger.requests
+        .filter((r) => r.method === 'POST')
+        .map((r) => r.at)
+        .sort((a, b) => a - b);
       expect(times).toHaveLength(ROWS);
       // Ten sends take at least ten intervals: the 11th after any send waits for the window to pass.
       const window = (60_000 / RPM) * 10;

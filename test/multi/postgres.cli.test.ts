@@ -42,10 +42,15 @@ describe.skipIf(!pgAvailable())('the commands on a PostgreSQL journal', () => {
     try {
       const url = withPassword(db.url());
       const manifest = writeJsonl(join(dir, 'secret.jsonl'), [
-        chatRow('c1', 'a chat row'), videoRow('v1', 'a video row'), chatRow('c2', 'another chat row'),
+        chatRow('c1', 'a chat row'),
+        videoRow('v1', 'a video row'),
+        chatRow('c2', 'another chat row'),
       ]);
       const out = join(dir, 'out');
-      const ran = await gbatch(['run', manifest, '--journal', url, '--out', out, '--poll-interval', '0.05', '--quiet', '--budget', '5'], gateway);
+      const ran = await gbatch(
+        ['run', manifest, '--journal', url, '--out', out, '--poll-interval', '0.05', '--quiet', '--budget', '5'],
+        gateway,
+      );
       expect(ran.code, describeEnd('run', ran)).toBe(0);
       expect(ran.stdout).toContain('Done: every item is finished.');
 
@@ -55,34 +60,53 @@ describe.skipIf(!pgAvailable())('the commands on a PostgreSQL journal', () => {
       printed.push(await gbatch(['report', manifest, '--journal', url, '--format', 'json'], gateway));
       printed.push(await gbatch(['plan', manifest, '--journal', url], gateway));
       printed.push(await gbatch(['resolve', 'secret', 'c1', '--abandon', '--journal', url], gateway)); // refused: downloaded
-      printed.push(await gbatch(['status', 'secret', '--journal', url.replace(/@127\.0\.0\.1:?\d*\//, '@127.0.0.1:1/')], gateway)); // no server there
-      const viaEnv = await startGbatch(['status', 'secret', '--json'], gateway, undefined, { GBATCH_JOURNAL_URL: url }).ended;
+      printed.push(
+        await gbatch(['status', 'secret', '--journal', url.replace(/@127\.0\.0\.1:?\d*\//, '@127.0.0.1:1/')], gateway),
+      ); // no server there
+      const viaEnv = await startGbatch(['status', 'secret', '--json'], gateway, undefined, { GBATCH_JOURNAL_URL: url })
+        .ended;
       printed.push(viaEnv);
 
       expect(printed.map((e) => e.code)).toEqual([0, 0, 0, 0, 0, 2, 2, 0]);
       const status = JSON.parse(printed[2]!.stdout) as { counts: Record<string, number>; state: string };
       expect(status.counts.downloaded).toBe(3);
-      expect(status.state).toBe(new URL(db.url()).protocol + '//postgres:***@' + new URL(db.url()).host + new URL(db.url()).pathname);
+      expect(status.state).toBe(
+        new URL(db.url()).protocol + '//postgres:***@' + new URL(db.url()).host + new URL(db.url()).pathname,
+      );
       expect(JSON.parse(viaEnv.stdout).counts.downloaded).toBe(3);
       expect(printed[6]!.stderr).toMatch(/postgres:\*\*\*@127\.0\.0\.1:1\/\w+: cannot connect \(ECONNREFUSED\)/);
-      for (const ended of printed) expect(ended.stdout + ended.stderr, describeEnd('a command', ended)).not.toContain(PASSWORD);
+      for (const ended of printed)
+        expect(ended.stdout + ended.stderr, describeEnd('a command', ended)).not.toContain(PASSWORD);
       // The report's times come from the database's event log; the HTML page names the journal without the password.
-      const report = JSON.parse(printed[3]!.stdout) as { totals: { duration_ms: number }; items: Array<{ id: string; submitted_at: string | null; duration_ms: number | null }> };
+      const report = JSON.parse(printed[3]!.stdout) as {
+        totals: { duration_ms: number };
+        items: Array<{ id: string; submitted_at: string | null; duration_ms: number | null }>;
+      };
       expect(report.totals.duration_ms).toBeGreaterThan(0);
-      for (const item of report.items) expect(item.submitted_at, item.id).toMatch(/^20\d\d-/), expect(item.duration_ms, item.id).toBeGreaterThanOrEqual(0);
+      for (const item of report.items) {
+        expect(item.submitted_at, item.id).toMatch(/^20\d\d-/);
+        expect(item.duration_ms, item.id).toBeGreaterThanOrEqual(0);
+      }
       const page = join(dir, 'report.html');
       const html = await gbatch(['report', manifest, '--journal', url, '--format', 'html', '--output', page], gateway);
       expect(html.code, describeEnd('report --format html', html)).toBe(0);
-      expect(readFileSync(page, 'utf8')).toMatch(/gbatch report: <span class="job">secret<\/span>[\s\S]*Video task durations/);
+      expect(readFileSync(page, 'utf8')).toMatch(
+        /gbatch report: <span class="job">secret<\/span>[\s\S]*Video task durations/,
+      );
       expect(readFileSync(page, 'utf8')).not.toContain(PASSWORD);
 
       // Nothing in the journal's tables holds it (the run's saved options name the journal without it).
       const tables = ['jobs', 'items', 'events', 'runs', 'runners', 'manifests'];
       for (const table of tables) {
-        const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} t WHERE t::text LIKE $1`, [`%${PASSWORD}%`]);
+        const { rows } = await db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM ${table} t WHERE t::text LIKE $1`,
+          [`%${PASSWORD}%`],
+        );
         expect(rows[0]!.n, `rows of ${table} holding the password`).toBe(0);
       }
-      const { rows: [job] } = await db.query<{ options: string }>(`SELECT options FROM jobs WHERE name = 'secret'`);
+      const {
+        rows: [job],
+      } = await db.query<{ options: string }>(`SELECT options FROM jobs WHERE name = 'secret'`);
       expect(JSON.parse(job!.options).journal).toMatch(/^postgres:\/\/postgres:\*\*\*@/);
       for (const file of readdirSync(out, { recursive: true }) as string[]) {
         expect(readFileSync(join(out, file)).includes(PASSWORD), `${file} holds the password`).toBe(false);

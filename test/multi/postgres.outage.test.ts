@@ -12,19 +12,27 @@ import { pgAvailable, usePgSchema, type PgSchema } from '../helpers/postgres.js'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { DEFAULTS, startHostileGateway, type HostileGateway } from '../hostile/hostile-gateway.js';
 
-interface Held { gw: HostileGateway; release(): void; inFlight(): number }
+interface Held {
+  gw: HostileGateway;
+  release(): void;
+  inFlight(): number;
+}
 
 /** A gateway whose chat answers and polls wait until released; video submissions answer at once. */
 async function holdingGateway(): Promise<Held> {
   let release!: () => void;
-  const held = new Promise<void>((resolve) => { release = resolve; });
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
   let waiting = 0;
-  const hold = (route: typeof DEFAULTS.chat): typeof DEFAULTS.chat => async (req, res, g) => {
-    waiting++;
-    await held;
-    waiting--;
-    await route(req, res, g);
-  };
+  const hold =
+    (route: typeof DEFAULTS.chat): typeof DEFAULTS.chat =>
+    async (req, res, g) => {
+      waiting++;
+      await held;
+      waiting--;
+      await route(req, res, g);
+    };
   const gw = await startHostileGateway({ routes: { chat: hold(DEFAULTS.chat), videoPoll: hold(DEFAULTS.videoPoll) } });
   onTestFinished(() => gw.close());
   return { gw, release, inFlight: () => waiting };
@@ -33,32 +41,45 @@ async function holdingGateway(): Promise<Held> {
 /** Every answer the gateway gave has its id in the journal: each video task id, each chat answer's id. */
 async function expectEveryAnswerKept(db: PgSchema, gw: HostileGateway): Promise<void> {
   const { rows } = await db.query<{ id: string; state: string; task_id: string | null; response: string | null }>(
-    'SELECT id, state, task_id, response::text AS response FROM items');
+    'SELECT id, state, task_id, response::text AS response FROM items',
+  );
   expect(rows.filter((r) => r.state === 'uncertain' || r.state === 'submitting').map((r) => r.id)).toEqual([]);
   const taskIds = new Set(rows.map((r) => r.task_id));
   for (const task of gw.tasks.keys()) expect(taskIds.has(task), `task ${task}`).toBe(true);
   const answerIds = new Set(rows.map((r) => (r.response ? (JSON.parse(r.response) as { id?: string }).id : undefined)));
-  for (const charge of gw.charges.filter((c) => c.kind === 'chat')) expect(answerIds.has(charge.ref), `answer ${charge.ref}`).toBe(true);
+  for (const charge of gw.charges.filter((c) => c.kind === 'chat'))
+    expect(answerIds.has(charge.ref), `answer ${charge.ref}`).toBe(true);
 }
 
 describe.skipIf(!pgAvailable() || !BUILT)('the PostgreSQL journal out of reach mid-run', () => {
   const db = usePgSchema('gbatch_outage');
 
   /** The run reaches the server only through `proxy`: cutting it is an outage of the journal's database. */
-  async function startRun(held: Held, extraEnv: Record<string, string> = {}): Promise<{ run: ReturnType<typeof startCli>; proxy: TcpProxy }> {
+  async function startRun(
+    held: Held,
+    extraEnv: Record<string, string> = {},
+  ): Promise<{ run: ReturnType<typeof startCli>; proxy: TcpProxy }> {
     const ws = workspace();
     const server = new URL(db.url());
     const proxy = await startTcpProxy(server.hostname, Number(server.port || 5432));
     onTestFinished(() => proxy.close());
     const url = db.url().replace(`@${server.host}/`, `@127.0.0.1:${proxy.port}/`);
     const manifest = writeJsonl(ws.path(`outage${proxy.port}.jsonl`), [
-      videoRow('v1', 'A comet'), videoRow('v2', 'A harbour'), ...['c1', 'c2', 'c3', 'c4'].map((id) => chatRow(id, `Question ${id}`)),
+      videoRow('v1', 'A comet'),
+      videoRow('v2', 'A harbour'),
+      ...['c1', 'c2', 'c3', 'c4'].map((id) => chatRow(id, `Question ${id}`)),
     ]);
-    const run = startCli(['run', manifest, '--journal', url, '--out', ws.out, '--poll-interval', '0.05', '--concurrency', '2', '--quiet'],
-      { env: { ...gatewayEnv(held.gw.baseUrl, held.gw.key), ...extraEnv } });
-    onTestFinished(() => { run.child.kill('SIGKILL'); });
+    const run = startCli(
+      ['run', manifest, '--journal', url, '--out', ws.out, '--poll-interval', '0.05', '--concurrency', '2', '--quiet'],
+      { env: { ...gatewayEnv(held.gw.baseUrl, held.gw.key), ...extraEnv } },
+    );
+    onTestFinished(() => {
+      run.child.kill('SIGKILL');
+    });
     // Two chat answers and the videos' polls are held at the gateway: submissions and polls in flight.
-    await held.gw.reached((gw) => gw.count('POST', '/v1/chat/completions') === 2 && gw.count('GET', '/v1/video/generations/') >= 2);
+    await held.gw.reached(
+      (gw) => gw.count('POST', '/v1/chat/completions') === 2 && gw.count('GET', '/v1/video/generations/') >= 2,
+    );
     return { run, proxy };
   }
 
@@ -89,7 +110,9 @@ describe.skipIf(!pgAvailable() || !BUILT)('the PostgreSQL journal out of reach m
     const ended = await run.result;
     expect(ended.code, ended.stderr).toBe(75);
     expect(ended.stderr).not.toMatch(/Unhandled|internal error|\n\s+at /);
-    expect(ended.stderr).toMatch(/the journal's database could not be reached \(.+\) after retrying: nothing more was sent/);
+    expect(ended.stderr).toMatch(
+      /the journal's database could not be reached \(.+\) after retrying: nothing more was sent/,
+    );
     expect(held.gw.count('POST', '/v1/chat/completions')).toBe(2); // nothing was sent after the stop
     await expectEveryAnswerKept(db, held.gw);
   });

@@ -16,12 +16,27 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe.skipIf(!pgAvailable())('resolve on a PostgreSQL journal', () => {
   const db = usePgSchema('gbatch_pgresolve');
 
-  test('another row\'s task is refused; --abandon keeps the bound in the job\'s reserved total; --not-billed releases it', async () => {
+  test("another row's task is refused; --abandon keeps the bound in the job's reserved total; --not-billed releases it", async () => {
     assertBuilt();
     const sim = await startSim();
     const gateway: Gateway = { baseUrl: sim.baseUrl, apiKey: KEY };
     const manifest = writeJsonl(join(dir, 'night.jsonl'), [videoRow('v1', 'a lighthouse')]);
-    const run = () => gbatch(['run', manifest, '--journal', db.url(), '--out', join(dir, 'out'), '--poll-interval', '0.05', '--quiet', '--json'], gateway);
+    const run = () =>
+      gbatch(
+        [
+          'run',
+          manifest,
+          '--journal',
+          db.url(),
+          '--out',
+          join(dir, 'out'),
+          '--poll-interval',
+          '0.05',
+          '--quiet',
+          '--json',
+        ],
+        gateway,
+      );
     const cli = (...args: string[]) => gbatch([...args, '--journal', db.url()], gateway);
     expect((await run()).code).toBe(0);
     appendJsonl(manifest, [videoRow('v2', 'a heron')]);

@@ -30,20 +30,29 @@ describe.skipIf(!pgAvailable())('status and a runner that died', () => {
       const ran = await gbatch(runnerArgs(manifest, db.url(), join(dir, 'out')), gateway);
       expect(ran.code, describeEnd('run', ran)).toBe(0);
       // A runner of this host that died (its process gone) after its rows were done: its row stays behind.
-      await db.query(`INSERT INTO runners (job_id, runner_id, pid, host, process_start, started_at, heartbeat_at, lease_until)
-        SELECT id, $2, $3, $4, NULL, 0, 0, 9999999999999 FROM jobs WHERE name = $1`, ['finished', DEAD_RUNNER, await deadPid(), hostname()]);
+      await db.query(
+        `INSERT INTO runners (job_id, runner_id, pid, host, process_start, started_at, heartbeat_at, lease_until)
+        SELECT id, $2, $3, $4, NULL, 0, 0, 9999999999999 FROM jobs WHERE name = $1`,
+        ['finished', DEAD_RUNNER, await deadPid(), hostname()],
+      );
 
       const status = (...extra: string[]) => gbatch(['status', 'finished', '--journal', db.url(), ...extra], gateway);
       const text = await status();
       expect(text.code, describeEnd('status', text)).toBe(0);
       expect(text.stdout).not.toMatch(/DEAD|take its rows over|takes? them over/);
-      const json = JSON.parse((await status('--json')).stdout) as { runners: Array<{ runner_id: string; alive: boolean; rows: number }> };
+      const json = JSON.parse((await status('--json')).stdout) as {
+        runners: Array<{ runner_id: string; alive: boolean; rows: number }>;
+      };
       expect(json.runners).toEqual([expect.objectContaining({ runner_id: DEAD_RUNNER, alive: false, rows: 0 })]);
 
       // The same dead runner holding a task in flight, and no live runner: the next run takes it over.
       await db.query(`UPDATE items SET state = 'submitted', owner = $1 WHERE id = 'c2'`, [DEAD_RUNNER]);
       const holding = await status();
-      expect(holding.stdout).toMatch(new RegExp(`runner ${DEAD_RUNNER}: pid \\d+ on \\S+, DEAD \\(last heartbeat .+\\), 1 row\\(s\\) held: the next \`gbatch run\` takes them over`));
+      expect(holding.stdout).toMatch(
+        new RegExp(
+          `runner ${DEAD_RUNNER}: pid \\d+ on \\S+, DEAD \\(last heartbeat .+\\), 1 row\\(s\\) held: the next \`gbatch run\` takes them over`,
+        ),
+      );
       expect(holding.stdout).not.toMatch(/the others/);
     } finally {
       await sim.close();

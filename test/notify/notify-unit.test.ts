@@ -20,10 +20,24 @@ function counts(partial: Partial<Record<ItemState, number>>): Record<ItemState, 
 
 function summary(over: Partial<RunSummary> = {}): RunSummary {
   return {
-    job: 'nightly', exitCode: 3, meaning: 'Stopped by the job\'s budget: some items are deferred.', stopReason: 'budget',
-    counts: counts({ downloaded: 7, deferred: 2, failed: 1 }), spendUsd: 4.5, reservedUsd: 0, budgetUsd: 5, estimateUsd: 6.25,
-    startedAt: Date.UTC(2026, 0, 2, 1, 0, 0), endedAt: Date.UTC(2026, 0, 2, 1, 14, 3), journal: 'state/nightly.db', outDir: 'out/nightly',
-    resultsPath: 'out/nightly/results.jsonl', jobArg: 'jobs/nightly.json', sourceArg: 'jobs/nightly.json', host: 'build-1', ...over,
+    job: 'nightly',
+    exitCode: 3,
+    meaning: "Stopped by the job's budget: some items are deferred.",
+    stopReason: 'budget',
+    counts: counts({ downloaded: 7, deferred: 2, failed: 1 }),
+    spendUsd: 4.5,
+    reservedUsd: 0,
+    budgetUsd: 5,
+    estimateUsd: 6.25,
+    startedAt: Date.UTC(2026, 0, 2, 1, 0, 0),
+    endedAt: Date.UTC(2026, 0, 2, 1, 14, 3),
+    journal: 'state/nightly.db',
+    outDir: 'out/nightly',
+    resultsPath: 'out/nightly/results.jsonl',
+    jobArg: 'jobs/nightly.json',
+    sourceArg: 'jobs/nightly.json',
+    host: 'build-1',
+    ...over,
   };
 }
 
@@ -31,11 +45,22 @@ describe('run-ended body', () => {
   test('the contract fields, a text line for Slack-style webhooks, and what needs attention', () => {
     const body = runEndedBody(summary(), redact);
     expect(body).toMatchObject({
-      event: 'run-ended', job: 'nightly', exit_code: 3, stop_reason: 'budget', spend_usd: 4.5, budget_usd: 5, estimate_usd: 6.25,
-      budget_used_pct: 90, duration_s: 843, results: 'out/nightly/results.jsonl', report: 'gbatch report jobs/nightly.json',
+      event: 'run-ended',
+      job: 'nightly',
+      exit_code: 3,
+      stop_reason: 'budget',
+      spend_usd: 4.5,
+      budget_usd: 5,
+      estimate_usd: 6.25,
+      budget_used_pct: 90,
+      duration_s: 843,
+      results: 'out/nightly/results.jsonl',
+      report: 'gbatch report jobs/nightly.json',
     });
     expect(body.counts).toMatchObject({ downloaded: 7, deferred: 2, failed: 1, pending: 0 });
-    expect(body.text.split('\n')[0]).toBe("gbatch nightly: exit 3: Stopped by the job's budget: some items are deferred.");
+    expect(body.text.split('\n')[0]).toBe(
+      "gbatch nightly: exit 3: Stopped by the job's budget: some items are deferred.",
+    );
     expect(body.text).toContain('spent $4.50 of a $5.00 budget (90%), estimate $6.25; took 14m 3s');
     expect(body.attention).toEqual([
       '1 failed, 0 rejected: `gbatch retry jobs/nightly.json --failed --rejected` sends them again',
@@ -49,21 +74,48 @@ describe('run-ended body', () => {
     expect(json).not.toContain(KEY);
     expect(json).not.toContain('Zq81');
     expect(json).toContain('[redacted]');
-    const threshold = JSON.stringify(thresholdBody({
-      job: `j ${KEY}`, thresholdPct: 80, committedUsd: 4, spendUsd: 3, reservedUsd: 1, budgetUsd: 5, counts: counts({}), at: 0, host: 'h',
-    }, redact));
+    const threshold = JSON.stringify(
+      thresholdBody(
+        {
+          job: `j ${KEY}`,
+          thresholdPct: 80,
+          committedUsd: 4,
+          spendUsd: 3,
+          reservedUsd: 1,
+          budgetUsd: 5,
+          counts: counts({}),
+          at: 0,
+          host: 'h',
+        },
+        redact,
+      ),
+    );
     expect(threshold).not.toContain('Zq81');
   });
 
   test('no budget: the money line says so; nothing open, nothing to attend to', () => {
-    const body = runEndedBody(summary({ exitCode: 0, meaning: 'Done: every item is finished.', budgetUsd: null, counts: counts({ downloaded: 3 }) }), redact);
+    const body = runEndedBody(
+      summary({
+        exitCode: 0,
+        meaning: 'Done: every item is finished.',
+        budgetUsd: null,
+        counts: counts({ downloaded: 3 }),
+      }),
+      redact,
+    );
     expect(body.budget_used_pct).toBeNull();
     expect(body.text).toContain('spent $4.50 (no budget)');
     expect(body.attention).toEqual([]);
   });
 
   test('attention names the command for each kind of trouble', () => {
-    const lines = attentionFor({ jobArg: '--state /srv/j.db', sourceArg: "'my rows.csv'", exitCode: 4, meaning: 'x', counts: counts({ uncertain: 2, pending: 3, invalid: 1 }) });
+    const lines = attentionFor({
+      jobArg: '--state /srv/j.db',
+      sourceArg: "'my rows.csv'",
+      exitCode: 4,
+      meaning: 'x',
+      counts: counts({ uncertain: 2, pending: 3, invalid: 1 }),
+    });
     expect(lines).toEqual([
       '2 uncertain (the gateway may hold them): `gbatch status --state /srv/j.db` lists them with the `gbatch resolve` commands that decide them',
       "1 invalid row(s): fix the manifest (`gbatch plan 'my rows.csv'` lists them)",
@@ -83,12 +135,21 @@ describe('retry policy', () => {
     expect(nextStep({ status: 500 }, 20, 0, policy, 0, () => 1)).toEqual({ kind: 'retry', delayMs: policy.maxDelayMs });
   });
   test('a 4xx is not asked again, except 429, which waits its Retry-After (capped)', () => {
-    expect(nextStep({ status: 404 }, 1, 0, policy, 0, half)).toEqual({ kind: 'give-up', reason: 'HTTP 404, not retried' });
+    expect(nextStep({ status: 404 }, 1, 0, policy, 0, half)).toEqual({
+      kind: 'give-up',
+      reason: 'HTTP 404, not retried',
+    });
     expect(nextStep({ status: 429, retryAfter: '3' }, 1, 0, policy, 0, half)).toEqual({ kind: 'retry', delayMs: 3000 });
-    expect(nextStep({ status: 429, retryAfter: '600' }, 1, 0, policy, 0, half)).toEqual({ kind: 'retry', delayMs: policy.maxDelayMs });
+    expect(nextStep({ status: 429, retryAfter: '600' }, 1, 0, policy, 0, half)).toEqual({
+      kind: 'retry',
+      delayMs: policy.maxDelayMs,
+    });
   });
   test('a wait that would end past the total bound gives up instead', () => {
-    expect(nextStep({ status: 500 }, 4, 29_000, policy, 0, () => 1)).toEqual({ kind: 'give-up', reason: 'HTTP 500 after 4 attempt(s)' });
+    expect(nextStep({ status: 500 }, 4, 29_000, policy, 0, () => 1)).toEqual({
+      kind: 'give-up',
+      reason: 'HTTP 500 after 4 attempt(s)',
+    });
   });
 });
 
@@ -108,8 +169,9 @@ describe('budget thresholds', () => {
 
 describe('flags', () => {
   test('URLs must be http(s); the error never repeats the URL (its path may be its secret)', () => {
-    expect(parseNotifySettings({ notify: ['https://hooks.example/services/T0/B0/secret'], 'notify-at': '80,50,80' }))
-      .toEqual({ urls: ['https://hooks.example/services/T0/B0/secret'], thresholds: [50, 80] });
+    expect(
+      parseNotifySettings({ notify: ['https://hooks.example/services/T0/B0/secret'], 'notify-at': '80,50,80' }),
+    ).toEqual({ urls: ['https://hooks.example/services/T0/B0/secret'], thresholds: [50, 80] });
     for (const bad of ['ftp://host/secret-token', 'not a url secret-token', 'https://user:secret-token@host/']) {
       let error: unknown;
       try {
@@ -134,12 +196,21 @@ describe('flags', () => {
 });
 
 describe('job files', () => {
-  test('a repeatable option takes a list; the command line\'s list replaces it; a list for a single-valued option is refused', () => {
+  test("a repeatable option takes a list; the command line's list replaces it; a list for a single-valued option is refused", () => {
     const ws = workspace();
     const job = ws.path('nightly.json');
-    writeFileSync(job, JSON.stringify({ manifest: 'rows.csv', options: { notify: ['https://a.example/x', 'https://b.example/y'], 'notify-at': 80 } }));
+    writeFileSync(
+      job,
+      JSON.stringify({
+        manifest: 'rows.csv',
+        options: { notify: ['https://a.example/x', 'https://b.example/y'], 'notify-at': 80 },
+      }),
+    );
     const now = new Date();
-    expect(resolveJob(job, {}, now, {}).flags).toMatchObject({ notify: ['https://a.example/x', 'https://b.example/y'], 'notify-at': '80' });
+    expect(resolveJob(job, {}, now, {}).flags).toMatchObject({
+      notify: ['https://a.example/x', 'https://b.example/y'],
+      'notify-at': '80',
+    });
     expect(resolveJob(job, { notify: ['https://c.example/z'] }, now, {}).flags.notify).toEqual(['https://c.example/z']);
     expect(resolveJob(job, { notify: [] }, now, {}).flags.notify).toHaveLength(2);
     writeFileSync(job, JSON.stringify({ manifest: 'rows.csv', options: { budget: [1, 2] } }));

@@ -20,7 +20,11 @@ async function send(url: string) {
   };
   try {
     const started = clock.now();
-    const sending = postNotification(url, JSON.stringify({ text: 'hi', job: 'j' }), policy, { dispatcher: agent, clock, random: () => 1 });
+    const sending = postNotification(url, JSON.stringify({ text: 'hi', job: 'j' }), policy, {
+      dispatcher: agent,
+      clock,
+      random: () => 1,
+    });
     const outcome = await drive(clock, sending, 'next-sleeper');
     return { ...outcome, waits, elapsedMs: clock.now() - started };
   } finally {
@@ -30,7 +34,12 @@ async function send(url: string) {
 
 test('a 404 is given up at once; a 429 is tried again after its Retry-After', async () => {
   const refusing = await startHook([404]);
-  expect(await send(refusing.url)).toMatchObject({ ok: false, attempts: 1, reason: 'HTTP 404, not retried', waits: [] });
+  expect(await send(refusing.url)).toMatchObject({
+    ok: false,
+    attempts: 1,
+    reason: 'HTTP 404, not retried',
+    waits: [],
+  });
   expect(refusing.received).toHaveLength(1);
 
   const limited = await startHook([429]);

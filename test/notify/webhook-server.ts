@@ -18,21 +18,28 @@ export async function startHook(script: Answer[], then: Answer = 200): Promise<H
   const hanging: ServerResponse[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let text = '';
-    req.setEncoding('utf8').on('data', (d: string) => { text += d; }).on('end', () => {
-      const answer = script[received.length] ?? then;
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = text;
-      }
-      received.push({ body, answer, at: Date.now() });
-      if (answer === 'hang') {
-        hanging.push(res);
-        return;
-      }
-      res.writeHead(answer, { 'content-type': 'text/plain', ...(answer === 429 ? { 'retry-after': '1' } : {}) }).end(answer === 200 ? 'ok' : 'no');
-    });
+    req
+      .setEncoding('utf8')
+      .on('data', (d: string) => {
+        text += d;
+      })
+      .on('end', () => {
+        const answer = script[received.length] ?? then;
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          body = text;
+        }
+        received.push({ body, answer, at: Date.now() });
+        if (answer === 'hang') {
+          hanging.push(res);
+          return;
+        }
+        res
+          .writeHead(answer, { 'content-type': 'text/plain', ...(answer === 429 ? { 'retry-after': '1' } : {}) })
+          .end(answer === 200 ? 'ok' : 'no');
+      });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   onTestFinished(async () => {

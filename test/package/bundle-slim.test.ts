@@ -9,10 +9,18 @@ import { ROOT } from '../e2e/helpers/workspace.js';
 
 const BUNDLE = join(ROOT, 'dist', 'bundle');
 
-test.skipIf(!BUILT)("the bundle holds neither undici's websockets, mocks, caches and cookies nor zod's other locales", () => {
-  const sources = readdirSync(BUNDLE).filter((f) => f.endsWith('.js')).map((f) => readFileSync(join(BUNDLE, f), 'utf8')).join('\n');
-  expect(sources).toMatch(/node_modules\/undici\/lib\/dispatcher\/pool\.js/);
-  expect(sources).not.toMatch(/node_modules\/undici\/lib\/(web\/websocket|web\/cookies|web\/eventsource|mock|cache)\//);
-  expect(sources).toMatch(/node_modules\/zod\/v4\/locales\/en\.js/);
-  expect(sources).not.toMatch(/node_modules\/zod\/v4\/locales\/(?!en\.js)[a-z-]+\.js/);
-});
+test.skipIf(!BUILT)(
+  "the bundle holds neither undici's websockets, mocks, caches and cookies nor zod's other locales",
+  () => {
+    const sources = readdirSync(BUNDLE)
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => readFileSync(join(BUNDLE, f), 'utf8'))
+      .join('\n');
+    expect(sources).toMatch(/node_modules\/undici\/lib\/dispatcher\/pool\.js/);
+    expect(sources).not.toMatch(
+      /node_modules\/undici\/lib\/(web\/websocket|web\/cookies|web\/eventsource|mock|cache)\//,
+    );
+    expect(sources).toMatch(/node_modules\/zod\/v4\/locales\/en\.js/);
+    expect(sources).not.toMatch(/node_modules\/zod\/v4\/locales\/(?!en\.js)[a-z-]+\.js/);
+  },
+);

@@ -11,31 +11,65 @@ function fakeContext() {
   const clock = new ManualClock(0);
   const written: Change[] = [];
   const ctx = {
-    clock, events: new EventEmitter<RunEvents>(), submitStop: new AbortController(), stop: new AbortController(),
-    commits: { write: async (change: Change, item: Item) => { written.push(change); return { ...item, state: 'pending' }; } },
+    clock,
+    events: new EventEmitter<RunEvents>(),
+    submitStop: new AbortController(),
+    stop: new AbortController(),
+    commits: {
+      write: async (change: Change, item: Item) => {
+        written.push(change);
+        return { ...item, state: 'pending' };
+      },
+    },
   } as unknown as RunContext;
   return { ctx, clock, written };
 }
 
-const POLICY = { retryFailed: 2, resubmitUncertainText: true, maxAutoResubmits: 3, baseDelayMs: 1000, maxDelayMs: 60_000 };
+const POLICY = {
+  retryFailed: 2,
+  resubmitUncertainText: true,
+  maxAutoResubmits: 3,
+  baseDelayMs: 1000,
+  maxDelayMs: 60_000,
+};
 const video = (state: Item['state'], extra: Partial<Item> = {}) =>
-  ({ id: 'v', kind: 'video', state, attempts: 1, autoResubmits: 0, lastError: { message: 'failed' }, ...extra }) as unknown as Item;
+  ({
+    id: 'v',
+    kind: 'video',
+    state,
+    attempts: 1,
+    autoResubmits: 0,
+    lastError: { message: 'failed' },
+    ...extra,
+  }) as unknown as Item;
 
 describe('AutoRetries', () => {
   it('requeues a refunded video failure after 1 s, then after 2 s, then no more', async () => {
     const { ctx, clock, written } = fakeContext();
     const retries = new AutoRetries(ctx, POLICY);
-    for (const [retry, wait] of [[1, 1000], [2, 2000]] as const) {
+    for (const [retry, wait] of [
+      [1, 1000],
+      [2, 2000],
+    ] as const) {
       ctx.events.emit('transition', video('failed'), 'running');
       let moved = false;
-      const next = retries.next(() => false).then((more) => { moved = more; });
+      const next = retries
+        .next(() => false)
+        .then((more) => {
+          moved = more;
+        });
       await clock.waitForSleepers(1);
       await clock.advance(wait - 1);
       expect(written).toHaveLength(retry - 1);
       await clock.advance(1);
       await next;
       expect(moved).toBe(true);
-      expect(written[retry - 1]).toMatchObject({ id: 'v', event: 'requeue', expect: 'failed', detail: { by: 'retry-policy', retry } });
+      expect(written[retry - 1]).toMatchObject({
+        id: 'v',
+        event: 'requeue',
+        expect: 'failed',
+        detail: { by: 'retry-policy', retry },
+      });
     }
     ctx.events.emit('transition', video('failed'), 'running'); // a third failure: the allowance is spent
     expect(await retries.next(() => false)).toBe(false);
@@ -47,7 +81,11 @@ describe('AutoRetries', () => {
     const retries = new AutoRetries(ctx, POLICY);
     let busy = true;
     let ended: boolean | undefined;
-    const next = retries.next(() => busy).then((more) => { ended = more; });
+    const next = retries
+      .next(() => busy)
+      .then((more) => {
+        ended = more;
+      });
     await Promise.resolve();
     expect(ended).toBeUndefined();
     busy = false;
@@ -73,7 +111,14 @@ describe('AutoRetries', () => {
     await clock.waitForSleepers(1);
     await clock.advance(1000);
     expect(await next).toBe(true);
-    expect(written).toEqual([expect.objectContaining({ id: 'c', event: 'resubmit', expect: 'uncertain', patch: { autoResubmits: 1, reservedUsd: 0 } })]);
+    expect(written).toEqual([
+      expect.objectContaining({
+        id: 'c',
+        event: 'resubmit',
+        expect: 'uncertain',
+        patch: { autoResubmits: 1, reservedUsd: 0 },
+      }),
+    ]);
     ctx.events.emit('transition', video('failed'), 'running');
     ctx.submitStop.abort('deadline');
     expect(await retries.next(() => true)).toBe(false);

@@ -4,7 +4,9 @@ import { BudgetGuard } from '../../src/pipeline/budget-guard.js';
 /** Whether `promise` has settled by the time already-queued work has run. */
 async function isSettled(promise: Promise<unknown>): Promise<boolean> {
   let settled = false;
-  void promise.then(() => { settled = true; });
+  void promise.then(() => {
+    settled = true;
+  });
   await new Promise((resolve) => setImmediate(resolve));
   return settled;
 }

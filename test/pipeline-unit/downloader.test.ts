@@ -25,8 +25,14 @@ function fakeContext(lanes: number) {
       return new Promise((resolve) => {
         transfers.set(taskId, {
           id: taskId,
-          receive: () => { log.push(`received ${taskId}`); options.onReceived?.(); },
-          finish: () => { log.push(`in place ${taskId}`); resolve({ bytes: 1, sha256: 'ab', source: 'content' }); },
+          receive: () => {
+            log.push(`received ${taskId}`);
+            options.onReceived?.();
+          },
+          finish: () => {
+            log.push(`in place ${taskId}`);
+            resolve({ bytes: 1, sha256: 'ab', source: 'content' });
+          },
         });
         started.emit('start', taskId);
       });
@@ -39,17 +45,25 @@ function fakeContext(lanes: number) {
     },
   };
   const ctx = {
-    gateway, commits, clock: systemClock, random: () => 0.5,
+    gateway,
+    commits,
+    clock: systemClock,
+    random: () => 0.5,
     journal: { annotate: () => undefined },
     events: new EventEmitter<RunEvents>(),
     settings: { outDir: '/tmp/gbatch-downloader-test', downloadConcurrency: lanes, pollIntervalMs: 10 },
-    hardStop: new AbortController(), stop: new AbortController(),
+    hardStop: new AbortController(),
+    stop: new AbortController(),
   } as unknown as RunContext;
-  const nextStart = () => new Promise<Transfer>((resolve) => started.once('start', (id: string) => setImmediate(() => resolve(transfers.get(id)!))));
+  const nextStart = () =>
+    new Promise<Transfer>((resolve) =>
+      started.once('start', (id: string) => setImmediate(() => resolve(transfers.get(id)!))),
+    );
   return { ctx, log, nextStart };
 }
 
-const item = (n: number) => ({ id: `row${n}`, taskId: `task${n}`, resultUrl: null, state: 'succeeded' }) as unknown as Item;
+const item = (n: number) =>
+  ({ id: `row${n}`, taskId: `task${n}`, resultUrl: null, state: 'succeeded' }) as unknown as Item;
 
 describe('Downloader', () => {
   it('one lane: the next transfer starts once the bytes are in, before the file is in place', async () => {
@@ -68,7 +82,9 @@ describe('Downloader', () => {
     // One file is already finishing, as many as there are lanes: the second keeps its slot.
     let thirdStarted = false;
     next = nextStart();
-    void next.then(() => { thirdStarted = true; });
+    void next.then(() => {
+      thirdStarted = true;
+    });
     second.receive();
     await new Promise((resolve) => setImmediate(resolve));
     expect(thirdStarted).toBe(false);
@@ -79,8 +95,18 @@ describe('Downloader', () => {
     third.finish();
     await downloader.idle();
     expect(log).toEqual([
-      'start task1', 'received task1', 'start task2', 'received task2',
-      'in place task1', 'in place task2', 'store task1', 'store task2', 'start task3', 'received task3', 'in place task3', 'store task3',
+      'start task1',
+      'received task1',
+      'start task2',
+      'received task2',
+      'in place task1',
+      'in place task2',
+      'store task1',
+      'store task2',
+      'start task3',
+      'received task3',
+      'in place task3',
+      'store task3',
     ]);
   });
 
@@ -92,7 +118,9 @@ describe('Downloader', () => {
     const only = await next;
     only.receive();
     let idle = false;
-    const waiting = downloader.idle().then(() => { idle = true; });
+    const waiting = downloader.idle().then(() => {
+      idle = true;
+    });
     await new Promise((resolve) => setImmediate(resolve));
     expect(idle).toBe(false);
     only.finish();

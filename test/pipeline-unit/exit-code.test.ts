@@ -7,7 +7,7 @@ function counts(some: Partial<Record<ItemState, number>>): Record<ItemState, num
 }
 
 describe('exitCodeFor', () => {
-  it('uses the contract\'s numbers', () => {
+  it("uses the contract's numbers", () => {
     expect(EXIT).toEqual({ ok: 0, someFailed: 1, usage: 2, budget: 3, uncertain: 4, inFlight: 75 });
   });
 

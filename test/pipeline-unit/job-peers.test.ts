@@ -14,16 +14,28 @@ function peers(heldFor: number) {
     journal: {
       capabilities: { sharedRunners: true, notesAfterLoss: true },
       coordination: {
-        submissionsStopped: async () => undefined, pauseAccount: async () => {}, accountPause: async () => 0,
+        submissionsStopped: async () => undefined,
+        pauseAccount: async () => {},
+        accountPause: async () => 0,
         jobMoney: async () => ({ reservedUsd: 0, actualUsd: 0, inFlight: false }),
       },
-      membership: { othersWork: async () => ({ held: looks++ < heldFor ? 2 : 0, claimable: 0 }), sweep: async () => none },
+      membership: {
+        othersWork: async () => ({ held: looks++ < heldFor ? 2 : 0, claimable: 0 }),
+        sweep: async () => none,
+      },
     },
     budget: new BudgetGuard(undefined, { reservedUsd: 0, actualUsd: 0 }),
     gateway: { pausedUntil: () => 0 },
-    clock: { now: () => 0, sleep: async (ms: number) => { sleeps.push(ms); } },
+    clock: {
+      now: () => 0,
+      sleep: async (ms: number) => {
+        sleeps.push(ms);
+      },
+    },
     events: new EventEmitter(),
-    stop: new AbortController(), submitStop: new AbortController(), account: 'acct',
+    stop: new AbortController(),
+    submitStop: new AbortController(),
+    account: 'acct',
   } as unknown as RunContext;
   const lanes = { poll: () => {}, download: () => {}, answered: () => {}, balanceRanOut: () => {} };
   return { peers: new JobPeers(ctx, lanes, 500), sleeps };

@@ -20,7 +20,9 @@ describe('LaneFailures', () => {
     expect(submitStop.signal.aborted && stop.signal.aborted).toBe(true);
     failures.trip(new Error('an echo of the same cause'));
     expect(failures.failure).toBe(first);
-    expect(lines).toEqual(['stopping: database out of reach; no new submissions, polls or downloads; answers in flight are kept in the journal']);
+    expect(lines).toEqual([
+      'stopping: database out of reach; no new submissions, polls or downloads; answers in flight are kept in the journal',
+    ]);
     expect(() => failures.rethrow()).toThrow(first);
   });
 

@@ -47,7 +47,13 @@ describe('MinHeap', () => {
 
   it('orders records by the given comparator (the poller\'s "next poll due at")', () => {
     const heap = new MinHeap<{ at: number; id: string }>((a, b) => a.at < b.at);
-    for (const [at, id] of [[30, 'c'], [10, 'a'], [20, 'b'], [5, 'z']] as const) heap.push({ at, id });
+    for (const [at, id] of [
+      [30, 'c'],
+      [10, 'a'],
+      [20, 'b'],
+      [5, 'z'],
+    ] as const)
+      heap.push({ at, id });
     expect([heap.pop(), heap.pop(), heap.pop(), heap.pop()].map((d) => d!.id)).toEqual(['z', 'a', 'b', 'c']);
   });
 });

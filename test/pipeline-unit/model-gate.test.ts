@@ -52,10 +52,15 @@ describe('ModelLanes', () => {
     const stop = new AbortController();
     const sent: string[] = [];
     const releases = new Map<string, () => void>();
-    const lanes = new ModelLanes(new ModelGate(limitsOf('video-pro=2'), clock), clock, async (item, release) => {
-      sent.push(item.id);
-      releases.set(item.id, release);
-    }, stop.signal);
+    const lanes = new ModelLanes(
+      new ModelGate(limitsOf('video-pro=2'), clock),
+      clock,
+      async (item, release) => {
+        sent.push(item.id);
+        releases.set(item.id, release);
+      },
+      stop.signal,
+    );
     lanes.offer(row('v1', 'video-pro', 1));
     lanes.offer(row('v2', 'video-pro', 2));
     lanes.offer(row('v3', 'video-pro', 3));
@@ -73,10 +78,15 @@ describe('ModelLanes', () => {
     const clock = new ManualClock();
     const stop = new AbortController();
     const sent: string[] = [];
-    const lanes = new ModelLanes(new ModelGate(limitsOf('chat-small=60rpm'), clock), clock, async (item, release) => {
-      sent.push(item.id);
-      release();
-    }, stop.signal);
+    const lanes = new ModelLanes(
+      new ModelGate(limitsOf('chat-small=60rpm'), clock),
+      clock,
+      async (item, release) => {
+        sent.push(item.id);
+        release();
+      },
+      stop.signal,
+    );
     for (const id of ['c1', 'c2', 'c3']) lanes.offer(row(id, 'chat-small', 0));
     expect(sent).toEqual(['c1']);
     await clock.advance(999);
@@ -93,12 +103,19 @@ describe('ModelLanes', () => {
     const clock = new ManualClock();
     const stop = new AbortController();
     let release: (() => void) | undefined;
-    const lanes = new ModelLanes(new ModelGate(limitsOf('video-pro=1'), clock), clock, async (_item, r) => {
-      release = r;
-    }, stop.signal);
+    const lanes = new ModelLanes(
+      new ModelGate(limitsOf('video-pro=1'), clock),
+      clock,
+      async (_item, r) => {
+        release = r;
+      },
+      stop.signal,
+    );
     for (let i = 0; i <= 256; i++) lanes.offer(row(`v${i}`, 'video-pro', i));
     let roomy = false;
-    const waiting = lanes.room().then(() => { roomy = true; });
+    const waiting = lanes.room().then(() => {
+      roomy = true;
+    });
     await Promise.resolve();
     expect(roomy).toBe(false);
     release!();

@@ -22,9 +22,13 @@ function setup(settings: { rpm?: number; pollRpm?: number } = {}) {
   const polls: Array<{ at: number; taskId: string }> = [];
   const items = new Map<string, Item>();
   const ctx = {
-    clock, random: evenRandom(), events: new EventEmitter<RunEvents>(),
+    clock,
+    random: evenRandom(),
+    events: new EventEmitter<RunEvents>(),
     settings: { pollIntervalMs: INTERVAL_MS, pollConcurrency: 64, ...settings },
-    stop: new AbortController(), submitStop: new AbortController(), hardStop: new AbortController(),
+    stop: new AbortController(),
+    submitStop: new AbortController(),
+    hardStop: new AbortController(),
     pacers: requestPacers(settings, undefined, 'acct', clock),
     gateway: {
       getTask: async (taskId: string) => {
@@ -33,7 +37,9 @@ function setup(settings: { rpm?: number; pollRpm?: number } = {}) {
       },
     },
     journal: { get: async (id: string) => items.get(id) },
-    laneFailed: (err: unknown) => { throw err; },
+    laneFailed: (err: unknown) => {
+      throw err;
+    },
   } as unknown as RunContext;
   const poller = new Poller(ctx, () => undefined);
   for (let n = 0; n < TASKS; n++) {
@@ -74,7 +80,8 @@ describe('Poller: polls spread and paced', () => {
     await runFor(t, 120_000);
     const times = t.polls.map((p) => p.at);
     expect(times.length).toBeGreaterThan(100); // paced, not stalled
-    for (const from of times) expect(times.filter((at) => at >= from && at < from + 60_000).length).toBeLessThanOrEqual(60);
+    for (const from of times)
+      expect(times.filter((at) => at >= from && at < from + 60_000).length).toBeLessThanOrEqual(60);
   });
 
   it('--poll-rpm caps polls on its own, without --rpm', async () => {

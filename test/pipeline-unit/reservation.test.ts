@@ -9,21 +9,35 @@ import { makeItem } from '../journal/helpers.js';
 const MINI_BOUND = 0.459421875;
 
 describe('reservationFor: the bound, the request that keeps it, and the drift seen', () => {
-  const video = makeItem({ kind: 'video', model: 'video-mini', estimateUsd: 0.18417168, request: { model: 'video-mini', prompt: 'p', resolution: '720p' } });
+  const video = makeItem({
+    kind: 'video',
+    model: 'video-mini',
+    estimateUsd: 0.18417168,
+    request: { model: 'video-mini', prompt: 'p', resolution: '720p' },
+  });
 
   it('under a budget a video without a duration reserves its 5 s bound and is sent with duration 5', () => {
     expect(reservationFor(video, BUILTIN_PRICING, { budgeted: true, mayOverrun: false })).toEqual({
-      usd: MINI_BOUND, request: { model: 'video-mini', prompt: 'p', resolution: '720p', duration: 5 }, durationAdded: 'duration',
+      usd: MINI_BOUND,
+      request: { model: 'video-mini', prompt: 'p', resolution: '720p', duration: 5 },
+      durationAdded: 'duration',
     });
   });
 
   it('without a budget the request goes as written and no drift scales it', () => {
-    expect(reservationFor(video, BUILTIN_PRICING, { budgeted: false, mayOverrun: false, driftRatio: 2 })).toEqual({ usd: MINI_BOUND, request: video.request });
+    expect(reservationFor(video, BUILTIN_PRICING, { budgeted: false, mayOverrun: false, driftRatio: 2 })).toEqual({
+      usd: MINI_BOUND,
+      request: video.request,
+    });
   });
 
   it('a drift of x2 seen: the reservation doubles (the bound, or the estimate under --budget-may-overrun)', () => {
-    expect(reservationFor(video, BUILTIN_PRICING, { budgeted: true, mayOverrun: false, driftRatio: 2 }).usd).toBe(0.91884375);
-    expect(reservationFor(video, BUILTIN_PRICING, { budgeted: true, mayOverrun: true, driftRatio: 2 }).usd).toBe(0.36834336);
+    expect(reservationFor(video, BUILTIN_PRICING, { budgeted: true, mayOverrun: false, driftRatio: 2 }).usd).toBe(
+      0.91884375,
+    );
+    expect(reservationFor(video, BUILTIN_PRICING, { budgeted: true, mayOverrun: true, driftRatio: 2 }).usd).toBe(
+      0.36834336,
+    );
   });
 });
 

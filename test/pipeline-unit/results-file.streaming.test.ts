@@ -20,8 +20,22 @@ function lazyRows(sizes: number[], from = 0) {
       for (const [i, size] of sizes.entries()) {
         if (i < from) continue;
         state.pulled++;
-        yield { seq: i + 1, id: `r${i}`, kind: 'chat', state: 'downloaded', response: 'x'.repeat(size), response_status: 200, request_id: null,
-          last_error: null, task_id: null, final_resolution: null, output_path: null, sha256: null, bytes: null, meta: null };
+        yield {
+          seq: i + 1,
+          id: `r${i}`,
+          kind: 'chat',
+          state: 'downloaded',
+          response: 'x'.repeat(size),
+          response_status: 200,
+          request_id: null,
+          last_error: null,
+          task_id: null,
+          final_resolution: null,
+          output_path: null,
+          sha256: null,
+          bytes: null,
+          meta: null,
+        };
       }
     } finally {
       state.closed = true;
@@ -47,8 +61,20 @@ describe('writeResultsFile with huge bodies', () => {
   it('rebuilds ten 54 MB answers (540 MB in all, past the ~536.9 M characters of the longest V8 string) without one string of them, a page per body', async () => {
     const bodyText = `{"content":"${'x'.repeat(54_000_000)}"}`;
     const rows: ResultRow[] = Array.from({ length: 10 }, (_, i) => ({
-      seq: i + 1, id: `big-${i}`, kind: 'chat', state: 'downloaded', response: bodyText, response_status: 200, request_id: null,
-      last_error: null, task_id: null, final_resolution: null, output_path: null, sha256: null, bytes: null, meta: null,
+      seq: i + 1,
+      id: `big-${i}`,
+      kind: 'chat',
+      state: 'downloaded',
+      response: bodyText,
+      response_status: 200,
+      request_id: null,
+      last_error: null,
+      task_id: null,
+      final_resolution: null,
+      output_path: null,
+      sha256: null,
+      bytes: null,
+      meta: null,
     }));
     // What each page pulled from the journal before it was written.
     const pageSizes: number[] = [];
@@ -71,7 +97,8 @@ describe('writeResultsFile with huge bodies', () => {
 
     expect(pageSizes).toEqual([...Array(10).fill(1), 0]); // one body per page, then the empty end
     const lineBytes = (seq: number) =>
-      `{"id":"batch_req_${seq}","custom_id":"big-${seq - 1}","response":{"status_code":200,"request_id":null,"body":${bodyText}},"error":null}\n`.length;
+      `{"id":"batch_req_${seq}","custom_id":"big-${seq - 1}","response":{"status_code":200,"request_id":null,"body":${bodyText}},"error":null}\n`
+        .length;
     const total = rows.reduce((sum, r) => sum + lineBytes(r.seq), 0);
     expect(total).toBeGreaterThan(2 ** 29); // more than any one string can hold
     expect(statSync(resultsPath(out)).size).toBe(total);

@@ -15,7 +15,10 @@ const tmp = useTempDir();
 function submitted(count: number) {
   const journal = tmp.open();
   const ids = Array.from({ length: count }, (_, i) => `row-${i}`);
-  ingest(journal, ids.map((id) => entry(id)));
+  ingest(
+    journal,
+    ids.map((id) => entry(id)),
+  );
   journal.apply(ids.map((id) => submitChange(journal.get(id)!)));
   const hooks = { rebuilds: 0, duringRebuild: (_first: boolean): void => {} };
   const rows = journal.results;
@@ -27,8 +30,14 @@ function submitted(count: number) {
   };
   const outDir = join(tmp.dir(), 'out');
   const store = journal.store;
-  const ctx = { journal: store, commits: new CommitQueue(store), settings: { outDir }, events: new EventEmitter<RunEvents>() } as unknown as RunContext;
-  const answer = (id: string) => journal.apply([{ id, event: 'complete', patch: { response: { text: id }, responseStatus: 200 } }]);
+  const ctx = {
+    journal: store,
+    commits: new CommitQueue(store),
+    settings: { outDir },
+    events: new EventEmitter<RunEvents>(),
+  } as unknown as RunContext;
+  const answer = (id: string) =>
+    journal.apply([{ id, event: 'complete', patch: { response: { text: id }, responseStatus: 200 } }]);
   return { journal, ids, ctx, hooks, outDir, answer };
 }
 
@@ -71,7 +80,12 @@ describe('ResultsWriter', () => {
   it('a rebuild that cannot write stops the run through OutputStop: flush() and close() never reject, answers stay succeeded', async () => {
     const { journal, ids, ctx, answer } = submitted(3);
     writeFileSync(join(tmp.dir(), 'a-file'), 'not a directory');
-    const stopping = { ...ctx, settings: { outDir: join(tmp.dir(), 'a-file', 'out') }, submitStop: new AbortController(), stop: new AbortController() } as RunContext;
+    const stopping = {
+      ...ctx,
+      settings: { outDir: join(tmp.dir(), 'a-file', 'out') },
+      submitStop: new AbortController(),
+      stop: new AbortController(),
+    } as RunContext;
     const outputs = new OutputStop(stopping);
     const writer = new ResultsWriter(stopping, 60_000, 1, outputs);
     answer(ids[0]!);
@@ -80,7 +94,9 @@ describe('ResultsWriter', () => {
     await writer.close();
 
     expect(outputs.failure).toMatchObject({ code: 'ENOTDIR', exitCode: 2 });
-    expect(outputs.failure!.message).toMatch(/a-file\/out\/results\.jsonl: a part of the path is not a directory \(ENOTDIR\)$/);
+    expect(outputs.failure!.message).toMatch(
+      /a-file\/out\/results\.jsonl: a part of the path is not a directory \(ENOTDIR\)$/,
+    );
     expect(stopping.submitStop.signal.aborted).toBe(true);
     expect(stopping.stop.signal.aborted).toBe(true);
     expect(journal.get(ids[0]!)!.state).toBe('succeeded');

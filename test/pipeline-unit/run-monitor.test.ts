@@ -16,18 +16,48 @@ const T0 = 1_000_000;
 
 function item(id: string, kind: Item['kind'], state: ItemState, extra: Partial<Item> = {}): Item {
   return {
-    seq: 1, id, kind, model: kind === 'video' ? 'video-mini' : 'chat-small', request: {}, contentHash: '', sourceFile: 'm.jsonl', sourceLine: 1,
-    state, attempts: 1, autoResubmits: 0, taskId: null, resolution: kind === 'video' ? '480p' : null, hasReferenceVideo: false,
-    estimateUsd: kind === 'video' ? 1 : 0.01, reservedUsd: 0, priceSnapshot: null, actualUsd: null, totalTokens: null, finalResolution: null,
-    gatewayChargeUsd: null, resultUrl: null, response: null, responseStatus: null, requestId: null, outputPath: null, sha256: null, bytes: null,
-    lastError: null, unmetered: false, updatedAt: T0, ...extra,
+    seq: 1,
+    id,
+    kind,
+    model: kind === 'video' ? 'video-mini' : 'chat-small',
+    request: {},
+    contentHash: '',
+    sourceFile: 'm.jsonl',
+    sourceLine: 1,
+    state,
+    attempts: 1,
+    autoResubmits: 0,
+    taskId: null,
+    resolution: kind === 'video' ? '480p' : null,
+    hasReferenceVideo: false,
+    estimateUsd: kind === 'video' ? 1 : 0.01,
+    reservedUsd: 0,
+    priceSnapshot: null,
+    actualUsd: null,
+    totalTokens: null,
+    finalResolution: null,
+    gatewayChargeUsd: null,
+    resultUrl: null,
+    response: null,
+    responseStatus: null,
+    requestId: null,
+    outputPath: null,
+    sha256: null,
+    bytes: null,
+    lastError: null,
+    unmetered: false,
+    updatedAt: T0,
+    ...extra,
   };
 }
 
 function setup(rows: Item[], options: { pausedUntil?: number; submittedAt?: Record<string, number> } = {}) {
   const clock = new ManualClock(T0);
   const events = new EventEmitter<RunEvents>();
-  const counts = Object.fromEntries(ITEM_STATES.map((s) => [s, rows.filter((r) => r.state === s).length])) as Record<ItemState, number>;
+  const counts = Object.fromEntries(ITEM_STATES.map((s) => [s, rows.filter((r) => r.state === s).length])) as Record<
+    ItemState,
+    number
+  >;
   const journal = {
     counts: async () => ({ ...counts }),
     reportSums: async () => ({
@@ -38,17 +68,28 @@ function setup(rows: Item[], options: { pausedUntil?: number; submittedAt?: Reco
       ],
     }),
     async *iterate(filter: { states?: ItemState[]; kinds?: string[] }) {
-      for (const r of rows) if ((!filter.states || filter.states.includes(r.state)) && (!filter.kinds || filter.kinds.includes(r.kind))) yield r;
+      for (const r of rows)
+        if ((!filter.states || filter.states.includes(r.state)) && (!filter.kinds || filter.kinds.includes(r.kind)))
+          yield r;
     },
-    lastSubmitTimes: async (ids: string[]) => new Map(ids.filter((id) => options.submittedAt?.[id] !== undefined).map((id) => [id, options.submittedAt![id]!])),
+    lastSubmitTimes: async (ids: string[]) =>
+      new Map(ids.filter((id) => options.submittedAt?.[id] !== undefined).map((id) => [id, options.submittedAt![id]!])),
   };
   const ctx = {
-    journal, clock, events, pricing: BUILTIN_PRICING, budget: new BudgetGuard(10, { reservedUsd: 0, actualUsd: 0 }),
+    journal,
+    clock,
+    events,
+    pricing: BUILTIN_PRICING,
+    budget: new BudgetGuard(10, { reservedUsd: 0, actualUsd: 0 }),
     gateway: { pausedUntil: () => options.pausedUntil ?? 0 },
-    submitStop: new AbortController(), stop: new AbortController(),
+    submitStop: new AbortController(),
+    stop: new AbortController(),
   } as unknown as RunContext;
-  const monitor = new RunMonitor(ctx, { polls: () => 7, downloads: () => ({ in_flight: 1, queued: 0, failed: 0 }) },
-    { job: 'nightly', budgetUsd: 10, progressIntervalMs: 600_000, snapshotIntervalMs: 600_000 });
+  const monitor = new RunMonitor(
+    ctx,
+    { polls: () => 7, downloads: () => ({ in_flight: 1, queued: 0, failed: 0 }) },
+    { job: 'nightly', budgetUsd: 10, progressIntervalMs: 600_000, snapshotIntervalMs: 600_000 },
+  );
   const move = (row: Item, to: ItemState, extra: Partial<Item> = {}): Item => {
     const from = row.state;
     Object.assign(row, extra, { state: to });
@@ -59,13 +100,23 @@ function setup(rows: Item[], options: { pausedUntil?: number; submittedAt?: Reco
 }
 
 test('counts, lanes and phase follow the transitions; answers stored in bulk move to downloaded', async () => {
-  const rows = [item('c1', 'chat', 'pending'), item('c2', 'chat', 'pending'), item('c3', 'chat', 'pending'), item('v1', 'video', 'pending')];
+  const rows = [
+    item('c1', 'chat', 'pending'),
+    item('c2', 'chat', 'pending'),
+    item('c3', 'chat', 'pending'),
+    item('v1', 'video', 'pending'),
+  ];
   const { monitor, move, events, ctx } = setup(rows);
   const first: RunSnapshot[] = [];
   events.on('snapshot', (s) => first.push(s));
   await monitor.start();
   expect(first).toHaveLength(1);
-  expect(first[0]).toMatchObject({ phase: 'submitting', total: 4, tasks: { to_send: 1 }, lanes: { submit: { queued: 4, in_flight: 0 } } });
+  expect(first[0]).toMatchObject({
+    phase: 'submitting',
+    total: 4,
+    tasks: { to_send: 1 },
+    lanes: { submit: { queued: 4, in_flight: 0 } },
+  });
   void ctx.budget.changed(); // a submission waits for headroom
   expect(monitor.snapshot().lanes.submit.waiting_for_budget).toBe(true);
   ctx.budget.settle(0, 0);
@@ -103,16 +154,22 @@ test('a refused key (401) is no retry: rows back in pending are counted under "k
   const { monitor, move } = setup(rows);
   await monitor.start();
   for (const r of rows) move(r, 'submitting');
-  for (const r of rows) move(r, 'pending', { lastError: { status: 401, code: 'invalid_api_key', message: 'Incorrect API key provided' } });
+  for (const r of rows)
+    move(r, 'pending', { lastError: { status: 401, code: 'invalid_api_key', message: 'Incorrect API key provided' } });
   const s = monitor.snapshot();
   expect(s.errors.map((g) => [g.cause, g.count])).toEqual([['key refused 401 invalid_api_key', 3]]);
   expect(s.lanes.submit.retries).toBe(0);
   monitor.stop();
 });
 
-test('video tasks: ages from acceptance (or an earlier run\'s submission), durations to success, failures by cause', async () => {
+test("video tasks: ages from acceptance (or an earlier run's submission), durations to success, failures by cause", async () => {
   const adopted = item('v0', 'video', 'running', { taskId: 't0' });
-  const rows = [adopted, item('v1', 'video', 'submitting'), item('v2', 'video', 'submitting'), item('v3', 'video', 'submitting')];
+  const rows = [
+    adopted,
+    item('v1', 'video', 'submitting'),
+    item('v2', 'video', 'submitting'),
+    item('v3', 'video', 'submitting'),
+  ];
   const { monitor, move, clock, events } = setup(rows, { submittedAt: { v0: T0 - 90_000 }, pausedUntil: T0 + 70_000 });
   await monitor.start();
   await new Promise((resolve) => setImmediate(resolve)); // the earlier run's submission times arrive
@@ -126,19 +183,41 @@ test('video tasks: ages from acceptance (or an earlier run\'s submission), durat
   expect(s.paused_until).toBe(T0 + 70_000);
   move(rows[1]!, 'running');
   move(rows[1]!, 'succeeded', { actualUsd: 0.8 });
-  move(rows[2]!, 'failed', { actualUsd: 0, lastError: { message: 'Simulated upstream failure; refunded' } as ItemError });
+  move(rows[2]!, 'failed', {
+    actualUsd: 0,
+    lastError: { message: 'Simulated upstream failure; refunded' } as ItemError,
+  });
   await clock.advance(40_000);
   move(rows[3]!, 'succeeded', { actualUsd: 0.9 });
   s = monitor.snapshot();
-  expect(s.tasks).toMatchObject({ in_flight: 1, oldest_age_s: 160, youngest_age_s: 160, durations: { count: 2, p50_s: 30, p90_s: 60, max_s: 60 } });
+  expect(s.tasks).toMatchObject({
+    in_flight: 1,
+    oldest_age_s: 160,
+    youngest_age_s: 160,
+    durations: { count: 2, p50_s: 30, p90_s: 60, max_s: 60 },
+  });
   expect(s.paused_until).toBeNull(); // the pause is over by now
-  expect(s.errors).toEqual([{ cause: 'task failed Simulated upstream failure', count: 1, last_message: 'Simulated upstream failure; refunded', last_at: T0 + 30_000 }]);
+  expect(s.errors).toEqual([
+    {
+      cause: 'task failed Simulated upstream failure',
+      count: 1,
+      last_message: 'Simulated upstream failure; refunded',
+      last_at: T0 + 30_000,
+    },
+  ]);
   // Polls and downloads that failed (the rows keep their state) are causes of their own.
   events.emit('laneError', 'poll', { status: 503, type: 'server_error', message: 'upstream busy' });
   events.emit('laneError', 'poll', { status: 503, type: 'server_error', message: 'upstream busy again' });
-  events.emit('laneError', 'download', { code: 'GBATCH_TIMEOUT', message: 'GET /v1/video/generations/t1/content failed after the request was sent: timeout' });
+  events.emit('laneError', 'download', {
+    code: 'GBATCH_TIMEOUT',
+    message: 'GET /v1/video/generations/t1/content failed after the request was sent: timeout',
+  });
   expect(monitor.snapshot().errors.map((g) => [g.cause, g.count, g.last_message])).toEqual([
-    ['download failed GBATCH_TIMEOUT', 1, 'GET /v1/video/generations/t1/content failed after the request was sent: timeout'],
+    [
+      'download failed GBATCH_TIMEOUT',
+      1,
+      'GET /v1/video/generations/t1/content failed after the request was sent: timeout',
+    ],
     ['poll failed 503 server_error', 2, 'upstream busy again'],
     ['task failed Simulated upstream failure', 1, 'Simulated upstream failure; refunded'],
   ]);
@@ -146,13 +225,16 @@ test('video tasks: ages from acceptance (or an earlier run\'s submission), durat
   monitor.finish({ ...s.counts, running: 0, downloaded: 3 });
 });
 
-test('the final snapshot carries the journal\'s counts and phase done; nothing is emitted after it', async () => {
+test("the final snapshot carries the journal's counts and phase done; nothing is emitted after it", async () => {
   const rows = [item('c1', 'chat', 'pending')];
   const { monitor, events, move } = setup(rows);
   const seen: RunSnapshot[] = [];
   events.on('snapshot', (s) => seen.push(s));
   await monitor.start();
-  monitor.finish({ ...Object.fromEntries(ITEM_STATES.map((st) => [st, 0])) as Record<ItemState, number>, downloaded: 1 });
+  monitor.finish({
+    ...(Object.fromEntries(ITEM_STATES.map((st) => [st, 0])) as Record<ItemState, number>),
+    downloaded: 1,
+  });
   expect(seen.at(-1)).toMatchObject({ phase: 'done', total: 1, counts: { downloaded: 1 } });
   move(rows[0]!, 'submitting'); // a late event after the end changes nothing
   expect(seen).toHaveLength(2);

@@ -14,9 +14,14 @@ function setup(options: { start?: number; deadlineAt?: number; graceMs?: number;
   const stop = new AbortController();
   const hardStop = new AbortController();
   const stops = new RunStops({
-    clock, events, submitStop, stop, hardStop,
+    clock,
+    events,
+    submitStop,
+    stop,
+    hardStop,
     ...(options.deadlineAt !== undefined ? { deadlineAt: options.deadlineAt } : {}),
-    deadlineGraceMs: options.graceMs ?? 1_000, interruptGraceMs: options.interruptGraceMs ?? 10_000,
+    deadlineGraceMs: options.graceMs ?? 1_000,
+    interruptGraceMs: options.interruptGraceMs ?? 10_000,
   });
   return { clock, log, submitStop, stop, hardStop, stops };
 }
@@ -46,7 +51,9 @@ describe('RunStops: the deadline', () => {
     expect(t.hardStop.signal.aborted).toBe(false);
     await t.clock.advance(1);
     expect(t.hardStop.signal.aborted).toBe(true);
-    expect(t.stops.deadlineSummary(1)).toMatch(/^deadline reached \(1970-01-01T00:00:02\.000Z\): nothing was sent after it; 1 submission\(s\) still on the wire were cut after the 1 s grace and are uncertain/);
+    expect(t.stops.deadlineSummary(1)).toMatch(
+      /^deadline reached \(1970-01-01T00:00:02\.000Z\): nothing was sent after it; 1 submission\(s\) still on the wire were cut after the 1 s grace and are uncertain/,
+    );
   });
 
   it('the clock decides, not the timer: past the deadline a send is refused even before the timer fires', () => {
@@ -55,8 +62,14 @@ describe('RunStops: the deadline', () => {
     const stalled = { now: () => now, sleep: () => new Promise<void>(() => undefined) };
     const submitStop = new AbortController();
     const stops = new RunStops({
-      clock: stalled, events: new EventEmitter<RunEvents>(), submitStop, stop: new AbortController(), hardStop: new AbortController(),
-      deadlineAt: 100, deadlineGraceMs: 1_000, interruptGraceMs: 1_000,
+      clock: stalled,
+      events: new EventEmitter<RunEvents>(),
+      submitStop,
+      stop: new AbortController(),
+      hardStop: new AbortController(),
+      deadlineAt: 100,
+      deadlineGraceMs: 1_000,
+      interruptGraceMs: 1_000,
     });
     stops.armDeadline();
     expect(stops.allows()).toBe(true);
@@ -100,7 +113,9 @@ describe('RunStops: other stops', () => {
     t.stops.armDeadline();
     t.stops.interrupt('SIGTERM');
     expect(t.log[0]).toMatch(/^stopping: no new submissions \(SIGTERM\)/);
-    expect(t.stops.message).toBe('interrupted by SIGTERM: nothing new was sent after it; unfinished work is left for the next run');
+    expect(t.stops.message).toBe(
+      'interrupted by SIGTERM: nothing new was sent after it; unfinished work is left for the next run',
+    );
     await t.clock.advance(1_000);
     expect(t.stops.reason).toBe('interrupted');
     await t.clock.advance(200);

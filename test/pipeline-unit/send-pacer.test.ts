@@ -33,7 +33,12 @@ describe('SendPacer', () => {
     const clock = new ManualClock(0);
     const pacer = new SendPacer(window, clock);
     const granted: Array<{ n: number; at: number }> = [];
-    const all = Array.from({ length: 8 }, (_, n) => pacer.acquire().then(onWireAtOnce).then(() => granted.push({ n, at: clock.now() })));
+    const all = Array.from({ length: 8 }, (_, n) =>
+      pacer
+        .acquire()
+        .then(onWireAtOnce)
+        .then(() => granted.push({ n, at: clock.now() })),
+    );
     await clock.waitForSleepers(1);
     for (let i = 0; i < 10 && granted.length < 8; i++) await clock.advance(500);
     await Promise.all(all);
@@ -51,11 +56,17 @@ describe('SendPacer', () => {
     await clock.advance(900);
     onWireAtOnce(await pacer.acquire());
     onWireAtOnce(await pacer.acquire());
-    const fourth = pacer.acquire().then(onWireAtOnce).then(() => clock.now());
+    const fourth = pacer
+      .acquire()
+      .then(onWireAtOnce)
+      .then(() => clock.now());
     await clock.waitForSleepers(1);
     await clock.advance(100);
     expect(await fourth).toBe(1000);
-    const fifth = pacer.acquire().then(onWireAtOnce).then(() => clock.now());
+    const fifth = pacer
+      .acquire()
+      .then(onWireAtOnce)
+      .then(() => clock.now());
     await clock.waitForSleepers(1);
     await clock.advance(899);
     expect(clock.pendingSleepers()).toBe(1);
@@ -93,12 +104,18 @@ describe('SendPacer', () => {
     onWireAtOnce(await pacer.acquire());
     await clock.advance(150);
     for (const paced of late) paced.onWire();
-    const fourth = pacer.acquire().then(onWireAtOnce).then(() => clock.now());
+    const fourth = pacer
+      .acquire()
+      .then(onWireAtOnce)
+      .then(() => clock.now());
     await clock.waitForSleepers(1);
     await clock.advance(850);
     // The third left at 0, and its second is over at 1000; the other two reached the gateway at 150.
     expect(await fourth).toBe(1000);
-    const fifth = pacer.acquire().then(onWireAtOnce).then(() => clock.now());
+    const fifth = pacer
+      .acquire()
+      .then(onWireAtOnce)
+      .then(() => clock.now());
     await clock.waitForSleepers(1);
     await clock.advance(149);
     expect(clock.pendingSleepers()).toBe(1);
@@ -111,7 +128,12 @@ describe('SendPacer', () => {
     const pacer = new SendPacer(window, clock);
     const onTheirWay = [await pacer.acquire(), await pacer.acquire(), await pacer.acquire()];
     let granted: number | undefined;
-    const fourth = pacer.acquire().then(onWireAtOnce).then(() => { granted = clock.now(); });
+    const fourth = pacer
+      .acquire()
+      .then(onWireAtOnce)
+      .then(() => {
+        granted = clock.now();
+      });
     await clock.waitForSleepers(1);
     await clock.advance(2500);
     expect(granted).toBeUndefined();
@@ -129,7 +151,10 @@ describe('SendPacer', () => {
     onWireAtOnce(await pacer.acquire());
     onWireAtOnce(await pacer.acquire());
     const refused = await pacer.acquire();
-    const fourth = pacer.acquire().then(onWireAtOnce).then(() => clock.now());
+    const fourth = pacer
+      .acquire()
+      .then(onWireAtOnce)
+      .then(() => clock.now());
     await clock.waitForSleepers(1);
     await clock.advance(10);
     refused.done();

@@ -27,7 +27,11 @@ describe('answeredTaskIds / taskIdsOf', () => {
     expect(taskIdsOf({ taskId: 'task_1', response: null })).toEqual(['task_1']);
     expect(taskIdsOf({ taskId: 'gw_1', response: { task_ids: ['gw_1', 'task_1'] } })).toEqual(['gw_1', 'task_1']);
     // Attached by an operator (`resolve --task-id`): that id first, the answer's after it.
-    expect(taskIdsOf({ taskId: 'task_9', response: { task_ids: ['gw_1', 'task_1'] } })).toEqual(['task_9', 'gw_1', 'task_1']);
+    expect(taskIdsOf({ taskId: 'task_9', response: { task_ids: ['gw_1', 'task_1'] } })).toEqual([
+      'task_9',
+      'gw_1',
+      'task_1',
+    ]);
     expect(taskIdsOf({ taskId: 'task_1', response: { task_ids: 'nope' } })).toEqual(['task_1']);
   });
 });

@@ -10,16 +10,34 @@ describe('unrecordedOutcome: what a fenced runner must not drop', () => {
 
   it('keeps a chat answer whole with its cost and attempt', () => {
     const response = { choices: [{ message: { content: 'hi' } }], usage: { total_tokens: 3 } };
-    const kept = unrecordedOutcome({
-      id: 'c-1', event: 'complete',
-      patch: { response, responseStatus: 200, requestId: 'req_1', actualUsd: 0.002, reservedUsd: 0, totalTokens: 3, lastError: null },
-    }, 2);
-    expect(kept).toEqual({ id: 'c-1', attempt: 2, answer: { response, responseStatus: 200, requestId: 'req_1', actualUsd: 0.002, totalTokens: 3, lastError: null } });
+    const kept = unrecordedOutcome(
+      {
+        id: 'c-1',
+        event: 'complete',
+        patch: {
+          response,
+          responseStatus: 200,
+          requestId: 'req_1',
+          actualUsd: 0.002,
+          reservedUsd: 0,
+          totalTokens: 3,
+          lastError: null,
+        },
+      },
+      2,
+    );
+    expect(kept).toEqual({
+      id: 'c-1',
+      attempt: 2,
+      answer: { response, responseStatus: 200, requestId: 'req_1', actualUsd: 0.002, totalTokens: 3, lastError: null },
+    });
     expect(isUnrecordedTask(kept!)).toBe(false);
   });
 
   it('keeps nothing for an outcome that carries no answer', () => {
-    expect(unrecordedOutcome({ id: 'c-1', event: 'lose', patch: { lastError: { message: 'timeout' } } }, 1)).toBeUndefined();
+    expect(
+      unrecordedOutcome({ id: 'c-1', event: 'lose', patch: { lastError: { message: 'timeout' } } }, 1),
+    ).toBeUndefined();
     expect(unrecordedOutcome({ id: 'c-1', event: 'retry', patch: { reservedUsd: 0 } }, 1)).toBeUndefined();
   });
 });

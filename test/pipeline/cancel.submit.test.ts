@@ -14,7 +14,10 @@ import { openSqliteStore } from '../helpers/journal-raw.js';
 it('a row sent back to pending by a 503 is not sent again once the job is cancelled, whatever the runner has read', async () => {
   const sim = await startSim();
   const ws = workspace();
-  const manifest = writeJsonl(ws.path('rows.jsonl'), Array.from({ length: 5 }, (_, i) => chatRow(`r${i}`, `hello ${i}`)));
+  const manifest = writeJsonl(
+    ws.path('rows.jsonl'),
+    Array.from({ length: 5 }, (_, i) => chatRow(`r${i}`, `hello ${i}`)),
+  );
   const real = createGatewayClient({ baseUrl: sim.baseUrl, apiKey: KEY });
   const sent: string[] = [];
   const gateway: GatewayClient = {
@@ -27,17 +30,32 @@ it('a row sent back to pending by a 503 is not sent again once the job is cancel
       try {
         const cancel = (await operator.setJobCancel('mid-flight'))!;
         await operator.decideAndApply(async (reader) => ({
-          changes: (await reader.list(['pending'])).map((item) => ({ id: item.id, event: 'cancel' as const, expect: 'pending' as const, patch: { lastError: { code: 'cancelled', message: cancel.reason } } })),
+          changes: (await reader.list(['pending'])).map((item) => ({
+            id: item.id,
+            event: 'cancel' as const,
+            expect: 'pending' as const,
+            patch: { lastError: { code: 'cancelled', message: cancel.reason } },
+          })),
           result: undefined,
         }));
       } finally {
         await operator.close();
       }
-      return { kind: 'retry', error: new GatewayHttpError({ status: 503, message: 'busy', gatewayEnvelope: true }), delayMs: 0 };
+      return {
+        kind: 'retry',
+        error: new GatewayHttpError({ status: 503, message: 'busy', gatewayEnvelope: true }),
+        delayMs: 0,
+      };
     },
   };
   try {
-    const result = await runInProcess({ sim, ws, manifests: [manifest], settings: { concurrency: 1 }, extra: { gateway } });
+    const result = await runInProcess({
+      sim,
+      ws,
+      manifests: [manifest],
+      settings: { concurrency: 1 },
+      extra: { gateway },
+    });
     expect(result.exitCode).toBe(0);
     expect(result.stopReason).toBe('cancelled');
   } finally {
@@ -47,6 +65,9 @@ it('a row sent back to pending by a 503 is not sent again once the job is cancel
   expect(posts(sim.ledger)).toBe(0);
   const { byId, counts } = readJournal(ws.state);
   expect(counts).toMatchObject({ cancelled: 5, pending: 0, submitting: 0 });
-  expect(byId.get('r0')!.lastError).toEqual({ code: 'cancelled', message: 'cancelled by the operator (gbatch cancel): mid-flight; never sent' });
+  expect(byId.get('r0')!.lastError).toEqual({
+    code: 'cancelled',
+    message: 'cancelled by the operator (gbatch cancel): mid-flight; never sent',
+  });
   expect(byId.get('r0')!.reservedUsd).toBe(0);
 });

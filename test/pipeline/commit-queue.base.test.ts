@@ -28,7 +28,10 @@ describe('CommitQueue with a base item', () => {
 
   it('changes requested in the same turn share one transaction even with a commit window', async () => {
     const journal = tmp.open();
-    ingest(journal, ['a', 'b', 'c'].map((id) => entry(id)));
+    ingest(
+      journal,
+      ['a', 'b', 'c'].map((id) => entry(id)),
+    );
     const queue = new CommitQueue(journal.store, 5);
     await Promise.all(['a', 'b', 'c'].map((id) => queue.commit(submitChange(journal.get(id)!, 1))));
     expect(queue.commitCount).toBe(1);

@@ -19,7 +19,9 @@ class StalledClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (ms <= 0) return Promise.resolve();
-    return new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason), { once: true }));
+    return new Promise((_resolve, reject) =>
+      signal?.addEventListener('abort', () => reject(signal.reason), { once: true }),
+    );
   }
 }
 
@@ -27,8 +29,16 @@ describe('--deadline and the submission lane', () => {
   it('a deadline already reached (0m) sends nothing at all: exit 75, every row pending', async () => {
     const sim = await startSim();
     const ws = workspace();
-    const manifest = writeJsonl(ws.path('rows.jsonl'), Array.from({ length: 12 }, (_, i) => chatRow(`r${i}`, `hello ${i}`)));
-    const result = await runInProcess({ sim, ws, manifests: [manifest], settings: { concurrency: 4, deadlineAt: Date.now() } });
+    const manifest = writeJsonl(
+      ws.path('rows.jsonl'),
+      Array.from({ length: 12 }, (_, i) => chatRow(`r${i}`, `hello ${i}`)),
+    );
+    const result = await runInProcess({
+      sim,
+      ws,
+      manifests: [manifest],
+      settings: { concurrency: 4, deadlineAt: Date.now() },
+    });
     expect(result.exitCode).toBe(75);
     expect(result.stopReason).toBe('deadline');
     expect(sim.ledger.requests).toEqual([]);
@@ -53,7 +63,14 @@ describe('--deadline and the submission lane', () => {
       },
     };
     try {
-      const result = await runInProcess({ sim, ws, manifests: [manifest], clock, settings: { deadlineAt: 1_500 }, extra: { gateway } });
+      const result = await runInProcess({
+        sim,
+        ws,
+        manifests: [manifest],
+        clock,
+        settings: { deadlineAt: 1_500 },
+        extra: { gateway },
+      });
       expect(result.exitCode).toBe(75);
       expect(result.stopReason).toBe('deadline');
     } finally {

@@ -14,7 +14,13 @@ function row(id: string, content: string, file = 'a.jsonl', line = 1): ManifestR
 
 function journalRow(id: string, content: string, line: number) {
   const r = row(id, content, 'a.jsonl', line);
-  return entry(id, { request: r.request, requestJson: r.requestJson, contentHash: hashCanonicalRequest('chat', r.requestJson), sourceFile: 'a.jsonl', sourceLine: line });
+  return entry(id, {
+    request: r.request,
+    requestJson: r.requestJson,
+    contentHash: hashCanonicalRequest('chat', r.requestJson),
+    sourceFile: 'a.jsonl',
+    sourceLine: line,
+  });
 }
 
 describe('PlanAgainstJournal', () => {
@@ -24,9 +30,14 @@ describe('PlanAgainstJournal', () => {
     expect(await plan.judgeRows([row('a', 'x'), row('a', 'y')])).toEqual(['remaining', 'remaining']);
   });
 
-  it('journal rows: unsent ones remain, sent ones are held, changed ones are refused in run\'s words', async () => {
+  it("journal rows: unsent ones remain, sent ones are held, changed ones are refused in run's words", async () => {
     const journal = tmp.open();
-    ingest(journal, [journalRow('pending', 'p', 1), journalRow('done', 'd', 2), journalRow('deferred', 'f', 3), journalRow('flying', 'v', 4)]);
+    ingest(journal, [
+      journalRow('pending', 'p', 1),
+      journalRow('done', 'd', 2),
+      journalRow('deferred', 'f', 3),
+      journalRow('flying', 'v', 4),
+    ]);
     forceState(journal, 'done', 'downloaded');
     forceState(journal, 'deferred', 'deferred');
     forceState(journal, 'flying', 'uncertain');

@@ -9,7 +9,12 @@ import { workspace, type Workspace } from '../e2e/helpers/workspace.js';
 
 describe('rateWindow', () => {
   it.each([
-    [600, 10, 1000], [90, 2, 1334], [60, 1, 1000], [30, 1, 2000], [1, 1, 60_000], [6000, 100, 1000],
+    [600, 10, 1000],
+    [90, 2, 1334],
+    [60, 1, 1000],
+    [30, 1, 2000],
+    [1, 1, 60_000],
+    [6000, 100, 1000],
   ])('rpm %i -> %i per %i ms, never above the rate', (rpm, cap, interval) => {
     const window = rateWindow(rpm);
     expect(window).toEqual({ intervalCap: cap, interval });
@@ -33,7 +38,10 @@ async function runPaced(sim: Awaited<ReturnType<typeof startSim>>, ws: Workspace
 }
 
 function postTimes(sim: Awaited<ReturnType<typeof startSim>>): number[] {
-  return sim.ledger.requests.filter((r) => r.method === 'POST').map((r) => r.at).sort((a, b) => a - b);
+  return sim.ledger.requests
+    .filter((r) => r.method === 'POST')
+    .map((r) => r.at)
+    .sort((a, b) => a - b);
 }
 
 function tightestWindow(times: number[], cap: number): number {

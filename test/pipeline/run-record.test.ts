@@ -25,7 +25,9 @@ describe('the run record', () => {
     const stopped = await runInProcess({ sim, ws, manifests: [manifest], settings: { deadlineAt: Date.now() } });
     expect(stopped.exitCode).toBe(75);
     expect(lastRunOf(ws.state)).toMatchObject({ exitCode: 75, stopReason: 'deadline', pid: process.pid });
-    expect(lastRunOf(ws.state)!.message).toMatch(/^deadline reached \(.+\): nothing was sent after it; no request had to be cut/);
+    expect(lastRunOf(ws.state)!.message).toMatch(
+      /^deadline reached \(.+\): nothing was sent after it; no request had to be cut/,
+    );
 
     const done = await runInProcess({ sim, ws, manifests: [manifest] });
     expect(done.exitCode).toBe(0);
@@ -40,7 +42,8 @@ describe('the run record', () => {
     const manifest = writeJsonl(ws.path('rows.jsonl'), [chatRow('a', 'one')]);
     const real = createGatewayClient({ baseUrl: sim.baseUrl, apiKey: KEY });
     const gateway: GatewayClient = {
-      ...real, origin: real.origin,
+      ...real,
+      origin: real.origin,
       send: async () => {
         throw new TypeError(`broken with ${KEY}`);
       },

@@ -11,7 +11,10 @@ describe('a bug in the send path', () => {
   it('leaves that one item uncertain, sends nothing more, and fails the run loudly', async () => {
     const sim = await startSim();
     const ws = workspace();
-    const manifest = writeJsonl(ws.path('rows.jsonl'), Array.from({ length: 20 }, (_, i) => chatRow(`r${i}`, `hello ${i}`)));
+    const manifest = writeJsonl(
+      ws.path('rows.jsonl'),
+      Array.from({ length: 20 }, (_, i) => chatRow(`r${i}`, `hello ${i}`)),
+    );
     const real = createGatewayClient({ baseUrl: sim.baseUrl, apiKey: KEY });
     let calls = 0;
     const gateway: GatewayClient = {
@@ -23,8 +26,9 @@ describe('a bug in the send path', () => {
       },
     };
     try {
-      await expect(runInProcess({ sim, ws, manifests: [manifest], settings: { concurrency: 1 }, extra: { gateway } }))
-        .rejects.toThrow('dispatcher.request is not a function');
+      await expect(
+        runInProcess({ sim, ws, manifests: [manifest], settings: { concurrency: 1 }, extra: { gateway } }),
+      ).rejects.toThrow('dispatcher.request is not a function');
     } finally {
       await real.close();
     }

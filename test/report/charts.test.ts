@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { estimateVsActualChart, spendChart, statesChart, throughputChart, videoDurationChart } from '../../src/report/html/charts.js';
+import {
+  estimateVsActualChart,
+  spendChart,
+  statesChart,
+  throughputChart,
+  videoDurationChart,
+} from '../../src/report/html/charts.js';
 import { TimelineBuilder } from '../../src/report/timeline.js';
 
 const T = Date.UTC(2026, 10, 24, 1, 0, 0);
@@ -8,11 +14,31 @@ function timeline() {
   const b = new TimelineBuilder();
   for (let i = 0; i < 40; i++) {
     b.add({ itemId: `v${i}`, at: T + i * 1000, event: 'submit', to: 'submitting', detail: null });
-    if (i === 5) b.add({ itemId: `v${i}`, at: T + i * 1000 + 10, event: 'retry', to: 'pending', detail: { status: 429, delayMs: 3000 } });
-    else if (i === 9) b.add({ itemId: `v${i}`, at: T + i * 1000 + 10, event: 'retry', to: 'pending', detail: { status: 503, delayMs: 500 } });
+    if (i === 5)
+      b.add({
+        itemId: `v${i}`,
+        at: T + i * 1000 + 10,
+        event: 'retry',
+        to: 'pending',
+        detail: { status: 429, delayMs: 3000 },
+      });
+    else if (i === 9)
+      b.add({
+        itemId: `v${i}`,
+        at: T + i * 1000 + 10,
+        event: 'retry',
+        to: 'pending',
+        detail: { status: 503, delayMs: 500 },
+      });
     else {
       b.add({ itemId: `v${i}`, at: T + i * 1000 + 20, event: 'accept', to: 'submitted', detail: null });
-      b.add({ itemId: `v${i}`, at: T + i * 1000 + 20_000 + i * 300, event: 'finish', to: 'succeeded', detail: { actualUsd: 0.5 } });
+      b.add({
+        itemId: `v${i}`,
+        at: T + i * 1000 + 20_000 + i * 300,
+        event: 'finish',
+        to: 'succeeded',
+        detail: { actualUsd: 0.5 },
+      });
       b.add({ itemId: `v${i}`, at: T + i * 1000 + 21_000 + i * 300, event: 'store', to: 'downloaded', detail: null });
     }
   }
@@ -27,8 +53,26 @@ const svgOnly = (html: string) => {
 describe('charts: Plot specs rendered to static SVG', () => {
   it('estimate vs actual: a bar per series and group, labelled, with the legend', () => {
     const html = estimateVsActualChart([
-      { model: 'video-fast', resolution: '720p', items: 3, settled_items: 3, estimated_usd: 1.5, actual_usd: 1.8, delta_usd: 0.3, total_tokens: 0 },
-      { model: 'chat-<b>', resolution: null, items: 2, settled_items: 2, estimated_usd: 0.02, actual_usd: 0.01, delta_usd: -0.01, total_tokens: 10 },
+      {
+        model: 'video-fast',
+        resolution: '720p',
+        items: 3,
+        settled_items: 3,
+        estimated_usd: 1.5,
+        actual_usd: 1.8,
+        delta_usd: 0.3,
+        total_tokens: 0,
+      },
+      {
+        model: 'chat-<b>',
+        resolution: null,
+        items: 2,
+        settled_items: 2,
+        estimated_usd: 0.02,
+        actual_usd: 0.01,
+        delta_usd: -0.01,
+        total_tokens: 10,
+      },
     ]);
     svgOnly(html);
     expect(html).toContain('$1.80');
@@ -59,6 +103,13 @@ describe('charts: Plot specs rendered to static SVG', () => {
 
   it('an empty job still renders every chart', () => {
     const t = new TimelineBuilder().finish();
-    for (const html of [spendChart(t, null, 0), throughputChart(t), videoDurationChart([], undefined), statesChart({}), estimateVsActualChart([])]) svgOnly(html);
+    for (const html of [
+      spendChart(t, null, 0),
+      throughputChart(t),
+      videoDurationChart([], undefined),
+      statesChart({}),
+      estimateVsActualChart([]),
+    ])
+      svgOnly(html);
   });
 });

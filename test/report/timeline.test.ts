@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { bucketSize, mergeIntervals, quantile, SPEND_POINTS, thin, TimelineBuilder, BURST_GAP_MS } from '../../src/report/timeline.js';
+import {
+  bucketSize,
+  mergeIntervals,
+  quantile,
+  SPEND_POINTS,
+  thin,
+  TimelineBuilder,
+  BURST_GAP_MS,
+} from '../../src/report/timeline.js';
 
 const T = 1_700_000_000_000;
 type E = { itemId: string; at: number; event: string; to: string; detail?: unknown };
@@ -23,12 +31,20 @@ describe('timeline from the event log', () => {
       { itemId: 'c', at: T + 400, event: 'complete', to: 'succeeded', detail: { actualUsd: 0.01 } },
       { itemId: 'c', at: T + 450, event: 'store', to: 'downloaded' },
     ]);
-    expect(t.items.get('v')).toEqual({ submittedAt: T + 2010, acceptedAt: T + 2050, succeededAt: T + 9010, finishedAt: T + 9500 });
+    expect(t.items.get('v')).toEqual({
+      submittedAt: T + 2010,
+      acceptedAt: T + 2050,
+      succeededAt: T + 9010,
+      finishedAt: T + 9500,
+    });
     expect(t.items.get('c')).toEqual({ submittedAt: T + 100, succeededAt: T + 400, finishedAt: T + 450 });
     expect(t.startedAt).toBe(T);
     expect(t.endedAt).toBe(T + 9500);
     expect(t.videoDurationsMs).toEqual([7000]);
-    expect(t.spend).toEqual([{ at: T + 400, usd: 0.01 }, { at: T + 9010, usd: 0.51 }]);
+    expect(t.spend).toEqual([
+      { at: T + 400, usd: 0.01 },
+      { at: T + 9010, usd: 0.51 },
+    ]);
     expect(t.pauses).toEqual([{ start: T + 10, end: T + 2010, count: 1 }]);
     expect(t.bursts).toEqual([]);
   });
@@ -65,7 +81,13 @@ describe('timeline from the event log', () => {
     const events: E[] = [];
     for (let i = 0; i < 120; i++) {
       events.push({ itemId: `r${i}`, at: T + i * 1000, event: 'submit', to: 'submitting' });
-      events.push({ itemId: `r${i}`, at: T + i * 1000 + 500, event: i % 10 === 0 ? 'retry' : 'complete', to: i % 10 === 0 ? 'pending' : 'succeeded', detail: i % 10 === 0 ? { status: 503 } : { actualUsd: 0.001 } });
+      events.push({
+        itemId: `r${i}`,
+        at: T + i * 1000 + 500,
+        event: i % 10 === 0 ? 'retry' : 'complete',
+        to: i % 10 === 0 ? 'pending' : 'succeeded',
+        detail: i % 10 === 0 ? { status: 503 } : { actualUsd: 0.001 },
+      });
     }
     const t = build(events);
     expect(t.bucketMs).toBe(bucketSize(119_500));
@@ -82,7 +104,13 @@ describe('timeline from the event log', () => {
     const events: E[] = [];
     for (let i = 0; i < 3000; i++) {
       events.push({ itemId: `r${i}`, at: T + i * 10, event: 'submit', to: 'submitting' });
-      events.push({ itemId: `r${i}`, at: T + i * 10 + 5, event: 'complete', to: 'succeeded', detail: { actualUsd: 0.001 } });
+      events.push({
+        itemId: `r${i}`,
+        at: T + i * 10 + 5,
+        event: 'complete',
+        to: 'succeeded',
+        detail: { actualUsd: 0.001 },
+      });
     }
     const t = build(events);
     expect(t.spend.length).toBeLessThanOrEqual(SPEND_POINTS + 1);
@@ -103,8 +131,19 @@ describe('timeline from the event log', () => {
     expect(bucketSize(30_000)).toBe(1000);
     expect(bucketSize(3_600_000)).toBe(60_000);
     expect(bucketSize(0)).toBe(1000);
-    expect(mergeIntervals([{ start: 10, end: 20, count: 1 }, { start: 0, end: 5, count: 1 }, { start: 22, end: 30, count: 2 }], 2))
-      .toEqual([{ start: 0, end: 5, count: 1 }, { start: 10, end: 30, count: 3 }]);
+    expect(
+      mergeIntervals(
+        [
+          { start: 10, end: 20, count: 1 },
+          { start: 0, end: 5, count: 1 },
+          { start: 22, end: 30, count: 2 },
+        ],
+        2,
+      ),
+    ).toEqual([
+      { start: 0, end: 5, count: 1 },
+      { start: 10, end: 30, count: 3 },
+    ]);
     expect(quantile([5, 1, 3, 2, 4], 0.5)).toBe(3);
     expect(quantile([5, 1, 3, 2, 4], 1)).toBe(5);
     expect(quantile([], 0.5)).toBeUndefined();

@@ -20,7 +20,10 @@ afterEach(async () => {
   sim = undefined;
 });
 
-async function start(balanceUsd: number, options: SimulatorOptions = {}): Promise<{ sim: Simulator; clock: ManualClock }> {
+async function start(
+  balanceUsd: number,
+  options: SimulatorOptions = {},
+): Promise<{ sim: Simulator; clock: ManualClock }> {
   const clock = simClock();
   sim = await startSimulator({ accounts: [{ key: KEY, balanceUsd }], taskSeconds: 10, clock, ...options });
   return { sim, clock };
@@ -31,13 +34,27 @@ const CLOSE = 9; // decimal places: well below a micro-dollar
 describe('reservation at submission (spec 8.3.1)', () => {
   test('video-fast 720p 5 s, no reference: 108900 tokens x 3.8088 = 0.41477832 USD', async () => {
     const { sim } = await start(10);
-    const { status, json } = await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'a', resolution: '720p', duration: 5 });
+    const { status, json } = await submit(sim.baseUrl, KEY, {
+      model: 'video-fast',
+      prompt: 'a',
+      resolution: '720p',
+      duration: 5,
+    });
     expect(status).toBe(200);
     const [task] = sim.ledger.tasks;
-    expect(task).toMatchObject({ id: json.id, account: 'acct-1', requestedResolution: '720p', seconds: 5, hasReferenceVideo: false, groupRatioSnapshot: 1 });
+    expect(task).toMatchObject({
+      id: json.id,
+      account: 'acct-1',
+      requestedResolution: '720p',
+      seconds: 5,
+      hasReferenceVideo: false,
+      groupRatioSnapshot: 1,
+    });
     expect(task!.reservedUsd).toBeCloseTo(0.41477832, CLOSE);
     expect(task!.rateSnapshot).toEqual({ '480p': 3.8088, '720p': 3.8088, '1080p': 4.3235 });
-    expect(sim.ledger.charges).toEqual([{ at: expect.any(Number), account: 'acct-1', kind: 'reserve', taskId: json.id, usd: task!.reservedUsd }]);
+    expect(sim.ledger.charges).toEqual([
+      { at: expect.any(Number), account: 'acct-1', kind: 'reserve', taskId: json.id, usd: task!.reservedUsd },
+    ]);
     expect(sim.account(KEY).balanceUsd).toBeCloseTo(10 - 0.41477832, CLOSE);
   });
 
@@ -54,7 +71,10 @@ describe('reservation at submission (spec 8.3.1)', () => {
     const { sim } = await start(10);
     await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'a' });
     await submit(sim.baseUrl, KEY, { model: 'video-pro', prompt: 'b', resolution: '4K', seconds: '10' });
-    expect(sim.ledger.tasks.map((t) => t.reservedUsd)).toEqual([expect.closeTo(0.41477832, CLOSE), expect.closeTo(5.59784196, CLOSE)]);
+    expect(sim.ledger.tasks.map((t) => t.reservedUsd)).toEqual([
+      expect.closeTo(0.41477832, CLOSE),
+      expect.closeTo(5.59784196, CLOSE),
+    ]);
   });
 });
 
@@ -91,7 +111,11 @@ describe('settlement on SUCCESS (spec 8.3.3): only the difference moves', () => 
   test('down with a reference video: the estimate counted 5 s more; the actual does not', async () => {
     // reserved 0.49121343 (above); actual 108900 x 2.2647 = 0.24662583
     const { sim, clock } = await start(10);
-    await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'a', videos: [{ url: 'r', role: 'reference_video' }] });
+    await submit(sim.baseUrl, KEY, {
+      model: 'video-fast',
+      prompt: 'a',
+      videos: [{ url: 'r', role: 'reference_video' }],
+    });
     clock.tick(10_000);
     const [task] = sim.ledger.tasks;
     expect(task!.totalTokens).toBe(108900);
@@ -137,7 +161,8 @@ describe('FAILURE refunds the reservation (spec 8.3.4)', () => {
     clock.tick(10_000);
     expect(sim.ledger.tasks[0]).toMatchObject({ state: 'FAILURE', chargedUsd: 0, totalTokens: null });
     expect(sim.ledger.charges.map((c) => [c.kind, c.usd])).toEqual([
-      ['reserve', expect.closeTo(0.41477832, CLOSE)], ['refund', expect.closeTo(-0.41477832, CLOSE)],
+      ['reserve', expect.closeTo(0.41477832, CLOSE)],
+      ['refund', expect.closeTo(-0.41477832, CLOSE)],
     ]);
     expect(sim.account(KEY).balanceUsd).toBeCloseTo(10, CLOSE);
     expect(sim.ledger.chargesTotal('acct-1')).toBeCloseTo(0, CLOSE);
@@ -173,18 +198,26 @@ describe('group ratio', () => {
   test('1.5: 0.41477832 x 1.5 = 0.62216748 reserved and settled', async () => {
     const { sim, clock } = await start(10, { groupRatio: 1.5 });
     await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'a' });
-    expect(sim.ledger.tasks[0]).toMatchObject({ groupRatioSnapshot: 1.5, reservedUsd: expect.closeTo(0.62216748, CLOSE) });
+    expect(sim.ledger.tasks[0]).toMatchObject({
+      groupRatioSnapshot: 1.5,
+      reservedUsd: expect.closeTo(0.62216748, CLOSE),
+    });
     clock.tick(10_000);
     expect(sim.ledger.tasks[0]!.chargedUsd).toBeCloseTo(0.62216748, CLOSE);
   });
 
   test('chat is charged at its per-million rates times the group ratio', async () => {
     const { sim } = await start(10, { groupRatio: 2 });
-    const res = await post(sim.baseUrl, '/chat/completions', KEY, { model: 'chat-large', messages: [{ role: 'user', content: 'hello world!' }] });
+    const res = await post(sim.baseUrl, '/chat/completions', KEY, {
+      model: 'chat-large',
+      messages: [{ role: 'user', content: 'hello world!' }],
+    });
     const { usage } = (await res.json()) as { usage: { prompt_tokens: number; completion_tokens: number } };
     expect(usage.prompt_tokens).toBe(3); // ceil(12 / 4)
     const expected = ((3 * 2.5 + usage.completion_tokens * 10) / 1e6) * 2;
-    expect(sim.ledger.charges).toEqual([{ at: expect.any(Number), account: 'acct-1', kind: 'chat', usd: expect.closeTo(expected, 15) }]);
+    expect(sim.ledger.charges).toEqual([
+      { at: expect.any(Number), account: 'acct-1', kind: 'chat', usd: expect.closeTo(expected, 15) },
+    ]);
     expect(sim.account(KEY).balanceUsd).toBeCloseTo(10 - expected, 12);
   });
 });

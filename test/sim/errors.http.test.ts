@@ -137,7 +137,11 @@ describe('402', () => {
   });
 
   test('chat: the balance cannot cover the call (general envelope)', async () => {
-    const res = await post(sim.baseUrl, '/chat/completions', 'sk-test-poor', { ...chat, model: 'chat-large', messages: [{ role: 'user', content: 'x'.repeat(200_000) }] });
+    const res = await post(sim.baseUrl, '/chat/completions', 'sk-test-poor', {
+      ...chat,
+      model: 'chat-large',
+      messages: [{ role: 'user', content: 'x'.repeat(200_000) }],
+    });
     expect(res.status).toBe(402);
     expectGeneral(await res.json(), { code: 'insufficient_quota' });
   });
@@ -188,7 +192,10 @@ describe('429', () => {
     clock.tick(60_000 - (clock.now() % 60_000) + 45_000); // 45 s into a fresh window
     const first = await submit(sim.baseUrl, 'sk-test-limited', { model: 'video-fast', prompt: 'one' });
     expect(first.status).toBe(200);
-    const res = await post(sim.baseUrl, '/video/generations', 'sk-test-limited', { model: 'video-fast', prompt: 'two' });
+    const res = await post(sim.baseUrl, '/video/generations', 'sk-test-limited', {
+      model: 'video-fast',
+      prompt: 'two',
+    });
     expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBe('15');
     expectGeneral(await res.json(), { code: 'rate_limit_exceeded' });

@@ -21,12 +21,23 @@ async function start(options: SimulatorOptions = {}): Promise<{ sim: Simulator; 
 describe('accept-then-drop', () => {
   test('video submit: no answer on the socket, yet the task exists and is reserved', async () => {
     const { sim } = await start({ faults: { acceptThenDropRate: 1 } });
-    const outcome = await rawPost(`${sim.baseUrl}/video/generations`, KEY, { model: 'video-fast', prompt: 'lost answer' });
+    const outcome = await rawPost(`${sim.baseUrl}/video/generations`, KEY, {
+      model: 'video-fast',
+      prompt: 'lost answer',
+    });
     expect(outcome).toBe('dropped');
     const [task] = sim.ledger.tasks;
-    expect(task).toMatchObject({ prompt: 'lost answer', state: 'NOT_START', reservedUsd: expect.closeTo(0.41477832, 10) });
+    expect(task).toMatchObject({
+      prompt: 'lost answer',
+      state: 'NOT_START',
+      reservedUsd: expect.closeTo(0.41477832, 10),
+    });
     expect(sim.ledger.submissionsByPrompt()).toEqual({ 'lost answer': 1 });
-    expect(sim.ledger.requests.at(-1)).toMatchObject({ path: '/v1/video/generations', status: null, outcome: 'dropped' });
+    expect(sim.ledger.requests.at(-1)).toMatchObject({
+      path: '/v1/video/generations',
+      status: null,
+      outcome: 'dropped',
+    });
     // The client that recovers finds the task by polling its id (known from the ledger here).
     sim.faults.acceptThenDropRate = 0;
     expect((await poll(sim.baseUrl, KEY, task!.id)).status).toBe(200);
@@ -34,8 +45,13 @@ describe('accept-then-drop', () => {
 
   test('chat: charged, then dropped; fetch sees a network error', async () => {
     const { sim } = await start({ faults: { acceptThenDropRate: 1 } });
-    const err = await post(sim.baseUrl, '/chat/completions', KEY, { model: 'chat-small', messages: [{ role: 'user', content: 'hello?' }] })
-      .then(() => undefined, (e: unknown) => e);
+    const err = await post(sim.baseUrl, '/chat/completions', KEY, {
+      model: 'chat-small',
+      messages: [{ role: 'user', content: 'hello?' }],
+    }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(TypeError);
     expect(sim.ledger.charges.map((c) => c.kind)).toEqual(['chat']);
     expect(sim.ledger.submissionsByPrompt()).toEqual({ 'hello?': 1 });
@@ -93,7 +109,9 @@ describe('intermediary errors', () => {
   test('per-endpoint rates override the global one', async () => {
     const { sim } = await start({ faults: { errorRate: 1, errorRates: { models: 0 } } });
     expect((await get(sim.baseUrl, '/models', KEY)).status).toBe(200);
-    expect((await post(sim.baseUrl, '/responses', KEY, { model: 'chat-small', input: 'x' })).status).toBeGreaterThanOrEqual(500);
+    expect(
+      (await post(sim.baseUrl, '/responses', KEY, { model: 'chat-small', input: 'x' })).status,
+    ).toBeGreaterThanOrEqual(500);
   });
 });
 
@@ -102,7 +120,8 @@ describe('task outcomes', () => {
     const outcomes: string[][] = [];
     for (let run = 0; run < 2; run++) {
       const { sim: s, clock } = await start({ faults: { failRate: 0.3 }, seed: 9 });
-      for (let i = 0; i < 40; i++) await submit(s.baseUrl, KEY, { model: 'video-mini', prompt: `p${i}`, resolution: '480p' });
+      for (let i = 0; i < 40; i++)
+        await submit(s.baseUrl, KEY, { model: 'video-mini', prompt: `p${i}`, resolution: '480p' });
       clock.tick(10_000);
       outcomes.push(s.ledger.tasks.map((t) => t.state));
       await s.close();
@@ -135,7 +154,14 @@ describe('task outcomes', () => {
 describe('latency', () => {
   const settled = async (answer: Promise<unknown>): Promise<boolean> => {
     let done = false;
-    void answer.then(() => { done = true; }, () => { done = true; });
+    void answer.then(
+      () => {
+        done = true;
+      },
+      () => {
+        done = true;
+      },
+    );
     await new Promise((resolve) => setImmediate(resolve));
     return done;
   };
@@ -154,7 +180,9 @@ describe('latency', () => {
 
   test('many requests waiting in latency at once raise no listener-leak warning', async () => {
     const warnings: string[] = [];
-    const onWarning = (w: Error): void => { warnings.push(w.name); };
+    const onWarning = (w: Error): void => {
+      warnings.push(w.name);
+    };
     process.on('warning', onWarning);
     try {
       const { sim, clock } = await start({ faults: { latencyMs: 50 } });
@@ -171,7 +199,10 @@ describe('latency', () => {
 
   test('close() ends a request waiting in latency: it is cut, not answered', async () => {
     const { sim, clock } = await start({ faults: { latencyMs: 5_000 } });
-    const pending = get(sim.baseUrl, '/models', KEY).then(() => 'answered', () => 'cut');
+    const pending = get(sim.baseUrl, '/models', KEY).then(
+      () => 'answered',
+      () => 'cut',
+    );
     await clock.waitForSleepers(1);
     await sim.close(); // the clock never reaches the latency's end: only the cut can end the wait
     expect(await pending).toBe('cut');

@@ -30,7 +30,11 @@ export async function get(baseUrl: string, path: string, key?: string): Promise<
   return fetch(`${baseUrl}${path}`, { headers: key === undefined ? {} : auth(key) });
 }
 
-export async function submit(baseUrl: string, key: string, body: Record<string, unknown>): Promise<{ status: number; json: any }> {
+export async function submit(
+  baseUrl: string,
+  key: string,
+  body: Record<string, unknown>,
+): Promise<{ status: number; json: any }> {
   const res = await post(baseUrl, '/video/generations', key, body);
   return { status: res.status, json: await res.json() };
 }
@@ -74,13 +78,22 @@ export function rawGet(url: string, key: string): Promise<RawResult> {
 export function rawPost(url: string, key: string, body: unknown): Promise<{ status: number } | 'dropped'> {
   return new Promise((resolve) => {
     const text = JSON.stringify(body);
-    const req = request(url, {
-      method: 'POST', agent: false,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
-    }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
-    });
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent: false,
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(text),
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+      },
+    );
     req.on('error', () => resolve('dropped'));
     req.end(text);
   });
@@ -88,8 +101,11 @@ export function rawPost(url: string, key: string, body: unknown): Promise<{ stat
 
 /** Parses `data:` frames of an event stream. */
 export function sseData(text: string): string[] {
-  return text.split('\n\n').filter((f) => f.trim() !== '').map((frame) => {
-    const line = frame.split('\n').find((l) => l.startsWith('data: '));
-    return line ? line.slice(6) : '';
-  });
+  return text
+    .split('\n\n')
+    .filter((f) => f.trim() !== '')
+    .map((frame) => {
+      const line = frame.split('\n').find((l) => l.startsWith('data: '));
+      return line ? line.slice(6) : '';
+    });
 }

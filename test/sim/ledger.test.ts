@@ -9,12 +9,25 @@ const clock = simClock();
 let sim: Simulator;
 
 beforeAll(async () => {
-  sim = await startSimulator({ clock, taskSeconds: 10, accounts: [{ key: KEY, balanceUsd: 10 }, { key: OTHER_KEY, balanceUsd: 5 }] });
+  sim = await startSimulator({
+    clock,
+    taskSeconds: 10,
+    accounts: [
+      { key: KEY, balanceUsd: 10 },
+      { key: OTHER_KEY, balanceUsd: 5 },
+    ],
+  });
   await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'twice' });
   await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'twice' });
   await submit(sim.baseUrl, OTHER_KEY, { model: 'video-mini', prompt: 'once', resolution: '480p' });
   await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: '' }); // rejected: not counted
-  await post(sim.baseUrl, '/chat/completions', OTHER_KEY, { model: 'chat-small', messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'ask' }] });
+  await post(sim.baseUrl, '/chat/completions', OTHER_KEY, {
+    model: 'chat-small',
+    messages: [
+      { role: 'system', content: 's' },
+      { role: 'user', content: 'ask' },
+    ],
+  });
   await post(sim.baseUrl, '/responses', OTHER_KEY, { model: 'chat-small', input: 'ask' });
   await get(sim.baseUrl, '/models', 'sk-wrong');
   clock.tick(10_000);
@@ -26,8 +39,13 @@ describe('in-process ledger', () => {
     const requests = sim.ledger.requests;
     expect(requests).toHaveLength(7);
     expect(requests[0]).toEqual({
-      at: expect.any(Number), account: 'acct-1', method: 'POST', path: '/v1/video/generations', status: 200,
-      body: { model: 'video-fast', prompt: 'twice' }, outcome: 'answered',
+      at: expect.any(Number),
+      account: 'acct-1',
+      method: 'POST',
+      path: '/v1/video/generations',
+      status: 200,
+      body: { model: 'video-fast', prompt: 'twice' },
+      outcome: 'answered',
     });
     expect(requests.map((r) => r.status)).toEqual([200, 200, 200, 400, 200, 200, 401]);
     expect(requests.at(-1)).toMatchObject({ account: null, method: 'GET', path: '/v1/models' });
@@ -36,7 +54,9 @@ describe('in-process ledger', () => {
 
   test('tasks and balances per account', () => {
     expect(sim.ledger.tasks.map((t) => [t.account, t.prompt, t.state])).toEqual([
-      ['acct-1', 'twice', 'SUCCESS'], ['acct-1', 'twice', 'SUCCESS'], ['acct-2', 'once', 'SUCCESS'],
+      ['acct-1', 'twice', 'SUCCESS'],
+      ['acct-1', 'twice', 'SUCCESS'],
+      ['acct-2', 'once', 'SUCCESS'],
     ]);
     const balances = sim.ledger.balances;
     expect(Object.keys(balances)).toEqual(['acct-1', 'acct-2']);

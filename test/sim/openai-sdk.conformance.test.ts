@@ -26,8 +26,16 @@ afterAll(() => sim.close());
 describe('models', () => {
   test('models.list gives every model of the contract, owned by gbatch-sim', async () => {
     const page = await client.models.list();
-    expect(page.data.map((m) => m.id)).toEqual(['video-fast', 'video-mini', 'video-pro', 'video-pro-2.5', 'chat-small', 'chat-large']);
-    for (const model of page.data) expect(model).toMatchObject({ object: 'model', owned_by: 'gbatch-sim', created: expect.any(Number) });
+    expect(page.data.map((m) => m.id)).toEqual([
+      'video-fast',
+      'video-mini',
+      'video-pro',
+      'video-pro-2.5',
+      'chat-small',
+      'chat-large',
+    ]);
+    for (const model of page.data)
+      expect(model).toMatchObject({ object: 'model', owned_by: 'gbatch-sim', created: expect.any(Number) });
   });
 
   test('the list is scoped to the account', async () => {
@@ -72,7 +80,12 @@ describe('chat completions', () => {
 
   test('stream: role first, content deltas, finish_reason, a usage chunk, and the same text', async () => {
     const full = await client.chat.completions.create({ model: 'chat-small', messages });
-    const stream = await client.chat.completions.create({ model: 'chat-small', messages, stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: 'chat-small',
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
     for await (const chunk of stream) chunks.push(chunk);
     expect(chunks.every((c) => c.object === 'chat.completion.chunk' && c.id === chunks[0]!.id)).toBe(true);
@@ -98,7 +111,11 @@ describe('chat completions', () => {
 
 describe('responses', () => {
   test('a full response: output text and usage', async () => {
-    const response = await client.responses.create({ model: 'chat-large', input: 'Name three colours.', instructions: 'Be brief.' });
+    const response = await client.responses.create({
+      model: 'chat-large',
+      input: 'Name three colours.',
+      instructions: 'Be brief.',
+    });
     expect(response.object).toBe('response');
     expect(response.status).toBe('completed');
     expect(response.output_text.length).toBeGreaterThan(0);
@@ -107,7 +124,11 @@ describe('responses', () => {
   });
 
   test('max_output_tokens cuts the answer: status incomplete', async () => {
-    const response = await client.responses.create({ model: 'chat-small', input: [{ role: 'user', content: 'Go on.' }], max_output_tokens: 2 });
+    const response = await client.responses.create({
+      model: 'chat-small',
+      input: [{ role: 'user', content: 'Go on.' }],
+      max_output_tokens: 2,
+    });
     expect(response.status).toBe('incomplete');
     expect(response.usage!.output_tokens).toBe(2);
   });
@@ -154,20 +175,25 @@ describe('errors as the SDK sees them', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect(err).toMatchObject({ status: 400, param: 'temperature', type: 'invalid_request_error' });
-    const responsesErr = await client.responses.create({ model: 'chat-small', input: 'x', max_output_tokens: -1 }).catch((e: unknown) => e);
+    const responsesErr = await client.responses
+      .create({ model: 'chat-small', input: 'x', max_output_tokens: -1 })
+      .catch((e: unknown) => e);
     expect(responsesErr).toMatchObject({ status: 400, param: 'max_output_tokens' });
   });
 
   test('a model the account may not use is forbidden (403)', async () => {
     const other = new OpenAI({ baseURL: sim.baseUrl, apiKey: OTHER_KEY, maxRetries: 0 });
-    const err = await other.chat.completions.create({ model: 'chat-large', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    const err = await other.chat.completions
+      .create({ model: 'chat-large', messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.PermissionDeniedError);
     expect(err).toMatchObject({ status: 403, param: 'model' });
   });
 
   test('429 RateLimitError carries Retry-After: the seconds left in the minute', async () => {
     const limited = new OpenAI({ baseURL: sim.baseUrl, apiKey: 'sk-test-limited', maxRetries: 0 });
-    const ask = () => limited.chat.completions.create({ model: 'chat-small', messages: [{ role: 'user', content: 'x' }] });
+    const ask = () =>
+      limited.chat.completions.create({ model: 'chat-small', messages: [{ role: 'user', content: 'x' }] });
     clock.tick(60_000 - (clock.now() % 60_000) + 20_000); // 20 s into a fresh window
     await ask();
     await ask();

@@ -1,5 +1,14 @@
 import { describe, expect, test } from 'vitest';
-import { chatUsd, promptTokensForChars, QUOTA_PER_USD, REFERENCE_VIDEO_SECONDS, reservationTokens, tokensUsd, usdToQuota, videoTokens } from '../../src/sim/tokens.js';
+import {
+  chatUsd,
+  promptTokensForChars,
+  QUOTA_PER_USD,
+  REFERENCE_VIDEO_SECONDS,
+  reservationTokens,
+  tokensUsd,
+  usdToQuota,
+  videoTokens,
+} from '../../src/sim/tokens.js';
 
 describe('video token formula: floor(w*h*(24*s+1)/1024)', () => {
   test.each([

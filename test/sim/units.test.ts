@@ -61,7 +61,10 @@ describe('rate limit: fixed 60 s windows per key', () => {
   });
 
   test('a revoked or unknown key does not authenticate; names never carry the key', () => {
-    const registry = new AccountRegistry([{ key: 'a', balanceUsd: 1 }, { key: 'b', balanceUsd: 1, revoked: true }]);
+    const registry = new AccountRegistry([
+      { key: 'a', balanceUsd: 1 },
+      { key: 'b', balanceUsd: 1, revoked: true },
+    ]);
     expect(registry.authenticate('Bearer a')?.name).toBe('acct-1');
     expect(registry.authenticate('Bearer b')).toBeUndefined();
     expect(registry.authenticate('Bearer c')).toBeUndefined();
@@ -85,7 +88,10 @@ describe('deterministic text', () => {
   });
 
   test('usage counts the text of every message, array parts included', () => {
-    const input = chatInput([{ role: 'system', content: 'abcd' }, { role: 'user', content: [{ type: 'text', text: 'efgh' }, { type: 'image_url' }] }]);
+    const input = chatInput([
+      { role: 'system', content: 'abcd' },
+      { role: 'user', content: [{ type: 'text', text: 'efgh' }, { type: 'image_url' }] },
+    ]);
     expect(input.chars).toBe(8);
     expect(input.lastUserText).toBe('efgh');
   });
@@ -118,7 +124,8 @@ describe('fault rolls', () => {
   test('only chat, responses and submit can be dropped', () => {
     const random = createRandom(5);
     const faults = { ...base, acceptThenDropRate: 1 };
-    expect(['chat', 'responses', 'submit', 'models', 'poll', 'content'].map((e) => rollDrop(faults, e as never, random)))
-      .toEqual([true, true, true, false, false, false]);
+    expect(
+      ['chat', 'responses', 'submit', 'models', 'poll', 'content'].map((e) => rollDrop(faults, e as never, random)),
+    ).toEqual([true, true, true, false, false, false]);
   });
 });

@@ -6,16 +6,33 @@ const messages = [{ role: 'user', content: 'hi' }];
 
 describe('chat completion constraints (spec 2.4, 8)', () => {
   test('a full valid request passes', () => {
-    expect(validateChatRequest({
-      model: 'chat-small', messages: [
-        { role: 'system', content: 's' }, { role: 'developer', content: [{ type: 'text', text: 'd' }] },
-        { role: 'assistant', content: null, tool_calls: [{ id: 't', type: 'function' }] },
-        { role: 'tool', content: 'r', tool_call_id: 't' }, { role: 'user', content: 'u', name: 'n' },
-      ],
-      temperature: 2, top_p: 0, n: 1, stream: true, stream_options: { include_usage: true }, stop: ['a', 'b'],
-      max_tokens: 0, max_completion_tokens: 10, presence_penalty: -2, frequency_penalty: 2, reasoning_effort: 'high',
-      tools: [{ type: 'function' }], tool_choice: 'required', response_format: { type: 'json_object' }, user: 'u',
-    })).toBeUndefined();
+    expect(
+      validateChatRequest({
+        model: 'chat-small',
+        messages: [
+          { role: 'system', content: 's' },
+          { role: 'developer', content: [{ type: 'text', text: 'd' }] },
+          { role: 'assistant', content: null, tool_calls: [{ id: 't', type: 'function' }] },
+          { role: 'tool', content: 'r', tool_call_id: 't' },
+          { role: 'user', content: 'u', name: 'n' },
+        ],
+        temperature: 2,
+        top_p: 0,
+        n: 1,
+        stream: true,
+        stream_options: { include_usage: true },
+        stop: ['a', 'b'],
+        max_tokens: 0,
+        max_completion_tokens: 10,
+        presence_penalty: -2,
+        frequency_penalty: 2,
+        reasoning_effort: 'high',
+        tools: [{ type: 'function' }],
+        tool_choice: 'required',
+        response_format: { type: 'json_object' },
+        user: 'u',
+      }),
+    ).toBeUndefined();
   });
 
   test.each([
@@ -54,7 +71,17 @@ describe('chat completion constraints (spec 2.4, 8)', () => {
 
 describe('responses constraints (spec 2.7, 8)', () => {
   test('valid requests pass, a null counts as omitted', () => {
-    expect(validateResponsesRequest({ input: 'hi', instructions: 'be brief', max_output_tokens: 0, reasoning: { effort: 'low', summary: 'auto' }, truncation: 'auto', tool_choice: { type: 'function' }, previous_response_id: null })).toBeUndefined();
+    expect(
+      validateResponsesRequest({
+        input: 'hi',
+        instructions: 'be brief',
+        max_output_tokens: 0,
+        reasoning: { effort: 'low', summary: 'auto' },
+        truncation: 'auto',
+        tool_choice: { type: 'function' },
+        previous_response_id: null,
+      }),
+    ).toBeUndefined();
     expect(validateResponsesRequest({ input: [{ role: 'user', content: 'hi' }], temperature: 1.5 })).toBeUndefined();
   });
 

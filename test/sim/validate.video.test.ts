@@ -8,13 +8,23 @@ const pro25 = findVideoModel('video-pro-2.5') as VideoModel;
 
 describe('accepted video requests', () => {
   test('defaults: 720p, 5 s, no reference video', () => {
-    expect(validateVideoRequest({ model: 'video-fast', prompt: 'a cat' }, fast))
-      .toEqual({ prompt: 'a cat', resolution: '720p', seconds: 5, referenceVideos: 0 });
+    expect(validateVideoRequest({ model: 'video-fast', prompt: 'a cat' }, fast)).toEqual({
+      prompt: 'a cat',
+      resolution: '720p',
+      seconds: 5,
+      referenceVideos: 0,
+    });
   });
 
   test.each([
-    [{ duration: 0 }, 0], [{ duration: 3600 }, 3600], [{ duration: '12' }, 12], [{ duration: ' 7 ' }, 7],
-    [{ seconds: '4' }, 4], [{ seconds: 6 }, 6], [{ duration: '2.5' }, 2.5], [{ duration: 3, seconds: '9' }, 3],
+    [{ duration: 0 }, 0],
+    [{ duration: 3600 }, 3600],
+    [{ duration: '12' }, 12],
+    [{ duration: ' 7 ' }, 7],
+    [{ seconds: '4' }, 4],
+    [{ seconds: 6 }, 6],
+    [{ duration: '2.5' }, 2.5],
+    [{ duration: 3, seconds: '9' }, 3],
   ])('%o gives %f seconds', (fields, seconds) => {
     expect(validateVideoRequest({ prompt: 'p', ...fields }, fast)).toMatchObject({ seconds });
   });
@@ -24,17 +34,36 @@ describe('accepted video requests', () => {
   });
 
   test('reference videos are counted; images are not', () => {
-    expect(validateVideoRequest({ prompt: 'p', video_url: 'https://x/v.mp4' }, fast)).toMatchObject({ referenceVideos: 1 });
-    expect(validateVideoRequest({ prompt: 'p', videos: ['a', { url: 'b', role: 'reference_video' }] }, fast)).toMatchObject({ referenceVideos: 2 });
-    expect(validateVideoRequest({ prompt: 'p', images: ['a', { url: 'b', role: 'first_frame' }], image: 'c', input_reference: 'd' }, fast))
-      .toMatchObject({ referenceVideos: 0 });
-    expect(validateVideoRequest({ prompt: 'p', content: [{ type: 'text', text: 'x' }, { type: 'video_url', video_url: { url: 'v' } }] }, fast))
-      .toMatchObject({ referenceVideos: 1 });
+    expect(validateVideoRequest({ prompt: 'p', video_url: 'https://x/v.mp4' }, fast)).toMatchObject({
+      referenceVideos: 1,
+    });
+    expect(
+      validateVideoRequest({ prompt: 'p', videos: ['a', { url: 'b', role: 'reference_video' }] }, fast),
+    ).toMatchObject({ referenceVideos: 2 });
+    expect(
+      validateVideoRequest(
+        { prompt: 'p', images: ['a', { url: 'b', role: 'first_frame' }], image: 'c', input_reference: 'd' },
+        fast,
+      ),
+    ).toMatchObject({ referenceVideos: 0 });
+    expect(
+      validateVideoRequest(
+        {
+          prompt: 'p',
+          content: [
+            { type: 'text', text: 'x' },
+            { type: 'video_url', video_url: { url: 'v' } },
+          ],
+        },
+        fast,
+      ),
+    ).toMatchObject({ referenceVideos: 1 });
   });
 
   test('fields the gateway does not define are allowed (they are forwarded)', () => {
-    expect(validateVideoRequest({ prompt: 'p', camera: 'dolly', width: 640, height: 360, fps: 24, seed: 7, n: 1 }, fast))
-      .toMatchObject({ seconds: 5 });
+    expect(
+      validateVideoRequest({ prompt: 'p', camera: 'dolly', width: 640, height: 360, fps: 24, seed: 7, n: 1 }, fast),
+    ).toMatchObject({ seconds: 5 });
   });
 });
 

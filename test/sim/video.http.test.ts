@@ -20,7 +20,12 @@ async function start(options: SimulatorOptions = {}): Promise<{ sim: Simulator; 
 describe('submission (spec 2.10)', () => {
   test('200 with id, task_id and status queued', async () => {
     const { sim } = await start();
-    const { status, json } = await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'a red kite', resolution: '720p', duration: 5 });
+    const { status, json } = await submit(sim.baseUrl, KEY, {
+      model: 'video-fast',
+      prompt: 'a red kite',
+      resolution: '720p',
+      duration: 5,
+    });
     expect(status).toBe(200);
     expect(json.id).toMatch(/^task_[0-9A-Za-z]{24}$/);
     expect(json.task_id).toBe(json.id);
@@ -91,7 +96,12 @@ describe('Shape A (default): the generic task wrapper', () => {
 describe('Shape B (option): the machine-readable schema', () => {
   test('unknown -> queued -> in_progress -> completed with url, format and metadata', async () => {
     const { sim, clock } = await start({ shape: 'b' });
-    const { json: task } = await submit(sim.baseUrl, KEY, { model: 'video-pro', prompt: 'city', resolution: '4K', duration: 2 });
+    const { json: task } = await submit(sim.baseUrl, KEY, {
+      model: 'video-pro',
+      prompt: 'city',
+      resolution: '4K',
+      duration: 2,
+    });
     const states: string[] = [];
     for (const step of [0, 1.5, 3.5, 5]) {
       clock.tick(1000 * step); // polled at 0, 1.5, 5 and 10 s of a 10 s task
@@ -126,7 +136,10 @@ describe('content (endpoint 6)', () => {
     const { json: task } = await submit(sim.baseUrl, KEY, { model: 'video-fast', prompt: 'kite' });
     const early = await get(sim.baseUrl, `/videos/${task.id}/content`, KEY);
     expect(early.status).toBe(400);
-    expect(((await early.json()) as { error: unknown }).error).toMatchObject({ type: 'invalid_request_error', code: 'task_not_ready' });
+    expect(((await early.json()) as { error: unknown }).error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'task_not_ready',
+    });
 
     clock.tick(10_000);
     const res = await get(sim.baseUrl, `/videos/${task.id}/content`, KEY);

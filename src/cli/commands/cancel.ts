@@ -14,9 +14,17 @@ import { EXIT_CODE } from '../../core/exit-codes.js';
 
 export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },
-  journal: { type: 'string', help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state' },
+  journal: {
+    type: 'string',
+    help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state',
+  },
   reason: { type: 'string', help: 'why, kept with the job and each cancelled item (results.jsonl shows it)' },
-  wait: { type: 'number', default: 30, min: 0, help: 'seconds to wait for each live runner to acknowledge (it sends nothing more from then on)' },
+  wait: {
+    type: 'number',
+    default: 30,
+    min: 0,
+    help: 'seconds to wait for each live runner to acknowledge (it sends nothing more from then on)',
+  },
   json: { type: 'boolean', help: 'one JSON object on stdout instead of the lines' },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } as const satisfies OptionTable;
@@ -27,29 +35,47 @@ const MAX_REASON = 500;
 export async function run(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions(OPTIONS, argv);
   if (options.help) {
-    process.stdout.write(`${helpText('cancel', '(<job> [--journal URL] | --state F) [--reason TEXT] [--wait S] [--json]', OPTIONS, EXIT_CODES.cancel)}\n`
-      + '\nStops a job for good: nothing more is sent, by a live runner or a later `gbatch run`. Pending and deferred items\n'
-      + 'become cancelled. Tasks already submitted are still polled, downloaded and settled: the gateway has no cancel, so\n'
-      + 'they are billed. `gbatch retry <job> --cancelled` lifts the cancellation and sends the cancelled items again.\n');
+    process.stdout.write(
+      `${helpText('cancel', '(<job> [--journal URL] | --state F) [--reason TEXT] [--wait S] [--json]', OPTIONS, EXIT_CODES.cancel)}\n` +
+        '\nStops a job for good: nothing more is sent, by a live runner or a later `gbatch run`. Pending and deferred items\n' +
+        'become cancelled. Tasks already submitted are still polled, downloaded and settled: the gateway has no cancel, so\n' +
+        'they are billed. `gbatch retry <job> --cancelled` lifts the cancellation and sends the cancelled items again.\n',
+    );
     return 0;
   }
-  if (positionals.length > 1) throw new UsageError(`Expected one job, got ${positionals.length}: ${positionals.join(' ')}`);
-  const reason = (options.reason ?? '').replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, MAX_REASON);
-  const opened = await openCommandJournal(options, positionals, { readonly: false, withIds: false, needsJob: { command: 'cancel' } });
+  if (positionals.length > 1)
+    throw new UsageError(`Expected one job, got ${positionals.length}: ${positionals.join(' ')}`);
+  const reason = (options.reason ?? '')
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .trim()
+    .slice(0, MAX_REASON);
+  const opened = await openCommandJournal(options, positionals, {
+    readonly: false,
+    withIds: false,
+    needsJob: { command: 'cancel' },
+  });
   const journal = opened.store;
   try {
     return await cancelJob(journal, opened.arg, reason, options.wait, options.json === true);
   } catch (err) {
     // A runner stopped (or stuck) in mid-write holds an SQLite journal past the busy timeout: try again later.
     if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
-    process.stderr.write(`gbatch cancel: ${journal.location}: the journal stayed busy (a runner in mid-write holds it); run \`gbatch cancel\` again\n`);
+    process.stderr.write(
+      `gbatch cancel: ${journal.location}: the journal stayed busy (a runner in mid-write holds it); run \`gbatch cancel\` again\n`,
+    );
     return 75;
   } finally {
     await journal.close();
   }
 }
 
-async function cancelJob(journal: JournalStore, arg: CommandJournal['arg'], reason: string, waitS: number, json: boolean): Promise<number> {
+async function cancelJob(
+  journal: JournalStore,
+  arg: CommandJournal['arg'],
+  reason: string,
+  waitS: number,
+  json: boolean,
+): Promise<number> {
   if (!(await journal.getJob())) throw new UsageError(`${journal.location}: no job in this journal yet (has it run?)`);
   const cancel = (await journal.setJobCancel(reason))!;
   const cancelled = await cancelRows(journal, cancel);
@@ -60,12 +86,19 @@ async function cancelJob(journal: JournalStore, arg: CommandJournal['arg'], reas
   const exitCode = waited.late.length > 0 ? EXIT_CODE.inFlight : EXIT_CODE.ok;
   if (json) {
     const runner = (r: RunnerView) => ({ pid: r.pid, host: r.host });
-    process.stdout.write(`${JSON.stringify({
-      exit_code: exitCode, journal: journal.location, cancelled_at: new Date(cancel.at).toISOString(), reason: cancel.reason,
-      cancelled: cancelled, in_flight: inFlight, answered: counts.succeeded,
-      runners: { acknowledged: waited.acknowledged.map(runner), late: waited.late.map(runner) },
-      retry_command: `gbatch retry ${named} --cancelled`,
-    })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({
+        exit_code: exitCode,
+        journal: journal.location,
+        cancelled_at: new Date(cancel.at).toISOString(),
+        reason: cancel.reason,
+        cancelled: cancelled,
+        in_flight: inFlight,
+        answered: counts.succeeded,
+        runners: { acknowledged: waited.acknowledged.map(runner), late: waited.late.map(runner) },
+        retry_command: `gbatch retry ${named} --cancelled`,
+      })}\n`,
+    );
     return exitCode;
   }
   const lines = [
@@ -73,11 +106,16 @@ async function cancelJob(journal: JournalStore, arg: CommandJournal['arg'], reas
     `job cancelled${cancel.reason ? ` (${cancel.reason})` : ''}: ${cancelled.pending} pending and ${cancelled.deferred} deferred item(s) are now cancelled; they are never sent`,
   ];
   if (inFlight + counts.succeeded > 0) {
-    lines.push(`${inFlight} item(s) in flight and ${counts.succeeded} answered are still polled, downloaded and settled: the gateway has no cancel, so they will be billed`);
+    lines.push(
+      `${inFlight} item(s) in flight and ${counts.succeeded} answered are still polled, downloaded and settled: the gateway has no cancel, so they will be billed`,
+    );
   }
-  for (const runner of waited.acknowledged) lines.push(`runner pid ${runner.pid} (${runner.host}) acknowledged: it sends nothing more`);
+  for (const runner of waited.acknowledged)
+    lines.push(`runner pid ${runner.pid} (${runner.host}) acknowledged: it sends nothing more`);
   for (const runner of waited.late) {
-    lines.push(`runner pid ${runner.pid} (${runner.host}) has not acknowledged within ${waitS} s: the journal refuses its new submissions, but a request it had already recorded may still leave`);
+    lines.push(
+      `runner pid ${runner.pid} (${runner.host}) has not acknowledged within ${waitS} s: the journal refuses its new submissions, but a request it had already recorded may still leave`,
+    );
   }
   if (waited.acknowledged.length + waited.late.length === 0 && inFlight + counts.succeeded > 0) {
     lines.push(`no runner is live: \`gbatch run ${named}\` polls and downloads them (it sends nothing new)`);
@@ -93,15 +131,28 @@ async function cancelRows(journal: JournalStore, cancel: JobCancel): Promise<{ p
     const rows = [];
     for await (const item of reader.iterate({ states: ['pending', 'deferred'] })) rows.push(item);
     const changes = rows.map((item) => ({
-      id: item.id, event: 'cancel' as const, expect: item.state,
-      patch: { reservedUsd: 0, lastError: cancelledError(cancel) }, detail: { by: 'operator', reason: cancel.reason },
+      id: item.id,
+      event: 'cancel' as const,
+      expect: item.state,
+      patch: { reservedUsd: 0, lastError: cancelledError(cancel) },
+      detail: { by: 'operator', reason: cancel.reason },
     }));
-    return { changes, result: { pending: rows.filter((r) => r.state === 'pending').length, deferred: rows.filter((r) => r.state === 'deferred').length } };
+    return {
+      changes,
+      result: {
+        pending: rows.filter((r) => r.state === 'pending').length,
+        deferred: rows.filter((r) => r.state === 'deferred').length,
+      },
+    };
   });
 }
 
 /** Waits (bounded) until every live runner of the job acknowledged the cancellation or is gone. */
-async function waitForRunners(journal: JournalStore, cancel: JobCancel, boundMs: number): Promise<{ acknowledged: RunnerView[]; late: RunnerView[] }> {
+async function waitForRunners(
+  journal: JournalStore,
+  cancel: JobCancel,
+  boundMs: number,
+): Promise<{ acknowledged: RunnerView[]; late: RunnerView[] }> {
   const clock = systemClock;
   const until = clock.now() + boundMs;
   const acknowledged = new Map<string, RunnerView>();

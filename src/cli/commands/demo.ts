@@ -10,7 +10,11 @@ import { run as runCommand } from './run.js';
 
 /** Demo's own flag; any other option is passed to the demo's `gbatch run`. */
 export const DEMO_OPTIONS = {
-  help: { type: 'boolean', short: 'h', help: 'show this help (other options are passed to `gbatch run`, see gbatch run --help)' },
+  help: {
+    type: 'boolean',
+    short: 'h',
+    help: 'show this help (other options are passed to `gbatch run`, see gbatch run --help)',
+  },
 } as const satisfies OptionTable;
 
 const DEMO_KEY = 'sk-sim-demo';
@@ -37,20 +41,26 @@ export async function run(argv: string[]): Promise<number> {
   process.stderr.write(`[demo] embedded gateway simulator on ${sim.baseUrl}\n`);
   // The demo starts from a clean journal each time: its simulator, and so its task ids, are new too.
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${DEMO_STATE}${suffix}`, { force: true });
-  const saved = { url: process.env.GATEWAY_BASE_URL, key: process.env.GATEWAY_API_KEY, keyFile: process.env.GATEWAY_API_KEY_FILE };
+  const saved = {
+    url: process.env.GATEWAY_BASE_URL,
+    key: process.env.GATEWAY_API_KEY,
+    keyFile: process.env.GATEWAY_API_KEY_FILE,
+  };
   process.env.GATEWAY_BASE_URL = sim.baseUrl;
   process.env.GATEWAY_API_KEY = DEMO_KEY;
   delete process.env.GATEWAY_API_KEY_FILE; // the demo's key, not the operator's
   const job = demoJob();
   try {
     const code = await runCommand([job, '--state', DEMO_STATE, ...argv]);
-    process.stderr.write([
-      '',
-      `[demo] exit code ${code}. The journal is ${DEMO_STATE}; outputs are in out/demo/.`,
-      `[demo] try: npx gbatch report --state ${DEMO_STATE} --format json`,
-      `[demo]      npx gbatch sim --port 8080   (then GATEWAY_BASE_URL=http://127.0.0.1:8080/v1 GATEWAY_API_KEY=${DEMO_KEY} npx gbatch run ${job})`,
-      '',
-    ].join('\n'));
+    process.stderr.write(
+      [
+        '',
+        `[demo] exit code ${code}. The journal is ${DEMO_STATE}; outputs are in out/demo/.`,
+        `[demo] try: npx gbatch report --state ${DEMO_STATE} --format json`,
+        `[demo]      npx gbatch sim --port 8080   (then GATEWAY_BASE_URL=http://127.0.0.1:8080/v1 GATEWAY_API_KEY=${DEMO_KEY} npx gbatch run ${job})`,
+        '',
+      ].join('\n'),
+    );
     return code;
   } finally {
     restore('GATEWAY_BASE_URL', saved.url);

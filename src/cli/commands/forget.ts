@@ -8,16 +8,21 @@ import { helpText } from '../help-text.js';
 
 export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },
-  journal: { type: 'string', help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state' },
+  journal: {
+    type: 'string',
+    help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state',
+  },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } as const satisfies OptionTable;
 
 export async function run(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions(OPTIONS, argv);
   if (options.help) {
-    process.stdout.write(`${helpText('forget', '(<job> [--journal URL] | --state F) <item-id> ...', OPTIONS, EXIT_CODES.forget)}\n`
-      + '\nRemoves orphaned items (in none of the manifests of the job\'s last run) that were never sent: pending,\n'
-      + 'deferred, invalid or cancelled, with no attempt. `gbatch status` lists the orphaned items.\n');
+    process.stdout.write(
+      `${helpText('forget', '(<job> [--journal URL] | --state F) <item-id> ...', OPTIONS, EXIT_CODES.forget)}\n` +
+        "\nRemoves orphaned items (in none of the manifests of the job's last run) that were never sent: pending,\n" +
+        'deferred, invalid or cancelled, with no attempt. `gbatch status` lists the orphaned items.\n',
+    );
     return 0;
   }
   if ((options.state ? positionals.length : positionals.length - 1) < 1) {
@@ -29,8 +34,10 @@ export async function run(argv: string[]): Promise<number> {
     await journal.membership.acquire();
     const outcome = await journal.forget(ids);
     if (!outcome.ok) throw new UsageError(`${outcome.refusal}; nothing was removed`);
-    process.stdout.write(`removed ${outcome.forgotten.length} orphaned item(s) from the journal: ${outcome.forgotten.map(quoteArg).join(', ')}\n`
-      + 'a manifest that lists one of them again adds it back as a new row\n');
+    process.stdout.write(
+      `removed ${outcome.forgotten.length} orphaned item(s) from the journal: ${outcome.forgotten.map(quoteArg).join(', ')}\n` +
+        'a manifest that lists one of them again adds it back as a new row\n',
+    );
     return 0;
   } finally {
     await journal.membership.release();

@@ -13,21 +13,32 @@ export const OPTIONS = {
 export async function run(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions(OPTIONS, argv);
   if (options.help) {
-    process.stdout.write(`${helpText('journal', 'migrate [--journal URL]', OPTIONS, EXIT_CODES.journal)}\n`
-      + '\nCreates or upgrades the journal\'s schema (versioned; several jobs share one database). Runners do it\n'
-      + 'on connect too, under a lock; this does it ahead of them, e.g. from a deployment step.\n');
+    process.stdout.write(
+      `${helpText('journal', 'migrate [--journal URL]', OPTIONS, EXIT_CODES.journal)}\n` +
+        "\nCreates or upgrades the journal's schema (versioned; several jobs share one database). Runners do it\n" +
+        'on connect too, under a lock; this does it ahead of them, e.g. from a deployment step.\n',
+    );
     return 0;
   }
   const [action, ...rest] = positionals;
-  if (action !== 'migrate') throw new UsageError(`Expected \`gbatch journal migrate\`, got ${action === undefined ? 'nothing' : `\`${action}\``}`);
-  if (rest.length > 0) throw new UsageError(`\`gbatch journal migrate\` takes no arguments (got ${rest.join(' ')}); name the journal with --journal`);
+  if (action !== 'migrate')
+    throw new UsageError(
+      `Expected \`gbatch journal migrate\`, got ${action === undefined ? 'nothing' : `\`${action}\``}`,
+    );
+  if (rest.length > 0)
+    throw new UsageError(
+      `\`gbatch journal migrate\` takes no arguments (got ${rest.join(' ')}); name the journal with --journal`,
+    );
   const server = journalUrl({ journal: options.journal });
   if (server) {
     const { location, version, applied } = await migrateDatabase(server.url);
-    process.stdout.write(`${location}: journal schema at version ${version}${applied > 0 ? ` (${applied} step(s) applied)` : ' (already current)'}\n`);
+    process.stdout.write(
+      `${location}: journal schema at version ${version}${applied > 0 ? ` (${applied} step(s) applied)` : ' (already current)'}\n`,
+    );
     return 0;
   }
-  if (options.journal === undefined) throw new UsageError('name the journal: --journal postgres://... (or GBATCH_JOURNAL_URL), or an SQLite file');
+  if (options.journal === undefined)
+    throw new UsageError('name the journal: --journal postgres://... (or GBATCH_JOURNAL_URL), or an SQLite file');
   const store = openJournalFile(options.journal);
   await store.close();
   process.stdout.write(`${options.journal}: journal schema current\n`);

@@ -16,18 +16,54 @@ export async function run(argv: string[]): Promise<number> {
 
 function planJson(plan: PlanResult): Record<string, unknown> {
   return {
-    job: plan.job, manifests: plan.manifests, pricing: plan.pricing,
-    rows: plan.rows, valid: plan.valid, invalid: plan.invalid, errors: plan.errors, error_count: plan.errorCount,
-    conflicts: plan.conflicts.length, skipped_changed: plan.skipChanged ? plan.conflicts : [],
-    estimated_usd: plan.estimatedUsd, max_usd: plan.maxUsd, budget_usd: plan.budgetUsd, budget_may_overrun: plan.budgetMayOverrun,
-    fits_budget: plan.fitsBudget, unpriced: plan.unpriced, reason: plan.reason, output_capped_rows: plan.outputCappedRows,
-    journal: plan.journal ? {
-      state: plan.journal.location, spent_usd: plan.journal.spentUsd, reserved_usd: plan.journal.reservedUsd,
-      remaining_rows: plan.journal.remainingRows, remaining_estimated_usd: plan.journal.remainingEstimatedUsd, remaining_max_usd: plan.journal.remainingMaxUsd,
-      cancelled: plan.journal.cancelled ? { at: new Date(plan.journal.cancelled.at).toISOString(), reason: plan.journal.cancelled.reason } : null,
-    } : null,
-    by_model: plan.byModel.map((g) => ({ model: g.model, resolution: g.resolution, rows: g.rows, estimated_usd: g.estimatedUsd, max_usd: g.maxUsd })),
-    ...(plan.requests.length > 0 ? { requests: plan.requests.map((r) => ({ id: r.id, method: r.method, url: r.url, body: JSON.parse(r.body) as unknown })) } : {}),
+    job: plan.job,
+    manifests: plan.manifests,
+    pricing: plan.pricing,
+    rows: plan.rows,
+    valid: plan.valid,
+    invalid: plan.invalid,
+    errors: plan.errors,
+    error_count: plan.errorCount,
+    conflicts: plan.conflicts.length,
+    skipped_changed: plan.skipChanged ? plan.conflicts : [],
+    estimated_usd: plan.estimatedUsd,
+    max_usd: plan.maxUsd,
+    budget_usd: plan.budgetUsd,
+    budget_may_overrun: plan.budgetMayOverrun,
+    fits_budget: plan.fitsBudget,
+    unpriced: plan.unpriced,
+    reason: plan.reason,
+    output_capped_rows: plan.outputCappedRows,
+    journal: plan.journal
+      ? {
+          state: plan.journal.location,
+          spent_usd: plan.journal.spentUsd,
+          reserved_usd: plan.journal.reservedUsd,
+          remaining_rows: plan.journal.remainingRows,
+          remaining_estimated_usd: plan.journal.remainingEstimatedUsd,
+          remaining_max_usd: plan.journal.remainingMaxUsd,
+          cancelled: plan.journal.cancelled
+            ? { at: new Date(plan.journal.cancelled.at).toISOString(), reason: plan.journal.cancelled.reason }
+            : null,
+        }
+      : null,
+    by_model: plan.byModel.map((g) => ({
+      model: g.model,
+      resolution: g.resolution,
+      rows: g.rows,
+      estimated_usd: g.estimatedUsd,
+      max_usd: g.maxUsd,
+    })),
+    ...(plan.requests.length > 0
+      ? {
+          requests: plan.requests.map((r) => ({
+            id: r.id,
+            method: r.method,
+            url: r.url,
+            body: JSON.parse(r.body) as unknown,
+          })),
+        }
+      : {}),
   };
 }
 
@@ -38,49 +74,89 @@ function printPlan(plan: PlanResult): void {
   const shownRowErrors = plan.errors.length - refusedChanges;
   if (rowErrors > shownRowErrors) process.stderr.write(`... ${rowErrors - shownRowErrors} more error(s)\n`);
   const out: string[] = [];
-  out.push(`Plan for ${printable(plan.job)}: ${plan.rows} row(s) in ${printable(plan.manifests.join(', '))}; ${plan.valid} valid, ${plan.invalid} invalid`);
+  out.push(
+    `Plan for ${printable(plan.job)}: ${plan.rows} row(s) in ${printable(plan.manifests.join(', '))}; ${plan.valid} valid, ${plan.invalid} invalid`,
+  );
   out.push(`Pricing: ${printable(plan.pricing)}`);
   if (plan.shownRows.length > 0) {
-    out.push('', renderTable(['id', 'kind', 'model', 'resolution', 'estimate', 'can bill up to'],
-      plan.shownRows.map((r) => [r.id, r.kind, r.model, r.resolution, usd(r.estimatedUsd), usd(r.maxUsd)]), new Set([4, 5])));
+    out.push(
+      '',
+      renderTable(
+        ['id', 'kind', 'model', 'resolution', 'estimate', 'can bill up to'],
+        plan.shownRows.map((r) => [r.id, r.kind, r.model, r.resolution, usd(r.estimatedUsd), usd(r.maxUsd)]),
+        new Set([4, 5]),
+      ),
+    );
     if (plan.valid > plan.shownRows.length) out.push(`(${plan.valid - plan.shownRows.length} more rows)`);
   }
   if (plan.byModel.length > 0) {
-    out.push('', renderTable(['model', 'resolution', 'rows', 'estimate', 'can bill up to'],
-      plan.byModel.map((g) => [g.model, g.resolution, g.rows, usd(g.estimatedUsd), usd(g.maxUsd)]), new Set([2, 3, 4])));
+    out.push(
+      '',
+      renderTable(
+        ['model', 'resolution', 'rows', 'estimate', 'can bill up to'],
+        plan.byModel.map((g) => [g.model, g.resolution, g.rows, usd(g.estimatedUsd), usd(g.maxUsd)]),
+        new Set([2, 3, 4]),
+      ),
+    );
   }
-  out.push('', `Estimated total: ${usd(plan.estimatedUsd)}; the gateway can bill up to ${usd(plan.maxUsd)} `
-    + '(video at the dearest final resolution the model lists; chat with every request byte a token and the whole output cap)');
+  out.push(
+    '',
+    `Estimated total: ${usd(plan.estimatedUsd)}; the gateway can bill up to ${usd(plan.maxUsd)} ` +
+      '(video at the dearest final resolution the model lists; chat with every request byte a token and the whole output cap)',
+  );
   const journal = plan.journal;
   if (journal) {
-    out.push(`Journal ${printable(journal.location)}: spent ${usd(journal.spentUsd)}, reserved ${usd(journal.reservedUsd)}; `
-      + `${journal.remainingRows} row(s) still to send: estimate ${usd(journal.remainingEstimatedUsd)}, can bill up to ${usd(journal.remainingMaxUsd)}`);
+    out.push(
+      `Journal ${printable(journal.location)}: spent ${usd(journal.spentUsd)}, reserved ${usd(journal.reservedUsd)}; ` +
+        `${journal.remainingRows} row(s) still to send: estimate ${usd(journal.remainingEstimatedUsd)}, can bill up to ${usd(journal.remainingMaxUsd)}`,
+    );
   }
   const cancel = plan.journal?.cancelled;
   if (cancel) {
-    out.push(`The job was cancelled ${new Date(cancel.at).toISOString()}${cancel.reason ? ` (${printable(cancel.reason)})` : ''}: \`run\` sends nothing `
-      + 'until `gbatch retry --cancelled` lifts it.');
+    out.push(
+      `The job was cancelled ${new Date(cancel.at).toISOString()}${cancel.reason ? ` (${printable(cancel.reason)})` : ''}: \`run\` sends nothing ` +
+        'until `gbatch retry --cancelled` lifts it.',
+    );
   }
   if (plan.unpriced !== null) {
-    out.push('A row the journal holds has no price in this pricing table (above): `run` refuses the job, and its budget cannot be judged.');
+    out.push(
+      'A row the journal holds has no price in this pricing table (above): `run` refuses the job, and its budget cannot be judged.',
+    );
   } else if (plan.budgetUsd !== null) {
-    const basis = plan.budgetMayOverrun ? 'judged on the expected estimate: --budget-may-overrun' : 'judged on what the gateway can bill';
-    out.push(plan.fitsBudget ? `Fits the budget of ${usd(plan.budgetUsd, 2)} (${basis}).` : `Does not fit (${basis}): ${plan.reason}.`);
+    const basis = plan.budgetMayOverrun
+      ? 'judged on the expected estimate: --budget-may-overrun'
+      : 'judged on what the gateway can bill';
+    out.push(
+      plan.fitsBudget
+        ? `Fits the budget of ${usd(plan.budgetUsd, 2)} (${basis}).`
+        : `Does not fit (${basis}): ${plan.reason}.`,
+    );
   }
-  if (plan.outputCappedRows > 0) out.push(`${plan.outputCappedRows} chat/responses row(s) state no output cap: under the budget they are sent with a cap of ${DEFAULT_MAX_OUTPUT_TOKENS} tokens (max_tokens / max_output_tokens).`);
+  if (plan.outputCappedRows > 0)
+    out.push(
+      `${plan.outputCappedRows} chat/responses row(s) state no output cap: under the budget they are sent with a cap of ${DEFAULT_MAX_OUTPUT_TOKENS} tokens (max_tokens / max_output_tokens).`,
+    );
   if (plan.invalid > 0) {
-    out.push(plan.skipInvalid ? `${plan.invalid} invalid row(s): \`run\` records them as invalid and sends the rest (--skip-invalid).`
-      : `${plan.invalid} invalid row(s): \`run\` refuses this manifest unless --skip-invalid.`);
+    out.push(
+      plan.skipInvalid
+        ? `${plan.invalid} invalid row(s): \`run\` records them as invalid and sends the rest (--skip-invalid).`
+        : `${plan.invalid} invalid row(s): \`run\` refuses this manifest unless --skip-invalid.`,
+    );
   }
   if (plan.requests.length > 0) {
     out.push('', `The first ${plan.requests.length} request(s) exactly as \`run\` would send them:`);
     for (const r of plan.requests) out.push(`${r.method} ${r.url} (row ${printable(r.id)})`, printableJson(r.body));
   }
   if (plan.conflicts.length > 0 && plan.skipChanged) {
-    out.push('', ...plan.conflicts.map(printable),
-      `${plan.conflicts.length} row(s) changed under an id the job already holds: \`run\` skips them and sends the rest (--skip-changed); the journal keeps their rows, unsent.`);
+    out.push(
+      '',
+      ...plan.conflicts.map(printable),
+      `${plan.conflicts.length} row(s) changed under an id the job already holds: \`run\` skips them and sends the rest (--skip-changed); the journal keeps their rows, unsent.`,
+    );
   } else if (plan.conflicts.length > 0) {
-    out.push(`${plan.conflicts.length} row(s) changed under an id the job already holds: \`run\` refuses them (or skips them with --skip-changed).`);
+    out.push(
+      `${plan.conflicts.length} row(s) changed under an id the job already holds: \`run\` refuses them (or skips them with --skip-changed).`,
+    );
   }
   process.stdout.write(`${out.join('\n')}\n`);
 }

@@ -13,7 +13,10 @@ import { helpText } from '../help-text.js';
 
 export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: state/<job>.db, or the only journal in state/)' },
-  journal: { type: 'string', help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state' },
+  journal: {
+    type: 'string',
+    help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state',
+  },
   format: { type: 'string', choices: ['table', 'json', 'csv', 'html'], default: 'table', help: 'output format' },
   output: { type: 'string', help: 'write to this file (atomically) instead of stdout' },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
@@ -22,12 +25,18 @@ export const OPTIONS = {
 export async function run(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions(OPTIONS, argv);
   if (options.help) {
-    process.stdout.write(`${helpText('report', '[job] [--state F | --journal URL] [--format table|json|csv|html] [--output F]', OPTIONS, EXIT_CODES.report)}\n`);
+    process.stdout.write(
+      `${helpText('report', '[job] [--state F | --journal URL] [--format table|json|csv|html] [--output F]', OPTIONS, EXIT_CODES.report)}\n`,
+    );
     return 0;
   }
   const format = options.format as ReportFormat | 'html';
   const output = options.output;
-  const { store: journal, arg, source } = await openCommandJournal(options, positionals, { readonly: true, withIds: false });
+  const {
+    store: journal,
+    arg,
+    source,
+  } = await openCommandJournal(options, positionals, { readonly: true, withIds: false });
   try {
     const job = await journal.getJob();
     const budget = job?.budgetUsd ?? null;
@@ -35,7 +44,13 @@ export async function run(argv: string[]): Promise<number> {
     const timeline = format === 'table' ? undefined : await buildTimeline(eventLog(journal));
     const header = await reportHeader(journal, job?.name ?? basename(journal.location, '.db'), budget, timeline);
     if (format === 'html') {
-      const page = await renderHtml(journal, header, timeline!, commandJournalArg(arg, journal.adapter === 'postgres'), source ?? job?.manifest ?? null);
+      const page = await renderHtml(
+        journal,
+        header,
+        timeline!,
+        commandJournalArg(arg, journal.adapter === 'postgres'),
+        source ?? job?.manifest ?? null,
+      );
       if (output) await writeAtomically(output, async (write) => write(page));
       else process.stdout.write(page);
       return 0;
@@ -66,10 +81,25 @@ async function writeAtomically(output: string, fill: (write: (chunk: string) => 
 }
 
 /** Loaded only for html: the charting library stays out of the other formats' start-up. */
-async function renderHtml(journal: JournalQueries, header: ReportHeader, timeline: Timeline, journalArg: string, manifest: string | null): Promise<string> {
+async function renderHtml(
+  journal: JournalQueries,
+  header: ReportHeader,
+  timeline: Timeline,
+  journalArg: string,
+  manifest: string | null,
+): Promise<string> {
   const { renderHtmlReport } = await import('../../report/html/write-html.js');
   const run = await journal.lastRun();
   const meaning = run?.exitCode == null ? null : (EXIT_CODES.run.find(([code]) => code === run.exitCode)?.[1] ?? null);
-  const lastRun = run ? { startedAt: run.startedAt, endedAt: run.endedAt, exitCode: run.exitCode, stopReason: run.stopReason, message: run.message, meaning } : null;
+  const lastRun = run
+    ? {
+        startedAt: run.startedAt,
+        endedAt: run.endedAt,
+        exitCode: run.exitCode,
+        stopReason: run.stopReason,
+        message: run.message,
+        meaning,
+      }
+    : null;
   return renderHtmlReport(journal, header, timeline, { journalArg, manifest, lastRun, now: Date.now() });
 }

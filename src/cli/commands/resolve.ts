@@ -13,22 +13,41 @@ import { attachTask, detachTask } from '../resolve-task.js';
 
 export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },
-  journal: { type: 'string', help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state' },
+  journal: {
+    type: 'string',
+    help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state',
+  },
   'task-id': { type: 'string', help: 'attach the task the operator found: the next run polls and downloads it' },
-  force: { type: 'boolean', help: 'with --task-id: attach a task the journal already holds for another item or an earlier attempt' },
+  force: {
+    type: 'boolean',
+    help: 'with --task-id: attach a task the journal already holds for another item or an earlier attempt',
+  },
   'detach-task': { type: 'boolean', help: 'undo an attached task: the item is uncertain again, its bound booked' },
-  'recorded-answer': { type: 'boolean', help: 'settle an uncertain chat/responses item from the answer a runner received after losing its lease (in the journal\'s event log): nothing is sent' },
+  'recorded-answer': {
+    type: 'boolean',
+    help: "settle an uncertain chat/responses item from the answer a runner received after losing its lease (in the journal's event log): nothing is sent",
+  },
   resubmit: { type: 'boolean', help: 'send the item again on purpose (a duplicate may be billed)' },
-  abandon: { type: 'boolean', help: 'give the item up: it becomes failed; an uncertain item\'s bound stays booked against the budget (it may have been billed)' },
-  'not-billed': { type: 'boolean', help: 'with --abandon: the gateway shows the request was not billed: release its reservation (also for an item already abandoned)' },
-  'all-uncertain': { type: 'boolean', help: 'apply --resubmit or --abandon (one of them, explicitly) to every uncertain item' },
+  abandon: {
+    type: 'boolean',
+    help: "give the item up: it becomes failed; an uncertain item's bound stays booked against the budget (it may have been billed)",
+  },
+  'not-billed': {
+    type: 'boolean',
+    help: 'with --abandon: the gateway shows the request was not billed: release its reservation (also for an item already abandoned)',
+  },
+  'all-uncertain': {
+    type: 'boolean',
+    help: 'apply --resubmit or --abandon (one of them, explicitly) to every uncertain item',
+  },
   'no-verify': { type: 'boolean', help: 'with --task-id: do not look the task up on the gateway first' },
   'base-url': { type: 'string', help: 'gateway base URL for verifying --task-id (default: $GATEWAY_BASE_URL)' },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } as const satisfies OptionTable;
 
-const USAGE = '(<job> [--journal URL] | --state F) (<item-id> (--task-id T [--force] | --detach-task | --recorded-answer | --resubmit | --abandon [--not-billed])'
-  + ' | --all-uncertain (--resubmit | --abandon [--not-billed]))';
+const USAGE =
+  '(<job> [--journal URL] | --state F) (<item-id> (--task-id T [--force] | --detach-task | --recorded-answer | --resubmit | --abandon [--not-billed])' +
+  ' | --all-uncertain (--resubmit | --abandon [--not-billed]))';
 
 export async function run(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions(OPTIONS, argv);
@@ -36,27 +55,49 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${helpText('resolve', USAGE, OPTIONS, EXIT_CODES.resolve)}\n`);
     return 0;
   }
-  if (options['not-billed'] && !options.abandon) throw new UsageError('--not-billed goes with --abandon: `gbatch resolve <job> <item-id> --abandon --not-billed`');
-  if (options.force && options['task-id'] === undefined) throw new UsageError('--force goes with --task-id: it attaches a task the journal already holds elsewhere');
+  if (options['not-billed'] && !options.abandon)
+    throw new UsageError('--not-billed goes with --abandon: `gbatch resolve <job> <item-id> --abandon --not-billed`');
+  if (options.force && options['task-id'] === undefined)
+    throw new UsageError('--force goes with --task-id: it attaches a task the journal already holds elsewhere');
   if (options['all-uncertain']) {
-    if (options['detach-task']) throw new UsageError('--all-uncertain cannot take --detach-task: a task belongs to one item');
+    if (options['detach-task'])
+      throw new UsageError('--all-uncertain cannot take --detach-task: a task belongs to one item');
     return resolveAll(options, positionals);
   }
-  const decisions = [options['task-id'] !== undefined, options['detach-task'], options['recorded-answer'], options.resubmit, options.abandon].filter(Boolean).length;
-  const { store: journal, ids, arg } = await openCommandJournal(options, positionals, { readonly: false, withIds: true });
+  const decisions = [
+    options['task-id'] !== undefined,
+    options['detach-task'],
+    options['recorded-answer'],
+    options.resubmit,
+    options.abandon,
+  ].filter(Boolean).length;
+  const {
+    store: journal,
+    ids,
+    arg,
+  } = await openCommandJournal(options, positionals, { readonly: false, withIds: true });
   try {
     if (ids.length !== 1) throw new UsageError(`Expected one item id, got ${ids.length}`);
-    if (decisions !== 1) throw new UsageError('Expected exactly one of --task-id T, --detach-task, --recorded-answer, --resubmit, --abandon');
+    if (decisions !== 1)
+      throw new UsageError(
+        'Expected exactly one of --task-id T, --detach-task, --recorded-answer, --resubmit, --abandon',
+      );
     const id = ids[0]!;
     if (options.abandon) {
-      process.stdout.write(`${await abandonItem(journal, id, options['not-billed'], commandJournalArg(arg, journal.adapter === 'postgres'))}\n`);
+      process.stdout.write(
+        `${await abandonItem(journal, id, options['not-billed'], commandJournalArg(arg, journal.adapter === 'postgres'))}\n`,
+      );
       return 0;
     }
     const item = await journal.get(id);
     if (!item) throw new UsageError(`${journal.location}: no item '${id}'`);
     let said: string;
     if (options['task-id'] !== undefined) {
-      said = await attachTask(journal, item, options['task-id'], { force: options.force, verify: !options['no-verify'], baseUrl: options['base-url'] });
+      said = await attachTask(journal, item, options['task-id'], {
+        force: options.force,
+        verify: !options['no-verify'],
+        baseUrl: options['base-url'],
+      });
     } else if (options['recorded-answer']) {
       said = await settleFromRecordedAnswer(journal, item);
     } else if (options['detach-task']) {
@@ -68,12 +109,21 @@ export async function run(argv: string[]): Promise<number> {
         await journal.membership.release();
       }
     } else {
-      if (item.state !== 'uncertain') throw new UsageError(`item '${id}' is ${item.state}, not uncertain: only uncertain items are resubmitted`);
+      if (item.state !== 'uncertain')
+        throw new UsageError(`item '${id}' is ${item.state}, not uncertain: only uncertain items are resubmitted`);
       if (await answerToCurrentAttempt(journal, item)) {
-        throw new UsageError(`item '${id}': the journal holds the answer the gateway gave (and billed) for its request; settle it with \`gbatch resolve ${
-          commandJournalArg(arg, journal.adapter === 'postgres')} ${quoteArg(id)} --recorded-answer\` instead; nothing changed`);
+        throw new UsageError(
+          `item '${id}': the journal holds the answer the gateway gave (and billed) for its request; settle it with \`gbatch resolve ${commandJournalArg(
+            arg,
+            journal.adapter === 'postgres',
+          )} ${quoteArg(id)} --recorded-answer\` instead; nothing changed`,
+        );
       }
-      await applyDecision(journal, item, { event: 'resubmit', patch: { reservedUsd: 0, lastError: null }, detail: { by: 'operator' } });
+      await applyDecision(journal, item, {
+        event: 'resubmit',
+        patch: { reservedUsd: 0, lastError: null },
+        detail: { by: 'operator' },
+      });
       said = `item '${id}': will be sent again by the next \`gbatch run\` (if the first request reached the gateway, both may be billed)`;
     }
     process.stdout.write(`${said}\n`);

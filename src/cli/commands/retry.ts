@@ -12,10 +12,19 @@ import { helpText } from '../help-text.js';
 
 export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },
-  journal: { type: 'string', help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state' },
-  failed: { type: 'boolean', help: 'every failed item (its task failed upstream, or it was abandoned before it was sent); not those abandoned while uncertain' },
+  journal: {
+    type: 'string',
+    help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state',
+  },
+  failed: {
+    type: 'boolean',
+    help: 'every failed item (its task failed upstream, or it was abandoned before it was sent); not those abandoned while uncertain',
+  },
   rejected: { type: 'boolean', help: 'every item the gateway refused (4xx)' },
-  cancelled: { type: 'boolean', help: 'every item `gbatch cancel` cancelled; lifts the job\'s cancellation, so runs send again' },
+  cancelled: {
+    type: 'boolean',
+    help: "every item `gbatch cancel` cancelled; lifts the job's cancellation, so runs send again",
+  },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } as const satisfies OptionTable;
 
@@ -24,34 +33,66 @@ const SHOWN_IDS = 20;
 export async function run(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions(OPTIONS, argv);
   if (options.help) {
-    process.stdout.write(`${helpText('retry', '(<job> [--journal URL] | --state F) [--failed] [--rejected] [--cancelled] [item-id ...]', OPTIONS, EXIT_CODES.retry)}\n`
-      + '\nFailed and rejected items become pending again; the next `gbatch run` sends each as a new attempt.\n'
-      + 'Uncertain items are decided with `gbatch resolve`, invalid ones by fixing the manifest.\n');
+    process.stdout.write(
+      `${helpText('retry', '(<job> [--journal URL] | --state F) [--failed] [--rejected] [--cancelled] [item-id ...]', OPTIONS, EXIT_CODES.retry)}\n` +
+        '\nFailed and rejected items become pending again; the next `gbatch run` sends each as a new attempt.\n' +
+        'Uncertain items are decided with `gbatch resolve`, invalid ones by fixing the manifest.\n',
+    );
     return 0;
   }
-  if (!options.failed && !options.rejected && !options.cancelled && (options.state ? positionals.length : positionals.length - 1) < 1) {
-    throw new UsageError('Expected --failed, --rejected, --cancelled or item ids: which items to send again (see `gbatch retry --help`)');
+  if (
+    !options.failed &&
+    !options.rejected &&
+    !options.cancelled &&
+    (options.state ? positionals.length : positionals.length - 1) < 1
+  ) {
+    throw new UsageError(
+      'Expected --failed, --rejected, --cancelled or item ids: which items to send again (see `gbatch retry --help`)',
+    );
   }
-  const { store: journal, ids, arg } = await openCommandJournal(options, positionals, { readonly: false, withIds: true, needsJob: { command: 'retry' } });
+  const {
+    store: journal,
+    ids,
+    arg,
+  } = await openCommandJournal(options, positionals, {
+    readonly: false,
+    withIds: true,
+    needsJob: { command: 'retry' },
+  });
   try {
     // A live runner's lanes could not see these rows come back; holding its lock keeps one from starting meanwhile.
     await journal.membership.acquire();
     const context = { journalArg: commandJournalArg(arg, journal.adapter === 'postgres'), file: journal.location };
     const request = { failed: options.failed, rejected: options.rejected, cancelled: options.cancelled, ids };
-    const orphaned = new Set([...(await journal.listings(ids)).values()].filter((row) => row.listing === 'orphaned').map((row) => row.id));
+    const orphaned = new Set(
+      [...(await journal.listings(ids)).values()].filter((row) => row.listing === 'orphaned').map((row) => row.id),
+    );
     const plan = await journal.decideAndApply(async (reader) => {
-      const decided = planRequeue(request, await namedRows(reader, ids, orphaned), await bulkRows(reader, request), context);
+      const decided = planRequeue(
+        request,
+        await namedRows(reader, ids, orphaned),
+        await bulkRows(reader, request),
+        context,
+      );
       const changes = [];
       for (const id of decided.ok ? decided.requeue : []) changes.push(requeueChange((await reader.get(id))!));
       return { changes, result: decided };
     });
     if (!plan.ok) throw new UsageError(plan.refusal);
     // Sent again on the operator's word, also when no manifest of the job lists them any more (src/core/orphans.ts).
-    const adopted = await journal.adopt([...plan.requeue, ...plan.adopt ?? []]);
+    const adopted = await journal.adopt([...plan.requeue, ...(plan.adopt ?? [])]);
     // Cancelled rows sent again would be cancelled again by the next run: the job's cancellation goes with them.
-    const lifted = await liftCancel(journal, options.cancelled || plan.requeue.length > 0 && await anyCancelled(journal, ids));
-    process.stdout.write(`journal ${journal.location}${arg.jobName ? ` (job ${arg.jobName})` : ''}\n${summary(plan, adopted)}`);
-    if (lifted) process.stdout.write(`the job's cancellation (${new Date(lifted.at).toISOString()}) is lifted: runs send its items again\n`);
+    const lifted = await liftCancel(
+      journal,
+      options.cancelled || (plan.requeue.length > 0 && (await anyCancelled(journal, ids))),
+    );
+    process.stdout.write(
+      `journal ${journal.location}${arg.jobName ? ` (job ${arg.jobName})` : ''}\n${summary(plan, adopted)}`,
+    );
+    if (lifted)
+      process.stdout.write(
+        `the job's cancellation (${new Date(lifted.at).toISOString()}) is lifted: runs send its items again\n`,
+      );
     return 0;
   } finally {
     await journal.membership.release();
@@ -61,11 +102,23 @@ export async function run(argv: string[]): Promise<number> {
 
 type Reader = Pick<JournalStore, 'get' | 'iterate' | 'abandonedWhileUncertain'>;
 
-async function namedRows(journal: Reader, ids: readonly string[], orphaned: ReadonlySet<string>): Promise<Map<string, RequeueCandidate>> {
+async function namedRows(
+  journal: Reader,
+  ids: readonly string[],
+  orphaned: ReadonlySet<string>,
+): Promise<Map<string, RequeueCandidate>> {
   const rows = new Map<string, RequeueCandidate>();
   for (const id of ids) {
     const item = await journal.get(id);
-    if (item) rows.set(id, { id, state: item.state, kind: item.kind, abandonedWhileUncertain: false, source: `${item.sourceFile}:${item.sourceLine}`, orphaned: orphaned.has(id) });
+    if (item)
+      rows.set(id, {
+        id,
+        state: item.state,
+        kind: item.kind,
+        abandonedWhileUncertain: false,
+        source: `${item.sourceFile}:${item.sourceLine}`,
+        orphaned: orphaned.has(id),
+      });
   }
   await markAbandoned(journal, [...rows.values()]);
   return rows;
@@ -87,13 +140,19 @@ async function anyCancelled(journal: JournalStore, ids: readonly string[]): Prom
   return false;
 }
 
-async function bulkRows(journal: Reader, request: { failed: boolean; rejected: boolean; cancelled: boolean }): Promise<RequeueCandidate[]> {
+async function bulkRows(
+  journal: Reader,
+  request: { failed: boolean; rejected: boolean; cancelled: boolean },
+): Promise<RequeueCandidate[]> {
   const states: ItemState[] = [
-    ...(request.failed ? ['failed' as const] : []), ...(request.rejected ? ['rejected' as const] : []), ...(request.cancelled ? ['cancelled' as const] : []),
+    ...(request.failed ? ['failed' as const] : []),
+    ...(request.rejected ? ['rejected' as const] : []),
+    ...(request.cancelled ? ['cancelled' as const] : []),
   ];
   if (states.length === 0) return [];
   const rows: RequeueCandidate[] = [];
-  for await (const item of journal.iterate({ states })) rows.push({ id: item.id, state: item.state, abandonedWhileUncertain: false });
+  for await (const item of journal.iterate({ states }))
+    rows.push({ id: item.id, state: item.state, abandonedWhileUncertain: false });
   await markAbandoned(journal, rows);
   return rows;
 }
@@ -110,18 +169,23 @@ function listed(ids: readonly string[]): string {
 
 function summary(plan: Extract<RequeuePlan, { ok: true }>, adopted: readonly string[]): string {
   const lines: string[] = [];
-  if (plan.requeue.length === 0 && adopted.length === 0) lines.push('nothing to retry: no failed, rejected or cancelled items matched; nothing changed');
+  if (plan.requeue.length === 0 && adopted.length === 0)
+    lines.push('nothing to retry: no failed, rejected or cancelled items matched; nothing changed');
   else {
     lines.push(`requeued ${plan.requeue.length} item(s): ${listed(plan.requeue)}`);
     lines.push('the next `gbatch run` of this job sends them, each as a new attempt');
   }
   if (adopted.length > 0) {
-    lines.push(`${adopted.length} of them in none of the job's manifests (orphaned): sent all the same, as asked: ${listed(adopted)}`);
+    lines.push(
+      `${adopted.length} of them in none of the job's manifests (orphaned): sent all the same, as asked: ${listed(adopted)}`,
+    );
     if (plan.requeue.length === 0) lines.push('the next `gbatch run` of this job sends them');
   }
   if (plan.leftOut.length > 0) {
-    lines.push(`left out ${plan.leftOut.length} failed item(s) abandoned while uncertain (their request may have reached the gateway;`
-      + ` retry never resends them): ${listed(plan.leftOut)}`);
+    lines.push(
+      `left out ${plan.leftOut.length} failed item(s) abandoned while uncertain (their request may have reached the gateway;` +
+        ` retry never resends them): ${listed(plan.leftOut)}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -11,7 +11,14 @@ import { runResolvedJob } from '../../api/run-job.js';
 import { reportHeader } from '../../report/model.js';
 import { renderReportTable } from '../../report/write-report.js';
 import { quoteArg } from '../../core/shell-text.js';
-import { recordedAnswerCommand, startedJobArg, uncertainAdvice, unrecordedAnswerAdvice, unrecordedTaskAdvice, unrecordedTaskCommand } from '../../job/advice.js';
+import {
+  recordedAnswerCommand,
+  startedJobArg,
+  uncertainAdvice,
+  unrecordedAnswerAdvice,
+  unrecordedTaskAdvice,
+  unrecordedTaskCommand,
+} from '../../job/advice.js';
 import { gatewayAccess, type ResolvedJob } from '../../job/job.js';
 import { jobFromArgs } from '../job-args.js';
 import { attachProgress, chooseProgressMode, wantsAscii } from '../live/progress-view.js';
@@ -24,19 +31,28 @@ const ADVICE_ROWS = 20;
 export async function run(argv: string[]): Promise<number> {
   const job = jobFromArgs('run', argv, new Date());
   if (!job) return 0;
-  const access = job.flags['ingest-only'] ? { baseUrl: 'http://127.0.0.1/v1', apiKey: '' } : gatewayAccess(job.flags, process.env);
+  const access = job.flags['ingest-only']
+    ? { baseUrl: 'http://127.0.0.1/v1', apiKey: '' }
+    : gatewayAccess(job.flags, process.env);
   return execute(job, access);
 }
 
 async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: string }): Promise<number> {
   const { flags } = job;
   const events = new EventEmitter<RunEvents>();
-  const progress = await attachProgress(events, chooseProgressMode(flags.progress, flags.quiet, process.stderr, process.env), process.stderr, { ascii: wantsAscii(process.env) });
+  const progress = await attachProgress(
+    events,
+    chooseProgressMode(flags.progress, flags.quiet, process.stderr, process.env),
+    process.stderr,
+    { ascii: wantsAscii(process.env) },
+  );
   const signals = installSignals();
   let result: RunJobResult;
   try {
     result = await runResolvedJob(job, access, {
-      events, interrupt: signals.interrupt, forceInterrupt: signals.force,
+      events,
+      interrupt: signals.interrupt,
+      forceInterrupt: signals.force,
       // The summary first: a notification that is slow to deliver must not hold back what the terminal shows.
       // Then a signal ends the process as usual: nothing of the run is left to stop.
       beforeNotified: async (outcome) => {
@@ -59,9 +75,17 @@ async function execute(job: ResolvedJob, access: { baseUrl: string; apiKey: stri
 function printEndedEarly(job: ResolvedJob, err: unknown): void {
   const known = knownErrorExit(err);
   if (!known) return;
-  process.stdout.write(`${JSON.stringify({
-    job: job.name, exit_code: known.exitCode, reason: known.meaning, error: known.line, state: job.statePath, out: job.outDir, counts: null,
-  })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({
+      job: job.name,
+      exit_code: known.exitCode,
+      reason: known.meaning,
+      error: known.line,
+      state: job.statePath,
+      out: job.outDir,
+      counts: null,
+    })}\n`,
+  );
 }
 
 async function printOutcome(job: ResolvedJob, result: RunJobResult, json: boolean): Promise<void> {
@@ -69,37 +93,74 @@ async function printOutcome(job: ResolvedJob, result: RunJobResult, json: boolea
     for (const entry of result.ingest.invalid.slice(0, 50)) {
       for (const e of entry.errors) process.stderr.write(`${formatRowError(e)}\n`);
     }
-    if (result.ingest.invalidCount > 50) process.stderr.write(`... and more: run \`gbatch plan ${quoteArg(job.source)}\` for the full list\n`);
+    if (result.ingest.invalidCount > 50)
+      process.stderr.write(`... and more: run \`gbatch plan ${quoteArg(job.source)}\` for the full list\n`);
     for (const problem of result.ingest.problems) process.stderr.write(`gbatch run: ${printable(problem)}\n`);
     process.stderr.write('gbatch run: nothing was sent\n');
   }
   // The journal at the path is not this run's (deleted, replaced) or no longer its to write: say so first.
   for (const line of result.journalLost?.lines ?? []) process.stderr.write(`gbatch run: ${line}\n`);
-  for (const line of unrecordedTaskAdvice(result.journalLost?.unrecordedTasks ?? [], namedJournal(job))) process.stderr.write(`${line}\n`);
-  for (const line of unrecordedAnswerAdvice(result.journalLost?.unrecordedAnswers ?? [], namedJournal(job))) process.stderr.write(`${line}\n`);
+  for (const line of unrecordedTaskAdvice(result.journalLost?.unrecordedTasks ?? [], namedJournal(job)))
+    process.stderr.write(`${line}\n`);
+  for (const line of unrecordedAnswerAdvice(result.journalLost?.unrecordedAnswers ?? [], namedJournal(job)))
+    process.stderr.write(`${line}\n`);
   await printSummary(job, result, json);
 }
 
 async function printSummary(job: ResolvedJob, result: RunJobResult, json: boolean): Promise<void> {
   const why = exitMeaning(result);
   if (json) {
-    process.stdout.write(`${JSON.stringify({
-      job: job.name, exit_code: result.exitCode, reason: why, state: job.statePath, out: job.outDir,
-      counts: result.counts, spent_usd: result.spend.actualUsd, reserved_usd: result.spend.reservedUsd, budget_usd: result.budgetUsd ?? null,
-      stop_reason: result.stopReason ?? null, stop_message: result.stopMessage ?? null, output_error: result.outputFailure?.message ?? null,
-      ...(result.journalLost ? { journal_lost: {
-        saved_copy: result.journalLost.savedCopy ?? null, lines: result.journalLost.lines,
-        unrecorded_tasks: (result.journalLost.unrecordedTasks ?? []).map((t) => ({ id: t.id, task_id: t.taskId, resolve: unrecordedTaskCommand(t, namedJournal(job)) })),
-        unrecorded_answers: (result.journalLost.unrecordedAnswers ?? []).map((a) => ({ id: a.id, attempt: a.attempt, resolve: recordedAnswerCommand(a, namedJournal(job)) })),
-      } } : {}),
-      ingest: result.ingest ? {
-        rows: result.ingest.rows, inserted: result.ingest.inserted, unchanged: result.ingest.unchanged, replaced: result.ingest.replaced,
-        invalid: result.ingest.invalidCount, conflicts: result.ingest.conflicts.length, skipped_changed: result.ingest.skippedChanged.length,
-      } : null,
-      recovered_uncertain: result.recovery?.madeUncertain ?? [], auto_resubmitted: [...result.recovery?.resubmitted ?? [], ...result.autoRetried?.resubmitted ?? []],
-      auto_retried: result.autoRetried?.requeued ?? [],
-      polls: result.polls, download_failures: result.downloadFailures, journal_commits: result.journalCommits,
-    })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({
+        job: job.name,
+        exit_code: result.exitCode,
+        reason: why,
+        state: job.statePath,
+        out: job.outDir,
+        counts: result.counts,
+        spent_usd: result.spend.actualUsd,
+        reserved_usd: result.spend.reservedUsd,
+        budget_usd: result.budgetUsd ?? null,
+        stop_reason: result.stopReason ?? null,
+        stop_message: result.stopMessage ?? null,
+        output_error: result.outputFailure?.message ?? null,
+        ...(result.journalLost
+          ? {
+              journal_lost: {
+                saved_copy: result.journalLost.savedCopy ?? null,
+                lines: result.journalLost.lines,
+                unrecorded_tasks: (result.journalLost.unrecordedTasks ?? []).map((t) => ({
+                  id: t.id,
+                  task_id: t.taskId,
+                  resolve: unrecordedTaskCommand(t, namedJournal(job)),
+                })),
+                unrecorded_answers: (result.journalLost.unrecordedAnswers ?? []).map((a) => ({
+                  id: a.id,
+                  attempt: a.attempt,
+                  resolve: recordedAnswerCommand(a, namedJournal(job)),
+                })),
+              },
+            }
+          : {}),
+        ingest: result.ingest
+          ? {
+              rows: result.ingest.rows,
+              inserted: result.ingest.inserted,
+              unchanged: result.ingest.unchanged,
+              replaced: result.ingest.replaced,
+              invalid: result.ingest.invalidCount,
+              conflicts: result.ingest.conflicts.length,
+              skipped_changed: result.ingest.skippedChanged.length,
+            }
+          : null,
+        recovered_uncertain: result.recovery?.madeUncertain ?? [],
+        auto_resubmitted: [...(result.recovery?.resubmitted ?? []), ...(result.autoRetried?.resubmitted ?? [])],
+        auto_retried: result.autoRetried?.requeued ?? [],
+        polls: result.polls,
+        download_failures: result.downloadFailures,
+        journal_commits: result.journalCommits,
+      })}\n`,
+    );
     return;
   }
   let advice: string[] = [];
@@ -109,8 +170,10 @@ async function printSummary(job: ResolvedJob, result: RunJobResult, json: boolea
       const header = await reportHeader(journal, job.name, result.budgetUsd ?? null);
       process.stdout.write(`${await renderReportTable(journal, header, SUMMARY_ROWS)}\n`);
       const named = namedJournal(job);
-      if (result.exitCode === 4) advice = uncertainAdvice(await uncertainRows(journal, ADVICE_ROWS), (await journal.counts()).uncertain, named);
-      if (result.exitCode === 1 && result.counts.failed + result.counts.rejected > 0) advice = [`To send them again: gbatch retry ${named} --failed --rejected   (or name the item ids)`];
+      if (result.exitCode === 4)
+        advice = uncertainAdvice(await uncertainRows(journal, ADVICE_ROWS), (await journal.counts()).uncertain, named);
+      if (result.exitCode === 1 && result.counts.failed + result.counts.rejected > 0)
+        advice = [`To send them again: gbatch retry ${named} --failed --rejected   (or name the item ids)`];
     } finally {
       await journal.close();
     }
@@ -121,5 +184,10 @@ async function printSummary(job: ResolvedJob, result: RunJobResult, json: boolea
 /** How commands suggested after the run name the job: as it was started (never with the URL's password). */
 function namedJournal(job: ResolvedJob): string {
   const onServer = isDatabaseUrl(job.statePath);
-  return startedJobArg(job.source, printableLocation(job.statePath), onServer ? { fromEnv: job.journalFromEnv } : undefined, job.journalMoved);
+  return startedJobArg(
+    job.source,
+    printableLocation(job.statePath),
+    onServer ? { fromEnv: job.journalFromEnv } : undefined,
+    job.journalMoved,
+  );
 }

@@ -35,9 +35,10 @@ export async function run(argv: string[]): Promise<number> {
   process.stdout.write(`gbatch sim listening on ${sim.baseUrl}\n`);
   const accounts = parsed.options.accounts ?? [];
   process.stderr.write(
-    `gbatch sim: ${accounts.map((a, i) => `acct-${i + 1} ${a.balanceUsd} USD`).join(', ')}; `
-    + `tasks take ${parsed.options.taskSeconds} s; shape ${parsed.options.shape}; seed ${parsed.options.seed}; `
-    + `ledger at ${sim.origin}/__sim/ledger; Ctrl-C stops\n`);
+    `gbatch sim: ${accounts.map((a, i) => `acct-${i + 1} ${a.balanceUsd} USD`).join(', ')}; ` +
+      `tasks take ${parsed.options.taskSeconds} s; shape ${parsed.options.shape}; seed ${parsed.options.seed}; ` +
+      `ledger at ${sim.origin}/__sim/ledger; Ctrl-C stops\n`,
+  );
   const signal = await stop;
   await sim.close();
   process.stderr.write(`gbatch sim: stopped on ${signal}\n`);

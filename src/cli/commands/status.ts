@@ -11,16 +11,24 @@ import { checkExitCode, checkLines, statusLines } from '../status/status-text.js
 
 export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: state/<job>.db, or the only journal in state/)' },
-  journal: { type: 'string', help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state' },
+  journal: {
+    type: 'string',
+    help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state',
+  },
   json: { type: 'boolean', help: 'print one JSON object' },
-  check: { type: 'boolean', help: 'for health checks: one line per thing that needs an operator, exit 1 if any (0: none); with --json, the usual object' },
+  check: {
+    type: 'boolean',
+    help: 'for health checks: one line per thing that needs an operator, exit 1 if any (0: none); with --json, the usual object',
+  },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } as const satisfies OptionTable;
 
 export async function run(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions(OPTIONS, argv);
   if (options.help) {
-    process.stdout.write(`${helpText('status', '[job] [--state F | --journal URL] [--json] [--check]', OPTIONS, EXIT_CODES.status)}\n`);
+    process.stdout.write(
+      `${helpText('status', '[job] [--state F | --journal URL] [--json] [--check]', OPTIONS, EXIT_CODES.status)}\n`,
+    );
     return 0;
   }
   const opened = await openCommandJournal(options, positionals, { readonly: true, withIds: false });
@@ -28,7 +36,11 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const status = await gatherStatus(journal, commandJournalArg(opened.arg, journal.adapter === 'postgres'));
     const exitCode = options.check ? checkExitCode(status) : 0;
-    const lines = options.json ? [JSON.stringify(statusJson(status))] : options.check ? checkLines(status) : statusLines(status);
+    const lines = options.json
+      ? [JSON.stringify(statusJson(status))]
+      : options.check
+        ? checkLines(status)
+        : statusLines(status);
     process.stdout.write(`${lines.join('\n')}\n`);
     return exitCode;
   } finally {

@@ -48,7 +48,13 @@ export function estimateEta(s: RunSnapshot): Eta {
   }
   if (videos === 0) return { seconds: sendTime };
   if (tasks.durations.count === 0) {
-    return { seconds: null, why: tasks.oldest_age_s !== null ? `first video task running for ${Math.round(tasks.oldest_age_s)}s` : 'waiting for a first video task' };
+    return {
+      seconds: null,
+      why:
+        tasks.oldest_age_s !== null
+          ? `first video task running for ${Math.round(tasks.oldest_age_s)}s`
+          : 'waiting for a first video task',
+    };
   }
   const lastSent = tasks.to_send > 0 ? sendTime + (tasks.durations.p90_s ?? 0) : sendTime;
   let inFlight = 0;

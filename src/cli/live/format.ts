@@ -27,7 +27,11 @@ export function percent(part: number, whole: number): string {
   return `${p >= 100 ? 100 : Math.floor(p)}%`;
 }
 
-export interface BarGlyphs { full: string; partial: string; empty: string }
+export interface BarGlyphs {
+  full: string;
+  partial: string;
+  empty: string;
+}
 export const UNICODE_BAR: BarGlyphs = { full: '█', partial: '▒', empty: '░' };
 export const ASCII_BAR: BarGlyphs = { full: '#', partial: '+', empty: '-' };
 
@@ -37,15 +41,26 @@ export function bar(width: number, done: number, partial: number, whole: number,
   const share = (n: number): number => (whole > 0 ? Math.max(0, Math.min(1, n / whole)) : 0);
   const full = Math.floor(share(done) * width);
   const half = Math.min(width - full, Math.floor(share(done + partial) * width) - full);
-  return glyphs.full.repeat(full) + glyphs.partial.repeat(Math.max(0, half)) + glyphs.empty.repeat(width - full - Math.max(0, half));
+  return (
+    glyphs.full.repeat(full) +
+    glyphs.partial.repeat(Math.max(0, half)) +
+    glyphs.empty.repeat(width - full - Math.max(0, half))
+  );
 }
 
 /** Terminal cells a character takes: 2 for East Asian wide and emoji ranges, else 1 (an overestimate is safe). */
 function cells(codePoint: number): number {
-  return codePoint >= 0x1100 && (
-    codePoint <= 0x115f || (codePoint >= 0x2e80 && codePoint <= 0xa4cf) || (codePoint >= 0xac00 && codePoint <= 0xd7a3)
-    || (codePoint >= 0xf900 && codePoint <= 0xfaff) || (codePoint >= 0xfe30 && codePoint <= 0xfe4f) || (codePoint >= 0xff00 && codePoint <= 0xff60)
-    || (codePoint >= 0xffe0 && codePoint <= 0xffe6) || codePoint >= 0x1f000) ? 2 : 1;
+  return codePoint >= 0x1100 &&
+    (codePoint <= 0x115f ||
+      (codePoint >= 0x2e80 && codePoint <= 0xa4cf) ||
+      (codePoint >= 0xac00 && codePoint <= 0xd7a3) ||
+      (codePoint >= 0xf900 && codePoint <= 0xfaff) ||
+      (codePoint >= 0xfe30 && codePoint <= 0xfe4f) ||
+      (codePoint >= 0xff00 && codePoint <= 0xff60) ||
+      (codePoint >= 0xffe0 && codePoint <= 0xffe6) ||
+      codePoint >= 0x1f000)
+    ? 2
+    : 1;
 }
 
 export function displayWidth(text: string): number {

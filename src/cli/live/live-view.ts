@@ -7,7 +7,12 @@ import type { RunSnapshot } from '../../core/run-snapshot.js';
 import { renderFrame } from './frame.js';
 import { logLine, type ProgressStream, type ProgressView } from './view.js';
 
-export function liveView(events: EventEmitter<RunEvents>, stream: ProgressStream, now: () => number, ascii: boolean): ProgressView {
+export function liveView(
+  events: EventEmitter<RunEvents>,
+  stream: ProgressStream,
+  now: () => number,
+  ascii: boolean,
+): ProgressView {
   const draw = createLogUpdate(stream);
   let latest: RunSnapshot | undefined;
   let finished = false;

@@ -8,12 +8,33 @@ import { PHASE_WORDS } from './frame.js';
 
 export const PLAIN_EVERY_MS = 30_000;
 
-const ORDER = ['pending', 'submitting', 'submitted', 'running', 'succeeded', 'downloaded', 'deferred', 'uncertain', 'failed', 'rejected', 'invalid', 'cancelled'] as const;
+const ORDER = [
+  'pending',
+  'submitting',
+  'submitted',
+  'running',
+  'succeeded',
+  'downloaded',
+  'deferred',
+  'uncertain',
+  'failed',
+  'rejected',
+  'invalid',
+  'cancelled',
+] as const;
 
-export interface PlainMark { phase: RunPhase; at: number }
+export interface PlainMark {
+  phase: RunPhase;
+  at: number;
+}
 
 /** Whether a plain line is due: the first, a new phase (the last one included), or 30 s since the last. */
-export function plainLineDue(last: PlainMark | undefined, s: RunSnapshot, now: number, everyMs = PLAIN_EVERY_MS): boolean {
+export function plainLineDue(
+  last: PlainMark | undefined,
+  s: RunSnapshot,
+  now: number,
+  everyMs = PLAIN_EVERY_MS,
+): boolean {
   if (!last) return true;
   if (s.phase !== last.phase) return true;
   return now - last.at >= everyMs;
@@ -30,15 +51,29 @@ export function plainLine(s: RunSnapshot, now: number): string {
     s.phase !== 'done' && eta.seconds !== null ? `ETA ${duration(eta.seconds)}` : undefined,
   ].filter((p) => p !== undefined);
   if (pace.length > 0) parts.push(pace.join(', '));
-  parts.push(ORDER.filter((state) => s.counts[state] > 0).map((state) => `${state} ${s.counts[state]}`).join(', ') || 'no rows');
+  parts.push(
+    ORDER.filter((state) => s.counts[state] > 0)
+      .map((state) => `${state} ${s.counts[state]}`)
+      .join(', ') || 'no rows',
+  );
   const m = s.money;
-  parts.push(`spent ${usd(m.actual_usd, 4)} + reserved ${usd(m.reserved_usd, 4)}${m.budget_usd !== null ? ` of ${usd(m.budget_usd, 2)}` : ''}`);
+  parts.push(
+    `spent ${usd(m.actual_usd, 4)} + reserved ${usd(m.reserved_usd, 4)}${m.budget_usd !== null ? ` of ${usd(m.budget_usd, 2)}` : ''}`,
+  );
   const projection = projectCost(s);
-  if (projection && (projection.ratios.text !== null || projection.ratios.video !== null)) parts.push(`projected ${money(projection.usd)}`);
+  if (projection && (projection.ratios.text !== null || projection.ratios.video !== null))
+    parts.push(`projected ${money(projection.usd)}`);
   if (s.lanes.submit.waiting_for_budget) parts.push('waiting for budget headroom');
-  if (s.paused_until !== null && s.paused_until > now) parts.push(`rate-limited, resuming in ${Math.ceil((s.paused_until - now) / 1000)}s`);
+  if (s.paused_until !== null && s.paused_until > now)
+    parts.push(`rate-limited, resuming in ${Math.ceil((s.paused_until - now) / 1000)}s`);
   const latest = s.errors[0];
-  if (latest) parts.push(`errors: ${s.errors.map((g) => `${g.cause} x${g.count}`).slice(0, 3).join(', ')}`);
+  if (latest)
+    parts.push(
+      `errors: ${s.errors
+        .map((g) => `${g.cause} x${g.count}`)
+        .slice(0, 3)
+        .join(', ')}`,
+    );
   return `[gbatch] ${utcStamp(now)} ${parts.join(' | ')}`;
 }
 

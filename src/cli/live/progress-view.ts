@@ -12,7 +12,12 @@ export const PROGRESS_MODES = ['auto', 'live', 'plain', 'json', 'none'] as const
 export type ProgressMode = Exclude<(typeof PROGRESS_MODES)[number], 'auto'>;
 
 /** What `auto` means here: live on a terminal, plain lines anywhere else; `--quiet` is `none` unless `--progress` says otherwise. */
-export function chooseProgressMode(flag: string | undefined, quiet: boolean, stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): ProgressMode {
+export function chooseProgressMode(
+  flag: string | undefined,
+  quiet: boolean,
+  stream: { isTTY?: boolean },
+  env: NodeJS.ProcessEnv,
+): ProgressMode {
   if (flag !== undefined && flag !== 'auto') return flag as ProgressMode;
   if (quiet) return 'none';
   return stream.isTTY === true && env.TERM !== 'dumb' ? 'live' : 'plain';
@@ -40,7 +45,9 @@ export function snapshotJson(s: RunSnapshot): string {
 
 /** Resolves once the view listens; the live view's modules (log-update and its own) are loaded only for it. */
 export async function attachProgress(
-  events: EventEmitter<RunEvents>, mode: ProgressMode, stream: ProgressStream,
+  events: EventEmitter<RunEvents>,
+  mode: ProgressMode,
+  stream: ProgressStream,
   options: { now?: () => number; ascii?: boolean; jsonEveryMs?: number } = {},
 ): Promise<ProgressView> {
   const now = options.now ?? Date.now;

@@ -6,7 +6,13 @@ export interface ProgressView {
   finish(): void;
 }
 
-interface Writable { write(chunk: string): unknown; columns?: number; rows?: number; isTTY?: boolean; on?(event: 'resize', listener: () => void): unknown }
+interface Writable {
+  write(chunk: string): unknown;
+  columns?: number;
+  rows?: number;
+  isTTY?: boolean;
+  on?(event: 'resize', listener: () => void): unknown;
+}
 export type ProgressStream = Writable & NodeJS.WritableStream;
 
 /** A line of the run's log as every view shows it. */

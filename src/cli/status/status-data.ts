@@ -57,8 +57,12 @@ export async function gatherStatus(journal: JournalQueries, named: string): Prom
   const { totals } = await reportHeader(journal, job?.name ?? file, budget, timing.timeline);
   const attention = {} as Record<AttentionState, AttentionItem[]>;
   for (const state of ATTENTION_STATES) {
-    attention[state] = (await journal.list([state], ATTENTION_LIMIT))
-      .map((i) => ({ id: i.id, kind: i.kind, task_id: i.taskId, error: i.lastError?.message ?? null }));
+    attention[state] = (await journal.list([state], ATTENTION_LIMIT)).map((i) => ({
+      id: i.id,
+      kind: i.kind,
+      task_id: i.taskId,
+      error: i.lastError?.message ?? null,
+    }));
   }
   const runners = await journal.runners();
   const judged = runners.find((r) => r.liveness.alive) ?? runners[0];
@@ -71,7 +75,20 @@ export async function gatherStatus(journal: JournalQueries, named: string): Prom
   const lastRun = await lastRunView(journal, holder, Date.now(), exitCounts);
   const health = await gatherHealth(journal, runners, lastRun, exitCounts, Date.now(), named);
   return {
-    job: job?.name ?? null, file, adapter: journal.adapter, named, budget, totals, timing: timing.json, counts,
-    attention, uncertain, runners, holder, orphans, lastRun, health,
+    job: job?.name ?? null,
+    file,
+    adapter: journal.adapter,
+    named,
+    budget,
+    totals,
+    timing: timing.json,
+    counts,
+    attention,
+    uncertain,
+    runners,
+    holder,
+    orphans,
+    lastRun,
+    health,
   };
 }

@@ -9,12 +9,27 @@ export function statusJson(s: StatusData): Record<string, unknown> {
   // Each uncertain row with when it left and how its prompt starts, to find it in the gateway's dashboard.
   const located = s.attention.uncertain.map((item) => {
     const at = found.get(item.id)?.submittedAt;
-    return { ...item, submitted_at: at === undefined ? null : new Date(at).toISOString(), prompt_start: found.get(item.id)?.promptStart ?? null };
+    return {
+      ...item,
+      submitted_at: at === undefined ? null : new Date(at).toISOString(),
+      prompt_start: found.get(item.id)?.promptStart ?? null,
+    };
   });
   return {
-    job: s.job, state: s.file, counts: s.counts, runner: runnerJson(s.holder), runners: s.runners.map(runnerViewJson),
-    estimated_usd: s.totals.estimated_usd, actual_usd: s.totals.actual_usd, reserved_usd: s.totals.reserved_usd, budget_usd: s.budget,
-    unmetered_items: s.totals.unmetered_items, ...s.timing,
-    attention: { ...s.attention, uncertain: located }, orphaned: orphanedJson(s.orphans), last_run: s.lastRun, ...healthJson(s.health),
+    job: s.job,
+    state: s.file,
+    counts: s.counts,
+    runner: runnerJson(s.holder),
+    runners: s.runners.map(runnerViewJson),
+    estimated_usd: s.totals.estimated_usd,
+    actual_usd: s.totals.actual_usd,
+    reserved_usd: s.totals.reserved_usd,
+    budget_usd: s.budget,
+    unmetered_items: s.totals.unmetered_items,
+    ...s.timing,
+    attention: { ...s.attention, uncertain: located },
+    orphaned: orphanedJson(s.orphans),
+    last_run: s.lastRun,
+    ...healthJson(s.health),
   };
 }

@@ -18,9 +18,10 @@ export function checkExitCode(s: StatusData): number {
 
 /** `status --check` without --json: one line per thing that needs an operator, or one `ok` line. */
 export function checkLines(s: StatusData): string[] {
-  const lines = s.health.needsOperator.length > 0
-    ? s.health.needsOperator
-    : [`ok: nothing needs an operator (\`gbatch run\` would exit ${s.health.wouldExit} now)`];
+  const lines =
+    s.health.needsOperator.length > 0
+      ? s.health.needsOperator
+      : [`ok: nothing needs an operator (\`gbatch run\` would exit ${s.health.wouldExit} now)`];
   return lines.map(printable);
 }
 
@@ -33,14 +34,25 @@ export function statusLines(s: StatusData): string[] {
     const runner = runnerLine(s.holder);
     if (runner) lines.push(runner);
   }
-  lines.push(Object.entries(counts).filter(([, n]) => n > 0).map(([state, n]) => `${state} ${n}`).join(', ') || 'no items');
+  lines.push(
+    Object.entries(counts)
+      .filter(([, n]) => n > 0)
+      .map(([state, n]) => `${state} ${n}`)
+      .join(', ') || 'no items',
+  );
   if (health.cancelled) {
-    lines.push(`Cancelled ${health.cancelled.at}${health.cancelled.reason ? ` (${health.cancelled.reason})` : ''}: nothing more is sent; \`gbatch retry ${named} --cancelled\` sends the cancelled items again`);
+    lines.push(
+      `Cancelled ${health.cancelled.at}${health.cancelled.reason ? ` (${health.cancelled.reason})` : ''}: nothing more is sent; \`gbatch retry ${named} --cancelled\` sends the cancelled items again`,
+    );
   }
-  lines.push(`Spent ${usd(totals.actual_usd)}, reserved ${usd(totals.reserved_usd)}${budget !== null ? `, job budget ${usd(budget, 2)} (cumulative; headroom ${usd(budget - totals.actual_usd - totals.reserved_usd)})` : ', no budget'}; estimated in all ${usd(totals.estimated_usd)}`);
+  lines.push(
+    `Spent ${usd(totals.actual_usd)}, reserved ${usd(totals.reserved_usd)}${budget !== null ? `, job budget ${usd(budget, 2)} (cumulative; headroom ${usd(budget - totals.actual_usd - totals.reserved_usd)})` : ', no budget'}; estimated in all ${usd(totals.estimated_usd)}`,
+  );
   if (s.timing.started_at) lines.push(timingLine(s.timing));
   if (totals.unmetered_items > 0) {
-    lines.push(`Unmetered: ${totals.unmetered_items} item(s) came back without a usable count from the gateway; each is booked at the most it could be billed`);
+    lines.push(
+      `Unmetered: ${totals.unmetered_items} item(s) came back without a usable count from the gateway; each is booked at the most it could be billed`,
+    );
   }
   const hints: Record<Exclude<AttentionState, 'uncertain'>, string> = {
     deferred: 'held back by the budget or the balance: raise --budget or top up, then run again',
@@ -56,8 +68,10 @@ export function statusLines(s: StatusData): string[] {
       continue;
     }
     lines.push('', `${state} (${counts[state]}): ${hints[state]}`);
-    for (const item of items) lines.push(`  ${item.id}${item.task_id ? ` task ${item.task_id}` : ''}${item.error ? `: ${item.error}` : ''}`);
-    if (counts[state] > items.length) lines.push(`  ... ${counts[state] - items.length} more (gbatch report --format csv)`);
+    for (const item of items)
+      lines.push(`  ${item.id}${item.task_id ? ` task ${item.task_id}` : ''}${item.error ? `: ${item.error}` : ''}`);
+    if (counts[state] > items.length)
+      lines.push(`  ... ${counts[state] - items.length} more (gbatch report --format csv)`);
   }
   lines.push(...orphanedLines(s.orphans, named));
   lines.push(...lastRunLines(s.lastRun));

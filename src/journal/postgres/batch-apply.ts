@@ -36,27 +36,57 @@ export function batchable(changes: readonly Change[]): boolean {
 }
 
 /** Applies a batchable() batch; throws StaleTransitionError, BudgetExceededError, JobCancelledError or BatchLeaseLostError as the database refuses it. */
-export async function applyBatch(db: Pick<pg.Pool, 'query'>, jobId: number, runnerId: string | undefined, changes: readonly Change[], now: number, defer: boolean): Promise<Move[]> {
+export async function applyBatch(
+  db: Pick<pg.Pool, 'query'>,
+  jobId: number,
+  runnerId: string | undefined,
+  changes: readonly Change[],
+  now: number,
+  defer: boolean,
+): Promise<Move[]> {
   const plan = planOnExpected(changes, { runner: runnerId, now });
   const moves: Move[] = plan.rows.map(({ from, to }) => ({ from, to, at: now }));
   const rows = plan.rows.map(({ change, from, to, owner }, i) => {
     const { columns, values } = patchFields(change.patch ?? {});
     const event = plan.events[i]!;
-    return { id: change.id, f: from, t: to, o: owner, p: Object.fromEntries(columns.map((column, c) => [column, values[c]])), e: event.event, d: event.detail };
+    return {
+      id: change.id,
+      f: from,
+      t: to,
+      o: owner,
+      p: Object.fromEntries(columns.map((column, c) => [column, values[c]])),
+      e: event.event,
+      d: event.detail,
+    };
   });
   try {
-    await db.query('SELECT gbatch_apply_plan($1, $2, $3, $4, $5, $6)', [jobId, runnerId ?? null, now, JSON.stringify(rows), plan.intentId ?? null, defer]);
+    await db.query('SELECT gbatch_apply_plan($1, $2, $3, $4, $5, $6)', [
+      jobId,
+      runnerId ?? null,
+      now,
+      JSON.stringify(rows),
+      plan.intentId ?? null,
+      defer,
+    ]);
   } catch (err) {
     // Refused as stale on a repeat after a lost connection: the first attempt may have landed. It did
     // when every row is already where the batch takes it (no one else moves a row of this runner's so).
-    if (followedConnectionLoss(err) && (err as { code?: string }).code === STALE && await landed(db, jobId, rows)) return moves;
+    if (followedConnectionLoss(err) && (err as { code?: string }).code === STALE && (await landed(db, jobId, rows)))
+      return moves;
     throw refusal(err, changes);
   }
   return moves;
 }
 
-async function landed(db: Pick<pg.Pool, 'query'>, jobId: number, rows: ReadonlyArray<{ id: string; t: string }>): Promise<boolean> {
-  const { rows: found } = await db.query<{ id: string; state: string }>('SELECT id, state FROM items WHERE job_id = $1 AND id = ANY($2)', [jobId, rows.map((r) => r.id)]);
+async function landed(
+  db: Pick<pg.Pool, 'query'>,
+  jobId: number,
+  rows: ReadonlyArray<{ id: string; t: string }>,
+): Promise<boolean> {
+  const { rows: found } = await db.query<{ id: string; state: string }>(
+    'SELECT id, state FROM items WHERE job_id = $1 AND id = ANY($2)',
+    [jobId, rows.map((r) => r.id)],
+  );
   const now = new Map(found.map((r) => [r.id, r.state]));
   return rows.every((r) => now.get(r.id) === r.t);
 }
@@ -66,10 +96,17 @@ function refusal(err: unknown, changes: readonly Change[]): unknown {
   const { code, detail } = err as { code?: string; detail?: string };
   if (code === LEASE_LOST) return new BatchLeaseLostError();
   if (code !== STALE && code !== OVER_BUDGET && code !== CANCELLED) return err;
-  const facts = JSON.parse(detail ?? '{}') as { id: string; state?: string | null; budget?: number; held?: number; asked?: number };
+  const facts = JSON.parse(detail ?? '{}') as {
+    id: string;
+    state?: string | null;
+    budget?: number;
+    held?: number;
+    asked?: number;
+  };
   if (code === CANCELLED) return new JobCancelledError(facts.id);
   const change = changes.find((c) => c.id === facts.id);
-  if (code === OVER_BUDGET) return new BudgetExceededError(facts.id, facts.budget!, roundMoney(facts.held!), roundMoney(facts.asked!));
+  if (code === OVER_BUDGET)
+    return new BudgetExceededError(facts.id, facts.budget!, roundMoney(facts.held!), roundMoney(facts.asked!));
   if (!change) return err;
   if (facts.state == null) return new Error(`unknown item '${facts.id}'`);
   // A row in the state expected but held by another runner: stale, as the compare-and-set found it.

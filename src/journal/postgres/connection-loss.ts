@@ -6,9 +6,19 @@ import { outageBoundMs, outageRetryDelay } from '../../core/outage.js';
 
 /** SQLSTATE classes and codes of a lost or refused connection (08: connection exception; 57P0x: shutdown; 53300: too many connections). */
 const CODES = /^(08\d{3}|57P0[1-4]|53300|3D000)$/;
-const ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 /** node-postgres says these in words, without a code. */
-const MESSAGES = /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect|Client was closed and is not queryable/i;
+const MESSAGES =
+  /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect|Client was closed and is not queryable/i;
 
 /** Whether `err` (or what it wraps) is the journal's server out of reach. */
 export function isConnectionLoss(err: unknown): boolean {
@@ -37,7 +47,10 @@ export function followedConnectionLoss(err: unknown): boolean {
  * refused, and its caller re-reads the row: followedConnectionLoss).
  */
 export async function retryOutage<T>(
-  attempt: () => Promise<T>, boundMs = outageBoundMs(), clock: Clock = systemClock, random: () => number = Math.random,
+  attempt: () => Promise<T>,
+  boundMs = outageBoundMs(),
+  clock: Clock = systemClock,
+  random: () => number = Math.random,
 ): Promise<T> {
   const started = clock.now();
   let lost = false;

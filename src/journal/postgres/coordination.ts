@@ -13,55 +13,85 @@ import type { PgMembership } from './membership.js';
 const IN_FLIGHT = ['submitting', 'submitted', 'running'];
 
 export class PgCoordination implements Coordination {
-  constructor(private readonly pool: pg.Pool, private readonly jobId: () => number | undefined, private readonly membership: PgMembership) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly jobId: () => number | undefined,
+    private readonly membership: PgMembership,
+  ) {}
 
   async stopSubmissions(reason: 'balance'): Promise<void> {
-    await this.pool.query(`UPDATE jobs SET stop_reason = $2, stopped_at = ${DB_NOW_MS} WHERE id = $1`, [this.jobId(), reason]);
+    await this.pool.query(`UPDATE jobs SET stop_reason = $2, stopped_at = ${DB_NOW_MS} WHERE id = $1`, [
+      this.jobId(),
+      reason,
+    ]);
   }
 
   async submissionsStopped(): Promise<'balance' | undefined> {
     const { rows } = await this.pool.query<{ stop_reason: string | null }>(
-      'SELECT stop_reason FROM jobs WHERE id = $1 AND stopped_at >= $2', [this.jobId(), this.membership.joinedAt]);
+      'SELECT stop_reason FROM jobs WHERE id = $1 AND stopped_at >= $2',
+      [this.jobId(), this.membership.joinedAt],
+    );
     return rows[0]?.stop_reason === 'balance' ? 'balance' : undefined;
   }
 
   async takeSendSlot(account: string, intervalMs: number): Promise<number> {
     // Each send takes the slot after the last one taken (or now, when the account has been idle): sends
     // of the account are `intervalMs` apart, however many runners take slots.
-    const { rows } = await this.pool.query<{ wait: number }>(`WITH n AS (SELECT ${DB_NOW_MS} AS ms)
+    const { rows } = await this.pool.query<{ wait: number }>(
+      `WITH n AS (SELECT ${DB_NOW_MS} AS ms)
       INSERT INTO accounts AS a (account, next_send_at) SELECT $1, n.ms + $2 FROM n
       ON CONFLICT (account) DO UPDATE SET next_send_at = GREATEST(a.next_send_at, (SELECT ms FROM n)) + $2
-      RETURNING a.next_send_at - $2 - (SELECT ms FROM n) AS wait`, [account, intervalMs]);
+      RETURNING a.next_send_at - $2 - (SELECT ms FROM n) AS wait`,
+      [account, intervalMs],
+    );
     return Math.max(0, rows[0]!.wait);
   }
 
   async pauseAccount(account: string, ms: number): Promise<void> {
-    await this.pool.query(`WITH n AS (SELECT ${DB_NOW_MS} AS ms)
+    await this.pool.query(
+      `WITH n AS (SELECT ${DB_NOW_MS} AS ms)
       INSERT INTO accounts AS a (account, paused_until) SELECT $1, n.ms + $2 FROM n
-      ON CONFLICT (account) DO UPDATE SET paused_until = GREATEST(a.paused_until, (SELECT ms FROM n) + $2)`, [account, Math.ceil(ms)]);
+      ON CONFLICT (account) DO UPDATE SET paused_until = GREATEST(a.paused_until, (SELECT ms FROM n) + $2)`,
+      [account, Math.ceil(ms)],
+    );
   }
 
   async accountPause(account: string): Promise<number> {
-    const { rows } = await this.pool.query<{ left: number }>(`SELECT GREATEST(0, paused_until - ${DB_NOW_MS}) AS left FROM accounts WHERE account = $1`, [account]);
+    const { rows } = await this.pool.query<{ left: number }>(
+      `SELECT GREATEST(0, paused_until - ${DB_NOW_MS}) AS left FROM accounts WHERE account = $1`,
+      [account],
+    );
     return rows[0]?.left ?? 0;
   }
 
   async resultsPrefix(file: string): Promise<ResultsPrefix | undefined> {
     const { rows } = await this.pool.query<{ settled: string }>(
-      'SELECT settled FROM results_files WHERE job_id = $1 AND file = $2 AND recorded_at >= $3', [this.jobId(), file, this.membership.joinedAt]);
-    return rows[0] ? JSON.parse(rows[0].settled) as ResultsPrefix : undefined;
+      'SELECT settled FROM results_files WHERE job_id = $1 AND file = $2 AND recorded_at >= $3',
+      [this.jobId(), file, this.membership.joinedAt],
+    );
+    return rows[0] ? (JSON.parse(rows[0].settled) as ResultsPrefix) : undefined;
   }
 
   async recordResultsPrefix(file: string, prefix: ResultsPrefix): Promise<void> {
-    await this.pool.query(`INSERT INTO results_files (job_id, file, settled, recorded_at) VALUES ($1, $2, $3, ${DB_NOW_MS})
-      ON CONFLICT (job_id, file) DO UPDATE SET settled = excluded.settled, recorded_at = excluded.recorded_at`, [this.jobId(), file, JSON.stringify(prefix)]);
+    await this.pool.query(
+      `INSERT INTO results_files (job_id, file, settled, recorded_at) VALUES ($1, $2, $3, ${DB_NOW_MS})
+      ON CONFLICT (job_id, file) DO UPDATE SET settled = excluded.settled, recorded_at = excluded.recorded_at`,
+      [this.jobId(), file, JSON.stringify(prefix)],
+    );
   }
 
   async jobMoney(): Promise<Spend & { inFlight: boolean }> {
-    const { rows } = await this.pool.query<{ reserved_usd: number; actual_usd: number; in_flight: boolean }>(`SELECT reserved_usd, actual_usd,
-      EXISTS (SELECT 1 FROM items WHERE job_id = $1 AND state = ANY($2)) AS in_flight FROM jobs WHERE id = $1`, [this.jobId(), IN_FLIGHT]);
+    const { rows } = await this.pool.query<{ reserved_usd: number; actual_usd: number; in_flight: boolean }>(
+      `SELECT reserved_usd, actual_usd,
+      EXISTS (SELECT 1 FROM items WHERE job_id = $1 AND state = ANY($2)) AS in_flight FROM jobs WHERE id = $1`,
+      [this.jobId(), IN_FLIGHT],
+    );
     const row = rows[0];
-    return { reservedUsd: roundUsd(row?.reserved_usd ?? 0), actualUsd: roundUsd(row?.actual_usd ?? 0), inFlight: row?.in_flight ?? false };
+    return {
+      reservedUsd: roundUsd(row?.reserved_usd ?? 0),
+      actualUsd: roundUsd(row?.actual_usd ?? 0),
+      inFlight: row?.in_flight ?? false,
+    };
   }
 
   async exclusive<T>(name: string, work: () => Promise<T>): Promise<T> {
@@ -76,16 +106,22 @@ export class PgCoordination implements Coordination {
       await client.query('BEGIN');
       await client.query(`SELECT pg_advisory_xact_lock(${key})`, [this.jobId()]);
       const beat = setInterval(() => {
-        client.query('SELECT 1').catch((err: Error) => { broken ??= err; });
+        client.query('SELECT 1').catch((err: Error) => {
+          broken ??= err;
+        });
       }, beatMs());
       try {
         return await work();
       } finally {
         clearInterval(beat);
-        await client.query('COMMIT').catch((err: Error) => { broken ??= err; });
+        await client.query('COMMIT').catch((err: Error) => {
+          broken ??= err;
+        });
       }
     } catch (err) {
-      await client.query('ROLLBACK').catch((rollbackFailure: Error) => { broken ??= rollbackFailure; });
+      await client.query('ROLLBACK').catch((rollbackFailure: Error) => {
+        broken ??= rollbackFailure;
+      });
       throw err;
     } finally {
       client.release(broken);

@@ -19,7 +19,8 @@ export function copyLine(fields: ReadonlyArray<string | number | null>): string 
   for (let i = 0; i < fields.length; i++) {
     const value = fields[i];
     if (i > 0) line += '\t';
-    line += value === null || value === undefined ? '\\N' : typeof value === 'number' ? String(value) : escapeField(value);
+    line +=
+      value === null || value === undefined ? '\\N' : typeof value === 'number' ? String(value) : escapeField(value);
   }
   return line + '\n';
 }

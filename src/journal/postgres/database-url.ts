@@ -33,7 +33,13 @@ function splitUrlText(url: string): UrlText | undefined {
   const colon = credentials.indexOf(':');
   const user = colon < 0 ? credentials : credentials.slice(0, colon);
   const password = colon < 0 ? '' : credentials.slice(colon + 1);
-  return { scheme, user, ...(password ? { secret: password } : {}), place: place(body.slice(at + 1)), ambiguous: false };
+  return {
+    scheme,
+    user,
+    ...(password ? { secret: password } : {}),
+    place: place(body.slice(at + 1)),
+    ambiguous: false,
+  };
 }
 
 /**
@@ -97,5 +103,7 @@ export function connectionError(url: string, err: unknown): ConfigError {
 
 /** A ConfigError for a location that is not a PostgreSQL URL at all. */
 export function badUrlError(url: string, why: string): ConfigError {
-  return new ConfigError(`${redactDatabaseUrl(url)}: not a usable PostgreSQL URL (${scrubMessage(why, url)}${ambiguityHint(url)})`);
+  return new ConfigError(
+    `${redactDatabaseUrl(url)}: not a usable PostgreSQL URL (${scrubMessage(why, url)}${ambiguityHint(url)})`,
+  );
 }

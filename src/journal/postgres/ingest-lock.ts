@@ -31,16 +31,27 @@ export interface IngestLockWait {
 export class IngestLockWaitError extends Error {
   readonly code = 'GBATCH_INGEST_LOCK_WAIT';
   constructor(holder: string, waitedMs: number) {
-    super(`gave up waiting for the job's ingest lock after ${Math.round(waitedMs / 1000)} s: ${holder} holds it; run again once it has finished or stopped`);
+    super(
+      `gave up waiting for the job's ingest lock after ${Math.round(waitedMs / 1000)} s: ${holder} holds it; run again once it has finished or stopped`,
+    );
     this.name = 'IngestLockWaitError';
   }
 }
 
-interface Holder { pid: number; app: string; state: string | null; runner_pid: number | null; host: string | null; lease_left_ms: number | null; swept: boolean | null }
+interface Holder {
+  pid: number;
+  app: string;
+  state: string | null;
+  runner_pid: number | null;
+  host: string | null;
+  lease_left_ms: number | null;
+  swept: boolean | null;
+}
 
 /** Takes the job's ingest lock inside the open transaction on `client`, waiting for it as above. */
 export async function takeIngestLock(client: pg.PoolClient, jobId: number, wait: IngestLockWait): Promise<void> {
-  if (wait.runnerId !== undefined) await client.query(`SET LOCAL application_name = '${APP_PREFIX}${wait.runnerId.replace(/[^0-9a-f-]/g, '')}'`);
+  if (wait.runnerId !== undefined)
+    await client.query(`SET LOCAL application_name = '${APP_PREFIX}${wait.runnerId.replace(/[^0-9a-f-]/g, '')}'`);
   const stepMs = Math.max(100, Math.floor(staleAfterMs() / 4));
   const boundMs = positiveKnob(process.env, 'GBATCH_INGEST_WAIT_MS', INGEST_WAIT_MS);
   const started = performance.now();
@@ -59,8 +70,10 @@ export async function takeIngestLock(client: pg.PoolClient, jobId: number, wait:
     if (!holder) continue; // released between the timeout and the look
     const name = holderName(holder);
     const expired = holder.runner_pid !== null && (holder.swept === true || (holder.lease_left_ms ?? 0) <= 0);
-    if (expired && await endSession(client, holder.pid)) {
-      wait.say?.(`the job's ingest lock was held by ${name}, whose lease expired: its database session was ended (its ingest rolls back whole)`);
+    if (expired && (await endSession(client, holder.pid))) {
+      wait.say?.(
+        `the job's ingest lock was held by ${name}, whose lease expired: its database session was ended (its ingest rolls back whole)`,
+      );
       continue;
     }
     const waited = performance.now() - started;
@@ -69,20 +82,28 @@ export async function takeIngestLock(client: pg.PoolClient, jobId: number, wait:
     const told = `${name}|${expired}`;
     if (told === said) continue;
     said = told;
-    wait.say?.(`waiting for the job's ingest lock: ${name} holds it${holder.runner_pid !== null && !expired
-      ? ` (its lease ends in ${Math.max(0, Math.ceil((holder.lease_left_ms ?? 0) / 1000))} s unless it renews it)` : ''}`);
+    wait.say?.(
+      `waiting for the job's ingest lock: ${name} holds it${
+        holder.runner_pid !== null && !expired
+          ? ` (its lease ends in ${Math.max(0, Math.ceil((holder.lease_left_ms ?? 0) / 1000))} s unless it renews it)`
+          : ''
+      }`,
+    );
   }
 }
 
 /** The session holding the job's ingest lock, and the runner it names, if any. */
 async function lockHolder(client: pg.PoolClient, jobId: number): Promise<Holder | undefined> {
-  const { rows } = await client.query<Holder>(`SELECT a.pid, a.application_name AS app, a.state, r.pid AS runner_pid, r.host,
+  const { rows } = await client.query<Holder>(
+    `SELECT a.pid, a.application_name AS app, a.state, r.pid AS runner_pid, r.host,
       r.lease_until - ${DB_NOW_MS} AS lease_left_ms, r.swept_at IS NOT NULL AS swept
     FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
     LEFT JOIN runners r ON r.job_id = $1 AND a.application_name = '${APP_PREFIX}' || r.runner_id::text
     WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
       AND l.classid::bigint = (${lockKeySql('ingest')}::bigint + 4294967296) % 4294967296 AND l.objid::bigint = ($1::int::bigint + 4294967296) % 4294967296
-    LIMIT 1`, [jobId]);
+    LIMIT 1`,
+    [jobId],
+  );
   return rows[0];
 }
 

@@ -40,13 +40,28 @@ type CopyTarget = 'items' | 'stage';
  * an 'error' no later step may still be listening for, and a write it holds for a session that has ended
  * never completes (no 'drain', no 'finish'), so every wait on the stream also waits on this.
  */
-interface OpenCopy { stream: Writable; into: CopyTarget; rows: number; broken: Promise<never>; detach(): void }
+interface OpenCopy {
+  stream: Writable;
+  into: CopyTarget;
+  rows: number;
+  broken: Promise<never>;
+  detach(): void;
+}
 
-interface Held { content_hash: string; state: string; source_file: string; source_line: number }
+interface Held {
+  content_hash: string;
+  state: string;
+  source_file: string;
+  source_line: number;
+}
 
 interface Judged extends Held {
-  ord: number; id: string;
-  p_hash: string | null; p_state: string | null; p_file: string | null; p_line: number | null;
+  ord: number;
+  id: string;
+  p_hash: string | null;
+  p_state: string | null;
+  p_file: string | null;
+  p_line: number | null;
 }
 
 export class PgIngestWriter implements IngestWriter {
@@ -70,7 +85,12 @@ export class PgIngestWriter implements IngestWriter {
   private failure: unknown;
   private open = true;
 
-  private constructor(private readonly client: pg.PoolClient, private readonly jobId: number, private readonly now: () => number, firstIngest: boolean) {
+  private constructor(
+    private readonly client: pg.PoolClient,
+    private readonly jobId: number,
+    private readonly now: () => number,
+    firstIngest: boolean,
+  ) {
     if (firstIngest) this.ids = new IdRegistry();
   }
 
@@ -86,16 +106,22 @@ export class PgIngestWriter implements IngestWriter {
       // A chunk's rows are sorted into manifest order for the insert: in memory, not in temp files. Each
       // chunk meets the job's rows by index, one probe a row: a hash or merge join would read every row
       // of the job for every chunk (a million-row job: 20 full reads).
-      await client.query(`SET LOCAL work_mem = '64MB'; SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off`);
+      await client.query(
+        `SET LOCAL work_mem = '64MB'; SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off`,
+      );
       await client.query(`CREATE TEMP TABLE ingest_stage (ord bigint NOT NULL, id text COLLATE "C" NOT NULL, kind text NOT NULL, model text,
         request text, content_hash text NOT NULL, source_file text NOT NULL, source_line integer NOT NULL, state text NOT NULL,
         resolution text, has_reference_video smallint NOT NULL, estimate_usd double precision NOT NULL, last_error text,
         updated_at bigint NOT NULL, meta text) ON COMMIT DROP`);
       // Read under the lock: every insert into items is an ingest's, and none can commit before this pass does.
-      const { rows } = await client.query<{ held: boolean }>('SELECT EXISTS (SELECT 1 FROM items WHERE job_id = $1) AS held', [jobId]);
+      const { rows } = await client.query<{ held: boolean }>(
+        'SELECT EXISTS (SELECT 1 FROM items WHERE job_id = $1) AS held',
+        [jobId],
+      );
       // The ids a pass on a job holding rows reads (every row of it is staged): the rest are orphaned at its end.
       // No index: appended to per chunk, it is read once, whole, by a hash join (orphanUnread()).
-      if (rows[0]!.held) await client.query('CREATE TEMP TABLE ingest_read (id text COLLATE "C" NOT NULL) ON COMMIT DROP');
+      if (rows[0]!.held)
+        await client.query('CREATE TEMP TABLE ingest_read (id text COLLATE "C" NOT NULL) ON COMMIT DROP');
       return new PgIngestWriter(client, jobId, now, !rows[0]!.held);
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
@@ -110,7 +136,10 @@ export class PgIngestWriter implements IngestWriter {
    */
   committedTotals(): JobTotals | undefined {
     if (this.open || this.ids === undefined || this.ord > 0) return undefined;
-    const counts = Object.fromEntries(ITEM_STATES.map((s) => [s, this.copiedStates.get(s) ?? 0])) as Record<ItemState, number>;
+    const counts = Object.fromEntries(ITEM_STATES.map((s) => [s, this.copiedStates.get(s) ?? 0])) as Record<
+      ItemState,
+      number
+    >;
     return { counts, spend: { reservedUsd: 0, actualUsd: 0 } };
   }
 
@@ -149,7 +178,10 @@ export class PgIngestWriter implements IngestWriter {
     // Rows whose manifest row changed and was skipped (--skip-changed): orphaned, so no run sends their old content.
     if (withheld.length > 0) {
       const { orphaned } = LISTING_CODE;
-      await this.client.query(`UPDATE items SET orphan = ${orphaned} WHERE job_id = $1 AND id = ANY($2::text[]) AND orphan <> ${orphaned}`, [this.jobId, withheld]);
+      await this.client.query(
+        `UPDATE items SET orphan = ${orphaned} WHERE job_id = $1 AND id = ANY($2::text[]) AND orphan <> ${orphaned}`,
+        [this.jobId, withheld],
+      );
     }
   }
 
@@ -159,10 +191,13 @@ export class PgIngestWriter implements IngestWriter {
     // Every row of the job meets the pass's ids once: a hash join, not a probe of an index per row
     // (100,000 rows: 0.5 s against 2.5 s with a keyed table, the keys' upkeep included).
     await this.client.query(`SET LOCAL enable_hashjoin = on; SET LOCAL enable_mergejoin = on`);
-    await this.client.query(`UPDATE items i SET orphan = CASE WHEN i.orphan = ${listed} THEN ${orphaned} ELSE ${listed} END
+    await this.client.query(
+      `UPDATE items i SET orphan = CASE WHEN i.orphan = ${listed} THEN ${orphaned} ELSE ${listed} END
       FROM (SELECT j.seq FROM items j LEFT JOIN (SELECT DISTINCT id FROM ingest_read) r ON r.id = j.id
         WHERE j.job_id = $1 AND CASE WHEN r.id IS NULL THEN j.orphan = ${listed} ELSE j.orphan <> ${listed} END) changed
-      WHERE i.job_id = $1 AND i.seq = changed.seq`, [this.jobId]);
+      WHERE i.job_id = $1 AND i.seq = changed.seq`,
+      [this.jobId],
+    );
   }
 
   async commit(): Promise<IngestSummary> {
@@ -188,8 +223,12 @@ export class PgIngestWriter implements IngestWriter {
     // on a large job than the default 30,000), and in the background: the run's first requests need no
     // statistics (a group commit probes rows by id) and do not wait for it; the pool's end does. Only a
     // speed-up: a failure is not the ingest's (a client that failed is not pooled again).
-    void client.query(`BEGIN; SET LOCAL default_statistics_target = 10; ANALYZE items (${ANALYZED_COLUMNS}); COMMIT`)
-      .then(() => client.release(), (err: Error) => client.release(err));
+    void client
+      .query(`BEGIN; SET LOCAL default_statistics_target = 10; ANALYZE items (${ANALYZED_COLUMNS}); COMMIT`)
+      .then(
+        () => client.release(),
+        (err: Error) => client.release(err),
+      );
     return this.summary;
   }
 
@@ -220,8 +259,14 @@ export class PgIngestWriter implements IngestWriter {
     const result = this.tail ? this.tail.then(run) : run();
     if (result === undefined) return undefined;
     const tracked: Promise<void> = result.then(
-      () => { if (this.tail === tracked) this.tail = undefined; },
-      (err: unknown) => { this.failure ??= err; if (this.tail === tracked) this.tail = undefined; throw err; },
+      () => {
+        if (this.tail === tracked) this.tail = undefined;
+      },
+      (err: unknown) => {
+        this.failure ??= err;
+        if (this.tail === tracked) this.tail = undefined;
+        throw err;
+      },
     );
     // The reader awaits this only at its next pause, and it may fail before (the session ended meanwhile):
     // the failure is kept above for the next step, so its rejection is never an unhandled one.
@@ -239,7 +284,8 @@ export class PgIngestWriter implements IngestWriter {
     for (const entry of entries) {
       const fields = this.rowText(entry, at);
       // Every id goes into the fingerprints, the judged ones too: a later row under it is judged.
-      const isNew = this.ids !== undefined && this.ids.register(entry.id, entry.sourceLine) === undefined && !this.judging;
+      const isNew =
+        this.ids !== undefined && this.ids.register(entry.id, entry.sourceLine) === undefined && !this.judging;
       if (isNew) {
         copied += `${this.jobId}\t${fields}`;
         copiedRows++;
@@ -268,10 +314,12 @@ export class PgIngestWriter implements IngestWriter {
   private rowText(entry: IngestEntry, at: number): string {
     const requestText = entry.requestJson ?? (entry.request === null ? null : JSON.stringify(entry.request));
     // Every row of a manifest names the same file: escaped once.
-    if (entry.sourceFile !== this.lastFile) this.lastFileText = copyField(this.lastFile = entry.sourceFile);
+    if (entry.sourceFile !== this.lastFile) this.lastFileText = copyField((this.lastFile = entry.sourceFile));
     return `${copyField(entry.id)}\t${copyField(entry.kind)}\t${copyField(entry.model)}\t${copyField(requestText)}\t${copyField(entry.contentHash)}\t${
-      this.lastFileText}\t${entry.sourceLine}\t${copyField(entry.state)}\t${copyField(entry.resolution)}\t${entry.hasReferenceVideo ? 1 : 0}\t${
-      entry.estimateUsd ?? 0}\t${entry.lastError ? copyField(JSON.stringify(entry.lastError)) : '\\N'}\t${at}\t${copyField(entry.metaJson)}\n`;
+      this.lastFileText
+    }\t${entry.sourceLine}\t${copyField(entry.state)}\t${copyField(entry.resolution)}\t${entry.hasReferenceVideo ? 1 : 0}\t${
+      entry.estimateUsd ?? 0
+    }\t${entry.lastError ? copyField(JSON.stringify(entry.lastError)) : '\\N'}\t${at}\t${copyField(entry.metaJson)}\n`;
   }
 
   /** Sends rows to the COPY into `into` (ending the other one first); a promise when the caller should wait. */
@@ -286,16 +334,25 @@ export class PgIngestWriter implements IngestWriter {
   }
 
   private openCopy(into: CopyTarget): OpenCopy {
-    const sql = into === 'items' ? `COPY items (job_id, ${ITEM_FIELDS}) FROM STDIN` : `COPY ingest_stage (ord, ${ITEM_FIELDS}) FROM STDIN`;
+    const sql =
+      into === 'items'
+        ? `COPY items (job_id, ${ITEM_FIELDS}) FROM STDIN`
+        : `COPY ingest_stage (ord, ${ITEM_FIELDS}) FROM STDIN`;
     const stream = this.client.query(copyFrom(sql)) as Writable & { rowCount: number };
     let fail: (err: Error) => void = () => {};
-    const broken = new Promise<never>((_, reject) => { fail = reject; });
+    const broken = new Promise<never>((_, reject) => {
+      fail = reject;
+    });
     broken.catch(() => {}); // a COPY that ends well never breaks; one that breaks is awaited below
     // The server may refuse a row while no one waits on the stream: keep the error for the next step.
-    const failed = (err: Error): void => { this.failure ??= err; fail(err); };
+    const failed = (err: Error): void => {
+      this.failure ??= err;
+      fail(err);
+    };
     // The session ended under the COPY (another runner ended it once this one's lease expired while it
     // was frozen): the client says so even when the stream has nothing left to tell.
-    const ended = (): void => failed(new Error('the database session ended during the ingest (its transaction rolled back)'));
+    const ended = (): void =>
+      failed(new Error('the database session ended during the ingest (its transaction rolled back)'));
     stream.on('error', failed);
     this.client.once('end', ended);
     return { stream, into, rows: 0, broken, detach: () => this.client.off('end', ended) };
@@ -306,11 +363,14 @@ export class PgIngestWriter implements IngestWriter {
     if (!copy) return;
     this.copy = undefined;
     try {
-      await Promise.race([new Promise<void>((resolve, reject) => {
-        copy.stream.once('error', reject);
-        copy.stream.once('finish', () => resolve());
-        copy.stream.end();
-      }), copy.broken]);
+      await Promise.race([
+        new Promise<void>((resolve, reject) => {
+          copy.stream.once('error', reject);
+          copy.stream.once('finish', () => resolve());
+          copy.stream.end();
+        }),
+        copy.broken,
+      ]);
     } finally {
       copy.detach();
     }
@@ -327,20 +387,37 @@ export class PgIngestWriter implements IngestWriter {
     const client = this.client;
     // Rows under an id the job holds already, and every row of an id staged more than once: these are
     // judged one by one, in order; every other row is simply new.
-    const judged = (await client.query<Judged>(`SELECT s.ord, s.id, s.content_hash, s.state, s.source_file, s.source_line,
+    const judged = (
+      await client.query<Judged>(
+        `SELECT s.ord, s.id, s.content_hash, s.state, s.source_file, s.source_line,
         i.content_hash AS p_hash, i.state AS p_state, i.source_file AS p_file, i.source_line AS p_line
       FROM ingest_stage s LEFT JOIN items i ON i.job_id = $1 AND i.id = s.id
       WHERE i.id IS NOT NULL OR s.id IN (SELECT id FROM ingest_stage GROUP BY id HAVING count(*) > 1)
-      ORDER BY s.ord`, [this.jobId])).rows;
+      ORDER BY s.ord`,
+        [this.jobId],
+      )
+    ).rows;
     const held = new Map<string, Held>();
     const later: number[] = [];
     const replacing = new Map<string, number>();
     let expectedNew = this.staged;
     for (const row of judged) {
-      const prior: Held | undefined = held.get(row.id) ?? (row.p_hash === null ? undefined : {
-        content_hash: row.p_hash, state: row.p_state!, source_file: row.p_file!, source_line: row.p_line!,
-      });
-      const own: Held = { content_hash: row.content_hash, state: row.state, source_file: row.source_file, source_line: row.source_line };
+      const prior: Held | undefined =
+        held.get(row.id) ??
+        (row.p_hash === null
+          ? undefined
+          : {
+              content_hash: row.p_hash,
+              state: row.p_state!,
+              source_file: row.p_file!,
+              source_line: row.p_line!,
+            });
+      const own: Held = {
+        content_hash: row.content_hash,
+        state: row.state,
+        source_file: row.source_file,
+        source_line: row.source_line,
+      };
       if (prior === undefined) {
         held.set(row.id, own); // the first of a repeated new id: inserted below
         continue;
@@ -356,26 +433,44 @@ export class PgIngestWriter implements IngestWriter {
         replacing.set(row.id, row.ord); // a replacement writes every column: the last one stands
         held.set(row.id, own);
       } else {
-        this.summary.conflicts.push({ id: row.id, file: row.source_file, line: row.source_line, journalFile: prior.source_file, journalLine: prior.source_line });
+        this.summary.conflicts.push({
+          id: row.id,
+          file: row.source_file,
+          line: row.source_line,
+          journalFile: prior.source_file,
+          journalLine: prior.source_line,
+        });
         held.set(row.id, prior);
       }
     }
     // Nothing judged (a first ingest, as a rule): every staged row is new, no need to look again.
-    const inserted = judged.length === 0
-      ? await client.query(`INSERT INTO items (job_id, ${ITEM_FIELDS}) SELECT $1, ${ITEM_FIELDS} FROM ingest_stage ORDER BY ord`, [this.jobId])
-      : await client.query(`INSERT INTO items (job_id, ${ITEM_FIELDS})
+    const inserted =
+      judged.length === 0
+        ? await client.query(
+            `INSERT INTO items (job_id, ${ITEM_FIELDS}) SELECT $1, ${ITEM_FIELDS} FROM ingest_stage ORDER BY ord`,
+            [this.jobId],
+          )
+        : await client.query(
+            `INSERT INTO items (job_id, ${ITEM_FIELDS})
         SELECT $1, ${ITEM_FIELDS} FROM ingest_stage s
         WHERE NOT (s.ord = ANY($2)) AND NOT EXISTS (SELECT 1 FROM items i WHERE i.job_id = $1 AND i.id = s.id)
-        ORDER BY s.ord`, [this.jobId, later]);
+        ORDER BY s.ord`,
+            [this.jobId, later],
+          );
     if (inserted.rowCount !== expectedNew) {
-      throw new Error(`ingest: ${inserted.rowCount} new rows written where ${expectedNew} were expected (the job changed under the ingest lock)`);
+      throw new Error(
+        `ingest: ${inserted.rowCount} new rows written where ${expectedNew} were expected (the job changed under the ingest lock)`,
+      );
     }
     this.summary.inserted += expectedNew;
     if (replacing.size > 0) {
-      await client.query(`UPDATE items i SET kind = s.kind, model = s.model, request = s.request, content_hash = s.content_hash,
+      await client.query(
+        `UPDATE items i SET kind = s.kind, model = s.model, request = s.request, content_hash = s.content_hash,
           source_file = s.source_file, source_line = s.source_line, state = s.state, resolution = s.resolution,
           has_reference_video = s.has_reference_video, estimate_usd = s.estimate_usd, last_error = s.last_error, updated_at = s.updated_at, meta = s.meta
-        FROM ingest_stage s WHERE s.ord = ANY($2) AND i.job_id = $1 AND i.id = s.id AND i.state = 'invalid'`, [this.jobId, [...replacing.values()]]);
+        FROM ingest_stage s WHERE s.ord = ANY($2) AND i.job_id = $1 AND i.id = s.id AND i.state = 'invalid'`,
+        [this.jobId, [...replacing.values()]],
+      );
     }
     if (this.ids === undefined) await client.query('INSERT INTO ingest_read (id) SELECT id FROM ingest_stage');
     await client.query('TRUNCATE ingest_stage');
@@ -389,10 +484,19 @@ export class PgIngestWriter implements IngestWriter {
     const now = this.now();
     const last = new Map(this.manifests.map((p) => [p.path, p]));
     const prints = [...last.values()];
-    await this.client.query(`INSERT INTO manifests (job_id, path, bytes, sha256, rows, ingested_at)
+    await this.client.query(
+      `INSERT INTO manifests (job_id, path, bytes, sha256, rows, ingested_at)
       SELECT $1, m.path, m.bytes, m.sha256, m.rows, $2 FROM unnest($3::text[], $4::bigint[], $5::text[], $6::bigint[]) AS m(path, bytes, sha256, rows)
       ON CONFLICT (job_id, path) DO UPDATE SET bytes = excluded.bytes, sha256 = excluded.sha256, rows = excluded.rows, ingested_at = excluded.ingested_at`,
-    [this.jobId, now, prints.map((p) => p.path), prints.map((p) => p.bytes), prints.map((p) => p.sha256), prints.map((p) => p.rows)]);
+      [
+        this.jobId,
+        now,
+        prints.map((p) => p.path),
+        prints.map((p) => p.bytes),
+        prints.map((p) => p.sha256),
+        prints.map((p) => p.rows),
+      ],
+    );
   }
 
   /** Rolls back and returns the client: destroyed when it broke (a failed COPY, a lost connection). */
@@ -401,12 +505,16 @@ export class PgIngestWriter implements IngestWriter {
     this.open = false;
     let broken: Error | undefined;
     if (this.copy) {
-      await this.endCopy().catch((err: Error) => { broken = err; });
+      await this.endCopy().catch((err: Error) => {
+        broken = err;
+      });
     }
     if (failure !== undefined || broken !== undefined || this.tail !== undefined) {
       await this.tail?.catch(() => {});
     }
-    await this.client.query('ROLLBACK').catch((err: Error) => { broken ??= err; });
+    await this.client.query('ROLLBACK').catch((err: Error) => {
+      broken ??= err;
+    });
     this.client.release(broken);
   }
 }

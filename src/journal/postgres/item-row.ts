@@ -20,11 +20,26 @@ export function patchAssignments(patch: ItemPatch, firstParam: number): { assign
 
 /** The PostgreSQL type of each column a patch may set (to cast the arrays a bulk update reads). */
 export const PATCH_COLUMN_TYPES: Readonly<Record<string, string>> = {
-  attempts: 'integer', auto_resubmits: 'integer', task_id: 'text', estimate_usd: 'double precision',
-  reserved_usd: 'double precision', price_snapshot: 'text', actual_usd: 'double precision', total_tokens: 'bigint',
-  final_resolution: 'text', gateway_charge_usd: 'double precision', result_url: 'text', response: 'text',
-  response_status: 'integer', request_id: 'text', output_path: 'text', sha256: 'text', bytes: 'bigint',
-  last_error: 'text', unmetered: 'smallint', owner: 'uuid',
+  attempts: 'integer',
+  auto_resubmits: 'integer',
+  task_id: 'text',
+  estimate_usd: 'double precision',
+  reserved_usd: 'double precision',
+  price_snapshot: 'text',
+  actual_usd: 'double precision',
+  total_tokens: 'bigint',
+  final_resolution: 'text',
+  gateway_charge_usd: 'double precision',
+  result_url: 'text',
+  response: 'text',
+  response_status: 'integer',
+  request_id: 'text',
+  output_path: 'text',
+  sha256: 'text',
+  bytes: 'bigint',
+  last_error: 'text',
+  unmetered: 'smallint',
+  owner: 'uuid',
 };
 
 /** The patch as column names and their values (JSON serialised, booleans as 0/1), in one order. */

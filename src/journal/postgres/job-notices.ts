@@ -20,13 +20,17 @@ export class PgJobNotices implements JobNotices {
 
   async begin(): Promise<void> {
     await this.coordination.exclusive('notices', async () => {
-      if (!(await this.othersAtWork())) await this.pool.query('DELETE FROM job_notices WHERE job_id = $1', [this.jobId()]);
+      if (!(await this.othersAtWork()))
+        await this.pool.query('DELETE FROM job_notices WHERE job_id = $1', [this.jobId()]);
     });
   }
 
   async claim(notice: string): Promise<boolean> {
-    const result = await this.pool.query(`INSERT INTO job_notices (job_id, notice, runner_id, at) VALUES ($1, $2, $3, ${DB_NOW_MS})
-      ON CONFLICT (job_id, notice) DO NOTHING`, [this.jobId(), notice, this.membership.runnerId ?? null]);
+    const result = await this.pool.query(
+      `INSERT INTO job_notices (job_id, notice, runner_id, at) VALUES ($1, $2, $3, ${DB_NOW_MS})
+      ON CONFLICT (job_id, notice) DO NOTHING`,
+      [this.jobId(), notice, this.membership.runnerId ?? null],
+    );
     return result.rowCount === 1;
   }
 
@@ -44,10 +48,14 @@ export class PgJobNotices implements JobNotices {
   /** Whether another live runner of the job has not ended yet. */
   private async othersAtWork(): Promise<boolean> {
     const me = this.membership.runnerId;
-    const live = (await this.membership.runners()).filter((r) => r.liveness.alive && r.runnerId !== me).map((r) => r.runnerId);
+    const live = (await this.membership.runners())
+      .filter((r) => r.liveness.alive && r.runnerId !== me)
+      .map((r) => r.runnerId);
     if (live.length === 0) return false;
-    const { rows } = await this.pool.query<{ notice: string }>(`SELECT notice FROM job_notices WHERE job_id = $1 AND notice = ANY($2)`,
-      [this.jobId(), live.map((id) => `${ENDED}${id}`)]);
+    const { rows } = await this.pool.query<{ notice: string }>(
+      `SELECT notice FROM job_notices WHERE job_id = $1 AND notice = ANY($2)`,
+      [this.jobId(), live.map((id) => `${ENDED}${id}`)],
+    );
     return rows.length < live.length;
   }
 }

@@ -22,19 +22,32 @@ import { applyChanges, HELD_STATES } from './transitions.js';
 const SWEPT_KEPT_MS = 24 * 3600_000;
 
 interface RunnerRow {
-  runner_id: string; pid: number; host: string; process_start: string | null; started_at: number;
-  heartbeat_at: number; lease_until: number; swept_at: number | null; db_now: number; rows: number; cancel_seen_at?: number | null;
+  runner_id: string;
+  pid: number;
+  host: string;
+  process_start: string | null;
+  started_at: number;
+  heartbeat_at: number;
+  lease_until: number;
+  swept_at: number | null;
+  db_now: number;
+  rows: number;
+  cancel_seen_at?: number | null;
 }
 
 /**
  * Whether a runner is gone: its lease expired (on the database's clock, whatever its pid says: a frozen
  * runner loses its rows), or, on this host, its process is no longer there (no need to wait for the lease).
  */
-export function judgeLease(row: Pick<RunnerRow, 'pid' | 'host' | 'process_start' | 'heartbeat_at' | 'lease_until' | 'swept_at' | 'db_now'>,
-  facts: { thisHost: string; pidAlive: (pid: number, processStart: string | null) => boolean }): RunnerLiveness {
+export function judgeLease(
+  row: Pick<RunnerRow, 'pid' | 'host' | 'process_start' | 'heartbeat_at' | 'lease_until' | 'swept_at' | 'db_now'>,
+  facts: { thisHost: string; pidAlive: (pid: number, processStart: string | null) => boolean },
+): RunnerLiveness {
   const heartbeatAgeMs = Math.max(0, row.db_now - row.heartbeat_at);
-  if (row.swept_at !== null || row.lease_until <= row.db_now) return { alive: false, heartbeatAgeMs, basis: 'heartbeat-stale' };
-  if (row.host === facts.thisHost && !facts.pidAlive(row.pid, row.process_start)) return { alive: false, heartbeatAgeMs, basis: 'pid-gone' };
+  if (row.swept_at !== null || row.lease_until <= row.db_now)
+    return { alive: false, heartbeatAgeMs, basis: 'heartbeat-stale' };
+  if (row.host === facts.thisHost && !facts.pidAlive(row.pid, row.process_start))
+    return { alive: false, heartbeatAgeMs, basis: 'pid-gone' };
   return { alive: true, heartbeatAgeMs, basis: row.host === facts.thisHost ? 'pid-alive' : 'heartbeat-fresh' };
 }
 
@@ -69,11 +82,16 @@ export class PgMembership implements RunnerMembership {
   async acquire(): Promise<RunnerTakeover | undefined> {
     const jobId = this.requireJob();
     const runnerId = randomUUID();
-    const { rows } = await this.pool.query<{ now: number }>(`INSERT INTO runners (job_id, runner_id, pid, host, process_start, started_at, heartbeat_at, lease_until)
+    const { rows } = await this.pool.query<{ now: number }>(
+      `INSERT INTO runners (job_id, runner_id, pid, host, process_start, started_at, heartbeat_at, lease_until)
       SELECT $1, $2, $3, $4, $5, n.ms, n.ms, n.ms + $6 FROM (SELECT ${DB_NOW_MS} AS ms) n RETURNING started_at AS now`,
-    [jobId, runnerId, process.pid, hostname(), processStartOf(process.pid), staleAfterMs()]);
+      [jobId, runnerId, process.pid, hostname(), processStartOf(process.pid), staleAfterMs()],
+    );
     // Runners swept a day ago or more have told status all they could: their rows went to others.
-    await this.pool.query(`DELETE FROM runners WHERE job_id = $1 AND swept_at < $2`, [jobId, rows[0]!.now - SWEPT_KEPT_MS]);
+    await this.pool.query(`DELETE FROM runners WHERE job_id = $1 AND swept_at < $2`, [
+      jobId,
+      rows[0]!.now - SWEPT_KEPT_MS,
+    ]);
     this.held = runnerId;
     this.joinedAt = rows[0]!.now;
     this.confirm();
@@ -83,9 +101,12 @@ export class PgMembership implements RunnerMembership {
   /** Renews the lease; false once it expired or was swept: the rows are someone else's now. */
   async heartbeat(): Promise<boolean> {
     if (!this.held) return true;
-    const result = await this.pool.query(`UPDATE runners SET heartbeat_at = n.ms, lease_until = n.ms + $1
+    const result = await this.pool.query(
+      `UPDATE runners SET heartbeat_at = n.ms, lease_until = n.ms + $1
       FROM (SELECT ${DB_NOW_MS} AS ms) n
-      WHERE job_id = $2 AND runner_id = $3 AND swept_at IS NULL AND lease_until > n.ms`, [staleAfterMs(), this.jobId(), this.held]);
+      WHERE job_id = $2 AND runner_id = $3 AND swept_at IS NULL AND lease_until > n.ms`,
+      [staleAfterMs(), this.jobId(), this.held],
+    );
     if (result.rowCount !== 1) return false;
     this.confirm();
     return true;
@@ -102,11 +123,22 @@ export class PgMembership implements RunnerMembership {
     const runnerId = this.held;
     const jobId = this.jobId();
     await inTransaction(this.pool, async (client) => {
-      await client.query('UPDATE items SET owner = NULL WHERE job_id = $1 AND state = ANY($3) AND owner = $2', [jobId, runnerId, HELD_STATES]);
+      await client.query('UPDATE items SET owner = NULL WHERE job_id = $1 AND state = ANY($3) AND owner = $2', [
+        jobId,
+        runnerId,
+        HELD_STATES,
+      ]);
       // A claim only counts while the row is pending: the rows this runner sent keep theirs, unread. Finding
       // them reads every pending row (claimed_by has no index): not done by a runner that claimed none (--ingest-only).
-      if (this.claimed) await client.query(`UPDATE items SET claimed_by = NULL WHERE job_id = $1 AND state = 'pending' AND claimed_by = $2`, [jobId, runnerId]);
-      await client.query('DELETE FROM runners WHERE job_id = $1 AND runner_id = $2 AND swept_at IS NULL', [jobId, runnerId]);
+      if (this.claimed)
+        await client.query(
+          `UPDATE items SET claimed_by = NULL WHERE job_id = $1 AND state = 'pending' AND claimed_by = $2`,
+          [jobId, runnerId],
+        );
+      await client.query('DELETE FROM runners WHERE job_id = $1 AND runner_id = $2 AND swept_at IS NULL', [
+        jobId,
+        runnerId,
+      ]);
     });
     this.held = undefined;
   }
@@ -122,7 +154,10 @@ export class PgMembership implements RunnerMembership {
 
   async acknowledgeCancel(): Promise<void> {
     if (!this.held) return;
-    await this.pool.query(`UPDATE runners SET cancel_seen_at = ${DB_NOW_MS} WHERE job_id = $1 AND runner_id = $2`, [this.jobId(), this.held]);
+    await this.pool.query(`UPDATE runners SET cancel_seen_at = ${DB_NOW_MS} WHERE job_id = $1 AND runner_id = $2`, [
+      this.jobId(),
+      this.held,
+    ]);
   }
 
   /** A write transaction proved the lease is still this runner's. */
@@ -137,13 +172,24 @@ export class PgMembership implements RunnerMembership {
   async runners(): Promise<RunnerView[]> {
     const jobId = this.jobId();
     if (jobId === undefined) return [];
-    const rows = (await this.pool.query<RunnerRow>(`SELECT r.*, ${DB_NOW_MS} AS db_now,
+    const rows = (
+      await this.pool.query<RunnerRow>(
+        `SELECT r.*, ${DB_NOW_MS} AS db_now,
         (SELECT COUNT(*) FROM items i WHERE i.job_id = r.job_id AND i.state = ANY($2)
           AND (i.owner = r.runner_id OR (i.claimed_by = r.runner_id AND i.state = 'pending'))) AS rows
-      FROM runners r WHERE r.job_id = $1 ORDER BY r.started_at, r.runner_id`, [jobId, ['pending', ...HELD_STATES]])).rows;
+      FROM runners r WHERE r.job_id = $1 ORDER BY r.started_at, r.runner_id`,
+        [jobId, ['pending', ...HELD_STATES]],
+      )
+    ).rows;
     return rows.map((row) => ({
-      runnerId: row.runner_id, pid: row.pid, host: row.host, startedAt: row.started_at, heartbeatAt: row.heartbeat_at,
-      rows: row.rows, liveness: this.judge(row), cancelSeenAt: row.cancel_seen_at ?? null,
+      runnerId: row.runner_id,
+      pid: row.pid,
+      host: row.host,
+      startedAt: row.started_at,
+      heartbeatAt: row.heartbeat_at,
+      rows: row.rows,
+      liveness: this.judge(row),
+      cancelSeenAt: row.cancel_seen_at ?? null,
     }));
   }
 
@@ -151,14 +197,17 @@ export class PgMembership implements RunnerMembership {
   async othersWork(): Promise<{ held: number; claimable: number }> {
     const jobId = this.jobId();
     if (jobId === undefined || !this.held) return { held: 0, claimable: 0 };
-    const { rows } = await this.pool.query<{ held: number; claimable: number }>(`WITH others AS (
+    const { rows } = await this.pool.query<{ held: number; claimable: number }>(
+      `WITH others AS (
         SELECT runner_id FROM runners WHERE job_id = $1 AND runner_id <> $2 AND swept_at IS NULL)
       SELECT
         (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = ANY($3) AND owner IN (SELECT runner_id FROM others)
           AND NOT (state = 'succeeded' AND kind IN ('chat', 'responses'))) AS held,
         (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = 'pending' AND claimed_by IN (SELECT runner_id FROM others)) AS held_pending,
         (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = 'pending' AND ${NOT_ORPHANED_SQL}
-          AND (claimed_by IS NULL OR claimed_by NOT IN (SELECT runner_id FROM others))) AS claimable`, [jobId, this.held, HELD_STATES]);
+          AND (claimed_by IS NULL OR claimed_by NOT IN (SELECT runner_id FROM others))) AS claimable`,
+      [jobId, this.held, HELD_STATES],
+    );
     const row = rows[0] as { held: number; held_pending: number; claimable: number } | undefined;
     return { held: (row?.held ?? 0) + (row?.held_pending ?? 0), claimable: row?.claimable ?? 0 };
   }
@@ -174,12 +223,20 @@ export class PgMembership implements RunnerMembership {
     if (!(await this.anythingToSweep(jobId))) return none;
     return inTransaction(this.pool, async (client) => {
       await client.query(`SELECT ${exclusiveLockSql('membership', '$1')}`, [jobId]);
-      const runners = (await client.query<RunnerRow>(`SELECT r.*, ${DB_NOW_MS} AS db_now, 0 AS rows FROM runners r
-        WHERE r.job_id = $1 AND r.swept_at IS NULL`, [jobId])).rows;
+      const runners = (
+        await client.query<RunnerRow>(
+          `SELECT r.*, ${DB_NOW_MS} AS db_now, 0 AS rows FROM runners r
+        WHERE r.job_id = $1 AND r.swept_at IS NULL`,
+          [jobId],
+        )
+      ).rows;
       const gone = runners.filter((row) => row.runner_id !== this.held && !this.judge(row).alive);
       const live = runners.filter((row) => !gone.includes(row)).map((row) => row.runner_id);
       if (gone.length > 0) {
-        await client.query(`UPDATE runners SET swept_at = ${DB_NOW_MS} WHERE job_id = $1 AND runner_id = ANY($2::uuid[])`, [jobId, gone.map((r) => r.runner_id)]);
+        await client.query(
+          `UPDATE runners SET swept_at = ${DB_NOW_MS} WHERE job_id = $1 AND runner_id = ANY($2::uuid[])`,
+          [jobId, gone.map((r) => r.runner_id)],
+        );
       }
       return this.takeOver(client, jobId, live, gone);
     });
@@ -187,40 +244,84 @@ export class PgMembership implements RunnerMembership {
 
   /** A cheap look first: most beats find no runner gone and no row without a live holder. */
   private async anythingToSweep(jobId: number): Promise<boolean> {
-    const runners = (await this.pool.query<RunnerRow>(`SELECT r.*, ${DB_NOW_MS} AS db_now, 0 AS rows FROM runners r
-      WHERE r.job_id = $1 AND r.swept_at IS NULL`, [jobId])).rows;
+    const runners = (
+      await this.pool.query<RunnerRow>(
+        `SELECT r.*, ${DB_NOW_MS} AS db_now, 0 AS rows FROM runners r
+      WHERE r.job_id = $1 AND r.swept_at IS NULL`,
+        [jobId],
+      )
+    ).rows;
     if (runners.some((row) => row.runner_id !== this.held && !this.judge(row).alive)) return true;
-    const { rows } = await this.pool.query(`SELECT 1 FROM items WHERE job_id = $1 AND state = ANY($2)
-      AND (owner IS NULL OR owner <> ALL($3::uuid[])) LIMIT 1`, [jobId, HELD_STATES, runners.map((r) => r.runner_id)]);
+    const { rows } = await this.pool.query(
+      `SELECT 1 FROM items WHERE job_id = $1 AND state = ANY($2)
+      AND (owner IS NULL OR owner <> ALL($3::uuid[])) LIMIT 1`,
+      [jobId, HELD_STATES, runners.map((r) => r.runner_id)],
+    );
     return rows.length > 0;
   }
 
-  private async takeOver(client: pg.PoolClient, jobId: number, live: readonly string[], gone: readonly RunnerRow[]): Promise<Takeover> {
+  private async takeOver(
+    client: pg.PoolClient,
+    jobId: number,
+    live: readonly string[],
+    gone: readonly RunnerRow[],
+  ): Promise<Takeover> {
     const heldByNoOne = `(owner IS NULL OR owner <> ALL($2::uuid[]))`;
     const goneIds = gone.map((r) => r.runner_id);
-    const interrupted = (await client.query<ItemRow & { owner: string | null }>(`SELECT ${ITEM_COLUMNS}, owner FROM items
-      WHERE job_id = $1 AND state = 'submitting' AND ${heldByNoOne} ORDER BY seq FOR UPDATE`, [jobId, live])).rows;
+    const interrupted = (
+      await client.query<ItemRow & { owner: string | null }>(
+        `SELECT ${ITEM_COLUMNS}, owner FROM items
+      WHERE job_id = $1 AND state = 'submitting' AND ${heldByNoOne} ORDER BY seq FOR UPDATE`,
+        [jobId, live],
+      )
+    ).rows;
     const madeUncertain = interrupted.map(toItem);
     const whose = (owner: string | null): string => {
       const runner = gone.find((r) => r.runner_id === owner);
       return runner ? `runner pid ${runner.pid} on ${runner.host}` : 'a runner that is gone';
     };
-    await applyChanges(client, jobId, interrupted.map((row) => ({
-      id: row.id, event: 'lose' as const, expect: 'submitting' as const,
-      patch: { lastError: { message: `${whose(row.owner)} stopped while attempt ${row.attempts} may have been on the wire; the gateway may have kept it` } },
-      detail: { reason: 'runner-gone', attempt: row.attempts },
-    })), this.clock.now(), { runnerId: this.held, sweeping: [...goneIds, ...interrupted.flatMap((r) => (r.owner ? [r.owner] : []))] });
-    const adopted = (await client.query<ItemRow>(`UPDATE items SET owner = $3 WHERE job_id = $1 AND state = ANY($4) AND ${heldByNoOne}
-      RETURNING ${ITEM_COLUMNS}`, [jobId, live, this.held, ['submitted', 'running', 'succeeded']])).rows.map(toItem);
+    await applyChanges(
+      client,
+      jobId,
+      interrupted.map((row) => ({
+        id: row.id,
+        event: 'lose' as const,
+        expect: 'submitting' as const,
+        patch: {
+          lastError: {
+            message: `${whose(row.owner)} stopped while attempt ${row.attempts} may have been on the wire; the gateway may have kept it`,
+          },
+        },
+        detail: { reason: 'runner-gone', attempt: row.attempts },
+      })),
+      this.clock.now(),
+      { runnerId: this.held, sweeping: [...goneIds, ...interrupted.flatMap((r) => (r.owner ? [r.owner] : []))] },
+    );
+    const adopted = (
+      await client.query<ItemRow>(
+        `UPDATE items SET owner = $3 WHERE job_id = $1 AND state = ANY($4) AND ${heldByNoOne}
+      RETURNING ${ITEM_COLUMNS}`,
+        [jobId, live, this.held, ['submitted', 'running', 'succeeded']],
+      )
+    ).rows.map(toItem);
     adopted.sort((a, b) => a.seq - b.seq);
-    const released = goneIds.length === 0 ? 0 : (await client.query(`UPDATE items SET claimed_by = NULL
-      WHERE job_id = $1 AND claimed_by = ANY($2::uuid[]) AND state = 'pending'`, [jobId, goneIds])).rowCount ?? 0;
+    const released =
+      goneIds.length === 0
+        ? 0
+        : ((
+            await client.query(
+              `UPDATE items SET claimed_by = NULL
+      WHERE job_id = $1 AND claimed_by = ANY($2::uuid[]) AND state = 'pending'`,
+              [jobId, goneIds],
+            )
+          ).rowCount ?? 0);
     return { madeUncertain, adopted: adopted as Item[], released };
   }
 
   private requireJob(): number {
     const jobId = this.jobId();
-    if (jobId === undefined || this.readonly) throw new Error(`${this.name}: opened read-only; a read-only store cannot be a runner`);
+    if (jobId === undefined || this.readonly)
+      throw new Error(`${this.name}: opened read-only; a read-only store cannot be a runner`);
     return jobId;
   }
 }

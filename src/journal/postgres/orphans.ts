@@ -12,28 +12,48 @@ export async function orphanSummary(db: Queryable, jobId: number | undefined, li
   const where = `job_id = $1 AND orphan = ${LISTING_CODE.orphaned} AND state = ANY($2)`;
   const counts: Partial<Record<ItemState, number>> = {};
   let total = 0;
-  const grouped = await db.query<{ state: ItemState; n: number }>(`SELECT state, COUNT(*)::int AS n FROM items WHERE ${where} GROUP BY state`, [jobId, ORPHAN_WAITING_STATES]);
+  const grouped = await db.query<{ state: ItemState; n: number }>(
+    `SELECT state, COUNT(*)::int AS n FROM items WHERE ${where} GROUP BY state`,
+    [jobId, ORPHAN_WAITING_STATES],
+  );
   for (const row of grouped.rows) {
     counts[row.state] = row.n;
     total += row.n;
   }
-  const rows = total === 0 || limit === 0 ? [] : (await db.query<Omit<ListingRow, 'listing'>>(
-    `SELECT id, state, attempts FROM items WHERE ${where} ORDER BY seq LIMIT $3`, [jobId, ORPHAN_WAITING_STATES, limit])).rows;
+  const rows =
+    total === 0 || limit === 0
+      ? []
+      : (
+          await db.query<Omit<ListingRow, 'listing'>>(
+            `SELECT id, state, attempts FROM items WHERE ${where} ORDER BY seq LIMIT $3`,
+            [jobId, ORPHAN_WAITING_STATES, limit],
+          )
+        ).rows;
   return { total, counts, rows: rows.map((row) => ({ ...row, listing: 'orphaned' })) };
 }
 
-export async function listings(db: Queryable, jobId: number | undefined, ids: readonly string[]): Promise<Map<string, ListingRow>> {
+export async function listings(
+  db: Queryable,
+  jobId: number | undefined,
+  ids: readonly string[],
+): Promise<Map<string, ListingRow>> {
   const found = new Map<string, ListingRow>();
   if (jobId === undefined || ids.length === 0) return found;
   const { rows } = await db.query<{ id: string; orphan: number; state: ItemState; attempts: number }>(
-    'SELECT id, orphan, state, attempts FROM items WHERE job_id = $1 AND id = ANY($2)', [jobId, [...new Set(ids)]]);
-  for (const row of rows) found.set(row.id, { id: row.id, listing: listingOf(row.orphan), state: row.state, attempts: row.attempts });
+    'SELECT id, orphan, state, attempts FROM items WHERE job_id = $1 AND id = ANY($2)',
+    [jobId, [...new Set(ids)]],
+  );
+  for (const row of rows)
+    found.set(row.id, { id: row.id, listing: listingOf(row.orphan), state: row.state, attempts: row.attempts });
   return found;
 }
 
 export async function adopt(pool: pg.Pool, jobId: number, ids: readonly string[]): Promise<string[]> {
-  const { rows } = await pool.query<{ id: string }>(`UPDATE items SET orphan = ${LISTING_CODE.adopted}
-    WHERE job_id = $1 AND id = ANY($2) AND orphan = ${LISTING_CODE.orphaned} RETURNING id`, [jobId, [...new Set(ids)]]);
+  const { rows } = await pool.query<{ id: string }>(
+    `UPDATE items SET orphan = ${LISTING_CODE.adopted}
+    WHERE job_id = $1 AND id = ANY($2) AND orphan = ${LISTING_CODE.orphaned} RETURNING id`,
+    [jobId, [...new Set(ids)]],
+  );
   const changed = new Set(rows.map((r) => r.id));
   return ids.filter((id) => changed.has(id));
 }

@@ -62,12 +62,19 @@ export async function connectPool(url: string): Promise<pg.Pool> {
     // as its connection lives, stalling every other runner of the job: the server ends such a session once
     // it has sat idle in a transaction for a lease, and the frozen runner's commit then fails.
     pool = new pg.Pool({
-      connectionString: url, types, max: 8, connectionTimeoutMillis: 10_000,
+      connectionString: url,
+      types,
+      max: 8,
+      connectionTimeoutMillis: 10_000,
       idle_in_transaction_session_timeout: idleInTransactionMs(),
       // Run on each new session before the pool hands it out, so nothing else is queued on it meanwhile
       // (a query sent from the 'connect' event raced the pool's own: pg deprecates that). A role that may
       // not set it keeps the server's setting; the session is used all the same.
-      onConnect: (client) => client.query(COMPRESS_WAL).then(() => undefined, () => undefined),
+      onConnect: (client) =>
+        client.query(COMPRESS_WAL).then(
+          () => undefined,
+          () => undefined,
+        ),
     });
   } catch (err) {
     throw badUrlError(url, err instanceof Error ? err.message.replace(url, '') : String(err));
@@ -94,10 +101,17 @@ export async function connectPool(url: string): Promise<pg.Pool> {
 function riding(pool: pg.Pool): pg.Pool {
   const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
   const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<pg.PoolClient>;
-  const plain = (args: unknown[]): boolean => typeof args.at(-1) !== 'function'
-    && !(typeof args[0] === 'object' && args[0] !== null && typeof (args[0] as { submit?: unknown }).submit === 'function');
-  pool.query = ((...args: unknown[]) => (plain(args) ? retryOutage(() => query(...args)) : query(...args))) as typeof pool.query;
-  pool.connect = ((...args: unknown[]) => (args.length === 0 ? retryOutage(() => connect()) : connect(...args))) as typeof pool.connect;
+  const plain = (args: unknown[]): boolean =>
+    typeof args.at(-1) !== 'function' &&
+    !(
+      typeof args[0] === 'object' &&
+      args[0] !== null &&
+      typeof (args[0] as { submit?: unknown }).submit === 'function'
+    );
+  pool.query = ((...args: unknown[]) =>
+    plain(args) ? retryOutage(() => query(...args)) : query(...args)) as typeof pool.query;
+  pool.connect = ((...args: unknown[]) =>
+    args.length === 0 ? retryOutage(() => connect()) : connect(...args)) as typeof pool.connect;
   return pool;
 }
 
@@ -107,11 +121,19 @@ function riding(pool: pg.Pool): pg.Pool {
  * whose connection was lost is run again whole (the server rolled it back, or, lost at its COMMIT, it
  * landed: its compare-and-set writes are then refused as stale), for at most the outage bound.
  */
-export async function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>, settings = ''): Promise<T> {
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  body: (client: pg.PoolClient) => Promise<T>,
+  settings = '',
+): Promise<T> {
   return retryOutage(() => transactionOnce(pool, body, settings));
 }
 
-async function transactionOnce<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>, settings: string): Promise<T> {
+async function transactionOnce<T>(
+  pool: pg.Pool,
+  body: (client: pg.PoolClient) => Promise<T>,
+  settings: string,
+): Promise<T> {
   const client = await checkout(pool);
   let broken: Error | undefined;
   try {
@@ -121,7 +143,9 @@ async function transactionOnce<T>(pool: pg.Pool, body: (client: pg.PoolClient) =
     return result;
   } catch (err) {
     // A client that cannot even roll back (its connection is gone) is destroyed, not pooled again.
-    await client.query('ROLLBACK').catch((rollbackFailure: Error) => { broken = rollbackFailure; });
+    await client.query('ROLLBACK').catch((rollbackFailure: Error) => {
+      broken = rollbackFailure;
+    });
     throw err;
   } finally {
     client.release(broken);

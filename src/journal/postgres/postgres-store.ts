@@ -11,8 +11,24 @@ import type { ResultRow } from '../result-row.js';
 import type { RunEnd, RunRecord } from '../run-record.js';
 import type { OpenStoreOptions } from '../open-options.js';
 import type {
-  Coordination, Durability, EventLogRecord, IngestOptions, IngestWriter, ItemEventRecord, ItemFilter as StoreItemFilter, JobCancel, JobInput, JournalCapabilities,
-  JournalQueries, JournalStore, ManifestRecord, ModelGroup, PriorRow, ReportSums, RunnerMembership, RunnerView,
+  Coordination,
+  Durability,
+  EventLogRecord,
+  IngestOptions,
+  IngestWriter,
+  ItemEventRecord,
+  ItemFilter as StoreItemFilter,
+  JobCancel,
+  JobInput,
+  JournalCapabilities,
+  JournalQueries,
+  JournalStore,
+  ManifestRecord,
+  ModelGroup,
+  PriorRow,
+  ReportSums,
+  RunnerMembership,
+  RunnerView,
 } from '../store.js';
 import { StaleTransitionError } from '../change.js';
 import { LockLostError } from '../runner-standing.js';
@@ -70,7 +86,13 @@ export class PostgresJournalStore implements JournalStore {
     this.readonly = options.readonly === true;
     this.clock = options.clock ?? Date;
     this.reads = new JobQueries(pool, { jobId, location });
-    this.runnerMembership = new PgMembership(pool, () => this.jobId, this.clock, `${location} (job '${job}')`, this.readonly);
+    this.runnerMembership = new PgMembership(
+      pool,
+      () => this.jobId,
+      this.clock,
+      `${location} (job '${job}')`,
+      this.readonly,
+    );
     this.membership = this.runnerMembership;
     this.coordination = new PgCoordination(pool, () => this.jobId, this.runnerMembership);
     this.notices = new PgJobNotices(pool, () => this.jobId, this.runnerMembership, this.coordination);
@@ -123,7 +145,8 @@ export class PostgresJournalStore implements JournalStore {
 
   /** The job's id, for a write; a read-only store has none to give (SQLite's read-only file refuses writes too). */
   private writableJob(): number {
-    if (this.readonly || this.jobId === undefined) throw new Error(`${this.location}: job '${this.job}' was opened read-only`);
+    if (this.readonly || this.jobId === undefined)
+      throw new Error(`${this.location}: job '${this.job}' was opened read-only`);
     return this.jobId;
   }
 
@@ -146,9 +169,12 @@ export class PostgresJournalStore implements JournalStore {
     }
     // One round trip: the lock first (a CTE is run before the query that reads it), then the row, whose
     // lease must not have expired: a runner frozen past it finds its rows swept (or about to be).
-    const own = await client.query(`WITH locked AS (SELECT ${writeLockSql('$1', mode)})
+    const own = await client.query(
+      `WITH locked AS (SELECT ${writeLockSql('$1', mode)})
       SELECT 1 FROM locked, runners WHERE job_id = $1 AND runner_id = $2 AND swept_at IS NULL AND lease_until > ${DB_NOW_MS}
-      FOR KEY SHARE OF runners`, [jobId, runnerId]);
+      FOR KEY SHARE OF runners`,
+      [jobId, runnerId],
+    );
     if (own.rowCount === 1) {
       this.runnerMembership.confirm();
       return;
@@ -166,13 +192,25 @@ export class PostgresJournalStore implements JournalStore {
     const jobId = this.writableJob();
     // The name is the job's key in a database of many: a save under another name would move the rows
     // away from the name the next run opens.
-    if (job.name !== this.job) throw new Error(`${this.location}: cannot save job '${job.name}' into job '${this.job}' (a job's name is fixed when it is created)`);
+    if (job.name !== this.job)
+      throw new Error(
+        `${this.location}: cannot save job '${job.name}' into job '${this.job}' (a job's name is fixed when it is created)`,
+      );
     const now = this.now();
     // created_at is the first save's time, as SQLite's.
-    await this.pool.query(`UPDATE jobs SET manifest = $1, options = $2, budget_usd = $3, updated_at = $4,
+    await this.pool.query(
+      `UPDATE jobs SET manifest = $1, options = $2, budget_usd = $3, updated_at = $4,
         created_at = CASE WHEN manifest IS NULL THEN $4 ELSE created_at END, job_file_budget = COALESCE($6, job_file_budget)
-      WHERE id = $5`, [job.manifest, JSON.stringify(job.options), job.budgetUsd ?? null, now, jobId,
-      job.jobFileBudget === undefined ? null : fileBudgetText(job.jobFileBudget)]);
+      WHERE id = $5`,
+      [
+        job.manifest,
+        JSON.stringify(job.options),
+        job.budgetUsd ?? null,
+        now,
+        jobId,
+        job.jobFileBudget === undefined ? null : fileBudgetText(job.jobFileBudget),
+      ],
+    );
   }
 
   async jobCancel(): Promise<JobCancel | undefined> {
@@ -182,8 +220,13 @@ export class PostgresJournalStore implements JournalStore {
 
   async setJobCancel(reason: string | undefined): Promise<JobCancel | undefined> {
     const jobId = this.writableJob();
-    if (reason === undefined) await this.pool.query('UPDATE jobs SET cancelled_at = NULL, cancel_reason = NULL WHERE id = $1', [jobId]);
-    else await this.pool.query(`UPDATE jobs SET cancelled_at = COALESCE(cancelled_at, ${DB_NOW_MS}), cancel_reason = $2 WHERE id = $1`, [jobId, reason]);
+    if (reason === undefined)
+      await this.pool.query('UPDATE jobs SET cancelled_at = NULL, cancel_reason = NULL WHERE id = $1', [jobId]);
+    else
+      await this.pool.query(
+        `UPDATE jobs SET cancelled_at = COALESCE(cancelled_at, ${DB_NOW_MS}), cancel_reason = $2 WHERE id = $1`,
+        [jobId, reason],
+      );
     return jobCancelOf(this.pool, jobId);
   }
 
@@ -210,18 +253,24 @@ export class PostgresJournalStore implements JournalStore {
   /** Pending rows for this runner, claimed with SKIP LOCKED: runners take disjoint rows and never wait on each other's. */
   async claimPending(limit: number, afterSeq: number): Promise<Item[]> {
     const runnerId = this.runnerMembership.runnerId;
-    if (runnerId === undefined) return this.reads.page({ states: ['pending'], notOrphaned: true }, afterSeq, limit < 0 ? 2 ** 31 - 1 : limit);
+    if (runnerId === undefined)
+      return this.reads.page({ states: ['pending'], notOrphaned: true }, afterSeq, limit < 0 ? 2 ** 31 - 1 : limit);
     const jobId = this.assertWritable();
     this.runnerMembership.noteClaim();
     // The rows are picked (and locked) once, in a CTE: a subquery under UPDATE may be run again and
     // pick more than the limit.
-    const { rows } = await this.pool.query<ItemRow>(`WITH picked AS (
+    const { rows } = await this.pool.query<ItemRow>(
+      `WITH picked AS (
         SELECT seq FROM items WHERE job_id = $1 AND state = 'pending' AND ${NOT_ORPHANED_SQL} AND seq > $3
           AND (claimed_by IS NULL OR claimed_by = $2
             OR claimed_by NOT IN (SELECT runner_id FROM runners WHERE job_id = $1 AND swept_at IS NULL))
         ORDER BY seq LIMIT $4 FOR UPDATE SKIP LOCKED)
       UPDATE items SET claimed_by = $2 FROM picked WHERE items.job_id = $1 AND items.seq = picked.seq
-      RETURNING ${ITEM_COLUMNS.split(',').map((c) => `items.${c.trim()}`).join(', ')}`, [jobId, runnerId, afterSeq, limit < 0 ? null : limit]);
+      RETURNING ${ITEM_COLUMNS.split(',')
+        .map((c) => `items.${c.trim()}`)
+        .join(', ')}`,
+      [jobId, runnerId, afterSeq, limit < 0 ? null : limit],
+    );
     return rows.map(toItem).sort((a, b) => a.seq - b.seq);
   }
 
@@ -280,10 +329,14 @@ export class PostgresJournalStore implements JournalStore {
     // The pipeline's group commits, in one round trip each.
     if (batchable(changes)) return this.applyBatch(jobId, changes, relaxed);
     // Commits are durable on the server; a relaxed one may skip waiting for its WAL flush.
-    return inTransaction(this.pool, async (client) => {
-      await this.enterWrite(client, jobId, 'shared');
-      return applyChanges(client, jobId, changes, this.now(), this.writer());
-    }, relaxed ? 'SET LOCAL synchronous_commit = off' : '');
+    return inTransaction(
+      this.pool,
+      async (client) => {
+        await this.enterWrite(client, jobId, 'shared');
+        return applyChanges(client, jobId, changes, this.now(), this.writer());
+      },
+      relaxed ? 'SET LOCAL synchronous_commit = off' : '',
+    );
   }
 
   private async applyBatch(jobId: number, changes: readonly Change[], defer: boolean): Promise<Move[]> {
@@ -306,7 +359,11 @@ export class PostgresJournalStore implements JournalStore {
     return inTransaction(this.pool, async (client) => {
       await this.enterWrite(client, jobId, 'shared');
       await applyChanges(client, jobId, changes, this.now(), this.writer());
-      const items = new Map((await new JobQueries(client, { jobId, location: this.location }).getMany(changes.map((c) => c.id))).map((item) => [item.id, item]));
+      const items = new Map(
+        (await new JobQueries(client, { jobId, location: this.location }).getMany(changes.map((c) => c.id))).map(
+          (item) => [item.id, item],
+        ),
+      );
       return changes.map((change) => items.get(change.id)!);
     });
   }
@@ -323,30 +380,45 @@ export class PostgresJournalStore implements JournalStore {
       // Refused on a repeat after its connection dropped at COMMIT: it landed when every row is stored.
       if (!followedConnectionLoss(err) || !(err instanceof StaleTransitionError)) throw err;
       const rows = await this.reads.getMany(ids);
-      if (rows.length !== new Set(ids).size || rows.some((row) => row.state !== 'downloaded' || row.outputPath !== outputPath)) throw err;
+      if (
+        rows.length !== new Set(ids).size ||
+        rows.some((row) => row.state !== 'downloaded' || row.outputPath !== outputPath)
+      )
+        throw err;
     }
   }
 
   async noteUnrecordedTasks(tasks: ReadonlyArray<{ id: string; taskId: string }>): Promise<void> {
     // Past the fence on purpose: a note moves no row, and its task id is otherwise known only to this process.
-    const detail = (t: { taskId: string }): string => JSON.stringify({
-      taskId: t.taskId, runner: this.runnerMembership.runnerId ?? null,
-      note: 'accepted by the gateway after this runner lost its lease; not the row\'s task: decide with gbatch resolve --task-id',
-    });
-    await this.pool.query(`INSERT INTO events (job_id, item_id, at, event, from_state, to_state, detail)
+    const detail = (t: { taskId: string }): string =>
+      JSON.stringify({
+        taskId: t.taskId,
+        runner: this.runnerMembership.runnerId ?? null,
+        note: "accepted by the gateway after this runner lost its lease; not the row's task: decide with gbatch resolve --task-id",
+      });
+    await this.pool.query(
+      `INSERT INTO events (job_id, item_id, at, event, from_state, to_state, detail)
       SELECT $1, t.id, $2, 'task-unrecorded', i.state, i.state, t.detail FROM unnest($3::text[], $4::text[]) AS t(id, detail)
-      JOIN items i ON i.job_id = $1 AND i.id = t.id`, [this.writableJob(), this.now(), tasks.map((t) => t.id), tasks.map(detail)]);
+      JOIN items i ON i.job_id = $1 AND i.id = t.id`,
+      [this.writableJob(), this.now(), tasks.map((t) => t.id), tasks.map(detail)],
+    );
   }
 
   async noteUnrecordedAnswers(answers: ReadonlyArray<{ id: string; attempt: number; answer: unknown }>): Promise<void> {
     // Past the fence on purpose, as above: the answer was billed, and this process alone holds it.
-    const detail = (a: { attempt: number; answer: unknown }): string => JSON.stringify({
-      attempt: a.attempt, runner: this.runnerMembership.runnerId ?? null, answer: a.answer,
-      note: 'received from the gateway after this runner lost its lease; settle the row from it with gbatch resolve --recorded-answer',
-    });
-    await this.pool.query(`INSERT INTO events (job_id, item_id, at, event, from_state, to_state, detail)
+    const detail = (a: { attempt: number; answer: unknown }): string =>
+      JSON.stringify({
+        attempt: a.attempt,
+        runner: this.runnerMembership.runnerId ?? null,
+        answer: a.answer,
+        note: 'received from the gateway after this runner lost its lease; settle the row from it with gbatch resolve --recorded-answer',
+      });
+    await this.pool.query(
+      `INSERT INTO events (job_id, item_id, at, event, from_state, to_state, detail)
       SELECT $1, t.id, $2, 'answer-unrecorded', i.state, i.state, t.detail FROM unnest($3::text[], $4::text[]) AS t(id, detail)
-      JOIN items i ON i.job_id = $1 AND i.id = t.id`, [this.writableJob(), this.now(), answers.map((a) => a.id), answers.map(detail)]);
+      JOIN items i ON i.job_id = $1 AND i.id = t.id`,
+      [this.writableJob(), this.now(), answers.map((a) => a.id), answers.map(detail)],
+    );
   }
 
   async annotate(id: string, patch: ItemPatch, note: string): Promise<void> {
@@ -362,7 +434,11 @@ export class PostgresJournalStore implements JournalStore {
     // Nothing to do: a commit with synchronous_commit off reaches disk within the server's WAL writer delay.
   }
 
-  async decideAndApply<T>(decide: (reader: Pick<JournalQueries, 'get' | 'list' | 'iterate' | 'abandonedWhileUncertain'>) => Promise<{ changes: Change[]; result: T }>): Promise<T> {
+  async decideAndApply<T>(
+    decide: (
+      reader: Pick<JournalQueries, 'get' | 'list' | 'iterate' | 'abandonedWhileUncertain'>,
+    ) => Promise<{ changes: Change[]; result: T }>,
+  ): Promise<T> {
     const jobId = this.writableJob();
     return inTransaction(this.pool, async (client) => {
       // The job's write lock alone: no transition of another runner lands between the reads and the writes.
@@ -384,7 +460,10 @@ export class PostgresJournalStore implements JournalStore {
 
   async beginIngest(options: IngestOptions = {}): Promise<IngestWriter> {
     const jobId = this.writableJob();
-    return PgIngestWriter.begin(this.pool, jobId, () => this.now(), { runnerId: this.runnerMembership.runnerId, ...options });
+    return PgIngestWriter.begin(this.pool, jobId, () => this.now(), {
+      runnerId: this.runnerMembership.runnerId,
+      ...options,
+    });
   }
 
   async manifestRecords(paths?: readonly string[]): Promise<Map<string, ManifestRecord>> {
@@ -417,16 +496,20 @@ export class PostgresJournalStore implements JournalStore {
 
   async recordRunStart(): Promise<number> {
     const jobId = this.writableJob();
-    const result = await this.pool.query<{ id: number }>('INSERT INTO runs (job_id, pid, host, started_at) VALUES ($1, $2, $3, $4) RETURNING id',
-      [jobId, process.pid, hostname(), this.now()]);
+    const result = await this.pool.query<{ id: number }>(
+      'INSERT INTO runs (job_id, pid, host, started_at) VALUES ($1, $2, $3, $4) RETURNING id',
+      [jobId, process.pid, hostname(), this.now()],
+    );
     return result.rows[0]!.id;
   }
 
   async recordRunEnd(id: number, end: RunEnd): Promise<void> {
     const jobId = this.writableJob();
     const message = end.message == null ? null : end.message.slice(0, MAX_RUN_MESSAGE);
-    await this.pool.query('UPDATE runs SET ended_at = $1, exit_code = $2, stop_reason = $3, message = $4 WHERE job_id = $5 AND id = $6',
-      [this.now(), end.exitCode, end.stopReason ?? null, message, jobId, id]);
+    await this.pool.query(
+      'UPDATE runs SET ended_at = $1, exit_code = $2, stop_reason = $3, message = $4 WHERE job_id = $5 AND id = $6',
+      [this.now(), end.exitCode, end.stopReason ?? null, message, jobId, id],
+    );
   }
 
   async lastRun(): Promise<RunRecord | undefined> {
@@ -445,7 +528,10 @@ async function findJob(pool: pg.Pool, name: string): Promise<number | undefined>
 
 /** The job's id, creating its row (empty until saveJob) on the first open. */
 async function ensureJob(pool: pg.Pool, name: string, now: number): Promise<number> {
-  await pool.query('INSERT INTO jobs (name, created_at, updated_at) VALUES ($1, $2, $2) ON CONFLICT (name) DO NOTHING', [name, now]);
+  await pool.query(
+    'INSERT INTO jobs (name, created_at, updated_at) VALUES ($1, $2, $2) ON CONFLICT (name) DO NOTHING',
+    [name, now],
+  );
   const id = await findJob(pool, name);
   if (id === undefined) throw new Error(`job '${name}' vanished while it was being opened`);
   return id;

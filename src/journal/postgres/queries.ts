@@ -20,10 +20,19 @@ const RESULT_COLUMNS = `seq, id, kind, state, response, response_status, request
   final_resolution, output_path, sha256, bytes, meta`;
 
 /** `owner`: only rows this runner holds (null: a store that is no runner holds none). */
-export interface ItemFilter { states?: readonly ItemState[]; kinds?: readonly string[]; owner?: string | null; notOrphaned?: boolean; adopted?: boolean }
+export interface ItemFilter {
+  states?: readonly ItemState[];
+  kinds?: readonly string[];
+  owner?: string | null;
+  notOrphaned?: boolean;
+  adopted?: boolean;
+}
 
 export class JobQueries {
-  constructor(private readonly db: Queryable, private readonly ctx: JobContext) {}
+  constructor(
+    private readonly db: Queryable,
+    private readonly ctx: JobContext,
+  ) {}
 
   /** Rows of a query on this job; none when the job (or the schema) is not there. */
   private async rows<T>(sql: string, values: unknown[] = []): Promise<T[]> {
@@ -33,33 +42,50 @@ export class JobQueries {
   }
 
   async getJob(): Promise<JobRecord | undefined> {
-    const [row] = await this.rows<{ name: string; manifest: string | null; options: string | null; budget_usd: number | null; job_file_budget: string | null; created_at: number; updated_at: number }>(
-      'SELECT name, manifest, options, budget_usd, job_file_budget, created_at, updated_at FROM jobs WHERE id = $1');
+    const [row] = await this.rows<{
+      name: string;
+      manifest: string | null;
+      options: string | null;
+      budget_usd: number | null;
+      job_file_budget: string | null;
+      created_at: number;
+      updated_at: number;
+    }>('SELECT name, manifest, options, budget_usd, job_file_budget, created_at, updated_at FROM jobs WHERE id = $1');
     // The row exists from the first open; a job is there once saveJob wrote its manifest and options.
     if (!row || row.manifest === null || row.options === null) return undefined;
     return {
-      name: row.name, manifest: row.manifest, options: JSON.parse(row.options) as Record<string, unknown>,
-      createdAt: row.created_at, updatedAt: row.updated_at,
+      name: row.name,
+      manifest: row.manifest,
+      options: JSON.parse(row.options) as Record<string, unknown>,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
       ...(typeof row.budget_usd === 'number' ? { budgetUsd: row.budget_usd } : {}),
       ...(fileBudgetOf(row.job_file_budget) !== undefined ? { jobFileBudget: fileBudgetOf(row.job_file_budget)! } : {}),
     };
   }
 
   async get(id: string, forUpdate = false): Promise<Item | undefined> {
-    const [row] = await this.rows<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM items WHERE job_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+    const [row] = await this.rows<ItemRow>(
+      `SELECT ${ITEM_COLUMNS} FROM items WHERE job_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+      [id],
+    );
     return row ? toItem(row) : undefined;
   }
 
   /** The items with these ids, in the order asked (absent ids are skipped). */
   async getMany(ids: readonly string[]): Promise<Item[]> {
-    const rows = await this.rows<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM items WHERE job_id = $1 AND id = ANY($2)`, [ids]);
+    const rows = await this.rows<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM items WHERE job_id = $1 AND id = ANY($2)`, [
+      ids,
+    ]);
     const byId = new Map(rows.map((row) => [row.id, toItem(row)]));
     return ids.map((id) => byId.get(id)).filter((item): item is Item => item !== undefined);
   }
 
   async counts(): Promise<Record<ItemState, number>> {
     const counts = Object.fromEntries(ITEM_STATES.map((s) => [s, 0])) as Record<ItemState, number>;
-    for (const { state, n } of await this.rows<{ state: string; n: number }>('SELECT state, COUNT(*) AS n FROM items WHERE job_id = $1 GROUP BY state')) {
+    for (const { state, n } of await this.rows<{ state: string; n: number }>(
+      'SELECT state, COUNT(*) AS n FROM items WHERE job_id = $1 GROUP BY state',
+    )) {
       counts[state as ItemState] = n;
     }
     return counts;
@@ -67,13 +93,17 @@ export class JobQueries {
 
   async spend(): Promise<Spend> {
     const [row] = await this.rows<{ reserved: number | null; actual: number | null }>(
-      'SELECT SUM(reserved_usd) AS reserved, SUM(actual_usd) AS actual FROM items WHERE job_id = $1');
+      'SELECT SUM(reserved_usd) AS reserved, SUM(actual_usd) AS actual FROM items WHERE job_id = $1',
+    );
     return { reservedUsd: roundUsd(row?.reserved ?? 0), actualUsd: roundUsd(row?.actual ?? 0) };
   }
 
   async list(states: readonly ItemState[], limit = -1, afterSeq = 0): Promise<Item[]> {
-    const rows = await this.rows<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM items WHERE job_id = $1 AND state = ANY($2) AND seq > $3
-      ORDER BY seq${limit >= 0 ? ' LIMIT $4' : ''}`, limit >= 0 ? [states, afterSeq, limit] : [states, afterSeq]);
+    const rows = await this.rows<ItemRow>(
+      `SELECT ${ITEM_COLUMNS} FROM items WHERE job_id = $1 AND state = ANY($2) AND seq > $3
+      ORDER BY seq${limit >= 0 ? ' LIMIT $4' : ''}`,
+      limit >= 0 ? [states, afterSeq, limit] : [states, afterSeq],
+    );
     return rows.map(toItem);
   }
 
@@ -81,16 +111,26 @@ export class JobQueries {
   async page(filter: ItemFilter, afterSeq: number, pageSize: number): Promise<Item[]> {
     const where = ['job_id = $1', 'seq > $2'];
     const values: unknown[] = [afterSeq];
-    if (filter.states) values.push(filter.states), where.push(`state = ANY($${values.length + 1})`);
-    if (filter.kinds) values.push(filter.kinds), where.push(`kind = ANY($${values.length + 1})`);
+    if (filter.states) {
+      values.push(filter.states);
+      where.push(`state = ANY($${values.length + 1})`);
+    }
+    if (filter.kinds) {
+      values.push(filter.kinds);
+      where.push(`kind = ANY($${values.length + 1})`);
+    }
     if (filter.notOrphaned) where.push(NOT_ORPHANED_SQL);
     if (filter.adopted) where.push(ADOPTED_SQL);
     if (filter.owner !== undefined) {
       if (filter.owner === null) return [];
-      values.push(filter.owner, HELD_STATES), where.push(`owner = $${values.length}`, `state = ANY($${values.length + 1})`);
+      values.push(filter.owner, HELD_STATES);
+      where.push(`owner = $${values.length}`, `state = ANY($${values.length + 1})`);
     }
     values.push(pageSize);
-    const rows = await this.rows<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM items WHERE ${where.join(' AND ')} ORDER BY seq LIMIT $${values.length + 1}`, values);
+    const rows = await this.rows<ItemRow>(
+      `SELECT ${ITEM_COLUMNS} FROM items WHERE ${where.join(' AND ')} ORDER BY seq LIMIT $${values.length + 1}`,
+      values,
+    );
     return rows.map(toItem);
   }
 
@@ -104,22 +144,56 @@ export class JobQueries {
   }
 
   async events(itemId: string): Promise<ItemEventRecord[]> {
-    const rows = await this.rows<{ at: number; event: string; from_state: string | null; to_state: string; detail: string | null }>(
-      'SELECT at, event, from_state, to_state, detail FROM events WHERE job_id = $1 AND item_id = $2 ORDER BY seq', [itemId]);
-    return rows.map((r) => ({ at: r.at, event: r.event, from: r.from_state, to: r.to_state, detail: r.detail ? JSON.parse(r.detail) : null }));
+    const rows = await this.rows<{
+      at: number;
+      event: string;
+      from_state: string | null;
+      to_state: string;
+      detail: string | null;
+    }>('SELECT at, event, from_state, to_state, detail FROM events WHERE job_id = $1 AND item_id = $2 ORDER BY seq', [
+      itemId,
+    ]);
+    return rows.map((r) => ({
+      at: r.at,
+      event: r.event,
+      from: r.from_state,
+      to: r.to_state,
+      detail: r.detail ? JSON.parse(r.detail) : null,
+    }));
   }
 
   async eventLogPage(afterSeq: number, limit: number): Promise<EventLogRecord[]> {
-    const rows = await this.rows<{ seq: number; item_id: string; at: number; event: string; from_state: string | null; to_state: string; detail: string | null }>(
-      'SELECT seq, item_id, at, event, from_state, to_state, detail FROM events WHERE job_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [afterSeq, limit]);
-    return rows.map((r) => ({ seq: r.seq, itemId: r.item_id, at: r.at, event: r.event, from: r.from_state, to: r.to_state, detail: r.detail ? JSON.parse(r.detail) : null }));
+    const rows = await this.rows<{
+      seq: number;
+      item_id: string;
+      at: number;
+      event: string;
+      from_state: string | null;
+      to_state: string;
+      detail: string | null;
+    }>(
+      'SELECT seq, item_id, at, event, from_state, to_state, detail FROM events WHERE job_id = $1 AND seq > $2 ORDER BY seq LIMIT $3',
+      [afterSeq, limit],
+    );
+    return rows.map((r) => ({
+      seq: r.seq,
+      itemId: r.item_id,
+      at: r.at,
+      event: r.event,
+      from: r.from_state,
+      to: r.to_state,
+      detail: r.detail ? JSON.parse(r.detail) : null,
+    }));
   }
 
   async lastSubmitTimes(ids: readonly string[]): Promise<Map<string, number>> {
     const found = new Map<string, number>();
     if (ids.length === 0) return found;
-    const rows = await this.rows<{ item_id: string; at: number }>(`SELECT DISTINCT ON (item_id) item_id, at FROM events
-      WHERE job_id = $1 AND item_id = ANY($2) AND event = 'submit' ORDER BY item_id, seq DESC`, [ids]);
+    const rows = await this.rows<{ item_id: string; at: number }>(
+      `SELECT DISTINCT ON (item_id) item_id, at FROM events
+      WHERE job_id = $1 AND item_id = ANY($2) AND event = 'submit' ORDER BY item_id, seq DESC`,
+      [ids],
+    );
     for (const row of rows) found.set(row.item_id, row.at);
     return found;
   }
@@ -127,38 +201,66 @@ export class JobQueries {
   async abandonedWhileUncertain(failedIds: readonly string[]): Promise<Set<string>> {
     const abandoned = new Set<string>();
     if (failedIds.length === 0) return abandoned;
-    const rows = await this.rows<{ item_id: string; event: string; from_state: string | null }>(`SELECT DISTINCT ON (item_id) item_id, event, from_state
+    const rows = await this.rows<{ item_id: string; event: string; from_state: string | null }>(
+      `SELECT DISTINCT ON (item_id) item_id, event, from_state
       FROM events WHERE job_id = $1 AND item_id = ANY($2) AND to_state = 'failed' AND from_state IS DISTINCT FROM 'failed'
-      ORDER BY item_id, seq DESC`, [[...new Set(failedIds)]]);
+      ORDER BY item_id, seq DESC`,
+      [[...new Set(failedIds)]],
+    );
     for (const row of rows) if (row.event === 'abandon' && row.from_state === 'uncertain') abandoned.add(row.item_id);
     return abandoned;
   }
 
   async taskIdHolders(taskId: string): Promise<TaskIdHolder[]> {
-    const current = await this.rows<{ id: string }>('SELECT id FROM items WHERE job_id = $1 AND task_id = $2 ORDER BY seq', [taskId]);
-    const events = await this.rows<{ item_id: string; event: 'accept' | 'attach'; detail: string | null }>(`SELECT item_id, event, detail FROM events
-      WHERE job_id = $1 AND event IN ('accept', 'attach') AND strpos(detail, $2) > 0 ORDER BY seq`, [JSON.stringify(taskId)]);
-    return [...current.map((row) => ({ itemId: row.id, current: true, event: null, attempt: null })), ...eventHolders(events, taskId)];
+    const current = await this.rows<{ id: string }>(
+      'SELECT id FROM items WHERE job_id = $1 AND task_id = $2 ORDER BY seq',
+      [taskId],
+    );
+    const events = await this.rows<{ item_id: string; event: 'accept' | 'attach'; detail: string | null }>(
+      `SELECT item_id, event, detail FROM events
+      WHERE job_id = $1 AND event IN ('accept', 'attach') AND strpos(detail, $2) > 0 ORDER BY seq`,
+      [JSON.stringify(taskId)],
+    );
+    return [
+      ...current.map((row) => ({ itemId: row.id, current: true, event: null, attempt: null })),
+      ...eventHolders(events, taskId),
+    ];
   }
 
   async priors(ids: readonly string[]): Promise<Map<string, PriorRow>> {
     const found = new Map<string, PriorRow>();
     if (ids.length === 0) return found;
     const rows = await this.rows<PriorRow & { id: string }>(
-      'SELECT id, content_hash, state, source_file, source_line FROM items WHERE job_id = $1 AND id = ANY($2)', [ids]);
+      'SELECT id, content_hash, state, source_file, source_line FROM items WHERE job_id = $1 AND id = ANY($2)',
+      [ids],
+    );
     for (const { id, ...prior } of rows) found.set(id, prior);
     return found;
   }
 
   /** As the SQLite adapter's (sqlite/model-groups.ts): each group with its first row in manifest order; orphaned rows left out. */
   async modelGroups(states: readonly ItemState[]): Promise<ModelGroup[]> {
-    const rows = await this.rows<{ kind: string; model: string | null; resolution: string | null; rows: number; id: string; state: ItemState; source_file: string; source_line: number }>(
+    const rows = await this.rows<{
+      kind: string;
+      model: string | null;
+      resolution: string | null;
+      rows: number;
+      id: string;
+      state: ItemState;
+      source_file: string;
+      source_line: number;
+    }>(
       `SELECT g.kind, g.model, g.resolution, g.rows, i.id, i.state, i.source_file, i.source_line
        FROM (SELECT kind, model, resolution, COUNT(*) AS rows, MIN(seq) AS first FROM items
              WHERE job_id = $1 AND state = ANY($2) AND orphan <> ${LISTING_CODE.orphaned} GROUP BY kind, model, resolution) g
-       JOIN items i ON i.job_id = $1 AND i.seq = g.first ORDER BY g.first`, [states]);
+       JOIN items i ON i.job_id = $1 AND i.seq = g.first ORDER BY g.first`,
+      [states],
+    );
     return rows.map((r) => ({
-      kind: r.kind, model: r.model, resolution: r.resolution, rows: r.rows,
+      kind: r.kind,
+      model: r.model,
+      resolution: r.resolution,
+      rows: r.rows,
       first: { id: r.id, state: r.state, sourceFile: r.source_file, sourceLine: r.source_line },
     }));
   }
@@ -168,7 +270,9 @@ export class JobQueries {
     const found = new Map<string, ManifestRecord>();
     if (paths?.length === 0) return found;
     const rows = await this.rows<ManifestRecord & { path: string }>(
-      `SELECT path, bytes, sha256, rows FROM manifests WHERE job_id = $1${paths ? ' AND path = ANY($2)' : ''}`, paths ? [paths] : []);
+      `SELECT path, bytes, sha256, rows FROM manifests WHERE job_id = $1${paths ? ' AND path = ANY($2)' : ''}`,
+      paths ? [paths] : [],
+    );
     for (const { path, ...record } of rows) found.set(path, record);
     return found;
   }
@@ -178,8 +282,11 @@ export class JobQueries {
    * (SQLite's rule). Body lengths are read first, so no body past the cut leaves the server.
    */
   async resultRows(afterSeq: number, limit: number, maxBytes: number): Promise<ResultRow[]> {
-    const sizes = await this.rows<{ seq: number; body: number }>(`SELECT seq, COALESCE(length(response), 0) + COALESCE(length(last_error), 0) AS body
-      FROM items WHERE job_id = $1 AND seq > $2 AND ${HAS_LINE} ORDER BY seq LIMIT $3`, [afterSeq, limit]);
+    const sizes = await this.rows<{ seq: number; body: number }>(
+      `SELECT seq, COALESCE(length(response), 0) + COALESCE(length(last_error), 0) AS body
+      FROM items WHERE job_id = $1 AND seq > $2 AND ${HAS_LINE} ORDER BY seq LIMIT $3`,
+      [afterSeq, limit],
+    );
     if (sizes.length === 0) return [];
     let last = sizes[sizes.length - 1]!.seq;
     let bytes = 0;
@@ -190,25 +297,44 @@ export class JobQueries {
         break;
       }
     }
-    return this.rows<ResultRow>(`SELECT ${RESULT_COLUMNS} FROM items WHERE job_id = $1 AND seq > $2 AND seq <= $3 AND ${HAS_LINE} ORDER BY seq`,
-      [afterSeq, last]);
+    return this.rows<ResultRow>(
+      `SELECT ${RESULT_COLUMNS} FROM items WHERE job_id = $1 AND seq > $2 AND seq <= $3 AND ${HAS_LINE} ORDER BY seq`,
+      [afterSeq, last],
+    );
   }
 
   async firstOpenSeq(): Promise<number | undefined> {
-    const [row] = await this.rows<{ open: number | null; video: number | null }>(`SELECT
+    const [row] = await this.rows<{ open: number | null; video: number | null }>(
+      `SELECT
       (SELECT MIN(seq) FROM items WHERE job_id = $1 AND state = ANY($2)) AS open,
-      (SELECT MIN(seq) FROM items WHERE job_id = $1 AND state = 'succeeded' AND kind NOT IN ('chat', 'responses')) AS video`, [OPEN_STATES]);
+      (SELECT MIN(seq) FROM items WHERE job_id = $1 AND state = 'succeeded' AND kind NOT IN ('chat', 'responses')) AS video`,
+      [OPEN_STATES],
+    );
     const seqs = [row?.open, row?.video].filter((s): s is number => typeof s === 'number');
     return seqs.length === 0 ? undefined : Math.min(...seqs);
   }
 
   async lastRun(): Promise<RunRecord | undefined> {
-    const [row] = await this.rows<{ id: number; pid: number; host: string; started_at: number; ended_at: number | null;
-      exit_code: number | null; stop_reason: string | null; message: string | null }>('SELECT * FROM runs WHERE job_id = $1 ORDER BY id DESC LIMIT 1');
+    const [row] = await this.rows<{
+      id: number;
+      pid: number;
+      host: string;
+      started_at: number;
+      ended_at: number | null;
+      exit_code: number | null;
+      stop_reason: string | null;
+      message: string | null;
+    }>('SELECT * FROM runs WHERE job_id = $1 ORDER BY id DESC LIMIT 1');
     if (!row) return undefined;
     return {
-      id: row.id, pid: row.pid, host: row.host, startedAt: row.started_at, endedAt: row.ended_at,
-      exitCode: row.exit_code, stopReason: row.stop_reason, message: row.message,
+      id: row.id,
+      pid: row.pid,
+      host: row.host,
+      startedAt: row.started_at,
+      endedAt: row.ended_at,
+      exitCode: row.exit_code,
+      stopReason: row.stop_reason,
+      message: row.message,
     };
   }
 }

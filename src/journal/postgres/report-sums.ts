@@ -16,8 +16,8 @@ export class SqliteRealSum {
   add(r: number): void {
     const s = this.sum;
     const t = s + r;
-    if (Math.abs(s) > Math.abs(r)) this.err += (s - t) + r;
-    else this.err += (r - t) + s;
+    if (Math.abs(s) > Math.abs(r)) this.err += s - t + r;
+    else this.err += r - t + s;
     this.sum = t;
     this.count++;
   }
@@ -74,25 +74,48 @@ class SumsOf {
 
   row(): SumRow {
     return {
-      items: this.items, settled: this.settled.value(), estimated: this.estimated.value(), actual: this.actual.value(),
-      settled_estimated: this.settledEstimated.value(), reserved: this.reserved.value(), over: this.over.value(),
-      gateway: this.gateway.value(), gateway_n: this.gatewayN, tokens: this.tokens.value(),
+      items: this.items,
+      settled: this.settled.value(),
+      estimated: this.estimated.value(),
+      actual: this.actual.value(),
+      settled_estimated: this.settledEstimated.value(),
+      reserved: this.reserved.value(),
+      over: this.over.value(),
+      gateway: this.gateway.value(),
+      gateway_n: this.gatewayN,
+      tokens: this.tokens.value(),
     };
   }
 }
 
 interface MoneyRow {
-  model: string | null; resolution: string | null; state: string; estimate: number; actual: number | null;
-  reserved: number; gateway: number | null; tokens: number | null; unmetered: number;
+  model: string | null;
+  resolution: string | null;
+  state: string;
+  estimate: number;
+  actual: number | null;
+  reserved: number;
+  gateway: number | null;
+  tokens: number | null;
+  unmetered: number;
 }
 
 const number = (text: string | null): number | null => (text === null ? null : Number(text));
 
 function parseRow(line: string): MoneyRow {
-  const [model, resolution, state, estimate, actual, reserved, gateway, tokens, unmetered] = line.split('\t').map(parseCopyField);
+  const [model, resolution, state, estimate, actual, reserved, gateway, tokens, unmetered] = line
+    .split('\t')
+    .map(parseCopyField);
   return {
-    model: model ?? null, resolution: resolution ?? null, state: state!, estimate: Number(estimate), actual: number(actual ?? null),
-    reserved: Number(reserved), gateway: number(gateway ?? null), tokens: number(tokens ?? null), unmetered: Number(unmetered),
+    model: model ?? null,
+    resolution: resolution ?? null,
+    state: state!,
+    estimate: Number(estimate),
+    actual: number(actual ?? null),
+    reserved: Number(reserved),
+    gateway: number(gateway ?? null),
+    tokens: number(tokens ?? null),
+    unmetered: Number(unmetered),
   };
 }
 
@@ -109,8 +132,10 @@ export async function reportSums(client: pg.ClientBase | undefined, jobId: numbe
   const total = new SumsOf();
   const groups = new Map<string, { model: string | null; resolution: string | null; sums: SumsOf }>();
   if (client === undefined || jobId === undefined) return { total: { ...total.row(), unmetered: null }, groups: [] };
-  const stream = client.query(copyTo(`COPY (SELECT model, resolution, state, estimate_usd, actual_usd, reserved_usd, gateway_charge_usd,
-    total_tokens, unmetered FROM items WHERE job_id = ${Math.trunc(jobId)} ORDER BY seq) TO STDOUT`));
+  const stream = client.query(
+    copyTo(`COPY (SELECT model, resolution, state, estimate_usd, actual_usd, reserved_usd, gateway_charge_usd,
+    total_tokens, unmetered FROM items WHERE job_id = ${Math.trunc(jobId)} ORDER BY seq) TO STDOUT`),
+  );
   let rest = '';
   const take = (line: string): void => {
     const row = parseRow(line);
@@ -127,7 +152,9 @@ export async function reportSums(client: pg.ClientBase | undefined, jobId: numbe
     for (const line of lines) take(line);
   }
   if (rest !== '') take(rest);
-  const ordered = [...groups.values()].sort((a, b) => compareText(a.model, b.model) || compareText(a.resolution, b.resolution));
+  const ordered = [...groups.values()].sort(
+    (a, b) => compareText(a.model, b.model) || compareText(a.resolution, b.resolution),
+  );
   return {
     total: { ...total.row(), unmetered: total.unmetered.value() },
     groups: ordered.map((g) => ({ model: g.model as string, resolution: g.resolution, ...g.sums.row() })),

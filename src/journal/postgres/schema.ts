@@ -11,8 +11,13 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export class NewerSchemaError extends Error {
   readonly code = 'GBATCH_SCHEMA_NEWER';
-  constructor(location: string, readonly version: number) {
-    super(`${location}: journal schema version ${version} is newer than this gbatch supports (${SCHEMA_VERSION}); upgrade gbatch`);
+  constructor(
+    location: string,
+    readonly version: number,
+  ) {
+    super(
+      `${location}: journal schema version ${version} is newer than this gbatch supports (${SCHEMA_VERSION}); upgrade gbatch`,
+    );
     this.name = 'NewerSchemaError';
   }
 }
@@ -40,12 +45,17 @@ export async function migrate(pool: Pick<pg.Pool, 'connect'>, location: string):
     await client.query('BEGIN');
     try {
       await client.query(MIGRATION_LOCK_SQL);
-      await client.query('CREATE TABLE IF NOT EXISTS gbatch_schema_version (id integer PRIMARY KEY CHECK (id = 1), version integer NOT NULL)');
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS gbatch_schema_version (id integer PRIMARY KEY CHECK (id = 1), version integer NOT NULL)',
+      );
       const current = await schemaVersion(client);
       if (current > SCHEMA_VERSION) throw new NewerSchemaError(location, current);
       for (let version = current; version < SCHEMA_VERSION; version++) await client.query(MIGRATIONS[version]!);
-      await client.query(`INSERT INTO gbatch_schema_version (id, version) VALUES (1, $1)
-        ON CONFLICT (id) DO UPDATE SET version = excluded.version`, [SCHEMA_VERSION]);
+      await client.query(
+        `INSERT INTO gbatch_schema_version (id, version) VALUES (1, $1)
+        ON CONFLICT (id) DO UPDATE SET version = excluded.version`,
+        [SCHEMA_VERSION],
+      );
       await client.query('COMMIT');
       return SCHEMA_VERSION - current;
     } catch (err) {

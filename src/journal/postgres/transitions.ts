@@ -8,19 +8,46 @@ import type { JobCancel } from '../store.js';
 import type { ItemPatch } from '../item.js';
 import { PATCH_COLUMN_TYPES, patchAssignments, patchFields } from './item-row.js';
 
-interface EventRow { itemId: string; event: string; from: string; to: string; detail: string | null }
+interface EventRow {
+  itemId: string;
+  event: string;
+  from: string;
+  to: string;
+  detail: string | null;
+}
 
 /** Appends events in the order given (their seq follows it). */
-export async function logEvents(client: pg.ClientBase, jobId: number, at: number, events: readonly EventRow[]): Promise<void> {
+export async function logEvents(
+  client: pg.ClientBase,
+  jobId: number,
+  at: number,
+  events: readonly EventRow[],
+): Promise<void> {
   if (events.length === 0) return;
-  await client.query(`INSERT INTO events (job_id, item_id, at, event, from_state, to_state, detail)
+  await client.query(
+    `INSERT INTO events (job_id, item_id, at, event, from_state, to_state, detail)
     SELECT $1, e.item_id, $2, e.event, e.from_state, e.to_state, e.detail
     FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY AS e(item_id, event, from_state, to_state, detail, n)
     ORDER BY e.n`,
-  [jobId, at, events.map((e) => e.itemId), events.map((e) => e.event), events.map((e) => e.from), events.map((e) => e.to), events.map((e) => e.detail)]);
+    [
+      jobId,
+      at,
+      events.map((e) => e.itemId),
+      events.map((e) => e.event),
+      events.map((e) => e.from),
+      events.map((e) => e.to),
+      events.map((e) => e.detail),
+    ],
+  );
 }
 
-interface Planned { change: Change; from: ItemState; to: ItemState; columns: string[]; values: unknown[] }
+interface Planned {
+  change: Change;
+  from: ItemState;
+  to: ItemState;
+  columns: string[];
+  values: unknown[];
+}
 
 export { HELD_STATES };
 
@@ -29,19 +56,38 @@ export { HELD_STATES };
  * becomes its own), or an operator's command (rows nobody holds). `sweeping`: also rows of these gone
  * runners, which a sweep takes over.
  */
-export interface Writer { runnerId: string | undefined; sweeping?: readonly string[] }
+export interface Writer {
+  runnerId: string | undefined;
+  sweeping?: readonly string[];
+}
 
 /**
  * Applies `changes` in order, as planChanges plans them on the rows' heads (read once). Throws (the
  * caller rolls back) on an unknown item, an illegal transition, a failed `expect`, a row that moved
  * under the compare-and-set or that another runner holds, or a reservation the job's budget cannot take.
  */
-export async function applyChanges(client: pg.ClientBase, jobId: number, changes: readonly Change[], now: number, writer: Writer = { runnerId: undefined }): Promise<Move[]> {
+export async function applyChanges(
+  client: pg.ClientBase,
+  jobId: number,
+  changes: readonly Change[],
+  now: number,
+  writer: Writer = { runnerId: undefined },
+): Promise<Move[]> {
   const ids = [...new Set(changes.map((c) => c.id))];
   const heads = await client.query<{ id: string; state: string; reserved_usd: number; actual_usd: number | null }>(
-    'SELECT id, state, reserved_usd, actual_usd FROM items WHERE job_id = $1 AND id = ANY($2)', [jobId, ids]);
-  const plan = planChanges(new Map(heads.rows.map((row) => [row.id, { state: row.state as ItemState, reservedUsd: row.reserved_usd, actualUsd: row.actual_usd }])),
-    changes, { runner: writer.runnerId, now });
+    'SELECT id, state, reserved_usd, actual_usd FROM items WHERE job_id = $1 AND id = ANY($2)',
+    [jobId, ids],
+  );
+  const plan = planChanges(
+    new Map(
+      heads.rows.map((row) => [
+        row.id,
+        { state: row.state as ItemState, reservedUsd: row.reserved_usd, actualUsd: row.actual_usd },
+      ]),
+    ),
+    changes,
+    { runner: writer.runnerId, now },
+  );
   const planned: Planned[] = plan.rows.map(({ change, from, to, owner }) => {
     const fields = patchFields(change.patch ?? {});
     fields.columns.push('owner');
@@ -54,14 +100,21 @@ export async function applyChanges(client: pg.ClientBase, jobId: number, changes
   const cancelled = await moveJobMoney(client, jobId, plan.money);
   // A cancellation committed before this transaction's write is seen (the job row's lock orders them):
   // no intent is written after it. Without money moved, one read of the job's row says it.
-  if (plan.intentId !== undefined && (cancelled ?? ((await jobCancelOf(client, jobId, true)) !== undefined))) throw new JobCancelledError(plan.intentId);
+  if (plan.intentId !== undefined && (cancelled ?? (await jobCancelOf(client, jobId, true)) !== undefined))
+    throw new JobCancelledError(plan.intentId);
   return plan.rows.map(({ from, to }) => ({ from, to, at: now }));
 }
 
 /** The job's cancellation (`gbatch cancel`); `share`: read under a share lock of the job's row (inside a write). */
-export async function jobCancelOf(db: Pick<pg.ClientBase, 'query'>, jobId: number, share = false): Promise<JobCancel | undefined> {
+export async function jobCancelOf(
+  db: Pick<pg.ClientBase, 'query'>,
+  jobId: number,
+  share = false,
+): Promise<JobCancel | undefined> {
   const { rows } = await db.query<{ cancelled_at: number | null; cancel_reason: string | null }>(
-    `SELECT cancelled_at, cancel_reason FROM jobs WHERE id = $1${share ? ' FOR SHARE' : ''}`, [jobId]);
+    `SELECT cancelled_at, cancel_reason FROM jobs WHERE id = $1${share ? ' FOR SHARE' : ''}`,
+    [jobId],
+  );
   const row = rows[0];
   return row?.cancelled_at == null ? undefined : { at: Number(row.cancelled_at), reason: row.cancel_reason ?? '' };
 }
@@ -73,14 +126,28 @@ export async function jobCancelOf(db: Pick<pg.ClientBase, 'query'>, jobId: numbe
  */
 async function moveJobMoney(client: pg.ClientBase, jobId: number, money: MoneyMove): Promise<boolean | undefined> {
   if (money.reservedUsd === 0 && money.actualUsd === 0) return undefined;
-  const { rows } = await client.query<{ reserved_usd: number; actual_usd: number; budget_usd: number | null; cancelled: boolean }>(
+  const { rows } = await client.query<{
+    reserved_usd: number;
+    actual_usd: number;
+    budget_usd: number | null;
+    cancelled: boolean;
+  }>(
     `UPDATE jobs SET reserved_usd = reserved_usd + $2, actual_usd = actual_usd + $3 WHERE id = $1
       RETURNING reserved_usd, actual_usd, budget_usd, cancelled_at IS NOT NULL AS cancelled`,
-    [jobId, money.reservedUsd, money.actualUsd]);
+    [jobId, money.reservedUsd, money.actualUsd],
+  );
   const job = rows[0]!;
-  if (money.reservingId !== undefined && overBudget({ reservedUsd: job.reserved_usd, actualUsd: job.actual_usd }, job.budget_usd)) {
+  if (
+    money.reservingId !== undefined &&
+    overBudget({ reservedUsd: job.reserved_usd, actualUsd: job.actual_usd }, job.budget_usd)
+  ) {
     const held = job.reserved_usd + job.actual_usd;
-    throw new BudgetExceededError(money.reservingId, job.budget_usd!, roundMoney(held - money.reservedUsd - money.actualUsd), roundMoney(money.reservedUsd));
+    throw new BudgetExceededError(
+      money.reservingId,
+      job.budget_usd!,
+      roundMoney(held - money.reservedUsd - money.actualUsd),
+      roundMoney(money.reservedUsd),
+    );
   }
   return job.cancelled;
 }
@@ -97,11 +164,19 @@ function ownerCondition(writer: Writer, column: string, firstParam: number): { s
 }
 
 /** One row, compare-and-set on its from-state (and on whose it is). */
-async function updateOne(client: pg.ClientBase, jobId: number, step: Planned, now: number, writer: Writer): Promise<void> {
+async function updateOne(
+  client: pg.ClientBase,
+  jobId: number,
+  step: Planned,
+  now: number,
+  writer: Writer,
+): Promise<void> {
   const sets = step.columns.map((column, i) => `, ${column} = $${6 + i}`).join('');
   const owned = ownerCondition(writer, 'owner', 6 + step.columns.length);
-  const result = await client.query(`UPDATE items SET state = $1, updated_at = $2${sets} WHERE job_id = $3 AND id = $4 AND state = $5 AND ${owned.sql}`,
-    [step.to, now, jobId, step.change.id, step.from, ...step.values, ...owned.values]);
+  const result = await client.query(
+    `UPDATE items SET state = $1, updated_at = $2${sets} WHERE job_id = $3 AND id = $4 AND state = $5 AND ${owned.sql}`,
+    [step.to, now, jobId, step.change.id, step.from, ...step.values, ...owned.values],
+  );
   if (result.rowCount !== 1) throw new StaleTransitionError(step.change.id, step.change.event, step.from);
 }
 
@@ -109,7 +184,13 @@ async function updateOne(client: pg.ClientBase, jobId: number, step: Planned, no
  * Rows that are all different: one UPDATE for each set of patched columns, every row still
  * compare-and-set on its own from-state. A batch of 64 answers costs a round trip or two, not 64.
  */
-async function updateDistinct(client: pg.ClientBase, jobId: number, planned: readonly Planned[], now: number, writer: Writer): Promise<void> {
+async function updateDistinct(
+  client: pg.ClientBase,
+  jobId: number,
+  planned: readonly Planned[],
+  now: number,
+  writer: Writer,
+): Promise<void> {
   const groups = new Map<string, Planned[]>();
   for (const step of planned) {
     const key = step.columns.join(',');
@@ -128,10 +209,13 @@ async function updateDistinct(client: pg.ClientBase, jobId: number, planned: rea
     const types = ['text', 'text', 'text', ...columns.map((column) => PATCH_COLUMN_TYPES[column]!)];
     const names = ['id', 'from_state', 'to_state', ...columns.map((_, i) => `c${i}`)];
     const owned = ownerCondition(writer, 'i.owner', 3 + types.length);
-    const result = await client.query<{ id: string }>(`UPDATE items i SET state = v.to_state, updated_at = $2${columns.map((column, i) => `, ${column} = v.c${i}`).join('')}
+    const result = await client.query<{ id: string }>(
+      `UPDATE items i SET state = v.to_state, updated_at = $2${columns.map((column, i) => `, ${column} = v.c${i}`).join('')}
       FROM unnest(${types.map((type, i) => `$${3 + i}::${type}[]`).join(', ')}) AS v(${names.join(', ')})
       WHERE i.job_id = $1 AND i.id = v.id AND i.state = v.from_state AND ${owned.sql}
-      RETURNING i.id`, [jobId, now, ...arrays, ...owned.values]);
+      RETURNING i.id`,
+      [jobId, now, ...arrays, ...owned.values],
+    );
     if (result.rowCount !== group.length) {
       const done = new Set(result.rows.map((r) => r.id));
       const stale = group.find((s) => !done.has(s.change.id))!;
@@ -141,7 +225,14 @@ async function updateDistinct(client: pg.ClientBase, jobId: number, planned: rea
 }
 
 /** The `store` transition (succeeded -> downloaded) for many rows at once, all or none. */
-export async function storeMany(client: pg.ClientBase, jobId: number, ids: readonly string[], outputPath: string, detail: Record<string, unknown>, now: number): Promise<void> {
+export async function storeMany(
+  client: pg.ClientBase,
+  jobId: number,
+  ids: readonly string[],
+  outputPath: string,
+  detail: Record<string, unknown>,
+  now: number,
+): Promise<void> {
   const event: ItemEvent = 'store';
   const to = transition('succeeded', event);
   const seen = new Set<string>();
@@ -151,21 +242,43 @@ export async function storeMany(client: pg.ClientBase, jobId: number, ids: reado
     seen.add(id);
   }
   // Whichever runner wrote the shared results file stores the rows it holds, another runner's included.
-  const stored = await client.query<{ id: string }>(`UPDATE items SET state = $1, output_path = $2, updated_at = $3, owner = NULL
-    WHERE job_id = $4 AND id = ANY($5) AND state = 'succeeded' RETURNING id`, [to, outputPath, now, jobId, ids]);
+  const stored = await client.query<{ id: string }>(
+    `UPDATE items SET state = $1, output_path = $2, updated_at = $3, owner = NULL
+    WHERE job_id = $4 AND id = ANY($5) AND state = 'succeeded' RETURNING id`,
+    [to, outputPath, now, jobId, ids],
+  );
   if (stored.rowCount !== ids.length) {
     const done = new Set(stored.rows.map((r) => r.id));
-    throw new StaleTransitionError(ids.find((id) => !done.has(id))!, event, 'succeeded');
+    throw new StaleTransitionError(
+      ids.find((id) => !done.has(id))!,
+      event,
+      'succeeded',
+    );
   }
   const detailText = JSON.stringify(detail);
-  await logEvents(client, jobId, now, ids.map((id) => ({ itemId: id, event, from: 'succeeded', to, detail: detailText })));
+  await logEvents(
+    client,
+    jobId,
+    now,
+    ids.map((id) => ({ itemId: id, event, from: 'succeeded', to, detail: detailText })),
+  );
 }
 
 /** Patches fields without a state change, logged as a `note` event from and to the row's state. */
-export async function annotateItem(client: pg.ClientBase, jobId: number, id: string, patch: ItemPatch, note: string, now: number): Promise<void> {
+export async function annotateItem(
+  client: pg.ClientBase,
+  jobId: number,
+  id: string,
+  patch: ItemPatch,
+  note: string,
+  now: number,
+): Promise<void> {
   const { assignments, values } = patchAssignments(patch, 4);
-  const updated = await client.query<{ state: string }>(`UPDATE items SET updated_at = $1, ${assignments.join(', ')}
-    WHERE job_id = $2 AND id = $3 RETURNING state`, [now, jobId, id, ...values]);
+  const updated = await client.query<{ state: string }>(
+    `UPDATE items SET updated_at = $1, ${assignments.join(', ')}
+    WHERE job_id = $2 AND id = $3 RETURNING state`,
+    [now, jobId, id, ...values],
+  );
   const row = updated.rows[0];
   if (!row) throw new Error(`unknown item '${id}'`);
   await logEvents(client, jobId, now, [{ itemId: id, event: note, from: row.state, to: row.state, detail: null }]);

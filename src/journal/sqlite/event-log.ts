@@ -21,7 +21,9 @@ export class EventLog {
 
   constructor(db: Database.Database) {
     this.insert = db.prepare('INSERT INTO event_log (item_id, at, kind, detail) VALUES (?, ?, ?, ?)');
-    this.findKind = db.prepare('SELECT code FROM event_kinds WHERE event = ? AND from_state IS ? AND to_state = ? AND detail IS ?');
+    this.findKind = db.prepare(
+      'SELECT code FROM event_kinds WHERE event = ? AND from_state IS ? AND to_state = ? AND detail IS ?',
+    );
     this.addKind = db.prepare('INSERT INTO event_kinds (event, from_state, to_state, detail) VALUES (?, ?, ?, ?)');
   }
 
@@ -40,7 +42,9 @@ export class EventLog {
     const key = JSON.stringify([event, from, to, detail]);
     const known = this.codes.get(key);
     if (known !== undefined) return known;
-    const code = this.findKind.get(event, from, to, detail)?.code ?? Number(this.addKind.run(event, from, to, detail).lastInsertRowid);
+    const code =
+      this.findKind.get(event, from, to, detail)?.code ??
+      Number(this.addKind.run(event, from, to, detail).lastInsertRowid);
     this.codes.set(key, code);
     return code;
   }
@@ -50,14 +54,21 @@ export class EventLog {
  * The log's rows whose event or to-state is the one given, newest first, read lazily (a caller may stop
  * early): the narrow log first, then the events written before it.
  */
-export function* newestFirst(db: Database.Database, where: { event: string } | { toState: string }):
-  Generator<{ item_id: string; at: number; event: string; from_state: string | null }> {
+export function* newestFirst(
+  db: Database.Database,
+  where: { event: string } | { toState: string },
+): Generator<{ item_id: string; at: number; event: string; from_state: string | null }> {
   const [column, value] = 'event' in where ? ['event', where.event] : ['to_state', where.toState];
   if (hasEventLog(db)) {
-    const kinds = db.prepare(`SELECT code, event, from_state FROM event_kinds WHERE ${column} = ?`).all(value) as Array<{ code: number; event: string; from_state: string | null }>;
+    const kinds = db
+      .prepare(`SELECT code, event, from_state FROM event_kinds WHERE ${column} = ?`)
+      .all(value) as Array<{ code: number; event: string; from_state: string | null }>;
     const byCode = new Map(kinds.map((k) => [k.code, k]));
     if (kinds.length > 0) {
-      const rows = db.prepare(`SELECT item_id, at, kind FROM event_log WHERE kind IN (${kinds.map(() => '?').join(', ')}) ORDER BY seq DESC`)
+      const rows = db
+        .prepare(
+          `SELECT item_id, at, kind FROM event_log WHERE kind IN (${kinds.map(() => '?').join(', ')}) ORDER BY seq DESC`,
+        )
         .iterate(...kinds.map((k) => k.code)) as IterableIterator<{ item_id: string; at: number; kind: number }>;
       for (const row of rows) {
         const kind = byCode.get(row.kind)!;
@@ -66,11 +77,20 @@ export function* newestFirst(db: Database.Database, where: { event: string } | {
     }
   }
   const inline = hasEventLog(db) ? 'events_inline' : 'events';
-  yield* db.prepare(`SELECT item_id, at, event, from_state FROM ${inline} WHERE ${column} = ? ORDER BY seq DESC`)
+  yield* db
+    .prepare(`SELECT item_id, at, event, from_state FROM ${inline} WHERE ${column} = ? ORDER BY seq DESC`)
     .iterate(value) as IterableIterator<{ item_id: string; at: number; event: string; from_state: string | null }>;
 }
 
-export interface EventRow { seq: number; item_id: string; at: number; event: string; from_state: string | null; to_state: string; detail: string | null }
+export interface EventRow {
+  seq: number;
+  item_id: string;
+  at: number;
+  event: string;
+  from_state: string | null;
+  to_state: string;
+  detail: string | null;
+}
 
 /**
  * The log's events after `afterSeq`, at most `limit`, in seq order. Each half read in its own key order
@@ -79,18 +99,38 @@ export interface EventRow { seq: number; item_id: string; at: number; event: str
  */
 export function logPage(db: Database.Database, afterSeq: number, limit: number): EventRow[] {
   const columns = 'seq, item_id, at, event, from_state, to_state, detail';
-  if (!hasEventLog(db)) return db.prepare(`SELECT ${columns} FROM events WHERE seq > ? ORDER BY seq LIMIT ?`).all(afterSeq, limit) as EventRow[];
-  const inline = db.prepare(`SELECT ${columns} FROM events_inline WHERE seq > ? ORDER BY seq LIMIT ?`).all(afterSeq, limit) as EventRow[];
-  const logged = db.prepare('SELECT seq, item_id, at, kind, detail FROM event_log WHERE seq > ? ORDER BY seq LIMIT ?')
+  if (!hasEventLog(db))
+    return db
+      .prepare(`SELECT ${columns} FROM events WHERE seq > ? ORDER BY seq LIMIT ?`)
+      .all(afterSeq, limit) as EventRow[];
+  const inline = db
+    .prepare(`SELECT ${columns} FROM events_inline WHERE seq > ? ORDER BY seq LIMIT ?`)
+    .all(afterSeq, limit) as EventRow[];
+  const logged = db
+    .prepare('SELECT seq, item_id, at, kind, detail FROM event_log WHERE seq > ? ORDER BY seq LIMIT ?')
     .all(afterSeq, limit) as Array<{ seq: number; item_id: string; at: number; kind: number; detail: string | null }>;
   if (logged.length === 0) return inline;
-  const kinds = new Map((db.prepare('SELECT code, event, from_state, to_state, detail FROM event_kinds').all() as Array<{ code: number } & Omit<EventRow, 'seq' | 'item_id' | 'at'>>)
-    .map((k) => [k.code, k]));
+  const kinds = new Map(
+    (
+      db.prepare('SELECT code, event, from_state, to_state, detail FROM event_kinds').all() as Array<
+        { code: number } & Omit<EventRow, 'seq' | 'item_id' | 'at'>
+      >
+    ).map((k) => [k.code, k]),
+  );
   const decoded: EventRow[] = [];
   for (const row of logged) {
     // Code 0 is no event: the row that makes the log's seqs follow the old events' (the migration's).
     const kind = kinds.get(row.kind);
-    if (kind) decoded.push({ seq: row.seq, item_id: row.item_id, at: row.at, event: kind.event, from_state: kind.from_state, to_state: kind.to_state, detail: row.detail ?? kind.detail });
+    if (kind)
+      decoded.push({
+        seq: row.seq,
+        item_id: row.item_id,
+        at: row.at,
+        event: kind.event,
+        from_state: kind.from_state,
+        to_state: kind.to_state,
+        detail: row.detail ?? kind.detail,
+      });
   }
   if (inline.length === 0) return decoded;
   return [...inline, ...decoded].sort((a, b) => a.seq - b.seq).slice(0, limit);

@@ -4,14 +4,18 @@
 import { rmSync, statSync } from 'node:fs';
 import type { JournalFileLoss } from '../store.js';
 
-export interface FileIdentity { dev: number; ino: number }
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+}
 
 export function fileIdentity(path: string): FileIdentity | undefined {
   try {
     const st = statSync(path);
     return { dev: st.dev, ino: st.ino };
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR')
+      return undefined;
     throw err;
   }
 }
@@ -29,7 +33,10 @@ export class FileWatch {
 
   constructor(private readonly path: string) {
     this.opened = fileIdentity(path);
-    this.sidecars = ['-wal', '-shm'].map((suffix) => ({ path: `${path}${suffix}`, identity: fileIdentity(`${path}${suffix}`) }));
+    this.sidecars = ['-wal', '-shm'].map((suffix) => ({
+      path: `${path}${suffix}`,
+      identity: fileIdentity(`${path}${suffix}`),
+    }));
   }
 
   /** One stat of the path; a loss once seen stays. */

@@ -38,10 +38,13 @@ export function abandonedWhileUncertain(db: Database.Database, failedIds: Iterab
 
 /** The rows holding `taskId` now, then each accept or attach that gave it to a row, in log order (one scan). */
 export function taskIdHolders(db: Database.Database, taskId: string): TaskIdHolder[] {
-  const holders: TaskIdHolder[] = (db.prepare('SELECT id FROM items WHERE task_id = ? ORDER BY seq').all(taskId) as Array<{ id: string }>)
-    .map((row) => ({ itemId: row.id, current: true, event: null, attempt: null }));
-  const rows = db.prepare(`SELECT item_id, event, detail FROM events WHERE event IN ('accept', 'attach') AND instr(detail, ?) > 0 ORDER BY seq`)
+  const holders: TaskIdHolder[] = (
+    db.prepare('SELECT id FROM items WHERE task_id = ? ORDER BY seq').all(taskId) as Array<{ id: string }>
+  ).map((row) => ({ itemId: row.id, current: true, event: null, attempt: null }));
+  const rows = db
+    .prepare(
+      `SELECT item_id, event, detail FROM events WHERE event IN ('accept', 'attach') AND instr(detail, ?) > 0 ORDER BY seq`,
+    )
     .all(JSON.stringify(taskId)) as Array<{ item_id: string; event: 'accept' | 'attach'; detail: string }>;
   return [...holders, ...eventHolders(rows, taskId)];
 }
-

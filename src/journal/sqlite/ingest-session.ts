@@ -43,7 +43,9 @@ export class IngestSession {
     this.insertRequest = db.prepare('INSERT INTO item_requests (seq, request) VALUES (?, ?)');
     this.existing = db.prepare(priorQuery(db, true));
     // The same values as the insert, in the same order, with the id moved to the WHERE clause.
-    const sets = this.narrow ? 'content_hash = ?, content_key = ?, source_file = ?, source_ref = ?' : 'content_hash = ?, source_file = ?';
+    const sets = this.narrow
+      ? 'content_hash = ?, content_key = ?, source_file = ?, source_ref = ?'
+      : 'content_hash = ?, source_file = ?';
     this.replace = db.prepare(`UPDATE items SET kind = ?, model = ?, request = ?, ${sets},
       source_line = ?, state = ?, resolution = ?, has_reference_video = ?,
       estimate_usd = ?, last_error = ?, updated_at = ?, meta = ? WHERE id = ? AND state = 'invalid'`);
@@ -61,10 +63,22 @@ export class IngestSession {
     for (const entry of entries) {
       const requestText = entry.requestJson ?? (entry.request === null ? null : JSON.stringify(entry.request));
       const errorText = entry.lastError ? JSON.stringify(entry.lastError) : null;
-      const keys = this.narrow ? this.narrow.values(entry.contentHash, entry.sourceFile) : [entry.contentHash, entry.sourceFile];
+      const keys = this.narrow
+        ? this.narrow.values(entry.contentHash, entry.sourceFile)
+        : [entry.contentHash, entry.sourceFile];
       const values = [
-        entry.kind, entry.model, null, ...keys, entry.sourceLine, entry.state,
-        entry.resolution ?? null, entry.hasReferenceVideo ? 1 : 0, entry.estimateUsd ?? 0, errorText, now, entry.metaJson ?? null,
+        entry.kind,
+        entry.model,
+        null,
+        ...keys,
+        entry.sourceLine,
+        entry.state,
+        entry.resolution ?? null,
+        entry.hasReferenceVideo ? 1 : 0,
+        entry.estimateUsd ?? 0,
+        errorText,
+        now,
+        entry.metaJson ?? null,
       ];
       const inserted = this.insert.run(entry.id, ...values);
       if (inserted.changes === 1) {
@@ -72,7 +86,13 @@ export class IngestSession {
         this.summary.inserted++;
         continue;
       }
-      const prior = this.existing.get(entry.id) as { content_hash: string; state: string; source_file: string; source_line: number; seq: number };
+      const prior = this.existing.get(entry.id) as {
+        content_hash: string;
+        state: string;
+        source_file: string;
+        source_line: number;
+        seq: number;
+      };
       this.listing.read(prior.seq);
       const judgement = judgeAgainstPrior(prior, entry.contentHash);
       if (judgement === 'unchanged') {
@@ -82,7 +102,13 @@ export class IngestSession {
         this.replace.run(...values, entry.id);
         this.summary.replaced++;
       } else {
-        this.summary.conflicts.push({ id: entry.id, file: entry.sourceFile, line: entry.sourceLine, journalFile: prior.source_file, journalLine: prior.source_line });
+        this.summary.conflicts.push({
+          id: entry.id,
+          file: entry.sourceFile,
+          line: entry.sourceLine,
+          journalFile: prior.source_file,
+          journalLine: prior.source_line,
+        });
       }
     }
   }

@@ -5,7 +5,11 @@ import type { IngestWriter, ManifestPrint } from '../store.js';
 import type { IngestSession } from './ingest-session.js';
 
 export class SqliteIngestWriter implements IngestWriter {
-  constructor(private readonly db: Database.Database, private readonly session: IngestSession, private readonly now: () => number) {}
+  constructor(
+    private readonly db: Database.Database,
+    private readonly session: IngestSession,
+    private readonly now: () => number,
+  ) {}
 
   add(entries: readonly IngestEntry[]): void {
     this.session.add(entries);
@@ -13,7 +17,8 @@ export class SqliteIngestWriter implements IngestWriter {
 
   recordManifests(prints: readonly ManifestPrint[]): void {
     this.db.prepare('DELETE FROM manifests').run();
-    const upsert = this.db.prepare(`INSERT INTO manifests (path, bytes, sha256, rows, ingested_at) VALUES (?, ?, ?, ?, ?)
+    const upsert = this.db
+      .prepare(`INSERT INTO manifests (path, bytes, sha256, rows, ingested_at) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (path) DO UPDATE SET bytes = excluded.bytes, sha256 = excluded.sha256, rows = excluded.rows, ingested_at = excluded.ingested_at`);
     for (const print of prints) upsert.run(print.path, print.bytes, print.sha256, print.rows, this.now());
   }

@@ -12,13 +12,26 @@ export class JobRow {
 
   read(): JobRecord | undefined {
     const row = this.db.prepare('SELECT * FROM job WHERE id = 1').get() as
-      { name: string; manifest: string; options: string; created_at: number; updated_at: number; budget_usd?: number | null; job_file_budget?: string | null } | undefined;
+      | {
+          name: string;
+          manifest: string;
+          options: string;
+          created_at: number;
+          updated_at: number;
+          budget_usd?: number | null;
+          job_file_budget?: string | null;
+        }
+      | undefined;
     if (!row) return undefined;
     const options = JSON.parse(row.options) as Record<string, unknown>;
     // A journal not yet migrated (opened read-only) has no budget column: its last run's options say it.
     const budget = 'budget_usd' in row ? row.budget_usd : options.budget;
     return {
-      name: row.name, manifest: row.manifest, options, createdAt: row.created_at, updatedAt: row.updated_at,
+      name: row.name,
+      manifest: row.manifest,
+      options,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
       ...(typeof budget === 'number' ? { budgetUsd: budget } : {}),
       ...(fileBudgetOf(row.job_file_budget) !== undefined ? { jobFileBudget: fileBudgetOf(row.job_file_budget)! } : {}),
     };
@@ -27,9 +40,12 @@ export class JobRow {
   /** `budgetUsd` is the job's budget in force from now on (undefined: none). */
   write(job: JobInput, now: number): void {
     const fileBudget = job.jobFileBudget === undefined ? null : fileBudgetText(job.jobFileBudget);
-    this.db.prepare(`INSERT INTO job (id, name, manifest, options, budget_usd, job_file_budget, created_at, updated_at) VALUES (1, ?, ?, ?, ?, ?, ?, ?)
+    this.db
+      .prepare(
+        `INSERT INTO job (id, name, manifest, options, budget_usd, job_file_budget, created_at, updated_at) VALUES (1, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (id) DO UPDATE SET name = excluded.name, manifest = excluded.manifest, options = excluded.options,
-        budget_usd = excluded.budget_usd, job_file_budget = COALESCE(excluded.job_file_budget, job.job_file_budget), updated_at = excluded.updated_at`)
+        budget_usd = excluded.budget_usd, job_file_budget = COALESCE(excluded.job_file_budget, job.job_file_budget), updated_at = excluded.updated_at`,
+      )
       .run(job.name, job.manifest, JSON.stringify(job.options), job.budgetUsd ?? null, fileBudget, now, now);
   }
 
@@ -43,12 +59,17 @@ export class JobRow {
 
   /** Cancels the job (the first cancellation's time stays) or, with undefined, lifts it. A journal without a job yet: nothing (undefined). */
   setCancel(reason: string | undefined, now: number): JobCancel | undefined {
-    if (reason === undefined) this.db.prepare('UPDATE job SET cancelled_at = NULL, cancel_reason = NULL WHERE id = 1').run();
-    else this.db.prepare('UPDATE job SET cancelled_at = COALESCE(cancelled_at, ?), cancel_reason = ? WHERE id = 1').run(now, reason);
+    if (reason === undefined)
+      this.db.prepare('UPDATE job SET cancelled_at = NULL, cancel_reason = NULL WHERE id = 1').run();
+    else
+      this.db
+        .prepare('UPDATE job SET cancelled_at = COALESCE(cancelled_at, ?), cancel_reason = ? WHERE id = 1')
+        .run(now, reason);
     return this.cancel();
   }
 
   private hasCancelColumns(): boolean {
-    return (this.cancelColumns ??= this.db.prepare(`SELECT 1 FROM pragma_table_info('job') WHERE name = 'cancelled_at'`).get() !== undefined);
+    return (this.cancelColumns ??=
+      this.db.prepare(`SELECT 1 FROM pragma_table_info('job') WHERE name = 'cancelled_at'`).get() !== undefined);
   }
 }

@@ -18,15 +18,36 @@ import { takePage, type ResultRow } from '../result-row.js';
 import type { RunEnd, RunRecord } from '../run-record.js';
 import type { ForgetOutcome, ListingRow, OrphanSummary } from '../orphans.js';
 import type {
-  Durability, EventLogRecord, IngestWriter, ItemEventRecord, ItemFilter, JobCancel, JobInput, JournalCapabilities, JournalQueries, JournalRescue, JournalStore,
-  ManifestRecord, ModelGroup, PriorRow, ReportSums, RunnerView,
+  Durability,
+  EventLogRecord,
+  IngestWriter,
+  ItemEventRecord,
+  ItemFilter,
+  JobCancel,
+  JobInput,
+  JournalCapabilities,
+  JournalQueries,
+  JournalRescue,
+  JournalStore,
+  ManifestRecord,
+  ModelGroup,
+  PriorRow,
+  ReportSums,
+  RunnerView,
 } from '../store.js';
 import { OneRunnerCoordination, OneRunnerNotices } from '../one-runner.js';
 import { openDatabase, probeWritable } from './open-database.js';
 import { fsyncWalFile } from './wal-sync.js';
 import { hasWideValues, itemColumns, WideValues } from './wide-values.js';
 import { EventLog, hasEventLog } from './event-log.js';
-import { JobCancelledError, StaleTransitionError, type Change, type JobRecord, type Move, type Spend } from '../change.js';
+import {
+  JobCancelledError,
+  StaleTransitionError,
+  type Change,
+  type JobRecord,
+  type Move,
+  type Spend,
+} from '../change.js';
 import { JobRow } from './job-row.js';
 import { eventLogRecords, itemEvents, ItemReads, manifestRecords, priors, reportSums } from './queries.js';
 import { abandonedWhileUncertain, lastSubmitTimes, taskIdHolders } from './history.js';
@@ -90,7 +111,10 @@ export class SqliteJournal implements JournalStore {
     store: Database.Statement<[string, string | number, number, string]>;
   };
 
-  private constructor(readonly file: string, options: SqliteOpenOptions) {
+  private constructor(
+    readonly file: string,
+    options: SqliteOpenOptions,
+  ) {
     this.clock = options.clock ?? Date;
     this.syncMode = options.sync ?? 'full';
     this.syncWal = options.syncWal ?? fsyncWalFile;
@@ -123,7 +147,9 @@ export class SqliteJournal implements JournalStore {
       head: this.db.prepare('SELECT seq, state, reserved_usd, actual_usd FROM items WHERE id = ?'),
       counts: this.db.prepare('SELECT state, COUNT(*) AS n FROM items GROUP BY state'),
       spend: this.db.prepare('SELECT SUM(reserved_usd) AS reserved, SUM(actual_usd) AS actual FROM items'),
-      store: this.db.prepare(`UPDATE items SET state = ?, ${this.wide ? 'output_ref' : 'output_path'} = ?, updated_at = ? WHERE id = ? AND state = 'succeeded'`),
+      store: this.db.prepare(
+        `UPDATE items SET state = ?, ${this.wide ? 'output_ref' : 'output_path'} = ?, updated_at = ? WHERE id = ? AND state = 'succeeded'`,
+      ),
     };
   }
 
@@ -162,11 +188,15 @@ export class SqliteJournal implements JournalStore {
   }
 
   async noteUnrecordedTasks(): Promise<void> {
-    throw new Error(`${this.location}: an SQLite journal takes no notes from a runner that lost it (capabilities.notesAfterLoss)`);
+    throw new Error(
+      `${this.location}: an SQLite journal takes no notes from a runner that lost it (capabilities.notesAfterLoss)`,
+    );
   }
 
   async noteUnrecordedAnswers(): Promise<void> {
-    throw new Error(`${this.location}: an SQLite journal takes no notes from a runner that lost it (capabilities.notesAfterLoss)`);
+    throw new Error(
+      `${this.location}: an SQLite journal takes no notes from a runner that lost it (capabilities.notesAfterLoss)`,
+    );
   }
 
   async runners(): Promise<RunnerView[]> {
@@ -289,11 +319,19 @@ export class SqliteJournal implements JournalStore {
   /** One runner per file, and this one holds the lock: every `submitting` row was left by a runner that stopped. */
   async recoverInterrupted(): Promise<Item[]> {
     const interrupted = this.reads.list(['submitting']);
-    this.applyNow(interrupted.map((item) => ({
-      id: item.id, event: 'lose' as const, expect: 'submitting' as const,
-      patch: { lastError: { message: `the runner stopped while attempt ${item.attempts} may have been on the wire; the gateway may have kept it` } },
-      detail: { reason: 'interrupted', attempt: item.attempts },
-    })));
+    this.applyNow(
+      interrupted.map((item) => ({
+        id: item.id,
+        event: 'lose' as const,
+        expect: 'submitting' as const,
+        patch: {
+          lastError: {
+            message: `the runner stopped while attempt ${item.attempts} may have been on the wire; the gateway may have kept it`,
+          },
+        },
+        detail: { reason: 'interrupted', attempt: item.attempts },
+      })),
+    );
     return interrupted;
   }
 
@@ -477,14 +515,19 @@ export class SqliteJournal implements JournalStore {
     const to = transition('succeeded', 'store');
     const now = this.now();
     const detailText = JSON.stringify(detail);
-    this.rollingBack(() => this.db.transaction(() => {
-      this.assertOwner();
-      const output = this.wide ? this.wide.textId(outputPath) : outputPath;
-      for (const id of ids) {
-        if (this.stmt.store.run(to, output, now, id).changes !== 1) throw new StaleTransitionError(id, 'store', 'succeeded');
-        this.logEvent(id, now, 'store', 'succeeded', to, detailText);
-      }
-    }).immediate());
+    this.rollingBack(() =>
+      this.db
+        .transaction(() => {
+          this.assertOwner();
+          const output = this.wide ? this.wide.textId(outputPath) : outputPath;
+          for (const id of ids) {
+            if (this.stmt.store.run(to, output, now, id).changes !== 1)
+              throw new StaleTransitionError(id, 'store', 'succeeded');
+            this.logEvent(id, now, 'store', 'succeeded', to, detailText);
+          }
+        })
+        .immediate(),
+    );
   }
 
   async annotate(id: string, patch: ItemPatch, note: string): Promise<void> {
@@ -495,20 +538,28 @@ export class SqliteJournal implements JournalStore {
   annotateNow(id: string, patch: ItemPatch, note: string): void {
     if (patchColumns(patch).assignments.length === 0) return;
     this.assertWritable();
-    this.rollingBack(() => this.db.transaction(() => {
-      this.assertOwner();
-      const head = this.stmt.head.get(id);
-      if (!head) throw new Error(`unknown item '${id}'`);
-      const { assignments, values, response } = this.rowWrite(patch);
-      const sets = [...assignments, 'updated_at = ?'].join(', ');
-      this.db.prepare(`UPDATE items SET ${sets} WHERE id = ?`).run(...values, this.now(), id);
-      if (response !== null) this.wide!.storeAnswer(head.seq, response);
-      this.logEvent(id, this.now(), note, head.state, head.state, null);
-      if (patch.reservedUsd !== undefined || patch.actualUsd !== undefined) this.spendCache = undefined;
-    }).immediate());
+    this.rollingBack(() =>
+      this.db
+        .transaction(() => {
+          this.assertOwner();
+          const head = this.stmt.head.get(id);
+          if (!head) throw new Error(`unknown item '${id}'`);
+          const { assignments, values, response } = this.rowWrite(patch);
+          const sets = [...assignments, 'updated_at = ?'].join(', ');
+          this.db.prepare(`UPDATE items SET ${sets} WHERE id = ?`).run(...values, this.now(), id);
+          if (response !== null) this.wide!.storeAnswer(head.seq, response);
+          this.logEvent(id, this.now(), note, head.state, head.state, null);
+          if (patch.reservedUsd !== undefined || patch.actualUsd !== undefined) this.spendCache = undefined;
+        })
+        .immediate(),
+    );
   }
 
-  async decideAndApply<T>(decide: (reader: Pick<JournalQueries, 'get' | 'list' | 'iterate' | 'abandonedWhileUncertain'>) => Promise<{ changes: Change[]; result: T }>): Promise<T> {
+  async decideAndApply<T>(
+    decide: (
+      reader: Pick<JournalQueries, 'get' | 'list' | 'iterate' | 'abandonedWhileUncertain'>,
+    ) => Promise<{ changes: Change[]; result: T }>,
+  ): Promise<T> {
     // The reads below resolve synchronously, so nothing else runs on this connection until COMMIT; the
     // write lock taken first keeps other processes (a live runner) out between the reads and the writes.
     this.db.exec('BEGIN IMMEDIATE');
@@ -532,7 +583,11 @@ export class SqliteJournal implements JournalStore {
     if (!this.wide) return { ...patchColumns(patch), response: null };
     const split = this.wide.split(patch);
     const row = patchColumns(split.rowPatch);
-    return { assignments: [...row.assignments, ...split.assignments], values: [...row.values, ...split.values], response: split.response };
+    return {
+      assignments: [...row.assignments, ...split.assignments],
+      values: [...row.values, ...split.values],
+      response: split.response,
+    };
   }
 
   /** Runs a write transaction; if it rolls back, text ids and event codes handed out inside it are forgotten. */
@@ -551,7 +606,14 @@ export class SqliteJournal implements JournalStore {
     this.eventLog?.forgetUncommitted();
   }
 
-  private logEvent(itemId: string, at: number, event: string, from: string | null, to: string, detail: string | null): void {
+  private logEvent(
+    itemId: string,
+    at: number,
+    event: string,
+    from: string | null,
+    to: string,
+    detail: string | null,
+  ): void {
     if (!this.eventLog) throw new Error(`${this.file}: the journal is open read-only`);
     this.eventLog.append(itemId, at, event, from, to, detail);
   }

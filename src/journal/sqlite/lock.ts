@@ -4,13 +4,29 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { pidAlive, processStartOf } from '../process-identity.js';
 import { judgeRunner, type RunnerLiveness, type RunnerRecord } from '../runner-liveness.js';
-import { HEARTBEAT_MS, JournalBusyError, LockLostError, staleAfterMs } from '../runner-standing.js';
+import { JournalBusyError, staleAfterMs } from '../runner-standing.js';
 
-interface LockRow { pid: number; host: string; token: string; started_at: number; heartbeat_at: number; process_start?: string | null; cancel_seen_at?: number | null }
+interface LockRow {
+  pid: number;
+  host: string;
+  token: string;
+  started_at: number;
+  heartbeat_at: number;
+  process_start?: string | null;
+  cancel_seen_at?: number | null;
+}
 
-export interface LockTakeover { pid: number; host: string; heartbeatAt: number }
+export interface LockTakeover {
+  pid: number;
+  host: string;
+  heartbeatAt: number;
+}
 
-export interface LockHolder { pid: number; host: string; heartbeatAt: number }
+export interface LockHolder {
+  pid: number;
+  host: string;
+  heartbeatAt: number;
+}
 
 function record(row: LockRow): RunnerRecord {
   return { pid: row.pid, host: row.host, heartbeatAt: row.heartbeat_at, processStart: row.process_start ?? null };
@@ -21,10 +37,18 @@ export class RunnerLock {
   private ownStmt: Database.Statement | undefined;
 
   /** @internal the driver's handle: left out of the published types (better-sqlite3's are a dev dependency). */
-  constructor(private readonly db: Database.Database, private readonly clock: { now(): number }) {}
+  constructor(
+    private readonly db: Database.Database,
+    private readonly clock: { now(): number },
+  ) {}
 
   private judge(row: LockRow): RunnerLiveness {
-    return judgeRunner(record(row), { now: this.clock.now(), thisHost: hostname(), staleAfterMs: staleAfterMs(), pidAlive });
+    return judgeRunner(record(row), {
+      now: this.clock.now(),
+      thisHost: hostname(),
+      staleAfterMs: staleAfterMs(),
+      pidAlive,
+    });
   }
 
   /**
@@ -45,9 +69,12 @@ export class RunnerLock {
         if (this.judge(row).alive) throw new JournalBusyError(file, row.pid, row.host);
         takeover = { pid: row.pid, host: row.host, heartbeatAt: row.heartbeat_at };
       }
-      this.db.prepare(`INSERT INTO runner_lock (id, pid, host, token, started_at, heartbeat_at, process_start) VALUES (1, ?, ?, ?, ?, ?, ?)
+      this.db
+        .prepare(
+          `INSERT INTO runner_lock (id, pid, host, token, started_at, heartbeat_at, process_start) VALUES (1, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (id) DO UPDATE SET pid = excluded.pid, host = excluded.host, token = excluded.token,
-        started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at, process_start = excluded.process_start`)
+        started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at, process_start = excluded.process_start`,
+        )
         .run(process.pid, host, token, now, now, processStartOf(process.pid));
       return takeover;
     });
@@ -67,13 +94,19 @@ export class RunnerLock {
   /** Refreshes the heartbeat; false when the lock is no longer ours (another runner took it, or it was removed). */
   heartbeat(): boolean {
     if (!this.token) return true;
-    return this.db.prepare('UPDATE runner_lock SET heartbeat_at = ? WHERE id = 1 AND token = ?').run(this.clock.now(), this.token).changes === 1;
+    return (
+      this.db
+        .prepare('UPDATE runner_lock SET heartbeat_at = ? WHERE id = 1 AND token = ?')
+        .run(this.clock.now(), this.token).changes === 1
+    );
   }
 
   /** Notes on the lock row that this runner saw the job's cancellation (`gbatch cancel` waits for it). */
   acknowledgeCancel(): void {
     if (!this.token) return;
-    this.db.prepare('UPDATE runner_lock SET cancel_seen_at = ? WHERE id = 1 AND token = ?').run(this.clock.now(), this.token);
+    this.db
+      .prepare('UPDATE runner_lock SET cancel_seen_at = ? WHERE id = 1 AND token = ?')
+      .run(this.clock.now(), this.token);
   }
 
   release(): void {
@@ -102,6 +135,15 @@ export class RunnerLock {
   /** The holder with the shared liveness verdict (status shows it). */
   holderLiveness(): (LockHolder & RunnerLiveness & { startedAt: number; cancelSeenAt: number | null }) | undefined {
     const row = this.db.prepare('SELECT * FROM runner_lock WHERE id = 1').get() as LockRow | undefined;
-    return row ? { pid: row.pid, host: row.host, heartbeatAt: row.heartbeat_at, startedAt: row.started_at, cancelSeenAt: row.cancel_seen_at ?? null, ...this.judge(row) } : undefined;
+    return row
+      ? {
+          pid: row.pid,
+          host: row.host,
+          heartbeatAt: row.heartbeat_at,
+          startedAt: row.started_at,
+          cancelSeenAt: row.cancel_seen_at ?? null,
+          ...this.judge(row),
+        }
+      : undefined;
   }
 }

@@ -6,7 +6,9 @@ import type { RunnerLock } from './lock.js';
 
 export class SqliteMembership implements RunnerMembership {
   constructor(
-    private readonly file: string, private readonly lock: RunnerLock, private readonly watch: FileWatch,
+    private readonly file: string,
+    private readonly lock: RunnerLock,
+    private readonly watch: FileWatch,
     private readonly submittingRows: () => number,
   ) {}
 
@@ -53,6 +55,17 @@ export class SqliteMembership implements RunnerMembership {
     const holder = this.lock.holderLiveness();
     if (!holder) return [];
     const { pid, host, heartbeatAt, startedAt, cancelSeenAt, alive, heartbeatAgeMs, basis } = holder;
-    return [{ runnerId: `${host}:${pid}`, pid, host, startedAt, heartbeatAt, rows: this.submittingRows(), liveness: { alive, heartbeatAgeMs, basis }, cancelSeenAt }];
+    return [
+      {
+        runnerId: `${host}:${pid}`,
+        pid,
+        host,
+        startedAt,
+        heartbeatAt,
+        rows: this.submittingRows(),
+        liveness: { alive, heartbeatAgeMs, basis },
+        cancelSeenAt,
+      },
+    ];
   }
 }

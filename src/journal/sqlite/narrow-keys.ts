@@ -9,8 +9,10 @@ import type Database from 'better-sqlite3';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
-export const CONTENT_HASH_READ = "CASE WHEN items.content_hash != '' THEN items.content_hash ELSE lower(hex(items.content_key)) END";
-export const SOURCE_FILE_READ = "CASE WHEN items.source_file != '' THEN items.source_file ELSE (SELECT t.text FROM item_texts t WHERE t.id = items.source_ref) END";
+export const CONTENT_HASH_READ =
+  "CASE WHEN items.content_hash != '' THEN items.content_hash ELSE lower(hex(items.content_key)) END";
+export const SOURCE_FILE_READ =
+  "CASE WHEN items.source_file != '' THEN items.source_file ELSE (SELECT t.text FROM item_texts t WHERE t.id = items.source_ref) END";
 
 /** True when the journal has the narrow columns (a read-only journal of an older gbatch may not). */
 export function hasNarrowKeys(db: Database.Database): boolean {
@@ -39,7 +41,12 @@ export class NarrowKeys {
 
   values(contentHash: string, sourceFile: string): [string, Buffer | null, string, number | null] {
     const narrowHash = SHA256_HEX.test(contentHash);
-    return [narrowHash ? '' : contentHash, narrowHash ? Buffer.from(contentHash, 'hex') : null, '', this.textId(sourceFile)];
+    return [
+      narrowHash ? '' : contentHash,
+      narrowHash ? Buffer.from(contentHash, 'hex') : null,
+      '',
+      this.textId(sourceFile),
+    ];
   }
 
   private textId(text: string): number {

@@ -28,8 +28,10 @@ export function journalOpenError(file: string, err: unknown): ConfigError | unde
     }
   }
   // A valid SQLite database that is not ours: its tables are not there.
-  if (/^no such (table|column)/.test(message)) return new ConfigError(`${file}: not a gbatch journal (an SQLite database without its tables)`, { cause: err });
-  if (errnoOf(err) !== undefined) return new ConfigError(`${file}: cannot use the journal: ${describeErrno(err)}`, { cause: err });
+  if (/^no such (table|column)/.test(message))
+    return new ConfigError(`${file}: not a gbatch journal (an SQLite database without its tables)`, { cause: err });
+  if (errnoOf(err) !== undefined)
+    return new ConfigError(`${file}: cannot use the journal: ${describeErrno(err)}`, { cause: err });
   return undefined;
 }
 

@@ -22,7 +22,10 @@ export class IngestListing {
   private readonly runs: Array<[number, number]> = [];
   private open: [number, number] | undefined;
 
-  constructor(private readonly db: Database.Database, private readonly lastSeqBefore: number) {}
+  constructor(
+    private readonly db: Database.Database,
+    private readonly lastSeqBefore: number,
+  ) {}
 
   static begin(db: Database.Database): IngestListing {
     const last = (db.prepare('SELECT MAX(seq) AS seq FROM items').get() as { seq: number | null }).seq ?? 0;
@@ -45,24 +48,32 @@ export class IngestListing {
    */
   orphanUnread(): void {
     if (this.lastSeqBefore === 0) return;
-    this.db.exec('CREATE TEMP TABLE IF NOT EXISTS ingest_read (first INTEGER PRIMARY KEY, last INTEGER NOT NULL); DELETE FROM temp.ingest_read');
+    this.db.exec(
+      'CREATE TEMP TABLE IF NOT EXISTS ingest_read (first INTEGER PRIMARY KEY, last INTEGER NOT NULL); DELETE FROM temp.ingest_read',
+    );
     const insert = this.db.prepare('INSERT INTO temp.ingest_read (first, last) VALUES (?, ?)');
     for (const [first, last] of disjoint([...this.runs, ...(this.open ? [this.open] : [])])) insert.run(first, last);
     // A row was read when the run starting last at or before it reaches it (the runs are disjoint).
-    const read = '(SELECT r.last FROM temp.ingest_read r WHERE r.first <= items.seq ORDER BY r.first DESC LIMIT 1) >= items.seq';
+    const read =
+      '(SELECT r.last FROM temp.ingest_read r WHERE r.first <= items.seq ORDER BY r.first DESC LIMIT 1) >= items.seq';
     // Read but not listed (orphaned or adopted): listed again. Listed but not read: orphaned. An adopted
     // row not read stays adopted, an orphaned one orphaned.
     const { listed, orphaned } = LISTING_CODE;
-    this.db.prepare(`UPDATE items SET orphan = CASE WHEN orphan = ${listed} THEN ${orphaned} ELSE ${listed} END
-      WHERE seq <= ? AND CASE WHEN ${read} THEN orphan <> ${listed} ELSE orphan = ${listed} END`).run(this.lastSeqBefore);
+    this.db
+      .prepare(
+        `UPDATE items SET orphan = CASE WHEN orphan = ${listed} THEN ${orphaned} ELSE ${listed} END
+      WHERE seq <= ? AND CASE WHEN ${read} THEN orphan <> ${listed} ELSE orphan = ${listed} END`,
+      )
+      .run(this.lastSeqBefore);
   }
 }
 
 /** Rows whose manifest row changed and was skipped (--skip-changed): orphaned, so no run sends their old content. */
 export function withholdRows(db: Database.Database, ids: readonly string[]): void {
   if (ids.length === 0) return;
-  db.prepare(`UPDATE items SET orphan = ${LISTING_CODE.orphaned} WHERE id IN (SELECT value FROM json_each(?)) AND orphan <> ${LISTING_CODE.orphaned}`)
-    .run(JSON.stringify(ids));
+  db.prepare(
+    `UPDATE items SET orphan = ${LISTING_CODE.orphaned} WHERE id IN (SELECT value FROM json_each(?)) AND orphan <> ${LISTING_CODE.orphaned}`,
+  ).run(JSON.stringify(ids));
 }
 
 /** Runs sorted and merged where they overlap or touch. */
@@ -84,11 +95,19 @@ export function orphanSummary(db: Database.Database, limit: number): OrphanSumma
   const where = `orphan = ${LISTING_CODE.orphaned} AND state IN (${WAITING})`;
   const counts: Partial<Record<ItemState, number>> = {};
   let total = 0;
-  for (const row of db.prepare(`SELECT state, COUNT(*) AS n FROM items WHERE ${where} GROUP BY state`).all() as Array<{ state: ItemState; n: number }>) {
+  for (const row of db.prepare(`SELECT state, COUNT(*) AS n FROM items WHERE ${where} GROUP BY state`).all() as Array<{
+    state: ItemState;
+    n: number;
+  }>) {
     counts[row.state] = row.n;
     total += row.n;
   }
-  const rows = total === 0 || limit === 0 ? [] : db.prepare(`SELECT id, state, attempts FROM items WHERE ${where} ORDER BY seq LIMIT ?`).all(limit) as Array<Omit<ListingRow, 'listing'>>;
+  const rows =
+    total === 0 || limit === 0
+      ? []
+      : (db.prepare(`SELECT id, state, attempts FROM items WHERE ${where} ORDER BY seq LIMIT ?`).all(limit) as Array<
+          Omit<ListingRow, 'listing'>
+        >);
   return { total, counts, rows: rows.map((row) => ({ ...row, listing: 'orphaned' })) };
 }
 
@@ -105,7 +124,9 @@ export function listings(db: Database.Database, ids: readonly string[]): Map<str
 
 /** The orphaned rows among `ids` become adopted (the operator wants them sent); returns the ids changed. */
 export function adopt(db: Database.Database, ids: readonly string[]): string[] {
-  const update = db.prepare(`UPDATE items SET orphan = ${LISTING_CODE.adopted} WHERE id = ? AND orphan = ${LISTING_CODE.orphaned}`);
+  const update = db.prepare(
+    `UPDATE items SET orphan = ${LISTING_CODE.adopted} WHERE id = ? AND orphan = ${LISTING_CODE.orphaned}`,
+  );
   return db.transaction(() => ids.filter((id) => update.run(id).changes === 1))();
 }
 
@@ -114,22 +135,27 @@ export function adopt(db: Database.Database, ids: readonly string[]): string[] {
  * records go too: a manifest read whole before may hold a removed id, and must be read again to add it back.
  */
 export function forget(db: Database.Database, ids: readonly string[]): ForgetOutcome {
-  return db.transaction((): ForgetOutcome => {
-    const rows = listings(db, ids);
-    for (const id of ids) {
-      const refusal = forgetRefusal(rows.get(id), id);
-      if (refusal) return { ok: false, refusal };
-    }
-    const remove = db.prepare('DELETE FROM items WHERE id = ?');
-    const events = hasEventLog(db)
-      ? [db.prepare('DELETE FROM event_log WHERE item_id = ?'), db.prepare('DELETE FROM events_inline WHERE item_id = ?')]
-      : [db.prepare('DELETE FROM events WHERE item_id = ?')];
-    const unique = [...new Set(ids)];
-    for (const id of unique) {
-      remove.run(id);
-      for (const statement of events) statement.run(id);
-    }
-    db.prepare('DELETE FROM manifests').run();
-    return { ok: true, forgotten: unique };
-  }).immediate();
+  return db
+    .transaction((): ForgetOutcome => {
+      const rows = listings(db, ids);
+      for (const id of ids) {
+        const refusal = forgetRefusal(rows.get(id), id);
+        if (refusal) return { ok: false, refusal };
+      }
+      const remove = db.prepare('DELETE FROM items WHERE id = ?');
+      const events = hasEventLog(db)
+        ? [
+            db.prepare('DELETE FROM event_log WHERE item_id = ?'),
+            db.prepare('DELETE FROM events_inline WHERE item_id = ?'),
+          ]
+        : [db.prepare('DELETE FROM events WHERE item_id = ?')];
+      const unique = [...new Set(ids)];
+      for (const id of unique) {
+        remove.run(id);
+        for (const statement of events) statement.run(id);
+      }
+      db.prepare('DELETE FROM manifests').run();
+      return { ok: true, forgotten: unique };
+    })
+    .immediate();
 }

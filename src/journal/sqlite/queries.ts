@@ -4,7 +4,15 @@ import type Database from 'better-sqlite3';
 import type { ItemState } from '../../core/states.js';
 import { rowToItem, type Item, type ItemRow } from '../item.js';
 import { ADOPTED_SQL, NOT_ORPHANED_SQL } from '../orphans.js';
-import type { EventLogRecord, ItemEventRecord, ItemFilter, ManifestRecord, PriorRow, ReportSums, SumRow } from '../store.js';
+import type {
+  EventLogRecord,
+  ItemEventRecord,
+  ItemFilter,
+  ManifestRecord,
+  PriorRow,
+  ReportSums,
+  SumRow,
+} from '../store.js';
 import { logPage } from './event-log.js';
 import { priorQuery } from './narrow-keys.js';
 import { hasListing } from './orphans.js';
@@ -24,12 +32,16 @@ const SUMS = `COUNT(*) AS items,
 export class ItemReads {
   private listingColumn: boolean | undefined;
 
-  constructor(private readonly db: Database.Database, private readonly columns: string) {}
+  constructor(
+    private readonly db: Database.Database,
+    private readonly columns: string,
+  ) {}
 
   /** Items in any of `states`, in manifest order, after `afterSeq`. */
   list(states: readonly ItemState[], limit = -1, afterSeq = 0): Item[] {
     const marks = states.map(() => '?').join(', ');
-    const rows = this.db.prepare(`SELECT ${this.columns} FROM items WHERE state IN (${marks}) AND seq > ? ORDER BY seq LIMIT ?`)
+    const rows = this.db
+      .prepare(`SELECT ${this.columns} FROM items WHERE state IN (${marks}) AND seq > ? ORDER BY seq LIMIT ?`)
       .all(...states, afterSeq, limit) as ItemRow[];
     return rows.map(rowToItem);
   }
@@ -38,8 +50,14 @@ export class ItemReads {
   page(filter: Omit<ItemFilter, 'mine'>, afterSeq: number, pageSize: number): Item[] {
     const where = ['seq > ?'];
     const args: unknown[] = [];
-    if (filter.states) where.push(`state IN (${filter.states.map(() => '?').join(', ')})`), args.push(...filter.states);
-    if (filter.kinds) where.push(`kind IN (${filter.kinds.map(() => '?').join(', ')})`), args.push(...filter.kinds);
+    if (filter.states) {
+      where.push(`state IN (${filter.states.map(() => '?').join(', ')})`);
+      args.push(...filter.states);
+    }
+    if (filter.kinds) {
+      where.push(`kind IN (${filter.kinds.map(() => '?').join(', ')})`);
+      args.push(...filter.kinds);
+    }
     // A journal of an older gbatch (read-only, not migrated) lists every row: none orphaned, none adopted.
     if (filter.notOrphaned || filter.adopted) {
       if (!(this.listingColumn ??= hasListing(this.db))) {
@@ -52,24 +70,48 @@ export class ItemReads {
 }
 
 export function itemEvents(db: Database.Database, itemId: string): ItemEventRecord[] {
-  const rows = db.prepare('SELECT at, event, from_state, to_state, detail FROM events WHERE item_id = ? ORDER BY seq')
-    .all(itemId) as Array<{ at: number; event: string; from_state: string | null; to_state: string; detail: string | null }>;
-  return rows.map((r) => ({ at: r.at, event: r.event, from: r.from_state, to: r.to_state, detail: r.detail ? JSON.parse(r.detail) : null }));
+  const rows = db
+    .prepare('SELECT at, event, from_state, to_state, detail FROM events WHERE item_id = ? ORDER BY seq')
+    .all(itemId) as Array<{
+    at: number;
+    event: string;
+    from_state: string | null;
+    to_state: string;
+    detail: string | null;
+  }>;
+  return rows.map((r) => ({
+    at: r.at,
+    event: r.event,
+    from: r.from_state,
+    to: r.to_state,
+    detail: r.detail ? JSON.parse(r.detail) : null,
+  }));
 }
 
 export function eventLogRecords(db: Database.Database, afterSeq: number, limit: number): EventLogRecord[] {
   return logPage(db, afterSeq, limit).map((r) => ({
-    seq: r.seq, itemId: r.item_id, at: r.at, event: r.event, from: r.from_state, to: r.to_state, detail: r.detail ? JSON.parse(r.detail) : null,
+    seq: r.seq,
+    itemId: r.item_id,
+    at: r.at,
+    event: r.event,
+    from: r.from_state,
+    to: r.to_state,
+    detail: r.detail ? JSON.parse(r.detail) : null,
   }));
 }
 
 export function reportSums(db: Database.Database): ReportSums {
   // A journal written before the unmetered column (read-only, not migrated) has none unmetered.
-  const hasUnmetered = db.prepare(`SELECT 1 FROM pragma_table_info('items') WHERE name = 'unmetered'`).get() !== undefined;
+  const hasUnmetered =
+    db.prepare(`SELECT 1 FROM pragma_table_info('items') WHERE name = 'unmetered'`).get() !== undefined;
   const unmetered = hasUnmetered ? 'SUM(unmetered) AS unmetered' : '0 AS unmetered';
   const total = db.prepare(`SELECT ${SUMS}, ${unmetered} FROM items`).get() as SumRow;
-  const groups = db.prepare(`SELECT model, resolution, ${SUMS} FROM items WHERE state != 'invalid'
-    GROUP BY model, resolution ORDER BY model, resolution`).all() as Array<SumRow & { model: string; resolution: string | null }>;
+  const groups = db
+    .prepare(
+      `SELECT model, resolution, ${SUMS} FROM items WHERE state != 'invalid'
+    GROUP BY model, resolution ORDER BY model, resolution`,
+    )
+    .all() as Array<SumRow & { model: string; resolution: string | null }>;
   return { total, groups };
 }
 
@@ -86,7 +128,9 @@ export function priors(db: Database.Database, ids: readonly string[]): Map<strin
 export function manifestRecords(db: Database.Database, paths?: readonly string[]): Map<string, ManifestRecord> {
   const found = new Map<string, ManifestRecord>();
   if (paths === undefined) {
-    for (const { path, ...record } of db.prepare('SELECT path, bytes, sha256, rows FROM manifests').all() as Array<ManifestRecord & { path: string }>) {
+    for (const { path, ...record } of db.prepare('SELECT path, bytes, sha256, rows FROM manifests').all() as Array<
+      ManifestRecord & { path: string }
+    >) {
       found.set(path, record);
     }
     return found;

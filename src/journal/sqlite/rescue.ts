@@ -10,7 +10,10 @@ import type { JournalRescue } from '../store.js';
 const LISTED = 20;
 
 function stamp(ms: number): string {
-  return new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return new Date(ms)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
 }
 
 /** A path beside `file` that holds nothing yet: the copy never overwrites a file. */
@@ -39,10 +42,16 @@ export function saveCopy(db: Database.Database, file: string, now: number): { pa
 
 /** The sent task ids and the rows that may have reached the gateway, with the copy that holds them all. */
 export function rescueReport(db: Database.Database, copy: JournalRescue['copy']): JournalRescue {
-  const sent = db.prepare(`SELECT id, task_id FROM items WHERE task_id IS NOT NULL ORDER BY seq LIMIT ${LISTED}`).all() as Array<{ id: string; task_id: string }>;
+  const sent = db
+    .prepare(`SELECT id, task_id FROM items WHERE task_id IS NOT NULL ORDER BY seq LIMIT ${LISTED}`)
+    .all() as Array<{ id: string; task_id: string }>;
   const sentCount = (db.prepare('SELECT COUNT(*) AS n FROM items WHERE task_id IS NOT NULL').get() as { n: number }).n;
-  const unsure = db.prepare(`SELECT id FROM items WHERE state IN ('submitting', 'uncertain') ORDER BY seq LIMIT ${LISTED}`).all() as Array<{ id: string }>;
-  const unsureCount = (db.prepare(`SELECT COUNT(*) AS n FROM items WHERE state IN ('submitting', 'uncertain')`).get() as { n: number }).n;
+  const unsure = db
+    .prepare(`SELECT id FROM items WHERE state IN ('submitting', 'uncertain') ORDER BY seq LIMIT ${LISTED}`)
+    .all() as Array<{ id: string }>;
+  const unsureCount = (
+    db.prepare(`SELECT COUNT(*) AS n FROM items WHERE state IN ('submitting', 'uncertain')`).get() as { n: number }
+  ).n;
   return {
     copy,
     sent: { rows: sent.map((r) => ({ id: r.id, taskId: r.task_id })), total: sentCount },

@@ -6,7 +6,6 @@ import { hasWideValues } from './wide-values.js';
 
 export type { ResultRow };
 
-
 export class ResultRows {
   private readonly pageStmt: Database.Statement<[number, number], ResultRow>;
   private readonly openStmt: Database.Statement<[], { seq: number | null }>;
@@ -17,12 +16,21 @@ export class ResultRows {
     // NOT INDEXED: a walk of the primary key from `seq` stops after LIMIT rows; through the state index,
     // the OR would gather and sort every row with a line on each page.
     const wide = hasWideValues(db);
-    const response = wide ? 'COALESCE((SELECT a.response FROM item_answers a WHERE a.seq = items.seq), response) AS response' : 'response';
-    const outputPath = wide ? 'COALESCE((SELECT t.text FROM item_texts t WHERE t.id = items.output_ref), output_path) AS output_path' : 'output_path';
-    this.pageStmt = db.prepare(`SELECT seq, id, kind, state, ${response}, response_status, request_id, last_error, task_id,
+    const response = wide
+      ? 'COALESCE((SELECT a.response FROM item_answers a WHERE a.seq = items.seq), response) AS response'
+      : 'response';
+    const outputPath = wide
+      ? 'COALESCE((SELECT t.text FROM item_texts t WHERE t.id = items.output_ref), output_path) AS output_path'
+      : 'output_path';
+    this.pageStmt =
+      db.prepare(`SELECT seq, id, kind, state, ${response}, response_status, request_id, last_error, task_id,
       final_resolution, ${outputPath}, sha256, bytes, meta FROM items NOT INDEXED WHERE seq > ? AND ${HAS_LINE} ORDER BY seq LIMIT ?`);
-    this.openStmt = db.prepare(`SELECT MIN(seq) AS seq FROM items WHERE state IN (${OPEN_STATES.map((s) => `'${s}'`).join(', ')})`);
-    this.videoStmt = db.prepare(`SELECT MIN(seq) AS seq FROM items WHERE state = 'succeeded' AND kind NOT IN ('chat', 'responses')`);
+    this.openStmt = db.prepare(
+      `SELECT MIN(seq) AS seq FROM items WHERE state IN (${OPEN_STATES.map((s) => `'${s}'`).join(', ')})`,
+    );
+    this.videoStmt = db.prepare(
+      `SELECT MIN(seq) AS seq FROM items WHERE state = 'succeeded' AND kind NOT IN ('chat', 'responses')`,
+    );
   }
 
   /**
@@ -36,7 +44,9 @@ export class ResultRows {
 
   /** The manifest position of the first item whose line may still appear or change, or undefined. */
   firstOpenSeq(): number | undefined {
-    const seqs = [this.openStmt.get()?.seq, this.videoStmt.get()?.seq].filter((s): s is number => typeof s === 'number');
+    const seqs = [this.openStmt.get()?.seq, this.videoStmt.get()?.seq].filter(
+      (s): s is number => typeof s === 'number',
+    );
     return seqs.length === 0 ? undefined : Math.min(...seqs);
   }
 }

@@ -5,22 +5,35 @@ import { hostname } from 'node:os';
 import type { RunEnd, RunRecord } from '../run-record.js';
 
 interface RunRow {
-  id: number; pid: number; host: string; started_at: number; ended_at: number | null;
-  exit_code: number | null; stop_reason: string | null; message: string | null;
+  id: number;
+  pid: number;
+  host: string;
+  started_at: number;
+  ended_at: number | null;
+  exit_code: number | null;
+  stop_reason: string | null;
+  message: string | null;
 }
 
 const MAX_MESSAGE = 1000;
 
 /** Records a run's start; returns its id for recordRunEnd. */
 export function recordRunStart(db: Database.Database, now: number): number {
-  const result = db.prepare('INSERT INTO runs (pid, host, started_at) VALUES (?, ?, ?)').run(process.pid, hostname(), now);
+  const result = db
+    .prepare('INSERT INTO runs (pid, host, started_at) VALUES (?, ?, ?)')
+    .run(process.pid, hostname(), now);
   return Number(result.lastInsertRowid);
 }
 
 export function recordRunEnd(db: Database.Database, now: number, id: number, end: RunEnd): void {
   const message = end.message == null ? null : end.message.slice(0, MAX_MESSAGE);
-  db.prepare('UPDATE runs SET ended_at = ?, exit_code = ?, stop_reason = ?, message = ? WHERE id = ?')
-    .run(now, end.exitCode, end.stopReason ?? null, message, id);
+  db.prepare('UPDATE runs SET ended_at = ?, exit_code = ?, stop_reason = ?, message = ? WHERE id = ?').run(
+    now,
+    end.exitCode,
+    end.stopReason ?? null,
+    message,
+    id,
+  );
 }
 
 /** The most recent run, or undefined (none yet, or a journal written before runs were recorded). */
@@ -30,7 +43,13 @@ export function lastRun(db: Database.Database): RunRecord | undefined {
   const row = db.prepare('SELECT * FROM runs ORDER BY id DESC LIMIT 1').get() as RunRow | undefined;
   if (!row) return undefined;
   return {
-    id: row.id, pid: row.pid, host: row.host, startedAt: row.started_at, endedAt: row.ended_at,
-    exitCode: row.exit_code, stopReason: row.stop_reason, message: row.message,
+    id: row.id,
+    pid: row.pid,
+    host: row.host,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+    exitCode: row.exit_code,
+    stopReason: row.stop_reason,
+    message: row.message,
   };
 }

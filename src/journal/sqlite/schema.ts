@@ -13,7 +13,9 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 export function migrate(db: Database.Database, file: string): void {
   const check = (version: number): void => {
     if (version > SCHEMA_VERSION) {
-      throw new Error(`${file}: journal schema version ${version} is newer than this gbatch supports (${SCHEMA_VERSION}); upgrade gbatch`);
+      throw new Error(
+        `${file}: journal schema version ${version} is newer than this gbatch supports (${SCHEMA_VERSION}); upgrade gbatch`,
+      );
     }
   };
   const seen = db.pragma('user_version', { simple: true }) as number;

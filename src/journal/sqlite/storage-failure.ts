@@ -6,7 +6,10 @@ const CAUSES: ReadonlyArray<[RegExp, string]> = [
   [/^SQLITE_IOERR/, 'the disk reported an I/O error'],
 ];
 
-export interface JournalStorageFailure { code: string; words: string }
+export interface JournalStorageFailure {
+  code: string;
+  words: string;
+}
 
 /** The SQLite storage failure behind `err` (or its causes), if that is what it is. */
 export function journalStorageFailure(err: unknown): JournalStorageFailure | undefined {
@@ -23,6 +26,8 @@ export function journalStorageFailure(err: unknown): JournalStorageFailure | und
 }
 
 export function journalStorageLine(failure: JournalStorageFailure): string {
-  return `the journal could not be written: ${failure.words} (${failure.code}); nothing more was sent. `
-    + 'Free space (or fix the disk), then run again: a row whose answer could not be recorded becomes uncertain and waits for `gbatch resolve`.';
+  return (
+    `the journal could not be written: ${failure.words} (${failure.code}); nothing more was sent. ` +
+    'Free space (or fix the disk), then run again: a row whose answer could not be recorded becomes uncertain and waits for `gbatch resolve`.'
+  );
 }

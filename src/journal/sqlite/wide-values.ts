@@ -70,9 +70,15 @@ export class WideValues {
     if (response === null) assignments.push('response = NULL');
     else if (response !== undefined) answer = JSON.stringify(response);
     if (priceSnapshot === null) assignments.push('price_snapshot = NULL', 'price_ref = NULL');
-    else if (priceSnapshot !== undefined) assignments.push('price_ref = ?'), values.push(this.textId(JSON.stringify(priceSnapshot)));
+    else if (priceSnapshot !== undefined) {
+      assignments.push('price_ref = ?');
+      values.push(this.textId(JSON.stringify(priceSnapshot)));
+    }
     if (outputPath === null) assignments.push('output_path = NULL', 'output_ref = NULL');
-    else if (outputPath !== undefined) assignments.push('output_ref = ?'), values.push(this.textId(outputPath));
+    else if (outputPath !== undefined) {
+      assignments.push('output_ref = ?');
+      values.push(this.textId(outputPath));
+    }
     return { rowPatch, assignments, values, response: answer };
   }
 

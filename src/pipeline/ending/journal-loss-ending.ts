@@ -3,7 +3,7 @@
 import { LockLostError, type JournalFileLoss, type JournalStore } from '../../journal/index.js';
 import { printable } from '../../core/printable.js';
 import { EXIT } from '../exit-code.js';
-import { isUnrecordedTask, type UnrecordedAnswer, type UnrecordedOutcome, type UnrecordedTask } from './unrecorded.js';
+import { isUnrecordedTask, type UnrecordedAnswer, type UnrecordedOutcome } from './unrecorded.js';
 import { journalLossReport } from './journal-rescue.js';
 import type { RunResult } from '../run-result.js';
 
@@ -18,7 +18,10 @@ export function lockLostLine(statePath: string): string {
 export async function endLost(store: JournalStore, kind: JournalFileLoss, base: RunResult): Promise<RunResult> {
   const rescue = await store.rescue();
   return {
-    ...base, exitCode: EXIT.usage, stopReason: 'journal-lost', counts: await store.counts(),
+    ...base,
+    exitCode: EXIT.usage,
+    stopReason: 'journal-lost',
+    counts: await store.counts(),
     journalLost: {
       lines: journalLossReport(store.location, kind, rescue),
       ...(rescue && 'path' in rescue.copy ? { savedCopy: rescue.copy.path } : {}),
@@ -33,23 +36,40 @@ export async function endLost(store: JournalStore, kind: JournalFileLoss, base: 
  * event log where it could take a note, still know them. Answers received (and billed) after that are in
  * that log whole, for `gbatch resolve --recorded-answer` to settle their rows from.
  */
-export function endLeaseLost(location: string, base: RunResult, outcomes: readonly UnrecordedOutcome[] = []): RunResult {
+export function endLeaseLost(
+  location: string,
+  base: RunResult,
+  outcomes: readonly UnrecordedOutcome[] = [],
+): RunResult {
   const unrecorded = outcomes.filter(isUnrecordedTask);
   const answers = outcomes.filter((o): o is UnrecordedAnswer => !isUnrecordedTask(o));
   const lines = [lockLostLine(location)];
   if (unrecorded.length > 0) {
-    lines.push(`${unrecorded.length} task(s) were accepted by the gateway (and may be billed) after that; the journal did not take their ids `
-      + `as the rows' own (item -> task): ${unrecorded.slice(0, LISTED).map((t) => `${printable(t.id)} -> ${printable(t.taskId)}`).join(', ')}`
-      + `${unrecorded.length > LISTED ? `, ... and ${unrecorded.length - LISTED} more (every one below)` : ''}`);
+    lines.push(
+      `${unrecorded.length} task(s) were accepted by the gateway (and may be billed) after that; the journal did not take their ids ` +
+        `as the rows' own (item -> task): ${unrecorded
+          .slice(0, LISTED)
+          .map((t) => `${printable(t.id)} -> ${printable(t.taskId)}`)
+          .join(', ')}` +
+        `${unrecorded.length > LISTED ? `, ... and ${unrecorded.length - LISTED} more (every one below)` : ''}`,
+    );
   }
   if (answers.length > 0) {
-    lines.push(`${answers.length} answer(s) were received from the gateway (and billed) after that; the journal did not take them as the rows' own: `
-      + `${answers.slice(0, LISTED).map((a) => printable(a.id)).join(', ')}${answers.length > LISTED ? `, ... and ${answers.length - LISTED} more (every one below)` : ''}`);
+    lines.push(
+      `${answers.length} answer(s) were received from the gateway (and billed) after that; the journal did not take them as the rows' own: ` +
+        `${answers
+          .slice(0, LISTED)
+          .map((a) => printable(a.id))
+          .join(', ')}${answers.length > LISTED ? `, ... and ${answers.length - LISTED} more (every one below)` : ''}`,
+    );
   }
   return {
-    ...base, exitCode: EXIT.inFlight, stopReason: 'lock-lost',
+    ...base,
+    exitCode: EXIT.inFlight,
+    stopReason: 'lock-lost',
     journalLost: {
-      lines, ...(unrecorded.length > 0 ? { unrecordedTasks: [...unrecorded] } : {}),
+      lines,
+      ...(unrecorded.length > 0 ? { unrecordedTasks: [...unrecorded] } : {}),
       ...(answers.length > 0 ? { unrecordedAnswers: answers.map((a) => ({ id: a.id, attempt: a.attempt })) } : {}),
     },
   };
@@ -59,7 +79,11 @@ export function endLeaseLost(location: string, base: RunResult, outcomes: readon
  * The task ids and answers the journal refused, noted in its event log where it still takes a note from a
  * runner that lost its standing (a database: a note moves no row), for the operator and the rows' next owner.
  */
-export async function noteUnrecorded(journal: JournalStore, outcomes: readonly UnrecordedOutcome[], say: (line: string) => void): Promise<void> {
+export async function noteUnrecorded(
+  journal: JournalStore,
+  outcomes: readonly UnrecordedOutcome[],
+  say: (line: string) => void,
+): Promise<void> {
   const tasks = outcomes.filter(isUnrecordedTask);
   const answers = outcomes.filter((o): o is UnrecordedAnswer => !isUnrecordedTask(o));
   if (!journal.capabilities.notesAfterLoss) return;

@@ -6,13 +6,23 @@ import type { Change } from '../../journal/index.js';
 import type { ItemPatch } from '../../journal/item.js';
 
 /** A task the gateway accepted whose id reached this run after the journal stopped taking its writes. */
-export interface UnrecordedTask { id: string; taskId: string }
+export interface UnrecordedTask {
+  id: string;
+  taskId: string;
+}
 
 /** The fields of an answered text row, as the run would have written them. */
-export type RecordedAnswer = Pick<ItemPatch, 'response' | 'responseStatus' | 'requestId' | 'actualUsd' | 'totalTokens' | 'lastError' | 'unmetered'>;
+export type RecordedAnswer = Pick<
+  ItemPatch,
+  'response' | 'responseStatus' | 'requestId' | 'actualUsd' | 'totalTokens' | 'lastError' | 'unmetered'
+>;
 
 /** A chat/responses answer that reached this run after the journal stopped taking its writes. */
-export interface UnrecordedAnswer { id: string; attempt: number; answer: RecordedAnswer }
+export interface UnrecordedAnswer {
+  id: string;
+  attempt: number;
+  answer: RecordedAnswer;
+}
 
 export type UnrecordedOutcome = UnrecordedTask | UnrecordedAnswer;
 
@@ -29,20 +39,35 @@ export function unrecordedOutcome(change: Change, attempt: number): UnrecordedOu
   if (change.event === 'accept' && typeof patch.taskId === 'string') return { id: change.id, taskId: patch.taskId };
   if (change.event !== 'complete') return undefined;
   const answer: RecordedAnswer = {
-    response: patch.response, responseStatus: patch.responseStatus ?? null, requestId: patch.requestId ?? null,
-    actualUsd: patch.actualUsd ?? null, totalTokens: patch.totalTokens ?? null, lastError: patch.lastError ?? null,
+    response: patch.response,
+    responseStatus: patch.responseStatus ?? null,
+    requestId: patch.requestId ?? null,
+    actualUsd: patch.actualUsd ?? null,
+    totalTokens: patch.totalTokens ?? null,
+    lastError: patch.lastError ?? null,
     ...(patch.unmetered ? { unmetered: true } : {}),
   };
   return { id: change.id, attempt, answer };
 }
 
 /** The detail of an `answer-unrecorded` event. */
-export interface AnswerNote { attempt: number; runner: string | null; answer: RecordedAnswer; note: string }
+export interface AnswerNote {
+  attempt: number;
+  runner: string | null;
+  answer: RecordedAnswer;
+  note: string;
+}
 
 /** The recorded answer in an event's detail, if it is one this version can settle a row from. */
 export function answerNote(detail: unknown): AnswerNote | undefined {
   const d = detail as Partial<AnswerNote> | null | undefined;
-  if (!d || typeof d !== 'object' || typeof d.attempt !== 'number' || !d.answer || typeof d.answer !== 'object') return undefined;
+  if (!d || typeof d !== 'object' || typeof d.attempt !== 'number' || !d.answer || typeof d.answer !== 'object')
+    return undefined;
   if (!('response' in d.answer)) return undefined;
-  return { attempt: d.attempt, runner: typeof d.runner === 'string' ? d.runner : null, answer: d.answer, note: typeof d.note === 'string' ? d.note : '' };
+  return {
+    attempt: d.attempt,
+    runner: typeof d.runner === 'string' ? d.runner : null,
+    answer: d.answer,
+    note: typeof d.note === 'string' ? d.note : '',
+  };
 }

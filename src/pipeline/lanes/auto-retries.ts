@@ -1,14 +1,24 @@
 // Sends again, within the run, the rows the retry policy covers (src/core/auto-retry.ts): it hears each
 // row the run ends, waits out the row's backoff, then moves it back to pending with the same guarded
 // transition an operator's `gbatch retry` (or `resolve --resubmit`) uses; the submitter reserves it again.
-import { autoRetryDelayMs, autoRetryEvent, retriedFromEarlierRun, type AutoRetryPolicy } from '../../core/auto-retry.js';
+import {
+  autoRetryDelayMs,
+  autoRetryEvent,
+  retriedFromEarlierRun,
+  type AutoRetryPolicy,
+} from '../../core/auto-retry.js';
 import type { ItemState } from '../../core/states.js';
 import type { Change, Item } from '../../journal/index.js';
 import { requeueChange } from '../../journal/requeue.js';
 import { changedElsewhere } from './changed-elsewhere.js';
 import { log, type RunContext } from '../context.js';
 
-interface Scheduled { at: number; item: Item; event: 'requeue' | 'resubmit'; retry: number }
+interface Scheduled {
+  at: number;
+  item: Item;
+  event: 'requeue' | 'resubmit';
+  retry: number;
+}
 
 export class AutoRetries {
   private readonly scheduled = new Map<string, Scheduled>();
@@ -20,7 +30,10 @@ export class AutoRetries {
   readonly resubmitted: string[] = [];
   private readonly onTransition = (item: Item, from: ItemState | undefined): void => this.hear(item, from);
 
-  constructor(private readonly ctx: RunContext, private readonly policy: AutoRetryPolicy) {
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly policy: AutoRetryPolicy,
+  ) {
     ctx.events.on('transition', this.onTransition);
   }
 
@@ -55,7 +68,10 @@ export class AutoRetries {
       this.wake = new AbortController();
       try {
         // Without a row due, only an event wakes it (a row ended, a poll finished, the run stops).
-        await ctx.clock.sleep(Number.isFinite(earliest) ? earliest - now : 3_600_000, AbortSignal.any([this.wake.signal, ctx.submitStop.signal, ctx.stop.signal]));
+        await ctx.clock.sleep(
+          Number.isFinite(earliest) ? earliest - now : 3_600_000,
+          AbortSignal.any([this.wake.signal, ctx.submitStop.signal, ctx.stop.signal]),
+        );
       } catch {
         // woken early
       }
@@ -75,12 +91,26 @@ export class AutoRetries {
     const requeued = await ctx.journal.decideAndApply(async (reader) => {
       const left: Item[] = [];
       for await (const item of reader.iterate({ states: ['failed', 'rejected'], notOrphaned: true })) left.push(item);
-      const abandoned = await reader.abandonedWhileUncertain(left.filter((item) => item.state === 'failed').map((item) => item.id));
-      const due = left.filter((item) => retriedFromEarlierRun({
-        kind: item.kind, state: item.state, taskId: item.taskId, errorStatus: item.lastError?.status, reservedUsd: item.reservedUsd,
-        abandonedWhileUncertain: abandoned.has(item.id),
-      }, policy));
-      return { changes: due.map((item) => ({ ...requeueChange(item, { by: 'retry-policy', retry: 1 }), expect: item.state })), result: due };
+      const abandoned = await reader.abandonedWhileUncertain(
+        left.filter((item) => item.state === 'failed').map((item) => item.id),
+      );
+      const due = left.filter((item) =>
+        retriedFromEarlierRun(
+          {
+            kind: item.kind,
+            state: item.state,
+            taskId: item.taskId,
+            errorStatus: item.lastError?.status,
+            reservedUsd: item.reservedUsd,
+            abandonedWhileUncertain: abandoned.has(item.id),
+          },
+          policy,
+        ),
+      );
+      return {
+        changes: due.map((item) => ({ ...requeueChange(item, { by: 'retry-policy', retry: 1 }), expect: item.state })),
+        result: due,
+      };
     });
     for (const item of requeued) {
       this.sent.set(item.id, 1);
@@ -89,44 +119,72 @@ export class AutoRetries {
       ctx.events.emit('transition', { ...item, ...requeueChange(item).patch, state: 'pending' }, item.state);
     }
     if (requeued.length > 0) {
-      const ids = requeued.slice(0, 20).map((item) => `'${item.id}'`).join(', ');
+      const ids = requeued
+        .slice(0, 20)
+        .map((item) => `'${item.id}'`)
+        .join(', ');
       const more = requeued.length > 20 ? ` and ${requeued.length - 20} more` : '';
-      log(ctx, `sending ${requeued.length} item(s) an earlier run left failed (refunded) or refused with a transient code again (--retry-failed, retry 1 of ${policy.retryFailed}): ${ids}${more}`);
+      log(
+        ctx,
+        `sending ${requeued.length} item(s) an earlier run left failed (refunded) or refused with a transient code again (--retry-failed, retry 1 of ${policy.retryFailed}): ${ids}${more}`,
+      );
     }
   }
 
   private hear(item: Item, from: ItemState | undefined): void {
     const sent = this.sent.get(item.id) ?? 0;
-    const event = autoRetryEvent({
-      kind: item.kind, state: item.state, from, errorStatus: item.lastError?.status, autoResubmits: item.autoResubmits,
-    }, sent, this.policy);
+    const event = autoRetryEvent(
+      {
+        kind: item.kind,
+        state: item.state,
+        from,
+        errorStatus: item.lastError?.status,
+        autoResubmits: item.autoResubmits,
+      },
+      sent,
+      this.policy,
+    );
     if (!event) return;
     const retry = event === 'resubmit' ? item.autoResubmits + 1 : sent + 1;
-    this.scheduled.set(item.id, { at: this.ctx.clock.now() + autoRetryDelayMs(retry, this.policy), item, event, retry });
+    this.scheduled.set(item.id, {
+      at: this.ctx.clock.now() + autoRetryDelayMs(retry, this.policy),
+      item,
+      event,
+      retry,
+    });
     this.nudge();
   }
 
   private async sendAgain(due: readonly Scheduled[]): Promise<void> {
     const { ctx } = this;
-    await Promise.all(due.map(async ({ item, event, retry }) => {
-      this.scheduled.delete(item.id);
-      const change: Change = event === 'requeue'
-        ? { ...requeueChange(item, { by: 'retry-policy', retry }), expect: item.state }
-        : {
-          id: item.id, event: 'resubmit', expect: 'uncertain', patch: { autoResubmits: retry, reservedUsd: 0 },
-          detail: { reason: 'auto-resubmit of an uncertain text item (opt-in)', autoResubmits: retry },
-        };
-      try {
-        const updated = await ctx.commits.write(change, item);
-        if (event === 'requeue') this.sent.set(item.id, retry);
-        (event === 'requeue' ? this.requeued : this.resubmitted).push(item.id);
-        log(ctx, event === 'requeue'
-          ? `sending ${item.kind} item '${item.id}' again (retry ${retry} of ${this.policy.retryFailed}, --retry-failed): ${item.state === 'failed' ? 'its task failed and was refunded' : `refused with ${item.lastError?.status ?? '?'}, a transient code`}`
-          : `resubmitting uncertain ${item.kind} item '${item.id}' (opt-in policy; a duplicate may be billed)`);
-        ctx.events.emit('transition', updated, item.state);
-      } catch (err) {
-        if (!changedElsewhere(ctx, err)) throw err;
-      }
-    }));
+    await Promise.all(
+      due.map(async ({ item, event, retry }) => {
+        this.scheduled.delete(item.id);
+        const change: Change =
+          event === 'requeue'
+            ? { ...requeueChange(item, { by: 'retry-policy', retry }), expect: item.state }
+            : {
+                id: item.id,
+                event: 'resubmit',
+                expect: 'uncertain',
+                patch: { autoResubmits: retry, reservedUsd: 0 },
+                detail: { reason: 'auto-resubmit of an uncertain text item (opt-in)', autoResubmits: retry },
+              };
+        try {
+          const updated = await ctx.commits.write(change, item);
+          if (event === 'requeue') this.sent.set(item.id, retry);
+          (event === 'requeue' ? this.requeued : this.resubmitted).push(item.id);
+          log(
+            ctx,
+            event === 'requeue'
+              ? `sending ${item.kind} item '${item.id}' again (retry ${retry} of ${this.policy.retryFailed}, --retry-failed): ${item.state === 'failed' ? 'its task failed and was refunded' : `refused with ${item.lastError?.status ?? '?'}, a transient code`}`
+              : `resubmitting uncertain ${item.kind} item '${item.id}' (opt-in policy; a duplicate may be billed)`,
+          );
+          ctx.events.emit('transition', updated, item.state);
+        } catch (err) {
+          if (!changedElsewhere(ctx, err)) throw err;
+        }
+      }),
+    );
   }
 }

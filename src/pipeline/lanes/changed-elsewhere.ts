@@ -7,6 +7,9 @@ import { log, type RunContext } from '../context.js';
 /** True (and logged) when `err` is a stale change: the caller drops the row from this run. */
 export function changedElsewhere(ctx: RunContext, err: unknown): err is StaleTransitionError {
   if (!(err instanceof StaleTransitionError)) return false;
-  log(ctx, `item '${err.itemId}' was changed outside this run (now ${err.actual ?? 'in another state'}) before its '${err.event}' was written; dropped from this run`);
+  log(
+    ctx,
+    `item '${err.itemId}' was changed outside this run (now ${err.actual ?? 'in another state'}) before its '${err.event}' was written; dropped from this run`,
+  );
   return true;
 }

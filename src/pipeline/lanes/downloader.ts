@@ -27,7 +27,10 @@ export class Downloader {
   private readonly finishing = new Set<Promise<void>>();
   private failures = 0;
 
-  constructor(private readonly ctx: RunContext, private readonly outputs?: OutputStop) {
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly outputs?: OutputStop,
+  ) {
     this.lane = new PQueue({ concurrency: ctx.settings.downloadConcurrency });
   }
 
@@ -93,17 +96,29 @@ export class Downloader {
     const dest = outputPathFor(ctx.settings.outDir, item.id, '.mp4');
     try {
       const taskId = item.taskId;
-      const file = await pacedFollowUp(ctx.pacers, ctx.hardStop.signal, (onWire) => ctx.gateway.download(taskId, dest, {
-        resultUrl: item.resultUrl ?? undefined, signal: ctx.hardStop.signal, onReceived: () => { onWire(); onReceived(); },
-      }));
+      const file = await pacedFollowUp(ctx.pacers, ctx.hardStop.signal, (onWire) =>
+        ctx.gateway.download(taskId, dest, {
+          resultUrl: item.resultUrl ?? undefined,
+          signal: ctx.hardStop.signal,
+          onReceived: () => {
+            onWire();
+            onReceived();
+          },
+        }),
+      );
       // The file is already durable under its name; losing this record to a power cut would only mean
       // downloading it again. It is made durable at the end of the run (the journal's flush()), which
       // keeps the disk's flush, stuck behind the videos' writeback, off the event loop.
-      const updated = await ctx.commits.write({
-        id: item.id, event: 'store',
-        patch: { outputPath: dest, sha256: file.sha256, bytes: file.bytes, lastError: null },
-        detail: { bytes: file.bytes, sha256: file.sha256, source: file.source },
-      }, item, { durability: 'relaxed' });
+      const updated = await ctx.commits.write(
+        {
+          id: item.id,
+          event: 'store',
+          patch: { outputPath: dest, sha256: file.sha256, bytes: file.bytes, lastError: null },
+          detail: { bytes: file.bytes, sha256: file.sha256, source: file.source },
+        },
+        item,
+        { durability: 'relaxed' },
+      );
       ctx.events.emit('transition', updated, 'succeeded');
     } catch (err) {
       // Cut, or failing while the run stops (a dead gateway): the next run downloads it; one line said why.

@@ -19,10 +19,14 @@ const RESUBMITTABLE: readonly ItemState[] = ['uncertain', 'submitting'];
  * with how many more there are; undefined when every row a run may send is priced.
  */
 export async function unpricedHeldRows(
-  journal: Pick<JournalStore, 'modelGroups'>, pricing: PricingTable, pricingSource: string, resubmitUncertainText: boolean,
+  journal: Pick<JournalStore, 'modelGroups'>,
+  pricing: PricingTable,
+  pricingSource: string,
+  resubmitUncertainText: boolean,
 ): Promise<string | undefined> {
   const groups = await journal.modelGroups(SENDABLE);
-  if (resubmitUncertainText) groups.push(...(await journal.modelGroups(RESUBMITTABLE)).filter((group) => group.kind !== 'video'));
+  if (resubmitUncertainText)
+    groups.push(...(await journal.modelGroups(RESUBMITTABLE)).filter((group) => group.kind !== 'video'));
   const gaps: Array<{ group: ModelGroup; issue: RowIssue }> = [];
   for (const group of groups) {
     const issue = heldRowPriceIssue(group.kind as ItemKind, group.model ?? '', group.resolution, pricing);
@@ -33,14 +37,20 @@ export async function unpricedHeldRows(
   const more = gaps.reduce((n, gap) => n + gap.group.rows, 0) - 1;
   const held = `the journal holds this row ${group.first.state}${more > 0 ? `, and ${more} more unpriced row(s) a run may send` : ''}`;
   return formatRowError({
-    file: group.first.sourceFile, line: group.first.sourceLine, id: group.first.id, ...(issue.field !== undefined ? { field: issue.field } : {}),
+    file: group.first.sourceFile,
+    line: group.first.sourceLine,
+    id: group.first.id,
+    ...(issue.field !== undefined ? { field: issue.field } : {}),
     reason: `${issue.reason} (pricing: ${pricingSource}; ${held})`,
   });
 }
 
 /** A run's start: a held row it may send that the table cannot price is a ConfigError (exit 2), before anything changes. */
 export async function refuseUnpricedHeldRows(
-  journal: Pick<JournalStore, 'modelGroups'>, pricing: PricingTable, pricingSource: string, resubmitUncertainText: boolean,
+  journal: Pick<JournalStore, 'modelGroups'>,
+  pricing: PricingTable,
+  pricingSource: string,
+  resubmitUncertainText: boolean,
 ): Promise<void> {
   const line = await unpricedHeldRows(journal, pricing, pricingSource, resubmitUncertainText);
   if (line !== undefined) throw new ConfigError(line);
@@ -51,11 +61,19 @@ export async function refuseUnpricedHeldRows(
  * another runner's ingest) and that the table cannot price. A ConfigError for the run to stop on, not a
  * bug; undefined when the row is priced.
  */
-export function unpricedRowError(item: Pick<Item, 'id' | 'kind' | 'model' | 'resolution' | 'sourceFile' | 'sourceLine'>, pricing: PricingTable): ConfigError | undefined {
+export function unpricedRowError(
+  item: Pick<Item, 'id' | 'kind' | 'model' | 'resolution' | 'sourceFile' | 'sourceLine'>,
+  pricing: PricingTable,
+): ConfigError | undefined {
   const issue = heldRowPriceIssue(item.kind, item.model, item.resolution, pricing);
   if (issue === undefined) return undefined;
-  return new ConfigError(formatRowError({
-    file: item.sourceFile, line: item.sourceLine, id: item.id, ...(issue.field !== undefined ? { field: issue.field } : {}),
-    reason: `${issue.reason} (it became sendable during this run, after the pricing check at its start: nothing more is sent)`,
-  }));
+  return new ConfigError(
+    formatRowError({
+      file: item.sourceFile,
+      line: item.sourceLine,
+      id: item.id,
+      ...(issue.field !== undefined ? { field: issue.field } : {}),
+      reason: `${issue.reason} (it became sendable during this run, after the pricing check at its start: nothing more is sent)`,
+    }),
+  );
 }

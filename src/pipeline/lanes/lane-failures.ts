@@ -27,7 +27,10 @@ export class LaneFailures {
     this.tripped = true;
     this.first = err;
     const message = printable(err instanceof Error ? err.message : String(err)).slice(0, MESSAGE_CHARS);
-    this.ctx.events.emit('log', `stopping: ${message}; no new submissions, polls or downloads; answers in flight are kept in the journal`);
+    this.ctx.events.emit(
+      'log',
+      `stopping: ${message}; no new submissions, polls or downloads; answers in flight are kept in the journal`,
+    );
     this.ctx.submitStop.abort('internal error');
     this.ctx.stop.abort('internal error');
   }

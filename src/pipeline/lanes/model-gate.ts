@@ -15,7 +15,10 @@ interface ModelState {
 export class ModelGate {
   private readonly models = new Map<string, ModelState>();
 
-  constructor(limits: ModelLimits, private readonly clock: Clock) {
+  constructor(
+    limits: ModelLimits,
+    private readonly clock: Clock,
+  ) {
     for (const [model, limit] of limits) {
       this.models.set(model, { limit, window: limit.rpm ? rateWindow(limit.rpm) : undefined, inFlight: 0, starts: [] });
     }

@@ -18,7 +18,9 @@ export class ModelLanes {
   private count = 0;
 
   constructor(
-    private readonly gate: ModelGate, private readonly clock: Clock, private readonly dispatch: Dispatch,
+    private readonly gate: ModelGate,
+    private readonly clock: Clock,
+    private readonly dispatch: Dispatch,
     /** Aborted when the run stops sending: waiting rows are let go (they stay pending for a later run). */
     private readonly stop: AbortSignal,
   ) {
@@ -77,10 +79,13 @@ export class ModelLanes {
   private wakeAfter(model: string, ms: number): void {
     if (this.timers.has(model)) return;
     this.timers.add(model);
-    this.clock.sleep(ms, this.stop).catch(() => undefined).finally(() => {
-      this.timers.delete(model);
-      this.pump();
-    });
+    this.clock
+      .sleep(ms, this.stop)
+      .catch(() => undefined)
+      .finally(() => {
+        this.timers.delete(model);
+        this.pump();
+      });
   }
 
   private change(): Promise<void> {

@@ -8,12 +8,12 @@ import type { Change, Item } from '../../journal/index.js';
 import { answeredTaskIds } from './task-ids.js';
 
 export type FollowUp =
-  | { kind: 'poll' }                       // a video task exists: poll it
-  | { kind: 'results' }                    // a chat/responses body arrived: rebuild results.jsonl
-  | { kind: 'retry'; delayMs: number }     // the gateway kept nothing: send again after the delay
-  | { kind: 'give-up' }                    // retryable, but the attempts are spent: left pending for a later run
-  | { kind: 'stop-balance' }               // 402: stop every submission
-  | { kind: 'stop-auth' }                  // 401: the key is refused; no row is to blame
+  | { kind: 'poll' } // a video task exists: poll it
+  | { kind: 'results' } // a chat/responses body arrived: rebuild results.jsonl
+  | { kind: 'retry'; delayMs: number } // the gateway kept nothing: send again after the delay
+  | { kind: 'give-up' } // retryable, but the attempts are spent: left pending for a later run
+  | { kind: 'stop-balance' } // 402: stop every submission
+  | { kind: 'stop-auth' } // 401: the key is refused; no row is to blame
   | { kind: 'none' };
 
 export interface OutcomePlan {
@@ -28,14 +28,22 @@ export interface OutcomePlan {
  * the ratio the gateway was seen charging above the pricing table; a text answer, whose usage says
  * nothing of its price, is booked at the table's price times it (textAtDrift).
  */
-export function planOutcome(item: Item, outcome: SendOutcome, attempt: number, lastAttempt: number, driftRatio = 1): OutcomePlan {
+export function planOutcome(
+  item: Item,
+  outcome: SendOutcome,
+  attempt: number,
+  lastAttempt: number,
+  driftRatio = 1,
+): OutcomePlan {
   const reserved = item.reservedUsd;
   switch (outcome.kind) {
     case 'accepted': {
       const ids = answeredTaskIds(outcome.body);
       return {
         change: {
-          id: item.id, event: 'accept', patch: { taskId: outcome.taskId, lastError: null, ...(ids ? { response: ids } : {}) },
+          id: item.id,
+          event: 'accept',
+          patch: { taskId: outcome.taskId, lastError: null, ...(ids ? { response: ids } : {}) },
           detail: { taskId: outcome.taskId, attempt, ...(ids ? { taskIds: ids.task_ids } : {}) },
         },
         money: { hold: true },
@@ -48,14 +56,22 @@ export function planOutcome(item: Item, outcome: SendOutcome, attempt: number, l
       const booked = settled.unmetered ? { usd: settled.usd } : textAtDrift(settled.usd, driftRatio);
       return {
         change: {
-          id: item.id, event: 'complete',
+          id: item.id,
+          event: 'complete',
           patch: {
-            response: outcome.body, responseStatus: outcome.status, requestId: outcome.requestId ?? null,
-            actualUsd: booked.usd, reservedUsd: 0, totalTokens: settled.totalTokens, lastError: booked.note ? { message: booked.note } : null,
+            response: outcome.body,
+            responseStatus: outcome.status,
+            requestId: outcome.requestId ?? null,
+            actualUsd: booked.usd,
+            reservedUsd: 0,
+            totalTokens: settled.totalTokens,
+            lastError: booked.note ? { message: booked.note } : null,
             ...(settled.unmetered ? { unmetered: true } : {}),
           },
           detail: {
-            attempt, actualUsd: booked.usd, ...(settled.unmetered ? { unmetered: true } : {}),
+            attempt,
+            actualUsd: booked.usd,
+            ...(settled.unmetered ? { unmetered: true } : {}),
             ...(booked.note ? { tableUsd: settled.usd, driftRatio } : {}),
           },
         },
@@ -67,25 +83,45 @@ export function planOutcome(item: Item, outcome: SendOutcome, attempt: number, l
       if (outcome.error.status === 401) {
         // A refused key says nothing about the row: it goes back to pending, and the run stops.
         return {
-          change: { id: item.id, event: 'retry', patch: { reservedUsd: 0, lastError: errorSummary(outcome.error) }, detail: { attempt, status: 401 } },
+          change: {
+            id: item.id,
+            event: 'retry',
+            patch: { reservedUsd: 0, lastError: errorSummary(outcome.error) },
+            detail: { attempt, status: 401 },
+          },
           money: { release: reserved },
           followUp: { kind: 'stop-auth' },
         };
       }
       return {
-        change: { id: item.id, event: 'reject', patch: { reservedUsd: 0, lastError: errorSummary(outcome.error) }, detail: { attempt, status: outcome.error.status } },
+        change: {
+          id: item.id,
+          event: 'reject',
+          patch: { reservedUsd: 0, lastError: errorSummary(outcome.error) },
+          detail: { attempt, status: outcome.error.status },
+        },
         money: { release: reserved },
         followUp: { kind: 'none' },
       };
     case 'insufficient_balance':
       return {
-        change: { id: item.id, event: 'defer', patch: { reservedUsd: 0, lastError: errorSummary(outcome.error) }, detail: { attempt, reason: 'gateway balance (402)' } },
+        change: {
+          id: item.id,
+          event: 'defer',
+          patch: { reservedUsd: 0, lastError: errorSummary(outcome.error) },
+          detail: { attempt, reason: 'gateway balance (402)' },
+        },
         money: { release: reserved },
         followUp: { kind: 'stop-balance' },
       };
     case 'retry':
       return {
-        change: { id: item.id, event: 'retry', patch: { reservedUsd: 0, lastError: errorSummary(outcome.error) }, detail: { attempt, delayMs: outcome.delayMs, ...retryStatus(outcome.error) } },
+        change: {
+          id: item.id,
+          event: 'retry',
+          patch: { reservedUsd: 0, lastError: errorSummary(outcome.error) },
+          detail: { attempt, delayMs: outcome.delayMs, ...retryStatus(outcome.error) },
+        },
         money: { release: reserved },
         followUp: attempt < lastAttempt ? { kind: 'retry', delayMs: outcome.delayMs } : { kind: 'give-up' },
       };
@@ -95,8 +131,14 @@ export function planOutcome(item: Item, outcome: SendOutcome, attempt: number, l
       const message = `answer larger than --max-response-bytes (${outcome.limit} bytes)`;
       return {
         change: {
-          id: item.id, event: 'oversize',
-          patch: { actualUsd: reserved, reservedUsd: 0, responseStatus: outcome.status, lastError: { status: outcome.status, code: 'response_too_large', message } },
+          id: item.id,
+          event: 'oversize',
+          patch: {
+            actualUsd: reserved,
+            reservedUsd: 0,
+            responseStatus: outcome.status,
+            lastError: { status: outcome.status, code: 'response_too_large', message },
+          },
           detail: { attempt, limit: outcome.limit, actualUsd: reserved },
         },
         money: { settle: { reserved, actual: reserved } },

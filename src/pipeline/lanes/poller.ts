@@ -14,7 +14,14 @@ import { pacedFollowUp } from '../pacing/request-pacers.js';
 import { taskIdsOf } from './task-ids.js';
 
 /** `taskId`: the id polled next, one of `ids` (every id the submission answer named). */
-interface Due { at: number; itemId: string; taskId: string; ids: readonly string[]; failures: number; notFound: number }
+interface Due {
+  at: number;
+  itemId: string;
+  taskId: string;
+  ids: readonly string[];
+  failures: number;
+  notFound: number;
+}
 
 const MAX_ERROR_BACKOFF_MS = 60_000;
 /** 404s per id before a task is taken for unknown to the gateway (expired, or never this key's). */
@@ -37,7 +44,10 @@ export class Poller {
   /** Told each time a poll leaves the lane (the retry policy waits for the last task to end). */
   onPollDone: (() => void) | undefined;
 
-  constructor(private readonly ctx: RunContext, private readonly onSucceeded: (item: Item) => void) {
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly onSucceeded: (item: Item) => void,
+  ) {
     this.lane = new PQueue({ concurrency: ctx.settings.pollConcurrency });
     // 'next' fires after a poll has left the lane's count, so the loop sees the lane as it now is.
     this.lane.on('next', () => {
@@ -79,9 +89,11 @@ export class Poller {
       if (next && next.at <= now) {
         this.heap.pop();
         await this.lane.onSizeLessThan(ctx.settings.pollConcurrency);
-        this.lane.add(() => this.pollOnce(next)).catch((err: unknown) => {
-          if (!changedElsewhere(ctx, err)) ctx.laneFailed(err);
-        });
+        this.lane
+          .add(() => this.pollOnce(next))
+          .catch((err: unknown) => {
+            if (!changedElsewhere(ctx, err)) ctx.laneFailed(err);
+          });
         continue;
       }
       const waitMs = next ? next.at - now : 60_000;
@@ -99,7 +111,10 @@ export class Poller {
 
   private nextAt(failures: number): number {
     const { pollIntervalMs } = this.ctx.settings;
-    const base = failures === 0 ? pollIntervalMs : Math.min(pollIntervalMs * 2 ** failures, Math.max(MAX_ERROR_BACKOFF_MS, pollIntervalMs));
+    const base =
+      failures === 0
+        ? pollIntervalMs
+        : Math.min(pollIntervalMs * 2 ** failures, Math.max(MAX_ERROR_BACKOFF_MS, pollIntervalMs));
     const jitter = 1 - this.ctx.random() * JITTER;
     return this.ctx.clock.now() + base * jitter;
   }
@@ -131,7 +146,8 @@ export class Poller {
       } else {
         this.reschedule({ ...due, failures });
       }
-      if (failures === 1 || failures % 10 === 0) log(ctx, `poll of task ${due.taskId} (item '${due.itemId}') failed: ${summary.message}`);
+      if (failures === 1 || failures % 10 === 0)
+        log(ctx, `poll of task ${due.taskId} (item '${due.itemId}') failed: ${summary.message}`);
       await ctx.journal.annotate(due.itemId, { lastError: summary }, 'poll-error');
       ctx.events.emit('laneError', 'poll', summary);
       return;
@@ -141,9 +157,15 @@ export class Poller {
     const answeredBy = due.taskId !== item.taskId ? { taskId: due.taskId } : {};
     if (status.phase === 'pending' || status.phase === 'running') {
       if (item.state === 'submitted' && status.phase === 'running') {
-        const updated = await ctx.commits.write({
-          id: item.id, event: 'progress', patch: answeredBy, detail: { status: status.rawStatus, progress: status.progress },
-        }, item);
+        const updated = await ctx.commits.write(
+          {
+            id: item.id,
+            event: 'progress',
+            patch: answeredBy,
+            detail: { status: status.rawStatus, progress: status.progress },
+          },
+          item,
+        );
         ctx.events.emit('transition', updated, 'submitted');
       }
       this.reschedule({ ...due, failures: 0, notFound: 0 });
@@ -165,13 +187,20 @@ export class Poller {
     const { ctx } = this;
     const ids = due.ids.join(' / ');
     const lastError = {
-      ...summary, status: 404,
+      ...summary,
+      status: 404,
       message: `task ${ids} unknown to the gateway (404 x${notFound}): it may have been billed; decide with \`gbatch resolve\``,
     };
     const item = (await ctx.journal.get(due.itemId))!;
-    const updated = await ctx.commits.write({ id: item.id, event: 'vanish', patch: { lastError }, detail: { taskIds: due.ids, notFound } }, item);
+    const updated = await ctx.commits.write(
+      { id: item.id, event: 'vanish', patch: { lastError }, detail: { taskIds: due.ids, notFound } },
+      item,
+    );
     ctx.budget.hold();
-    log(ctx, `task ${ids} (item '${due.itemId}') is unknown to the gateway for this key (404 x${notFound}): the row is uncertain; decide with \`gbatch resolve\``);
+    log(
+      ctx,
+      `task ${ids} (item '${due.itemId}') is unknown to the gateway for this key (404 x${notFound}): the row is uncertain; decide with \`gbatch resolve\``,
+    );
     ctx.events.emit('laneError', 'poll', lastError);
     ctx.events.emit('transition', updated, item.state);
   }
@@ -179,13 +208,20 @@ export class Poller {
   private finish(item: Item, status: TaskStatus): Change {
     // Without total_tokens (and no charge of the gateway's own): unmetered, booked at its reservation (the bound).
     const metered = meterVideoSuccess({
-      totalTokens: status.totalTokens, finalResolution: status.finalResolution, gatewayChargeUsd: status.gatewayChargeUsd,
-      requestedResolution: billingResolution(item.resolution ?? undefined), hasReferenceVideo: item.hasReferenceVideo,
-      snapshot: item.priceSnapshot as PriceSnapshot, reservedUsd: item.reservedUsd,
+      totalTokens: status.totalTokens,
+      finalResolution: status.finalResolution,
+      gatewayChargeUsd: status.gatewayChargeUsd,
+      requestedResolution: billingResolution(item.resolution ?? undefined),
+      hasReferenceVideo: item.hasReferenceVideo,
+      snapshot: item.priceSnapshot as PriceSnapshot,
+      reservedUsd: item.reservedUsd,
     });
-    const note = status.totalTokens !== undefined ? undefined : metered.unmetered
-      ? 'unmetered: the gateway reported no total_tokens; booked at the reservation (the most it can bill)'
-      : "the gateway reported no total_tokens: actual taken from the gateway's reported charge";
+    const note =
+      status.totalTokens !== undefined
+        ? undefined
+        : metered.unmetered
+          ? 'unmetered: the gateway reported no total_tokens; booked at the reservation (the most it can bill)'
+          : "the gateway reported no total_tokens: actual taken from the gateway's reported charge";
     const actualUsd = metered.usd;
     this.ctx.budget.settle(item.reservedUsd, actualUsd);
     // Charged above the pricing table: later reservations are scaled by the ratio, said once per new high.
@@ -193,15 +229,26 @@ export class Poller {
       log(this.ctx, priceDriftLine(item, metered.tableUsd!, actualUsd, metered.driftRatio));
     }
     return {
-      id: item.id, event: 'finish',
+      id: item.id,
+      event: 'finish',
       patch: {
-        totalTokens: status.totalTokens ?? null, finalResolution: status.finalResolution ?? null, actualUsd, reservedUsd: 0,
-        gatewayChargeUsd: status.gatewayChargeUsd ?? null, resultUrl: status.resultUrl ?? null,
-        lastError: note ? { message: note } : null, ...(metered.unmetered ? { unmetered: true } : {}),
+        totalTokens: status.totalTokens ?? null,
+        finalResolution: status.finalResolution ?? null,
+        actualUsd,
+        reservedUsd: 0,
+        gatewayChargeUsd: status.gatewayChargeUsd ?? null,
+        resultUrl: status.resultUrl ?? null,
+        lastError: note ? { message: note } : null,
+        ...(metered.unmetered ? { unmetered: true } : {}),
       },
       detail: {
-        status: status.rawStatus, totalTokens: status.totalTokens, actualUsd, ...(metered.unmetered ? { unmetered: true } : {}),
-        ...(metered.tableUsd !== undefined ? { tableUsd: metered.tableUsd, gatewayChargeUsd: status.gatewayChargeUsd } : {}),
+        status: status.rawStatus,
+        totalTokens: status.totalTokens,
+        actualUsd,
+        ...(metered.unmetered ? { unmetered: true } : {}),
+        ...(metered.tableUsd !== undefined
+          ? { tableUsd: metered.tableUsd, gatewayChargeUsd: status.gatewayChargeUsd }
+          : {}),
       },
     };
   }
@@ -210,8 +257,14 @@ export class Poller {
     // A failed task is refunded in full by the gateway (spec 8.3.4).
     this.ctx.budget.settle(item.reservedUsd, 0);
     return {
-      id: item.id, event: 'fail',
-      patch: { actualUsd: 0, reservedUsd: 0, gatewayChargeUsd: status.gatewayChargeUsd ?? null, lastError: { message: status.failReason ?? `task ${status.rawStatus}` } },
+      id: item.id,
+      event: 'fail',
+      patch: {
+        actualUsd: 0,
+        reservedUsd: 0,
+        gatewayChargeUsd: status.gatewayChargeUsd ?? null,
+        lastError: { message: status.failReason ?? `task ${status.rawStatus}` },
+      },
       detail: { status: status.rawStatus, reason: status.failReason },
     };
   }

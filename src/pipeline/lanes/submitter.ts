@@ -6,7 +6,15 @@ import { backoffDelay, DEFAULT_BACKOFF } from '../../core/retry.js';
 import { snapshotPrice } from '../../core/settlement.js';
 import type { SendOutcome } from '../../gateway/client.js';
 import { GatewayTransportError } from '../../gateway/errors.js';
-import { BudgetExceededError, JobCancelledError, LockLostError, staleAfterMs, type Change, type Item, type JobCancel } from '../../journal/index.js';
+import {
+  BudgetExceededError,
+  JobCancelledError,
+  LockLostError,
+  staleAfterMs,
+  type Change,
+  type Item,
+  type JobCancel,
+} from '../../journal/index.js';
 import { cancelledError, cancelLine } from '../stops/cancel-watch.js';
 import { changedElsewhere } from './changed-elsewhere.js';
 import { unrecordedOutcome, type UnrecordedOutcome } from '../ending/unrecorded.js';
@@ -57,7 +65,10 @@ export class Submitter {
   private readonly modelLanes: ModelLanes | undefined;
   private readonly modelPacers = new Map<string, SendPacer>();
 
-  constructor(private readonly ctx: RunContext, private readonly hooks: SubmitterHooks) {
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly hooks: SubmitterHooks,
+  ) {
     this.stopped = abortPromise(ctx.submitStop.signal);
     const { concurrency, rpm } = ctx.settings;
     // --rpm twice: the queue starts work at the pace, so items wait as pending rather than after their
@@ -68,8 +79,14 @@ export class Submitter {
     const limits = ctx.settings.modelLimits;
     if (limits && limits.size > 0) {
       this.modelGate = new ModelGate(limits, ctx.clock);
-      this.modelLanes = new ModelLanes(this.modelGate, ctx.clock, (item, release) => this.handOver(item, release), ctx.submitStop.signal);
-      for (const [model, limit] of limits) if (limit.rpm) this.modelPacers.set(model, new SendPacer(rateWindow(limit.rpm), ctx.clock));
+      this.modelLanes = new ModelLanes(
+        this.modelGate,
+        ctx.clock,
+        (item, release) => this.handOver(item, release),
+        ctx.submitStop.signal,
+      );
+      for (const [model, limit] of limits)
+        if (limit.rpm) this.modelPacers.set(model, new SendPacer(rateWindow(limit.rpm), ctx.clock));
     }
   }
 
@@ -92,7 +109,10 @@ export class Submitter {
     let after = 0;
     outer: for (;;) {
       // Among runners sharing a job, a claim is about what this runner can send soon: turns, not hoards.
-      const page = await ctx.journal.claimPending(ctx.journal.capabilities.sharedRunners ? Math.min(PAGE, ctx.settings.concurrency * 2) : PAGE, after);
+      const page = await ctx.journal.claimPending(
+        ctx.journal.capabilities.sharedRunners ? Math.min(PAGE, ctx.settings.concurrency * 2) : PAGE,
+        after,
+      );
       if (page.length === 0) break;
       for (const item of page) {
         after = item.seq;
@@ -122,7 +142,10 @@ export class Submitter {
     try {
       const reservation = await this.reserve(item);
       if (!reservation) return release();
-      this.queue.add(() => this.submit(item, reservation)).catch((err: unknown) => this.fail(err)).finally(release);
+      this.queue
+        .add(() => this.submit(item, reservation))
+        .catch((err: unknown) => this.fail(err))
+        .finally(release);
     } catch (err) {
       release();
       this.fail(err);
@@ -192,15 +215,28 @@ export class Submitter {
       item = intent;
       ctx.events.emit('transition', item, 'pending');
       const outcome = await this.send(item, attempt, reservation.request);
-      if (outcome.kind === 'ambiguous' && outcome.error instanceof GatewayTransportError && outcome.error.code === 'GBATCH_ABORTED') this.cut++;
+      if (
+        outcome.kind === 'ambiguous' &&
+        outcome.error instanceof GatewayTransportError &&
+        outcome.error.code === 'GBATCH_ABORTED'
+      )
+        this.cut++;
       // --max-attempts counts this run's attempts: a row left pending by an earlier run (or sent again by
       // `retry`) gets a fresh allowance, while its attempt numbers keep counting in the journal.
-      const plan = planOutcome(item, outcome, attempt, claimed.attempts + ctx.settings.maxSubmitAttempts, ctx.budget.driftRatio);
+      const plan = planOutcome(
+        item,
+        outcome,
+        attempt,
+        claimed.attempts + ctx.settings.maxSubmitAttempts,
+        ctx.budget.driftRatio,
+      );
       this.moveMoney(plan);
       const next = plan.followUp;
       // Stops take effect at once, before the outcome is even written: no other request may leave.
-      if (next.kind === 'stop-balance') this.stopFor('balance', `the gateway's balance ran out (402): no further submissions`);
-      else if (next.kind === 'stop-auth') this.stopFor('auth', 'the gateway refused the API key (401): no further submissions; check GATEWAY_API_KEY');
+      if (next.kind === 'stop-balance')
+        this.stopFor('balance', `the gateway's balance ran out (402): no further submissions`);
+      else if (next.kind === 'stop-auth')
+        this.stopFor('auth', 'the gateway refused the API key (401): no further submissions; check GATEWAY_API_KEY');
       const written = ctx.commits.write(plan.change, item);
       const unrecorded = unrecordedOutcome(plan.change, attempt);
       if (unrecorded) {
@@ -211,7 +247,10 @@ export class Submitter {
       if (next.kind !== 'retry') {
         // The outcome's follow-ups wait for it to be durable; the lane's slot does not: the next
         // request depends on nothing here but the budget, which moved above.
-        this.settle(written.then((updated) => this.followUp(updated, next, attempt)), plan.change);
+        this.settle(
+          written.then((updated) => this.followUp(updated, next, attempt)),
+          plan.change,
+        );
         return;
       }
       item = await written;
@@ -228,25 +267,40 @@ export class Submitter {
   }
 
   /** The attempt's intent in the journal, its reservation with it; 'no-headroom' when the job's budget (other runners' reservations) refused it. */
-  private async writeIntent(item: Item, attempt: number, reservation: Reservation): Promise<Item | 'refused' | 'no-headroom'> {
+  private async writeIntent(
+    item: Item,
+    attempt: number,
+    reservation: Reservation,
+  ): Promise<Item | 'refused' | 'no-headroom'> {
     const { ctx } = this;
     try {
-      const written = await ctx.commits.write({
-        id: item.id,
-        event: 'submit',
-        patch: { attempts: attempt, reservedUsd: reservation.usd, priceSnapshot: snapshotPrice(item.kind, item.model, ctx.pricing) },
-        detail: {
-          attempt, ...(reservation.outputCapAdded ? { outputCapAdded: reservation.outputCapAdded } : {}),
-          ...(reservation.durationAdded ? { durationAdded: reservation.durationAdded } : {}),
+      const written = await ctx.commits.write(
+        {
+          id: item.id,
+          event: 'submit',
+          patch: {
+            attempts: attempt,
+            reservedUsd: reservation.usd,
+            priceSnapshot: snapshotPrice(item.kind, item.model, ctx.pricing),
+          },
+          detail: {
+            attempt,
+            ...(reservation.outputCapAdded ? { outputCapAdded: reservation.outputCapAdded } : {}),
+            ...(reservation.durationAdded ? { durationAdded: reservation.durationAdded } : {}),
+          },
         },
-      }, item, { urgent: true });
+        item,
+        { urgent: true },
+      );
       ctx.budget.recorded(reservation.usd);
       return written;
     } catch (err) {
       ctx.budget.unsent(reservation.usd); // never sent: its reservation goes back
       if (err instanceof JobCancelledError) {
         // Cancelled before this intent was written: the row never leaves; it is cancelled with the rest.
-        this.jobCancelled(await ctx.journal.jobCancel().catch(() => undefined) ?? { at: ctx.clock.now(), reason: '' });
+        this.jobCancelled(
+          (await ctx.journal.jobCancel().catch(() => undefined)) ?? { at: ctx.clock.now(), reason: '' },
+        );
         return 'refused';
       }
       if (err instanceof BudgetExceededError) return 'no-headroom';
@@ -267,14 +321,22 @@ export class Submitter {
 
   /** `answer`: the outcome being written; one the journal could not take is named with its task id, the last trace of it. */
   private settle(work: Promise<void>, answer: Change): void {
-    const tracked = work.catch((err: unknown) => {
-      if (changedElsewhere(this.ctx, err)) return;
-      if (answer.event === 'accept' || answer.event === 'complete') {
-        const what = answer.event === 'accept' ? `was accepted as task ${String(answer.patch?.taskId)}` : 'was answered (and may be billed)';
-        log(this.ctx, `item '${answer.id}' ${what}, but the journal could not record it: the row becomes uncertain; decide with \`gbatch resolve\``);
-      }
-      this.fail(err);
-    }).finally(() => this.settling.delete(tracked));
+    const tracked = work
+      .catch((err: unknown) => {
+        if (changedElsewhere(this.ctx, err)) return;
+        if (answer.event === 'accept' || answer.event === 'complete') {
+          const what =
+            answer.event === 'accept'
+              ? `was accepted as task ${String(answer.patch?.taskId)}`
+              : 'was answered (and may be billed)';
+          log(
+            this.ctx,
+            `item '${answer.id}' ${what}, but the journal could not record it: the row becomes uncertain; decide with \`gbatch resolve\``,
+          );
+        }
+        this.fail(err);
+      })
+      .finally(() => this.settling.delete(tracked));
     this.settling.add(tracked);
   }
 
@@ -284,16 +346,26 @@ export class Submitter {
       paced = await this.pace(item.model);
       if (!this.ctx.submitGate.allows()) {
         // The intent is durable but the run stopped meanwhile (the deadline passed): the request never leaves.
-        throw new GatewayTransportError('GBATCH_ABORTED', false, 'submission stopped before it left: the run is stopping');
+        throw new GatewayTransportError(
+          'GBATCH_ABORTED',
+          false,
+          'submission stopped before it left: the run is stopping',
+        );
       }
       if (performance.now() - this.ctx.journal.membership.confirmedAt() >= this.freshForMs) {
         // Not heard from the journal for half a lease (this process was frozen, or the database is out of
         // reach): the row may be another runner's by now, so its request does not leave.
-        throw new GatewayTransportError('GBATCH_ABORTED', false, 'submission held back: this runner\'s lease on the job is not confirmed');
+        throw new GatewayTransportError(
+          'GBATCH_ABORTED',
+          false,
+          "submission held back: this runner's lease on the job is not confirmed",
+        );
       }
       const onWire = paced?.onWire;
       return await this.ctx.gateway.send(item.kind, request, attempt, {
-        signal: (this.ctx.submitCut ?? this.ctx.hardStop).signal, unsent: this.ctx.submitStop.signal, ...(onWire ? { onWire } : {}),
+        signal: (this.ctx.submitCut ?? this.ctx.hardStop).signal,
+        unsent: this.ctx.submitStop.signal,
+        ...(onWire ? { onWire } : {}),
       });
     } catch (err) {
       if (err instanceof GatewayTransportError && !err.mayHaveReached) {
@@ -316,10 +388,15 @@ export class Submitter {
       // The model's own rate first, so no slot of the account's pace is held while the model waits.
       own = await this.modelPacers.get(model)?.acquire(signal);
       const paced = await this.pacer?.acquire(signal);
-      return own && paced ? bothPaced(own, paced) : own ?? paced;
+      return own && paced ? bothPaced(own, paced) : (own ?? paced);
     } catch (err) {
       own?.done();
-      throw new GatewayTransportError('GBATCH_ABORTED', false, 'submission stopped while waiting for --rpm or --model-limit', { cause: err });
+      throw new GatewayTransportError(
+        'GBATCH_ABORTED',
+        false,
+        'submission stopped while waiting for --rpm or --model-limit',
+        { cause: err },
+      );
     }
   }
 
@@ -364,7 +441,11 @@ export class Submitter {
   private async cancelLeftovers(cancel: JobCancel): Promise<void> {
     const { ctx } = this;
     const change = (item: Item) => ({
-      id: item.id, event: 'cancel' as const, patch: { reservedUsd: 0, lastError: cancelledError(cancel) }, detail: { by: 'runner', reason: cancel.reason }, expect: item.state,
+      id: item.id,
+      event: 'cancel' as const,
+      patch: { reservedUsd: 0, lastError: cancelledError(cancel) },
+      detail: { by: 'runner', reason: cancel.reason },
+      expect: item.state,
     });
     const seen = new Set<string>();
     const writes: Array<Promise<Item>> = [];
@@ -382,9 +463,13 @@ export class Submitter {
       after = page[page.length - 1]!.seq;
       for (const item of page) cancelOne(item);
     }
-    await Promise.all(writes.map((write) => write.catch((err: unknown) => {
-      if (!changedElsewhere(ctx, err)) throw err;
-    })));
+    await Promise.all(
+      writes.map((write) =>
+        write.catch((err: unknown) => {
+          if (!changedElsewhere(ctx, err)) throw err;
+        }),
+      ),
+    );
   }
 
   /** Rows the budget or the balance held back become `deferred`: a later run sends them. */
@@ -392,11 +477,19 @@ export class Submitter {
     const { ctx } = this;
     if (this.cancel) return this.cancelLeftovers(this.cancel);
     const held = this.overBudget.splice(0); // a later pass of the same run must not defer them again
-    const writes = held.map(({ item, reason }) => ctx.commits.write({
-      id: item.id, event: 'defer', patch: { lastError: { message: `deferred by --budget: ${reason}` } }, detail: { reason: 'budget' }, expect: item.state,
-    }).catch((err: unknown) => {
-      if (!changedElsewhere(ctx, err)) throw err;
-    }));
+    const writes = held.map(({ item, reason }) =>
+      ctx.commits
+        .write({
+          id: item.id,
+          event: 'defer',
+          patch: { lastError: { message: `deferred by --budget: ${reason}` } },
+          detail: { reason: 'budget' },
+          expect: item.state,
+        })
+        .catch((err: unknown) => {
+          if (!changedElsewhere(ctx, err)) throw err;
+        }),
+    );
     if (held.length > 0 && !this.stopReason) {
       this.stopReason = 'budget';
       log(ctx, `${held.length} item(s) deferred by --budget; the first (${held[0]!.item.id}) ${held[0]!.reason}`);
@@ -410,11 +503,19 @@ export class Submitter {
         if (page.length === 0) break;
         after = page[page.length - 1]!.seq;
         for (const item of page) {
-          writes.push(ctx.commits.write({
-            id: item.id, event: 'defer', patch: { lastError: { message: "deferred: the gateway's balance ran out (402)" } }, detail: { reason: 'balance' }, expect: 'pending',
-          }).catch((err: unknown) => {
-            if (!changedElsewhere(ctx, err)) throw err;
-          }));
+          writes.push(
+            ctx.commits
+              .write({
+                id: item.id,
+                event: 'defer',
+                patch: { lastError: { message: "deferred: the gateway's balance ran out (402)" } },
+                detail: { reason: 'balance' },
+                expect: 'pending',
+              })
+              .catch((err: unknown) => {
+                if (!changedElsewhere(ctx, err)) throw err;
+              }),
+          );
         }
         await Promise.all(writes.splice(0));
       }
@@ -424,7 +525,16 @@ export class Submitter {
 }
 
 function bothPaced(a: PacedSend, b: PacedSend): PacedSend {
-  return { onWire: () => { a.onWire(); b.onWire(); }, done: () => { a.done(); b.done(); } };
+  return {
+    onWire: () => {
+      a.onWire();
+      b.onWire();
+    },
+    done: () => {
+      a.done();
+      b.done();
+    },
+  };
 }
 
 function abortPromise(signal: AbortSignal): Promise<void> {

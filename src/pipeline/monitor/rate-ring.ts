@@ -6,7 +6,10 @@ export class RateRing {
   /** The bucket index (time / bucketMs) each slot currently holds. */
   private readonly slots: Float64Array;
 
-  constructor(private readonly bucketMs = 5_000, private readonly buckets = 60) {
+  constructor(
+    private readonly bucketMs = 5_000,
+    private readonly buckets = 60,
+  ) {
     this.counts = new Float64Array(buckets);
     this.slots = new Float64Array(buckets).fill(-1);
   }

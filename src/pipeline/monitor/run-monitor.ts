@@ -51,7 +51,11 @@ export class RunMonitor {
   private final = false;
   private finalSpend: SpendState | undefined;
 
-  constructor(private readonly ctx: MonitorContext, private readonly probe: LaneProbe, private readonly options: MonitorOptions) {
+  constructor(
+    private readonly ctx: MonitorContext,
+    private readonly probe: LaneProbe,
+    private readonly options: MonitorOptions,
+  ) {
     this.startedAt = ctx.clock.now();
   }
 
@@ -66,7 +70,8 @@ export class RunMonitor {
     this.timers.push(resync);
     if (options.snapshotIntervalMs <= 0) return;
     // Every video of the job still to send (on a shared journal, pending rows are nobody's until claimed).
-    for await (const _ of ctx.journal.iterate({ states: ['pending', 'submitting'], kinds: ['video'] })) this.videoToSend++;
+    for await (const _ of ctx.journal.iterate({ states: ['pending', 'submitting'], kinds: ['video'] }))
+      this.videoToSend++;
     const byKind = { text: emptyMoney(), video: emptyMoney() };
     for (const group of (await ctx.journal.reportSums()).groups) {
       const kind = byKind[group.model in ctx.pricing.video ? 'video' : 'text'];
@@ -112,7 +117,8 @@ export class RunMonitor {
       if (oldest === undefined || at < oldest) oldest = at;
     }
     const sorted = [...this.durations].sort((a, b) => a - b);
-    const seconds = (ms: number | null | undefined): number | null => (ms === null || ms === undefined ? null : Math.max(0, ms) / 1000);
+    const seconds = (ms: number | null | undefined): number | null =>
+      ms === null || ms === undefined ? null : Math.max(0, ms) / 1000;
     const spend = this.finalSpend ?? ctx.budget.committed();
     const pausedUntil = ctx.gateway.pausedUntil();
     return {
@@ -120,17 +126,31 @@ export class RunMonitor {
       version: SNAPSHOT_VERSION,
       job: this.options.job,
       phase: phaseOf({
-        counts, downloadsOpen: downloads.in_flight + downloads.queued, final: this.final,
-        submitStopped: ctx.submitStop.signal.aborted, stopping: ctx.stop.signal.aborted,
+        counts,
+        downloadsOpen: downloads.in_flight + downloads.queued,
+        final: this.final,
+        submitStopped: ctx.submitStop.signal.aborted,
+        stopping: ctx.stop.signal.aborted,
       }),
       started_at: this.startedAt,
       now,
       total: Object.values(counts).reduce((a, b) => a + b, 0),
       counts,
       lanes: {
-        submit: { queued: counts.pending, in_flight: counts.submitting, done: this.sent, retries: this.retries, waiting_for_budget: ctx.budget.hasWaiters() },
+        submit: {
+          queued: counts.pending,
+          in_flight: counts.submitting,
+          done: this.sent,
+          retries: this.retries,
+          waiting_for_budget: ctx.budget.hasWaiters(),
+        },
         poll: { tasks: counts.submitted + counts.running, polls: this.probe.polls() },
-        download: { in_flight: downloads.in_flight, queued: downloads.queued, done: this.downloaded, failed: downloads.failed },
+        download: {
+          in_flight: downloads.in_flight,
+          queued: downloads.queued,
+          done: this.downloaded,
+          failed: downloads.failed,
+        },
       },
       recent: { window_s: Math.round(finished.windowMs / 100) / 10, finished: finished.count, sent: sent.count },
       tasks: {
@@ -139,11 +159,16 @@ export class RunMonitor {
         youngest_age_s: youngest === undefined ? null : seconds(now - youngest),
         oldest_age_s: oldest === undefined ? null : seconds(now - oldest),
         durations: {
-          count: sorted.length, p50_s: seconds(quantile(sorted, 0.5)), p90_s: seconds(quantile(sorted, 0.9)), max_s: seconds(sorted[sorted.length - 1]),
+          count: sorted.length,
+          p50_s: seconds(quantile(sorted, 0.5)),
+          p90_s: seconds(quantile(sorted, 0.9)),
+          max_s: seconds(sorted[sorted.length - 1]),
         },
       },
       money: {
-        actual_usd: spend.actualUsd, reserved_usd: spend.reservedUsd, budget_usd: this.options.budgetUsd ?? null,
+        actual_usd: spend.actualUsd,
+        reserved_usd: spend.reservedUsd,
+        budget_usd: this.options.budgetUsd ?? null,
         by_kind: this.byKind && { text: rounded(this.byKind.text), video: rounded(this.byKind.video) },
       },
       paused_until: pausedUntil > now ? pausedUntil : null,
@@ -160,19 +185,32 @@ export class RunMonitor {
     if (this.reading) return;
     this.reading = true;
     const { ctx } = this;
-    ctx.journal.counts().then((counts) => {
-      if (this.final) return;
-      this.counts = counts;
-      ctx.events.emit('progress', { counts, spend: ctx.budget.committed(), budgetUsd: this.options.budgetUsd, pausedUntil: ctx.gateway.pausedUntil() });
-    }, () => undefined) // a missed read is harmless; the next tick tries again
-      .finally(() => { this.reading = false; });
+    ctx.journal
+      .counts()
+      .then(
+        (counts) => {
+          if (this.final) return;
+          this.counts = counts;
+          ctx.events.emit('progress', {
+            counts,
+            spend: ctx.budget.committed(),
+            budgetUsd: this.options.budgetUsd,
+            pausedUntil: ctx.gateway.pausedUntil(),
+          });
+        },
+        () => undefined,
+      ) // a missed read is harmless; the next tick tries again
+      .finally(() => {
+        this.reading = false;
+      });
   }
 
   /** Tasks an earlier run left in flight: their age counts from their last submission. */
   private async adoptInFlight(): Promise<void> {
     try {
       const ids: string[] = [];
-      for await (const item of this.ctx.journal.iterate({ states: ['submitted', 'running'], mine: true })) ids.push(item.id);
+      for await (const item of this.ctx.journal.iterate({ states: ['submitted', 'running'], mine: true }))
+        ids.push(item.id);
       if (ids.length === 0) return;
       for (const [id, at] of await this.ctx.journal.lastSubmitTimes(ids)) {
         if (!this.acceptedAt.has(id) && !this.final) this.acceptedAt.set(id, at);
@@ -198,8 +236,7 @@ export class RunMonitor {
     if (from === 'submitting') {
       if (to === 'pending') {
         if (returnOutcome(item.lastError) === 'retried') this.retries++;
-      }
-      else {
+      } else {
         if (item.kind === 'video') this.videoToSend = Math.max(0, this.videoToSend - 1);
         this.sent++;
         this.sentRing.add(now);
@@ -213,7 +250,11 @@ export class RunMonitor {
       if (acceptedAt !== undefined && to === 'succeeded') this.recordDuration(now - acceptedAt);
     }
     if (from === 'succeeded' && to === 'downloaded') this.downloaded++;
-    if (item.actualUsd !== null && (to === 'succeeded' || to === 'failed') && (from === 'submitting' || from === 'submitted' || from === 'running')) {
+    if (
+      item.actualUsd !== null &&
+      (to === 'succeeded' || to === 'failed') &&
+      (from === 'submitting' || from === 'submitted' || from === 'running')
+    ) {
       const kind = this.byKind?.[item.kind === 'video' ? 'video' : 'text'];
       if (kind) {
         kind.settled_estimate_usd += item.estimateUsd;
@@ -221,7 +262,8 @@ export class RunMonitor {
       }
     }
     // A refused row is never billed: it leaves the estimate still to spend.
-    if (to === 'rejected' && this.byKind) this.byKind[item.kind === 'video' ? 'video' : 'text'].estimate_usd -= item.estimateUsd;
+    if (to === 'rejected' && this.byKind)
+      this.byKind[item.kind === 'video' ? 'video' : 'text'].estimate_usd -= item.estimateUsd;
     const cause = causeOf(from, to, item.lastError);
     if (cause) this.errors.add(cause, item.lastError!.message, now);
   };
@@ -239,7 +281,11 @@ export class RunMonitor {
 }
 
 function rounded(m: KindMoney): KindMoney {
-  return { estimate_usd: roundUsd(m.estimate_usd), settled_estimate_usd: roundUsd(m.settled_estimate_usd), settled_actual_usd: roundUsd(m.settled_actual_usd) };
+  return {
+    estimate_usd: roundUsd(m.estimate_usd),
+    settled_estimate_usd: roundUsd(m.settled_estimate_usd),
+    settled_actual_usd: roundUsd(m.settled_actual_usd),
+  };
 }
 
 function emptyMoney(): KindMoney {

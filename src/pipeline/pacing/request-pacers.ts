@@ -20,11 +20,18 @@ export interface RequestPacers {
 }
 
 export function requestPacers(
-  settings: { rpm?: number; pollRpm?: number }, coordination: Coordination | undefined, account: string, clock: Clock,
+  settings: { rpm?: number; pollRpm?: number },
+  coordination: Coordination | undefined,
+  account: string,
+  clock: Clock,
 ): RequestPacers {
   const { rpm } = settings;
-  const accountPacer = rpm === undefined ? undefined
-    : coordination ? new SharedSendPacer(coordination, account, sharedSendInterval(rpm), clock) : new SendPacer(rateWindow(rpm), clock);
+  const accountPacer =
+    rpm === undefined
+      ? undefined
+      : coordination
+        ? new SharedSendPacer(coordination, account, sharedSendInterval(rpm), clock)
+        : new SendPacer(rateWindow(rpm), clock);
   const shareRpm = followUpRpm(rpm, settings.pollRpm);
   const share = shareRpm === undefined ? undefined : new SendPacer(rateWindow(shareRpm), clock);
   return { submissions: accountPacer, followUps: share ? chain(share, accountPacer) : accountPacer };
@@ -43,13 +50,26 @@ function chain(first: Pacer, then: Pacer | undefined): Pacer {
         a.done();
         throw err;
       }
-      return { onWire: () => { a.onWire(); b.onWire(); }, done: () => { a.done(); b.done(); } };
+      return {
+        onWire: () => {
+          a.onWire();
+          b.onWire();
+        },
+        done: () => {
+          a.done();
+          b.done();
+        },
+      };
     },
   };
 }
 
 /** Paces one follow-up request: waits for its slot, and counts it from no earlier than it left. */
-export async function pacedFollowUp<T>(pacers: RequestPacers | undefined, signal: AbortSignal, send: (onWire: () => void) => Promise<T>): Promise<T> {
+export async function pacedFollowUp<T>(
+  pacers: RequestPacers | undefined,
+  signal: AbortSignal,
+  send: (onWire: () => void) => Promise<T>,
+): Promise<T> {
   const paced = pacers?.followUps ? await pacers.followUps.acquire(signal) : UNPACED;
   try {
     return await send(() => paced.onWire());

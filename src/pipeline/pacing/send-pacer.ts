@@ -53,7 +53,10 @@ export class SendPacer {
   private turn: Promise<unknown> = Promise.resolve();
   private readonly onChange = new Set<() => void>();
 
-  constructor(private readonly window: RateWindow, private readonly clock: Clock) {}
+  constructor(
+    private readonly window: RateWindow,
+    private readonly clock: Clock,
+  ) {}
 
   /** Resolves when a request may leave now (and counts it); rejects if `signal` aborts first. */
   acquire(signal?: AbortSignal): Promise<PacedSend> {

@@ -14,8 +14,10 @@ export function sharedSendInterval(rpm: number): number {
 
 export class SharedSendPacer {
   constructor(
-    private readonly coordination: Coordination, private readonly account: string,
-    private readonly intervalMs: number, private readonly clock: Clock,
+    private readonly coordination: Coordination,
+    private readonly account: string,
+    private readonly intervalMs: number,
+    private readonly clock: Clock,
   ) {}
 
   /** Resolves when this send's slot has come; rejects if `signal` aborts first (the slot is then unused). */

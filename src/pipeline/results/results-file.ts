@@ -11,7 +11,7 @@ import { makeDirectories } from '../../io/make-directories.js';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { closeFile, openFile, renameDurably, syncFile, writeChunks } from '../../io/callback-fs.js';
-import type { JournalStore, ResultRow, ResultsPrefix } from '../../journal/index.js';
+import type { JournalStore, ResultsPrefix } from '../../journal/index.js';
 import { resultLineFromRow } from './results-line.js';
 
 const truncateFile = promisify(ftruncate);
@@ -39,14 +39,18 @@ export interface ResultsRebuild {
   prefix: SettledPrefix;
 }
 
-async function reusablePrefix(target: string, prefix: SettledPrefix | undefined, settledUpTo: number): Promise<SettledPrefix | undefined> {
+async function reusablePrefix(
+  target: string,
+  prefix: SettledPrefix | undefined,
+  settledUpTo: number,
+): Promise<SettledPrefix | undefined> {
   // An item of the prefix open again (sent again by `retry`) needs its line rewritten.
   if (!prefix || prefix.seq > settledUpTo) return undefined;
   const now = await stat(target).catch(() => undefined);
-  const same = now && now.ino === prefix.file.ino && now.size === prefix.file.size && now.mtimeMs === prefix.file.mtimeMs;
+  const same =
+    now && now.ino === prefix.file.ino && now.size === prefix.file.size && now.mtimeMs === prefix.file.mtimeMs;
   return same ? prefix : undefined;
 }
-
 
 /**
  * Brings results.jsonl up to date with the journal. Without a reusable prefix (`previous`), the whole
@@ -57,17 +61,26 @@ async function reusablePrefix(target: string, prefix: SettledPrefix | undefined,
  * the temp file and leaves the previous results.jsonl as it was; a failed append truncates the file
  * back to its prefix.
  */
-export async function writeResultsFile(journal: JournalStore, outDir: string, previous?: SettledPrefix): Promise<ResultsRebuild> {
+export async function writeResultsFile(
+  journal: JournalStore,
+  outDir: string,
+  previous?: SettledPrefix,
+): Promise<ResultsRebuild> {
   await makeDirectories(outDir);
   const target = resultsPath(outDir);
   const settledUpTo = ((await journal.firstOpenSeq()) ?? Number.MAX_SAFE_INTEGER) - 1;
   const reuse = await reusablePrefix(target, previous, settledUpTo);
-  const lines = reuse ? await appendInPlace(journal, target, reuse, settledUpTo) : await writeWhole(journal, outDir, target, settledUpTo);
+  const lines = reuse
+    ? await appendInPlace(journal, target, reuse, settledUpTo)
+    : await writeWhole(journal, outDir, target, settledUpTo);
   const file = await stat(target);
   const settled = await settledNow(journal, Math.max(settledUpTo, reuse?.seq ?? 0), lines);
   // Not past the last line in the file: rows a later ingest adds (higher seqs) must still get theirs.
   const seq = Math.min(settled.seq, lines.lastSeq ?? reuse?.seq ?? 0);
-  return { written: lines.written, prefix: { seq, bytes: settled.bytes, file: { ino: file.ino, size: file.size, mtimeMs: file.mtimeMs } } };
+  return {
+    written: lines.written,
+    prefix: { seq, bytes: settled.bytes, file: { ino: file.ino, size: file.size, mtimeMs: file.mtimeMs } },
+  };
 }
 
 /** Lines past the settled part tracked for settledNow(); past this many, the prefix stays where it was. */
@@ -89,7 +102,11 @@ interface LinesWritten {
  * to the first item now settled whose line is not in the file (answered after the rebuild read past it,
  * or changed since), or up to the first item still open. The next rebuild then rewrites only the rest.
  */
-async function settledNow(journal: JournalStore, settledUpTo: number, lines: LinesWritten): Promise<{ seq: number; bytes: number }> {
+async function settledNow(
+  journal: JournalStore,
+  settledUpTo: number,
+  lines: LinesWritten,
+): Promise<{ seq: number; bytes: number }> {
   const start = { seq: settledUpTo, bytes: lines.prefixBytes };
   const past = lines.past;
   if (!past || past.seqs.length === 0) return start;
@@ -97,7 +114,10 @@ async function settledNow(journal: JournalStore, settledUpTo: number, lines: Lin
   let i = 0;
   let bytes = lines.prefixBytes;
   // Stops before the first item whose line differs between the file and the journal, or at the frontier.
-  const end = (seq: number) => ({ seq: Math.min(frontier, (past.seqs[i] ?? Number.MAX_SAFE_INTEGER) - 1, seq - 1), bytes });
+  const end = (seq: number) => ({
+    seq: Math.min(frontier, (past.seqs[i] ?? Number.MAX_SAFE_INTEGER) - 1, seq - 1),
+    bytes,
+  });
   if (frontier <= settledUpTo) return start;
   for (let after = settledUpTo; ;) {
     const page = await journal.resultRows(after, PAGE_ROWS, PAGE_BYTES);
@@ -111,7 +131,12 @@ async function settledNow(journal: JournalStore, settledUpTo: number, lines: Lin
   }
 }
 
-async function writeWhole(journal: JournalStore, outDir: string, target: string, settledUpTo: number): Promise<LinesWritten> {
+async function writeWhole(
+  journal: JournalStore,
+  outDir: string,
+  target: string,
+  settledUpTo: number,
+): Promise<LinesWritten> {
   const temp = join(outDir, `.results.jsonl.${process.pid}.${randomBytes(4).toString('hex')}.part`);
   try {
     const fd = await openFile(temp, 'w');
@@ -130,7 +155,12 @@ async function writeWhole(journal: JournalStore, outDir: string, target: string,
   }
 }
 
-async function appendInPlace(journal: JournalStore, target: string, reuse: SettledPrefix, settledUpTo: number): Promise<LinesWritten> {
+async function appendInPlace(
+  journal: JournalStore,
+  target: string,
+  reuse: SettledPrefix,
+  settledUpTo: number,
+): Promise<LinesWritten> {
   // 'a': every write goes to the end, which the truncation has just put at the prefix.
   const fd = await openFile(target, 'a');
   try {
@@ -147,7 +177,12 @@ async function appendInPlace(journal: JournalStore, target: string, reuse: Settl
 }
 
 /** Appends to `fd` the line of every item after `from.seq` that has one; `from.bytes` is the file's size before. */
-async function writeLines(journal: JournalStore, fd: number, from: { seq: number; bytes: number }, settledUpTo: number): Promise<LinesWritten> {
+async function writeLines(
+  journal: JournalStore,
+  fd: number,
+  from: { seq: number; bytes: number },
+  settledUpTo: number,
+): Promise<LinesWritten> {
   const written: string[] = [];
   let bytes = from.bytes;
   let prefixBytes = bytes;
@@ -179,8 +214,10 @@ async function writeLines(journal: JournalStore, fd: number, from: { seq: number
       bytes += lineBytes;
       if (row.state === 'succeeded') written.push(row.id);
       if (row.seq <= settledUpTo) prefixBytes = bytes;
-      else if (past && past.seqs.length < TRACKED_LINES) past.seqs.push(row.seq), past.ends.push(bytes);
-      else past = undefined;
+      else if (past && past.seqs.length < TRACKED_LINES) {
+        past.seqs.push(row.seq);
+        past.ends.push(bytes);
+      } else past = undefined;
     }
     if (text !== '') chunks.push(Buffer.from(text));
     after = page[page.length - 1]!.seq;

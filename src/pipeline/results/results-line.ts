@@ -15,11 +15,19 @@ export function resultLine(item: Item): string {
 
 export function itemToResultRow(item: Item): ResultRow {
   return {
-    seq: item.seq, id: item.id, kind: item.kind, state: item.state,
+    seq: item.seq,
+    id: item.id,
+    kind: item.kind,
+    state: item.state,
     response: item.response === null ? null : JSON.stringify(item.response),
-    response_status: item.responseStatus, request_id: item.requestId,
+    response_status: item.responseStatus,
+    request_id: item.requestId,
     last_error: item.lastError === null ? null : JSON.stringify(item.lastError),
-    task_id: item.taskId, final_resolution: item.finalResolution, output_path: item.outputPath, sha256: item.sha256, bytes: item.bytes,
+    task_id: item.taskId,
+    final_resolution: item.finalResolution,
+    output_path: item.outputPath,
+    sha256: item.sha256,
+    bytes: item.bytes,
     meta: null,
   };
 }
@@ -30,13 +38,20 @@ const isText = (kind: string): boolean => kind === 'chat' || kind === 'responses
 export function resultLineFromRow(row: ResultRow): string {
   const head = `{"id":"batch_req_${row.seq}","custom_id":${JSON.stringify(row.id)},${row.meta == null ? '' : `"meta":${row.meta},`}`;
   if ((row.state === 'succeeded' || row.state === 'downloaded') && isText(row.kind)) {
-    return `${head}"response":{"status_code":${row.response_status ?? 200},"request_id":${JSON.stringify(row.request_id)},` +
-      `"body":${row.response ?? 'null'}},"error":null}`;
+    return (
+      `${head}"response":{"status_code":${row.response_status ?? 200},"request_id":${JSON.stringify(row.request_id)},` +
+      `"body":${row.response ?? 'null'}},"error":null}`
+    );
   }
   if (row.state === 'downloaded') {
     const body = {
-      object: 'video.generation', task_id: row.task_id, status: 'SUCCESS', final_resolution: row.final_resolution,
-      file: row.output_path, sha256: row.sha256, bytes: row.bytes,
+      object: 'video.generation',
+      task_id: row.task_id,
+      status: 'SUCCESS',
+      final_resolution: row.final_resolution,
+      file: row.output_path,
+      sha256: row.sha256,
+      bytes: row.bytes,
     };
     return `${head}"response":${JSON.stringify({ status_code: 200, request_id: null, body })},"error":null}`;
   }
@@ -52,16 +67,22 @@ function errorCode(row: ResultRow, error: ItemError | null): string {
   const own = error?.code ?? error?.type;
   if (typeof own === 'string' && own !== '') return own;
   switch (row.state) {
-    case 'rejected': return `http_${error?.status ?? 400}`;
-    case 'invalid': return 'invalid_row';
-    default: return row.kind === 'video' && row.task_id !== null ? 'task_failed' : 'failed';
+    case 'rejected':
+      return `http_${error?.status ?? 400}`;
+    case 'invalid':
+      return 'invalid_row';
+    default:
+      return row.kind === 'video' && row.task_id !== null ? 'task_failed' : 'failed';
   }
 }
 
 function defaultMessage(row: ResultRow): string {
   switch (row.state) {
-    case 'rejected': return 'the gateway refused the request';
-    case 'invalid': return 'the manifest row is invalid';
-    default: return 'the item failed';
+    case 'rejected':
+      return 'the gateway refused the request';
+    case 'invalid':
+      return 'the manifest row is invalid';
+    default:
+      return 'the item failed';
   }
 }

@@ -23,7 +23,9 @@ export class ResultsWriter {
   private failure: unknown;
 
   constructor(
-    private readonly ctx: RunContext, private readonly intervalMs = 5000, private readonly minBatch = 256,
+    private readonly ctx: RunContext,
+    private readonly intervalMs = 5000,
+    private readonly minBatch = 256,
     private readonly outputs?: OutputStop,
   ) {}
 
@@ -51,9 +53,11 @@ export class ResultsWriter {
     // One rebuild waiting behind the current one covers every answer that arrives meanwhile.
     if (this.flushQueued) return this.writing;
     this.flushQueued = true;
-    this.writing = this.writing.then(() => this.rebuild()).catch((err: unknown) => {
-      if (!this.outputs?.handle(err, resultsPath(this.ctx.settings.outDir))) this.failure ??= err;
-    });
+    this.writing = this.writing
+      .then(() => this.rebuild())
+      .catch((err: unknown) => {
+        if (!this.outputs?.handle(err, resultsPath(this.ctx.settings.outDir))) this.failure ??= err;
+      });
     return this.writing;
   }
 

@@ -9,7 +9,10 @@ export async function joinJobNotices(journal: JournalStore, events: EventEmitter
   try {
     if (journal.capabilities.sharedRunners) await journal.notices.begin();
   } catch (err) {
-    events.emit('log', `could not open the job's notifications in the journal (they may be sent twice): ${(err as Error).message}`);
+    events.emit(
+      'log',
+      `could not open the job's notifications in the journal (they may be sent twice): ${(err as Error).message}`,
+    );
   }
 }
 
@@ -22,7 +25,10 @@ export async function jobEnd(journal: JournalStore, events: EventEmitter<RunEven
   try {
     return { lastOfJob: await journal.notices.end() };
   } catch (err) {
-    events.emit('log', `could not learn from the journal whether other runners of the job are still at work: ${(err as Error).message}`);
+    events.emit(
+      'log',
+      `could not learn from the journal whether other runners of the job are still at work: ${(err as Error).message}`,
+    );
     return {};
   }
 }

@@ -27,14 +27,20 @@ export class JobPeers {
   private releasedPending = 0;
   private failure: unknown;
 
-  constructor(private readonly ctx: RunContext, private readonly lanes: PeerLanes, private readonly everyMs: number) {}
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly lanes: PeerLanes,
+    private readonly everyMs: number,
+  ) {}
 
   start(): void {
     if (!this.ctx.journal.capabilities.sharedRunners) return;
-    this.repeating = repeatWithoutOverlap(this.everyMs, () => this.tick().catch((err: unknown) => {
-      this.failure ??= err;
-      this.ctx.laneFailed(err); // seen at once, not when this runner's share is done
-    }));
+    this.repeating = repeatWithoutOverlap(this.everyMs, () =>
+      this.tick().catch((err: unknown) => {
+        this.failure ??= err;
+        this.ctx.laneFailed(err); // seen at once, not when this runner's share is done
+      }),
+    );
   }
 
   stop(): void {
@@ -72,7 +78,11 @@ export class JobPeers {
       const work = await ctx.journal.membership.othersWork();
       if ((this.takeReleased() > 0 || work.claimable > 0) && !ctx.submitStop.signal.aborted) return 'claimable';
       if (work.held === 0) return 'done';
-      if (!said) log(ctx, `this runner's share is done; ${work.held} row(s) are with other runners of the job: waiting for them (a runner that stops is taken over)`);
+      if (!said)
+        log(
+          ctx,
+          `this runner's share is done; ${work.held} row(s) are with other runners of the job: waiting for them (a runner that stops is taken over)`,
+        );
       said = true;
       try {
         await ctx.clock.sleep(pauseMs, ctx.stop.signal);
@@ -110,7 +120,10 @@ export class JobPeers {
     await this.observeBudget();
     const { madeUncertain, adopted, released } = await ctx.journal.membership.sweep();
     if (madeUncertain.length > 0) {
-      log(ctx, `${madeUncertain.length} item(s) were mid-submission on a runner that is gone: now uncertain (see \`gbatch status\`, decide with \`gbatch resolve\`)`);
+      log(
+        ctx,
+        `${madeUncertain.length} item(s) were mid-submission on a runner that is gone: now uncertain (see \`gbatch status\`, decide with \`gbatch resolve\`)`,
+      );
     }
     for (const item of adopted) {
       if (item.state === 'submitted' || item.state === 'running') lanes.poll(item);

@@ -40,8 +40,9 @@ export class RunSkippedError extends Error {
 export class WaitTimedOutError extends JournalBusyError {
   constructor(file: string, pid: number, host: string, waitedMs: number, why: 'timeout' | 'deadline') {
     super(file, pid, host);
-    this.message = `${file}: the gbatch run pid ${pid} on ${host} still holds this job after waiting ${Math.round(waitedMs / 1000)} s`
-      + ` (${why === 'deadline' ? 'the --deadline came first' : '--if-running-timeout'}); nothing was done`;
+    this.message =
+      `${file}: the gbatch run pid ${pid} on ${host} still holds this job after waiting ${Math.round(waitedMs / 1000)} s` +
+      ` (${why === 'deadline' ? 'the --deadline came first' : '--if-running-timeout'}); nothing was done`;
   }
 }
 
@@ -54,7 +55,12 @@ function holderOf(err: JournalBusyError): string {
  * or RunSkippedError (skip). `onWait` hears one line when a wait begins.
  */
 export async function acquireRunner(
-  membership: RunnerMembership, sharedRunners: boolean, policy: OverlapPolicy, clock: Clock, location: string, onWait: (line: string) => void,
+  membership: RunnerMembership,
+  sharedRunners: boolean,
+  policy: OverlapPolicy,
+  clock: Clock,
+  location: string,
+  onWait: (line: string) => void,
 ): Promise<RunnerTakeover | undefined> {
   const started = clock.now();
   const bound = Math.min(started + policy.timeoutMs, policy.deadlineAt ?? Infinity);
@@ -70,9 +76,18 @@ export async function acquireRunner(
       if (policy.policy !== 'wait') throw err;
       const now = clock.now();
       if (now >= bound) {
-        throw new WaitTimedOutError(location, err.pid, err.host, now - started, bound === policy.deadlineAt ? 'deadline' : 'timeout');
+        throw new WaitTimedOutError(
+          location,
+          err.pid,
+          err.host,
+          now - started,
+          bound === policy.deadlineAt ? 'deadline' : 'timeout',
+        );
       }
-      if (!said) onWait(`${holderOf(err)} is still running this job: waiting for it to end (--if-running wait, up to ${new Date(bound).toISOString()})`);
+      if (!said)
+        onWait(
+          `${holderOf(err)} is still running this job: waiting for it to end (--if-running wait, up to ${new Date(bound).toISOString()})`,
+        );
       said = true;
       await clock.sleep(Math.min(pollMs, bound - now));
     }

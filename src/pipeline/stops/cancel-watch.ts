@@ -16,7 +16,11 @@ export class CancelWatch {
   private repeating: Repeating | undefined;
   private seen: JobCancel | undefined;
 
-  constructor(private readonly ctx: RunContext, private readonly onCancel: (cancel: JobCancel) => void, private readonly everyMs = cancelCheckMs()) {}
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly onCancel: (cancel: JobCancel) => void,
+    private readonly everyMs = cancelCheckMs(),
+  ) {}
 
   /** The cancellation this run saw (undefined: none). */
   get cancel(): JobCancel | undefined {
@@ -37,10 +41,13 @@ export class CancelWatch {
   start(): void {
     this.repeating = repeatWithoutOverlap(this.everyMs, async () => {
       if (this.seen) return this.stop();
-      await this.check().then(() => undefined, (err: unknown) => {
-        // A missed read (the journal busy) is harmless: the journal refuses submits of a cancelled job anyway.
-        log(this.ctx, `could not read the job's cancellation: ${(err as Error).message}`);
-      });
+      await this.check().then(
+        () => undefined,
+        (err: unknown) => {
+          // A missed read (the journal busy) is harmless: the journal refuses submits of a cancelled job anyway.
+          log(this.ctx, `could not read the job's cancellation: ${(err as Error).message}`);
+        },
+      );
     });
   }
 
@@ -52,12 +59,17 @@ export class CancelWatch {
 
 /** What a run says when it meets the job's cancellation. */
 export function cancelLine(cancel: JobCancel): string {
-  return `the job was cancelled (${new Date(cancel.at).toISOString()}${cancel.reason ? `: ${cancel.reason}` : ''}): nothing more is sent; `
-    + 'pending and deferred items become cancelled; tasks already submitted are still polled, downloaded and billed (the gateway has no cancel); '
-    + '`gbatch retry --cancelled` sends the cancelled items again';
+  return (
+    `the job was cancelled (${new Date(cancel.at).toISOString()}${cancel.reason ? `: ${cancel.reason}` : ''}): nothing more is sent; ` +
+    'pending and deferred items become cancelled; tasks already submitted are still polled, downloaded and billed (the gateway has no cancel); ' +
+    '`gbatch retry --cancelled` sends the cancelled items again'
+  );
 }
 
 /** How a cancelled row says why it was never sent (its results line's error). */
 export function cancelledError(cancel: JobCancel): { code: string; message: string } {
-  return { code: 'cancelled', message: `cancelled by the operator (gbatch cancel)${cancel.reason ? `: ${cancel.reason}` : ''}; never sent` };
+  return {
+    code: 'cancelled',
+    message: `cancelled by the operator (gbatch cancel)${cancel.reason ? `: ${cancel.reason}` : ''}; never sent`,
+  };
 }

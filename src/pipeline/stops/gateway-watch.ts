@@ -10,7 +10,10 @@ export class GatewayWatch implements ConnectivityListener {
   /** Called once, with the one line that says why, when the gateway counts as unreachable. */
   onUnreachable: ((line: string) => void) | undefined;
 
-  constructor(private readonly baseUrl: string, private readonly limit = UNREACHABLE_AFTER) {}
+  constructor(
+    private readonly baseUrl: string,
+    private readonly limit = UNREACHABLE_AFTER,
+  ) {}
 
   get unreachable(): boolean {
     return this.tripped;
@@ -34,6 +37,8 @@ export class GatewayWatch implements ConnectivityListener {
 export function unreachableLine(baseUrl: string, error: GatewayTransportError, refusedInARow: number): string {
   const cause = error.systemError?.message ?? error.message;
   const what = error.systemError?.code === 'ECONNREFUSED' ? 'refused connections' : 'failed connection attempts';
-  return `gateway unreachable at ${baseUrl}: ${cause} (${refusedInARow} ${what} in a row); stopping: `
-    + 'nothing more is sent (pending rows stay pending), polls stop, tasks in flight are picked up by the next run';
+  return (
+    `gateway unreachable at ${baseUrl}: ${cause} (${refusedInARow} ${what} in a row); stopping: ` +
+    'nothing more is sent (pending rows stay pending), polls stop, tasks in flight are picked up by the next run'
+  );
 }

@@ -4,9 +4,7 @@
 import type { JournalFileLoss, RunnerMembership } from '../../journal/index.js';
 import type { UnrecordedOutcome } from '../ending/unrecorded.js';
 
-export type JournalLoss =
-  | { kind: JournalFileLoss }
-  | { kind: 'lock-lost' };
+export type JournalLoss = { kind: JournalFileLoss } | { kind: 'lock-lost' };
 
 /** Between two checks on the submission path at most this much time passes unchecked (the heartbeat checks too). */
 const CLAIM_CHECK_MS = 50;
@@ -16,7 +14,10 @@ export class JournalGuard {
   private loss: JournalLoss | undefined;
   private lastCheck = 0;
 
-  constructor(private readonly membership: Pick<RunnerMembership, 'lost'>, private readonly onLoss: (loss: JournalLoss) => void) {}
+  constructor(
+    private readonly membership: Pick<RunnerMembership, 'lost'>,
+    private readonly onLoss: (loss: JournalLoss) => void,
+  ) {}
 
   get lost(): JournalLoss | undefined {
     return this.loss;

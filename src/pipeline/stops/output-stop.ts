@@ -9,7 +9,17 @@ import { EXIT_CODE } from '../../core/exit-codes.js';
 
 /** Errno codes of a write that failed because of where it was written, not because of a bug. */
 const RETRY_LATER = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EFBIG', 'EMFILE', 'ENFILE', 'EBUSY', 'EAGAIN', 'ENOMEM']);
-const CONFIGURATION = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EISDIR', 'ENOENT', 'ENAMETOOLONG', 'ELOOP', 'EEXIST']);
+const CONFIGURATION = new Set([
+  'EACCES',
+  'EPERM',
+  'EROFS',
+  'ENOTDIR',
+  'EISDIR',
+  'ENOENT',
+  'ENAMETOOLONG',
+  'ELOOP',
+  'EEXIST',
+]);
 
 export interface OutputFailure {
   path: string;
@@ -25,7 +35,8 @@ export function fileSystemCause(err: unknown): { code: string } | undefined {
   let current: unknown = err;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
     const { code, syscall } = current as { code?: unknown; syscall?: unknown };
-    if (typeof code === 'string' && typeof syscall === 'string' && (RETRY_LATER.has(code) || CONFIGURATION.has(code))) return { code };
+    if (typeof code === 'string' && typeof syscall === 'string' && (RETRY_LATER.has(code) || CONFIGURATION.has(code)))
+      return { code };
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;

@@ -37,7 +37,11 @@ export class RunStops implements SubmitGate {
   constructor(private readonly options: RunStopsOptions) {
     // Whatever cuts every request (a second signal, a lost lock, a grace over) cuts submissions too.
     const { hardStop, submitCut } = options;
-    if (submitCut) hardStop.signal.addEventListener('abort', () => submitCut.abort(hardStop.signal.reason), { once: true, signal: this.disposed.signal });
+    if (submitCut)
+      hardStop.signal.addEventListener('abort', () => submitCut.abort(hardStop.signal.reason), {
+        once: true,
+        signal: this.disposed.signal,
+      });
   }
 
   get reason(): EarlyStop | undefined {
@@ -57,7 +61,10 @@ export class RunStops implements SubmitGate {
       this.deadlineReached();
       return;
     }
-    clock.sleep(deadlineAt - clock.now(), this.disposed.signal).then(() => this.deadlineReached(), () => undefined);
+    clock.sleep(deadlineAt - clock.now(), this.disposed.signal).then(
+      () => this.deadlineReached(),
+      () => undefined,
+    );
   }
 
   allows(): boolean {
@@ -72,8 +79,12 @@ export class RunStops implements SubmitGate {
 
   interrupt(signal?: string): void {
     const by = signal ? ` (${signal})` : '';
-    this.begin('interrupted', `stopping: no new submissions${by}; waiting for requests in flight (signal again to cut them)`, this.options.interruptGraceMs,
-      `interrupted${signal ? ` by ${signal}` : ''}: nothing new was sent after it; unfinished work is left for the next run`);
+    this.begin(
+      'interrupted',
+      `stopping: no new submissions${by}; waiting for requests in flight (signal again to cut them)`,
+      this.options.interruptGraceMs,
+      `interrupted${signal ? ` by ${signal}` : ''}: nothing new was sent after it; unfinished work is left for the next run`,
+    );
   }
 
   force(): void {
@@ -94,8 +105,10 @@ export class RunStops implements SubmitGate {
     if (this.why !== 'deadline') return undefined;
     const at = new Date(this.options.deadlineAt!).toISOString();
     const grace = `${this.options.deadlineGraceMs / 1000} s`;
-    const drained = this.draining && !this.options.stop.signal.aborted
-      ? '; tasks in flight were polled and downloaded until they ended, within --drain' : '';
+    const drained =
+      this.draining && !this.options.stop.signal.aborted
+        ? '; tasks in flight were polled and downloaded until they ended, within --drain'
+        : '';
     // Drained to the end: only submissions could have been cut (their grace ran out long ago, maybe on nothing).
     const cutAny = drained ? cutSubmissions > 0 : this.options.hardStop.signal.aborted;
     const cut = cutAny
@@ -115,7 +128,11 @@ export class RunStops implements SubmitGate {
     const at = new Date(this.options.deadlineAt!).toISOString();
     const drainMs = this.options.drainMs ?? 0;
     if (drainMs > 0 && !this.options.stop.signal.aborted) return this.drain(at, drainMs);
-    this.begin('deadline', `deadline reached (${at}): no new requests; requests in flight get ${this.options.deadlineGraceMs / 1000} s, then are cut`, this.options.deadlineGraceMs);
+    this.begin(
+      'deadline',
+      `deadline reached (${at}): no new requests; requests in flight get ${this.options.deadlineGraceMs / 1000} s, then are cut`,
+      this.options.deadlineGraceMs,
+    );
   }
 
   /**
@@ -129,13 +146,26 @@ export class RunStops implements SubmitGate {
     const { submitStop, hardStop, clock, events, deadlineGraceMs } = this.options;
     const submitCut = this.options.submitCut ?? hardStop;
     if (this.why === undefined) this.why = 'deadline';
-    events.emit('log', `deadline reached (${at}): no new submissions; submissions in flight get ${deadlineGraceMs / 1000} s, then are cut; tasks in flight are still polled and downloaded for up to ${span(drainMs)} (--drain)`);
+    events.emit(
+      'log',
+      `deadline reached (${at}): no new submissions; submissions in flight get ${deadlineGraceMs / 1000} s, then are cut; tasks in flight are still polled and downloaded for up to ${span(drainMs)} (--drain)`,
+    );
     submitStop.abort('deadline');
-    clock.sleep(deadlineGraceMs, this.disposed.signal).then(() => submitCut.abort('grace period over'), () => undefined);
-    clock.sleep(drainMs, this.disposed.signal).then(() => {
-      if (this.options.stop.signal.aborted) return;
-      this.begin('deadline', `drain over (${span(drainMs)} after the deadline): no more polls or downloads; requests in flight get ${deadlineGraceMs / 1000} s, then are cut`, deadlineGraceMs);
-    }, () => undefined);
+    clock.sleep(deadlineGraceMs, this.disposed.signal).then(
+      () => submitCut.abort('grace period over'),
+      () => undefined,
+    );
+    clock.sleep(drainMs, this.disposed.signal).then(
+      () => {
+        if (this.options.stop.signal.aborted) return;
+        this.begin(
+          'deadline',
+          `drain over (${span(drainMs)} after the deadline): no more polls or downloads; requests in flight get ${deadlineGraceMs / 1000} s, then are cut`,
+          deadlineGraceMs,
+        );
+      },
+      () => undefined,
+    );
   }
 
   /** `record` is what the run's record keeps when it differs from the line logged now. */
@@ -155,7 +185,10 @@ export class RunStops implements SubmitGate {
     // A later stop with a shorter grace (a deadline during an interrupt's) starts its own; the first to end cuts.
     if (this.graceMs !== undefined && this.graceMs <= graceMs) return;
     this.graceMs = graceMs;
-    clock.sleep(graceMs, this.disposed.signal).then(() => hardStop.abort('grace period over'), () => undefined);
+    clock.sleep(graceMs, this.disposed.signal).then(
+      () => hardStop.abort('grace period over'),
+      () => undefined,
+    );
   }
 }
 
@@ -163,6 +196,15 @@ export class RunStops implements SubmitGate {
 function span(ms: number): string {
   if (ms % 1000 !== 0) return `${ms / 1000}s`;
   const s = ms / 1000;
-  const parts = [[Math.floor(s / 3600), 'h'], [Math.floor((s % 3600) / 60), 'm'], [s % 60, 's']] as const;
-  return parts.filter(([n]) => n > 0).map(([n, u]) => `${n}${u}`).join('') || `${ms} ms`;
+  const parts = [
+    [Math.floor(s / 3600), 'h'],
+    [Math.floor((s % 3600) / 60), 'm'],
+    [s % 60, 's'],
+  ] as const;
+  return (
+    parts
+      .filter(([n]) => n > 0)
+      .map(([n, u]) => `${n}${u}`)
+      .join('') || `${ms} ms`
+  );
 }

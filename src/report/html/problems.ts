@@ -33,7 +33,11 @@ export interface ProblemGroup {
   video?: boolean;
 }
 
-export interface ProblemExample { id: string; message: string; rowText?: string }
+export interface ProblemExample {
+  id: string;
+  message: string;
+  rowText?: string;
+}
 
 /**
  * What a row's problem is, the same for every row it befell: the state (a failed video task: `task
@@ -60,7 +64,10 @@ export class ProblemGrouper {
   private readonly groups = new Map<string, ProblemGroup>();
   private overflow = 0;
 
-  constructor(private readonly journalArg: string, private readonly manifest: string | null) {}
+  constructor(
+    private readonly journalArg: string,
+    private readonly manifest: string | null,
+  ) {}
 
   /** `rowText`: an invalid row's text as written (the journal keeps it in place of a request). */
   add(item: ReportItem, rowText?: string): void {
@@ -73,7 +80,16 @@ export class ProblemGrouper {
         this.overflow++;
         return;
       }
-      group = { state: item.state, cause, count: 0, ids: [], examples: [], source: item.source, commands: [], note: '' };
+      group = {
+        state: item.state,
+        cause,
+        count: 0,
+        ids: [],
+        examples: [],
+        source: item.source,
+        commands: [],
+        note: '',
+      };
       const type = item.error?.type;
       if (type === ABANDONED_BOOKED || type === ABANDONED_NOT_BILLED) group.abandoned = type;
       this.groups.set(key, group);
@@ -82,8 +98,13 @@ export class ProblemGrouper {
     if (item.kind === 'video') group.video = true;
     if (group.ids.length < NAMED_IDS + 1) group.ids.push(item.id);
     if (group.examples.length < EXAMPLES) {
-      const text = rowText === undefined ? undefined : rowText.length > ROW_TEXT ? `${rowText.slice(0, ROW_TEXT)}…` : rowText;
-      group.examples.push({ id: item.id, message: item.error?.message ?? '', ...(text !== undefined ? { rowText: text } : {}) });
+      const text =
+        rowText === undefined ? undefined : rowText.length > ROW_TEXT ? `${rowText.slice(0, ROW_TEXT)}…` : rowText;
+      group.examples.push({
+        id: item.id,
+        message: item.error?.message ?? '',
+        ...(text !== undefined ? { rowText: text } : {}),
+      });
     }
   }
 
@@ -91,19 +112,24 @@ export class ProblemGrouper {
   finish(): { groups: ProblemGroup[]; ungrouped: number } {
     const order = (s: ItemState) => PROBLEM_STATES.indexOf(s);
     const groups = [...this.groups.values()].sort((a, b) => order(a.state) - order(b.state) || b.count - a.count);
-    for (const group of groups) Object.assign(group, advice(group, this.journalArg, this.manifest), { ids: group.ids.slice(0, EXAMPLES) });
+    for (const group of groups)
+      Object.assign(group, advice(group, this.journalArg, this.manifest), { ids: group.ids.slice(0, EXAMPLES) });
     return { groups, ungrouped: this.overflow };
   }
 }
 
-function advice(group: ProblemGroup, journal: string, manifest: string | null): Pick<ProblemGroup, 'commands' | 'note'> {
+function advice(
+  group: ProblemGroup,
+  journal: string,
+  manifest: string | null,
+): Pick<ProblemGroup, 'commands' | 'note'> {
   const named = group.count <= NAMED_IDS ? group.ids.map(quoteArg).join(' ') : undefined;
   const run = `gbatch run ${manifest ? quoteArg(manifest) : '<manifest>'}`;
   switch (group.state) {
     case 'uncertain': {
       const one = group.count === 1 ? quoteArg(group.ids[0]!) : '<id>';
       return {
-        note: 'The request may have reached the gateway (and may be billed). Find each in the gateway\'s dashboard, then decide.',
+        note: "The request may have reached the gateway (and may be billed). Find each in the gateway's dashboard, then decide.",
         commands: [
           ...(group.video ? [`gbatch resolve ${journal} ${one} --task-id <T>`] : []),
           `gbatch resolve ${journal} ${one} --resubmit`,
@@ -115,20 +141,38 @@ function advice(group: ProblemGroup, journal: string, manifest: string | null): 
     case 'failed':
       if (group.abandoned === ABANDONED_BOOKED) {
         return {
-          note: 'Abandoned by an operator while uncertain: the request may have been billed, so each row\'s bound stays booked against'
-            + ' the budget (counted as reserved). Once the gateway\'s dashboard shows a row was not billed, release its bound:',
-          commands: [`gbatch resolve ${journal} ${group.count === 1 ? quoteArg(group.ids[0]!) : '<id>'} --abandon --not-billed`],
+          note:
+            "Abandoned by an operator while uncertain: the request may have been billed, so each row's bound stays booked against" +
+            " the budget (counted as reserved). Once the gateway's dashboard shows a row was not billed, release its bound:",
+          commands: [
+            `gbatch resolve ${journal} ${group.count === 1 ? quoteArg(group.ids[0]!) : '<id>'} --abandon --not-billed`,
+          ],
         };
       }
       if (group.abandoned === ABANDONED_NOT_BILLED) {
-        return { note: 'Abandoned by an operator while uncertain, and not billed (nothing is booked for it). Retry does not send a row whose request may have been kept.', commands: [] };
+        return {
+          note: 'Abandoned by an operator while uncertain, and not billed (nothing is booked for it). Retry does not send a row whose request may have been kept.',
+          commands: [],
+        };
       }
-      return { note: 'The task failed upstream (refunded), or an operator abandoned it. Send again:', commands: [`gbatch retry ${journal} ${named ?? '--failed'}`, run] };
+      return {
+        note: 'The task failed upstream (refunded), or an operator abandoned it. Send again:',
+        commands: [`gbatch retry ${journal} ${named ?? '--failed'}`, run],
+      };
     case 'rejected':
-      return { note: 'The gateway refused the request. Fix the cause, then send again:', commands: [`gbatch retry ${journal} ${named ?? '--rejected'}`, run] };
+      return {
+        note: 'The gateway refused the request. Fix the cause, then send again:',
+        commands: [`gbatch retry ${journal} ${named ?? '--rejected'}`, run],
+      };
     case 'deferred':
-      return { note: 'Held back by the budget or the gateway\'s balance: raise --budget or top up, then run again.', commands: [`${run} --budget <USD>`] };
+      return {
+        note: "Held back by the budget or the gateway's balance: raise --budget or top up, then run again.",
+        commands: [`${run} --budget <USD>`],
+      };
     default:
-      return { note: `The manifest row is invalid (first at ${group.source}): fix it, then run again.`, commands: [run] };
+      return {
+        note: `The manifest row is invalid (first at ${group.source}): fix it, then run again.`,
+        commands: [run],
+      };
   }
 }

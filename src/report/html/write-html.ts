@@ -6,7 +6,16 @@ import type { Timeline } from '../timeline.js';
 import { htmlDocument } from './document.js';
 import { esc } from './escape.js';
 import { ProblemGrouper } from './problems.js';
-import { estimateSection, groupKey, headline, problemsSection, rowsSection, timeSections, type GroupMarks, type LastRunSummary } from './sections.js';
+import {
+  estimateSection,
+  groupKey,
+  headline,
+  problemsSection,
+  rowsSection,
+  timeSections,
+  type GroupMarks,
+  type LastRunSummary,
+} from './sections.js';
 
 /** Rows shown inline; the rest are pointed at `--format csv` (100,000 rows would make the page tens of MB). */
 export const INLINE_ROWS = 2000;
@@ -19,7 +28,12 @@ export interface HtmlContext {
   inlineRows?: number;
 }
 
-export async function renderHtmlReport(journal: JournalQueries, header: ReportHeader, timeline: Timeline, context: HtmlContext): Promise<string> {
+export async function renderHtmlReport(
+  journal: JournalQueries,
+  header: ReportHeader,
+  timeline: Timeline,
+  context: HtmlContext,
+): Promise<string> {
   const limit = context.inlineRows ?? INLINE_ROWS;
   const rows: ReportItem[] = [];
   const marks = new Map<string, GroupMarks>();
@@ -41,10 +55,24 @@ export async function renderHtmlReport(journal: JournalQueries, header: ReportHe
     if (row.mispriced) mispriced++;
   }
   const input = {
-    header, timeline, journalArg: context.journalArg, manifest: context.manifest, lastRun: context.lastRun,
-    marks, mispriced, problems: grouper.finish(), rows, generatedAt: context.now,
+    header,
+    timeline,
+    journalArg: context.journalArg,
+    manifest: context.manifest,
+    lastRun: context.lastRun,
+    marks,
+    mispriced,
+    problems: grouper.finish(),
+    rows,
+    generatedAt: context.now,
   };
-  const body = [headline(input), estimateSection(input), timeSections(input), problemsSection(input), rowsSection(input),
-    `<footer>Written by gbatch from the journal of <code>${esc(context.journalArg)}</code>. Every figure here is also in <code>gbatch report ${esc(context.journalArg)} --format json</code>.</footer>`].join('\n');
+  const body = [
+    headline(input),
+    estimateSection(input),
+    timeSections(input),
+    problemsSection(input),
+    rowsSection(input),
+    `<footer>Written by gbatch from the journal of <code>${esc(context.journalArg)}</code>. Every figure here is also in <code>gbatch report ${esc(context.journalArg)} --format json</code>.</footer>`,
+  ].join('\n');
   return htmlDocument(`gbatch report: ${header.job}`, body);
 }

@@ -35,7 +35,11 @@ export const chatHandler: Handler = (ctx, call): Reply => {
     created: Math.floor(ctx.clock.now() / 1000),
     model,
     choices,
-    usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+    usage: {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+    },
   };
   if (body.stream === true) {
     const options = body.stream_options as { include_usage?: unknown } | null | undefined;

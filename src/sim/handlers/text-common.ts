@@ -17,7 +17,16 @@ export type TextRequest = { ok: true; body: Body; model: string } | { ok: false;
 /** The body as an object with a model the account may use for text, or the error to answer. */
 export function textRequest(account: Account, body: unknown): TextRequest {
   if (!isObject(body)) {
-    return { ok: false, reply: generalError(400, 'The request body must be a JSON object', 'invalid_request_error', null, 'invalid_request') };
+    return {
+      ok: false,
+      reply: generalError(
+        400,
+        'The request body must be a JSON object',
+        'invalid_request_error',
+        null,
+        'invalid_request',
+      ),
+    };
   }
   const missing = checkRequiredModel(body);
   if (missing) return { ok: false, reply: badRequest(missing) };
@@ -32,13 +41,24 @@ export function textRequest(account: Account, body: unknown): TextRequest {
 
 /** Charges the call, or answers 402 when the balance cannot cover it (nothing charged). */
 export function chargeText(
-  ctx: SimContext, account: Account, model: string, promptTokens: number, completionTokens: number, lastUserText: string,
+  ctx: SimContext,
+  account: Account,
+  model: string,
+  promptTokens: number,
+  completionTokens: number,
+  lastUserText: string,
 ): Reply | undefined {
   const price = ctx.prices.chatPrice(model);
   const usd = price ? chatUsd(promptTokens, completionTokens, price, ctx.prices.groupRatio) : 0;
   ctx.tasks.settleDue();
   if (account.balanceUsd < usd) {
-    return generalError(402, `Insufficient balance: this call costs ${usd.toFixed(6)} USD`, GATEWAY_ERROR_TYPE, null, 'insufficient_quota');
+    return generalError(
+      402,
+      `Insufficient balance: this call costs ${usd.toFixed(6)} USD`,
+      GATEWAY_ERROR_TYPE,
+      null,
+      'insufficient_quota',
+    );
   }
   ctx.ledger.recordCharge({ at: ctx.clock.now(), account: account.name, kind: 'chat', usd });
   ctx.ledger.countSubmission(lastUserText);

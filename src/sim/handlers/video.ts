@@ -29,8 +29,12 @@ export const submitHandler: Handler = (ctx, call): Reply => {
   const quote = ctx.tasks.quote(draft);
   ctx.tasks.settleDue();
   if (call.account.balanceUsd < quote.usd) {
-    return taskError(402, 'insufficient_quota',
-      `Insufficient balance: this task reserves ${quote.usd.toFixed(6)} USD; nothing was kept`, null);
+    return taskError(
+      402,
+      'insufficient_quota',
+      `Insufficient balance: this task reserves ${quote.usd.toFixed(6)} USD; nothing was kept`,
+      null,
+    );
   }
   const task = ctx.tasks.create(call.account, draft, quote);
   return json({
@@ -54,7 +58,13 @@ export const contentHandler: Handler = (ctx, call): Reply => {
   const view = call.taskId === undefined ? undefined : ctx.tasks.viewFor(call.account, call.taskId);
   if (!view) return generalError(404, 'Task not found', 'invalid_request_error', 'task_id', 'task_not_found');
   if (view.state !== 'SUCCESS') {
-    return generalError(400, `The task is not ready for download (status ${view.state})`, 'invalid_request_error', 'task_id', 'task_not_ready');
+    return generalError(
+      400,
+      `The task is not ready for download (status ${view.state})`,
+      'invalid_request_error',
+      'task_id',
+      'task_not_ready',
+    );
   }
   return { kind: 'video', body: ctx.video, truncate: ctx.random.chance(ctx.faults().truncateDownloadRate) };
 };

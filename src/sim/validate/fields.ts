@@ -20,12 +20,17 @@ export function isObject(value: unknown): value is Body {
 export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value)}`;
+  if (typeof value === 'string')
+    return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value)}`;
   if (typeof value === 'object') return 'an object';
   return `${typeof value} ${String(value)}`;
 }
 
-interface NumberRule { min?: number; max?: number; integer?: boolean }
+interface NumberRule {
+  min?: number;
+  max?: number;
+  integer?: boolean;
+}
 
 export function checkNumber(param: string, value: unknown, rule: NumberRule = {}): Invalid | undefined {
   if (value === undefined || value === null) return undefined;
@@ -34,7 +39,12 @@ export function checkNumber(param: string, value: unknown, rule: NumberRule = {}
     return invalid(param, `'${param}' must be ${kind}, got ${describe(value)}`, 'invalid_type');
   }
   if ((rule.min !== undefined && value < rule.min) || (rule.max !== undefined && value > rule.max)) {
-    const range = rule.max === undefined ? `at least ${rule.min}` : rule.min === undefined ? `at most ${rule.max}` : `from ${rule.min} to ${rule.max}`;
+    const range =
+      rule.max === undefined
+        ? `at least ${rule.min}`
+        : rule.min === undefined
+          ? `at most ${rule.max}`
+          : `from ${rule.min} to ${rule.max}`;
     return invalid(param, `'${param}' must be ${range}, got ${value}`);
   }
   return undefined;
@@ -63,9 +73,12 @@ export function checkEnum(param: string, value: unknown, allowed: readonly strin
 
 export function checkArrayOfObjects(param: string, value: unknown): Invalid | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value)) return invalid(param, `'${param}' must be an array of objects, got ${describe(value)}`, 'invalid_type');
+  if (!Array.isArray(value))
+    return invalid(param, `'${param}' must be an array of objects, got ${describe(value)}`, 'invalid_type');
   const bad = value.findIndex((item) => !isObject(item));
-  return bad === -1 ? undefined : invalid(`${param}[${bad}]`, `'${param}[${bad}]' must be an object, got ${describe(value[bad])}`, 'invalid_type');
+  return bad === -1
+    ? undefined
+    : invalid(`${param}[${bad}]`, `'${param}[${bad}]' must be an object, got ${describe(value[bad])}`, 'invalid_type');
 }
 
 /** A string, or an object (tool_choice-like fields); a string must be one of `allowed` when given. */
@@ -76,7 +89,8 @@ export function checkStringOrObject(param: string, value: unknown, allowed?: rea
 }
 
 export function checkRequiredModel(body: Body): Invalid | undefined {
-  if (body.model === undefined || body.model === null) return invalid('model', "'model' is required", 'missing_required_parameter');
+  if (body.model === undefined || body.model === null)
+    return invalid('model', "'model' is required", 'missing_required_parameter');
   if (typeof body.model !== 'string' || body.model.trim() === '') {
     return invalid('model', `'model' must be a non-empty string, got ${describe(body.model)}`, 'invalid_type');
   }

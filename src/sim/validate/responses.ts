@@ -2,13 +2,25 @@
 // and top_p for chat only, so here they are checked as numbers without a range.
 
 import {
-  checkArrayOfObjects, checkBoolean, checkEnum, checkNumber, checkObject, checkString, checkStringOrObject,
-  describe, firstInvalid, invalid, isObject, type Body, type Invalid,
+  checkArrayOfObjects,
+  checkBoolean,
+  checkEnum,
+  checkNumber,
+  checkObject,
+  checkString,
+  checkStringOrObject,
+  describe,
+  firstInvalid,
+  invalid,
+  isObject,
+  type Body,
+  type Invalid,
 } from './fields.js';
 
 function checkInput(input: unknown): Invalid | undefined {
   if (input === undefined || input === null || typeof input === 'string') return undefined;
-  if (!Array.isArray(input)) return invalid('input', `'input' must be a string or an array of objects, got ${describe(input)}`, 'invalid_type');
+  if (!Array.isArray(input))
+    return invalid('input', `'input' must be a string or an array of objects, got ${describe(input)}`, 'invalid_type');
   return checkArrayOfObjects('input', input);
 }
 

@@ -4,7 +4,15 @@ import { normaliseResolution, type Resolution, type VideoModel } from '../../cor
 import { countReferenceVideos } from '../reference-video.js';
 import { DEFAULT_SECONDS } from '../tokens.js';
 import {
-  checkBoolean, checkNumber, checkString, describe, firstInvalid, invalid, isObject, type Body, type Invalid,
+  checkBoolean,
+  checkNumber,
+  checkString,
+  describe,
+  firstInvalid,
+  invalid,
+  isObject,
+  type Body,
+  type Invalid,
 } from './fields.js';
 
 export const MAX_SECONDS = 3600;
@@ -30,7 +38,11 @@ function parseSeconds(body: Body): number | Invalid {
   if (typeof value === 'number' && Number.isInteger(value)) seconds = value;
   else if (typeof value === 'string' && NUMERIC.test(value)) seconds = Number(value);
   if (seconds === undefined) {
-    return invalid('duration', `'${field}' must be an integer or a numeric string, got ${describe(value)}`, 'invalid_type');
+    return invalid(
+      'duration',
+      `'${field}' must be an integer or a numeric string, got ${describe(value)}`,
+      'invalid_type',
+    );
   }
   if (seconds < 0 || seconds > MAX_SECONDS) {
     return invalid('duration', `'${field}' must be from 0 to ${MAX_SECONDS} seconds, got ${value}`);
@@ -44,10 +56,14 @@ function parseSeconds(body: Body): number | Invalid {
 
 function parseResolution(value: unknown, model: VideoModel): Resolution | Invalid {
   if (value === undefined || value === null) return '720p';
-  if (typeof value !== 'string') return invalid('resolution', `'resolution' must be a string, got ${describe(value)}`, 'invalid_type');
+  if (typeof value !== 'string')
+    return invalid('resolution', `'resolution' must be a string, got ${describe(value)}`, 'invalid_type');
   const resolution = normaliseResolution(value);
   if (resolution === undefined || !model.resolutions.includes(resolution)) {
-    return invalid('resolution', `resolution ${JSON.stringify(value)} is not supported by model '${model.id}' (supported: ${model.resolutions.join(', ')})`);
+    return invalid(
+      'resolution',
+      `resolution ${JSON.stringify(value)} is not supported by model '${model.id}' (supported: ${model.resolutions.join(', ')})`,
+    );
   }
   return resolution;
 }
@@ -55,10 +71,18 @@ function parseResolution(value: unknown, model: VideoModel): Resolution | Invali
 /** A list of URL strings or objects with a string `url` (images, videos). */
 function checkUrlList(param: string, value: unknown): Invalid | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value)) return invalid(param, `'${param}' must be an array, got ${describe(value)}`, 'invalid_type');
-  const bad = value.findIndex((item) => !(typeof item === 'string' || (isObject(item) && typeof item.url === 'string')));
-  return bad === -1 ? undefined
-    : invalid(`${param}[${bad}]`, `'${param}[${bad}]' must be a URL string or an object with a string 'url', got ${describe(value[bad])}`, 'invalid_type');
+  if (!Array.isArray(value))
+    return invalid(param, `'${param}' must be an array, got ${describe(value)}`, 'invalid_type');
+  const bad = value.findIndex(
+    (item) => !(typeof item === 'string' || (isObject(item) && typeof item.url === 'string')),
+  );
+  return bad === -1
+    ? undefined
+    : invalid(
+        `${param}[${bad}]`,
+        `'${param}[${bad}]' must be a URL string or an object with a string 'url', got ${describe(value[bad])}`,
+        'invalid_type',
+      );
 }
 
 function checkMetadata(value: unknown): Invalid | undefined {
@@ -70,12 +94,18 @@ function checkMetadata(value: unknown): Invalid | undefined {
       // reported below
     }
   }
-  return invalid('metadata', `'metadata' must be an object or a JSON string of an object, got ${describe(value)}`, 'invalid_type');
+  return invalid(
+    'metadata',
+    `'metadata' must be an object or a JSON string of an object, got ${describe(value)}`,
+    'invalid_type',
+  );
 }
 
 export function validateVideoRequest(body: Body, model: VideoModel): VideoRequest | Invalid {
-  if (body.prompt === undefined || body.prompt === null) return invalid('prompt', "'prompt' is required", 'missing_required_parameter');
-  if (typeof body.prompt !== 'string') return invalid('prompt', `'prompt' must be a string, got ${describe(body.prompt)}`, 'invalid_type');
+  if (body.prompt === undefined || body.prompt === null)
+    return invalid('prompt', "'prompt' is required", 'missing_required_parameter');
+  if (typeof body.prompt !== 'string')
+    return invalid('prompt', `'prompt' must be a string, got ${describe(body.prompt)}`, 'invalid_type');
   if (body.prompt.trim() === '') return invalid('prompt', "'prompt' must not be blank");
   const resolution = parseResolution(body.resolution, model);
   if (typeof resolution !== 'string') return resolution;
@@ -89,7 +119,9 @@ export function validateVideoRequest(body: Body, model: VideoModel): VideoReques
     () => checkUrlList('videos', body.videos),
     () => checkBoolean('generate_audio', body.generate_audio),
     () => checkMetadata(body.metadata),
-    ...(['width', 'height', 'fps', 'seed', 'n'] as const).map((name) => () => checkNumber(name, body[name], { integer: true })),
+    ...(['width', 'height', 'fps', 'seed', 'n'] as const).map(
+      (name) => () => checkNumber(name, body[name], { integer: true }),
+    ),
     () => checkString('response_format', body.response_format),
     () => checkString('user', body.user),
   );

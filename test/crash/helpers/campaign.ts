@@ -19,7 +19,11 @@ export interface Campaign {
   rows: CampaignRow[];
 }
 
-export interface CampaignSize { chat: number; responses: number; video: number }
+export interface CampaignSize {
+  chat: number;
+  responses: number;
+  video: number;
+}
 
 export const MIXED_CAMPAIGN: CampaignSize = { chat: 12, responses: 4, video: 10 };
 
@@ -31,7 +35,10 @@ const VIDEO_SHAPES = [
   { model: 'video-pro-2.5', resolution: '720p', duration: 2 },
 ] as const;
 
-interface Written { row: CampaignRow; line: string }
+interface Written {
+  row: CampaignRow;
+  line: string;
+}
 
 const pad = (i: number): string => String(i).padStart(2, '0');
 
@@ -51,7 +58,8 @@ function chatRow(tag: string, i: number, form: 'csv' | 'jsonl'): Written {
   const maxTokens = 8 + (i % 5) * 4;
   const system = i % 3 === 0 ? 'You are terse.' : undefined;
   const row: CampaignRow = { id, kind: 'chat', prompt };
-  if (form === 'csv') return { row, line: [id, 'chat', model, csvCell(prompt), system ?? '', String(maxTokens)].join(',') };
+  if (form === 'csv')
+    return { row, line: [id, 'chat', model, csvCell(prompt), system ?? '', String(maxTokens)].join(',') };
   const messages = [...(system ? [{ role: 'system', content: system }] : []), { role: 'user', content: prompt }];
   return { row, line: jsonlLine(i, id, 'chat', '/v1/chat/completions', { model, messages, max_tokens: maxTokens }) };
 }
@@ -67,7 +75,12 @@ function videoRow(tag: string, i: number): Written {
   const id = `video-${pad(i)}`;
   const prompt = `[${tag}] ${id}: a paper boat drifting down rainy street number ${i}`;
   const shape = VIDEO_SHAPES[i % VIDEO_SHAPES.length]!;
-  const body: Record<string, unknown> = { model: shape.model, prompt, resolution: shape.resolution, duration: shape.duration };
+  const body: Record<string, unknown> = {
+    model: shape.model,
+    prompt,
+    resolution: shape.resolution,
+    duration: shape.duration,
+  };
   // Never fetched by anyone: the simulator only counts it as a reference video.
   if (i % 3 === 0) body.video_url = `https://example.com/reference/${id}.mp4`;
   return { row: { id, kind: 'video', prompt }, line: jsonlLine(i, id, 'video', '/v1/video/generations', body) };
@@ -90,7 +103,10 @@ export function writeCampaign(dir: string, tag: string, size: CampaignSize = MIX
     if (videos[k]) jsonl.push(videos[k]!);
     if (texts[k]) jsonl.push(texts[k]!);
   }
-  writeFileSync(join(dir, 'text.csv'), ['id,kind,model,prompt,system,max_tokens', ...csv.map((w) => w.line), ''].join('\n'));
+  writeFileSync(
+    join(dir, 'text.csv'),
+    ['id,kind,model,prompt,system,max_tokens', ...csv.map((w) => w.line), ''].join('\n'),
+  );
   writeFileSync(join(dir, 'mixed.jsonl'), [...jsonl.map((w) => w.line), ''].join('\n'));
   const jobFile = join(dir, 'campaign.json');
   writeFileSync(jobFile, JSON.stringify({ name: `crash-${tag}`, manifest: ['mixed.jsonl', 'text.csv'] }, null, 2));

@@ -11,7 +11,10 @@ export function assertBuilt(): void {
   if (!existsSync(DIST_MAIN)) throw new Error('dist/ is missing: build it first with `npm run build` (npm test does)');
 }
 
-export interface Gateway { baseUrl: string; apiKey: string }
+export interface Gateway {
+  baseUrl: string;
+  apiKey: string;
+}
 
 export interface Ended {
   /** null when the process was killed by a signal. */
@@ -30,7 +33,12 @@ export interface GbatchChild {
   readonly running: boolean;
 }
 
-export function startGbatch(args: readonly string[], gateway: Gateway, cwd = REPO, env: NodeJS.ProcessEnv = {}): GbatchChild {
+export function startGbatch(
+  args: readonly string[],
+  gateway: Gateway,
+  cwd = REPO,
+  env: NodeJS.ProcessEnv = {},
+): GbatchChild {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd,
     env: { ...process.env, ...env, GATEWAY_BASE_URL: gateway.baseUrl, GATEWAY_API_KEY: gateway.apiKey },
@@ -39,8 +47,12 @@ export function startGbatch(args: readonly string[], gateway: Gateway, cwd = REP
   let stdout = '';
   let stderr = '';
   let running = true;
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
   const ended = new Promise<Ended>((resolve, reject) => {
     child.once('error', reject);
     // 'close' (not 'exit'): the output pipes are drained too.
@@ -49,13 +61,17 @@ export function startGbatch(args: readonly string[], gateway: Gateway, cwd = REP
       resolve({ code, signal, stdout, stderr });
     });
   });
-  child.once('exit', () => { running = false; });
+  child.once('exit', () => {
+    running = false;
+  });
   return {
     process: child,
     startedAt: Date.now(),
     ended,
     kill: () => running && child.kill('SIGKILL'),
-    get running() { return running; },
+    get running() {
+      return running;
+    },
   };
 }
 
@@ -66,8 +82,18 @@ export function gbatch(args: readonly string[], gateway: Gateway, cwd = REPO): P
 
 export function runArgs(jobFile: string, dir: string, extra: readonly string[] = []): string[] {
   return [
-    'run', jobFile, '--state', `${dir}/j.db`, '--out', `${dir}/out`,
-    '--poll-interval', '0.05', '--concurrency', '4', '--quiet', ...extra,
+    'run',
+    jobFile,
+    '--state',
+    `${dir}/j.db`,
+    '--out',
+    `${dir}/out`,
+    '--poll-interval',
+    '0.05',
+    '--concurrency',
+    '4',
+    '--quiet',
+    ...extra,
   ];
 }
 

@@ -40,7 +40,13 @@ export async function runUntilDone(options: LoopOptions): Promise<LoopOutcome> {
   const { campaign, dir, sim, gateway, maxKills, baseline } = options;
   const prng = createPrng(options.seed);
   const outcome: LoopOutcome = {
-    kills: 0, rounds: 0, attached: 0, resubmitted: 0, lostChargedCalls: new Map(), log: [`seed ${options.seed}`], printed: '',
+    kills: 0,
+    rounds: 0,
+    attached: 0,
+    resubmitted: 0,
+    lostChargedCalls: new Map(),
+    log: [`seed ${options.seed}`],
+    printed: '',
   };
   const statePath = `${dir}/j.db`;
   for (let round = 0; round < (options.maxRounds ?? 40); round++) {
@@ -56,12 +62,18 @@ export async function runUntilDone(options: LoopOptions): Promise<LoopOutcome> {
       outcome.kills++;
       await options.watch.quiet();
       const requests = sim.ledger.requests.length;
-      outcome.log.push(`round ${round}: ${describePlan(plan)} -> killed after ${elapsed} ms (ledger requests ${requests})`);
+      outcome.log.push(
+        `round ${round}: ${describePlan(plan)} -> killed after ${elapsed} ms (ledger requests ${requests})`,
+      );
       continue;
     }
-    outcome.log.push(`round ${round}: ${describePlan(plan)} -> exit ${ended.code} after ${elapsed} ms (ledger requests ${sim.ledger.requests.length})`);
+    outcome.log.push(
+      `round ${round}: ${describePlan(plan)} -> exit ${ended.code} after ${elapsed} ms (ledger requests ${sim.ledger.requests.length})`,
+    );
     if (ended.code === 0) {
-      outcome.log.push(`done: ${outcome.kills} kill(s), ${outcome.attached} task(s) attached, ${outcome.resubmitted} resubmitted`);
+      outcome.log.push(
+        `done: ${outcome.kills} kill(s), ${outcome.attached} task(s) attached, ${outcome.resubmitted} resubmitted`,
+      );
       return outcome;
     }
     if (ended.code !== 4) throw new Error(`${outcome.log.join('\n')}\n${describeEnd('gbatch run', ended)}`);
@@ -85,7 +97,9 @@ async function resolveUncertain(options: LoopOptions, statePath: string, outcome
       outcome.resubmitted++;
       if (row.kind !== 'video') outcome.lostChargedCalls.set(row.id, decision.chargedCalls);
     }
-    outcome.log.push(`  resolve ${item.id}: ${decision.kind === 'attach' ? `attach ${decision.taskId}` : `resubmit (${decision.chargedCalls} charged call(s) upstream)`}`);
+    outcome.log.push(
+      `  resolve ${item.id}: ${decision.kind === 'attach' ? `attach ${decision.taskId}` : `resubmit (${decision.chargedCalls} charged call(s) upstream)`}`,
+    );
     return { id: item.id, decision };
   });
   // One command at a time, as an operator types them (concurrent ones: crash.concurrent-writers.test.ts).

@@ -38,9 +38,13 @@ export function planKill(killsSoFar: number, maxKills: number, prng: Prng, basel
 
 export function describePlan(plan: KillPlan): string {
   switch (plan.at) {
-    case 'request': return `kill at ${plan.videoSubmission ? 'video submission' : 'request'} #${plan.n}`;
-    case 'wal-write': return 'kill at the first WAL write';
-    case 'time': return `kill at ${plan.ms} ms`;
-    case 'never': return 'no kill';
+    case 'request':
+      return `kill at ${plan.videoSubmission ? 'video submission' : 'request'} #${plan.n}`;
+    case 'wal-write':
+      return 'kill at the first WAL write';
+    case 'time':
+      return `kill at ${plan.ms} ms`;
+    case 'never':
+      return 'no kill';
   }
 }

@@ -8,8 +8,15 @@ import type { Campaign } from './campaign.js';
 import { describeEnd, gbatch, type Gateway } from './gbatch-child.js';
 
 export interface ReportItemJson {
-  id: string; kind: string; state: string; task_id: string | null; actual_usd: number | null;
-  output: string | null; sha256: string | null; bytes: number | null; attempts: number;
+  id: string;
+  kind: string;
+  state: string;
+  task_id: string | null;
+  actual_usd: number | null;
+  output: string | null;
+  sha256: string | null;
+  bytes: number | null;
+  attempts: number;
 }
 export interface ReportJson {
   job: string;
@@ -46,7 +53,17 @@ export interface ProofInput {
   printed?: string;
 }
 
-export function proveCampaign({ campaign, sim, apiKey, report, outDir, lostChargedCalls, history, workDir, printed = '' }: ProofInput): void {
+export function proveCampaign({
+  campaign,
+  sim,
+  apiKey,
+  report,
+  outDir,
+  lostChargedCalls,
+  history,
+  workDir,
+  printed = '',
+}: ProofInput): void {
   const why = `\n${history}`;
   const items = new Map(report.items.map((item) => [item.id, item]));
   const tasks = sim.ledger.tasks;
@@ -54,15 +71,24 @@ export function proveCampaign({ campaign, sim, apiKey, report, outDir, lostCharg
 
   // No row lost: every manifest row is in the journal and done.
   expect(report.items.map((i) => i.id).sort(), why).toEqual(campaign.rows.map((r) => r.id).sort());
-  expect(report.items.filter((i) => i.state !== 'downloaded').map((i) => `${i.id}: ${i.state}`), why).toEqual([]);
+  expect(
+    report.items.filter((i) => i.state !== 'downloaded').map((i) => `${i.id}: ${i.state}`),
+    why,
+  ).toEqual([]);
 
   for (const row of campaign.rows) {
     const item = items.get(row.id)!;
     if (row.kind === 'video') {
       // Exactly one task per video row, and it is the one the journal tracked and paid for.
       const rowTasks = tasks.filter((t) => t.prompt === row.prompt);
-      expect(rowTasks.map((t) => t.id), `video row ${row.id}: tasks upstream${why}`).toEqual([item.task_id]);
-      expect(item.actual_usd, `video row ${row.id}: actual vs the gateway's charge`).toBeCloseTo(rowTasks[0]!.chargedUsd, 8);
+      expect(
+        rowTasks.map((t) => t.id),
+        `video row ${row.id}: tasks upstream${why}`,
+      ).toEqual([item.task_id]);
+      expect(item.actual_usd, `video row ${row.id}: actual vs the gateway's charge`).toBeCloseTo(
+        rowTasks[0]!.chargedUsd,
+        8,
+      );
       expect(item.output, `video row ${row.id}: output path`).not.toBeNull();
       expect(existsSync(item.output!), `video row ${row.id}: ${item.output} on disk`).toBe(true);
       const bytes = readFileSync(item.output!);
@@ -77,14 +103,27 @@ export function proveCampaign({ campaign, sim, apiKey, report, outDir, lostCharg
   }
 
   // One video file per video row, nothing else beside them (temporary names start with a dot).
-  const videoFiles = readdirSync(outDir).filter((f) => f.endsWith('.mp4') && !f.startsWith('.')).sort();
-  expect(videoFiles, `video files in ${outDir}`).toEqual(campaign.rows.filter((r) => r.kind === 'video').map((r) => `${r.id}.mp4`).sort());
+  const videoFiles = readdirSync(outDir)
+    .filter((f) => f.endsWith('.mp4') && !f.startsWith('.'))
+    .sort();
+  expect(videoFiles, `video files in ${outDir}`).toEqual(
+    campaign.rows
+      .filter((r) => r.kind === 'video')
+      .map((r) => `${r.id}.mp4`)
+      .sort(),
+  );
 
   // results.jsonl: exactly one line per row (every row ends downloaded), each a 200 with its body.
   const textRows = campaign.rows.filter((r) => r.kind !== 'video');
-  const lines = readFileSync(join(outDir, 'results.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
-  const parsed = lines.map((l) => JSON.parse(l) as { custom_id: string; response: { status_code: number; body: unknown } });
-  expect(parsed.map((l) => l.custom_id).sort(), `results.jsonl lines${why}`).toEqual(campaign.rows.map((r) => r.id).sort());
+  const lines = readFileSync(join(outDir, 'results.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
+  const parsed = lines.map(
+    (l) => JSON.parse(l) as { custom_id: string; response: { status_code: number; body: unknown } },
+  );
+  expect(parsed.map((l) => l.custom_id).sort(), `results.jsonl lines${why}`).toEqual(
+    campaign.rows.map((r) => r.id).sort(),
+  );
   for (const line of parsed) {
     expect(line.response.status_code).toBe(200);
     expect(line.response.body).toBeTruthy();
@@ -93,11 +132,16 @@ export function proveCampaign({ campaign, sim, apiKey, report, outDir, lostCharg
   // Money: the report's actual total is what the gateway charged, except lost text calls. Each lost
   // call was the same request as the one whose answer the journal kept, and the simulator's answer
   // (hence its usage and charge) is a pure function of the request: so each costs that row's actual.
-  const lostUsd = textRows.reduce((sum, row) => sum + (lostChargedCalls.get(row.id) ?? 0) * (items.get(row.id)!.actual_usd ?? 0), 0);
+  const lostUsd = textRows.reduce(
+    (sum, row) => sum + (lostChargedCalls.get(row.id) ?? 0) * (items.get(row.id)!.actual_usd ?? 0),
+    0,
+  );
   const charged = sim.ledger.chargesTotal(sim.account(apiKey).name);
   expect(report.totals.reserved_usd, 'nothing left reserved').toBe(0);
-  expect(Math.abs(report.totals.actual_usd + lostUsd - charged), `report ${report.totals.actual_usd} + lost ${lostUsd} vs ledger ${charged}${why}`)
-    .toBeLessThanOrEqual(1e-6);
+  expect(
+    Math.abs(report.totals.actual_usd + lostUsd - charged),
+    `report ${report.totals.actual_usd} + lost ${lostUsd} vs ledger ${charged}${why}`,
+  ).toBeLessThanOrEqual(1e-6);
 
   expect(filesContaining(workDir, apiKey), 'files holding the API key').toEqual([]);
   expect(printed.includes(apiKey), 'the API key in command output').toBe(false);

@@ -39,9 +39,10 @@ export function leaveLockOf(statePath: string, deadPid: number): void {
   const db = openSqliteFile(statePath);
   try {
     const now = Date.now();
-    db.prepare(`INSERT INTO runner_lock (id, pid, host, token, started_at, heartbeat_at) VALUES (1, ?, ?, 'killed-runner', ?, ?)
-      ON CONFLICT (id) DO UPDATE SET pid = excluded.pid, host = excluded.host, token = excluded.token, heartbeat_at = excluded.heartbeat_at`)
-      .run(deadPid, hostname(), now, now);
+    db.prepare(
+      `INSERT INTO runner_lock (id, pid, host, token, started_at, heartbeat_at) VALUES (1, ?, ?, 'killed-runner', ?, ?)
+      ON CONFLICT (id) DO UPDATE SET pid = excluded.pid, host = excluded.host, token = excluded.token, heartbeat_at = excluded.heartbeat_at`,
+    ).run(deadPid, hostname(), now, now);
   } finally {
     db.close();
   }

@@ -21,7 +21,10 @@ export function blocks(lang: string): Array<{ file: string | undefined; text: st
 }
 
 /** The guide's crontab: the variables it sets (beside what cron sets itself) and the command of each line. */
-export function crontab(home: string): { env: Record<string, string>; lines: Array<{ schedule: string; command: string }> } {
+export function crontab(home: string): {
+  env: Record<string, string>;
+  lines: Array<{ schedule: string; command: string }>;
+} {
   const [block] = blocks('crontab');
   const env: Record<string, string> = { HOME: home, LOGNAME: 'gbatch' }; // what cron sets itself
   const lines: Array<{ schedule: string; command: string }> = [];
@@ -44,7 +47,13 @@ export type CsvRows = CsvRow[];
 
 /** Three chat rows per manifest, ids `<prefix>-1..3`. */
 export function chatRows(prefix: string): CsvRows {
-  return [1, 2, 3].map((i) => ({ id: `${prefix}-${i}`, kind: 'chat', model: 'chat-small', prompt: `Say ${prefix} ${i}`, max_tokens: 16 }));
+  return [1, 2, 3].map((i) => ({
+    id: `${prefix}-${i}`,
+    kind: 'chat',
+    model: 'chat-small',
+    prompt: `Say ${prefix} ${i}`,
+    max_tokens: 16,
+  }));
 }
 
 /**
@@ -52,18 +61,29 @@ export function chatRows(prefix: string): CsvRows {
  * `options` added: what a test needs at its own time scale), its manifest holding `campaign`, and today's
  * daily manifest. Returns the folder, a folder where `gbatch` is installed, and the key file.
  */
-export function jobHome(ws: Workspace, hookUrl: string, campaign: CsvRows = chatRows('campaign'), options: Record<string, unknown> = {}): { home: string; bin: string; keyFile: string } {
+export function jobHome(
+  ws: Workspace,
+  hookUrl: string,
+  campaign: CsvRows = chatRows('campaign'),
+  options: Record<string, unknown> = {},
+): { home: string; bin: string; keyFile: string } {
   const home = ws.path('srv-gbatch');
   for (const sub of ['jobs', 'manifests', 'log']) mkdirSync(join(home, sub), { recursive: true });
   const [jobFile] = blocks('json').filter((b) => b.text.includes('"name": "nightly"'));
-  const job = JSON.parse(jobFile!.text) as { manifest: string; options: Record<string, unknown> & { notify: string[] } };
+  const job = JSON.parse(jobFile!.text) as {
+    manifest: string;
+    options: Record<string, unknown> & { notify: string[] };
+  };
   job.options.notify = [hookUrl];
   Object.assign(job.options, options);
   writeFileSync(join(home, 'jobs', 'nightly.json'), JSON.stringify(job));
   const columns = [...new Set(campaign.flatMap((row) => Object.keys(row)))];
   writeFileSync(join(home, 'jobs', job.manifest), csvText(columns, campaign));
   const today = spawnSync('date', ['+%F'], { encoding: 'utf8' }).stdout.trim();
-  writeFileSync(join(home, 'manifests', `${today}.csv`), csvText(['id', 'kind', 'model', 'prompt', 'max_tokens'], chatRows('daily')));
+  writeFileSync(
+    join(home, 'manifests', `${today}.csv`),
+    csvText(['id', 'kind', 'model', 'prompt', 'max_tokens'], chatRows('daily')),
+  );
   // Where `npm install -g` puts the command.
   const bin = ws.path('usr-local-bin');
   mkdirSync(bin);
@@ -75,6 +95,15 @@ export function jobHome(ws: Workspace, hookUrl: string, campaign: CsvRows = chat
 }
 
 /** The crontab's variables with what an installation decides stood in for: its home, gateway, key file, and where gbatch is. */
-export function installedCronEnv(env: Record<string, string>, at: { home: string; baseUrl: string; keyFile: string; bin: string }): Record<string, string> {
-  return { ...env, GBATCH_HOME: at.home, GATEWAY_BASE_URL: at.baseUrl, GATEWAY_API_KEY_FILE: at.keyFile, PATH: env.PATH!.replace('/usr/local/bin', at.bin) };
+export function installedCronEnv(
+  env: Record<string, string>,
+  at: { home: string; baseUrl: string; keyFile: string; bin: string },
+): Record<string, string> {
+  return {
+    ...env,
+    GBATCH_HOME: at.home,
+    GATEWAY_BASE_URL: at.baseUrl,
+    GATEWAY_API_KEY_FILE: at.keyFile,
+    PATH: env.PATH!.replace('/usr/local/bin', at.bin),
+  };
 }

@@ -8,7 +8,12 @@ import { ROOT } from './workspace.js';
 export const BIN = join(ROOT, 'bin', 'gbatch.js');
 export const BUILT = existsSync(join(ROOT, 'dist', 'bundle', 'main.js'));
 
-export interface CliResult { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
 
 export interface CliOptions {
   /** Added to a clean environment (no GATEWAY_* inherited from the test process). */
@@ -34,12 +39,16 @@ function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.Proces
 
 export function startCli(args: readonly string[], options: CliOptions = {}): RunningCli {
   const child = spawn(process.execPath, [BIN, ...args], {
-    cwd: options.cwd ?? ROOT, env: childEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: options.cwd ?? ROOT,
+    env: childEnv(options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
   const watchers: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+  });
   child.stderr!.setEncoding('utf8').on('data', (d: string) => {
     stderr += d;
     for (const w of [...watchers]) {
@@ -91,6 +100,8 @@ export function stdoutJson<T = any>(result: CliResult): T {
   try {
     return JSON.parse(result.stdout) as T;
   } catch {
-    throw new Error(`stdout is not one JSON object (exit ${result.code}):\n${result.stdout}\nstderr:\n${result.stderr}`);
+    throw new Error(
+      `stdout is not one JSON object (exit ${result.code}):\n${result.stdout}\nstderr:\n${result.stderr}`,
+    );
   }
 }

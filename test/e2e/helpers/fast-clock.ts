@@ -6,7 +6,10 @@ export class FastClock implements Clock {
   private readonly realStart = performance.now();
 
   /** `startMs` on a minute boundary starts the test at the beginning of a rate-limit window. */
-  constructor(readonly scale: number, private readonly startMs = 1_767_225_600_000) {}
+  constructor(
+    readonly scale: number,
+    private readonly startMs = 1_767_225_600_000,
+  ) {}
 
   now(): number {
     return Math.floor(this.startMs + (performance.now() - this.realStart) * this.scale);
@@ -21,14 +24,18 @@ export class FastClock implements Clock {
         reject(signal!.reason);
       };
       // A timer may fire a hair early in scaled time; wait out the rest so no sleep ends before its time.
-      const arm = (): NodeJS.Timeout => setTimeout(() => {
-        if (this.now() < wakeAt) {
-          timer = arm();
-          return;
-        }
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, Math.max(0, (wakeAt - this.now()) / this.scale));
+      const arm = (): NodeJS.Timeout =>
+        setTimeout(
+          () => {
+            if (this.now() < wakeAt) {
+              timer = arm();
+              return;
+            }
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+          },
+          Math.max(0, (wakeAt - this.now()) / this.scale),
+        );
       let timer = arm();
       signal?.addEventListener('abort', onAbort, { once: true });
     });

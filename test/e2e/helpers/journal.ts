@@ -3,7 +3,11 @@ import type { ItemState } from '../../../src/core/states.js';
 import type { Item } from '../../../src/journal/index.js';
 import { openSyncJournal } from '../../helpers/journal-raw.js';
 
-export function readJournal(statePath: string): { items: Item[]; byId: Map<string, Item>; counts: Record<ItemState, number> } {
+export function readJournal(statePath: string): {
+  items: Item[];
+  byId: Map<string, Item>;
+  counts: Record<ItemState, number>;
+} {
   const journal = openSyncJournal(statePath, { readonly: true });
   try {
     const items = [...journal.iterate()];
@@ -19,5 +23,7 @@ export function statesById(statePath: string): Record<string, ItemState> {
 
 /** Items stuck mid-submission: a clean stop must leave none. */
 export function submittingIds(statePath: string): string[] {
-  return readJournal(statePath).items.filter((i) => i.state === 'submitting').map((i) => i.id);
+  return readJournal(statePath)
+    .items.filter((i) => i.state === 'submitting')
+    .map((i) => i.id);
 }

@@ -35,5 +35,12 @@ export function videoRow(id: string, prompt: string, extra: Record<string, unkno
 
 /** A flat-form chat row (JSONL). */
 export function chatRow(id: string, prompt: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { id, kind: 'chat', model: 'chat-small', messages: [{ role: 'user', content: prompt }], max_tokens: 16, ...extra };
+  return {
+    id,
+    kind: 'chat',
+    model: 'chat-small',
+    messages: [{ role: 'user', content: prompt }],
+    max_tokens: 16,
+    ...extra,
+  };
 }

@@ -3,7 +3,11 @@ import { expect } from 'vitest';
 import type { ReportItem, ReportTotals } from '../../../src/report/model.js';
 import { runCli, stdoutJson } from './cli.js';
 
-export interface ReportJson { job: string; totals: ReportTotals; items: ReportItem[] }
+export interface ReportJson {
+  job: string;
+  totals: ReportTotals;
+  items: ReportItem[];
+}
 
 export async function reportJson(statePath: string, cwd?: string): Promise<ReportJson> {
   const result = await runCli(['report', '--state', statePath, '--format', 'json'], cwd === undefined ? {} : { cwd });

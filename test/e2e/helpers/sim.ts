@@ -1,6 +1,12 @@
 // A simulator per test, closed when the test ends, and what the tests read from its ledger.
 import { onTestFinished } from 'vitest';
-import { startSimulator, type Ledger, type Simulator, type SimulatorOptions, type TaskRecord } from '../../../src/sim/index.js';
+import {
+  startSimulator,
+  type Ledger,
+  type Simulator,
+  type SimulatorOptions,
+  type TaskRecord,
+} from '../../../src/sim/index.js';
 
 export const KEY = 'sk-e2e-key-7f3a';
 

@@ -8,13 +8,24 @@ const sh = promisify(execFile);
 
 /** The `gbatch ...` commands a text suggests, each as printed (up to two spaces, a closing backquote, or a `; ` ending the clause). */
 export function suggested(text: string): string[] {
-  return [...text.matchAll(/gbatch ((?:status|report|resolve|retry|cancel|plan|run|forget) [^`\n]*?)(?=\s{2,}|`|$|\s\(|;\s)/gm)].map((m) => `gbatch ${m[1]!.trim()}`);
+  return [
+    ...text.matchAll(
+      /gbatch ((?:status|report|resolve|retry|cancel|plan|run|forget) [^`\n]*?)(?=\s{2,}|`|$|\s\(|;\s)/gm,
+    ),
+  ].map((m) => `gbatch ${m[1]!.trim()}`);
 }
 
 /** Runs a suggested command as printed, `gbatch` being this repository's CLI; its exit code and output. */
-export async function runAsPrinted(command: string, cwd: string, env: Record<string, string>): Promise<{ code: number; out: string }> {
+export async function runAsPrinted(
+  command: string,
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number; out: string }> {
   try {
-    const { stdout, stderr } = await sh('sh', ['-c', command.replace(/^gbatch /, `${process.execPath} ${BIN} `)], { cwd, env: { ...process.env, ...env } });
+    const { stdout, stderr } = await sh('sh', ['-c', command.replace(/^gbatch /, `${process.execPath} ${BIN} `)], {
+      cwd,
+      env: { ...process.env, ...env },
+    });
     return { code: 0, out: stdout + stderr };
   } catch (err) {
     const failed = err as { code: number; stdout: string; stderr: string };

@@ -22,7 +22,10 @@ export interface Workspace {
 export function createWorkspace(prefix = 'gbatch-e2e-'): Workspace & { remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return {
-    dir, state: join(dir, 'state', 'job.db'), out: join(dir, 'out'), path: (...parts) => join(dir, ...parts),
+    dir,
+    state: join(dir, 'state', 'job.db'),
+    out: join(dir, 'out'),
+    path: (...parts) => join(dir, ...parts),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }

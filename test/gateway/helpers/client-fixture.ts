@@ -6,7 +6,10 @@ import { createGatewayClient, type GatewayClient, type GatewayClientOptions } fr
 
 export const API_KEY = 'sk-test-SECRET-7f3a9c2e51';
 
-export function makeClient(baseUrl: string, overrides: Partial<GatewayClientOptions> = {}): { client: GatewayClient; clock: ManualClock } {
+export function makeClient(
+  baseUrl: string,
+  overrides: Partial<GatewayClientOptions> = {},
+): { client: GatewayClient; clock: ManualClock } {
   const clock = new ManualClock(Date.parse('2025-01-01T00:00:00Z'));
   const client = createGatewayClient({
     baseUrl,
@@ -23,7 +26,11 @@ export function makeClient(baseUrl: string, overrides: Partial<GatewayClientOpti
  * Advances the clock each time the code under test sleeps, until `operation` settles: by `step`, or to the
  * end of the earliest sleep ('next-sleeper', time moving exactly as far as the code waits). Returns its result.
  */
-export async function drive<T>(clock: ManualClock, operation: Promise<T>, step: number | 'next-sleeper' = 60_000): Promise<T> {
+export async function drive<T>(
+  clock: ManualClock,
+  operation: Promise<T>,
+  step: number | 'next-sleeper' = 60_000,
+): Promise<T> {
   let settled = false;
   const done = operation.then(
     () => {
@@ -35,7 +42,8 @@ export async function drive<T>(clock: ManualClock, operation: Promise<T>, step: 
   );
   while (!settled) {
     await Promise.race([done, clock.waitForSleepers(1)]);
-    if (!settled) await clock.advance(step === 'next-sleeper' ? (clock.nextWakeAt() ?? clock.now()) - clock.now() : step);
+    if (!settled)
+      await clock.advance(step === 'next-sleeper' ? (clock.nextWakeAt() ?? clock.now()) - clock.now() : step);
   }
   return operation;
 }

@@ -1,6 +1,12 @@
 // A purpose-built HTTP server on 127.0.0.1 for one test: records every request, answers with a handler.
 
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 export interface RecordedRequest {

@@ -2,7 +2,9 @@
 // after the test), and one raw hand for what no interface method may do: plant another process's runner.
 import type { IngestEntry, IngestSummary, JournalStore, ManifestPrint } from '../../../src/journal/index.js';
 
-export interface Clock { now(): number }
+export interface Clock {
+  now(): number;
+}
 
 export interface Harness {
   readonly adapter: 'sqlite' | 'postgres';
@@ -19,30 +21,53 @@ export interface Harness {
 /** Registers the hooks (fresh journal before each test, stores closed after) and returns the harness. */
 export type UseHarness = () => Harness;
 
-
 /** A manifest row with a deterministic line: the same call gives the same row on either adapter. */
 export function row(id: string, line: number, overrides: Partial<IngestEntry> = {}): IngestEntry {
   const kind = overrides.kind ?? 'chat';
   const model = overrides.model ?? (kind === 'video' ? 'video-fast' : 'chat-small');
-  const request = overrides.request ?? (kind === 'video'
-    ? { model, prompt: `a clip for ${id}`, resolution: '720p', duration: 5 }
-    : { model, messages: [{ role: 'user', content: `hello ${id}\twith a tab, a \\ and a\nnewline` }] });
+  const request =
+    overrides.request ??
+    (kind === 'video'
+      ? { model, prompt: `a clip for ${id}`, resolution: '720p', duration: 5 }
+      : { model, messages: [{ role: 'user', content: `hello ${id}\twith a tab, a \\ and a\nnewline` }] });
   return {
-    id, kind, model, request, contentHash: `hash-of-${id}`, sourceFile: 'manifest.jsonl', sourceLine: line, state: 'pending',
-    resolution: kind === 'video' ? '720p' : null, hasReferenceVideo: false, estimateUsd: kind === 'video' ? 0.5 : 0.01, lastError: null,
+    id,
+    kind,
+    model,
+    request,
+    contentHash: `hash-of-${id}`,
+    sourceFile: 'manifest.jsonl',
+    sourceLine: line,
+    state: 'pending',
+    resolution: kind === 'video' ? '720p' : null,
+    hasReferenceVideo: false,
+    estimateUsd: kind === 'video' ? 0.5 : 0.01,
+    lastError: null,
     ...overrides,
   };
 }
 
 export function invalidRow(id: string, line: number, overrides: Partial<IngestEntry> = {}): IngestEntry {
   return {
-    id, kind: 'invalid', model: null, request: null, contentHash: `invalid:${id}:${line}`, sourceFile: 'manifest.jsonl', sourceLine: line,
-    state: 'invalid', lastError: { message: `row ${line}: prompt is required` }, ...overrides,
+    id,
+    kind: 'invalid',
+    model: null,
+    request: null,
+    contentHash: `invalid:${id}:${line}`,
+    sourceFile: 'manifest.jsonl',
+    sourceLine: line,
+    state: 'invalid',
+    lastError: { message: `row ${line}: prompt is required` },
+    ...overrides,
   };
 }
 
 /** Ingests as the pipeline does: batches of 64, each add awaited, the summary settled before the commit. */
-export async function ingest(store: JournalStore, entries: readonly IngestEntry[], prints: readonly ManifestPrint[] = []): Promise<IngestSummary> {
+export async function ingest(
+  store: JournalStore,
+  entries: readonly IngestEntry[],
+  prints: readonly ManifestPrint[] = [],
+): Promise<IngestSummary> {
   const writer = await store.beginIngest();
   try {
     for (let i = 0; i < entries.length; i += 64) await writer.add(entries.slice(i, i + 64));

@@ -7,7 +7,12 @@ import { openQueries, type Change, type JournalStore } from '../../../src/journa
 import { ManualClock } from '../../../src/core/clock.js';
 import { ingest, row, type Harness, type UseHarness } from './harness.js';
 
-const submit = (id: string): Change => ({ id, event: 'submit', patch: { attempts: 1, reservedUsd: 0.01, priceSnapshot: { usdPerCall: 0.01 } }, detail: { attempt: 1 } });
+const submit = (id: string): Change => ({
+  id,
+  event: 'submit',
+  patch: { attempts: 1, reservedUsd: 0.01, priceSnapshot: { usdPerCall: 0.01 } },
+  detail: { attempt: 1 },
+});
 
 export function journalLossConformance(label: string, useHarness: UseHarness): void {
   describe(`journal loss conformance: ${label}`, () => {
@@ -28,33 +33,39 @@ export function journalLossConformance(label: string, useHarness: UseHarness): v
       expect(await store.rescue()).toBeUndefined();
     });
 
-    it.skipIf(!harness.loseJournal)('a journal deleted under its runner is lost; the rescue saves it whole beside the path, with its sent and unsure rows', async () => {
-      await harness.loseJournal!('deleted');
-      expect(store.membership.lost()).toBe('deleted');
-      const rescue = (await store.rescue())!;
-      expect(rescue.sent).toEqual({ rows: [{ id: 'b', taskId: 'task-b' }], total: 1 });
-      expect(rescue.unsure).toEqual({ ids: ['a'], total: 1 });
-      const saved = (rescue.copy as { path: string }).path;
-      expect(saved.startsWith(`${store.location}.recovered-`)).toBe(true);
-      const copy = await openQueries(saved, { job: harness.jobName() });
-      try {
-        expect(await copy.counts()).toMatchObject({ pending: 1, submitting: 1, submitted: 1 });
-        expect(await copy.runners()).toEqual([]); // the lock let go first: the copy names no runner
-      } finally {
-        await copy.close();
-      }
-      await store.close();
-      // The lost journal's own side files would be replayed into whatever is put at the path next.
-      expect(existsSync(`${store.location}-wal`)).toBe(false);
-      expect(existsSync(`${store.location}-shm`)).toBe(false);
-    });
+    it.skipIf(!harness.loseJournal)(
+      'a journal deleted under its runner is lost; the rescue saves it whole beside the path, with its sent and unsure rows',
+      async () => {
+        await harness.loseJournal!('deleted');
+        expect(store.membership.lost()).toBe('deleted');
+        const rescue = (await store.rescue())!;
+        expect(rescue.sent).toEqual({ rows: [{ id: 'b', taskId: 'task-b' }], total: 1 });
+        expect(rescue.unsure).toEqual({ ids: ['a'], total: 1 });
+        const saved = (rescue.copy as { path: string }).path;
+        expect(saved.startsWith(`${store.location}.recovered-`)).toBe(true);
+        const copy = await openQueries(saved, { job: harness.jobName() });
+        try {
+          expect(await copy.counts()).toMatchObject({ pending: 1, submitting: 1, submitted: 1 });
+          expect(await copy.runners()).toEqual([]); // the lock let go first: the copy names no runner
+        } finally {
+          await copy.close();
+        }
+        await store.close();
+        // The lost journal's own side files would be replayed into whatever is put at the path next.
+        expect(existsSync(`${store.location}-wal`)).toBe(false);
+        expect(existsSync(`${store.location}-shm`)).toBe(false);
+      },
+    );
 
-    it.skipIf(!harness.loseJournal)('a journal replaced under its runner is lost as replaced; the replacement is left alone', async () => {
-      await harness.loseJournal!('replaced');
-      expect(store.membership.lost()).toBe('replaced');
-      expect(store.membership.lost()).toBe('replaced');
-      await store.close();
-      expect(existsSync(store.location)).toBe(true);
-    });
+    it.skipIf(!harness.loseJournal)(
+      'a journal replaced under its runner is lost as replaced; the replacement is left alone',
+      async () => {
+        await harness.loseJournal!('replaced');
+        expect(store.membership.lost()).toBe('replaced');
+        expect(store.membership.lost()).toBe('replaced');
+        await store.close();
+        expect(existsSync(store.location)).toBe(true);
+      },
+    );
   });
 }

@@ -2,11 +2,23 @@
 // statement, claims and releases that skip them, the summary, the operator's adoption and removal.
 import { ManualClock } from '../../../src/core/clock.js';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Change, IngestEntry, IngestSummary, Item, JournalStore, ManifestPrint } from '../../../src/journal/index.js';
+import type {
+  Change,
+  IngestEntry,
+  IngestSummary,
+  Item,
+  JournalStore,
+  ManifestPrint,
+} from '../../../src/journal/index.js';
 import { row, type Harness, type UseHarness } from './harness.js';
 
 /** Ingests as a run does: the whole of its manifests, then the rows it did not read orphaned, then the records. */
-async function ingestRun(store: JournalStore, entries: readonly IngestEntry[], prints: readonly ManifestPrint[] = [], withheld?: readonly string[]): Promise<IngestSummary> {
+async function ingestRun(
+  store: JournalStore,
+  entries: readonly IngestEntry[],
+  prints: readonly ManifestPrint[] = [],
+  withheld?: readonly string[],
+): Promise<IngestSummary> {
   const writer = await store.beginIngest();
   for (let i = 0; i < entries.length; i += 64) await writer.add(entries.slice(i, i + 64));
   if (writer.settle) await writer.settle();
@@ -40,20 +52,30 @@ export function orphansConformance(label: string, useHarness: UseHarness): void 
 
       await ingestRun(store, rows('a', 'b'));
       expect(await store.orphans(10)).toEqual({
-        total: 2, counts: { pending: 1, deferred: 1 },
-        rows: [{ id: 'c', listing: 'orphaned', state: 'deferred', attempts: 0 }, { id: 'd', listing: 'orphaned', state: 'pending', attempts: 0 }],
+        total: 2,
+        counts: { pending: 1, deferred: 1 },
+        rows: [
+          { id: 'c', listing: 'orphaned', state: 'deferred', attempts: 0 },
+          { id: 'd', listing: 'orphaned', state: 'pending', attempts: 0 },
+        ],
       });
       expect(await store.orphans(1)).toMatchObject({ total: 2, rows: [{ id: 'c' }] });
       expect(ids(await store.claimPending(10, 0))).toEqual(['a', 'b']);
       expect(await collect(store.iterate({ states: ['deferred'], notOrphaned: true }))).toEqual([]);
       expect(await collect(store.iterate({ states: ['deferred'] }))).toEqual(['c']);
-      expect(await store.listings(['a', 'c', 'none'])).toEqual(new Map([
-        ['a', { id: 'a', listing: 'listed', state: 'pending', attempts: 0 }],
-        ['c', { id: 'c', listing: 'orphaned', state: 'deferred', attempts: 0 }],
-      ]));
+      expect(await store.listings(['a', 'c', 'none'])).toEqual(
+        new Map([
+          ['a', { id: 'a', listing: 'listed', state: 'pending', attempts: 0 }],
+          ['c', { id: 'c', listing: 'orphaned', state: 'deferred', attempts: 0 }],
+        ]),
+      );
 
       await ingestRun(store, rows('d', 'c', 'e'));
-      expect(await store.orphans(10)).toMatchObject({ total: 2, counts: { pending: 2 }, rows: [{ id: 'a' }, { id: 'b' }] });
+      expect(await store.orphans(10)).toMatchObject({
+        total: 2,
+        counts: { pending: 2 },
+        rows: [{ id: 'a' }, { id: 'b' }],
+      });
       expect(ids(await store.claimPending(10, 0))).toEqual(['d', 'e']);
       expect(await collect(store.iterate({ states: ['deferred'], notOrphaned: true }))).toEqual(['c']);
     });
@@ -63,7 +85,10 @@ export function orphansConformance(label: string, useHarness: UseHarness): void 
       await ingestRun(store, [row('a', 1)]);
       expect((await store.modelGroups(['pending', 'deferred'])).map((group) => group.model)).toEqual(['chat-small']);
       await store.adopt(['c']);
-      expect((await store.modelGroups(['pending', 'deferred'])).map((group) => group.model)).toEqual(['chat-small', 'chat-gone']);
+      expect((await store.modelGroups(['pending', 'deferred'])).map((group) => group.model)).toEqual([
+        'chat-small',
+        'chat-gone',
+      ]);
     });
 
     it('rows read in any order, or twice, are listed; only the ones not read are orphaned', async () => {
@@ -78,8 +103,16 @@ export function orphansConformance(label: string, useHarness: UseHarness): void 
       await ingestRun(store, rows('sent', 'done', 'waits'));
       await store.applyTransitions([{ id: 'sent', event: 'submit', patch: { attempts: 1, reservedUsd: 0.5 } }]);
       await ingestRun(store, rows('done'));
-      expect(await store.orphans(10)).toEqual({ total: 1, counts: { pending: 1 }, rows: [{ id: 'waits', listing: 'orphaned', state: 'pending', attempts: 0 }] });
-      expect((await store.listings(['sent'])).get('sent')).toMatchObject({ listing: 'orphaned', state: 'submitting', attempts: 1 });
+      expect(await store.orphans(10)).toEqual({
+        total: 1,
+        counts: { pending: 1 },
+        rows: [{ id: 'waits', listing: 'orphaned', state: 'pending', attempts: 0 }],
+      });
+      expect((await store.listings(['sent'])).get('sent')).toMatchObject({
+        listing: 'orphaned',
+        state: 'submitting',
+        attempts: 1,
+      });
     });
 
     it("the operator's adoption: sent as if listed, kept through ingests that do not read it, listed again by one that does", async () => {
@@ -105,9 +138,15 @@ export function orphansConformance(label: string, useHarness: UseHarness): void 
       await ingestRun(store, rows('a'), [{ path: '/m/a.jsonl', bytes: 9, sha256: 'beef', rows: 1 }]);
 
       const sent = await store.forget(['b', 'c']);
-      expect(sent).toEqual({ ok: false, refusal: expect.stringContaining("item 'c' was sent (pending, 1 attempt(s))") });
+      expect(sent).toEqual({
+        ok: false,
+        refusal: expect.stringContaining("item 'c' was sent (pending, 1 attempt(s))"),
+      });
       expect((await store.get('b'))?.state).toBe('deferred');
-      expect(await store.forget(['a'])).toEqual({ ok: false, refusal: expect.stringContaining("item 'a' is in the job's manifests") });
+      expect(await store.forget(['a'])).toEqual({
+        ok: false,
+        refusal: expect.stringContaining("item 'a' is in the job's manifests"),
+      });
       expect(await store.forget(['none'])).toEqual({ ok: false, refusal: "no item 'none'" });
 
       expect(await store.forget(['b', 'b'])).toEqual({ ok: true, forgotten: ['b'] });
@@ -124,8 +163,15 @@ export function orphansConformance(label: string, useHarness: UseHarness): void 
     it('a changed row skipped (--skip-changed) is judged a conflict and withheld: its row kept as it was, orphaned, never claimed; read unchanged again, listed', async () => {
       await ingestRun(store, rows('a', 'b', 'c'));
       const before = await store.get('b');
-      const summary = await ingestRun(store, [row('a', 1), row('b', 2, { contentHash: 'hash-of-b-changed' }), row('c', 3)], [], ['b']);
-      expect(summary.conflicts).toEqual([{ id: 'b', file: 'manifest.jsonl', line: 2, journalFile: 'manifest.jsonl', journalLine: 2 }]);
+      const summary = await ingestRun(
+        store,
+        [row('a', 1), row('b', 2, { contentHash: 'hash-of-b-changed' }), row('c', 3)],
+        [],
+        ['b'],
+      );
+      expect(summary.conflicts).toEqual([
+        { id: 'b', file: 'manifest.jsonl', line: 2, journalFile: 'manifest.jsonl', journalLine: 2 },
+      ]);
       expect(await store.get('b')).toEqual(before);
       expect((await store.listings(['a', 'b'])).get('b')).toMatchObject({ listing: 'orphaned', state: 'pending' });
       expect(ids(await store.claimPending(10, 0))).toEqual(['a', 'c']);
@@ -134,7 +180,10 @@ export function orphansConformance(label: string, useHarness: UseHarness): void 
     });
 
     it("the manifests' records are the last ingest's: those it did not read go", async () => {
-      await ingestRun(store, rows('a'), [{ path: '/m/a.jsonl', bytes: 1, sha256: 'a', rows: 1 }, { path: '/m/b.jsonl', bytes: 2, sha256: 'b', rows: 0 }]);
+      await ingestRun(store, rows('a'), [
+        { path: '/m/a.jsonl', bytes: 1, sha256: 'a', rows: 1 },
+        { path: '/m/b.jsonl', bytes: 2, sha256: 'b', rows: 0 },
+      ]);
       expect([...(await store.manifestRecords()).keys()].sort()).toEqual(['/m/a.jsonl', '/m/b.jsonl']);
       await ingestRun(store, rows('a'), [{ path: '/m/a.jsonl', bytes: 1, sha256: 'a', rows: 1 }]);
       expect(await store.manifestRecords()).toEqual(new Map([['/m/a.jsonl', { bytes: 1, sha256: 'a', rows: 1 }]]));

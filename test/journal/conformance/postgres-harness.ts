@@ -22,14 +22,19 @@ export function usePostgresHarness(): Harness {
     async open(options = {}) {
       const { readonly, ...rest } = options;
       // A read-only journal is a JournalQueries; the suite checks that its writes are refused, so it is handed out as a store.
-      const store = readonly ? ((await openQueries(db.url(), { job: job!, ...rest })) as JournalStore) : await openStore(db.url(), { job: job!, ...rest });
+      const store = readonly
+        ? ((await openQueries(db.url(), { job: job!, ...rest })) as JournalStore)
+        : await openStore(db.url(), { job: job!, ...rest });
       opened.push(store);
       return store;
     },
     async plantRunner({ pid, host, heartbeatAt, processStart = null }) {
       await db.query('DELETE FROM runners WHERE job_id = (SELECT id FROM jobs WHERE name = $1)', [job]);
-      await db.query(`INSERT INTO runners (job_id, runner_id, pid, host, process_start, started_at, heartbeat_at, lease_until)
-        SELECT id, gen_random_uuid(), $2, $3, $4, $5, $5, $5 FROM jobs WHERE name = $1`, [job, pid, host, processStart, heartbeatAt]);
+      await db.query(
+        `INSERT INTO runners (job_id, runner_id, pid, host, process_start, started_at, heartbeat_at, lease_until)
+        SELECT id, gen_random_uuid(), $2, $3, $4, $5, $5, $5 FROM jobs WHERE name = $1`,
+        [job, pid, host, processStart, heartbeatAt],
+      );
     },
   };
 }

@@ -26,15 +26,21 @@ export function useSqliteHarness(): Harness {
     async open(options = {}) {
       const { readonly, ...rest } = options;
       // A read-only journal is a JournalQueries; the suite checks that its writes are refused, so it is handed out as a store.
-      const store = readonly ? ((await openQueries(file(), { job: 'conformance-job', ...rest })) as JournalStore) : await openStore(file(), { job: 'conformance-job', ...rest });
+      const store = readonly
+        ? ((await openQueries(file(), { job: 'conformance-job', ...rest })) as JournalStore)
+        : await openStore(file(), { job: 'conformance-job', ...rest });
       opened.push(store);
       return store;
     },
     async plantRunner({ pid, host, heartbeatAt, processStart = null }) {
       const journal = openSyncJournal(file());
       try {
-        rawDb(journal).prepare(`INSERT OR REPLACE INTO runner_lock (id, pid, host, token, started_at, heartbeat_at, process_start)
-          VALUES (1, ?, ?, 'planted', ?, ?, ?)`).run(pid, host, heartbeatAt, heartbeatAt, processStart);
+        rawDb(journal)
+          .prepare(
+            `INSERT OR REPLACE INTO runner_lock (id, pid, host, token, started_at, heartbeat_at, process_start)
+          VALUES (1, ?, ?, 'planted', ?, ?, ?)`,
+          )
+          .run(pid, host, heartbeatAt, heartbeatAt, processStart);
       } finally {
         journal.close();
       }

@@ -12,16 +12,21 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: runners at once', () => {
   /** Resolves once a session waits for the write lock of `job` (PostgreSQL stores the int4 key as an oid). */
   async function someoneWaitsForTheWriteLock(job: string): Promise<void> {
     for (;;) {
-      const waiting = await db.query(`SELECT count(*)::int AS n FROM pg_locks l, jobs j
+      const waiting = await db.query(
+        `SELECT count(*)::int AS n FROM pg_locks l, jobs j
         WHERE l.locktype = 'advisory' AND NOT l.granted AND j.name = $2 AND l.objid::bigint = j.id
-          AND l.classid::bigint = (hashtext($1 || ':gbatch:write')::bigint & 4294967295)`, [db.schema, job]);
+          AND l.classid::bigint = (hashtext($1 || ':gbatch:write')::bigint & 4294967295)`,
+        [db.schema, job],
+      );
       if (waiting.rows[0]!.n > 0) return;
       await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
   it('two runners ingesting the same rows at once: one inserts them all, the other finds them unchanged', async () => {
-    const [first, second] = await Promise.all([1, 2].map(() => PostgresJournalStore.open(db.url(), { job: 'ingest-race' })));
+    const [first, second] = await Promise.all(
+      [1, 2].map(() => PostgresJournalStore.open(db.url(), { job: 'ingest-race' })),
+    );
     try {
       const rows = Array.from({ length: 5000 }, (_, i) => row(`r${i}`, i + 1));
       const summaries = await Promise.all([ingest(first!, rows), ingest(second!, rows)]);
@@ -42,12 +47,19 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: runners at once', () => {
     const runner = await PostgresJournalStore.open(db.url(), { job: 'resolve-race' });
     try {
       await ingest(operator, [row('a', 1)]);
-      await runner.applyTransitions([{ id: 'a', event: 'submit' }, { id: 'a', event: 'lose' }]);
+      await runner.applyTransitions([
+        { id: 'a', event: 'submit' },
+        { id: 'a', event: 'lose' },
+      ]);
       let letDecide!: () => void;
-      const decided = new Promise<void>((resolve) => { letDecide = resolve; });
+      const decided = new Promise<void>((resolve) => {
+        letDecide = resolve;
+      });
       let runnerDone = false;
       let deciding!: () => void;
-      const reading = new Promise<void>((resolve) => { deciding = resolve; });
+      const reading = new Promise<void>((resolve) => {
+        deciding = resolve;
+      });
       const resolution = operator.decideAndApply(async (reader) => {
         const item = await reader.get('a');
         deciding();
@@ -55,8 +67,13 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: runners at once', () => {
         return { changes: [{ id: 'a', event: 'abandon', expect: item!.state }], result: item!.state };
       });
       await reading; // the decision holds the job's write lock now
-      const write = runner.applyTransitions([{ id: 'a', event: 'resubmit' }]).finally(() => { runnerDone = true; });
-      const writeOutcome = write.then(() => 'applied', (err: unknown) => err);
+      const write = runner.applyTransitions([{ id: 'a', event: 'resubmit' }]).finally(() => {
+        runnerDone = true;
+      });
+      const writeOutcome = write.then(
+        () => 'applied',
+        (err: unknown) => err,
+      );
       await someoneWaitsForTheWriteLock('resolve-race');
       expect(runnerDone).toBe(false);
       letDecide();

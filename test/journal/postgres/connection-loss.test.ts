@@ -6,7 +6,11 @@ import { ManualClock } from '../../../src/core/clock.js';
 import { GatewayTransportError } from '../../../src/gateway/errors.js';
 import { StaleTransitionError, type Change, type JournalStore } from '../../../src/journal/index.js';
 import { applyBatch } from '../../../src/journal/postgres/batch-apply.js';
-import { followedConnectionLoss, isConnectionLoss, retryOutage } from '../../../src/journal/postgres/connection-loss.js';
+import {
+  followedConnectionLoss,
+  isConnectionLoss,
+  retryOutage,
+} from '../../../src/journal/postgres/connection-loss.js';
 import { PostgresJournalStore } from '../../../src/journal/postgres/postgres-store.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 import { ingest, row, thrown } from '../conformance/harness.js';
@@ -25,7 +29,11 @@ describe('isConnectionLoss', () => {
     ['wrapped as a cause', new Error('write failed', { cause: coded('ECONNRESET') }), true],
     ['a unique violation', coded('23505'), false],
     ['a stale transition (the journal refused it)', coded('GB001'), false],
-    ["the gateway's refused connection", new GatewayTransportError('GBATCH_CONNECT', false, 'connect ECONNREFUSED', { cause: coded('ECONNREFUSED') }), false],
+    [
+      "the gateway's refused connection",
+      new GatewayTransportError('GBATCH_CONNECT', false, 'connect ECONNREFUSED', { cause: coded('ECONNREFUSED') }),
+      false,
+    ],
     ['a bug', new TypeError('x is undefined'), false],
   ])('%s: %s', (_name, err, expected) => {
     expect(isConnectionLoss(err)).toBe(expected);
@@ -36,10 +44,15 @@ describe('retryOutage', () => {
   it('rides out a lost connection and returns what the attempt that got through returned', async () => {
     const clock = new ManualClock();
     let calls = 0;
-    const result = retryOutage(async () => {
-      if (++calls < 3) throw terminated();
-      return 'landed';
-    }, 30_000, clock, () => 1);
+    const result = retryOutage(
+      async () => {
+        if (++calls < 3) throw terminated();
+        return 'landed';
+      },
+      30_000,
+      clock,
+      () => 1,
+    );
     await clock.waitForSleepers();
     await clock.advance(100);
     await clock.waitForSleepers();
@@ -52,10 +65,19 @@ describe('retryOutage', () => {
     const clock = new ManualClock();
     let calls = 0;
     let settled = false;
-    const result = retryOutage(async () => {
-      calls++;
-      throw terminated();
-    }, 1000, clock, () => 1).catch((err: unknown) => err).finally(() => { settled = true; });
+    const result = retryOutage(
+      async () => {
+        calls++;
+        throw terminated();
+      },
+      1000,
+      clock,
+      () => 1,
+    )
+      .catch((err: unknown) => err)
+      .finally(() => {
+        settled = true;
+      });
     while (!settled) {
       await Promise.race([clock.waitForSleepers(), result]);
       await clock.advance(2000);
@@ -69,10 +91,14 @@ describe('retryOutage', () => {
 
   it('never retries anything else', async () => {
     let calls = 0;
-    const err = await retryOutage(async () => {
-      calls++;
-      throw coded('23505');
-    }, 30_000, new ManualClock()).catch((e: unknown) => e);
+    const err = await retryOutage(
+      async () => {
+        calls++;
+        throw coded('23505');
+      },
+      30_000,
+      new ManualClock(),
+    ).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: '23505' });
     expect(calls).toBe(1);
     expect(followedConnectionLoss(err)).toBe(false);
@@ -86,14 +112,29 @@ describe.skipIf(!pgAvailable())('a group commit through a lost connection (the r
     for (const store of opened.splice(0)) await store.close();
   });
 
-  const submit = (id: string): Change => ({ id, event: 'submit', expect: 'pending', patch: { attempts: 1, reservedUsd: 0.1 }, detail: { attempt: 1 } });
+  const submit = (id: string): Change => ({
+    id,
+    event: 'submit',
+    expect: 'pending',
+    patch: { attempts: 1, reservedUsd: 0.1 },
+    detail: { attempt: 1 },
+  });
 
-  async function storeWithRows(name: string): Promise<{ store: PostgresJournalStore; pool: { query: (...a: unknown[]) => Promise<unknown> }; jobId: number; runnerId: string }> {
+  async function storeWithRows(name: string): Promise<{
+    store: PostgresJournalStore;
+    pool: { query: (...a: unknown[]) => Promise<unknown> };
+    jobId: number;
+    runnerId: string;
+  }> {
     const store = await PostgresJournalStore.open(db.url(), { job: name });
     opened.push(store);
     await ingest(store, [row('r0', 1), row('r1', 2)]);
     await store.membership.acquire();
-    const internals = store as unknown as { pool: { query: (...a: unknown[]) => Promise<unknown> }; jobId: number; runnerMembership: { runnerId: string } };
+    const internals = store as unknown as {
+      pool: { query: (...a: unknown[]) => Promise<unknown> };
+      jobId: number;
+      runnerMembership: { runnerId: string };
+    };
     return { store, pool: internals.pool, jobId: internals.jobId, runnerId: internals.runnerMembership.runnerId };
   }
 
@@ -101,15 +142,25 @@ describe.skipIf(!pgAvailable())('a group commit through a lost connection (the r
     const { store, pool, jobId, runnerId } = await storeWithRows('landed');
     let first = true;
     // The first statement commits on the server, then its connection drops before the answer is read.
-    const dropsAfterCommit = { query: (...args: unknown[]) => retryOutage(async () => {
-      const result = await pool.query(...args);
-      if (first) {
-        first = false;
-        throw terminated();
-      }
-      return result;
-    }, 30_000) };
-    const moves = await applyBatch(dropsAfterCommit as never, jobId, runnerId, [submit('r0'), submit('r1')], Date.now(), false);
+    const dropsAfterCommit = {
+      query: (...args: unknown[]) =>
+        retryOutage(async () => {
+          const result = await pool.query(...args);
+          if (first) {
+            first = false;
+            throw terminated();
+          }
+          return result;
+        }, 30_000),
+    };
+    const moves = await applyBatch(
+      dropsAfterCommit as never,
+      jobId,
+      runnerId,
+      [submit('r0'), submit('r1')],
+      Date.now(),
+      false,
+    );
     expect(moves.map((m) => m.to)).toEqual(['submitting', 'submitting']);
     expect((await store.counts()).submitting).toBe(2);
     expect((await store.spend()).reservedUsd).toBeCloseTo(0.2, 9); // moved once, not twice
@@ -119,15 +170,20 @@ describe.skipIf(!pgAvailable())('a group commit through a lost connection (the r
   it('a repeat refused because someone else moved a row elsewhere is still stale', async () => {
     const { store, pool, jobId, runnerId } = await storeWithRows('moved');
     let first = true;
-    const dropsBeforeIt = { query: (...args: unknown[]) => retryOutage(async () => {
-      if (first) {
-        first = false;
-        await store.applyTransitions([submit('r1'), { id: 'r1', event: 'lose', expect: 'submitting' }]); // meanwhile: elsewhere
-        throw terminated();
-      }
-      return pool.query(...args);
-    }, 30_000) };
-    const err = await thrown(applyBatch(dropsBeforeIt as never, jobId, runnerId, [submit('r0'), submit('r1')], Date.now(), false));
+    const dropsBeforeIt = {
+      query: (...args: unknown[]) =>
+        retryOutage(async () => {
+          if (first) {
+            first = false;
+            await store.applyTransitions([submit('r1'), { id: 'r1', event: 'lose', expect: 'submitting' }]); // meanwhile: elsewhere
+            throw terminated();
+          }
+          return pool.query(...args);
+        }, 30_000),
+    };
+    const err = await thrown(
+      applyBatch(dropsBeforeIt as never, jobId, runnerId, [submit('r0'), submit('r1')], Date.now(), false),
+    );
     expect(err).toBeInstanceOf(StaleTransitionError);
     expect((await store.get('r0'))!.state).toBe('pending');
   });

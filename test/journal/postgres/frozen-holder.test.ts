@@ -26,9 +26,13 @@ function startHolder(url: string): { child: ChildProcess; holding: Promise<void>
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
   const holding = new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => { if (chunk.toString().includes('holding')) resolve(); });
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('holding')) resolve();
+    });
     child.once('exit', (code) => reject(new Error(`the holder exited (${code}) before holding: ${stderr}`)));
   });
   return { child, holding };
@@ -56,7 +60,9 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: a frozen holder of the resu
     await store.saveJob({ name: JOB, manifest: 'm.jsonl', options: {} });
     if (staleKnob === undefined) delete process.env.GBATCH_LOCK_STALE_MS;
     else process.env.GBATCH_LOCK_STALE_MS = staleKnob;
-    return async () => { await store.close(); };
+    return async () => {
+      await store.close();
+    };
   });
 
   afterEach(() => {

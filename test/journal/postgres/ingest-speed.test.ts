@@ -16,8 +16,18 @@ function* batches(): Generator<IngestEntry[]> {
       const id = `row-${String(i).padStart(7, '0')}`;
       const requestJson = `{"model":"chat-small","messages":[{"role":"user","content":"Summarise item ${i} of the catalogue in two sentences."}],"max_tokens":200}`;
       batch.push({
-        id, kind: 'chat', model: 'chat-small', request: null, requestJson, contentHash: `sha256-${i.toString(16).padStart(16, '0')}`,
-        sourceFile: '/data/manifest.jsonl', sourceLine: i + 1, state: 'pending', resolution: null, hasReferenceVideo: false, estimateUsd: 0.000125,
+        id,
+        kind: 'chat',
+        model: 'chat-small',
+        request: null,
+        requestJson,
+        contentHash: `sha256-${i.toString(16).padStart(16, '0')}`,
+        sourceFile: '/data/manifest.jsonl',
+        sourceLine: i + 1,
+        state: 'pending',
+        resolution: null,
+        hasReferenceVideo: false,
+        estimateUsd: 0.000125,
       });
     }
     yield batch;
@@ -42,7 +52,9 @@ describe.skipIf(!pgAvailable())('PostgreSQL ingest speed', () => {
       const seconds = (performance.now() - started) / 1000;
       peakRss = Math.max(peakRss, process.memoryUsage().rss);
       const rate = Math.round(ROWS / seconds);
-      console.log(`PostgreSQL ingest: ${ROWS} rows in ${seconds.toFixed(2)} s = ${rate} rows/s; peak RSS ${Math.round(peakRss / 1e6)} MB`);
+      console.log(
+        `PostgreSQL ingest: ${ROWS} rows in ${seconds.toFixed(2)} s = ${rate} rows/s; peak RSS ${Math.round(peakRss / 1e6)} MB`,
+      );
 
       expect(summary).toEqual({ inserted: ROWS, unchanged: 0, replaced: 0, conflicts: [] });
       expect((await store.counts()).pending).toBe(ROWS);
@@ -50,7 +62,9 @@ describe.skipIf(!pgAvailable())('PostgreSQL ingest speed', () => {
       const writer2 = await store.beginIngest();
       for (const batch of batches()) await writer2.add(batch);
       expect(await writer2.commit()).toEqual({ inserted: 0, unchanged: ROWS, replaced: 0, conflicts: [] });
-      console.log(`PostgreSQL re-ingest (all unchanged): ${Math.round(ROWS / ((performance.now() - again) / 1000))} rows/s`);
+      console.log(
+        `PostgreSQL re-ingest (all unchanged): ${Math.round(ROWS / ((performance.now() - again) / 1000))} rows/s`,
+      );
       // A floor far below the target: fails on a pathological plan (a row at a time), not on a busy machine.
       expect(rate).toBeGreaterThan(10_000);
     } finally {

@@ -53,7 +53,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: job notices among runners',
     expect(await next!.notices.end()).toBe(true);
   });
 
-  it('a runner that ends while another is still at work leaves the job\'s end to it', async () => {
+  it("a runner that ends while another is still at work leaves the job's end to it", async () => {
     const [early, late] = await runners(2);
     expect(await early!.notices.end()).toBe(false);
     await early!.membership.release();

@@ -30,7 +30,9 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: jobs in one database', () =
       expect(await b.membership.acquire()).toBeUndefined();
       expect((await b.reportSums()).total.items).toBe(1);
       expect((await a.reportSums()).total.items).toBe(2);
-      await expect(a.saveJob({ name: 'job-b', manifest: 'b', options: {} })).rejects.toThrow("cannot save job 'job-b' into job 'job-a'");
+      await expect(a.saveJob({ name: 'job-b', manifest: 'b', options: {} })).rejects.toThrow(
+        "cannot save job 'job-b' into job 'job-a'",
+      );
     } finally {
       await a.close();
       await b.close();
@@ -45,7 +47,9 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: jobs in one database', () =
       expect(await store.list(['pending'])).toEqual([]);
       expect(await store.reportSums()).toMatchObject({ total: { items: 0 }, groups: [] });
       expect(await store.membership.runners()).toEqual([]);
-      await expect(store.applyTransitions([{ id: 'x', event: 'submit' }])).rejects.toThrow("job 'ghost' was opened read-only");
+      await expect(store.applyTransitions([{ id: 'x', event: 'submit' }])).rejects.toThrow(
+        "job 'ghost' was opened read-only",
+      );
       expect((await db.query(`SELECT count(*)::int AS n FROM jobs WHERE name = 'ghost'`)).rows).toEqual([{ n: 0 }]);
     } finally {
       await store.close();
@@ -61,7 +65,9 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: jobs in one database', () =
       expect(await store.firstOpenSeq()).toBeUndefined();
       expect(await store.lastRun()).toBeUndefined();
       await store.close();
-      expect((await db.query(`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = $1`, [empty])).rows).toEqual([{ n: 0 }]);
+      expect((await db.query(`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = $1`, [empty])).rows).toEqual([
+        { n: 0 },
+      ]);
     } finally {
       await db.query(`DROP SCHEMA ${empty} CASCADE`);
     }

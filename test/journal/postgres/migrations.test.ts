@@ -17,7 +17,9 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal migrations', () => {
       expect((await db.query('SELECT version FROM gbatch_schema_version')).rows).toEqual([{ version: SCHEMA_VERSION }]);
       expect(await migrate(pools[0]!, 'test')).toBe(0);
       // Room on each page for a row's later versions (fewer WAL bytes per change: BENCHMARKS.md).
-      expect((await db.query(`SELECT reloptions FROM pg_class WHERE oid = '${db.schema}.items'::regclass`)).rows).toEqual([{ reloptions: ['fillfactor=35'] }]);
+      expect(
+        (await db.query(`SELECT reloptions FROM pg_class WHERE oid = '${db.schema}.items'::regclass`)).rows,
+      ).toEqual([{ reloptions: ['fillfactor=35'] }]);
     } finally {
       await Promise.all(pools.map((pool) => pool.end()));
     }
@@ -36,8 +38,11 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal migrations', () => {
   it('items carry an owner column (a runner id) for the leases to come', async () => {
     const store = await PostgresJournalStore.open(db.url(), { job: 'owner' });
     await store.close();
-    const column = await db.query(`SELECT data_type, is_nullable FROM information_schema.columns
-      WHERE table_schema = $1 AND table_name = 'items' AND column_name = 'owner'`, [db.schema]);
+    const column = await db.query(
+      `SELECT data_type, is_nullable FROM information_schema.columns
+      WHERE table_schema = $1 AND table_name = 'items' AND column_name = 'owner'`,
+      [db.schema],
+    );
     expect(column.rows).toEqual([{ data_type: 'uuid', is_nullable: 'YES' }]);
   });
 
@@ -66,18 +71,56 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal migrations', () => {
     }
     const store = await PostgresJournalStore.open(url, { job: 'old' });
     try {
-      expect(await store.get('a')).toMatchObject({ seq: 1, state: 'submitting', attempts: 1, reservedUsd: 0.5, request: { x: 1 }, updatedAt: 7 });
+      expect(await store.get('a')).toMatchObject({
+        seq: 1,
+        state: 'submitting',
+        attempts: 1,
+        reservedUsd: 0.5,
+        request: { x: 1 },
+        updatedAt: 7,
+      });
       expect(await store.get('b')).toMatchObject({ seq: 2, state: 'downloaded', response: { ok: true } });
-      expect(await store.events('a')).toEqual([{ at: 5, event: 'submit', from: 'pending', to: 'submitting', detail: null }]);
+      expect(await store.events('a')).toEqual([
+        { at: 5, event: 'submit', from: 'pending', to: 'submitting', detail: null },
+      ]);
       const ingest = await store.beginIngest();
-      await ingest.add([{ id: 'c', kind: 'chat', model: 'm', request: { x: 3 }, contentHash: 'h3', sourceFile: 'f.jsonl', sourceLine: 3, state: 'pending' }]);
+      await ingest.add([
+        {
+          id: 'c',
+          kind: 'chat',
+          model: 'm',
+          request: { x: 3 },
+          contentHash: 'h3',
+          sourceFile: 'f.jsonl',
+          sourceLine: 3,
+          state: 'pending',
+        },
+      ]);
       await ingest.commit();
       expect((await store.get('c'))!.seq).toBeGreaterThan(2);
-      expect((await db.query(`SELECT owner FROM ${old}.items WHERE id = 'a'`)).rows).toEqual([{ owner: '00000000-0000-4000-8000-000000000001' }]);
-      expect((await db.query(`SELECT id, extra FROM ${old}.items ORDER BY seq`)).rows).toEqual([{ id: 'a', extra: 'kept' }, { id: 'b', extra: 'mine' }, { id: 'c', extra: 'kept' }]);
-      expect((await db.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'items' ORDER BY indexname`, [old])).rows.map((r) => r.indexname))
-        .toEqual(['items_by_extra', 'items_by_state', 'items_job_id_id_key', 'items_orphaned', 'items_pkey']);
-      expect((await db.query(`SELECT attnotnull FROM pg_attribute WHERE attrelid = '${old}.items'::regclass AND attname = 'extra'`)).rows).toEqual([{ attnotnull: true }]);
+      expect((await db.query(`SELECT owner FROM ${old}.items WHERE id = 'a'`)).rows).toEqual([
+        { owner: '00000000-0000-4000-8000-000000000001' },
+      ]);
+      expect((await db.query(`SELECT id, extra FROM ${old}.items ORDER BY seq`)).rows).toEqual([
+        { id: 'a', extra: 'kept' },
+        { id: 'b', extra: 'mine' },
+        { id: 'c', extra: 'kept' },
+      ]);
+      expect(
+        (
+          await db.query(
+            `SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'items' ORDER BY indexname`,
+            [old],
+          )
+        ).rows.map((r) => r.indexname),
+      ).toEqual(['items_by_extra', 'items_by_state', 'items_job_id_id_key', 'items_orphaned', 'items_pkey']);
+      expect(
+        (
+          await db.query(
+            `SELECT attnotnull FROM pg_attribute WHERE attrelid = '${old}.items'::regclass AND attname = 'extra'`,
+          )
+        ).rows,
+      ).toEqual([{ attnotnull: true }]);
     } finally {
       await store.close();
       await db.query(`DROP SCHEMA ${old} CASCADE`);

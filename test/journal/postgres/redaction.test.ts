@@ -19,8 +19,12 @@ async function failure(url: string): Promise<Error> {
 
 describe('redactDatabaseUrl', () => {
   it('keeps user, host, port and database; replaces the password; drops the query', () => {
-    expect(redactDatabaseUrl(`postgres://gb:${SECRET}@db.example:6543/jobs?sslmode=require&password=${SECRET}`)).toBe('postgres://gb:***@db.example:6543/jobs');
-    expect(redactDatabaseUrl('postgresql://postgres@127.0.0.1:5432/test')).toBe('postgresql://postgres@127.0.0.1:5432/test');
+    expect(redactDatabaseUrl(`postgres://gb:${SECRET}@db.example:6543/jobs?sslmode=require&password=${SECRET}`)).toBe(
+      'postgres://gb:***@db.example:6543/jobs',
+    );
+    expect(redactDatabaseUrl('postgresql://postgres@127.0.0.1:5432/test')).toBe(
+      'postgresql://postgres@127.0.0.1:5432/test',
+    );
     expect(redactDatabaseUrl(`postgres://gb:${encodeURIComponent('p@ss/word')}@h/db`)).toBe('postgres://gb:***@h/db');
     expect(redactDatabaseUrl(`postgres://gb:${SECRET}@[broken/db`)).not.toContain(SECRET);
   });
@@ -40,7 +44,9 @@ describe.skipIf(!pgAvailable())('PostgreSQL connection errors', () => {
     real.pathname = '/gbatch_no_such_database';
     const err = await failure(real.toString());
     expect(err).toBeInstanceOf(ConfigError);
-    expect(err.message).toBe(`${redactDatabaseUrl(real.toString())}: cannot connect (database "gbatch_no_such_database" does not exist)`);
+    expect(err.message).toBe(
+      `${redactDatabaseUrl(real.toString())}: cannot connect (database "gbatch_no_such_database" does not exist)`,
+    );
     expect(err.message).toContain(':***@');
     expect(JSON.stringify(err) + String(err.stack)).not.toContain(SECRET);
   });

@@ -34,7 +34,14 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: runners sharing the results
   async function job(rows: number) {
     const name = `shared-${++jobCount}`;
     const [a, b] = [await runner(name), await runner(name)];
-    await ingest(a, Array.from({ length: rows }, (_, i) => row(`r${i}`, i + 1, { request: { model: 'chat-small', messages: [{ role: 'user', content: `héllo ✓ r${i}` }] } })));
+    await ingest(
+      a,
+      Array.from({ length: rows }, (_, i) =>
+        row(`r${i}`, i + 1, {
+          request: { model: 'chat-small', messages: [{ role: 'user', content: `héllo ✓ r${i}` }] },
+        }),
+      ),
+    );
     await a.saveJob({ name, manifest: 'm.jsonl', options: {} });
     await a.membership.acquire();
     await b.membership.acquire();
@@ -45,15 +52,32 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: runners sharing the results
 
   /** `store` sends and answers `ids` (the rows become its own, then `succeeded`). */
   async function answer(store: PostgresJournalStore, ids: string[]): Promise<void> {
-    await store.applyTransitions(ids.map((id): Change => ({ id, event: 'submit', patch: { attempts: 1, reservedUsd: 0.01 }, expect: 'pending' })));
-    await store.applyTransitions(ids.map((id): Change => ({
-      id, event: 'complete', expect: 'submitting',
-      patch: { response: { id: `chatcmpl-${id}`, text: `answer ✓ ${id}` }, responseStatus: 200, requestId: `req-${id}`, reservedUsd: 0, actualUsd: 0.01 },
-    })));
+    await store.applyTransitions(
+      ids.map((id): Change => ({ id, event: 'submit', patch: { attempts: 1, reservedUsd: 0.01 }, expect: 'pending' })),
+    );
+    await store.applyTransitions(
+      ids.map((id): Change => ({
+        id,
+        event: 'complete',
+        expect: 'submitting',
+        patch: {
+          response: { id: `chatcmpl-${id}`, text: `answer ✓ ${id}` },
+          responseStatus: 200,
+          requestId: `req-${id}`,
+          reservedUsd: 0,
+          actualUsd: 0.01,
+        },
+      })),
+    );
   }
 
   function writer(store: PostgresJournalStore, outDir: string): ResultsWriter {
-    const ctx = { journal: store, commits: new CommitQueue(store), settings: { outDir }, events: new EventEmitter<RunEvents>() } as unknown as RunContext;
+    const ctx = {
+      journal: store,
+      commits: new CommitQueue(store),
+      settings: { outDir },
+      events: new EventEmitter<RunEvents>(),
+    } as unknown as RunContext;
     return new ResultsWriter(ctx);
   }
 

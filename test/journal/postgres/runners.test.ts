@@ -3,7 +3,13 @@
 // (a 402, the account's pace and pause, the results file's rebuild).
 import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BudgetExceededError, LockLostError, StaleTransitionError, type Change, type JournalStore } from '../../../src/journal/index.js';
+import {
+  BudgetExceededError,
+  LockLostError,
+  StaleTransitionError,
+  type Change,
+  type JournalStore,
+} from '../../../src/journal/index.js';
 import { PostgresJournalStore } from '../../../src/journal/postgres/postgres-store.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 import { ingest, row, thrown } from '../conformance/harness.js';
@@ -11,7 +17,6 @@ import { ingest, row, thrown } from '../conformance/harness.js';
 function submit(id: string, reservedUsd = 0.01): Change {
   return { id, event: 'submit', patch: { attempts: 1, reservedUsd }, expect: 'pending' };
 }
-
 
 describe.skipIf(!pgAvailable())('PostgreSQL journal: many runners on one job', () => {
   const db = usePgSchema('gbatch_runners');
@@ -35,7 +40,10 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: many runners on one job', (
   async function job(rows: number, runners: number): Promise<{ name: string; stores: PostgresJournalStore[] }> {
     const name = `runners-${++jobCount}`;
     const stores = await Promise.all(Array.from({ length: runners }, () => open(name)));
-    await ingest(stores[0]!, Array.from({ length: rows }, (_, i) => row(`r${i}`, i + 1)));
+    await ingest(
+      stores[0]!,
+      Array.from({ length: rows }, (_, i) => row(`r${i}`, i + 1)),
+    );
     await stores[0]!.saveJob({ name, manifest: 'm.jsonl', options: {} });
     for (const store of stores) await store.membership.acquire();
     return { name, stores };
@@ -49,21 +57,32 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: many runners on one job', (
   });
 
   it('claims are disjoint: two runners asking at once get different rows, in manifest order', async () => {
-    const { stores: [a, b] } = await job(10, 2);
+    const {
+      stores: [a, b],
+    } = await job(10, 2);
     const [mine, theirs] = await Promise.all([a!.claimPending(4, 0), b!.claimPending(4, 0)]);
     const ids = [...mine, ...theirs].map((i) => i.id);
     expect(new Set(ids).size).toBe(8);
     expect(mine.map((i) => i.seq)).toEqual([...mine.map((i) => i.seq)].sort((x, y) => x - y));
     // A runner asking again gets its own claims back, never the other's.
-    expect((await a!.claimPending(10, 0)).map((i) => i.id)).toEqual(expect.not.arrayContaining(theirs.map((i) => i.id)));
+    expect((await a!.claimPending(10, 0)).map((i) => i.id)).toEqual(
+      expect.not.arrayContaining(theirs.map((i) => i.id)),
+    );
   });
 
-  it("a row a runner holds is its own: neither another runner nor an operator can move it", async () => {
-    const { name, stores: [a, b] } = await job(2, 2);
+  it('a row a runner holds is its own: neither another runner nor an operator can move it', async () => {
+    const {
+      name,
+      stores: [a, b],
+    } = await job(2, 2);
     await a!.applyTransitions([submit('r0')]);
-    expect(await thrown(b!.applyTransitions([{ id: 'r0', event: 'lose', expect: 'submitting' }]))).toBeInstanceOf(StaleTransitionError);
+    expect(await thrown(b!.applyTransitions([{ id: 'r0', event: 'lose', expect: 'submitting' }]))).toBeInstanceOf(
+      StaleTransitionError,
+    );
     const operator = await open(name);
-    expect(await thrown(operator.applyTransitions([{ id: 'r0', event: 'lose', expect: 'submitting' }]))).toBeInstanceOf(StaleTransitionError);
+    expect(await thrown(operator.applyTransitions([{ id: 'r0', event: 'lose', expect: 'submitting' }]))).toBeInstanceOf(
+      StaleTransitionError,
+    );
     await a!.applyTransitions([{ id: 'r0', event: 'lose', expect: 'submitting' }]);
     expect((await b!.get('r0'))!.state).toBe('uncertain');
   });
@@ -71,11 +90,21 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: many runners on one job', (
   it('one budget for the job: runners racing to reserve never take settled + reserved past it', async () => {
     const { name, stores } = await job(30, 3);
     await stores[0]!.saveJob({ name, manifest: 'm.jsonl', options: {}, budgetUsd: 1 });
-    const outcomes = await Promise.all(stores.map((store, k) => Promise.all(Array.from({ length: 10 }, (_, i) =>
-      store.applyTransitions([submit(`r${k * 10 + i}`, 0.15)]).then(() => 'reserved', (err: unknown) => {
-        if (err instanceof BudgetExceededError) return 'refused';
-        throw err;
-      })))));
+    const outcomes = await Promise.all(
+      stores.map((store, k) =>
+        Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            store.applyTransitions([submit(`r${k * 10 + i}`, 0.15)]).then(
+              () => 'reserved',
+              (err: unknown) => {
+                if (err instanceof BudgetExceededError) return 'refused';
+                throw err;
+              },
+            ),
+          ),
+        ),
+      ),
+    );
     const reserved = outcomes.flat().filter((o) => o === 'reserved').length;
     expect(reserved).toBe(6); // 6 x 0.15 = 0.90; a 7th would make 1.05
     expect((await stores[0]!.spend()).reservedUsd).toBeCloseTo(0.9, 9);
@@ -95,9 +124,11 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: many runners on one job', (
     expect(await thrown(stores[1]!.applyTransitions([submit(after!, 0.15)]))).toBeInstanceOf(BudgetExceededError);
   });
 
-  it('a runner whose lease expired is swept: its submitting rows become uncertain, its tasks the sweeper\'s; it writes nothing more', async () => {
+  it("a runner whose lease expired is swept: its submitting rows become uncertain, its tasks the sweeper's; it writes nothing more", async () => {
     process.env.GBATCH_LOCK_STALE_MS = '400';
-    const { stores: [frozen, other] } = await job(4, 2);
+    const {
+      stores: [frozen, other],
+    } = await job(4, 2);
     await frozen!.applyTransitions([submit('r0'), submit('r1'), submit('r2')]);
     await frozen!.applyTransitions([{ id: 'r1', event: 'accept', patch: { taskId: 'task-1' } }]);
     const claimed = await frozen!.claimPending(1, 0);
@@ -112,7 +143,9 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: many runners on one job', (
     expect(swept.madeUncertain.map((i) => i.id).sort()).toEqual(['r0', 'r2']);
     expect(swept.adopted.map((i) => i.id)).toEqual(['r1']);
     expect(swept.released).toBe(1);
-    expect((await other!.get('r0'))!.lastError?.message).toMatch(new RegExp(`runner pid ${process.pid} on .* stopped while attempt 1 may have been on the wire`));
+    expect((await other!.get('r0'))!.lastError?.message).toMatch(
+      new RegExp(`runner pid ${process.pid} on .* stopped while attempt 1 may have been on the wire`),
+    );
     expect((await other!.claimPending(5, 0)).map((i) => i.id)).toEqual(['r3']);
     let r1 = '';
     for await (const item of other!.iterate({ states: ['submitted'], mine: true })) r1 = item.id;
@@ -127,12 +160,18 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: many runners on one job', (
   });
 
   it('a runner whose process on this host is gone is swept at once, lease or not', async () => {
-    const { name, stores: [alive] } = await job(2, 1);
+    const {
+      name,
+      stores: [alive],
+    } = await job(2, 1);
     await alive!.applyTransitions([submit('r0')]);
     await alive!.applyTransitions([{ id: 'r0', event: 'accept', patch: { taskId: 't0' } }]);
     // A dead process's runner row holding r0: plant it as a runner that died.
-    await db.query(`INSERT INTO runners (job_id, runner_id, pid, host, process_start, started_at, heartbeat_at, lease_until)
-      SELECT id, '00000000-0000-4000-8000-000000000001', 2147483646, $2, NULL, 0, 0, 9999999999999 FROM jobs WHERE name = $1`, [name, hostname()]);
+    await db.query(
+      `INSERT INTO runners (job_id, runner_id, pid, host, process_start, started_at, heartbeat_at, lease_until)
+      SELECT id, '00000000-0000-4000-8000-000000000001', 2147483646, $2, NULL, 0, 0, 9999999999999 FROM jobs WHERE name = $1`,
+      [name, hostname()],
+    );
     await db.query(`UPDATE items SET owner = '00000000-0000-4000-8000-000000000001' WHERE id = 'r0'`);
     const swept = await alive!.membership.sweep();
     expect(swept.adopted.map((i) => i.id)).toEqual(['r0']);
@@ -140,7 +179,10 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: many runners on one job', (
   });
 
   it('leaving frees what a runner holds for the next (tasks left in flight), and its claims', async () => {
-    const { name, stores: [a] } = await job(3, 1);
+    const {
+      name,
+      stores: [a],
+    } = await job(3, 1);
     await a!.applyTransitions([submit('r0')]);
     await a!.applyTransitions([{ id: 'r0', event: 'accept', patch: { taskId: 't0' } }]);
     await a!.claimPending(2, 0);
@@ -151,8 +193,11 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: many runners on one job', (
     expect((await next.claimPending(5, 0)).map((i) => i.id)).toEqual(['r1', 'r2']);
   });
 
-  it('a 402 stops every runner that joined before it; the account\'s pace and pause are shared', async () => {
-    const { name, stores: [a, b] } = await job(0, 2);
+  it("a 402 stops every runner that joined before it; the account's pace and pause are shared", async () => {
+    const {
+      name,
+      stores: [a, b],
+    } = await job(0, 2);
     expect(await b!.coordination.submissionsStopped()).toBeUndefined();
     await a!.coordination.stopSubmissions('balance');
     expect(await b!.coordination.submissionsStopped()).toBe('balance');
@@ -162,10 +207,12 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: many runners on one job', (
 
     const account = `acct-${name}`;
     // Each wait is counted from its own call: the slot is the moment it came back plus the wait.
-    const slots = await Promise.all([a!, b!, a!, b!].map(async (store) => {
-      const wait = await store.coordination.takeSendSlot(account, 200);
-      return performance.now() + wait;
-    }));
+    const slots = await Promise.all(
+      [a!, b!, a!, b!].map(async (store) => {
+        const wait = await store.coordination.takeSendSlot(account, 200);
+        return performance.now() + wait;
+      }),
+    );
     const sorted = [...slots].sort((x, y) => x - y);
     // Four slots 200 ms apart, whoever took them (give or take the answers' own travel time).
     for (let i = 1; i < sorted.length; i++) expect(sorted[i]! - sorted[i - 1]!).toBeGreaterThanOrEqual(170);
@@ -175,12 +222,18 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: many runners on one job', (
   });
 
   it('exclusive work (the results file) runs on one runner at a time', async () => {
-    const { stores: [a, b] } = await job(0, 2);
+    const {
+      stores: [a, b],
+    } = await job(0, 2);
     const order: string[] = [];
     let release!: () => void;
-    const held = new Promise<void>((resolve) => { release = resolve; });
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     let entered!: () => void;
-    const aIn = new Promise<void>((resolve) => { entered = resolve; });
+    const aIn = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
     const first = a!.coordination.exclusive('results', async () => {
       order.push('a in');
       entered();
@@ -192,9 +245,12 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: many runners on one job', (
       order.push('b in');
     });
     // b is queued on the server for the lock a holds: no event says so, the server's lock table does.
-    const waiting = async (): Promise<number> => (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks
+    const waiting = async (): Promise<number> =>
+      (
+        await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks
       WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-        AND classid = hashtext(current_schema() || ':gbatch:results')::oid`)).rows[0]!.n;
+        AND classid = hashtext(current_schema() || ':gbatch:results')::oid`)
+      ).rows[0]!.n;
     while ((await waiting()) === 0) {
       await new Promise((resolve) => setImmediate(resolve));
     }

@@ -35,7 +35,9 @@ describe.skipIf(!pgAvailable())('WAL compression on gbatch sessions', () => {
       const pool = await connectPool(process.env.URL);
       await Promise.all([pool.query('SELECT 1'), pool.query('SELECT 2')]);
       await pool.end();`;
-    const { stderr } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, URL: PG_TEST_URL } });
+    const { stderr } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...process.env, URL: PG_TEST_URL },
+    });
     expect(stderr).not.toMatch(/DeprecationWarning/);
   });
 

@@ -4,7 +4,11 @@
 import { onTestFinished } from 'vitest';
 import { DEFAULTS, sendJson, startHostileGateway, type HostileGateway } from '../../hostile/hostile-gateway.js';
 
-export interface Refusal { status: number; body: unknown; headers?: Record<string, string> }
+export interface Refusal {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
 
 export interface OneRefusalGateway {
   gateway: HostileGateway;

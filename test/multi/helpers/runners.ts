@@ -3,7 +3,20 @@ import { gbatch, startGbatch, type Ended, type Gateway, type GbatchChild } from 
 
 /** The `run` arguments of a runner of `jobFile` on the journal `url`. */
 export function runnerArgs(jobFile: string, url: string, outDir: string, extra: readonly string[] = []): string[] {
-  return ['run', jobFile, '--journal', url, '--out', outDir, '--poll-interval', '0.05', '--concurrency', '8', '--quiet', ...extra];
+  return [
+    'run',
+    jobFile,
+    '--journal',
+    url,
+    '--out',
+    outDir,
+    '--poll-interval',
+    '0.05',
+    '--concurrency',
+    '8',
+    '--quiet',
+    ...extra,
+  ];
 }
 
 /** Runners started with the same arguments; each slot can be killed and started again. */
@@ -11,7 +24,11 @@ export class RunnerPool {
   readonly slots: GbatchChild[] = [];
   private readonly ended: Ended[] = [];
 
-  constructor(private readonly args: readonly string[], private readonly gateway: Gateway, private readonly env: NodeJS.ProcessEnv = {}) {}
+  constructor(
+    private readonly args: readonly string[],
+    private readonly gateway: Gateway,
+    private readonly env: NodeJS.ProcessEnv = {},
+  ) {}
 
   start(count: number): void {
     for (let i = 0; i < count; i++) this.slots.push(this.spawn());
@@ -46,8 +63,23 @@ export class RunnerPool {
 }
 
 export interface ReportJson {
-  totals: { items: number; by_state: Record<string, number>; actual_usd: number; reserved_usd: number; budget_usd: number | null };
-  items: Array<{ id: string; kind: string; state: string; task_id: string | null; actual_usd: number | null; output: string | null; sha256: string | null; bytes: number | null }>;
+  totals: {
+    items: number;
+    by_state: Record<string, number>;
+    actual_usd: number;
+    reserved_usd: number;
+    budget_usd: number | null;
+  };
+  items: Array<{
+    id: string;
+    kind: string;
+    state: string;
+    task_id: string | null;
+    actual_usd: number | null;
+    output: string | null;
+    sha256: string | null;
+    bytes: number | null;
+  }>;
 }
 
 export async function readReport(job: string, url: string, gateway: Gateway): Promise<ReportJson> {
