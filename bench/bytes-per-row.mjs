@@ -5,9 +5,11 @@
 //    the journal's page size and commits;
 // 2. split (when strace is installed): the same run under `strace -f`, every write()/pwrite() summed by
 //    the file it went to: the .db (checkpoints), the -wal (frames: one page + a 24-byte header), the
-//    results.jsonl writes (kernel copies by copy_file_range included), other files. strace slows the process, so group commits batch differently:
+// results.jsonl writes (kernel copies by copy_file_range included), other files. strace slows the process, so group
+// commits batch differently:
 //    its figures say where the bytes go, run 1 says how many.
-// Usage: npm run build && node bench/bytes-per-row.mjs [--rows N] [--latency-ms N] [--journal-sync full|off] [--no-split]
+// Usage: npm run build && node bench/bytes-per-row.mjs [--rows N] [--latency-ms N] [--journal-sync full|off]
+// [--no-split]
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';

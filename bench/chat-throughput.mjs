@@ -134,7 +134,10 @@ export async function chatThroughput({ rows = 20_000, rounds = 3, latencyMs = 10
   };
 }
 
-/** Per runner: median time from spawn to its first chat request, and median requests/s in the middle 60 % of the ideal time. */
+/**
+ * Per runner: median time from spawn to its first chat request, and median requests/s in the middle 60 % of the ideal
+ * time.
+ */
 function requestPhases(requests, windows, idealMs) {
   const [from, to] = [0.2 * idealMs, 0.8 * idealMs];
   const posts = requests.filter((r) => r.method === 'POST' && r.path === '/v1/chat/completions').map((r) => r.at);

@@ -17,7 +17,8 @@
 // to every page of the job after it logs a full-page image: the worst case, and what a long job pays
 // (a checkpoint falls between a row's ingest and its turn every checkpoint_timeout). Without it, whether
 // a checkpoint falls inside the ~10 s run is chance.
-// Usage: npm run build && node bench/pg-bytes-per-row.mjs [--rows N] [--latency-ms N] [--idle-ms N] [--analyze-after-ingest] [--checkpoint-after-ingest]
+// Usage: npm run build && node bench/pg-bytes-per-row.mjs [--rows N] [--latency-ms N] [--idle-ms N]
+// [--analyze-after-ingest] [--checkpoint-after-ingest]
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
@@ -173,7 +174,8 @@ async function ownWal(db, from, to, rows) {
   });
   const records = [];
   const ourTx = new Set();
-  // e.g. `rmgr: Heap len (rec/tot): 54/ 54, tx: 735, lsn: 0/01A2B3C8, prev 0/01A2B390, desc: LOCK off 3: ..., blkref #0: rel 1663/16384/16385 blk 0`
+  // e.g. `rmgr: Heap len (rec/tot): 54/ 54, tx: 735, lsn: 0/01A2B3C8, prev 0/01A2B390, desc: LOCK off 3: ..., blkref
+  // #0: rel 1663/16384/16385 blk 0`
   const head = /^rmgr: (\S+)\s+len \(rec\/tot\):\s*\d+\/\s*(\d+), tx:\s*(\d+), lsn: \S+ prev \S+ desc: (\S+)/;
   const relRef = /rel \d+\/(\d+\/\d+)/g;
   for await (const line of createInterface({ input: child.stdout })) {

@@ -38,7 +38,8 @@ const ALL = {
     if (run.status !== 0) throw new Error(run.stderr);
     return { benchmark: 'live-frame', ...JSON.parse(run.stdout.split('\n')[0]) };
   },
-  // PostgreSQL journal and many runners (issue 11): need the server of GBATCH_BENCH_PG_URL (default 127.0.0.1:5432/test).
+  // PostgreSQL journal and many runners (issue 11): need the server of GBATCH_BENCH_PG_URL (default
+  // 127.0.0.1:5432/test).
   scaling: () => pgScaling(),
   'pg-vs-sqlite': () => pgVsSqlite(),
   'pg-ingest': () => pgIngest(),

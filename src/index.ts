@@ -26,5 +26,8 @@ export { UsageError } from './job/options.js';
  * LockLostError: this run lost the journal's lock and stopped writing (the CLI's `EXIT_CODE.inFlight`, 75).
  */
 export { JournalBusyError, LockLostError } from './journal/runner-standing.js';
-/** A path that cannot be used (the journal's folder, the output folder, a manifest): nothing was sent (`EXIT_CODE.usage`, 2). */
+/**
+ * A path that cannot be used (the journal's folder, the output folder, a manifest): nothing was sent
+ * (`EXIT_CODE.usage`, 2).
+ */
 export { ConfigError } from './core/config-error.js';

@@ -38,7 +38,8 @@ export function knownErrorExit(err: unknown): KnownExit | undefined {
   ) {
     return { exitCode: EXIT_CODE.usage, line: message, meaning: `Refused: ${message}; nothing was sent.` };
   }
-  // The journal's disk is full or failing, or its database out of reach: the machine's doing, not a bug; come back later (75).
+  // The journal's disk is full or failing, or its database out of reach: the machine's doing, not a bug; come back
+  // later (75).
   const outage = journalOutageLine(err);
   if (outage)
     return { exitCode: EXIT_CODE.inFlight, line: printable(outage), meaning: `Stopped: ${printable(outage)}` };

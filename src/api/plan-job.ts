@@ -27,7 +27,10 @@ const SHOWN_ERRORS = 200;
 export interface PlanJobOptions {
   /** A job file (`jobs/<name>.json`) or a manifest (`.csv`, `.jsonl`), as `gbatch plan` takes. */
   job: string;
-  /** `gbatch plan`'s options by their flag names: state, journal, pricing, budget, no-budget, budget-may-overrun, meta-columns. */
+  /**
+   * `gbatch plan`'s options by their flag names: state, journal, pricing, budget, no-budget, budget-may-overrun,
+   * meta-columns.
+   */
   options?: Pick<
     JobOptions,
     'state' | 'journal' | 'pricing' | 'budget' | 'no-budget' | 'budget-may-overrun' | 'meta-columns' | 'skip-changed'
@@ -80,7 +83,9 @@ export interface PlanResult {
   budgetMayOverrun: boolean;
   /** Null without a budget, or when a row the journal holds has no price (`unpriced`). */
   fitsBudget: boolean | null;
-  /** The refusal `run` would make: a row the journal holds, which a run may send, that the pricing table cannot price. */
+  /**
+   * The refusal `run` would make: a row the journal holds, which a run may send, that the pricing table cannot price.
+   */
   unpriced: string | null;
   /** Why it does not fit, when it does not. */
   reason: string | null;
@@ -101,11 +106,16 @@ export interface PlanResult {
   shownRows: PlanRow[];
   /** --skip-invalid in force: `run` records invalid rows and sends the rest. */
   skipInvalid: boolean;
-  /** --skip-changed in force: `run` skips the rows in `conflicts` (their journal rows are not sent) and sends the rest. */
+  /**
+   * --skip-changed in force: `run` skips the rows in `conflicts` (their journal rows are not sent) and sends the rest.
+   */
   skipChanged: boolean;
   /** With showRequests (`--show-requests N`): the first N valid rows' requests; else empty. */
   requests: PlannedRequest[];
-  /** `gbatch plan`'s exit code: 0 fits, 2 invalid rows (without --skip-invalid) or conflicts (without --skip-changed), 3 over the budget. */
+  /**
+   * `gbatch plan`'s exit code: 0 fits, 2 invalid rows (without --skip-invalid) or conflicts (without --skip-changed), 3
+   * over the budget.
+   */
   exitCode: 0 | 2 | 3;
 }
 
@@ -142,7 +152,8 @@ export async function planResolvedJob(job: ResolvedJob): Promise<PlanResult> {
 async function plan(job: ResolvedJob, journal: JournalQueries | undefined): Promise<PlanResult> {
   const { flags } = job;
   const saved = await journal?.getJob();
-  // The budget the next run would hold the job to (the same rule: flags, then the job file's value when new or changed).
+  // The budget the next run would hold the job to (the same rule: flags, then the job file's value when new or
+  // changed).
   const budget = budgetInForce({
     stored: saved?.budgetUsd,
     given: job.budgetFlag.given,

@@ -17,7 +17,9 @@ export interface LastRunView {
   message: string | null;
   /** True when it is still running (it holds the journal's lock). */
   running: boolean;
-  /** True when an operator should look: the run was killed, stopped for a reason that needs one, or `run` would exit 4. */
+  /**
+   * True when an operator should look: the run was killed, stopped for a reason that needs one, or `run` would exit 4.
+   */
   needs_attention: boolean;
 }
 

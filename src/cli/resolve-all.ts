@@ -66,7 +66,9 @@ export async function resolveAll(
   return 0;
 }
 
-/** Rows whose answer a fenced runner recorded would be billed twice if sent again: settled first, never resent in bulk. */
+/**
+ * Rows whose answer a fenced runner recorded would be billed twice if sent again: settled first, never resent in bulk.
+ */
 async function refuseRecordedAnswers(journal: JournalStore, named: string): Promise<void> {
   const answered: string[] = [];
   for await (const item of journal.iterate({ states: ['uncertain'] })) {

@@ -41,7 +41,9 @@ export async function settleFromRecordedAnswer(journal: JournalStore, item: Item
   return `item '${id}': settled from the answer received for attempt ${note.attempt}${cost}; nothing is sent again; the next \`gbatch run\` writes it to results.jsonl`;
 }
 
-/** The answer a fenced runner recorded for the row's current attempt: sending that attempt again would bill it twice. */
+/**
+ * The answer a fenced runner recorded for the row's current attempt: sending that attempt again would bill it twice.
+ */
 export async function answerToCurrentAttempt(journal: JournalStore, item: Item): Promise<AnswerNote | undefined> {
   const note = item.kind === 'video' ? undefined : await recordedAnswer(journal, item.id);
   return note?.attempt === item.attempts ? note : undefined;

@@ -22,7 +22,10 @@ export interface HealthFacts {
   /** The most recent error an item carries (failed, rejected, uncertain, deferred), if any. */
   lastError: { id: string; state: ItemState; message: string; at: number } | undefined;
   now: number;
-  /** How commands name the job, as the operator named it (a job file, or a name with --state): they are pasted as printed. */
+  /**
+   * How commands name the job, as the operator named it (a job file, or a name with --state): they are pasted as
+   * printed.
+   */
   job?: string;
 }
 

@@ -77,7 +77,10 @@ export function autoRetryDelayMs(retry: number, policy: Pick<AutoRetryPolicy, 'b
 export interface LeftRow {
   kind: ItemKind;
   state: ItemState;
-  /** The task id a failed video row keeps from its task's FAILURE (an operator's abandon of a row never accepted has none). */
+  /**
+   * The task id a failed video row keeps from its task's FAILURE (an operator's abandon of a row never accepted has
+   * none).
+   */
   taskId: string | null;
   errorStatus?: number | undefined;
   /** The row's booked reservation: a refunded failure holds none. */

@@ -3,7 +3,9 @@
 export interface Clock {
   /** Milliseconds since the epoch (or since the ManualClock's start). */
   now(): number;
-  /** Resolves after `ms`, however long (Infinity: never); rejects with the signal's reason when the signal aborts first. */
+  /**
+   * Resolves after `ms`, however long (Infinity: never); rejects with the signal's reason when the signal aborts first.
+   */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 

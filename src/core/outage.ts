@@ -3,7 +3,10 @@
 import { backoffDelay, type BackoffPolicy } from './retry.js';
 import { positiveKnob } from './test-knob.js';
 
-/** How long a journal may stay out of reach before the run stops (the `GBATCH_JOURNAL_OUTAGE_MS` knob shortens it in tests). */
+/**
+ * How long a journal may stay out of reach before the run stops (the `GBATCH_JOURNAL_OUTAGE_MS` knob shortens it in
+ * tests).
+ */
 export const DEFAULT_OUTAGE_MS = 30_000;
 
 /** How long an outage is waited out. */

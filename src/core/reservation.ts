@@ -23,11 +23,17 @@ export interface Reservation {
 }
 
 export interface ReservationMode {
-  /** A --budget is in force: text rows without an output cap, and videos without a duration, are sent with the default one. */
+  /**
+   * A --budget is in force: text rows without an output cap, and videos without a duration, are sent with the default
+   * one.
+   */
   budgeted: boolean;
   /** --budget-may-overrun: reserve the expected estimate only (a dearer final resolution can overrun). */
   mayOverrun: boolean;
-  /** The ratio the gateway was seen charging above the pricing table (1: none): under a budget, reservations are scaled by it. */
+  /**
+   * The ratio the gateway was seen charging above the pricing table (1: none): under a budget, reservations are scaled
+   * by it.
+   */
   driftRatio?: number;
 }
 

@@ -46,7 +46,10 @@ export interface RunSnapshot {
   };
   /** What this run finished over the last `window_s` seconds (up to 5 minutes). */
   recent: { window_s: number; finished: number; sent: number };
-  /** Video rows still to send (pending or submitting); tasks in flight, their ages, and how long finished ones took from acceptance to success. */
+  /**
+   * Video rows still to send (pending or submitting); tasks in flight, their ages, and how long finished ones took from
+   * acceptance to success.
+   */
   tasks: {
     to_send: number;
     in_flight: number;
@@ -59,7 +62,10 @@ export interface RunSnapshot {
     actual_usd: number;
     reserved_usd: number;
     budget_usd: number | null;
-    /** Per kind of work (chat and responses as `text`, `video`): the estimate of all rows, of rows settled, and what those cost. */
+    /**
+     * Per kind of work (chat and responses as `text`, `video`): the estimate of all rows, of rows settled, and what
+     * those cost.
+     */
     by_kind: { text: KindMoney; video: KindMoney } | null;
   };
   /** Epoch ms until which a 429 pauses the account's requests; null when not paused. */

@@ -32,7 +32,8 @@ export const ITEM_STATES: readonly ItemState[] = [
 ];
 
 /**
- * States no run moves out of by itself (only the operator's `requeue`, `unreserve` or `detach` does). `uncertain` and `deferred`
+ * States no run moves out of by itself (only the operator's `requeue`, `unreserve` or `detach` does). `uncertain` and
+ * `deferred`
  * wait for an operator or a later run.
  */
 export const TERMINAL: ReadonlySet<ItemState> = new Set(['downloaded', 'failed', 'rejected', 'invalid', 'cancelled']);

@@ -34,7 +34,10 @@ export interface IngestOutcome {
   skippedChanged: IngestConflict[];
   /** Human-readable reasons the ingest was refused (empty when ok). */
   problems: string[];
-  /** The job's rows by state and its spend as the ingest's commit left them, when known without a read (see IngestWriter). */
+  /**
+   * The job's rows by state and its spend as the ingest's commit left them, when known without a read (see
+   * IngestWriter).
+   */
   totals?: JobTotals;
 }
 

@@ -16,7 +16,10 @@ import {
 
 const { files, pricing, handled, deferral: policy, metaColumns } = workerData as ScanWorkerData;
 const port = parentPort!;
-/** Batches the main thread is done with, counted there as it goes: fresher than its acks, which wait for this thread's event loop. */
+/**
+ * Batches the main thread is done with, counted there as it goes: fresher than its acks, which wait for this thread's
+ * event loop.
+ */
 const handledBatches = new Int32Array(handled);
 /** How far behind the main thread may be for the next batch to be handed to it unjudged. */
 const MAX_BACKLOG_TO_DEFER = 1;

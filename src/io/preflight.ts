@@ -15,7 +15,9 @@ export interface RunPaths {
   outDir?: string;
 }
 
-/** What a passed preflight made; `undo()` removes it when the run is refused right after (the journal would not open). */
+/**
+ * What a passed preflight made; `undo()` removes it when the run is refused right after (the journal would not open).
+ */
 export interface Preflight {
   undo(): void;
 }

@@ -1,4 +1,5 @@
-// Where a journal file is: --state, else a job's default state/<name>.db, else the only one in state/ (see job-journal.ts for a job's own).
+// Where a journal file is: --state, else a job's default state/<name>.db, else the only one in state/ (see
+// job-journal.ts for a job's own).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { UsageError } from './options.js';

@@ -91,7 +91,10 @@ export class CommitQueue {
     });
   }
 
-  /** Commits everything queued now (after the commit in progress). A failing batch is retried change by change, or through a full disk (commitThroughOutage). */
+  /**
+   * Commits everything queued now (after the commit in progress). A failing batch is retried change by change, or
+   * through a full disk (commitThroughOutage).
+   */
   flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;

@@ -38,7 +38,9 @@ export async function openQueries(
   return SqliteJournal.open(location, { ...(options.clock ? { clock: options.clock } : {}), readonly: true });
 }
 
-/** Brings a database's journal schema to this gbatch's version (`gbatch journal migrate`): its driver loaded only then. */
+/**
+ * Brings a database's journal schema to this gbatch's version (`gbatch journal migrate`): its driver loaded only then.
+ */
 export async function migrateDatabase(url: string): Promise<{ location: string; version: number; applied: number }> {
   const { migrateDatabase: migrate } = await import('./postgres/migrate-database.js');
   return migrate(url);

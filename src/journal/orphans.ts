@@ -21,7 +21,9 @@ export interface ListingRow {
 /** `gbatch forget`'s outcome: every named row removed, or none and why. */
 export type ForgetOutcome = { ok: true; forgotten: string[] } | { ok: false; refusal: string };
 
-/** The SQL condition of a row a run may send or count as its work: not orphaned (listed, or adopted by the operator). */
+/**
+ * The SQL condition of a row a run may send or count as its work: not orphaned (listed, or adopted by the operator).
+ */
 export const NOT_ORPHANED_SQL = 'orphan <> 1';
 
 /** The SQL condition of a row the operator adopted. */

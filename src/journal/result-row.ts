@@ -25,7 +25,10 @@ export const HAS_LINE = `(state IN (${FINAL_STATES}) OR (state = 'succeeded' AND
 /** States in which an item's line is yet to appear; a video that `succeeded` waits for its download too. */
 export const OPEN_STATES = ITEM_STATES.filter((s) => !TERMINAL.has(s) && s !== 'succeeded');
 
-/** Rows pulled one by one until about `pageBytes` of bodies are in hand (at least one row): a caller stops the statement early. */
+/**
+ * Rows pulled one by one until about `pageBytes` of bodies are in hand (at least one row): a caller stops the statement
+ * early.
+ */
 export function takePage(rows: IterableIterator<ResultRow>, pageBytes: number): ResultRow[] {
   const page: ResultRow[] = [];
   let bytes = 0;

@@ -26,7 +26,10 @@ export interface ItemFilter {
   adopted?: boolean;
 }
 
-/** What a sweep for runners that are gone found: their mid-request rows, now uncertain, and the rows this runner took over. */
+/**
+ * What a sweep for runners that are gone found: their mid-request rows, now uncertain, and the rows this runner took
+ * over.
+ */
 export interface Takeover {
   /** Rows left `submitting` (their request may have reached the gateway): now `uncertain`, as they were before. */
   madeUncertain: Item[];
@@ -210,14 +213,20 @@ export interface RunnerMembership {
    * or stop and be swept), and pending rows no live runner has claimed (this one may send them).
    */
   othersWork(): Promise<{ held: number; claimable: number }>;
-  /** When this runner's standing was last confirmed, on the local clock (performance.now ms); it may send only while fresh. */
+  /**
+   * When this runner's standing was last confirmed, on the local clock (performance.now ms); it may send only while
+   * fresh.
+   */
   confirmedAt(): number;
   /** Records that this runner saw the job's cancellation and sends nothing more (`gbatch cancel` waits for it). */
   acknowledgeCancel(): Promise<void>;
 }
 
 export interface IngestOptions {
-  /** A line for the operator while the pass waits for another runner's ingest (who holds the lock, what is done about it). */
+  /**
+   * A line for the operator while the pass waits for another runner's ingest (who holds the lock, what is done about
+   * it).
+   */
   say?(line: string): void;
 }
 
@@ -302,7 +311,9 @@ export interface JournalQueries {
   /** The rows that hold `taskId` now, and every row (and attempt) an accept or attach ever gave it, in log order. */
   taskIdHolders(taskId: string): Promise<TaskIdHolder[]>;
   priors(ids: readonly string[]): Promise<Map<string, PriorRow>>;
-  /** The kinds, models and resolutions of the rows in `states`, in the order of their first rows (the pricing check). */
+  /**
+   * The kinds, models and resolutions of the rows in `states`, in the order of their first rows (the pricing check).
+   */
   modelGroups(states: readonly ItemState[]): Promise<ModelGroup[]>;
   /** The records of the manifests the job's last ingest read whole, for the paths given (all of them without). */
   manifestRecords(paths?: readonly string[]): Promise<Map<string, ManifestRecord>>;
@@ -415,12 +426,20 @@ export interface JournalStore extends JournalQueries {
     ) => Promise<{ changes: Change[]; result: T }>,
   ): Promise<T>;
 
-  /** An ingest pass; on a database several runners share, `say` hears what its wait for the job's ingest lock is for. */
+  /**
+   * An ingest pass; on a database several runners share, `say` hears what its wait for the job's ingest lock is for.
+   */
   beginIngest(options?: IngestOptions): Promise<IngestWriter>;
 
-  /** The operator's word (`gbatch retry <id>`): the orphaned rows among `ids` are adopted, sent as if listed. Returns those changed. */
+  /**
+   * The operator's word (`gbatch retry <id>`): the orphaned rows among `ids` are adopted, sent as if listed. Returns
+   * those changed.
+   */
   adopt(ids: readonly string[]): Promise<string[]>;
-  /** Removes orphaned rows never sent, with their events (`gbatch forget`): all of `ids`, or none and why (forgetRefusal). */
+  /**
+   * Removes orphaned rows never sent, with their events (`gbatch forget`): all of `ids`, or none and why
+   * (forgetRefusal).
+   */
   forget(ids: readonly string[]): Promise<ForgetOutcome>;
 
   recordRunStart(): Promise<number>;

@@ -21,7 +21,10 @@ export interface CsvHeader {
   meta: ReadonlyMap<string, string>;
 }
 
-/** `metaColumns`: the names --meta-columns lists (a name no column has is ignored: a job may list several files' columns). */
+/**
+ * `metaColumns`: the names --meta-columns lists (a name no column has is ignored: a job may list several files'
+ * columns).
+ */
 export function readCsvHeader(
   cells: readonly string[],
   metaColumns: readonly string[] = [],

@@ -5,7 +5,10 @@
 import { roundUsd } from '../core/money.js';
 import { fitsBudget, type SpendState } from '../core/budget.js';
 
-/** The job's money as the journal holds it now, and whether any of its rows is in flight (may still settle or be released). */
+/**
+ * The job's money as the journal holds it now, and whether any of its rows is in flight (may still settle or be
+ * released).
+ */
 export interface JobMoney extends SpendState {
   inFlight: boolean;
 }
@@ -49,7 +52,10 @@ export class BudgetGuard {
     };
   }
 
-  /** Reserves `estimateUsd` when it fits; the caller must write the same reservation to the journal (then recorded(), or unsent()). */
+  /**
+   * Reserves `estimateUsd` when it fits; the caller must write the same reservation to the journal (then recorded(), or
+   * unsent()).
+   */
   tryReserve(estimateUsd: number): boolean {
     if (!fitsBudget(this.budgetUsd, this.spend, estimateUsd)) return false;
     this.spend.reservedUsd = roundUsd(this.spend.reservedUsd + estimateUsd);
@@ -124,7 +130,10 @@ export class BudgetGuard {
     this.notify();
   }
 
-  /** Whether waiting could ever free headroom: something reserved (by this runner, or another of the job) may still settle or be released. */
+  /**
+   * Whether waiting could ever free headroom: something reserved (by this runner, or another of the job) may still
+   * settle or be released.
+   */
   hasLive(): boolean {
     return this.live > 0 || this.jobInFlight;
   }

@@ -22,7 +22,10 @@ export interface RunSettings {
   /** Opt-in: resend uncertain chat/responses items automatically (a duplicate costs tokens, never a video). */
   resubmitUncertainText: boolean;
   maxAutoResubmits: number;
-  /** --retry-failed: further attempts per row and run for a refunded video failure or a transient text refusal (unset: none; the CLI default is 2). */
+  /**
+   * --retry-failed: further attempts per row and run for a refunded video failure or a transient text refusal (unset:
+   * none; the CLI default is 2).
+   */
   retryFailed?: number;
   /** --retry-backoff: the wait before a row's first automatic retry; doubled for each further one. */
   retryBackoffMs?: number;
@@ -32,7 +35,9 @@ export interface RunSettings {
   pollRpm?: number;
   /** --model-limit: per-model caps on submissions in flight and per minute (this runner's own). */
   modelLimits?: ModelLimits;
-  /** Clock ms from which nothing new is submitted; after the drain the run stops waiting for tasks and exits 75 (or 4). */
+  /**
+   * Clock ms from which nothing new is submitted; after the drain the run stops waiting for tasks and exits 75 (or 4).
+   */
   deadlineAt?: number;
   /** After the deadline, how long tasks in flight are still polled and downloaded (0, the default here: not at all). */
   drainMs?: number;
@@ -88,7 +93,10 @@ export interface RunContext {
   events: EventEmitter<RunEvents>;
   /** Aborted when no new submission may start: a signal, the deadline, a dead gateway, the gateway's 402. */
   submitStop: AbortController;
-  /** Aborted when the run stops waiting for tasks (no new poll or download starts): a signal, the deadline, a dead gateway. */
+  /**
+   * Aborted when the run stops waiting for tasks (no new poll or download starts): a signal, the deadline, a dead
+   * gateway.
+   */
   stop: AbortController;
   /** Aborted when requests on the wire must be cut (a second signal, or the grace period ran out). */
   hardStop: AbortController;

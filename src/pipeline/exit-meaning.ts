@@ -57,7 +57,10 @@ export function exitMeaning(result: RunOutcome): string {
   }
 }
 
-/** Why the manifests were refused, in one printable line: the first problem (a changed row, or the first invalid row's error). */
+/**
+ * Why the manifests were refused, in one printable line: the first problem (a changed row, or the first invalid row's
+ * error).
+ */
 function refusalLine(ingest: IngestOutcome): string {
   const firstInvalid = ingest.invalid[0]?.errors[0];
   const first = ingest.conflicts[0]

@@ -18,7 +18,10 @@ export interface RunResult {
   recovery?: Recovery;
   takeover?: RunnerTakeover;
   stopReason: SubmitStopReason | EarlyStop | 'no-wait' | 'ingested' | 'output' | JournalLossReason | undefined;
-  /** The journal's file was deleted or replaced, or its lock lost, mid-run: what the operator must know (and task ids it did not take). */
+  /**
+   * The journal's file was deleted or replaced, or its lock lost, mid-run: what the operator must know (and task ids it
+   * did not take).
+   */
   journalLost?: {
     lines: string[];
     savedCopy?: string;

@@ -65,12 +65,16 @@ export interface RunConfig {
   budgetUsd?: number;
   /** `--no-budget`: lifts the job's stored budget. */
   liftBudget?: boolean;
-  /** What the job file says of the budget: applies at creation, or when it changed since the last run (budgetInForce). */
+  /**
+   * What the job file says of the budget: applies at creation, or when it changed since the last run (budgetInForce).
+   */
   jobFileBudget?: JobFileBudget;
   baseUrl: string;
   apiKey: string;
   skipInvalid: boolean;
-  /** `--skip-changed`: a row changed under an id the journal holds is skipped (its journal row withheld), not a refusal. */
+  /**
+   * `--skip-changed`: a row changed under an id the journal holds is skipped (its journal row withheld), not a refusal.
+   */
   skipChanged?: boolean;
   /** CSV columns kept as each row's metadata, never sent (--meta-columns). */
   metaColumns?: readonly string[];

@@ -119,7 +119,10 @@ export function reportItem(item: Item, timing: ItemTiming = {}): ReportItem {
   };
 }
 
-/** The table's figure for a settled video the gateway also priced (the rule it was settled by), and whether the gateway charged more. */
+/**
+ * The table's figure for a settled video the gateway also priced (the rule it was settled by), and whether the gateway
+ * charged more.
+ */
 function tablePrice(item: Item): { table_usd: number | null; mispriced: boolean } {
   const check =
     item.kind === 'video' && item.actualUsd !== null

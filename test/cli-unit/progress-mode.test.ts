@@ -1,4 +1,5 @@
-// Which progress `run` shows, and what each mode writes for the events of a run (a stream that records, a clock by hand).
+// Which progress `run` shows, and what each mode writes for the events of a run (a stream that records, a clock by
+// hand).
 import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 import { describe, expect, test } from 'vitest';

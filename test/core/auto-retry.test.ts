@@ -33,7 +33,8 @@ test('a video task that FAILED (seen polling: refunded) is requeued, up to --ret
 });
 
 test('a failure gbatch booked at a bound or an operator abandoned is never sent again by the policy', () => {
-  // An answer over --max-response-bytes fails its row from `submitting` (billed); `abandon` moves from uncertain/pending/deferred.
+  // An answer over --max-response-bytes fails its row from `submitting` (billed); `abandon` moves from
+  // uncertain/pending/deferred.
   expect(autoRetryEvent(row({ kind: 'chat', from: 'submitting' }), 0, POLICY)).toBeUndefined();
   for (const from of ['uncertain', 'pending', 'deferred', undefined] as const)
     expect(autoRetryEvent(row({ from }), 0, POLICY)).toBeUndefined();

@@ -13,7 +13,9 @@ import { workspace, type Workspace } from './helpers/workspace.js';
 
 const pg = usePgSchema('gbatch_jobref');
 
-/** A job whose video row fails upstream and whose chat-large row is refused: both wait for `retry` (no retry policy). */
+/**
+ * A job whose video row fails upstream and whose chat-large row is refused: both wait for `retry` (no retry policy).
+ */
 async function ranJob(
   ws: Workspace,
   journal: string | undefined,

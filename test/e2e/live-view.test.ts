@@ -85,7 +85,8 @@ test.skipIf(!BUILT || !HAS_SCRIPT)(
     const view = replay(run.bytes.slice(0, summaryAt), WIDTH, HEIGHT);
     expect(view.autoWraps, 'lines that overflowed the width').toBe(0);
     expect(view.cursorUps, 'redraws in place').toBeGreaterThan(3);
-    for (const line of view.lines) expect(line.length).toBeLessThanOrEqual(WIDTH); // the run's own lines, wrapped by the view
+    // The run's own lines, wrapped by the view.
+    for (const line of view.lines) expect(line.length).toBeLessThanOrEqual(WIDTH);
     for (const line of view.lines.filter((l) => !l.startsWith('[gbatch]'))) expect(line.length).toBeLessThan(WIDTH);
     // Many frames were drawn, one is left: the final one, with every row finished.
     expect(run.bytes.split('gbatch run rows ·').length - 1).toBeGreaterThan(3);

@@ -119,7 +119,8 @@ test.skipIf(!BUILT || !CAN_MOUNT)(
     expect(states).not.toContain('submitting');
     expect(states).not.toContain('uncertain');
     expect(states).toContain('pending'); // the stop came before every row was sent
-    // Every row the gateway answered is kept: chat answers succeeded (their bodies in the journal), videos succeeded or on disk.
+    // Every row the gateway answered is kept: chat answers succeeded (their bodies in the journal), videos succeeded or
+    // on disk.
     const sentPrompts = new Set(
       gw.requests.filter((r) => r.method === 'POST').map((r) => r.json.prompt ?? r.json.messages[0].content),
     );

@@ -79,7 +79,10 @@ test.skipIf(!BUILT)(
   },
 );
 
-/** `--if-running wait` against a live first runner: the second takes the job once the first ends (SIGTERM), sending nothing twice. */
+/**
+ * `--if-running wait` against a live first runner: the second takes the job once the first ends (SIGTERM), sending
+ * nothing twice.
+ */
 async function secondWaitsForFirst(journal?: string[]) {
   const { ws, sim, env, args, first } = await liveRunner(30, journal);
   // --no-wait: once it holds the job, the second run has nothing to send and leaves the task to a later run.

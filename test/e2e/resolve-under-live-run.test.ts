@@ -15,7 +15,8 @@ const prompt = (i: number): string => `Name a river, take ${i}`;
 async function liveRun(extra: string[]) {
   const ws = workspace();
   // One request at a time, each slow: the run is still early in the manifest when `resolve` lands.
-  // 400 ms: the eighth row (when the last ones are deferred) settles ~3 s in, time enough for `resolve` to start under load.
+  // 400 ms: the eighth row (when the last ones are deferred) settles ~3 s in, time enough for `resolve` to start under
+  // load.
   const sim = await startSim({ faults: { latencyMs: 400 } });
   const env = gatewayEnv(sim.baseUrl, KEY);
   const manifest = writeJsonl(

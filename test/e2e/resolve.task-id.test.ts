@@ -13,7 +13,9 @@ const A = 'A heron lifting off a misty pond';
 const B = 'A fox crossing a snowy field';
 const C = 'A kite over a windy beach';
 
-/** a: its submission kept but unanswered; c: its first task fails upstream, its second submission kept but unanswered. */
+/**
+ * a: its submission kept but unanswered; c: its first task fails upstream, its second submission kept but unanswered.
+ */
 async function gateway(): Promise<HostileGateway> {
   const sent = new Map<string, number>();
   const gw = await startHostileGateway({

@@ -72,7 +72,8 @@ test.skipIf(!BUILT)(
       .map((l) => JSON.parse(l) as { custom_id: string; response: { body: { object: string } } });
     expect(lines.map((l) => l.custom_id)).toEqual(final.map((i) => i.id));
     expect(lines.every((l) => l.response.body.object === 'chat.completion')).toBe(true);
-    expect(posts(sim.ledger)).toBeLessThanOrEqual(ROWS); // a row killed before its request left is uncertain, never sent
+    // a row killed before its request left is uncertain, never sent
+    expect(posts(sim.ledger)).toBeLessThanOrEqual(ROWS);
     expect(duplicates(sim.ledger)).toEqual({});
   },
   60_000,

@@ -103,7 +103,8 @@ describe.each(ADAPTERS)('$adapter journal', ({ adapter, skip, journal }) => {
       const summary = stdoutJson(night);
       expect(summary.ingest).toMatchObject({ skipped_changed: 2, conflicts: 0 });
       expect(summary.reason).toContain('2 changed row(s) skipped (--skip-changed)');
-      // The ledger: keep and new sent once each; nothing of waits (neither its old nor its new content), nothing new of done.
+      // The ledger: keep and new sent once each; nothing of waits (neither its old nor its new content), nothing new of
+      // done.
       expect(sim.ledger.submissionsByPrompt()).toEqual({
         'A boat at dawn': 1,
         'Say good morning.': 1,

@@ -176,7 +176,9 @@ export function rawDb(journal: SyncJournal | JournalStore): Database.Database {
   throw new Error(`rawDb: no raw handle for the ${journal.adapter} adapter here`);
 }
 
-/** The journal's runs table, read and written at once (what recordRunStart/End and lastRun do through the interface). */
+/**
+ * The journal's runs table, read and written at once (what recordRunStart/End and lastRun do through the interface).
+ */
 export function recordRunStart(journal: SyncJournal): number {
   return runs.recordRunStart(journal.db, journal.now());
 }
@@ -209,7 +211,9 @@ export function rescueOf(journal: SyncJournal, copy: JournalRescue['copy']): Jou
 
 export { compareIdentity, fileIdentity };
 
-/** Calls `each` as each transaction of transitions begins, before its writes (to see the connection's settings then). */
+/**
+ * Calls `each` as each transaction of transitions begins, before its writes (to see the connection's settings then).
+ */
 export function beforeEachTransition(journal: SyncJournal, each: () => void): void {
   const target = journal.store as unknown as { runTransitions(changes: readonly Change[]): Move[] };
   const run = target.runTransitions.bind(target);
@@ -232,7 +236,10 @@ export function storeOverResults(results: {
 /** The SQLite journal's schema version (its migrations' count). */
 export { SCHEMA_VERSION } from '../../src/journal/sqlite/schema.js';
 
-/** An SQLite journal's file opened with the driver itself, as another process (or a crashed runner's leftovers) would hold it. */
+/**
+ * An SQLite journal's file opened with the driver itself, as another process (or a crashed runner's leftovers) would
+ * hold it.
+ */
 export function openSqliteFile(path: string, options?: Database.Options): Database.Database {
   return new DatabaseDriver(path, options);
 }

@@ -210,7 +210,8 @@ test.skipIf(!BUILT)(
     expect((await run('--ingest-only')).code).toBe(0);
     const abandoned = await runCli(['resolve', 'dropped', '--abandon', '--state', ws.state], { env });
     expect(abandoned.code, abandoned.stderr).toBe(0);
-    // Night 1, without the policy (as if its retries were used up or cut by a deadline): v and gone fail, slow gets a 408.
+    // Night 1, without the policy (as if its retries were used up or cut by a deadline): v and gone fail, slow gets a
+    // 408.
     const first = await run('--retry-failed', '0');
     expect(first.code, first.stderr).toBe(1);
     expect(readJournal(ws.state).byId.get('slow')).toMatchObject({ state: 'rejected' });

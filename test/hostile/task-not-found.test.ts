@@ -18,7 +18,8 @@ test.skipIf(!BUILT)(
         // The gateway's own id first, the upstream task's (the one its poll and content routes know) beside it.
         videoSubmit: (req, res, g) => {
           const before = new Set(g.tasks.keys());
-          DEFAULTS.videoSubmit(req, { writeHead: () => undefined, end: () => undefined } as unknown as typeof res, g); // the task, not its answer
+          // the task, not its answer
+          DEFAULTS.videoSubmit(req, { writeHead: () => undefined, end: () => undefined } as unknown as typeof res, g);
           const task_id = [...g.tasks.keys()].find((id) => !before.has(id))!;
           sendJson(res, 200, { id: `gw_${task_id}`, task_id, status: 'queued' });
         },

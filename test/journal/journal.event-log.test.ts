@@ -86,7 +86,8 @@ describe('the narrow event log (schema 10)', () => {
     expect(times.get('b')).toBe(now); // the new submit, not the old one
     expect(times.get('a')).toBe((before as Array<{ item_id: string; at: number }>).find((e) => e.item_id === 'a')!.at);
     expect(await store.abandonedWhileUncertain(['a'])).toEqual(new Set(['a']));
-    // Read in pages of 2 (one page spans the old and the new log): every event once, in seq order, as the view shows it.
+    // Read in pages of 2 (one page spans the old and the new log): every event once, in seq order, as the view shows
+    // it.
     const paged = [];
     for await (const e of eventLog(store, 2)) paged.push(e);
     expect(paged.map((e) => [e.seq, e.itemId, e.at, e.event, e.from, e.to, e.detail])).toEqual(

@@ -34,7 +34,8 @@ describe('Utf8Checker', () => {
       Buffer.from([0xe9]),
     ]);
     const first = { offset: 16, byte: 0xe9 };
-    const second = { offset: latin1.indexOf(0xe8), byte: 0xe8 }; // same line: reported only when a chunk starts between the two
+    // same line: reported only when a chunk starts between the two
+    const second = { offset: latin1.indexOf(0xe8), byte: 0xe8 };
     const last = { offset: latin1.length - 1, byte: 0xe9 };
     const expectFound = (found: InvalidByte[], why: string): void => {
       const withoutSecond = found.filter((f) => f.offset !== second.offset);

@@ -56,7 +56,8 @@ describe.skipIf(!pgAvailable())('three runners on one PostgreSQL journal under S
         const prng = createPrng(seed);
         let kills = 0;
         while (kills < KILLS) {
-          await new Promise((resolve) => setTimeout(resolve, prng.between(150, 1500))); // a random instant: the point of the test
+          // a random instant: the point of the test
+          await new Promise((resolve) => setTimeout(resolve, prng.between(150, 1500)));
           const running = pool.running();
           if (running.length === 0) break;
           const slot = running[prng.int(0, running.length - 1)]!;

@@ -30,7 +30,8 @@ test.skipIf(!BUILT)(
         videoRow(`v${i + 1}`, p),
       ),
     );
-    // The job file lists the webhook (a list: the option is repeatable); the budget and thresholds come from the command line.
+    // The job file lists the webhook (a list: the option is repeatable); the budget and thresholds come from the
+    // command line.
     const job = ws.path('nightly.json');
     writeFileSync(
       job,

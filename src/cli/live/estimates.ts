@@ -67,7 +67,10 @@ export function estimateEta(s: RunSnapshot): Eta {
 
 export interface Projection {
   usd: number;
-  /** Actual over estimate of the rows settled so far, per kind; null before any settled (that kind is then projected at its estimate). */
+  /**
+   * Actual over estimate of the rows settled so far, per kind; null before any settled (that kind is then projected at
+   * its estimate).
+   */
   ratios: { text: number | null; video: number | null };
 }
 

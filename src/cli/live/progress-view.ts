@@ -11,7 +11,10 @@ import { logLine, type ProgressStream, type ProgressView } from './view.js';
 export const PROGRESS_MODES = ['auto', 'live', 'plain', 'json', 'none'] as const;
 export type ProgressMode = Exclude<(typeof PROGRESS_MODES)[number], 'auto'>;
 
-/** What `auto` means here: live on a terminal, plain lines anywhere else; `--quiet` is `none` unless `--progress` says otherwise. */
+/**
+ * What `auto` means here: live on a terminal, plain lines anywhere else; `--quiet` is `none` unless `--progress` says
+ * otherwise.
+ */
 export function chooseProgressMode(
   flag: string | undefined,
   quiet: boolean,

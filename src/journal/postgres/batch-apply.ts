@@ -1,5 +1,6 @@
 // A runner's group commit in one round trip: the batch is planned here (core/plan-changes.ts) on the
-// states the writer expects the rows in, and the plan goes to gbatch_apply_plan (migrations/012-apply-plan-function.sql) as one JSON
+// states the writer expects the rows in, and the plan goes to gbatch_apply_plan
+// (migrations/012-apply-plan-function.sql) as one JSON
 // document, the statement its own transaction. The database checks those expectations (and whose each
 // row is), writes the rows and their events and moves the job's money, or refuses the whole batch.
 import type pg from 'pg';
@@ -35,7 +36,10 @@ export function batchable(changes: readonly Change[]): boolean {
   return changes.every((c) => Object.values(c.patch ?? {}).every((v) => typeof v !== 'number' || Number.isFinite(v)));
 }
 
-/** Applies a batchable() batch; throws StaleTransitionError, BudgetExceededError, JobCancelledError or BatchLeaseLostError as the database refuses it. */
+/**
+ * Applies a batchable() batch; throws StaleTransitionError, BudgetExceededError, JobCancelledError or
+ * BatchLeaseLostError as the database refuses it.
+ */
 export async function applyBatch(
   db: Pick<pg.Pool, 'query'>,
   jobId: number,

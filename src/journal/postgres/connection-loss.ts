@@ -4,7 +4,10 @@
 import { systemClock, type Clock } from '../../core/clock.js';
 import { outageBoundMs, outageRetryDelay } from '../../core/outage.js';
 
-/** SQLSTATE classes and codes of a lost or refused connection (08: connection exception; 57P0x: shutdown; 53300: too many connections). */
+/**
+ * SQLSTATE classes and codes of a lost or refused connection (08: connection exception; 57P0x: shutdown; 53300: too
+ * many connections).
+ */
 const CODES = /^(08\d{3}|57P0[1-4]|53300|3D000)$/;
 const ERRNOS = new Set([
   'ECONNREFUSED',

@@ -14,7 +14,10 @@ import { staleAfterMs } from '../runner-standing.js';
 import { exclusiveLockSql, lockKeySql } from './advisory-locks.js';
 import { DB_NOW_MS } from './db-time.js';
 
-/** How long a waiter waits for a holder it cannot end (a session that is not a runner of the job, or one it may not end). */
+/**
+ * How long a waiter waits for a holder it cannot end (a session that is not a runner of the job, or one it may not
+ * end).
+ */
 const INGEST_WAIT_MS = 10 * 60_000;
 const APP_PREFIX = 'gbatch runner ';
 /** lock_timeout's SQLSTATE. */

@@ -185,7 +185,9 @@ export class PgIngestWriter implements IngestWriter {
     }
   }
 
-  /** A pass on a job that held rows: those it did not read are orphaned, orphaned or adopted ones it read listed again. */
+  /**
+   * A pass on a job that held rows: those it did not read are orphaned, orphaned or adopted ones it read listed again.
+   */
   private async orphanUnreadRows(): Promise<void> {
     const { listed, orphaned } = LISTING_CODE;
     // Every row of the job meets the pass's ids once: a hash join, not a probe of an index per row

@@ -117,7 +117,10 @@ export class PgMembership implements RunnerMembership {
     this.claimed = true;
   }
 
-  /** Leaves the job: what it still holds (tasks left in flight by --no-wait or a deadline) is no one's, for the next runner. */
+  /**
+   * Leaves the job: what it still holds (tasks left in flight by --no-wait or a deadline) is no one's, for the next
+   * runner.
+   */
   async release(): Promise<void> {
     if (!this.held || this.pool.ended) return;
     const runnerId = this.held;
@@ -193,7 +196,10 @@ export class PgMembership implements RunnerMembership {
     }));
   }
 
-  /** An answer already received (a chat row waiting for its results line) is not waited for: any runner's rebuild writes it. */
+  /**
+   * An answer already received (a chat row waiting for its results line) is not waited for: any runner's rebuild writes
+   * it.
+   */
   async othersWork(): Promise<{ held: number; claimable: number }> {
     const jobId = this.jobId();
     if (jobId === undefined || !this.held) return { held: 0, claimable: 0 };

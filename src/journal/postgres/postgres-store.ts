@@ -250,7 +250,9 @@ export class PostgresJournalStore implements JournalStore {
     return this.reads.iterate(mine ? { ...filter, owner: this.runnerMembership.runnerId ?? null } : filter, pageSize);
   }
 
-  /** Pending rows for this runner, claimed with SKIP LOCKED: runners take disjoint rows and never wait on each other's. */
+  /**
+   * Pending rows for this runner, claimed with SKIP LOCKED: runners take disjoint rows and never wait on each other's.
+   */
   async claimPending(limit: number, afterSeq: number): Promise<Item[]> {
     const runnerId = this.runnerMembership.runnerId;
     if (runnerId === undefined)
@@ -274,7 +276,9 @@ export class PostgresJournalStore implements JournalStore {
     return rows.map(toItem).sort((a, b) => a.seq - b.seq);
   }
 
-  /** The rows runners that are gone left mid-request become uncertain; what they held in flight becomes this runner's. */
+  /**
+   * The rows runners that are gone left mid-request become uncertain; what they held in flight becomes this runner's.
+   */
   async recoverInterrupted(): Promise<Item[]> {
     return (await this.runnerMembership.sweep()).madeUncertain;
   }

@@ -238,7 +238,10 @@ export class JobQueries {
     return found;
   }
 
-  /** As the SQLite adapter's (sqlite/model-groups.ts): each group with its first row in manifest order; orphaned rows left out. */
+  /**
+   * As the SQLite adapter's (sqlite/model-groups.ts): each group with its first row in manifest order; orphaned rows
+   * left out.
+   */
   async modelGroups(states: readonly ItemState[]): Promise<ModelGroup[]> {
     const rows = await this.rows<{
       kind: string;

@@ -57,7 +57,10 @@ export class JobRow {
     return row?.cancelled_at == null ? undefined : { at: row.cancelled_at, reason: row.cancel_reason ?? '' };
   }
 
-  /** Cancels the job (the first cancellation's time stays) or, with undefined, lifts it. A journal without a job yet: nothing (undefined). */
+  /**
+   * Cancels the job (the first cancellation's time stays) or, with undefined, lifts it. A journal without a job yet:
+   * nothing (undefined).
+   */
   setCancel(reason: string | undefined, now: number): JobCancel | undefined {
     if (reason === undefined)
       this.db.prepare('UPDATE job SET cancelled_at = NULL, cancel_reason = NULL WHERE id = 1').run();

@@ -1,4 +1,5 @@
-// The item row's wide values kept out of line (schema step 7, migrations/007-wide-values.sql), so the row a transition rewrites
+// The item row's wide values kept out of line (schema step 7, migrations/007-wide-values.sql), so the row a transition
+// rewrites
 // stays narrow: SQLite rewrites a whole page for every row changed in it, so the bytes a commit writes
 // grow with the width of the rows it touches, not with the columns it sets.
 // - `request` (written at ingest) and `response` (the gateway's body, written once) live in

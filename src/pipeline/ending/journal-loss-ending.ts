@@ -14,7 +14,10 @@ export function lockLostLine(statePath: string): string {
   return new LockLostError(statePath).message;
 }
 
-/** The end of a run whose journal was lost under it: the journal saved where it can be, the truth for the operator, and the exit code. */
+/**
+ * The end of a run whose journal was lost under it: the journal saved where it can be, the truth for the operator, and
+ * the exit code.
+ */
 export async function endLost(store: JournalStore, kind: JournalFileLoss, base: RunResult): Promise<RunResult> {
   const rescue = await store.rescue();
   return {

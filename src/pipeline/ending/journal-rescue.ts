@@ -11,7 +11,10 @@ function listed(rows: string[], total: number): string {
   return `${rows.join(', ')}${total > rows.length ? `, ... and ${total - rows.length} more` : ''}`;
 }
 
-/** The few lines that tell the operator the truth about a journal lost mid-run (`rescue`: what the journal saved, if anything). */
+/**
+ * The few lines that tell the operator the truth about a journal lost mid-run (`rescue`: what the journal saved, if
+ * anything).
+ */
 export function journalLossReport(
   location: string,
   kind: JournalFileLoss,

@@ -33,7 +33,9 @@ export function isUnrecordedTask(outcome: UnrecordedOutcome): outcome is Unrecor
 /** The event that notes an answer in the journal's log (no row moves). */
 export const ANSWER_UNRECORDED = 'answer-unrecorded';
 
-/** What must not be lost if the journal refuses `change`: a task id or a received answer; undefined for anything else. */
+/**
+ * What must not be lost if the journal refuses `change`: a task id or a received answer; undefined for anything else.
+ */
 export function unrecordedOutcome(change: Change, attempt: number): UnrecordedOutcome | undefined {
   const patch = change.patch ?? {};
   if (change.event === 'accept' && typeof patch.taskId === 'string') return { id: change.id, taskId: patch.taskId };

@@ -91,7 +91,8 @@ export class Downloader {
 
   private async download(item: Item, round: number, onReceived: () => void): Promise<void> {
     const { ctx } = this;
-    // A download not started when the run stops (or after a failed write) is left for the next run (the item stays `succeeded`).
+    // A download not started when the run stops (or after a failed write) is left for the next run (the item stays
+    // `succeeded`).
     if (ctx.stop.signal.aborted || ctx.hardStop.signal.aborted || this.outputs?.stopped || !item.taskId) return;
     const dest = outputPathFor(ctx.settings.outDir, item.id, '.mp4');
     try {

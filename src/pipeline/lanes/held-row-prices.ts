@@ -45,7 +45,9 @@ export async function unpricedHeldRows(
   });
 }
 
-/** A run's start: a held row it may send that the table cannot price is a ConfigError (exit 2), before anything changes. */
+/**
+ * A run's start: a held row it may send that the table cannot price is a ConfigError (exit 2), before anything changes.
+ */
 export async function refuseUnpricedHeldRows(
   journal: Pick<JournalStore, 'modelGroups'>,
   pricing: PricingTable,

@@ -155,7 +155,10 @@ export function planOutcome(
   }
 }
 
-/** The HTTP status of a retried answer (429, 5xx) in its event: the report marks pauses and bursts by it; a connect failure has none. */
+/**
+ * The HTTP status of a retried answer (429, 5xx) in its event: the report marks pauses and bursts by it; a connect
+ * failure has none.
+ */
 function retryStatus(error: Error): { status?: number } {
   const status = (error as { status?: unknown }).status;
   return typeof status === 'number' ? { status } : {};

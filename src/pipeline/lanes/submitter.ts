@@ -32,11 +32,20 @@ export interface SubmitterHooks {
   completed(item: Item): void;
   /** Every pending item has been claimed; only requests in flight (and their retries) remain. */
   claimedAll?(): void;
-  /** The gateway accepted a task, or answered, and the journal refused it (this runner lost its standing): it must not be lost. */
+  /**
+   * The gateway accepted a task, or answered, and the journal refused it (this runner lost its standing): it must not
+   * be lost.
+   */
   unrecorded?(outcome: UnrecordedOutcome): void;
-  /** The journal refused an intent over the job's budget: the job's money is read again before the row waits for headroom. */
+  /**
+   * The journal refused an intent over the job's budget: the job's money is read again before the row waits for
+   * headroom.
+   */
   budgetRefused?(): Promise<void>;
-  /** Asked before each item is claimed and before each intent is written; may stop submissions (the journal's file is gone). Must be cheap. */
+  /**
+   * Asked before each item is claimed and before each intent is written; may stop submissions (the journal's file is
+   * gone). Must be cheap.
+   */
   beforeSubmit?(): void;
 }
 
@@ -137,7 +146,9 @@ export class Submitter {
     await this.deferLeftovers();
   }
 
-  /** A row of a limited model whose turn has come: reserved and queued as any other; `release` frees its model's slot. */
+  /**
+   * A row of a limited model whose turn has come: reserved and queued as any other; `release` frees its model's slot.
+   */
   private async handOver(item: Item, release: () => void): Promise<void> {
     try {
       const reservation = await this.reserve(item);
@@ -266,7 +277,10 @@ export class Submitter {
     }
   }
 
-  /** The attempt's intent in the journal, its reservation with it; 'no-headroom' when the job's budget (other runners' reservations) refused it. */
+  /**
+   * The attempt's intent in the journal, its reservation with it; 'no-headroom' when the job's budget (other runners'
+   * reservations) refused it.
+   */
   private async writeIntent(
     item: Item,
     attempt: number,
@@ -319,7 +333,10 @@ export class Submitter {
     }
   }
 
-  /** `answer`: the outcome being written; one the journal could not take is named with its task id, the last trace of it. */
+  /**
+   * `answer`: the outcome being written; one the journal could not take is named with its task id, the last trace of
+   * it.
+   */
   private settle(work: Promise<void>, answer: Change): void {
     const tracked = work
       .catch((err: unknown) => {
@@ -420,7 +437,10 @@ export class Submitter {
     }
   }
 
-  /** The operator cancelled the job (`gbatch cancel`): nothing more leaves; pending rows are cancelled when the lane ends. */
+  /**
+   * The operator cancelled the job (`gbatch cancel`): nothing more leaves; pending rows are cancelled when the lane
+   * ends.
+   */
   jobCancelled(cancel: JobCancel): void {
     if (this.cancel) return;
     this.cancel = cancel;
@@ -437,7 +457,10 @@ export class Submitter {
     this.ctx.submitStop.abort('balance');
   }
 
-  /** On a cancelled job, the rows held back, every deferred row and every pending row (back from a retry, or new) become cancelled. */
+  /**
+   * On a cancelled job, the rows held back, every deferred row and every pending row (back from a retry, or new) become
+   * cancelled.
+   */
   private async cancelLeftovers(cancel: JobCancel): Promise<void> {
     const { ctx } = this;
     const change = (item: Item) => ({

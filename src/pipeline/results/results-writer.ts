@@ -95,7 +95,10 @@ export class ResultsWriter {
     }
   }
 
-  /** The last rebuild, made even when no answer arrived: rows that ended otherwise (rejected, failed, a video on disk) get their lines too. */
+  /**
+   * The last rebuild, made even when no answer arrived: rows that ended otherwise (rejected, failed, a video on disk)
+   * get their lines too.
+   */
   async close(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;

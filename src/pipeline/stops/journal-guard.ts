@@ -36,7 +36,10 @@ export class JournalGuard {
     if (performance.now() - this.lastCheck >= CLAIM_CHECK_MS) this.check();
   }
 
-  /** A task id or an answer the journal refused (this run lost its standing): kept for the run's last lines, never dropped. */
+  /**
+   * A task id or an answer the journal refused (this run lost its standing): kept for the run's last lines, never
+   * dropped.
+   */
   keepUnrecorded(outcome: UnrecordedOutcome): void {
     this.unrecordedOutcomes.push(outcome);
   }

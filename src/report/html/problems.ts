@@ -51,7 +51,9 @@ export function causeOf(item: Pick<ReportItem, 'error' | 'state' | 'task_id'>): 
   return errorCause(item.state === 'failed' && item.task_id !== null ? 'task failed' : item.state, e);
 }
 
-/** `rows.csv:9 row 'r9' field 'model': no price for model 'x' ...; ...` as `field 'model': no price for model '…' ...`. */
+/**
+ * `rows.csv:9 row 'r9' field 'model': no price for model 'x' ...; ...` as `field 'model': no price for model '…' ...`.
+ */
 function invalidCause(message: string): string | undefined {
   const quoted = String.raw`(?:'[^']*'|"(?:[^"\\]|\\.)*")`;
   const match = new RegExp(String.raw`^.*?:\d+(?: row ${quoted})?(?: field (${quoted}))?: ([^;]*)`).exec(message);

@@ -216,7 +216,9 @@ ${
 <figure><div class="key">${key}</div>${throughputChart(t)}<figcaption>${count(t.pauses.reduce((n, p) => n + p.count, 0))} rate-limit answer(s) (429) in ${count(t.pauses.length)} pause(s); ${count(t.bursts.reduce((n, b) => n + b.count, 0))} gateway error(s) (5xx or connection) in ${count(t.bursts.length)} burst(s).</figcaption></figure></section>`;
 }
 
-/** Whether the job has video rows (a video group has a resolution; a text one none): a text-only job has no video panel. */
+/**
+ * Whether the job has video rows (a video group has a resolution; a text one none): a text-only job has no video panel.
+ */
 function hasVideo(input: HtmlReportInput): boolean {
   return input.timeline.videoDurationsMs.length > 0 || input.header.by_model.some((g) => g.resolution !== null);
 }

@@ -94,7 +94,10 @@ export function jobHome(
   return { home, bin, keyFile };
 }
 
-/** The crontab's variables with what an installation decides stood in for: its home, gateway, key file, and where gbatch is. */
+/**
+ * The crontab's variables with what an installation decides stood in for: its home, gateway, key file, and where gbatch
+ * is.
+ */
 export function installedCronEnv(
   env: Record<string, string>,
   at: { home: string; baseUrl: string; keyFile: string; bin: string },

@@ -6,7 +6,10 @@ import { BIN } from './cli.js';
 
 const sh = promisify(execFile);
 
-/** The `gbatch ...` commands a text suggests, each as printed (up to two spaces, a closing backquote, or a `; ` ending the clause). */
+/**
+ * The `gbatch ...` commands a text suggests, each as printed (up to two spaces, a closing backquote, or a `; ` ending
+ * the clause).
+ */
 export function suggested(text: string): string[] {
   return [
     ...text.matchAll(

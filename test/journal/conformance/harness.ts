@@ -14,7 +14,10 @@ export interface Harness {
   open(options?: { clock?: Clock; readonly?: boolean }): Promise<JournalStore>;
   /** Makes the job's runner record say this (replacing whatever it said), as another process would have left it. */
   plantRunner(row: { pid: number; host: string; heartbeatAt: number; processStart?: string | null }): Promise<void>;
-  /** Deletes or replaces the journal under its open stores, as an operator's `rm` or `mv` would: only a file can be (absent: never lost). */
+  /**
+   * Deletes or replaces the journal under its open stores, as an operator's `rm` or `mv` would: only a file can be
+   * (absent: never lost).
+   */
   loseJournal?(kind: 'deleted' | 'replaced'): Promise<void>;
 }
 

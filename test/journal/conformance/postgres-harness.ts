@@ -21,7 +21,8 @@ export function usePostgresHarness(): Harness {
     jobName: () => job!,
     async open(options = {}) {
       const { readonly, ...rest } = options;
-      // A read-only journal is a JournalQueries; the suite checks that its writes are refused, so it is handed out as a store.
+      // A read-only journal is a JournalQueries; the suite checks that its writes are refused, so it is handed out as a
+      // store.
       const store = readonly
         ? ((await openQueries(db.url(), { job: job!, ...rest })) as JournalStore)
         : await openStore(db.url(), { job: job!, ...rest });

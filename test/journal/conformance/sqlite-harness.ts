@@ -25,7 +25,8 @@ export function useSqliteHarness(): Harness {
     jobName: () => 'conformance-job',
     async open(options = {}) {
       const { readonly, ...rest } = options;
-      // A read-only journal is a JournalQueries; the suite checks that its writes are refused, so it is handed out as a store.
+      // A read-only journal is a JournalQueries; the suite checks that its writes are refused, so it is handed out as a
+      // store.
       const store = readonly
         ? ((await openQueries(file(), { job: 'conformance-job', ...rest })) as JournalStore)
         : await openStore(file(), { job: 'conformance-job', ...rest });

@@ -38,7 +38,10 @@ function startHolder(url: string): { child: ChildProcess; holding: Promise<void>
   return { child, holding };
 }
 
-/** Asks for the results lock; `acquiredAt` resolves (performance.now()) once it is granted, and the work then ends at once. */
+/**
+ * Asks for the results lock; `acquiredAt` resolves (performance.now()) once it is granted, and the work then ends at
+ * once.
+ */
 function askForLock(store: PostgresJournalStore): Promise<number> {
   return store.coordination.exclusive('results', async () => performance.now());
 }
