@@ -40,10 +40,12 @@ function jobHome(ws: Workspace, hookUrl: string): { home: string; bin: string; k
   writeFileSync(join(home, 'jobs', job.manifest), csvText(['id', 'kind', 'model', 'prompt', 'max_tokens'], rows('campaign')));
   const today = spawnSync('date', ['+%F'], { encoding: 'utf8' }).stdout.trim();
   writeFileSync(join(home, 'manifests', `${today}.csv`), csvText(['id', 'kind', 'model', 'prompt', 'max_tokens'], rows('daily')));
-  // Where `npm install -g` puts the command.
+  // Where `npm install -g` puts the command, beside the node it installed with (the node running this
+  // test: another node on the PATH's later folders may not load this install's native addon).
   const bin = ws.path('usr-local-bin');
   mkdirSync(bin);
   symlinkSync(BIN, join(bin, 'gbatch'));
+  symlinkSync(process.execPath, join(bin, 'node'));
   const keyFile = ws.path('api-key');
   writeFileSync(join(keyFile), `${KEY}\n`);
   chmodSync(keyFile, 0o600);
