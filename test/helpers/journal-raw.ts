@@ -16,6 +16,7 @@ import type {
   JournalStore,
 } from '../../src/journal/store.js';
 import { SqliteJournal, type SqliteOpenOptions } from '../../src/journal/sqlite/journal.js';
+import { keepHandles } from '../../src/journal/sqlite/kept-handles.js';
 import { IngestSession } from '../../src/journal/sqlite/ingest-session.js';
 import { eventLogRecords, itemEvents } from '../../src/journal/sqlite/queries.js';
 import * as history from '../../src/journal/sqlite/history.js';
@@ -241,5 +242,6 @@ export { SCHEMA_VERSION } from '../../src/journal/sqlite/schema.js';
  * hold it.
  */
 export function openSqliteFile(path: string, options?: Database.Options): Database.Database {
-  return new DatabaseDriver(path, options);
+  // Kept, as the adapter keeps its own: under Node 24.19+ a collected better-sqlite3 object may abort the process.
+  return keepHandles(new DatabaseDriver(path, options));
 }

@@ -1,10 +1,9 @@
 // Issue 11: events are appended to a narrow log (schema 10, event-log.ts): a code for the event, its
 // states and a short detail; the view `events` and every reader see the same log as before.
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { eventLog } from '../../src/journal/event-log.js';
 import { entry, eventRows, ingest, inlineEventLog, withoutItemMeta, submitChange, useTempDir } from './helpers.js';
-import { rawDb, SCHEMA_VERSION } from '../helpers/journal-raw.js';
+import { rawDb, SCHEMA_VERSION, openSqliteFile } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir();
 const LONG = { attempt: 1, actualUsd: 0.0000114, note: 'a detail longer than the shared ones' };
@@ -57,7 +56,7 @@ describe('the narrow event log (schema 10)', () => {
     first.apply([submitChange(first.get('a')!), submitChange(first.get('b')!)]);
     first.apply([{ id: 'a', event: 'lose' }]);
     first.close();
-    const db = new Database(`${tmp.dir()}/job.db`);
+    const db = openSqliteFile(`${tmp.dir()}/job.db`);
     withoutItemMeta(db);
     inlineEventLog(db);
     db.exec('DROP INDEX items_orphaned; ALTER TABLE items DROP COLUMN orphan;');

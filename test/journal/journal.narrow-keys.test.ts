@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { entry, ingest, inlineEventLog, withoutItemMeta, itemRows, useTempDir } from './helpers.js';
-import { rawDb, SCHEMA_VERSION } from '../helpers/journal-raw.js';
+import { rawDb, SCHEMA_VERSION, openSqliteFile } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir();
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -74,7 +74,7 @@ describe('narrow content hash and manifest path (schema 9)', () => {
     const first = tmp.open();
     ingest(first, [entry('old1', { contentHash: sha('old1') }), entry('old2', { contentHash: sha('old2') })]);
     first.close();
-    const db = new Database(`${tmp.dir()}/job.db`);
+    const db = openSqliteFile(`${tmp.dir()}/job.db`);
     withoutItemMeta(db);
     inlineEventLog(db);
     db.exec(`UPDATE items SET content_hash = lower(hex(content_key)), source_file = (SELECT text FROM item_texts WHERE id = source_ref);

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { entry, ingest, itemRows, useTempDir } from './helpers.js';
-import { openSyncJournal, rawDb, SCHEMA_VERSION } from '../helpers/journal-raw.js';
+import { openSyncJournal, rawDb, SCHEMA_VERSION, openSqliteFile } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir();
 const CORE_TABLES = ['events', 'items', 'job', 'runner_lock'];
@@ -57,7 +57,7 @@ describe('journal schema and migrations', () => {
     expect(rawDb(fresh).pragma('wal_autocheckpoint', { simple: true })).toBe(16000);
     fresh.close();
     const file = join(tmp.dir(), 'older.db');
-    const raw = new Database(file);
+    const raw = openSqliteFile(file);
     raw.pragma('page_size = 4096');
     raw.pragma('journal_mode = WAL');
     raw.exec('CREATE TABLE t (x)');
@@ -93,14 +93,14 @@ describe('journal schema and migrations', () => {
 
   it('refuses a journal written by a newer gbatch, naming the file, and leaves it untouched', () => {
     const file = join(tmp.dir(), 'future.db');
-    const raw = new Database(file);
+    const raw = openSqliteFile(file);
     raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     raw.close();
 
     expect(() => openSyncJournal(file)).toThrow(file);
     expect(() => openSyncJournal(file)).toThrow(/newer than this gbatch supports/);
 
-    const check = new Database(file, { readonly: true });
+    const check = openSqliteFile(file, { readonly: true });
     expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION + 1);
     expect(tables(check)).toEqual([]);
     check.close();

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { entry, ingest, inlineEventLog, withoutItemMeta, submitChange, useTempDir } from './helpers.js';
-import { rawDb, SCHEMA_VERSION } from '../helpers/journal-raw.js';
+import { rawDb, SCHEMA_VERSION, openSqliteFile } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir();
 const BODY = { id: 'cmpl-1', choices: [{ message: { role: 'assistant', content: 'hi' } }], usage: { total_tokens: 7 } };
@@ -76,7 +76,7 @@ describe('wide item values out of line (schema 7)', () => {
     ingest(first, [entry('old')]);
     first.close();
     // Back to schema 6 as an older gbatch left it: every value inline, no out-of-line tables.
-    const db = new Database(`${tmp.dir()}/job.db`);
+    const db = openSqliteFile(`${tmp.dir()}/job.db`);
     const request = (db.prepare('SELECT request FROM item_requests').get() as { request: string }).request;
     withoutItemMeta(db);
     inlineEventLog(db);

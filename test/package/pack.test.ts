@@ -18,12 +18,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import Database from 'better-sqlite3';
 import { BUILT } from '../e2e/helpers/cli.js';
 import { ROOT } from '../e2e/helpers/workspace.js';
 import { pgAvailable, usePgSchema } from '../helpers/postgres.js';
 import { SCHEMA_VERSION as POSTGRES_VERSION } from '../../src/journal/postgres/schema.js';
 import { SCHEMA_VERSION as SQLITE_VERSION } from '../../src/journal/sqlite/schema.js';
+import { openSqliteFile } from '../helpers/journal-raw.js';
 
 const run = promisify(execFile);
 const db = usePgSchema('gbatch_pack');
@@ -302,7 +302,7 @@ test.skipIf(!BUILT)(
     const bin = join(project, 'node_modules', '.bin', 'gbatch');
     const sqlite = await run(bin, ['journal', 'migrate', '--journal', 'fresh.db'], { cwd: project });
     expect(sqlite.stdout).toBe('fresh.db: journal schema current\n');
-    const file = new Database(join(project, 'fresh.db'), { readonly: true });
+    const file = openSqliteFile(join(project, 'fresh.db'), { readonly: true });
     try {
       expect(file.pragma('user_version', { simple: true })).toBe(SQLITE_VERSION);
     } finally {

@@ -2,6 +2,7 @@
 // instant: the busy timeout is set before anything takes a lock, and switching to WAL, which needs the
 // file to itself for a moment, is retried while another opener holds it.
 import Database from 'better-sqlite3';
+import { keepHandles } from './kept-handles.js';
 
 const BUSY_TIMEOUT_MS = 5000;
 /**
@@ -42,7 +43,7 @@ export function whileBusy<T>(step: () => T): T {
 }
 
 export function openDatabase(file: string, options: { readonly: boolean; sync: 'full' | 'off' }): Database.Database {
-  const db = new Database(file, { readonly: options.readonly, fileMustExist: options.readonly });
+  const db = keepHandles(new Database(file, { readonly: options.readonly, fileMustExist: options.readonly }));
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     if (!options.readonly) {

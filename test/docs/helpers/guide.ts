@@ -88,6 +88,9 @@ export function jobHome(
   const bin = ws.path('usr-local-bin');
   mkdirSync(bin);
   symlinkSync(BIN, join(bin, 'gbatch'));
+  // Beside the node it installed with (the node running this test): another node on the PATH's later folders
+  // may not load this install's native addon.
+  symlinkSync(process.execPath, join(bin, 'node'));
   const keyFile = ws.path('api-key');
   writeFileSync(join(keyFile), `${KEY}\n`);
   chmodSync(keyFile, 0o600);
