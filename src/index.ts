@@ -18,7 +18,7 @@ export type { ReportHeader, ReportTotals, ReportGroup } from './report/model.js'
 // Exit codes: EXIT_CODE by name, EXIT_CODE_TABLE's rows (code, name, meaning, what to do), EXIT_CODES per command.
 // The error classes below name their code as `EXIT_CODE.<name>` (test/core/exit-codes.test.ts holds them to it).
 export { EXIT_CODE, EXIT_CODE_TABLE, EXIT_PRECEDENCE, type ExitCodeRow, type ExitName } from './core/exit-codes.js';
-export { EXIT_CODES } from './cli/exit-codes.js';
+export { EXIT_CODES } from './core/command-exit-codes.js';
 /** Bad options, a missing or invalid job file, a bad notify URL: nothing was sent (the CLI's `EXIT_CODE.usage`, 2). */
 export { UsageError } from './job/options.js';
 /**

@@ -1,6 +1,6 @@
 // A command's `--help`: drawn from its option table (src/job/options.ts) and its exit codes.
 import type { OptionTable } from '../job/options.js';
-import { exitCodesText, type ExitCodeList } from './exit-codes.js';
+import { exitCodesText, type ExitCodeList } from '../core/command-exit-codes.js';
 
 /** A command's help: its synopsis, every flag of its table, and (when given) what its exit codes mean. */
 export function helpText(command: string, synopsis: string, table: OptionTable, exitCodes?: ExitCodeList): string {

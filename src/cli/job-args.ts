@@ -2,7 +2,7 @@
 import { resolveJob, type ResolvedJob } from '../job/job.js';
 import { parseOptions, UsageError, type OptionTable } from '../job/options.js';
 import { PLAN_OPTIONS, RUN_OPTIONS, type RunFlags } from '../job/run-options.js';
-import { EXIT_CODES } from './exit-codes.js';
+import { EXIT_CODES } from '../core/command-exit-codes.js';
 import { helpText } from './help-text.js';
 
 /**

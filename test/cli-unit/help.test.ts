@@ -11,7 +11,7 @@ import { run as journal, OPTIONS as JOURNAL_OPTIONS } from '../../src/cli/comman
 import { run as runCommand } from '../../src/cli/commands/run.js';
 import { run as sim } from '../../src/cli/commands/sim.js';
 import { run as status, OPTIONS as STATUS_OPTIONS } from '../../src/cli/commands/status.js';
-import { EXIT_CODES, type CommandName } from '../../src/cli/exit-codes.js';
+import { EXIT_CODES, type CommandName } from '../../src/core/command-exit-codes.js';
 import { UsageError, type OptionTable } from '../../src/job/options.js';
 import { PLAN_ONLY_OPTIONS, PLAN_OPTIONS, RUN_OPTIONS } from '../../src/job/run-options.js';
 import { SIM_OPTIONS } from '../../src/sim/cli-options.js';

@@ -7,7 +7,7 @@ import type { JobCancel, JournalStore, RunnerView } from '../../journal/index.js
 import { systemClock } from '../../core/clock.js';
 import { commandJournalArg } from '../../job/advice.js';
 import { openCommandJournal, type CommandJournal } from '../command-journal.js';
-import { EXIT_CODES } from '../exit-codes.js';
+import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
 import { helpText } from '../help-text.js';
 import { EXIT_CODE } from '../../core/exit-codes.js';

@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
 import { packageFile } from '../../core/package-files.js';
 import { startSimulator } from '../../sim/index.js';
-import { EXIT_CODES } from '../exit-codes.js';
+import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { type OptionTable } from '../../job/options.js';
 import { helpText } from '../help-text.js';
 import { run as runCommand } from './run.js';

@@ -2,7 +2,7 @@
 // never sent (src/core/orphans.ts). A verb of its own, not a flag of `retry`: it is the opposite act.
 import { quoteArg } from '../../core/shell-text.js';
 import { openCommandJournal } from '../command-journal.js';
-import { EXIT_CODES } from '../exit-codes.js';
+import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
 import { helpText } from '../help-text.js';
 

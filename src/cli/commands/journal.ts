@@ -1,6 +1,6 @@
 // `gbatch journal migrate`: the journal's schema brought to this gbatch's version, on purpose.
 import { migrateDatabase, openJournalFile } from '../../journal/open-store.js';
-import { EXIT_CODES } from '../exit-codes.js';
+import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { journalUrl } from '../command-journal.js';
 import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
 import { helpText } from '../help-text.js';

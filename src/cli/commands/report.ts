@@ -7,7 +7,7 @@ import { buildTimeline, type Timeline } from '../../report/timeline.js';
 import { writeReport, type ReportFormat } from '../../report/write-report.js';
 import { commandJournalArg } from '../../job/advice.js';
 import { openCommandJournal } from '../command-journal.js';
-import { EXIT_CODES } from '../exit-codes.js';
+import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { parseOptions, type OptionTable } from '../../job/options.js';
 import { helpText } from '../help-text.js';
 

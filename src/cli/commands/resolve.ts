@@ -2,7 +2,7 @@
 import { quoteArg } from '../../core/shell-text.js';
 import { commandJournalArg } from '../../job/advice.js';
 import { openCommandJournal } from '../command-journal.js';
-import { EXIT_CODES } from '../exit-codes.js';
+import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { applyDecision } from '../guarded-apply.js';
 import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
 import { helpText } from '../help-text.js';

@@ -6,7 +6,7 @@ import type { JobCancel, JournalStore } from '../../journal/index.js';
 import { requeueChange } from '../../journal/requeue.js';
 import { commandJournalArg } from '../../job/advice.js';
 import { openCommandJournal } from '../command-journal.js';
-import { EXIT_CODES } from '../exit-codes.js';
+import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
 import { helpText } from '../help-text.js';
 

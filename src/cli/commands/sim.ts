@@ -1,6 +1,6 @@
 // `gbatch sim`: serves the embedded gateway simulator until SIGINT or SIGTERM.
 
-import { EXIT_CODES } from '../exit-codes.js';
+import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { UsageError } from '../../job/options.js';
 import { helpText } from '../help-text.js';
 import { startSimulator } from '../../sim/index.js';

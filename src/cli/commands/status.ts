@@ -2,7 +2,7 @@
 // data is gathered once (status/status-data.ts); the views are pure functions of it.
 import { commandJournalArg } from '../../job/advice.js';
 import { openCommandJournal } from '../command-journal.js';
-import { EXIT_CODES } from '../exit-codes.js';
+import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { parseOptions, type OptionTable } from '../../job/options.js';
 import { helpText } from '../help-text.js';
 import { gatherStatus } from '../status/status-data.js';

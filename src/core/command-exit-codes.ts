@@ -1,6 +1,6 @@
 // What each command's exit codes mean, as its `--help` ends. The numbers, and what `run`'s codes mean,
 // are src/core/exit-codes.ts's table; the other commands say here what a code means for them.
-import { EXIT_CODE, EXIT_CODE_TABLE, exitCodeRow, precedenceText } from '../core/exit-codes.js';
+import { EXIT_CODE, EXIT_CODE_TABLE, exitCodeRow, precedenceText } from './exit-codes.js';
 
 export type ExitCodeList = ReadonlyArray<readonly [code: number, meaning: string]>;
 
