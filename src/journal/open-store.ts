@@ -15,12 +15,8 @@ export async function openStore(location: string, options: OpenStoreOptions): Pr
     const { PostgresJournalStore } = await import('./postgres/postgres-store.js');
     return PostgresJournalStore.open(location, options);
   }
-  const { clock, durability, flushFile } = options;
-  return SqliteJournal.open(location, {
-    ...(clock ? { clock } : {}),
-    sync: durability === 'relaxed' ? 'off' : 'full',
-    ...(flushFile ? { syncWal: flushFile } : {}),
-  });
+  const { job: _job, ...file } = options;
+  return openJournalFile(location, file);
 }
 
 /**
