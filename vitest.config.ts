@@ -5,30 +5,14 @@ import { defineConfig } from 'vitest/config';
 // Test files share one process per worker (isolate: false): a fresh process and module graph per
 // file cost ~0.7-1 s of CPU each, more than most files' tests take, and the suite is CPU-bound. A file
 // that replaces a module for the whole process (vi.mock) or leaves process-wide state behind goes in
-// OWN_PROCESS; every file not in SHARED_DIRS keeps a process of its own too (the SIGKILL campaigns of
-// crash/ and multi/, and package/, are not measured shared yet).
-const SHARED_DIRS = new Set([
-  'core',
-  'pipeline-unit',
-  'cli-unit',
-  'journal',
-  'sim',
-  'gateway',
-  'pipeline',
-  'manifest',
-  'report',
-  'notify',
-  'io',
-  'ingest',
-  'e2e',
-  'hostile',
-  'docs',
-]);
+// OWN_PROCESS; the SIGKILL campaigns of system/crash and system/multi, and system/package, keep a process
+// per file too (they are not measured shared yet).
+const OWN_PROCESS_DIRS = ['system/crash/', 'system/multi/', 'system/package/'];
 const OWN_PROCESS = new Set(['test/gateway/download.finish.test.ts']);
 
 const testDir = fileURLToPath(new URL('./test/', import.meta.url));
 const shared = readdirSync(testDir, { recursive: true, encoding: 'utf8' })
-  .filter((path) => path.endsWith('.test.ts') && SHARED_DIRS.has(path.split('/')[0]!))
+  .filter((path) => path.endsWith('.test.ts') && !OWN_PROCESS_DIRS.some((dir) => path.startsWith(dir)))
   .map((path) => `test/${path}`)
   .filter((path) => !OWN_PROCESS.has(path));
 

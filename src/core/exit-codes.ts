@@ -1,7 +1,7 @@
 // gbatch's exit codes, one row each: the number scripts rely on (the runner contract), its name in the
 // code, what it means at the end of `gbatch run` (and of the library's runJob), and what the operator
 // does next. The runner, error-exit, `status --check`, every `--help` and the docs read this table;
-// test/docs/exit-codes.test.ts holds docs/reference.md and docs/scheduling.md to it.
+// test/system/docs/exit-codes.test.ts holds docs/reference.md and docs/scheduling.md to it.
 
 export interface ExitCodeRow {
   readonly code: number;

@@ -11,7 +11,7 @@ import { UsageError } from '../../src/job/options.js';
 import { usage } from '../../src/cli/main.js';
 import { JournalBusyError, LockLostError } from '../../src/journal/runner-standing.js';
 import { exitCodeFor } from '../../src/pipeline/exit-code.js';
-import { ROOT } from '../e2e/helpers/workspace.js';
+import { ROOT } from '../helpers/workspace.js';
 
 describe('the exit-code table', () => {
   it('keeps the numbers scripts rely on', () => {

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DownloadError } from '../../src/gateway/errors.js';
-import { API_KEY, drive, makeClient } from './helpers/client-fixture.js';
-import { json, startServer, type Handler } from './helpers/test-server.js';
+import { API_KEY, drive, makeClient } from '../helpers/client-fixture.js';
+import { json, startServer, type Handler } from '../helpers/test-server.js';
 
 const VIDEO = randomBytes(300_000);
 const VIDEO_SHA256 = createHash('sha256').update(VIDEO).digest('hex');

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayHttpError, GatewayTransportError } from '../../src/gateway/errors.js';
-import { drive, makeClient } from './helpers/client-fixture.js';
-import { json, startServer, type Handler } from './helpers/test-server.js';
+import { drive, makeClient } from '../helpers/client-fixture.js';
+import { json, startServer, type Handler } from '../helpers/test-server.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 

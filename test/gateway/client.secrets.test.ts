@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { errorSummary } from '../../src/gateway/errors.js';
-import { API_KEY, drive, makeClient } from './helpers/client-fixture.js';
-import { json, startServer } from './helpers/test-server.js';
+import { API_KEY, drive, makeClient } from '../helpers/client-fixture.js';
+import { json, startServer } from '../helpers/test-server.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 

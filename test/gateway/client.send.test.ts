@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayHttpError, GatewayTransportError } from '../../src/gateway/errors.js';
-import { API_KEY, makeClient } from './helpers/client-fixture.js';
-import { closedPort, json, startServer, type Handler } from './helpers/test-server.js';
+import { API_KEY, makeClient } from '../helpers/client-fixture.js';
+import { closedPort, json, startServer, type Handler } from '../helpers/test-server.js';
 
 const VIDEO = { model: 'video-fast', prompt: 'a red fox in snow', resolution: '720p', duration: 5 };
 const CHAT = { model: 'chat-small', messages: [{ role: 'user', content: 'hi' }] };

@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ConnectivityListener } from '../../src/gateway/client.js';
 import { GatewayTransportError } from '../../src/gateway/errors.js';
 import { systemErrorOf } from '../../src/gateway/system-error.js';
-import { drive, makeClient } from './helpers/client-fixture.js';
-import { closedPort, json, startServer } from './helpers/test-server.js';
+import { drive, makeClient } from '../helpers/client-fixture.js';
+import { closedPort, json, startServer } from '../helpers/test-server.js';
 
 const CHAT = { model: 'chat-small', messages: [{ role: 'user', content: 'hi' }] };
 const cleanups: Array<() => Promise<void>> = [];

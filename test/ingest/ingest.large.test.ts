@@ -4,9 +4,9 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
 import { SCAN_BATCH, MAX_BACKLOG_BATCHES } from '../../src/ingest/scan-protocol.js';
-import { BUILT, runCli, scanWorkerEnv, stdoutJson } from '../e2e/helpers/cli.js';
-import { readJournal } from '../e2e/helpers/journal.js';
-import { workspace } from '../e2e/helpers/workspace.js';
+import { BUILT, runCli, scanWorkerEnv, stdoutJson } from '../helpers/cli.js';
+import { readJournal } from '../helpers/journal-read.js';
+import { workspace } from '../helpers/workspace.js';
 
 const THRESHOLD = 1 << 20;
 const ROWS = 10_000;

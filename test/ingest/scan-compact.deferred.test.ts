@@ -8,8 +8,8 @@ import { BUILTIN_PRICING } from '../../src/core/pricing.js';
 import { scanCompact } from '../../src/ingest/scan-compact.js';
 import type { InvalidEntry } from '../../src/ingest/scan-manifests.js';
 import { SCAN_BATCH, type CompactRow, type DeferralPolicy } from '../../src/ingest/scan-protocol.js';
-import { BUILT } from '../e2e/helpers/cli.js';
-import { ROOT, workspace } from '../e2e/helpers/workspace.js';
+import { BUILT } from '../helpers/cli.js';
+import { ROOT, workspace } from '../helpers/workspace.js';
 
 const BUNDLED_WORKER = new URL('dist/bundle/scan-worker.js', `file://${ROOT}/`);
 const ROWS = SCAN_BATCH * 4 + 500;

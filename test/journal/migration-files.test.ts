@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readMigrations } from '../../src/journal/migration-files.js';
-import { useTempDir } from './helpers.js';
+import { useTempDir } from '../helpers/journal-fixtures.js';
 
 const tmp = useTempDir();
 

@@ -1,7 +1,7 @@
 // CSV manifests: header, typed cells, the prompt/system/body columns, and broken CSV.
 import { describe, expect, it } from 'vitest';
 import { RAW_TEXT_LIMIT } from '../../src/manifest/types.js';
-import { messagesOf, readAll, rowsOf, tempDir, writeManifest } from './helpers.js';
+import { messagesOf, readAll, rowsOf, tempDir, writeManifest } from '../helpers/manifest-reading.js';
 
 const dir = tempDir();
 const csv = (...lines: string[]) => `${lines.join('\n')}\n`;

@@ -7,7 +7,7 @@ import { canonicalJson, contentHash, hashCanonicalRequest } from '../../src/mani
 import type { ManifestRow } from '../../src/manifest/types.js';
 import { readManifest } from '../../src/manifest/read-manifest.js';
 import { formatRowError } from '../../src/manifest/types.js';
-import { jsonl, readAll, rowsOf, tempDir, writeManifest } from './helpers.js';
+import { jsonl, readAll, rowsOf, tempDir, writeManifest } from '../helpers/manifest-reading.js';
 
 const dir = tempDir();
 /** The hash the journal keeps for a row, from the canonical text the reader produced. */

@@ -1,7 +1,7 @@
 // JSONL manifests: both line forms of the contract, broken lines, blank lines, ids.
 import { describe, expect, it } from 'vitest';
 import { RAW_TEXT_LIMIT } from '../../src/manifest/types.js';
-import { jsonl, messagesOf, readAll, rowsOf, tempDir, writeManifest } from './helpers.js';
+import { jsonl, messagesOf, readAll, rowsOf, tempDir, writeManifest } from '../helpers/manifest-reading.js';
 
 const dir = tempDir();
 const chatBody = { model: 'chat-small', messages: [{ role: 'user', content: 'hi' }] };

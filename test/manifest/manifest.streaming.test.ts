@@ -6,7 +6,7 @@ import { runInNewContext } from 'node:vm';
 import { expect, it } from 'vitest';
 import { BUILTIN_PRICING } from '../../src/core/pricing.js';
 import { readManifest } from '../../src/manifest/read-manifest.js';
-import { tempDir } from './helpers.js';
+import { tempDir } from '../helpers/manifest-reading.js';
 
 const dir = tempDir();
 const ROWS = 200_000;

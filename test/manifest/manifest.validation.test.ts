@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_PRICING, type PricingTable } from '../../src/core/pricing.js';
 import type { ManifestEntry } from '../../src/manifest/types.js';
-import { jsonl, readAll, tempDir, writeManifest } from './helpers.js';
+import { jsonl, readAll, tempDir, writeManifest } from '../helpers/manifest-reading.js';
 
 const dir = tempDir();
 const chat = { kind: 'chat', model: 'chat-small', messages: [{ role: 'user', content: 'hi' }] };

@@ -9,7 +9,7 @@ import { displayUrl, parseNotifySettings, parseThresholds } from '../../src/noti
 import { UsageError } from '../../src/job/options.js';
 import { resolveJob } from '../../src/job/job.js';
 import { writeFileSync } from 'node:fs';
-import { workspace } from '../e2e/helpers/workspace.js';
+import { workspace } from '../helpers/workspace.js';
 
 const KEY = 'sk-notify-Zq81-distinctive-key';
 const redact = createRedactor([KEY]);

@@ -3,11 +3,11 @@
 // operator started it and work when pasted.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
-import { BUILT, gatewayEnv, runCli, startCli, stdoutJson } from '../e2e/helpers/cli.js';
-import { chatRow, videoRow, writeJsonl } from '../e2e/helpers/manifests.js';
-import { KEY, posts, startSim } from '../e2e/helpers/sim.js';
-import { workspace } from '../e2e/helpers/workspace.js';
-import { startHook } from './webhook-server.js';
+import { BUILT, gatewayEnv, runCli, startCli, stdoutJson } from '../helpers/cli.js';
+import { chatRow, videoRow, writeJsonl } from '../helpers/manifests.js';
+import { KEY, posts, startSim } from '../helpers/sim.js';
+import { workspace } from '../helpers/workspace.js';
+import { startHook } from '../helpers/webhook-server.js';
 
 test.skipIf(!BUILT)(
   'exit 2 for a row changed under its id: the notification carries the refusal\'s line, not only "Refused"',

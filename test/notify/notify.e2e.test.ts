@@ -4,11 +4,11 @@
 import { writeFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
 import { openJournal, runJob } from '../../src/index.js';
-import { BUILT, gatewayEnv, runCli, stdoutJson } from '../e2e/helpers/cli.js';
-import { chatRow, videoRow, writeJsonl } from '../e2e/helpers/manifests.js';
-import { KEY, posts, startSim } from '../e2e/helpers/sim.js';
-import { workspace, type Workspace } from '../e2e/helpers/workspace.js';
-import { startHook } from './webhook-server.js';
+import { BUILT, gatewayEnv, runCli, stdoutJson } from '../helpers/cli.js';
+import { chatRow, videoRow, writeJsonl } from '../helpers/manifests.js';
+import { KEY, posts, startSim } from '../helpers/sim.js';
+import { workspace, type Workspace } from '../helpers/workspace.js';
+import { startHook } from '../helpers/webhook-server.js';
 
 function chatJob(ws: Workspace, rows = 4): string {
   return writeJsonl(

@@ -4,8 +4,8 @@ import { expect, test } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import { DEFAULT_SEND_POLICY } from '../../src/notify/policy.js';
 import { notifyAgent, postNotification } from '../../src/notify/send.js';
-import { drive } from '../gateway/helpers/client-fixture.js';
-import { startHook } from './webhook-server.js';
+import { drive } from '../helpers/client-fixture.js';
+import { startHook } from '../helpers/webhook-server.js';
 
 const policy = { ...DEFAULT_SEND_POLICY, attemptTimeoutMs: 500, totalMs: 3_000, baseDelayMs: 50, maxDelayMs: 2_000 };
 

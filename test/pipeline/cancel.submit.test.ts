@@ -4,11 +4,11 @@
 import { expect, it } from 'vitest';
 import { createGatewayClient, type GatewayClient, type SendOutcome } from '../../src/gateway/client.js';
 import { GatewayHttpError } from '../../src/gateway/errors.js';
-import { readJournal } from '../e2e/helpers/journal.js';
-import { chatRow, writeJsonl } from '../e2e/helpers/manifests.js';
-import { runInProcess } from '../e2e/helpers/run.js';
-import { KEY, posts, startSim } from '../e2e/helpers/sim.js';
-import { workspace } from '../e2e/helpers/workspace.js';
+import { readJournal } from '../helpers/journal-read.js';
+import { chatRow, writeJsonl } from '../helpers/manifests.js';
+import { runInProcess } from '../helpers/run.js';
+import { KEY, posts, startSim } from '../helpers/sim.js';
+import { workspace } from '../helpers/workspace.js';
 import { openSqliteStore } from '../helpers/journal-raw.js';
 
 it('a row sent back to pending by a 503 is not sent again once the job is cancelled, whatever the runner has read', async () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { hashCanonicalRequest } from '../../src/manifest/content-hash.js';
 import type { ManifestRow } from '../../src/manifest/types.js';
 import { PlanAgainstJournal } from '../../src/pipeline/plan-journal.js';
-import { entry, forceState, ingest, useTempDir } from '../journal/helpers.js';
+import { entry, forceState, ingest, useTempDir } from '../helpers/journal-fixtures.js';
 
 const tmp = useTempDir('gbatch-plan-journal-');
 

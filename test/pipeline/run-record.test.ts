@@ -2,10 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { createGatewayClient, type GatewayClient } from '../../src/gateway/client.js';
 import { type RunRecord } from '../../src/journal/index.js';
-import { chatRow, writeJsonl } from '../e2e/helpers/manifests.js';
-import { runInProcess } from '../e2e/helpers/run.js';
-import { KEY, startSim } from '../e2e/helpers/sim.js';
-import { workspace } from '../e2e/helpers/workspace.js';
+import { chatRow, writeJsonl } from '../helpers/manifests.js';
+import { runInProcess } from '../helpers/run.js';
+import { KEY, startSim } from '../helpers/sim.js';
+import { workspace } from '../helpers/workspace.js';
 import { openSyncJournal, lastRun } from '../helpers/journal-raw.js';
 
 function lastRunOf(state: string): RunRecord | undefined {

@@ -1,10 +1,10 @@
 // A programming error while sending (not a network failure) stops the run instead of repeating per row.
 import { describe, expect, it } from 'vitest';
 import { createGatewayClient, type GatewayClient } from '../../src/gateway/client.js';
-import { chatRow, writeJsonl } from '../e2e/helpers/manifests.js';
-import { runInProcess } from '../e2e/helpers/run.js';
-import { KEY, posts, startSim } from '../e2e/helpers/sim.js';
-import { workspace } from '../e2e/helpers/workspace.js';
+import { chatRow, writeJsonl } from '../helpers/manifests.js';
+import { runInProcess } from '../helpers/run.js';
+import { KEY, posts, startSim } from '../helpers/sim.js';
+import { workspace } from '../helpers/workspace.js';
 import { openSyncJournal } from '../helpers/journal-raw.js';
 
 describe('a bug in the send path', () => {

@@ -12,7 +12,7 @@
 import type { ManualClock } from '../../src/core/clock.js';
 import { afterEach, describe, expect, test } from 'vitest';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/sim/index.js';
-import { KEY, simClock, poll, post, submit } from './helpers.js';
+import { KEY, simClock, poll, post, submit } from '../helpers/sim-http.js';
 
 let sim: Simulator | undefined;
 afterEach(async () => {

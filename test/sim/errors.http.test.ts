@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { get, KEY, simClock, OTHER_KEY, poll, post, submit } from './helpers.js';
+import { get, KEY, simClock, OTHER_KEY, poll, post, submit } from '../helpers/sim-http.js';
 
 const clock = simClock();
 let sim: Simulator;

@@ -3,7 +3,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { KEY, simClock, OTHER_KEY, post, sseData } from './helpers.js';
+import { KEY, simClock, OTHER_KEY, post, sseData } from '../helpers/sim-http.js';
 
 const clock = simClock();
 let sim: Simulator;

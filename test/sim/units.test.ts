@@ -5,7 +5,7 @@ import { defaultFaults } from '../../src/sim/options.js';
 import { createRandom } from '../../src/sim/random.js';
 import { countReferenceVideos } from '../../src/sim/reference-video.js';
 import { chatInput, complete } from '../../src/sim/text-generation.js';
-import { START } from './helpers.js';
+import { START } from '../helpers/sim-http.js';
 
 describe('seeded randomness', () => {
   test('the same seed replays the same sequence; another seed does not', () => {

@@ -3,7 +3,7 @@
 import type { ManualClock } from '../../src/core/clock.js';
 import { afterEach, describe, expect, test } from 'vitest';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/sim/index.js';
-import { get, KEY, simClock, poll, rawGet, submit } from './helpers.js';
+import { get, KEY, simClock, poll, rawGet, submit } from '../helpers/sim-http.js';
 
 let sim: Simulator | undefined;
 afterEach(async () => {

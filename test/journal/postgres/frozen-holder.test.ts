@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresJournalStore } from '../../../src/journal/postgres/postgres-store.js';
-import { assertBuilt, REPO } from '../../crash/helpers/gbatch-child.js';
+import { assertBuilt, REPO } from '../../helpers/crash/gbatch-child.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 
 const LEASE_MS = 1500;

@@ -1,0 +1,202 @@
+// `gbatch status`'s views: its text, its JSON and its --check answer are pure functions of the status
+// data (src/cli/status/), compared here as strings and objects.
+import { describe, expect, it } from 'vitest';
+import { ITEM_STATES, type ItemState } from '../../../src/core/states.js';
+import { healthOf } from '../../../src/cli/status-check.js';
+import type { StatusData } from '../../../src/cli/status/status-data.js';
+import { statusJson } from '../../../src/cli/status/status-json.js';
+import { checkExitCode, checkLines, statusLines } from '../../../src/cli/status/status-text.js';
+import type { ReportTotals } from '../../../src/report/model.js';
+
+const NOW = Date.UTC(2026, 10, 24, 12);
+const counts = (some: Partial<Record<ItemState, number>> = {}): Record<ItemState, number> =>
+  ({ ...Object.fromEntries(ITEM_STATES.map((s) => [s, 0])), ...some }) as Record<ItemState, number>;
+const totals = (over: Partial<ReportTotals> = {}): ReportTotals => ({
+  items: 5,
+  by_state: {},
+  estimated_usd: 2,
+  actual_usd: 1.5,
+  delta_usd: 0,
+  budget_usd: 10,
+  reserved_usd: 0.25,
+  settled_items: 3,
+  settled_estimated_usd: 1.5,
+  overshoot_usd: 0,
+  gateway_charge_usd: null,
+  unmetered_items: 0,
+  started_at: null,
+  ended_at: null,
+  duration_ms: null,
+  ...over,
+});
+
+function status(over: Partial<StatusData> = {}): StatusData {
+  const c = over.counts ?? counts({ downloaded: 5 });
+  return {
+    job: 'nightly',
+    file: 'state/nightly.db',
+    adapter: 'sqlite',
+    named: 'jobs/nightly.json',
+    budget: 10,
+    totals: totals(),
+    timing: {
+      started_at: null,
+      last_event_at: null,
+      elapsed_ms: null,
+      video_tasks_succeeded: 0,
+      video_task_median_ms: null,
+    },
+    counts: c,
+    attention: { uncertain: [], deferred: [], failed: [], rejected: [], invalid: [] },
+    uncertain: [],
+    runners: [],
+    holder: undefined,
+    orphans: { total: 0, counts: {}, rows: [] },
+    lastRun: null,
+    health: healthOf({
+      adapter: 'sqlite',
+      counts: c,
+      runners: [],
+      lastRun: null,
+      cancel: undefined,
+      createdAt: NOW - 60_000,
+      lastError: undefined,
+      now: NOW,
+    }),
+    ...over,
+  };
+}
+
+describe('status text', () => {
+  it('a finished job: its name, its counts, its money', () => {
+    expect(statusLines(status())).toEqual([
+      'Job nightly (state/nightly.db)',
+      'downloaded 5',
+      'Spent $1.500000, reserved $0.250000, job budget $10.00 (cumulative; headroom $8.250000); estimated in all $2.000000',
+    ]);
+  });
+
+  it('rows that need a look, listed up to what was read, with the command that helps; outside text made printable', () => {
+    const c = counts({ downloaded: 1, failed: 3 });
+    const lines = statusLines(
+      status({
+        counts: c,
+        attention: {
+          uncertain: [],
+          deferred: [],
+          rejected: [],
+          invalid: [],
+          failed: [
+            { id: 'row\u001b1', kind: 'video', task_id: 'task-9', error: 'FAILURE' },
+            { id: 'row2', kind: 'chat', task_id: null, error: null },
+          ],
+        },
+      }),
+    );
+    expect(lines.slice(1, 2)).toEqual(['downloaded 1, failed 3']);
+    expect(lines.slice(-5)).toEqual([
+      '',
+      'failed (3): the task failed (refunded) or was abandoned; `gbatch retry jobs/nightly.json --failed` sends them again',
+      '  row\\x1b1 task task-9: FAILURE',
+      '  row2',
+      '  ... 1 more (gbatch report --format csv)',
+    ]);
+  });
+
+  it('no budget, and an empty journal', () => {
+    const lines = statusLines(status({ budget: null, job: null, counts: counts() }));
+    expect(lines[0]).toBe('Job ? (state/nightly.db)');
+    expect(lines[1]).toBe('no items');
+    expect(lines[2]).toMatch(/, no budget; estimated in all/);
+  });
+});
+
+describe('status --check', () => {
+  it('nothing to do: exit 0 and one ok line naming what run would exit', () => {
+    const s = status();
+    expect(checkExitCode(s)).toBe(0);
+    expect(checkLines(s)).toEqual(['ok: nothing needs an operator (`gbatch run` would exit 0 now)']);
+  });
+
+  it('uncertain rows: exit 1 and one line each reason', () => {
+    const c = counts({ uncertain: 2 });
+    const s = status({
+      counts: c,
+      health: healthOf({
+        adapter: 'sqlite',
+        counts: c,
+        runners: [],
+        lastRun: null,
+        cancel: undefined,
+        createdAt: undefined,
+        lastError: undefined,
+        now: NOW,
+      }),
+    });
+    expect(checkExitCode(s)).toBe(1);
+    expect(checkLines(s)).toEqual(['2 item(s) uncertain (the gateway may have them): decide with `gbatch resolve`']);
+  });
+});
+
+describe('status --json', () => {
+  it('one object in a stable order; uncertain rows carry when they left and how their prompt starts', () => {
+    const c = counts({ uncertain: 1 });
+    const json = statusJson(
+      status({
+        counts: c,
+        attention: {
+          uncertain: [{ id: 'u1', kind: 'chat', task_id: null, error: 'timeout' }],
+          deferred: [],
+          failed: [],
+          rejected: [],
+          invalid: [],
+        },
+        uncertain: [{ id: 'u1', kind: 'chat', submittedAt: NOW, promptStart: 'Hello', error: 'timeout' }],
+      }),
+    );
+    expect(Object.keys(json)).toEqual([
+      'job',
+      'state',
+      'counts',
+      'runner',
+      'runners',
+      'estimated_usd',
+      'actual_usd',
+      'reserved_usd',
+      'budget_usd',
+      'unmetered_items',
+      'started_at',
+      'last_event_at',
+      'elapsed_ms',
+      'video_tasks_succeeded',
+      'video_task_median_ms',
+      'attention',
+      'orphaned',
+      'last_run',
+      'would_exit',
+      'needs_operator',
+      'liveness',
+      'durations',
+      'last_error',
+      'cancelled',
+    ]);
+    expect((json.attention as Record<string, unknown>).uncertain).toEqual([
+      {
+        id: 'u1',
+        kind: 'chat',
+        task_id: null,
+        error: 'timeout',
+        submitted_at: new Date(NOW).toISOString(),
+        prompt_start: 'Hello',
+      },
+    ]);
+    expect(json).toMatchObject({
+      job: 'nightly',
+      state: 'state/nightly.db',
+      runner: null,
+      budget_usd: 10,
+      would_exit: 4,
+      orphaned: { count: 0 },
+    });
+  });
+});

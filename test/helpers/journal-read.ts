@@ -1,0 +1,29 @@
+// Reads a journal the way `status` and `report` do: read-only, while (or after) a runner uses it.
+import type { ItemState } from '../../src/core/states.js';
+import type { Item } from '../../src/journal/index.js';
+import { openSyncJournal } from './journal-raw.js';
+
+export function readJournal(statePath: string): {
+  items: Item[];
+  byId: Map<string, Item>;
+  counts: Record<ItemState, number>;
+} {
+  const journal = openSyncJournal(statePath, { readonly: true });
+  try {
+    const items = [...journal.iterate()];
+    return { items, byId: new Map(items.map((i) => [i.id, i])), counts: journal.counts() };
+  } finally {
+    journal.close();
+  }
+}
+
+export function statesById(statePath: string): Record<string, ItemState> {
+  return Object.fromEntries(readJournal(statePath).items.map((i) => [i.id, i.state]));
+}
+
+/** Items stuck mid-submission: a clean stop must leave none. */
+export function submittingIds(statePath: string): string[] {
+  return readJournal(statePath)
+    .items.filter((i) => i.state === 'submitting')
+    .map((i) => i.id);
+}

@@ -1,0 +1,26 @@
+// What the bundle leaves out of undici and zod (scripts/bundle.mjs): N runners of a job parse the bundle at
+// once on the same cores, so it holds only the parts gbatch uses. That those parts work from it, every
+// test running the built CLI shows (requests through Pool, webhooks through Agent, zod's messages).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import { BUILT } from '../../helpers/cli.js';
+import { ROOT } from '../../helpers/workspace.js';
+
+const BUNDLE = join(ROOT, 'dist', 'bundle');
+
+test.skipIf(!BUILT)(
+  "the bundle holds neither undici's websockets, mocks, caches and cookies nor zod's other locales",
+  () => {
+    const sources = readdirSync(BUNDLE)
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => readFileSync(join(BUNDLE, f), 'utf8'))
+      .join('\n');
+    expect(sources).toMatch(/node_modules\/undici\/lib\/dispatcher\/pool\.js/);
+    expect(sources).not.toMatch(
+      /node_modules\/undici\/lib\/(web\/websocket|web\/cookies|web\/eventsource|mock|cache)\//,
+    );
+    expect(sources).toMatch(/node_modules\/zod\/v4\/locales\/en\.js/);
+    expect(sources).not.toMatch(/node_modules\/zod\/v4\/locales\/(?!en\.js)[a-z-]+\.js/);
+  },
+);
