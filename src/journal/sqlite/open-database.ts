@@ -2,9 +2,16 @@
 // instant: the busy timeout is set before anything takes a lock, and switching to WAL, which needs the
 // file to itself for a moment, is retried while another opener holds it.
 import Database from 'better-sqlite3';
+import { positiveKnob } from '../../core/test-knob.js';
 import { keepHandles } from './kept-handles.js';
 
-const BUSY_TIMEOUT_MS = 5000;
+/**
+ * How long a connection waits for another's write lock. GBATCH_SQLITE_BUSY_TIMEOUT_MS lets a test make it
+ * long, so that a wait where none is allowed outlasts the test instead of passing within a margin.
+ */
+function busyTimeoutMs(): number {
+  return positiveKnob(process.env, 'GBATCH_SQLITE_BUSY_TIMEOUT_MS', 5000);
+}
 /**
  * A checkpoint copies every page changed since the last one into the database file: the fewer
  * checkpoints, the more versions of a hot page (an item row's, rewritten by each transition) go to the
@@ -29,9 +36,9 @@ function pause(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-/** Runs `step`, retrying it while SQLite says the database is busy, for up to BUSY_TIMEOUT_MS. */
+/** Runs `step`, retrying it while SQLite says the database is busy, for up to the busy timeout. */
 export function whileBusy<T>(step: () => T): T {
-  const until = Date.now() + BUSY_TIMEOUT_MS;
+  const until = Date.now() + busyTimeoutMs();
   for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
     try {
       return step();
@@ -45,7 +52,7 @@ export function whileBusy<T>(step: () => T): T {
 export function openDatabase(file: string, options: { readonly: boolean; sync: 'full' | 'off' }): Database.Database {
   const db = keepHandles(new Database(file, { readonly: options.readonly, fileMustExist: options.readonly }));
   try {
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.pragma(`busy_timeout = ${busyTimeoutMs()}`);
     if (!options.readonly) {
       // Takes effect only on a file with no page yet: before WAL mode, which fixes the size.
       db.pragma(`page_size = ${NEW_PAGE_SIZE}`);
