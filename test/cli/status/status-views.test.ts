@@ -96,7 +96,7 @@ describe('status text', () => {
     expect(lines.slice(1, 2)).toEqual(['downloaded 1, failed 3']);
     expect(lines.slice(-5)).toEqual([
       '',
-      'failed (3): the task failed (refunded) or was abandoned; the next run sends a refunded video failure again on its own, within the retry policy; `gbatch retry jobs/nightly.json --failed` sends every one again now',
+      'failed (3): the task failed (refunded) or was abandoned; the next run sends a refunded video failure again on its own (--retry-failed); `gbatch retry jobs/nightly.json --failed` sends every one again now',
       '  row\\x1b1 task task-9: FAILURE',
       '  row2',
       '  ... 1 more (gbatch report --format csv)',
