@@ -1,6 +1,6 @@
 // The one place tests reach past the journal interface: a journal's database handle (to plant rows, take a
 // schema back, or read what was written), and a synchronous view of an SQLite journal for the tests that
-// drive its transitions step by step. Nothing else in test/ knows an adapter's internals.
+// drive its transitions step by step. Nothing else in test/ knows an adapter's internals or writes its tables.
 import DatabaseDriver from 'better-sqlite3';
 import type Database from 'better-sqlite3';
 import type { ItemState } from '../../src/core/states.js';
@@ -27,6 +27,7 @@ import type { RunEnd, RunRecord } from '../../src/journal/run-record.js';
 import type { ResultRow } from '../../src/journal/result-row.js';
 import type { RunnerLock } from '../../src/journal/sqlite/lock.js';
 import type { ResultRows } from '../../src/journal/sqlite/result-rows.js';
+import type { PgSchema } from './postgres.js';
 
 export { IngestSession };
 export type { ResultRows };
@@ -244,4 +245,41 @@ export { SCHEMA_VERSION } from '../../src/journal/sqlite/schema.js';
 export function openSqliteFile(path: string, options?: Database.Options): Database.Database {
   // Kept, as the adapter keeps its own: under Node 24.19+ a collected better-sqlite3 object may abort the process.
   return keepHandles(new DatabaseDriver(path, options));
+}
+
+/** A runner record as another process would have left it (the conformance suite's plantRunner). */
+export interface PlantedRunner {
+  pid: number;
+  host: string;
+  heartbeatAt: number;
+  processStart?: string | null;
+}
+
+/** Makes the SQLite journal at `file` name `runner` as its lock holder, replacing whoever it named. */
+export function plantSqliteRunner(file: string, { pid, host, heartbeatAt, processStart = null }: PlantedRunner): void {
+  const journal = openSyncJournal(file);
+  try {
+    rawDb(journal)
+      .prepare(
+        `INSERT OR REPLACE INTO runner_lock (id, pid, host, token, started_at, heartbeat_at, process_start)
+        VALUES (1, ?, ?, 'planted', ?, ?, ?)`,
+      )
+      .run(pid, host, heartbeatAt, heartbeatAt, processStart);
+  } finally {
+    journal.close();
+  }
+}
+
+/** Makes `runner` the only runner of the PostgreSQL job `job` in `db`'s schema, its lease ending at its heartbeat. */
+export async function plantPostgresRunner(
+  db: Pick<PgSchema, 'query'>,
+  job: string,
+  { pid, host, heartbeatAt, processStart = null }: PlantedRunner,
+): Promise<void> {
+  await db.query('DELETE FROM runners WHERE job_id = (SELECT id FROM jobs WHERE name = $1)', [job]);
+  await db.query(
+    `INSERT INTO runners (job_id, runner_id, pid, host, process_start, started_at, heartbeat_at, lease_until)
+    SELECT id, gen_random_uuid(), $2, $3, $4, $5, $5, $5 FROM jobs WHERE name = $1`,
+    [job, pid, host, processStart, heartbeatAt],
+  );
 }

@@ -1,6 +1,15 @@
 // What the conformance suite needs of an adapter: a fresh journal per test, stores opened on it (closed
 // after the test), and one raw hand for what no interface method may do: plant another process's runner.
-import type { IngestEntry, IngestSummary, JournalStore, ManifestPrint } from '../../../src/journal/index.js';
+// Also the rows, changes and reads the method files (methods/) share.
+import { ITEM_STATES, type ItemState } from '../../../src/core/states.js';
+import type {
+  Change,
+  IngestEntry,
+  IngestSummary,
+  Item,
+  JournalStore,
+  ManifestPrint,
+} from '../../../src/journal/index.js';
 
 export interface Clock {
   now(): number;
@@ -21,8 +30,11 @@ export interface Harness {
   loseJournal?(kind: 'deleted' | 'replaced'): Promise<void>;
 }
 
-/** Registers the hooks (fresh journal before each test, stores closed after) and returns the harness. */
-export type UseHarness = () => Harness;
+/**
+ * Registers the hooks (fresh journal before each test, stores closed after) and returns the harness. `available`:
+ * whether the adapter's server can be reached (absent: always).
+ */
+export type UseHarness = (() => Harness) & { available?: () => boolean };
 
 /** A manifest row with a deterministic line: the same call gives the same row on either adapter. */
 export function row(id: string, line: number, overrides: Partial<IngestEntry> = {}): IngestEntry {
@@ -96,4 +108,53 @@ export async function thrown(promise: Promise<unknown>): Promise<unknown> {
     return err;
   }
   throw new Error('expected a rejection');
+}
+
+export const zeroCounts = (): Record<ItemState, number> =>
+  Object.fromEntries(ITEM_STATES.map((s) => [s, 0])) as Record<ItemState, number>;
+
+/** A submit under a reservation, as the pipeline writes it. */
+export const submit = (id: string, reservedUsd = 0.01, attempt = 1): Change => ({
+  id,
+  event: 'submit',
+  patch: { attempts: attempt, reservedUsd, priceSnapshot: { usdPerCall: reservedUsd } },
+  detail: { attempt },
+});
+
+/** The rows the transition cases start from: two chats, a video, one more chat. */
+export const fourRows = (): IngestEntry[] => [
+  row('chat', 1),
+  row('video', 2, { kind: 'video' }),
+  row('third', 3),
+  row('fourth', 4),
+];
+
+/** Rows of the ids given, on lines 1, 2, 3, ... */
+export const rowsOf = (...ids: string[]): IngestEntry[] => ids.map((id, i) => row(id, i + 1));
+
+export const ids = (items: readonly Item[]): string[] => items.map((item) => item.id);
+
+export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+}
+
+export async function collectIds(items: AsyncIterable<Item>): Promise<string[]> {
+  return ids(await collect(items));
+}
+
+/** Ingests as a run does: the whole of its manifests, then the rows it did not read orphaned, then the records. */
+export async function ingestRun(
+  store: JournalStore,
+  entries: readonly IngestEntry[],
+  prints: readonly ManifestPrint[] = [],
+  withheld?: readonly string[],
+): Promise<IngestSummary> {
+  const writer = await store.beginIngest();
+  for (let i = 0; i < entries.length; i += 64) await writer.add(entries.slice(i, i + 64));
+  if (writer.settle) await writer.settle();
+  await writer.orphanUnread(withheld);
+  await writer.recordManifests(prints);
+  return writer.commit();
 }

@@ -1,10 +1,11 @@
 // The conformance harness of the PostgreSQL adapter: one schema for the test file, a job per test.
 import { afterEach, beforeEach } from 'vitest';
 import { openQueries, openStore, type JournalStore } from '../../../src/journal/index.js';
-import { usePgSchema } from '../../helpers/postgres.js';
-import type { Harness } from './harness.js';
+import { plantPostgresRunner } from '../../helpers/journal-raw.js';
+import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
+import type { Harness, UseHarness } from './harness.js';
 
-export function usePostgresHarness(): Harness {
+function postgresHarness(): Harness {
   const db = usePgSchema('gbatch_conf');
   let job: string | undefined;
   let count = 0;
@@ -29,13 +30,10 @@ export function usePostgresHarness(): Harness {
       opened.push(store);
       return store;
     },
-    async plantRunner({ pid, host, heartbeatAt, processStart = null }) {
-      await db.query('DELETE FROM runners WHERE job_id = (SELECT id FROM jobs WHERE name = $1)', [job]);
-      await db.query(
-        `INSERT INTO runners (job_id, runner_id, pid, host, process_start, started_at, heartbeat_at, lease_until)
-        SELECT id, gen_random_uuid(), $2, $3, $4, $5, $5, $5 FROM jobs WHERE name = $1`,
-        [job, pid, host, processStart, heartbeatAt],
-      );
+    async plantRunner(runner) {
+      await plantPostgresRunner(db, job!, runner);
     },
   };
 }
+
+export const usePostgresHarness: UseHarness = Object.assign(postgresHarness, { available: pgAvailable });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import { openQueries, openStore, type JournalStore } from '../../../src/journal/index.js';
 import type { Harness } from './harness.js';
-import { openSyncJournal, rawDb } from '../../helpers/journal-raw.js';
+import { plantSqliteRunner } from '../../helpers/journal-raw.js';
 
 export function useSqliteHarness(): Harness {
   let dir: string | undefined;
@@ -33,18 +33,8 @@ export function useSqliteHarness(): Harness {
       opened.push(store);
       return store;
     },
-    async plantRunner({ pid, host, heartbeatAt, processStart = null }) {
-      const journal = openSyncJournal(file());
-      try {
-        rawDb(journal)
-          .prepare(
-            `INSERT OR REPLACE INTO runner_lock (id, pid, host, token, started_at, heartbeat_at, process_start)
-          VALUES (1, ?, ?, 'planted', ?, ?, ?)`,
-          )
-          .run(pid, host, heartbeatAt, heartbeatAt, processStart);
-      } finally {
-        journal.close();
-      }
+    async plantRunner(runner) {
+      plantSqliteRunner(file(), runner);
     },
     async loseJournal(kind) {
       rmSync(file());

@@ -1,9 +1,5 @@
 // The journal conformance suite against the SQLite adapter: a fresh journal file per test.
+import { journalConformance } from './journal-conformance.js';
 import { useSqliteHarness } from './sqlite-harness.js';
-import { journalConformance } from './suite.js';
-import { orphansConformance } from './orphans-suite.js';
-import { journalLossConformance } from './journal-loss-suite.js';
 
 journalConformance('sqlite', useSqliteHarness);
-orphansConformance('sqlite', useSqliteHarness);
-journalLossConformance('sqlite', useSqliteHarness);

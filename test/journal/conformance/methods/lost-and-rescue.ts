@@ -1,22 +1,13 @@
-// membership.lost() and rescue(): a journal lost under its runner (a file deleted or replaced) is seen at
-// once and saved whole with the rows the operator must know; a journal that cannot be lost so (a
-// database) never says it was, and has nothing to rescue.
+// A journal lost under its runner (a file deleted or replaced) is seen at once and saved whole with the rows the
+// operator must know; a journal that cannot be lost so (a database) never says it was, and has nothing to rescue.
 import { existsSync } from 'node:fs';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { openQueries, type Change, type JournalStore } from '../../../src/journal/index.js';
-import { ManualClock } from '../../../src/core/clock.js';
-import { ingest, row, type Harness, type UseHarness } from './harness.js';
+import { beforeEach, expect, it, describe } from 'vitest';
+import { ManualClock } from '../../../../src/core/clock.js';
+import { openQueries, type JournalStore } from '../../../../src/journal/index.js';
+import { ingest, row, submit, type Harness } from '../harness.js';
 
-const submit = (id: string): Change => ({
-  id,
-  event: 'submit',
-  patch: { attempts: 1, reservedUsd: 0.01, priceSnapshot: { usdPerCall: 0.01 } },
-  detail: { attempt: 1 },
-});
-
-export function journalLossConformance(label: string, useHarness: UseHarness): void {
-  describe(`journal loss conformance: ${label}`, () => {
-    const harness: Harness = useHarness();
+export function lostAndRescueConformance(label: string, harness: Harness): void {
+  describe(`membership.lost and rescue: ${label}`, () => {
     let store: JournalStore;
 
     beforeEach(async () => {

@@ -1,0 +1,70 @@
+// ONE set of expectations for every adapter of the journal interface, one file per interface method (methods/):
+// each adapter's test file calls journalConformance with its harness. When the adapters differ, one of them is wrong.
+import { describe } from 'vitest';
+import type { Harness, UseHarness } from './harness.js';
+import { openConformance } from './methods/open.js';
+import { saveJobConformance } from './methods/save-job.js';
+import { runnersConformance } from './methods/runners.js';
+import { beginIngestConformance } from './methods/begin-ingest.js';
+import { orphanUnreadConformance } from './methods/orphan-unread.js';
+import { manifestRecordsConformance } from './methods/manifest-records.js';
+import { priorsConformance } from './methods/priors.js';
+import { applyTransitionsConformance } from './methods/apply-transitions.js';
+import { markStoredConformance } from './methods/mark-stored.js';
+import { annotateConformance } from './methods/annotate.js';
+import { fenceConformance } from './methods/fence.js';
+import { countsConformance } from './methods/counts.js';
+import { iterateConformance } from './methods/iterate.js';
+import { eventLogPageConformance } from './methods/event-log-page.js';
+import { lastSubmitTimesConformance } from './methods/last-submit-times.js';
+import { taskIdHoldersConformance } from './methods/task-id-holders.js';
+import { decideAndApplyConformance } from './methods/decide-and-apply.js';
+import { resultRowsConformance } from './methods/result-rows.js';
+import { firstOpenSeqConformance } from './methods/first-open-seq.js';
+import { runsConformance } from './methods/runs.js';
+import { reportSumsConformance } from './methods/report-sums.js';
+import { modelGroupsConformance } from './methods/model-groups.js';
+import { setJobCancelConformance } from './methods/set-job-cancel.js';
+import { orphansConformance } from './methods/orphans.js';
+import { adoptConformance } from './methods/adopt.js';
+import { forgetConformance } from './methods/forget.js';
+import { membershipConformance } from './methods/membership.js';
+import { lostAndRescueConformance } from './methods/lost-and-rescue.js';
+
+const METHODS: ReadonlyArray<(label: string, harness: Harness) => void> = [
+  openConformance,
+  saveJobConformance,
+  runnersConformance,
+  beginIngestConformance,
+  orphanUnreadConformance,
+  manifestRecordsConformance,
+  priorsConformance,
+  applyTransitionsConformance,
+  markStoredConformance,
+  annotateConformance,
+  fenceConformance,
+  countsConformance,
+  iterateConformance,
+  eventLogPageConformance,
+  lastSubmitTimesConformance,
+  taskIdHoldersConformance,
+  decideAndApplyConformance,
+  resultRowsConformance,
+  firstOpenSeqConformance,
+  runsConformance,
+  reportSumsConformance,
+  modelGroupsConformance,
+  setJobCancelConformance,
+  orphansConformance,
+  adoptConformance,
+  forgetConformance,
+  membershipConformance,
+  lostAndRescueConformance,
+];
+
+export function journalConformance(label: string, useHarness: UseHarness): void {
+  describe.skipIf(useHarness.available ? !useHarness.available() : false)(`journal conformance: ${label}`, () => {
+    const harness = useHarness();
+    for (const method of METHODS) method(label, harness);
+  });
+}

@@ -1,0 +1,36 @@
+// Fields patched without a state change, logged as a note.
+import { beforeEach, expect, it, describe } from 'vitest';
+import { ManualClock } from '../../../../src/core/clock.js';
+import type { JournalStore } from '../../../../src/journal/index.js';
+import { fourRows, ingest, submit, type Harness } from '../harness.js';
+
+export function annotateConformance(label: string, harness: Harness): void {
+  describe(`annotate: ${label}`, () => {
+    let store: JournalStore;
+    let clock: ManualClock;
+    beforeEach(async () => {
+      clock = new ManualClock(1_700_000_000_000);
+      store = await harness.open({ clock });
+    });
+
+    beforeEach(async () => {
+      await ingest(store, fourRows());
+    });
+
+    it('annotate patches fields, keeps the state, logs a note; an empty patch does nothing', async () => {
+      await store.applyTransitions([submit('video', 0.5), { id: 'video', event: 'accept', patch: { taskId: 't' } }]);
+      clock.tick(7);
+      await store.annotate('video', { gatewayChargeUsd: 0.45 }, 'charge');
+      await store.annotate('video', {}, 'nothing');
+      expect((await store.get('video'))!).toMatchObject({
+        state: 'submitted',
+        gatewayChargeUsd: 0.45,
+        updatedAt: clock.now(),
+      });
+      expect((await store.events('video')).slice(2)).toEqual([
+        { at: clock.now(), event: 'charge', from: 'submitted', to: 'submitted', detail: null },
+      ]);
+      await expect(store.annotate('ghost', { gatewayChargeUsd: 1 }, 'charge')).rejects.toThrow("unknown item 'ghost'");
+    });
+  });
+}
