@@ -3,6 +3,11 @@
 import { describe } from 'vitest';
 import type { Harness, UseHarness } from './harness.js';
 import { openConformance } from './methods/open.js';
+import { capabilitiesConformance } from './methods/capabilities.js';
+import { coordinationConformance } from './methods/coordination.js';
+import { noticesConformance } from './methods/notices.js';
+import { noteUnrecordedConformance } from './methods/note-unrecorded.js';
+import { recoverInterruptedConformance } from './methods/recover-interrupted.js';
 import { saveJobConformance } from './methods/save-job.js';
 import { runnersConformance } from './methods/runners.js';
 import { beginIngestConformance } from './methods/begin-ingest.js';
@@ -33,6 +38,7 @@ import { lostAndRescueConformance } from './methods/lost-and-rescue.js';
 
 const METHODS: ReadonlyArray<(label: string, harness: Harness) => void> = [
   openConformance,
+  capabilitiesConformance,
   saveJobConformance,
   runnersConformance,
   beginIngestConformance,
@@ -59,6 +65,10 @@ const METHODS: ReadonlyArray<(label: string, harness: Harness) => void> = [
   adoptConformance,
   forgetConformance,
   membershipConformance,
+  recoverInterruptedConformance,
+  coordinationConformance,
+  noticesConformance,
+  noteUnrecordedConformance,
   lostAndRescueConformance,
 ];
 
