@@ -15,6 +15,7 @@ import type {
   JournalRescue,
   JournalStore,
 } from '../../src/journal/store.js';
+import { PostgresJournalStore } from '../../src/journal/postgres/postgres-store.js';
 import { SqliteJournal, type SqliteOpenOptions } from '../../src/journal/sqlite/journal.js';
 import { keepHandles } from '../../src/journal/sqlite/kept-handles.js';
 import { IngestSession } from '../../src/journal/sqlite/ingest-session.js';
@@ -282,4 +283,33 @@ export async function plantPostgresRunner(
     SELECT id, gen_random_uuid(), $2, $3, $4, $5, $5, $5 FROM jobs WHERE name = $1`,
     [job, pid, host, processStart, heartbeatAt],
   );
+}
+
+/**
+ * The PostgreSQL adapter's parts its own unit tests drive directly: the one-statement batch apply, the judgement of a
+ * lost connection, the pool, the migrations and the URL redaction. No interface method offers them.
+ */
+export { applyBatch } from '../../src/journal/postgres/batch-apply.js';
+export { followedConnectionLoss, isConnectionLoss, retryOutage } from '../../src/journal/postgres/connection-loss.js';
+export { connectPool } from '../../src/journal/postgres/pool.js';
+export {
+  migrate as migratePostgres,
+  redactDatabaseUrl,
+  SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION,
+} from '../../src/journal/postgres/postgres-store.js';
+export { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../src/journal/postgres/schema.js';
+
+/** What applyBatch takes of a PostgreSQL store: its pool, its job's id and its runner's id. */
+export function postgresInternals(store: JournalStore): {
+  pool: { query: (...a: unknown[]) => Promise<unknown> };
+  jobId: number;
+  runnerId: string;
+} {
+  if (!(store instanceof PostgresJournalStore)) throw new Error(`postgresInternals: a ${store.adapter} store`);
+  const internals = store as unknown as {
+    pool: { query: (...a: unknown[]) => Promise<unknown> };
+    jobId: number;
+    runnerMembership: { runnerId: string };
+  };
+  return { pool: internals.pool, jobId: internals.jobId, runnerId: internals.runnerMembership.runnerId };
 }

@@ -3,8 +3,13 @@
 // writes them, and a runner that lost its lease fenced.
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LockLostError, StaleTransitionError, type Change, type JournalStore } from '../../../src/journal/index.js';
-import { PostgresJournalStore } from '../../../src/journal/postgres/postgres-store.js';
+import {
+  LockLostError,
+  StaleTransitionError,
+  type Change,
+  type JournalStore,
+  openStore,
+} from '../../../src/journal/index.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 import { ingest, row, thrown } from '../conformance/harness.js';
 
@@ -17,11 +22,9 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: a batch of transitions in o
     for (const store of opened.splice(0)) await store.close();
   });
 
-  async function job(rows: number, runners = 1): Promise<PostgresJournalStore[]> {
+  async function job(rows: number, runners = 1): Promise<JournalStore[]> {
     const name = `batch-${++jobs}`;
-    const stores = await Promise.all(
-      Array.from({ length: runners }, () => PostgresJournalStore.open(db.url(), { job: name })),
-    );
+    const stores = await Promise.all(Array.from({ length: runners }, () => openStore(db.url(), { job: name })));
     opened.push(...stores);
     await ingest(
       stores[0]!,
@@ -129,7 +132,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: a batch of transitions in o
     const owners = (
       await db.query(
         `SELECT id, owner FROM items WHERE id IN ('r0', 'r1') AND job_id = (SELECT id FROM jobs WHERE name = $1) ORDER BY id`,
-        [store!.job],
+        [`batch-${jobs}`],
       )
     ).rows;
     const [me] = await store!.membership.runners();
@@ -148,7 +151,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: a batch of transitions in o
       await other.query('BEGIN');
       await other.query(
         `UPDATE items SET state = 'deferred' WHERE id = 'r1' AND job_id = (SELECT id FROM jobs WHERE name = $1)`,
-        [store!.job],
+        [`batch-${jobs}`],
       );
       const xid = (await other.query('SELECT txid_current()::text AS xid')).rows[0].xid as string;
       const batch = thrown(store!.applyTransitions([submit('r0'), submit('r1')]));

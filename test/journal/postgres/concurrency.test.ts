@@ -1,7 +1,7 @@
 // Several runners on one job: ingests take turns (the second finds the rows unchanged), and an
 // operator's decideAndApply keeps a runner's transitions out between its reads and its writes.
 import { describe, expect, it } from 'vitest';
-import { PostgresJournalStore } from '../../../src/journal/postgres/postgres-store.js';
+import { openStore } from '../../../src/journal/index.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 import { ingest, row } from '../conformance/harness.js';
 import { IllegalTransitionError } from '../../../src/core/states.js';
@@ -24,9 +24,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: runners at once', () => {
   }
 
   it('two runners ingesting the same rows at once: one inserts them all, the other finds them unchanged', async () => {
-    const [first, second] = await Promise.all(
-      [1, 2].map(() => PostgresJournalStore.open(db.url(), { job: 'ingest-race' })),
-    );
+    const [first, second] = await Promise.all([1, 2].map(() => openStore(db.url(), { job: 'ingest-race' })));
     try {
       const rows = Array.from({ length: 5000 }, (_, i) => row(`r${i}`, i + 1));
       const summaries = await Promise.all([ingest(first!, rows), ingest(second!, rows)]);
@@ -43,8 +41,8 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: runners at once', () => {
   });
 
   it("decideAndApply: a runner's transition waits for the decision, then finds the row moved", async () => {
-    const operator = await PostgresJournalStore.open(db.url(), { job: 'resolve-race' });
-    const runner = await PostgresJournalStore.open(db.url(), { job: 'resolve-race' });
+    const operator = await openStore(db.url(), { job: 'resolve-race' });
+    const runner = await openStore(db.url(), { job: 'resolve-race' });
     try {
       await ingest(operator, [row('a', 1)]);
       await runner.applyTransitions([

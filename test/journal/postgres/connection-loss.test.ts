@@ -4,14 +4,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
 import { GatewayTransportError } from '../../../src/gateway/errors.js';
-import { StaleTransitionError, type Change, type JournalStore } from '../../../src/journal/index.js';
-import { applyBatch } from '../../../src/journal/postgres/batch-apply.js';
+import { openStore, StaleTransitionError, type Change, type JournalStore } from '../../../src/journal/index.js';
 import {
+  applyBatch,
   followedConnectionLoss,
   isConnectionLoss,
+  postgresInternals,
   retryOutage,
-} from '../../../src/journal/postgres/connection-loss.js';
-import { PostgresJournalStore } from '../../../src/journal/postgres/postgres-store.js';
+} from '../../helpers/journal-raw.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 import { ingest, row, thrown } from '../conformance/harness.js';
 
@@ -121,21 +121,16 @@ describe.skipIf(!pgAvailable())('a group commit through a lost connection (the r
   });
 
   async function storeWithRows(name: string): Promise<{
-    store: PostgresJournalStore;
+    store: JournalStore;
     pool: { query: (...a: unknown[]) => Promise<unknown> };
     jobId: number;
     runnerId: string;
   }> {
-    const store = await PostgresJournalStore.open(db.url(), { job: name });
+    const store = await openStore(db.url(), { job: name });
     opened.push(store);
     await ingest(store, [row('r0', 1), row('r1', 2)]);
     await store.membership.acquire();
-    const internals = store as unknown as {
-      pool: { query: (...a: unknown[]) => Promise<unknown> };
-      jobId: number;
-      runnerMembership: { runnerId: string };
-    };
-    return { store, pool: internals.pool, jobId: internals.jobId, runnerId: internals.runnerMembership.runnerId };
+    return { store, ...postgresInternals(store) };
   }
 
   it('landed, then its answer lost: the repeat is refused as stale, the rows are where it took them, it counts as landed', async () => {

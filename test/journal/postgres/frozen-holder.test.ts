@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresJournalStore } from '../../../src/journal/postgres/postgres-store.js';
+import { openStore, type JournalStore } from '../../../src/journal/index.js';
 import { assertBuilt, REPO } from '../../helpers/crash/gbatch-child.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 
@@ -42,7 +42,7 @@ function startHolder(url: string): { child: ChildProcess; holding: Promise<void>
  * Asks for the results lock; `acquiredAt` resolves (performance.now()) once it is granted, and the work then ends at
  * once.
  */
-function askForLock(store: PostgresJournalStore): Promise<number> {
+function askForLock(store: JournalStore): Promise<number> {
   return store.coordination.exclusive('results', async () => performance.now());
 }
 
@@ -54,12 +54,12 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: a frozen holder of the resu
   const db = usePgSchema('gbatch_frozen_holder');
   const children: ChildProcess[] = [];
   const staleKnob = process.env.GBATCH_LOCK_STALE_MS;
-  let store: PostgresJournalStore;
+  let store: JournalStore;
 
   beforeAll(async () => {
     assertBuilt();
     process.env.GBATCH_LOCK_STALE_MS = String(LEASE_MS);
-    store = await PostgresJournalStore.open(db.url(), { job: JOB });
+    store = await openStore(db.url(), { job: JOB });
     await store.saveJob({ name: JOB, manifest: 'm.jsonl', options: {} });
     if (staleKnob === undefined) delete process.env.GBATCH_LOCK_STALE_MS;
     else process.env.GBATCH_LOCK_STALE_MS = staleKnob;

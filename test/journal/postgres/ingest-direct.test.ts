@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PostgresJournalStore } from '../../../src/journal/postgres/postgres-store.js';
+import { openStore } from '../../../src/journal/index.js';
 import { assertBuilt, describeEnd, gbatch, startGbatch, type Gateway } from '../../helpers/crash/gbatch-child.js';
 import { chatRow, writeJsonl } from '../../helpers/manifests.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
@@ -42,7 +42,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL first ingest, copied straight into i
   const db = usePgSchema('gbatch_direct');
 
   it('knows the counts it left; a later pass into the same job is judged and knows none', async () => {
-    const store = await PostgresJournalStore.open(db.url(), { job: 'tally' });
+    const store = await openStore(db.url(), { job: 'tally' });
     try {
       const rows = [
         ...Array.from({ length: 500 }, (_, i) => row(`r${i}`, i + 1)),
@@ -72,7 +72,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL first ingest, copied straight into i
   });
 
   it('a repeated id after thousands of copied rows is judged; the rows keep manifest order', async () => {
-    const store = await PostgresJournalStore.open(db.url(), { job: 'repeat' });
+    const store = await openStore(db.url(), { job: 'repeat' });
     try {
       const head = Array.from({ length: 3000 }, (_, i) => row(`h${i}`, i + 1));
       const tail = Array.from({ length: 3000 }, (_, i) => row(`t${i}`, 3003 + i));
@@ -110,7 +110,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL first ingest, copied straight into i
   });
 
   it('after a repeated id, a full chunk is judged and merged; new rows then go straight in again, and a later repeat of a judged row is still judged', async () => {
-    const store = await PostgresJournalStore.open(db.url(), { job: 'back-again' });
+    const store = await openStore(db.url(), { job: 'back-again' });
     try {
       const judgedChunk = Array.from({ length: 50_000 }, (_, i) => row(`j${i}`, 102 + i)); // the staging chunk's size
       const after = Array.from({ length: 1000 }, (_, i) => row(`a${i}`, 50_102 + i));
@@ -133,7 +133,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL first ingest, copied straight into i
   }, 60_000);
 
   it('tabs, newlines and backslashes in any field come back exactly, copied straight in or judged', async () => {
-    const store = await PostgresJournalStore.open(db.url(), { job: 'escapes' });
+    const store = await openStore(db.url(), { job: 'escapes' });
     try {
       const odd = (id: string, line: number): ReturnType<typeof row> =>
         invalidRow(id, line, {

@@ -1,8 +1,7 @@
 // Ingest throughput into PostgreSQL: 200,000 rows streamed in batches of 64 as the manifest reader
 // hands them over (the target later: >= 50,000 rows/s for 1M rows within 300 MB RSS).
 import { describe, expect, it } from 'vitest';
-import type { IngestEntry } from '../../../src/journal/index.js';
-import { PostgresJournalStore } from '../../../src/journal/postgres/postgres-store.js';
+import { type IngestEntry, openStore } from '../../../src/journal/index.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 
 const ROWS = 200_000;
@@ -38,7 +37,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL ingest speed', () => {
   const db = usePgSchema('gbatch_speed');
 
   it(`ingests ${ROWS.toLocaleString('en')} rows in one transaction`, async () => {
-    const store = await PostgresJournalStore.open(db.url(), { job: 'speed' });
+    const store = await openStore(db.url(), { job: 'speed' });
     try {
       let peakRss = process.memoryUsage().rss;
       const started = performance.now();

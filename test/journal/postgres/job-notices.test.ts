@@ -2,23 +2,23 @@
 // a notice is won by exactly one runner however many ask at once; of runners ending, only the last one
 // still at work speaks for the job's end, and its end opens a new session.
 import { afterEach, describe, expect, it } from 'vitest';
-import { PostgresJournalStore } from '../../../src/journal/postgres/postgres-store.js';
+import { openStore, type JournalStore } from '../../../src/journal/index.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 
 describe.skipIf(!pgAvailable())('PostgreSQL journal: job notices among runners', () => {
   const db = usePgSchema('gbatch_notices');
-  const opened: PostgresJournalStore[] = [];
+  const opened: JournalStore[] = [];
   let jobCount = 0;
 
   afterEach(async () => {
     for (const store of opened.splice(0)) await store.close();
   });
 
-  async function runners(count: number): Promise<PostgresJournalStore[]> {
+  async function runners(count: number): Promise<JournalStore[]> {
     const name = `notices-${++jobCount}`;
-    const stores: PostgresJournalStore[] = [];
+    const stores: JournalStore[] = [];
     for (let i = 0; i < count; i++) {
-      const store = await PostgresJournalStore.open(db.url(), { job: name });
+      const store = await openStore(db.url(), { job: name });
       opened.push(store);
       stores.push(store);
     }

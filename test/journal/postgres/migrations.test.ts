@@ -2,8 +2,12 @@
 // database was written by a newer gbatch.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { migrate, PostgresJournalStore, SCHEMA_VERSION } from '../../../src/journal/postgres/postgres-store.js';
-import { MIGRATIONS } from '../../../src/journal/postgres/schema.js';
+import { openStore, openQueries } from '../../../src/journal/index.js';
+import {
+  migratePostgres as migrate,
+  POSTGRES_MIGRATIONS as MIGRATIONS,
+  POSTGRES_SCHEMA_VERSION as SCHEMA_VERSION,
+} from '../../helpers/journal-raw.js';
 import { pgAvailable, PG_TEST_URL, usePgSchema, withSearchPath } from '../../helpers/postgres.js';
 
 describe.skipIf(!pgAvailable())('PostgreSQL journal migrations', () => {
@@ -26,7 +30,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal migrations', () => {
   });
 
   it('three stores opening one new job at once share one job row and one schema', async () => {
-    const stores = await Promise.all([1, 2, 3].map(() => PostgresJournalStore.open(db.url(), { job: 'together' })));
+    const stores = await Promise.all([1, 2, 3].map(() => openStore(db.url(), { job: 'together' })));
     try {
       expect((await db.query(`SELECT count(*)::int AS n FROM jobs WHERE name = 'together'`)).rows).toEqual([{ n: 1 }]);
       expect(new Set(stores.map((s) => s.location)).size).toBe(1);
@@ -36,7 +40,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal migrations', () => {
   });
 
   it('items carry an owner column (a runner id) for the leases to come', async () => {
-    const store = await PostgresJournalStore.open(db.url(), { job: 'owner' });
+    const store = await openStore(db.url(), { job: 'owner' });
     await store.close();
     const column = await db.query(
       `SELECT data_type, is_nullable FROM information_schema.columns
@@ -69,7 +73,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal migrations', () => {
     } finally {
       await pool.end();
     }
-    const store = await PostgresJournalStore.open(url, { job: 'old' });
+    const store = await openStore(url, { job: 'old' });
     try {
       expect(await store.get('a')).toMatchObject({
         seq: 1,
@@ -132,12 +136,12 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal migrations', () => {
     await db.query(`CREATE SCHEMA ${other}`);
     try {
       const url = withSearchPath(PG_TEST_URL, other);
-      const store = await PostgresJournalStore.open(url, { job: 'j' });
+      const store = await openStore(url, { job: 'j' });
       await store.close();
       await db.query(`UPDATE ${other}.gbatch_schema_version SET version = ${SCHEMA_VERSION + 1}`);
       const message = `journal schema version ${SCHEMA_VERSION + 1} is newer than this gbatch supports (${SCHEMA_VERSION}); upgrade gbatch`;
-      await expect(PostgresJournalStore.open(url, { job: 'j' })).rejects.toThrow(message);
-      await expect(PostgresJournalStore.open(url, { job: 'j', readonly: true })).rejects.toThrow(message);
+      await expect(openStore(url, { job: 'j' })).rejects.toThrow(message);
+      await expect(openQueries(url, { job: 'j' })).rejects.toThrow(message);
     } finally {
       await db.query(`DROP SCHEMA ${other} CASCADE`);
     }

@@ -1,8 +1,8 @@
 // A database password never reaches a message: not the store's location, not a connection error.
 import { describe, expect, it } from 'vitest';
+import { openStore, openQueries } from '../../../src/journal/index.js';
 import { ConfigError } from '../../../src/core/config-error.js';
-import { openStore } from '../../../src/journal/open-store.js';
-import { PostgresJournalStore, redactDatabaseUrl } from '../../../src/journal/postgres/postgres-store.js';
+import { redactDatabaseUrl } from '../../helpers/journal-raw.js';
 import { pgAvailable, PG_TEST_URL } from '../../helpers/postgres.js';
 
 const SECRET = 'Sup3r-s3cret';
@@ -61,7 +61,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL connection errors', () => {
   it('the store names itself by the redacted URL', async () => {
     const real = new URL(PG_TEST_URL);
     real.password = SECRET;
-    const store = await PostgresJournalStore.open(real.toString(), { job: 'redaction', readonly: true });
+    const store = await openQueries(real.toString(), { job: 'redaction' });
     try {
       expect(store.location).toBe(redactDatabaseUrl(real.toString()));
       expect(store.location).not.toContain(SECRET);

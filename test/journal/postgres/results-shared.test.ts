@@ -5,8 +5,7 @@ import { mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CommitQueue, type Change } from '../../../src/journal/index.js';
-import { PostgresJournalStore } from '../../../src/journal/postgres/postgres-store.js';
+import { CommitQueue, type Change, openStore, type JournalStore } from '../../../src/journal/index.js';
 import type { RunContext, RunEvents } from '../../../src/pipeline/context.js';
 import { resultsPath, writeResultsFile } from '../../../src/pipeline/results/results-file.js';
 import { ResultsWriter } from '../../../src/pipeline/results/results-writer.js';
@@ -15,7 +14,7 @@ import { ingest, row } from '../conformance/harness.js';
 
 describe.skipIf(!pgAvailable())('PostgreSQL journal: runners sharing the results file', () => {
   const db = usePgSchema('gbatch_results_shared');
-  const opened: PostgresJournalStore[] = [];
+  const opened: JournalStore[] = [];
   const dirs: string[] = [];
   let jobCount = 0;
 
@@ -24,8 +23,8 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: runners sharing the results
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
-  async function runner(name: string): Promise<PostgresJournalStore> {
-    const store = await PostgresJournalStore.open(db.url(), { job: name });
+  async function runner(name: string): Promise<JournalStore> {
+    const store = await openStore(db.url(), { job: name });
     opened.push(store);
     return store;
   }
@@ -51,7 +50,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: runners sharing the results
   }
 
   /** `store` sends and answers `ids` (the rows become its own, then `succeeded`). */
-  async function answer(store: PostgresJournalStore, ids: string[]): Promise<void> {
+  async function answer(store: JournalStore, ids: string[]): Promise<void> {
     await store.applyTransitions(
       ids.map((id): Change => ({ id, event: 'submit', patch: { attempts: 1, reservedUsd: 0.01 }, expect: 'pending' })),
     );
@@ -71,7 +70,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: runners sharing the results
     );
   }
 
-  function writer(store: PostgresJournalStore, outDir: string): ResultsWriter {
+  function writer(store: JournalStore, outDir: string): ResultsWriter {
     const ctx = {
       journal: store,
       commits: new CommitQueue(store),

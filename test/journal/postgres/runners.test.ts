@@ -9,8 +9,8 @@ import {
   StaleTransitionError,
   type Change,
   type JournalStore,
+  openStore,
 } from '../../../src/journal/index.js';
-import { PostgresJournalStore } from '../../../src/journal/postgres/postgres-store.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 import { ingest, row, thrown } from '../conformance/harness.js';
 
@@ -30,14 +30,14 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: many runners on one job', (
     else process.env.GBATCH_LOCK_STALE_MS = staleKnob;
   });
 
-  async function open(job: string): Promise<PostgresJournalStore> {
-    const store = await PostgresJournalStore.open(db.url(), { job });
+  async function open(job: string): Promise<JournalStore> {
+    const store = await openStore(db.url(), { job });
     opened.push(store);
     return store;
   }
 
   /** A fresh job with `rows` pending rows and `runners` runners joined. */
-  async function job(rows: number, runners: number): Promise<{ name: string; stores: PostgresJournalStore[] }> {
+  async function job(rows: number, runners: number): Promise<{ name: string; stores: JournalStore[] }> {
     const name = `runners-${++jobCount}`;
     const stores = await Promise.all(Array.from({ length: runners }, () => open(name)));
     await ingest(

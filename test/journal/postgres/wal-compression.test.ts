@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectPool } from '../../../src/journal/postgres/pool.js';
+import { connectPool } from '../../helpers/journal-raw.js';
 import { PG_TEST_URL, pgAvailable } from '../../helpers/postgres.js';
 
 /** wal_compression as a session of gbatch's pool sees it. */

@@ -59,6 +59,16 @@ export function beginIngestConformance(label: string, harness: Harness): void {
       expect(await store.counts()).toEqual({ ...zeroCounts(), pending: 2, invalid: 1 });
     });
 
+    it("committedTotals: undefined before the commit; after it, when known, the job's counts and spend", async () => {
+      const writer = await store.beginIngest();
+      await writer.add([row('a', 1), row('b', 2), invalidRow('c', 3)]);
+      expect(writer.committedTotals()).toBeUndefined();
+      await writer.commit();
+      const totals = writer.committedTotals();
+      if (totals) expect(totals).toEqual({ counts: await store.counts(), spend: await store.spend() });
+      expect(await store.counts()).toEqual({ ...zeroCounts(), pending: 2, invalid: 1 });
+    });
+
     it('keeps request text given as JSON exactly as written', async () => {
       const requestJson = '{"model":"chat-small","messages":[{"role":"user","content":"caf\\u00e9 \\\\ \\"q\\""}]}';
       await ingest(store, [row('j', 1, { request: null, requestJson })]);

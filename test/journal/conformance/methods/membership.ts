@@ -28,6 +28,19 @@ export function membershipConformance(label: string, harness: Harness): void {
       expect((await store.membership.runners()).map((r) => r.rows)).toEqual([1]);
     });
 
+    it('a job of one runner: nothing to sweep, no work of others, standing confirmed now', async () => {
+      await ingest(store, [row('a', 1), row('b', 2)]);
+      await store.membership.acquire();
+      await store.applyTransitions([submit('a')]);
+      expect(await store.membership.sweep()).toEqual({ madeUncertain: [], adopted: [], released: 0 });
+      expect((await store.membership.othersWork()).held).toBe(0);
+      expect((await store.get('a'))!.state).toBe('submitting');
+      const before = performance.now();
+      expect(await store.membership.heartbeat()).toBe(true);
+      expect(store.membership.confirmedAt()).toBeGreaterThanOrEqual(before);
+      expect(store.membership.confirmedAt()).toBeLessThanOrEqual(performance.now());
+    });
+
     it("a runner's acknowledgement shows on its row in runners()", async () => {
       await store.saveJob({ name: harness.jobName(), manifest: 'rows.jsonl', options: {} });
       await store.membership.acquire();
