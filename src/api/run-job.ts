@@ -25,6 +25,9 @@ import { ITEM_STATES, type ItemState } from '../core/states.js';
 import { errorExit } from './error-exit.js';
 import type { SendPolicy } from '../notify/policy.js';
 import { displayUrl, parseNotifySettings } from '../notify/targets.js';
+import { startExporter } from '../metrics/run-exporter.js';
+import { checkPushUrl } from '../metrics/push-metrics.js';
+import { redactUrl } from '../metrics/redact-url.js';
 import { optionsToFlags, type JobOptions } from './job-options.js';
 import { metaColumnList } from '../job/run-options.js';
 import { EXIT_CODE } from '../core/exit-codes.js';
@@ -87,6 +90,7 @@ export async function runJob(options: RunJobOptions): Promise<RunJobResult> {
   if (options.onProgress) events.on('progress', options.onProgress);
   return runResolvedJob(job, access, {
     events,
+    env,
     ...(options.signal ? { interrupt: options.signal } : {}),
     ...(options.forceSignal ? { forceInterrupt: options.forceSignal } : {}),
     ...(options.notifyPolicy ? { notifyPolicy: options.notifyPolicy } : {}),
@@ -95,6 +99,8 @@ export async function runJob(options: RunJobOptions): Promise<RunJobResult> {
 
 export interface RunHooks {
   events: EventEmitter<RunEvents>;
+  /** Where GBATCH_METRICS_TOKENS is read (default: process.env). */
+  env?: NodeJS.ProcessEnv;
   interrupt?: AbortSignal;
   forceInterrupt?: AbortSignal;
   notifyPolicy?: Partial<SendPolicy>;
@@ -108,6 +114,35 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
   // Bad notification settings are a usage error before anything is sent.
   const notifySettings = parseNotifySettings(flags);
   const redact = createRedactor([access.apiKey]);
+  const pushUrl = flags['push-metrics'];
+  const badPush = pushUrl === undefined ? undefined : checkPushUrl(pushUrl);
+  if (badPush) throw new UsageError(badPush);
+  const exporter = await startExporter(
+    {
+      job: job.name,
+      ...(flags['metrics-port'] !== undefined ? { port: flags['metrics-port'] } : {}),
+      ...(flags['metrics-host'] !== undefined ? { host: flags['metrics-host'] } : {}),
+      ...(pushUrl !== undefined ? { pushUrl } : {}),
+      env: hooks.env ?? process.env,
+    },
+    hooks.events,
+  );
+  try {
+    return await runWithNotifier(job, access, hooks, notifySettings, redact, exporter);
+  } finally {
+    await exporter?.close();
+  }
+}
+
+async function runWithNotifier(
+  job: ResolvedJob,
+  access: GatewayAccess,
+  hooks: RunHooks,
+  notifySettings: ReturnType<typeof parseNotifySettings>,
+  redact: ReturnType<typeof createRedactor>,
+  exporter: Awaited<ReturnType<typeof startExporter>>,
+): Promise<RunJobResult> {
+  const { flags } = job;
   const notifier = new RunNotifier(notifySettings, {
     job: job.name,
     redact,
@@ -168,6 +203,7 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
     });
   } catch (err) {
     // A run that ended by throwing (the journal busy, a full disk, a bug) is news too.
+    await exporter?.finish(undefined);
     if (notifier.active) await notifier.finish(await failureSummary(job, err, startedAt));
     throw err;
   } finally {
@@ -188,6 +224,7 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
     notifications: notifier.stats,
   };
   if (hooks.beforeNotified) await hooks.beforeNotified(outcome);
+  await exporter?.finish(final.exitCode);
   if (notifier.active && final.lastOfJob === false) {
     // Other runners of the job are still at work: the last of them to end reports the job's end, once.
     hooks.events.emit('log', "notification (run-ended) left to the job's last runner: others are still at work on it");
@@ -269,6 +306,7 @@ function savedOptions(job: ResolvedJob): Record<string, unknown> {
     ...flags,
     ...(flags.journal !== undefined ? { journal: printableLocation(flags.journal) } : {}),
     ...(flags.notify && flags.notify.length > 0 ? { notify: flags.notify.map(displayUrl) } : {}),
+    ...(flags['push-metrics'] !== undefined ? { 'push-metrics': redactUrl(flags['push-metrics']) } : {}),
     source: job.source,
     out: job.outDir,
     pricing: job.pricingSource,

@@ -1,0 +1,72 @@
+// What `run --metrics-port` and `run --push-metrics` add to a run: its metrics served while it lives,
+// and pushed once it ended. Neither changes the run: a push that fails is one warning line.
+import type { EventEmitter } from 'node:events';
+import { printable } from '../core/printable.js';
+import type { RunEvents } from '../pipeline/context.js';
+import { startMetricsServer, type MetricsServer } from './metrics-server.js';
+import { parseTokens } from './metrics-tokens.js';
+import { pushMetrics } from './push-metrics.js';
+import { RunMetrics } from './run-metrics.js';
+import { redactUrl } from './redact-url.js';
+
+export const DEFAULT_METRICS_HOST = '127.0.0.1';
+/** A Pushgateway's answer is untrusted text: the warning quotes only its start. */
+const MAX_REASON = 300;
+
+export interface ExporterSettings {
+  job: string;
+  port?: number;
+  host?: string;
+  pushUrl?: string;
+  /** Where GBATCH_METRICS_TOKENS is read. */
+  env: NodeJS.ProcessEnv;
+}
+
+export interface RunExporter {
+  /** After the run: pushes the final figures (with the last-success time on exit 0) and stops serving. */
+  finish(exitCode: number | undefined): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Undefined when the run neither serves nor pushes metrics. */
+export async function startExporter(
+  settings: ExporterSettings,
+  events: EventEmitter<RunEvents>,
+): Promise<RunExporter | undefined> {
+  if (settings.port === undefined && settings.pushUrl === undefined) return undefined;
+  const metrics = new RunMetrics();
+  let server: MetricsServer | undefined;
+  if (settings.port !== undefined) {
+    server = await startMetricsServer({
+      host: settings.host ?? DEFAULT_METRICS_HOST,
+      port: settings.port,
+      tokens: parseTokens(settings.env.GBATCH_METRICS_TOKENS),
+      read: async () => ({ text: await metrics.text(), contentType: metrics.registry.contentType }),
+    });
+    events.emit('log', `metrics: serving ${server.url}`);
+  }
+  metrics.attach(events);
+  const close = async (): Promise<void> => {
+    metrics.detach();
+    await server?.close();
+    server = undefined;
+  };
+  return {
+    async finish(exitCode) {
+      metrics.detach();
+      if (settings.pushUrl !== undefined) {
+        if (exitCode === 0) metrics.markSuccess(Date.now());
+        try {
+          await pushMetrics(settings.pushUrl, settings.job, metrics.registry);
+        } catch (err) {
+          events.emit(
+            'log',
+            `warning: metrics not pushed to ${redactUrl(settings.pushUrl)}: ${printable((err as Error).message).slice(0, MAX_REASON)} (the run's outcome is unchanged)`,
+          );
+        }
+      }
+      await close();
+    },
+    close,
+  };
+}
