@@ -12,6 +12,8 @@ import type { RunEvents } from '../pipeline/context.js';
 import { METRIC } from './metric-names.js';
 
 const KINDS = ['text', 'video'] as const;
+/** Gauges without labels that have no value until known: left out of the text until then. */
+const OPTIONAL = [METRIC.budget, METRIC.leaseRenewedAt, METRIC.lastSuccess];
 const PHASES = ['submitting', 'waiting', 'downloading', 'settling', 'stopping', 'done'] as const;
 
 /** Up to ~6 h: a video task can take hours upstream. */
@@ -98,7 +100,8 @@ export class RunMetrics {
     ]);
     this.leaseRenewedAt = gauge(METRIC.leaseRenewedAt, "When this runner's lease was last refreshed, epoch seconds.");
     this.lastSuccess = gauge(METRIC.lastSuccess, 'When the job last ended with exit 0, epoch seconds (pushed only).');
-    this.registry.removeSingleMetric(METRIC.lastSuccess);
+    // Absent until known: a 0 would read as a budget of nothing, or a time in 1970.
+    for (const name of OPTIONAL) this.registry.removeSingleMetric(name);
   }
 
   /** Listens to the run's events; listening to `snapshot` makes the run emit it (see RunMonitor). */
@@ -124,8 +127,7 @@ export class RunMetrics {
 
   /** The run ended with exit 0: the timestamp Prometheus advises batch jobs to push. */
   markSuccess(atMs: number): void {
-    this.registry.registerMetric(this.lastSuccess);
-    this.lastSuccess.set(atMs / 1000);
+    this.setOrAbsent(METRIC.lastSuccess, this.lastSuccess, atMs / 1000);
   }
 
   /** The registry's text, in the Prometheus exposition format. */
@@ -137,8 +139,7 @@ export class RunMetrics {
     for (const state of ITEM_STATES) this.rows.set({ state }, s.counts[state as ItemState] ?? 0);
     this.spend.set(s.money.actual_usd);
     this.reserved.set(s.money.reserved_usd);
-    if (s.money.budget_usd === null) this.budget.reset();
-    else this.budget.set(s.money.budget_usd);
+    this.setOrAbsent(METRIC.budget, this.budget, s.money.budget_usd);
     if (s.money.by_kind) {
       for (const kind of KINDS) {
         const money = s.money.by_kind[kind];
@@ -184,8 +185,19 @@ export class RunMetrics {
 
   private readonly onLease = (outcome: 'renewed' | 'lost' | 'skipped'): void => {
     this.leases.inc({ outcome });
-    if (outcome === 'renewed') this.leaseRenewedAt.set(this.now() / 1000);
+    if (outcome === 'renewed') this.setOrAbsent(METRIC.leaseRenewedAt, this.leaseRenewedAt, this.now() / 1000);
   };
+
+  /** An unlabelled gauge with no value is left out of the registry: prom-client would print it as 0. */
+  private setOrAbsent(name: string, gauge: Gauge, value: number | null): void {
+    const present = this.registry.getSingleMetric(name) !== undefined;
+    if (value === null) {
+      if (present) this.registry.removeSingleMetric(name);
+      return;
+    }
+    if (!present) this.registry.registerMetric(gauge);
+    gauge.set(value);
+  }
 
   /** Adds what a running total gained since it was last seen; returns the total seen now. */
   private addTo(counter: Counter, total: number, seen: number): number {

@@ -133,7 +133,7 @@ test.skipIf(!BUILT)('a failing run pushes its figures without a last-success tim
   const sim = await startSim({ accounts: [{ key: KEY, balanceUsd: 0 }] });
   const push = await startPushReceiver();
   const result = await runCli(
-    ['run', campaign(ws), '--state', ws.state, '--out', ws.out, '--push-metrics', `${push.url}/`, '--quiet', '--json'],
+    ['run', campaign(ws), '--state', ws.state, '--out', ws.out, '--push-metrics', `${push.url}/`, '--poll-interval', '0.05', '--quiet', '--json'],
     { env: gatewayEnv(sim.baseUrl, KEY) },
   );
   expect(result.code).not.toBe(0);
@@ -159,6 +159,8 @@ test.skipIf(!BUILT)('a push that fails is one warning line: the exit code and th
       ws.out,
       '--push-metrics',
       `http://user:secret@127.0.0.1:${port}`,
+      '--poll-interval',
+      '0.05',
       '--quiet',
       '--json',
     ],
