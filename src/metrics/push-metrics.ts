@@ -9,15 +9,3 @@ export async function pushMetrics(url: string, job: string, registry: Registry):
   const gateway = new Pushgateway(url.replace(/\/+$/, ''), { timeout: PUSH_TIMEOUT_MS }, registry);
   await gateway.push({ jobName: 'gbatch', groupings: { instance: job } });
 }
-
-/** The URL as given, or why it cannot be used (a usage error before the run starts). */
-export function checkPushUrl(value: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return `--push-metrics ${JSON.stringify(value)} is not a URL`;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `--push-metrics must be an http(s) URL`;
-  return undefined;
-}

@@ -5,9 +5,7 @@ import { printable } from '../core/printable.js';
 import type { RunEvents } from '../pipeline/context.js';
 import { startMetricsServer, type MetricsServer } from './metrics-server.js';
 import { parseTokens } from './metrics-tokens.js';
-import { pushMetrics } from './push-metrics.js';
-import { RunMetrics } from './run-metrics.js';
-import { redactUrl } from './redact-url.js';
+import { redactUrl } from './push-url.js';
 
 export const DEFAULT_METRICS_HOST = '127.0.0.1';
 /** A Pushgateway's answer is untrusted text: the warning quotes only its start. */
@@ -34,6 +32,11 @@ export async function startExporter(
   events: EventEmitter<RunEvents>,
 ): Promise<RunExporter | undefined> {
   if (settings.port === undefined && settings.pushUrl === undefined) return undefined;
+  // prom-client takes ~30 ms to load: only a run that serves or pushes metrics loads it.
+  const [{ RunMetrics }, { pushMetrics }] = await Promise.all([
+    import('./run-metrics.js'),
+    import('./push-metrics.js'),
+  ]);
   const metrics = new RunMetrics();
   let server: MetricsServer | undefined;
   if (settings.port !== undefined) {
