@@ -44,7 +44,9 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   server.keepAliveTimeout = 1000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(new UsageError(`--metrics-port ${options.port} on ${options.host}: cannot listen (${err.code ?? err.message})`)),
+      reject(
+        new UsageError(`--metrics-port ${options.port} on ${options.host}: cannot listen (${err.code ?? err.message})`),
+      ),
     );
     server.listen(options.port, options.host, () => resolve());
   });

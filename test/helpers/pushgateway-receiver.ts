@@ -19,7 +19,12 @@ export async function startPushReceiver(): Promise<PushReceiver> {
         body += d;
       })
       .on('end', () => {
-        received.push({ method: req.method ?? '', path: req.url ?? '', contentType: req.headers['content-type'], body });
+        received.push({
+          method: req.method ?? '',
+          path: req.url ?? '',
+          contentType: req.headers['content-type'],
+          body,
+        });
         res.writeHead(200).end();
       });
   });

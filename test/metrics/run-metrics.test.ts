@@ -74,7 +74,11 @@ test('submissions by outcome; video durations from acceptance to success; bytes 
   const { metrics, events } = attached(() => now);
   const video = makeItem({ id: 'v1', kind: 'video' });
   events.emit('transition', makeItem({ id: 'c1', state: 'succeeded' }), 'submitting');
-  events.emit('transition', makeItem({ id: 'c2', state: 'pending', lastError: { status: 429, message: 'slow' } }), 'submitting');
+  events.emit(
+    'transition',
+    makeItem({ id: 'c2', state: 'pending', lastError: { status: 429, message: 'slow' } }),
+    'submitting',
+  );
   events.emit('transition', makeItem({ id: 'c3', state: 'uncertain' }), 'submitting');
   events.emit('transition', makeItem({ id: 'c4', state: 'rejected' }), 'submitting');
   events.emit('transition', { ...video, state: 'submitted' }, 'submitting');

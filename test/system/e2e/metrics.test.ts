@@ -29,7 +29,7 @@ async function scrape(url: string, token?: string): Promise<{ status: number; te
 }
 
 /** Every state's row count, as a record. */
-function rowsByState(metrics: Exposition): Record<string, number> {
+function rowsByState(metrics: Exposition): Record<string, number | undefined> {
   return Object.fromEntries(ITEM_STATES.map((state) => [state, metrics.value('gbatch_rows', { state })]));
 }
 
@@ -133,7 +133,20 @@ test.skipIf(!BUILT)('a failing run pushes its figures without a last-success tim
   const sim = await startSim({ accounts: [{ key: KEY, balanceUsd: 0 }] });
   const push = await startPushReceiver();
   const result = await runCli(
-    ['run', campaign(ws), '--state', ws.state, '--out', ws.out, '--push-metrics', `${push.url}/`, '--poll-interval', '0.05', '--quiet', '--json'],
+    [
+      'run',
+      campaign(ws),
+      '--state',
+      ws.state,
+      '--out',
+      ws.out,
+      '--push-metrics',
+      `${push.url}/`,
+      '--poll-interval',
+      '0.05',
+      '--quiet',
+      '--json',
+    ],
     { env: gatewayEnv(sim.baseUrl, KEY) },
   );
   expect(result.code).not.toBe(0);
