@@ -202,7 +202,7 @@ async function runWithNotifier(
     });
   } catch (err) {
     // A run that ended by throwing (the journal busy, a full disk, a bug) is news too.
-    await exporter?.finish(undefined);
+    await exporter?.finish({ exitCode: undefined, lastOfJob: true });
     if (notifier.active) await notifier.finish(await failureSummary(job, err, startedAt));
     throw err;
   } finally {
@@ -223,7 +223,7 @@ async function runWithNotifier(
     notifications: notifier.stats,
   };
   if (hooks.beforeNotified) await hooks.beforeNotified(outcome);
-  await exporter?.finish(final.exitCode);
+  await exporter?.finish({ exitCode: final.exitCode, lastOfJob: final.lastOfJob !== false });
   if (notifier.active && final.lastOfJob === false) {
     // Other runners of the job are still at work: the last of them to end reports the job's end, once.
     hooks.events.emit('log', "notification (run-ended) left to the job's last runner: others are still at work on it");

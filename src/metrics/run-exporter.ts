@@ -20,9 +20,15 @@ export interface ExporterSettings {
   env: NodeJS.ProcessEnv;
 }
 
+/** How the run ended, for the push: its exit code (none: it threw), and whether it was the job's last runner. */
+export interface RunEnding {
+  exitCode: number | undefined;
+  lastOfJob: boolean;
+}
+
 export interface RunExporter {
   /** After the run: pushes the final figures (with the last-success time on exit 0) and stops serving. */
-  finish(exitCode: number | undefined): Promise<void>;
+  finish(ending: RunEnding): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -54,20 +60,31 @@ export async function startExporter(
     await server?.close();
     server = undefined;
   };
+  // One group per job at the Pushgateway: a PUT replaces it whole, so only figures that are the job's final
+  // ones may go there: not those of a run that ended before it had any (the job busy, skipped), nor those of
+  // a runner that others outlive (the last of them pushes, as it notifies).
+  const push = async (url: string, { exitCode, lastOfJob }: RunEnding): Promise<void> => {
+    const where = redactUrl(url);
+    if (!metrics.hasFigures()) {
+      events.emit('log', `metrics not pushed to ${where}: the run ended before it had figures`);
+      return;
+    }
+    if (!lastOfJob) {
+      events.emit('log', "metrics push left to the job's last runner: others are still at work on it");
+      return;
+    }
+    if (exitCode === 0) metrics.markSuccess(Date.now());
+    try {
+      await pushMetrics(url, settings.job, metrics.registry);
+    } catch (err) {
+      const reason = printable((err as Error).message).slice(0, MAX_REASON);
+      events.emit('log', `warning: metrics not pushed to ${where}: ${reason} (the run's outcome is unchanged)`);
+    }
+  };
   return {
-    async finish(exitCode) {
+    async finish(ending) {
       metrics.detach();
-      if (settings.pushUrl !== undefined) {
-        if (exitCode === 0) metrics.markSuccess(Date.now());
-        try {
-          await pushMetrics(settings.pushUrl, settings.job, metrics.registry);
-        } catch (err) {
-          events.emit(
-            'log',
-            `warning: metrics not pushed to ${redactUrl(settings.pushUrl)}: ${printable((err as Error).message).slice(0, MAX_REASON)} (the run's outcome is unchanged)`,
-          );
-        }
-      }
+      if (settings.pushUrl !== undefined) await push(settings.pushUrl, ending);
       await close();
     },
     close,

@@ -51,6 +51,7 @@ export class RunMetrics {
   /** Counters the snapshot carries as running totals: what was already counted of each. */
   private seenPolls = 0;
   private seenDownloadFailures = 0;
+  private seenSnapshot = false;
   private events: EventEmitter<RunEvents> | undefined;
 
   constructor(private readonly now: () => number = Date.now) {
@@ -130,12 +131,18 @@ export class RunMetrics {
     this.setOrAbsent(METRIC.lastSuccess, this.lastSuccess, atMs / 1000);
   }
 
+  /** Whether a snapshot of the run arrived: before it, there are no rows or money to publish. */
+  hasFigures(): boolean {
+    return this.seenSnapshot;
+  }
+
   /** The registry's text, in the Prometheus exposition format. */
   text(): Promise<string> {
     return this.registry.metrics();
   }
 
   private readonly onSnapshot = (s: RunSnapshot): void => {
+    this.seenSnapshot = true;
     for (const state of ITEM_STATES) this.rows.set({ state }, s.counts[state as ItemState] ?? 0);
     this.spend.set(s.money.actual_usd);
     this.reserved.set(s.money.reserved_usd);
