@@ -35,7 +35,11 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
     }
     options.read().then(
       ({ text, contentType }) => {
-        response.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-store' });
+        response.writeHead(200, {
+          'Content-Type': contentType,
+          'Cache-Control': 'no-store',
+          'X-Content-Type-Options': 'nosniff',
+        });
         response.end(request.method === 'HEAD' ? undefined : text);
       },
       () => answer(response, 500, 'metrics unavailable\n'),

@@ -129,7 +129,7 @@ test.skipIf(!BUILT)(
 
 test.skipIf(!BUILT)('a failing run pushes its figures without a last-success time', async () => {
   const ws = workspace();
-  // An empty account: the gateway answers 402 and the run stops, exit 1... whatever it is, not 0.
+  // An empty account: the gateway answers 402, the run stops with rows deferred (exit 3).
   const sim = await startSim({ accounts: [{ key: KEY, balanceUsd: 0 }] });
   const push = await startPushReceiver();
   const result = await runCli(
@@ -149,8 +149,8 @@ test.skipIf(!BUILT)('a failing run pushes its figures without a last-success tim
     ],
     { env: gatewayEnv(sim.baseUrl, KEY) },
   );
-  expect(result.code).not.toBe(0);
-  expect(stdoutJson(result).exit_code).toBe(result.code);
+  expect(result.code, result.stderr).toBe(3);
+  expect(stdoutJson(result).exit_code).toBe(3);
   expect(push.received.map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /metrics/job/gbatch/instance/rows']);
   const final = parseExposition(push.received[0]!.body);
   expect(final.value('gbatch_last_success_timestamp_seconds')).toBeUndefined();
@@ -185,6 +185,19 @@ test.skipIf(!BUILT)('a push that fails is one warning line: the exit code and th
   expect(warnings).toHaveLength(1);
   expect(warnings[0]).toContain(`http://127.0.0.1:${port}/`);
   expect(result.stderr).not.toContain('secret');
+});
+
+test.skipIf(!BUILT)('a metrics port already taken: exit 2 before anything is sent', async () => {
+  const ws = workspace();
+  const sim = await startSim();
+  const taken = await startPushReceiver();
+  const port = new URL(taken.url).port;
+  const result = await runCli(['run', campaign(ws), '--state', ws.state, '--out', ws.out, '--metrics-port', port], {
+    env: gatewayEnv(sim.baseUrl, KEY),
+  });
+  expect(result.code).toBe(2);
+  expect(result.stderr).toContain(`--metrics-port ${port} on 127.0.0.1: cannot listen (EADDRINUSE)`);
+  expect(sim.ledger.requests).toHaveLength(0);
 });
 
 test.skipIf(!BUILT)('beyond loopback without a token: exit 2 before anything is sent', async () => {
