@@ -12,8 +12,20 @@ import type { RunEvents } from '../pipeline/context.js';
 import { METRIC } from './metric-names.js';
 
 const KINDS = ['text', 'video'] as const;
-/** Gauges without labels that have no value until known: left out of the text until then. */
-const OPTIONAL = [METRIC.budget, METRIC.leaseRenewedAt, METRIC.lastSuccess];
+/**
+ * Gauges without labels that have no value until known (prom-client would print 0): left out of the text until
+ * then. The snapshot's come with the first snapshot; a scrape during the ingest sees no money rather than $0.
+ */
+const OPTIONAL = [
+  METRIC.spend,
+  METRIC.reserved,
+  METRIC.paused,
+  METRIC.tasksInFlight,
+  METRIC.startTime,
+  METRIC.budget,
+  METRIC.leaseRenewedAt,
+  METRIC.lastSuccess,
+];
 const PHASES = ['submitting', 'waiting', 'downloading', 'settling', 'stopping', 'done'] as const;
 
 /** Up to ~6 h: a video task can take hours upstream. */
@@ -144,8 +156,8 @@ export class RunMetrics {
   private readonly onSnapshot = (s: RunSnapshot): void => {
     this.seenSnapshot = true;
     for (const state of ITEM_STATES) this.rows.set({ state }, s.counts[state as ItemState] ?? 0);
-    this.spend.set(s.money.actual_usd);
-    this.reserved.set(s.money.reserved_usd);
+    this.setOrAbsent(METRIC.spend, this.spend, s.money.actual_usd);
+    this.setOrAbsent(METRIC.reserved, this.reserved, s.money.reserved_usd);
     this.setOrAbsent(METRIC.budget, this.budget, s.money.budget_usd);
     if (s.money.by_kind) {
       for (const kind of KINDS) {
@@ -156,11 +168,11 @@ export class RunMetrics {
       }
     }
     for (const phase of PHASES) this.phase.set({ phase }, phase === s.phase ? 1 : 0);
-    this.paused.set(s.paused_until === null ? 0 : 1);
-    this.tasksInFlight.set(s.tasks.in_flight);
+    this.setOrAbsent(METRIC.paused, this.paused, s.paused_until === null ? 0 : 1);
+    this.setOrAbsent(METRIC.tasksInFlight, this.tasksInFlight, s.tasks.in_flight);
     this.downloadsOpen.set({ stage: 'transferring' }, s.lanes.download.in_flight);
     this.downloadsOpen.set({ stage: 'queued' }, s.lanes.download.queued);
-    this.startTime.set(s.started_at / 1000);
+    this.setOrAbsent(METRIC.startTime, this.startTime, s.started_at / 1000);
     this.seenPolls = this.addTo(this.polls, s.lanes.poll.polls, this.seenPolls);
     this.seenDownloadFailures = this.addTo(this.downloadFailures, s.lanes.download.failed, this.seenDownloadFailures);
   };

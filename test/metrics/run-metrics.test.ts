@@ -134,3 +134,16 @@ test('two runs in one process keep separate figures (a registry per run)', async
   expect((await read(a.metrics)).value('gbatch_requests_total', { lane: 'poll', status_class: '2xx' })).toBe(1);
   expect((await read(b.metrics)).value('gbatch_requests_total', { lane: 'poll', status_class: '2xx' })).toBeUndefined();
 });
+
+test('before the first snapshot (the ingest), no money, rows or phase are published: absent, not 0', async () => {
+  const { metrics, events } = attached();
+  let m = await read(metrics);
+  for (const name of ['gbatch_spend_usd', 'gbatch_reserved_usd', 'gbatch_budget_usd', 'gbatch_rate_limit_paused'])
+    expect(m.value(name), name).toBeUndefined();
+  expect(m.sum('gbatch_rows')).toBe(0);
+  expect(m.samples.filter((s) => s.name === 'gbatch_rows')).toHaveLength(0);
+  events.emit('snapshot', snapshot({ money: { actual_usd: 0, reserved_usd: 0 } }));
+  m = await read(metrics);
+  expect(m.value('gbatch_spend_usd')).toBe(0);
+  expect(m.value('gbatch_rate_limit_paused')).toBe(0);
+});
