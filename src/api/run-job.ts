@@ -25,7 +25,7 @@ import { ITEM_STATES, type ItemState } from '../core/states.js';
 import { errorExit } from './error-exit.js';
 import type { SendPolicy } from '../notify/policy.js';
 import { displayUrl, parseNotifySettings } from '../notify/targets.js';
-import { startExporter } from '../metrics/run-exporter.js';
+import { startExporter, type RunExporter } from '../metrics/run-exporter.js';
 import { checkPushUrl, redactUrl } from '../metrics/push-url.js';
 import { optionsToFlags, type JobOptions } from './job-options.js';
 import { metaColumnList } from '../job/run-options.js';
@@ -110,9 +110,8 @@ export interface RunHooks {
 /** A resolved job (the CLI's parse, or runJob's) run with the gateway access given. */
 export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, hooks: RunHooks): Promise<RunJobResult> {
   const { flags } = job;
-  // Bad notification settings are a usage error before anything is sent.
+  // Bad notification or metrics settings are a usage error before anything is sent.
   const notifySettings = parseNotifySettings(flags);
-  const redact = createRedactor([access.apiKey]);
   const pushUrl = flags['push-metrics'];
   const badPush = pushUrl === undefined ? undefined : checkPushUrl(pushUrl);
   if (badPush) throw new UsageError(badPush);
@@ -126,28 +125,28 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
     },
     hooks.events,
   );
+  const notifier = new RunNotifier(notifySettings, {
+    job: job.name,
+    redact: createRedactor([access.apiKey]),
+    log: (line) => hooks.events.emit('log', line),
+    ...(hooks.notifyPolicy ? { policy: hooks.notifyPolicy } : {}),
+  });
   try {
-    return await runWithNotifier(job, access, hooks, notifySettings, redact, exporter);
+    return await runWatched(job, access, hooks, notifier, exporter);
   } finally {
     await exporter?.close();
   }
 }
 
-async function runWithNotifier(
+/** The run, with its notifications and metrics told how it went. */
+async function runWatched(
   job: ResolvedJob,
   access: GatewayAccess,
   hooks: RunHooks,
-  notifySettings: ReturnType<typeof parseNotifySettings>,
-  redact: ReturnType<typeof createRedactor>,
-  exporter: Awaited<ReturnType<typeof startExporter>>,
+  notifier: RunNotifier,
+  exporter: RunExporter | undefined,
 ): Promise<RunJobResult> {
   const { flags } = job;
-  const notifier = new RunNotifier(notifySettings, {
-    job: job.name,
-    redact,
-    log: (line) => hooks.events.emit('log', line),
-    ...(hooks.notifyPolicy ? { policy: hooks.notifyPolicy } : {}),
-  });
   notifier.attach(hooks.events);
   const startedAt = Date.now();
   if (job.deadlineAt !== undefined) hooks.events.emit('log', describeDeadline(job.deadlineAt, startedAt));
