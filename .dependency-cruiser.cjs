@@ -5,7 +5,7 @@ const LAYERS = [
   ['cli'], //      commands, argv, --help, the progress views
   ['entry'], //    src/index.ts (the library), src/sim-entry.ts (the simulator's package entry): never the CLI
   ['api'], //      the library's functions: runJob, planJob, openJournal
-  ['notify', 'sim'], // webhook notifications; the gateway simulator
+  ['notify', 'sim', 'metrics'], // webhook notifications; the gateway simulator; a run's Prometheus metrics
   ['job'], //      job files, the option table, the journal's location, deadlines, advice
   ['pipeline'], // a run: lanes, pacing, stops, results file, monitor, runners of a job, endings
   ['ingest', 'report'], // manifests into the journal; what the journal says, as tables and HTML

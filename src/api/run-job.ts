@@ -25,6 +25,8 @@ import { ITEM_STATES, type ItemState } from '../core/states.js';
 import { errorExit } from './error-exit.js';
 import type { SendPolicy } from '../notify/policy.js';
 import { displayUrl, parseNotifySettings } from '../notify/targets.js';
+import { startExporter, type RunExporter } from '../metrics/run-exporter.js';
+import { checkPushUrl, redactUrl } from '../metrics/push-url.js';
 import { optionsToFlags, type JobOptions } from './job-options.js';
 import { metaColumnList } from '../job/run-options.js';
 import { EXIT_CODE } from '../core/exit-codes.js';
@@ -87,6 +89,7 @@ export async function runJob(options: RunJobOptions): Promise<RunJobResult> {
   if (options.onProgress) events.on('progress', options.onProgress);
   return runResolvedJob(job, access, {
     events,
+    env,
     ...(options.signal ? { interrupt: options.signal } : {}),
     ...(options.forceSignal ? { forceInterrupt: options.forceSignal } : {}),
     ...(options.notifyPolicy ? { notifyPolicy: options.notifyPolicy } : {}),
@@ -95,6 +98,8 @@ export async function runJob(options: RunJobOptions): Promise<RunJobResult> {
 
 export interface RunHooks {
   events: EventEmitter<RunEvents>;
+  /** Where GBATCH_METRICS_TOKENS is read (default: process.env). */
+  env?: NodeJS.ProcessEnv;
   interrupt?: AbortSignal;
   forceInterrupt?: AbortSignal;
   notifyPolicy?: Partial<SendPolicy>;
@@ -105,15 +110,43 @@ export interface RunHooks {
 /** A resolved job (the CLI's parse, or runJob's) run with the gateway access given. */
 export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, hooks: RunHooks): Promise<RunJobResult> {
   const { flags } = job;
-  // Bad notification settings are a usage error before anything is sent.
+  // Bad notification or metrics settings are a usage error before anything is sent.
   const notifySettings = parseNotifySettings(flags);
-  const redact = createRedactor([access.apiKey]);
+  const pushUrl = flags['push-metrics'];
+  const badPush = pushUrl === undefined ? undefined : checkPushUrl(pushUrl);
+  if (badPush) throw new UsageError(badPush);
+  const exporter = await startExporter(
+    {
+      job: job.name,
+      ...(flags['metrics-port'] !== undefined ? { port: flags['metrics-port'] } : {}),
+      ...(flags['metrics-host'] !== undefined ? { host: flags['metrics-host'] } : {}),
+      ...(pushUrl !== undefined ? { pushUrl } : {}),
+      env: hooks.env ?? process.env,
+    },
+    hooks.events,
+  );
   const notifier = new RunNotifier(notifySettings, {
     job: job.name,
-    redact,
+    redact: createRedactor([access.apiKey]),
     log: (line) => hooks.events.emit('log', line),
     ...(hooks.notifyPolicy ? { policy: hooks.notifyPolicy } : {}),
   });
+  try {
+    return await runWatched(job, access, hooks, notifier, exporter);
+  } finally {
+    await exporter?.close();
+  }
+}
+
+/** The run, with its notifications and metrics told how it went. */
+async function runWatched(
+  job: ResolvedJob,
+  access: GatewayAccess,
+  hooks: RunHooks,
+  notifier: RunNotifier,
+  exporter: RunExporter | undefined,
+): Promise<RunJobResult> {
+  const { flags } = job;
   notifier.attach(hooks.events);
   const startedAt = Date.now();
   if (job.deadlineAt !== undefined) hooks.events.emit('log', describeDeadline(job.deadlineAt, startedAt));
@@ -168,6 +201,7 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
     });
   } catch (err) {
     // A run that ended by throwing (the journal busy, a full disk, a bug) is news too.
+    await exporter?.finish({ exitCode: undefined, lastOfJob: true });
     if (notifier.active) await notifier.finish(await failureSummary(job, err, startedAt));
     throw err;
   } finally {
@@ -188,6 +222,7 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
     notifications: notifier.stats,
   };
   if (hooks.beforeNotified) await hooks.beforeNotified(outcome);
+  await exporter?.finish({ exitCode: final.exitCode, lastOfJob: final.lastOfJob !== false });
   if (notifier.active && final.lastOfJob === false) {
     // Other runners of the job are still at work: the last of them to end reports the job's end, once.
     hooks.events.emit('log', "notification (run-ended) left to the job's last runner: others are still at work on it");
@@ -269,6 +304,7 @@ function savedOptions(job: ResolvedJob): Record<string, unknown> {
     ...flags,
     ...(flags.journal !== undefined ? { journal: printableLocation(flags.journal) } : {}),
     ...(flags.notify && flags.notify.length > 0 ? { notify: flags.notify.map(displayUrl) } : {}),
+    ...(flags['push-metrics'] !== undefined ? { 'push-metrics': redactUrl(flags['push-metrics']) } : {}),
     source: job.source,
     out: job.outDir,
     pricing: job.pricingSource,

@@ -25,6 +25,14 @@ export interface GatewayClientOptions {
   maxResponseBytes?: number;
   /** Told of every exchange with the gateway's own origin: answered (any status) or refused before sending. */
   connectivity?: ConnectivityListener;
+  /** Told of every request that left: its lane and the status answered (null: no answer, a transport failure). */
+  onExchange?: (exchange: GatewayExchange) => void;
+}
+
+/** One request to the gateway (or a result_url host), as the run's metrics count it. */
+export interface GatewayExchange {
+  lane: 'submit' | 'poll' | 'download' | 'other';
+  status: number | null;
 }
 
 export interface ConnectivityListener {

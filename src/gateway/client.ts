@@ -47,6 +47,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     headersTimeoutMs: { POST: options.headersTimeoutMs ?? 300_000, GET: options.headersTimeoutMs ?? 30_000 },
     bodyTimeoutMs: options.bodyTimeoutMs ?? 300_000,
     connectivity: options.connectivity,
+    onExchange: options.onExchange,
   });
   const ctx: ClientContext = {
     origin,

@@ -6,7 +6,7 @@ import { Agent, Pool, type Dispatcher } from 'undici';
 import type { Clock } from '../core/clock.js';
 import { retryDelay, type BackoffPolicy } from '../core/retry.js';
 import type { AccountPause } from './account-pause.js';
-import type { ConnectivityListener, SendOptions } from './client-types.js';
+import type { ConnectivityListener, GatewayExchange, SendOptions } from './client-types.js';
 import { GatewayTransportError } from './errors.js';
 import { exchange, headerValue, trackRequestStart, type Exchange } from './http.js';
 import type { Redactor } from './redact.js';
@@ -35,6 +35,7 @@ export interface CallerSettings {
   connectivity: ConnectivityListener | undefined;
   /** Counted once per request that leaves the pause, and per 429 from the gateway. */
   counters: { requests: number; rateLimited: number };
+  onExchange: ((exchange: GatewayExchange) => void) | undefined;
 }
 
 export function abortedBeforeSending(what: string, cause?: unknown): GatewayTransportError {
@@ -98,8 +99,10 @@ export class GatewayCaller {
     } catch (err) {
       if (ownOrigin && err instanceof GatewayTransportError && err.code === 'GBATCH_CONNECT')
         connectivity?.refused(err);
+      this.settings.onExchange?.({ lane: laneOf(method, url, ownOrigin), status: null });
       throw err;
     }
+    this.settings.onExchange?.({ lane: laneOf(method, url, ownOrigin), status: response.status });
     if (ownOrigin) connectivity?.answered();
     if (response.status === 429 && ownOrigin) {
       counters.rateLimited++;
@@ -134,4 +137,11 @@ export class GatewayCaller {
     }
     return this.foreign!;
   }
+}
+
+/** Which lane a request belongs to, from its method and path: submissions POST, polls and downloads GET. */
+function laneOf(method: 'GET' | 'POST', url: URL, ownOrigin: boolean): GatewayExchange['lane'] {
+  if (method === 'POST') return 'submit';
+  if (!ownOrigin || url.pathname.endsWith('/content')) return 'download';
+  return url.pathname.endsWith('/models') ? 'other' : 'poll';
 }

@@ -139,6 +139,21 @@ export const RUN_OPTIONS = {
     multiple: true,
     help: 'POST a JSON summary to this http(s) URL when the run ends (repeatable; Slack-style webhooks accepted); retried, bounded, never changes the exit code; printed only as scheme://host/…',
   },
+  'metrics-port': {
+    type: 'number',
+    integer: true,
+    min: 0,
+    max: 65535,
+    help: 'serve GET /metrics (Prometheus text format) on this port while the run lives; 0 picks a free one (the address is printed on stderr). Bearer tokens from GBATCH_METRICS_TOKENS (comma-separated); without any, loopback only',
+  },
+  'metrics-host': {
+    type: 'string',
+    help: 'the address --metrics-port listens on (default: 127.0.0.1); one beyond loopback needs GBATCH_METRICS_TOKENS',
+  },
+  'push-metrics': {
+    type: 'string',
+    help: "at the run's end, PUT its final metrics to this Prometheus Pushgateway (URL/metrics/job/gbatch/instance/<job>), with gbatch_last_success_timestamp_seconds on exit 0; a failed push is a warning, never the exit code",
+  },
   'notify-at': {
     type: 'string',
     help: 'also notify when the committed spend (settled + reserved) crosses these percentages of the budget during the run, e.g. 50,80,100',

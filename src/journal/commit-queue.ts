@@ -46,6 +46,8 @@ export class CommitQueue {
   constructor(
     private readonly journal: JournalStore,
     private readonly windowMs = 2,
+    /** Told of each transaction committed: how long it took (seconds) and how many changes it carried. */
+    private readonly onCommit?: (seconds: number, changes: number) => void,
   ) {}
 
   private schedule(urgent = false): void {
@@ -127,8 +129,10 @@ export class CommitQueue {
 
   private async commitAll(batch: Waiting[]): Promise<void> {
     const durability = batch.every((w) => w.durability === 'relaxed') ? 'relaxed' : 'sync';
+    const started = performance.now();
     const moves = await this.journal.applyTransitions(batch.map(guarded), { durability });
     this.commits++;
+    this.onCommit?.((performance.now() - started) / 1000, batch.length);
     for (let i = 0; i < batch.length; i++) batch[i]!.resolve(await this.result(batch[i]!, moves[i]!));
   }
 
@@ -164,10 +168,12 @@ export class CommitQueue {
   private async commitEach(batch: Waiting[]): Promise<void> {
     for (const waiting of batch) {
       try {
+        const started = performance.now();
         const [move] = await this.journal.applyTransitions([guarded(waiting)], {
           durability: waiting.durability ?? 'sync',
         });
         this.commits++;
+        this.onCommit?.((performance.now() - started) / 1000, 1);
         waiting.resolve(await this.result(waiting, move!));
       } catch (err) {
         waiting.reject(err);

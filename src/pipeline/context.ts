@@ -5,6 +5,7 @@ import type { ModelLimits } from '../core/model-limits.js';
 import type { PricingTable } from '../core/pricing.js';
 import type { ItemState } from '../core/states.js';
 import type { GatewayClient } from '../gateway/client.js';
+import type { GatewayExchange } from '../gateway/client-types.js';
 import type { CommitQueue, Item, ItemError, JournalStore } from '../journal/index.js';
 import type { BudgetGuard } from './budget-guard.js';
 import type { RunSnapshot } from '../core/run-snapshot.js';
@@ -74,6 +75,12 @@ export interface RunEvents {
   laneError: [lane: 'poll' | 'download', error: ItemError];
   /** The run as the live view draws it, a few times a second (only while someone listens). */
   snapshot: [snapshot: RunSnapshot];
+  /** A request to the gateway ended: its lane and the status answered (null: a transport failure). */
+  request: [exchange: GatewayExchange];
+  /** A journal transaction of the lanes committed: how long it took and how many changes it carried. */
+  commit: [seconds: number, changes: number];
+  /** This runner's lease (its lock, on SQLite) was refreshed, lost, or its refresh skipped (the journal busy). */
+  lease: [outcome: 'renewed' | 'lost' | 'skipped'];
 }
 
 /** Asked before each submission's intent is written and again right before its request leaves. */

@@ -181,10 +181,12 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
         .heartbeat()
         .then(
           (held) => {
+            events.emit('lease', held ? 'renewed' : 'lost');
             if (!held) guard.lose({ kind: 'lock-lost' });
           },
           (err: unknown) => {
             // A missed beat (the journal busy past its timeout) is harmless; the next one refreshes it.
+            events.emit('lease', 'skipped');
             events.emit('log', `journal heartbeat skipped: ${(err as Error).message}`);
           },
         )
@@ -257,6 +259,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
         clock,
         random: config.random,
         connectivity: watch,
+        onExchange: (exchange) => events.emit('request', exchange),
         ...(config.maxResponseBytes !== undefined ? { maxResponseBytes: config.maxResponseBytes } : {}),
         // Every lane's requests can be in flight at once; fewer sockets would silently cap --concurrency.
         connections: concurrency + pollConcurrency + downloadConcurrency,
@@ -345,7 +348,7 @@ async function drive(
     events,
     pricing: config.pricing,
     settings: config.settings,
-    commits: new CommitQueue(journal),
+    commits: new CommitQueue(journal, undefined, (seconds, changes) => events.emit('commit', seconds, changes)),
     budget: new BudgetGuard(config.budgetUsd, await journal.spend()),
     ...controllers,
     submitGate: stops,

@@ -268,9 +268,15 @@ export class RunMonitor {
     if (cause) this.errors.add(cause, item.lastError!.message, now);
   };
 
+  /**
+   * Never more rows than the view holds in `from`: a move it cannot take from there is one the journal's counts
+   * already hold (read while it committed, or another runner's row stored here); applying it again would count
+   * the row twice. The total stays the journal's, and the next read puts the states right.
+   */
   private move(from: ItemState, to: ItemState, n: number): void {
-    this.counts[from] = Math.max(0, this.counts[from] - n);
-    this.counts[to] += n;
+    const moved = Math.min(n, this.counts[from]);
+    this.counts[from] -= moved;
+    this.counts[to] += moved;
   }
 
   private recordDuration(ms: number): void {

@@ -253,3 +253,17 @@ test('a ring of time buckets: a rate over the last minutes in constant memory', 
   for (let t = 100_000; t < 110_000; t += 1_000) young.add(t);
   expect(young.recent(110_000, 100_000)).toEqual({ windowMs: 10_000, count: 10 }); // since the run began, not before
 });
+
+test('a move the counts already hold is not counted twice: the total stays as the journal counts it', async () => {
+  // The journal's counts were read after these rows were answered and stored (another runner's answers, or a
+  // read that raced the commit): the events that follow must not add rows the view never had in `from`.
+  const rows = [item('c1', 'chat', 'downloaded'), item('c2', 'chat', 'downloaded'), item('c3', 'chat', 'pending')];
+  const { monitor, events } = setup(rows);
+  await monitor.start();
+  events.emit('stored', ['c1', 'c2']);
+  events.emit('transition', { ...rows[0]!, state: 'succeeded' }, 'submitting');
+  const s = monitor.snapshot();
+  expect(s.total).toBe(3);
+  expect(s.counts).toMatchObject({ pending: 1, submitting: 0, succeeded: 0, downloaded: 2 });
+  monitor.stop();
+});

@@ -1,0 +1,28 @@
+// The names a run's metrics are published under: `gbatch_` and base units (seconds, bytes, usd), as
+// Prometheus names them. docs/reference.md lists them and docs/grafana-dashboard.json queries them.
+export const METRIC = {
+  rows: 'gbatch_rows',
+  spend: 'gbatch_spend_usd',
+  reserved: 'gbatch_reserved_usd',
+  budget: 'gbatch_budget_usd',
+  estimate: 'gbatch_estimate_usd',
+  settledEstimate: 'gbatch_settled_estimate_usd',
+  settledActual: 'gbatch_settled_actual_usd',
+  phase: 'gbatch_run_phase',
+  paused: 'gbatch_rate_limit_paused',
+  tasksInFlight: 'gbatch_video_tasks_in_flight',
+  downloadsOpen: 'gbatch_downloads_open',
+  startTime: 'gbatch_run_start_timestamp_seconds',
+  requests: 'gbatch_requests_total',
+  ratePauses: 'gbatch_rate_limit_pauses_total',
+  submissions: 'gbatch_submissions_total',
+  polls: 'gbatch_video_polls_total',
+  downloads: 'gbatch_downloads_total',
+  downloadBytes: 'gbatch_download_bytes_total',
+  downloadFailures: 'gbatch_download_failures_total',
+  taskDuration: 'gbatch_video_task_duration_seconds',
+  commitDuration: 'gbatch_journal_commit_duration_seconds',
+  leases: 'gbatch_runner_lease_refreshes_total',
+  leaseRenewedAt: 'gbatch_runner_lease_refreshed_timestamp_seconds',
+  lastSuccess: 'gbatch_last_success_timestamp_seconds',
+} as const;
