@@ -1,0 +1,143 @@
+// `gbatch serve` as a user runs it (a child process of the built CLI) in front of the simulator, and the
+// official `openai` SDK as its client.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import OpenAI from 'openai';
+import { onTestFinished } from 'vitest';
+import { BIN } from '../e2e/helpers/cli.js';
+import { ROOT } from '../e2e/helpers/workspace.js';
+import { KEY } from '../e2e/helpers/sim.js';
+
+export const TOKEN_A = 'tok-serve-alice-3f9c';
+export const TOKEN_B = 'tok-serve-bob-81d2';
+
+export interface ServeChild {
+  child: ChildProcess;
+  /** http://127.0.0.1:PORT/v1 */
+  url: string;
+  stderr(): string;
+  /** Resolves once stderr has printed a line matching `pattern` (at or after `from` characters). */
+  stderrMatching(pattern: RegExp, from?: number): Promise<string>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stop(): Promise<void>;
+}
+
+export interface ServeOptions {
+  data: string;
+  gateway: string;
+  args?: string[];
+  env?: Record<string, string | undefined>;
+}
+
+/** Starts `gbatch serve --port 0` and resolves once it printed its URL; stopped (SIGTERM) when the test ends. */
+export async function startServe(options: ServeOptions): Promise<ServeChild> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env))
+    if (!name.startsWith('GATEWAY_') && !name.startsWith('GBATCH_') && value !== undefined) env[name] = value;
+  Object.assign(env, {
+    GATEWAY_BASE_URL: options.gateway,
+    GATEWAY_API_KEY: KEY,
+    GBATCH_SERVE_TOKENS: `${TOKEN_A},${TOKEN_B}`,
+    ...options.env,
+  });
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
+  const child = spawn(
+    process.execPath,
+    [BIN, 'serve', '--port', '0', '--data', options.data, '--poll-interval', '0.05', ...(options.args ?? [])],
+    { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  let stderr = '';
+  const watchers: Array<{ pattern: RegExp; from: number; resolve: (line: string) => void }> = [];
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal })),
+  );
+  const find = (pattern: RegExp, from: number): string | undefined =>
+    stderr
+      .slice(from)
+      .split('\n')
+      .find((l) => pattern.test(l));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+    for (const w of [...watchers]) {
+      const line = find(w.pattern, w.from);
+      if (line !== undefined) {
+        watchers.splice(watchers.indexOf(w), 1);
+        w.resolve(line);
+      }
+    }
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      const match = /gbatch serve listening on (\S+)/.exec(stdout);
+      if (match) resolve(match[1]!);
+    });
+    void exited.then((r) => reject(new Error(`gbatch serve exited (${r.code}) before listening: ${stderr}`)));
+  });
+  const server: ServeChild = {
+    child,
+    url,
+    stderr: () => stderr,
+    stderrMatching(pattern, from = 0) {
+      const line = find(pattern, from);
+      if (line !== undefined) return Promise.resolve(line);
+      return new Promise<string>((resolve, reject) => {
+        watchers.push({ pattern, from, resolve });
+        void exited.then((r) =>
+          reject(new Error(`gbatch serve exited (${r.code}) before printing ${pattern}: ${stderr}`)),
+        );
+      });
+    },
+    exited,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+  onTestFinished(() => server.stop());
+  return server;
+}
+
+export function client(server: Pick<ServeChild, 'url'>, token = TOKEN_A): OpenAI {
+  return new OpenAI({ baseURL: server.url, apiKey: token, maxRetries: 0 });
+}
+
+/** A Batch API input line for a chat request. */
+export function chatLine(id: string, prompt: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    custom_id: id,
+    method: 'POST',
+    url: '/v1/chat/completions',
+    body: { model: 'chat-small', messages: [{ role: 'user', content: prompt }], max_tokens: 16, ...extra },
+  };
+}
+
+/** A Batch API input line for a video request. */
+export function videoLine(id: string, prompt: string): Record<string, unknown> {
+  return {
+    custom_id: id,
+    method: 'POST',
+    url: '/v1/video/generations',
+    body: { model: 'video-mini', prompt, resolution: '480p', duration: 2 },
+  };
+}
+
+export function writeLines(file: string, lines: ReadonlyArray<unknown>): string {
+  writeFileSync(file, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n');
+  return file;
+}
+
+/** Resolves once the server logged the batch's final status; returns it. */
+export async function batchEnd(server: ServeChild, batchId: string): Promise<string> {
+  const line = await server.stderrMatching(new RegExp(`${batchId}: (completed|expired|cancelled):`));
+  return /: (completed|expired|cancelled):/.exec(line)![1]!;
+}
+
+/** The lines of a JSONL text, parsed. */
+export function jsonLines(text: string): Array<Record<string, unknown>> {
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
