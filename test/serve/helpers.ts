@@ -141,3 +141,74 @@ export function jsonLines(text: string): Array<Record<string, unknown>> {
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
+
+/**
+ * A simulator clock that holds every request at its latency until released: `arrived(n)` resolves once n
+ * requests wait, `release()` lets them (and all later ones) through.
+ */
+export function heldGateway(): {
+  clock: { now(): number; sleep(ms: number, signal: AbortSignal): Promise<void> };
+  arrived(n: number): Promise<void>;
+  release(): void;
+} {
+  let waiting = 0;
+  let open = false;
+  let opened!: () => void;
+  const gate = new Promise<void>((resolve) => (opened = resolve));
+  const watchers: Array<{ n: number; resolve: () => void }> = [];
+  return {
+    clock: {
+      now: () => Date.now(),
+      sleep: (_ms, signal) => {
+        waiting++;
+        for (const w of watchers.filter((w) => waiting >= w.n)) {
+          watchers.splice(watchers.indexOf(w), 1);
+          w.resolve();
+        }
+        if (open) return Promise.resolve();
+        return new Promise<void>((resolve, reject) => {
+          void gate.then(resolve);
+          signal.addEventListener('abort', () => reject(new Error('closing')), { once: true });
+        });
+      },
+    },
+    arrived: (n) => (waiting >= n ? Promise.resolve() : new Promise((resolve) => watchers.push({ n, resolve }))),
+    release: () => {
+      open = true;
+      opened();
+    },
+  };
+}
+
+/** Uploads `lines` and creates a batch of them. */
+export async function submitBatch(
+  openai: OpenAI,
+  file: string,
+  lines: ReadonlyArray<unknown>,
+  options: {
+    endpoint?: '/v1/chat/completions' | '/v1/video/generations';
+    window?: string;
+    metadata?: Record<string, string>;
+  } = {},
+): Promise<OpenAI.Batch> {
+  const { createReadStream } = await import('node:fs');
+  writeLines(file, lines);
+  const uploaded = await openai.files.create({ file: createReadStream(file), purpose: 'batch' });
+  return openai.batches.create({
+    input_file_id: uploaded.id,
+    // The SDK's type lists OpenAI's endpoints; the gateway's video endpoint goes through as it is.
+    endpoint: (options.endpoint ?? '/v1/chat/completions') as '/v1/chat/completions',
+    completion_window: (options.window ?? '24h') as '24h',
+    ...(options.metadata ? { metadata: options.metadata } : {}),
+  });
+}
+
+/** The custom ids of a final batch's output and error files. */
+export async function filesOf(
+  openai: OpenAI,
+  batch: OpenAI.Batch,
+): Promise<{ output: Array<Record<string, unknown>>; errors: Array<Record<string, unknown>> }> {
+  const read = async (id: string | null | undefined) =>
+    id ? jsonLines(await (await openai.files.content(id)).text()) : [];
+  return { output: await read(batch.output_file_id), errors: await read(batch.error_file_id) };
+}
