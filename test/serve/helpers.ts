@@ -149,6 +149,8 @@ export function jsonLines(text: string): Array<Record<string, unknown>> {
 export function heldGateway(): {
   clock: { now(): number; sleep(ms: number, signal: AbortSignal): Promise<void> };
   arrived(n: number): Promise<void>;
+  /** Requests that reached the gateway so far (answered or not). */
+  count(): number;
   release(): void;
 } {
   let waiting = 0;
@@ -172,6 +174,7 @@ export function heldGateway(): {
         });
       },
     },
+    count: () => waiting,
     arrived: (n) => (waiting >= n ? Promise.resolve() : new Promise((resolve) => watchers.push({ n, resolve }))),
     release: () => {
       open = true;

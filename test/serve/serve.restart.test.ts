@@ -1,0 +1,45 @@
+// A server SIGKILLed mid-batch, twice, with requests on the wire: restarted on the same data, it carries
+// the batch on to its end. From the gateway's ledger: no request sent twice; every request in exactly one
+// file; those whose outcome the kill made unknown are `uncertain`, never resent.
+import { describe, expect, it } from 'vitest';
+import { BUILT } from '../e2e/helpers/cli.js';
+import { duplicates, posts, startSim } from '../e2e/helpers/sim.js';
+import { workspace } from '../e2e/helpers/workspace.js';
+import { batchEnd, chatLine, client, filesOf, heldGateway, startServe, submitBatch } from './helpers.js';
+
+describe.skipIf(!BUILT)('gbatch serve: restart', () => {
+  it('carries a batch on after SIGKILL: nothing sent twice, every request in exactly one file', async () => {
+    const held = heldGateway();
+    const sim = await startSim({ clock: held.clock, faults: { latencyMs: 1 } });
+    const ws = workspace('gbatch-serve-');
+    const options = { data: ws.path('data'), gateway: sim.baseUrl, args: ['--concurrency', '2'] };
+    const ids = Array.from({ length: 10 }, (_, i) => `k${i}`);
+    let server = await startServe(options);
+    const created = await submitBatch(
+      client(server),
+      ws.path('in.jsonl'),
+      ids.map((id) => chatLine(id, `restart ${id}`)),
+    );
+    // Killed twice, each time with two requests held at the gateway.
+    for (const arrived of [2, 4]) {
+      await held.arrived(arrived);
+      server.child.kill('SIGKILL');
+      expect((await server.exited).signal).toBe('SIGKILL');
+      server = await startServe(options);
+    }
+    held.release();
+    expect(await batchEnd(server, created.id)).toBe('completed');
+    const openai = client(server);
+    const batch = await openai.batches.retrieve(created.id);
+    const { output, errors } = await filesOf(openai, batch);
+    expect([...output, ...errors].map((l) => l.custom_id).sort()).toEqual(ids);
+    expect(duplicates(sim.ledger)).toEqual({});
+    // The six answered; the four cut by a kill reached the gateway once each and were never sent again.
+    expect(posts(sim.ledger)).toBe(6);
+    expect(held.count()).toBe(ids.length);
+    // The four on the wire at a kill: their outcome unknown to the journal, each left for an operator.
+    expect(errors.map((l) => (l.error as { code: string }).code)).toEqual(Array(4).fill('uncertain'));
+    expect(output).toHaveLength(6);
+    expect(batch.request_counts).toEqual({ total: 10, completed: 6, failed: 4 });
+  });
+});
