@@ -83,10 +83,10 @@ export function batchObject(batch: Batch, counts?: RequestCounts): Record<string
 }
 
 /** `24h`, or any `Nh` / `Nm`: the window in seconds, or undefined when it is none. */
-export function windowSeconds(text: unknown): number | undefined {
+export function windowSeconds(text: unknown, minuteS = 60): number | undefined {
   if (typeof text !== 'string') return undefined;
   const match = /^([1-9]\d{0,5})([hm])$/.exec(text);
   if (!match) return undefined;
-  const seconds = Number(match[1]) * (match[2] === 'h' ? 3600 : 60);
+  const seconds = Math.ceil(Number(match[1]) * (match[2] === 'h' ? 60 : 1) * minuteS);
   return seconds <= 366 * 86_400 ? seconds : undefined;
 }

@@ -1,5 +1,6 @@
 // The Batches API: create (the input checked in the background, as `validating`), retrieve (live counts
 // from the job's journal), list (newest first, paged by `after`), cancel. Another client's batch is 404.
+import { positiveKnob } from '../core/test-knob.js';
 import { BATCH_URLS } from '../manifest/jsonl-line.js';
 import { jobCounts, requestCounts } from './batch-journal.js';
 import { batchObject, batchOf, rowOf, windowSeconds, type Batch } from './batch-record.js';
@@ -13,17 +14,22 @@ const MAX_KEY = 64;
 const MAX_VALUE = 512;
 
 export class BatchesApi {
+  /** A minute of completion_window, in seconds (tests shorten it to see a batch expire). */
+  private readonly minuteS: number;
+
   constructor(
     private readonly ctx: ServeContext,
     private readonly scheduler: BatchScheduler,
-  ) {}
+  ) {
+    this.minuteS = positiveKnob(ctx.env, 'GBATCH_SERVE_TEST_MINUTE_S', 60);
+  }
 
   async create(owner: string, body: unknown): Promise<Record<string, unknown>> {
     const params = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
     const endpoint = params.endpoint;
     if (typeof endpoint !== 'string' || !Object.hasOwn(BATCH_URLS, endpoint))
       throw bad(`Expected endpoint to be one of ${Object.keys(BATCH_URLS).join(', ')}`, 'endpoint');
-    const window = windowSeconds(params.completion_window);
+    const window = windowSeconds(params.completion_window, this.minuteS);
     if (window === undefined)
       throw bad(
         "Expected completion_window to be '24h' or a number of hours or minutes ('2h', '30m')",

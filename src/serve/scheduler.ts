@@ -112,12 +112,12 @@ export class BatchScheduler {
     while (batch.status === 'in_progress' || batch.status === 'cancelling') {
       if (!input) throw new Error(`the input file ${batch.fields.input_file_id} is gone`);
       const run = { input: String(input.record.path), batch, slots: this.slots, stop };
-      if (batch.status === 'cancelling') {
-        // The job's rows exist before the cancel is applied to them: each request then ends in the error file.
-        if (!(await jobCounts(this.ctx, batchId))) await runBatch(this.ctx, { ...run, budgetUsd: 0, ingestOnly: true });
-        await this.cancelJob(batchId);
-      }
-      if (this.ctx.now() < batch.fields.expires_at * 1000) {
+      const expired = this.ctx.now() >= batch.fields.expires_at * 1000;
+      // The job's rows exist before a cancel or the expiry ends them: each request then has its error line.
+      if ((batch.status === 'cancelling' || expired) && !(await jobCounts(this.ctx, batchId)))
+        await runBatch(this.ctx, { ...run, budgetUsd: 0, ingestOnly: true });
+      if (batch.status === 'cancelling') await this.cancelJob(batchId);
+      if (!expired) {
         await runBatch(this.ctx, { ...run, budgetUsd: batch.fields.budget_usd ?? undefined });
         if (stop.aborted) return;
       }
