@@ -44,3 +44,17 @@ export async function* jobItems(ctx: Pick<ServeContext, 'dataDir' | 'journal'>, 
     await journal.close();
   }
 }
+
+/** What the gateway has billed and may still bill for the batch (settled + reserved), 0 before its first run. */
+export async function jobCommitted(ctx: Pick<ServeContext, 'dataDir' | 'journal'>, batchId: string): Promise<number> {
+  const location = jobJournal(ctx, batchId);
+  if (!isDatabaseUrl(location) && !existsSync(location)) return 0;
+  const journal = await openQueries(location, { job: batchId });
+  try {
+    if (!(await journal.getJob())) return 0;
+    const spend = await journal.spend();
+    return spend.actualUsd + spend.reservedUsd;
+  } finally {
+    await journal.close();
+  }
+}

@@ -1,5 +1,5 @@
 // `gbatch serve`'s flags: where it listens, where it keeps files and the journal, and the run options
-// every batch shares (pricing, one --concurrency).
+// every batch shares (pricing, one --concurrency, one --budget).
 import type { OptionTable } from '../job/options.js';
 
 export const SERVE_OPTIONS = {
@@ -24,6 +24,11 @@ export const SERVE_OPTIONS = {
     help: 'submissions in flight, all batches together (each batch gets its turn)',
   },
   'poll-interval': { type: 'number', default: 5, min: 0.01, max: 3600, help: 'seconds between polls of one task' },
+  budget: {
+    type: 'number',
+    min: 0,
+    help: 'USD the gateway may bill for all batches together (each batch also takes its metadata.budget_usd)',
+  },
   'max-file-bytes': {
     type: 'number',
     default: 512 * 1024 * 1024,

@@ -6,13 +6,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { openStore } from '../journal/index.js';
 import { FairSendSlots } from '../pipeline/pacing/send-slots.js';
 import { cancelRows } from '../pipeline/stops/cancel-rows.js';
-import { jobCounts, jobItems, unfinished } from './batch-journal.js';
-import { batchOf, rowOf, LIVE_STATUSES, type Batch, type BatchStatus } from './batch-record.js';
+import { jobCommitted, jobCounts, jobItems, unfinished } from './batch-journal.js';
+import { batchOf, rowOf, BATCH_STATUSES, LIVE_STATUSES, type Batch, type BatchStatus } from './batch-record.js';
 import { jobJournal, seconds, type ServeContext } from './context.js';
 import { errorFileId, outputFileId } from './ids.js';
 import { fileOf } from './result-lines.js';
 import { runBatch } from './run-batch.js';
 import { checkInput } from './validate-input.js';
+
+const FINAL: ReadonlySet<string> = new Set(['completed', 'expired', 'cancelled']);
 
 interface LiveBatch {
   done: Promise<void>;
@@ -21,6 +23,10 @@ interface LiveBatch {
 
 export class BatchScheduler {
   private readonly live = new Map<string, LiveBatch>();
+  /** The budget each running batch was given: the server's --budget is shared among them. */
+  private readonly grants = new Map<string, number>();
+  /** What each final batch committed (settled + reserved), read once. */
+  private readonly settled = new Map<string, number>();
   private readonly slots: FairSendSlots;
   private readonly closing = new AbortController();
 
@@ -117,8 +123,14 @@ export class BatchScheduler {
       if ((batch.status === 'cancelling' || expired) && !(await jobCounts(this.ctx, batchId)))
         await runBatch(this.ctx, { ...run, budgetUsd: 0, ingestOnly: true });
       if (batch.status === 'cancelling') await this.cancelJob(batchId);
-      if (!expired) {
-        await runBatch(this.ctx, { ...run, budgetUsd: batch.fields.budget_usd ?? undefined });
+      const budget = expired ? 'none' : await this.budgetFor(batch);
+      if (budget !== 'none' && budget !== 'wait') {
+        this.grants.set(batchId, budget.usd ?? Infinity);
+        try {
+          await runBatch(this.ctx, { ...run, budgetUsd: budget.usd });
+        } finally {
+          this.grants.delete(batchId);
+        }
         if (stop.aborted) return;
       }
       batch = await this.load(batchId);
@@ -168,6 +180,37 @@ export class BatchScheduler {
     this.ctx.log(
       `${batch.id}: ${end}: ${lines.output} request(s) in the output file, ${lines.error} in the error file`,
     );
+  }
+
+  /**
+   * The batch's budget for its next run: its metadata.budget_usd, within what the server's --budget leaves
+   * once every other batch's share is counted (a running batch's budget; another's settled + reserved spend).
+   * 'wait' while running batches hold all of it (one of them ending gives it back).
+   */
+  private async budgetFor(batch: Batch): Promise<{ usd: number | undefined } | 'wait'> {
+    const own = batch.fields.budget_usd ?? undefined;
+    const total = this.ctx.budgetUsd;
+    if (total === undefined) return { usd: own };
+    let others = 0;
+    let othersLive = false;
+    for (const row of await this.ctx.catalog.batchesIn(BATCH_STATUSES)) {
+      if (row.id === batch.id || row.status === 'failed') continue;
+      const grant = this.grants.get(row.id);
+      if (grant !== undefined) {
+        others += grant;
+        othersLive = true;
+        continue;
+      }
+      let committed = this.settled.get(row.id);
+      if (committed === undefined) {
+        committed = await jobCommitted(this.ctx, row.id);
+        if (FINAL.has(row.status)) this.settled.set(row.id, committed);
+      }
+      others += committed;
+    }
+    const left = Math.max(0, total - others);
+    if (left === 0 && othersLive) return 'wait';
+    return { usd: Math.min(own ?? Infinity, left) };
   }
 
   private async cancelJob(batchId: string): Promise<void> {

@@ -23,6 +23,8 @@ export interface ServeOptions {
   pricingFile: string | undefined;
   concurrency: number;
   pollIntervalS: number;
+  /** --budget: all batches together. */
+  budgetUsd: number | undefined;
   maxFileBytes: number;
   access: GatewayAccess;
   /** undefined: no authentication (loopback only). */
@@ -52,7 +54,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
     pricingFile: options.pricingFile,
     concurrency: options.concurrency,
     pollIntervalS: options.pollIntervalS,
-    budgetUsd: undefined,
+    budgetUsd: options.budgetUsd,
     maxFileBytes: options.maxFileBytes,
     access: options.access,
     env: options.env,

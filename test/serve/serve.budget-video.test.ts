@@ -68,3 +68,37 @@ describe.skipIf(!BUILT)('gbatch serve: budget and video', () => {
     await server.stderrMatching(new RegExp(`${mixed.id}: input failed validation`));
   });
 });
+
+describe.skipIf(!BUILT)('gbatch serve: --budget', () => {
+  it('holds all batches together to --budget: their bills sum to no more, the rest budget_exceeded', async () => {
+    const sim = await startSim();
+    const ws = workspace('gbatch-serve-');
+    // Each row may bill up to $0.186 and bills ~$0.033: $0.25 holds two rows of the six, whichever batch.
+    const budget = 0.25;
+    const server = await startServe({
+      data: ws.path('data'),
+      gateway: sim.baseUrl,
+      args: ['--budget', String(budget)],
+    });
+    const openai = client(server);
+    const batches = [];
+    for (const name of ['x', 'y']) {
+      const ids = [0, 1, 2].map((i) => `${name}${i}`);
+      const lines = ids.map((id) => videoLine(id, `shared budget ${id}`));
+      batches.push(await submitBatch(openai, ws.path(`${name}.jsonl`), lines, { endpoint: '/v1/video/generations' }));
+    }
+    let succeeded = 0;
+    for (const created of batches) {
+      expect(await batchEnd(server, created.id)).toBe('completed');
+      const { output, errors } = await filesOf(openai, await openai.batches.retrieve(created.id));
+      expect(output.length + errors.length).toBe(3);
+      for (const line of errors) expect(line.error).toMatchObject({ code: 'budget_exceeded' });
+      succeeded += output.length;
+    }
+    expect(succeeded).toBeGreaterThan(0);
+    expect(succeeded).toBeLessThan(6);
+    const billed = sim.ledger.charges.reduce((sum, c) => sum + c.usd, 0);
+    expect(billed).toBeLessThanOrEqual(budget);
+    expect(posts(sim.ledger)).toBe(succeeded);
+  });
+});

@@ -50,6 +50,7 @@ export async function run(argv: string[]): Promise<number> {
       pricingFile: options.pricing,
       concurrency: options.concurrency,
       pollIntervalS: options['poll-interval'],
+      budgetUsd: options.budget,
       maxFileBytes: options['max-file-bytes'],
       access,
       tokens: options['no-auth'] && tokens.length === 0 ? undefined : clientTokens(tokens),
