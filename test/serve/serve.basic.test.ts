@@ -2,7 +2,7 @@
 // end, read the output and error files; bad input fails with errors naming the lines; tokens and owners.
 import { createReadStream } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BUILT } from '../e2e/helpers/cli.js';
+import { BUILT, runCli } from '../e2e/helpers/cli.js';
 import { posts, startSim } from '../e2e/helpers/sim.js';
 import { workspace } from '../e2e/helpers/workspace.js';
 import { batchEnd, chatLine, client, jsonLines, startServe, TOKEN_B, writeLines } from './helpers.js';
@@ -43,6 +43,16 @@ describe.skipIf(!BUILT)('gbatch serve: the Batch API over the simulator', () => 
       expect((line.response as { body: { object: string } }).body.object).toBe('chat.completion');
     }
     expect(posts(sim.ledger)).toBe(5);
+    // The batch is a job of its journal: `gbatch status` reads it by its batch id.
+    const status = await runCli([
+      'status',
+      created.id,
+      '--state',
+      ws.path('data', 'journals', `${created.id}.db`),
+      '--json',
+    ]);
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ job: created.id, counts: { downloaded: 5 } });
     // The uploaded file reads back as it was sent, whole and by range.
     const content = await (await openai.files.content(file.id)).text();
     expect(jsonLines(content)).toHaveLength(5);

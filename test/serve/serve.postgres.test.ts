@@ -1,0 +1,50 @@
+// `gbatch serve --journal postgres://…`: the catalog and every batch's job in one database; a batch run
+// there, the server SIGKILLed mid-batch and restarted, the batch carried on without a request sent twice,
+// and `gbatch status` reading the batch as a job.
+import { describe, expect, it } from 'vitest';
+import { BUILT, runCli } from '../e2e/helpers/cli.js';
+import { duplicates, startSim } from '../e2e/helpers/sim.js';
+import { workspace } from '../e2e/helpers/workspace.js';
+import { pgAvailable, usePgSchema } from '../helpers/postgres.js';
+import { batchEnd, chatLine, client, filesOf, heldGateway, startServe, submitBatch } from './helpers.js';
+
+const pg = usePgSchema('gbatch_serve');
+
+describe.skipIf(!BUILT || !pgAvailable())('gbatch serve on PostgreSQL', () => {
+  it('runs a batch in the database and carries it on after SIGKILL', async () => {
+    const held = heldGateway();
+    const sim = await startSim({ clock: held.clock, faults: { latencyMs: 1 } });
+    const ws = workspace('gbatch-serve-');
+    const options = {
+      data: ws.path('data'),
+      gateway: sim.baseUrl,
+      args: ['--concurrency', '2', '--journal', pg.url()],
+      // A killed server's lease on the job runs out in a second here, not 30.
+      env: { GBATCH_LOCK_STALE_MS: '1000' },
+    };
+    const ids = Array.from({ length: 6 }, (_, i) => `g${i}`);
+    let server = await startServe(options);
+    const created = await submitBatch(
+      client(server),
+      ws.path('in.jsonl'),
+      ids.map((id) => chatLine(id, `pg ${id}`)),
+    );
+    await held.arrived(2);
+    server.child.kill('SIGKILL');
+    await server.exited;
+    server = await startServe(options);
+    held.release();
+    expect(await batchEnd(server, created.id)).toBe('completed');
+    const openai = client(server);
+    const batch = await openai.batches.retrieve(created.id);
+    const { output, errors } = await filesOf(openai, batch);
+    expect([...output, ...errors].map((l) => l.custom_id).sort()).toEqual(ids);
+    expect(errors.map((l) => (l.error as { code: string }).code)).toEqual(['uncertain', 'uncertain']);
+    expect(duplicates(sim.ledger)).toEqual({});
+    expect(held.count()).toBe(ids.length);
+    const rows = await pg.query<{ n: string }>('SELECT count(*) AS n FROM serve_batches');
+    expect(Number(rows.rows[0]!.n)).toBe(1);
+    const status = await runCli(['status', created.id, '--journal', pg.url(), '--json']);
+    expect(JSON.parse(status.stdout)).toMatchObject({ counts: { downloaded: 4, uncertain: 2 } });
+  });
+});
