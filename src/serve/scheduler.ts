@@ -29,6 +29,7 @@ export class BatchScheduler {
   private readonly settled = new Map<string, number>();
   private readonly slots: FairSendSlots;
   private readonly closing = new AbortController();
+  private watching: NodeJS.Timeout | undefined;
 
   constructor(private readonly ctx: ServeContext) {
     this.slots = new FairSendSlots(ctx.concurrency);
@@ -37,6 +38,22 @@ export class BatchScheduler {
   /** Takes up every batch a previous server left live. */
   async resume(): Promise<void> {
     for (const row of await this.ctx.catalog.batchesIn(LIVE_STATUSES)) this.start(row.id);
+  }
+
+  /**
+   * Servers sharing a database journal share its batches: each takes up, every `everyMs`, the live batches
+   * it is not running yet, and runs their jobs as runners of one job share it.
+   */
+  watch(everyMs: number): void {
+    const scan = (): void => {
+      if (this.closing.signal.aborted) return;
+      this.resume()
+        .catch((err: unknown) => this.ctx.log(`looking for batches: ${(err as Error).message}`))
+        .finally(() => {
+          if (!this.closing.signal.aborted) this.watching = setTimeout(scan, everyMs);
+        });
+    };
+    this.watching = setTimeout(scan, everyMs);
   }
 
   /** Drives the batch to a final status in the background (once: a second call while it runs does nothing). */
@@ -66,6 +83,7 @@ export class BatchScheduler {
   /** Stops every run (each leaves its job resumable, as an interrupted `gbatch run`) and waits for them. */
   async close(): Promise<void> {
     this.closing.abort();
+    clearTimeout(this.watching);
     for (const live of this.live.values()) live.stop.abort();
     await Promise.all([...this.live.values()].map((live) => live.done));
   }
@@ -176,7 +194,8 @@ export class BatchScheduler {
         request_counts: { total, completed: lines.output, failed: total - lines.output },
       },
     };
-    await this.save(final, ['finalizing']);
+    // Another server sharing the journal may have ended it first: it then logged the end.
+    if (!(await this.save(final, ['finalizing']))) return;
     this.ctx.log(
       `${batch.id}: ${end}: ${lines.output} request(s) in the output file, ${lines.error} in the error file`,
     );

@@ -74,6 +74,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
     throw err;
   }
   await scheduler.resume();
+  if (catalog.adapter === 'postgres') scheduler.watch(Math.max(100, options.pollIntervalS * 1000));
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {

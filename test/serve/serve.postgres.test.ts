@@ -48,3 +48,40 @@ describe.skipIf(!BUILT || !pgAvailable())('gbatch serve on PostgreSQL', () => {
     expect(JSON.parse(status.stdout)).toMatchObject({ counts: { downloaded: 4, uncertain: 2 } });
   });
 });
+
+describe.skipIf(!BUILT || !pgAvailable())('two servers on one PostgreSQL journal', () => {
+  it('finish one batch together: both send at once, nothing twice, every request in exactly one file', async () => {
+    const held = heldGateway();
+    const sim = await startSim({ clock: held.clock, faults: { latencyMs: 1 } });
+    const ws = workspace('gbatch-serve-');
+    // One data folder (a shared disk) and one database; each server sends at most two at a time.
+    const options = {
+      data: ws.path('data'),
+      gateway: sim.baseUrl,
+      args: ['--concurrency', '2', '--journal', pg.url()],
+    };
+    const first = await startServe(options);
+    const second = await startServe(options);
+    const ids = Array.from({ length: 30 }, (_, i) => `s${i}`);
+    const created = await submitBatch(
+      client(first),
+      ws.path('in.jsonl'),
+      ids.map((id) => chatLine(id, `shared ${id}`)),
+    );
+    // Four requests at the gateway at once: more than either server may have in flight.
+    await held.arrived(4);
+    held.release();
+    // One of the two ends the batch (the catalog lets only one write its final status).
+    const end = new RegExp(`${created.id}: completed:`);
+    await Promise.race([first.stderrMatching(end), second.stderrMatching(end)]);
+    expect([first.stderr(), second.stderr()].filter((log) => end.test(log))).toHaveLength(1);
+    const openai = client(second);
+    const batch = await openai.batches.retrieve(created.id);
+    expect(batch.status).toBe('completed');
+    const { output, errors } = await filesOf(openai, batch);
+    expect(errors).toEqual([]);
+    expect(output.map((l) => l.custom_id).sort()).toEqual([...ids].sort());
+    expect(duplicates(sim.ledger)).toEqual({});
+    expect(held.count()).toBe(ids.length);
+  });
+});
