@@ -61,6 +61,9 @@ describe.skipIf(!BUILT)('gbatch serve: the Batch API over the simulator', () => 
     });
     expect(partial.status).toBe(206);
     expect(await partial.text()).toBe(content.slice(0, 10));
+    await server.stop();
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    expect(server.stderr()).toMatch(/SIGTERM: stopping/);
   });
 
   it('fails a batch whose input has bad lines, naming each line and reason, and sends nothing', async () => {
