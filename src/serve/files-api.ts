@@ -4,7 +4,7 @@ import { basename, resolve } from 'node:path';
 import { rm } from 'node:fs/promises';
 import type { CatalogFile } from '../journal/index.js';
 import { jobItems } from './batch-journal.js';
-import { batchOf, type Batch } from './batch-record.js';
+import { batchOf, LIVE_STATUSES, type Batch } from './batch-record.js';
 import { filesDir, type ServeContext } from './context.js';
 import { fileObject, shape, type UploadRecord } from './file-object.js';
 import { diskFileResponse, memoryFileResponse } from './file-response.js';
@@ -90,6 +90,10 @@ export class FilesApi {
     const found = await this.find(owner, id);
     if (found.kind !== 'upload')
       throw new ApiFailure(apiError(400, 'A file derived from a batch is kept with its batch: it cannot be deleted'));
+    // A live batch reads its input again at each run (a restart included).
+    const user = (await this.ctx.catalog.batchesIn(LIVE_STATUSES)).find((b) => b.record.input_file_id === id);
+    if (user)
+      throw new ApiFailure(apiError(409, `File ${id} is the input of batch ${user.id}, which is not final yet`));
     await this.ctx.catalog.deleteFile(id);
     await rm((found.file.record as unknown as UploadRecord).path, { force: true });
     return { id, object: 'file', deleted: true };

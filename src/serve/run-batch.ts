@@ -27,6 +27,8 @@ export async function runBatch(ctx: ServeContext, run: BatchRun): Promise<RunJob
     out: batchOutDir(ctx, batch.id),
     concurrency: ctx.concurrency,
     'poll-interval': ctx.pollIntervalS,
+    // Validation let no invalid line through; a batch cancelled before it ended ingests them as invalid.
+    'skip-invalid': true,
     ...(ctx.pricingFile !== undefined ? { pricing: ctx.pricingFile } : {}),
     ...(run.budgetUsd !== undefined ? { budget: run.budgetUsd } : {}),
     ...(run.ingestOnly

@@ -14,6 +14,8 @@ import { fileOf } from './result-lines.js';
 import { runBatch } from './run-batch.js';
 import { checkInput } from './validate-input.js';
 
+/** The least wait before a batch's job is run again while work remains. */
+const RETRY_MIN_MS = 250;
 const FINAL: ReadonlySet<string> = new Set(['completed', 'expired', 'cancelled']);
 
 interface LiveBatch {
@@ -146,6 +148,9 @@ export class BatchScheduler {
         this.grants.set(batchId, budget.usd ?? Infinity);
         try {
           await runBatch(this.ctx, { ...run, budgetUsd: budget.usd });
+        } catch (err) {
+          // A run that could not start or stopped on an error (the journal busy, out of reach): tried again below.
+          this.ctx.log(`${batchId}: the run stopped: ${(err as Error).message}; trying again`);
         } finally {
           this.grants.delete(batchId);
         }
@@ -156,7 +161,9 @@ export class BatchScheduler {
       const left = counts ? unfinished(counts) : batch.fields.request_counts.total;
       if (left === 0 || this.ctx.now() >= batch.fields.expires_at * 1000) break;
       // Work remains (the gateway out of reach, a download that failed): the run is tried again.
-      await sleep(this.ctx.pollIntervalS * 1000, undefined, { signal: stop }).catch(() => undefined);
+      await sleep(Math.max(this.ctx.pollIntervalS * 1000, RETRY_MIN_MS), undefined, { signal: stop }).catch(
+        () => undefined,
+      );
       if (stop.aborted) return;
       batch = await this.load(batchId);
     }

@@ -20,6 +20,8 @@ describe.skipIf(!BUILT)('gbatch serve: cancel and list', () => {
       ids.map((id) => chatLine(id, `prompt ${id}`)),
     );
     await held.arrived(2);
+    // The input of a live batch stays: each run (a restart's included) reads it.
+    await expect(openai.files.delete(created.input_file_id)).rejects.toMatchObject({ status: 409 });
     const cancelling = await openai.batches.cancel(created.id);
     expect(cancelling.status).toBe('cancelling');
     expect(cancelling.cancelling_at).toBeGreaterThan(0);
