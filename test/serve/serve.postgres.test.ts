@@ -42,8 +42,14 @@ describe.skipIf(!BUILT || !pgAvailable())('gbatch serve on PostgreSQL', () => {
     expect(errors.map((l) => (l.error as { code: string }).code)).toEqual(['uncertain', 'uncertain']);
     expect(duplicates(sim.ledger)).toEqual({});
     expect(held.count()).toBe(ids.length);
-    const rows = await pg.query<{ n: string }>('SELECT count(*) AS n FROM serve_batches');
-    expect(Number(rows.rows[0]!.n)).toBe(1);
+    // The catalog on the database pages as on SQLite: newest first, `after` the last id seen.
+    const later = await submitBatch(openai, ws.path('later.jsonl'), [chatLine('later', 'one more')]);
+    const page = await openai.batches.list({ limit: 1 });
+    expect(page.data.map((b) => b.id)).toEqual([later.id]);
+    expect(page.has_more).toBe(true);
+    const rest = await openai.batches.list({ limit: 5, after: later.id });
+    expect(rest.data.map((b) => b.id)).toEqual([created.id]);
+    expect(rest.has_more).toBe(false);
     const status = await runCli(['status', created.id, '--journal', pg.url(), '--json']);
     expect(JSON.parse(status.stdout)).toMatchObject({ counts: { downloaded: 4, uncertain: 2 } });
   });
