@@ -1,7 +1,7 @@
 // Cancelling a batch mid-run (requests held at the gateway): nothing more is sent, the batch ends
 // cancelled, every request in exactly one file; and the list of batches, newest first, paged.
 import { describe, expect, it } from 'vitest';
-import { BUILT } from '../e2e/helpers/cli.js';
+import { BUILT, runCli } from '../e2e/helpers/cli.js';
 import { posts, startSim } from '../e2e/helpers/sim.js';
 import { workspace } from '../e2e/helpers/workspace.js';
 import { batchEnd, chatLine, client, filesOf, heldGateway, startServe, submitBatch } from './helpers.js';
@@ -38,6 +38,31 @@ describe.skipIf(!BUILT)('gbatch serve: cancel and list', () => {
     expect(batch.request_counts).toEqual({ total: 8, completed: 2, failed: 6 });
     expect(posts(sim.ledger)).toBe(2);
     await expect(openai.batches.cancel(created.id)).rejects.toMatchObject({ status: 409 });
+  });
+
+  it("takes an operator's `gbatch cancel` of the batch's job: the batch completes, unsent requests batch_cancelled", async () => {
+    const held = heldGateway();
+    const sim = await startSim({ clock: held.clock, faults: { latencyMs: 1 } });
+    const ws = workspace('gbatch-serve-');
+    const server = await startServe({ data: ws.path('data'), gateway: sim.baseUrl, args: ['--concurrency', '2'] });
+    const openai = client(server);
+    const ids = Array.from({ length: 6 }, (_, i) => `o${i}`);
+    const created = await submitBatch(
+      openai,
+      ws.path('in.jsonl'),
+      ids.map((id) => chatLine(id, `operator ${id}`)),
+    );
+    await held.arrived(2);
+    const journal = ws.path('data', 'journals', `${created.id}.db`);
+    const cancel = runCli(['cancel', created.id, '--state', journal, '--reason', 'operator']);
+    await server.stderrMatching(/cancel/i);
+    held.release();
+    expect((await cancel).code).toBe(0);
+    expect(await batchEnd(server, created.id)).toBe('completed');
+    const { output, errors } = await filesOf(openai, await openai.batches.retrieve(created.id));
+    expect(output).toHaveLength(2);
+    expect(errors.map((l) => (l.error as { code: string }).code)).toEqual(Array(4).fill('batch_cancelled'));
+    expect(posts(sim.ledger)).toBe(2);
   });
 
   it('lists batches newest first, paged by limit and after as the SDK pages them', async () => {
