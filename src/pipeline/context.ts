@@ -51,6 +51,8 @@ export interface RunSettings {
   sendSlots?: SendSlots;
   /** This run's name among those sharing the slots (each gets its turn). */
   slotOwner?: string;
+  /** The --rpm pacers of the process, shared with its other runs (`gbatch serve`): used instead of the run's own. */
+  sharedPacers?: RequestPacers;
 }
 
 export interface Progress {

@@ -15,6 +15,8 @@ export interface ServeContext {
   pricingFile: string | undefined;
   concurrency: number;
   pollIntervalS: number;
+  /** --rpm: all batches together. */
+  rpm: number | undefined;
   /** --budget: all batches together. */
   budgetUsd: number | undefined;
   maxFileBytes: number;

@@ -24,6 +24,11 @@ export const SERVE_OPTIONS = {
     help: 'submissions in flight, all batches together (each batch gets its turn)',
   },
   'poll-interval': { type: 'number', default: 5, min: 0.01, max: 3600, help: 'seconds between polls of one task' },
+  rpm: {
+    type: 'number',
+    min: 1,
+    help: "the account's requests per minute, all batches together (submissions, polls, downloads)",
+  },
   budget: {
     type: 'number',
     min: 0,

@@ -6,6 +6,8 @@ import { resolveJob } from '../job/job.js';
 import type { RunFlags } from '../job/run-options.js';
 import type { RunEvents } from '../pipeline/context.js';
 import type { SendSlots } from '../pipeline/pacing/send-slots.js';
+import type { RequestPacers } from '../pipeline/pacing/request-pacers.js';
+import { isDatabaseUrl } from '../journal/index.js';
 import type { Batch } from './batch-record.js';
 import { batchOutDir, jobJournal, type ServeContext } from './context.js';
 
@@ -15,6 +17,8 @@ export interface BatchRun {
   /** What the gateway may bill for the batch in all (its own budget under the server's), or none. */
   budgetUsd: number | undefined;
   slots: SendSlots;
+  /** The server's --rpm pacers (SQLite: one process paces every batch), or none. */
+  pacers: RequestPacers | undefined;
   stop: AbortSignal;
   /** Only record the input's rows in the journal, send nothing (a batch cancelled before its first run). */
   ingestOnly?: boolean;
@@ -31,6 +35,8 @@ export async function runBatch(ctx: ServeContext, run: BatchRun): Promise<RunJob
     'skip-invalid': true,
     ...(ctx.pricingFile !== undefined ? { pricing: ctx.pricingFile } : {}),
     ...(run.budgetUsd !== undefined ? { budget: run.budgetUsd } : {}),
+    // On a database the journal paces the account for every runner of every job: --rpm goes to each run.
+    ...(ctx.rpm !== undefined && isDatabaseUrl(ctx.journal) ? { rpm: ctx.rpm } : {}),
     ...(run.ingestOnly
       ? { 'ingest-only': true }
       : { deadline: new Date(batch.fields.expires_at * 1000).toISOString() }),
@@ -42,5 +48,6 @@ export async function runBatch(ctx: ServeContext, run: BatchRun): Promise<RunJob
     events,
     interrupt: run.stop,
     sendSlots: { slots: run.slots, owner: batch.id },
+    ...(run.pacers ? { pacers: run.pacers } : {}),
   });
 }

@@ -3,7 +3,9 @@
 // slots (--concurrency, each batch in turn). The catalog holds each step, so a restarted server takes
 // every live batch up where it was; the job's journal holds the rest, as for `gbatch run`.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openStore } from '../journal/index.js';
+import { systemClock } from '../core/clock.js';
+import { isDatabaseUrl, openStore } from '../journal/index.js';
+import { requestPacers, type RequestPacers } from '../pipeline/pacing/request-pacers.js';
 import { FairSendSlots } from '../pipeline/pacing/send-slots.js';
 import { cancelRows } from '../pipeline/stops/cancel-rows.js';
 import { jobCommitted, jobCounts, jobItems, unfinished } from './batch-journal.js';
@@ -30,11 +32,17 @@ export class BatchScheduler {
   /** What each final batch committed (settled + reserved), read once. */
   private readonly settled = new Map<string, number>();
   private readonly slots: FairSendSlots;
+  private readonly pacers: RequestPacers | undefined;
   private readonly closing = new AbortController();
   private watching: NodeJS.Timeout | undefined;
 
   constructor(private readonly ctx: ServeContext) {
     this.slots = new FairSendSlots(ctx.concurrency);
+    // SQLite: one set of pacers for every batch of the process (on a database the journal paces the account).
+    this.pacers =
+      ctx.rpm !== undefined && !isDatabaseUrl(ctx.journal)
+        ? requestPacers({ rpm: ctx.rpm }, undefined, 'serve', systemClock)
+        : undefined;
   }
 
   /** Takes up every batch a previous server left live. */
@@ -137,7 +145,7 @@ export class BatchScheduler {
     }
     while (batch.status === 'in_progress' || batch.status === 'cancelling') {
       if (!input) throw new Error(`the input file ${batch.fields.input_file_id} is gone`);
-      const run = { input: String(input.record.path), batch, slots: this.slots, stop };
+      const run = { input: String(input.record.path), batch, slots: this.slots, pacers: this.pacers, stop };
       const expired = this.ctx.now() >= batch.fields.expires_at * 1000;
       // The job's rows exist before a cancel or the expiry ends them: each request then has its error line.
       if ((batch.status === 'cancelling' || expired) && !(await jobCounts(this.ctx, batchId)))

@@ -25,6 +25,8 @@ export interface ServeOptions {
   pollIntervalS: number;
   /** --budget: all batches together. */
   budgetUsd: number | undefined;
+  /** --rpm: all batches together. */
+  rpm: number | undefined;
   maxFileBytes: number;
   access: GatewayAccess;
   /** undefined: no authentication (loopback only). */
@@ -55,6 +57,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
     concurrency: options.concurrency,
     pollIntervalS: options.pollIntervalS,
     budgetUsd: options.budgetUsd,
+    rpm: options.rpm,
     maxFileBytes: options.maxFileBytes,
     access: options.access,
     env: options.env,

@@ -84,4 +84,27 @@ describe.skipIf(!BUILT)('gbatch serve: cancel and list', () => {
     const files = await openai.files.list({ limit: 2 });
     expect(files.data).toHaveLength(2);
   });
+
+  it('paces every batch together under one --rpm', async () => {
+    const sim = await startSim();
+    const ws = workspace('gbatch-serve-');
+    // 120 per minute: never more than two requests in any second, whichever batch sends them.
+    const server = await startServe({ data: ws.path('data'), gateway: sim.baseUrl, args: ['--rpm', '120'] });
+    const openai = client(server);
+    const batches = await Promise.all(
+      ['a', 'b'].map((name) =>
+        submitBatch(openai, ws.path(`${name}.jsonl`), [
+          chatLine(`${name}1`, `rpm ${name}1`),
+          chatLine(`${name}2`, `rpm ${name}2`),
+        ]),
+      ),
+    );
+    for (const batch of batches) expect(await batchEnd(server, batch.id)).toBe('completed');
+    const times = sim.ledger.requests.filter((r) => r.method === 'POST').map((r) => r.at);
+    expect(times).toHaveLength(4);
+    times.sort((a, b) => a - b);
+    // Any three requests span a second (a few ms less: the gateway stamps each on arrival).
+    expect(times[2]! - times[0]!).toBeGreaterThanOrEqual(950);
+    expect(times[3]! - times[1]!).toBeGreaterThanOrEqual(950);
+  });
 });

@@ -51,6 +51,7 @@ export async function run(argv: string[]): Promise<number> {
       concurrency: options.concurrency,
       pollIntervalS: options['poll-interval'],
       budgetUsd: options.budget,
+      rpm: options.rpm,
       maxFileBytes: options['max-file-bytes'],
       access,
       tokens: options['no-auth'] && tokens.length === 0 ? undefined : clientTokens(tokens),
