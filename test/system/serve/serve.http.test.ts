@@ -2,10 +2,10 @@
 // deleted file is gone; without tokens it refuses to start unless --no-auth, which binds loopback only.
 import { readdirSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BUILT, runCli } from '../e2e/helpers/cli.js';
-import { startSim } from '../e2e/helpers/sim.js';
-import { workspace } from '../e2e/helpers/workspace.js';
-import { chatLine, client, startServe, submitBatch, writeLines } from './helpers.js';
+import { BUILT, runCli } from '../../helpers/cli.js';
+import { startSim } from '../../helpers/sim.js';
+import { workspace } from '../../helpers/workspace.js';
+import { chatLine, client, startServe, submitBatch, writeLines } from '../../helpers/serve.js';
 import { createReadStream } from 'node:fs';
 
 describe.skipIf(!BUILT)('gbatch serve: uploads, deletion and start-up', () => {

@@ -2,11 +2,11 @@
 // there, the server SIGKILLed mid-batch and restarted, the batch carried on without a request sent twice,
 // and `gbatch status` reading the batch as a job.
 import { describe, expect, it } from 'vitest';
-import { BUILT, runCli } from '../e2e/helpers/cli.js';
-import { duplicates, startSim } from '../e2e/helpers/sim.js';
-import { workspace } from '../e2e/helpers/workspace.js';
-import { pgAvailable, usePgSchema } from '../helpers/postgres.js';
-import { batchEnd, chatLine, client, filesOf, heldGateway, startServe, submitBatch } from './helpers.js';
+import { BUILT, runCli } from '../../helpers/cli.js';
+import { duplicates, startSim } from '../../helpers/sim.js';
+import { workspace } from '../../helpers/workspace.js';
+import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
+import { batchEnd, chatLine, client, filesOf, heldGateway, startServe, submitBatch } from '../../helpers/serve.js';
 
 const pg = usePgSchema('gbatch_serve');
 

@@ -3,10 +3,19 @@
 // file; those whose outcome the kill made unknown are `uncertain`, never resent.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { BUILT } from '../e2e/helpers/cli.js';
-import { duplicates, posts, startSim } from '../e2e/helpers/sim.js';
-import { workspace } from '../e2e/helpers/workspace.js';
-import { batchEnd, chatLine, client, filesOf, heldGateway, startServe, submitBatch, videoLine } from './helpers.js';
+import { BUILT } from '../../helpers/cli.js';
+import { duplicates, posts, startSim } from '../../helpers/sim.js';
+import { workspace } from '../../helpers/workspace.js';
+import {
+  batchEnd,
+  chatLine,
+  client,
+  filesOf,
+  heldGateway,
+  startServe,
+  submitBatch,
+  videoLine,
+} from '../../helpers/serve.js';
 
 describe.skipIf(!BUILT)('gbatch serve: restart', () => {
   it('carries a batch on after SIGKILL: nothing sent twice, every request in exactly one file', async () => {

@@ -1,10 +1,10 @@
 // Cancelling a batch mid-run (requests held at the gateway): nothing more is sent, the batch ends
 // cancelled, every request in exactly one file; and the list of batches, newest first, paged.
 import { describe, expect, it } from 'vitest';
-import { BUILT, runCli } from '../e2e/helpers/cli.js';
-import { posts, startSim } from '../e2e/helpers/sim.js';
-import { workspace } from '../e2e/helpers/workspace.js';
-import { batchEnd, chatLine, client, filesOf, heldGateway, startServe, submitBatch } from './helpers.js';
+import { BUILT, runCli } from '../../helpers/cli.js';
+import { posts, startSim } from '../../helpers/sim.js';
+import { workspace } from '../../helpers/workspace.js';
+import { batchEnd, chatLine, client, filesOf, heldGateway, startServe, submitBatch } from '../../helpers/serve.js';
 
 describe.skipIf(!BUILT)('gbatch serve: cancel and list', () => {
   it('cancels a running batch: in-flight requests settle, the rest end batch_cancelled, nothing more is sent', async () => {

@@ -1,10 +1,10 @@
 // completion_window: a batch whose window passes ends `expired`; what finished is in the output file,
 // the rest in the error file as batch_expired, and nothing is sent after the window.
 import { describe, expect, it } from 'vitest';
-import { BUILT } from '../e2e/helpers/cli.js';
-import { posts, startSim } from '../e2e/helpers/sim.js';
-import { workspace } from '../e2e/helpers/workspace.js';
-import { batchEnd, chatLine, client, filesOf, heldGateway, startServe, submitBatch } from './helpers.js';
+import { BUILT } from '../../helpers/cli.js';
+import { posts, startSim } from '../../helpers/sim.js';
+import { workspace } from '../../helpers/workspace.js';
+import { batchEnd, chatLine, client, filesOf, heldGateway, startServe, submitBatch } from '../../helpers/serve.js';
 
 describe.skipIf(!BUILT)('gbatch serve: expiry', () => {
   it('expires a batch at the end of its window: finished requests in the output, the rest batch_expired', async () => {

@@ -4,9 +4,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { onTestFinished } from 'vitest';
-import { BIN } from '../e2e/helpers/cli.js';
-import { ROOT } from '../e2e/helpers/workspace.js';
-import { KEY } from '../e2e/helpers/sim.js';
+import { BIN } from './cli.js';
+import { ROOT } from './workspace.js';
+import { KEY } from './sim.js';
 
 export const TOKEN_A = 'tok-serve-alice-3f9c';
 export const TOKEN_B = 'tok-serve-bob-81d2';

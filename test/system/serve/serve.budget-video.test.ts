@@ -2,10 +2,19 @@
 // a video batch's output line carries a file_id whose content is the downloaded, verified video.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { BUILT } from '../e2e/helpers/cli.js';
-import { posts, startSim } from '../e2e/helpers/sim.js';
-import { workspace } from '../e2e/helpers/workspace.js';
-import { batchEnd, chatLine, client, filesOf, startServe, submitBatch, TOKEN_A, videoLine } from './helpers.js';
+import { BUILT } from '../../helpers/cli.js';
+import { posts, startSim } from '../../helpers/sim.js';
+import { workspace } from '../../helpers/workspace.js';
+import {
+  batchEnd,
+  chatLine,
+  client,
+  filesOf,
+  startServe,
+  submitBatch,
+  TOKEN_A,
+  videoLine,
+} from '../../helpers/serve.js';
 
 describe.skipIf(!BUILT)('gbatch serve: budget and video', () => {
   it('holds a batch to metadata.budget_usd: what does not fit ends budget_exceeded, nothing over is billed', async () => {

@@ -2,10 +2,10 @@
 // end, read the output and error files; bad input fails with errors naming the lines; tokens and owners.
 import { createReadStream } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BUILT, runCli } from '../e2e/helpers/cli.js';
-import { posts, startSim } from '../e2e/helpers/sim.js';
-import { workspace } from '../e2e/helpers/workspace.js';
-import { batchEnd, chatLine, client, jsonLines, startServe, TOKEN_B, writeLines } from './helpers.js';
+import { BUILT, runCli } from '../../helpers/cli.js';
+import { posts, startSim } from '../../helpers/sim.js';
+import { workspace } from '../../helpers/workspace.js';
+import { batchEnd, chatLine, client, jsonLines, startServe, TOKEN_B, writeLines } from '../../helpers/serve.js';
 
 describe.skipIf(!BUILT)('gbatch serve: the Batch API over the simulator', () => {
   it('runs a chat batch to completed: every request in the output file, counts and timestamps set', async () => {

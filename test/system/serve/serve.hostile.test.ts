@@ -2,8 +2,8 @@
 // a refusal that echoes the gateway key. The gateway's own ledger proves each batch's bill stays within its
 // budget_usd, and the key appears in no file, response or log line the server produces.
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { BUILT } from '../e2e/helpers/cli.js';
-import { workspace } from '../e2e/helpers/workspace.js';
+import { BUILT } from '../../helpers/cli.js';
+import { workspace } from '../../helpers/workspace.js';
 import {
   DEFAULTS,
   errorEnvelope,
@@ -12,8 +12,8 @@ import {
   startHostileGateway,
   worstChatUsage,
   chatUsd,
-} from '../hostile/hostile-gateway.js';
-import { batchEnd, chatLine, client, filesOf, startServe, submitBatch, videoLine } from './helpers.js';
+} from '../../helpers/hostile-gateway.js';
+import { batchEnd, chatLine, client, filesOf, startServe, submitBatch, videoLine } from '../../helpers/serve.js';
 
 describe.skipIf(!BUILT)('gbatch serve: a hostile gateway', () => {
   it('keeps each batch within budget_usd and never lets the gateway key out', async () => {
