@@ -3,6 +3,7 @@
 // count too) and fails on an upward import, a sideways one, a folder in no layer, or an import cycle.
 const LAYERS = [
   ['cli'], //      commands, argv, --help, the progress views
+  ['serve'], //    `gbatch serve`: the OpenAI Batch API over jobs (HTTP front, batch scheduler); only cli imports it
   ['entry'], //    src/index.ts (the library), src/sim-entry.ts (the simulator's package entry): never the CLI
   ['api'], //      the library's functions: runJob, planJob, openJournal
   ['notify', 'sim', 'metrics'], // webhook notifications; the gateway simulator; a run's Prometheus metrics
@@ -56,6 +57,13 @@ module.exports = {
       to: {},
     },
     ...layerRules,
+    {
+      name: 'serve-below-entry',
+      comment: 'serve builds on api, job, pipeline and journal; the library entries are not its to import.',
+      severity: 'error',
+      from: { path: '^src/serve/' },
+      to: { path: ENTRIES },
+    },
     {
       name: 'journal-adapters-inside',
       comment: 'Only src/journal names an adapter (sqlite/, postgres/); the rest goes through the journal interface.',

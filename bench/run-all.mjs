@@ -16,6 +16,7 @@ import { polling } from './polling.mjs';
 import { reportCampaign } from './report-campaign.mjs';
 import { reportHtml } from './report-html.mjs';
 import { resume } from './resume.mjs';
+import { serveChat } from './serve-chat.mjs';
 
 const ALL = {
   simulator: async () => {
@@ -28,6 +29,8 @@ const ALL = {
   polling: () => polling(),
   download: () => download(),
   resume: () => resume(),
+  // `gbatch serve` (issue 22): 10,000 chat rows through the Batch API against `run` and the naive loop.
+  serve: () => serveChat(),
   bytes: () => bytesPerRow(),
   // The HTML report (issue 12): 100,000 rows against its csv peer; a 2,300-row mixed campaign with faults.
   'report-html': () => reportHtml(),

@@ -12,6 +12,8 @@ import { createRedactor } from '../gateway/redact.js';
 import { printableLocation } from '../journal/database-url.js';
 import { isDatabaseUrl, openQueries } from '../journal/open-store.js';
 import type { Progress, RunEvents } from '../pipeline/context.js';
+import type { SendSlots } from '../pipeline/pacing/send-slots.js';
+import type { RequestPacers } from '../pipeline/pacing/request-pacers.js';
 import { exitMeaning } from '../pipeline/exit-meaning.js';
 import { resultsPath } from '../pipeline/results/results-file.js';
 import { runJob as runPipeline, type RunResult } from '../pipeline/runner.js';
@@ -103,6 +105,10 @@ export interface RunHooks {
   interrupt?: AbortSignal;
   forceInterrupt?: AbortSignal;
   notifyPolicy?: Partial<SendPolicy>;
+  /** Send slots shared with other runs of the process (`gbatch serve`), and this run's name among them. */
+  sendSlots?: { slots: SendSlots; owner: string };
+  /** The process's --rpm pacers, shared with its other runs (`gbatch serve`). */
+  pacers?: RequestPacers;
   /** Called with the result before the end-of-run notification is awaited (the CLI prints its summary). */
   beforeNotified?: (result: RunJobResult) => Promise<void>;
 }
@@ -197,6 +203,8 @@ async function runWatched(
         drainMs: job.drainMs,
         noWait: flags['no-wait'],
         budgetMayOverrun: flags['budget-may-overrun'],
+        ...(hooks.sendSlots ? { sendSlots: hooks.sendSlots.slots, slotOwner: hooks.sendSlots.owner } : {}),
+        ...(hooks.pacers ? { sharedPacers: hooks.pacers } : {}),
       },
     });
   } catch (err) {

@@ -42,6 +42,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
     summary: 'journal upkeep: `journal migrate` creates or upgrades the schema',
     load: () => import('./commands/journal.js'),
   },
+  serve: {
+    summary: 'serve the OpenAI Batch API (files, batches) in front of the gateway',
+    load: () => import('./commands/serve.js'),
+  },
   sim: { summary: 'serve the embedded gateway simulator', load: () => import('./commands/sim.js') },
   demo: {
     summary: 'run the demo job against an embedded simulator (npm start)',

@@ -99,6 +99,12 @@ export const EXIT_CODES = {
     [EXIT_CODE.someFailed, 'could not start (the port is in use)'],
     [EXIT_CODE.usage, 'usage error'],
   ],
+  serve: [
+    [EXIT_CODE.ok, 'stopped by SIGINT or SIGTERM (batches in progress carry on at the next start)'],
+    [EXIT_CODE.someFailed, 'could not start (the port is in use, the journal cannot be opened)'],
+    USAGE,
+    INTERNAL,
+  ],
   demo: [[-1, 'those of `gbatch run` (see `gbatch run --help`)']],
 } as const satisfies Record<string, ExitCodeList>;
 

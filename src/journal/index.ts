@@ -50,3 +50,5 @@ export type { RunEnd, RunRecord } from './run-record.js';
 export type { ResultRow } from './result-row.js';
 export { eventLog } from './event-log.js';
 export type { ForgetOutcome, ListingRow, OrphanSummary } from './orphans.js';
+export type { ServeCatalog, CatalogBatch, CatalogFile, CatalogPage } from './serve-catalog.js';
+export { openServeCatalog } from './open-serve-catalog.js';

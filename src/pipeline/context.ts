@@ -10,6 +10,7 @@ import type { CommitQueue, Item, ItemError, JournalStore } from '../journal/inde
 import type { BudgetGuard } from './budget-guard.js';
 import type { RunSnapshot } from '../core/run-snapshot.js';
 import type { RequestPacers } from './pacing/request-pacers.js';
+import type { SendSlots } from './pacing/send-slots.js';
 import type { JobNotices } from '../journal/job-notices.js';
 
 export interface RunSettings {
@@ -47,6 +48,12 @@ export interface RunSettings {
   noWait: boolean;
   /** Opt-in: reserve each row's expected estimate, not its bound; the bill may then exceed --budget. */
   budgetMayOverrun?: boolean;
+  /** Slots shared with other runs of the process (`gbatch serve`): one --concurrency for them all. */
+  sendSlots?: SendSlots;
+  /** This run's name among those sharing the slots (each gets its turn). */
+  slotOwner?: string;
+  /** The --rpm pacers of the process, shared with its other runs (`gbatch serve`): used instead of the run's own. */
+  sharedPacers?: RequestPacers;
 }
 
 export interface Progress {

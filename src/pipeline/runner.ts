@@ -355,12 +355,14 @@ async function drive(
     laneFailed: (err) => failures.trip(err),
     random: config.random ?? Math.random,
     account,
-    pacers: requestPacers(
-      config.settings,
-      journal.capabilities.sharedRunners ? journal.coordination : undefined,
-      account,
-      clock,
-    ),
+    pacers:
+      config.settings.sharedPacers ??
+      requestPacers(
+        config.settings,
+        journal.capabilities.sharedRunners ? journal.coordination : undefined,
+        account,
+        clock,
+      ),
   };
   const earlier = await earlierDrift(journal, config.pricing);
   if (earlier && ctx.budget.observeDrift(earlier.ratio))

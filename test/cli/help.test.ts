@@ -9,12 +9,14 @@ import { run as cancel, OPTIONS as CANCEL_OPTIONS } from '../../src/cli/commands
 import { run as forget, OPTIONS as FORGET_OPTIONS } from '../../src/cli/commands/forget.js';
 import { run as journal, OPTIONS as JOURNAL_OPTIONS } from '../../src/cli/commands/journal.js';
 import { run as runCommand } from '../../src/cli/commands/run.js';
+import { run as serve } from '../../src/cli/commands/serve.js';
 import { run as sim } from '../../src/cli/commands/sim.js';
 import { run as status, OPTIONS as STATUS_OPTIONS } from '../../src/cli/commands/status.js';
 import { EXIT_CODES, type CommandName } from '../../src/core/command-exit-codes.js';
 import { UsageError, type OptionTable } from '../../src/job/options.js';
 import { PLAN_ONLY_OPTIONS, PLAN_OPTIONS, RUN_OPTIONS } from '../../src/job/run-options.js';
 import { SIM_OPTIONS } from '../../src/sim/cli-options.js';
+import { SERVE_OPTIONS } from '../../src/serve/options.js';
 
 const COMMANDS: Record<CommandName, { run: (argv: string[]) => Promise<number>; table: OptionTable }> = {
   plan: { run: plan, table: PLAN_OPTIONS },
@@ -26,6 +28,7 @@ const COMMANDS: Record<CommandName, { run: (argv: string[]) => Promise<number>; 
   forget: { run: forget, table: FORGET_OPTIONS },
   cancel: { run: cancel, table: CANCEL_OPTIONS },
   journal: { run: journal, table: JOURNAL_OPTIONS },
+  serve: { run: serve, table: SERVE_OPTIONS },
   sim: { run: sim, table: SIM_OPTIONS },
   demo: { run: demo, table: DEMO_OPTIONS },
 };

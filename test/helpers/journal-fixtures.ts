@@ -158,9 +158,15 @@ export function makeItem(overrides: Partial<Item> = {}): Item {
   };
 }
 
-/** Takes a journal's items back to before the `meta` column (a row's metadata, the newest step). */
+/** Takes a journal back to schema 12: before the items' `meta` column (a row's metadata) and the steps after it. */
 export function withoutItemMeta(db: import('better-sqlite3').Database): void {
   db.exec('ALTER TABLE items DROP COLUMN meta');
+  withoutServeCatalog(db);
+}
+
+/** Takes a journal back before schema 14: without `gbatch serve`'s catalog tables. */
+export function withoutServeCatalog(db: import('better-sqlite3').Database): void {
+  db.exec('DROP TABLE serve_files; DROP TABLE serve_batches;');
 }
 
 /**

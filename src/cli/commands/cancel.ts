@@ -2,7 +2,7 @@
 // sent); the job's cancellation makes every live runner stop submitting (it acknowledges it, and this
 // command waits for that), and makes the journal refuse any later intent. Tasks already submitted are
 // still polled, downloaded and settled: the gateway has no cancel, so they are billed.
-import { cancelledError } from '../../pipeline/stops/cancel-watch.js';
+import { cancelRows } from '../../pipeline/stops/cancel-rows.js';
 import type { JobCancel, JournalStore, RunnerView } from '../../journal/index.js';
 import { systemClock } from '../../core/clock.js';
 import { commandJournalArg } from '../../job/advice.js';
@@ -123,28 +123,6 @@ async function cancelJob(
   lines.push(`to send the cancelled items again: gbatch retry ${named} --cancelled`);
   process.stdout.write(`${lines.join('\n')}\n`);
   return exitCode;
-}
-
-/** Pending and deferred rows become cancelled, read and written under one write lock. */
-async function cancelRows(journal: JournalStore, cancel: JobCancel): Promise<{ pending: number; deferred: number }> {
-  return journal.decideAndApply(async (reader) => {
-    const rows = [];
-    for await (const item of reader.iterate({ states: ['pending', 'deferred'] })) rows.push(item);
-    const changes = rows.map((item) => ({
-      id: item.id,
-      event: 'cancel' as const,
-      expect: item.state,
-      patch: { reservedUsd: 0, lastError: cancelledError(cancel) },
-      detail: { by: 'operator', reason: cancel.reason },
-    }));
-    return {
-      changes,
-      result: {
-        pending: rows.filter((r) => r.state === 'pending').length,
-        deferred: rows.filter((r) => r.state === 'deferred').length,
-      },
-    };
-  });
 }
 
 /** Waits (bounded) until every live runner of the job acknowledged the cancellation or is gone. */

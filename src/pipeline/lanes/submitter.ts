@@ -199,7 +199,26 @@ export class Submitter {
     return undefined;
   }
 
+  /** Under shared send slots (several runs in one process), the row waits for a slot before its intent. */
   private async submit(claimed: Item, claimedReservation: Reservation): Promise<void> {
+    const slots = this.ctx.settings.sendSlots;
+    if (!slots) return this.submitHeld(claimed, claimedReservation);
+    let release: () => void;
+    try {
+      release = await slots.acquire(this.ctx.settings.slotOwner ?? '', this.ctx.submitStop.signal);
+    } catch {
+      // The run stopped while the row waited: it never left, and stays pending for a later run.
+      this.ctx.budget.unsent(claimedReservation.usd);
+      return;
+    }
+    try {
+      await this.submitHeld(claimed, claimedReservation);
+    } finally {
+      release();
+    }
+  }
+
+  private async submitHeld(claimed: Item, claimedReservation: Reservation): Promise<void> {
     const { ctx } = this;
     this.hooks.beforeSubmit?.();
     let item = claimed;

@@ -1,0 +1,86 @@
+// The HTTP front: OpenAI's /v1/files and /v1/batches on Hono, each request authenticated by its bearer
+// token (the token's hash owns what it creates), every error in OpenAI's envelope.
+import { Hono, type Context } from 'hono';
+import type { HttpBindings } from '@hono/node-server';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { BatchesApi } from './batches-api.js';
+import type { ServeContext } from './context.js';
+import { FilesApi } from './files-api.js';
+import { ApiFailure, apiError, type OpenAiError } from './openai-error.js';
+import type { BatchScheduler } from './scheduler.js';
+import { ANONYMOUS_OWNER, type ClientTokens } from './tokens.js';
+
+type Env = { Bindings: HttpBindings; Variables: { owner: string } };
+
+const MAX_JSON_BYTES = 1024 * 1024;
+
+export function serveApp(ctx: ServeContext, scheduler: BatchScheduler, tokens: ClientTokens | undefined): Hono<Env> {
+  const files = new FilesApi(ctx);
+  const batches = new BatchesApi(ctx, scheduler);
+  const app = new Hono<Env>();
+  const fail = (c: Context<Env>, failure: OpenAiError): Response =>
+    c.json(failure.body, failure.status as ContentfulStatusCode);
+
+  app.use('/v1/*', async (c, next) => {
+    if (!tokens) {
+      c.set('owner', ANONYMOUS_OWNER);
+      return next();
+    }
+    const header = c.req.header('authorization') ?? '';
+    const bearer = /^Bearer (.+)$/.exec(header)?.[1];
+    const owner = bearer === undefined ? undefined : tokens.ownerOf(bearer);
+    if (owner === undefined)
+      return fail(
+        c,
+        apiError(401, 'Incorrect API key provided: set the token this server was given.', { code: 'invalid_api_key' }),
+      );
+    c.set('owner', owner);
+    return next();
+  });
+
+  app.post('/v1/files', async (c) => c.json(await files.upload(c.get('owner'), c.env.incoming)));
+  app.get('/v1/files', async (c) =>
+    c.json(await files.list(c.get('owner'), pageLimit(c.req.query('limit'), 10_000), c.req.query('after'))),
+  );
+  app.get('/v1/files/:id', async (c) => c.json(await files.retrieve(c.get('owner'), c.req.param('id'))));
+  app.get('/v1/files/:id/content', async (c) =>
+    files.content(c.get('owner'), c.req.param('id'), c.req.header('range')),
+  );
+  app.delete('/v1/files/:id', async (c) => c.json(await files.remove(c.get('owner'), c.req.param('id'))));
+
+  app.post('/v1/batches', async (c) => c.json(await batches.create(c.get('owner'), await jsonBody(c))));
+  app.get('/v1/batches', async (c) =>
+    c.json(await batches.list(c.get('owner'), pageLimit(c.req.query('limit'), 100), c.req.query('after'))),
+  );
+  app.get('/v1/batches/:id', async (c) => c.json(await batches.retrieve(c.get('owner'), c.req.param('id'))));
+  app.post('/v1/batches/:id/cancel', async (c) => c.json(await batches.cancel(c.get('owner'), c.req.param('id'))));
+
+  app.notFound((c) => fail(c, apiError(404, `Unknown route ${c.req.method} ${c.req.path.slice(0, 200)}`)));
+  app.onError((err, c) => {
+    if (err instanceof ApiFailure) return fail(c, err.failure);
+    ctx.log(`internal error on ${c.req.method} ${c.req.path.slice(0, 200)}: ${err.message}`);
+    return fail(c, apiError(500, 'The server failed to handle the request; its log says why.'));
+  });
+  return app;
+}
+
+/** `limit` as OpenAI takes it: 1 to max, 20 when absent. */
+function pageLimit(text: string | undefined, max: number): number {
+  if (text === undefined) return 20;
+  const limit = Number(text);
+  if (!Number.isInteger(limit) || limit < 1 || limit > max)
+    throw new ApiFailure(apiError(400, `Expected limit to be an integer from 1 to ${max}`, { param: 'limit' }));
+  return limit;
+}
+
+async function jsonBody(c: Context<Env>): Promise<unknown> {
+  const length = Number(c.req.header('content-length') ?? 0);
+  if (length > MAX_JSON_BYTES) throw new ApiFailure(apiError(413, 'The request body is too large'));
+  const text = await c.req.text();
+  if (text.length > MAX_JSON_BYTES) throw new ApiFailure(apiError(413, 'The request body is too large'));
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ApiFailure(apiError(400, 'Expected a JSON body'));
+  }
+}

@@ -1,0 +1,49 @@
+// `gbatch serve`'s flags: where it listens, where it keeps files and the journal, and the run options
+// every batch shares (pricing, one --concurrency, one --budget).
+import type { OptionTable } from '../job/options.js';
+
+export const SERVE_OPTIONS = {
+  host: { type: 'string', default: '127.0.0.1', help: 'the address to listen on' },
+  port: { type: 'number', default: 8090, min: 0, max: 65535, integer: true, help: 'the port (0: any free one)' },
+  data: {
+    type: 'string',
+    default: 'serve-data',
+    help: 'the folder of uploaded files, batch outputs (videos) and, with SQLite, the journals',
+  },
+  journal: {
+    type: 'string',
+    help: 'the journal: an SQLite file (default: <data>/serve.db; each batch then has its own <data>/journals/<batch>.db) or a postgres:// URL (default: GBATCH_JOURNAL_URL)',
+  },
+  pricing: { type: 'string', help: 'pricing file (default: the built-in table of the spec)' },
+  concurrency: {
+    type: 'number',
+    default: 8,
+    min: 1,
+    max: 1000,
+    integer: true,
+    help: 'submissions in flight, all batches together (each batch gets its turn)',
+  },
+  'poll-interval': { type: 'number', default: 5, min: 0.01, max: 3600, help: 'seconds between polls of one task' },
+  rpm: {
+    type: 'number',
+    min: 1,
+    help: "the account's requests per minute, all batches together (submissions, polls, downloads)",
+  },
+  budget: {
+    type: 'number',
+    min: 0,
+    help: 'USD the gateway may bill for all batches together (each batch also takes its metadata.budget_usd)',
+  },
+  'max-file-bytes': {
+    type: 'number',
+    default: 512 * 1024 * 1024,
+    min: 1,
+    integer: true,
+    help: 'the largest upload accepted, in bytes',
+  },
+  'no-auth': {
+    type: 'boolean',
+    help: 'accept clients without a token (listens on loopback only); otherwise GBATCH_SERVE_TOKENS or GBATCH_SERVE_TOKENS_FILE',
+  },
+  help: { type: 'boolean', short: 'h', help: 'show this help' },
+} as const satisfies OptionTable;

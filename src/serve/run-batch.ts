@@ -1,0 +1,53 @@
+// One run of a batch's job: the job `gbatch run` would run on the input file, named by the batch id, in
+// the batch's journal, under the server's options, its sends sharing the server's slots.
+import { EventEmitter } from 'node:events';
+import { runResolvedJob, type RunJobResult } from '../api/run-job.js';
+import { resolveJob } from '../job/job.js';
+import type { RunFlags } from '../job/run-options.js';
+import type { RunEvents } from '../pipeline/context.js';
+import type { SendSlots } from '../pipeline/pacing/send-slots.js';
+import type { RequestPacers } from '../pipeline/pacing/request-pacers.js';
+import { isDatabaseUrl } from '../journal/index.js';
+import type { Batch } from './batch-record.js';
+import { batchOutDir, jobJournal, type ServeContext } from './context.js';
+
+export interface BatchRun {
+  input: string;
+  batch: Batch;
+  /** What the gateway may bill for the batch in all (its own budget under the server's), or none. */
+  budgetUsd: number | undefined;
+  slots: SendSlots;
+  /** The server's --rpm pacers (SQLite: one process paces every batch), or none. */
+  pacers: RequestPacers | undefined;
+  stop: AbortSignal;
+  /** Only record the input's rows in the journal, send nothing (a batch cancelled before its first run). */
+  ingestOnly?: boolean;
+}
+
+export async function runBatch(ctx: ServeContext, run: BatchRun): Promise<RunJobResult> {
+  const { batch } = run;
+  const flags: Partial<RunFlags> = {
+    journal: jobJournal(ctx, batch.id),
+    out: batchOutDir(ctx, batch.id),
+    concurrency: ctx.concurrency,
+    'poll-interval': ctx.pollIntervalS,
+    // Validation let no invalid line through; a batch cancelled before it ended ingests them as invalid.
+    'skip-invalid': true,
+    ...(ctx.pricingFile !== undefined ? { pricing: ctx.pricingFile } : {}),
+    ...(run.budgetUsd !== undefined ? { budget: run.budgetUsd } : {}),
+    // On a database the journal paces the account for every runner of every job: --rpm goes to each run.
+    ...(ctx.rpm !== undefined && isDatabaseUrl(ctx.journal) ? { rpm: ctx.rpm } : {}),
+    ...(run.ingestOnly
+      ? { 'ingest-only': true }
+      : { deadline: new Date(batch.fields.expires_at * 1000).toISOString() }),
+  };
+  const job = { ...resolveJob(run.input, flags, new Date(ctx.now()), ctx.env), name: batch.id };
+  const events = new EventEmitter<RunEvents>();
+  events.on('log', (line) => ctx.log(`${batch.id}: ${line}`));
+  return runResolvedJob(job, ctx.access, {
+    events,
+    interrupt: run.stop,
+    sendSlots: { slots: run.slots, owner: batch.id },
+    ...(run.pacers ? { pacers: run.pacers } : {}),
+  });
+}

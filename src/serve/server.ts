@@ -1,0 +1,97 @@
+// `gbatch serve` as a function: opens the catalog, takes up the batches a previous server left live, and
+// listens. close() stops taking requests, then stops every run (each resumable) and closes the catalog.
+import { createAdaptorServer } from '@hono/node-server';
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { PricingTable } from '../core/pricing.js';
+import type { GatewayAccess } from '../job/job.js';
+import { UsageError } from '../job/options.js';
+import { openServeCatalog } from '../journal/index.js';
+import { serveApp } from './app.js';
+import { filesDir, type ServeContext } from './context.js';
+import { BatchScheduler } from './scheduler.js';
+import type { ClientTokens } from './tokens.js';
+
+export interface ServeOptions {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** An SQLite file or a postgres:// URL (default: <data>/serve.db). */
+  journal: string | undefined;
+  pricing: PricingTable;
+  pricingFile: string | undefined;
+  concurrency: number;
+  pollIntervalS: number;
+  /** --budget: all batches together. */
+  budgetUsd: number | undefined;
+  /** --rpm: all batches together. */
+  rpm: number | undefined;
+  maxFileBytes: number;
+  access: GatewayAccess;
+  /** undefined: no authentication (loopback only). */
+  tokens: ClientTokens | undefined;
+  env: NodeJS.ProcessEnv;
+  log(line: string): void;
+}
+
+export interface RunningServer {
+  /** http://HOST:PORT/v1 */
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startServe(options: ServeOptions): Promise<RunningServer> {
+  if (!options.tokens && !isLoopback(options.host))
+    throw new UsageError(`--no-auth listens on loopback only (127.0.0.1, ::1, localhost), not ${options.host}`);
+  mkdirSync(filesDir(options), { recursive: true });
+  mkdirSync(join(options.dataDir, 'journals'), { recursive: true });
+  const journal = options.journal ?? join(options.dataDir, 'serve.db');
+  const catalog = await openServeCatalog(journal);
+  const ctx: ServeContext = {
+    catalog,
+    dataDir: options.dataDir,
+    journal,
+    pricing: options.pricing,
+    pricingFile: options.pricingFile,
+    concurrency: options.concurrency,
+    pollIntervalS: options.pollIntervalS,
+    budgetUsd: options.budgetUsd,
+    rpm: options.rpm,
+    maxFileBytes: options.maxFileBytes,
+    access: options.access,
+    env: options.env,
+    log: options.log,
+    now: () => Date.now(),
+  };
+  const scheduler = new BatchScheduler(ctx);
+  const app = serveApp(ctx, scheduler, options.tokens);
+  const server = createAdaptorServer({ fetch: app.fetch, hostname: options.host });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host, () => resolve());
+    });
+  } catch (err) {
+    await catalog.close();
+    throw err;
+  }
+  await scheduler.resume();
+  if (catalog.adapter === 'postgres') scheduler.watch(Math.max(100, options.pollIntervalS * 1000));
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}/v1`,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      await scheduler.close();
+      await closed;
+      await catalog.close();
+    },
+  };
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}

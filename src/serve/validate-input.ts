@@ -1,0 +1,64 @@
+// A batch's input file checked as `plan` checks a manifest (the same reader and validation, row by row),
+// plus the Batch API's own rule: every line's url is the batch's endpoint. Nothing is sent.
+import type { PricingTable } from '../core/pricing.js';
+import { scanManifests } from '../ingest/scan-manifests.js';
+import { BATCH_URLS } from '../manifest/jsonl-line.js';
+import { printable } from '../core/printable.js';
+
+export interface LineError {
+  code: string;
+  message: string;
+  param: string | null;
+  line: number;
+}
+
+export interface InputCheck {
+  requests: number;
+  errors: LineError[];
+}
+
+/** The most errors a batch keeps (OpenAI's own list is short too); `requests` counts every line. */
+const MAX_ERRORS = 1000;
+const MAX_MESSAGE = 500;
+
+export async function checkInput(path: string, endpoint: string, pricing: PricingTable): Promise<InputCheck> {
+  const errors: LineError[] = [];
+  const add = (error: LineError): void => {
+    if (errors.length < MAX_ERRORS) errors.push({ ...error, message: printable(error.message).slice(0, MAX_MESSAGE) });
+  };
+  let summary;
+  try {
+    summary = await scanManifests([path], pricing, {
+      valid: ({ row }) => {
+        if (BATCH_URLS[endpoint] !== row.kind)
+          add({
+            code: 'invalid_request',
+            message: `line ${row.line}: the request's url does not match the batch's endpoint ${endpoint}`,
+            param: 'url',
+            line: row.line,
+          });
+      },
+      invalid: (entry) => {
+        for (const e of entry.errors)
+          add({
+            code: 'invalid_request',
+            message: `line ${e.line}${e.field === undefined ? '' : ` field '${e.field}'`}: ${e.reason}`,
+            param: e.field ?? null,
+            line: e.line,
+          });
+      },
+    });
+  } catch (err) {
+    return {
+      requests: 0,
+      errors: [{ code: 'invalid_file', message: fileMessage(err, path), param: null, line: 0 }],
+    };
+  }
+  if (summary.rows === 0) add({ code: 'empty_file', message: 'the input file holds no request', param: null, line: 0 });
+  return { requests: summary.rows, errors };
+}
+
+/** The reader's message without the server's own path of the file. */
+function fileMessage(err: unknown, path: string): string {
+  return printable((err as Error).message.split(path).join('the input file')).slice(0, MAX_MESSAGE);
+}
