@@ -6,7 +6,7 @@ import { BUILT, gatewayEnv, runCli } from '../../helpers/cli.js';
 import { readJournal, statesById } from '../../helpers/journal-read.js';
 import { chatRow, videoRow, writeJsonl } from '../../helpers/manifests.js';
 import { KEY, posts, startSim } from '../../helpers/sim.js';
-import { workspace } from '../../helpers/workspace.js';
+import { workspace, type Workspace } from '../../helpers/workspace.js';
 import { openSyncJournal } from '../../helpers/journal-raw.js';
 
 /** POST requests (submissions and chat calls) per prompt, as the gateway received them. */
@@ -19,6 +19,18 @@ function sendsByPrompt(ledger: Ledger): Record<string, number> {
     counts[prompt] = (counts[prompt] ?? 0) + 1;
   }
   return counts;
+}
+
+/**
+ * `gbatch run` with the run's own retry policy off (that is tested in retry-policy.test.ts), and the
+ * operator's way back, `gbatch retry`.
+ */
+function operatorCommands(ws: Workspace, manifest: string, env: NodeJS.ProcessEnv) {
+  const runArgs = ['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.05'];
+  return {
+    run: () => runCli([...runArgs, '--retry-failed', '0', '--json', '--quiet'], { env }),
+    retry: (...args: string[]) => runCli(['retry', '--state', ws.state, ...args]),
+  };
 }
 
 test.skipIf(!BUILT)(
@@ -38,26 +50,7 @@ test.skipIf(!BUILT)(
       videoRow('v2', 'clip two'),
       chatRow('no', 'a forbidden question', { model: 'chat-large' }),
     ]);
-    // The operator's way back: the run's own retry policy is off here (tested in retry-policy.test.ts).
-    const run = () =>
-      runCli(
-        [
-          'run',
-          manifest,
-          '--state',
-          ws.state,
-          '--out',
-          ws.out,
-          '--poll-interval',
-          '0.05',
-          '--retry-failed',
-          '0',
-          '--json',
-          '--quiet',
-        ],
-        { env },
-      );
-    const retry = (...args: string[]) => runCli(['retry', '--state', ws.state, ...args]);
+    const { run, retry } = operatorCommands(ws, manifest, env);
 
     const first = await run();
     expect(first.code, first.stderr).toBe(1);
@@ -116,26 +109,7 @@ test.skipIf(!BUILT)('retry never sends an uncertain row, nor one abandoned while
   const sim = await startSim({ faults: { acceptThenDropRate: 1 } });
   const env = gatewayEnv(sim.baseUrl, KEY);
   const manifest = writeJsonl(ws.path('rows.jsonl'), [videoRow('heron', 'A heron lifting off a misty pond')]);
-  // The operator's way back: the run's own retry policy is off here (tested in retry-policy.test.ts).
-  const run = () =>
-    runCli(
-      [
-        'run',
-        manifest,
-        '--state',
-        ws.state,
-        '--out',
-        ws.out,
-        '--poll-interval',
-        '0.05',
-        '--retry-failed',
-        '0',
-        '--json',
-        '--quiet',
-      ],
-      { env },
-    );
-  const retry = (...args: string[]) => runCli(['retry', '--state', ws.state, ...args]);
+  const { run, retry } = operatorCommands(ws, manifest, env);
   expect((await run()).code).toBe(4);
   sim.faults.acceptThenDropRate = 0;
 

@@ -51,33 +51,21 @@ function chatPosts(gw: HostileGateway): number {
   return gw.count('POST', '/v1/chat/completions');
 }
 
+/** One chat row and one video row, run with --resubmit-uncertain-text against the gateway above. */
+async function runChatAndVideo(dropVideo: boolean) {
+  const ws = workspace();
+  const gw = await gateway(dropVideo);
+  const manifest = writeJsonl(ws.path('rows.jsonl'), [chatRow('c', 'Name a glacier.'), videoRow('v', 'A paper boat')]);
+  const args = ['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.02'];
+  args.push('--retry-backoff', '0.05', '--resubmit-uncertain-text', '--json', '--quiet');
+  const run = await runCli(args, { env: gatewayEnv(gw.baseUrl, gw.key) });
+  return { ws, gw, run };
+}
+
 test.skipIf(!BUILT)(
   'a text row made uncertain mid-run is resubmitted in the same run under --resubmit-uncertain-text',
   async () => {
-    const ws = workspace();
-    const gw = await gateway(false);
-    const manifest = writeJsonl(ws.path('rows.jsonl'), [
-      chatRow('c', 'Name a glacier.'),
-      videoRow('v', 'A paper boat'),
-    ]);
-    const run = await runCli(
-      [
-        'run',
-        manifest,
-        '--state',
-        ws.state,
-        '--out',
-        ws.out,
-        '--poll-interval',
-        '0.02',
-        '--retry-backoff',
-        '0.05',
-        '--resubmit-uncertain-text',
-        '--json',
-        '--quiet',
-      ],
-      { env: gatewayEnv(gw.baseUrl, gw.key) },
-    );
+    const { ws, gw, run } = await runChatAndVideo(false);
 
     expect(run.code, run.stderr).toBe(0);
     expect(statesById(ws.state)).toEqual({ c: 'downloaded', v: 'downloaded' });
@@ -93,30 +81,7 @@ test.skipIf(!BUILT)(
 test.skipIf(!BUILT)(
   'never a video: an uncertain video submission stays uncertain (exit 4) and status says needs_attention',
   async () => {
-    const ws = workspace();
-    const gw = await gateway(true);
-    const manifest = writeJsonl(ws.path('rows.jsonl'), [
-      chatRow('c', 'Name a glacier.'),
-      videoRow('v', 'A paper boat'),
-    ]);
-    const run = await runCli(
-      [
-        'run',
-        manifest,
-        '--state',
-        ws.state,
-        '--out',
-        ws.out,
-        '--poll-interval',
-        '0.02',
-        '--retry-backoff',
-        '0.05',
-        '--resubmit-uncertain-text',
-        '--json',
-        '--quiet',
-      ],
-      { env: gatewayEnv(gw.baseUrl, gw.key) },
-    );
+    const { ws, gw, run } = await runChatAndVideo(true);
 
     expect(run.code, run.stderr).toBe(4);
     expect(statesById(ws.state)).toEqual({ c: 'downloaded', v: 'uncertain' });
