@@ -45,8 +45,13 @@ export function makeDirectoriesSync(dir: string): string | undefined {
       }
     }
     for (const child of missing.reverse()) {
-      mkdirSync(child);
-      made.push(child);
+      try {
+        mkdirSync(child);
+        made.push(child);
+      } catch (err) {
+        // Another process made it meanwhile (two runs creating one --out at once): a directory is fine.
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(child).isDirectory()) throw err;
+      }
     }
   } catch (err) {
     for (const at of made.reverse()) removeQuietly(at);
@@ -74,8 +79,13 @@ export async function makeDirectories(dir: string): Promise<string | undefined> 
       }
     }
     for (const child of missing.reverse()) {
-      await mkdir(child);
-      made.push(child);
+      try {
+        await mkdir(child);
+        made.push(child);
+      } catch (err) {
+        // Another process made it meanwhile (two runs creating one --out at once): a directory is fine.
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !(await stat(child)).isDirectory()) throw err;
+      }
     }
   } catch (err) {
     for (const at of made.reverse()) await rmdir(at).catch(() => {});

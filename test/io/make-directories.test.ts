@@ -61,3 +61,13 @@ for (const [name, make] of [
     });
   });
 }
+
+describe('makeDirectories, several at once', () => {
+  it('ends well for each when others make the same missing parents meanwhile (two runs creating one --out)', async () => {
+    const root = scratch();
+    const target = join(root, 'out', 'rows', 'videos');
+    const made = await Promise.all(Array.from({ length: 8 }, () => makeDirectories(target)));
+    expect(statSync(target).isDirectory()).toBe(true);
+    expect(made.filter((first) => first !== undefined).length).toBeGreaterThanOrEqual(1);
+  });
+});
