@@ -130,6 +130,16 @@ export const fourRows = (): IngestEntry[] => [
 ];
 
 /** Rows of the ids given, on lines 1, 2, 3, ... */
+/** Five chat rows, a video row and a chat row: the results file's cases, where a video line waits for its file. */
+export const resultsRows = (): IngestEntry[] =>
+  [1, 2, 3, 4, 5].map((n) => row(`c${n}`, n)).concat([row('v6', 6, { kind: 'video' }), row('c7', 7)]);
+
+/** A row sent and answered 200 with `body`. */
+export const answered = (id: string, body: string): Change[] => [
+  submit(id),
+  { id, event: 'complete', patch: { response: { body }, responseStatus: 200 } },
+];
+
 export const rowsOf = (...ids: string[]): IngestEntry[] => ids.map((id, i) => row(id, i + 1));
 
 export const ids = (items: readonly Item[]): string[] => items.map((item) => item.id);

@@ -1,8 +1,8 @@
 // The first row whose results line may still appear or change.
 import { beforeEach, expect, it, describe } from 'vitest';
 import { ManualClock } from '../../../../src/core/clock.js';
-import type { Change, JournalStore } from '../../../../src/journal/index.js';
-import { ingest, row, submit, type Harness } from '../harness.js';
+import type { JournalStore } from '../../../../src/journal/index.js';
+import { answered, ingest, resultsRows, submit, type Harness } from '../harness.js';
 
 export function firstOpenSeqConformance(label: string, harness: Harness): void {
   describe(`firstOpenSeq: ${label}`, () => {
@@ -12,21 +12,13 @@ export function firstOpenSeqConformance(label: string, harness: Harness): void {
     });
 
     beforeEach(async () => {
-      await ingest(
-        store,
-        [1, 2, 3, 4, 5].map((n) => row(`c${n}`, n)).concat([row('v6', 6, { kind: 'video' }), row('c7', 7)]),
-      );
+      await ingest(store, resultsRows());
     });
-
-    const answer = (id: string, body: string): Change[] => [
-      submit(id),
-      { id, event: 'complete', patch: { response: { body }, responseStatus: 200 } },
-    ];
 
     it('firstOpenSeq: the first row whose line may still appear; a succeeded video still waits for its file', async () => {
       const seqOf = async (id: string) => (await store.get(id))!.seq;
       expect(await store.firstOpenSeq()).toBe(await seqOf('c1'));
-      for (const id of ['c1', 'c2', 'c3', 'c4', 'c5', 'c7']) await store.applyTransitions(answer(id, 'y'));
+      for (const id of ['c1', 'c2', 'c3', 'c4', 'c5', 'c7']) await store.applyTransitions(answered(id, 'y'));
       expect(await store.firstOpenSeq()).toBe(await seqOf('v6'));
       await store.applyTransitions([
         submit('v6'),

@@ -1,8 +1,8 @@
 // The rows that have a results line, in pages.
 import { beforeEach, expect, it, describe } from 'vitest';
 import { ManualClock } from '../../../../src/core/clock.js';
-import type { Change, JournalStore } from '../../../../src/journal/index.js';
-import { ingest, invalidRow, row, submit, type Harness } from '../harness.js';
+import type { JournalStore } from '../../../../src/journal/index.js';
+import { answered, ingest, invalidRow, resultsRows, row, submit, type Harness } from '../harness.js';
 
 export function resultRowsConformance(label: string, harness: Harness): void {
   describe(`resultRows: ${label}`, () => {
@@ -12,19 +12,11 @@ export function resultRowsConformance(label: string, harness: Harness): void {
     });
 
     beforeEach(async () => {
-      await ingest(
-        store,
-        [1, 2, 3, 4, 5].map((n) => row(`c${n}`, n)).concat([row('v6', 6, { kind: 'video' }), row('c7', 7)]),
-      );
+      await ingest(store, resultsRows());
     });
 
-    const answer = (id: string, body: string): Change[] => [
-      submit(id),
-      { id, event: 'complete', patch: { response: { body }, responseStatus: 200 } },
-    ];
-
     it('resultRows: rows with a line, after a seq, under a limit, cut at about maxBytes (at least one)', async () => {
-      for (const id of ['c1', 'c2', 'c4', 'c5']) await store.applyTransitions(answer(id, 'x'.repeat(90)));
+      for (const id of ['c1', 'c2', 'c4', 'c5']) await store.applyTransitions(answered(id, 'x'.repeat(90)));
       await store.applyTransitions([
         submit('c3'),
         { id: 'c3', event: 'reject', patch: { lastError: { status: 400, message: 'bad' }, responseStatus: 400 } },
@@ -61,7 +53,7 @@ export function resultRowsConformance(label: string, harness: Harness): void {
         invalidRow('m2', 12),
       ]);
       await ingest(store, [row('m2', 12, { contentHash: 'fixed', metaJson: '{"owner":"bo"}' })]);
-      for (const id of ['m1', 'm2']) await store.applyTransitions(answer(id, 'z'));
+      for (const id of ['m1', 'm2']) await store.applyTransitions(answered(id, 'z'));
       const rows = await store.resultRows(0, 100, 1_000_000);
       expect(rows.filter((r) => r.id.startsWith('m')).map((r) => [r.id, r.meta])).toEqual([
         ['m1', '{"notes":"caf\\u00e9, $1","owner":"ana"}'],
