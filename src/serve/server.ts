@@ -1,10 +1,11 @@
 // `gbatch serve` as a function: opens the catalog, takes up the batches a previous server left live, and
 // listens. close() stops taking requests, then stops every run (each resumable) and closes the catalog.
 import { createAdaptorServer } from '@hono/node-server';
-import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { isLoopbackHost } from '../core/bearer-tokens.js';
 import type { PricingTable } from '../core/pricing.js';
+import { makeDirectoriesSync } from '../io/make-directories.js';
 import type { GatewayAccess } from '../job/job.js';
 import { UsageError } from '../job/options.js';
 import { openServeCatalog } from '../journal/index.js';
@@ -42,10 +43,10 @@ export interface RunningServer {
 }
 
 export async function startServe(options: ServeOptions): Promise<RunningServer> {
-  if (!options.tokens && !isLoopback(options.host))
+  if (!options.tokens && !isLoopbackHost(options.host))
     throw new UsageError(`--no-auth listens on loopback only (127.0.0.1, ::1, localhost), not ${options.host}`);
-  mkdirSync(filesDir(options), { recursive: true });
-  mkdirSync(join(options.dataDir, 'journals'), { recursive: true });
+  makeDirectoriesSync(filesDir(options));
+  makeDirectoriesSync(join(options.dataDir, 'journals'));
   const journal = options.journal ?? join(options.dataDir, 'serve.db');
   const catalog = await openServeCatalog(journal);
   const ctx: ServeContext = {
@@ -90,8 +91,4 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
       await catalog.close();
     },
   };
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

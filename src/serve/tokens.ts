@@ -1,7 +1,7 @@
 // The clients' tokens: GBATCH_SERVE_TOKENS (comma-separated) or the file GBATCH_SERVE_TOKENS_FILE (one per
 // line or comma-separated). A client is known by its token's hash: that is what owns its files and batches,
 // so no token is ever stored.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { tokenList, tokenMatcher } from '../core/bearer-tokens.js';
 import { readBoundedText } from '../io/bounded-read.js';
 import { UsageError } from '../job/options.js';
 
@@ -12,11 +12,8 @@ export interface ClientTokens {
   ownerOf(token: string): string | undefined;
 }
 
-const digest = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
-
 export function readTokens(env: NodeJS.ProcessEnv): string[] {
-  const parts: string[] = [];
-  if (env.GBATCH_SERVE_TOKENS) parts.push(...env.GBATCH_SERVE_TOKENS.split(','));
+  const parts = tokenList(env.GBATCH_SERVE_TOKENS);
   if (env.GBATCH_SERVE_TOKENS_FILE) {
     let text: string;
     try {
@@ -24,20 +21,11 @@ export function readTokens(env: NodeJS.ProcessEnv): string[] {
     } catch (err) {
       throw new UsageError(`GBATCH_SERVE_TOKENS_FILE: ${(err as Error).message}`);
     }
-    parts.push(...text.split(/[,\n\r]+/));
+    parts.push(...tokenList(text, /[,\n\r]+/));
   }
-  return parts.map((t) => t.trim()).filter((t) => t !== '');
+  return parts;
 }
 
 export function clientTokens(tokens: readonly string[]): ClientTokens {
-  const digests = tokens.map(digest);
-  return {
-    ownerOf(token) {
-      const given = digest(token);
-      // Every token compared in constant time: the answer's timing says nothing of which came close.
-      let found: Buffer | undefined;
-      for (const known of digests) if (timingSafeEqual(known, given)) found = known;
-      return found && found.toString('hex').slice(0, 32);
-    },
-  };
+  return { ownerOf: tokenMatcher(tokens) };
 }
