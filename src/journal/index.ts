@@ -24,6 +24,10 @@ export type {
   ManifestPrint,
   ManifestRecord,
   ReportSums,
+  RowQuery,
+  RowFacets,
+  JobActivity,
+  VideoTaskTimes,
   SumRow,
 } from './store.js';
 export { BudgetExceededError, JobCancelledError, type Move } from './change.js';

@@ -71,6 +71,39 @@ export interface PriorRow {
   source_line: number;
 }
 
+/** A page of the job's rows for a row browser: filters, then manifest order after a cursor. */
+export interface RowQuery {
+  states?: readonly ItemState[];
+  kinds?: readonly string[];
+  model?: string;
+  /** lastError.code equals this (e.g. 'rate_limited', 'budget_exceeded'). */
+  errorCode?: string;
+  /** Rows whose id starts with this (exact id included). */
+  idPrefix?: string;
+  /** Only rows after this manifest position. */
+  afterSeq?: number;
+  /** At most this many rows (1..500). */
+  limit: number;
+}
+
+/** The job's distinct models and error codes with their row counts, most rows first. */
+export interface RowFacets {
+  models: Array<{ model: string; rows: number }>;
+  errorCodes: Array<{ code: string; rows: number }>;
+}
+
+/** The job's first submission and last activity (ms; both null until something was sent). */
+export interface JobActivity {
+  firstAt: number | null;
+  lastAt: number | null;
+}
+
+/** The job's video tasks that succeeded, and the median of their submission-to-success times (nearest rank). */
+export interface VideoTaskTimes {
+  count: number;
+  medianMs: number | null;
+}
+
 export interface ManifestRecord {
   bytes: number;
   sha256: string;
@@ -303,7 +336,16 @@ export interface JournalQueries {
   events(itemId: string): Promise<ItemEventRecord[]>;
   /** The job's event log after `afterSeq`, in seq order, at most `limit` entries: read in pages (see eventLog()). */
   eventLogPage(afterSeq: number, limit: number): Promise<EventLogRecord[]>;
+  /** Read from the job's summary rows, not from its rows: money to the nano-dollar. */
   reportSums(): Promise<ReportSums>;
+  /** A page of the job's rows for a row browser: filters, then manifest order after a cursor. */
+  rowPage(query: RowQuery): Promise<Item[]>;
+  /** The job's distinct models and error codes with their row counts, for a browser's filter choices (from summaries). */
+  rowFacets(): Promise<RowFacets>;
+  /** The job's first and last activity (ms; null when none): from a summary or an index, never a scan of the log. */
+  activity(): Promise<JobActivity>;
+  /** How many video tasks succeeded and their median time from submission to success, from a summary. */
+  videoTaskTimes(): Promise<VideoTaskTimes>;
   /** The time (ms) of each item's last `submit`, for the ids given. */
   lastSubmitTimes(ids: readonly string[]): Promise<Map<string, number>>;
   /** The ids among `failedIds` last moved to `failed` by an operator's abandon of an uncertain row. */

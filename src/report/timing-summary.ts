@@ -1,7 +1,7 @@
 // What `status` shows of the job's times: when it started, how long it has run, how long video tasks take.
-import { eventLog, type JournalQueries } from '../journal/index.js';
+import type { JournalQueries } from '../journal/index.js';
 import { duration } from './duration.js';
-import { buildTimeline, quantile, type Timeline } from './timeline.js';
+import type { Timeline } from './timeline.js';
 
 export interface TimingJson {
   started_at: string | null;
@@ -13,19 +13,21 @@ export interface TimingJson {
   video_task_median_ms: number | null;
 }
 
+/** From the journal's summaries: its first submission and last activity, and its video tasks' times. */
 export async function timingSummary(
-  journal: Pick<JournalQueries, 'eventLogPage'>,
-): Promise<{ timeline: Timeline; json: TimingJson }> {
-  const timeline = await buildTimeline(eventLog(journal));
-  const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+  journal: Pick<JournalQueries, 'activity' | 'videoTaskTimes'>,
+): Promise<{ activity: Pick<Timeline, 'startedAt' | 'endedAt'>; json: TimingJson }> {
+  const { firstAt, lastAt } = await journal.activity();
+  const video = await journal.videoTaskTimes();
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   return {
-    timeline,
+    activity: { startedAt: firstAt ?? undefined, endedAt: firstAt === null ? undefined : (lastAt ?? firstAt) },
     json: {
-      started_at: iso(timeline.startedAt),
-      last_event_at: iso(timeline.endedAt),
-      elapsed_ms: timeline.startedAt === undefined ? null : timeline.endedAt! - timeline.startedAt,
-      video_tasks_succeeded: timeline.videoDurationsMs.length,
-      video_task_median_ms: quantile(timeline.videoDurationsMs, 0.5) ?? null,
+      started_at: iso(firstAt),
+      last_event_at: iso(firstAt === null ? null : lastAt),
+      elapsed_ms: firstAt === null || lastAt === null ? null : lastAt - firstAt,
+      video_tasks_succeeded: video.count,
+      video_task_median_ms: video.medianMs,
     },
   };
 }

@@ -26,7 +26,11 @@ import type {
   ManifestRecord,
   ModelGroup,
   PriorRow,
+  JobActivity,
   ReportSums,
+  RowFacets,
+  RowQuery,
+  VideoTaskTimes,
   RunnerMembership,
   RunnerView,
 } from '../store.js';
@@ -50,7 +54,8 @@ import { PgJobNotices } from './job-notices.js';
 import { writeLockSql } from './advisory-locks.js';
 import { PgIngestWriter } from './ingest-writer.js';
 import { PgMembership } from './membership.js';
-import { reportSums } from './report-sums.js';
+import { activity, compactSummaries, COMPACT_EVERY, rowPage, summaryRows, videoTaskTimes } from './summaries.js';
+import { rowFacets, sumRows } from '../summary-rows.js';
 import { errnoOf } from '../../core/config-error.js';
 
 export { redactDatabaseUrl } from './database-url.js';
@@ -74,6 +79,7 @@ export class PostgresJournalStore implements JournalStore {
   private readonly reads: JobQueries;
   private fencedBy: Error | undefined;
   private closed = false;
+  private writesSinceCompact = 0;
   private readonly readonly: boolean;
 
   private constructor(
@@ -297,13 +303,30 @@ export class PostgresJournalStore implements JournalStore {
   }
 
   async reportSums(): Promise<ReportSums> {
-    if (this.jobId === undefined) return reportSums(undefined, undefined);
-    const client = await this.pool.connect();
-    try {
-      return await reportSums(client, this.jobId);
-    } finally {
-      client.release();
-    }
+    return sumRows(await summaryRows(this.pool, this.jobId));
+  }
+
+  async rowPage(query: RowQuery): Promise<Item[]> {
+    return rowPage(this.pool, this.jobId, query);
+  }
+
+  async rowFacets(): Promise<RowFacets> {
+    return rowFacets(await summaryRows(this.pool, this.jobId));
+  }
+
+  async activity(): Promise<JobActivity> {
+    return activity(this.pool, this.jobId);
+  }
+
+  async videoTaskTimes(): Promise<VideoTaskTimes> {
+    return videoTaskTimes(this.pool, this.jobId);
+  }
+
+  /** Every COMPACT_EVERY writes of this process, the job's summary parts are folded into one per key. */
+  private async wrote(jobId: number): Promise<void> {
+    if (++this.writesSinceCompact < COMPACT_EVERY) return;
+    this.writesSinceCompact = 0;
+    await compactSummaries(this.pool, jobId);
   }
 
   async modelGroups(states: readonly ItemState[]): Promise<ModelGroup[]> {
@@ -331,9 +354,13 @@ export class PostgresJournalStore implements JournalStore {
     const jobId = this.assertWritable();
     const relaxed = options.durability === 'relaxed';
     // The pipeline's group commits, in one round trip each.
-    if (batchable(changes)) return this.applyBatch(jobId, changes, relaxed);
+    if (batchable(changes)) {
+      const moves = await this.applyBatch(jobId, changes, relaxed);
+      await this.wrote(jobId);
+      return moves;
+    }
     // Commits are durable on the server; a relaxed one may skip waiting for its WAL flush.
-    return inTransaction(
+    const moves = await inTransaction(
       this.pool,
       async (client) => {
         await this.enterWrite(client, jobId, 'shared');
@@ -341,6 +368,8 @@ export class PostgresJournalStore implements JournalStore {
       },
       relaxed ? 'SET LOCAL synchronous_commit = off' : '',
     );
+    await this.wrote(jobId);
+    return moves;
   }
 
   private async applyBatch(jobId: number, changes: readonly Change[], defer: boolean): Promise<Move[]> {
@@ -390,6 +419,7 @@ export class PostgresJournalStore implements JournalStore {
       )
         throw err;
     }
+    await this.wrote(jobId);
   }
 
   async noteUnrecordedTasks(tasks: ReadonlyArray<{ id: string; taskId: string }>): Promise<void> {

@@ -13,6 +13,8 @@ import type { EventLogRecord, ItemEventRecord, ManifestRecord, ModelGroup, Prior
 import type { JobContext } from './job-context.js';
 import { ADOPTED_SQL, NOT_ORPHANED_SQL } from '../orphans.js';
 import { ITEM_COLUMNS, toItem } from './item-row.js';
+import { summaryRows } from './summaries.js';
+import { stateCounts } from '../summary-rows.js';
 import type { Queryable } from './pool.js';
 import { HELD_STATES } from './transitions.js';
 
@@ -82,18 +84,12 @@ export class JobQueries {
   }
 
   async counts(): Promise<Record<ItemState, number>> {
-    const counts = Object.fromEntries(ITEM_STATES.map((s) => [s, 0])) as Record<ItemState, number>;
-    for (const { state, n } of await this.rows<{ state: string; n: number }>(
-      'SELECT state, COUNT(*) AS n FROM items WHERE job_id = $1 GROUP BY state',
-    )) {
-      counts[state as ItemState] = n;
-    }
-    return counts;
+    return stateCounts(await summaryRows(this.db, this.ctx.jobId));
   }
 
   async spend(): Promise<Spend> {
     const [row] = await this.rows<{ reserved: number | null; actual: number | null }>(
-      'SELECT SUM(reserved_usd) AS reserved, SUM(actual_usd) AS actual FROM items WHERE job_id = $1',
+      'SELECT SUM(reserved) AS reserved, SUM(actual) AS actual FROM item_sums WHERE job_id = $1',
     );
     return { reservedUsd: roundUsd(row?.reserved ?? 0), actualUsd: roundUsd(row?.actual ?? 0) };
   }

@@ -5,6 +5,7 @@ import { judgeAgainstPrior, type IngestSummary } from '../ingest-rules.js';
 import type { IngestEntry } from '../ingest-rules.js';
 import { hasNarrowKeys, NarrowKeys, priorQuery } from './narrow-keys.js';
 import { IngestListing, withholdRows } from './orphans.js';
+import { hasItemSums, IngestSums } from './item-sums.js';
 
 /** The journal an ingest pass writes: its connection, its clock, and its spend (read once, before the pass). */
 export interface IngestTarget {
@@ -26,6 +27,8 @@ export class IngestSession {
   private readonly insertRequest;
   /** Which rows held before this ingest it read: the others are orphaned at its end. */
   private readonly listing: IngestListing;
+  /** The inserted rows' part of the job's summary, written before the commit (undefined: a journal without one). */
+  private readonly sums: IngestSums | undefined;
 
   /** Where the hash and the path go on a journal that keeps them narrow (undefined: inline). */
   private readonly narrow: NarrowKeys | undefined;
@@ -53,6 +56,7 @@ export class IngestSession {
     // spend read now still holds afterwards: a first ingest of 1M rows is not followed by a scan of
     // every row to learn that it is zero (~0.12 s).
     journal.currentSpend();
+    this.sums = hasItemSums(db) ? new IngestSums() : undefined;
     db.exec('BEGIN IMMEDIATE');
     this.listing = IngestListing.begin(db);
   }
@@ -84,6 +88,14 @@ export class IngestSession {
       if (inserted.changes === 1) {
         if (requestText !== null) this.insertRequest.run(inserted.lastInsertRowid, requestText);
         this.summary.inserted++;
+        this.sums?.add({
+          state: entry.state,
+          kind: entry.kind,
+          model: entry.model,
+          resolution: entry.resolution ?? null,
+          lastError: entry.lastError,
+          estimateUsd: entry.estimateUsd ?? 0,
+        });
         continue;
       }
       const prior = this.existing.get(entry.id) as {
@@ -121,6 +133,7 @@ export class IngestSession {
   }
 
   commit(): IngestSummary {
+    if (this.open) this.sums?.write(this.journal.db);
     this.finish('COMMIT');
     return this.summary;
   }

@@ -31,9 +31,13 @@ import type {
   JournalStore,
   ManifestRecord,
   ModelGroup,
+  JobActivity,
   PriorRow,
   ReportSums,
+  RowFacets,
+  RowQuery,
   RunnerView,
+  VideoTaskTimes,
 } from '../store.js';
 import { OneRunnerCoordination, OneRunnerNotices } from '../one-runner.js';
 import { openDatabase, probeWritable } from './open-database.js';
@@ -59,6 +63,12 @@ import { SqliteIngestWriter } from './ingest-writer.js';
 import { SqliteMembership } from './membership.js';
 import { FileWatch } from './file-watch.js';
 import { rescueReport, saveCopy } from './rescue.js';
+import { hasItemSums, summaryCounts, summaryRows, summarySpend } from './item-sums.js';
+import { rowFacets, stateCounts, sumRows } from '../summary-rows.js';
+import { rowPage } from './row-page.js';
+import { activity, videoDurations } from './activity.js';
+import { foldVideoTaskTimes } from '../video-task-times.js';
+import { timeAssignments, timeValues } from '../item-times.js';
 
 export interface SqliteOpenOptions {
   clock?: { now(): number };
@@ -103,12 +113,14 @@ export class SqliteJournal implements JournalStore {
   /** Where a writable journal appends events; undefined on a read-only one. */
   private readonly eventLog: EventLog | undefined;
   private readonly watch: FileWatch;
+  /** The journal keeps summaries (schema step 15); a read-only journal of an older gbatch may not. */
+  private readonly summaries: boolean;
   private readonly stmt: {
     get: Database.Statement<[string], ItemRow>;
     head: Database.Statement<[string], { seq: number; state: string; reserved_usd: number; actual_usd: number | null }>;
     counts: Database.Statement<[], { state: string; n: number }>;
     spend: Database.Statement<[], { reserved: number | null; actual: number | null }>;
-    store: Database.Statement<[string, string | number, number, string]>;
+    store: Database.Statement<[string, string | number, number, number, string]>;
   };
 
   private constructor(
@@ -130,6 +142,7 @@ export class SqliteJournal implements JournalStore {
       this.itemColumns = itemColumns(this.db);
       this.wide = wide && !options.readonly ? new WideValues(this.db) : undefined;
       this.eventLog = !options.readonly && hasEventLog(this.db) ? new EventLog(this.db) : undefined;
+      this.summaries = hasItemSums(this.db);
       this.stmt = this.prepareStatements();
       this.reads = new ItemReads(this.db, this.itemColumns);
       this.jobRow = new JobRow(this.db);
@@ -148,7 +161,7 @@ export class SqliteJournal implements JournalStore {
       counts: this.db.prepare('SELECT state, COUNT(*) AS n FROM items GROUP BY state'),
       spend: this.db.prepare('SELECT SUM(reserved_usd) AS reserved, SUM(actual_usd) AS actual FROM items'),
       store: this.db.prepare(
-        `UPDATE items SET state = ?, ${this.wide ? 'output_ref' : 'output_path'} = ?, updated_at = ? WHERE id = ? AND state = 'succeeded'`,
+        `UPDATE items SET state = ?, ${this.wide ? 'output_ref' : 'output_path'} = ?, updated_at = ?${this.summaries ? ', finished_at = COALESCE(finished_at, ?)' : ' + 0 * ?'} WHERE id = ? AND state = 'succeeded'`,
       ),
     };
   }
@@ -279,6 +292,7 @@ export class SqliteJournal implements JournalStore {
 
   /** @internal As counts(), at once. */
   stateCounts(): Record<ItemState, number> {
+    if (this.summaries) return summaryCounts(this.db);
     const counts = Object.fromEntries(ITEM_STATES.map((s) => [s, 0])) as Record<ItemState, number>;
     for (const { state, n } of this.stmt.counts.all()) counts[state as ItemState] = n;
     return counts;
@@ -291,7 +305,7 @@ export class SqliteJournal implements JournalStore {
   /** @internal Money held by the journal, at once: reservations not yet settled, and settled actual charges. */
   currentSpend(): Spend {
     if (!this.spendCache) {
-      const row = this.stmt.spend.get()!;
+      const row = this.summaries ? summarySpend(this.db) : this.stmt.spend.get()!;
       this.spendCache = { reservedUsd: roundUsd(row.reserved ?? 0), actualUsd: roundUsd(row.actual ?? 0) };
     }
     return { ...this.spendCache };
@@ -344,7 +358,53 @@ export class SqliteJournal implements JournalStore {
   }
 
   async reportSums(): Promise<ReportSums> {
-    return reportSums(this.db);
+    return this.summaries ? sumRows(summaryRows(this.db)) : reportSums(this.db);
+  }
+
+  async rowPage(query: RowQuery): Promise<Item[]> {
+    if (!this.summaries) {
+      const page: Item[] = [];
+      for (const item of this.reads.page(query, query.afterSeq ?? 0, -1)) {
+        if (query.model !== undefined && item.model !== query.model) continue;
+        if (query.errorCode !== undefined && item.lastError?.code !== query.errorCode) continue;
+        if (query.idPrefix !== undefined && !item.id.startsWith(query.idPrefix)) continue;
+        page.push(item);
+        if (page.length >= query.limit) break;
+      }
+      return page;
+    }
+    return rowPage(this.db, this.itemColumns, query);
+  }
+
+  async rowFacets(): Promise<RowFacets> {
+    if (this.summaries) return rowFacets(summaryRows(this.db));
+    const rows = this.db
+      .prepare(
+        `SELECT state, kind, IFNULL(model, '') AS model, '' AS resolution,
+          IFNULL(CASE WHEN json_valid(last_error) THEN CAST(json_extract(last_error, '$.code') AS TEXT) END, '') AS error_code,
+          COUNT(*) AS items FROM items GROUP BY 1, 2, 3, 5`,
+      )
+      .all() as Parameters<typeof rowFacets>[0];
+    return rowFacets(rows);
+  }
+
+  async activity(): Promise<JobActivity> {
+    return activity(this.db);
+  }
+
+  async videoTaskTimes(): Promise<VideoTaskTimes> {
+    if (this.summaries) return videoDurations(this.db);
+    // An older journal, read-only: its log folded.
+    return foldVideoTaskTimes(this.eventLogPages());
+  }
+
+  private *eventLogPages(): Generator<EventLogRecord> {
+    for (let after = 0; ;) {
+      const page = eventLogRecords(this.db, after, 5000);
+      if (page.length === 0) return;
+      yield* page;
+      after = page[page.length - 1]!.seq;
+    }
   }
 
   async lastSubmitTimes(ids: readonly string[]): Promise<Map<string, number>> {
@@ -462,7 +522,11 @@ export class SqliteJournal implements JournalStore {
       const seqs = new Map<string, number>();
       const plan = planChanges(this.heads(changes, seqs), changes, { runner: undefined, now });
       plan.rows.forEach(({ change, from, to }, i) => {
-        const { assignments, values, response } = this.rowWrite(change.patch ?? {});
+        const written = this.rowWrite(change.patch ?? {});
+        const { response } = written;
+        const times = this.summaries ? timeAssignments(from, to) : [];
+        const assignments = [...written.assignments, ...times];
+        const values = [...written.values, ...timeValues(times, now)];
         const sql = `UPDATE items SET state = ?, updated_at = ?${assignments.map((a) => `, ${a}`).join('')} WHERE id = ? AND state = ?`;
         let statement = this.updateCache.get(sql);
         if (!statement) {
@@ -521,7 +585,7 @@ export class SqliteJournal implements JournalStore {
           this.assertOwner();
           const output = this.wide ? this.wide.textId(outputPath) : outputPath;
           for (const id of ids) {
-            if (this.stmt.store.run(to, output, now, id).changes !== 1)
+            if (this.stmt.store.run(to, output, now, now, id).changes !== 1)
               throw new StaleTransitionError(id, 'store', 'succeeded');
             this.logEvent(id, now, 'store', 'succeeded', to, detailText);
           }
