@@ -89,7 +89,7 @@ export class JobQueries {
 
   async spend(): Promise<Spend> {
     const [row] = await this.rows<{ reserved: number | null; actual: number | null }>(
-      'SELECT SUM(reserved) AS reserved, SUM(actual) AS actual FROM item_sums WHERE job_id = $1',
+      'SELECT SUM(reserved::numeric) AS reserved, SUM(actual::numeric) AS actual FROM item_sums WHERE job_id = $1',
     );
     return { reservedUsd: roundUsd(row?.reserved ?? 0), actualUsd: roundUsd(row?.actual ?? 0) };
   }

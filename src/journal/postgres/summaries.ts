@@ -14,9 +14,10 @@ export async function summaryRows(db: Queryable, jobId: number | undefined): Pro
   if (jobId === undefined) return [];
   const result = await db.query<SummaryRow>(
     `SELECT state, kind, model, resolution, error_code, sum(items) AS items, sum(settled) AS settled,
-      sum(estimated) AS estimated, sum(actual) AS actual, sum(settled_estimated) AS settled_estimated,
-      sum(reserved) AS reserved, sum(over) AS over, sum(over_n) AS over_n, sum(gateway) AS gateway,
-      sum(gateway_n) AS gateway_n, sum(tokens) AS tokens, sum(tokens_n) AS tokens_n, sum(unmetered) AS unmetered
+      sum(estimated::numeric) AS estimated, sum(actual::numeric) AS actual,
+      sum(settled_estimated::numeric) AS settled_estimated, sum(reserved::numeric) AS reserved,
+      sum(over::numeric) AS over, sum(over_n) AS over_n, sum(gateway::numeric) AS gateway, sum(gateway_n) AS gateway_n,
+      sum(tokens) AS tokens, sum(tokens_n) AS tokens_n, sum(unmetered) AS unmetered
     FROM item_sums WHERE job_id = $1 GROUP BY state, kind, model, resolution, error_code HAVING sum(items) <> 0`,
     [jobId],
   );

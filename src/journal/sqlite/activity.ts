@@ -44,3 +44,14 @@ export function videoDurations(db: Database.Database): { count: number; medianMs
     .get(Math.ceil(count / 2) - 1) as number;
   return { count, medianMs };
 }
+
+/** The time of each row's last submission, for the ids given (absent: never sent), as its row keeps it. */
+export function submittedTimes(db: Database.Database, ids: readonly string[]): Map<string, number> {
+  const found = new Map<string, number>();
+  const read = db.prepare('SELECT submitted_at FROM items WHERE id = ?').pluck();
+  for (const id of ids) {
+    const at = read.get(id) as number | null | undefined;
+    if (typeof at === 'number') found.set(id, at);
+  }
+  return found;
+}

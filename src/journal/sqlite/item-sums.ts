@@ -5,14 +5,33 @@ import type Database from 'better-sqlite3';
 import { ITEM_STATES, type ItemState } from '../../core/states.js';
 import type { ItemError } from '../item.js';
 import type { SumRow } from '../store.js';
-import { emptySums, type SummaryRow, sumRows } from '../summary-rows.js';
+import { type SummaryRow, sumRows } from '../summary-rows.js';
 
 export function hasItemSums(db: Database.Database): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'item_sums'").get() !== undefined;
 }
 
-const COLUMNS =
-  'state, kind, model, resolution, error_code, items, settled, estimated, actual, settled_estimated, reserved, over, over_n, gateway, gateway_n, tokens, tokens_n, unmetered';
+const MONEY = ['estimated', 'actual', 'settled_estimated', 'reserved', 'over', 'gateway'] as const;
+/** In the table's order. */
+const COLUMNS = `state, kind, model, resolution, error_code, items, settled, estimated, actual, settled_estimated, reserved, over, over_n, gateway, gateway_n, tokens, tokens_n, unmetered, ${MONEY.map((m) => `${m}_err`).join(', ')}`;
+/** The summary's columns as read: each money sum with its compensation added. */
+const READ = `state, kind, model, resolution, error_code, items, settled, ${MONEY.map((m) => `${m} + ${m}_err AS ${m}`).join(', ')}, over_n, gateway_n, tokens, tokens_n, unmetered`;
+
+/** Adds a pair (sum, compensation) to a column's, as the triggers do (Kahan-Babuska-Neumaier). */
+const kbn = (m: string): string =>
+  `${m} = ${m} + excluded.${m}, ${m}_err = ${m}_err + excluded.${m}_err + CASE WHEN abs(${m}) >= abs(excluded.${m}) THEN (${m} - (${m} + excluded.${m})) + excluded.${m} ELSE (excluded.${m} - (${m} + excluded.${m})) + ${m} END`;
+
+/** SQLite's SUM() of REAL values, step by step (func.c: kahanBabuskaNeumaierStep). */
+class RealSum {
+  sum = 0;
+  err = 0;
+  add(r: number): void {
+    const t = this.sum + r;
+    if (Math.abs(this.sum) > Math.abs(r)) this.err += this.sum - t + r;
+    else this.err += r - t + this.sum;
+    this.sum = t;
+  }
+}
 
 /** The error code a row's last error carries ('' for none), as the triggers and the error-code index read it. */
 export function errorCode(error: ItemError | null | undefined): string {
@@ -21,7 +40,7 @@ export function errorCode(error: ItemError | null | undefined): string {
 
 /** The part of the rows one ingest inserts, added up as it inserts them. */
 export class IngestSums {
-  private readonly parts = new Map<string, SummaryRow>();
+  private readonly parts = new Map<string, { key: string[]; items: number; estimated: RealSum }>();
 
   add(row: {
     state: string;
@@ -34,48 +53,52 @@ export class IngestSums {
     const key = [row.state, row.kind, row.model ?? '', row.resolution ?? '', errorCode(row.lastError)];
     const id = key.join('\u0000');
     let part = this.parts.get(id);
-    if (!part) {
-      const [state, kind, model, resolution, error_code] = key as [string, string, string, string, string];
-      this.parts.set(id, (part = { state, kind, model, resolution, error_code, ...emptySums() }));
-    }
+    if (!part) this.parts.set(id, (part = { key, items: 0, estimated: new RealSum() }));
     part.items++;
-    part.estimated += row.estimateUsd;
+    part.estimated.add(row.estimateUsd);
   }
 
   /** Adds the parts to the summary: call inside the ingest's transaction. */
   write(db: Database.Database): void {
     if (this.parts.size === 0) return;
-    const upsert = db.prepare(`INSERT INTO item_sums (${COLUMNS}) VALUES (${COLUMNS.split(',')
-      .map(() => '?')
-      .join(', ')})
-      ON CONFLICT DO UPDATE SET items = items + excluded.items, estimated = estimated + excluded.estimated`);
-    for (const p of this.parts.values())
+    const marks = COLUMNS.split(',').map(() => '?');
+    const upsert = db.prepare(`INSERT INTO item_sums (${COLUMNS}) VALUES (${marks.join(', ')})
+      ON CONFLICT DO UPDATE SET items = items + excluded.items, ${kbn('estimated')}`);
+    for (const { key, items, estimated } of this.parts.values()) {
+      const [state, kind, model, resolution, code] = key;
       upsert.run(
-        p.state,
-        p.kind,
-        p.model,
-        p.resolution,
-        p.error_code,
-        p.items,
+        state,
+        kind,
+        model,
+        resolution,
+        code,
+        items,
         0,
-        p.estimated,
-        0,
-        0,
+        estimated.sum,
         0,
         0,
         0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        estimated.err,
         0,
         0,
         0,
         0,
         0,
       );
+    }
     this.parts.clear();
   }
 }
 
 export function summaryRows(db: Database.Database): SummaryRow[] {
-  return db.prepare(`SELECT ${COLUMNS} FROM item_sums WHERE items <> 0`).all() as SummaryRow[];
+  return db.prepare(`SELECT ${READ} FROM item_sums WHERE items <> 0`).all() as SummaryRow[];
 }
 
 export function summaryCounts(db: Database.Database): Record<ItemState, number> {
@@ -111,7 +134,7 @@ export function recountItemSums(db: Database.Database): void {
         IFNULL(SUM(CASE WHEN actual_usd IS NOT NULL THEN estimate_usd END), 0), SUM(reserved_usd),
         IFNULL(SUM(CASE WHEN actual_usd > estimate_usd THEN actual_usd - estimate_usd END), 0),
         SUM(IFNULL(actual_usd > estimate_usd, 0)), IFNULL(SUM(gateway_charge_usd), 0), COUNT(gateway_charge_usd),
-        IFNULL(SUM(total_tokens), 0), COUNT(total_tokens), SUM(unmetered)
+        IFNULL(SUM(total_tokens), 0), COUNT(total_tokens), SUM(unmetered), 0, 0, 0, 0, 0, 0
       FROM items GROUP BY 1, 2, 3, 4, 5`);
   })();
 }

@@ -66,7 +66,7 @@ import { rescueReport, saveCopy } from './rescue.js';
 import { hasItemSums, summaryCounts, summaryRows, summarySpend } from './item-sums.js';
 import { rowFacets, stateCounts, sumRows } from '../summary-rows.js';
 import { rowPage } from './row-page.js';
-import { activity, videoDurations } from './activity.js';
+import { activity, submittedTimes, videoDurations } from './activity.js';
 import { foldVideoTaskTimes } from '../video-task-times.js';
 import { timeAssignments, timeValues } from '../item-times.js';
 
@@ -408,6 +408,8 @@ export class SqliteJournal implements JournalStore {
   }
 
   async lastSubmitTimes(ids: readonly string[]): Promise<Map<string, number>> {
+    // Each row keeps its last submission's time: no walk back through the log.
+    if (this.summaries) return submittedTimes(this.db, ids);
     return lastSubmitTimes(this.db, ids);
   }
 

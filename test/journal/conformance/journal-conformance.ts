@@ -35,6 +35,10 @@ import { adoptConformance } from './methods/adopt.js';
 import { forgetConformance } from './methods/forget.js';
 import { membershipConformance } from './methods/membership.js';
 import { lostAndRescueConformance } from './methods/lost-and-rescue.js';
+import { summariesConformance } from './methods/summaries.js';
+import { rowPageConformance } from './methods/row-page.js';
+import { rowFacetsConformance } from './methods/row-facets.js';
+import { activityConformance } from './methods/activity.js';
 
 const METHODS: ReadonlyArray<(label: string, harness: Harness) => void> = [
   openConformance,
@@ -70,6 +74,10 @@ const METHODS: ReadonlyArray<(label: string, harness: Harness) => void> = [
   noticesConformance,
   noteUnrecordedConformance,
   lostAndRescueConformance,
+  summariesConformance,
+  rowPageConformance,
+  rowFacetsConformance,
+  activityConformance,
 ];
 
 export function journalConformance(label: string, useHarness: UseHarness): void {

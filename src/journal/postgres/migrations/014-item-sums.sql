@@ -2,7 +2,7 @@
 -- item_sums holds parts: each statement that inserts, changes or removes rows appends the difference it made per
 -- state, kind, model, resolution and error code ('' for none), and a read adds the parts up. Several runners write
 -- a job at once: appending never waits on another runner's row lock, where one row per job would serialise every
--- transition (and deadlock batches that touch two keys in different orders). gbatch_compact_item_sums folds a
+-- transition (and deadlock batches that touch two keys in different orders). gbatch_compact_summaries folds a
 -- job's parts into one per key now and then. job_activity holds parts of the job's first submission and last
 -- event the same way; video_durations each video task's submission-to-success time. Each row's last attempt's
 -- times are stamped on it as its state moves (a trigger before the update).
@@ -52,11 +52,11 @@ BEGIN
   INSERT INTO item_sums
   SELECT r.job_id, r.state, r.kind, COALESCE(r.model, ''), COALESCE(r.resolution, ''),
     COALESCE(gbatch_error_code(r.last_error), ''),
-    count(*), count(r.actual_usd), sum(r.estimate_usd), COALESCE(sum(r.actual_usd), 0),
-    COALESCE(sum(r.estimate_usd) FILTER (WHERE r.actual_usd IS NOT NULL), 0), sum(r.reserved_usd),
-    COALESCE(sum(r.actual_usd - r.estimate_usd) FILTER (WHERE r.actual_usd > r.estimate_usd), 0),
+    count(*), count(r.actual_usd), sum(r.estimate_usd::numeric), COALESCE(sum(r.actual_usd::numeric), 0),
+    COALESCE(sum(r.estimate_usd::numeric) FILTER (WHERE r.actual_usd IS NOT NULL), 0), sum(r.reserved_usd::numeric),
+    COALESCE(sum(r.actual_usd::numeric - r.estimate_usd::numeric) FILTER (WHERE r.actual_usd > r.estimate_usd), 0),
     count(*) FILTER (WHERE r.actual_usd > r.estimate_usd),
-    COALESCE(sum(r.gateway_charge_usd), 0), count(r.gateway_charge_usd),
+    COALESCE(sum(r.gateway_charge_usd::numeric), 0), count(r.gateway_charge_usd),
     COALESCE(sum(r.total_tokens), 0), count(r.total_tokens), sum(r.unmetered)
   FROM new_rows r GROUP BY 1, 2, 3, 4, 5, 6;
   RETURN NULL;
@@ -68,11 +68,11 @@ BEGIN
   INSERT INTO item_sums
   SELECT r.job_id, r.state, r.kind, COALESCE(r.model, ''), COALESCE(r.resolution, ''),
     COALESCE(gbatch_error_code(r.last_error), ''),
-    -count(*), -count(r.actual_usd), -sum(r.estimate_usd), -COALESCE(sum(r.actual_usd), 0),
-    -COALESCE(sum(r.estimate_usd) FILTER (WHERE r.actual_usd IS NOT NULL), 0), -sum(r.reserved_usd),
-    -COALESCE(sum(r.actual_usd - r.estimate_usd) FILTER (WHERE r.actual_usd > r.estimate_usd), 0),
+    -count(*), -count(r.actual_usd), -sum(r.estimate_usd::numeric), -COALESCE(sum(r.actual_usd::numeric), 0),
+    -COALESCE(sum(r.estimate_usd::numeric) FILTER (WHERE r.actual_usd IS NOT NULL), 0), -sum(r.reserved_usd::numeric),
+    -COALESCE(sum(r.actual_usd::numeric - r.estimate_usd::numeric) FILTER (WHERE r.actual_usd > r.estimate_usd), 0),
     -count(*) FILTER (WHERE r.actual_usd > r.estimate_usd),
-    -COALESCE(sum(r.gateway_charge_usd), 0), -count(r.gateway_charge_usd),
+    -COALESCE(sum(r.gateway_charge_usd::numeric), 0), -count(r.gateway_charge_usd),
     -COALESCE(sum(r.total_tokens), 0), -count(r.total_tokens), -sum(r.unmetered)
   FROM old_rows r GROUP BY 1, 2, 3, 4, 5, 6;
   RETURN NULL;
@@ -102,12 +102,12 @@ BEGIN
   INSERT INTO item_sums
   SELECT r.job_id, r.state, r.kind, COALESCE(r.model, ''), COALESCE(r.resolution, ''),
     COALESCE(gbatch_error_code(r.last_error), ''),
-    sum(r.sign), COALESCE(sum(r.sign) FILTER (WHERE r.actual_usd IS NOT NULL), 0), sum(r.sign * r.estimate_usd),
-    COALESCE(sum(r.sign * r.actual_usd), 0),
-    COALESCE(sum(r.sign * r.estimate_usd) FILTER (WHERE r.actual_usd IS NOT NULL), 0), sum(r.sign * r.reserved_usd),
-    COALESCE(sum(r.sign * (r.actual_usd - r.estimate_usd)) FILTER (WHERE r.actual_usd > r.estimate_usd), 0),
+    sum(r.sign), COALESCE(sum(r.sign) FILTER (WHERE r.actual_usd IS NOT NULL), 0), sum(r.sign * r.estimate_usd::numeric),
+    COALESCE(sum(r.sign * r.actual_usd::numeric), 0),
+    COALESCE(sum(r.sign * r.estimate_usd::numeric) FILTER (WHERE r.actual_usd IS NOT NULL), 0), sum(r.sign * r.reserved_usd::numeric),
+    COALESCE(sum(r.sign * (r.actual_usd::numeric - r.estimate_usd::numeric)) FILTER (WHERE r.actual_usd > r.estimate_usd), 0),
     COALESCE(sum(r.sign) FILTER (WHERE r.actual_usd > r.estimate_usd), 0),
-    COALESCE(sum(r.sign * r.gateway_charge_usd), 0), COALESCE(sum(r.sign) FILTER (WHERE r.gateway_charge_usd IS NOT NULL), 0),
+    COALESCE(sum(r.sign * r.gateway_charge_usd::numeric), 0), COALESCE(sum(r.sign) FILTER (WHERE r.gateway_charge_usd IS NOT NULL), 0),
     COALESCE(sum(r.sign * r.total_tokens), 0), COALESCE(sum(r.sign) FILTER (WHERE r.total_tokens IS NOT NULL), 0),
     sum(r.sign * r.unmetered)
   FROM signed r GROUP BY 1, 2, 3, 4, 5, 6;
@@ -155,9 +155,9 @@ BEGIN
   IF NOT pg_try_advisory_xact_lock(hashtext(current_schema() || ':gbatch:sums'), p_job::int) THEN RETURN; END IF;
   WITH gone AS (DELETE FROM item_sums WHERE job_id = p_job RETURNING *)
   INSERT INTO item_sums
-  SELECT job_id, state, kind, model, resolution, error_code, sum(items), sum(settled), sum(estimated), sum(actual),
-    sum(settled_estimated), sum(reserved), sum(over), sum(over_n), sum(gateway), sum(gateway_n), sum(tokens),
-    sum(tokens_n), sum(unmetered)
+  SELECT job_id, state, kind, model, resolution, error_code, sum(items), sum(settled), sum(estimated::numeric),
+    sum(actual::numeric), sum(settled_estimated::numeric), sum(reserved::numeric), sum(over::numeric), sum(over_n),
+    sum(gateway::numeric), sum(gateway_n), sum(tokens), sum(tokens_n), sum(unmetered)
   FROM gone GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(items) <> 0;
   WITH gone AS (DELETE FROM job_activity WHERE job_id = p_job RETURNING *)
   INSERT INTO job_activity SELECT p_job, min(first_submit_at), max(last_at) FROM gone HAVING count(*) > 0;
@@ -195,11 +195,11 @@ SELECT job_id, min(at) FILTER (WHERE event = 'submit'), max(at) FROM events GROU
 INSERT INTO item_sums
 SELECT r.job_id, r.state, r.kind, COALESCE(r.model, ''), COALESCE(r.resolution, ''),
   COALESCE(gbatch_error_code(r.last_error), ''),
-  count(*), count(r.actual_usd), sum(r.estimate_usd), COALESCE(sum(r.actual_usd), 0),
-  COALESCE(sum(r.estimate_usd) FILTER (WHERE r.actual_usd IS NOT NULL), 0), sum(r.reserved_usd),
-  COALESCE(sum(r.actual_usd - r.estimate_usd) FILTER (WHERE r.actual_usd > r.estimate_usd), 0),
+  count(*), count(r.actual_usd), sum(r.estimate_usd::numeric), COALESCE(sum(r.actual_usd::numeric), 0),
+  COALESCE(sum(r.estimate_usd::numeric) FILTER (WHERE r.actual_usd IS NOT NULL), 0), sum(r.reserved_usd::numeric),
+  COALESCE(sum(r.actual_usd::numeric - r.estimate_usd::numeric) FILTER (WHERE r.actual_usd > r.estimate_usd), 0),
   count(*) FILTER (WHERE r.actual_usd > r.estimate_usd),
-  COALESCE(sum(r.gateway_charge_usd), 0), count(r.gateway_charge_usd),
+  COALESCE(sum(r.gateway_charge_usd::numeric), 0), count(r.gateway_charge_usd),
   COALESCE(sum(r.total_tokens), 0), count(r.total_tokens), sum(r.unmetered)
 FROM items r GROUP BY 1, 2, 3, 4, 5, 6;
 

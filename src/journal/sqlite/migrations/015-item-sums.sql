@@ -1,6 +1,7 @@
 -- Summaries, so that `status`, `report` and a dashboard read a few rows instead of every row and event.
 -- item_sums: the rows counted and their money summed per state, kind, model, resolution and error code
--- ('' for none). An update or removal of a row moves its part by the triggers below; an ingest adds the
+-- ('' for none); each money sum with its running compensation (*_err: Kahan-Babuska-Neumaier, as SQLite's SUM()
+-- adds), so that a million additions and removals still equal the rows' sum. An update or removal of a row moves its part by the triggers below; an ingest adds the
 -- part of the rows it inserts itself, in its transaction (a trigger on insert cost ingest a third more).
 -- Each row's last attempt's times (submitted, accepted, succeeded, finished) are kept on the row by the
 -- transition that reaches them, and each video task's submission-to-success time in video_durations.
@@ -23,6 +24,12 @@ CREATE TABLE item_sums (
   tokens INTEGER NOT NULL DEFAULT 0,
   tokens_n INTEGER NOT NULL DEFAULT 0,
   unmetered INTEGER NOT NULL DEFAULT 0,
+  estimated_err REAL NOT NULL DEFAULT 0,
+  actual_err REAL NOT NULL DEFAULT 0,
+  settled_estimated_err REAL NOT NULL DEFAULT 0,
+  reserved_err REAL NOT NULL DEFAULT 0,
+  over_err REAL NOT NULL DEFAULT 0,
+  gateway_err REAL NOT NULL DEFAULT 0,
   PRIMARY KEY (state, kind, model, resolution, error_code)
 ) WITHOUT ROWID;
 ALTER TABLE items ADD COLUMN submitted_at INTEGER;
@@ -67,7 +74,7 @@ INSERT INTO item_sums
     IFNULL(SUM(CASE WHEN actual_usd IS NOT NULL THEN estimate_usd END), 0), SUM(reserved_usd),
     IFNULL(SUM(CASE WHEN actual_usd > estimate_usd THEN actual_usd - estimate_usd END), 0),
     SUM(IFNULL(actual_usd > estimate_usd, 0)), IFNULL(SUM(gateway_charge_usd), 0), COUNT(gateway_charge_usd),
-    IFNULL(SUM(total_tokens), 0), COUNT(total_tokens), SUM(unmetered)
+    IFNULL(SUM(total_tokens), 0), COUNT(total_tokens), SUM(unmetered), 0, 0, 0, 0, 0, 0
   FROM items GROUP BY 1, 2, 3, 4, 5;
 CREATE TRIGGER item_sums_on_update AFTER UPDATE OF state, kind, model, resolution, last_error, estimate_usd, reserved_usd,
     actual_usd, gateway_charge_usd, total_tokens, unmetered ON items
@@ -83,26 +90,52 @@ BEGIN
     -(CASE WHEN OLD.actual_usd IS NOT NULL THEN OLD.estimate_usd ELSE 0 END), -OLD.reserved_usd,
     -(CASE WHEN OLD.actual_usd > OLD.estimate_usd THEN OLD.actual_usd - OLD.estimate_usd ELSE 0 END),
     -IFNULL(OLD.actual_usd > OLD.estimate_usd, 0), -IFNULL(OLD.gateway_charge_usd, 0), -(OLD.gateway_charge_usd IS NOT NULL),
-    -IFNULL(OLD.total_tokens, 0), -(OLD.total_tokens IS NOT NULL), -OLD.unmetered)
-  ON CONFLICT DO UPDATE SET items = items + excluded.items, settled = settled + excluded.settled,
-    estimated = estimated + excluded.estimated, actual = actual + excluded.actual,
-    settled_estimated = settled_estimated + excluded.settled_estimated, reserved = reserved + excluded.reserved,
-    over = over + excluded.over, over_n = over_n + excluded.over_n, gateway = gateway + excluded.gateway,
-    gateway_n = gateway_n + excluded.gateway_n, tokens = tokens + excluded.tokens,
-    tokens_n = tokens_n + excluded.tokens_n, unmetered = unmetered + excluded.unmetered;
+    -IFNULL(OLD.total_tokens, 0), -(OLD.total_tokens IS NOT NULL), -OLD.unmetered, 0, 0, 0, 0, 0, 0)
+  ON CONFLICT DO UPDATE SET items = items + excluded.items,
+    settled = settled + excluded.settled,
+    estimated = estimated + excluded.estimated,
+    estimated_err = estimated_err + excluded.estimated_err + CASE WHEN abs(estimated) >= abs(excluded.estimated) THEN (estimated - (estimated + excluded.estimated)) + excluded.estimated ELSE (excluded.estimated - (estimated + excluded.estimated)) + estimated END,
+    actual = actual + excluded.actual,
+    actual_err = actual_err + excluded.actual_err + CASE WHEN abs(actual) >= abs(excluded.actual) THEN (actual - (actual + excluded.actual)) + excluded.actual ELSE (excluded.actual - (actual + excluded.actual)) + actual END,
+    settled_estimated = settled_estimated + excluded.settled_estimated,
+    settled_estimated_err = settled_estimated_err + excluded.settled_estimated_err + CASE WHEN abs(settled_estimated) >= abs(excluded.settled_estimated) THEN (settled_estimated - (settled_estimated + excluded.settled_estimated)) + excluded.settled_estimated ELSE (excluded.settled_estimated - (settled_estimated + excluded.settled_estimated)) + settled_estimated END,
+    reserved = reserved + excluded.reserved,
+    reserved_err = reserved_err + excluded.reserved_err + CASE WHEN abs(reserved) >= abs(excluded.reserved) THEN (reserved - (reserved + excluded.reserved)) + excluded.reserved ELSE (excluded.reserved - (reserved + excluded.reserved)) + reserved END,
+    over = over + excluded.over,
+    over_err = over_err + excluded.over_err + CASE WHEN abs(over) >= abs(excluded.over) THEN (over - (over + excluded.over)) + excluded.over ELSE (excluded.over - (over + excluded.over)) + over END,
+    gateway = gateway + excluded.gateway,
+    gateway_err = gateway_err + excluded.gateway_err + CASE WHEN abs(gateway) >= abs(excluded.gateway) THEN (gateway - (gateway + excluded.gateway)) + excluded.gateway ELSE (excluded.gateway - (gateway + excluded.gateway)) + gateway END,
+    over_n = over_n + excluded.over_n,
+    gateway_n = gateway_n + excluded.gateway_n,
+    tokens = tokens + excluded.tokens,
+    tokens_n = tokens_n + excluded.tokens_n,
+    unmetered = unmetered + excluded.unmetered;
   INSERT INTO item_sums VALUES (NEW.state, NEW.kind, IFNULL(NEW.model, ''), IFNULL(NEW.resolution, ''),
     IFNULL(CASE WHEN json_valid(NEW.last_error) THEN CAST(json_extract(NEW.last_error, '$.code') AS TEXT) END, ''),
     1, NEW.actual_usd IS NOT NULL, NEW.estimate_usd, IFNULL(NEW.actual_usd, 0),
     CASE WHEN NEW.actual_usd IS NOT NULL THEN NEW.estimate_usd ELSE 0 END, NEW.reserved_usd,
     CASE WHEN NEW.actual_usd > NEW.estimate_usd THEN NEW.actual_usd - NEW.estimate_usd ELSE 0 END,
     IFNULL(NEW.actual_usd > NEW.estimate_usd, 0), IFNULL(NEW.gateway_charge_usd, 0), NEW.gateway_charge_usd IS NOT NULL,
-    IFNULL(NEW.total_tokens, 0), NEW.total_tokens IS NOT NULL, NEW.unmetered)
-  ON CONFLICT DO UPDATE SET items = items + excluded.items, settled = settled + excluded.settled,
-    estimated = estimated + excluded.estimated, actual = actual + excluded.actual,
-    settled_estimated = settled_estimated + excluded.settled_estimated, reserved = reserved + excluded.reserved,
-    over = over + excluded.over, over_n = over_n + excluded.over_n, gateway = gateway + excluded.gateway,
-    gateway_n = gateway_n + excluded.gateway_n, tokens = tokens + excluded.tokens,
-    tokens_n = tokens_n + excluded.tokens_n, unmetered = unmetered + excluded.unmetered;
+    IFNULL(NEW.total_tokens, 0), NEW.total_tokens IS NOT NULL, NEW.unmetered, 0, 0, 0, 0, 0, 0)
+  ON CONFLICT DO UPDATE SET items = items + excluded.items,
+    settled = settled + excluded.settled,
+    estimated = estimated + excluded.estimated,
+    estimated_err = estimated_err + excluded.estimated_err + CASE WHEN abs(estimated) >= abs(excluded.estimated) THEN (estimated - (estimated + excluded.estimated)) + excluded.estimated ELSE (excluded.estimated - (estimated + excluded.estimated)) + estimated END,
+    actual = actual + excluded.actual,
+    actual_err = actual_err + excluded.actual_err + CASE WHEN abs(actual) >= abs(excluded.actual) THEN (actual - (actual + excluded.actual)) + excluded.actual ELSE (excluded.actual - (actual + excluded.actual)) + actual END,
+    settled_estimated = settled_estimated + excluded.settled_estimated,
+    settled_estimated_err = settled_estimated_err + excluded.settled_estimated_err + CASE WHEN abs(settled_estimated) >= abs(excluded.settled_estimated) THEN (settled_estimated - (settled_estimated + excluded.settled_estimated)) + excluded.settled_estimated ELSE (excluded.settled_estimated - (settled_estimated + excluded.settled_estimated)) + settled_estimated END,
+    reserved = reserved + excluded.reserved,
+    reserved_err = reserved_err + excluded.reserved_err + CASE WHEN abs(reserved) >= abs(excluded.reserved) THEN (reserved - (reserved + excluded.reserved)) + excluded.reserved ELSE (excluded.reserved - (reserved + excluded.reserved)) + reserved END,
+    over = over + excluded.over,
+    over_err = over_err + excluded.over_err + CASE WHEN abs(over) >= abs(excluded.over) THEN (over - (over + excluded.over)) + excluded.over ELSE (excluded.over - (over + excluded.over)) + over END,
+    gateway = gateway + excluded.gateway,
+    gateway_err = gateway_err + excluded.gateway_err + CASE WHEN abs(gateway) >= abs(excluded.gateway) THEN (gateway - (gateway + excluded.gateway)) + excluded.gateway ELSE (excluded.gateway - (gateway + excluded.gateway)) + gateway END,
+    over_n = over_n + excluded.over_n,
+    gateway_n = gateway_n + excluded.gateway_n,
+    tokens = tokens + excluded.tokens,
+    tokens_n = tokens_n + excluded.tokens_n,
+    unmetered = unmetered + excluded.unmetered;
 END;
 CREATE TRIGGER item_sums_on_delete AFTER DELETE ON items
 BEGIN
@@ -112,13 +145,26 @@ BEGIN
     -(CASE WHEN OLD.actual_usd IS NOT NULL THEN OLD.estimate_usd ELSE 0 END), -OLD.reserved_usd,
     -(CASE WHEN OLD.actual_usd > OLD.estimate_usd THEN OLD.actual_usd - OLD.estimate_usd ELSE 0 END),
     -IFNULL(OLD.actual_usd > OLD.estimate_usd, 0), -IFNULL(OLD.gateway_charge_usd, 0), -(OLD.gateway_charge_usd IS NOT NULL),
-    -IFNULL(OLD.total_tokens, 0), -(OLD.total_tokens IS NOT NULL), -OLD.unmetered)
-  ON CONFLICT DO UPDATE SET items = items + excluded.items, settled = settled + excluded.settled,
-    estimated = estimated + excluded.estimated, actual = actual + excluded.actual,
-    settled_estimated = settled_estimated + excluded.settled_estimated, reserved = reserved + excluded.reserved,
-    over = over + excluded.over, over_n = over_n + excluded.over_n, gateway = gateway + excluded.gateway,
-    gateway_n = gateway_n + excluded.gateway_n, tokens = tokens + excluded.tokens,
-    tokens_n = tokens_n + excluded.tokens_n, unmetered = unmetered + excluded.unmetered;
+    -IFNULL(OLD.total_tokens, 0), -(OLD.total_tokens IS NOT NULL), -OLD.unmetered, 0, 0, 0, 0, 0, 0)
+  ON CONFLICT DO UPDATE SET items = items + excluded.items,
+    settled = settled + excluded.settled,
+    estimated = estimated + excluded.estimated,
+    estimated_err = estimated_err + excluded.estimated_err + CASE WHEN abs(estimated) >= abs(excluded.estimated) THEN (estimated - (estimated + excluded.estimated)) + excluded.estimated ELSE (excluded.estimated - (estimated + excluded.estimated)) + estimated END,
+    actual = actual + excluded.actual,
+    actual_err = actual_err + excluded.actual_err + CASE WHEN abs(actual) >= abs(excluded.actual) THEN (actual - (actual + excluded.actual)) + excluded.actual ELSE (excluded.actual - (actual + excluded.actual)) + actual END,
+    settled_estimated = settled_estimated + excluded.settled_estimated,
+    settled_estimated_err = settled_estimated_err + excluded.settled_estimated_err + CASE WHEN abs(settled_estimated) >= abs(excluded.settled_estimated) THEN (settled_estimated - (settled_estimated + excluded.settled_estimated)) + excluded.settled_estimated ELSE (excluded.settled_estimated - (settled_estimated + excluded.settled_estimated)) + settled_estimated END,
+    reserved = reserved + excluded.reserved,
+    reserved_err = reserved_err + excluded.reserved_err + CASE WHEN abs(reserved) >= abs(excluded.reserved) THEN (reserved - (reserved + excluded.reserved)) + excluded.reserved ELSE (excluded.reserved - (reserved + excluded.reserved)) + reserved END,
+    over = over + excluded.over,
+    over_err = over_err + excluded.over_err + CASE WHEN abs(over) >= abs(excluded.over) THEN (over - (over + excluded.over)) + excluded.over ELSE (excluded.over - (over + excluded.over)) + over END,
+    gateway = gateway + excluded.gateway,
+    gateway_err = gateway_err + excluded.gateway_err + CASE WHEN abs(gateway) >= abs(excluded.gateway) THEN (gateway - (gateway + excluded.gateway)) + excluded.gateway ELSE (excluded.gateway - (gateway + excluded.gateway)) + gateway END,
+    over_n = over_n + excluded.over_n,
+    gateway_n = gateway_n + excluded.gateway_n,
+    tokens = tokens + excluded.tokens,
+    tokens_n = tokens_n + excluded.tokens_n,
+    unmetered = unmetered + excluded.unmetered;
 END;
 -- A video task's submission-to-success time, as it succeeds (submitted or running to succeeded after an accept).
 CREATE TRIGGER video_duration_on_success AFTER UPDATE OF state ON items
