@@ -164,9 +164,18 @@ export function withoutItemMeta(db: import('better-sqlite3').Database): void {
   withoutServeCatalog(db);
 }
 
-/** Takes a journal back before schema 14: without `gbatch serve`'s catalog tables. */
+/** Takes a journal back before schema 14: without `gbatch serve`'s catalog tables, and the summaries after it. */
 export function withoutServeCatalog(db: import('better-sqlite3').Database): void {
+  withoutItemSums(db);
   db.exec('DROP TABLE serve_files; DROP TABLE serve_batches;');
+}
+
+/** Takes a journal back before schema 15: without its summaries (item sums, row times, video durations, indexes). */
+export function withoutItemSums(db: import('better-sqlite3').Database): void {
+  db.exec(`DROP TRIGGER item_sums_on_update; DROP TRIGGER item_sums_on_delete; DROP TRIGGER video_duration_on_success;
+    DROP INDEX items_by_model; DROP INDEX items_by_error_code; DROP TABLE item_sums; DROP TABLE video_durations;
+    ALTER TABLE items DROP COLUMN submitted_at; ALTER TABLE items DROP COLUMN accepted_at;
+    ALTER TABLE items DROP COLUMN succeeded_at; ALTER TABLE items DROP COLUMN finished_at;`);
 }
 
 /**

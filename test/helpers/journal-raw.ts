@@ -19,6 +19,7 @@ import { PostgresJournalStore } from '../../src/journal/postgres/postgres-store.
 import { SqliteJournal, type SqliteOpenOptions } from '../../src/journal/sqlite/journal.js';
 import { keepHandles } from '../../src/journal/sqlite/kept-handles.js';
 import { IngestSession } from '../../src/journal/sqlite/ingest-session.js';
+import { recountItemSums } from '../../src/journal/sqlite/item-sums.js';
 import { eventLogRecords, itemEvents } from '../../src/journal/sqlite/queries.js';
 import * as history from '../../src/journal/sqlite/history.js';
 import { saveCopy, rescueReport } from '../../src/journal/sqlite/rescue.js';
@@ -170,6 +171,14 @@ export class SyncJournal {
 /** Opens an SQLite journal for step-by-step tests (see SyncJournal). */
 export function openSyncJournal(file: string, options: SqliteOpenOptions = {}): SyncJournal {
   return SyncJournal.open(file, options);
+}
+
+/**
+ * Builds an SQLite journal's summaries again from its rows: after a test planted rows by plain SQL (an INSERT is not
+ * summed by a trigger; the ingest adds its own rows' part).
+ */
+export function recountSummaries(journal: SyncJournal | JournalStore): void {
+  recountItemSums(rawDb(journal));
 }
 
 /** The database handle behind a journal (SQLite: its better-sqlite3 connection). */

@@ -3,7 +3,7 @@ import { reportHeader } from '../../src/report/model.js';
 import { csvCell, writeReport, type ReportFormat } from '../../src/report/write-report.js';
 import { useTempDir } from '../helpers/journal-fixtures.js';
 import { seedReportJournal } from '../helpers/report-fixture.js';
-import { rawDb } from '../helpers/journal-raw.js';
+import { rawDb, recountSummaries } from '../helpers/journal-raw.js';
 
 const tmp = useTempDir('gbatch-report-');
 
@@ -163,6 +163,7 @@ describe('writeReport', () => {
     rawDb(journal).transaction(() => {
       for (let i = 0; i < 2000; i++) insert.run(`row-${i}`, i + 1);
     })();
+    recountSummaries(journal);
     const { text, chunks } = await render(journal, 'json');
     expect(chunks).toBeGreaterThan(2);
     const report = JSON.parse(text);

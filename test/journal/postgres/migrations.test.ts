@@ -75,6 +75,11 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal migrations', () => {
     }
     const store = await openStore(url, { job: 'old' });
     try {
+      // The rows already there are summed and dated by the step that adds the summaries.
+      expect(await store.counts()).toMatchObject({ submitting: 1, downloaded: 1, pending: 0 });
+      expect(await store.spend()).toEqual({ reservedUsd: 0.5, actualUsd: 0 });
+      expect(await store.activity()).toEqual({ firstAt: 5, lastAt: 5 });
+      expect(await store.lastSubmitTimes(['a', 'b'])).toEqual(new Map([['a', 5]]));
       expect(await store.get('a')).toMatchObject({
         seq: 1,
         state: 'submitting',
@@ -117,7 +122,15 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal migrations', () => {
             [old],
           )
         ).rows.map((r) => r.indexname),
-      ).toEqual(['items_by_extra', 'items_by_state', 'items_job_id_id_key', 'items_orphaned', 'items_pkey']);
+      ).toEqual([
+        'items_by_error_code',
+        'items_by_extra',
+        'items_by_model',
+        'items_by_state',
+        'items_job_id_id_key',
+        'items_orphaned',
+        'items_pkey',
+      ]);
       expect(
         (
           await db.query(

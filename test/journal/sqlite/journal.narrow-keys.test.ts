@@ -94,7 +94,17 @@ describe('narrow content hash and manifest path (schema 9)', () => {
     const journal = tmp.open();
     expect(rawDb(journal).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     expect(itemRows(journal)).toEqual(
-      before.map((row) => ({ ...(row as object), content_key: null, source_ref: null, orphan: 0, meta: null })),
+      before.map((row) => ({
+        ...(row as object),
+        content_key: null,
+        source_ref: null,
+        orphan: 0,
+        meta: null,
+        submitted_at: null,
+        accepted_at: null,
+        succeeded_at: null,
+        finished_at: null,
+      })),
     );
     expect(journal.get('old1')).toMatchObject({ contentHash: sha('old1'), sourceFile: 'manifest.jsonl' });
     expect(
