@@ -17,6 +17,7 @@ import { reportCampaign } from './report-campaign.mjs';
 import { reportHtml } from './report-html.mjs';
 import { resume } from './resume.mjs';
 import { serveChat } from './serve-chat.mjs';
+import { summaries } from './summaries.mjs';
 
 const ALL = {
   simulator: async () => {
@@ -36,6 +37,8 @@ const ALL = {
   'report-html': () => reportHtml(),
   'report-campaign': () => reportCampaign(),
   // The live view (issue 12): a transition taken in, a frame drawn and written, at 100,000 rows (CPU per frame).
+  // Summaries (issue 23): status, report json, row pages and ingest on a cached 1,000,000-row journal.
+  summaries: () => summaries(),
   'live-frame': async () => {
     const run = spawnSync(process.execPath, [join(root, 'bench/live-frame.mjs')], { encoding: 'utf8' });
     if (run.status !== 0) throw new Error(run.stderr);

@@ -3,7 +3,7 @@
 // video tasks accepted and finished, rows stored, rows left uncertain or deferred) on a clock that steps
 // forward, about 2.9 events a row. Built once per build and row count and kept under bench/cache/ (not
 // committed): a 1,000,000-row journal takes a few minutes to make.
-import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { root, runGbatch } from './harness.mjs';
 
 /** Bumped when the journal this makes changes shape, so that an older cached one is not reused. */
-const GENERATION = 1;
+const GENERATION = 2;
 const CHAT_MODELS = ['chat-small', 'chat-small', 'chat-small', 'chat-large'];
 
 /** Every 10th row a video; a few rows of rare models (1 in 1,000 and 1 in 100,000). */
@@ -85,7 +85,7 @@ function fateOf(i) {
           reservedUsd: 0,
           lastError: {
             status: 400,
-            code: i % 100_000 === 3 ? 'content_policy' : 'invalid_request',
+            code: i % 97 === 0 ? 'content_policy' : 'invalid_request',
             message: 'refused',
           },
         },
@@ -143,14 +143,14 @@ async function fillEvents(file, rows) {
 }
 
 /**
- * The path of a cached journal of `rows` rows made by this checkout's build (the cache key is the build's bundle
- * mtime), and a fresh copy of it in `dir` when `dir` is given (benchmarks that write to it).
+ * The path of a cached journal of `rows` rows made by this checkout's build (the cache key is the journal's schema
+ * version, the count of its migrations), and a fresh copy of it at `copyTo` when given (benchmarks that write to it).
  */
 export async function millionJournal({ rows = 1_000_000, copyTo } = {}) {
   const cache = join(root, 'bench/cache');
   mkdirSync(cache, { recursive: true });
-  const build = Math.round(statSync(join(root, 'dist/bundle/main.js')).mtimeMs);
-  const file = join(cache, `journal-${rows}-g${GENERATION}-b${build}.db`);
+  const schema = readdirSync(join(root, 'src/journal/sqlite/migrations')).filter((f) => f.endsWith('.sql')).length;
+  const file = join(cache, `journal-${rows}-g${GENERATION}-s${schema}.db`);
   if (!existsSync(file)) {
     const making = `${file}.making`;
     rmSync(making, { force: true });

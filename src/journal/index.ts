@@ -28,6 +28,8 @@ export type {
   RowFacets,
   JobActivity,
   VideoTaskTimes,
+  RowTimes,
+  ReportRowSource,
   SumRow,
 } from './store.js';
 export { BudgetExceededError, JobCancelledError, type Move } from './change.js';

@@ -98,6 +98,43 @@ export interface JobActivity {
   lastAt: number | null;
 }
 
+/** When a row moved through its last attempt (ms; absent: not yet), as the row keeps it. */
+export interface RowTimes {
+  submittedAt?: number;
+  acceptedAt?: number;
+  succeededAt?: number;
+  /** When it reached the finished state it is in (downloaded, failed, rejected). */
+  finishedAt?: number;
+}
+
+/** What a report shows of a row (no request or answer bodies), with its last attempt's times. */
+export type ReportRowSource = Pick<
+  Item,
+  | 'seq'
+  | 'id'
+  | 'kind'
+  | 'model'
+  | 'state'
+  | 'taskId'
+  | 'resolution'
+  | 'finalResolution'
+  | 'hasReferenceVideo'
+  | 'estimateUsd'
+  | 'actualUsd'
+  | 'totalTokens'
+  | 'outputPath'
+  | 'sha256'
+  | 'bytes'
+  | 'lastError'
+  | 'attempts'
+  | 'autoResubmits'
+  | 'gatewayChargeUsd'
+  | 'unmetered'
+  | 'priceSnapshot'
+  | 'sourceFile'
+  | 'sourceLine'
+> & { times: RowTimes };
+
 /** The job's video tasks that succeeded, and the median of their submission-to-success times (nearest rank). */
 export interface VideoTaskTimes {
   count: number;
@@ -340,12 +377,17 @@ export interface JournalQueries {
   reportSums(): Promise<ReportSums>;
   /** A page of the job's rows for a row browser: filters, then manifest order after a cursor. */
   rowPage(query: RowQuery): Promise<Item[]>;
-  /** The job's distinct models and error codes with their row counts, for a browser's filter choices (from summaries). */
+  /** The job's distinct models and error codes with their row counts, for a browser's filters (from summaries). */
   rowFacets(): Promise<RowFacets>;
   /** The job's first and last activity (ms; null when none): from a summary or an index, never a scan of the log. */
   activity(): Promise<JobActivity>;
   /** How many video tasks succeeded and their median time from submission to success, from a summary. */
   videoTaskTimes(): Promise<VideoTaskTimes>;
+  /**
+   * Up to `limit` rows after `afterSeq` in manifest order as a report shows them, with their times (a million rows
+   * are read for a report: only what it shows); undefined when the journal keeps no times (fold its event log).
+   */
+  reportRows(afterSeq: number, limit: number): Promise<ReportRowSource[] | undefined>;
   /** The time (ms) of each item's last `submit`, for the ids given. */
   lastSubmitTimes(ids: readonly string[]): Promise<Map<string, number>>;
   /** The ids among `failedIds` last moved to `failed` by an operator's abandon of an uncertain row. */

@@ -3,7 +3,7 @@ import { checkSettledVideo } from '../core/charge-check.js';
 import { roundUsd } from '../core/money.js';
 import { overshoot, type PriceSnapshot } from '../core/settlement.js';
 import type { ItemState } from '../core/states.js';
-import type { Item, ItemError, JournalQueries } from '../journal/index.js';
+import type { ItemError, JournalQueries, ReportRowSource } from '../journal/index.js';
 import type { ItemTiming, Timeline } from './timeline.js';
 
 export interface ReportTotals {
@@ -81,9 +81,25 @@ export interface ReportHeader {
   by_model: ReportGroup[];
 }
 
-const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
+/** The ISO text of a time; a report's rows share their seconds, so each second is formatted once. */
+let isoSecond = NaN;
+let isoPrefix = '';
+const iso = (ms: number | undefined): string | null => {
+  if (ms === undefined) return null;
+  const second = Math.floor(ms / 1000);
+  if (second !== isoSecond || ms < 0) {
+    const text = new Date(ms).toISOString();
+    if (ms < 0 || text.length !== 24) return text;
+    isoSecond = second;
+    isoPrefix = text.slice(0, 20);
+  }
+  return `${isoPrefix}${String(ms - second * 1000).padStart(3, '0')}Z`;
+};
 
-export function reportItem(item: Item, timing: ItemTiming = {}): ReportItem {
+/** What reportItem reads of a row. */
+export type ReportSource = Omit<ReportRowSource, 'times'>;
+
+export function reportItem(item: ReportSource, timing: ItemTiming = {}): ReportItem {
   const isVideo = item.kind === 'video';
   return {
     id: item.id,
@@ -123,7 +139,7 @@ export function reportItem(item: Item, timing: ItemTiming = {}): ReportItem {
  * The table's figure for a settled video the gateway also priced (the rule it was settled by), and whether the gateway
  * charged more.
  */
-function tablePrice(item: Item): { table_usd: number | null; mispriced: boolean } {
+function tablePrice(item: ReportSource): { table_usd: number | null; mispriced: boolean } {
   const check =
     item.kind === 'video' && item.actualUsd !== null
       ? checkSettledVideo(item, item.priceSnapshot as PriceSnapshot | null)

@@ -1,14 +1,14 @@
 // Renders the reconciliation as table, json or csv, streaming the items so a large journal fits.
 import { eventLog, type JournalQueries } from '../journal/index.js';
-import { reportItem, type ReportHeader, type ReportItem } from './model.js';
+import { reportItem, type ReportHeader, type ReportItem, type ReportSource } from './model.js';
 import { PriceDriftTally, priceDriftLine } from './price-drift.js';
 import { printable } from '../core/printable.js';
 import { renderTable, usd, type Cell } from './table.js';
-import { buildTimeline, type Timeline } from './timeline.js';
+import { buildTimeline, type ItemTiming, type Timeline } from './timeline.js';
 
 export type ReportFormat = 'table' | 'json' | 'csv';
 
-/** `timeline`: the event log already folded (json and csv read it for the items' times when it is not given). */
+/** `timeline`: the event log already folded (json and csv read the items' times from their rows without it). */
 export async function writeReport(
   journal: JournalQueries,
   header: ReportHeader,
@@ -20,16 +20,39 @@ export async function writeReport(
     write(`${await renderReportTable(journal, header)}\n`);
     return;
   }
-  const times = timeline ?? (await buildTimeline(eventLog(journal)));
-  if (format === 'json') await writeJson(journal, header, write, times);
-  else await writeCsv(journal, header, write, times);
+  if (format === 'json') await writeJson(journal, header, write, timeline);
+  else await writeCsv(journal, header, write, timeline);
+}
+
+const PAGE = 2000;
+
+/**
+ * The job's rows in manifest order as a report shows them, each with its last attempt's times: read with the row,
+ * or from `timeline` when given; a journal that keeps no times (an older one, read-only) has its event log folded.
+ */
+async function* timedItems(
+  journal: JournalQueries,
+  timeline: Timeline | undefined,
+): AsyncGenerator<[ReportSource, ItemTiming | undefined]> {
+  let folded = timeline;
+  if (!folded && (await journal.reportRows(0, 1)) === undefined) folded = await buildTimeline(eventLog(journal));
+  if (folded) {
+    for await (const item of journal.iterate()) yield [item, folded.items.get(item.id)];
+    return;
+  }
+  for (let after = 0; ;) {
+    const page = (await journal.reportRows(after, PAGE)) ?? [];
+    if (page.length === 0) return;
+    for (const row of page) yield [row, row.times];
+    after = page[page.length - 1]!.seq;
+  }
 }
 
 async function writeJson(
   journal: JournalQueries,
   header: ReportHeader,
   write: (chunk: string) => void,
-  timeline: Timeline,
+  timeline: Timeline | undefined,
 ): Promise<void> {
   write(
     `{"job":${JSON.stringify(header.job)},"totals":${JSON.stringify(header.totals)},"by_model":${JSON.stringify(header.by_model)},"items":[`,
@@ -37,8 +60,8 @@ async function writeJson(
   let first = true;
   let buffer = '';
   const drift = new PriceDriftTally();
-  for await (const item of journal.iterate()) {
-    const row = reportItem(item, timeline.items.get(item.id));
+  for await (const [item, timing] of timedItems(journal, timeline)) {
+    const row = reportItem(item, timing);
     drift.add(row);
     buffer += (first ? '\n' : ',\n') + JSON.stringify(row);
     first = false;
@@ -106,12 +129,12 @@ async function writeCsv(
   journal: JournalQueries,
   header: ReportHeader,
   write: (chunk: string) => void,
-  timeline: Timeline,
+  timeline: Timeline | undefined,
 ): Promise<void> {
   write(CSV_COLUMNS.join(',') + '\n');
   let buffer = '';
-  for await (const item of journal.iterate()) {
-    buffer += csvLine({ ...reportItem(item, timeline.items.get(item.id)), rows: 1 });
+  for await (const [item, timing] of timedItems(journal, timeline)) {
+    buffer += csvLine({ ...reportItem(item, timing), rows: 1 });
     if (buffer.length > 1 << 16) {
       write(buffer);
       buffer = '';

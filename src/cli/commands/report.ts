@@ -4,6 +4,7 @@ import { checkWritableDir } from '../../io/preflight.js';
 import { eventLog, type JournalQueries } from '../../journal/index.js';
 import { reportHeader, type ReportHeader } from '../../report/model.js';
 import { buildTimeline, type Timeline } from '../../report/timeline.js';
+import { timingSummary } from '../../report/timing-summary.js';
 import { writeReport, type ReportFormat } from '../../report/write-report.js';
 import { commandJournalArg } from '../../job/advice.js';
 import { openCommandJournal } from '../command-journal.js';
@@ -40,9 +41,10 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const job = await journal.getJob();
     const budget = job?.budgetUsd ?? null;
-    // The event log gives the items' times and the timeline; the plain table shows neither.
-    const timeline = format === 'table' ? undefined : await buildTimeline(eventLog(journal));
-    const header = await reportHeader(journal, job?.name ?? basename(journal.location, '.db'), budget, timeline);
+    // The page's charts fold the event log; json and csv read each row's times from the row, the table shows none.
+    const timeline = format === 'html' ? await buildTimeline(eventLog(journal)) : undefined;
+    const { activity } = await timingSummary(journal);
+    const header = await reportHeader(journal, job?.name ?? basename(journal.location, '.db'), budget, activity);
     if (format === 'html') {
       const page = await renderHtml(
         journal,

@@ -29,6 +29,7 @@ import type {
   JobActivity,
   ReportSums,
   RowFacets,
+  ReportRowSource,
   RowQuery,
   VideoTaskTimes,
   RunnerMembership,
@@ -56,6 +57,7 @@ import { PgIngestWriter } from './ingest-writer.js';
 import { PgMembership } from './membership.js';
 import { activity, compactSummaries, COMPACT_EVERY, rowPage, summaryRows, videoTaskTimes } from './summaries.js';
 import { rowFacets, sumRows } from '../summary-rows.js';
+import { REPORT_COLUMNS, reportRowOf } from '../row-times.js';
 import { errnoOf } from '../../core/config-error.js';
 
 export { redactDatabaseUrl } from './database-url.js';
@@ -316,6 +318,16 @@ export class PostgresJournalStore implements JournalStore {
 
   async activity(): Promise<JobActivity> {
     return activity(this.pool, this.jobId);
+  }
+
+  async reportRows(afterSeq: number, limit: number): Promise<ReportRowSource[]> {
+    if (this.jobId === undefined) return [];
+    const result = await this.pool.query<unknown[]>({
+      text: `SELECT ${REPORT_COLUMNS.join(', ')} FROM items WHERE job_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+      values: [this.jobId, afterSeq, limit],
+      rowMode: 'array',
+    });
+    return result.rows.map(reportRowOf);
   }
 
   async videoTaskTimes(): Promise<VideoTaskTimes> {

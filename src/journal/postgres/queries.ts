@@ -1,6 +1,6 @@
 // The journal's reads for one job, on the pool or on a transaction's client (decideAndApply reads
 // through the same client it writes with). Answers match the SQLite adapter's, row for row.
-import { ITEM_STATES, type ItemState } from '../../core/states.js';
+import type { ItemState } from '../../core/states.js';
 import { roundUsd } from '../../core/money.js';
 import { fileBudgetOf } from '../../core/job-budget.js';
 import { LISTING_CODE } from '../../core/orphans.js';

@@ -36,9 +36,12 @@ import type {
   ReportSums,
   RowFacets,
   RowQuery,
+  ReportRowSource,
   RunnerView,
   VideoTaskTimes,
 } from '../store.js';
+import { reportRowOf } from '../row-times.js';
+import { reportColumns } from './wide-values.js';
 import { OneRunnerCoordination, OneRunnerNotices } from '../one-runner.js';
 import { openDatabase, probeWritable } from './open-database.js';
 import { fsyncWalFile } from './wal-sync.js';
@@ -64,7 +67,7 @@ import { SqliteMembership } from './membership.js';
 import { FileWatch } from './file-watch.js';
 import { rescueReport, saveCopy } from './rescue.js';
 import { hasItemSums, summaryCounts, summaryRows, summarySpend } from './item-sums.js';
-import { rowFacets, stateCounts, sumRows } from '../summary-rows.js';
+import { rowFacets, sumRows } from '../summary-rows.js';
 import { rowPage } from './row-page.js';
 import { activity, submittedTimes, videoDurations } from './activity.js';
 import { foldVideoTaskTimes } from '../video-task-times.js';
@@ -113,6 +116,7 @@ export class SqliteJournal implements JournalStore {
   /** Where a writable journal appends events; undefined on a read-only one. */
   private readonly eventLog: EventLog | undefined;
   private readonly watch: FileWatch;
+  private reportPage: Database.Statement | undefined;
   /** The journal keeps summaries (schema step 15); a read-only journal of an older gbatch may not. */
   private readonly summaries: boolean;
   private readonly stmt: {
@@ -390,6 +394,14 @@ export class SqliteJournal implements JournalStore {
 
   async activity(): Promise<JobActivity> {
     return activity(this.db);
+  }
+
+  async reportRows(afterSeq: number, limit: number): Promise<ReportRowSource[] | undefined> {
+    if (!this.summaries) return undefined;
+    this.reportPage ??= this.db
+      .prepare(`SELECT ${reportColumns(this.db)} FROM items WHERE seq > ? ORDER BY seq LIMIT ?`)
+      .raw();
+    return (this.reportPage.all(afterSeq, limit) as unknown[][]).map(reportRowOf);
   }
 
   async videoTaskTimes(): Promise<VideoTaskTimes> {

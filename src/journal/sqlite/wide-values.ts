@@ -12,6 +12,7 @@
 import type Database from 'better-sqlite3';
 import type { ItemPatch } from '../item.js';
 import { CONTENT_HASH_READ, hasNarrowKeys, SOURCE_FILE_READ } from './narrow-keys.js';
+import { REPORT_COLUMNS } from '../row-times.js';
 
 /**
  * The columns of `items` with the wide values read back from where they are. The overrides come after
@@ -30,6 +31,20 @@ export function itemColumns(db: Database.Database): string {
   return `${ITEM_COLUMNS_WIDE},
   ${CONTENT_HASH_READ} AS content_hash,
   ${SOURCE_FILE_READ} AS source_file`;
+}
+
+/** The columns a report reads (REPORT_COLUMNS, in order), each from where this journal keeps it. */
+export function reportColumns(db: Database.Database): string {
+  const wide = hasWideValues(db);
+  const narrow = hasNarrowKeys(db);
+  return REPORT_COLUMNS.map((column) => {
+    if (wide && column === 'price_snapshot')
+      return 'COALESCE((SELECT t.text FROM item_texts t WHERE t.id = items.price_ref), items.price_snapshot)';
+    if (wide && column === 'output_path')
+      return 'COALESCE((SELECT t.text FROM item_texts t WHERE t.id = items.output_ref), items.output_path)';
+    if (narrow && column === 'source_file') return SOURCE_FILE_READ;
+    return `items.${column}`;
+  }).join(', ');
 }
 
 /** True when the journal has the out-of-line tables (a read-only journal of an older gbatch may not). */

@@ -36,7 +36,12 @@ export interface Recount {
   facets: { models: Array<{ model: string; rows: number }>; errorCodes: Array<{ code: string; rows: number }> };
   activity: { firstAt: number | null; lastAt: number | null };
   video: { count: number; medianMs: number | null };
+  /** Each row's last attempt's times (rows with none left out), by id. */
+  times: Record<string, object>;
 }
+
+const timesOf = (entries: Iterable<[string, object]>): Record<string, object> =>
+  Object.fromEntries([...entries].filter(([, t]) => Object.keys(t).length > 0).sort(([a], [b]) => (a < b ? -1 : 1)));
 
 export async function recount(store: JournalStore): Promise<Recount> {
   const items = await collect(store.iterate());
@@ -82,6 +87,7 @@ export async function recount(store: JournalStore): Promise<Recount> {
       count: timeline.videoDurationsMs.length,
       medianMs: quantile(timeline.videoDurationsMs, 0.5) ?? null,
     },
+    times: timesOf(timeline.items),
   };
 }
 
@@ -94,5 +100,17 @@ export async function summarised(store: JournalStore): Promise<Recount> {
     facets: await store.rowFacets(),
     activity: await store.activity(),
     video: await store.videoTaskTimes(),
+    times: timesOf(await reportTimes(store)),
   };
+}
+
+/** The rows' times as a report reads them with its rows, a page at a time. */
+async function reportTimes(store: JournalStore): Promise<Array<[string, object]>> {
+  const times: Array<[string, object]> = [];
+  for (let after = 0; ;) {
+    const page = (await store.reportRows(after, 3)) ?? [];
+    if (page.length === 0) return times;
+    for (const row of page) times.push([row.id, row.times]);
+    after = page[page.length - 1]!.seq;
+  }
 }

@@ -25,7 +25,9 @@ describe('journal summaries on an older journal (schema 14)', () => {
       clock.tick(1000);
       await store.applyTransitions(changes);
     };
-    await tick(['c1', 'c2', 'v1', 'v2'].map((id) => ({ id, event: 'submit', patch: { attempts: 1, reservedUsd: 0.01 } })));
+    await tick(
+      ['c1', 'c2', 'v1', 'v2'].map((id) => ({ id, event: 'submit', patch: { attempts: 1, reservedUsd: 0.01 } })),
+    );
     await tick([
       { id: 'c1', event: 'complete', patch: { reservedUsd: 0, actualUsd: 0.02, totalTokens: 10 } },
       { id: 'c2', event: 'reject', patch: { reservedUsd: 0, lastError: { message: 'no', code: 'content_policy' } } },
@@ -36,7 +38,13 @@ describe('journal summaries on an older journal (schema 14)', () => {
     clock.tick(3000);
     await store.markStored(['c1', 'v1'], 'out', {});
     const expected = await recount(store);
-    const rowsBefore = itemRows(journal).map((r) => [r.id, r.submitted_at, r.accepted_at, r.succeeded_at, r.finished_at]);
+    const rowsBefore = itemRows(journal).map((r) => [
+      r.id,
+      r.submitted_at,
+      r.accepted_at,
+      r.succeeded_at,
+      r.finished_at,
+    ]);
     withoutItemSums(rawDb(journal));
     rawDb(journal).pragma('user_version = 14');
     journal.close();
@@ -44,9 +52,9 @@ describe('journal summaries on an older journal (schema 14)', () => {
     const reopened = openSyncJournal(file, { clock });
     expect(await summarised(reopened.store)).toEqual(expected);
     expect(expected.video).toEqual({ count: 1, medianMs: 2000 });
-    expect(
-      itemRows(reopened).map((r) => [r.id, r.submitted_at, r.accepted_at, r.succeeded_at, r.finished_at]),
-    ).toEqual(rowsBefore);
+    expect(itemRows(reopened).map((r) => [r.id, r.submitted_at, r.accepted_at, r.succeeded_at, r.finished_at])).toEqual(
+      rowsBefore,
+    );
     expect(await reopened.store.lastSubmitTimes(['c1', 'v2'])).toEqual(
       new Map([
         ['c1', 1_700_000_001_000],
