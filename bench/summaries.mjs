@@ -15,6 +15,7 @@ import { flag, machine, median, removeDir, report, requireBuild, root, runGbatch
 import { millionJournal } from './lib/million-journal.mjs';
 
 const IO_AT_EXIT = join(root, 'bench/lib/io-at-exit.cjs');
+const CPU_AT_EXIT = join(root, 'bench/lib/cpu-at-exit.cjs');
 
 async function timedCommand(args, dir) {
   const ioFile = join(dir, 'io.json');
@@ -71,29 +72,42 @@ async function pageTimes(file, rounds) {
   return { ms, rows };
 }
 
-/** `run --ingest-only` of the journal's manifest into a fresh journal, by this build and (alternating) another. */
+/**
+ * `run --ingest-only` of the journal's manifest into a fresh journal, by this build and (alternating) another: wall
+ * and CPU seconds (on a busy host the CPU time compares two builds better).
+ */
 function ingestTimes(manifest, rounds, other, dir) {
   const seconds = { this: [], other: [] };
+  const cpu = { this: [], other: [] };
+  const cpuFile = join(dir, 'cpu.json');
   const sides = other ? ['this', 'other'] : ['this'];
   for (let r = 0; r < rounds; r++)
     for (const side of r % 2 ? [...sides].reverse() : sides) {
       const state = join(dir, `${side}.db`);
       for (const x of ['', '-wal', '-shm']) rmSync(state + x, { force: true });
       const t = performance.now();
-      const run = spawnSync(process.execPath, [
-        join(side === 'this' ? root : other, 'bin/gbatch.js'),
-        'run',
-        manifest,
-        '--ingest-only',
-        '--state',
-        state,
-        '--quiet',
-        '--json',
-      ]);
+      const run = spawnSync(
+        process.execPath,
+        [
+          '--require',
+          CPU_AT_EXIT,
+          join(side === 'this' ? root : other, 'bin/gbatch.js'),
+          'run',
+          manifest,
+          '--ingest-only',
+          '--state',
+          state,
+          '--quiet',
+          '--json',
+        ],
+        { env: { ...process.env, BENCH_CPU_FILE: cpuFile } },
+      );
       if (run.status !== 0) throw new Error(String(run.stderr));
       seconds[side].push(+((performance.now() - t) / 1000).toFixed(2));
+      const used = JSON.parse(readFileSync(cpuFile, 'utf8'));
+      cpu[side].push(+((used.user_us + used.system_us) / 1e6).toFixed(2));
     }
-  return seconds;
+  return { seconds, cpu };
 }
 
 export async function summaries({ rows = 1_000_000, rounds = 5, other, ingest = true } = {}) {
@@ -156,10 +170,19 @@ export async function summaries({ rows = 1_000_000, rounds = 5, other, ingest = 
     );
 
     if (ingest) {
-      const seconds = ingestTimes(join(root, `bench/cache/rows-${rows}.jsonl`), Math.min(rounds, 3), other, dir);
+      const { seconds, cpu } = ingestTimes(
+        join(root, `bench/cache/rows-${rows}.jsonl`),
+        Math.min(rounds, 3),
+        other,
+        dir,
+      );
       out.ingest_s = seconds;
+      out.ingest_cpu_s = cpu;
       out.ingest_rows_per_s = Math.round(rows / median(seconds.this));
-      if (other) out.ingest_vs_other = +(median(seconds.this) / median(seconds.other)).toFixed(3);
+      if (other) {
+        out.ingest_vs_other = +(median(seconds.this) / median(seconds.other)).toFixed(3);
+        out.ingest_cpu_vs_other = +(median(cpu.this) / median(cpu.other)).toFixed(3);
+      }
     }
   } finally {
     removeDir(dir);
