@@ -99,7 +99,11 @@ export function sumRows(rows: readonly SummaryRow[]): ReportSums {
     groups: [...groups.values()]
       .filter((g) => g.sums.items !== 0)
       .sort((a, b) => compareKey(a.model, b.model) || compareKey(a.resolution, b.resolution))
-      .map((g) => ({ model: g.model as string, resolution: g.resolution, ...sumRow(g.sums) })),
+      .map((g) => {
+        // Per model and resolution the report shows no unmetered count (the total carries it).
+        const { unmetered: _unmetered, ...sums } = sumRow(g.sums);
+        return { model: g.model as string, resolution: g.resolution, ...sums };
+      }),
   };
 }
 

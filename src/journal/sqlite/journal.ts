@@ -366,18 +366,22 @@ export class SqliteJournal implements JournalStore {
   }
 
   async rowPage(query: RowQuery): Promise<Item[]> {
-    if (!this.summaries) {
-      const page: Item[] = [];
-      for (const item of this.reads.page(query, query.afterSeq ?? 0, -1)) {
+    if (this.summaries) return rowPage(this.db, this.itemColumns, query);
+    // An older journal, read-only: its rows walked in manifest order, a page at a time.
+    const page: Item[] = [];
+    const { states, kinds } = query;
+    for (let after = query.afterSeq ?? 0; page.length < query.limit;) {
+      const rows = this.reads.page({ states, kinds }, after, 2000);
+      if (rows.length === 0) break;
+      for (const item of rows) {
         if (query.model !== undefined && item.model !== query.model) continue;
         if (query.errorCode !== undefined && item.lastError?.code !== query.errorCode) continue;
         if (query.idPrefix !== undefined && !item.id.startsWith(query.idPrefix)) continue;
-        page.push(item);
-        if (page.length >= query.limit) break;
+        if (page.push(item) >= query.limit) break;
       }
-      return page;
+      after = rows[rows.length - 1]!.seq;
     }
-    return rowPage(this.db, this.itemColumns, query);
+    return page;
   }
 
   async rowFacets(): Promise<RowFacets> {

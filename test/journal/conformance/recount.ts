@@ -71,7 +71,8 @@ export async function recount(store: JournalStore): Promise<Recount> {
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
         .map(([key, rows]) => {
           const [model, resolution] = JSON.parse(key) as [string, string | null];
-          return { model, resolution, ...sumOf(rows) };
+          const { unmetered: _unmetered, ...sums } = sumOf(rows);
+          return { model, resolution, ...sums };
         }),
     },
     spend: {

@@ -49,6 +49,14 @@ describe('journal summaries on an older journal (schema 14)', () => {
     rawDb(journal).pragma('user_version = 14');
     journal.close();
 
+    // Read-only, it stays as it is: the same figures from its rows and log, the same pages.
+    const readonly = openSyncJournal(file, { clock, readonly: true });
+    expect(await summarised(readonly.store)).toEqual({ ...expected, times: {} });
+    expect(await readonly.store.reportRows(0, 10)).toBeUndefined();
+    expect((await readonly.store.rowPage({ errorCode: 'content_policy', limit: 5 })).map((i) => i.id)).toEqual(['c2']);
+    expect((await readonly.store.rowPage({ kinds: ['video'], limit: 1 })).map((i) => i.id)).toEqual(['v1']);
+    readonly.close();
+
     const reopened = openSyncJournal(file, { clock });
     expect(await summarised(reopened.store)).toEqual(expected);
     expect(expected.video).toEqual({ count: 1, medianMs: 2000 });
