@@ -34,6 +34,14 @@ export const REPORT_COLUMNS = [
 ] as const;
 
 const parse = (text: string | null): unknown => (text === null ? null : JSON.parse(text));
+
+/** Rows next to each other share their price snapshot's text: parsed once for them (a report only reads it). */
+let lastSnapshot: { text: string; value: unknown } | undefined;
+function snapshotOf(text: string | null): unknown {
+  if (text === null) return null;
+  if (lastSnapshot?.text !== text) lastSnapshot = { text, value: JSON.parse(text) };
+  return lastSnapshot.value;
+}
 const time = (at: number | null): number | undefined => (at === null ? undefined : at);
 
 /** One row read as REPORT_COLUMNS (an array, in that order). */
@@ -65,7 +73,7 @@ export function reportRowOf(r: readonly unknown[]): ReportRowSource {
     autoResubmits: r[17] as number,
     gatewayChargeUsd: r[18] as number | null,
     unmetered: Number(r[19]) === 1,
-    priceSnapshot: parse(r[20] as string | null),
+    priceSnapshot: snapshotOf(r[20] as string | null),
     sourceFile: r[21] as string,
     sourceLine: r[22] as number,
     times,

@@ -41,7 +41,7 @@ import type {
   VideoTaskTimes,
 } from '../store.js';
 import { reportRowOf } from '../row-times.js';
-import { reportColumns } from './wide-values.js';
+import { reportColumns, ReportTexts } from './wide-values.js';
 import { OneRunnerCoordination, OneRunnerNotices } from '../one-runner.js';
 import { openDatabase, probeWritable } from './open-database.js';
 import { fsyncWalFile } from './wal-sync.js';
@@ -116,7 +116,7 @@ export class SqliteJournal implements JournalStore {
   /** Where a writable journal appends events; undefined on a read-only one. */
   private readonly eventLog: EventLog | undefined;
   private readonly watch: FileWatch;
-  private reportPage: Database.Statement | undefined;
+  private reportPage: { statement: Database.Statement; texts: ReportTexts } | undefined;
   /** The journal keeps summaries (schema step 15); a read-only journal of an older gbatch may not. */
   private readonly summaries: boolean;
   private readonly stmt: {
@@ -402,10 +402,14 @@ export class SqliteJournal implements JournalStore {
 
   async reportRows(afterSeq: number, limit: number): Promise<ReportRowSource[] | undefined> {
     if (!this.summaries) return undefined;
-    this.reportPage ??= this.db
-      .prepare(`SELECT ${reportColumns(this.db)} FROM items WHERE seq > ? ORDER BY seq LIMIT ?`)
-      .raw();
-    return (this.reportPage.all(afterSeq, limit) as unknown[][]).map(reportRowOf);
+    this.reportPage ??= {
+      statement: this.db
+        .prepare(`SELECT ${reportColumns(this.db)} FROM items WHERE seq > ? ORDER BY seq LIMIT ?`)
+        .raw(),
+      texts: new ReportTexts(this.db),
+    };
+    const { statement, texts } = this.reportPage;
+    return (statement.all(afterSeq, limit) as unknown[][]).map((row) => reportRowOf(texts.resolve(row)));
   }
 
   async videoTaskTimes(): Promise<VideoTaskTimes> {

@@ -33,18 +33,53 @@ export function itemColumns(db: Database.Database): string {
   ${SOURCE_FILE_READ} AS source_file`;
 }
 
-/** The columns a report reads (REPORT_COLUMNS, in order), each from where this journal keeps it. */
+/**
+ * The columns a report reads (REPORT_COLUMNS, in order) as this journal keeps them, then the ids of the texts kept
+ * once (price_ref, output_ref, source_ref; null on a journal without them): resolveReportTexts puts those in place.
+ */
 export function reportColumns(db: Database.Database): string {
   const wide = hasWideValues(db);
   const narrow = hasNarrowKeys(db);
-  return REPORT_COLUMNS.map((column) => {
-    if (wide && column === 'price_snapshot')
-      return 'COALESCE((SELECT t.text FROM item_texts t WHERE t.id = items.price_ref), items.price_snapshot)';
-    if (wide && column === 'output_path')
-      return 'COALESCE((SELECT t.text FROM item_texts t WHERE t.id = items.output_ref), items.output_path)';
-    if (narrow && column === 'source_file') return SOURCE_FILE_READ;
-    return `items.${column}`;
-  }).join(', ');
+  return [
+    ...REPORT_COLUMNS.map((column) => `items.${column}`),
+    wide ? 'items.price_ref' : 'NULL',
+    wide ? 'items.output_ref' : 'NULL',
+    narrow ? 'items.source_ref' : 'NULL',
+  ].join(', ');
+}
+
+const PRICE = REPORT_COLUMNS.indexOf('price_snapshot');
+const OUTPUT = REPORT_COLUMNS.indexOf('output_path');
+const SOURCE = REPORT_COLUMNS.indexOf('source_file');
+
+/**
+ * A report's rows with the texts kept once put back in place: each text is read once per report (a million rows share
+ * a few price snapshots and manifest paths), not once per row.
+ */
+export class ReportTexts {
+  private readonly known = new Map<number, string>();
+  private readonly read: Database.Statement;
+
+  constructor(db: Database.Database) {
+    this.read = db.prepare('SELECT text FROM item_texts WHERE id = ?').pluck();
+  }
+
+  resolve(row: unknown[]): unknown[] {
+    const [price, output, source] = row.slice(REPORT_COLUMNS.length) as Array<number | null>;
+    if (price != null) row[PRICE] = this.text(price) ?? row[PRICE];
+    if (output != null) row[OUTPUT] = this.text(output) ?? row[OUTPUT];
+    if (row[SOURCE] === '' && source != null) row[SOURCE] = this.text(source);
+    return row;
+  }
+
+  private text(id: number): string | undefined {
+    let text = this.known.get(id);
+    if (text === undefined) {
+      text = this.read.get(id) as string | undefined;
+      if (text !== undefined) this.known.set(id, text);
+    }
+    return text;
+  }
 }
 
 /** True when the journal has the out-of-line tables (a read-only journal of an older gbatch may not). */
