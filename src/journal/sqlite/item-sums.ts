@@ -50,10 +50,16 @@ export class IngestSums {
     lastError: ItemError | null | undefined;
     estimateUsd: number;
   }): void {
-    const key = [row.state, row.kind, row.model ?? '', row.resolution ?? '', errorCode(row.lastError)];
-    const id = key.join('\u0000');
+    const model = row.model ?? '';
+    const resolution = row.resolution ?? '';
+    const code = row.lastError ? errorCode(row.lastError) : '';
+    const id = `${row.state}\u0000${row.kind}\u0000${model}\u0000${resolution}\u0000${code}`;
     let part = this.parts.get(id);
-    if (!part) this.parts.set(id, (part = { key, items: 0, estimated: new RealSum() }));
+    if (!part)
+      this.parts.set(
+        id,
+        (part = { key: [row.state, row.kind, model, resolution, code], items: 0, estimated: new RealSum() }),
+      );
     part.items++;
     part.estimated.add(row.estimateUsd);
   }
