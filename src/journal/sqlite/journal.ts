@@ -116,7 +116,7 @@ export class SqliteJournal implements JournalStore {
   /** Where a writable journal appends events; undefined on a read-only one. */
   private readonly eventLog: EventLog | undefined;
   private readonly watch: FileWatch;
-  private reportPage: { statement: Database.Statement; texts: ReportTexts } | undefined;
+  private reportPage: Database.Statement | undefined;
   /** The journal keeps summaries (schema step 15); a read-only journal of an older gbatch may not. */
   private readonly summaries: boolean;
   private readonly stmt: {
@@ -402,14 +402,12 @@ export class SqliteJournal implements JournalStore {
 
   async reportRows(afterSeq: number, limit: number): Promise<ReportRowSource[] | undefined> {
     if (!this.summaries) return undefined;
-    this.reportPage ??= {
-      statement: this.db
-        .prepare(`SELECT ${reportColumns(this.db)} FROM items WHERE seq > ? ORDER BY seq LIMIT ?`)
-        .raw(),
-      texts: new ReportTexts(this.db),
-    };
-    const { statement, texts } = this.reportPage;
-    return (statement.all(afterSeq, limit) as unknown[][]).map((row) => reportRowOf(texts.resolve(row)));
+    this.reportPage ??= this.db
+      .prepare(`SELECT ${reportColumns(this.db)} FROM items WHERE seq > ? ORDER BY seq LIMIT ?`)
+      .raw();
+    // Per page: a text id handed out in a transaction rolled back may name another text later.
+    const texts = new ReportTexts(this.db);
+    return (this.reportPage.all(afterSeq, limit) as unknown[][]).map((row) => reportRowOf(texts.resolve(row)));
   }
 
   async videoTaskTimes(): Promise<VideoTaskTimes> {

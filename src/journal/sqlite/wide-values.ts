@@ -53,8 +53,8 @@ const OUTPUT = REPORT_COLUMNS.indexOf('output_path');
 const SOURCE = REPORT_COLUMNS.indexOf('source_file');
 
 /**
- * A report's rows with the texts kept once put back in place: each text is read once per report (a million rows share
- * a few price snapshots and manifest paths), not once per row.
+ * A page of a report's rows with the texts kept once put back in place: each text is read once per page (rows share a
+ * few price snapshots and manifest paths), not once per row.
  */
 export class ReportTexts {
   private readonly known = new Map<number, string>();
