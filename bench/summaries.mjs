@@ -7,7 +7,7 @@
 // `gbatch --version` is timed beside status: the floor of any command's start on this host.
 // Usage: npm run build && node bench/summaries.mjs [--rows 1000000] [--rounds 5] [--other DIR] [--skip-ingest]
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { runGbatchWithCpu } from './lib/cpu-of-run.mjs';
@@ -17,14 +17,30 @@ import { millionJournal } from './lib/million-journal.mjs';
 const IO_AT_EXIT = join(root, 'bench/lib/io-at-exit.cjs');
 const CPU_AT_EXIT = join(root, 'bench/lib/cpu-at-exit.cjs');
 
+/**
+ * Runs a command with SQLite's temp files pointed at a watched directory: `tempFiles` counts those it created (a
+ * sort or a temporary B-tree that spilled; SQLite unlinks them at once, inotify still sees them).
+ */
 async function timedCommand(args, dir) {
   const ioFile = join(dir, 'io.json');
   rmSync(ioFile, { force: true });
-  const run = await runGbatch(args, { env: { BENCH_IO_FILE: ioFile }, nodeArgs: ['--require', IO_AT_EXIT] });
+  const tmp = join(dir, 'sqlite-tmp');
+  mkdirSync(tmp, { recursive: true });
+  const created = new Set();
+  const watcher = watch(tmp, (_event, name) => created.add(name));
+  const run = await runGbatch(args, {
+    env: { BENCH_IO_FILE: ioFile, SQLITE_TMPDIR: tmp },
+    nodeArgs: ['--require', IO_AT_EXIT],
+  }).finally(() => watcher.close());
   if (run.code !== 0 && !args.includes('status'))
     throw new Error(`${args.join(' ')} exited ${run.code}: ${run.stderr}`);
   const io = JSON.parse(readFileSync(ioFile, 'utf8'));
-  return { ms: run.wallMs, writeBytes: io.write_bytes, cancelledBytes: io.cancelled_write_bytes };
+  return {
+    ms: run.wallMs,
+    writeBytes: io.write_bytes,
+    cancelledBytes: io.cancelled_write_bytes,
+    tempFiles: created.size,
+  };
 }
 
 /** Each query's median time (ms) over `rounds`, in this process, on the journal opened read-only. */
@@ -122,6 +138,7 @@ export async function summaries({ rows = 1_000_000, rounds = 5, other, ingest = 
     const times = { status: [], json: [], version: [] };
     let written = 0;
     let cancelled = 0;
+    let tempFiles = 0;
     for (let r = 0; r < rounds; r++) {
       times.version.push((await timedCommand(['--version'], dir)).ms);
       for (const [key, args] of [
@@ -132,6 +149,7 @@ export async function summaries({ rows = 1_000_000, rounds = 5, other, ingest = 
         times[key].push(run.ms);
         written = Math.max(written, run.writeBytes);
         cancelled = Math.max(cancelled, run.cancelledBytes);
+        tempFiles += run.tempFiles;
       }
     }
     out.status_ms = Math.round(median(times.status));
@@ -139,6 +157,7 @@ export async function summaries({ rows = 1_000_000, rounds = 5, other, ingest = 
     out.startup_ms = Math.round(median(times.version));
     out.status_write_bytes_max = written;
     out.status_cancelled_write_bytes_max = cancelled;
+    out.status_sqlite_temp_files = tempFiles;
 
     const report = { ms: [], cpu: [], rss: [] };
     for (let r = 0; r < Math.min(rounds, 2); r++) {
@@ -192,6 +211,7 @@ export async function summaries({ rows = 1_000_000, rounds = 5, other, ingest = 
     rows,
     ...out,
     status_within_200ms: out.status_ms < 200 && out.status_json_ms < 200,
+    status_no_temp_files: out.status_sqlite_temp_files === 0,
     report_within_10s: out.report_json_s < 10,
     pages_within_50ms: out.slowest_page_ms < 50,
     load_1m: +readFileSync('/proc/loadavg', 'utf8').split(' ')[0],
