@@ -4,7 +4,7 @@ import { resolveAllUncertain } from '../journal/resolve-all.js';
 import { commandJournalArg } from '../job/advice.js';
 import { openCommandJournal } from './command-journal.js';
 import { UsageError } from '../job/options.js';
-import { answerToCurrentAttempt } from './resolve-answer.js';
+import { answerToCurrentAttempt } from '../operate/recorded-answer.js';
 import type { JournalStore } from '../journal/index.js';
 
 const SHOWN_IDS = 20;
