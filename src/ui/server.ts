@@ -1,0 +1,74 @@
+// `gbatch ui` as a function: checks its configuration, listens, and closes every journal it opened.
+import { randomBytes } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createAdaptorServer } from '@hono/node-server';
+import { isLoopbackHost, tokenMatcher } from '../core/bearer-tokens.js';
+import { UsageError } from '../job/options.js';
+import { isDatabaseUrl } from '../journal/index.js';
+import { uiApp } from './app.js';
+import { JobDirectory } from './job-directory.js';
+import { Sessions } from './sessions.js';
+
+export interface UiOptions {
+  host: string;
+  port: number;
+  /** A postgres:// URL, one SQLite file, or a folder of SQLite files. */
+  source: string;
+  /** Sign-in tokens; undefined: none (loopback only). */
+  tokens: readonly string[] | undefined;
+  allowActions: boolean;
+  refreshMs: number;
+  log(line: string): void;
+}
+
+export interface RunningUi {
+  /** http://HOST:PORT/ */
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startUi(options: UiOptions): Promise<RunningUi> {
+  if (!options.tokens && !isLoopbackHost(options.host))
+    throw new UsageError(`--no-auth listens on loopback only (127.0.0.1, ::1, localhost), not ${options.host}`);
+  const onDatabase = isDatabaseUrl(options.source);
+  const stat = onDatabase ? undefined : statSync(options.source, { throwIfNoEntry: false });
+  if (!onDatabase && !stat)
+    throw new UsageError(
+      `${options.source}: no such journal or folder${existsSync('state') ? '' : ' (has a job run here?)'}`,
+    );
+  const directory = new JobDirectory(options.source, stat?.isFile() === true);
+  // A database that cannot be reached is said now, not on the first page.
+  await directory.list();
+  const app = uiApp({
+    directory,
+    tokenName: options.tokens ? tokenMatcher(options.tokens) : undefined,
+    sessions: new Sessions(() => Date.now()),
+    anonymousCsrf: randomBytes(24).toString('base64url'),
+    allowActions: options.allowActions,
+    refreshMs: options.refreshMs,
+    now: () => Date.now(),
+    log: options.log,
+  });
+  const server = createAdaptorServer({ fetch: app.fetch, hostname: options.host });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host, () => resolve());
+    });
+  } catch (err) {
+    await directory.close();
+    throw err;
+  }
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}/`,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      await closed;
+      await directory.close();
+    },
+  };
+}
