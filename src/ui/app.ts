@@ -12,7 +12,7 @@ import type { JournalJob } from '../journal/index.js';
 import { ACTIONS, refusalOf } from './actions.js';
 import { LIVE_JS, UI_CSS } from './assets.js';
 import type { UiContext } from './context.js';
-import { jobPage, jobSummary, type JobSummary } from './job-view.js';
+import { jobPage, jobSummary, summaryKey, type JobSummary } from './job-view.js';
 import { confirmBody, loginBody } from './pages/forms-page.js';
 import { jobBody, liveFragments } from './pages/job-page.js';
 import { jobsBody, parseJobsQuery, selectJobs } from './pages/jobs-page.js';
@@ -43,7 +43,7 @@ export function uiApp(ctx: UiContext): Hono<Env> {
     '*',
     secureHeaders({
       contentSecurityPolicy: CSP,
-      referrerPolicy: 'no-referrer',
+      referrerPolicy: 'same-origin',
       crossOriginResourcePolicy: 'same-origin',
     }),
   );
@@ -59,6 +59,7 @@ export function uiApp(ctx: UiContext): Hono<Env> {
     return next();
   });
 
+  app.get('/favicon.ico', (c) => c.body(null, 204));
   app.get('/assets/ui.css', (c) => c.body(UI_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
   app.get('/assets/live.js', (c) => c.body(LIVE_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
 
@@ -132,11 +133,11 @@ export function uiApp(ctx: UiContext): Hono<Env> {
     const job = await withJob(c);
     if (job instanceof Response) return job;
     const view = await jobPage(job, await ctx.directory.queries(job));
-    const flash = flashOf(c);
+    const flash = ctx.flashes.take(c.req.query('flash'));
     return c.html(
       page(
         { title: `gbatch: ${view.name}`, viewer: c.get('viewer'), flash, liveJob: job.key },
-        jobBody(view, c.get('viewer'), ctx.now()),
+        jobBody(view, c.get('viewer')),
       ),
     );
   });
@@ -150,9 +151,14 @@ export function uiApp(ctx: UiContext): Hono<Env> {
       async (stream) => {
         let last = '';
         while (!stream.aborted && !stream.closed) {
-          const data = JSON.stringify(liveFragments(await jobPage(job, journal), ctx.now()));
-          if (data !== last) await stream.writeSSE({ event: 'figures', data });
-          last = data;
+          // The whole page is read again only when the job's figures moved.
+          const summary = await jobSummary(job, journal);
+          const key = summaryKey(summary);
+          if (key !== last) {
+            const data = JSON.stringify(liveFragments(await jobPage(job, journal, summary)));
+            await stream.writeSSE({ event: 'figures', data });
+            last = key;
+          }
           await stream.sleep(ctx.refreshMs);
         }
       },
@@ -181,7 +187,12 @@ export function uiApp(ctx: UiContext): Hono<Env> {
       return c.html(page({ title: 'gbatch: no such row', viewer: c.get('viewer') }, '<h1>No such row</h1>'), 404);
     const view = await jobPage(job, journal);
     const body = rowBody(view, item, await journal.events(item.id), c.get('viewer'));
-    return c.html(page({ title: `gbatch: ${item.id}`, viewer: c.get('viewer'), flash: flashOf(c) }, body));
+    return c.html(
+      page(
+        { title: `gbatch: ${item.id}`, viewer: c.get('viewer'), flash: ctx.flashes.take(c.req.query('flash')) },
+        body,
+      ),
+    );
   });
 
   app.get('/jobs/:job/confirm/:action', async (c) => {
@@ -243,10 +254,7 @@ export function uiApp(ctx: UiContext): Hono<Env> {
       ? `/jobs/${encodeURIComponent(job.key)}/rows/${encodeURIComponent(input.id)}`
       : `/jobs/${encodeURIComponent(job.key)}`;
     if (viewer.via === 'bearer') return c.json({ ok: !bad, message: said }, bad ? 409 : 200);
-    return c.redirect(
-      `${back}?${new URLSearchParams({ [bad ? 'refused' : 'done']: said.slice(0, 600) }).toString()}`,
-      303,
-    );
+    return c.redirect(`${back}?flash=${ctx.flashes.keep({ text: said.slice(0, 600), bad })}`, 303);
   });
 
   app.onError((err, c) => {
@@ -293,11 +301,4 @@ function sameSecret(given: string, expected: string): boolean {
 /** Where to go after signing in: a path of this server only, never another site. */
 function nextPath(next: string | undefined): string {
   return next && /^\/(?![/\\])/.test(next) ? next : '/';
-}
-
-function flashOf(c: Context<Env>): { text: string; bad?: boolean } | undefined {
-  const done = c.req.query('done');
-  const refused = c.req.query('refused');
-  if (refused) return { text: refused, bad: true };
-  return done ? { text: done } : undefined;
 }

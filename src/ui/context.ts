@@ -1,5 +1,6 @@
 // What every request of the dashboard shares.
 import type { JobDirectory } from './job-directory.js';
+import type { Flashes } from './flashes.js';
 import type { Sessions } from './sessions.js';
 
 export interface UiContext {
@@ -7,6 +8,7 @@ export interface UiContext {
   /** The name of a presented token, or undefined when it is none; undefined itself: no sign-in (--no-auth). */
   tokenName: ((token: string) => string | undefined) | undefined;
   sessions: Sessions;
+  flashes: Flashes;
   /** The form token of a server without sign-in (a cross-site page cannot read it). */
   anonymousCsrf: string;
   allowActions: boolean;

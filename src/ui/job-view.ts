@@ -79,8 +79,14 @@ export async function jobSummary(job: JournalJob, journal: JournalQueries): Prom
   };
 }
 
-export async function jobPage(job: JournalJob, journal: JournalQueries): Promise<JobPage> {
-  const summary = await jobSummary(job, journal);
+/** What the live stream compares to tell whether a job moved since its last frame. */
+export function summaryKey(summary: JobSummary): string {
+  const runners = summary.runners.map((r) => [r.runnerId, r.liveness.alive, r.rows, r.heartbeatAt, r.cancelSeenAt]);
+  return JSON.stringify([summary.header, summary.standing, summary.activity, summary.cancel, runners]);
+}
+
+export async function jobPage(job: JournalJob, journal: JournalQueries, known?: JobSummary): Promise<JobPage> {
+  const summary = known ?? (await jobSummary(job, journal));
   const record = await journal.getJob();
   const run = await journal.lastRun();
   const meaning = run?.exitCode == null ? null : (EXIT_CODES.run.find(([code]) => code === run.exitCode)?.[1] ?? null);

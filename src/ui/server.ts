@@ -3,12 +3,14 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
-import { isLoopbackHost, tokenMatcher } from '../core/bearer-tokens.js';
+import { isLoopbackHost } from '../core/bearer-tokens.js';
 import { UsageError } from '../job/options.js';
 import { isDatabaseUrl } from '../journal/index.js';
 import { uiApp } from './app.js';
 import { JobDirectory } from './job-directory.js';
+import { Flashes } from './flashes.js';
 import { Sessions } from './sessions.js';
+import { uiTokenNamer, type UiToken } from './ui-tokens.js';
 
 export interface UiOptions {
   host: string;
@@ -16,7 +18,7 @@ export interface UiOptions {
   /** A postgres:// URL, one SQLite file, or a folder of SQLite files. */
   source: string;
   /** Sign-in tokens; undefined: none (loopback only). */
-  tokens: readonly string[] | undefined;
+  tokens: readonly UiToken[] | undefined;
   allowActions: boolean;
   refreshMs: number;
   log(line: string): void;
@@ -42,8 +44,9 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
   await directory.list();
   const app = uiApp({
     directory,
-    tokenName: options.tokens ? tokenMatcher(options.tokens) : undefined,
+    tokenName: options.tokens ? uiTokenNamer(options.tokens) : undefined,
     sessions: new Sessions(() => Date.now()),
+    flashes: new Flashes(() => Date.now()),
     anonymousCsrf: randomBytes(24).toString('base64url'),
     allowActions: options.allowActions,
     refreshMs: options.refreshMs,

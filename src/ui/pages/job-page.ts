@@ -6,13 +6,12 @@ import { esc } from '../../report/html/escape.js';
 import { TimelineBuilder } from '../../report/timeline.js';
 import { statesChart } from '../../report/html/charts.js';
 import { estimateSection, headline, problemsSection, type HtmlReportInput } from '../../report/html/sections.js';
-import { duration } from '../../report/duration.js';
 import type { JobPage } from '../job-view.js';
 import type { Viewer } from '../viewer.js';
 import { count, isoTime } from './layout.js';
 import { ROW_STATES_SHOWN } from './rows-page.js';
 
-function reportInput(job: JobPage, now: number): HtmlReportInput {
+function reportInput(job: JobPage): HtmlReportInput {
   return {
     header: job.header,
     timeline: new TimelineBuilder().finish(),
@@ -22,34 +21,39 @@ function reportInput(job: JobPage, now: number): HtmlReportInput {
     marks: new Map(),
     problems: job.problems,
     rows: [],
-    generatedAt: now,
+    // As of the job's last change (none: no date), so that the page of a job at rest stays as it is.
+    generatedAt: job.activity.lastAt ?? 0,
   };
 }
 
-/** The fragments the live stream replaces, by element id. */
-export function liveFragments(job: JobPage, now: number): Record<string, string> {
-  return {
-    'live-standing': standingLine(job),
-    'live-headline': headline(reportInput(job, now)),
-    'live-runners': runnersTable(job, now),
-  };
-}
-
-export function jobBody(job: JobPage, viewer: Viewer, now: number): string {
-  const fragments = liveFragments(job, now);
-  const input = reportInput(job, now);
+/** The fragments the live stream replaces, by element id: everything on the page that a run moves. */
+export function liveFragments(job: JobPage): Record<string, string> {
+  const input = reportInput(job);
   const problemNote =
     job.problems.total > job.problems.read
       ? `<p class="muted">Grouped from the first ${count(job.problems.read)} of ${count(job.problems.total)} rows that need a look; the row browser filters them all.</p>`
       : '';
+  return {
+    'live-standing': standingLine(job),
+    'live-headline': headline(input),
+    'live-runners': runnersTable(job),
+    'live-estimate': estimateSection(input),
+    'live-states': `<section id="states"><h2>Rows by state</h2><figure>${statesChart(job.header.totals.by_state)}</figure>${rowLinks(job)}</section>`,
+    'live-problems': `${problemsSection(input)}${problemNote}`,
+  };
+}
+
+export function jobBody(job: JobPage, viewer: Viewer): string {
+  const live = liveFragments(job);
+  const part = (id: string): string => `<div id="${id}">${live[id]}</div>`;
   return `<p class="crumbs"><a href="/">jobs</a> / ${esc(job.name)}</p>
-<div id="live-standing">${fragments['live-standing']}</div>
-<div id="live-headline">${fragments['live-headline']}</div>
+${part('live-standing')}
+${part('live-headline')}
 ${actionsSection(job, viewer)}
-<section id="runners"><h2>Runners</h2><div id="live-runners">${fragments['live-runners']}</div></section>
-${estimateSection(input)}
-<section id="states"><h2>Rows by state</h2><figure>${statesChart(job.header.totals.by_state)}</figure>${rowLinks(job)}</section>
-${problemsSection(input)}${problemNote}`;
+<section id="runners"><h2>Runners</h2>${part('live-runners')}</section>
+${part('live-estimate')}
+${part('live-states')}
+${part('live-problems')}`;
 }
 
 function standingLine(job: JobPage): string {
@@ -59,15 +63,15 @@ function standingLine(job: JobPage): string {
   return `<p><span class="standing ${esc(job.standing.kind)}" data-field="standing" data-kind="${esc(job.standing.kind)}">${esc(job.standing.label)}</span>${cancel} · last activity <span data-field="last_activity">${esc(isoTime(job.activity.lastAt))}</span> · journal <code>${esc(job.journalArg)}</code></p>`;
 }
 
-function runnersTable(job: JobPage, now: number): string {
+function runnersTable(job: JobPage): string {
   if (job.runners.length === 0) return '<p class="muted">No runner has joined this job.</p>';
   const rows = job.runners.map(
     (r) => `<tr data-runner="${esc(r.runnerId)}"><td>${esc(r.host)}</td><td class="n">${esc(r.pid)}</td>
 <td>${r.liveness.alive ? '<span class="standing running">live</span>' : '<span class="standing stopped">gone</span>'}</td>
-<td class="nw">${esc(isoTime(r.startedAt))}</td><td class="n">${esc(duration(Math.max(0, now - r.heartbeatAt)))} ago</td>
+<td class="nw">${esc(isoTime(r.startedAt))}</td><td class="nw">${esc(isoTime(r.heartbeatAt))}</td>
 <td>${esc(r.liveness.basis)}</td><td class="n">${count(r.rows)}</td><td class="nw">${r.cancelSeenAt ? esc(isoTime(r.cancelSeenAt)) : '-'}</td></tr>`,
   );
-  return `<table><thead><tr><th>host</th><th class="n">pid</th><th>lease</th><th>joined</th><th class="n">heartbeat</th><th>judged by</th><th class="n">rows held</th><th>saw cancel</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return `<table><thead><tr><th>host</th><th class="n">pid</th><th>lease</th><th>joined</th><th>last heartbeat</th><th>judged by</th><th class="n">rows held</th><th>saw cancel</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
 function rowLinks(job: JobPage): string {
