@@ -64,7 +64,7 @@ function standingLine(job: JobPage): string {
 }
 
 function runnersTable(job: JobPage): string {
-  if (job.runners.length === 0) return '<p class="muted">No runner has joined this job.</p>';
+  if (job.runners.length === 0) return '<p class="muted">No runner holds this job now.</p>';
   const rows = job.runners.map(
     (r) => `<tr data-runner="${esc(r.runnerId)}"><td>${esc(r.host)}</td><td class="n">${esc(r.pid)}</td>
 <td>${r.liveness.alive ? '<span class="standing running">live</span>' : '<span class="standing stopped">gone</span>'}</td>
@@ -89,7 +89,9 @@ function actionsSection(job: JobPage, viewer: Viewer): string {
   const s = job.header.totals.by_state;
   const base = `/jobs/${encodeURIComponent(job.key)}/confirm`;
   const actions = [
-    job.cancel ? undefined : `<a class="action" href="${base}/cancel">cancel the job</a>`,
+    job.cancel || job.finished === job.header.totals.items
+      ? undefined
+      : `<a class="action" href="${base}/cancel">cancel the job</a>`,
     s.failed ? `<a class="action" href="${base}/retry-failed">retry ${count(s.failed)} failed</a>` : undefined,
     s.rejected ? `<a class="action" href="${base}/retry-rejected">retry ${count(s.rejected)} rejected</a>` : undefined,
     s.cancelled
