@@ -146,6 +146,26 @@ describe.skipIf(!BUILT || (!HAVE_CHROMIUM && process.env.CI !== 'true'))('gbatch
       const status = await runCli(['status', '--state', ws.path('state', 'lastnight.db'), '--json']);
       expect(JSON.parse(status.stdout).counts).toMatchObject({ pending: 2, downloaded: 1 });
       expect(errors).toEqual([]);
+
+      // Without JavaScript everything but the live figures works: sign-in, sorting, filters.
+      const plain = await browser.newContext({ javaScriptEnabled: false });
+      const bare = await plain.newPage();
+      await bare.goto(ui.url);
+      await bare.fill('input[name=token]', UI_TOKEN);
+      await bare.click('button[type=submit]');
+      await bare.waitForSelector('table.jobs');
+      await bare.click('th a:text("job")');
+      await bare.waitForURL(/sort=name/);
+      expect(await bare.$$eval('tr[data-job]', (rows) => rows.map((r) => r.getAttribute('data-job')))).toEqual([
+        'campaign',
+        'lastnight',
+      ]);
+      await bare.goto(new URL('/jobs/lastnight/rows', ui.url).href);
+      await bare.selectOption('select[name=state]', 'pending');
+      await bare.click('form.filters button[type=submit]');
+      await bare.waitForURL(/state=pending/);
+      expect(await ids(bare)).toEqual(['old-0', 'old-1']);
+      await plain.close();
     } finally {
       run.child.kill('SIGKILL');
       await ui.stop();
