@@ -1,6 +1,6 @@
 // `gbatch ui` as a function: checks its configuration, listens, and closes every journal it opened.
 import { randomBytes } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { isLoopbackHost } from '../core/bearer-tokens.js';
@@ -17,6 +17,8 @@ export interface UiOptions {
   port: number;
   /** A postgres:// URL, one SQLite file, or a folder of SQLite files. */
   source: string;
+  /** How the operator named the source, for a message: `--journal`, `--state-dir`, `GBATCH_JOURNAL_URL`. */
+  sourceFlag: string;
   /** Sign-in tokens; undefined: none (loopback only). */
   tokens: readonly UiToken[] | undefined;
   allowActions: boolean;
@@ -37,7 +39,7 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
   const stat = onDatabase ? undefined : statSync(options.source, { throwIfNoEntry: false });
   if (!onDatabase && !stat)
     throw new UsageError(
-      `${options.source}: no such journal or folder${existsSync('state') ? '' : ' (has a job run here?)'}`,
+      `${options.sourceFlag} ${options.source}: no such journal or folder (a job's journal is made by its first run)`,
     );
   const directory = new JobDirectory(options.source, stat?.isFile() === true);
   // A database that cannot be reached is said now, not on the first page.

@@ -32,6 +32,12 @@ export async function run(argv: string[]): Promise<number> {
       host: options.host,
       port: options.port,
       source: options.journal ?? process.env.GBATCH_JOURNAL_URL ?? options['state-dir'],
+      sourceFlag:
+        options.journal !== undefined
+          ? '--journal'
+          : process.env.GBATCH_JOURNAL_URL !== undefined
+            ? 'GBATCH_JOURNAL_URL'
+            : '--state-dir',
       tokens: tokens.length > 0 ? tokens : undefined,
       allowActions: options['allow-actions'] === true,
       refreshMs: Math.round(options['refresh-interval'] * 1000),
