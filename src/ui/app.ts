@@ -172,7 +172,7 @@ export function uiApp(ctx: UiContext): Hono<Env> {
     const journal = await ctx.directory.queries(job);
     const filter = parseRowFilter(new URL(c.req.url).searchParams);
     const { rows, more } = await rowPage(journal, filter);
-    const view = await jobPage(job, journal);
+    const view = await jobSummary(job, journal);
     return c.html(
       page({ title: `gbatch: rows of ${view.name}`, viewer: c.get('viewer') }, rowsBody(view, filter, rows, more)),
     );
@@ -185,7 +185,7 @@ export function uiApp(ctx: UiContext): Hono<Env> {
     const item = await journal.get(c.req.param('id'));
     if (!item)
       return c.html(page({ title: 'gbatch: no such row', viewer: c.get('viewer') }, '<h1>No such row</h1>'), 404);
-    const view = await jobPage(job, journal);
+    const view = await jobSummary(job, journal);
     const body = rowBody(view, item, await journal.events(item.id), c.get('viewer'));
     return c.html(
       page(

@@ -6,7 +6,7 @@ import { reportItem } from '../../report/model.js';
 import { STATE_COLORS } from '../../report/html/charts.js';
 import { esc, escBlock } from '../../report/html/escape.js';
 import { usd } from '../../report/table.js';
-import type { JobPage } from '../job-view.js';
+import type { JobSummary } from '../job-view.js';
 import { filterParams, type RowFilter } from '../row-query.js';
 import type { Viewer } from '../viewer.js';
 import { count, isoTime } from './layout.js';
@@ -29,7 +29,7 @@ export const ROW_STATES_SHOWN: readonly ItemState[] = [
 const badge = (state: ItemState): string =>
   `<span class="state" style="--c:${STATE_COLORS[state] ?? '#64748b'}">${esc(state)}</span>`;
 
-export function rowsBody(job: JobPage, filter: RowFilter, rows: readonly Item[], more: boolean): string {
+export function rowsBody(job: JobSummary, filter: RowFilter, rows: readonly Item[], more: boolean): string {
   const base = `/jobs/${encodeURIComponent(job.key)}/rows`;
   const option = (value: string, label: string, chosen: string) =>
     `<option value="${esc(value)}"${value === chosen ? ' selected' : ''}>${esc(label)}</option>`;
@@ -68,7 +68,7 @@ export function rowsBody(job: JobPage, filter: RowFilter, rows: readonly Item[],
 <tbody>${body.join('\n') || '<tr><td colspan="9">No row matches.</td></tr>'}</tbody></table>${next}`;
 }
 
-export function rowBody(job: JobPage, item: Item, events: readonly ItemEventRecord[], viewer: Viewer): string {
+export function rowBody(job: JobSummary, item: Item, events: readonly ItemEventRecord[], viewer: Viewer): string {
   const r = reportItem(item);
   const base = `/jobs/${encodeURIComponent(job.key)}`;
   const facts: Array<[string, string]> = [
