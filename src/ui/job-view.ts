@@ -2,7 +2,6 @@
 // same shaping as `report --format json`, so the page and the report cannot disagree), its standing,
 // runners and last run, and its problems grouped by cause with the commands that act on them.
 import { basename } from 'node:path';
-import { EXIT_CODES } from '../core/command-exit-codes.js';
 import { TERMINAL, type ItemState } from '../core/states.js';
 import {
   invalidRowText,
@@ -12,6 +11,7 @@ import {
   type RunnerView,
 } from '../journal/index.js';
 import { journalArg } from '../job/advice.js';
+import { lastRunSummary } from '../report/last-run.js';
 import { reportHeader, reportItem, type ReportHeader } from '../report/model.js';
 import { PROBLEM_STATES, ProblemGrouper, type ProblemGroup } from '../report/html/problems.js';
 import type { LastRunSummary } from '../report/html/sections.js';
@@ -88,18 +88,7 @@ export function summaryKey(summary: JobSummary): string {
 export async function jobPage(job: JournalJob, journal: JournalQueries, known?: JobSummary): Promise<JobPage> {
   const summary = known ?? (await jobSummary(job, journal));
   const record = await journal.getJob();
-  const run = await journal.lastRun();
-  const meaning = run?.exitCode == null ? null : (EXIT_CODES.run.find(([code]) => code === run.exitCode)?.[1] ?? null);
-  const lastRun = run
-    ? {
-        startedAt: run.startedAt,
-        endedAt: run.endedAt,
-        exitCode: run.exitCode,
-        stopReason: run.stopReason,
-        message: run.message,
-        meaning,
-      }
-    : null;
+  const lastRun = lastRunSummary(await journal.lastRun());
   const manifest = record?.manifest ?? null;
   const grouper = new ProblemGrouper(summary.journalArg, manifest);
   let read = 0;

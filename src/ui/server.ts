@@ -1,9 +1,8 @@
 // `gbatch ui` as a function: checks its configuration, listens, and closes every journal it opened.
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { createAdaptorServer } from '@hono/node-server';
 import { isLoopbackHost } from '../core/bearer-tokens.js';
+import { listenHttp } from '../io/http-listener.js';
 import { UsageError } from '../job/options.js';
 import { isDatabaseUrl } from '../journal/index.js';
 import { uiApp } from './app.js';
@@ -55,24 +54,17 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
     now: () => Date.now(),
     log: options.log,
   });
-  const server = createAdaptorServer({ fetch: app.fetch, hostname: options.host });
+  let listener;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port, options.host, () => resolve());
-    });
+    listener = await listenHttp(app.fetch, options.host, options.port);
   } catch (err) {
     await directory.close();
     throw err;
   }
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
-    url: `http://${host}:${address.port}/`,
+    url: `${listener.origin}/`,
     async close() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-      await closed;
+      await listener.close();
       await directory.close();
     },
   };

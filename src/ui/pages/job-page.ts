@@ -9,7 +9,7 @@ import { estimateSection, headline, problemsSection, type HtmlReportInput } from
 import type { JobPage } from '../job-view.js';
 import type { Viewer } from '../viewer.js';
 import { count, isoTime } from './layout.js';
-import { ROW_STATES_SHOWN } from './rows-page.js';
+import { ITEM_STATES } from '../../core/states.js';
 
 function reportInput(job: JobPage): HtmlReportInput {
   return {
@@ -76,7 +76,7 @@ function runnersTable(job: JobPage): string {
 
 function rowLinks(job: JobPage): string {
   const base = `/jobs/${encodeURIComponent(job.key)}/rows`;
-  const links = ROW_STATES_SHOWN.filter((state) => (job.header.totals.by_state[state] ?? 0) > 0).map(
+  const links = ITEM_STATES.filter((state) => (job.header.totals.by_state[state] ?? 0) > 0).map(
     (state) => `<a href="${base}?state=${state}">${esc(state)} (${count(job.header.totals.by_state[state]!)})</a>`,
   );
   return `<p><a href="${base}">Browse all ${count(job.header.totals.items)} rows</a>${links.length ? ` · ${links.join(' · ')}` : ''}</p>`;

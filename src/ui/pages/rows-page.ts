@@ -1,6 +1,6 @@
 // Pure: the row browser (a page of rows under filters, with the next page's link) and one row with its
 // history of events.
-import type { ItemState } from '../../core/states.js';
+import { ITEM_STATES, type ItemState } from '../../core/states.js';
 import type { Item, ItemEventRecord } from '../../journal/index.js';
 import { reportItem } from '../../report/model.js';
 import { STATE_COLORS } from '../../report/html/charts.js';
@@ -11,21 +11,6 @@ import { filterParams, type RowFilter } from '../row-query.js';
 import type { Viewer } from '../viewer.js';
 import { count, isoTime } from './layout.js';
 
-export const ROW_STATES_SHOWN: readonly ItemState[] = [
-  'pending',
-  'submitting',
-  'submitted',
-  'running',
-  'succeeded',
-  'downloaded',
-  'failed',
-  'rejected',
-  'invalid',
-  'uncertain',
-  'deferred',
-  'cancelled',
-];
-
 const badge = (state: ItemState): string =>
   `<span class="state" style="--c:${STATE_COLORS[state] ?? '#64748b'}">${esc(state)}</span>`;
 
@@ -33,7 +18,7 @@ export function rowsBody(job: JobSummary, filter: RowFilter, rows: readonly Item
   const base = `/jobs/${encodeURIComponent(job.key)}/rows`;
   const option = (value: string, label: string, chosen: string) =>
     `<option value="${esc(value)}"${value === chosen ? ' selected' : ''}>${esc(label)}</option>`;
-  const states = [option('', 'any state', filter.state), ...ROW_STATES_SHOWN.map((s) => option(s, s, filter.state))];
+  const states = [option('', 'any state', filter.state), ...ITEM_STATES.map((s) => option(s, s, filter.state))];
   const kinds = [
     option('', 'any kind', filter.kind),
     ...['chat', 'responses', 'video'].map((k) => option(k, k, filter.kind)),
