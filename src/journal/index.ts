@@ -53,4 +53,4 @@ export { eventLog } from './event-log.js';
 export type { ForgetOutcome, ListingRow, OrphanSummary } from './orphans.js';
 export type { ServeCatalog, CatalogBatch, CatalogFile, CatalogPage } from './serve-catalog.js';
 export { openServeCatalog } from './open-serve-catalog.js';
-export { journalJobs, type JournalJob } from './journal-jobs.js';
+export { openJournalReader, type JournalJob, type JournalReader } from './journal-reader.js';

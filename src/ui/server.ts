@@ -1,6 +1,6 @@
 // `gbatch ui` as a function: checks its configuration, listens, and closes every journal it opened.
 import { randomBytes } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { isLoopbackHost } from '../core/bearer-tokens.js';
 import { listenHttp } from '../io/http-listener.js';
 import { UsageError } from '../job/options.js';
@@ -35,13 +35,12 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
   if (!options.tokens && !isLoopbackHost(options.host))
     throw new UsageError(`--no-auth listens on loopback only (127.0.0.1, ::1, localhost), not ${options.host}`);
   const onDatabase = isDatabaseUrl(options.source);
-  const stat = onDatabase ? undefined : statSync(options.source, { throwIfNoEntry: false });
-  if (!onDatabase && !stat)
+  if (!onDatabase && !existsSync(options.source))
     throw new UsageError(
       `${options.sourceFlag} ${options.source}: no such journal or folder (a job's journal is made by its first run)`,
     );
-  const directory = new JobDirectory(options.source, stat?.isFile() === true);
   // A database that cannot be reached is said now, not on the first page.
+  const directory = await JobDirectory.open(options.source);
   await directory.list();
   const app = uiApp({
     directory,

@@ -58,7 +58,11 @@ export { migrate, SCHEMA_VERSION } from './schema.js';
 
 const MAX_RUN_MESSAGE = 1000;
 
-export type PostgresOpenOptions = Pick<OpenStoreOptions, 'job' | 'clock'> & { readonly?: boolean };
+export type PostgresOpenOptions = Pick<OpenStoreOptions, 'job' | 'clock'> & {
+  readonly?: boolean;
+  /** The pool is another's (a reader of many jobs): close() leaves it open. */
+  sharedPool?: boolean;
+};
 
 /** Many runners on one job; a runner that lost its lease still notes what it received (another holds the job). */
 const CAPABILITIES: JournalCapabilities = { sharedRunners: true, notesAfterLoss: true };
@@ -75,6 +79,7 @@ export class PostgresJournalStore implements JournalStore {
   private fencedBy: Error | undefined;
   private closed = false;
   private readonly readonly: boolean;
+  private readonly ownsPool: boolean;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -84,6 +89,7 @@ export class PostgresJournalStore implements JournalStore {
     options: PostgresOpenOptions,
   ) {
     this.readonly = options.readonly === true;
+    this.ownsPool = options.sharedPool !== true;
     this.clock = options.clock ?? Date;
     this.reads = new JobQueries(pool, { jobId, location });
     this.runnerMembership = new PgMembership(
@@ -103,6 +109,12 @@ export class PostgresJournalStore implements JournalStore {
    * unless read-only (then a job, or a schema, that is not there reads as empty). A server that cannot
    * be reached is a ConfigError naming the URL without its password.
    */
+  /** Job `job` read-only on a pool that reads many jobs (its owner checked the schema and ends it). */
+  static async reading(pool: pg.Pool, location: string, job: string): Promise<PostgresJournalStore> {
+    const jobId = await findJob(pool, job);
+    return new PostgresJournalStore(pool, location, job, jobId, { job, readonly: true, sharedPool: true });
+  }
+
   static async open(url: string, options: PostgresOpenOptions): Promise<PostgresJournalStore> {
     const location = redactDatabaseUrl(url);
     const pool = await connectPool(url);
@@ -131,7 +143,7 @@ export class PostgresJournalStore implements JournalStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.pool.end();
+    if (this.ownsPool) await this.pool.end();
   }
 
   fence(reason: Error): void {
