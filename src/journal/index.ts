@@ -43,6 +43,7 @@ export type {
   Takeover,
 } from './store.js';
 export { isDatabaseUrl, openQueries, openStore, type OpenStoreOptions } from './open-store.js';
+export type { KindCounts } from './kind-counts.js';
 export { CommitQueue } from './commit-queue.js';
 export { JournalBusyError, LockLostError, HEARTBEAT_MS, STALE_AFTER_MS, staleAfterMs } from './runner-standing.js';
 export { judgeRunner, describeAge, type RunnerLiveness, type RunnerRecord } from './runner-liveness.js';

@@ -1,6 +1,7 @@
 // The PostgreSQL adapter of the journal interface: one database holds many jobs, each store is one job.
 // Every write is one transaction on a pooled client, compare-and-set on the rows' states, so runners
 // and operators on other hosts can share a job's rows.
+import type { KindCounts } from '../kind-counts.js';
 import type pg from 'pg';
 import type { ItemState } from '../../core/states.js';
 import type { TaskIdHolder } from '../../core/task-attach.js';
@@ -248,6 +249,10 @@ export class PostgresJournalStore implements JournalStore {
 
   async counts(): Promise<Record<ItemState, number>> {
     return this.reads.counts();
+  }
+
+  async countsByKind(): Promise<KindCounts> {
+    return this.reads.countsByKind();
   }
 
   async spend(): Promise<Spend> {

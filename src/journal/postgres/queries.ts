@@ -1,6 +1,7 @@
 // The journal's reads for one job, on the pool or on a transaction's client (decideAndApply reads
 // through the same client it writes with). Answers match the SQLite adapter's, row for row.
 import { ITEM_STATES, type ItemState } from '../../core/states.js';
+import { addKindCount, zeroKindCounts, type KindCounts } from '../kind-counts.js';
 import { roundUsd } from '../../core/money.js';
 import { fileBudgetOf } from '../../core/job-budget.js';
 import { LISTING_CODE } from '../../core/orphans.js';
@@ -88,6 +89,15 @@ export class JobQueries {
     )) {
       counts[state as ItemState] = n;
     }
+    return counts;
+  }
+
+  async countsByKind(): Promise<KindCounts> {
+    const counts = zeroKindCounts();
+    for (const { kind, state, n } of await this.rows<{ kind: string; state: string; n: number }>(
+      'SELECT kind, state, COUNT(*) AS n FROM items WHERE job_id = $1 GROUP BY kind, state',
+    ))
+      addKindCount(counts, kind, state, n);
     return counts;
   }
 

@@ -5,6 +5,7 @@ import type Database from 'better-sqlite3';
 import { makeDirectoriesSync } from '../../io/make-directories.js';
 import { dirname } from 'node:path';
 import { ITEM_STATES, transition, type ItemState } from '../../core/states.js';
+import { addKindCount, zeroKindCounts, type KindCounts } from '../kind-counts.js';
 import { roundUsd } from '../../core/money.js';
 import type { TaskIdHolder } from '../../core/task-attach.js';
 import { isIntent, planChanges, type RowHead } from '../../core/plan-changes.js';
@@ -107,6 +108,7 @@ export class SqliteJournal implements JournalStore {
     get: Database.Statement<[string], ItemRow>;
     head: Database.Statement<[string], { seq: number; state: string; reserved_usd: number; actual_usd: number | null }>;
     counts: Database.Statement<[], { state: string; n: number }>;
+    kindCounts: Database.Statement<[], { kind: string; state: string; n: number }>;
     spend: Database.Statement<[], { reserved: number | null; actual: number | null }>;
     store: Database.Statement<[string, string | number, number, string]>;
   };
@@ -146,6 +148,7 @@ export class SqliteJournal implements JournalStore {
       get: this.db.prepare(`SELECT ${this.itemColumns} FROM items WHERE id = ?`),
       head: this.db.prepare('SELECT seq, state, reserved_usd, actual_usd FROM items WHERE id = ?'),
       counts: this.db.prepare('SELECT state, COUNT(*) AS n FROM items GROUP BY state'),
+      kindCounts: this.db.prepare('SELECT kind, state, COUNT(*) AS n FROM items GROUP BY kind, state'),
       spend: this.db.prepare('SELECT SUM(reserved_usd) AS reserved, SUM(actual_usd) AS actual FROM items'),
       store: this.db.prepare(
         `UPDATE items SET state = ?, ${this.wide ? 'output_ref' : 'output_path'} = ?, updated_at = ? WHERE id = ? AND state = 'succeeded'`,
@@ -281,6 +284,12 @@ export class SqliteJournal implements JournalStore {
   stateCounts(): Record<ItemState, number> {
     const counts = Object.fromEntries(ITEM_STATES.map((s) => [s, 0])) as Record<ItemState, number>;
     for (const { state, n } of this.stmt.counts.all()) counts[state as ItemState] = n;
+    return counts;
+  }
+
+  async countsByKind(): Promise<KindCounts> {
+    const counts = zeroKindCounts();
+    for (const { kind, state, n } of this.stmt.kindCounts.all()) addKindCount(counts, kind, state, n);
     return counts;
   }
 
