@@ -128,6 +128,7 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
       ...(flags['metrics-host'] !== undefined ? { host: flags['metrics-host'] } : {}),
       ...(pushUrl !== undefined ? { pushUrl } : {}),
       env: hooks.env ?? process.env,
+      journal: { location: job.statePath, job: job.name },
     },
     hooks.events,
   );

@@ -2,6 +2,7 @@
 // and pushed once it ended. Neither changes the run: a push that fails is one warning line.
 import type { EventEmitter } from 'node:events';
 import { printable } from '../core/printable.js';
+import { openQueries, type JournalQueries, type KindCounts } from '../journal/index.js';
 import type { RunEvents } from '../pipeline/context.js';
 import { startMetricsServer, type MetricsServer } from './metrics-server.js';
 import { parseTokens } from './metrics-tokens.js';
@@ -18,6 +19,8 @@ export interface ExporterSettings {
   pushUrl?: string;
   /** Where GBATCH_METRICS_TOKENS is read. */
   env: NodeJS.ProcessEnv;
+  /** The job's journal, where the rows by state and kind are read (a read-only handle of the exporter's own). */
+  journal?: { location: string; job: string };
 }
 
 /** How the run ended, for the push: its exit code (none: it threw), and whether it was the job's last runner. */
@@ -43,7 +46,8 @@ export async function startExporter(
     import('./run-metrics.js'),
     import('./push-metrics.js'),
   ]);
-  const metrics = new RunMetrics();
+  const journal = settings.journal && journalRows(settings.journal);
+  const metrics = new RunMetrics(Date.now, journal?.read);
   let server: MetricsServer | undefined;
   if (settings.port !== undefined) {
     server = await startMetricsServer({
@@ -59,6 +63,7 @@ export async function startExporter(
     metrics.detach();
     await server?.close();
     server = undefined;
+    await journal?.close();
   };
   // One group per job at the Pushgateway: a PUT replaces it whole, so only figures that are the job's final
   // ones may go there: not those of a run that ended before it had any (the job busy, skipped), nor those of
@@ -88,5 +93,31 @@ export async function startExporter(
       await close();
     },
     close,
+  };
+}
+
+/**
+ * The job's rows by kind and state, read from a read-only handle opened at the first read (the run creates the
+ * journal) and kept until close(); a handle that failed to open is tried again at the next read.
+ */
+function journalRows(where: { location: string; job: string }): {
+  read: () => Promise<KindCounts>;
+  close: () => Promise<void>;
+} {
+  let opened: Promise<JournalQueries> | undefined;
+  const open = (): Promise<JournalQueries> => {
+    opened ??= openQueries(where.location, { job: where.job }).catch((err: unknown) => {
+      opened = undefined;
+      throw err;
+    });
+    return opened;
+  };
+  return {
+    read: async () => (await open()).countsByKind(),
+    close: async () => {
+      const handle = opened;
+      opened = undefined;
+      await handle?.then((q) => q.close()).catch(() => undefined);
+    },
   };
 }

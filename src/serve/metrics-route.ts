@@ -1,0 +1,61 @@
+// `GET /metrics` on `gbatch serve`: every batch's job, read from its journal when Prometheus scrapes, in
+// the Prometheus text format. Behind the server's client tokens or GBATCH_METRICS_TOKENS; open only when
+// neither is configured (`--no-auth`, which keeps the server on loopback).
+import { existsSync } from 'node:fs';
+import type { Context } from 'hono';
+import { isDatabaseUrl, openQueries } from '../journal/index.js';
+import { journalMetrics, type JournalExporter, type JournalJob } from '../metrics/journal-metrics.js';
+import { METRICS_CHALLENGE, metricsAllowed } from '../metrics/metrics-access.js';
+import { parseTokens } from '../metrics/metrics-tokens.js';
+import { BATCH_STATUSES } from './batch-record.js';
+import { jobJournal, type ServeContext } from './context.js';
+import type { ClientTokens } from './tokens.js';
+
+export type MetricsHandler = (c: Context) => Promise<Response>;
+
+export function metricsHandler(ctx: ServeContext, tokens: ClientTokens | undefined): MetricsHandler {
+  const exporter = batchMetrics(ctx);
+  const metricsTokens = parseTokens(ctx.env.GBATCH_METRICS_TOKENS);
+  const allowed = (header: string | undefined): boolean => {
+    if (!tokens) return metricsAllowed(header, metricsTokens);
+    const bearer = /^Bearer +(\S+) *$/i.exec(header ?? '')?.[1];
+    if (bearer !== undefined && tokens.ownerOf(bearer) !== undefined) return true;
+    return metricsTokens.length > 0 && metricsAllowed(header, metricsTokens);
+  };
+  return async (c) => {
+    if (!allowed(c.req.header('authorization')))
+      return c.text('unauthorized\n', 401, { 'WWW-Authenticate': METRICS_CHALLENGE });
+    const text = await exporter.metrics();
+    return c.body(text, 200, {
+      'Content-Type': exporter.contentType,
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    });
+  };
+}
+
+/** The server's batches as jobs: each batch's job journal, opened for one scrape and closed after it. */
+function batchMetrics(ctx: ServeContext): JournalExporter {
+  const readError = (job: string, err: Error): void =>
+    ctx.log(`metrics: the journal of ${job} could not be read: ${err.message}`);
+  return journalMetrics(
+    {
+      async jobs() {
+        const jobs: JournalJob[] = [];
+        for (const batch of await ctx.catalog.batchesIn(BATCH_STATUSES)) {
+          const location = jobJournal(ctx, batch.id);
+          // A batch still validating has no journal yet.
+          if (!isDatabaseUrl(location) && !existsSync(location)) continue;
+          try {
+            const queries = await openQueries(location, { job: batch.id });
+            jobs.push({ job: batch.id, queries, release: () => queries.close() });
+          } catch (err) {
+            readError(batch.id, err as Error);
+          }
+        }
+        return jobs;
+      },
+    },
+    { onReadError: readError },
+  );
+}
