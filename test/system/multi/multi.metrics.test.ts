@@ -25,7 +25,7 @@ const dir = mkdtempSync(join(tmpdir(), 'gbatch-multi-metrics-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function rowsByState(metrics: Exposition): Record<string, number | undefined> {
-  return Object.fromEntries(ITEM_STATES.map((state) => [state, metrics.value('gbatch_rows', { state })]));
+  return Object.fromEntries(ITEM_STATES.map((state) => [state, metrics.sum('gbatch_rows', { state })]));
 }
 
 describe.skipIf(!pgAvailable() || !BUILT)('metrics of three runners on one PostgreSQL journal', () => {
