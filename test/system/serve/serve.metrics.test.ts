@@ -16,7 +16,9 @@ import {
   videoLine,
   type ServeChild,
 } from '../../helpers/serve.js';
+import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 import { startSim } from '../../helpers/sim.js';
+import { openQueries, type Item } from '../../../src/journal/index.js';
 import { workspace, type Workspace } from '../../helpers/workspace.js';
 
 const METRICS_TOKEN = 'tok-serve-prometheus-77a1';
@@ -156,5 +158,41 @@ describe.skipIf(!BUILT)('gbatch serve: GET /metrics', () => {
     });
     expect((await scrape(guarded)).status).toBe(401);
     expect((await scrape(guarded, METRICS_TOKEN)).status).toBe(200);
+  });
+});
+
+const pg = usePgSchema('gbatch_serve_metrics');
+
+describe.skipIf(!BUILT || !pgAvailable())('gbatch serve on PostgreSQL: GET /metrics', () => {
+  it("publishes each batch's job of the shared journal as status --json reads it", async () => {
+    const sim = await startSim();
+    const ws = workspace('gbatch-serve-metrics-');
+    const server = await startServe({ data: ws.path('data'), gateway: sim.baseUrl, args: ['--journal', pg.url()] });
+    const openai = client(server);
+    const pair = await submitBatch(openai, ws.path('a.jsonl'), [chatLine('a0', 'one'), chatLine('a1', 'two')]);
+    const lone = await submitBatch(openai, ws.path('b.jsonl'), [chatLine('b0', 'three')]);
+    expect(await batchEnd(server, pair.id)).toBe('completed');
+    expect(await batchEnd(server, lone.id)).toBe('completed');
+    const scraped = await scrape(server, TOKEN_B);
+    expect(scraped.status).toBe(200);
+    const m = parseExposition(scraped.text);
+    expect(new Set(m.samples.map((x) => x.labels.job_name))).toEqual(new Set([pair.id, lone.id]));
+    for (const id of [pair.id, lone.id]) {
+      const status = stdoutJson(await runCli(['status', id, '--journal', pg.url(), '--json']));
+      const labels = { job_name: id };
+      for (const s of ITEM_STATES) expect(m.sum('gbatch_rows', { ...labels, state: s }), s).toBe(status.counts[s] ?? 0);
+      const queries = await openQueries(pg.url(), { job: id });
+      const items: Item[] = [];
+      try {
+        for await (const item of queries.iterate()) items.push(item);
+      } finally {
+        await queries.close();
+      }
+      expect(rowsByKind(m, ITEM_KINDS, ITEM_STATES, labels)).toEqual(tallyByKind(items));
+      expect(m.value('gbatch_spend_usd', labels)).toBe(status.actual_usd);
+      expect(m.value('gbatch_reserved_usd', labels)).toBe(status.reserved_usd);
+    }
+    expect(m.sum('gbatch_rows', { job_name: pair.id, kind: 'chat', state: 'downloaded' })).toBe(2);
+    expect((await scrape(server)).status).toBe(401);
   });
 });
