@@ -8,7 +8,7 @@ import type { ReportSums, RunRecord } from '../journal/index.js';
 import { MONEY_KINDS, moneyKindOfGroup, type MoneyKind } from './kind-of-work.js';
 import { JOB_LABEL, METRIC } from './metric-names.js';
 
-export interface JournalJob {
+export interface MetricsJob {
   /** The job's name, as its series are labelled. */
   job: string;
   queries: JournalQueries;
@@ -18,7 +18,7 @@ export interface JournalJob {
 
 export interface JournalSource {
   /** The jobs to publish now: asked at every scrape. */
-  jobs(): Promise<JournalJob[]>;
+  jobs(): Promise<MetricsJob[]>;
 }
 
 export interface JournalExporter {

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import type { Context } from 'hono';
 import { isDatabaseUrl, openQueries } from '../journal/index.js';
-import { journalMetrics, type JournalExporter, type JournalJob } from '../metrics/journal-metrics.js';
+import { journalMetrics, type JournalExporter, type MetricsJob } from '../metrics/journal-metrics.js';
 import { METRICS_CHALLENGE, metricsAllowed } from '../metrics/metrics-access.js';
 import { parseTokens } from '../metrics/metrics-tokens.js';
 import { BATCH_STATUSES } from './batch-record.js';
@@ -41,7 +41,7 @@ function batchMetrics(ctx: ServeContext): JournalExporter {
   return journalMetrics(
     {
       async jobs() {
-        const jobs: JournalJob[] = [];
+        const jobs: MetricsJob[] = [];
         for (const batch of await ctx.catalog.batchesIn(BATCH_STATUSES)) {
           const location = jobJournal(ctx, batch.id);
           // A batch still validating has no journal yet.

@@ -8,7 +8,7 @@ import { ITEM_KINDS, ITEM_STATES } from '../../src/core/states.js';
 import { gatherStatus } from '../../src/cli/status/status-data.js';
 import { statusJson } from '../../src/cli/status/status-json.js';
 import { openQueries, type Item, type JournalQueries, type JournalStore } from '../../src/journal/index.js';
-import { journalMetrics, type JournalJob } from '../../src/metrics/journal-metrics.js';
+import { journalMetrics, type MetricsJob } from '../../src/metrics/journal-metrics.js';
 import { entry, useTempDir } from '../helpers/journal-fixtures.js';
 import { openSqliteStore } from '../helpers/journal-raw.js';
 import { tallyByKind } from '../helpers/journal-read.js';
@@ -77,7 +77,7 @@ function source(paths: Record<string, string>) {
   const counted = { scrapes: 0, released: 0 };
   return {
     counted,
-    async jobs(): Promise<JournalJob[]> {
+    async jobs(): Promise<MetricsJob[]> {
       counted.scrapes++;
       return Promise.all(
         Object.entries(paths).map(async ([job, path]) => {
