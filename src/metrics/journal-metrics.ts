@@ -6,6 +6,7 @@ import { ITEM_KINDS, ITEM_STATES } from '../core/states.js';
 import type { JobRecord, JournalQueries, KindCounts, RunnerView, Spend } from '../journal/index.js';
 import type { ReportSums, RunRecord } from '../journal/index.js';
 import { MONEY_KINDS, moneyKindOfGroup, type MoneyKind } from './kind-of-work.js';
+import { pacedRead } from './paced-read.js';
 import { JOB_LABEL, METRIC } from './metric-names.js';
 
 export interface MetricsJob {
@@ -31,6 +32,10 @@ export interface JournalExporter {
 export interface JournalMetricsOptions {
   /** Told of a job whose journal could not be read: the scrape goes on without it. */
   onReadError?: (job: string, error: Error) => void;
+  /** A scrape reuses the last read until this many times its duration has passed (pacedRead; 0: never). */
+  paceRatio?: number;
+  /** Milliseconds, for the pacing (default: performance.now). */
+  now?: () => number;
 }
 
 /** What one scrape read of one job. */
@@ -49,13 +54,11 @@ type L = typeof JOB_LABEL;
 export function journalMetrics(source: JournalSource, options: JournalMetricsOptions = {}): JournalExporter {
   const registry = new Registry();
   // The collect callbacks of one scrape all start at once: the first reads the journals, the rest join it.
-  let reading: Promise<JobFigures[]> | undefined;
-  const read = (): Promise<JobFigures[]> => {
-    reading ??= readJobs(source, options).finally(() => {
-      reading = undefined;
-    });
-    return reading;
-  };
+  const paced = pacedRead(() => readJobs(source, options), {
+    ...(options.paceRatio !== undefined ? { ratio: options.paceRatio } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const read = (): Promise<JobFigures[]> => paced.read();
   const gauge = <K extends string>(
     name: string,
     help: string,

@@ -5,6 +5,7 @@ import { printable } from '../core/printable.js';
 import { openQueries, type JournalQueries, type KindCounts } from '../journal/index.js';
 import type { RunEvents } from '../pipeline/context.js';
 import { startMetricsServer, type MetricsServer } from './metrics-server.js';
+import { pacedRead } from './paced-read.js';
 import { parseTokens } from './metrics-tokens.js';
 import { redactUrl } from './push-url.js';
 
@@ -79,6 +80,7 @@ export async function startExporter(
       return;
     }
     if (exitCode === 0) metrics.markSuccess(Date.now());
+    journal?.expire(); // the pushed rows are the journal's at the end, not a scrape's
     try {
       await pushMetrics(url, settings.job, metrics.registry);
     } catch (err) {
@@ -98,10 +100,12 @@ export async function startExporter(
 
 /**
  * The job's rows by kind and state, read from a read-only handle opened at the first read (the run creates the
- * journal) and kept until close(); a handle that failed to open is tried again at the next read.
+ * journal) and kept until close(); a handle that failed to open is tried again at the next read. Reads are
+ * paced (pacedRead): on a large journal a scrape may reuse the last one; expire() makes the next one fresh.
  */
 function journalRows(where: { location: string; job: string }): {
   read: () => Promise<KindCounts>;
+  expire: () => void;
   close: () => Promise<void>;
 } {
   let opened: Promise<JournalQueries> | undefined;
@@ -112,8 +116,10 @@ function journalRows(where: { location: string; job: string }): {
     });
     return opened;
   };
+  const paced = pacedRead(async () => (await open()).countsByKind());
   return {
-    read: async () => (await open()).countsByKind(),
+    read: () => paced.read(),
+    expire: () => paced.expire(),
     close: async () => {
       const handle = opened;
       opened = undefined;

@@ -151,7 +151,7 @@ function expectEqualsStatus(m: Exposition, job: string, status: Record<string, u
 test("every job's figures equal status --json of its journal, read afresh at each scrape", async () => {
   const paths = await campaign();
   const jobs = source(paths);
-  const exporter = journalMetrics(jobs);
+  const exporter = journalMetrics(jobs, { paceRatio: 0 });
   let m = parseExposition(await exporter.metrics());
   expect(jobs.counted).toEqual({ scrapes: 1, released: 3 });
   // Every series names its job; the journal without a job publishes nothing.
@@ -180,7 +180,7 @@ test("every job's figures equal status --json of its journal, read afresh at eac
 test('the collect callbacks of one scrape share one read of the journals', async () => {
   const paths = await campaign();
   const jobs = source(paths);
-  const exporter = journalMetrics(jobs);
+  const exporter = journalMetrics(jobs, { paceRatio: 0 });
   await Promise.all([exporter.metrics(), exporter.registry.getMetricsAsJSON()]);
   expect(jobs.counted.scrapes).toBeLessThanOrEqual(2);
   const before = jobs.counted.scrapes;
@@ -204,10 +204,31 @@ test('a journal that cannot be read leaves its job out of that scrape, and is to
         ];
       },
     },
-    { onReadError: (job) => errors.push(job) },
+    { onReadError: (job) => errors.push(job), paceRatio: 0 },
   );
   const m = parseExposition(await exporter.metrics());
   expect(errors).toEqual(['beta']);
   expect(m.sum('gbatch_rows', { job_name: 'beta' })).toBe(0);
   expect(m.sum('gbatch_rows', { job_name: 'alpha' })).toBe(7);
+});
+
+test('a read that took long is reused by the scrapes that come before its pace has passed', async () => {
+  const paths = await campaign();
+  const jobs = source(paths);
+  let now = 1_000;
+  const slowJobs = {
+    async jobs() {
+      now += 500; // the read takes half a second
+      return jobs.jobs();
+    },
+  };
+  const exporter = journalMetrics(slowJobs, { paceRatio: 20, now: () => now });
+  const first = await exporter.metrics();
+  expect(jobs.counted.scrapes).toBe(1);
+  now += 9_999; // 20 x 500 ms: the first read is still young
+  expect(await exporter.metrics()).toBe(first);
+  expect(jobs.counted.scrapes).toBe(1);
+  now += 1;
+  await exporter.metrics();
+  expect(jobs.counted.scrapes).toBe(2);
 });
