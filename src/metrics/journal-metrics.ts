@@ -18,8 +18,11 @@ export interface MetricsJob {
 }
 
 export interface JournalSource {
-  /** The jobs to publish now: asked at every scrape. */
-  jobs(): Promise<MetricsJob[]>;
+  /**
+   * The jobs to publish now, asked at every scrape: a list, or one job at a time (each is read and released
+   * before the next is asked for, so a source of many journals need not hold them all open at once).
+   */
+  jobs(): Promise<MetricsJob[]> | AsyncIterable<MetricsJob>;
 }
 
 export interface JournalExporter {
@@ -148,9 +151,8 @@ export function journalMetrics(source: JournalSource, options: JournalMetricsOpt
 }
 
 async function readJobs(source: JournalSource, options: JournalMetricsOptions): Promise<JobFigures[]> {
-  const jobs = await source.jobs();
   const figures: JobFigures[] = [];
-  for (const { job, queries, release } of jobs) {
+  for await (const { job, queries, release } of await source.jobs()) {
     try {
       const job_record = await queries.getJob();
       // A job whose journal holds no job yet (its first run has not ingested) has no figures.

@@ -3,7 +3,7 @@
 // neither is configured (`--no-auth`, which keeps the server on loopback).
 import { existsSync } from 'node:fs';
 import type { Context } from 'hono';
-import { isDatabaseUrl, openQueries } from '../journal/index.js';
+import { isDatabaseUrl, openQueries, type JournalQueries } from '../journal/index.js';
 import { journalMetrics, type JournalExporter, type MetricsJob } from '../metrics/journal-metrics.js';
 import { METRICS_CHALLENGE, metricsAllowed } from '../metrics/metrics-access.js';
 import { parseTokens } from '../metrics/metrics-tokens.js';
@@ -40,20 +40,21 @@ function batchMetrics(ctx: ServeContext): JournalExporter {
     ctx.log(`metrics: the journal of ${job} could not be read: ${err.message}`);
   return journalMetrics(
     {
-      async jobs() {
-        const jobs: MetricsJob[] = [];
+      // One journal open at a time: each is read and closed before the next opens.
+      async *jobs(): AsyncGenerator<MetricsJob> {
         for (const batch of await ctx.catalog.batchesIn(BATCH_STATUSES)) {
           const location = jobJournal(ctx, batch.id);
           // A batch still validating has no journal yet.
           if (!isDatabaseUrl(location) && !existsSync(location)) continue;
+          let queries: JournalQueries;
           try {
-            const queries = await openQueries(location, { job: batch.id });
-            jobs.push({ job: batch.id, queries, release: () => queries.close() });
+            queries = await openQueries(location, { job: batch.id });
           } catch (err) {
             readError(batch.id, err as Error);
+            continue;
           }
+          yield { job: batch.id, queries, release: () => queries.close() };
         }
-        return jobs;
       },
     },
     { onReadError: readError },

@@ -232,3 +232,32 @@ test('a read that took long is reused by the scrapes that come before its pace h
   await exporter.metrics();
   expect(jobs.counted.scrapes).toBe(2);
 });
+
+test('a source that yields one job at a time has one journal open at a time', async () => {
+  const paths = await campaign();
+  let open = 0;
+  let most = 0;
+  const exporter = journalMetrics(
+    {
+      async *jobs() {
+        for (const [job, path] of Object.entries(paths)) {
+          const queries = await readOnly(path);
+          most = Math.max(most, ++open);
+          yield {
+            job,
+            queries,
+            release: async () => {
+              open--;
+              await queries.close();
+            },
+          };
+        }
+      },
+    },
+    { paceRatio: 0 },
+  );
+  const m = parseExposition(await exporter.metrics());
+  expect(most).toBe(1);
+  expect(open).toBe(0);
+  expect(new Set(m.samples.map((s) => s.labels.job_name))).toEqual(new Set(['alpha', 'beta']));
+});
