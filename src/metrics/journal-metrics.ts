@@ -3,8 +3,15 @@
 // the journal's cheap reads (counts, sums, spend, runners, the job record), never its rows or event log.
 import { Gauge, Registry } from 'prom-client';
 import { ITEM_KINDS, ITEM_STATES } from '../core/states.js';
-import type { JobRecord, JournalQueries, KindCounts, RunnerView, Spend } from '../journal/index.js';
-import type { ReportSums, RunRecord } from '../journal/index.js';
+import type {
+  JobRecord,
+  JournalQueries,
+  KindCounts,
+  ReportSums,
+  RunnerView,
+  RunRecord,
+  Spend,
+} from '../journal/index.js';
 import { MONEY_KINDS, moneyKindOfGroup, type MoneyKind } from './kind-of-work.js';
 import { pacedRead } from './paced-read.js';
 import { JOB_LABEL, METRIC } from './metric-names.js';
@@ -28,7 +35,7 @@ export interface JournalSource {
 export interface JournalExporter {
   readonly registry: Registry;
   readonly contentType: string;
-  /** The text of a scrape: every job read afresh. */
+  /** The text of a scrape: every job read afresh (unless the last read was dear: see paceRatio). */
   metrics(): Promise<string>;
 }
 
@@ -44,7 +51,7 @@ export interface JournalMetricsOptions {
 /** What one scrape read of one job. */
 interface JobFigures {
   job: string;
-  job_record: JobRecord | undefined;
+  record: JobRecord | undefined;
   rows: KindCounts;
   spend: Spend;
   sums: ReportSums;
@@ -99,7 +106,7 @@ export function journalMetrics(source: JournalSource, options: JournalMetricsOpt
   });
   gauge(METRIC.budget, 'The budget in force for the job, USD (absent: no budget).', [], (g, jobs) => {
     for (const f of jobs) {
-      const budget = f.job_record?.budgetUsd;
+      const budget = f.record?.budgetUsd;
       if (budget !== undefined) g.set({ job_name: f.job }, budget);
     }
   });
@@ -154,12 +161,12 @@ async function readJobs(source: JournalSource, options: JournalMetricsOptions): 
   const figures: JobFigures[] = [];
   for await (const { job, queries, release } of await source.jobs()) {
     try {
-      const job_record = await queries.getJob();
+      const record = await queries.getJob();
       // A job whose journal holds no job yet (its first run has not ingested) has no figures.
-      if (job_record === undefined) continue;
+      if (record === undefined) continue;
       figures.push({
         job,
-        job_record,
+        record,
         rows: await queries.countsByKind(),
         spend: await queries.spend(),
         sums: await queries.reportSums(),
@@ -177,7 +184,7 @@ async function readJobs(source: JournalSource, options: JournalMetricsOptions): 
 
 function lastActivity(f: JobFigures): number | undefined {
   const times = [
-    f.job_record?.updatedAt,
+    f.record?.updatedAt,
     f.lastRun?.startedAt,
     f.lastRun?.endedAt ?? undefined,
     ...f.runners.map((r) => r.heartbeatAt),

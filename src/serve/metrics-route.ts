@@ -3,6 +3,7 @@
 // neither is configured (`--no-auth`, which keeps the server on loopback).
 import { existsSync } from 'node:fs';
 import type { Context } from 'hono';
+import { printable } from '../core/printable.js';
 import { isDatabaseUrl, openQueries, type JournalQueries } from '../journal/index.js';
 import { journalMetrics, type JournalExporter, type MetricsJob } from '../metrics/journal-metrics.js';
 import { METRICS_CHALLENGE, metricsAllowed } from '../metrics/metrics-access.js';
@@ -10,6 +11,9 @@ import { parseTokens } from '../metrics/metrics-tokens.js';
 import { BATCH_STATUSES } from './batch-record.js';
 import { jobJournal, type ServeContext } from './context.js';
 import type { ClientTokens } from './tokens.js';
+
+/** A journal's error may quote what it read: the log line keeps only its start. */
+const MAX_REASON = 300;
 
 export type MetricsHandler = (c: Context) => Promise<Response>;
 
@@ -37,7 +41,7 @@ export function metricsHandler(ctx: ServeContext, tokens: ClientTokens | undefin
 /** The server's batches as jobs: each batch's job journal, opened for one scrape and closed after it. */
 function batchMetrics(ctx: ServeContext): JournalExporter {
   const readError = (job: string, err: Error): void =>
-    ctx.log(`metrics: the journal of ${job} could not be read: ${err.message}`);
+    ctx.log(`metrics: the journal of ${job} could not be read: ${printable(err.message).slice(0, MAX_REASON)}`);
   return journalMetrics(
     {
       // One journal open at a time: each is read and closed before the next opens.
