@@ -44,6 +44,8 @@ export interface JournalMetricsOptions {
   onReadError?: (job: string, error: Error) => void;
   /** A scrape reuses the last read until this many times its duration has passed (pacedRead; 0: never). */
   paceRatio?: number;
+  /** The shortest read that is paced (default DEAR_READ_MS). */
+  dearReadMs?: number;
   /** Milliseconds, for the pacing (default: performance.now). */
   now?: () => number;
 }
@@ -66,6 +68,7 @@ export function journalMetrics(source: JournalSource, options: JournalMetricsOpt
   // The collect callbacks of one scrape all start at once: the first reads the journals, the rest join it.
   const paced = pacedRead(() => readJobs(source, options), {
     ...(options.paceRatio !== undefined ? { ratio: options.paceRatio } : {}),
+    ...(options.dearReadMs !== undefined ? { dearMs: options.dearReadMs } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
   const read = (): Promise<JobFigures[]> => paced.read();

@@ -3,6 +3,8 @@
 // second, so a dear read (DEAR_READ_MS and more) is reused until `ratio` times its own duration has passed:
 // it takes at most 1/ratio of the process's time however often Prometheus asks. A cheaper read is fresh at
 // every scrape.
+import { positiveKnob } from '../core/test-knob.js';
+
 export interface PacedRead<T> {
   /** The last figures while they are young enough, else a new read (concurrent callers share it). */
   read(): Promise<T>;
@@ -13,11 +15,17 @@ export interface PacedRead<T> {
 export const DEFAULT_PACE_RATIO = 20;
 export const DEAR_READ_MS = 250;
 
+/** DEAR_READ_MS, or GBATCH_METRICS_DEAR_READ_MS (a test knob: a test that compares two scrapes wants both fresh). */
+export function dearReadMs(env: NodeJS.ProcessEnv): number {
+  return positiveKnob(env, 'GBATCH_METRICS_DEAR_READ_MS', DEAR_READ_MS);
+}
+
 export function pacedRead<T>(
   load: () => Promise<T>,
-  options: { ratio?: number; now?: () => number } = {},
+  options: { ratio?: number; dearMs?: number; now?: () => number } = {},
 ): PacedRead<T> {
   const ratio = options.ratio ?? DEFAULT_PACE_RATIO;
+  const dearMs = options.dearMs ?? DEAR_READ_MS;
   const now = options.now ?? (() => performance.now());
   let last: { value: T; until: number } | undefined;
   let loading: Promise<T> | undefined;
@@ -30,7 +38,7 @@ export function pacedRead<T>(
           const value = await load();
           const ended = now();
           const took = ended - started;
-          last = { value, until: took >= DEAR_READ_MS ? ended + took * ratio : ended };
+          last = { value, until: took >= dearMs ? ended + took * ratio : ended };
           return value;
         } finally {
           loading = undefined;

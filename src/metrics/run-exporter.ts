@@ -5,7 +5,7 @@ import { printable } from '../core/printable.js';
 import { openQueries, type JournalQueries, type KindCounts } from '../journal/index.js';
 import type { RunEvents } from '../pipeline/context.js';
 import { startMetricsServer, type MetricsServer } from './metrics-server.js';
-import { pacedRead } from './paced-read.js';
+import { dearReadMs, pacedRead } from './paced-read.js';
 import { parseTokens } from './metrics-tokens.js';
 import { redactUrl } from './push-url.js';
 
@@ -47,7 +47,7 @@ export async function startExporter(
     import('./run-metrics.js'),
     import('./push-metrics.js'),
   ]);
-  const journal = settings.journal && journalRows(settings.journal);
+  const journal = settings.journal && journalRows(settings.journal, dearReadMs(settings.env));
   const metrics = new RunMetrics(Date.now, journal?.read);
   let server: MetricsServer | undefined;
   if (settings.port !== undefined) {
@@ -103,7 +103,10 @@ export async function startExporter(
  * journal) and kept until close(); a handle that failed to open is tried again at the next read. Reads are
  * paced (pacedRead): on a large journal a scrape may reuse the last one; expire() makes the next one fresh.
  */
-function journalRows(where: { location: string; job: string }): {
+function journalRows(
+  where: { location: string; job: string },
+  dearMs: number,
+): {
   read: () => Promise<KindCounts>;
   expire: () => void;
   close: () => Promise<void>;
@@ -116,7 +119,7 @@ function journalRows(where: { location: string; job: string }): {
     });
     return opened;
   };
-  const paced = pacedRead(async () => (await open()).countsByKind());
+  const paced = pacedRead(async () => (await open()).countsByKind(), { dearMs });
   return {
     read: () => paced.read(),
     expire: () => paced.expire(),

@@ -8,6 +8,7 @@ import { isDatabaseUrl, openQueries, type JournalQueries } from '../journal/inde
 import { journalMetrics, type JournalExporter, type MetricsJob } from '../metrics/journal-metrics.js';
 import { METRICS_CHALLENGE, metricsAllowed } from '../metrics/metrics-access.js';
 import { parseTokens } from '../metrics/metrics-tokens.js';
+import { dearReadMs } from '../metrics/paced-read.js';
 import { BATCH_STATUSES } from './batch-record.js';
 import { jobJournal, type ServeContext } from './context.js';
 import type { ClientTokens } from './tokens.js';
@@ -61,6 +62,6 @@ function batchMetrics(ctx: ServeContext): JournalExporter {
         }
       },
     },
-    { onReadError: readError },
+    { onReadError: readError, dearReadMs: dearReadMs(ctx.env) },
   );
 }

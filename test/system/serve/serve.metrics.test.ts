@@ -23,6 +23,8 @@ import { workspace, type Workspace } from '../../helpers/workspace.js';
 
 const METRICS_TOKEN = 'tok-serve-prometheus-77a1';
 const TASK_SECONDS = 60;
+/** Every scrape reads the journals afresh, however long a read takes on a loaded machine. */
+const FRESH = { GBATCH_METRICS_DEAR_READ_MS: String(3_600_000) };
 
 function metricsUrl(server: ServeChild): string {
   return new URL('/metrics', server.url).href;
@@ -76,7 +78,7 @@ describe.skipIf(!BUILT)('gbatch serve: GET /metrics', () => {
     const server = await startServe({
       data: ws.path('data'),
       gateway: sim.baseUrl,
-      env: { GBATCH_METRICS_TOKENS: METRICS_TOKEN },
+      env: { GBATCH_METRICS_TOKENS: METRICS_TOKEN, ...FRESH },
     });
     const openai = client(server);
     const chats = await submitBatch(
