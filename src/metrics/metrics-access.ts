@@ -17,3 +17,19 @@ export function openMetricsRefusal(host: string, tokens: readonly string[], flag
     ? `${flag} ${host} is not loopback: set GBATCH_METRICS_TOKENS (comma-separated bearer tokens) to serve metrics beyond this machine`
     : undefined;
 }
+
+/**
+ * The rule on a server that has clients of its own (`serve`, a dashboard): a scrape with one of the clients'
+ * tokens or one of GBATCH_METRICS_TOKENS reads; with neither configured (`--no-auth`, loopback only) anyone does.
+ * `isClient` is undefined when the server takes clients without a token.
+ */
+export function serverMetricsAllowed(
+  authorization: string | undefined,
+  metricsTokens: readonly string[],
+  isClient: ((token: string) => boolean) | undefined,
+): boolean {
+  if (!isClient) return metricsAllowed(authorization, metricsTokens);
+  const bearer = /^Bearer +(\S+) *$/i.exec(authorization ?? '')?.[1];
+  if (bearer !== undefined && isClient(bearer)) return true;
+  return metricsTokens.length > 0 && metricsAllowed(authorization, metricsTokens);
+}

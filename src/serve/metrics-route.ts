@@ -6,7 +6,7 @@ import type { Context } from 'hono';
 import { printable } from '../core/printable.js';
 import { isDatabaseUrl, openQueries, type JournalQueries } from '../journal/index.js';
 import { journalMetrics, type JournalExporter, type MetricsJob } from '../metrics/journal-metrics.js';
-import { METRICS_CHALLENGE, metricsAllowed } from '../metrics/metrics-access.js';
+import { METRICS_CHALLENGE, serverMetricsAllowed } from '../metrics/metrics-access.js';
 import { parseTokens } from '../metrics/metrics-tokens.js';
 import { dearReadMs } from '../metrics/paced-read.js';
 import { BATCH_STATUSES } from './batch-record.js';
@@ -21,12 +21,8 @@ export type MetricsHandler = (c: Context) => Promise<Response>;
 export function metricsHandler(ctx: ServeContext, tokens: ClientTokens | undefined): MetricsHandler {
   const exporter = batchMetrics(ctx);
   const metricsTokens = parseTokens(ctx.env.GBATCH_METRICS_TOKENS);
-  const allowed = (header: string | undefined): boolean => {
-    if (!tokens) return metricsAllowed(header, metricsTokens);
-    const bearer = /^Bearer +(\S+) *$/i.exec(header ?? '')?.[1];
-    if (bearer !== undefined && tokens.ownerOf(bearer) !== undefined) return true;
-    return metricsTokens.length > 0 && metricsAllowed(header, metricsTokens);
-  };
+  const isClient = tokens && ((token: string): boolean => tokens.ownerOf(token) !== undefined);
+  const allowed = (header: string | undefined): boolean => serverMetricsAllowed(header, metricsTokens, isClient);
   return async (c) => {
     if (!allowed(c.req.header('authorization')))
       return c.text('unauthorized\n', 401, { 'WWW-Authenticate': METRICS_CHALLENGE });
