@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import type { Context } from 'hono';
 import { printable } from '../core/printable.js';
-import { isDatabaseUrl, openQueries, type JournalQueries } from '../journal/index.js';
+import { isDatabaseUrl, openJournalReader, openQueries, type JournalQueries } from '../journal/index.js';
 import { journalMetrics, type JournalExporter, type MetricsJob } from '../metrics/journal-metrics.js';
 import { METRICS_CHALLENGE, serverMetricsAllowed } from '../metrics/metrics-access.js';
 import { parseTokens } from '../metrics/metrics-tokens.js';
@@ -35,26 +35,44 @@ export function metricsHandler(ctx: ServeContext, tokens: ClientTokens | undefin
   };
 }
 
-/** The server's batches as jobs: each batch's job journal, opened for one scrape and closed after it. */
+/**
+ * The server's batches as jobs, each read and released before the next: on PostgreSQL every batch's job through
+ * one pool opened for the scrape; with SQLite each batch's own journal file, opened for it and closed after.
+ */
 function batchMetrics(ctx: ServeContext): JournalExporter {
   const readError = (job: string, err: Error): void =>
     ctx.log(`metrics: the journal of ${job} could not be read: ${printable(err.message).slice(0, MAX_REASON)}`);
+  const opened = async (job: string, open: () => Promise<JournalQueries>): Promise<MetricsJob | undefined> => {
+    try {
+      const queries = await open();
+      return { job, queries, release: () => queries.close() };
+    } catch (err) {
+      readError(job, err as Error);
+      return undefined;
+    }
+  };
   return journalMetrics(
     {
-      // One journal open at a time: each is read and closed before the next opens.
       async *jobs(): AsyncGenerator<MetricsJob> {
-        for (const batch of await ctx.catalog.batchesIn(BATCH_STATUSES)) {
+        const batches = await ctx.catalog.batchesIn(BATCH_STATUSES);
+        if (isDatabaseUrl(ctx.journal)) {
+          const reader = await openJournalReader(ctx.journal);
+          try {
+            for (const batch of batches) {
+              const job = await opened(batch.id, () => reader.queries({ key: batch.id, location: ctx.journal }));
+              if (job) yield job;
+            }
+          } finally {
+            await reader.close();
+          }
+          return;
+        }
+        for (const batch of batches) {
           const location = jobJournal(ctx, batch.id);
           // A batch still validating has no journal yet.
-          if (!isDatabaseUrl(location) && !existsSync(location)) continue;
-          let queries: JournalQueries;
-          try {
-            queries = await openQueries(location, { job: batch.id });
-          } catch (err) {
-            readError(batch.id, err as Error);
-            continue;
-          }
-          yield { job: batch.id, queries, release: () => queries.close() };
+          if (!existsSync(location)) continue;
+          const job = await opened(batch.id, () => openQueries(location, { job: batch.id }));
+          if (job) yield job;
         }
       },
     },

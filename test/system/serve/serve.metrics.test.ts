@@ -145,8 +145,13 @@ describe.skipIf(!BUILT)('gbatch serve: GET /metrics', () => {
     });
     const batch = await submitBatch(client(open, 'any'), ws.path('in.jsonl'), [chatLine('one', 'hi')]);
     expect(await batchEnd(open, batch.id)).toBe('completed');
+    // A batch whose input fails validation never has a job: it is left out, and nothing is logged of it.
+    const refused = await submitBatch(client(open, 'any'), ws.path('bad.jsonl'), ['{not json']);
+    await open.stderrMatching(new RegExp(`${refused.id}: input failed validation`));
     const read = await scrape(open);
     expect(read.status).toBe(200);
+    expect(new Set(parseExposition(read.text).samples.map((x) => x.labels.job_name))).toEqual(new Set([batch.id]));
+    expect(open.stderr()).not.toMatch(/metrics: /);
     expect(
       parseExposition(read.text).value('gbatch_rows', { job_name: batch.id, kind: 'chat', state: 'downloaded' }),
     ).toBe(1);
