@@ -180,8 +180,9 @@ export class BatchScheduler {
             balanceStop: this.balance.signalFor(batchId),
             onBalanceRanOut: () => this.balanceRanOut(batchId),
           });
-          // Another server's batch got the 402 (the job's runners share the stop through the journal).
-          if (result.stopReason === 'balance') this.balanceRanOut(batchId);
+          // Another server's batch got the 402 (the job's runners share the stop through the journal); a run
+          // this server stopped itself is no news (it would stop the batches created since).
+          if (result.stopReason === 'balance' && !this.balance.isStopped(batchId)) this.balanceRanOut(batchId);
         } catch (err) {
           // A run that could not start or stopped on an error (the journal busy, out of reach): tried again below.
           this.ctx.log(`${batchId}: the run stopped: ${(err as Error).message}; trying again`);

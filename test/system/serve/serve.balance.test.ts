@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { BUILT } from '../../helpers/cli.js';
 import { KEY, startSim } from '../../helpers/sim.js';
 import { workspace } from '../../helpers/workspace.js';
-import { batchEnd, client, filesOf, startServe, submitBatch, videoLine } from '../../helpers/serve.js';
+import { batchEnd, chatLine, client, filesOf, startServe, submitBatch, videoLine } from '../../helpers/serve.js';
 
 describe.skipIf(!BUILT)('gbatch serve: the gateway balance', () => {
   it('stops every batch at the first 402: nothing sent after it, accepted videos still delivered', async () => {
@@ -46,5 +46,11 @@ describe.skipIf(!BUILT)('gbatch serve: the gateway balance', () => {
     expect(delivered).toBe(accepted);
     expect(sim.ledger.tasks.every((t) => t.state === 'SUCCESS')).toBe(true);
     expect(server.stderr()).toMatch(/balance ran out \(402\): no batch sends more/);
+
+    // A batch created after the 402 is not stopped by it: the balance left covers a chat request, and it is sent.
+    expect(sim.account(KEY).balanceUsd).toBeGreaterThan(0.0001);
+    const later = await submitBatch(openai, ws.path('later.jsonl'), [chatLine('later', 'after the 402')]);
+    expect(await batchEnd(server, later.id)).toBe('completed');
+    expect((await filesOf(openai, await openai.batches.retrieve(later.id))).output).toHaveLength(1);
   });
 });

@@ -50,23 +50,22 @@ describe.skipIf(!BUILT)('gbatch serve: derived files', () => {
     async () => {
       const sim = await startSim();
       const ws = workspace('gbatch-serve-');
-      const server = await startServe({
-        data: ws.path('data'),
-        gateway: sim.baseUrl,
-        args: ['--concurrency', '16'],
-        // A heap of 64 MB: room for the server and a page of rows, not for the file twice over.
-        env: { NODE_OPTIONS: '--max-old-space-size=64' },
-      });
-      const openai = client(server);
+      const options = { data: ws.path('data'), gateway: sim.baseUrl, args: ['--concurrency', '16'] };
+      const runner = await startServe(options);
       // 128 choices per answer, about 26 kB a row: an output file of some 50 MB.
       const rows = 2000;
       const ids = Array.from({ length: rows }, (_, i) => `r${i}`);
       const created = await submitBatch(
-        openai,
+        client(runner),
         ws.path('in.jsonl'),
         ids.map((id) => chatLine(id, `long answer ${id}`, { n: 128 })),
       );
-      expect(await batchEnd(server, created.id)).toBe('completed');
+      expect(await batchEnd(runner, created.id)).toBe('completed');
+      await runner.stop();
+      // The file is served by a server with a heap of 64 MB: room for it and a page of rows, not for the
+      // file twice over.
+      const server = await startServe({ ...options, env: { NODE_OPTIONS: '--max-old-space-size=64' } });
+      const openai = client(server);
       const batch = await openai.batches.retrieve(created.id);
       const meta = await openai.files.retrieve(batch.output_file_id!);
       expect(meta.bytes).toBeGreaterThan(40 * 1024 * 1024);
