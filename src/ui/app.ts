@@ -37,7 +37,7 @@ const CSP = {
   baseUri: ["'none'"],
 };
 
-export function uiApp(ctx: UiContext): Hono<Env> {
+export function uiApp(ctx: UiContext, metrics: (c: Context) => Promise<Response>): Hono<Env> {
   const app = new Hono<Env>();
   app.use(
     '*',
@@ -60,6 +60,8 @@ export function uiApp(ctx: UiContext): Hono<Env> {
   });
 
   app.get('/favicon.ico', (c) => c.body(null, 204));
+  // Prometheus sends a bearer token of its own (or of a user), never a session: its own rule, before sign-in.
+  app.get('/metrics', (c) => metrics(c));
   app.get('/assets/ui.css', (c) => c.body(UI_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
   app.get('/assets/live.js', (c) => c.body(LIVE_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
 

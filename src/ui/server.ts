@@ -6,6 +6,9 @@ import { listenHttp } from '../io/http-listener.js';
 import { UsageError } from '../job/options.js';
 import { isDatabaseUrl } from '../journal/index.js';
 import { uiApp } from './app.js';
+import type { UiContext } from './context.js';
+import { metricsHandler } from './metrics-route.js';
+import { parseTokens } from '../metrics/metrics-tokens.js';
 import { JobDirectory } from './job-directory.js';
 import { Flashes } from './flashes.js';
 import { Sessions } from './sessions.js';
@@ -22,6 +25,7 @@ export interface UiOptions {
   tokens: readonly UiToken[] | undefined;
   allowActions: boolean;
   refreshMs: number;
+  env: NodeJS.ProcessEnv;
   log(line: string): void;
 }
 
@@ -42,7 +46,7 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
   // A database that cannot be reached is said now, not on the first page.
   const directory = await JobDirectory.open(options.source);
   await directory.list();
-  const app = uiApp({
+  const ctx: UiContext = {
     directory,
     tokenName: options.tokens ? uiTokenNamer(options.tokens) : undefined,
     sessions: new Sessions(() => Date.now()),
@@ -52,7 +56,8 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
     refreshMs: options.refreshMs,
     now: () => Date.now(),
     log: options.log,
-  });
+  };
+  const app = uiApp(ctx, metricsHandler(ctx, parseTokens(options.env.GBATCH_METRICS_TOKENS), options.env));
   let listener;
   try {
     listener = await listenHttp(app.fetch, options.host, options.port);

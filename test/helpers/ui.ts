@@ -16,7 +16,12 @@ export interface UiChild {
 export async function startUiChild(args: readonly string[], options: CliOptions = {}): Promise<UiChild> {
   const cli = startCli(['ui', '--port', '0', ...args], {
     ...options,
-    env: { GBATCH_UI_TOKENS: `alice:${UI_TOKEN},${UI_TOKEN_B}`, ...options.env },
+    // Every scrape of /metrics reads the journals afresh (a dear read is otherwise reused for a while).
+    env: {
+      GBATCH_UI_TOKENS: `alice:${UI_TOKEN},${UI_TOKEN_B}`,
+      GBATCH_METRICS_DEAR_READ_MS: String(3_600_000),
+      ...options.env,
+    },
   });
   const url = await new Promise<string>((resolve, reject) => {
     let stdout = '';

@@ -41,6 +41,7 @@ export async function run(argv: string[]): Promise<number> {
       tokens: tokens.length > 0 ? tokens : undefined,
       allowActions: options['allow-actions'] === true,
       refreshMs: Math.round(options['refresh-interval'] * 1000),
+      env: process.env,
       log: (line) => process.stderr.write(`gbatch ui: ${printable(line)}\n`),
     });
   } catch (err) {

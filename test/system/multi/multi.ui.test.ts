@@ -9,6 +9,7 @@ import { startSimulator } from '../../../src/sim/index.js';
 import { BUILT, gatewayEnv, runCli, startCli, stdoutJson, type RunningCli } from '../../helpers/cli.js';
 import { chatRow, videoRow, writeJsonl } from '../../helpers/manifests.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
+import { parseExposition } from '../../helpers/prometheus-text.js';
 import { runnerArgs } from '../../helpers/runners.js';
 import { bearer, jobRowFigures, pageFigures, reportValue, startUiChild } from '../../helpers/ui.js';
 
@@ -76,12 +77,21 @@ describe.skipIf(!pgAvailable() || !BUILT)('gbatch ui over a PostgreSQL journal w
     }
 
     async function compare(standing: string): Promise<void> {
-      const [report, status, list, page] = await Promise.all([
+      const [report, status, list, page, scrape] = await Promise.all([
         runCli(['report', 'nightly', '--journal', db.url(), '--format', 'json']).then((r) => stdoutJson(r)),
         runCli(['status', 'nightly', '--journal', db.url(), '--json']).then((r) => stdoutJson(r)),
         fetch(ui.url, { headers: bearer() }).then((r) => r.text()),
         fetch(`${ui.url}jobs/nightly`, { headers: bearer() }).then((r) => r.text()),
+        fetch(`${ui.url}metrics`, { headers: bearer() }).then((r) => r.text()),
       ]);
+      const metrics = parseExposition(scrape);
+      const label = { job_name: 'nightly' };
+      expect(metrics.sum('gbatch_rows', label)).toBe(CHATS + VIDEOS);
+      for (const [state, rows] of Object.entries(status.counts as Record<string, number>))
+        expect(metrics.sum('gbatch_rows', { ...label, state }), state).toBe(rows);
+      expect(metrics.value('gbatch_spend_usd', label)).toBe(report.totals.actual_usd);
+      expect(metrics.value('gbatch_reserved_usd', label)).toBe(report.totals.reserved_usd);
+      expect(metrics.value('gbatch_budget_usd', label)).toBe(report.totals.budget_usd);
       const row = jobRowFigures(list, 'nightly');
       expect(row.standing).toBe(standing);
       for (const field of ['actual_usd', 'reserved_usd', 'estimated_usd', 'delta_usd', 'budget_usd'] as const) {

@@ -22,6 +22,7 @@ import {
   type UiChild,
 } from '../../helpers/ui.js';
 import type { Simulator } from '../../../src/sim/index.js';
+import { parseExposition } from '../../helpers/prometheus-text.js';
 
 const OK_ROWS = 55;
 const tokenName = (token: string): string => createHash('sha256').update(token).digest('hex').slice(0, 32);
@@ -119,6 +120,34 @@ describe.skipIf(!BUILT)('gbatch ui over SQLite journals', () => {
     const named = `--state ${ws.path('state', 'alpha.db')}`;
     expect(page).toContain(`<code class="cmd">gbatch retry ${named} clip-0 clip-1 clip-2 clip-3</code>`);
     expect(page).toContain(`<code class="cmd">gbatch retry ${named} no-0 no-1 no-2</code>`);
+  });
+
+  test('GET /metrics: behind a user token or a metrics token; every job, equal to report --format json', async () => {
+    expect((await fetch(`${ui.url}metrics`)).status).toBe(401);
+    expect((await fetch(`${ui.url}metrics`, { headers: bearer('tok-wrong') })).status).toBe(401);
+    const res = await fetch(`${ui.url}metrics`, { headers: bearer() });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const metrics = parseExposition(await res.text());
+    for (const job of ['alpha', 'gamma']) {
+      const json = await report(job);
+      const totals = json.totals as Record<string, number | null>;
+      const label = { job_name: job };
+      expect(metrics.sum('gbatch_rows', label), job).toBe(totals.items);
+      for (const [state, rows] of Object.entries((json.totals as { by_state: Record<string, number> }).by_state))
+        expect(metrics.sum('gbatch_rows', { ...label, state }), `${job} ${state}`).toBe(rows);
+      expect(metrics.value('gbatch_spend_usd', label)).toBe(totals.actual_usd);
+      expect(metrics.value('gbatch_reserved_usd', label)).toBe(totals.reserved_usd);
+      expect(metrics.value('gbatch_budget_usd', label)).toBe(totals.budget_usd);
+    }
+    const withMetricsToken = await startUiChild(['--state-dir', state], { env: { GBATCH_METRICS_TOKENS: 'tok-prom' } });
+    try {
+      expect((await fetch(`${withMetricsToken.url}metrics`, { headers: bearer('tok-prom') })).status).toBe(200);
+      // A metrics token reads /metrics only: no page.
+      expect((await fetch(`${withMetricsToken.url}jobs/alpha`, { headers: bearer('tok-prom') })).status).toBe(401);
+    } finally {
+      await withMetricsToken.stop();
+    }
   });
 
   test('the row browser filters by state, model, error code and id, and pages in manifest order', async () => {
