@@ -3,10 +3,10 @@
 // count too) and fails on an upward import, a sideways one, a folder in no layer, or an import cycle.
 const LAYERS = [
   ['cli'], //      commands, argv, --help, the progress views
-  ['serve'], //    `gbatch serve`: the OpenAI Batch API over jobs (HTTP front, batch scheduler); only cli imports it
+  ['serve', 'ui'], // `gbatch serve` (the OpenAI Batch API over jobs) and `gbatch ui` (the dashboard): only cli imports them
   ['entry'], //    src/index.ts (the library), src/sim-entry.ts (the simulator's package entry): never the CLI
   ['api'], //      the library's functions: runJob, planJob, openJournal
-  ['notify', 'sim', 'metrics'], // webhook notifications; the gateway simulator; a run's Prometheus metrics
+  ['notify', 'sim', 'metrics', 'operate'], // notifications; the simulator; Prometheus metrics; operators' decisions
   ['job'], //      job files, the option table, the journal's location, deadlines, advice
   ['pipeline'], // a run: lanes, pacing, stops, results file, monitor, runners of a job, endings
   ['ingest', 'report'], // manifests into the journal; what the journal says, as tables and HTML
@@ -58,10 +58,10 @@ module.exports = {
     },
     ...layerRules,
     {
-      name: 'serve-below-entry',
-      comment: 'serve builds on api, job, pipeline and journal; the library entries are not its to import.',
+      name: 'servers-below-entry',
+      comment: 'serve and ui build on api, job, pipeline and journal; the library entries are not theirs to import.',
       severity: 'error',
-      from: { path: '^src/serve/' },
+      from: { path: '^src/(serve|ui)/' },
       to: { path: ENTRIES },
     },
     {

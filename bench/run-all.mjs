@@ -8,6 +8,7 @@ import { chatThroughput } from './chat-throughput.mjs';
 import { download } from './download.mjs';
 import { ingest } from './ingest.mjs';
 import { machine, report, root } from './lib/harness.mjs';
+import { metricsScrape } from './metrics-scrape.mjs';
 import { pgBytesPerRow } from './pg-bytes-per-row.mjs';
 import { pgIngest } from './pg-ingest.mjs';
 import { pgScaling } from './pg-scaling.mjs';
@@ -36,6 +37,8 @@ const ALL = {
   // The HTML report (issue 12): 100,000 rows against its csv peer; a 2,300-row mixed campaign with faults.
   'report-html': () => reportHtml(),
   'report-campaign': () => reportCampaign(),
+  // Metrics read from a journal (issue 23): a 1,000,000-row job scraped, unpaced and paced.
+  'metrics-scrape': () => metricsScrape(),
   // The live view (issue 12): a transition taken in, a frame drawn and written, at 100,000 rows (CPU per frame).
   // Summaries (issue 23): status, report json, row pages and ingest on a cached 1,000,000-row journal.
   summaries: () => summaries(),

@@ -109,6 +109,8 @@ export interface RunHooks {
   sendSlots?: { slots: SendSlots; owner: string };
   /** The process's --rpm pacers, shared with its other runs (`gbatch serve`). */
   pacers?: RequestPacers;
+  /** Aborted when another run of the process got the gateway's 402 (`gbatch serve`): this one stops sending too. */
+  balanceStop?: AbortSignal;
   /** Called with the result before the end-of-run notification is awaited (the CLI prints its summary). */
   beforeNotified?: (result: RunJobResult) => Promise<void>;
 }
@@ -128,6 +130,7 @@ export async function runResolvedJob(job: ResolvedJob, access: GatewayAccess, ho
       ...(flags['metrics-host'] !== undefined ? { host: flags['metrics-host'] } : {}),
       ...(pushUrl !== undefined ? { pushUrl } : {}),
       env: hooks.env ?? process.env,
+      journal: { location: job.statePath, job: job.name },
     },
     hooks.events,
   );
@@ -205,6 +208,7 @@ async function runWatched(
         budgetMayOverrun: flags['budget-may-overrun'],
         ...(hooks.sendSlots ? { sendSlots: hooks.sendSlots.slots, slotOwner: hooks.sendSlots.owner } : {}),
         ...(hooks.pacers ? { sharedPacers: hooks.pacers } : {}),
+        ...(hooks.balanceStop ? { balanceStop: hooks.balanceStop } : {}),
       },
     });
   } catch (err) {

@@ -46,6 +46,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
     summary: 'serve the OpenAI Batch API (files, batches) in front of the gateway',
     load: () => import('./commands/serve.js'),
   },
+  ui: {
+    summary: 'serve a dashboard of every job (figures, runners, rows; actions with --allow-actions)',
+    load: () => import('./commands/ui.js'),
+  },
   sim: { summary: 'serve the embedded gateway simulator', load: () => import('./commands/sim.js') },
   demo: {
     summary: 'run the demo job against an embedded simulator (npm start)',

@@ -1,11 +1,9 @@
 // `gbatch resolve --all-uncertain --resubmit|--abandon`: the decision is always explicit, never a default.
 import { quoteArg } from '../core/shell-text.js';
-import { resolveAllUncertain } from '../journal/resolve-all.js';
+import { resolveEveryUncertain } from '../operate/resolve-uncertain.js';
 import { commandJournalArg } from '../job/advice.js';
 import { openCommandJournal } from './command-journal.js';
 import { UsageError } from '../job/options.js';
-import { answerToCurrentAttempt } from './resolve-answer.js';
-import type { JournalStore } from '../journal/index.js';
 
 const SHOWN_IDS = 20;
 
@@ -44,8 +42,7 @@ export async function resolveAll(
       throw new UsageError(
         `--all-uncertain takes no item ids (got ${ids.map(quoteArg).join(' ')}); leave it out to decide one item`,
       );
-    if (decision === 'resubmit') await refuseRecordedAnswers(journal, named);
-    resolved = await resolveAllUncertain(journal, decision, options['not-billed']);
+    resolved = await resolveEveryUncertain(journal, decision, options['not-billed'], named);
   } finally {
     await journal.close();
   }
@@ -64,20 +61,4 @@ export async function resolveAll(
           ` (\`gbatch resolve ${named} <item-id> --abandon --not-billed\` releases one the gateway did not bill)`;
   process.stdout.write(`${resolved.length} uncertain item(s) ${outcome}: ${shown}${more}\n`);
   return 0;
-}
-
-/**
- * Rows whose answer a fenced runner recorded would be billed twice if sent again: settled first, never resent in bulk.
- */
-async function refuseRecordedAnswers(journal: JournalStore, named: string): Promise<void> {
-  const answered: string[] = [];
-  for await (const item of journal.iterate({ states: ['uncertain'] })) {
-    if (await answerToCurrentAttempt(journal, item)) answered.push(item.id);
-  }
-  if (answered.length === 0) return;
-  throw new UsageError(
-    `${answered.length} uncertain item(s) have the gateway's answer in the journal (received after a runner lost its lease): ` +
-      `${answered.slice(0, SHOWN_IDS).map(quoteArg).join(', ')}${answered.length > SHOWN_IDS ? ' ...' : ''}; settle each with ` +
-      `\`gbatch resolve ${named} <item-id> --recorded-answer\` first; nothing changed`,
-  );
 }

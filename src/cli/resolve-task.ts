@@ -5,7 +5,7 @@ import { attachConflict, planDetach, type TaskEvent } from '../core/task-attach.
 import { createGatewayClient } from '../gateway/client.js';
 import { GatewayHttpError } from '../gateway/errors.js';
 import { BudgetExceededError, type Item, type JournalStore } from '../journal/index.js';
-import { applyDecision } from './guarded-apply.js';
+import { applyDecision } from '../operate/guarded-apply.js';
 import { gatewayAccess } from '../job/job.js';
 import { UsageError } from '../job/options.js';
 

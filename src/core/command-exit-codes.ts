@@ -105,6 +105,12 @@ export const EXIT_CODES = {
     USAGE,
     INTERNAL,
   ],
+  ui: [
+    [EXIT_CODE.ok, 'stopped by SIGINT or SIGTERM'],
+    [EXIT_CODE.someFailed, 'could not start (the port is in use, the journal cannot be opened)'],
+    USAGE,
+    INTERNAL,
+  ],
   demo: [[-1, 'those of `gbatch run` (see `gbatch run --help`)']],
 } as const satisfies Record<string, ExitCodeList>;
 

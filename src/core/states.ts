@@ -2,6 +2,8 @@
 
 export type ItemKind = 'chat' | 'responses' | 'video';
 
+export const ITEM_KINDS: readonly ItemKind[] = ['chat', 'responses', 'video'];
+
 export type ItemState =
   | 'pending' // ingested, not yet sent
   | 'submitting' // intent durable; the request may be on the wire

@@ -12,6 +12,7 @@ export {
 } from './ingest-rules.js';
 export type {
   EventLogRecord,
+  ItemEventRecord,
   JournalStore,
   JournalAdapter,
   JournalFileLoss,
@@ -48,6 +49,7 @@ export type {
   Takeover,
 } from './store.js';
 export { isDatabaseUrl, openQueries, openStore, type OpenStoreOptions } from './open-store.js';
+export type { KindCounts } from './kind-counts.js';
 export { CommitQueue } from './commit-queue.js';
 export { JournalBusyError, LockLostError, HEARTBEAT_MS, STALE_AFTER_MS, staleAfterMs } from './runner-standing.js';
 export { judgeRunner, describeAge, type RunnerLiveness, type RunnerRecord } from './runner-liveness.js';
@@ -58,3 +60,4 @@ export { eventLog } from './event-log.js';
 export type { ForgetOutcome, ListingRow, OrphanSummary } from './orphans.js';
 export type { ServeCatalog, CatalogBatch, CatalogFile, CatalogPage } from './serve-catalog.js';
 export { openServeCatalog } from './open-serve-catalog.js';
+export { openJournalReader, type JournalJob, type JournalReader } from './journal-reader.js';

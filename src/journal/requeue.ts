@@ -3,9 +3,10 @@
 // `attempts` keeps counting.
 import type { Item } from './item.js';
 import type { Change } from './change.js';
+import type { Operator } from '../core/operator.js';
 
 /** Who sent the row again: the operator, or the run's --retry-failed policy (with the retry's number). */
-export type RequeueBy = { by: 'operator' } | { by: 'retry-policy'; retry: number };
+export type RequeueBy = Operator | { by: 'retry-policy'; retry: number };
 
 /** The change that sends a failed or rejected row again; pure. */
 export function requeueChange(item: Item, by: RequeueBy = { by: 'operator' }): Change {

@@ -3,6 +3,7 @@
 // Every method is async; the SQLite adapter answers from its synchronous driver at once.
 import type { JobFileBudget } from '../core/job-budget.js';
 import type { ItemState } from '../core/states.js';
+import type { KindCounts } from './kind-counts.js';
 import type { ForgetOutcome, ListingRow, OrphanSummary } from './orphans.js';
 import type { TaskIdHolder } from '../core/task-attach.js';
 import type { Change, JobRecord, Move, Spend } from './change.js';
@@ -365,6 +366,8 @@ export interface JournalQueries {
 
   get(id: string): Promise<Item | undefined>;
   counts(): Promise<Record<ItemState, number>>;
+  /** Rows by kind of work and state (every kind and state present, zeros included): counts() split by kind. */
+  countsByKind(): Promise<KindCounts>;
   spend(): Promise<Spend>;
   /** Items in any of `states`, in manifest order, after `afterSeq` (limit < 0: all). */
   list(states: readonly ItemState[], limit?: number, afterSeq?: number): Promise<Item[]>;

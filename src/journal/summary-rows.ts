@@ -113,6 +113,18 @@ export function stateCounts(rows: readonly SummaryRow[]): Record<ItemState, numb
   return counts;
 }
 
+/** The rows counted per kind and state (the summary keeps them finer: per model, resolution and error code too). */
+export function kindStateRows(rows: readonly SummaryRow[]): Array<{ kind: string; state: string; n: number }> {
+  const totals = new Map<string, { kind: string; state: string; n: number }>();
+  for (const row of rows) {
+    const key = `${row.kind}\u0000${row.state}`;
+    const total = totals.get(key) ?? { kind: row.kind, state: row.state, n: 0 };
+    total.n += Number(row.items);
+    totals.set(key, total);
+  }
+  return [...totals.values()];
+}
+
 /** The distinct models and error codes with their row counts, most rows first. */
 export function rowFacets(rows: readonly SummaryRow[]): RowFacets {
   const models = new Map<string, number>();

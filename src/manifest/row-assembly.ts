@@ -1,11 +1,11 @@
 // The last step shared by every format: id checks, request validation, and the entry to yield.
 import type { PricingTable } from '../core/pricing.js';
-import type { ItemKind } from '../core/states.js';
+import { ITEM_KINDS, type ItemKind } from '../core/states.js';
 import { canonicalJson } from './content-hash.js';
 import { describe, validateRequest } from './validate-request.js';
 import { quote, truncateRaw, type ManifestEntry, type ManifestRow, type RowIssue } from './types.js';
 
-export const ITEM_KINDS: readonly ItemKind[] = ['chat', 'responses', 'video'];
+export { ITEM_KINDS };
 
 export { IdRegistry } from '../core/id-registry.js';
 

@@ -1,5 +1,6 @@
-// The names a run's metrics are published under: `gbatch_` and base units (seconds, bytes, usd), as
-// Prometheus names them. docs/reference.md lists them and docs/grafana-dashboard.json queries them.
+// The names gbatch's metrics are published under (a run's, and those read from journals): `gbatch_` and base
+// units (seconds, bytes, usd), as Prometheus names them. docs/reference.md lists them and
+// docs/grafana-dashboard.json queries them.
 export const METRIC = {
   rows: 'gbatch_rows',
   spend: 'gbatch_spend_usd',
@@ -25,4 +26,12 @@ export const METRIC = {
   leases: 'gbatch_runner_lease_refreshes_total',
   leaseRenewedAt: 'gbatch_runner_lease_refreshed_timestamp_seconds',
   lastSuccess: 'gbatch_last_success_timestamp_seconds',
+  runners: 'gbatch_runners',
+  lastActivity: 'gbatch_last_activity_timestamp_seconds',
 } as const;
+
+/**
+ * The label that names the job on series read from journals. Not `job`: Prometheus gives that label to the
+ * scrape target (a scraped `job` becomes `exported_job`), as it does `instance`.
+ */
+export const JOB_LABEL = 'job_name';

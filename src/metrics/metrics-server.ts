@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../job/options.js';
-import { bearerAllowed, isLoopbackHost } from './metrics-tokens.js';
+import { METRICS_CHALLENGE, metricsAllowed, openMetricsRefusal } from './metrics-access.js';
 
 export interface MetricsServerOptions {
   host: string;
@@ -20,17 +20,15 @@ export interface MetricsServer {
 }
 
 export async function startMetricsServer(options: MetricsServerOptions): Promise<MetricsServer> {
-  if (options.tokens.length === 0 && !isLoopbackHost(options.host))
-    // A host that is not loopback needs a token: metrics name the job and its money.
-    throw new UsageError(
-      `--metrics-host ${options.host} is not loopback: set GBATCH_METRICS_TOKENS (comma-separated bearer tokens) to serve metrics beyond this machine`,
-    );
+  // A host that is not loopback needs a token: metrics name the job and its money.
+  const refusal = openMetricsRefusal(options.host, options.tokens, '--metrics-host');
+  if (refusal !== undefined) throw new UsageError(refusal);
   const server = createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0];
     if (path !== '/metrics') return answer(response, 404, 'not found\n');
     if (request.method !== 'GET' && request.method !== 'HEAD') return answer(response, 405, 'method not allowed\n');
-    if (options.tokens.length > 0 && !bearerAllowed(request.headers.authorization, options.tokens)) {
-      response.setHeader('WWW-Authenticate', 'Bearer realm="gbatch metrics"');
+    if (!metricsAllowed(request.headers.authorization, options.tokens)) {
+      response.setHeader('WWW-Authenticate', METRICS_CHALLENGE);
       return answer(response, 401, 'unauthorized\n');
     }
     options.read().then(

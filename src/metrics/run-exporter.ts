@@ -2,8 +2,10 @@
 // and pushed once it ended. Neither changes the run: a push that fails is one warning line.
 import type { EventEmitter } from 'node:events';
 import { printable } from '../core/printable.js';
+import { openQueries, type JournalQueries, type KindCounts } from '../journal/index.js';
 import type { RunEvents } from '../pipeline/context.js';
 import { startMetricsServer, type MetricsServer } from './metrics-server.js';
+import { dearReadMs, pacedRead } from './paced-read.js';
 import { parseTokens } from './metrics-tokens.js';
 import { redactUrl } from './push-url.js';
 
@@ -18,6 +20,8 @@ export interface ExporterSettings {
   pushUrl?: string;
   /** Where GBATCH_METRICS_TOKENS is read. */
   env: NodeJS.ProcessEnv;
+  /** The job's journal, where the rows by state and kind are read (a read-only handle of the exporter's own). */
+  journal?: { location: string; job: string };
 }
 
 /** How the run ended, for the push: its exit code (none: it threw), and whether it was the job's last runner. */
@@ -43,7 +47,8 @@ export async function startExporter(
     import('./run-metrics.js'),
     import('./push-metrics.js'),
   ]);
-  const metrics = new RunMetrics();
+  const journal = settings.journal && journalRows(settings.journal, dearReadMs(settings.env));
+  const metrics = new RunMetrics(Date.now, journal?.read);
   let server: MetricsServer | undefined;
   if (settings.port !== undefined) {
     server = await startMetricsServer({
@@ -59,6 +64,7 @@ export async function startExporter(
     metrics.detach();
     await server?.close();
     server = undefined;
+    await journal?.close();
   };
   // One group per job at the Pushgateway: a PUT replaces it whole, so only figures that are the job's final
   // ones may go there: not those of a run that ended before it had any (the job busy, skipped), nor those of
@@ -74,6 +80,7 @@ export async function startExporter(
       return;
     }
     if (exitCode === 0) metrics.markSuccess(Date.now());
+    journal?.expire(); // the pushed rows are the journal's at the end, not a scrape's
     try {
       await pushMetrics(url, settings.job, metrics.registry);
     } catch (err) {
@@ -88,5 +95,38 @@ export async function startExporter(
       await close();
     },
     close,
+  };
+}
+
+/**
+ * The job's rows by kind and state, read from a read-only handle opened at the first read (the run creates the
+ * journal) and kept until close(); a handle that failed to open is tried again at the next read. Reads are
+ * paced (pacedRead): on a large journal a scrape may reuse the last one; expire() makes the next one fresh.
+ */
+function journalRows(
+  where: { location: string; job: string },
+  dearMs: number,
+): {
+  read: () => Promise<KindCounts>;
+  expire: () => void;
+  close: () => Promise<void>;
+} {
+  let opened: Promise<JournalQueries> | undefined;
+  const open = (): Promise<JournalQueries> => {
+    opened ??= openQueries(where.location, { job: where.job }).catch((err: unknown) => {
+      opened = undefined;
+      throw err;
+    });
+    return opened;
+  };
+  const paced = pacedRead(async () => (await open()).countsByKind(), { dearMs });
+  return {
+    read: () => paced.read(),
+    expire: () => paced.expire(),
+    close: async () => {
+      const handle = opened;
+      opened = undefined;
+      await handle?.then((q) => q.close()).catch(() => undefined);
+    },
   };
 }

@@ -5,13 +5,13 @@
 import type { EventEmitter } from 'node:events';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RunSnapshot } from '../core/run-snapshot.js';
-import { ITEM_STATES, type ItemState } from '../core/states.js';
+import { ITEM_KINDS, ITEM_STATES, type ItemState } from '../core/states.js';
 import type { GatewayExchange } from '../gateway/client-types.js';
-import type { Item } from '../journal/index.js';
+import type { Item, KindCounts } from '../journal/index.js';
 import type { RunEvents } from '../pipeline/context.js';
+import { MONEY_KINDS } from './kind-of-work.js';
 import { METRIC } from './metric-names.js';
 
-const KINDS = ['text', 'video'] as const;
 /**
  * Gauges without labels that have no value until known (prom-client would print 0): left out of the text until
  * then. The snapshot's come with the first snapshot; a scrape during the ingest sees no money rather than $0.
@@ -34,7 +34,7 @@ const COMMIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.
 
 export class RunMetrics {
   readonly registry = new Registry();
-  private readonly rows: Gauge<'state'>;
+  private readonly rows: Gauge<'state' | 'kind'>;
   private readonly spend: Gauge;
   private readonly reserved: Gauge;
   private readonly budget: Gauge;
@@ -66,13 +66,27 @@ export class RunMetrics {
   private seenSnapshot = false;
   private events: EventEmitter<RunEvents> | undefined;
 
-  constructor(private readonly now: () => number = Date.now) {
+  /**
+   * @param readRows the job's rows by kind and state as its journal counts them (every runner's), read when
+   * the metrics are; without it no rows are published.
+   */
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly readRows?: () => Promise<KindCounts>,
+  ) {
     const r = [this.registry];
     const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []): Gauge<L> =>
       new Gauge({ name, help, labelNames, registers: r });
     const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> =>
       new Counter({ name, help, labelNames, registers: r });
-    this.rows = gauge(METRIC.rows, "Rows of the job by state, as the journal counts them (every runner's).", ['state']);
+    const collectRows = (): Promise<void> => this.collectRows();
+    this.rows = new Gauge({
+      name: METRIC.rows,
+      help: "Rows of the job by state and kind of work, as the journal counts them (every runner's).",
+      labelNames: ['state', 'kind'],
+      registers: r,
+      collect: collectRows,
+    });
     this.spend = gauge(METRIC.spend, 'Money settled for the job, USD.');
     this.reserved = gauge(METRIC.reserved, 'Money reserved for requests and tasks in flight, USD.');
     this.budget = gauge(METRIC.budget, 'The budget in force for the job, USD (absent: no budget).');
@@ -155,12 +169,11 @@ export class RunMetrics {
 
   private readonly onSnapshot = (s: RunSnapshot): void => {
     this.seenSnapshot = true;
-    for (const state of ITEM_STATES) this.rows.set({ state }, s.counts[state as ItemState] ?? 0);
     this.setOrAbsent(METRIC.spend, this.spend, s.money.actual_usd);
     this.setOrAbsent(METRIC.reserved, this.reserved, s.money.reserved_usd);
     this.setOrAbsent(METRIC.budget, this.budget, s.money.budget_usd);
     if (s.money.by_kind) {
-      for (const kind of KINDS) {
+      for (const kind of MONEY_KINDS) {
         const money = s.money.by_kind[kind];
         this.estimate.set({ kind }, money.estimate_usd);
         this.settledEstimate.set({ kind }, money.settled_estimate_usd);
@@ -206,6 +219,19 @@ export class RunMetrics {
     this.leases.inc({ outcome });
     if (outcome === 'renewed') this.setOrAbsent(METRIC.leaseRenewedAt, this.leaseRenewedAt, this.now() / 1000);
   };
+
+  /** Rows from the journal once the run has figures; a read that fails leaves the last ones published. */
+  private async collectRows(): Promise<void> {
+    if (!this.seenSnapshot || !this.readRows) return;
+    let counts: KindCounts;
+    try {
+      counts = await this.readRows();
+    } catch {
+      return;
+    }
+    this.rows.reset();
+    for (const kind of ITEM_KINDS) for (const state of ITEM_STATES) this.rows.set({ state, kind }, counts[kind][state]);
+  }
 
   /** An unlabelled gauge with no value is left out of the registry: prom-client would print it as 0. */
   private setOrAbsent(name: string, gauge: Gauge, value: number | null): void {

@@ -54,6 +54,11 @@ export interface RunSettings {
   slotOwner?: string;
   /** The --rpm pacers of the process, shared with its other runs (`gbatch serve`): used instead of the run's own. */
   sharedPacers?: RequestPacers;
+  /**
+   * Aborted when another run of the process (`gbatch serve`'s other batches) got the gateway's 402: the
+   * balance is the account's, so this run stops submitting as at its own 402.
+   */
+  balanceStop?: AbortSignal;
 }
 
 export interface Progress {

@@ -430,6 +430,7 @@ async function drive(
     peerBeatMs(),
   );
   cleanups.push(() => peers.stop());
+  listen(config.settings.balanceStop, () => submitter.balanceRanOutElsewhere('another run of this process'), cleanups);
   const retries = new AutoRetries(ctx, {
     retryFailed: config.settings.retryFailed ?? 0,
     resubmitUncertainText: config.settings.resubmitUncertainText,

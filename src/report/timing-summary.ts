@@ -16,12 +16,12 @@ export interface TimingJson {
 /** From the journal's summaries: its first submission and last activity, and its video tasks' times. */
 export async function timingSummary(
   journal: Pick<JournalQueries, 'activity' | 'videoTaskTimes'>,
-): Promise<{ activity: Pick<Timeline, 'startedAt' | 'endedAt'>; json: TimingJson }> {
+): Promise<{ timeline: Pick<Timeline, 'startedAt' | 'endedAt'>; json: TimingJson }> {
   const { firstAt, lastAt } = await journal.activity();
   const video = await journal.videoTaskTimes();
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   return {
-    activity: { startedAt: firstAt ?? undefined, endedAt: firstAt === null ? undefined : (lastAt ?? firstAt) },
+    timeline: { startedAt: firstAt ?? undefined, endedAt: firstAt === null ? undefined : (lastAt ?? firstAt) },
     json: {
       started_at: iso(firstAt),
       last_event_at: iso(firstAt === null ? null : lastAt),

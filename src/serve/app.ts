@@ -6,6 +6,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { BatchesApi } from './batches-api.js';
 import type { ServeContext } from './context.js';
 import { FilesApi } from './files-api.js';
+import { metricsHandler } from './metrics-route.js';
 import { ApiFailure, apiError, type OpenAiError } from './openai-error.js';
 import type { BatchScheduler } from './scheduler.js';
 import { ANONYMOUS_OWNER, type ClientTokens } from './tokens.js';
@@ -54,6 +55,8 @@ export function serveApp(ctx: ServeContext, scheduler: BatchScheduler, tokens: C
   );
   app.get('/v1/batches/:id', async (c) => c.json(await batches.retrieve(c.get('owner'), c.req.param('id'))));
   app.post('/v1/batches/:id/cancel', async (c) => c.json(await batches.cancel(c.get('owner'), c.req.param('id'))));
+
+  app.get('/metrics', metricsHandler(ctx, tokens));
 
   app.notFound((c) => fail(c, apiError(404, `Unknown route ${c.req.method} ${c.req.path.slice(0, 200)}`)));
   app.onError((err, c) => {

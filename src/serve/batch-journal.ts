@@ -32,14 +32,17 @@ export function requestCounts(counts: Record<ItemState, number>, total: number):
 
 export const unfinished = (counts: Record<ItemState, number>): number => UNFINISHED.reduce((n, s) => n + counts[s], 0);
 
-/** Every item of the batch's job, in input order. */
+/** Rows read at a time: an answer may be large, and only a page of them is ever held. */
+const PAGE_ROWS = 64;
+
+/** Every item of the batch's job, in input order, read a page at a time. */
 export async function* jobItems(ctx: Pick<ServeContext, 'dataDir' | 'journal'>, batchId: string): AsyncGenerator<Item> {
   const location = jobJournal(ctx, batchId);
   if (!isDatabaseUrl(location) && !existsSync(location)) return;
   const journal = await openQueries(location, { job: batchId });
   try {
     if (!(await journal.getJob())) return;
-    yield* journal.iterate({});
+    yield* journal.iterate({}, PAGE_ROWS);
   } finally {
     await journal.close();
   }

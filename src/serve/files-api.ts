@@ -1,5 +1,7 @@
-// The Files API: uploads (streamed to disk, then the catalog), and the files derived from batches, found
-// by their ids. A client sees only its own: anything else is 404, as a file that does not exist.
+// The Files API: uploads (streamed to disk, then the catalog), and the files derived from batches (their
+// output and error files, made from the journal when read, and each video they produced), found by their
+// ids and listed with the uploads. A client sees only its own: anything else is 404, as a file that does
+// not exist. A derived file the client deleted stays deleted: the catalog keeps a tombstone under its id.
 import { basename, resolve } from 'node:path';
 import { rm } from 'node:fs/promises';
 import type { CatalogFile } from '../journal/index.js';
@@ -7,15 +9,25 @@ import { jobItems } from './batch-journal.js';
 import { batchOf, LIVE_STATUSES, type Batch } from './batch-record.js';
 import { filesDir, type ServeContext } from './context.js';
 import { fileObject, shape, type UploadRecord } from './file-object.js';
-import { diskFileResponse, memoryFileResponse } from './file-response.js';
-import { derivedFile, newFileId } from './ids.js';
+import { derivedChunks, derivedSize } from './derived-lines.js';
+import { diskFileResponse, streamedFileResponse } from './file-response.js';
+import { derivedFile, errorFileId, newFileId, outputFileId, videoFileId } from './ids.js';
 import { ApiFailure, apiError, notFound } from './openai-error.js';
-import { errorLine, fileOf, outputLine, type BatchEnd } from './result-lines.js';
 import type { Item } from '../journal/index.js';
 import { receiveUpload } from './upload.js';
 import type { IncomingMessage } from 'node:http';
 
 const FINAL_WITH_FILES = new Set(['completed', 'expired', 'cancelled']);
+const VIDEO_ENDPOINT = '/v1/video/generations';
+/** As many as a catalog holds: the list is merged and paged here. */
+const ALL = { limit: Number.MAX_SAFE_INTEGER };
+
+/** One file of the owner's list: its place (newest first), and its object, made only for the page shown. */
+interface Listed {
+  id: string;
+  createdAt: number;
+  object(): Promise<Record<string, unknown>>;
+}
 
 type Found =
   | { kind: 'upload'; file: CatalogFile }
@@ -56,26 +68,40 @@ export class FilesApi {
     return fileObject(file);
   }
 
+  /**
+   * The owner's files, newest first: uploads, and the files of its final batches (output, error, videos;
+   * created when the batch ended), paged by `after` as OpenAI pages.
+   */
   async list(owner: string, limit: number, after: string | undefined): Promise<Record<string, unknown>> {
-    const rows = await this.ctx.catalog.files(owner, { limit: limit + 1, ...(after ? { after } : {}) });
-    const data = rows.slice(0, limit).map(fileObject);
+    const uploads = await this.ctx.catalog.files(owner, ALL);
+    const deleted = new Set(uploads.filter(isTombstone).map((f) => f.id));
+    const listed: Listed[] = uploads
+      .filter((f) => !isTombstone(f))
+      .map((file) => ({ id: file.id, createdAt: file.createdAt, object: async () => fileObject(file) }));
+    for (const row of await this.ctx.catalog.batches(owner, ALL)) {
+      if (!FINAL_WITH_FILES.has(row.status)) continue;
+      for (const file of await this.derivedOf(batchOf(row))) if (!deleted.has(file.id)) listed.push(file);
+    }
+    // Stable: uploads stay before derived files of the same second, each in its catalog order.
+    listed.sort((a, b) => b.createdAt - a.createdAt);
+    const from = after === undefined ? 0 : listed.findIndex((f) => f.id === after) + 1;
+    const page = from === 0 && after !== undefined ? [] : listed.slice(from, from + limit);
+    const data: Array<Record<string, unknown>> = [];
+    for (const file of page) data.push(await file.object());
     return {
       object: 'list',
       data,
-      first_id: data[0]?.id ?? null,
-      last_id: data.at(-1)?.id ?? null,
-      has_more: rows.length > limit,
+      first_id: (data[0]?.id as string | undefined) ?? null,
+      last_id: (data.at(-1)?.id as string | undefined) ?? null,
+      has_more: page.length > 0 && from + limit < listed.length,
     };
   }
 
   async retrieve(owner: string, id: string): Promise<Record<string, unknown>> {
     const found = await this.find(owner, id);
     if (found.kind === 'upload') return fileObject(found.file);
-    const at = found.batch.fields.completed_at ?? found.batch.fields.expired_at ?? found.batch.fields.cancelled_at ?? 0;
-    if (found.kind === 'video')
-      return shape(id, at, basename(found.item.outputPath ?? 'video.mp4'), found.item.bytes ?? 0, 'batch_output');
-    const content = await this.lines(found.batch, found.role);
-    return shape(id, at, `${found.batch.id}_${found.role}.jsonl`, content.length, 'batch_output');
+    if (found.kind === 'video') return videoObject(found.batch, found.item);
+    return linesObject(found.batch, found.role, await derivedSize(this.ctx, found.batch, found.role));
   }
 
   async content(owner: string, id: string, range: string | undefined): Promise<Response> {
@@ -83,13 +109,28 @@ export class FilesApi {
     if (found.kind === 'upload')
       return diskFileResponse((found.file.record as unknown as UploadRecord).path, range, 'application/jsonl');
     if (found.kind === 'video') return diskFileResponse(resolve(found.item.outputPath!), range, 'video/mp4');
-    return memoryFileResponse(await this.lines(found.batch, found.role), range, 'application/jsonl');
+    const { batch, role } = found;
+    const size = await derivedSize(this.ctx, batch, role);
+    return streamedFileResponse(size, () => derivedChunks(this.ctx, batch, role), range, 'application/jsonl');
   }
 
+  /**
+   * Removes an upload (not while a live batch reads it), or a file of a final batch as OpenAI lets a client
+   * delete its output: from then on the client neither sees nor lists it (a video's bytes leave the disk);
+   * the batch keeps the id, and the journal its rows.
+   */
   async remove(owner: string, id: string): Promise<Record<string, unknown>> {
     const found = await this.find(owner, id);
-    if (found.kind !== 'upload')
-      throw new ApiFailure(apiError(400, 'A file derived from a batch is kept with its batch: it cannot be deleted'));
+    if (found.kind !== 'upload') {
+      await this.ctx.catalog.addFile({
+        id,
+        owner,
+        createdAt: Math.floor(this.ctx.now() / 1000),
+        record: { deleted: true },
+      });
+      if (found.kind === 'video') await rm(resolve(found.item.outputPath!), { force: true });
+      return { id, object: 'file', deleted: true };
+    }
     // A live batch reads its input again at each run (a restart included).
     const user = (await this.ctx.catalog.batchesIn(LIVE_STATUSES)).find((b) => b.record.input_file_id === id);
     if (user)
@@ -104,9 +145,10 @@ export class FilesApi {
     const derived = derivedFile(id);
     if (!derived) {
       const file = await this.ctx.catalog.file(id);
-      if (!file || file.owner !== owner) throw new ApiFailure(notFound('file', id));
+      if (!file || file.owner !== owner || isTombstone(file)) throw new ApiFailure(notFound('file', id));
       return { kind: 'upload', file };
     }
+    if (await this.ctx.catalog.file(id)) throw new ApiFailure(notFound('file', id)); // deleted by its owner
     const row = await this.ctx.catalog.batch(derived.batchId);
     if (!row || row.owner !== owner || !FINAL_WITH_FILES.has(row.status)) throw new ApiFailure(notFound('file', id));
     const batch = batchOf(row);
@@ -118,14 +160,54 @@ export class FilesApi {
     throw new ApiFailure(notFound('file', id));
   }
 
-  /** The batch's output or error file, derived from its journal now. */
-  private async lines(batch: Batch, role: 'output' | 'error'): Promise<Buffer> {
-    const end = batch.status as BatchEnd;
-    const parts: string[] = [];
-    for await (const item of jobItems(this.ctx, batch.id)) {
-      if (fileOf(item) !== role) continue;
-      parts.push(`${role === 'output' ? outputLine(item, batch.id) : errorLine(item, end)}\n`);
+  /** The files a final batch has: its output and error files (when they have lines) and its videos. */
+  private async derivedOf(batch: Batch): Promise<Listed[]> {
+    const at = endedAt(batch);
+    const files: Listed[] = [];
+    for (const [id, role] of [
+      [batch.fields.output_file_id, 'output'],
+      [batch.fields.error_file_id, 'error'],
+    ] as const) {
+      if (id === outputFileId(batch.id) || id === errorFileId(batch.id))
+        files.push({
+          id,
+          createdAt: at,
+          object: async () => linesObject(batch, role, await derivedSize(this.ctx, batch, role)),
+        });
     }
-    return Buffer.from(parts.join(''), 'utf8');
+    if (batch.fields.endpoint !== VIDEO_ENDPOINT) return files;
+    for await (const item of jobItems(this.ctx, batch.id)) {
+      if (item.kind === 'video' && item.state === 'downloaded' && item.outputPath)
+        files.push({
+          id: videoFileId(batch.id, item.seq),
+          createdAt: at,
+          object: async () => videoObject(batch, item),
+        });
+    }
+    return files;
   }
 }
+
+const isTombstone = (file: CatalogFile): boolean => file.record.deleted === true;
+
+/** A batch's files are as old as its end. */
+const endedAt = (batch: Batch): number =>
+  batch.fields.completed_at ?? batch.fields.expired_at ?? batch.fields.cancelled_at ?? batch.createdAt;
+
+const linesObject = (batch: Batch, role: 'output' | 'error', bytes: number): Record<string, unknown> =>
+  shape(
+    role === 'output' ? outputFileId(batch.id) : errorFileId(batch.id),
+    endedAt(batch),
+    `${batch.id}_${role}.jsonl`,
+    bytes,
+    'batch_output',
+  );
+
+const videoObject = (batch: Batch, item: Item): Record<string, unknown> =>
+  shape(
+    videoFileId(batch.id, item.seq),
+    endedAt(batch),
+    basename(item.outputPath ?? 'video.mp4'),
+    item.bytes ?? 0,
+    'batch_output',
+  );

@@ -22,6 +22,10 @@ export interface BatchRun {
   stop: AbortSignal;
   /** Only record the input's rows in the journal, send nothing (a batch cancelled before its first run). */
   ingestOnly?: boolean;
+  /** Aborted when another batch's run got the gateway's 402: this run stops sending too. */
+  balanceStop?: AbortSignal;
+  /** Called at once (before another request may leave) when one of this run's submissions is answered 402. */
+  onBalanceRanOut?: () => void;
 }
 
 export async function runBatch(ctx: ServeContext, run: BatchRun): Promise<RunJobResult> {
@@ -44,10 +48,16 @@ export async function runBatch(ctx: ServeContext, run: BatchRun): Promise<RunJob
   const job = { ...resolveJob(run.input, flags, new Date(ctx.now()), ctx.env), name: batch.id };
   const events = new EventEmitter<RunEvents>();
   events.on('log', (line) => ctx.log(`${batch.id}: ${line}`));
+  const { onBalanceRanOut } = run;
+  if (onBalanceRanOut)
+    events.on('request', (exchange) => {
+      if (exchange.lane === 'submit' && exchange.status === 402) onBalanceRanOut();
+    });
   return runResolvedJob(job, ctx.access, {
     events,
     interrupt: run.stop,
     sendSlots: { slots: run.slots, owner: batch.id },
     ...(run.pacers ? { pacers: run.pacers } : {}),
+    ...(run.balanceStop ? { balanceStop: run.balanceStop } : {}),
   });
 }

@@ -10,6 +10,7 @@ import { FairSendSlots } from '../pipeline/pacing/send-slots.js';
 import { cancelRows } from '../pipeline/stops/cancel-rows.js';
 import { jobCommitted, jobCounts, jobItems, unfinished } from './batch-journal.js';
 import { batchOf, rowOf, BATCH_STATUSES, LIVE_STATUSES, type Batch, type BatchStatus } from './batch-record.js';
+import { BalanceStop } from './balance-stop.js';
 import { jobJournal, seconds, type ServeContext } from './context.js';
 import { errorFileId, outputFileId } from './ids.js';
 import { fileOf } from './result-lines.js';
@@ -27,13 +28,12 @@ interface LiveBatch {
 
 export class BatchScheduler {
   private readonly live = new Map<string, LiveBatch>();
-  /** The budget each running batch was given: the server's --budget is shared among them. */
-  private readonly grants = new Map<string, number>();
   /** What each final batch committed (settled + reserved), read once. */
   private readonly settled = new Map<string, number>();
   private readonly slots: FairSendSlots;
   private readonly pacers: RequestPacers | undefined;
   private readonly closing = new AbortController();
+  private readonly balance = new BalanceStop();
   private watching: NodeJS.Timeout | undefined;
 
   constructor(private readonly ctx: ServeContext) {
@@ -143,9 +143,29 @@ export class BatchScheduler {
         return;
       }
     }
+    const inputPath = input ? String(input.record.path) : undefined;
+    for (;;) {
+      const worked = await this.work(batch, inputPath, stop);
+      if (!worked) return;
+      batch = worked;
+      if (batch.status !== 'finalizing' && batch.status !== 'in_progress' && batch.status !== 'cancelling') break;
+      if (await this.finalize(batch)) break;
+      // Another server's run of the batch took rows up again meanwhile (a run puts deferred rows back
+      // to pending when it starts): the batch is not done yet.
+      await sleep(RETRY_MIN_MS, undefined, { signal: stop }).catch(() => undefined);
+      if (stop.aborted) return;
+      batch = await this.load(batchId);
+    }
+    this.balance.forget(batchId);
+  }
+
+  /** Runs the batch's job until no work is left (or the window passed): the batch then; undefined if stopped. */
+  private async work(from: Batch, input: string | undefined, stop: AbortSignal): Promise<Batch | undefined> {
+    const batchId = from.id;
+    let batch = from;
     while (batch.status === 'in_progress' || batch.status === 'cancelling') {
-      if (!input) throw new Error(`the input file ${batch.fields.input_file_id} is gone`);
-      const run = { input: String(input.record.path), batch, slots: this.slots, pacers: this.pacers, stop };
+      if (input === undefined) throw new Error(`the input file ${batch.fields.input_file_id} is gone`);
+      const run = { input, batch, slots: this.slots, pacers: this.pacers, stop };
       const expired = this.ctx.now() >= batch.fields.expires_at * 1000;
       // The job's rows exist before a cancel or the expiry ends them: each request then has its error line.
       if ((batch.status === 'cancelling' || expired) && !(await jobCounts(this.ctx, batchId)))
@@ -153,16 +173,23 @@ export class BatchScheduler {
       if (batch.status === 'cancelling') await this.cancelJob(batchId);
       const budget = expired ? 'none' : await this.budgetFor(batch);
       if (budget !== 'none' && budget !== 'wait') {
-        this.grants.set(batchId, budget.usd ?? Infinity);
         try {
-          await runBatch(this.ctx, { ...run, budgetUsd: budget.usd });
+          const result = await runBatch(this.ctx, {
+            ...run,
+            budgetUsd: budget.usd,
+            balanceStop: this.balance.signalFor(batchId),
+            onBalanceRanOut: () => this.balanceRanOut(batchId),
+          });
+          // Another server's batch got the 402 (the job's runners share the stop through the journal); a run
+          // this server stopped itself is no news (it would stop the batches created since).
+          if (result.stopReason === 'balance' && !this.balance.isStopped(batchId)) this.balanceRanOut(batchId);
         } catch (err) {
           // A run that could not start or stopped on an error (the journal busy, out of reach): tried again below.
           this.ctx.log(`${batchId}: the run stopped: ${(err as Error).message}; trying again`);
         } finally {
-          this.grants.delete(batchId);
+          this.balance.runEnded(batchId);
         }
-        if (stop.aborted) return;
+        if (stop.aborted) return undefined;
       }
       batch = await this.load(batchId);
       const counts = await jobCounts(this.ctx, batchId);
@@ -172,28 +199,60 @@ export class BatchScheduler {
       await sleep(Math.max(this.ctx.pollIntervalS * 1000, RETRY_MIN_MS), undefined, { signal: stop }).catch(
         () => undefined,
       );
-      if (stop.aborted) return;
+      if (stop.aborted) return undefined;
       batch = await this.load(batchId);
     }
-    if (batch.status === 'finalizing' || batch.status === 'in_progress' || batch.status === 'cancelling')
-      await this.finalize(batch);
+    return batch;
   }
 
-  /** finalizing, then the final status with the counts and the ids of the files that have lines. */
-  private async finalize(batch: Batch): Promise<void> {
+  /**
+   * The gateway's balance ran out (a 402 to `batchId`'s run, or to another server's run of it): every
+   * batch live here stops sending at once, and (a database journal) every live batch's job is stopped
+   * for the runners of every server, as runners of one job stop each other at a 402.
+   */
+  private balanceRanOut(batchId: string): void {
+    if (!this.balance.trip(this.live.keys())) return;
+    this.ctx.log(
+      `${batchId}: the gateway's balance ran out (402): no batch sends more; their unsent requests end budget_exceeded`,
+    );
+    if (isDatabaseUrl(this.ctx.journal))
+      void this.stopEveryJob().catch((err: unknown) =>
+        this.ctx.log(`could not stop the other servers' batches at the 402: ${(err as Error).message}`),
+      );
+  }
+
+  private async stopEveryJob(): Promise<void> {
+    for (const row of await this.ctx.catalog.batchesIn(LIVE_STATUSES)) {
+      const journal = await openStore(this.ctx.journal, { job: row.id });
+      try {
+        if (await journal.getJob()) await journal.coordination.stopSubmissions('balance');
+      } finally {
+        await journal.close();
+      }
+    }
+  }
+
+  /**
+   * finalizing, then the final status with the counts and the ids of the files that have lines; false
+   * (nothing written, a `finalizing` batch back in_progress) when work remains and the window is open.
+   */
+  private async finalize(batch: Batch): Promise<boolean> {
     const counts = await jobCounts(this.ctx, batch.id);
     const total = batch.fields.request_counts.total;
     const left = counts ? unfinished(counts) : total;
-    const end: BatchStatus =
-      batch.status === 'cancelling' || batch.fields.cancelling_at !== null
-        ? 'cancelled'
-        : left > 0
-          ? 'expired'
-          : 'completed';
+    const cancelled = batch.status === 'cancelling' || batch.fields.cancelling_at !== null;
+    if (!cancelled && left > 0 && this.ctx.now() < batch.fields.expires_at * 1000) {
+      if (batch.status === 'finalizing')
+        await this.save({ ...batch, status: 'in_progress', fields: { ...batch.fields, finalizing_at: null } }, [
+          'finalizing',
+        ]);
+      return false;
+    }
+    const end: BatchStatus = cancelled ? 'cancelled' : left > 0 ? 'expired' : 'completed';
     let current = batch;
     if (batch.status !== 'finalizing') {
       current = { ...batch, status: 'finalizing', fields: { ...batch.fields, finalizing_at: seconds(this.ctx.now()) } };
-      if (!(await this.save(current, [batch.status]))) return;
+      if (!(await this.save(current, [batch.status]))) return true;
     }
     const lines = { output: 0, error: 0 };
     for await (const item of jobItems(this.ctx, batch.id)) lines[fileOf(item)]++;
@@ -210,41 +269,44 @@ export class BatchScheduler {
       },
     };
     // Another server sharing the journal may have ended it first: it then logged the end.
-    if (!(await this.save(final, ['finalizing']))) return;
+    if (!(await this.save(final, ['finalizing']))) return true;
     this.ctx.log(
       `${batch.id}: ${end}: ${lines.output} request(s) in the output file, ${lines.error} in the error file`,
     );
+    return true;
   }
 
   /**
-   * The batch's budget for its next run: its metadata.budget_usd, within what the server's --budget leaves
-   * once every other batch's share is counted (a running batch's budget; another's settled + reserved spend).
-   * 'wait' while running batches hold all of it (one of them ending gives it back).
+   * The batch's budget for its next run: its metadata.budget_usd, within its share of the server's --budget.
+   * --budget is every batch's together, on every server sharing the journal: it is handed out in the order
+   * the batches were created, each taking what those before it leave (a live batch holds its share, or
+   * what it committed if more; a final one what it committed: settled + reserved). Every server reads the
+   * same catalog and journal, so none hands out what another did, and a batch's share only grows as those
+   * before it end. 'wait' while batches before it hold all of it (one of them ending gives it back).
    */
   private async budgetFor(batch: Batch): Promise<{ usd: number | undefined } | 'wait'> {
     const own = batch.fields.budget_usd ?? undefined;
     const total = this.ctx.budgetUsd;
     if (total === undefined) return { usd: own };
-    let others = 0;
-    let othersLive = false;
+    let before = 0;
+    let liveBefore = false;
     for (const row of await this.ctx.catalog.batchesIn(BATCH_STATUSES)) {
-      if (row.id === batch.id || row.status === 'failed') continue;
-      const grant = this.grants.get(row.id);
-      if (grant !== undefined) {
-        others += grant;
-        othersLive = true;
-        continue;
+      if (row.status === 'failed') continue;
+      const share = Math.min(batchOf(row).fields.budget_usd ?? Infinity, Math.max(0, total - before));
+      if (row.id === batch.id) return share === 0 && liveBefore ? 'wait' : { usd: share };
+      if (FINAL.has(row.status)) {
+        let committed = this.settled.get(row.id);
+        if (committed === undefined) {
+          committed = await jobCommitted(this.ctx, row.id);
+          this.settled.set(row.id, committed);
+        }
+        before += committed;
+      } else {
+        before += Math.max(share, await jobCommitted(this.ctx, row.id));
+        liveBefore = true;
       }
-      let committed = this.settled.get(row.id);
-      if (committed === undefined) {
-        committed = await jobCommitted(this.ctx, row.id);
-        if (FINAL.has(row.status)) this.settled.set(row.id, committed);
-      }
-      others += committed;
     }
-    const left = Math.max(0, total - others);
-    if (left === 0 && othersLive) return 'wait';
-    return { usd: Math.min(own ?? Infinity, left) };
+    return { usd: 0 };
   }
 
   private async cancelJob(batchId: string): Promise<void> {

@@ -1,10 +1,9 @@
 // `gbatch serve` as a function: opens the catalog, takes up the batches a previous server left live, and
 // listens. close() stops taking requests, then stops every run (each resumable) and closes the catalog.
-import { createAdaptorServer } from '@hono/node-server';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { isLoopbackHost } from '../core/bearer-tokens.js';
 import type { PricingTable } from '../core/pricing.js';
+import { listenHttp } from '../io/http-listener.js';
 import { makeDirectoriesSync } from '../io/make-directories.js';
 import type { GatewayAccess } from '../job/job.js';
 import { UsageError } from '../job/options.js';
@@ -67,25 +66,19 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
   };
   const scheduler = new BatchScheduler(ctx);
   const app = serveApp(ctx, scheduler, options.tokens);
-  const server = createAdaptorServer({ fetch: app.fetch, hostname: options.host });
+  let listener;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port, options.host, () => resolve());
-    });
+    listener = await listenHttp(app.fetch, options.host, options.port);
   } catch (err) {
     await catalog.close();
     throw err;
   }
   await scheduler.resume();
   if (catalog.adapter === 'postgres') scheduler.watch(Math.max(100, options.pollIntervalS * 1000));
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
-    url: `http://${host}:${address.port}/v1`,
+    url: `${listener.origin}/v1`,
     async close() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      const closed = listener.close();
       await scheduler.close();
       await closed;
       await catalog.close();

@@ -17,6 +17,8 @@ import { UsageError, type OptionTable } from '../../src/job/options.js';
 import { PLAN_ONLY_OPTIONS, PLAN_OPTIONS, RUN_OPTIONS } from '../../src/job/run-options.js';
 import { SIM_OPTIONS } from '../../src/sim/cli-options.js';
 import { SERVE_OPTIONS } from '../../src/serve/options.js';
+import { run as ui } from '../../src/cli/commands/ui.js';
+import { UI_OPTIONS } from '../../src/ui/options.js';
 
 const COMMANDS: Record<CommandName, { run: (argv: string[]) => Promise<number>; table: OptionTable }> = {
   plan: { run: plan, table: PLAN_OPTIONS },
@@ -29,6 +31,7 @@ const COMMANDS: Record<CommandName, { run: (argv: string[]) => Promise<number>; 
   cancel: { run: cancel, table: CANCEL_OPTIONS },
   journal: { run: journal, table: JOURNAL_OPTIONS },
   serve: { run: serve, table: SERVE_OPTIONS },
+  ui: { run: ui, table: UI_OPTIONS },
   sim: { run: sim, table: SIM_OPTIONS },
   demo: { run: demo, table: DEMO_OPTIONS },
 };

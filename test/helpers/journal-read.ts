@@ -1,5 +1,5 @@
 // Reads a journal the way `status` and `report` do: read-only, while (or after) a runner uses it.
-import type { ItemState } from '../../src/core/states.js';
+import { ITEM_KINDS, ITEM_STATES, type ItemState } from '../../src/core/states.js';
 import type { Item } from '../../src/journal/index.js';
 import { openSyncJournal } from './journal-raw.js';
 
@@ -26,4 +26,12 @@ export function submittingIds(statePath: string): string[] {
   return readJournal(statePath)
     .items.filter((i) => i.state === 'submitting')
     .map((i) => i.id);
+}
+
+/** Rows by kind and state, tallied from the rows themselves (not the journal's grouped count). */
+export function tallyByKind(items: readonly Item[]): Record<string, Record<string, number>> {
+  const tally: Record<string, Record<string, number>> = {};
+  for (const kind of ITEM_KINDS) tally[kind] = Object.fromEntries(ITEM_STATES.map((s) => [s, 0]));
+  for (const item of items) tally[item.kind]![item.state]!++;
+  return tally;
 }

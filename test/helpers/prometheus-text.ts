@@ -106,3 +106,18 @@ function parseValue(text: string): number {
   if (text === '-Inf') return -Infinity;
   return Number(text);
 }
+
+/** `gbatch_rows` by kind and state, as `tallyByKind` shapes them (a missing series reads as undefined). */
+export function rowsByKind(
+  metrics: Exposition,
+  kinds: readonly string[],
+  states: readonly string[],
+  labels: Record<string, string> = {},
+): Record<string, Record<string, number | undefined>> {
+  return Object.fromEntries(
+    kinds.map((kind) => [
+      kind,
+      Object.fromEntries(states.map((state) => [state, metrics.value('gbatch_rows', { ...labels, kind, state })])),
+    ]),
+  );
+}

@@ -8,10 +8,14 @@ import { ITEM_STATES } from '../../src/core/states.js';
 import { makeItem } from '../helpers/journal-fixtures.js';
 import { parseExposition } from '../helpers/prometheus-text.js';
 import { counts, snapshot, T0 } from '../helpers/snapshot-fixture.js';
+import type { KindCounts } from '../../src/journal/index.js';
 
-function attached(now = () => T0): { metrics: RunMetrics; events: EventEmitter<RunEvents> } {
+function attached(
+  now = () => T0,
+  readRows?: () => Promise<KindCounts>,
+): { metrics: RunMetrics; events: EventEmitter<RunEvents> } {
   const events = new EventEmitter<RunEvents>();
-  const metrics = new RunMetrics(now);
+  const metrics = new RunMetrics(now, readRows);
   metrics.attach(events);
   return { metrics, events };
 }
@@ -20,13 +24,11 @@ async function read(metrics: RunMetrics) {
   return parseExposition(await metrics.text());
 }
 
-test('gauges are the latest snapshot: rows by state, money in USD, the budget only when there is one', async () => {
+test('gauges are the latest snapshot: money in USD, the budget only when there is one', async () => {
   const { metrics, events } = attached();
   events.emit('snapshot', snapshot());
   events.emit('snapshot', snapshot({ counts: counts({ pending: 3, downloaded: 7 }), money: { budget_usd: null } }));
   const m = await read(metrics);
-  for (const state of ITEM_STATES)
-    expect(m.value('gbatch_rows', { state })).toBe(state === 'pending' ? 3 : state === 'downloaded' ? 7 : 0);
   expect(m.value('gbatch_spend_usd')).toBe(18.4);
   expect(m.value('gbatch_reserved_usd')).toBe(9.1);
   expect(m.value('gbatch_budget_usd')).toBeUndefined();
@@ -38,6 +40,35 @@ test('gauges are the latest snapshot: rows by state, money in USD, the budget on
   expect(m.value('gbatch_run_start_timestamp_seconds')).toBe(T0 / 1000);
   expect(m.value('gbatch_video_tasks_in_flight')).toBe(156);
   expect(m.value('gbatch_last_success_timestamp_seconds')).toBeUndefined();
+});
+
+test('rows by state and kind are read from the journal at each scrape, once the run has figures', async () => {
+  let journal: KindCounts = { chat: counts({ pending: 3 }), responses: counts({ downloaded: 2 }), video: counts() };
+  let reads = 0;
+  const { metrics, events } = attached(
+    () => T0,
+    async () => {
+      reads++;
+      if (journal === undefined) throw new Error('journal unreadable');
+      return journal;
+    },
+  );
+  expect((await read(metrics)).samples.filter((s) => s.name === 'gbatch_rows')).toHaveLength(0);
+  expect(reads).toBe(0);
+  events.emit('snapshot', snapshot());
+  let m = await read(metrics);
+  expect(m.samples.filter((s) => s.name === 'gbatch_rows')).toHaveLength(ITEM_STATES.length * 3);
+  for (const kind of ['chat', 'responses', 'video'] as const)
+    for (const state of ITEM_STATES) expect(m.value('gbatch_rows', { state, kind })).toBe(journal[kind][state]);
+  journal = { ...journal, chat: counts({ pending: 1, downloaded: 2 }) };
+  m = await read(metrics);
+  expect(m.value('gbatch_rows', { state: 'pending', kind: 'chat' })).toBe(1);
+  expect(m.sum('gbatch_rows', { state: 'downloaded' })).toBe(4);
+  // A read that fails leaves the figures of the last one.
+  journal = undefined as unknown as KindCounts;
+  m = await read(metrics);
+  expect(m.sum('gbatch_rows', { state: 'downloaded' })).toBe(4);
+  expect(reads).toBe(3);
 });
 
 test("the snapshot's running totals count once: polls and download failures never double", async () => {

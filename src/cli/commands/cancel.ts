@@ -2,7 +2,7 @@
 // sent); the job's cancellation makes every live runner stop submitting (it acknowledges it, and this
 // command waits for that), and makes the journal refuse any later intent. Tasks already submitted are
 // still polled, downloaded and settled: the gateway has no cancel, so they are billed.
-import { cancelRows } from '../../pipeline/stops/cancel-rows.js';
+import { cancelJob } from '../../operate/cancel-job.js';
 import type { JobCancel, JournalStore, RunnerView } from '../../journal/index.js';
 import { systemClock } from '../../core/clock.js';
 import { commandJournalArg } from '../../job/advice.js';
@@ -56,7 +56,7 @@ export async function run(argv: string[]): Promise<number> {
   });
   const journal = opened.store;
   try {
-    return await cancelJob(journal, opened.arg, reason, options.wait, options.json === true);
+    return await cancelAndWait(journal, opened.arg, reason, options.wait, options.json === true);
   } catch (err) {
     // A runner stopped (or stuck) in mid-write holds an SQLite journal past the busy timeout: try again later.
     if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
@@ -69,16 +69,14 @@ export async function run(argv: string[]): Promise<number> {
   }
 }
 
-async function cancelJob(
+async function cancelAndWait(
   journal: JournalStore,
   arg: CommandJournal['arg'],
   reason: string,
   waitS: number,
   json: boolean,
 ): Promise<number> {
-  if (!(await journal.getJob())) throw new UsageError(`${journal.location}: no job in this journal yet (has it run?)`);
-  const cancel = (await journal.setJobCancel(reason))!;
-  const cancelled = await cancelRows(journal, cancel);
+  const { cancel, cancelled } = await cancelJob(journal, reason);
   const counts = await journal.counts();
   const inFlight = counts.submitting + counts.submitted + counts.running;
   const named = commandJournalArg(arg, journal.adapter === 'postgres');

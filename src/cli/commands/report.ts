@@ -2,6 +2,7 @@ import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
 import { checkWritableDir } from '../../io/preflight.js';
 import { eventLog, type JournalQueries } from '../../journal/index.js';
+import { lastRunSummary } from '../../report/last-run.js';
 import { reportHeader, type ReportHeader } from '../../report/model.js';
 import { buildTimeline, type Timeline } from '../../report/timeline.js';
 import { timingSummary } from '../../report/timing-summary.js';
@@ -43,8 +44,8 @@ export async function run(argv: string[]): Promise<number> {
     const budget = job?.budgetUsd ?? null;
     // The page's charts fold the event log; json and csv read each row's times from the row, the table shows none.
     const timeline = format === 'html' ? await buildTimeline(eventLog(journal)) : undefined;
-    const { activity } = await timingSummary(journal);
-    const header = await reportHeader(journal, job?.name ?? basename(journal.location, '.db'), budget, activity);
+    const times = (await timingSummary(journal)).timeline;
+    const header = await reportHeader(journal, job?.name ?? basename(journal.location, '.db'), budget, times);
     if (format === 'html') {
       const page = await renderHtml(
         journal,
@@ -91,17 +92,6 @@ async function renderHtml(
   manifest: string | null,
 ): Promise<string> {
   const { renderHtmlReport } = await import('../../report/html/write-html.js');
-  const run = await journal.lastRun();
-  const meaning = run?.exitCode == null ? null : (EXIT_CODES.run.find(([code]) => code === run.exitCode)?.[1] ?? null);
-  const lastRun = run
-    ? {
-        startedAt: run.startedAt,
-        endedAt: run.endedAt,
-        exitCode: run.exitCode,
-        stopReason: run.stopReason,
-        message: run.message,
-        meaning,
-      }
-    : null;
+  const lastRun = lastRunSummary(await journal.lastRun());
   return renderHtmlReport(journal, header, timeline, { journalArg, manifest, lastRun, now: Date.now() });
 }

@@ -1,14 +1,13 @@
 // `gbatch resolve`: the operator's decision on a row whose outcome the run could not know (or that waits).
-import { quoteArg } from '../../core/shell-text.js';
 import { commandJournalArg } from '../../job/advice.js';
 import { openCommandJournal } from '../command-journal.js';
 import { EXIT_CODES } from '../../core/command-exit-codes.js';
-import { applyDecision } from '../guarded-apply.js';
 import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
 import { helpText } from '../help-text.js';
-import { abandonItem } from '../resolve-abandon.js';
+import { abandonItem } from '../../operate/abandon-item.js';
 import { resolveAll } from '../resolve-all.js';
-import { answerToCurrentAttempt, settleFromRecordedAnswer } from '../resolve-answer.js';
+import { settleFromRecordedAnswer } from '../../operate/recorded-answer.js';
+import { resubmitItem } from '../../operate/resubmit-item.js';
 import { attachTask, detachTask } from '../resolve-task.js';
 
 export const OPTIONS = {
@@ -109,22 +108,7 @@ export async function run(argv: string[]): Promise<number> {
         await journal.membership.release();
       }
     } else {
-      if (item.state !== 'uncertain')
-        throw new UsageError(`item '${id}' is ${item.state}, not uncertain: only uncertain items are resubmitted`);
-      if (await answerToCurrentAttempt(journal, item)) {
-        throw new UsageError(
-          `item '${id}': the journal holds the answer the gateway gave (and billed) for its request; settle it with \`gbatch resolve ${commandJournalArg(
-            arg,
-            journal.adapter === 'postgres',
-          )} ${quoteArg(id)} --recorded-answer\` instead; nothing changed`,
-        );
-      }
-      await applyDecision(journal, item, {
-        event: 'resubmit',
-        patch: { reservedUsd: 0, lastError: null },
-        detail: { by: 'operator' },
-      });
-      said = `item '${id}': will be sent again by the next \`gbatch run\` (if the first request reached the gateway, both may be billed)`;
+      said = await resubmitItem(journal, item, commandJournalArg(arg, journal.adapter === 'postgres'));
     }
     process.stdout.write(`${said}\n`);
     return 0;

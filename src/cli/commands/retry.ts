@@ -1,9 +1,7 @@
 // `gbatch retry`: the operator's explicit choice to send failed or rejected rows again, as new attempts.
-import { planRequeue, type RequeueCandidate, type RequeuePlan } from '../../core/requeue.js';
+import type { RequeuePlan } from '../../core/requeue.js';
 import { quoteArg } from '../../core/shell-text.js';
-import type { ItemState } from '../../core/states.js';
-import type { JobCancel, JournalStore } from '../../journal/index.js';
-import { requeueChange } from '../../journal/requeue.js';
+import { retryRows } from '../../operate/retry-rows.js';
 import { commandJournalArg } from '../../job/advice.js';
 import { openCommandJournal } from '../command-journal.js';
 import { EXIT_CODES } from '../../core/command-exit-codes.js';
@@ -64,28 +62,7 @@ export async function run(argv: string[]): Promise<number> {
     await journal.membership.acquire();
     const context = { journalArg: commandJournalArg(arg, journal.adapter === 'postgres'), file: journal.location };
     const request = { failed: options.failed, rejected: options.rejected, cancelled: options.cancelled, ids };
-    const orphaned = new Set(
-      [...(await journal.listings(ids)).values()].filter((row) => row.listing === 'orphaned').map((row) => row.id),
-    );
-    const plan = await journal.decideAndApply(async (reader) => {
-      const decided = planRequeue(
-        request,
-        await namedRows(reader, ids, orphaned),
-        await bulkRows(reader, request),
-        context,
-      );
-      const changes = [];
-      for (const id of decided.ok ? decided.requeue : []) changes.push(requeueChange((await reader.get(id))!));
-      return { changes, result: decided };
-    });
-    if (!plan.ok) throw new UsageError(plan.refusal);
-    // Sent again on the operator's word, also when no manifest of the job lists them any more (src/core/orphans.ts).
-    const adopted = await journal.adopt([...plan.requeue, ...(plan.adopt ?? [])]);
-    // Cancelled rows sent again would be cancelled again by the next run: the job's cancellation goes with them.
-    const lifted = await liftCancel(
-      journal,
-      options.cancelled || (plan.requeue.length > 0 && (await anyCancelled(journal, ids))),
-    );
+    const { plan, adopted, lifted } = await retryRows(journal, request, context);
     process.stdout.write(
       `journal ${journal.location}${arg.jobName ? ` (job ${arg.jobName})` : ''}\n${summary(plan, adopted)}`,
     );
@@ -98,68 +75,6 @@ export async function run(argv: string[]): Promise<number> {
     await journal.membership.release();
     await journal.close();
   }
-}
-
-type Reader = Pick<JournalStore, 'get' | 'iterate' | 'abandonedWhileUncertain'>;
-
-async function namedRows(
-  journal: Reader,
-  ids: readonly string[],
-  orphaned: ReadonlySet<string>,
-): Promise<Map<string, RequeueCandidate>> {
-  const rows = new Map<string, RequeueCandidate>();
-  for (const id of ids) {
-    const item = await journal.get(id);
-    if (item)
-      rows.set(id, {
-        id,
-        state: item.state,
-        kind: item.kind,
-        abandonedWhileUncertain: false,
-        source: `${item.sourceFile}:${item.sourceLine}`,
-        orphaned: orphaned.has(id),
-      });
-  }
-  await markAbandoned(journal, [...rows.values()]);
-  return rows;
-}
-
-async function liftCancel(journal: JournalStore, wanted: boolean): Promise<JobCancel | undefined> {
-  if (!wanted) return undefined;
-  const cancel = await journal.jobCancel();
-  if (cancel) await journal.setJobCancel(undefined);
-  return cancel;
-}
-
-/** Whether a named id was cancelled: its event log's last move (the row is pending again now). */
-async function anyCancelled(journal: JournalStore, ids: readonly string[]): Promise<boolean> {
-  for (const id of ids) {
-    const events = await journal.events(id);
-    if (events[events.length - 1]?.from === 'cancelled') return true;
-  }
-  return false;
-}
-
-async function bulkRows(
-  journal: Reader,
-  request: { failed: boolean; rejected: boolean; cancelled: boolean },
-): Promise<RequeueCandidate[]> {
-  const states: ItemState[] = [
-    ...(request.failed ? ['failed' as const] : []),
-    ...(request.rejected ? ['rejected' as const] : []),
-    ...(request.cancelled ? ['cancelled' as const] : []),
-  ];
-  if (states.length === 0) return [];
-  const rows: RequeueCandidate[] = [];
-  for await (const item of journal.iterate({ states }))
-    rows.push({ id: item.id, state: item.state, abandonedWhileUncertain: false });
-  await markAbandoned(journal, rows);
-  return rows;
-}
-
-async function markAbandoned(journal: Reader, rows: RequeueCandidate[]): Promise<void> {
-  const abandoned = await journal.abandonedWhileUncertain(rows.filter((r) => r.state === 'failed').map((r) => r.id));
-  for (const row of rows) row.abandonedWhileUncertain = abandoned.has(row.id);
 }
 
 function listed(ids: readonly string[]): string {

@@ -54,7 +54,7 @@ export async function gatherStatus(journal: JournalQueries, named: string): Prom
   const job = await journal.getJob();
   const budget = job?.budgetUsd ?? null;
   const timing = await timingSummary(journal);
-  const { totals } = await reportHeader(journal, job?.name ?? file, budget, timing.activity);
+  const { totals } = await reportHeader(journal, job?.name ?? file, budget, timing.timeline);
   const attention = {} as Record<AttentionState, AttentionItem[]>;
   for (const state of ATTENTION_STATES) {
     attention[state] = (await journal.list([state], ATTENTION_LIMIT)).map((i) => ({

@@ -1,6 +1,7 @@
 // The PostgreSQL adapter of the journal interface: one database holds many jobs, each store is one job.
 // Every write is one transaction on a pooled client, compare-and-set on the rows' states, so runners
 // and operators on other hosts can share a job's rows.
+import type { KindCounts } from '../kind-counts.js';
 import type pg from 'pg';
 import type { ItemState } from '../../core/states.js';
 import type { TaskIdHolder } from '../../core/task-attach.js';
@@ -65,7 +66,11 @@ export { migrate, SCHEMA_VERSION } from './schema.js';
 
 const MAX_RUN_MESSAGE = 1000;
 
-export type PostgresOpenOptions = Pick<OpenStoreOptions, 'job' | 'clock'> & { readonly?: boolean };
+export type PostgresOpenOptions = Pick<OpenStoreOptions, 'job' | 'clock'> & {
+  readonly?: boolean;
+  /** The pool is another's (a reader of many jobs): close() leaves it open. */
+  sharedPool?: boolean;
+};
 
 /** Many runners on one job; a runner that lost its lease still notes what it received (another holds the job). */
 const CAPABILITIES: JournalCapabilities = { sharedRunners: true, notesAfterLoss: true };
@@ -83,6 +88,7 @@ export class PostgresJournalStore implements JournalStore {
   private closed = false;
   private writesSinceCompact = 0;
   private readonly readonly: boolean;
+  private readonly ownsPool: boolean;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -92,6 +98,7 @@ export class PostgresJournalStore implements JournalStore {
     options: PostgresOpenOptions,
   ) {
     this.readonly = options.readonly === true;
+    this.ownsPool = options.sharedPool !== true;
     this.clock = options.clock ?? Date;
     this.reads = new JobQueries(pool, { jobId, location });
     this.runnerMembership = new PgMembership(
@@ -111,6 +118,12 @@ export class PostgresJournalStore implements JournalStore {
    * unless read-only (then a job, or a schema, that is not there reads as empty). A server that cannot
    * be reached is a ConfigError naming the URL without its password.
    */
+  /** Job `job` read-only on a pool that reads many jobs (its owner checked the schema and ends it). */
+  static async reading(pool: pg.Pool, location: string, job: string): Promise<PostgresJournalStore> {
+    const jobId = await findJob(pool, job);
+    return new PostgresJournalStore(pool, location, job, jobId, { job, readonly: true, sharedPool: true });
+  }
+
   static async open(url: string, options: PostgresOpenOptions): Promise<PostgresJournalStore> {
     const location = redactDatabaseUrl(url);
     const pool = await connectPool(url);
@@ -139,7 +152,7 @@ export class PostgresJournalStore implements JournalStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.pool.end();
+    if (this.ownsPool) await this.pool.end();
   }
 
   fence(reason: Error): void {
@@ -244,6 +257,10 @@ export class PostgresJournalStore implements JournalStore {
 
   async counts(): Promise<Record<ItemState, number>> {
     return this.reads.counts();
+  }
+
+  async countsByKind(): Promise<KindCounts> {
+    return this.reads.countsByKind();
   }
 
   async spend(): Promise<Spend> {

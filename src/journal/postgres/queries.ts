@@ -1,6 +1,7 @@
 // The journal's reads for one job, on the pool or on a transaction's client (decideAndApply reads
 // through the same client it writes with). Answers match the SQLite adapter's, row for row.
 import type { ItemState } from '../../core/states.js';
+import { addKindCount, zeroKindCounts, type KindCounts } from '../kind-counts.js';
 import { roundUsd } from '../../core/money.js';
 import { fileBudgetOf } from '../../core/job-budget.js';
 import { LISTING_CODE } from '../../core/orphans.js';
@@ -14,7 +15,7 @@ import type { JobContext } from './job-context.js';
 import { ADOPTED_SQL, NOT_ORPHANED_SQL } from '../orphans.js';
 import { ITEM_COLUMNS, toItem } from './item-row.js';
 import { summaryRows } from './summaries.js';
-import { stateCounts } from '../summary-rows.js';
+import { kindStateRows, stateCounts } from '../summary-rows.js';
 import type { Queryable } from './pool.js';
 import { HELD_STATES } from './transitions.js';
 
@@ -85,6 +86,13 @@ export class JobQueries {
 
   async counts(): Promise<Record<ItemState, number>> {
     return stateCounts(await summaryRows(this.db, this.ctx.jobId));
+  }
+
+  async countsByKind(): Promise<KindCounts> {
+    const counts = zeroKindCounts();
+    for (const { kind, state, n } of kindStateRows(await summaryRows(this.db, this.ctx.jobId)))
+      addKindCount(counts, kind, state, n);
+    return counts;
   }
 
   async spend(): Promise<Spend> {

@@ -5,6 +5,7 @@ import type Database from 'better-sqlite3';
 import { makeDirectoriesSync } from '../../io/make-directories.js';
 import { dirname } from 'node:path';
 import { ITEM_STATES, transition, type ItemState } from '../../core/states.js';
+import { addKindCount, zeroKindCounts, type KindCounts } from '../kind-counts.js';
 import { roundUsd } from '../../core/money.js';
 import type { TaskIdHolder } from '../../core/task-attach.js';
 import { isIntent, planChanges, type RowHead } from '../../core/plan-changes.js';
@@ -67,7 +68,7 @@ import { SqliteMembership } from './membership.js';
 import { FileWatch } from './file-watch.js';
 import { rescueReport, saveCopy } from './rescue.js';
 import { hasItemSums, summaryCounts, summaryRows, summarySpend } from './item-sums.js';
-import { rowFacets, sumRows } from '../summary-rows.js';
+import { kindStateRows, rowFacets, sumRows } from '../summary-rows.js';
 import { rowPage } from './row-page.js';
 import { activity, submittedTimes, videoDurations } from './activity.js';
 import { foldVideoTaskTimes } from '../video-task-times.js';
@@ -123,6 +124,7 @@ export class SqliteJournal implements JournalStore {
     get: Database.Statement<[string], ItemRow>;
     head: Database.Statement<[string], { seq: number; state: string; reserved_usd: number; actual_usd: number | null }>;
     counts: Database.Statement<[], { state: string; n: number }>;
+    kindCounts: Database.Statement<[], { kind: string; state: string; n: number }>;
     spend: Database.Statement<[], { reserved: number | null; actual: number | null }>;
     store: Database.Statement<[string, string | number, number, number, string]>;
   };
@@ -163,6 +165,7 @@ export class SqliteJournal implements JournalStore {
       get: this.db.prepare(`SELECT ${this.itemColumns} FROM items WHERE id = ?`),
       head: this.db.prepare('SELECT seq, state, reserved_usd, actual_usd FROM items WHERE id = ?'),
       counts: this.db.prepare('SELECT state, COUNT(*) AS n FROM items GROUP BY state'),
+      kindCounts: this.db.prepare('SELECT kind, state, COUNT(*) AS n FROM items GROUP BY kind, state'),
       spend: this.db.prepare('SELECT SUM(reserved_usd) AS reserved, SUM(actual_usd) AS actual FROM items'),
       store: this.db.prepare(
         `UPDATE items SET state = ?, ${this.wide ? 'output_ref' : 'output_path'} = ?, updated_at = ?${this.summaries ? ', finished_at = COALESCE(finished_at, ?)' : ' + 0 * ?'} WHERE id = ? AND state = 'succeeded'`,
@@ -299,6 +302,13 @@ export class SqliteJournal implements JournalStore {
     if (this.summaries) return summaryCounts(this.db);
     const counts = Object.fromEntries(ITEM_STATES.map((s) => [s, 0])) as Record<ItemState, number>;
     for (const { state, n } of this.stmt.counts.all()) counts[state as ItemState] = n;
+    return counts;
+  }
+
+  async countsByKind(): Promise<KindCounts> {
+    const counts = zeroKindCounts();
+    const grouped = this.summaries ? kindStateRows(summaryRows(this.db)) : this.stmt.kindCounts.all();
+    for (const { kind, state, n } of grouped) addKindCount(counts, kind, state, n);
     return counts;
   }
 

@@ -468,11 +468,11 @@ export class Submitter {
     this.ctx.submitStop.abort('cancelled');
   }
 
-  /** Another runner of the job saw the gateway's 402: this one stops submitting too. */
-  balanceRanOutElsewhere(): void {
+  /** Another runner of the job (or, `who` says, another run of the process) saw the 402: this one stops too. */
+  balanceRanOutElsewhere(who = 'another runner of this job'): void {
     if (this.stopReason === 'balance' || this.stopReason === 'auth') return;
     this.stopReason = 'balance';
-    log(this.ctx, "another runner of this job saw the gateway's balance run out (402): no further submissions");
+    log(this.ctx, `${who} saw the gateway's balance run out (402): no further submissions`);
     this.ctx.submitStop.abort('balance');
   }
 

@@ -2,11 +2,13 @@
 // `gbatch cancel` and `gbatch serve`'s batch cancel both do it.
 import type { JobCancel, JournalStore } from '../../journal/index.js';
 import { cancelledError } from './cancel-watch.js';
+import { COMMAND_LINE, type Operator } from '../../core/operator.js';
 
 /** Pending and deferred rows become cancelled, read and written under one write lock. */
 export async function cancelRows(
   journal: JournalStore,
   cancel: JobCancel,
+  operator: Operator = COMMAND_LINE,
 ): Promise<{ pending: number; deferred: number }> {
   return journal.decideAndApply(async (reader) => {
     const rows = [];
@@ -16,7 +18,7 @@ export async function cancelRows(
       event: 'cancel' as const,
       expect: item.state,
       patch: { reservedUsd: 0, lastError: cancelledError(cancel) },
-      detail: { by: 'operator', reason: cancel.reason },
+      detail: { ...operator, reason: cancel.reason },
     }));
     return {
       changes,

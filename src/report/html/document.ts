@@ -4,7 +4,7 @@ import { esc } from './escape.js';
 
 export const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
-const CSS = `
+export const REPORT_CSS = `
 :root { --ink: #1f2937; --muted: #6b7280; --line: #e5e7eb; --bg: #f8fafc; --accent: #2563eb; --bad: #dc2626; --warn: #d97706; --good: #059669; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: var(--ink); background: var(--bg); }
@@ -65,7 +65,7 @@ export function htmlDocument(title: string, body: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="gbatch">
 <title>${esc(title)}</title>
-<style>${CSS}</style>
+<style>${REPORT_CSS}</style>
 </head>
 <body>
 <main>

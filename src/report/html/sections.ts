@@ -121,7 +121,7 @@ export function headline(input: HtmlReportInput): string {
     ),
   ];
   return `<header class="top"><h1>gbatch report: <span class="job">${esc(input.header.job)}</span></h1>
-<span class="muted">written ${esc(time(new Date(input.generatedAt).toISOString()))}</span></header>
+${input.generatedAt > 0 ? `<span class="muted">written ${esc(time(new Date(input.generatedAt).toISOString()))}</span>` : ''}</header>
 <section id="headline" aria-label="Headline"><div class="cards">${cards.join('')}</div>
 ${verdict(input)}</section>`;
 }

@@ -19,6 +19,7 @@ import { markStoredConformance } from './methods/mark-stored.js';
 import { annotateConformance } from './methods/annotate.js';
 import { fenceConformance } from './methods/fence.js';
 import { countsConformance } from './methods/counts.js';
+import { countsByKindConformance } from './methods/counts-by-kind.js';
 import { iterateConformance } from './methods/iterate.js';
 import { eventLogPageConformance } from './methods/event-log-page.js';
 import { lastSubmitTimesConformance } from './methods/last-submit-times.js';
@@ -54,6 +55,7 @@ const METHODS: ReadonlyArray<(label: string, harness: Harness) => void> = [
   annotateConformance,
   fenceConformance,
   countsConformance,
+  countsByKindConformance,
   iterateConformance,
   eventLogPageConformance,
   lastSubmitTimesConformance,

@@ -4,11 +4,12 @@
 import { expect, test } from 'vitest';
 import { BUILT, gatewayEnv, runCli, startCli, stdoutJson } from '../../helpers/cli.js';
 import { chatRow, videoRow, writeJsonl } from '../../helpers/manifests.js';
-import { parseExposition, type Exposition } from '../../helpers/prometheus-text.js';
+import { parseExposition, rowsByKind, type Exposition } from '../../helpers/prometheus-text.js';
 import { closedPort, startPushReceiver } from '../../helpers/pushgateway-receiver.js';
 import { KEY, startSim } from '../../helpers/sim.js';
 import { workspace, type Workspace } from '../../helpers/workspace.js';
-import { ITEM_STATES } from '../../../src/core/states.js';
+import { ITEM_KINDS, ITEM_STATES } from '../../../src/core/states.js';
+import { readJournal, tallyByKind } from '../../helpers/journal-read.js';
 
 const CHATS = 6;
 const VIDEOS = 3;
@@ -37,7 +38,7 @@ async function scrape(url: string, token?: string): Promise<{ status: number; te
 
 /** Every state's row count, as a record. */
 function rowsByState(metrics: Exposition): Record<string, number | undefined> {
-  return Object.fromEntries(ITEM_STATES.map((state) => [state, metrics.value('gbatch_rows', { state })]));
+  return Object.fromEntries(ITEM_STATES.map((state) => [state, metrics.sum('gbatch_rows', { state })]));
 }
 
 test.skipIf(!BUILT)(
@@ -93,6 +94,8 @@ test.skipIf(!BUILT)(
     expect(during.type).toMatch(/^text\/plain; version=0\.0\.4/);
     const live = parseExposition(during.text);
     expect(live.sum('gbatch_rows')).toBe(ROWS);
+    expect(live.sum('gbatch_rows', { kind: 'video' })).toBe(VIDEOS);
+    expect(live.sum('gbatch_rows', { kind: 'chat' })).toBe(CHATS);
     expect(live.value('gbatch_budget_usd')).toBe(5);
     expect(live.value('gbatch_run_phase', { phase: 'done' })).toBe(0);
     expect(live.types.get('gbatch_video_task_duration_seconds')).toBe('histogram');
@@ -118,6 +121,9 @@ test.skipIf(!BUILT)(
     const status = stdoutJson(await runCli(['status', '--state', ws.state, '--json']));
     const report = stdoutJson(await runCli(['report', '--state', ws.state, '--format', 'json']));
     expect(rowsByState(final)).toEqual(Object.fromEntries(ITEM_STATES.map((s) => [s, status.counts[s] ?? 0])));
+    expect(rowsByKind(final, ITEM_KINDS, ITEM_STATES)).toEqual(tallyByKind(readJournal(ws.state).items));
+    expect(final.sum('gbatch_rows', { kind: 'video', state: 'downloaded' })).toBe(VIDEOS);
+    expect(final.sum('gbatch_rows', { kind: 'chat', state: 'downloaded' })).toBe(CHATS);
     expect(final.value('gbatch_spend_usd')).toBe(status.actual_usd);
     expect(final.value('gbatch_reserved_usd')).toBe(status.reserved_usd);
     expect(final.value('gbatch_budget_usd')).toBe(status.budget_usd);
@@ -182,6 +188,7 @@ test.skipIf(!BUILT)('a failing run pushes its figures without a last-success tim
   expect(final.value('gbatch_last_success_timestamp_seconds')).toBeUndefined();
   const status = stdoutJson(await runCli(['status', '--state', ws.state, '--json']));
   expect(rowsByState(final)).toEqual(Object.fromEntries(ITEM_STATES.map((s) => [s, status.counts[s] ?? 0])));
+  expect(rowsByKind(final, ITEM_KINDS, ITEM_STATES)).toEqual(tallyByKind(readJournal(ws.state).items));
 });
 
 test.skipIf(!BUILT)('a push that fails is one warning line: the exit code and the summary stay the same', async () => {

@@ -104,7 +104,7 @@ describe.skipIf(!pgAvailable())('several runners of one job under a binding --bu
       const survivor = startGbatch(args, gateway, undefined, env);
       const killed = startGbatch(args, gateway, undefined, env);
       // Killed once both runners have tasks in flight: the survivor takes over tasks it never reserved. The
-      // killed runner's own snapshot (its submit lane) shows it has sent rows and has more to send.
+      // killed runner's own snapshot shows it has sent rows, has more to send and polls tasks of its own.
       await new Promise<void>((resolve) => {
         let posts = 0;
         let killedSent = false;
@@ -122,8 +122,17 @@ describe.skipIf(!pgAvailable())('several runners of one job under a binding --bu
           pending = lines.pop()!;
           for (const line of lines) {
             if (!line.startsWith('{')) continue;
-            const frame = JSON.parse(line) as { type: string; lanes?: { submit: { done: number; queued: number } } };
-            if (frame.type === 'snapshot' && frame.lanes!.submit.done >= 3 && frame.lanes!.submit.queued > 0)
+            const frame = JSON.parse(line) as {
+              type: string;
+              lanes?: { submit: { done: number; queued: number }; poll: { tasks: number } };
+            };
+            // It holds tasks it polls (its own: the survivor can only take them over) and has rows left to send.
+            if (
+              frame.type === 'snapshot' &&
+              frame.lanes!.submit.done >= 3 &&
+              frame.lanes!.submit.queued > 0 &&
+              frame.lanes!.poll.tasks > 0
+            )
               killedSent = true;
           }
           check();

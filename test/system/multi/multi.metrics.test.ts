@@ -6,11 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { startSimulator } from '../../../src/sim/index.js';
-import { ITEM_STATES } from '../../../src/core/states.js';
+import { ITEM_KINDS, ITEM_STATES } from '../../../src/core/states.js';
+import { openQueries, type Item } from '../../../src/journal/index.js';
+import { tallyByKind } from '../../helpers/journal-read.js';
 import { BUILT, gatewayEnv, runCli, startCli, stdoutJson, type RunningCli } from '../../helpers/cli.js';
 import { chatRow, videoRow, writeJsonl } from '../../helpers/manifests.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
-import { parseExposition, type Exposition } from '../../helpers/prometheus-text.js';
+import { parseExposition, rowsByKind, type Exposition } from '../../helpers/prometheus-text.js';
 import { startPushReceiver } from '../../helpers/pushgateway-receiver.js';
 import { runnerArgs, type ReportJson } from '../../helpers/runners.js';
 
@@ -25,7 +27,7 @@ const dir = mkdtempSync(join(tmpdir(), 'gbatch-multi-metrics-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function rowsByState(metrics: Exposition): Record<string, number | undefined> {
-  return Object.fromEntries(ITEM_STATES.map((state) => [state, metrics.value('gbatch_rows', { state })]));
+  return Object.fromEntries(ITEM_STATES.map((state) => [state, metrics.sum('gbatch_rows', { state })]));
 }
 
 describe.skipIf(!pgAvailable() || !BUILT)('metrics of three runners on one PostgreSQL journal', () => {
@@ -81,6 +83,7 @@ describe.skipIf(!pgAvailable() || !BUILT)('metrics of three runners on one Postg
         expect(res.status).toBe(200);
         const live = parseExposition(await res.text());
         expect(live.sum('gbatch_rows')).toBe(ROWS);
+        expect(live.sum('gbatch_rows', { kind: 'video' })).toBe(VIDEOS);
         expect(live.value('gbatch_budget_usd')).toBe(5);
         expect(live.value('gbatch_run_phase', { phase: 'done' })).toBe(0);
       }
@@ -100,7 +103,16 @@ describe.skipIf(!pgAvailable() || !BUILT)('metrics of three runners on one Postg
         await runCli(['report', 'nightly', '--journal', db.url(), '--format', 'json']),
       );
       expect(rowsByState(final)).toEqual(Object.fromEntries(ITEM_STATES.map((s) => [s, after.counts[s] ?? 0])));
-      expect(final.value('gbatch_rows', { state: 'downloaded' })).toBe(ROWS);
+      expect(final.sum('gbatch_rows', { state: 'downloaded' })).toBe(ROWS);
+      const journal = await openQueries(db.url(), { job: 'nightly' });
+      const items: Item[] = [];
+      try {
+        for await (const item of journal.iterate()) items.push(item);
+      } finally {
+        await journal.close();
+      }
+      expect(rowsByKind(final, ITEM_KINDS, ITEM_STATES)).toEqual(tallyByKind(items));
+      expect(final.value('gbatch_rows', { kind: 'video', state: 'downloaded' })).toBe(VIDEOS);
       expect(final.value('gbatch_spend_usd')).toBe(after.actual_usd);
       expect(final.value('gbatch_reserved_usd')).toBe(after.reserved_usd);
       expect(final.value('gbatch_budget_usd')).toBe(after.budget_usd);

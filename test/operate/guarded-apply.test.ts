@@ -1,7 +1,7 @@
 // `resolve` writes the operator's decision compare-and-set on the state it read: a row a live run (or
 // another operator) moved in between is refused in one line (exit 2), never as a bug (exit 70).
 import { describe, expect, it } from 'vitest';
-import { applyDecision } from '../../src/cli/guarded-apply.js';
+import { applyDecision } from '../../src/operate/guarded-apply.js';
 import { UsageError } from '../../src/job/options.js';
 import { entry, ingest, submitChange, useTempDir } from '../helpers/journal-fixtures.js';
 

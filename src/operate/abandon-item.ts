@@ -4,12 +4,14 @@ import { planAbandon, type AbandonPlan } from '../core/abandon.js';
 import type { Change, JournalStore } from '../journal/index.js';
 import { busyAsUsage } from './guarded-apply.js';
 import { UsageError } from '../job/options.js';
+import { COMMAND_LINE, type Operator } from '../core/operator.js';
 
 export async function abandonItem(
   journal: JournalStore,
   id: string,
   notBilled: boolean,
   journalArg: string,
+  operator: Operator = COMMAND_LINE,
 ): Promise<string> {
   const plan = await journal
     .decideAndApply<AbandonPlan>(async (reader) => {
@@ -27,7 +29,7 @@ export async function abandonItem(
         event: decided.event,
         expect: item.state,
         patch: { ...(decided.reservedUsd === 0 ? { reservedUsd: 0 } : {}), lastError: decided.error },
-        detail: { by: 'operator', ...(notBilled ? { notBilled: true } : {}) },
+        detail: { ...operator, ...(notBilled ? { notBilled: true } : {}) },
       };
       return { changes: [change], result: decided };
     })

@@ -1,0 +1,101 @@
+// What the dashboard shows of a job, read from its journal: the report's own figures (reportHeader, the
+// same shaping as `report --format json`, so the page and the report cannot disagree), its standing,
+// runners and last run, and its problems grouped by cause with the commands that act on them.
+import { basename } from 'node:path';
+import { TERMINAL, type ItemState } from '../core/states.js';
+import {
+  invalidRowText,
+  type JobCancel,
+  type JournalJob,
+  type JournalQueries,
+  type RunnerView,
+} from '../journal/index.js';
+import { journalArg } from '../job/advice.js';
+import { lastRunSummary } from '../report/last-run.js';
+import { reportHeader, reportItem, type ReportHeader } from '../report/model.js';
+import { PROBLEM_STATES, ProblemGrouper, type ProblemGroup } from '../report/html/problems.js';
+import type { LastRunSummary } from '../report/html/sections.js';
+import { jobActivity, type JobActivity } from './job-activity.js';
+import { jobStanding, type Standing } from './job-standing.js';
+
+/** Problem rows read to group them by cause: a job with more shows the groups of its first ones. */
+export const PROBLEM_ROWS_READ = 5000;
+
+export interface JobSummary {
+  key: string;
+  name: string;
+  header: ReportHeader;
+  standing: Standing;
+  runners: RunnerView[];
+  activity: JobActivity;
+  /** Rows in a state no run moves out of by itself. */
+  finished: number;
+  cancel: JobCancel | undefined;
+  /** How a command names this job's journal, pasteable. */
+  journalArg: string;
+}
+
+export interface JobPage extends JobSummary {
+  lastRun: LastRunSummary | null;
+  manifest: string | null;
+  problems: { groups: ProblemGroup[]; ungrouped: number; read: number; total: number };
+}
+
+export async function jobSummary(job: JournalJob, journal: JournalQueries): Promise<JobSummary> {
+  const record = await journal.getJob();
+  const name = record?.name ?? basename(journal.location, '.db');
+  const activity = await jobActivity(journal);
+  const header = await reportHeader(journal, name, record?.budgetUsd ?? null, {
+    startedAt: activity.firstAt ?? undefined,
+    endedAt: activity.lastAt ?? undefined,
+  });
+  const counts = await journal.counts();
+  const runners = await journal.runners();
+  const cancel = await journal.jobCancel();
+  const lastRun = await journal.lastRun();
+  const orphans = await journal.orphans(0);
+  const liveRunners = runners.filter((r) => r.liveness.alive).length;
+  const standing = jobStanding({
+    counts,
+    liveRunners,
+    cancelled: cancel !== undefined,
+    lastExit: lastRun === undefined ? undefined : lastRun.exitCode,
+    orphansWaiting: orphans.total,
+  });
+  const finished = (Object.entries(counts) as Array<[ItemState, number]>)
+    .filter(([state]) => TERMINAL.has(state))
+    .reduce((n, [, rows]) => n + rows, 0);
+  const onDatabase = journal.adapter === 'postgres';
+  return {
+    key: job.key,
+    name,
+    header,
+    standing,
+    runners,
+    activity,
+    finished,
+    cancel,
+    journalArg: journalArg(journal.location, record?.name, onDatabase ? { fromEnv: false } : undefined),
+  };
+}
+
+/** What the live stream compares to tell whether a job moved since its last frame. */
+export function summaryKey(summary: JobSummary): string {
+  const runners = summary.runners.map((r) => [r.runnerId, r.liveness.alive, r.rows, r.heartbeatAt, r.cancelSeenAt]);
+  return JSON.stringify([summary.header, summary.standing, summary.activity, summary.cancel, runners]);
+}
+
+export async function jobPage(job: JournalJob, journal: JournalQueries, known?: JobSummary): Promise<JobPage> {
+  const summary = known ?? (await jobSummary(job, journal));
+  const record = await journal.getJob();
+  const lastRun = lastRunSummary(await journal.lastRun());
+  const manifest = record?.manifest ?? null;
+  const grouper = new ProblemGrouper(summary.journalArg, manifest);
+  let read = 0;
+  for await (const item of journal.iterate({ states: PROBLEM_STATES })) {
+    grouper.add(reportItem(item), invalidRowText(item.contentHash));
+    if (++read >= PROBLEM_ROWS_READ) break;
+  }
+  const total = PROBLEM_STATES.reduce((n, state) => n + (summary.header.totals.by_state[state] ?? 0), 0);
+  return { ...summary, lastRun, manifest, problems: { ...grouper.finish(), read, total } };
+}

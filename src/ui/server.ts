@@ -1,0 +1,75 @@
+// `gbatch ui` as a function: checks its configuration, listens, and closes every journal it opened.
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { isLoopbackHost } from '../core/bearer-tokens.js';
+import { listenHttp } from '../io/http-listener.js';
+import { UsageError } from '../job/options.js';
+import { isDatabaseUrl } from '../journal/index.js';
+import { uiApp } from './app.js';
+import type { UiContext } from './context.js';
+import { metricsHandler } from './metrics-route.js';
+import { parseTokens } from '../metrics/metrics-tokens.js';
+import { JobDirectory } from './job-directory.js';
+import { Flashes } from './flashes.js';
+import { Sessions } from './sessions.js';
+import { uiTokenNamer, type UiToken } from './ui-tokens.js';
+
+export interface UiOptions {
+  host: string;
+  port: number;
+  /** A postgres:// URL, one SQLite file, or a folder of SQLite files. */
+  source: string;
+  /** How the operator named the source, for a message: `--journal`, `--state-dir`, `GBATCH_JOURNAL_URL`. */
+  sourceFlag: string;
+  /** Sign-in tokens; undefined: none (loopback only). */
+  tokens: readonly UiToken[] | undefined;
+  allowActions: boolean;
+  refreshMs: number;
+  env: NodeJS.ProcessEnv;
+  log(line: string): void;
+}
+
+export interface RunningUi {
+  /** http://HOST:PORT/ */
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startUi(options: UiOptions): Promise<RunningUi> {
+  if (!options.tokens && !isLoopbackHost(options.host))
+    throw new UsageError(`--no-auth listens on loopback only (127.0.0.1, ::1, localhost), not ${options.host}`);
+  const onDatabase = isDatabaseUrl(options.source);
+  if (!onDatabase && !existsSync(options.source))
+    throw new UsageError(
+      `${options.sourceFlag} ${options.source}: no such journal or folder (a job's journal is made by its first run)`,
+    );
+  // A database that cannot be reached is said now, not on the first page.
+  const directory = await JobDirectory.open(options.source);
+  await directory.list();
+  const ctx: UiContext = {
+    directory,
+    tokenName: options.tokens ? uiTokenNamer(options.tokens) : undefined,
+    sessions: new Sessions(() => Date.now()),
+    flashes: new Flashes(() => Date.now()),
+    anonymousCsrf: randomBytes(24).toString('base64url'),
+    allowActions: options.allowActions,
+    refreshMs: options.refreshMs,
+    now: () => Date.now(),
+    log: options.log,
+  };
+  const app = uiApp(ctx, metricsHandler(ctx, parseTokens(options.env.GBATCH_METRICS_TOKENS), options.env));
+  let listener;
+  try {
+    listener = await listenHttp(app.fetch, options.host, options.port);
+  } catch (err) {
+    await directory.close();
+    throw err;
+  }
+  return {
+    url: `${listener.origin}/`,
+    async close() {
+      await listener.close();
+      await directory.close();
+    },
+  };
+}

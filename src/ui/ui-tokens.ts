@@ -1,0 +1,43 @@
+// The dashboard's tokens: GBATCH_UI_TOKENS (comma-separated) or the file GBATCH_UI_TOKENS_FILE (one per
+// line or comma-separated). An entry `name:token` names its user (what the page and the event log say);
+// a bare token is known by a digest prefix. No token is ever stored or shown.
+import { createHash } from 'node:crypto';
+import { tokenList, tokenMatcher } from '../core/bearer-tokens.js';
+import { readBoundedText } from '../io/bounded-read.js';
+import { UsageError } from '../job/options.js';
+
+export interface UiToken {
+  name: string | undefined;
+  token: string;
+}
+
+const NAMED = /^([A-Za-z0-9._-]{1,64}):(.+)$/;
+
+export function readUiTokens(env: NodeJS.ProcessEnv): UiToken[] {
+  const entries = tokenList(env.GBATCH_UI_TOKENS);
+  if (env.GBATCH_UI_TOKENS_FILE) {
+    let text: string;
+    try {
+      text = readBoundedText(env.GBATCH_UI_TOKENS_FILE, 'tokens file');
+    } catch (err) {
+      throw new UsageError(`GBATCH_UI_TOKENS_FILE: ${(err as Error).message}`);
+    }
+    entries.push(...tokenList(text, /[,\n\r]+/));
+  }
+  return entries.map((entry) => {
+    const named = NAMED.exec(entry);
+    return named ? { name: named[1]!, token: named[2]! } : { name: undefined, token: entry };
+  });
+}
+
+/** Who a presented token is: its entry's name, else its digest prefix; undefined when it is none of them. */
+export function uiTokenNamer(tokens: readonly UiToken[]): (token: string) => string | undefined {
+  const match = tokenMatcher(tokens.map((t) => t.token));
+  const names = new Map(
+    tokens.map((t) => [createHash('sha256').update(t.token, 'utf8').digest('hex').slice(0, 32), t.name] as const),
+  );
+  return (token) => {
+    const digest = match(token);
+    return digest && (names.get(digest) ?? digest);
+  };
+}

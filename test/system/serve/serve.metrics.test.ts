@@ -1,0 +1,205 @@
+// `GET /metrics` on `gbatch serve`: batches run through the official `openai` SDK, then scraped as
+// Prometheus would (strict text-format parse). Every batch's figures equal `status --json` and
+// `report --format json` of its journal; a missing or wrong token is 401; `--no-auth` lifts it.
+import { describe, expect, it } from 'vitest';
+import { ITEM_KINDS, ITEM_STATES } from '../../../src/core/states.js';
+import { BUILT, runCli, stdoutJson } from '../../helpers/cli.js';
+import { readJournal, tallyByKind } from '../../helpers/journal-read.js';
+import { parseExposition, rowsByKind, type Exposition } from '../../helpers/prometheus-text.js';
+import {
+  batchEnd,
+  chatLine,
+  client,
+  startServe,
+  submitBatch,
+  TOKEN_B,
+  videoLine,
+  type ServeChild,
+} from '../../helpers/serve.js';
+import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
+import { startSim } from '../../helpers/sim.js';
+import { openQueries, type Item } from '../../../src/journal/index.js';
+import { workspace, type Workspace } from '../../helpers/workspace.js';
+
+const METRICS_TOKEN = 'tok-serve-prometheus-77a1';
+const TASK_SECONDS = 60;
+/** Every scrape reads the journals afresh, however long a read takes on a loaded machine. */
+const FRESH = { GBATCH_METRICS_DEAR_READ_MS: String(3_600_000) };
+
+function metricsUrl(server: ServeChild): string {
+  return new URL('/metrics', server.url).href;
+}
+
+async function scrape(
+  server: ServeChild,
+  token?: string,
+): Promise<{ status: number; text: string; type: string | null }> {
+  const res = await fetch(metricsUrl(server), {
+    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+  });
+  return { status: res.status, text: await res.text(), type: res.headers.get('content-type') };
+}
+
+/** What `status --json` and `report --format json` say of a batch's job. */
+async function journalView(ws: Workspace, batchId: string) {
+  const state = ws.path('data', 'journals', `${batchId}.db`);
+  const status = stdoutJson(await runCli(['status', batchId, '--state', state, '--json']));
+  const report = stdoutJson(await runCli(['report', batchId, '--state', state, '--format', 'json']));
+  return { state, status, report };
+}
+
+async function expectBatchFigures(m: Exposition, ws: Workspace, batchId: string): Promise<void> {
+  const { state, status, report } = await journalView(ws, batchId);
+  const labels = { job_name: batchId };
+  for (const s of ITEM_STATES) expect(m.sum('gbatch_rows', { ...labels, state: s }), s).toBe(status.counts[s] ?? 0);
+  expect(rowsByKind(m, ITEM_KINDS, ITEM_STATES, labels)).toEqual(tallyByKind(readJournal(state).items));
+  expect(m.value('gbatch_spend_usd', labels)).toBe(status.actual_usd);
+  expect(m.value('gbatch_reserved_usd', labels)).toBe(status.reserved_usd);
+  expect(m.value('gbatch_budget_usd', labels)).toBe(status.budget_usd ?? undefined);
+  expect(m.value('gbatch_spend_usd', labels)).toBe(report.totals.actual_usd);
+  expect(m.sum('gbatch_estimate_usd', labels)).toBeCloseTo(report.totals.estimated_usd, 9);
+  expect(m.sum('gbatch_settled_actual_usd', labels)).toBeCloseTo(report.totals.actual_usd, 9);
+  expect(m.sum('gbatch_settled_estimate_usd', labels)).toBeCloseTo(report.totals.settled_estimated_usd, 9);
+  const runners = status.runners as Array<{ alive: boolean; heartbeat_at: string; runner_id: string }>;
+  expect(m.sum('gbatch_runners', labels)).toBe(runners.length);
+  for (const r of runners)
+    expect(m.sum('gbatch_runner_lease_refreshed_timestamp_seconds', { ...labels, runner: r.runner_id })).toBe(
+      Date.parse(r.heartbeat_at) / 1000,
+    );
+  expect(m.value('gbatch_last_activity_timestamp_seconds', labels)).toBeGreaterThan(0);
+}
+
+describe.skipIf(!BUILT)('gbatch serve: GET /metrics', () => {
+  it("publishes every batch's job as its journal counts it, behind the client or metrics tokens", async () => {
+    // The simulator's clock stands still: the video tasks stay in progress until the test moves it.
+    let simNow = Date.now();
+    const sim = await startSim({ seed: 5, clock: { now: () => simNow }, taskSeconds: TASK_SECONDS });
+    const ws = workspace('gbatch-serve-metrics-');
+    const server = await startServe({
+      data: ws.path('data'),
+      gateway: sim.baseUrl,
+      env: { GBATCH_METRICS_TOKENS: METRICS_TOKEN, ...FRESH },
+    });
+    const openai = client(server);
+    const chats = await submitBatch(
+      openai,
+      ws.path('chats.jsonl'),
+      Array.from({ length: 5 }, (_, i) => chatLine(`c${i}`, `hello ${i}`)),
+      { metadata: { budget_usd: '2.50' } },
+    );
+    const videos = await submitBatch(
+      client(server, TOKEN_B),
+      ws.path('videos.jsonl'),
+      [videoLine('v0', 'a harbour at dawn'), videoLine('v1', 'a harbour at dusk')],
+      { endpoint: '/v1/video/generations' },
+    );
+    expect(await batchEnd(server, chats.id)).toBe('completed');
+    // Both videos accepted and polled: their batch is mid-way, its runner live.
+    await sim.ledger.reached(
+      (l) => l.requests.filter((r) => r.method === 'GET' && /\/video\/generations\/./.test(r.path)).length >= 2,
+    );
+    const live = parseExposition((await scrape(server, METRICS_TOKEN)).text);
+    const mid = { job_name: videos.id, kind: 'video' };
+    expect(
+      live.sum('gbatch_rows', { ...mid, state: 'submitted' }) + live.sum('gbatch_rows', { ...mid, state: 'running' }),
+    ).toBe(2);
+    expect(live.value('gbatch_runners', { job_name: videos.id, alive: 'true' })).toBe(1);
+    expect(live.value('gbatch_reserved_usd', { job_name: videos.id })).toBeGreaterThan(0);
+    const lease = live.samples.find(
+      (x) => x.name === 'gbatch_runner_lease_refreshed_timestamp_seconds' && x.labels.job_name === videos.id,
+    );
+    expect(lease?.value).toBeGreaterThan(Date.now() / 1000 - 60);
+    simNow += (TASK_SECONDS + 1) * 1000;
+    expect(await batchEnd(server, videos.id)).toBe('completed');
+
+    expect((await scrape(server)).status).toBe(401);
+    expect((await scrape(server, 'tok-wrong')).status).toBe(401);
+    const refused = await fetch(metricsUrl(server));
+    expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="gbatch metrics"');
+    // A client's token reads it, and so does a token of GBATCH_METRICS_TOKENS.
+    expect((await scrape(server, TOKEN_B)).status).toBe(200);
+    const scraped = await scrape(server, METRICS_TOKEN);
+    expect(scraped.status).toBe(200);
+    expect(scraped.type).toMatch(/^text\/plain; version=0\.0\.4/);
+    const m = parseExposition(scraped.text);
+
+    // Every series names its batch; both batches are there, each as its own journal says.
+    const jobs = new Set(m.samples.map((s) => s.labels.job_name));
+    expect(jobs).toEqual(new Set([chats.id, videos.id]));
+    await expectBatchFigures(m, ws, chats.id);
+    await expectBatchFigures(m, ws, videos.id);
+    expect(m.value('gbatch_rows', { job_name: chats.id, kind: 'chat', state: 'downloaded' })).toBe(5);
+    expect(m.value('gbatch_rows', { job_name: videos.id, kind: 'video', state: 'downloaded' })).toBe(2);
+    expect(m.value('gbatch_budget_usd', { job_name: chats.id })).toBe(2.5);
+    expect(m.value('gbatch_settled_actual_usd', { job_name: videos.id, kind: 'video' })).toBeGreaterThan(0);
+  });
+
+  it('--no-auth on loopback: open without a metrics token, behind one when GBATCH_METRICS_TOKENS is set', async () => {
+    const sim = await startSim();
+    const ws = workspace('gbatch-serve-metrics-');
+    const open = await startServe({
+      data: ws.path('open'),
+      gateway: sim.baseUrl,
+      args: ['--no-auth'],
+      env: { GBATCH_SERVE_TOKENS: undefined },
+    });
+    const batch = await submitBatch(client(open, 'any'), ws.path('in.jsonl'), [chatLine('one', 'hi')]);
+    expect(await batchEnd(open, batch.id)).toBe('completed');
+    // A batch whose input fails validation never has a job: it is left out, and nothing is logged of it.
+    const refused = await submitBatch(client(open, 'any'), ws.path('bad.jsonl'), ['{not json']);
+    await open.stderrMatching(new RegExp(`${refused.id}: input failed validation`));
+    const read = await scrape(open);
+    expect(read.status).toBe(200);
+    expect(new Set(parseExposition(read.text).samples.map((x) => x.labels.job_name))).toEqual(new Set([batch.id]));
+    expect(open.stderr()).not.toMatch(/metrics: /);
+    expect(
+      parseExposition(read.text).value('gbatch_rows', { job_name: batch.id, kind: 'chat', state: 'downloaded' }),
+    ).toBe(1);
+    await open.stop();
+
+    const guarded = await startServe({
+      data: ws.path('open'),
+      gateway: sim.baseUrl,
+      args: ['--no-auth'],
+      env: { GBATCH_SERVE_TOKENS: undefined, GBATCH_METRICS_TOKENS: METRICS_TOKEN },
+    });
+    expect((await scrape(guarded)).status).toBe(401);
+    expect((await scrape(guarded, METRICS_TOKEN)).status).toBe(200);
+  });
+});
+
+const pg = usePgSchema('gbatch_serve_metrics');
+
+describe.skipIf(!BUILT || !pgAvailable())('gbatch serve on PostgreSQL: GET /metrics', () => {
+  it("publishes each batch's job of the shared journal as status --json reads it", async () => {
+    const sim = await startSim();
+    const ws = workspace('gbatch-serve-metrics-');
+    const server = await startServe({ data: ws.path('data'), gateway: sim.baseUrl, args: ['--journal', pg.url()] });
+    const openai = client(server);
+    const pair = await submitBatch(openai, ws.path('a.jsonl'), [chatLine('a0', 'one'), chatLine('a1', 'two')]);
+    const lone = await submitBatch(openai, ws.path('b.jsonl'), [chatLine('b0', 'three')]);
+    expect(await batchEnd(server, pair.id)).toBe('completed');
+    expect(await batchEnd(server, lone.id)).toBe('completed');
+    const scraped = await scrape(server, TOKEN_B);
+    expect(scraped.status).toBe(200);
+    const m = parseExposition(scraped.text);
+    expect(new Set(m.samples.map((x) => x.labels.job_name))).toEqual(new Set([pair.id, lone.id]));
+    for (const id of [pair.id, lone.id]) {
+      const status = stdoutJson(await runCli(['status', id, '--journal', pg.url(), '--json']));
+      const labels = { job_name: id };
+      for (const s of ITEM_STATES) expect(m.sum('gbatch_rows', { ...labels, state: s }), s).toBe(status.counts[s] ?? 0);
+      const queries = await openQueries(pg.url(), { job: id });
+      const items: Item[] = [];
+      try {
+        for await (const item of queries.iterate()) items.push(item);
+      } finally {
+        await queries.close();
+      }
+      expect(rowsByKind(m, ITEM_KINDS, ITEM_STATES, labels)).toEqual(tallyByKind(items));
+      expect(m.value('gbatch_spend_usd', labels)).toBe(status.actual_usd);
+      expect(m.value('gbatch_reserved_usd', labels)).toBe(status.reserved_usd);
+    }
+    expect(m.sum('gbatch_rows', { job_name: pair.id, kind: 'chat', state: 'downloaded' })).toBe(2);
+    expect((await scrape(server)).status).toBe(401);
+  });
+});

@@ -1,0 +1,103 @@
+// A batch is a job of the journal, named by its batch id: an operator reads it with `gbatch status` and
+// `gbatch report` (every format), settles its uncertain rows with `gbatch resolve` (the error file follows,
+// being derived from the journal) and stops it with `gbatch cancel`, each given the batch's own journal
+// (`--state DATA/journals/<batch>.db` with SQLite).
+import { describe, expect, it } from 'vitest';
+import { BUILT, runCli, stdoutJson } from '../../helpers/cli.js';
+import { duplicates, startSim } from '../../helpers/sim.js';
+import { workspace } from '../../helpers/workspace.js';
+import { batchEnd, chatLine, client, filesOf, heldGateway, startServe, submitBatch } from '../../helpers/serve.js';
+
+const codeOf = (line: Record<string, unknown>): string => (line.error as { code: string }).code;
+
+describe.skipIf(!BUILT)('gbatch serve: the operator commands on a batch', () => {
+  it('status, report in every format and resolve work on a batch by its id', async () => {
+    const held = heldGateway();
+    const sim = await startSim({ clock: held.clock, faults: { latencyMs: 1 } });
+    const ws = workspace('gbatch-serve-');
+    const options = { data: ws.path('data'), gateway: sim.baseUrl, args: ['--concurrency', '2'] };
+    const ids = ['q0', 'q1', 'q2', 'q3'];
+    let server = await startServe(options);
+    const created = await submitBatch(
+      client(server),
+      ws.path('in.jsonl'),
+      ids.map((id) => chatLine(id, `operator ${id}`)),
+    );
+    // Two requests on the wire when the server dies: their outcome is unknown, they end uncertain.
+    await held.arrived(2);
+    server.child.kill('SIGKILL');
+    await server.exited;
+    server = await startServe(options);
+    held.release();
+    expect(await batchEnd(server, created.id)).toBe('completed');
+    const openai = client(server);
+    const batch = await openai.batches.retrieve(created.id);
+    const before = await filesOf(openai, batch);
+    const uncertain = before.errors.filter((l) => codeOf(l) === 'uncertain').map((l) => l.custom_id as string);
+    expect(uncertain).toHaveLength(2);
+
+    const state = ['--state', ws.path(`data/journals/${created.id}.db`)];
+    const status = await runCli(['status', created.id, ...state, '--json']);
+    expect(status.code).toBe(0);
+    expect(stdoutJson(status)).toMatchObject({ counts: { downloaded: 2, uncertain: 2 } });
+    // --check names the batch's uncertain rows for an operator.
+    const check = await runCli(['status', created.id, ...state, '--check']);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toMatch(/uncertain/);
+
+    const json = await runCli(['report', created.id, ...state, '--format', 'json']);
+    expect(json.code).toBe(0);
+    expect(JSON.stringify(stdoutJson(json))).toContain(created.id);
+    const csv = await runCli(['report', created.id, ...state, '--format', 'csv']);
+    expect(csv.code).toBe(0);
+    for (const id of ids) expect(csv.stdout).toContain(id);
+    const html = await runCli(['report', created.id, ...state, '--format', 'html', '--output', ws.path('r.html')]);
+    expect(html.code).toBe(0);
+    const table = await runCli(['report', created.id, ...state, '--format', 'table']);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toContain(created.id);
+    expect(table.stdout).toMatch(/uncertain/);
+
+    // The operator gives one uncertain row up: the error file says so at once (it is made from the journal).
+    // With --state every argument of resolve is an item id: the journal file names the batch.
+    const [given, still] = uncertain as [string, string];
+    const resolve = await runCli(['resolve', given, '--abandon', ...state]);
+    expect(resolve.code, resolve.stderr).toBe(0);
+    const after = await filesOf(openai, await openai.batches.retrieve(created.id));
+    expect(Object.fromEntries(after.errors.map((l) => [l.custom_id, codeOf(l)]))).toEqual({
+      [given]: 'failed',
+      [still]: 'uncertain',
+    });
+    expect(after.output).toEqual(before.output);
+    expect(stdoutJson(await runCli(['status', created.id, ...state, '--json']))).toMatchObject({
+      counts: { uncertain: 1, failed: 1 },
+    });
+    expect(duplicates(sim.ledger)).toEqual({});
+  });
+
+  it('gbatch cancel stops a running batch: what was on the wire settles, the rest batch_cancelled', async () => {
+    const held = heldGateway();
+    const sim = await startSim({ clock: held.clock, faults: { latencyMs: 1 } });
+    const ws = workspace('gbatch-serve-');
+    const server = await startServe({ data: ws.path('data'), gateway: sim.baseUrl, args: ['--concurrency', '2'] });
+    const openai = client(server);
+    const ids = Array.from({ length: 8 }, (_, i) => `c${i}`);
+    const created = await submitBatch(
+      openai,
+      ws.path('in.jsonl'),
+      ids.map((id) => chatLine(id, `cancel ${id}`)),
+    );
+    await held.arrived(2);
+    const state = ['--state', ws.path(`data/journals/${created.id}.db`)];
+    const cancel = await runCli(['cancel', created.id, ...state, '--reason', 'operator stop', '--wait', '20']);
+    expect(cancel.code, cancel.stderr).toBe(0);
+    held.release();
+    expect(await batchEnd(server, created.id)).toBe('completed');
+    const { output, errors } = await filesOf(openai, await openai.batches.retrieve(created.id));
+    expect([...output, ...errors].map((l) => l.custom_id).sort()).toEqual(ids);
+    // The two on the wire were answered; nothing else left.
+    expect(output).toHaveLength(2);
+    expect(errors.map(codeOf)).toEqual(Array(6).fill('batch_cancelled'));
+    expect(held.count()).toBe(2);
+  });
+});
