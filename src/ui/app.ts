@@ -176,7 +176,10 @@ export function uiApp(ctx: UiContext, metrics: (c: Context) => Promise<Response>
     const { rows, more } = await rowPage(journal, filter);
     const view = await jobSummary(job, journal);
     return c.html(
-      page({ title: `gbatch: rows of ${view.name}`, viewer: c.get('viewer') }, rowsBody(view, filter, rows, more)),
+      page(
+        { title: `gbatch: rows of ${view.name}`, viewer: c.get('viewer') },
+        rowsBody(view, await journal.rowFacets(), filter, rows, more),
+      ),
     );
   });
 

@@ -41,18 +41,16 @@ export function filterParams(filter: RowFilter, afterSeq = 0): URLSearchParams {
   return params;
 }
 
-/** One page of the rows the filter picks, and whether more follow. */
+/** One page of the rows the filter picks, and whether more follow: the journal's row page, never a scan. */
 export async function rowPage(journal: JournalQueries, filter: RowFilter): Promise<{ rows: Item[]; more: boolean }> {
-  const rows: Item[] = [];
-  const states = filter.state ? [filter.state] : undefined;
-  for await (const item of journal.iterate(states ? { states } : {})) {
-    if (item.seq <= filter.afterSeq) continue;
-    if (filter.kind && item.kind !== filter.kind) continue;
-    if (filter.model && item.model !== filter.model) continue;
-    if (filter.errorCode && item.lastError?.code !== filter.errorCode) continue;
-    if (filter.id && !item.id.startsWith(filter.id)) continue;
-    rows.push(item);
-    if (rows.length > ROWS_PER_PAGE) break;
-  }
+  const rows = await journal.rowPage({
+    ...(filter.state ? { states: [filter.state] } : {}),
+    ...(filter.kind ? { kinds: [filter.kind] } : {}),
+    ...(filter.model ? { model: filter.model } : {}),
+    ...(filter.errorCode ? { errorCode: filter.errorCode } : {}),
+    ...(filter.id ? { idPrefix: filter.id } : {}),
+    afterSeq: filter.afterSeq,
+    limit: ROWS_PER_PAGE + 1,
+  });
   return { rows: rows.slice(0, ROWS_PER_PAGE), more: rows.length > ROWS_PER_PAGE };
 }

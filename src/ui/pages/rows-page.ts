@@ -1,7 +1,7 @@
 // Pure: the row browser (a page of rows under filters, with the next page's link) and one row with its
 // history of events.
 import { ITEM_STATES, type ItemState } from '../../core/states.js';
-import type { Item, ItemEventRecord } from '../../journal/index.js';
+import type { Item, ItemEventRecord, RowFacets } from '../../journal/index.js';
 import { reportItem } from '../../report/model.js';
 import { STATE_COLORS } from '../../report/html/charts.js';
 import { esc, escBlock } from '../../report/html/escape.js';
@@ -14,7 +14,13 @@ import { count, isoTime } from './layout.js';
 const badge = (state: ItemState): string =>
   `<span class="state" style="--c:${STATE_COLORS[state] ?? '#64748b'}">${esc(state)}</span>`;
 
-export function rowsBody(job: JobSummary, filter: RowFilter, rows: readonly Item[], more: boolean): string {
+export function rowsBody(
+  job: JobSummary,
+  facets: RowFacets,
+  filter: RowFilter,
+  rows: readonly Item[],
+  more: boolean,
+): string {
   const base = `/jobs/${encodeURIComponent(job.key)}/rows`;
   const option = (value: string, label: string, chosen: string) =>
     `<option value="${esc(value)}"${value === chosen ? ' selected' : ''}>${esc(label)}</option>`;
@@ -25,7 +31,11 @@ export function rowsBody(job: JobSummary, filter: RowFilter, rows: readonly Item
   ];
   const models = [
     option('', 'any model', filter.model),
-    ...[...new Set(job.header.by_model.map((g) => g.model))].map((m) => option(m, m, filter.model)),
+    ...facets.models.map((m) => option(m.model, `${m.model} (${count(m.rows)})`, filter.model)),
+  ];
+  const codes = [
+    option('', 'any error code', filter.errorCode),
+    ...facets.errorCodes.map((c) => option(c.code, `${c.code} (${count(c.rows)})`, filter.errorCode)),
   ];
   const body = rows.map((item) => {
     const r = reportItem(item);
@@ -45,7 +55,7 @@ export function rowsBody(job: JobSummary, filter: RowFilter, rows: readonly Item
 <select name="state" aria-label="state">${states.join('')}</select>
 <select name="kind" aria-label="kind">${kinds.join('')}</select>
 <select name="model" aria-label="model">${models.join('')}</select>
-<input name="code" value="${esc(filter.errorCode)}" placeholder="error code" aria-label="error code">
+<select name="code" aria-label="error code">${codes.join('')}</select>
 <input type="search" name="id" value="${esc(filter.id)}" placeholder="id starts with" aria-label="id starts with">
 <button type="submit">filter</button></form>
 <p class="muted">${first}${count(rows.length)} row(s) on this page, in manifest order.</p>
