@@ -19,6 +19,7 @@ import { reportHtml } from './report-html.mjs';
 import { resume } from './resume.mjs';
 import { serveChat } from './serve-chat.mjs';
 import { summaries } from './summaries.mjs';
+import { uiDashboard } from './ui-dashboard.mjs';
 
 const ALL = {
   simulator: async () => {
@@ -42,6 +43,8 @@ const ALL = {
   // The live view (issue 12): a transition taken in, a frame drawn and written, at 100,000 rows (CPU per frame).
   // Summaries (issue 23): status, report json, row pages and ingest on a cached 1,000,000-row journal.
   summaries: () => summaries(),
+  // gbatch ui (issue 23): every page of a 1,000,000-row job, against 200 ms.
+  'ui-dashboard': () => uiDashboard(),
   'live-frame': async () => {
     const run = spawnSync(process.execPath, [join(root, 'bench/live-frame.mjs')], { encoding: 'utf8' });
     if (run.status !== 0) throw new Error(run.stderr);

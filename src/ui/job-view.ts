@@ -19,7 +19,7 @@ import { jobActivity, type JobActivity } from './job-activity.js';
 import { jobStanding, type Standing } from './job-standing.js';
 
 /** Problem rows read to group them by cause: a job with more shows the groups of its first ones. */
-export const PROBLEM_ROWS_READ = 5000;
+export const PROBLEM_ROWS_READ = 2000;
 
 export interface JobSummary {
   key: string;
