@@ -63,6 +63,8 @@ describe.skipIf(!BUILT)('gbatch ui over SQLite journals', () => {
     sim.faults.acceptThenDropRate = 1;
     writeJsonl(ws.path('gamma.jsonl'), [chatRow('u-0', 'lost 0'), chatRow('u-1', 'lost 1')]);
     expect((await run('gamma.jsonl')).code).toBe(4);
+    writeJsonl(ws.path('delta.jsonl'), [chatRow('d-0', 'lost 0'), chatRow('d-1', 'lost 1'), chatRow('d-2', 'lost 2')]);
+    expect((await run('delta.jsonl')).code).toBe(4);
     sim.faults.acceptThenDropRate = 0;
     [ui, readOnly] = await Promise.all([
       startUiChild(['--state-dir', state, '--allow-actions', '--refresh-interval', '0.05']),
@@ -287,5 +289,71 @@ describe.skipIf(!BUILT)('gbatch ui over SQLite journals', () => {
     }
     const list = await (await fetch(ui.url, { headers: bearer() })).text();
     expect(jobRowFigures(list, 'alpha').standing).toBe('cancelled');
+  });
+
+  test('every other action: each row it moves gets its event, with who did it; a refusal changes nothing', async () => {
+    const act = async (job: string, action: string, fields: Record<string, string> = {}) => {
+      const res = await fetch(`${ui.url}jobs/${job}/actions/${action}`, {
+        method: 'POST',
+        headers: bearer(UI_TOKEN_B),
+        body: new URLSearchParams({ confirm: 'yes', ...fields }),
+      });
+      return { status: res.status, ...((await res.json()) as { ok: boolean; message: string }) };
+    };
+    const lastEvent = async (job: string, id: string) => {
+      const journal = await openQueries(ws.path('state', `${job}.db`), { job });
+      try {
+        const item = await journal.get(id);
+        return { state: item!.state, reserved: item!.reservedUsd, event: (await journal.events(id)).at(-1)! };
+      } finally {
+        await journal.close();
+      }
+    };
+    const who = { by: 'operator', via: 'ui', who: tokenName(UI_TOKEN_B) };
+
+    // One uncertain row sent again, one abandoned as not billed, then the rest sent again in bulk.
+    expect(await act('delta', 'resubmit-row', { id: 'd-0' })).toMatchObject({ status: 200, ok: true });
+    expect(await lastEvent('delta', 'd-0')).toMatchObject({
+      state: 'pending',
+      event: { event: 'resubmit', detail: who },
+    });
+    expect(await act('delta', 'abandon-row', { id: 'd-1', not_billed: '1' })).toMatchObject({ ok: true });
+    expect(await lastEvent('delta', 'd-1')).toMatchObject({
+      state: 'failed',
+      reserved: 0,
+      event: { event: 'abandon', detail: { ...who, notBilled: true } },
+    });
+    expect(await act('delta', 'resubmit-uncertain')).toMatchObject({
+      ok: true,
+      message: '1 uncertain row(s) will be sent again by the next run',
+    });
+    expect(await lastEvent('delta', 'd-2')).toMatchObject({
+      state: 'pending',
+      event: { event: 'resubmit', detail: { ...who, bulk: true } },
+    });
+
+    // A row abandoned while uncertain is never retried: refused in one line, nothing changed.
+    const refused = await act('delta', 'retry-row', { id: 'd-1' });
+    expect(refused).toMatchObject({ status: 409, ok: false });
+    expect(refused.message).toMatch(/^refused: .*d-1.*uncertain/);
+    expect((await lastEvent('delta', 'd-1')).state).toBe('failed');
+
+    // The rejected rows of alpha, then its cancelled ones (lifting the job's cancellation).
+    expect(await act('alpha', 'retry-rejected')).toMatchObject({ ok: true });
+    expect(await lastEvent('alpha', 'no-2')).toMatchObject({
+      state: 'pending',
+      event: { event: 'requeue', detail: who },
+    });
+    const cancelled = await act('alpha', 'retry-cancelled');
+    expect(cancelled).toMatchObject({ ok: true });
+    expect(cancelled.message).toContain("the job's cancellation is lifted");
+    expect(await lastEvent('alpha', 'clip-0')).toMatchObject({ state: 'pending', event: { detail: who } });
+    const journal = await openQueries(ws.path('state', 'alpha.db'), { job: 'alpha' });
+    try {
+      expect(await journal.jobCancel()).toBeUndefined();
+    } finally {
+      await journal.close();
+    }
+    expect(await act('alpha', 'retry-row', { id: 'ok-00' })).toMatchObject({ status: 409, ok: false });
   });
 });
