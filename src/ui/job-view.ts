@@ -33,11 +33,11 @@ export interface JobSummary {
   cancel: JobCancel | undefined;
   /** How a command names this job's journal, pasteable. */
   journalArg: string;
+  lastRun: LastRunSummary | null;
+  manifest: string | null;
 }
 
 export interface JobPage extends JobSummary {
-  lastRun: LastRunSummary | null;
-  manifest: string | null;
   problems: { groups: ProblemGroup[]; ungrouped: number; read: number; total: number };
 }
 
@@ -76,26 +76,26 @@ export async function jobSummary(job: JournalJob, journal: JournalQueries): Prom
     finished,
     cancel,
     journalArg: journalArg(journal.location, record?.name, onDatabase ? { fromEnv: false } : undefined),
+    lastRun: lastRunSummary(lastRun),
+    manifest: record?.manifest ?? null,
   };
 }
 
 /** What the live stream compares to tell whether a job moved since its last frame. */
 export function summaryKey(summary: JobSummary): string {
   const runners = summary.runners.map((r) => [r.runnerId, r.liveness.alive, r.rows, r.heartbeatAt, r.cancelSeenAt]);
-  return JSON.stringify([summary.header, summary.standing, summary.activity, summary.cancel, runners]);
+  const { header, standing, activity, cancel, lastRun } = summary;
+  return JSON.stringify([header, standing, activity, cancel, lastRun, runners]);
 }
 
 export async function jobPage(job: JournalJob, journal: JournalQueries, known?: JobSummary): Promise<JobPage> {
   const summary = known ?? (await jobSummary(job, journal));
-  const record = await journal.getJob();
-  const lastRun = lastRunSummary(await journal.lastRun());
-  const manifest = record?.manifest ?? null;
-  const grouper = new ProblemGrouper(summary.journalArg, manifest);
+  const grouper = new ProblemGrouper(summary.journalArg, summary.manifest);
   let read = 0;
   for await (const item of journal.iterate({ states: PROBLEM_STATES })) {
     grouper.add(reportItem(item), invalidRowText(item.contentHash));
     if (++read >= PROBLEM_ROWS_READ) break;
   }
   const total = PROBLEM_STATES.reduce((n, state) => n + (summary.header.totals.by_state[state] ?? 0), 0);
-  return { ...summary, lastRun, manifest, problems: { ...grouper.finish(), read, total } };
+  return { ...summary, problems: { ...grouper.finish(), read, total } };
 }
