@@ -5,8 +5,9 @@ import { writeFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { onTestFinished } from 'vitest';
 import { BIN } from './cli.js';
-import { ROOT } from './workspace.js';
-import { KEY } from './sim.js';
+import { ROOT, type Workspace } from './workspace.js';
+import type { Simulator } from '../../src/sim/index.js';
+import { KEY, startSim } from './sim.js';
 
 export const TOKEN_A = 'tok-serve-alice-3f9c';
 export const TOKEN_B = 'tok-serve-bob-81d2';
@@ -214,4 +215,45 @@ export async function filesOf(
   const read = async (id: string | null | undefined) =>
     id ? jsonLines(await (await openai.files.content(id)).text()) : [];
   return { output: await read(batch.output_file_id), errors: await read(batch.error_file_id) };
+}
+
+/**
+ * A batch of chat rows (`<prompt> <id>`) on a server at `--concurrency 2` in front of a simulator that holds
+ * every answer: returned once its first two requests are on the wire (answered at `held.release()`).
+ */
+export async function heldChatBatch(
+  ws: Workspace,
+  ids: readonly string[],
+  prompt: string,
+  extra: { args?: string[]; env?: Record<string, string | undefined> } = {},
+): Promise<{
+  held: ReturnType<typeof heldGateway>;
+  sim: Simulator;
+  options: ServeOptions;
+  server: ServeChild;
+  created: OpenAI.Batch;
+}> {
+  const held = heldGateway();
+  const sim = await startSim({ clock: held.clock, faults: { latencyMs: 1 } });
+  const options: ServeOptions = {
+    data: ws.path('data'),
+    gateway: sim.baseUrl,
+    args: ['--concurrency', '2', ...(extra.args ?? [])],
+    ...(extra.env ? { env: extra.env } : {}),
+  };
+  const server = await startServe(options);
+  const created = await submitBatch(
+    client(server),
+    ws.path('in.jsonl'),
+    ids.map((id) => chatLine(id, `${prompt} ${id}`)),
+  );
+  await held.arrived(2);
+  return { held, sim, options, server, created };
+}
+
+/** SIGKILLs the server and starts another on the same options. */
+export async function restartAfterSigkill(server: ServeChild, options: ServeOptions): Promise<ServeChild> {
+  server.child.kill('SIGKILL');
+  await server.exited;
+  return startServe(options);
 }

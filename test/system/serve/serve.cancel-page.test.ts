@@ -4,22 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { BUILT, runCli } from '../../helpers/cli.js';
 import { posts, startSim } from '../../helpers/sim.js';
 import { workspace } from '../../helpers/workspace.js';
-import { batchEnd, chatLine, client, filesOf, heldGateway, startServe, submitBatch } from '../../helpers/serve.js';
+import { batchEnd, chatLine, client, filesOf, heldChatBatch, startServe, submitBatch } from '../../helpers/serve.js';
 
 describe.skipIf(!BUILT)('gbatch serve: cancel and list', () => {
   it('cancels a running batch: in-flight requests settle, the rest end batch_cancelled, nothing more is sent', async () => {
-    const held = heldGateway();
-    const sim = await startSim({ clock: held.clock, faults: { latencyMs: 1 } });
     const ws = workspace('gbatch-serve-');
-    const server = await startServe({ data: ws.path('data'), gateway: sim.baseUrl, args: ['--concurrency', '2'] });
-    const openai = client(server);
     const ids = Array.from({ length: 8 }, (_, i) => `c${i}`);
-    const created = await submitBatch(
-      openai,
-      ws.path('in.jsonl'),
-      ids.map((id) => chatLine(id, `prompt ${id}`)),
-    );
-    await held.arrived(2);
+    const { held, sim, server, created } = await heldChatBatch(ws, ids, 'prompt');
+    const openai = client(server);
     // The input of a live batch stays: each run (a restart's included) reads it.
     await expect(openai.files.delete(created.input_file_id)).rejects.toMatchObject({ status: 409 });
     const cancelling = await openai.batches.cancel(created.id);
@@ -41,18 +33,10 @@ describe.skipIf(!BUILT)('gbatch serve: cancel and list', () => {
   });
 
   it("takes an operator's `gbatch cancel` of the batch's job: the batch completes, unsent requests batch_cancelled", async () => {
-    const held = heldGateway();
-    const sim = await startSim({ clock: held.clock, faults: { latencyMs: 1 } });
     const ws = workspace('gbatch-serve-');
-    const server = await startServe({ data: ws.path('data'), gateway: sim.baseUrl, args: ['--concurrency', '2'] });
-    const openai = client(server);
     const ids = Array.from({ length: 6 }, (_, i) => `o${i}`);
-    const created = await submitBatch(
-      openai,
-      ws.path('in.jsonl'),
-      ids.map((id) => chatLine(id, `operator ${id}`)),
-    );
-    await held.arrived(2);
+    const { held, sim, server, created } = await heldChatBatch(ws, ids, 'operator');
+    const openai = client(server);
     const journal = ws.path('data', 'journals', `${created.id}.db`);
     const cancel = runCli(['cancel', created.id, '--state', journal, '--reason', 'operator']);
     await server.stderrMatching(/cancel/i);

@@ -4,30 +4,20 @@
 // (`--state DATA/journals/<batch>.db` with SQLite).
 import { describe, expect, it } from 'vitest';
 import { BUILT, runCli, stdoutJson } from '../../helpers/cli.js';
-import { duplicates, startSim } from '../../helpers/sim.js';
+import { duplicates } from '../../helpers/sim.js';
 import { workspace } from '../../helpers/workspace.js';
-import { batchEnd, chatLine, client, filesOf, heldGateway, startServe, submitBatch } from '../../helpers/serve.js';
+import { batchEnd, client, filesOf, heldChatBatch, restartAfterSigkill } from '../../helpers/serve.js';
 
 const codeOf = (line: Record<string, unknown>): string => (line.error as { code: string }).code;
 
 describe.skipIf(!BUILT)('gbatch serve: the operator commands on a batch', () => {
   it('status, report in every format and resolve work on a batch by its id', async () => {
-    const held = heldGateway();
-    const sim = await startSim({ clock: held.clock, faults: { latencyMs: 1 } });
     const ws = workspace('gbatch-serve-');
-    const options = { data: ws.path('data'), gateway: sim.baseUrl, args: ['--concurrency', '2'] };
     const ids = ['q0', 'q1', 'q2', 'q3'];
-    let server = await startServe(options);
-    const created = await submitBatch(
-      client(server),
-      ws.path('in.jsonl'),
-      ids.map((id) => chatLine(id, `operator ${id}`)),
-    );
+    const first = await heldChatBatch(ws, ids, 'operator');
+    const { held, sim, created } = first;
     // Two requests on the wire when the server dies: their outcome is unknown, they end uncertain.
-    await held.arrived(2);
-    server.child.kill('SIGKILL');
-    await server.exited;
-    server = await startServe(options);
+    const server = await restartAfterSigkill(first.server, first.options);
     held.release();
     expect(await batchEnd(server, created.id)).toBe('completed');
     const openai = client(server);
@@ -76,18 +66,10 @@ describe.skipIf(!BUILT)('gbatch serve: the operator commands on a batch', () => 
   });
 
   it('gbatch cancel stops a running batch: what was on the wire settles, the rest batch_cancelled', async () => {
-    const held = heldGateway();
-    const sim = await startSim({ clock: held.clock, faults: { latencyMs: 1 } });
     const ws = workspace('gbatch-serve-');
-    const server = await startServe({ data: ws.path('data'), gateway: sim.baseUrl, args: ['--concurrency', '2'] });
-    const openai = client(server);
     const ids = Array.from({ length: 8 }, (_, i) => `c${i}`);
-    const created = await submitBatch(
-      openai,
-      ws.path('in.jsonl'),
-      ids.map((id) => chatLine(id, `cancel ${id}`)),
-    );
-    await held.arrived(2);
+    const { held, server, created } = await heldChatBatch(ws, ids, 'cancel');
+    const openai = client(server);
     const state = ['--state', ws.path(`data/journals/${created.id}.db`)];
     const cancel = await runCli(['cancel', created.id, ...state, '--reason', 'operator stop', '--wait', '20']);
     expect(cancel.code, cancel.stderr).toBe(0);

@@ -6,33 +6,31 @@ import { BUILT, runCli } from '../../helpers/cli.js';
 import { duplicates, startSim } from '../../helpers/sim.js';
 import { workspace } from '../../helpers/workspace.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
-import { batchEnd, chatLine, client, filesOf, heldGateway, startServe, submitBatch } from '../../helpers/serve.js';
+import {
+  batchEnd,
+  chatLine,
+  client,
+  filesOf,
+  heldChatBatch,
+  heldGateway,
+  restartAfterSigkill,
+  startServe,
+  submitBatch,
+} from '../../helpers/serve.js';
 
 const pg = usePgSchema('gbatch_serve');
 
 describe.skipIf(!BUILT || !pgAvailable())('gbatch serve on PostgreSQL', () => {
   it('runs a batch in the database and carries it on after SIGKILL', async () => {
-    const held = heldGateway();
-    const sim = await startSim({ clock: held.clock, faults: { latencyMs: 1 } });
     const ws = workspace('gbatch-serve-');
-    const options = {
-      data: ws.path('data'),
-      gateway: sim.baseUrl,
-      args: ['--concurrency', '2', '--journal', pg.url()],
+    const ids = Array.from({ length: 6 }, (_, i) => `g${i}`);
+    const first = await heldChatBatch(ws, ids, 'pg', {
+      args: ['--journal', pg.url()],
       // A killed server's lease on the job runs out in a second here, not 30.
       env: { GBATCH_LOCK_STALE_MS: '1000' },
-    };
-    const ids = Array.from({ length: 6 }, (_, i) => `g${i}`);
-    let server = await startServe(options);
-    const created = await submitBatch(
-      client(server),
-      ws.path('in.jsonl'),
-      ids.map((id) => chatLine(id, `pg ${id}`)),
-    );
-    await held.arrived(2);
-    server.child.kill('SIGKILL');
-    await server.exited;
-    server = await startServe(options);
+    });
+    const { held, sim, created } = first;
+    const server = await restartAfterSigkill(first.server, first.options);
     held.release();
     expect(await batchEnd(server, created.id)).toBe('completed');
     const openai = client(server);
