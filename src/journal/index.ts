@@ -55,7 +55,7 @@ export { JournalBusyError, LockLostError, HEARTBEAT_MS, STALE_AFTER_MS, staleAft
 export { judgeRunner, describeAge, type RunnerLiveness, type RunnerRecord } from './runner-liveness.js';
 export type { Item, ItemError, ItemPatch } from './item.js';
 export type { RunEnd, RunRecord } from './run-record.js';
-export type { ResultRow } from './result-row.js';
+export type { ResultRow, ResultScope } from './result-row.js';
 export { eventLog } from './event-log.js';
 export type { ForgetOutcome, ListingRow, OrphanSummary } from './orphans.js';
 export type { ServeCatalog, CatalogBatch, CatalogFile, CatalogPage } from './serve-catalog.js';

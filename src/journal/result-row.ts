@@ -22,6 +22,14 @@ export interface ResultRow {
 const FINAL_STATES = [...TERMINAL].map((s) => `'${s}'`).join(', ');
 /** An SQL condition true for rows that have a results line (valid in SQLite and PostgreSQL). */
 export const HAS_LINE = `(state IN (${FINAL_STATES}) OR (state = 'succeeded' AND kind IN ('chat', 'responses')))`;
+/**
+ * Which rows a read of result rows returns: `with-line`, those that have a results line (results.jsonl);
+ * `every`, each row of the job whatever its state (a batch's output and error files, where a row the run
+ * left unfinished has its line too).
+ */
+export type ResultScope = 'with-line' | 'every';
+/** The SQL condition of a scope (valid in SQLite and PostgreSQL). */
+export const scopeCondition = (scope: ResultScope): string => (scope === 'every' ? 'TRUE' : HAS_LINE);
 /** States in which an item's line is yet to appear; a video that `succeeded` waits for its download too. */
 export const OPEN_STATES = ITEM_STATES.filter((s) => !TERMINAL.has(s) && s !== 'succeeded');
 

@@ -9,7 +9,7 @@ import type { TaskIdHolder } from '../core/task-attach.js';
 import type { Change, JobRecord, Move, Spend } from './change.js';
 import type { IngestEntry, IngestSummary } from './ingest-rules.js';
 import type { Item, ItemPatch } from './item.js';
-import type { ResultRow } from './result-row.js';
+import type { ResultRow, ResultScope } from './result-row.js';
 import type { RunEnd, RunRecord } from './run-record.js';
 import type { RunnerLiveness } from './runner-liveness.js';
 import type { JobNotices } from './job-notices.js';
@@ -410,8 +410,11 @@ export interface JournalQueries {
   /** The listing, state and attempts of each id given that the journal holds. */
   listings(ids: readonly string[]): Promise<Map<string, ListingRow>>;
 
-  /** Rows that have a results line, after `afterSeq`, at most `limit` and about `maxBytes` of bodies (at least one). */
-  resultRows(afterSeq: number, limit: number, maxBytes: number): Promise<ResultRow[]>;
+  /**
+   * Rows in the scope (by default those that have a results line), after `afterSeq`, at most `limit` and about
+   * `maxBytes` of bodies (at least one).
+   */
+  resultRows(afterSeq: number, limit: number, maxBytes: number, scope?: ResultScope): Promise<ResultRow[]>;
   /** The manifest position of the first item whose line may still appear or change. */
   firstOpenSeq(): Promise<number | undefined>;
 

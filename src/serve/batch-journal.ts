@@ -1,9 +1,10 @@
-// What a batch's job journal says: its counts as the Batch API counts requests, and its items.
+// What a batch's job journal says: its counts as the Batch API counts requests, and its rows.
 import { existsSync } from 'node:fs';
 import type { ItemState } from '../core/states.js';
-import { isDatabaseUrl, openQueries, type Item } from '../journal/index.js';
+import { isDatabaseUrl, openQueries, type JournalQueries, type ResultRow } from '../journal/index.js';
 import type { RequestCounts } from './batch-record.js';
 import { jobJournal, type ServeContext } from './context.js';
+import { fileOf, type LineFile } from './result-lines.js';
 
 const COMPLETED: readonly ItemState[] = ['downloaded'];
 const FAILED: readonly ItemState[] = ['failed', 'rejected', 'invalid', 'uncertain', 'deferred', 'cancelled'];
@@ -15,14 +16,7 @@ export async function jobCounts(
   ctx: Pick<ServeContext, 'dataDir' | 'journal'>,
   batchId: string,
 ): Promise<Record<ItemState, number> | undefined> {
-  const location = jobJournal(ctx, batchId);
-  if (!isDatabaseUrl(location) && !existsSync(location)) return undefined;
-  const journal = await openQueries(location, { job: batchId });
-  try {
-    return (await journal.getJob()) ? await journal.counts() : undefined;
-  } finally {
-    await journal.close();
-  }
+  return withJob(ctx, batchId, (journal) => journal.counts());
 }
 
 export function requestCounts(counts: Record<ItemState, number>, total: number): RequestCounts {
@@ -32,32 +26,89 @@ export function requestCounts(counts: Record<ItemState, number>, total: number):
 
 export const unfinished = (counts: Record<ItemState, number>): number => UNFINISHED.reduce((n, s) => n + counts[s], 0);
 
-/** Rows read at a time: an answer may be large, and only a page of them is ever held. */
-const PAGE_ROWS = 64;
+/** Rows read at a time, cut at about PAGE_BYTES of bodies: an answer may be large, and only a page is ever held. */
+const PAGE_ROWS = 256;
+const PAGE_BYTES = 1024 * 1024;
 
-/** Every item of the batch's job, in input order, read a page at a time. */
-export async function* jobItems(ctx: Pick<ServeContext, 'dataDir' | 'journal'>, batchId: string): AsyncGenerator<Item> {
-  const location = jobJournal(ctx, batchId);
-  if (!isDatabaseUrl(location) && !existsSync(location)) return;
-  const journal = await openQueries(location, { job: batchId });
+/**
+ * Every row of the batch's job in input order, in the raw form its lines are made from (bodies are spliced
+ * into a line, never parsed), read a page at a time.
+ */
+export async function* jobRows(
+  ctx: Pick<ServeContext, 'dataDir' | 'journal'>,
+  batchId: string,
+): AsyncGenerator<ResultRow> {
+  const journal = await openJob(ctx, batchId);
+  if (!journal) return;
   try {
-    if (!(await journal.getJob())) return;
-    yield* journal.iterate({}, PAGE_ROWS);
+    for (let after = 0; ;) {
+      const page = await journal.resultRows(after, PAGE_ROWS, PAGE_BYTES, 'every');
+      if (page.length === 0) return;
+      yield* page;
+      after = page[page.length - 1]!.seq;
+    }
   } finally {
     await journal.close();
   }
 }
 
+/** The row at a position of the input, if the job holds it. */
+export async function jobRow(
+  ctx: Pick<ServeContext, 'dataDir' | 'journal'>,
+  batchId: string,
+  seq: number,
+): Promise<ResultRow | undefined> {
+  const [found] = (await withJob(ctx, batchId, (journal) => journal.resultRows(seq - 1, 1, 1, 'every'))) ?? [];
+  return found?.seq === seq ? found : undefined;
+}
+
+/** How many lines each of the batch's files has, from the journal's counts (no row is read). */
+export async function jobLineCounts(
+  ctx: Pick<ServeContext, 'dataDir' | 'journal'>,
+  batchId: string,
+): Promise<Record<LineFile, number>> {
+  const lines = { output: 0, error: 0 };
+  const counts = await withJob(ctx, batchId, (journal) => journal.countsByKind());
+  for (const [kind, byState] of Object.entries(counts ?? {}))
+    for (const [state, n] of Object.entries(byState)) lines[fileOf({ kind, state: state as ItemState })] += n;
+  return lines;
+}
+
 /** What the gateway has billed and may still bill for the batch (settled + reserved), 0 before its first run. */
 export async function jobCommitted(ctx: Pick<ServeContext, 'dataDir' | 'journal'>, batchId: string): Promise<number> {
-  const location = jobJournal(ctx, batchId);
-  if (!isDatabaseUrl(location) && !existsSync(location)) return 0;
-  const journal = await openQueries(location, { job: batchId });
+  const spend = await withJob(ctx, batchId, (journal) => journal.spend());
+  return spend ? spend.actualUsd + spend.reservedUsd : 0;
+}
+
+/** `read` of the batch's job journal, opened for it and closed after; undefined before its first run. */
+async function withJob<T>(
+  ctx: Pick<ServeContext, 'dataDir' | 'journal'>,
+  batchId: string,
+  read: (journal: JournalQueries) => Promise<T>,
+): Promise<T | undefined> {
+  const journal = await openJob(ctx, batchId);
+  if (!journal) return undefined;
   try {
-    if (!(await journal.getJob())) return 0;
-    const spend = await journal.spend();
-    return spend.actualUsd + spend.reservedUsd;
+    return await read(journal);
   } finally {
     await journal.close();
   }
+}
+
+/** The batch's job journal, open; undefined (nothing left open) before its first run created the job. */
+async function openJob(
+  ctx: Pick<ServeContext, 'dataDir' | 'journal'>,
+  batchId: string,
+): Promise<JournalQueries | undefined> {
+  const location = jobJournal(ctx, batchId);
+  if (!isDatabaseUrl(location) && !existsSync(location)) return undefined;
+  const journal = await openQueries(location, { job: batchId });
+  try {
+    if (await journal.getJob()) return journal;
+  } catch (error) {
+    await journal.close();
+    throw error;
+  }
+  await journal.close();
+  return undefined;
 }

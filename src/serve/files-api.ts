@@ -4,8 +4,8 @@
 // not exist. A derived file the client deleted stays deleted: the catalog keeps a tombstone under its id.
 import { basename, resolve } from 'node:path';
 import { rm } from 'node:fs/promises';
-import type { CatalogFile } from '../journal/index.js';
-import { jobItems } from './batch-journal.js';
+import type { CatalogFile, ResultRow } from '../journal/index.js';
+import { jobRow, jobRows } from './batch-journal.js';
 import { batchOf, LIVE_STATUSES, type Batch } from './batch-record.js';
 import { filesDir, type ServeContext } from './context.js';
 import { fileObject, shape, type UploadRecord } from './file-object.js';
@@ -13,7 +13,6 @@ import { derivedChunks, derivedSize } from './derived-lines.js';
 import { diskFileResponse, streamedFileResponse } from './file-response.js';
 import { derivedFile, errorFileId, newFileId, outputFileId, videoFileId } from './ids.js';
 import { ApiFailure, apiError, notFound } from './openai-error.js';
-import type { Item } from '../journal/index.js';
 import { receiveUpload } from './upload.js';
 import type { IncomingMessage } from 'node:http';
 
@@ -32,7 +31,7 @@ interface Listed {
 type Found =
   | { kind: 'upload'; file: CatalogFile }
   | { kind: 'lines'; batch: Batch; role: 'output' | 'error' }
-  | { kind: 'video'; batch: Batch; item: Item };
+  | { kind: 'video'; batch: Batch; row: VideoRow };
 
 export class FilesApi {
   constructor(private readonly ctx: ServeContext) {}
@@ -100,7 +99,7 @@ export class FilesApi {
   async retrieve(owner: string, id: string): Promise<Record<string, unknown>> {
     const found = await this.find(owner, id);
     if (found.kind === 'upload') return fileObject(found.file);
-    if (found.kind === 'video') return videoObject(found.batch, found.item);
+    if (found.kind === 'video') return videoObject(found.batch, found.row);
     return linesObject(found.batch, found.role, await derivedSize(this.ctx, found.batch, found.role));
   }
 
@@ -108,7 +107,7 @@ export class FilesApi {
     const found = await this.find(owner, id);
     if (found.kind === 'upload')
       return diskFileResponse((found.file.record as unknown as UploadRecord).path, range, 'application/jsonl');
-    if (found.kind === 'video') return diskFileResponse(resolve(found.item.outputPath!), range, 'video/mp4');
+    if (found.kind === 'video') return diskFileResponse(resolve(found.row.output_path), range, 'video/mp4');
     const { batch, role } = found;
     const size = await derivedSize(this.ctx, batch, role);
     return streamedFileResponse(size, () => derivedChunks(this.ctx, batch, role), range, 'application/jsonl');
@@ -128,7 +127,7 @@ export class FilesApi {
         createdAt: Math.floor(this.ctx.now() / 1000),
         record: { deleted: true },
       });
-      if (found.kind === 'video') await rm(resolve(found.item.outputPath!), { force: true });
+      if (found.kind === 'video') await rm(resolve(found.row.output_path), { force: true });
       return { id, object: 'file', deleted: true };
     }
     // A live batch reads its input again at each run (a restart included).
@@ -153,10 +152,8 @@ export class FilesApi {
     if (!row || row.owner !== owner || !FINAL_WITH_FILES.has(row.status)) throw new ApiFailure(notFound('file', id));
     const batch = batchOf(row);
     if (derived.role !== 'video') return { kind: 'lines', batch, role: derived.role };
-    for await (const item of jobItems(this.ctx, batch.id)) {
-      if (item.seq === derived.seq && item.kind === 'video' && item.state === 'downloaded' && item.outputPath)
-        return { kind: 'video', batch, item };
-    }
+    const video = await jobRow(this.ctx, batch.id, derived.seq);
+    if (video && isVideoOnDisk(video)) return { kind: 'video', batch, row: video };
     throw new ApiFailure(notFound('file', id));
   }
 
@@ -176,14 +173,13 @@ export class FilesApi {
         });
     }
     if (batch.fields.endpoint !== VIDEO_ENDPOINT) return files;
-    for await (const item of jobItems(this.ctx, batch.id)) {
-      if (item.kind === 'video' && item.state === 'downloaded' && item.outputPath)
+    for await (const row of jobRows(this.ctx, batch.id))
+      if (isVideoOnDisk(row))
         files.push({
-          id: videoFileId(batch.id, item.seq),
+          id: videoFileId(batch.id, row.seq),
           createdAt: at,
-          object: async () => videoObject(batch, item),
+          object: async () => videoObject(batch, row),
         });
-    }
     return files;
   }
 }
@@ -203,11 +199,11 @@ const linesObject = (batch: Batch, role: 'output' | 'error', bytes: number): Rec
     'batch_output',
   );
 
-const videoObject = (batch: Batch, item: Item): Record<string, unknown> =>
-  shape(
-    videoFileId(batch.id, item.seq),
-    endedAt(batch),
-    basename(item.outputPath ?? 'video.mp4'),
-    item.bytes ?? 0,
-    'batch_output',
-  );
+/** A video row whose file is on disk: a file of the batch. */
+type VideoRow = ResultRow & { output_path: string };
+
+const isVideoOnDisk = (row: ResultRow): row is VideoRow =>
+  row.kind === 'video' && row.state === 'downloaded' && row.output_path !== null && row.output_path !== '';
+
+const videoObject = (batch: Batch, row: VideoRow): Record<string, unknown> =>
+  shape(videoFileId(batch.id, row.seq), endedAt(batch), basename(row.output_path), row.bytes ?? 0, 'batch_output');

@@ -1,8 +1,8 @@
 // A final batch's output and error files, derived from its job's journal when asked for: each request of
 // the input in exactly one of them. Output: the Batch API's success line (a video's body is the task's final
 // status with the file_id of the verified video). Error: a line with error.code and message.
-import type { Item } from '../journal/index.js';
-import { itemToResultRow, resultLineFromRow } from '../pipeline/results/results-line.js';
+import type { ItemError, ResultRow } from '../journal/index.js';
+import { resultLineFromRow } from '../pipeline/results/results-line.js';
 import { videoFileId } from './ids.js';
 
 /** How the batch ended, for the rows the run left unfinished. */
@@ -10,56 +10,59 @@ export type BatchEnd = 'completed' | 'cancelled' | 'expired';
 
 export type LineFile = 'output' | 'error';
 
-/** Which file an item's line goes to. */
-export function fileOf(item: Item): LineFile {
-  if (item.state === 'downloaded') return 'output';
-  if (item.state === 'succeeded' && item.kind !== 'video') return 'output';
+/** Which file a row's line goes to. */
+export function fileOf(row: Pick<ResultRow, 'state' | 'kind'>): LineFile {
+  if (row.state === 'downloaded') return 'output';
+  if (row.state === 'succeeded' && row.kind !== 'video') return 'output';
   return 'error';
 }
 
-export function outputLine(item: Item, batchId: string): string {
-  if (item.kind !== 'video') return resultLineFromRow(itemToResultRow(item));
+/** A batch's lines carry no row metadata: its input lines have none of their own. */
+const lineOf = (row: ResultRow): string => resultLineFromRow({ ...row, meta: null });
+
+export function outputLine(row: ResultRow, batchId: string): string {
+  if (row.kind !== 'video') return lineOf(row);
   const body = {
     object: 'video.generation',
-    task_id: item.taskId,
+    task_id: row.task_id,
     status: 'SUCCESS',
-    final_resolution: item.finalResolution,
-    sha256: item.sha256,
-    bytes: item.bytes,
-    file_id: videoFileId(batchId, item.seq),
+    final_resolution: row.final_resolution,
+    sha256: row.sha256,
+    bytes: row.bytes,
+    file_id: videoFileId(batchId, row.seq),
   };
   return JSON.stringify({
-    id: `batch_req_${item.seq}`,
-    custom_id: item.id,
+    id: `batch_req_${row.seq}`,
+    custom_id: row.id,
     response: { status_code: 200, request_id: null, body },
     error: null,
   });
 }
 
-export function errorLine(item: Item, end: BatchEnd): string {
-  if (item.state === 'rejected') return resultLineFromRow(itemToResultRow(item));
-  const { code, message } = errorOf(item, end);
+export function errorLine(row: ResultRow, end: BatchEnd): string {
+  if (row.state === 'rejected') return lineOf(row);
+  const { code, message } = errorOf(row, end);
   const response =
-    item.state === 'failed' && item.taskId !== null
+    row.state === 'failed' && row.task_id !== null
       ? {
           status_code: 200,
           request_id: null,
-          body: { object: 'video.generation', task_id: item.taskId, status: 'FAILURE' },
+          body: { object: 'video.generation', task_id: row.task_id, status: 'FAILURE' },
         }
       : null;
-  return JSON.stringify({ id: `batch_req_${item.seq}`, custom_id: item.id, response, error: { code, message } });
+  return JSON.stringify({ id: `batch_req_${row.seq}`, custom_id: row.id, response, error: { code, message } });
 }
 
-function errorOf(item: Item, end: BatchEnd): { code: string; message: string } {
-  const reason = item.lastError?.message;
-  switch (item.state) {
+function errorOf(row: ResultRow, end: BatchEnd): { code: string; message: string } {
+  const reason = row.last_error === null ? undefined : (JSON.parse(row.last_error) as ItemError).message;
+  switch (row.state) {
     case 'failed':
       return { code: 'failed', message: reason ?? 'the request failed' };
     case 'uncertain':
       return {
         code: 'uncertain',
         message:
-          `the request may have reached the gateway but its outcome is unknown${item.taskId ? ` (task ${item.taskId})` : ''}: ` +
+          `the request may have reached the gateway but its outcome is unknown${row.task_id ? ` (task ${row.task_id})` : ''}: ` +
           'it is never sent again by itself; an operator settles it with `gbatch resolve`',
       };
     case 'deferred':
@@ -76,6 +79,6 @@ function errorOf(item: Item, end: BatchEnd): { code: string; message: string } {
         return { code: 'batch_expired', message: 'the batch expired before the request completed' };
       if (end === 'cancelled')
         return { code: 'batch_cancelled', message: 'the batch was cancelled before the request completed' };
-      return { code: 'failed', message: `the request ended unfinished (${item.state})` };
+      return { code: 'failed', message: `the request ended unfinished (${row.state})` };
   }
 }

@@ -8,12 +8,11 @@ import { isDatabaseUrl, openStore } from '../journal/index.js';
 import { requestPacers, type RequestPacers } from '../pipeline/pacing/request-pacers.js';
 import { FairSendSlots } from '../pipeline/pacing/send-slots.js';
 import { cancelRows } from '../pipeline/stops/cancel-rows.js';
-import { jobCommitted, jobCounts, jobItems, unfinished } from './batch-journal.js';
+import { jobCommitted, jobCounts, jobLineCounts, unfinished } from './batch-journal.js';
 import { batchOf, rowOf, BATCH_STATUSES, LIVE_STATUSES, type Batch, type BatchStatus } from './batch-record.js';
 import { BalanceStop } from './balance-stop.js';
 import { jobJournal, seconds, type ServeContext } from './context.js';
 import { errorFileId, outputFileId } from './ids.js';
-import { fileOf } from './result-lines.js';
 import { runBatch } from './run-batch.js';
 import { checkInput } from './validate-input.js';
 
@@ -254,8 +253,7 @@ export class BatchScheduler {
       current = { ...batch, status: 'finalizing', fields: { ...batch.fields, finalizing_at: seconds(this.ctx.now()) } };
       if (!(await this.save(current, [batch.status]))) return true;
     }
-    const lines = { output: 0, error: 0 };
-    for await (const item of jobItems(this.ctx, batch.id)) lines[fileOf(item)]++;
+    const lines = await jobLineCounts(this.ctx, batch.id);
     const stamp = end === 'cancelled' ? 'cancelled_at' : end === 'expired' ? 'expired_at' : 'completed_at';
     const final: Batch = {
       ...current,

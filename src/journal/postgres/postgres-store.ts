@@ -8,7 +8,7 @@ import type { TaskIdHolder } from '../../core/task-attach.js';
 import { fileBudgetText } from '../../core/job-budget.js';
 import type { Change, JobRecord, Move, Spend } from '../change.js';
 import type { Item, ItemPatch, ItemRow } from '../item.js';
-import type { ResultRow } from '../result-row.js';
+import type { ResultRow, ResultScope } from '../result-row.js';
 import type { RunEnd, RunRecord } from '../run-record.js';
 import type { OpenStoreOptions } from '../open-options.js';
 import type {
@@ -549,8 +549,8 @@ export class PostgresJournalStore implements JournalStore {
     return forget(this.pool, this.writableJob(), ids);
   }
 
-  async resultRows(afterSeq: number, limit: number, maxBytes: number): Promise<ResultRow[]> {
-    return this.reads.resultRows(afterSeq, limit, maxBytes);
+  async resultRows(afterSeq: number, limit: number, maxBytes: number, scope?: ResultScope): Promise<ResultRow[]> {
+    return this.reads.resultRows(afterSeq, limit, maxBytes, scope);
   }
 
   async firstOpenSeq(): Promise<number | undefined> {

@@ -8,7 +8,7 @@ import { LISTING_CODE } from '../../core/orphans.js';
 import { eventHolders, type TaskIdHolder } from '../../core/task-attach.js';
 import type { JobRecord, Spend } from '../change.js';
 import type { Item, ItemRow } from '../item.js';
-import { HAS_LINE, OPEN_STATES, type ResultRow } from '../result-row.js';
+import { OPEN_STATES, scopeCondition, type ResultRow, type ResultScope } from '../result-row.js';
 import type { RunRecord } from '../run-record.js';
 import type { EventLogRecord, ItemEventRecord, ManifestRecord, ModelGroup, PriorRow } from '../store.js';
 import type { JobContext } from './job-context.js';
@@ -285,13 +285,19 @@ export class JobQueries {
   }
 
   /**
-   * Rows with a line after `afterSeq`, at most `limit`, stopping at the row whose bodies reach `maxBytes`
+   * Rows in the scope after `afterSeq`, at most `limit`, stopping at the row whose bodies reach `maxBytes`
    * (SQLite's rule). Body lengths are read first, so no body past the cut leaves the server.
    */
-  async resultRows(afterSeq: number, limit: number, maxBytes: number): Promise<ResultRow[]> {
+  async resultRows(
+    afterSeq: number,
+    limit: number,
+    maxBytes: number,
+    scope: ResultScope = 'with-line',
+  ): Promise<ResultRow[]> {
+    const rows = scopeCondition(scope);
     const sizes = await this.rows<{ seq: number; body: number }>(
       `SELECT seq, COALESCE(length(response), 0) + COALESCE(length(last_error), 0) AS body
-      FROM items WHERE job_id = $1 AND seq > $2 AND ${HAS_LINE} ORDER BY seq LIMIT $3`,
+      FROM items WHERE job_id = $1 AND seq > $2 AND ${rows} ORDER BY seq LIMIT $3`,
       [afterSeq, limit],
     );
     if (sizes.length === 0) return [];
@@ -305,7 +311,7 @@ export class JobQueries {
       }
     }
     return this.rows<ResultRow>(
-      `SELECT ${RESULT_COLUMNS} FROM items WHERE job_id = $1 AND seq > $2 AND seq <= $3 AND ${HAS_LINE} ORDER BY seq`,
+      `SELECT ${RESULT_COLUMNS} FROM items WHERE job_id = $1 AND seq > $2 AND seq <= $3 AND ${rows} ORDER BY seq`,
       [afterSeq, last],
     );
   }

@@ -15,7 +15,7 @@ import { patchColumns, rowToItem, type Item, type ItemPatch, type ItemRow } from
 import { LockLostError } from '../runner-standing.js';
 import { RunnerLock } from './lock.js';
 import { ResultRows } from './result-rows.js';
-import { takePage, type ResultRow } from '../result-row.js';
+import { takePage, type ResultRow, type ResultScope } from '../result-row.js';
 import type { RunEnd, RunRecord } from '../run-record.js';
 import type { ForgetOutcome, ListingRow, OrphanSummary } from '../orphans.js';
 import type {
@@ -482,8 +482,8 @@ export class SqliteJournal implements JournalStore {
     return (this.resultRowsReader ??= new ResultRows(this.db));
   }
 
-  async resultRows(afterSeq: number, limit: number, maxBytes: number): Promise<ResultRow[]> {
-    return takePage(this.results.iterate(afterSeq, limit), maxBytes);
+  async resultRows(afterSeq: number, limit: number, maxBytes: number, scope?: ResultScope): Promise<ResultRow[]> {
+    return takePage(this.results.iterate(afterSeq, limit, scope), maxBytes);
   }
 
   async firstOpenSeq(): Promise<number | undefined> {

@@ -47,6 +47,25 @@ export function resultRowsConformance(label: string, harness: Harness): void {
       expect((await store.resultRows(all[1]!.seq, 100, 1_000_000)).map((r) => r.id)).toEqual(['c3', 'c4', 'c5']);
     });
 
+    it("resultRows 'every': each row whatever its state, in input order, under the same limit and cut", async () => {
+      await store.applyTransitions(answered('c2', 'y'.repeat(90)));
+      await store.applyTransitions([submit('c4')]);
+      const every = await store.resultRows(0, 100, 1_000_000, 'every');
+      expect(every.map((r) => [r.id, r.state])).toEqual([
+        ['c1', 'pending'],
+        ['c2', 'succeeded'],
+        ['c3', 'pending'],
+        ['c4', 'submitting'],
+        ['c5', 'pending'],
+        ['v6', 'pending'],
+        ['c7', 'pending'],
+      ]);
+      expect(every[1]!.response).toBe(JSON.stringify({ body: 'y'.repeat(90) }));
+      expect((await store.resultRows(0, 100, 1_000_000)).map((r) => r.id)).toEqual(['c2']);
+      expect((await store.resultRows(every[2]!.seq, 2, 1_000_000, 'every')).map((r) => r.id)).toEqual(['c4', 'c5']);
+      expect((await store.resultRows(0, 100, 1, 'every')).map((r) => r.id)).toEqual(['c1', 'c2']);
+    });
+
     it("resultRows: a row's metadata as ingested (never part of its request); a replaced invalid row takes the new row's", async () => {
       await ingest(store, [
         row('m1', 11, { metaJson: '{"notes":"caf\\u00e9, $1","owner":"ana"}' }),
