@@ -17,6 +17,7 @@ import type { RequestPacers } from '../pipeline/pacing/request-pacers.js';
 import { exitMeaning } from '../pipeline/exit-meaning.js';
 import { resultsPath } from '../pipeline/results/results-file.js';
 import { runJob as runPipeline, type RunResult } from '../pipeline/runner.js';
+import { StartRefused } from '../pipeline/start-refused.js';
 import { reportHeader } from '../report/model.js';
 import { startedJobArg } from '../job/advice.js';
 import { quoteArg } from '../core/shell-text.js';
@@ -111,6 +112,8 @@ export interface RunHooks {
   pacers?: RequestPacers;
   /** Aborted when another run of the process got the gateway's 402 (`gbatch serve`): this one stops sending too. */
   balanceStop?: AbortSignal;
+  /** Asked once the run has joined the job, before it changes a row: a reason not to go on (RunConfig.startGate). */
+  startGate?: () => Promise<string | undefined>;
   /** Called with the result before the end-of-run notification is awaited (the CLI prints its summary). */
   beforeNotified?: (result: RunJobResult) => Promise<void>;
 }
@@ -181,6 +184,7 @@ async function runWatched(
       ...(hooks.forceInterrupt ? { forceInterrupt: hooks.forceInterrupt } : {}),
       events: hooks.events,
       ingestOnly: flags['ingest-only'],
+      ...(hooks.startGate ? { startGate: hooks.startGate } : {}),
       maxResponseBytes: flags['max-response-bytes']!,
       ifRunning: {
         policy: flags['if-running'] as IfRunning | undefined,
@@ -212,9 +216,12 @@ async function runWatched(
       },
     });
   } catch (err) {
-    // A run that ended by throwing (the journal busy, a full disk, a bug) is news too.
-    await exporter?.finish({ exitCode: undefined, lastOfJob: true });
-    if (notifier.active) await notifier.finish(await failureSummary(job, err, startedAt));
+    // A run that ended by throwing (the journal busy, a full disk, a bug) is news too; one its caller
+    // turned away before it changed anything is not.
+    if (!(err instanceof StartRefused)) {
+      await exporter?.finish({ exitCode: undefined, lastOfJob: true });
+      if (notifier.active) await notifier.finish(await failureSummary(job, err, startedAt));
+    }
     throw err;
   } finally {
     notifier.stopWatching();

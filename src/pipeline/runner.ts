@@ -48,6 +48,7 @@ import { ResultsWriter } from './results/results-writer.js';
 import { RunMonitor } from './monitor/run-monitor.js';
 import { requestPacers } from './pacing/request-pacers.js';
 import { RunStops } from './stops/run-stops.js';
+import { StartRefused } from './start-refused.js';
 import { Submitter } from './lanes/submitter.js';
 import { AutoRetries } from './lanes/auto-retries.js';
 import { DEFAULT_RETRY_DELAY } from '../core/auto-retry.js';
@@ -102,6 +103,12 @@ export interface RunConfig {
   ingestOnly?: boolean;
   /** `--if-running`: what to do when the job's runner is alive (default: fail on SQLite, join on PostgreSQL). */
   ifRunning?: OverlapPolicy;
+  /**
+   * Asked once the run is a runner of the job (its other runners see it) and before it changes any row: a
+   * reason to stop there (the run then throws StartRefused), or undefined to go on. `gbatch serve` asks its
+   * catalog whether the batch is still live, so no run takes up a batch another server has just ended.
+   */
+  startGate?: () => Promise<string | undefined>;
 }
 
 export type { RunResult } from './run-result.js';
@@ -160,6 +167,8 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
       where,
       (line) => events.emit('log', line),
     );
+    const refused = await config.startGate?.();
+    if (refused !== undefined) throw new StartRefused(refused);
     // Rows earlier runs left for this one, priced by this run's table: a refusal before anything changes.
     if (!config.ingestOnly)
       await refuseUnpricedHeldRows(

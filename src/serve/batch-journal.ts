@@ -74,6 +74,12 @@ export async function jobLineCounts(
   return lines;
 }
 
+/** How many runners of the batch's job are alive now (of this server or another), 0 before its first run. */
+export async function jobLiveRunners(ctx: Pick<ServeContext, 'dataDir' | 'journal'>, batchId: string): Promise<number> {
+  const runners = await withJob(ctx, batchId, (journal) => journal.runners());
+  return (runners ?? []).filter((runner) => runner.liveness.alive).length;
+}
+
 /** What the gateway has billed and may still bill for the batch (settled + reserved), 0 before its first run. */
 export async function jobCommitted(ctx: Pick<ServeContext, 'dataDir' | 'journal'>, batchId: string): Promise<number> {
   const spend = await withJob(ctx, batchId, (journal) => journal.spend());

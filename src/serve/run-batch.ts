@@ -26,6 +26,8 @@ export interface BatchRun {
   balanceStop?: AbortSignal;
   /** Called at once (before another request may leave) when one of this run's submissions is answered 402. */
   onBalanceRanOut?: () => void;
+  /** Asked once the run has joined the batch's job, before it changes a row: a reason not to go on. */
+  startGate?: () => Promise<string | undefined>;
 }
 
 export async function runBatch(ctx: ServeContext, run: BatchRun): Promise<RunJobResult> {
@@ -59,5 +61,6 @@ export async function runBatch(ctx: ServeContext, run: BatchRun): Promise<RunJob
     sendSlots: { slots: run.slots, owner: batch.id },
     ...(run.pacers ? { pacers: run.pacers } : {}),
     ...(run.balanceStop ? { balanceStop: run.balanceStop } : {}),
+    ...(run.startGate ? { startGate: run.startGate } : {}),
   });
 }

@@ -8,7 +8,8 @@ import { isDatabaseUrl, openStore } from '../journal/index.js';
 import { requestPacers, type RequestPacers } from '../pipeline/pacing/request-pacers.js';
 import { FairSendSlots } from '../pipeline/pacing/send-slots.js';
 import { cancelRows } from '../pipeline/stops/cancel-rows.js';
-import { jobCommitted, jobCounts, jobLineCounts, unfinished } from './batch-journal.js';
+import { StartRefused } from '../pipeline/start-refused.js';
+import { jobCommitted, jobCounts, jobLineCounts, jobLiveRunners, unfinished } from './batch-journal.js';
 import { batchOf, rowOf, BATCH_STATUSES, LIVE_STATUSES, type Batch, type BatchStatus } from './batch-record.js';
 import { BalanceStop } from './balance-stop.js';
 import { jobJournal, seconds, type ServeContext } from './context.js';
@@ -164,7 +165,14 @@ export class BatchScheduler {
     let batch = from;
     while (batch.status === 'in_progress' || batch.status === 'cancelling') {
       if (input === undefined) throw new Error(`the input file ${batch.fields.input_file_id} is gone`);
-      const run = { input, batch, slots: this.slots, pacers: this.pacers, stop };
+      const run = {
+        input,
+        batch,
+        slots: this.slots,
+        pacers: this.pacers,
+        stop,
+        startGate: () => this.startGate(batchId),
+      };
       const expired = this.ctx.now() >= batch.fields.expires_at * 1000;
       // The job's rows exist before a cancel or the expiry ends them: each request then has its error line.
       if ((batch.status === 'cancelling' || expired) && !(await jobCounts(this.ctx, batchId)))
@@ -183,8 +191,10 @@ export class BatchScheduler {
           // this server stopped itself is no news (it would stop the batches created since).
           if (result.stopReason === 'balance' && !this.balance.isStopped(batchId)) this.balanceRanOut(batchId);
         } catch (err) {
-          // A run that could not start or stopped on an error (the journal busy, out of reach): tried again below.
-          this.ctx.log(`${batchId}: the run stopped: ${(err as Error).message}; trying again`);
+          // A run turned away at its gate (another server is ending the batch) is read again below, as is one
+          // that could not start or stopped on an error (the journal busy, out of reach).
+          if (err instanceof StartRefused) this.ctx.log(`${batchId}: ${err.message}`);
+          else this.ctx.log(`${batchId}: the run stopped: ${(err as Error).message}; trying again`);
         } finally {
           this.balance.runEnded(batchId);
         }
@@ -233,26 +243,29 @@ export class BatchScheduler {
 
   /**
    * finalizing, then the final status with the counts and the ids of the files that have lines; false
-   * (nothing written, a `finalizing` batch back in_progress) when work remains and the window is open.
+   * (nothing written, a `finalizing` batch back at work) when work remains and the window is open, or
+   * while a run of the batch is still on (another server's, which may yet change its rows).
    */
   private async finalize(batch: Batch): Promise<boolean> {
-    const counts = await jobCounts(this.ctx, batch.id);
-    const total = batch.fields.request_counts.total;
-    const left = counts ? unfinished(counts) : total;
-    const cancelled = batch.status === 'cancelling' || batch.fields.cancelling_at !== null;
-    if (!cancelled && left > 0 && this.ctx.now() < batch.fields.expires_at * 1000) {
-      if (batch.status === 'finalizing')
-        await this.save({ ...batch, status: 'in_progress', fields: { ...batch.fields, finalizing_at: null } }, [
-          'finalizing',
-        ]);
+    const end = await this.endOf(batch);
+    if (end === undefined) {
+      if (batch.status === 'finalizing') await this.reopen(batch);
       return false;
     }
-    const end: BatchStatus = cancelled ? 'cancelled' : left > 0 ? 'expired' : 'completed';
+    const total = batch.fields.request_counts.total;
     let current = batch;
     if (batch.status !== 'finalizing') {
       current = { ...batch, status: 'finalizing', fields: { ...batch.fields, finalizing_at: seconds(this.ctx.now()) } };
       if (!(await this.save(current, [batch.status]))) return true;
     }
+    // A run joins the job, then asks the catalog whether the batch is live (its start gate); here the batch
+    // is finalizing, then the job's runners are asked. Whichever comes second sees the other: a run that
+    // joined before is waited for, one that joins after changes nothing.
+    if ((await jobLiveRunners(this.ctx, batch.id)) > 0) {
+      this.ctx.log(`${batch.id}: another run of the batch is on: its end waits for it`);
+      return !(await this.reopen(current));
+    }
+    if ((await this.endOf(current)) !== end) return !(await this.reopen(current));
     const lines = await jobLineCounts(this.ctx, batch.id);
     const stamp = end === 'cancelled' ? 'cancelled_at' : end === 'expired' ? 'expired_at' : 'completed_at';
     const final: Batch = {
@@ -272,6 +285,29 @@ export class BatchScheduler {
       `${batch.id}: ${end}: ${lines.output} request(s) in the output file, ${lines.error} in the error file`,
     );
     return true;
+  }
+
+  /** How the batch ends now, by its job's counts; undefined while work remains and its window is open. */
+  private async endOf(batch: Batch): Promise<BatchStatus | undefined> {
+    if (batch.status === 'cancelling' || batch.fields.cancelling_at !== null) return 'cancelled';
+    const counts = await jobCounts(this.ctx, batch.id);
+    if ((counts ? unfinished(counts) : batch.fields.request_counts.total) === 0) return 'completed';
+    return this.ctx.now() >= batch.fields.expires_at * 1000 ? 'expired' : undefined;
+  }
+
+  /** A `finalizing` batch back at work; false when it is no longer finalizing (another server ended it). */
+  private reopen(batch: Batch): Promise<boolean> {
+    const status = batch.fields.cancelling_at !== null ? 'cancelling' : 'in_progress';
+    return this.save({ ...batch, status, fields: { ...batch.fields, finalizing_at: null } }, ['finalizing']);
+  }
+
+  /**
+   * A run of the batch goes on only while the batch is live in the catalog, read once the run has joined
+   * the job (see finalize): a reason to stop there otherwise.
+   */
+  private async startGate(batchId: string): Promise<string | undefined> {
+    const { status } = await this.load(batchId);
+    return status === 'in_progress' || status === 'cancelling' ? undefined : `the batch is ${status}`;
   }
 
   /**

@@ -1,0 +1,160 @@
+// Two servers on one PostgreSQL journal, one ending a batch while the other takes it up: a run that joins
+// the batch's job after the batch is final changes no row and sends nothing (a run puts deferred rows back
+// to pending when it starts), and the end waits for a run that joined before it. The first server is the
+// built CLI; the second is the scheduler in this process, its catalog read at the instants the test picks.
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { BUILTIN_PRICING } from '../../src/core/pricing.js';
+import { openServeCatalog, openStore, type CatalogBatch, type ServeCatalog } from '../../src/journal/index.js';
+import { batchOf, rowOf } from '../../src/serve/batch-record.js';
+import type { ServeContext } from '../../src/serve/context.js';
+import { BatchScheduler } from '../../src/serve/scheduler.js';
+import { BUILT } from '../helpers/cli.js';
+import { pgAvailable, usePgSchema } from '../helpers/postgres.js';
+import { batchEnd, chatLine, client, startServe, submitBatch } from '../helpers/serve.js';
+import { KEY, startSim } from '../helpers/sim.js';
+import { workspace } from '../helpers/workspace.js';
+
+const pg = usePgSchema('gbatch_serve_end_race');
+
+/** The scheduler's log, with a wait for the first line (from now on) that matches. */
+function logWatch(): { log(line: string): void; next(pattern: RegExp): Promise<string>; lines: string[] } {
+  const lines: string[] = [];
+  const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
+  return {
+    lines,
+    log(line) {
+      lines.push(line);
+      for (const waiter of [...waiters])
+        if (waiter.pattern.test(line)) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve(line);
+        }
+    },
+    next: (pattern) => new Promise((resolve) => waiters.push({ pattern, resolve })),
+  };
+}
+
+function serverContext(
+  catalog: ServeCatalog,
+  dataDir: string,
+  gateway: string,
+  log: (line: string) => void,
+): ServeContext {
+  return {
+    catalog,
+    dataDir,
+    journal: pg.url(),
+    pricing: BUILTIN_PRICING,
+    pricingFile: undefined,
+    concurrency: 2,
+    pollIntervalS: 0.05,
+    rpm: undefined,
+    budgetUsd: undefined,
+    maxFileBytes: 1 << 30,
+    access: { baseUrl: gateway, apiKey: KEY },
+    env: {},
+    log,
+    now: () => Date.now(),
+  };
+}
+
+/** A batch of `rows` chat requests that the CLI's server ran to its end against `gateway`. */
+async function endedBatch(gateway: string, data: string, input: string, rows: number): Promise<CatalogBatch> {
+  const server = await startServe({ data, gateway, args: ['--journal', pg.url(), '--concurrency', '1'] });
+  const lines = Array.from({ length: rows }, (_, i) => chatLine(`r${i}`, `race r${i}`));
+  const created = await submitBatch(client(server), input, lines);
+  expect(await batchEnd(server, created.id)).toBe('completed');
+  await server.stop();
+  const catalog = await openServeCatalog(pg.url());
+  try {
+    return (await catalog.batch(created.id))!;
+  } finally {
+    await catalog.close();
+  }
+}
+
+async function jobCounts(batchId: string): Promise<Record<string, number>> {
+  const journal = await openStore(pg.url(), { job: batchId });
+  try {
+    return Object.fromEntries(Object.entries(await journal.counts()).filter(([, n]) => n > 0));
+  } finally {
+    await journal.close();
+  }
+}
+
+describe.skipIf(!BUILT || !pgAvailable())('gbatch serve: a batch ended while another server takes it up', () => {
+  it('a run that joins after the batch ended leaves its rows as they are and sends nothing', async () => {
+    // The gateway's balance is empty: the first request gets a 402, every row ends deferred (budget_exceeded).
+    const broke = await startSim({ accounts: [{ key: KEY, balanceUsd: 0 }] });
+    const ws = workspace('gbatch-serve-race-');
+    const ended = await endedBatch(broke.baseUrl, ws.path('data'), ws.path('in.jsonl'), 6);
+    expect(await jobCounts(ended.id)).toEqual({ deferred: 6 });
+
+    // The second server read the batch while it was still in progress, and starts its run after the end;
+    // its gateway has money, so a run that put the rows back to pending would send them.
+    const rich = await startSim();
+    const catalog = await openServeCatalog(pg.url());
+    onTestFinished(() => catalog.close());
+    let stale = true;
+    const staleOnce = new Proxy(catalog, {
+      get(target, name, receiver) {
+        if (name !== 'batch') return Reflect.get(target, name, receiver) as unknown;
+        return async (id: string) => {
+          const row = await target.batch(id);
+          if (!stale || !row) return row;
+          stale = false;
+          return { ...row, status: 'in_progress' };
+        };
+      },
+    });
+    const watch = logWatch();
+    const scheduler = new BatchScheduler(serverContext(staleOnce, ws.path('data'), rich.baseUrl, watch.log));
+    onTestFinished(() => scheduler.close());
+    const refused = watch.next(new RegExp(`${ended.id}: the run did not start: the batch is completed`));
+    scheduler.start(ended.id);
+    await refused;
+    await scheduler.close();
+
+    expect(stale).toBe(false);
+    expect(rich.ledger.requests).toEqual([]);
+    expect(await jobCounts(ended.id)).toEqual({ deferred: 6 });
+    expect((await catalog.batch(ended.id))!.status).toBe('completed');
+  }, 60_000);
+
+  it("waits to end a batch while another server's run of it is on, and ends it once that run is gone", async () => {
+    const sim = await startSim();
+    const ws = workspace('gbatch-serve-race-');
+    const ended = await endedBatch(sim.baseUrl, ws.path('data'), ws.path('in.jsonl'), 4);
+    const catalog = await openServeCatalog(pg.url());
+    onTestFinished(() => catalog.close());
+    // The batch is in progress again, its rows all answered, and a runner of another server is in its job.
+    const reopened = batchOf(ended);
+    await catalog.updateBatch(
+      rowOf({
+        ...reopened,
+        status: 'in_progress',
+        fields: { ...reopened.fields, completed_at: null, finalizing_at: null, output_file_id: null },
+      }),
+    );
+    const other = await openStore(pg.url(), { job: ended.id });
+    onTestFinished(() => other.close());
+    await other.membership.acquire();
+
+    const watch = logWatch();
+    const scheduler = new BatchScheduler(serverContext(catalog, ws.path('data'), sim.baseUrl, watch.log));
+    onTestFinished(() => scheduler.close());
+    const waiting = watch.next(new RegExp(`${ended.id}: another run of the batch is on: its end waits for it`));
+    scheduler.start(ended.id);
+    await waiting;
+    expect((await catalog.batch(ended.id))!.status).toBe('in_progress');
+    expect(watch.lines.filter((line) => line.includes('completed:'))).toEqual([]);
+
+    const completed = watch.next(new RegExp(`${ended.id}: completed: 4 request\\(s\\) in the output file`));
+    await other.membership.release();
+    await completed;
+    const final = batchOf((await catalog.batch(ended.id))!);
+    expect(final.status).toBe('completed');
+    expect(final.fields.request_counts).toEqual({ total: 4, completed: 4, failed: 0 });
+    expect(sim.ledger.requests.filter((r) => r.method === 'POST')).toHaveLength(4);
+  }, 60_000);
+});
