@@ -3,28 +3,12 @@
 import { describe, expect, it } from 'vitest';
 import type { ResultRow } from '../../src/journal/index.js';
 import { errorLine, fileOf, outputLine } from '../../src/serve/result-lines.js';
+import { resultRow } from '../helpers/result-row.js';
 
 const BATCH = 'batch_0123456789abcdef01234567';
 
-function row(patch: Partial<ResultRow>): ResultRow {
-  return {
-    seq: 7,
-    id: 'req-7',
-    kind: 'chat',
-    state: 'downloaded',
-    response: null,
-    response_status: null,
-    request_id: null,
-    last_error: null,
-    task_id: null,
-    final_resolution: null,
-    output_path: null,
-    sha256: null,
-    bytes: null,
-    meta: null,
-    ...patch,
-  };
-}
+const row = (patch: Partial<ResultRow>): ResultRow =>
+  resultRow({ seq: 7, id: 'req-7', response_status: null, ...patch });
 
 const parsed = (line: string): Record<string, unknown> => JSON.parse(line) as Record<string, unknown>;
 

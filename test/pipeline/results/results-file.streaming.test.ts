@@ -9,6 +9,7 @@ import { resultsPath, takePage, writeResultsFile } from '../../../src/pipeline/r
 import { CAN_MOUNT, mountTmpfs } from '../../helpers/tmpfs.js';
 import { useTempDir } from '../../helpers/journal-fixtures.js';
 import { storeOverResults } from '../../helpers/journal-raw.js';
+import { resultRow } from '../../helpers/result-row.js';
 
 const tmp = useTempDir();
 
@@ -20,22 +21,7 @@ function lazyRows(sizes: number[], from = 0) {
       for (const [i, size] of sizes.entries()) {
         if (i < from) continue;
         state.pulled++;
-        yield {
-          seq: i + 1,
-          id: `r${i}`,
-          kind: 'chat',
-          state: 'downloaded',
-          response: 'x'.repeat(size),
-          response_status: 200,
-          request_id: null,
-          last_error: null,
-          task_id: null,
-          final_resolution: null,
-          output_path: null,
-          sha256: null,
-          bytes: null,
-          meta: null,
-        };
+        yield resultRow({ seq: i + 1, id: `r${i}`, response: 'x'.repeat(size) });
       }
     } finally {
       state.closed = true;
@@ -60,22 +46,9 @@ describe('takePage', () => {
 describe('writeResultsFile with huge bodies', () => {
   it('rebuilds ten 54 MB answers (540 MB in all, past the ~536.9 M characters of the longest V8 string) without one string of them, a page per body', async () => {
     const bodyText = `{"content":"${'x'.repeat(54_000_000)}"}`;
-    const rows: ResultRow[] = Array.from({ length: 10 }, (_, i) => ({
-      seq: i + 1,
-      id: `big-${i}`,
-      kind: 'chat',
-      state: 'downloaded',
-      response: bodyText,
-      response_status: 200,
-      request_id: null,
-      last_error: null,
-      task_id: null,
-      final_resolution: null,
-      output_path: null,
-      sha256: null,
-      bytes: null,
-      meta: null,
-    }));
+    const rows: ResultRow[] = Array.from({ length: 10 }, (_, i) =>
+      resultRow({ seq: i + 1, id: `big-${i}`, response: bodyText }),
+    );
     // What each page pulled from the journal before it was written.
     const pageSizes: number[] = [];
     const journal = {
