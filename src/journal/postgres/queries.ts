@@ -9,7 +9,7 @@ import { eventHolders, type TaskIdHolder } from '../../core/task-attach.js';
 import type { JobRecord, Spend } from '../change.js';
 import type { Item, ItemRow } from '../item.js';
 import { OPEN_STATES, scopeCondition, type ResultRow, type ResultScope } from '../result-row.js';
-import type { RunRecord } from '../run-record.js';
+import { runRecordOf, type RunRecord, type RunRow } from '../run-record.js';
 import type { EventLogRecord, ItemEventRecord, ManifestRecord, ModelGroup, PriorRow } from '../store.js';
 import type { JobContext } from './job-context.js';
 import { ADOPTED_SQL, NOT_ORPHANED_SQL } from '../orphans.js';
@@ -328,26 +328,7 @@ export class JobQueries {
   }
 
   async lastRun(): Promise<RunRecord | undefined> {
-    const [row] = await this.rows<{
-      id: number;
-      pid: number;
-      host: string;
-      started_at: number;
-      ended_at: number | null;
-      exit_code: number | null;
-      stop_reason: string | null;
-      message: string | null;
-    }>('SELECT * FROM runs WHERE job_id = $1 ORDER BY id DESC LIMIT 1');
-    if (!row) return undefined;
-    return {
-      id: row.id,
-      pid: row.pid,
-      host: row.host,
-      startedAt: row.started_at,
-      endedAt: row.ended_at,
-      exitCode: row.exit_code,
-      stopReason: row.stop_reason,
-      message: row.message,
-    };
+    const [row] = await this.rows<RunRow>('SELECT * FROM runs WHERE job_id = $1 ORDER BY id DESC LIMIT 1');
+    return row && runRecordOf(row);
   }
 }

@@ -2,18 +2,7 @@
 // Kept apart from the transition hot path: two writes per run.
 import type Database from 'better-sqlite3';
 import { hostname } from 'node:os';
-import type { RunEnd, RunRecord } from '../run-record.js';
-
-interface RunRow {
-  id: number;
-  pid: number;
-  host: string;
-  started_at: number;
-  ended_at: number | null;
-  exit_code: number | null;
-  stop_reason: string | null;
-  message: string | null;
-}
+import { runRecordOf, type RunEnd, type RunRecord, type RunRow } from '../run-record.js';
 
 const MAX_MESSAGE = 1000;
 
@@ -41,15 +30,5 @@ export function lastRun(db: Database.Database): RunRecord | undefined {
   const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs'").get();
   if (!table) return undefined;
   const row = db.prepare('SELECT * FROM runs ORDER BY id DESC LIMIT 1').get() as RunRow | undefined;
-  if (!row) return undefined;
-  return {
-    id: row.id,
-    pid: row.pid,
-    host: row.host,
-    startedAt: row.started_at,
-    endedAt: row.ended_at,
-    exitCode: row.exit_code,
-    stopReason: row.stop_reason,
-    message: row.message,
-  };
+  return row && runRecordOf(row);
 }
