@@ -11,44 +11,23 @@ import type { RunContext, RunEvents } from '../../../src/pipeline/context.js';
 import { RateRing } from '../../../src/pipeline/monitor/rate-ring.js';
 import { RunMonitor } from '../../../src/pipeline/monitor/run-monitor.js';
 import type { RunSnapshot } from '../../../src/core/run-snapshot.js';
+import { makeItem } from '../../helpers/journal-fixtures.js';
 
 const T0 = 1_000_000;
 
 function item(id: string, kind: Item['kind'], state: ItemState, extra: Partial<Item> = {}): Item {
-  return {
-    seq: 1,
+  return makeItem({
     id,
     kind,
     model: kind === 'video' ? 'video-mini' : 'chat-small',
-    request: {},
-    contentHash: '',
-    sourceFile: 'm.jsonl',
-    sourceLine: 1,
     state,
-    attempts: 1,
-    autoResubmits: 0,
-    taskId: null,
     resolution: kind === 'video' ? '480p' : null,
-    hasReferenceVideo: false,
     estimateUsd: kind === 'video' ? 1 : 0.01,
     reservedUsd: 0,
     priceSnapshot: null,
-    actualUsd: null,
-    totalTokens: null,
-    finalResolution: null,
-    gatewayChargeUsd: null,
-    resultUrl: null,
-    response: null,
-    responseStatus: null,
-    requestId: null,
-    outputPath: null,
-    sha256: null,
-    bytes: null,
-    lastError: null,
-    unmetered: false,
     updatedAt: T0,
     ...extra,
-  };
+  });
 }
 
 function setup(rows: Item[], options: { pausedUntil?: number; submittedAt?: Record<string, number> } = {}) {
