@@ -11,6 +11,12 @@ import { UsageError } from '../job/options.js';
 export { journalUrl, type JournalFlags } from '../job/job-journal.js';
 
 /** A journal a command opened: one it may change (JournalStore), or only read (JournalQueries: status, report). */
+/** The --journal option of the commands that read or change a job's journal. */
+export const JOURNAL_OPTION = {
+  type: 'string',
+  help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state',
+} as const;
+
 export interface CommandJournal<Journal extends JournalQueries = JournalStore> {
   store: Journal;
   /**

@@ -6,7 +6,7 @@ import { cancelJob } from '../../operate/cancel-job.js';
 import type { JobCancel, JournalStore, RunnerView } from '../../journal/index.js';
 import { systemClock } from '../../core/clock.js';
 import { commandJournalArg } from '../../job/advice.js';
-import { openCommandJournal, type CommandJournal } from '../command-journal.js';
+import { openCommandJournal, type CommandJournal, JOURNAL_OPTION } from '../command-journal.js';
 import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
 import { helpText } from '../help-text.js';
@@ -14,10 +14,7 @@ import { EXIT_CODE } from '../../core/exit-codes.js';
 
 export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },
-  journal: {
-    type: 'string',
-    help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state',
-  },
+  journal: JOURNAL_OPTION,
   reason: { type: 'string', help: 'why, kept with the job and each cancelled item (results.jsonl shows it)' },
   wait: {
     type: 'number',

@@ -1,17 +1,14 @@
 // `gbatch forget`: removes from the journal rows that no manifest of the job lists any more and that were
 // never sent (src/core/orphans.ts). A verb of its own, not a flag of `retry`: it is the opposite act.
 import { quoteArg } from '../../core/shell-text.js';
-import { openCommandJournal } from '../command-journal.js';
+import { openCommandJournal, JOURNAL_OPTION } from '../command-journal.js';
 import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
 import { helpText } from '../help-text.js';
 
 export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },
-  journal: {
-    type: 'string',
-    help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state',
-  },
+  journal: JOURNAL_OPTION,
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } as const satisfies OptionTable;
 

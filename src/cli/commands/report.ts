@@ -8,17 +8,14 @@ import { buildTimeline, type Timeline } from '../../report/timeline.js';
 import { timingSummary } from '../../report/timing-summary.js';
 import { writeReport, type ReportFormat } from '../../report/write-report.js';
 import { commandJournalArg } from '../../job/advice.js';
-import { openCommandJournal } from '../command-journal.js';
+import { openCommandJournal, JOURNAL_OPTION } from '../command-journal.js';
 import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { parseOptions, type OptionTable } from '../../job/options.js';
 import { helpText } from '../help-text.js';
 
 export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: state/<job>.db, or the only journal in state/)' },
-  journal: {
-    type: 'string',
-    help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state',
-  },
+  journal: JOURNAL_OPTION,
   format: { type: 'string', choices: ['table', 'json', 'csv', 'html'], default: 'table', help: 'output format' },
   output: { type: 'string', help: 'write to this file (atomically) instead of stdout' },
   help: { type: 'boolean', short: 'h', help: 'show this help' },

@@ -1,6 +1,6 @@
 // `gbatch resolve`: the operator's decision on a row whose outcome the run could not know (or that waits).
 import { commandJournalArg } from '../../job/advice.js';
-import { openCommandJournal } from '../command-journal.js';
+import { openCommandJournal, JOURNAL_OPTION } from '../command-journal.js';
 import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
 import { helpText } from '../help-text.js';
@@ -12,10 +12,7 @@ import { attachTask, detachTask } from '../resolve-task.js';
 
 export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },
-  journal: {
-    type: 'string',
-    help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state',
-  },
+  journal: JOURNAL_OPTION,
   'task-id': { type: 'string', help: 'attach the task the operator found: the next run polls and downloads it' },
   force: {
     type: 'boolean',

@@ -3,17 +3,14 @@ import type { RequeuePlan } from '../../core/requeue.js';
 import { quoteArg } from '../../core/shell-text.js';
 import { retryRows } from '../../operate/retry-rows.js';
 import { commandJournalArg } from '../../job/advice.js';
-import { openCommandJournal } from '../command-journal.js';
+import { openCommandJournal, JOURNAL_OPTION } from '../command-journal.js';
 import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
 import { helpText } from '../help-text.js';
 
 export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },
-  journal: {
-    type: 'string',
-    help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state',
-  },
+  journal: JOURNAL_OPTION,
   failed: {
     type: 'boolean',
     help: 'every failed item (its task failed upstream, or it was abandoned before it was sent); not those abandoned while uncertain',

@@ -1,7 +1,7 @@
 // `gbatch status`: the journal's status as text, as JSON (--json), or as a health check (--check). The
 // data is gathered once (status/status-data.ts); the views are pure functions of it.
 import { commandJournalArg } from '../../job/advice.js';
-import { openCommandJournal } from '../command-journal.js';
+import { openCommandJournal, JOURNAL_OPTION } from '../command-journal.js';
 import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { parseOptions, type OptionTable } from '../../job/options.js';
 import { helpText } from '../help-text.js';
@@ -11,10 +11,7 @@ import { checkExitCode, checkLines, statusLines } from '../status/status-text.js
 
 export const OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: state/<job>.db, or the only journal in state/)' },
-  journal: {
-    type: 'string',
-    help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state',
-  },
+  journal: JOURNAL_OPTION,
   json: { type: 'boolean', help: 'print one JSON object' },
   check: {
     type: 'boolean',
