@@ -75,6 +75,24 @@ export function startGbatch(
   };
 }
 
+/** Runs `line` in a shell as an operator pastes it, `gbatch` being this checkout's built CLI; to its end. */
+export function runPasted(line: string, env: NodeJS.ProcessEnv): Promise<Ended> {
+  const script = `gbatch() { "${process.execPath}" "${BIN}" "$@"; }\n${line}`;
+  const child = spawn('sh', ['-c', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
 /** Runs a command to its end. */
 export function gbatch(args: readonly string[], gateway: Gateway, cwd = REPO): Promise<Ended> {
   return startGbatch(args, gateway, cwd).ended;

@@ -2,17 +2,11 @@
 // database session and ingests. Resumed (SIGCONT), the frozen runner finds its session gone: it must end
 // as a handled stop (exit 75, one line naming the lost lease), never exit 0 with nothing said, whatever
 // step of the COPY the termination reaches it in. Several rounds, so the race is hit.
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import {
-  assertBuilt,
-  describeEnd,
-  startGbatch,
-  type Gateway,
-  type GbatchChild,
-} from '../../helpers/crash/gbatch-child.js';
+import { describe, expect, test } from 'vitest';
+import { assertBuilt, describeEnd, type Gateway, type GbatchChild } from '../../helpers/crash/gbatch-child.js';
+import { stoppableRunners } from '../../helpers/frozen-past-lease.js';
 import { chatRow, writeJsonl } from '../../helpers/manifests.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 
@@ -21,15 +15,7 @@ const ROWS = 60_000;
 const ROUNDS = 3;
 const GATEWAY: Gateway = { baseUrl: 'http://127.0.0.1:9/v1', apiKey: '' };
 
-const dir = mkdtempSync(join(tmpdir(), 'gbatch-ingest-frozen-'));
-const started: GbatchChild[] = [];
-afterEach(() => {
-  for (const child of started.splice(0)) {
-    child.process.kill('SIGCONT');
-    child.kill();
-  }
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const runners = stoppableRunners('gbatch-ingest-frozen-');
 
 describe.skipIf(!pgAvailable())('a runner frozen in its COPY ingest, its session ended by the next runner', () => {
   const db = usePgSchema('gbatch_multi_ingest_frozen');
@@ -37,23 +23,19 @@ describe.skipIf(!pgAvailable())('a runner frozen in its COPY ingest, its session
   test('resumed, it exits 75 naming the lost lease, never 0 silently', async () => {
     assertBuilt();
     const manifest = writeJsonl(
-      join(dir, 'rows.jsonl'),
+      join(runners.dir, 'rows.jsonl'),
       Array.from({ length: ROWS }, (_, i) => chatRow(`row-${i}`, `frozen ingest row ${i}`)),
     );
     const env = { GBATCH_LOCK_STALE_MS: String(LEASE_MS) };
     for (let round = 0; round < ROUNDS; round++) {
-      const file = join(dir, `frozen${round}.jsonl`);
+      const file = join(runners.dir, `frozen${round}.jsonl`);
       copyFileSync(manifest, file);
-      const ingest = (): GbatchChild => {
-        const child = startGbatch(
-          ['run', file, '--journal', db.url(), '--out', join(dir, `out-${round}`), '--ingest-only', '--quiet'],
+      const ingest = (): GbatchChild =>
+        runners.start(
+          ['run', file, '--journal', db.url(), '--out', join(runners.dir, `out-${round}`), '--ingest-only', '--quiet'],
           GATEWAY,
-          undefined,
           env,
         );
-        started.push(child);
-        return child;
-      };
       const frozen = ingest();
       await copyUnderWay(db, frozen.process.pid!, round);
       frozen.process.kill('SIGSTOP');
