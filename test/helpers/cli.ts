@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { WORKER_THRESHOLD_ENV } from '../../src/ingest/scan-compact.js';
-import { ROOT } from './workspace.js';
+import { ROOT, type Workspace } from './workspace.js';
 
 export const BIN = join(ROOT, 'bin', 'gbatch.js');
 export const BUILT = existsSync(join(ROOT, 'dist', 'bundle', 'main.js'));
@@ -79,6 +79,11 @@ export function startCli(args: readonly string[], options: CliOptions = {}): Run
 
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   return startCli(args, options).result;
+}
+
+/** The `run` arguments of `manifest` on the workspace's journal and output folder, polling every 50 ms. */
+export function workspaceRunArgs(ws: Workspace, manifest: string, extra: readonly string[] = []): string[] {
+  return ['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.05', ...extra];
 }
 
 /** The environment that points the CLI at a simulator with a key. */

@@ -3,7 +3,7 @@
 
 import { expect, test } from 'vitest';
 import type { Ledger } from '../../../src/sim/index.js';
-import { BUILT, gatewayEnv, runCli, stdoutJson } from '../../helpers/cli.js';
+import { BUILT, gatewayEnv, runCli, stdoutJson, workspaceRunArgs } from '../../helpers/cli.js';
 import { reportJson } from '../../helpers/report.js';
 import { statesById } from '../../helpers/journal-read.js';
 import { videoRow, writeJsonl } from '../../helpers/manifests.js';
@@ -61,23 +61,7 @@ test.skipIf(!BUILT)(
     // next in flight, and no room for a third.
     const budget = Number((perRow + 1.5 * (await estimatePerRow(manifest))).toFixed(6));
     const run = (budgetUsd: number) =>
-      runCli(
-        [
-          'run',
-          manifest,
-          '--state',
-          ws.state,
-          '--out',
-          ws.out,
-          '--poll-interval',
-          '0.05',
-          '--budget',
-          String(budgetUsd),
-          '--json',
-          '--quiet',
-        ],
-        { env },
-      );
+      runCli(workspaceRunArgs(ws, manifest, ['--budget', String(budgetUsd), '--json', '--quiet']), { env });
 
     const first = await run(budget);
     expect(first.code, first.stderr).toBe(3);
@@ -118,23 +102,9 @@ test.skipIf(!BUILT)(
       ],
     });
     const run = (key: string) =>
-      runCli(
-        [
-          'run',
-          manifest,
-          '--state',
-          ws.state,
-          '--out',
-          ws.out,
-          '--poll-interval',
-          '0.05',
-          '--concurrency',
-          '1',
-          '--json',
-          '--quiet',
-        ],
-        { env: gatewayEnv(sim.baseUrl, key) },
-      );
+      runCli(workspaceRunArgs(ws, manifest, ['--concurrency', '1', '--json', '--quiet']), {
+        env: gatewayEnv(sim.baseUrl, key),
+      });
 
     const first = await run(KEY);
     expect(first.code, first.stderr).toBe(3);

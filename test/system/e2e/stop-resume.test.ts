@@ -2,7 +2,7 @@
 // leaves a consistent journal, and the next run finishes without sending anything twice.
 
 import { expect, test } from 'vitest';
-import { BUILT, gatewayEnv, runCli, startCli, stdoutJson } from '../../helpers/cli.js';
+import { BUILT, gatewayEnv, runCli, startCli, stdoutJson, workspaceRunArgs } from '../../helpers/cli.js';
 import { readJournal, submittingIds } from '../../helpers/journal-read.js';
 import { chatRow, videoRow, writeJsonl } from '../../helpers/manifests.js';
 import { duplicates, KEY, posts, startSim } from '../../helpers/sim.js';
@@ -19,18 +19,7 @@ test.skipIf(!BUILT)(
       videoRow('v2', 'A tram at night'),
       chatRow('c1', 'Name a tree.'),
     ]);
-    const args = [
-      'run',
-      manifest,
-      '--state',
-      ws.state,
-      '--out',
-      ws.out,
-      '--poll-interval',
-      '0.05',
-      '--json',
-      '--quiet',
-    ];
+    const args = workspaceRunArgs(ws, manifest, ['--json', '--quiet']);
 
     const first = await runCli([...args, '--no-wait'], { env });
     expect(first.code, first.stderr).toBe(75);
@@ -96,19 +85,7 @@ test.skipIf(!BUILT)(
       ...Array.from({ length: 5 }, (_, i) => chatRow(`c${i}`, `Write the number ${i} in words.`)),
     ];
     const manifest = writeJsonl(ws.path('rows.jsonl'), rows);
-    const args = [
-      'run',
-      manifest,
-      '--state',
-      ws.state,
-      '--out',
-      ws.out,
-      '--poll-interval',
-      '0.05',
-      '--concurrency',
-      '1',
-      '--quiet',
-    ];
+    const args = workspaceRunArgs(ws, manifest, ['--concurrency', '1', '--quiet']);
 
     const child = startCli(args, { env });
     // The POSTs the simulator had when the runner said it stopped submitting: at most the one request
@@ -144,7 +121,7 @@ test.skipIf(!BUILT)('a second run on a journal in use refuses with a clear messa
   const sim = await startSim({ taskSeconds: 30 });
   const env = gatewayEnv(sim.baseUrl, KEY);
   const manifest = writeJsonl(ws.path('rows.jsonl'), [videoRow('v1', 'A very slow sunrise')]);
-  const args = ['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.05', '--quiet'];
+  const args = workspaceRunArgs(ws, manifest, ['--quiet']);
 
   const first = startCli(args, { env });
   await sim.ledger.reached((ledger) => posts(ledger) === 1);

@@ -3,7 +3,7 @@
 
 import { expect, test } from 'vitest';
 import type { Simulator } from '../../../src/sim/index.js';
-import { BUILT, gatewayEnv, runCli, stdoutJson } from '../../helpers/cli.js';
+import { BUILT, gatewayEnv, runCli, stdoutJson, workspaceRunArgs } from '../../helpers/cli.js';
 import { reportItemOf, reportJson } from '../../helpers/report.js';
 import { readJournal, statesById } from '../../helpers/journal-read.js';
 import { chatRow, videoRow, writeJsonl } from '../../helpers/manifests.js';
@@ -22,10 +22,7 @@ async function droppedSubmission(): Promise<{
   const sim = await startSim({ faults: { acceptThenDropRate: 1 } });
   const env = gatewayEnv(sim.baseUrl, KEY);
   const manifest = writeJsonl(ws.path('rows.jsonl'), [videoRow('heron', PROMPT)]);
-  const run = () =>
-    runCli(['run', manifest, '--state', ws.state, '--out', ws.out, '--poll-interval', '0.05', '--json', '--quiet'], {
-      env,
-    });
+  const run = () => runCli(workspaceRunArgs(ws, manifest, ['--json', '--quiet']), { env });
   const first = await run();
   expect(first.code, first.stderr).toBe(4);
   expect(stdoutJson(first).counts.uncertain).toBe(1);
@@ -118,18 +115,7 @@ test.skipIf(!BUILT)(
     const sim = await startSim({ faults: { acceptThenDropRate: 1 } });
     const env = gatewayEnv(sim.baseUrl, KEY);
     const manifest = writeJsonl(ws.path('rows.jsonl'), [chatRow('c', 'Name a constellation.'), videoRow('v', PROMPT)]);
-    const args = [
-      'run',
-      manifest,
-      '--state',
-      ws.state,
-      '--out',
-      ws.out,
-      '--poll-interval',
-      '0.05',
-      '--json',
-      '--quiet',
-    ];
+    const args = workspaceRunArgs(ws, manifest, ['--json', '--quiet']);
     const first = await runCli(args, { env });
     expect(first.code, first.stderr).toBe(4);
     expect(readJournal(ws.state).items.map((i) => i.state)).toEqual(['uncertain', 'uncertain']);
