@@ -33,6 +33,10 @@ export class OneRunnerCoordination implements Coordination {
     return this.stopped;
   }
 
+  async stoppedAtBalance(): Promise<boolean> {
+    return this.stopped === 'balance';
+  }
+
   async takeSendSlot(account: string, intervalMs: number): Promise<number> {
     const now = this.journal.now();
     const at = Math.max(now, this.nextSendAt.get(account) ?? now);

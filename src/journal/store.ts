@@ -312,6 +312,11 @@ export interface Coordination {
   /** Whether a runner stopped the job's submissions since this one joined. */
   submissionsStopped(): Promise<'balance' | undefined>;
   /**
+   * Whether a runner ever stopped the job's submissions at a 402, joined before or after this one (`gbatch
+   * serve`: a batch that was live at a 402 sends no more, whichever server runs it next).
+   */
+  stoppedAtBalance(): Promise<boolean>;
+  /**
    * The account's next send under a shared `--rpm` (one send per `intervalMs` across all runners):
    * how many ms to wait before sending, counted from now.
    */

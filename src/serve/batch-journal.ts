@@ -1,7 +1,7 @@
 // What a batch's job journal says: its counts as the Batch API counts requests, and its rows.
 import { existsSync } from 'node:fs';
 import type { ItemState } from '../core/states.js';
-import { isDatabaseUrl, openQueries, type JournalQueries, type ResultRow } from '../journal/index.js';
+import { isDatabaseUrl, openQueries, openStore, type JournalQueries, type ResultRow } from '../journal/index.js';
 import type { RequestCounts } from './batch-record.js';
 import { jobJournal, type ServeContext } from './context.js';
 import { fileOf, type LineFile } from './result-lines.js';
@@ -78,6 +78,24 @@ export async function jobLineCounts(
 export async function jobLiveRunners(ctx: Pick<ServeContext, 'dataDir' | 'journal'>, batchId: string): Promise<number> {
   const runners = await withJob(ctx, batchId, (journal) => journal.runners());
   return (runners ?? []).filter((runner) => runner.liveness.alive).length;
+}
+
+/**
+ * Whether a run of the batch's job got (or was told of) the gateway's 402, as the shared journal keeps it. An
+ * SQLite journal is one server's, which keeps it in memory: false there, as before the job's first run.
+ */
+export async function jobStoppedAtBalance(
+  ctx: Pick<ServeContext, 'dataDir' | 'journal'>,
+  batchId: string,
+): Promise<boolean> {
+  const location = jobJournal(ctx, batchId);
+  if (!isDatabaseUrl(location)) return false;
+  const journal = await openStore(location, { job: batchId });
+  try {
+    return (await journal.getJob()) !== undefined && (await journal.coordination.stoppedAtBalance());
+  } finally {
+    await journal.close();
+  }
 }
 
 /** What the gateway has billed and may still bill for the batch (settled + reserved), 0 before its first run. */

@@ -9,7 +9,14 @@ import { requestPacers, type RequestPacers } from '../pipeline/pacing/request-pa
 import { FairSendSlots } from '../pipeline/pacing/send-slots.js';
 import { cancelRows } from '../pipeline/stops/cancel-rows.js';
 import { StartRefused } from '../pipeline/start-refused.js';
-import { jobCommitted, jobCounts, jobLineCounts, jobLiveRunners, unfinished } from './batch-journal.js';
+import {
+  jobCommitted,
+  jobCounts,
+  jobLineCounts,
+  jobLiveRunners,
+  jobStoppedAtBalance,
+  unfinished,
+} from './batch-journal.js';
 import { batchOf, rowOf, BATCH_STATUSES, LIVE_STATUSES, type Batch, type BatchStatus } from './batch-record.js';
 import { BalanceStop } from './balance-stop.js';
 import { jobJournal, seconds, type ServeContext } from './context.js';
@@ -303,11 +310,16 @@ export class BatchScheduler {
 
   /**
    * A run of the batch goes on only while the batch is live in the catalog, read once the run has joined
-   * the job (see finalize): a reason to stop there otherwise.
+   * the job (see finalize): a reason to stop there otherwise. Read after the join too, a 402 another
+   * server's run of the batch got is seen either here or by the run itself.
    */
   private async startGate(batchId: string): Promise<string | undefined> {
     const { status } = await this.load(batchId);
-    return status === 'in_progress' || status === 'cancelling' ? undefined : `the batch is ${status}`;
+    if (status !== 'in_progress' && status !== 'cancelling') return `the batch is ${status}`;
+    // A batch that was live at a 402 sends no more, on whichever server runs it next (or after a restart):
+    // its run still polls and downloads what the gateway accepted.
+    if (await jobStoppedAtBalance(this.ctx, batchId)) this.balance.trip([batchId]);
+    return undefined;
   }
 
   /**

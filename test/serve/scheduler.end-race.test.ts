@@ -121,6 +121,33 @@ describe.skipIf(!BUILT || !pgAvailable())('gbatch serve: a batch ended while ano
     expect((await catalog.batch(ended.id))!.status).toBe('completed');
   }, 60_000);
 
+  it('a batch that was live at a 402 sends no more when another server (or a restart) runs it again', async () => {
+    // Every row ended deferred at the first server's 402; the batch is taken up again while still in progress
+    // (another server waiting for that run to end, or a restart before the end was written).
+    const broke = await startSim({ accounts: [{ key: KEY, balanceUsd: 0 }] });
+    const ws = workspace('gbatch-serve-race-');
+    const ended = await endedBatch(broke.baseUrl, ws.path('data'), ws.path('in.jsonl'), 6);
+    const catalog = await openServeCatalog(pg.url());
+    onTestFinished(() => catalog.close());
+    const batch = batchOf(ended);
+    await catalog.updateBatch(
+      rowOf({ ...batch, status: 'in_progress', fields: { ...batch.fields, completed_at: null, error_file_id: null } }),
+    );
+
+    // This server never saw the 402, and its gateway has money: a run that resent the rows would bill them.
+    const rich = await startSim();
+    const watch = logWatch();
+    const scheduler = new BatchScheduler(serverContext(catalog, ws.path('data'), rich.baseUrl, watch.log));
+    onTestFinished(() => scheduler.close());
+    const completed = watch.next(
+      new RegExp(`${ended.id}: completed: 0 request\\(s\\) in the output file, 6 in the error file`),
+    );
+    scheduler.start(ended.id);
+    await completed;
+    expect(rich.ledger.requests).toEqual([]);
+    expect(await jobCounts(ended.id)).toEqual({ deferred: 6 });
+  }, 60_000);
+
   it("waits to end a batch while another server's run of it is on, and ends it once that run is gone", async () => {
     const sim = await startSim();
     const ws = workspace('gbatch-serve-race-');

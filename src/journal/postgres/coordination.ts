@@ -34,6 +34,14 @@ export class PgCoordination implements Coordination {
     return rows[0]?.stop_reason === 'balance' ? 'balance' : undefined;
   }
 
+  async stoppedAtBalance(): Promise<boolean> {
+    const { rows } = await this.pool.query<{ stop_reason: string | null }>(
+      'SELECT stop_reason FROM jobs WHERE id = $1',
+      [this.jobId()],
+    );
+    return rows[0]?.stop_reason === 'balance';
+  }
+
   async takeSendSlot(account: string, intervalMs: number): Promise<number> {
     // Each send takes the slot after the last one taken (or now, when the account has been idle): sends
     // of the account are `intervalMs` apart, however many runners take slots.

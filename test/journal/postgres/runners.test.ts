@@ -204,6 +204,8 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: many runners on one job', (
     const later = await open(name);
     await later.membership.acquire();
     expect(await later.coordination.submissionsStopped()).toBeUndefined();
+    // Yet the job keeps that it was stopped at a 402 (`gbatch serve` sends no more of a batch live then).
+    expect(await later.coordination.stoppedAtBalance()).toBe(true);
 
     const account = `acct-${name}`;
     // Each wait is counted from its own call: the slot is the moment it came back plus the wait.

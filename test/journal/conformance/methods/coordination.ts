@@ -17,10 +17,12 @@ export function coordinationConformance(label: string, harness: Harness): void {
       await store.membership.acquire();
     });
 
-    it('stopSubmissions: submissionsStopped says why from then on', async () => {
+    it('stopSubmissions: submissionsStopped says why from then on, and stoppedAtBalance that it happened', async () => {
       expect(await store.coordination.submissionsStopped()).toBeUndefined();
+      expect(await store.coordination.stoppedAtBalance()).toBe(false);
       await store.coordination.stopSubmissions('balance');
       expect(await store.coordination.submissionsStopped()).toBe('balance');
+      expect(await store.coordination.stoppedAtBalance()).toBe(true);
     });
 
     it("takeSendSlot: an idle account's first send goes at once, the next one interval later", async () => {
