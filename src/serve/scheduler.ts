@@ -28,6 +28,9 @@ import { checkInput } from './validate-input.js';
 const RETRY_MIN_MS = 250;
 const FINAL: ReadonlySet<string> = new Set(['completed', 'expired', 'cancelled']);
 
+/** What an attempt to end a batch came to: see BatchScheduler.finalize. */
+type Finalized = 'ended' | 'work' | 'wait';
+
 interface LiveBatch {
   done: Promise<void>;
   stop: AbortController;
@@ -151,14 +154,19 @@ export class BatchScheduler {
       }
     }
     const inputPath = input ? String(input.record.path) : undefined;
-    for (;;) {
-      const worked = await this.work(batch, inputPath, stop);
-      if (!worked) return;
-      batch = worked;
+    for (let next: Finalized = 'work'; ;) {
+      // While another server's run of the batch is on, this one only waits to end the batch: a run of its
+      // own would have nothing to send and would hold the other server's end back in turn.
+      if (next === 'work') {
+        const worked = await this.work(batch, inputPath, stop);
+        if (!worked) return;
+        batch = worked;
+      }
       if (batch.status !== 'finalizing' && batch.status !== 'in_progress' && batch.status !== 'cancelling') break;
-      if (await this.finalize(batch)) break;
-      // Another server's run of the batch took rows up again meanwhile (a run puts deferred rows back
-      // to pending when it starts): the batch is not done yet.
+      next = await this.finalize(batch);
+      if (next === 'ended') break;
+      // Work remains (another server's run took rows up again: a run puts deferred rows back to pending when
+      // it starts), or another run is still on.
       await sleep(RETRY_MIN_MS, undefined, { signal: stop }).catch(() => undefined);
       if (stop.aborted) return;
       batch = await this.load(batchId);
@@ -249,30 +257,31 @@ export class BatchScheduler {
   }
 
   /**
-   * finalizing, then the final status with the counts and the ids of the files that have lines; false
-   * (nothing written, a `finalizing` batch back at work) when work remains and the window is open, or
-   * while a run of the batch is still on (another server's, which may yet change its rows).
+   * finalizing, then the final status with the counts and the ids of the files that have lines: 'ended'
+   * (also when another server ended it). Otherwise nothing is written and a `finalizing` batch is back at
+   * work: 'work' when work remains and the window is open, 'wait' while a run of the batch is still on
+   * (another server's, which may yet change its rows).
    */
-  private async finalize(batch: Batch): Promise<boolean> {
+  private async finalize(batch: Batch): Promise<Finalized> {
     const end = await this.endOf(batch);
     if (end === undefined) {
       if (batch.status === 'finalizing') await this.reopen(batch);
-      return false;
+      return 'work';
     }
     const total = batch.fields.request_counts.total;
     let current = batch;
     if (batch.status !== 'finalizing') {
       current = { ...batch, status: 'finalizing', fields: { ...batch.fields, finalizing_at: seconds(this.ctx.now()) } };
-      if (!(await this.save(current, [batch.status]))) return true;
+      if (!(await this.save(current, [batch.status]))) return 'ended';
     }
     // A run joins the job, then asks the catalog whether the batch is live (its start gate); here the batch
     // is finalizing, then the job's runners are asked. Whichever comes second sees the other: a run that
     // joined before is waited for, one that joins after changes nothing.
     if ((await jobLiveRunners(this.ctx, batch.id)) > 0) {
       this.ctx.log(`${batch.id}: another run of the batch is on: its end waits for it`);
-      return !(await this.reopen(current));
+      return (await this.reopen(current)) ? 'wait' : 'ended';
     }
-    if ((await this.endOf(current)) !== end) return !(await this.reopen(current));
+    if ((await this.endOf(current)) !== end) return (await this.reopen(current)) ? 'work' : 'ended';
     const lines = await jobLineCounts(this.ctx, batch.id);
     const stamp = end === 'cancelled' ? 'cancelled_at' : end === 'expired' ? 'expired_at' : 'completed_at';
     const final: Batch = {
@@ -287,11 +296,11 @@ export class BatchScheduler {
       },
     };
     // Another server sharing the journal may have ended it first: it then logged the end.
-    if (!(await this.save(final, ['finalizing']))) return true;
+    if (!(await this.save(final, ['finalizing']))) return 'ended';
     this.ctx.log(
       `${batch.id}: ${end}: ${lines.output} request(s) in the output file, ${lines.error} in the error file`,
     );
-    return true;
+    return 'ended';
   }
 
   /** How the batch ends now, by its job's counts; undefined while work remains and its window is open. */

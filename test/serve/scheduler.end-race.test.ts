@@ -82,6 +82,15 @@ async function jobCounts(batchId: string): Promise<Record<string, number>> {
   }
 }
 
+async function lastRunId(batchId: string): Promise<number | undefined> {
+  const journal = await openStore(pg.url(), { job: batchId });
+  try {
+    return (await journal.lastRun())?.id;
+  } finally {
+    await journal.close();
+  }
+}
+
 describe.skipIf(!BUILT || !pgAvailable())('gbatch serve: a batch ended while another server takes it up', () => {
   it('a run that joins after the batch ended leaves its rows as they are and sends nothing', async () => {
     // The gateway's balance is empty: the first request gets a 402, every row ends deferred (budget_exceeded).
@@ -170,10 +179,15 @@ describe.skipIf(!BUILT || !pgAvailable())('gbatch serve: a batch ended while ano
     const watch = logWatch();
     const scheduler = new BatchScheduler(serverContext(catalog, ws.path('data'), sim.baseUrl, watch.log));
     onTestFinished(() => scheduler.close());
-    const waiting = watch.next(new RegExp(`${ended.id}: another run of the batch is on: its end waits for it`));
+    const waits = new RegExp(`${ended.id}: another run of the batch is on: its end waits for it`);
+    const waiting = watch.next(waits);
     scheduler.start(ended.id);
     await waiting;
     expect((await catalog.batch(ended.id))!.status).toBe('in_progress');
+    // It only waits: no run of its own starts before it tries to end the batch again.
+    const runBefore = await lastRunId(ended.id);
+    await watch.next(waits);
+    expect(await lastRunId(ended.id)).toBe(runBefore);
     expect(watch.lines.filter((line) => line.includes('completed:'))).toEqual([]);
 
     const completed = watch.next(new RegExp(`${ended.id}: completed: 4 request\\(s\\) in the output file`));
