@@ -163,8 +163,11 @@ export class BatchScheduler {
         batch = worked;
       }
       if (batch.status !== 'finalizing' && batch.status !== 'in_progress' && batch.status !== 'cancelling') break;
+      const before = next;
       next = await this.finalize(batch);
       if (next === 'ended') break;
+      if (next === 'wait' && before !== 'wait')
+        this.ctx.log(`${batchId}: another run of the batch is on: its end waits for it`);
       // Work remains (another server's run took rows up again: a run puts deferred rows back to pending when
       // it starts), or another run is still on.
       await sleep(RETRY_MIN_MS, undefined, { signal: stop }).catch(() => undefined);
@@ -277,10 +280,7 @@ export class BatchScheduler {
     // A run joins the job, then asks the catalog whether the batch is live (its start gate); here the batch
     // is finalizing, then the job's runners are asked. Whichever comes second sees the other: a run that
     // joined before is waited for, one that joins after changes nothing.
-    if ((await jobLiveRunners(this.ctx, batch.id)) > 0) {
-      this.ctx.log(`${batch.id}: another run of the batch is on: its end waits for it`);
-      return (await this.reopen(current)) ? 'wait' : 'ended';
-    }
+    if ((await jobLiveRunners(this.ctx, batch.id)) > 0) return (await this.reopen(current)) ? 'wait' : 'ended';
     if ((await this.endOf(current)) !== end) return (await this.reopen(current)) ? 'work' : 'ended';
     const lines = await jobLineCounts(this.ctx, batch.id);
     const stamp = end === 'cancelled' ? 'cancelled_at' : end === 'expired' ? 'expired_at' : 'completed_at';
