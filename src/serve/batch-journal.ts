@@ -1,7 +1,14 @@
 // What a batch's job journal says: its counts as the Batch API counts requests, and its rows.
 import { existsSync } from 'node:fs';
 import type { ItemState } from '../core/states.js';
-import { isDatabaseUrl, openQueries, openStore, type JournalQueries, type ResultRow } from '../journal/index.js';
+import {
+  isDatabaseUrl,
+  openQueries,
+  openStore,
+  type JournalQueries,
+  type JournalStore,
+  type ResultRow,
+} from '../journal/index.js';
 import type { RequestCounts } from './batch-record.js';
 import { jobJournal, type ServeContext } from './context.js';
 import { fileOf, type LineFile } from './result-lines.js';
@@ -88,11 +95,22 @@ export async function jobStoppedAtBalance(
   ctx: Pick<ServeContext, 'dataDir' | 'journal'>,
   batchId: string,
 ): Promise<boolean> {
-  const location = jobJournal(ctx, batchId);
-  if (!isDatabaseUrl(location)) return false;
-  const journal = await openStore(location, { job: batchId });
+  if (!isDatabaseUrl(ctx.journal)) return false;
+  return (await withJobStore(ctx, batchId, (journal) => journal.coordination.stoppedAtBalance())) ?? false;
+}
+
+/**
+ * `work` on the batch's job journal opened for writing (and closed after): undefined, with nothing done,
+ * while the journal holds no job of the batch.
+ */
+export async function withJobStore<T>(
+  ctx: Pick<ServeContext, 'dataDir' | 'journal'>,
+  batchId: string,
+  work: (journal: JournalStore) => Promise<T>,
+): Promise<T | undefined> {
+  const journal = await openStore(jobJournal(ctx, batchId), { job: batchId });
   try {
-    return (await journal.getJob()) !== undefined && (await journal.coordination.stoppedAtBalance());
+    return (await journal.getJob()) ? await work(journal) : undefined;
   } finally {
     await journal.close();
   }

@@ -4,7 +4,7 @@
 // every live batch up where it was; the job's journal holds the rest, as for `gbatch run`.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { systemClock } from '../core/clock.js';
-import { isDatabaseUrl, openStore } from '../journal/index.js';
+import { isDatabaseUrl } from '../journal/index.js';
 import { requestPacers, type RequestPacers } from '../pipeline/pacing/request-pacers.js';
 import { FairSendSlots } from '../pipeline/pacing/send-slots.js';
 import { cancelRows } from '../pipeline/stops/cancel-rows.js';
@@ -16,10 +16,11 @@ import {
   jobLiveRunners,
   jobStoppedAtBalance,
   unfinished,
+  withJobStore,
 } from './batch-journal.js';
 import { batchOf, rowOf, BATCH_STATUSES, LIVE_STATUSES, type Batch, type BatchStatus } from './batch-record.js';
 import { BalanceStop } from './balance-stop.js';
-import { jobJournal, seconds, type ServeContext } from './context.js';
+import { seconds, type ServeContext } from './context.js';
 import { errorFileId, outputFileId } from './ids.js';
 import { runBatch } from './run-batch.js';
 import { checkInput } from './validate-input.js';
@@ -249,14 +250,8 @@ export class BatchScheduler {
   }
 
   private async stopEveryJob(): Promise<void> {
-    for (const row of await this.ctx.catalog.batchesIn(LIVE_STATUSES)) {
-      const journal = await openStore(this.ctx.journal, { job: row.id });
-      try {
-        if (await journal.getJob()) await journal.coordination.stopSubmissions('balance');
-      } finally {
-        await journal.close();
-      }
-    }
+    for (const row of await this.ctx.catalog.batchesIn(LIVE_STATUSES))
+      await withJobStore(this.ctx, row.id, (journal) => journal.coordination.stopSubmissions('balance'));
   }
 
   /**
@@ -365,13 +360,9 @@ export class BatchScheduler {
   }
 
   private async cancelJob(batchId: string): Promise<void> {
-    const journal = await openStore(jobJournal(this.ctx, batchId), { job: batchId });
-    try {
-      if (!(await journal.getJob())) return;
+    await withJobStore(this.ctx, batchId, async (journal) => {
       const cancel = await journal.setJobCancel('the batch was cancelled by its client');
       if (cancel) await cancelRows(journal, cancel);
-    } finally {
-      await journal.close();
-    }
+    });
   }
 }
