@@ -4,7 +4,13 @@
 // built CLI; the second is the scheduler in this process, its catalog read at the instants the test picks.
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { BUILTIN_PRICING } from '../../src/core/pricing.js';
-import { openServeCatalog, openStore, type CatalogBatch, type ServeCatalog } from '../../src/journal/index.js';
+import {
+  openServeCatalog,
+  openStore,
+  type CatalogBatch,
+  type JournalStore,
+  type ServeCatalog,
+} from '../../src/journal/index.js';
 import { batchOf, rowOf } from '../../src/serve/batch-record.js';
 import type { ServeContext } from '../../src/serve/context.js';
 import { BatchScheduler } from '../../src/serve/scheduler.js';
@@ -73,23 +79,39 @@ async function endedBatch(gateway: string, data: string, input: string, rows: nu
   }
 }
 
-async function jobCounts(batchId: string): Promise<Record<string, number>> {
+/** The catalog (closed when the test ends), with the ended batch put back in progress as before its end. */
+async function backInProgress(ended: CatalogBatch): Promise<ServeCatalog> {
+  const catalog = await openServeCatalog(pg.url());
+  onTestFinished(() => catalog.close());
+  const batch = batchOf(ended);
+  const { fields } = batch;
+  await catalog.updateBatch(
+    rowOf({
+      ...batch,
+      status: 'in_progress',
+      fields: { ...fields, finalizing_at: null, completed_at: null, output_file_id: null, error_file_id: null },
+    }),
+  );
+  return catalog;
+}
+
+/** What `read` finds in the batch's job journal, opened for it and closed after. */
+async function readJob<T>(batchId: string, read: (journal: JournalStore) => Promise<T>): Promise<T> {
   const journal = await openStore(pg.url(), { job: batchId });
   try {
-    return Object.fromEntries(Object.entries(await journal.counts()).filter(([, n]) => n > 0));
+    return await read(journal);
   } finally {
     await journal.close();
   }
 }
 
-async function lastRunId(batchId: string): Promise<number | undefined> {
-  const journal = await openStore(pg.url(), { job: batchId });
-  try {
-    return (await journal.lastRun())?.id;
-  } finally {
-    await journal.close();
-  }
-}
+const jobCounts = (batchId: string): Promise<Record<string, number>> =>
+  readJob(batchId, async (journal) =>
+    Object.fromEntries(Object.entries(await journal.counts()).filter(([, n]) => n > 0)),
+  );
+
+const lastRunId = (batchId: string): Promise<number | undefined> =>
+  readJob(batchId, async (journal) => (await journal.lastRun())?.id);
 
 describe.skipIf(!BUILT || !pgAvailable())('gbatch serve: a batch ended while another server takes it up', () => {
   it('a run that joins after the batch ended leaves its rows as they are and sends nothing', async () => {
@@ -136,12 +158,7 @@ describe.skipIf(!BUILT || !pgAvailable())('gbatch serve: a batch ended while ano
     const broke = await startSim({ accounts: [{ key: KEY, balanceUsd: 0 }] });
     const ws = workspace('gbatch-serve-race-');
     const ended = await endedBatch(broke.baseUrl, ws.path('data'), ws.path('in.jsonl'), 6);
-    const catalog = await openServeCatalog(pg.url());
-    onTestFinished(() => catalog.close());
-    const batch = batchOf(ended);
-    await catalog.updateBatch(
-      rowOf({ ...batch, status: 'in_progress', fields: { ...batch.fields, completed_at: null, error_file_id: null } }),
-    );
+    const catalog = await backInProgress(ended);
 
     // This server never saw the 402, and its gateway has money: a run that resent the rows would bill them.
     const rich = await startSim();
@@ -161,17 +178,8 @@ describe.skipIf(!BUILT || !pgAvailable())('gbatch serve: a batch ended while ano
     const sim = await startSim();
     const ws = workspace('gbatch-serve-race-');
     const ended = await endedBatch(sim.baseUrl, ws.path('data'), ws.path('in.jsonl'), 4);
-    const catalog = await openServeCatalog(pg.url());
-    onTestFinished(() => catalog.close());
     // The batch is in progress again, its rows all answered, and a runner of another server is in its job.
-    const reopened = batchOf(ended);
-    await catalog.updateBatch(
-      rowOf({
-        ...reopened,
-        status: 'in_progress',
-        fields: { ...reopened.fields, completed_at: null, finalizing_at: null, output_file_id: null },
-      }),
-    );
+    const catalog = await backInProgress(ended);
     const other = await openStore(pg.url(), { job: ended.id });
     onTestFinished(() => other.close());
     await other.membership.acquire();
