@@ -3,14 +3,26 @@
 // whether the batch holds an intent (a `submit`, refused while the job is cancelled). An adapter reads
 // the rows' heads, plans, and then only writes the plan, guarded: compare-and-set on each row's
 // from-state, the owner/lease fence, the budget check under the job's lock.
+//
+// The money rule, here and nowhere else: an attempt that may have been billed keeps its booking. A row
+// is sent again (`resubmit`, `requeue`) holding whatever its last attempt still has booked (the bound
+// of an uncertain request, the charge of an answer the gateway billed); that booking becomes the row's
+// carried booking, part of its reservation for the rest of the job, and the new attempt reserves on top
+// of it. Changes speak of the attempt (`reservedUsd`: this attempt's reservation); the row's stored
+// reservation is the carried booking plus the attempt's.
+import { roundUsd } from './money.js';
 import { StaleTransitionError } from './stale-transition.js';
 import { transition, type ItemEvent, type ItemState } from './states.js';
 
-/** A row as the plan needs it before the batch: its state and the money it holds. */
+/**
+ * A row as the plan needs it before the batch: its state and the money it holds as stored: `reservedUsd`
+ * is the row's whole reservation, of which `carriedUsd` is what earlier attempts keep booked.
+ */
 export interface RowHead {
   state: ItemState;
   reservedUsd: number;
   actualUsd: number | null;
+  carriedUsd?: number | undefined;
 }
 
 /** The part of a change the plan reads (the journal's Change is one). */
@@ -18,7 +30,10 @@ export interface PlannableChange {
   id: string;
   event: ItemEvent;
   expect?: ItemState | undefined;
-  patch?: { reservedUsd?: number | undefined; actualUsd?: number | null | undefined } | undefined;
+  /** Attempt-level money: `reservedUsd` is this attempt's reservation (the carried booking comes on top). */
+  patch?:
+    | { reservedUsd?: number | undefined; actualUsd?: number | null | undefined; carriedUsd?: number | undefined }
+    | undefined;
   detail?: Record<string, unknown> | undefined;
 }
 
@@ -28,12 +43,21 @@ export interface PlanContext {
   now: number;
 }
 
+/** The money columns of a row as the plan stores them (written over the change's attempt-level patch). */
+export interface StoredMoney {
+  reservedUsd?: number;
+  actualUsd?: number | null;
+  carriedUsd?: number;
+}
+
 /** One row's write: compare-and-set from `from` to `to`, the row becoming `owner`'s (null: no one's). */
 export interface PlannedRow<C extends PlannableChange = PlannableChange> {
   change: C;
   from: ItemState;
   to: ItemState;
   owner: string | null;
+  /** The row's money as stored after the change: the change's patch with this written over it. */
+  money: StoredMoney;
 }
 
 /** One event to append, in batch order. `detail` is the change's detail as stored (JSON text). */
@@ -76,6 +100,12 @@ export function ownerAfter(to: ItemState, runner: string | undefined): string | 
   return HELD.has(to) ? (runner ?? null) : null;
 }
 
+/**
+ * Events that send a row again: what its last attempt still holds booked (it may have been billed) is
+ * carried by the row from then on, never released by the resend.
+ */
+export const RESEND_EVENTS: ReadonlySet<ItemEvent> = new Set<ItemEvent>(['resubmit', 'requeue']);
+
 /** Whether the change records an intent: the request may leave once it is durable. */
 export function isIntent(event: ItemEvent): boolean {
   return event === 'submit';
@@ -91,7 +121,7 @@ export function planChanges<C extends PlannableChange>(
   changes: readonly C[],
   context: PlanContext,
 ): ChangePlan<C> {
-  const now = new Map<string, { state: ItemState; reservedUsd: number; actualUsd: number }>();
+  const now = new Map<string, RowMoney & { state: ItemState }>();
   const money: MoneyMove = { reservedUsd: 0, actualUsd: 0, reservingId: undefined };
   const rows: PlannedRow<C>[] = [];
   const events: PlannedEvent[] = [];
@@ -101,7 +131,12 @@ export function planChanges<C extends PlannableChange>(
     if (!row) {
       const head = heads.get(change.id);
       if (!head) throw new Error(`unknown item '${change.id}'`);
-      row = { state: head.state, reservedUsd: head.reservedUsd, actualUsd: head.actualUsd ?? 0 };
+      row = {
+        state: head.state,
+        reservedUsd: head.reservedUsd,
+        actualUsd: head.actualUsd,
+        carriedUsd: head.carriedUsd ?? 0,
+      };
       now.set(change.id, row);
     }
     const from = row.state;
@@ -110,22 +145,57 @@ export function planChanges<C extends PlannableChange>(
     }
     const to = transition(from, change.event);
     row.state = to;
-    const patch = change.patch ?? {};
-    if (patch.reservedUsd !== undefined) {
-      if (patch.reservedUsd > row.reservedUsd) money.reservingId ??= change.id;
-      money.reservedUsd += patch.reservedUsd - row.reservedUsd;
-      row.reservedUsd = patch.reservedUsd;
-    }
-    if (patch.actualUsd !== undefined) {
-      money.actualUsd += (patch.actualUsd ?? 0) - row.actualUsd;
-      row.actualUsd = patch.actualUsd ?? 0;
-    }
+    const before = { reservedUsd: row.reservedUsd, actualUsd: row.actualUsd ?? 0 };
+    const stored = moveMoney(row, change);
+    if (stored.rising) money.reservingId ??= change.id;
+    money.reservedUsd += row.reservedUsd - before.reservedUsd;
+    money.actualUsd += (row.actualUsd ?? 0) - before.actualUsd;
     if (intentId === undefined && isIntent(change.event)) intentId = change.id;
-    rows.push({ change, from, to, owner: ownerAfter(to, context.runner) });
+    rows.push({ change, from, to, owner: ownerAfter(to, context.runner), money: stored.written });
     const detail = change.detail ? JSON.stringify(change.detail) : null;
     events.push({ itemId: change.id, at: context.now, event: change.event, from, to, detail });
   }
   return { rows, events, money, intentId };
+}
+
+interface RowMoney {
+  reservedUsd: number;
+  actualUsd: number | null;
+  carriedUsd: number;
+}
+
+/**
+ * Applies one change's money to the row (in place), by the rule at the top of this file: a resend first
+ * moves what the attempt holds booked into the carried booking; an attempt-level reservation is stored
+ * on top of the carried booking. Returns the columns to write, and whether a new reservation rose (the
+ * budget is asked then).
+ */
+function moveMoney(row: RowMoney, change: PlannableChange): { written: StoredMoney; rising: boolean } {
+  const patch = change.patch ?? {};
+  if (patch.carriedUsd !== undefined) {
+    throw new Error(`item '${change.id}': the carried booking is the planner's alone; a change may not set it`);
+  }
+  const written: StoredMoney = {};
+  if (RESEND_EVENTS.has(change.event)) {
+    const held = roundUsd(row.reservedUsd - row.carriedUsd + (row.actualUsd ?? 0));
+    if (held > 0) {
+      row.carriedUsd = roundUsd(row.carriedUsd + held);
+      row.reservedUsd = row.carriedUsd;
+      row.actualUsd = null;
+      Object.assign(written, { carriedUsd: row.carriedUsd, reservedUsd: row.reservedUsd, actualUsd: null });
+    }
+  }
+  let rising = false;
+  if (patch.reservedUsd !== undefined) {
+    rising = patch.reservedUsd > roundUsd(row.reservedUsd - row.carriedUsd);
+    row.reservedUsd = roundUsd(row.carriedUsd + patch.reservedUsd);
+    written.reservedUsd = row.reservedUsd;
+  }
+  if (patch.actualUsd !== undefined) {
+    row.actualUsd = patch.actualUsd;
+    written.actualUsd = patch.actualUsd;
+  }
+  return { written, rising };
 }
 
 /**
@@ -133,7 +203,9 @@ export function planChanges<C extends PlannableChange>(
  * state its change expects, which the write then checks. Every change must name one (`expect`), and no
  * row may be named twice. The money such a batch moves is known only at the write (what the rows held
  * then): `money` here is left out, and the write moves the job's totals by what each row's patched
- * reservation and charge differ from the row's.
+ * reservation and charge differ from the row's. The rows' stored money is attempt-level here: the write
+ * adds each row's carried booking to a reservation it stores. A resend needs the row's money and is
+ * refused (plan it on the rows' heads).
  */
 export function planOnExpected<C extends PlannableChange>(
   changes: readonly C[],
@@ -145,6 +217,9 @@ export function planOnExpected<C extends PlannableChange>(
       throw new Error(`item '${change.id}': a change planned on its expected state must name it`);
     }
     if (heads.has(change.id)) throw new Error(`item '${change.id}': named twice in a batch planned on expected states`);
+    if (RESEND_EVENTS.has(change.event)) {
+      throw new Error(`item '${change.id}': a '${change.event}' carries the row's booking and is planned on its head`);
+    }
     heads.set(change.id, { state: change.expect, reservedUsd: 0, actualUsd: 0 });
   }
   const { rows, events, intentId } = planChanges(heads, changes, context);

@@ -1,4 +1,5 @@
 // The journal's view of one manifest row, and its mapping to and from the `items` table.
+import { roundUsd } from '../core/money.js';
 import type { ItemKind, ItemState } from '../core/states.js';
 
 export interface ItemError {
@@ -25,7 +26,13 @@ export interface Item {
   resolution: string | null;
   hasReferenceVideo: boolean;
   estimateUsd: number;
+  /** This attempt's reservation (the row's stored reservation less what it carries). */
   reservedUsd: number;
+  /**
+   * What earlier attempts of the row keep booked (each may have been billed): part of the job's
+   * reservations for good, on top of this attempt's (src/core/plan-changes.ts).
+   */
+  carriedUsd: number;
   priceSnapshot: unknown;
   actualUsd: number | null;
   totalTokens: number | null;
@@ -67,6 +74,7 @@ export type ItemPatch = Partial<
     | 'bytes'
     | 'lastError'
     | 'unmetered'
+    | 'carriedUsd'
   >
 >;
 
@@ -90,6 +98,7 @@ const PATCH_COLUMNS: Record<keyof ItemPatch, { column: string; json?: boolean; b
   bytes: { column: 'bytes' },
   lastError: { column: 'last_error', json: true },
   unmetered: { column: 'unmetered', bool: true },
+  carriedUsd: { column: 'carried_usd' },
 };
 
 export function patchColumns(patch: ItemPatch): { assignments: string[]; values: unknown[] } {
@@ -122,6 +131,7 @@ export interface ItemRow {
   has_reference_video: number;
   estimate_usd: number;
   reserved_usd: number;
+  carried_usd: number;
   price_snapshot: string | null;
   actual_usd: number | null;
   total_tokens: number | null;
@@ -158,7 +168,8 @@ export function rowToItem(row: ItemRow): Item {
     resolution: row.resolution,
     hasReferenceVideo: row.has_reference_video === 1,
     estimateUsd: row.estimate_usd,
-    reservedUsd: row.reserved_usd,
+    reservedUsd: row.carried_usd ? roundUsd(row.reserved_usd - row.carried_usd) : row.reserved_usd,
+    carriedUsd: row.carried_usd ?? 0,
     priceSnapshot: parse(row.price_snapshot),
     actualUsd: row.actual_usd,
     totalTokens: row.total_tokens,

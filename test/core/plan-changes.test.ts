@@ -82,7 +82,13 @@ describe('planChanges: the row each transition writes', () => {
     (event, from, to) => {
       const plan = planChanges(heads(['a', from]), [{ id: 'a', event, detail: { n: 1 } }], at);
       expect(plan.rows).toEqual([
-        { change: { id: 'a', event, detail: { n: 1 } }, from, to, owner: HELD_STATES.includes(to) ? RUNNER : null },
+        {
+          change: { id: 'a', event, detail: { n: 1 } },
+          from,
+          to,
+          owner: HELD_STATES.includes(to) ? RUNNER : null,
+          money: {},
+        },
       ]);
       expect(plan.events).toEqual([{ itemId: 'a', at: at.now, event, from, to, detail: '{"n":1}' }]);
     },
@@ -255,6 +261,69 @@ describe('planChanges: the money a batch moves', () => {
       ['submitting', 'succeeded', RUNNER],
     ]);
     expect(plan.money).toEqual({ reservedUsd: 0, actualUsd: 0.3, reservingId: 'a' });
+  });
+});
+
+describe('planChanges: an attempt that may have been billed keeps its booking', () => {
+  const carried = (state: ItemState, reservedUsd: number, actualUsd: number | null, carriedUsd = 0) =>
+    new Map<string, RowHead>([['a', { state, reservedUsd, actualUsd, carriedUsd }]]);
+
+  it('resubmit: the uncertain bound becomes the carried booking; nothing moves off the job', () => {
+    const plan = planChanges(
+      carried('uncertain', 2.5, null),
+      [{ id: 'a', event: 'resubmit', patch: { reservedUsd: 0 } }],
+      operator,
+    );
+    expect(plan.rows[0]!.money).toEqual({ carriedUsd: 2.5, reservedUsd: 2.5, actualUsd: null });
+    expect(plan.money).toEqual({ reservedUsd: 0, actualUsd: 0, reservingId: undefined });
+  });
+
+  it("requeue: a billed answer's charge (an oversize answer) moves into the carried booking", () => {
+    const plan = planChanges(
+      carried('failed', 0, 0.04),
+      [{ id: 'a', event: 'requeue', patch: { reservedUsd: 0, actualUsd: null } }],
+      operator,
+    );
+    expect(plan.rows[0]!.money).toEqual({ carriedUsd: 0.04, reservedUsd: 0.04, actualUsd: null });
+    expect(plan.money).toEqual({ reservedUsd: 0.04, actualUsd: -0.04, reservingId: undefined });
+  });
+
+  it('requeue of a refunded failure or a refusal carries nothing more than the row had', () => {
+    const plan = planChanges(
+      carried('failed', 1, null, 1),
+      [{ id: 'a', event: 'requeue', patch: { reservedUsd: 0 } }],
+      operator,
+    );
+    expect(plan.rows[0]!.money).toEqual({ reservedUsd: 1 });
+    expect(plan.money.reservedUsd).toBe(0);
+  });
+
+  it("a later attempt's reservation and settlement are stored on top of the carried booking", () => {
+    const plan = planChanges(
+      carried('pending', 2.5, null, 2.5),
+      [
+        { id: 'a', event: 'submit', patch: { reservedUsd: 2.5 } },
+        { id: 'a', event: 'accept' },
+        { id: 'a', event: 'finish', patch: { reservedUsd: 0, actualUsd: 2.1 } },
+      ],
+      at,
+    );
+    expect(plan.rows.map((r) => r.money)).toEqual([{ reservedUsd: 5 }, {}, { reservedUsd: 2.5, actualUsd: 2.1 }]);
+    expect(plan.money).toEqual({ reservedUsd: 0, actualUsd: 2.1, reservingId: 'a' });
+  });
+
+  it('a second resend adds the next lost bound to what is carried', () => {
+    const plan = planChanges(carried('uncertain', 5, null, 2.5), [{ id: 'a', event: 'resubmit' }], operator);
+    expect(plan.rows[0]!.money).toEqual({ carriedUsd: 5, reservedUsd: 5, actualUsd: null });
+  });
+
+  it('refuses a change that sets the carried booking, and a resend planned without the row', () => {
+    expect(() =>
+      planChanges(carried('uncertain', 2.5, null), [{ id: 'a', event: 'abandon', patch: { carriedUsd: 0 } }], operator),
+    ).toThrow(/carried booking is the planner's alone/);
+    expect(() => planOnExpected([{ id: 'a', event: 'resubmit', expect: 'uncertain' }], operator)).toThrow(
+      /planned on its head/,
+    );
   });
 });
 

@@ -139,6 +139,7 @@ export function makeItem(overrides: Partial<Item> = {}): Item {
     hasReferenceVideo: false,
     estimateUsd: 0.02,
     reservedUsd: 0.02,
+    carriedUsd: 0,
     priceSnapshot: snapshotPrice(kind, model, BUILTIN_PRICING),
     actualUsd: null,
     totalTokens: null,
@@ -170,8 +171,14 @@ export function withoutServeCatalog(db: import('better-sqlite3').Database): void
   db.exec('DROP TABLE serve_files; DROP TABLE serve_batches;');
 }
 
+/** Takes a journal back before schema 16: without the rows' carried booking. */
+export function withoutCarriedBooking(db: import('better-sqlite3').Database): void {
+  db.exec('ALTER TABLE items DROP COLUMN carried_usd');
+}
+
 /** Takes a journal back before schema 15: without its summaries (item sums, row times, video durations, indexes). */
 export function withoutItemSums(db: import('better-sqlite3').Database): void {
+  withoutCarriedBooking(db);
   db.exec(`DROP TRIGGER item_sums_on_update; DROP TRIGGER item_sums_on_delete; DROP TRIGGER video_duration_on_success;
     DROP INDEX items_by_model; DROP INDEX items_by_error_code; DROP TABLE item_sums; DROP TABLE video_durations;
     ALTER TABLE items DROP COLUMN submitted_at; ALTER TABLE items DROP COLUMN accepted_at;

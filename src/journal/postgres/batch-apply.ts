@@ -5,7 +5,7 @@
 // row is), writes the rows and their events and moves the job's money, or refuses the whole batch.
 import type pg from 'pg';
 import { canTransition } from '../../core/states.js';
-import { planOnExpected } from '../../core/plan-changes.js';
+import { planOnExpected, RESEND_EVENTS } from '../../core/plan-changes.js';
 import { BudgetExceededError, JobCancelledError, StaleTransitionError, type Change, type Move } from '../change.js';
 import { patchFields } from './item-row.js';
 import { followedConnectionLoss } from './connection-loss.js';
@@ -28,10 +28,12 @@ export class BatchLeaseLostError extends Error {
  * Whether the batch can take the one-statement path: every change names the state it expects (the
  * commit queue's always do) and is legal from it (an illegal one goes the long way, which tells a stale
  * row from a bug), no row is changed twice (the second would be judged on the first's result), and
- * every number in the patches survives JSON (a NaN would not).
+ * every number in the patches survives JSON (a NaN would not). A resend moves the row's carried booking,
+ * which only the row's head says: it goes the long way.
  */
 export function batchable(changes: readonly Change[]): boolean {
   if (changes.some((c) => c.expect === undefined || !canTransition(c.expect, c.event))) return false;
+  if (changes.some((c) => RESEND_EVENTS.has(c.event))) return false;
   if (new Set(changes.map((c) => c.id)).size !== changes.length) return false;
   return changes.every((c) => Object.values(c.patch ?? {}).every((v) => typeof v !== 'number' || Number.isFinite(v)));
 }

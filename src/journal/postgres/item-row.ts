@@ -4,7 +4,7 @@ import { patchColumns, rowToItem, type Item, type ItemPatch, type ItemRow } from
 
 /** Every column of ItemRow, without the PostgreSQL-only ones (job_id, owner). */
 export const ITEM_COLUMNS = `seq, id, kind, model, request, content_hash, source_file, source_line, state, attempts,
-  auto_resubmits, task_id, resolution, has_reference_video, estimate_usd, reserved_usd, price_snapshot, actual_usd,
+  auto_resubmits, task_id, resolution, has_reference_video, estimate_usd, reserved_usd, carried_usd, price_snapshot, actual_usd,
   total_tokens, final_resolution, gateway_charge_usd, result_url, response, response_status, request_id, output_path,
   sha256, bytes, last_error, unmetered, updated_at`;
 
@@ -25,6 +25,7 @@ export const PATCH_COLUMN_TYPES: Readonly<Record<string, string>> = {
   task_id: 'text',
   estimate_usd: 'double precision',
   reserved_usd: 'double precision',
+  carried_usd: 'double precision',
   price_snapshot: 'text',
   actual_usd: 'double precision',
   total_tokens: 'bigint',

@@ -74,22 +74,33 @@ export async function applyChanges(
   writer: Writer = { runnerId: undefined },
 ): Promise<Move[]> {
   const ids = [...new Set(changes.map((c) => c.id))];
-  const heads = await client.query<{ id: string; state: string; reserved_usd: number; actual_usd: number | null }>(
-    'SELECT id, state, reserved_usd, actual_usd FROM items WHERE job_id = $1 AND id = ANY($2)',
-    [jobId, ids],
-  );
+  const heads = await client.query<{
+    id: string;
+    state: string;
+    reserved_usd: number;
+    actual_usd: number | null;
+    carried_usd: number;
+  }>('SELECT id, state, reserved_usd, actual_usd, carried_usd FROM items WHERE job_id = $1 AND id = ANY($2)', [
+    jobId,
+    ids,
+  ]);
   const plan = planChanges(
     new Map(
       heads.rows.map((row) => [
         row.id,
-        { state: row.state as ItemState, reservedUsd: row.reserved_usd, actualUsd: row.actual_usd },
+        {
+          state: row.state as ItemState,
+          reservedUsd: row.reserved_usd,
+          actualUsd: row.actual_usd,
+          carriedUsd: row.carried_usd,
+        },
       ]),
     ),
     changes,
     { runner: writer.runnerId, now },
   );
-  const planned: Planned[] = plan.rows.map(({ change, from, to, owner }) => {
-    const fields = patchFields(change.patch ?? {});
+  const planned: Planned[] = plan.rows.map(({ change, from, to, owner, money }) => {
+    const fields = patchFields({ ...change.patch, ...money });
     fields.columns.push('owner');
     fields.values.push(owner);
     return { change, from, to, ...fields };

@@ -122,7 +122,10 @@ export class SqliteJournal implements JournalStore {
   private readonly summaries: boolean;
   private readonly stmt: {
     get: Database.Statement<[string], ItemRow>;
-    head: Database.Statement<[string], { seq: number; state: string; reserved_usd: number; actual_usd: number | null }>;
+    head: Database.Statement<
+      [string],
+      { seq: number; state: string; reserved_usd: number; actual_usd: number | null; carried_usd: number }
+    >;
     counts: Database.Statement<[], { state: string; n: number }>;
     kindCounts: Database.Statement<[], { kind: string; state: string; n: number }>;
     spend: Database.Statement<[], { reserved: number | null; actual: number | null }>;
@@ -163,7 +166,9 @@ export class SqliteJournal implements JournalStore {
   private prepareStatements(): SqliteJournal['stmt'] {
     return {
       get: this.db.prepare(`SELECT ${this.itemColumns} FROM items WHERE id = ?`),
-      head: this.db.prepare('SELECT seq, state, reserved_usd, actual_usd FROM items WHERE id = ?'),
+      head: this.db.prepare(
+        `SELECT seq, state, reserved_usd, actual_usd, ${carriedColumn(this.db)} FROM items WHERE id = ?`,
+      ),
       counts: this.db.prepare('SELECT state, COUNT(*) AS n FROM items GROUP BY state'),
       kindCounts: this.db.prepare('SELECT kind, state, COUNT(*) AS n FROM items GROUP BY kind, state'),
       spend: this.db.prepare('SELECT SUM(reserved_usd) AS reserved, SUM(actual_usd) AS actual FROM items'),
@@ -551,8 +556,8 @@ export class SqliteJournal implements JournalStore {
       if (intent && this.jobRow.cancel()) throw new JobCancelledError(intent.id);
       const seqs = new Map<string, number>();
       const plan = planChanges(this.heads(changes, seqs), changes, { runner: undefined, now });
-      plan.rows.forEach(({ change, from, to }, i) => {
-        const written = this.rowWrite(change.patch ?? {});
+      plan.rows.forEach(({ change, from, to, money }, i) => {
+        const written = this.rowWrite({ ...change.patch, ...money });
         const { response } = written;
         const times = this.summaries ? timeAssignments(from, to) : [];
         const assignments = [...written.assignments, ...times];
@@ -589,7 +594,12 @@ export class SqliteJournal implements JournalStore {
       const head = this.stmt.head.get(id);
       if (!head) continue;
       seqs.set(id, head.seq);
-      heads.set(id, { state: head.state as ItemState, reservedUsd: head.reserved_usd, actualUsd: head.actual_usd });
+      heads.set(id, {
+        state: head.state as ItemState,
+        reservedUsd: head.reserved_usd,
+        actualUsd: head.actual_usd,
+        carriedUsd: head.carried_usd,
+      });
     }
     return heads;
   }
@@ -711,4 +721,10 @@ export class SqliteJournal implements JournalStore {
     if (!this.eventLog) throw new Error(`${this.file}: the journal is open read-only`);
     this.eventLog.append(itemId, at, event, from, to, detail);
   }
+}
+
+/** A journal opened read-only keeps its schema: one older than the carried booking carries nothing. */
+function carriedColumn(db: Database.Database): string {
+  const has = db.prepare("SELECT 1 FROM pragma_table_info('items') WHERE name = 'carried_usd'").get() !== undefined;
+  return has ? 'carried_usd' : '0 AS carried_usd';
 }

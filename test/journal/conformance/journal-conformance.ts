@@ -15,6 +15,7 @@ import { orphanUnreadConformance } from './methods/orphan-unread.js';
 import { manifestRecordsConformance } from './methods/manifest-records.js';
 import { priorsConformance } from './methods/priors.js';
 import { applyTransitionsConformance } from './methods/apply-transitions.js';
+import { carriedBookingConformance } from './methods/carried-booking.js';
 import { markStoredConformance } from './methods/mark-stored.js';
 import { annotateConformance } from './methods/annotate.js';
 import { fenceConformance } from './methods/fence.js';
@@ -51,6 +52,7 @@ const METHODS: ReadonlyArray<(label: string, harness: Harness) => void> = [
   manifestRecordsConformance,
   priorsConformance,
   applyTransitionsConformance,
+  carriedBookingConformance,
   markStoredConformance,
   annotateConformance,
   fenceConformance,

@@ -20,7 +20,7 @@ function sumOf(items: readonly Item[]): SumRow {
     estimated: none ? null : add(items, (i) => i.estimateUsd),
     actual: settled.length ? add(settled, (i) => i.actualUsd!) : null,
     settled_estimated: settled.length ? add(settled, (i) => i.estimateUsd) : null,
-    reserved: none ? null : add(items, (i) => i.reservedUsd),
+    reserved: none ? null : add(items, (i) => i.reservedUsd + i.carriedUsd),
     over: over.length ? add(over, (i) => i.actualUsd! - i.estimateUsd) : null,
     gateway: charged.length ? add(charged, (i) => i.gatewayChargeUsd!) : null,
     gateway_n: charged.length,
@@ -76,7 +76,7 @@ export async function recount(store: JournalStore): Promise<Recount> {
         }),
     },
     spend: {
-      reservedUsd: roundUsd(items.reduce((n, i) => n + i.reservedUsd, 0)),
+      reservedUsd: roundUsd(items.reduce((n, i) => n + i.reservedUsd + i.carriedUsd, 0)),
       actualUsd: roundUsd(items.reduce((n, i) => n + (i.actualUsd ?? 0), 0)),
     },
     facets: {

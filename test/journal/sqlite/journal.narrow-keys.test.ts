@@ -96,6 +96,7 @@ describe('narrow content hash and manifest path (schema 9)', () => {
     expect(itemRows(journal)).toEqual(
       before.map((row) => ({
         ...(row as object),
+        carried_usd: 0,
         content_key: null,
         source_ref: null,
         orphan: 0,

@@ -168,7 +168,7 @@ describe('resolveAllUncertain (resolve --all-uncertain)', () => {
     expect(abandonedWhileUncertain(journal, ['u1', 'u2'])).toEqual(new Set(['u1', 'u2']));
   });
 
-  it('--resubmit makes every uncertain row pending, more rows than one page', async () => {
+  it('--resubmit makes every uncertain row pending, its bound carried, more rows than one page', async () => {
     const journal = tmp.open();
     const ids = Array.from({ length: 1_203 }, (_, i) => `u${i}`);
     ingest(
@@ -179,6 +179,8 @@ describe('resolveAllUncertain (resolve --all-uncertain)', () => {
     journal.apply(ids.map((id) => ({ id, event: 'lose' as const })));
     expect(await resolveAllUncertain(journal.store, 'resubmit')).toEqual(ids);
     expect(journal.counts()).toMatchObject({ pending: 1_203, uncertain: 0 });
-    expect(journal.spend().reservedUsd).toBe(0);
+    // Each lost request may have been billed: its bound stays booked, carried by the row.
+    expect(journal.spend().reservedUsd).toBeCloseTo(1_203 * journal.get('u0')!.estimateUsd, 9);
+    expect(journal.get('u0')).toMatchObject({ reservedUsd: 0, carriedUsd: journal.get('u0')!.estimateUsd });
   });
 });
