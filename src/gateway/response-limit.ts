@@ -17,15 +17,29 @@ export class ResponseTooLargeError extends Error {
   }
 }
 
+type Body = AsyncIterable<Buffer> & {
+  destroy?(err?: Error): unknown;
+  on?(event: 'error', listener: (err: Error) => void): unknown;
+};
+
+/**
+ * Drops the connection of a body no longer wanted. A stream destroyed before anyone read it emits its
+ * abort as an 'error' event: without a listener that event would end the process.
+ */
+function discard(body: Body): void {
+  body.on?.('error', () => {});
+  body.destroy?.();
+}
+
 /** Reads a body to its end as UTF-8, or throws ResponseTooLargeError once more than `limit` bytes came. */
 export async function readBounded(
-  body: AsyncIterable<Buffer> & { destroy?(err?: Error): unknown },
+  body: Body,
   status: number,
   limit: number,
   declaredLength: string | undefined,
 ): Promise<string> {
   if (declaredLength !== undefined && /^\d+$/.test(declaredLength.trim()) && Number(declaredLength) > limit) {
-    body.destroy?.();
+    discard(body);
     throw new ResponseTooLargeError(status, limit, Number(declaredLength));
   }
   const chunks: Buffer[] = [];
@@ -33,7 +47,7 @@ export async function readBounded(
   for await (const chunk of body) {
     seen += chunk.length;
     if (seen > limit) {
-      body.destroy?.();
+      discard(body);
       throw new ResponseTooLargeError(status, limit, seen);
     }
     chunks.push(chunk);
