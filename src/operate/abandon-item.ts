@@ -5,6 +5,8 @@ import type { Change, JournalStore } from '../journal/index.js';
 import { busyAsUsage } from './guarded-apply.js';
 import { UsageError } from '../job/options.js';
 import { COMMAND_LINE, type Operator } from '../core/operator.js';
+import { quoteArg } from '../core/shell-text.js';
+import { answerToCurrentAttempt } from './recorded-answer.js';
 
 export async function abandonItem(
   journal: JournalStore,
@@ -13,6 +15,7 @@ export async function abandonItem(
   journalArg: string,
   operator: Operator = COMMAND_LINE,
 ): Promise<string> {
+  await refuseNotBilledWhenAnswered(journal, id, notBilled, journalArg);
   const plan = await journal
     .decideAndApply<AbandonPlan>(async (reader) => {
       const item = await reader.get(id);
@@ -38,4 +41,27 @@ export async function abandonItem(
     });
   if (plan.kind === 'refused') throw new UsageError(plan.why);
   return plan.said;
+}
+
+/**
+ * `--not-billed` on a row whose billed answer the journal itself holds (a runner received it after losing its
+ * lease) would release a charge the gateway made: refused as `--resubmit` is, naming the command that settles it.
+ */
+async function refuseNotBilledWhenAnswered(
+  journal: JournalStore,
+  id: string,
+  notBilled: boolean,
+  journalArg: string,
+): Promise<void> {
+  if (!notBilled) return;
+  const item = await journal.get(id);
+  if (!item || (item.state !== 'uncertain' && item.state !== 'failed')) return;
+  if (!(await answerToCurrentAttempt(journal, item))) return;
+  const settle =
+    item.state === 'uncertain'
+      ? `settle it with \`gbatch resolve ${journalArg} ${quoteArg(id)} --recorded-answer\``
+      : 'its bound stays booked';
+  throw new UsageError(
+    `item '${id}': the journal holds the answer the gateway gave (and billed) for its request, so it was billed; ${settle} instead; nothing changed`,
+  );
 }

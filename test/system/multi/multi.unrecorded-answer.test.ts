@@ -82,6 +82,12 @@ describe.skipIf(!pgAvailable())('a runner frozen past its lease with chat answer
       });
       expect(bulk.code, describeEnd('resolve --all-uncertain --resubmit', bulk)).toBe(2);
       expect(bulk.stderr).toContain(`${commands.length} uncertain item(s) have the gateway's answer in the journal`);
+      // Nor may the operator say it was not billed: the journal knows it was.
+      const release = await runPasted(commands[0]!.line.replace(/--recorded-answer$/, '--abandon --not-billed'), {
+        ...env,
+      });
+      expect(release.code, describeEnd('resolve --abandon --not-billed', release)).toBe(2);
+      expect(release.stderr).toContain(commands[0]!.line);
 
       const after = await pasteThenRunAgain(scene, commands, 'answers');
       // From the gateway's ledger: every request it answered is a row's, once; none was sent twice.
