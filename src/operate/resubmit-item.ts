@@ -26,5 +26,5 @@ export async function resubmitItem(
     patch: { reservedUsd: 0, lastError: null },
     detail: { ...operator },
   });
-  return `item '${id}': will be sent again by the next \`gbatch run\` (if the first request reached the gateway, both may be billed)`;
+  return `item '${id}': will be sent again by the next \`gbatch run\` (if the first request reached the gateway, both may be billed: its bound stays booked against the budget)`;
 }

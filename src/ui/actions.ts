@@ -99,7 +99,7 @@ export const ACTIONS: Record<string, ActionSpec> = {
   'resubmit-uncertain': {
     title: 'Resubmit every uncertain row',
     consequence:
-      'Every uncertain row becomes pending and is sent again by the next run. Where a first request reached the gateway, both may be billed.',
+      'Every uncertain row becomes pending and is sent again by the next run. Where a first request reached the gateway, both may be billed: the bound of each first request stays booked against the budget.',
     row: false,
     async run(journal, _input, operator, arg) {
       const ids = await resolveEveryUncertain(journal, 'resubmit', false, arg, operator);
@@ -119,7 +119,7 @@ export const ACTIONS: Record<string, ActionSpec> = {
   'resubmit-row': {
     title: 'Resubmit this row',
     consequence:
-      'The row becomes pending and is sent again by the next run. If the first request reached the gateway, both may be billed.',
+      'The row becomes pending and is sent again by the next run. If the first request reached the gateway, both may be billed: its bound stays booked against the budget.',
     row: true,
     async run(journal, input, operator, arg) {
       const id = rowId(input);

@@ -75,6 +75,9 @@ export function rowBody(job: JobSummary, item: Item, events: readonly ItemEventR
     ['task id', esc(item.taskId ?? '-')],
     ['estimate', usd(r.estimated_usd)],
     ['reserved', usd(item.reservedUsd)],
+    ...(item.carriedUsd > 0
+      ? [['carried from earlier attempts (may have been billed)', usd(item.carriedUsd)] as [string, string]]
+      : []),
     ['actual', usd(r.actual_usd)],
     ['gateway charge', usd(r.gateway_charge_usd)],
     ['output', esc(item.outputPath ?? '-')],
