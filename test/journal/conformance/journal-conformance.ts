@@ -40,6 +40,7 @@ import { summariesConformance } from './methods/summaries.js';
 import { rowPageConformance } from './methods/row-page.js';
 import { rowFacetsConformance } from './methods/row-facets.js';
 import { activityConformance } from './methods/activity.js';
+import { retryAllowanceConformance } from './methods/retry-allowance.js';
 
 const METHODS: ReadonlyArray<(label: string, harness: Harness) => void> = [
   openConformance,
@@ -53,6 +54,7 @@ const METHODS: ReadonlyArray<(label: string, harness: Harness) => void> = [
   applyTransitionsConformance,
   markStoredConformance,
   annotateConformance,
+  retryAllowanceConformance,
   fenceConformance,
   countsConformance,
   countsByKindConformance,
