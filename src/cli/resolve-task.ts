@@ -34,7 +34,8 @@ export async function attachTask(
   // The bound booked now is the one a later --detach-task books again.
   await applyDecision(journal, item, {
     event: 'attach',
-    patch: { taskId, lastError: null },
+    // The operator's attach gives the task's download its tries anew.
+    patch: { taskId, lastError: null, downloadFailures: 0 },
     detail: { by: 'operator', taskId, reservedUsd: item.reservedUsd, ...(conflict ? { forced: true } : {}) },
   });
   return `item '${id}': attached task ${taskId}; the next \`gbatch run\` polls and downloads it`;

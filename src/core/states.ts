@@ -11,7 +11,7 @@ export type ItemState =
   | 'running' // video task seen in progress
   | 'succeeded' // upstream done; output not yet on disk
   | 'downloaded' // done: video on disk, or chat/responses body written to results.jsonl
-  | 'failed' // the task failed upstream (refunded), or the operator abandoned it
+  | 'failed' // the task failed upstream (refunded), its video could not be downloaded, or the operator abandoned it
   | 'rejected' // the gateway refused the request (4xx)
   | 'invalid' // never sent: the manifest row is invalid
   | 'uncertain' // the submission's outcome is unknown: waits for `gbatch resolve`
@@ -57,6 +57,7 @@ export type ItemEvent =
   | 'fail' // submitted|running -> failed: task FAILURE
   | 'vanish' // submitted|running -> uncertain: the gateway answers 404 for the task on every id it gave
   | 'store' // succeeded -> downloaded: output written
+  | 'forfeit' // succeeded -> failed: the video could not be downloaded within its bound of tries (it stays billed)
   | 'attach' // uncertain -> submitted: operator supplied the task id
   | 'adopt' // uncertain -> succeeded: operator settled a text row from the answer a runner received after losing its lease
   | 'resubmit' // uncertain -> pending: operator (or opt-in auto policy) chose to send again
@@ -81,6 +82,7 @@ const TABLE: Record<ItemEvent, Partial<Record<ItemState, ItemState>>> = {
   fail: { submitted: 'failed', running: 'failed' },
   vanish: { submitted: 'uncertain', running: 'uncertain' },
   store: { succeeded: 'downloaded' },
+  forfeit: { succeeded: 'failed' },
   attach: { uncertain: 'submitted' },
   adopt: { uncertain: 'succeeded' },
   resubmit: { uncertain: 'pending' },

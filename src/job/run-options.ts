@@ -111,7 +111,7 @@ export const RUN_OPTIONS = {
     integer: true,
     min: 0,
     max: 20,
-    help: 'send again, within the run, a video item whose task failed (refunded) or a chat/responses item refused with 408 or 425, up to this many more times each, waiting --retry-backoff doubled per retry; each attempt reserves again under --budget; 0 turns it off (default: 2)',
+    help: "send again a video item whose task failed (refunded) or a chat/responses item refused with 408 or 425, up to this many more times in the item's whole life (counted across runs; `gbatch retry` starts anew), waiting --retry-backoff doubled per retry; each attempt reserves again under --budget; 0 turns it off (default: 2)",
   },
   'retry-backoff': {
     type: 'number',

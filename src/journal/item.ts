@@ -22,6 +22,10 @@ export interface Item {
   state: ItemState;
   attempts: number;
   autoResubmits: number;
+  /** Automatic sends of the row under --retry-failed since it was ingested or an operator's `retry` (every run's). */
+  autoRetries: number;
+  /** Download rounds that failed since the row was last sent or attached (every run's); bounded in all. */
+  downloadFailures: number;
   taskId: string | null;
   resolution: string | null;
   hasReferenceVideo: boolean;
@@ -57,6 +61,8 @@ export type ItemPatch = Partial<
     Item,
     | 'attempts'
     | 'autoResubmits'
+    | 'autoRetries'
+    | 'downloadFailures'
     | 'taskId'
     | 'estimateUsd'
     | 'reservedUsd'
@@ -81,6 +87,8 @@ export type ItemPatch = Partial<
 const PATCH_COLUMNS: Record<keyof ItemPatch, { column: string; json?: boolean; bool?: boolean }> = {
   attempts: { column: 'attempts' },
   autoResubmits: { column: 'auto_resubmits' },
+  autoRetries: { column: 'auto_retries' },
+  downloadFailures: { column: 'download_failures' },
   taskId: { column: 'task_id' },
   estimateUsd: { column: 'estimate_usd' },
   reservedUsd: { column: 'reserved_usd' },
@@ -126,6 +134,9 @@ export interface ItemRow {
   state: string;
   attempts: number;
   auto_resubmits: number;
+  /** Absent from a journal an older gbatch wrote and this one opened read-only (not migrated). */
+  auto_retries?: number;
+  download_failures?: number;
   task_id: string | null;
   resolution: string | null;
   has_reference_video: number;
@@ -164,6 +175,8 @@ export function rowToItem(row: ItemRow): Item {
     state: row.state as ItemState,
     attempts: row.attempts,
     autoResubmits: row.auto_resubmits,
+    autoRetries: row.auto_retries ?? 0,
+    downloadFailures: row.download_failures ?? 0,
     taskId: row.task_id,
     resolution: row.resolution,
     hasReferenceVideo: row.has_reference_video === 1,

@@ -1,6 +1,7 @@
 // The `requeue` transition (failed|rejected -> pending) of `gbatch retry` and of the run's retry policy:
 // the previous attempt's facts go into the event log, the row's per-attempt fields are cleared, and
-// `attempts` keeps counting.
+// `attempts` keeps counting. `autoRetries` is the policy's count in the row's life: the policy's requeue
+// records its retry's number, an operator's starts a new allowance.
 import type { Item } from './item.js';
 import type { Change } from './change.js';
 import type { Operator } from '../core/operator.js';
@@ -29,6 +30,8 @@ export function requeueChange(item: Item, by: RequeueBy = { by: 'operator' }): C
       lastError: null,
       reservedUsd: 0,
       unmetered: false,
+      autoRetries: by.by === 'retry-policy' ? by.retry : 0,
+      downloadFailures: 0,
     },
     detail: {
       ...by,

@@ -25,8 +25,8 @@ export interface RunSettings {
   resubmitUncertainText: boolean;
   maxAutoResubmits: number;
   /**
-   * --retry-failed: further attempts per row and run for a refunded video failure or a transient text refusal (unset:
-   * none; the CLI default is 2).
+   * --retry-failed: further attempts per row in its life (any run) for a refunded video failure or a transient
+   * text refusal (unset: none; the CLI default is 2).
    */
   retryFailed?: number;
   /** --retry-backoff: the wait before a row's first automatic retry; doubled for each further one. */

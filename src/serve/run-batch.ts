@@ -8,6 +8,8 @@ import type { RunEvents } from '../pipeline/context.js';
 import type { SendSlots } from '../pipeline/pacing/send-slots.js';
 import type { RequestPacers } from '../pipeline/pacing/request-pacers.js';
 import { isDatabaseUrl } from '../journal/index.js';
+import { DEFAULT_RETRY_DELAY } from '../core/auto-retry.js';
+import { positiveKnob } from '../core/test-knob.js';
 import type { Batch } from './batch-record.js';
 import { batchOutDir, jobJournal, type ServeContext } from './context.js';
 
@@ -39,6 +41,8 @@ export async function runBatch(ctx: ServeContext, run: BatchRun): Promise<RunJob
     'poll-interval': ctx.pollIntervalS,
     // Validation let no invalid line through; a batch cancelled before it ended ingests them as invalid.
     'skip-invalid': true,
+    // Tests shorten the wait before a --retry-failed retry (30 s) as they shorten serve's minute.
+    'retry-backoff': positiveKnob(ctx.env, 'GBATCH_SERVE_TEST_RETRY_BACKOFF_S', DEFAULT_RETRY_DELAY.baseDelayMs / 1000),
     ...(ctx.pricingFile !== undefined ? { pricing: ctx.pricingFile } : {}),
     ...(run.budgetUsd !== undefined ? { budget: run.budgetUsd } : {}),
     // On a database the journal paces the account for every runner of every job: --rpm goes to each run.

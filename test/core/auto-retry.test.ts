@@ -3,6 +3,7 @@ import { expect, test } from 'vitest';
 import {
   autoRetryDelayMs,
   autoRetryEvent,
+  hasRetryLeft,
   retriedFromEarlierRun,
   TRANSIENT_REJECTIONS,
   type AutoRetryPolicy,
@@ -25,7 +26,7 @@ const row = (over: Partial<EndedRow>): EndedRow => ({
   ...over,
 });
 
-test('a video task that FAILED (seen polling: refunded) is requeued, up to --retry-failed times per run', () => {
+test('a video task that FAILED (seen polling: refunded) is requeued, up to --retry-failed times in the row life', () => {
   expect(autoRetryEvent(row({ from: 'running' }), 0, POLICY)).toBe('requeue');
   expect(autoRetryEvent(row({ from: 'submitted' }), 1, POLICY)).toBe('requeue');
   expect(autoRetryEvent(row({}), 2, POLICY)).toBeUndefined();
@@ -92,6 +93,8 @@ test('rows an earlier run left: a refunded video failure and a transient text re
     taskId: 'task_1',
     reservedUsd: 0,
     abandonedWhileUncertain: false,
+    autoRetries: 0,
+    downloadForfeited: false,
   };
   expect(retriedFromEarlierRun(left, policy)).toBe(true);
   expect(retriedFromEarlierRun(left, { retryFailed: 0 })).toBe(false);
@@ -109,4 +112,45 @@ test('rows an earlier run left: a refunded video failure and a transient text re
     retriedFromEarlierRun({ ...left, kind: 'chat', state: 'rejected', taskId: null, errorStatus: 400 }, policy),
   ).toBe(false);
   expect(retriedFromEarlierRun({ ...left, state: 'uncertain' }, policy)).toBe(false);
+});
+
+test('--retry-failed N is the row allowance in its whole life: each run starts from what earlier runs used', () => {
+  const policy = { retryFailed: 2 };
+  const left = {
+    kind: 'video' as const,
+    state: 'failed' as const,
+    taskId: 'task_1',
+    reservedUsd: 0,
+    abandonedWhileUncertain: false,
+    autoRetries: 0,
+    downloadForfeited: false,
+  };
+  // Sends used by earlier runs (or servers) count: with N = 2, a row sent again twice is not sent a third time.
+  expect([0, 1, 2, 3].map((autoRetries) => retriedFromEarlierRun({ ...left, autoRetries }, policy))).toEqual([
+    true,
+    true,
+    false,
+    false,
+  ]);
+  expect([0, 1, 2].map((used) => hasRetryLeft(used, policy))).toEqual([true, true, false]);
+  // A larger N on a later run gives the rest of the larger allowance, never a new one.
+  expect(retriedFromEarlierRun({ ...left, autoRetries: 2 }, { retryFailed: 3 })).toBe(true);
+  // In the run, the count the row carries from the journal decides, whichever run made it.
+  expect(autoRetryEvent(row({}), 1, POLICY)).toBe('requeue');
+  expect(autoRetryEvent(row({}), 2, POLICY)).toBeUndefined();
+});
+
+test('a video whose task succeeded but whose download was given up is never sent again by the policy', () => {
+  const forfeited = {
+    kind: 'video' as const,
+    state: 'failed' as const,
+    taskId: 'task_1',
+    reservedUsd: 0,
+    abandonedWhileUncertain: false,
+    autoRetries: 0,
+    downloadForfeited: true,
+  };
+  expect(retriedFromEarlierRun(forfeited, { retryFailed: 2 })).toBe(false);
+  // Seen in the run: it moved to failed from succeeded, not from a task's FAILURE.
+  expect(autoRetryEvent(row({ from: 'succeeded' }), 0, POLICY)).toBeUndefined();
 });

@@ -57,6 +57,7 @@ describe('planChanges: the row each transition writes', () => {
     ['vanish', 'submitted', 'uncertain'],
     ['vanish', 'running', 'uncertain'],
     ['store', 'succeeded', 'downloaded'],
+    ['forfeit', 'succeeded', 'failed'],
     ['attach', 'uncertain', 'submitted'],
     ['adopt', 'uncertain', 'succeeded'],
     ['resubmit', 'uncertain', 'pending'],

@@ -27,7 +27,7 @@ const EXPECTED: Record<ItemState, Partial<Record<ItemEvent, ItemState>>> = {
   },
   submitted: { progress: 'running', finish: 'succeeded', fail: 'failed', vanish: 'uncertain', detach: 'uncertain' },
   running: { progress: 'running', finish: 'succeeded', fail: 'failed', vanish: 'uncertain', detach: 'uncertain' },
-  succeeded: { store: 'downloaded', detach: 'uncertain' },
+  succeeded: { store: 'downloaded', forfeit: 'failed', detach: 'uncertain' },
   downloaded: { detach: 'uncertain' },
   failed: { requeue: 'pending', unreserve: 'failed', detach: 'uncertain' },
   rejected: { requeue: 'pending' },
@@ -60,6 +60,7 @@ const EVENTS: ItemEvent[] = [
   'detach',
   'vanish',
   'adopt',
+  'forfeit',
 ];
 
 const pairs = ITEM_STATES.flatMap((state) =>
@@ -70,7 +71,7 @@ describe('transition table', () => {
   it('knows exactly the states and events this test covers', () => {
     expect([...ITEM_STATES].sort()).toEqual(Object.keys(EXPECTED).sort());
     expect([...ITEM_EVENTS].sort()).toEqual([...EVENTS].sort());
-    expect(pairs).toHaveLength(12 * 22);
+    expect(pairs).toHaveLength(12 * 23);
   });
 
   it.each(pairs)('$state --$event--> $next', ({ state, event, next }) => {

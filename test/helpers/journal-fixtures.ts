@@ -134,6 +134,8 @@ export function makeItem(overrides: Partial<Item> = {}): Item {
     state: 'submitting',
     attempts: 1,
     autoResubmits: 0,
+    autoRetries: 0,
+    downloadFailures: 0,
     taskId: null,
     resolution: kind === 'video' ? '720p' : null,
     hasReferenceVideo: false,
@@ -171,18 +173,22 @@ export function withoutServeCatalog(db: import('better-sqlite3').Database): void
   db.exec('DROP TABLE serve_files; DROP TABLE serve_batches;');
 }
 
-/** Takes a journal back before schema 16: without the rows' carried booking. */
-export function withoutCarriedBooking(db: import('better-sqlite3').Database): void {
-  db.exec('ALTER TABLE items DROP COLUMN carried_usd');
-}
-
 /** Takes a journal back before schema 15: without its summaries (item sums, row times, video durations, indexes). */
 export function withoutItemSums(db: import('better-sqlite3').Database): void {
-  withoutCarriedBooking(db);
+  withoutAttemptHistory(db);
   db.exec(`DROP TRIGGER item_sums_on_update; DROP TRIGGER item_sums_on_delete; DROP TRIGGER video_duration_on_success;
     DROP INDEX items_by_model; DROP INDEX items_by_error_code; DROP TABLE item_sums; DROP TABLE video_durations;
     ALTER TABLE items DROP COLUMN submitted_at; ALTER TABLE items DROP COLUMN accepted_at;
     ALTER TABLE items DROP COLUMN succeeded_at; ALTER TABLE items DROP COLUMN finished_at;`);
+}
+
+/**
+ * Takes a journal back before schema 16: without what a row keeps of its attempts (its carried booking, its
+ * automatic retries, its failed download rounds).
+ */
+export function withoutAttemptHistory(db: import('better-sqlite3').Database): void {
+  db.exec(`ALTER TABLE items DROP COLUMN carried_usd; ALTER TABLE items DROP COLUMN auto_retries;
+    ALTER TABLE items DROP COLUMN download_failures;`);
 }
 
 /**

@@ -6,7 +6,7 @@ import { patchColumns, rowToItem, type Item, type ItemPatch, type ItemRow } from
 export const ITEM_COLUMNS = `seq, id, kind, model, request, content_hash, source_file, source_line, state, attempts,
   auto_resubmits, task_id, resolution, has_reference_video, estimate_usd, reserved_usd, carried_usd, price_snapshot, actual_usd,
   total_tokens, final_resolution, gateway_charge_usd, result_url, response, response_status, request_id, output_path,
-  sha256, bytes, last_error, unmetered, updated_at`;
+  sha256, bytes, last_error, unmetered, updated_at, auto_retries, download_failures`;
 
 export function toItem(row: ItemRow): Item {
   return rowToItem(row);
@@ -22,6 +22,8 @@ export function patchAssignments(patch: ItemPatch, firstParam: number): { assign
 export const PATCH_COLUMN_TYPES: Readonly<Record<string, string>> = {
   attempts: 'integer',
   auto_resubmits: 'integer',
+  auto_retries: 'integer',
+  download_failures: 'integer',
   task_id: 'text',
   estimate_usd: 'double precision',
   reserved_usd: 'double precision',

@@ -1,6 +1,8 @@
 // Sends again, within the run, the rows the retry policy covers (src/core/auto-retry.ts): it hears each
 // row the run ends, waits out the row's backoff, then moves it back to pending with the same guarded
 // transition an operator's `gbatch retry` (or `resolve --resubmit`) uses; the submitter reserves it again.
+// How many sends a row has had comes from the journal (its `autoRetries`, written with each requeue), so
+// no run, night or server starts a row's --retry-failed allowance again.
 import {
   autoRetryDelayMs,
   autoRetryEvent,
@@ -22,8 +24,6 @@ interface Scheduled {
 
 export class AutoRetries {
   private readonly scheduled = new Map<string, Scheduled>();
-  /** Automatic sends so far this run, per row. */
-  private readonly sent = new Map<string, number>();
   private wake: AbortController | undefined;
   /** Rows sent again this run: by --retry-failed (a row once per retry), and uncertain text rows resubmitted. */
   readonly requeued: string[] = [];
@@ -103,20 +103,21 @@ export class AutoRetries {
             errorStatus: item.lastError?.status,
             reservedUsd: item.reservedUsd,
             abandonedWhileUncertain: abandoned.has(item.id),
+            autoRetries: item.autoRetries,
+            downloadForfeited: item.downloadFailures > 0,
           },
           policy,
         ),
       );
       return {
-        changes: due.map((item) => ({ ...requeueChange(item, { by: 'retry-policy', retry: 1 }), expect: item.state })),
+        changes: due.map((item) => ({ ...policyRequeue(item), expect: item.state })),
         result: due,
       };
     });
     for (const item of requeued) {
-      this.sent.set(item.id, 1);
       this.requeued.push(item.id);
       // As the row now is (requeueChange's patch: the attempt's facts cleared), for the run's live counts.
-      ctx.events.emit('transition', { ...item, ...requeueChange(item).patch, state: 'pending' }, item.state);
+      ctx.events.emit('transition', { ...item, ...policyRequeue(item).patch, state: 'pending' }, item.state);
     }
     if (requeued.length > 0) {
       const ids = requeued
@@ -124,15 +125,17 @@ export class AutoRetries {
         .map((item) => `'${item.id}'`)
         .join(', ');
       const more = requeued.length > 20 ? ` and ${requeued.length - 20} more` : '';
+      const retries = [...new Set(requeued.map((item) => item.autoRetries + 1))].sort((a, b) => a - b);
+      const which = retries.length === 1 ? `retry ${retries[0]}` : `retries ${retries[0]}-${retries.at(-1)}`;
       log(
         ctx,
-        `sending ${requeued.length} item(s) an earlier run left failed (refunded) or refused with a transient code again (--retry-failed, retry 1 of ${policy.retryFailed}): ${ids}${more}`,
+        `sending ${requeued.length} item(s) an earlier run left failed (refunded) or refused with a transient code again (--retry-failed, ${which} of ${policy.retryFailed}): ${ids}${more}`,
       );
     }
   }
 
   private hear(item: Item, from: ItemState | undefined): void {
-    const sent = this.sent.get(item.id) ?? 0;
+    const sent = item.autoRetries;
     const event = autoRetryEvent(
       {
         kind: item.kind,
@@ -172,7 +175,6 @@ export class AutoRetries {
               };
         try {
           const updated = await ctx.commits.write(change, item);
-          if (event === 'requeue') this.sent.set(item.id, retry);
           (event === 'requeue' ? this.requeued : this.resubmitted).push(item.id);
           log(
             ctx,
@@ -187,4 +189,9 @@ export class AutoRetries {
       }),
     );
   }
+}
+
+/** The policy's requeue of a row an earlier run left: the next send of its allowance. */
+function policyRequeue(item: Item): Change {
+  return requeueChange(item, { by: 'retry-policy', retry: item.autoRetries + 1 });
 }

@@ -1,19 +1,19 @@
 // The download lane: each succeeded video is streamed to disk as soon as its task ends (result links expire).
 import PQueue from 'p-queue';
+import { afterFailedDownload, MAX_DOWNLOAD_FAILURES } from '../../core/download-tries.js';
 import { outputPathFor } from '../../core/paths.js';
 import { isRetryableDownload } from '../../gateway/download.js';
 import { DownloadError, errorSummary } from '../../gateway/errors.js';
-import type { Item } from '../../journal/index.js';
+import type { Item, ItemError } from '../../journal/index.js';
+import { changedElsewhere } from './changed-elsewhere.js';
 import { log, type RunContext } from '../context.js';
 import type { OutputStop } from '../stops/output-stop.js';
 import { pacedFollowUp } from '../pacing/request-pacers.js';
 
 /**
- * Rounds of the client's own attempts (content endpoint, then result_url) per item and run. A round
- * that fails on transient trouble (5xx, 429, a cut connection, a short body, content not ready yet) is
- * tried again after a backoff instead of leaving a finished video to a later run; a definite refusal is not.
+ * A round (the client's own attempts: content endpoint, then result_url) that fails on transient trouble
+ * is tried again after a backoff, up to src/core/download-tries.ts's bounds per run and in all.
  */
-export const MAX_DOWNLOAD_ROUNDS = 5;
 const MAX_ROUND_BACKOFF_MS = 60_000;
 
 export function isTransientDownloadFailure(err: unknown): boolean {
@@ -127,14 +127,49 @@ export class Downloader {
       // The disk, not the gateway: the temp file is gone, the item stays `succeeded`, and the run stops.
       if (this.outputs?.handle(err, dest)) return;
       const summary = errorSummary(err);
-      await ctx.journal.annotate(item.id, { lastError: summary }, 'download-error');
+      // Counted in the journal: the row's failed rounds in all, whichever run tried them.
+      const failures = item.downloadFailures + 1;
+      await ctx.journal.annotate(item.id, { lastError: summary, downloadFailures: failures }, 'download-error');
       ctx.events.emit('laneError', 'download', summary);
-      if (round < MAX_DOWNLOAD_ROUNDS && isTransientDownloadFailure(err) && !ctx.stop.signal.aborted) {
-        this.retryLater(item, round);
-        return;
-      }
+      const counted: Item = { ...item, lastError: summary, downloadFailures: failures };
+      const verdict = afterFailedDownload({
+        failures,
+        round,
+        transient: isTransientDownloadFailure(err),
+        stopping: ctx.stop.signal.aborted,
+      });
+      if (verdict === 'again') return this.retryLater(counted, round);
       this.failures++;
+      if (verdict === 'forfeit') return this.forfeit(counted, summary);
       log(ctx, `download of item '${item.id}' failed: ${summary.message}; a later run retries it`);
+    }
+  }
+
+  /** The row's download failed MAX_DOWNLOAD_FAILURES rounds: it ends `failed` with the cause; its charge stays. */
+  private async forfeit(item: Item, cause: ItemError): Promise<void> {
+    const { ctx } = this;
+    const lastError: ItemError = {
+      ...cause,
+      message: `the video could not be downloaded in ${MAX_DOWNLOAD_FAILURES} rounds of tries (its task succeeded and stays billed): ${cause.message}`,
+    };
+    try {
+      const updated = await ctx.commits.write(
+        {
+          id: item.id,
+          event: 'forfeit',
+          expect: 'succeeded',
+          patch: { lastError },
+          detail: { downloadFailures: item.downloadFailures, taskId: item.taskId },
+        },
+        item,
+      );
+      log(
+        ctx,
+        `download of item '${item.id}' failed ${item.downloadFailures} times in all; the item is failed: ${cause.message}`,
+      );
+      ctx.events.emit('transition', updated, 'succeeded');
+    } catch (err) {
+      if (!changedElsewhere(ctx, err)) throw err;
     }
   }
 

@@ -43,7 +43,13 @@ export function planOutcome(
         change: {
           id: item.id,
           event: 'accept',
-          patch: { taskId: outcome.taskId, lastError: null, ...(ids ? { response: ids } : {}) },
+          patch: {
+            taskId: outcome.taskId,
+            lastError: null,
+            ...(ids ? { response: ids } : {}),
+            // A new task: its download has its tries anew (a row sent again after an earlier task's were counted).
+            ...(item.downloadFailures > 0 ? { downloadFailures: 0 } : {}),
+          },
           detail: { taskId: outcome.taskId, attempt, ...(ids ? { taskIds: ids.task_ids } : {}) },
         },
         money: { hold: true },

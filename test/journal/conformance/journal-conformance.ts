@@ -41,6 +41,7 @@ import { summariesConformance } from './methods/summaries.js';
 import { rowPageConformance } from './methods/row-page.js';
 import { rowFacetsConformance } from './methods/row-facets.js';
 import { activityConformance } from './methods/activity.js';
+import { retryAllowanceConformance } from './methods/retry-allowance.js';
 
 const METHODS: ReadonlyArray<(label: string, harness: Harness) => void> = [
   openConformance,
@@ -55,6 +56,7 @@ const METHODS: ReadonlyArray<(label: string, harness: Harness) => void> = [
   carriedBookingConformance,
   markStoredConformance,
   annotateConformance,
+  retryAllowanceConformance,
   fenceConformance,
   countsConformance,
   countsByKindConformance,

@@ -105,6 +105,8 @@ describe('narrow content hash and manifest path (schema 9)', () => {
         accepted_at: null,
         succeeded_at: null,
         finished_at: null,
+        auto_retries: 0,
+        download_failures: 0,
       })),
     );
     expect(journal.get('old1')).toMatchObject({ contentHash: sha('old1'), sourceFile: 'manifest.jsonl' });

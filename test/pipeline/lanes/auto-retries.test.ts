@@ -51,7 +51,8 @@ describe('AutoRetries', () => {
       [1, 1000],
       [2, 2000],
     ] as const) {
-      ctx.events.emit('transition', video('failed'), 'running');
+      // The row as the journal holds it: the sends its allowance used so far.
+      ctx.events.emit('transition', video('failed', { autoRetries: retry - 1 }), 'running');
       let moved = false;
       const next = retries
         .next(() => false)
@@ -69,9 +70,11 @@ describe('AutoRetries', () => {
         event: 'requeue',
         expect: 'failed',
         detail: { by: 'retry-policy', retry },
+        patch: { autoRetries: retry },
       });
     }
-    ctx.events.emit('transition', video('failed'), 'running'); // a third failure: the allowance is spent
+    // A third failure: the allowance is spent.
+    ctx.events.emit('transition', video('failed', { autoRetries: 2 }), 'running');
     expect(await retries.next(() => false)).toBe(false);
     expect(retries.requeued).toEqual(['v', 'v']);
   });
@@ -122,5 +125,21 @@ describe('AutoRetries', () => {
     ctx.events.emit('transition', video('failed'), 'running');
     ctx.submitStop.abort('deadline');
     expect(await retries.next(() => true)).toBe(false);
+  });
+
+  it('counts what earlier runs used: a row that failed with one send left gets one retry, then no more', async () => {
+    const { ctx, clock, written } = fakeContext();
+    const retries = new AutoRetries(ctx, POLICY);
+    // Sent again once by an earlier run (or another server): this run sends it once more, as retry 2.
+    ctx.events.emit('transition', video('failed', { autoRetries: 1 }), 'running');
+    const next = retries.next(() => false);
+    await clock.waitForSleepers(1);
+    await clock.advance(2000);
+    expect(await next).toBe(true);
+    expect(written).toHaveLength(1);
+    expect(written[0]).toMatchObject({ event: 'requeue', detail: { retry: 2 }, patch: { autoRetries: 2 } });
+    ctx.events.emit('transition', video('failed', { autoRetries: 2 }), 'running');
+    expect(await retries.next(() => false)).toBe(false);
+    expect(written).toHaveLength(1);
   });
 });

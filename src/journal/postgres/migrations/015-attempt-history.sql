@@ -1,9 +1,16 @@
--- What a row's earlier attempts keep booked (each may have been billed: an uncertain request's bound, an
--- answer's charge), carried when the row is sent again (core/plan-changes.ts). It is part of reserved_usd,
--- so the job's totals and the budget count it. gbatch_apply_plan now stores a planned reservation (the
--- attempt's) on top of the row's carried booking; a resend, which moves the carried booking, is written
--- on the rows' heads (transitions.ts), never through this function.
+-- What a row keeps of its attempts.
+-- carried_usd: what its earlier attempts keep booked (each may have been billed: an uncertain request's bound, an
+-- answer's charge), carried when the row is sent again (core/plan-changes.ts). It is part of reserved_usd, so the
+-- job's totals and the budget count it.
+-- auto_retries: its automatic sends under --retry-failed (reset by an operator's retry); download_failures: its
+-- failed download rounds (reset when it is sent or attached again); kept so that every run, night or server counts
+-- the same allowance.
+-- gbatch_apply_plan (012) is replaced: it stores a planned reservation (the attempt's) on top of the row's carried
+-- booking, and writes the two counts. A resend, which moves the carried booking, is written on the rows' heads
+-- (transitions.ts), never through this function.
 ALTER TABLE items ADD COLUMN carried_usd double precision NOT NULL DEFAULT 0;
+ALTER TABLE items ADD COLUMN auto_retries integer NOT NULL DEFAULT 0;
+ALTER TABLE items ADD COLUMN download_failures integer NOT NULL DEFAULT 0;
 CREATE OR REPLACE FUNCTION gbatch_apply_plan(p_job bigint, p_runner uuid, p_now bigint, p_changes jsonb, p_intent text, p_defer boolean)
 RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -60,7 +67,9 @@ BEGIN
       sha256 = CASE WHEN c.p ? 'sha256' THEN (c.p->>'sha256')::text ELSE i.sha256 END,
       bytes = CASE WHEN c.p ? 'bytes' THEN (c.p->>'bytes')::bigint ELSE i.bytes END,
       last_error = CASE WHEN c.p ? 'last_error' THEN (c.p->>'last_error')::text ELSE i.last_error END,
-      unmetered = CASE WHEN c.p ? 'unmetered' THEN (c.p->>'unmetered')::smallint ELSE i.unmetered END
+      unmetered = CASE WHEN c.p ? 'unmetered' THEN (c.p->>'unmetered')::smallint ELSE i.unmetered END,
+      auto_retries = CASE WHEN c.p ? 'auto_retries' THEN (c.p->>'auto_retries')::integer ELSE i.auto_retries END,
+      download_failures = CASE WHEN c.p ? 'download_failures' THEN (c.p->>'download_failures')::integer ELSE i.download_failures END
     FROM (SELECT e AS x, e->'p' AS p FROM jsonb_array_elements(p_changes) e) c
     WHERE i.job_id = p_job AND i.id = ANY(v_ids) AND i.id = c.x->>'id'
       AND i.state = c.x->>'f' AND (i.owner IS NULL OR i.owner = p_runner)
