@@ -158,9 +158,18 @@ export class BatchScheduler {
                 request_counts: { total: check.requests, completed: 0, failed: 0 },
               },
             };
-      // A cancel that came meanwhile wins: the batch is then cancelled below, nothing sent.
-      if (!(await this.save(next, ['validating']))) batch = await this.load(batchId);
-      else batch = next;
+      // A cancel that came meanwhile wins: the batch is then cancelled below, nothing sent; its requests
+      // are counted all the same (each has its line in the error file).
+      if (!(await this.save(next, ['validating']))) {
+        batch = await this.load(batchId);
+        if (batch.status === 'cancelling' && check.errors.length === 0) {
+          const counted: Batch = {
+            ...batch,
+            fields: { ...batch.fields, request_counts: { total: check.requests, completed: 0, failed: 0 } },
+          };
+          if (await this.save(counted, ['cancelling'])) batch = counted;
+        }
+      } else batch = next;
       if (batch.status === 'failed') {
         this.ctx.log(`${batchId}: input failed validation: ${check.errors.length} error(s), nothing sent`);
         return;
