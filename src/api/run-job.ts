@@ -112,6 +112,8 @@ export interface RunHooks {
   pacers?: RequestPacers;
   /** Aborted when another run of the process got the gateway's 402 (`gbatch serve`): this one stops sending too. */
   balanceStop?: AbortSignal;
+  /** Aborted, its reason the job's cancellation, when the process cancelled the job itself (RunSettings.cancelStop). */
+  cancelStop?: AbortSignal;
   /** Asked once the run has joined the job, before it changes a row: a reason not to go on (RunConfig.startGate). */
   startGate?: () => Promise<string | undefined>;
   /** Called with the result before the end-of-run notification is awaited (the CLI prints its summary). */
@@ -213,6 +215,7 @@ async function runWatched(
         ...(hooks.sendSlots ? { sendSlots: hooks.sendSlots.slots, slotOwner: hooks.sendSlots.owner } : {}),
         ...(hooks.pacers ? { sharedPacers: hooks.pacers } : {}),
         ...(hooks.balanceStop ? { balanceStop: hooks.balanceStop } : {}),
+        ...(hooks.cancelStop ? { cancelStop: hooks.cancelStop } : {}),
       },
     });
   } catch (err) {

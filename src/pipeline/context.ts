@@ -59,6 +59,12 @@ export interface RunSettings {
    * balance is the account's, so this run stops submitting as at its own 402.
    */
   balanceStop?: AbortSignal;
+  /**
+   * Aborted, its reason the job's cancellation (already in the journal), when the process cancelled the job
+   * itself (`gbatch serve`'s batch cancel): this run stops sending at once, before the cancel is answered,
+   * without waiting for its next read of the journal.
+   */
+  cancelStop?: AbortSignal;
 }
 
 export interface Progress {

@@ -24,7 +24,7 @@ import { isDatabaseUrl, openStore } from '../journal/open-store.js';
 import { budgetInForce, type JobFileBudget } from '../core/job-budget.js';
 import { countsForExit } from '../core/orphans.js';
 import { orphanedLine, SHOWN_ORPHANS } from './orphaned-line.js';
-import type { Durability, JobTotals, RunEnd } from '../journal/index.js';
+import type { Durability, JobCancel, JobTotals, RunEnd } from '../journal/index.js';
 import { BudgetGuard } from './budget-guard.js';
 import type { RunContext, RunEvents, RunSettings } from './context.js';
 import { Downloader } from './lanes/downloader.js';
@@ -456,6 +456,18 @@ async function drive(
   };
   const cancels = new CancelWatch(ctx, (cancel) => submitter.jobCancelled(cancel));
   cleanups.push(() => cancels.stop());
+  const { cancelStop } = config.settings;
+  listen(
+    cancelStop,
+    () => {
+      const cancel = cancelStop!.reason as JobCancel;
+      void cancels.learn(cancel).catch((err: unknown) => {
+        // The stop took effect above; only its acknowledgement is missing (the journal busy): harmless.
+        events.emit('log', `could not acknowledge the job's cancellation: ${(err as Error).message}`);
+      });
+    },
+    cleanups,
+  );
   const monitor = new RunMonitor(
     ctx,
     {

@@ -97,7 +97,11 @@ export class BatchesApi {
     const batch = await this.owned(owner, id);
     if (batch.status !== 'validating' && batch.status !== 'in_progress' && batch.status !== 'cancelling')
       throw new ApiFailure(apiError(409, `Cannot cancel a batch with status '${batch.status}'.`));
-    return this.shown(await this.scheduler.cancel(batch));
+    const answer = await this.scheduler.cancel(batch);
+    // It moved on meanwhile (its requests all ended): the cancel is turned down as for a batch read so.
+    if (answer.status !== 'cancelling')
+      throw new ApiFailure(apiError(409, `Cannot cancel a batch with status '${answer.status}'.`));
+    return this.shown(answer);
   }
 
   private async owned(owner: string, id: string): Promise<Batch> {

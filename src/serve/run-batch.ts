@@ -26,6 +26,8 @@ export interface BatchRun {
   ingestOnly?: boolean;
   /** Aborted when another batch's run got the gateway's 402: this run stops sending too. */
   balanceStop?: AbortSignal;
+  /** Aborted, its reason the job's cancellation, when this server cancelled the batch's job: the run stops sending. */
+  cancelStop?: AbortSignal;
   /** Called at once (before another request may leave) when one of this run's submissions is answered 402. */
   onBalanceRanOut?: () => void;
   /** Asked once the run has joined the batch's job, before it changes a row: a reason not to go on. */
@@ -65,6 +67,7 @@ export async function runBatch(ctx: ServeContext, run: BatchRun): Promise<RunJob
     sendSlots: { slots: run.slots, owner: batch.id },
     ...(run.pacers ? { pacers: run.pacers } : {}),
     ...(run.balanceStop ? { balanceStop: run.balanceStop } : {}),
+    ...(run.cancelStop ? { cancelStop: run.cancelStop } : {}),
     ...(run.startGate ? { startGate: run.startGate } : {}),
   });
 }

@@ -35,6 +35,8 @@ type Finalized = 'ended' | 'work' | 'wait';
 interface LiveBatch {
   done: Promise<void>;
   stop: AbortController;
+  /** Aborted (its reason the job's cancellation) once the batch's job is cancelled: its run sends nothing more. */
+  cancelled: AbortController;
 }
 
 export class BatchScheduler {
@@ -81,24 +83,34 @@ export class BatchScheduler {
   start(batchId: string): void {
     if (this.live.has(batchId) || this.closing.signal.aborted) return;
     const stop = new AbortController();
-    const done = this.drive(batchId, stop.signal)
+    const cancelled = new AbortController();
+    const done = this.drive(batchId, stop.signal, cancelled.signal)
       .catch((err: unknown) => this.ctx.log(`${batchId}: stopped: ${(err as Error).message}`))
       .finally(() => this.live.delete(batchId));
-    this.live.set(batchId, { done, stop });
+    this.live.set(batchId, { done, stop, cancelled });
   }
 
   /**
-   * The client's cancel: the job's journal cancels it (pending rows are never sent; the live run stops
-   * sending and settles what is in flight), then the batch ends cancelled.
+   * The client's cancel, durable before it is answered: the catalog says `cancelling` (every run of the batch,
+   * on any server or after a restart, reads it once the job's rows are in and before its first send: see
+   * work), and a job that has rows is cancelled in its journal (pending rows are never sent; the journal
+   * refuses any later intent) and this server's run of it stops sending at once. The batch as it is then:
+   * `cancelling`, or the status that turned the cancel down (finalizing, or final).
    */
   async cancel(batch: Batch): Promise<Batch> {
-    const at = seconds(this.ctx.now());
-    const cancelling: Batch = { ...batch, status: 'cancelling', fields: { ...batch.fields, cancelling_at: at } };
-    if (!(await this.ctx.catalog.updateBatch(rowOf(cancelling), ['validating', 'in_progress']))) return batch;
-    // A live run stops sending at once; a batch not running (or not yet ingested) is cancelled by its drive.
-    if (this.live.has(batch.id) && (await jobCounts(this.ctx, batch.id))) await this.cancelJob(batch.id);
-    this.start(batch.id);
-    return cancelling;
+    for (let current = batch; current.status === 'validating' || current.status === 'in_progress';) {
+      const at = seconds(this.ctx.now());
+      const cancelling: Batch = { ...current, status: 'cancelling', fields: { ...current.fields, cancelling_at: at } };
+      if (await this.save(cancelling, ['validating', 'in_progress'])) {
+        await this.cancelJob(batch.id);
+        this.start(batch.id);
+        return cancelling;
+      }
+      // Its status moved meanwhile (validated, finalizing, or a finalizing batch back at work): read again.
+      current = await this.load(batch.id);
+      if (current.status !== 'validating' && current.status !== 'in_progress') return current;
+    }
+    return batch;
   }
 
   /** Stops every run (each leaves its job resumable, as an interrupted `gbatch run`) and waits for them. */
@@ -119,7 +131,7 @@ export class BatchScheduler {
     return this.ctx.catalog.updateBatch(rowOf(batch), from);
   }
 
-  private async drive(batchId: string, stop: AbortSignal): Promise<void> {
+  private async drive(batchId: string, stop: AbortSignal, cancelled: AbortSignal): Promise<void> {
     let batch = await this.load(batchId);
     const input = await this.ctx.catalog.file(batch.fields.input_file_id);
     if (batch.status === 'validating') {
@@ -146,9 +158,18 @@ export class BatchScheduler {
                 request_counts: { total: check.requests, completed: 0, failed: 0 },
               },
             };
-      // A cancel that came meanwhile wins: the batch is then cancelled below, nothing sent.
-      if (!(await this.save(next, ['validating']))) batch = await this.load(batchId);
-      else batch = next;
+      // A cancel that came meanwhile wins: the batch is then cancelled below, nothing sent; its requests
+      // are counted all the same (each has its line in the error file).
+      if (!(await this.save(next, ['validating']))) {
+        batch = await this.load(batchId);
+        if (batch.status === 'cancelling' && check.errors.length === 0) {
+          const counted: Batch = {
+            ...batch,
+            fields: { ...batch.fields, request_counts: { total: check.requests, completed: 0, failed: 0 } },
+          };
+          if (await this.save(counted, ['cancelling'])) batch = counted;
+        }
+      } else batch = next;
       if (batch.status === 'failed') {
         this.ctx.log(`${batchId}: input failed validation: ${check.errors.length} error(s), nothing sent`);
         return;
@@ -159,7 +180,7 @@ export class BatchScheduler {
       // While another server's run of the batch is on, this one only waits to end the batch: a run of its
       // own would have nothing to send and would hold the other server's end back in turn.
       if (next === 'work') {
-        const worked = await this.work(batch, inputPath, stop);
+        const worked = await this.work(batch, inputPath, stop, cancelled);
         if (!worked) return;
         batch = worked;
       }
@@ -179,7 +200,12 @@ export class BatchScheduler {
   }
 
   /** Runs the batch's job until no work is left (or the window passed): the batch then; undefined if stopped. */
-  private async work(from: Batch, input: string | undefined, stop: AbortSignal): Promise<Batch | undefined> {
+  private async work(
+    from: Batch,
+    input: string | undefined,
+    stop: AbortSignal,
+    cancelled: AbortSignal,
+  ): Promise<Batch | undefined> {
     const batchId = from.id;
     let batch = from;
     while (batch.status === 'in_progress' || batch.status === 'cancelling') {
@@ -190,35 +216,44 @@ export class BatchScheduler {
         slots: this.slots,
         pacers: this.pacers,
         stop,
+        cancelStop: cancelled,
         startGate: () => this.startGate(batchId),
       };
-      const expired = this.ctx.now() >= batch.fields.expires_at * 1000;
-      // The job's rows exist before a cancel or the expiry ends them: each request then has its error line.
-      if ((batch.status === 'cancelling' || expired) && !(await jobCounts(this.ctx, batchId)))
-        await runBatch(this.ctx, { ...run, budgetUsd: 0, ingestOnly: true });
-      if (batch.status === 'cancelling') await this.cancelJob(batchId);
-      const budget = expired ? 'none' : await this.budgetFor(batch);
-      if (budget !== 'none' && budget !== 'wait') {
-        try {
-          const result = await runBatch(this.ctx, {
-            ...run,
-            budgetUsd: budget.usd,
-            balanceStop: this.balance.signalFor(batchId),
-            onBalanceRanOut: () => this.balanceRanOut(batchId),
-          });
-          // Another server's batch got the 402 (the job's runners share the stop through the journal); a run
-          // this server stopped itself is no news (it would stop the batches created since).
-          if (result.stopReason === 'balance' && !this.balance.isStopped(batchId)) this.balanceRanOut(batchId);
-        } catch (err) {
-          // A run turned away at its gate (another server is ending the batch) is read again below, as is one
-          // that could not start or stopped on an error (the journal busy, out of reach).
-          if (err instanceof StartRefused) this.ctx.log(`${batchId}: ${err.message}`);
-          else this.ctx.log(`${batchId}: the run stopped: ${(err as Error).message}; trying again`);
-        } finally {
-          this.balance.runEnded(batchId);
+      try {
+        // The job's rows first (each request then has its line, whatever ends it), then the catalog read again,
+        // before any run that may send: a cancel answered before this read is seen here and written into the
+        // job's journal; one answered after it found the job's rows and wrote it there itself (cancel).
+        if (!(await jobCounts(this.ctx, batchId))) {
+          // No budget: one kept by the job would hold for the runs after it (they send with theirs).
+          await runBatch(this.ctx, { ...run, budgetUsd: undefined, ingestOnly: true });
+          batch = await this.load(batchId);
         }
-        if (stop.aborted) return undefined;
+        if (batch.status === 'cancelling') await this.cancelJob(batchId);
+        const expired = this.ctx.now() >= batch.fields.expires_at * 1000;
+        const budget = expired || !this.isLive(batch) ? 'none' : await this.budgetFor(batch);
+        if (budget !== 'none' && budget !== 'wait') {
+          try {
+            const result = await runBatch(this.ctx, {
+              ...run,
+              batch,
+              budgetUsd: budget.usd,
+              balanceStop: this.balance.signalFor(batchId),
+              onBalanceRanOut: () => this.balanceRanOut(batchId),
+            });
+            // Another server's batch got the 402 (the job's runners share the stop through the journal); a run
+            // this server stopped itself is no news (it would stop the batches created since).
+            if (result.stopReason === 'balance' && !this.balance.isStopped(batchId)) this.balanceRanOut(batchId);
+          } finally {
+            this.balance.runEnded(batchId);
+          }
+        }
+      } catch (err) {
+        // A run turned away at its gate (another server is ending the batch) is read again below, as is one
+        // that could not start or stopped on an error (the journal busy, out of reach).
+        if (err instanceof StartRefused) this.ctx.log(`${batchId}: ${err.message}`);
+        else this.ctx.log(`${batchId}: the run stopped: ${(err as Error).message}; trying again`);
       }
+      if (stop.aborted) return undefined;
       batch = await this.load(batchId);
       const counts = await jobCounts(this.ctx, batchId);
       const left = counts ? unfinished(counts) : batch.fields.request_counts.total;
@@ -231,6 +266,10 @@ export class BatchScheduler {
       batch = await this.load(batchId);
     }
     return batch;
+  }
+
+  private isLive(batch: Batch): boolean {
+    return batch.status === 'in_progress' || batch.status === 'cancelling';
   }
 
   /**
@@ -359,10 +398,17 @@ export class BatchScheduler {
     return { usd: 0 };
   }
 
+  /**
+   * The batch's job cancelled in its journal, when it has one (its rows are in): pending rows are never
+   * sent, the journal refuses any later intent, and this server's run of it stops sending at once.
+   */
   private async cancelJob(batchId: string): Promise<void> {
-    await withJobStore(this.ctx, batchId, async (journal) => {
-      const cancel = await journal.setJobCancel('the batch was cancelled by its client');
-      if (cancel) await cancelRows(journal, cancel);
+    const cancel = await withJobStore(this.ctx, batchId, async (journal) => {
+      const written = await journal.setJobCancel('the batch was cancelled by its client');
+      if (written) await cancelRows(journal, written);
+      return written;
     });
+    const live = this.live.get(batchId);
+    if (cancel && live && !live.cancelled.signal.aborted) live.cancelled.abort(cancel);
   }
 }

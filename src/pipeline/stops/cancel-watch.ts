@@ -32,10 +32,19 @@ export class CancelWatch {
     if (this.seen) return this.seen;
     const cancel = await this.ctx.journal.jobCancel();
     if (!cancel || this.seen) return this.seen;
+    await this.learn(cancel);
+    return cancel;
+  }
+
+  /**
+   * The job's cancellation, learnt from the journal or from the process that wrote it: submissions stop at
+   * once (before anything awaits), then it is acknowledged.
+   */
+  async learn(cancel: JobCancel): Promise<void> {
+    if (this.seen) return;
     this.seen = cancel;
     this.onCancel(cancel);
     await this.ctx.journal.membership.acknowledgeCancel();
-    return cancel;
   }
 
   start(): void {
