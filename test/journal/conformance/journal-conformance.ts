@@ -41,6 +41,7 @@ import { summariesConformance } from './methods/summaries.js';
 import { rowPageConformance } from './methods/row-page.js';
 import { rowFacetsConformance } from './methods/row-facets.js';
 import { activityConformance } from './methods/activity.js';
+import { driftsConformance } from './methods/drifts.js';
 
 const METHODS: ReadonlyArray<(label: string, harness: Harness) => void> = [
   openConformance,
@@ -75,6 +76,7 @@ const METHODS: ReadonlyArray<(label: string, harness: Harness) => void> = [
   membershipConformance,
   recoverInterruptedConformance,
   coordinationConformance,
+  driftsConformance,
   noticesConformance,
   noteUnrecordedConformance,
   lostAndRescueConformance,
