@@ -40,6 +40,8 @@ export class Poller {
   private producing = true;
   private wake: AbortController | undefined;
   private polls = 0;
+  /** The largest ratio this run recorded per model: a row charged no more above the table writes nothing. */
+  private readonly recordedDrift = new Map<string, number>();
   authRefused = false;
   /** Told each time a poll leaves the lane (the retry policy waits for the last task to end). */
   onPollDone: (() => void) | undefined;
@@ -218,7 +220,7 @@ export class Poller {
     });
     // The ratio is the job's, durable before the row settles: every runner of the job, and every later run,
     // scales by it (a crash before the settlement sees it again at the next poll: a write never lowers it).
-    if (metered.driftRatio !== undefined)
+    if (metered.driftRatio !== undefined && metered.driftRatio > (this.recordedDrift.get(item.model!) ?? 1)) {
       await this.ctx.journal.recordDrift({
         account: this.ctx.account,
         model: item.model!,
@@ -231,6 +233,8 @@ export class Poller {
         tableUsd: metered.tableUsd!,
         ratio: metered.driftRatio,
       });
+      this.recordedDrift.set(item.model!, metered.driftRatio);
+    }
     const note =
       status.totalTokens !== undefined
         ? undefined

@@ -1,7 +1,7 @@
 -- The gateway's group ratio as each job learned it (src/core/seen-drift.ts): per job, account and model,
 -- the settled video charged furthest above the pricing table, with what its table figure is computed from.
 -- Written when seen; a write never lowers a ratio. Every runner of the job reads it with the job's money.
-CREATE TABLE drifts (
+CREATE TABLE IF NOT EXISTS drifts (
   job_id bigint NOT NULL,
   account text NOT NULL,
   model text NOT NULL,
