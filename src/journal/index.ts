@@ -36,6 +36,7 @@ export type {
 export { BudgetExceededError, JobCancelledError, type Move } from './change.js';
 export type {
   Coordination,
+  JobMoney,
   Durability,
   ItemFilter,
   IngestOptions,

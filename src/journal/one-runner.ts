@@ -6,7 +6,8 @@
 import type { ItemState } from '../core/states.js';
 import type { Spend } from './change.js';
 import type { JobNotices } from './job-notices.js';
-import type { Coordination, ResultsPrefix } from './store.js';
+import type { SeenDrift } from '../core/seen-drift.js';
+import type { Coordination, JobMoney, ResultsPrefix } from './store.js';
 
 const IN_FLIGHT: readonly ItemState[] = ['submitting', 'submitted', 'running'];
 
@@ -14,6 +15,7 @@ interface OneRunnerJournal {
   now(): number;
   spend(): Promise<Spend>;
   counts(): Promise<Record<ItemState, number>>;
+  drifts(): Promise<SeenDrift[]>;
 }
 
 export class OneRunnerCoordination implements Coordination {
@@ -73,9 +75,13 @@ export class OneRunnerCoordination implements Coordination {
     this.prefixes.set(file, prefix);
   }
 
-  async jobMoney(): Promise<Spend & { inFlight: boolean }> {
+  async jobMoney(): Promise<JobMoney> {
     const counts = await this.journal.counts();
-    return { ...(await this.journal.spend()), inFlight: IN_FLIGHT.some((state) => counts[state] > 0) };
+    return {
+      ...(await this.journal.spend()),
+      inFlight: IN_FLIGHT.some((state) => counts[state] > 0),
+      drifts: await this.journal.drifts(),
+    };
   }
 }
 

@@ -5,6 +5,7 @@ import type { JobFileBudget } from '../core/job-budget.js';
 import type { ItemState } from '../core/states.js';
 import type { KindCounts } from './kind-counts.js';
 import type { ForgetOutcome, ListingRow, OrphanSummary } from './orphans.js';
+import type { SeenDrift } from '../core/seen-drift.js';
 import type { TaskIdHolder } from '../core/task-attach.js';
 import type { Change, JobRecord, Move, Spend } from './change.js';
 import type { IngestEntry, IngestSummary } from './ingest-rules.js';
@@ -339,7 +340,14 @@ export interface Coordination {
    * and whether any row of the job is in flight (submitting, submitted, running): its reservation may
    * still settle or be released, so a runner short of headroom waits instead of deferring.
    */
-  jobMoney(): Promise<Spend & { inFlight: boolean }>;
+  jobMoney(): Promise<JobMoney>;
+}
+
+/** The job's money, whether any row is in flight, and the group ratios seen (the same read: see jobMoney()). */
+export interface JobMoney extends Spend {
+  inFlight: boolean;
+  /** Every settled video the gateway was seen charging above the table: one per account and model (drifts()). */
+  drifts: SeenDrift[];
 }
 
 /**
@@ -511,6 +519,13 @@ export interface JournalStore extends JournalQueries {
   annotate(id: string, patch: ItemPatch, note: string): Promise<void>;
   /** Makes every `relaxed` commit so far durable. */
   flush(): Promise<void>;
+  /**
+   * Keeps a settled video the gateway charged above the table, durable before it returns: for its account and
+   * model, the one with the largest ratio stays (a write never lowers it). Every runner of the job reads them.
+   */
+  recordDrift(seen: SeenDrift): Promise<void>;
+  /** The largest ratio seen per account and model (recordDrift), in account and model order. */
+  drifts(): Promise<SeenDrift[]>;
   /**
    * Reads, decides and applies under one write lock: what `decide` saw is what is changed. The changes
    * `decide` returns are applied atomically with its reads.

@@ -26,7 +26,7 @@ export class BudgetGuard {
   private jobInFlight = false;
   /** Of the reserved figure, what a look at the job's totals may have counted twice (see observe()). */
   private doubtUsd = 0;
-  /** The largest ratio this run saw the gateway charge above the pricing table (1: none). */
+  /** The largest ratio the gateway was seen charging this account above the pricing table (1: none). */
   private drift = 1;
 
   constructor(

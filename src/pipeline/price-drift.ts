@@ -2,22 +2,33 @@
 // table's figure, the gateway's, and what the run does about it.
 import { formatRatio } from '../core/charge-check.js';
 import { formatUsd } from '../core/money.js';
-import type { Item } from '../journal/index.js';
 
-/** `earlier`: seen in an earlier run of the job (the run starts from it), rather than just now. */
+/**
+ * Who saw it: this run just now (`now`), an earlier run of the job (this run starts from it), or another
+ * runner of the job while this one runs (its later reservations are scaled from now on).
+ */
+export type DriftWitness = 'now' | 'earlier' | 'another runner';
+
 export function priceDriftLine(
-  item: Item,
+  row: { id: string; model: string | null },
   tableUsd: number,
   gatewayUsd: number,
   ratio: number,
-  earlier = false,
+  witness: DriftWitness = 'now',
 ): string {
+  const later = witness === 'earlier' ? '' : 'later ';
   const then = Number.isFinite(ratio)
-    ? `every ${earlier ? '' : 'later '}reservation is scaled by ${formatRatio(ratio)}`
-    : `no ${earlier ? '' : 'later '}row fits the budget`;
+    ? `every ${later}reservation is scaled by ${formatRatio(ratio)}`
+    : `no ${later}row fits the budget`;
+  const who =
+    witness === 'earlier'
+      ? 'an earlier run saw '
+      : witness === 'another runner'
+        ? 'another runner of the job saw '
+        : '';
   return (
-    `${earlier ? 'an earlier run saw ' : ''}model '${item.model}' (item '${item.id}'): the gateway charged ${formatUsd(gatewayUsd)}, ` +
-    `the pricing table says ${formatUsd(tableUsd)} (${formatRatio(ratio)}): ${earlier ? '' : "booked the gateway's charge; "}${then}; ` +
+    `${who}model '${row.model}' (item '${row.id}'): the gateway charged ${formatUsd(gatewayUsd)}, ` +
+    `the pricing table says ${formatUsd(tableUsd)} (${formatRatio(ratio)}): ${witness === 'now' ? "booked the gateway's charge; " : ''}${then}; ` +
     "correct the pricing file (its group_ratio or the model's rates)"
   );
 }

@@ -28,7 +28,7 @@ import type { Durability, JobCancel, JobTotals, RunEnd } from '../journal/index.
 import { BudgetGuard } from './budget-guard.js';
 import type { RunContext, RunEvents, RunSettings } from './context.js';
 import { Downloader } from './lanes/downloader.js';
-import { earlierDrift } from './earlier-drift.js';
+import { adoptDrifts, DriftReads } from './job-drift.js';
 import { exitCodeFor, EXIT } from './exit-code.js';
 import { GatewayWatch } from './stops/gateway-watch.js';
 import { ingestManifests, type IngestOutcome } from '../ingest/ingest-manifests.js';
@@ -39,7 +39,6 @@ import { lossWords } from './ending/journal-rescue.js';
 import { refuseUnpricedHeldRows } from './lanes/held-row-prices.js';
 import { LaneFailures } from './lanes/lane-failures.js';
 import { Poller } from './lanes/poller.js';
-import { priceDriftLine } from './price-drift.js';
 import { recoverJournal, type Recovery } from './recover.js';
 import { crashEndOf, runEndOf } from '../core/run-ending.js';
 import { journalOutageLine } from '../journal/outage.js';
@@ -373,9 +372,9 @@ async function drive(
         clock,
       ),
   };
-  const earlier = await earlierDrift(journal, config.pricing);
-  if (earlier && ctx.budget.observeDrift(earlier.ratio))
-    events.emit('log', priceDriftLine(earlier.item, earlier.tableUsd, earlier.gatewayUsd, earlier.ratio, true));
+  // The group ratio the job's runs saw: this run's first reservations are scaled by it already.
+  adoptDrifts(ctx, await journal.drifts(), 'earlier');
+  const driftReads = new DriftReads(ctx);
   const cleanups: Array<() => void> = [() => stops.dispose()];
   listen(config.interrupt, () => stops.interrupt(signalName(config.interrupt)), cleanups);
   listen(config.forceInterrupt, () => stops.force(), cleanups);
@@ -421,6 +420,7 @@ async function drive(
     claimedAll: () => void results.flush(),
     beforeSubmit: () => guard.checkSoon(),
     budgetRefused: () => peers.observeBudget(),
+    beforeBooking: () => driftReads.fresh(),
     unrecorded: (outcome) => guard.keepUnrecorded(outcome),
   });
   const peers = new JobPeers(

@@ -12,6 +12,7 @@ function journal(counts: Partial<Record<ItemState, number>> = {}) {
     now: () => clock.at,
     spend: async () => ({ reservedUsd: 0.5, actualUsd: 0.25 }),
     counts: async () => all,
+    drifts: async () => [],
   };
 }
 
@@ -67,6 +68,7 @@ describe('one-runner coordination', () => {
       reservedUsd: 0.5,
       actualUsd: 0.25,
       inFlight: false,
+      drifts: [],
     });
     expect((await new OneRunnerCoordination(journal({ running: 1 })).jobMoney()).inFlight).toBe(true);
   });

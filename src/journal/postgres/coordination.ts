@@ -3,8 +3,8 @@
 // the database's clock, so hosts whose clocks disagree still share one pace.
 import type pg from 'pg';
 import { roundUsd } from '../../core/money.js';
-import type { Spend } from '../change.js';
-import type { Coordination, ResultsPrefix } from '../store.js';
+import { DRIFT_COLUMNS, driftOfRow, type DriftRow } from '../drift-rows.js';
+import type { Coordination, JobMoney, ResultsPrefix } from '../store.js';
 import { DB_NOW_MS } from './db-time.js';
 import { checkout, idleInTransactionMs } from './pool.js';
 import type { PgMembership } from './membership.js';
@@ -88,10 +88,19 @@ export class PgCoordination implements Coordination {
     );
   }
 
-  async jobMoney(): Promise<Spend & { inFlight: boolean }> {
-    const { rows } = await this.pool.query<{ reserved_usd: number; actual_usd: number; in_flight: boolean }>(
+  async jobMoney(): Promise<JobMoney> {
+    // The group ratios seen ride on the same read: a runner scales by another's as soon as it looks at the money.
+    const { rows } = await this.pool.query<{
+      reserved_usd: number;
+      actual_usd: number;
+      in_flight: boolean;
+      drifts: DriftRow[] | null;
+    }>(
       `SELECT reserved_usd, actual_usd,
-      EXISTS (SELECT 1 FROM items WHERE job_id = $1 AND state = ANY($2)) AS in_flight FROM jobs WHERE id = $1`,
+      EXISTS (SELECT 1 FROM items WHERE job_id = $1 AND state = ANY($2)) AS in_flight,
+      (SELECT json_agg(json_build_object(${DRIFT_COLUMNS.map((c) => `'${c}', ${c}`).join(', ')}) ORDER BY account, model)
+        FROM drifts WHERE job_id = $1) AS drifts
+      FROM jobs WHERE id = $1`,
       [this.jobId(), IN_FLIGHT],
     );
     const row = rows[0];
@@ -99,6 +108,7 @@ export class PgCoordination implements Coordination {
       reservedUsd: roundUsd(row?.reserved_usd ?? 0),
       actualUsd: roundUsd(row?.actual_usd ?? 0),
       inFlight: row?.in_flight ?? false,
+      drifts: (row?.drifts ?? []).map(driftOfRow),
     };
   }
 

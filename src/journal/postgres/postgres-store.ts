@@ -51,6 +51,8 @@ import { applyBatch, batchable, BatchLeaseLostError } from './batch-apply.js';
 import { DB_NOW_MS } from './db-time.js';
 import { ITEM_COLUMNS, toItem } from './item-row.js';
 import { PgCoordination } from './coordination.js';
+import { jobDrifts, recordDrift } from './drifts.js';
+import type { SeenDrift } from '../../core/seen-drift.js';
 import type { JobNotices } from '../job-notices.js';
 import { PgJobNotices } from './job-notices.js';
 import { writeLockSql } from './advisory-locks.js';
@@ -491,6 +493,14 @@ export class PostgresJournalStore implements JournalStore {
       await this.enterWrite(client, jobId, 'shared');
       await annotateItem(client, jobId, id, patch, note, this.now());
     });
+  }
+
+  async recordDrift(seen: SeenDrift): Promise<void> {
+    await recordDrift(this.pool, this.assertWritable(), seen, this.now());
+  }
+
+  async drifts(): Promise<SeenDrift[]> {
+    return jobDrifts(this.pool, this.jobId);
   }
 
   async flush(): Promise<void> {

@@ -57,6 +57,8 @@ import {
   type Spend,
 } from '../change.js';
 import { JobRow } from './job-row.js';
+import { SqliteDrifts } from './drifts.js';
+import type { SeenDrift } from '../../core/seen-drift.js';
 import { eventLogRecords, itemEvents, ItemReads, manifestRecords, priors, reportSums } from './queries.js';
 import { abandonedWhileUncertain, lastSubmitTimes, taskIdHolders } from './history.js';
 import { modelGroups } from './model-groups.js';
@@ -103,6 +105,7 @@ export class SqliteJournal implements JournalStore {
   private readonly clock: { now(): number };
   private readonly updateCache = new Map<string, Database.Statement>();
   private resultRowsReader: ResultRows | undefined;
+  private driftRows: SqliteDrifts | undefined;
   private spendCache: Spend | undefined;
   private readonly syncMode: 'full' | 'off';
   private readonly syncWal: (walPath: string) => void;
@@ -328,6 +331,21 @@ export class SqliteJournal implements JournalStore {
       this.spendCache = { reservedUsd: roundUsd(row.reserved ?? 0), actualUsd: roundUsd(row.actual ?? 0) };
     }
     return { ...this.spendCache };
+  }
+
+  async recordDrift(seen: SeenDrift): Promise<void> {
+    this.assertWritable();
+    this.driftTable().record(seen, this.now());
+  }
+
+  async drifts(): Promise<SeenDrift[]> {
+    return this.driftTable().list();
+  }
+
+  /** Prepared on first use: a journal opened read-only by an older gbatch's schema has no such table. */
+  private driftTable(): SqliteDrifts {
+    this.driftRows ??= new SqliteDrifts(this.db);
+    return this.driftRows;
   }
 
   async list(states: readonly ItemState[], limit = -1, afterSeq = 0): Promise<Item[]> {

@@ -40,6 +40,8 @@ export class Poller {
   private producing = true;
   private wake: AbortController | undefined;
   private polls = 0;
+  /** The largest ratio this run recorded per model: a row charged no more above the table writes nothing. */
+  private readonly recordedDrift = new Map<string, number>();
   authRefused = false;
   /** Told each time a poll leaves the lane (the retry policy waits for the last task to end). */
   onPollDone: (() => void) | undefined;
@@ -171,7 +173,7 @@ export class Poller {
       this.reschedule({ ...due, failures: 0, notFound: 0 });
       return;
     }
-    const outcome = status.phase === 'succeeded' ? this.finish(item, status) : this.fail(item, status);
+    const outcome = status.phase === 'succeeded' ? await this.finish(item, status) : this.fail(item, status);
     const change = { ...outcome, patch: { ...outcome.patch, ...answeredBy } };
     const updated = await ctx.commits.write(change, item);
     ctx.events.emit('transition', updated, item.state);
@@ -205,7 +207,7 @@ export class Poller {
     ctx.events.emit('transition', updated, item.state);
   }
 
-  private finish(item: Item, status: TaskStatus): Change {
+  private async finish(item: Item, status: TaskStatus): Promise<Change> {
     // Without total_tokens (and no charge of the gateway's own): unmetered, booked at its reservation (the bound).
     const metered = meterVideoSuccess({
       totalTokens: status.totalTokens,
@@ -216,6 +218,23 @@ export class Poller {
       snapshot: item.priceSnapshot as PriceSnapshot,
       reservedUsd: item.reservedUsd,
     });
+    // The ratio is the job's, durable before the row settles: every runner of the job, and every later run,
+    // scales by it (a crash before the settlement sees it again at the next poll: a write never lowers it).
+    if (metered.driftRatio !== undefined && metered.driftRatio > (this.recordedDrift.get(item.model!) ?? 1)) {
+      await this.ctx.journal.recordDrift({
+        account: this.ctx.account,
+        model: item.model!,
+        itemId: item.id,
+        totalTokens: status.totalTokens!,
+        finalResolution: status.finalResolution ?? null,
+        resolution: item.resolution,
+        hasReferenceVideo: item.hasReferenceVideo,
+        gatewayChargeUsd: status.gatewayChargeUsd!,
+        tableUsd: metered.tableUsd!,
+        ratio: metered.driftRatio,
+      });
+      this.recordedDrift.set(item.model!, metered.driftRatio);
+    }
     const note =
       status.totalTokens !== undefined
         ? undefined

@@ -47,6 +47,11 @@ export interface SubmitterHooks {
    * gone). Must be cheap.
    */
   beforeSubmit?(): void;
+  /**
+   * A text answer arrived and is about to be booked: the group ratio the job's runners saw is read afresh (its
+   * usage carries no price). Never rejects: the answer is booked whatever the read did.
+   */
+  beforeBooking?(): Promise<void>;
 }
 
 export type SubmitStopReason = 'balance' | 'budget' | 'auth' | 'cancelled' | undefined;
@@ -251,6 +256,7 @@ export class Submitter {
         outcome.error.code === 'GBATCH_ABORTED'
       )
         this.cut++;
+      if (outcome.kind === 'completed') await this.hooks.beforeBooking?.();
       // --max-attempts counts this run's attempts: a row left pending by an earlier run (or sent again by
       // `retry`) gets a fresh allowance, while its attempt numbers keep counting in the journal.
       const plan = planOutcome(

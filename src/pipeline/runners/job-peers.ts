@@ -3,6 +3,7 @@
 // shares the account's 429 pause both ways. On a journal one runner owns, there is nothing to do.
 import type { Item } from '../../journal/index.js';
 import { log, type RunContext } from '../context.js';
+import { adoptDrifts } from '../job-drift.js';
 import { repeatWithoutOverlap, type Repeating } from '../repeat.js';
 
 export interface PeerLanes {
@@ -102,13 +103,16 @@ export class JobPeers {
 
   /**
    * The job's money as the journal holds it becomes this runner's view: what the other runners reserved
-   * and settled, and whether their work in flight may still free headroom for a row waiting on the budget.
+   * and settled, and whether their work in flight may still free headroom for a row waiting on the budget;
+   * with it, the group ratio another runner saw the gateway charge (later reservations are scaled by it).
    */
   async observeBudget(): Promise<void> {
     const { journal } = this.ctx;
     if (!journal.capabilities.sharedRunners) return;
     const mark = this.ctx.budget.mark();
-    this.ctx.budget.observe(await journal.coordination.jobMoney(), mark);
+    const money = await journal.coordination.jobMoney();
+    adoptDrifts(this.ctx, money.drifts, 'another runner');
+    this.ctx.budget.observe(money, mark);
   }
 
   async tick(): Promise<void> {

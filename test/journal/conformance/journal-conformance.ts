@@ -42,6 +42,7 @@ import { rowPageConformance } from './methods/row-page.js';
 import { rowFacetsConformance } from './methods/row-facets.js';
 import { activityConformance } from './methods/activity.js';
 import { retryAllowanceConformance } from './methods/retry-allowance.js';
+import { driftsConformance } from './methods/drifts.js';
 
 const METHODS: ReadonlyArray<(label: string, harness: Harness) => void> = [
   openConformance,
@@ -77,6 +78,7 @@ const METHODS: ReadonlyArray<(label: string, harness: Harness) => void> = [
   membershipConformance,
   recoverInterruptedConformance,
   coordinationConformance,
+  driftsConformance,
   noticesConformance,
   noteUnrecordedConformance,
   lostAndRescueConformance,

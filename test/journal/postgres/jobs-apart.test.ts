@@ -1,5 +1,6 @@
 // One database, many jobs: the same ids in two jobs are two rows each with its own state, events,
-// runs, manifests and runners; read-only stores see nothing of a job (or a schema) that is not there.
+// runs, manifests, runners and group ratios seen; read-only stores see nothing of a job (or a schema)
+// that is not there.
 import { describe, expect, it } from 'vitest';
 import { openQueries, openStore, type JournalStore } from '../../../src/journal/index.js';
 import { pgAvailable, PG_TEST_URL, usePgSchema, withSearchPath } from '../../helpers/postgres.js';
@@ -29,6 +30,22 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: jobs in one database', () =
       expect(await b.membership.runners()).toEqual([]);
       expect(await b.membership.acquire()).toBeUndefined();
       expect((await b.reportSums()).total.items).toBe(1);
+      const seen = {
+        account: 'acct',
+        model: 'video-mini',
+        itemId: 'x',
+        totalTokens: 108_900,
+        resolution: '720p',
+        finalResolution: '720p',
+        hasReferenceVideo: false,
+        tableUsd: 0.18417168,
+        gatewayChargeUsd: 0.36834336,
+        ratio: 2,
+      };
+      await a.recordDrift(seen);
+      expect(await a.drifts()).toEqual([seen]);
+      expect(await b.drifts()).toEqual([]);
+      expect((await b.coordination.jobMoney()).drifts).toEqual([]);
       expect((await a.reportSums()).total.items).toBe(2);
       await expect(a.saveJob({ name: 'job-b', manifest: 'b', options: {} })).rejects.toThrow(
         "cannot save job 'job-b' into job 'job-a'",

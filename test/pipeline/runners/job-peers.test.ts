@@ -17,7 +17,7 @@ function peers(heldFor: number) {
         submissionsStopped: async () => undefined,
         pauseAccount: async () => {},
         accountPause: async () => 0,
-        jobMoney: async () => ({ reservedUsd: 0, actualUsd: 0, inFlight: false }),
+        jobMoney: async () => ({ reservedUsd: 0, actualUsd: 0, inFlight: false, drifts: [] }),
       },
       membership: {
         othersWork: async () => ({ held: looks++ < heldFor ? 2 : 0, claimable: 0 }),

@@ -71,12 +71,27 @@ export function coordinationConformance(label: string, harness: Harness): void {
 
     it("jobMoney: the job's reserved and settled money, and whether a row is in flight", async () => {
       await ingest(store, [row('a', 1), row('b', 2)]);
-      expect(await store.coordination.jobMoney()).toEqual({ reservedUsd: 0, actualUsd: 0, inFlight: false });
+      expect(await store.coordination.jobMoney()).toEqual({
+        reservedUsd: 0,
+        actualUsd: 0,
+        inFlight: false,
+        drifts: [],
+      });
       await store.applyTransitions([submit('a', 0.25), submit('b', 0.5)]);
       await store.applyTransitions([{ id: 'b', event: 'complete', patch: { reservedUsd: 0, actualUsd: 0.125 } }]);
-      expect(await store.coordination.jobMoney()).toEqual({ reservedUsd: 0.25, actualUsd: 0.125, inFlight: true });
+      expect(await store.coordination.jobMoney()).toEqual({
+        reservedUsd: 0.25,
+        actualUsd: 0.125,
+        inFlight: true,
+        drifts: [],
+      });
       await store.applyTransitions([{ id: 'a', event: 'complete', patch: { reservedUsd: 0, actualUsd: 0.25 } }]);
-      expect(await store.coordination.jobMoney()).toEqual({ reservedUsd: 0, actualUsd: 0.375, inFlight: false });
+      expect(await store.coordination.jobMoney()).toEqual({
+        reservedUsd: 0,
+        actualUsd: 0.375,
+        inFlight: false,
+        drifts: [],
+      });
     });
   });
 }

@@ -1,0 +1,54 @@
+// The group ratio a runner scales by: the largest its account was seen charged above the pricing table, by
+// this runner or by any run of the job. The journal keeps what each saw (recordDrift); a run starts from it,
+// runners sharing a job take each other's with every look at the job's money, and afresh before a text answer
+// is booked (its usage carries no price: only the ratio says what the gateway billed for it).
+import { driftInForce, type SeenDrift } from '../core/seen-drift.js';
+import { log, type RunContext } from './context.js';
+import { priceDriftLine, type DriftWitness } from './price-drift.js';
+
+/** Takes the ratios the journal holds: a new high scales every later reservation and is said once. */
+export function adoptDrifts(ctx: RunContext, seen: readonly SeenDrift[], witness: DriftWitness): void {
+  const inForce = driftInForce(seen, ctx.account, ctx.pricing);
+  if (inForce && ctx.budget.observeDrift(inForce.ratio))
+    log(
+      ctx,
+      priceDriftLine(
+        { id: inForce.seen.itemId, model: inForce.seen.model },
+        inForce.tableUsd,
+        inForce.seen.gatewayChargeUsd,
+        inForce.ratio,
+        witness,
+      ),
+    );
+}
+
+/**
+ * Reads of the job's ratios for runners sharing a job, one at a time: a caller waits for a read begun after
+ * its call (what another runner recorded before it is seen), and callers arriving together share one. A read
+ * that fails leaves the ratio as it was: the journal's trouble shows in the write that follows.
+ */
+export class DriftReads {
+  private running: Promise<void> | undefined;
+  private queued: Promise<void> | undefined;
+
+  constructor(private readonly ctx: RunContext) {}
+
+  fresh(): Promise<void> {
+    if (!this.ctx.journal.capabilities.sharedRunners) return Promise.resolve();
+    this.queued ??= (this.running ?? Promise.resolve()).then(() => {
+      this.queued = undefined;
+      const read = this.read();
+      this.running = read;
+      return read;
+    });
+    return this.queued;
+  }
+
+  private async read(): Promise<void> {
+    try {
+      adoptDrifts(this.ctx, await this.ctx.journal.drifts(), 'another runner');
+    } catch {
+      // booked at the ratio known: see above
+    }
+  }
+}

@@ -1,0 +1,99 @@
+// Reads of the job's group ratios among runners sharing a job: a text answer is booked at what the journal held
+// when it arrived (a read begun after it), callers arriving together share one read, and a failed read leaves the
+// ratio as it was.
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { BUILTIN_PRICING } from '../../src/core/pricing.js';
+import type { SeenDrift } from '../../src/core/seen-drift.js';
+import { BudgetGuard } from '../../src/pipeline/budget-guard.js';
+import type { RunContext } from '../../src/pipeline/context.js';
+import { DriftReads } from '../../src/pipeline/job-drift.js';
+
+/** video-mini at 720p, 5 s: the built-in table says $0.18417168; charged `ratio` times it. */
+const mini = (ratio: number): SeenDrift => ({
+  account: 'acct',
+  model: 'video-mini',
+  itemId: 'v1',
+  totalTokens: 108_900,
+  resolution: '720p',
+  finalResolution: '720p',
+  hasReferenceVideo: false,
+  tableUsd: 0.18417168,
+  gatewayChargeUsd: 0.18417168 * ratio,
+  ratio,
+});
+
+function context(sharedRunners = true) {
+  let journal: SeenDrift[] = [];
+  const reads: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
+  const lines: string[] = [];
+  const events = new EventEmitter();
+  events.on('log', (line: string) => lines.push(line));
+  const ctx = {
+    journal: {
+      capabilities: { sharedRunners },
+      // Each read answers with what the journal holds when the test lets it finish.
+      drifts: () =>
+        new Promise<SeenDrift[]>((resolve, reject) => reads.push({ resolve: () => resolve(journal), reject })),
+    },
+    budget: new BudgetGuard(undefined, { reservedUsd: 0, actualUsd: 0 }),
+    account: 'acct',
+    pricing: BUILTIN_PRICING,
+    events,
+  } as unknown as RunContext;
+  return {
+    ctx,
+    reads,
+    lines,
+    record: (seen: SeenDrift) => {
+      journal = [seen];
+    },
+  };
+}
+
+describe('DriftReads.fresh', () => {
+  it('waits for a read begun after the call: a ratio recorded while a read was on its way is seen', async () => {
+    const { ctx, reads, lines, record } = context();
+    const drifts = new DriftReads(ctx);
+    const first = drifts.fresh();
+    await Promise.resolve();
+    expect(reads).toHaveLength(1);
+    record(mini(2)); // another runner records x2 while the first read is on its way (it may have missed it)
+    const second = drifts.fresh();
+    const third = drifts.fresh(); // arriving together with the second: one read for both
+    expect(second).toBe(third);
+    reads[0]!.resolve();
+    await first;
+    expect(reads).toHaveLength(2);
+    reads[1]!.resolve();
+    await second;
+    expect(reads).toHaveLength(2);
+    expect(ctx.budget.driftRatio).toBeCloseTo(2, 9);
+    expect(lines).toEqual([
+      expect.stringMatching(/^another runner of the job saw model 'video-mini' \(item 'v1'\): .* \(x2\.000\)/),
+    ]);
+  });
+
+  it('a failed read leaves the ratio as it was and never rejects; the next caller reads again', async () => {
+    const { ctx, reads, record } = context();
+    const drifts = new DriftReads(ctx);
+    const failed = drifts.fresh();
+    await Promise.resolve();
+    reads[0]!.reject(new Error('connection lost'));
+    await expect(failed).resolves.toBeUndefined();
+    expect(ctx.budget.driftRatio).toBe(1);
+    record(mini(1.5));
+    const again = drifts.fresh();
+    await Promise.resolve();
+    await Promise.resolve();
+    reads[1]!.resolve();
+    await again;
+    expect(ctx.budget.driftRatio).toBeCloseTo(1.5, 9);
+  });
+
+  it('on a journal one runner holds, reads nothing: the runner saw every ratio itself', async () => {
+    const { ctx, reads } = context(false);
+    await new DriftReads(ctx).fresh();
+    expect(reads).toHaveLength(0);
+  });
+});
