@@ -249,7 +249,8 @@ export class JobQueries {
     const found = new Map<string, PriorRow>();
     if (ids.length === 0) return found;
     const rows = await this.rows<PriorRow & { id: string }>(
-      'SELECT id, content_hash, state, source_file, source_line FROM items WHERE job_id = $1 AND id = ANY($2)',
+      `SELECT id, content_hash, state, orphan, reserved_usd, actual_usd, source_file, source_line
+      FROM items WHERE job_id = $1 AND id = ANY($2)`,
       [ids],
     );
     for (const { id, ...prior } of rows) found.set(id, prior);
