@@ -1,11 +1,14 @@
 // Pure: whether an operator may attach a task id to an uncertain row (`resolve --task-id`), and how a
 // wrong attachment is undone (`resolve --detach-task`). A task the journal already holds for another
-// row, or held for an earlier attempt of this one, is refused unless forced: attached, its video would
-// be saved (and its charge booked) under the wrong row.
+// row (of this job or, on a database, of any job in it), or held for an earlier attempt of this one, is
+// refused unless forced: attached, its video would be saved (and its charge booked) under the wrong row.
+// A submission answer may name a task by two ids (`id` and `task_id`): either one is that task.
 
 /** A row, current or past, that the journal records with a task id. */
 export interface TaskIdHolder {
   itemId: string;
+  /** The job the row is in, when it is another job of the same database (absent: this journal's job). */
+  job?: string;
   /** The row holds it now (its task_id). */
   current: boolean;
   /** How it came: the gateway's answer to a submission, or an operator's attach; null for the current holder. */
@@ -14,24 +17,64 @@ export interface TaskIdHolder {
   attempt: number | null;
 }
 
-/** The accept and attach events whose detail names exactly `taskId` (shared by both adapters). */
-export function eventHolders(
-  rows: ReadonlyArray<{ item_id: string; event: 'accept' | 'attach'; detail: string | null }>,
+/** A journal row (of `job`, when another job's) found by a lookup of a task id. */
+interface HolderRow {
+  item_id: string;
+  job?: string | null;
+}
+
+/**
+ * The rows that hold `taskId` now: by their task id, or as the other id their submission's answer named
+ * (a video row's `response.task_ids`). Shared by both adapters.
+ */
+export function currentHolders(
+  rows: ReadonlyArray<HolderRow & { task_id: string | null; response: string | null }>,
   taskId: string,
 ): TaskIdHolder[] {
   const holders: TaskIdHolder[] = [];
   for (const row of rows) {
-    const detail =
-      row.detail === null ? null : (JSON.parse(row.detail) as { taskId?: unknown; attempt?: unknown } | null);
-    if (detail?.taskId !== taskId) continue;
+    if (row.task_id !== taskId && !namesTask(parsed(row.response)?.['task_ids'], taskId)) continue;
+    holders.push({ itemId: row.item_id, ...jobOf(row), current: true, event: null, attempt: null });
+  }
+  return holders;
+}
+
+/** The accept and attach events whose detail names exactly `taskId`, as its task id or one of its answer's ids. */
+export function eventHolders(
+  rows: ReadonlyArray<HolderRow & { event: 'accept' | 'attach'; detail: string | null }>,
+  taskId: string,
+): TaskIdHolder[] {
+  const holders: TaskIdHolder[] = [];
+  for (const row of rows) {
+    const detail = parsed(row.detail);
+    if (!detail || (detail['taskId'] !== taskId && !namesTask(detail['taskIds'], taskId))) continue;
     holders.push({
       itemId: row.item_id,
+      ...jobOf(row),
       current: false,
       event: row.event,
-      attempt: typeof detail.attempt === 'number' ? detail.attempt : null,
+      attempt: typeof detail['attempt'] === 'number' ? detail['attempt'] : null,
     });
   }
   return holders;
+}
+
+function parsed(text: string | null): Record<string, unknown> | null {
+  if (text === null) return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function namesTask(ids: unknown, taskId: string): boolean {
+  return Array.isArray(ids) && ids.includes(taskId);
+}
+
+function jobOf(row: HolderRow): { job?: string } {
+  return typeof row.job === 'string' ? { job: row.job } : {};
 }
 
 /**
@@ -45,14 +88,16 @@ export function attachConflict(
   holders: readonly TaskIdHolder[],
   attempt: number,
 ): string | undefined {
-  const other = holders.find((h) => h.itemId !== itemId && h.current) ?? holders.find((h) => h.itemId !== itemId);
+  const elsewhere = (h: TaskIdHolder) => h.job !== undefined || h.itemId !== itemId;
+  const other = holders.find((h) => elsewhere(h) && h.current) ?? holders.find(elsewhere);
   const force = 'pass --force to attach it anyway';
   if (other) {
+    const row = `item '${other.itemId}''s task${other.job !== undefined ? ` in job '${other.job}'` : ''}`;
     return other.current
-      ? `task ${taskId} is already item '${other.itemId}''s task: attached here, its video would be saved under the wrong row; ${force}`
-      : `task ${taskId} was item '${other.itemId}''s task${attemptOf(other)}: attached here, its video would be saved under the wrong row; ${force}`;
+      ? `task ${taskId} is already ${row}: attached here, its video would be saved under the wrong row; ${force}`
+      : `task ${taskId} was ${row}${attemptOf(other)}: attached here, its video would be saved under the wrong row; ${force}`;
   }
-  const own = holders.find((h) => h.itemId === itemId && !(h.event === 'accept' && h.attempt === attempt));
+  const own = holders.find((h) => !elsewhere(h) && !(h.event === 'accept' && h.attempt === attempt));
   if (own)
     return `task ${taskId} was this item's task${attemptOf(own)}, an attempt that already ended: attaching it again brings back that outcome; ${force}`;
   return undefined;

@@ -2,7 +2,7 @@
 import { normalize } from 'node:path';
 import { printable } from '../core/printable.js';
 import { quoteArg } from '../core/shell-text.js';
-import type { ItemKind } from '../core/states.js';
+import type { ItemKind, ItemState } from '../core/states.js';
 import { defaultJournalFor } from './locate-journal.js';
 
 /**
@@ -105,4 +105,53 @@ export function unrecordedAnswerAdvice(answers: ReadonlyArray<{ id: string }>, j
 
 export function recordedAnswerCommand(answer: { id: string }, journal: string): string {
   return `gbatch resolve ${journal} ${quoteArg(answer.id)} --recorded-answer`;
+}
+
+/** A row no run sends on its own (orphaned: in none of the job's manifests, or changed in one and skipped). */
+export interface WithheldRow {
+  id: string;
+  state: ItemState;
+  /** `failed` because an operator abandoned it while `uncertain`: retry never sends it. */
+  abandonedWhileUncertain: boolean;
+}
+
+/** States of a withheld row that `gbatch retry <id>` sends again (src/core/requeue.ts). */
+const RESENDABLE: ReadonlySet<ItemState> = new Set(['pending', 'deferred', 'failed', 'rejected', 'cancelled']);
+
+/** The withheld rows the next run sends once named to `gbatch retry` (a changed one with its manifest's content). */
+export function resendable(rows: readonly WithheldRow[]): string[] {
+  return rows.filter((r) => RESENDABLE.has(r.state) && !r.abandonedWhileUncertain).map((r) => r.id);
+}
+
+/** The one command that has the next run send these rows: `gbatch retry <job> <ids>`; null for none. */
+export function resendCommand(ids: readonly string[], journal: string): string | null {
+  return ids.length === 0 ? null : `gbatch retry ${journal} ${ids.map(quoteArg).join(' ')}`;
+}
+
+/**
+ * What `run` prints at its end for the rows it skipped as changed (--skip-changed): no run sends them on
+ * its own, neither content; the command that has the next run send the manifest's new content, and the
+ * rows sent already, whose new content goes as new work under a new id.
+ */
+export function changedRowAdvice(rows: readonly WithheldRow[], total: number, journal: string): string[] {
+  if (total === 0) return [];
+  const lines = [
+    `${total} changed row(s) skipped (--skip-changed): no run sends them on its own, neither the journal's content nor the manifest's new one`,
+  ];
+  const send = resendable(rows);
+  const command = resendCommand(send, journal);
+  if (command)
+    lines.push(
+      `  to send the new content: ${command}   (the next run sends it in place of the old; the row's history is kept)`,
+    );
+  const sent = rows.filter((r) => !send.includes(r.id));
+  if (sent.length > 0) {
+    const states = [...new Set(sent.map((r) => r.state))].join(', ');
+    lines.push(
+      `  sent already (${states}): to send the new content, give its manifest row a new id: ${sent.map((r) => quoteArg(r.id)).join(', ')}`,
+    );
+  }
+  if (total > rows.length)
+    lines.push(`  ... ${total - rows.length} more: \`gbatch status ${journal}\` lists the orphaned rows`);
+  return lines;
 }

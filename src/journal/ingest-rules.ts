@@ -1,4 +1,5 @@
 // What ingest writes for a manifest row, and the one rule for a row arriving under an id the journal holds.
+import { LISTING_CODE } from '../core/orphans.js';
 import type { ItemError } from './item.js';
 
 export interface IngestEntry {
@@ -51,10 +52,64 @@ export interface IngestSummary {
 /** What an id already held means for a row arriving under it: the one rule `run` and `plan` share. */
 export type PriorJudgement = 'unchanged' | 'replace' | 'conflict';
 
-export function judgeAgainstPrior(prior: { content_hash: string; state: string }, contentHash: string): PriorJudgement {
+/** What the rule reads of the row an id holds (the listing and money absent: a journal without them). */
+export interface JudgedPrior {
+  content_hash: string;
+  state: string;
+  /** Its listing code (src/core/orphans.ts). */
+  orphan?: number | null;
+  reserved_usd?: number | null;
+  actual_usd?: number | null;
+}
+
+export function judgeAgainstPrior(prior: JudgedPrior, contentHash: string): PriorJudgement {
   if (prior.content_hash === contentHash) return 'unchanged';
-  // An invalid row was never sent, so its corrected version may take its place.
-  return prior.state === 'invalid' ? 'replace' : 'conflict';
+  // An invalid row was never sent, so its corrected version may take its place; so may the manifest's
+  // content of a row the operator sent again (`gbatch retry <id>`) that waits unsent with nothing booked.
+  return prior.state === 'invalid' || retriedAndWaiting(prior) ? 'replace' : 'conflict';
+}
+
+/**
+ * A row the operator's `gbatch retry` adopted (it was orphaned: in no manifest, or changed in one and
+ * skipped with --skip-changed) that no run has sent since, nothing reserved or spent on it: its manifest
+ * row's content is what the retry sends.
+ */
+function retriedAndWaiting(prior: JudgedPrior): boolean {
+  return (
+    prior.orphan === LISTING_CODE.adopted &&
+    (prior.state === 'pending' || prior.state === 'deferred') &&
+    (prior.reserved_usd ?? 0) === 0 &&
+    (prior.actual_usd ?? 0) === 0
+  );
+}
+
+/** The SQL condition of retriedAndWaiting on an items row (alias `t`), the guard of an ingest's replacement. */
+export function replaceableSql(t: string): string {
+  return `(${t}.state = 'invalid' OR (${t}.orphan = ${LISTING_CODE.adopted} AND ${t}.state IN ('pending', 'deferred')
+    AND ${t}.reserved_usd = 0 AND COALESCE(${t}.actual_usd, 0) = 0))`;
+}
+
+/** An event an ingest writes in the item's log. */
+export interface IngestEvent {
+  itemId: string;
+  event: 'replace';
+  from: string;
+  to: string;
+  detail: string;
+}
+
+/**
+ * The event of a replacement: the content the row held before, for its history (the event log keeps its
+ * attempts' facts). An invalid row's replacement writes none: it held no request and was never sent.
+ */
+export function replacementEvent(
+  id: string,
+  prior: JudgedPrior & { source_file: string; source_line: number },
+  to: string,
+): IngestEvent | undefined {
+  if (prior.state === 'invalid') return undefined;
+  const previous = { contentHash: prior.content_hash, file: prior.source_file, line: prior.source_line };
+  return { itemId: id, event: 'replace', from: prior.state, to, detail: JSON.stringify({ by: 'manifest', previous }) };
 }
 
 /** The one line `run` (and `plan`) prints for a row changed under an id the journal already holds. */

@@ -8,7 +8,7 @@ import type { ForgetOutcome, ListingRow, OrphanSummary } from './orphans.js';
 import type { SeenDrift } from '../core/seen-drift.js';
 import type { TaskIdHolder } from '../core/task-attach.js';
 import type { Change, JobRecord, Move, Spend } from './change.js';
-import type { IngestEntry, IngestSummary } from './ingest-rules.js';
+import type { IngestEntry, IngestSummary, JudgedPrior } from './ingest-rules.js';
 import type { Item, ItemPatch } from './item.js';
 import type { ResultRow, ResultScope } from './result-row.js';
 import type { RunEnd, RunRecord } from './run-record.js';
@@ -66,9 +66,7 @@ export interface EventLogRecord extends ItemEventRecord {
 }
 
 /** What an id already holds, as ingest and `plan` judge a row arriving under it. */
-export interface PriorRow {
-  content_hash: string;
-  state: string;
+export interface PriorRow extends JudgedPrior {
   source_file: string;
   source_line: number;
 }

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { attachConflict, eventHolders, planDetach, type DetachRow } from '../../src/core/task-attach.js';
+import {
+  attachConflict,
+  currentHolders,
+  eventHolders,
+  planDetach,
+  type DetachRow,
+} from '../../src/core/task-attach.js';
 
 describe('attachConflict: a task the journal holds elsewhere is refused without --force', () => {
   it("another row's current task, or one it held, or this row's own ended attempt", () => {
@@ -33,6 +39,43 @@ describe('attachConflict: a task the journal holds elsewhere is refused without 
       { itemId: 'a', current: false, event: 'accept', attempt: 1 },
       { itemId: 'c', current: false, event: 'attach', attempt: null },
     ]);
+  });
+});
+
+describe('a task answered by two ids, and a row of another job of the same database', () => {
+  it("currentHolders: a row holds a task by its task id or by its answer's other id", () => {
+    const rows = [
+      { item_id: 'a', task_id: 'gw_1', response: '{"task_ids":["gw_1","t1"]}' },
+      { item_id: 'b', task_id: 't10', response: null },
+      { item_id: 'c', job: 'night1', task_id: 't1', response: null },
+      { item_id: 'd', task_id: 'x', response: '{"task_ids":["x","t1x"]}' },
+    ];
+    expect(currentHolders(rows, 't1')).toEqual([
+      { itemId: 'a', current: true, event: null, attempt: null },
+      { itemId: 'c', job: 'night1', current: true, event: null, attempt: null },
+    ]);
+  });
+
+  it("eventHolders: an accept's other answered id is that row's task too", () => {
+    const rows = [
+      { item_id: 'a', event: 'accept' as const, detail: '{"taskId":"gw_1","attempt":2,"taskIds":["gw_1","t1"]}' },
+      { item_id: 'b', job: 'night1', event: 'attach' as const, detail: '{"by":"operator","taskId":"t1"}' },
+    ];
+    expect(eventHolders(rows, 't1')).toEqual([
+      { itemId: 'a', current: false, event: 'accept', attempt: 2 },
+      { itemId: 'b', job: 'night1', current: false, event: 'attach', attempt: null },
+    ]);
+  });
+
+  it('attachConflict: the same item id in another job is another row, named with its job', () => {
+    expect(
+      attachConflict('v1', 't1', [{ itemId: 'v1', job: 'night1', current: true, event: null, attempt: null }], 1),
+    ).toBe(
+      "task t1 is already item 'v1''s task in job 'night1': attached here, its video would be saved under the wrong row; pass --force to attach it anyway",
+    );
+    expect(
+      attachConflict('v1', 't1', [{ itemId: 'v1', job: 'night1', current: false, event: 'accept', attempt: 1 }], 1),
+    ).toMatch(/^task t1 was item 'v1''s task in job 'night1' in attempt 1: /);
   });
 });
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { journalArg, uncertainAdvice, type UncertainRow } from '../../src/job/advice.js';
+import { changedRowAdvice, journalArg, resendable, uncertainAdvice, type UncertainRow } from '../../src/job/advice.js';
 
 const AT = Date.UTC(2026, 10, 23, 18, 30, 38, 123);
 const video = (id: string, extra: Partial<UncertainRow> = {}): UncertainRow => ({
@@ -69,5 +69,35 @@ describe('uncertainAdvice', () => {
     expect(lines[2]).toBe(
       "  send it again:   gbatch resolve demo 'a b\\x1b]0;x\\x07' --resubmit   (if the first request was kept, both are billed)",
     );
+  });
+});
+
+describe('changedRowAdvice: rows a run skipped as changed (--skip-changed)', () => {
+  const row = (
+    id: string,
+    state: Parameters<typeof resendable>[0][number]['state'],
+    abandonedWhileUncertain = false,
+  ) => ({
+    id,
+    state,
+    abandonedWhileUncertain,
+  });
+
+  it('says no run sends them; retry has the next run send those that ended or wait; the rest need a new id', () => {
+    const rows = [
+      row('v1', 'failed'),
+      row('v2', 'pending'),
+      row('v3', 'downloaded'),
+      row('v4', 'failed', true),
+      row("it's", 'rejected'),
+    ];
+    expect(resendable(rows)).toEqual(['v1', 'v2', "it's"]);
+    expect(changedRowAdvice(rows, 7, 'nightly.jsonl')).toEqual([
+      "7 changed row(s) skipped (--skip-changed): no run sends them on its own, neither the journal's content nor the manifest's new one",
+      `  to send the new content: gbatch retry nightly.jsonl v1 v2 'it'\\''s'   (the next run sends it in place of the old; the row's history is kept)`,
+      '  sent already (downloaded, failed): to send the new content, give its manifest row a new id: v3, v4',
+      '  ... 2 more: `gbatch status nightly.jsonl` lists the orphaned rows',
+    ]);
+    expect(changedRowAdvice([], 0, 'nightly.jsonl')).toEqual([]);
   });
 });

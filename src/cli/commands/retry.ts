@@ -89,7 +89,8 @@ function summary(plan: Extract<RequeuePlan, { ok: true }>, adopted: readonly str
   }
   if (adopted.length > 0) {
     lines.push(
-      `${adopted.length} of them in none of the job's manifests (orphaned): sent all the same, as asked: ${listed(adopted)}`,
+      `${adopted.length} of them orphaned (in none of the job's manifests, or changed in one and skipped): sent all the same, as asked,` +
+        ` one changed in its manifest with the manifest's new content: ${listed(adopted)}`,
     );
     if (plan.requeue.length === 0) lines.push('the next `gbatch run` of this job sends them');
   }

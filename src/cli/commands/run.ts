@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { printable } from '../../core/printable.js';
 import { isDatabaseUrl, openQueries } from '../../journal/open-store.js';
+import type { Item, JournalQueries } from '../../journal/index.js';
 import { printableLocation } from '../../journal/database-url.js';
 import { formatRowError } from '../../manifest/types.js';
 import type { RunEvents } from '../../pipeline/context.js';
@@ -12,12 +13,14 @@ import { reportHeader } from '../../report/model.js';
 import { renderReportTable } from '../../report/write-report.js';
 import { quoteArg } from '../../core/shell-text.js';
 import {
+  changedRowAdvice,
   recordedAnswerCommand,
   startedJobArg,
   uncertainAdvice,
   unrecordedAnswerAdvice,
   unrecordedTaskAdvice,
   unrecordedTaskCommand,
+  type WithheldRow,
 } from '../../job/advice.js';
 import { gatewayAccess, type ResolvedJob } from '../../job/job.js';
 import { jobFromArgs } from '../job-args.js';
@@ -174,11 +177,30 @@ async function printSummary(job: ResolvedJob, result: RunJobResult, json: boolea
         advice = uncertainAdvice(await uncertainRows(journal, ADVICE_ROWS), (await journal.counts()).uncertain, named);
       if (result.exitCode === 1 && result.counts.failed + result.counts.rejected > 0)
         advice = [`To send them again: gbatch retry ${named} --failed --rejected   (or name the item ids)`];
+      const skipped = result.ingest.skippedChanged;
+      if (skipped.length > 0)
+        advice.push(
+          ...changedRowAdvice(await withheldRows(journal, skipped.slice(0, ADVICE_ROWS)), skipped.length, named),
+        );
     } finally {
       await journal.close();
     }
   }
   process.stdout.write(`\n${why}\n${advice.map((line) => `${line}\n`).join('')}`);
+}
+
+/** The rows a run skipped as changed, as the journal holds them now. */
+async function withheldRows(
+  journal: Pick<JournalQueries, 'get' | 'abandonedWhileUncertain'>,
+  skipped: ReadonlyArray<{ id: string }>,
+): Promise<WithheldRow[]> {
+  const rows: Item[] = [];
+  for (const { id } of skipped) {
+    const item = await journal.get(id);
+    if (item) rows.push(item);
+  }
+  const abandoned = await journal.abandonedWhileUncertain(rows.filter((r) => r.state === 'failed').map((r) => r.id));
+  return rows.map((r) => ({ id: r.id, state: r.state, abandonedWhileUncertain: abandoned.has(r.id) }));
 }
 
 /** How commands suggested after the run name the job: as it was started (never with the URL's password). */

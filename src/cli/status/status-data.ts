@@ -6,7 +6,7 @@ import { countsForExit } from '../../core/orphans.js';
 import type { JournalQueries, OrphanSummary, RunnerView } from '../../journal/index.js';
 import { reportHeader, type ReportTotals } from '../../report/model.js';
 import { timingSummary, type TimingJson } from '../../report/timing-summary.js';
-import type { UncertainRow } from '../../job/advice.js';
+import { resendable, type UncertainRow } from '../../job/advice.js';
 import { lastRunView, type LastRunView } from '../last-run.js';
 import type { JudgedHolder } from '../runner-line.js';
 import { gatherHealth, type Health } from '../status-check.js';
@@ -45,6 +45,8 @@ export interface StatusData {
   /** The live runner, else the first one the journal knows. */
   holder: JudgedHolder | undefined;
   orphans: OrphanSummary;
+  /** The listed orphaned rows `gbatch retry <ids>` has the next run send (src/job/advice.ts). */
+  orphansResent: string[];
   lastRun: LastRunView | null;
   health: Health;
 }
@@ -70,6 +72,10 @@ export async function gatherStatus(journal: JournalQueries, named: string): Prom
   const counts = await journal.counts();
   const uncertain = counts.uncertain > 0 ? await uncertainRows(journal, ATTENTION_LIMIT) : [];
   const orphans = await journal.orphans(ATTENTION_LIMIT);
+  const abandoned = await journal.abandonedWhileUncertain(
+    orphans.rows.filter((r) => r.state === 'failed').map((r) => r.id),
+  );
+  const orphansResent = resendable(orphans.rows.map((r) => ({ ...r, abandonedWhileUncertain: abandoned.has(r.id) })));
   // Orphaned rows that wait are no run's work: they neither defer nor fail what `run` would exit with.
   const exitCounts = countsForExit(counts, orphans.counts);
   const lastRun = await lastRunView(journal, holder, Date.now(), exitCounts);
@@ -88,6 +94,7 @@ export async function gatherStatus(journal: JournalQueries, named: string): Prom
     runners,
     holder,
     orphans,
+    orphansResent,
     lastRun,
     health,
   };

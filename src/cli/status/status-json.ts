@@ -28,7 +28,7 @@ export function statusJson(s: StatusData): Record<string, unknown> {
     unmetered_items: s.totals.unmetered_items,
     ...s.timing,
     attention: { ...s.attention, uncertain: located },
-    orphaned: orphanedJson(s.orphans),
+    orphaned: orphanedJson(s.orphans, s.orphansResent, s.named),
     last_run: s.lastRun,
     ...healthJson(s.health),
   };

@@ -56,7 +56,7 @@ export function statusLines(s: StatusData): string[] {
   }
   const hints: Record<Exclude<AttentionState, 'uncertain'>, string> = {
     deferred: 'held back by the budget or the balance: raise --budget or top up, then run again',
-    failed: `the task failed (refunded) or was abandoned; the next run sends a refunded video failure again on its own (--retry-failed); \`gbatch retry ${named} --failed\` sends every one again now`,
+    failed: `the task failed (refunded) or was abandoned; the next run sends a refunded video failure again on its own (--retry-failed), unless it is orphaned (below); \`gbatch retry ${named} --failed\` has the next run send every one again`,
     rejected: `the gateway refused the request; \`gbatch retry ${named} --rejected\` sends them again`,
     invalid: 'the manifest row is invalid: fix it and run again',
   };
@@ -73,7 +73,7 @@ export function statusLines(s: StatusData): string[] {
     if (counts[state] > items.length)
       lines.push(`  ... ${counts[state] - items.length} more (gbatch report --format csv)`);
   }
-  lines.push(...orphanedLines(s.orphans, named));
+  lines.push(...orphanedLines(s.orphans, s.orphansResent, named));
   lines.push(...lastRunLines(s.lastRun));
   return lines.map(printable);
 }

@@ -17,11 +17,20 @@ import type { Writable } from 'node:stream';
 import { LISTING_CODE } from '../../core/orphans.js';
 import { ITEM_STATES, type ItemState } from '../../core/states.js';
 import { IdRegistry } from '../../core/id-registry.js';
-import { judgeAgainstPrior, type IngestEntry, type IngestSummary } from '../ingest-rules.js';
+import {
+  judgeAgainstPrior,
+  replaceableSql,
+  replacementEvent,
+  type IngestEvent,
+  type IngestEntry,
+  type IngestSummary,
+  type JudgedPrior,
+} from '../ingest-rules.js';
 import type { IngestWriter, JobTotals, ManifestPrint } from '../store.js';
 import { takeIngestLock, type IngestLockWait } from './ingest-lock.js';
 import { copyField } from './copy-text.js';
 import { checkout } from './pool.js';
+import { logEvents } from './transitions.js';
 
 /** Rows staged before they are merged: large enough to amortise the merge, small enough to judge in memory. */
 const CHUNK_ROWS = 50_000;
@@ -48,9 +57,7 @@ interface OpenCopy {
   detach(): void;
 }
 
-interface Held {
-  content_hash: string;
-  state: string;
+interface Held extends JudgedPrior {
   source_file: string;
   source_line: number;
 }
@@ -62,6 +69,9 @@ interface Judged extends Held {
   p_state: string | null;
   p_file: string | null;
   p_line: number | null;
+  p_orphan: number | null;
+  p_reserved: number | null;
+  p_actual: number | null;
 }
 
 export class PgIngestWriter implements IngestWriter {
@@ -392,7 +402,8 @@ export class PgIngestWriter implements IngestWriter {
     const judged = (
       await client.query<Judged>(
         `SELECT s.ord, s.id, s.content_hash, s.state, s.source_file, s.source_line,
-        i.content_hash AS p_hash, i.state AS p_state, i.source_file AS p_file, i.source_line AS p_line
+        i.content_hash AS p_hash, i.state AS p_state, i.source_file AS p_file, i.source_line AS p_line,
+        i.orphan AS p_orphan, i.reserved_usd AS p_reserved, i.actual_usd AS p_actual
       FROM ingest_stage s LEFT JOIN items i ON i.job_id = $1 AND i.id = s.id
       WHERE i.id IS NOT NULL OR s.id IN (SELECT id FROM ingest_stage GROUP BY id HAVING count(*) > 1)
       ORDER BY s.ord`,
@@ -402,6 +413,7 @@ export class PgIngestWriter implements IngestWriter {
     const held = new Map<string, Held>();
     const later: number[] = [];
     const replacing = new Map<string, number>();
+    const replaced: IngestEvent[] = [];
     let expectedNew = this.staged;
     for (const row of judged) {
       const prior: Held | undefined =
@@ -413,6 +425,9 @@ export class PgIngestWriter implements IngestWriter {
               state: row.p_state!,
               source_file: row.p_file!,
               source_line: row.p_line!,
+              orphan: row.p_orphan,
+              reserved_usd: row.p_reserved,
+              actual_usd: row.p_actual,
             });
       const own: Held = {
         content_hash: row.content_hash,
@@ -433,6 +448,8 @@ export class PgIngestWriter implements IngestWriter {
       } else if (judgement === 'replace') {
         this.summary.replaced++;
         replacing.set(row.id, row.ord); // a replacement writes every column: the last one stands
+        const event = replacementEvent(row.id, prior, row.state);
+        if (event) replaced.push(event);
         held.set(row.id, own);
       } else {
         this.summary.conflicts.push({
@@ -470,9 +487,10 @@ export class PgIngestWriter implements IngestWriter {
         `UPDATE items i SET kind = s.kind, model = s.model, request = s.request, content_hash = s.content_hash,
           source_file = s.source_file, source_line = s.source_line, state = s.state, resolution = s.resolution,
           has_reference_video = s.has_reference_video, estimate_usd = s.estimate_usd, last_error = s.last_error, updated_at = s.updated_at, meta = s.meta
-        FROM ingest_stage s WHERE s.ord = ANY($2) AND i.job_id = $1 AND i.id = s.id AND i.state = 'invalid'`,
+        FROM ingest_stage s WHERE s.ord = ANY($2) AND i.job_id = $1 AND i.id = s.id AND ${replaceableSql('i')}`,
         [this.jobId, [...replacing.values()]],
       );
+      await logEvents(client, this.jobId, this.now(), replaced);
     }
     if (this.ids === undefined) await client.query('INSERT INTO ingest_read (id) SELECT id FROM ingest_stage');
     await client.query('TRUNCATE ingest_stage');

@@ -5,7 +5,7 @@ import { addKindCount, zeroKindCounts, type KindCounts } from '../kind-counts.js
 import { roundUsd } from '../../core/money.js';
 import { fileBudgetOf } from '../../core/job-budget.js';
 import { LISTING_CODE } from '../../core/orphans.js';
-import { eventHolders, type TaskIdHolder } from '../../core/task-attach.js';
+import { currentHolders, eventHolders, type TaskIdHolder } from '../../core/task-attach.js';
 import type { JobRecord, Spend } from '../change.js';
 import type { Item, ItemRow } from '../item.js';
 import { OPEN_STATES, scopeCondition, type ResultRow, type ResultScope } from '../result-row.js';
@@ -215,27 +215,42 @@ export class JobQueries {
     return abandoned;
   }
 
+  /**
+   * Every job of the database, this one's rows first: a task id is one task on the gateway, whichever
+   * job's row holds it (one database for every night's job).
+   */
   async taskIdHolders(taskId: string): Promise<TaskIdHolder[]> {
-    const current = await this.rows<{ id: string }>(
-      'SELECT id FROM items WHERE job_id = $1 AND task_id = $2 ORDER BY seq',
-      [taskId],
+    const job = 'CASE WHEN x.job_id = $1 THEN NULL ELSE j.name END AS job';
+    const current = await this.rows<{
+      item_id: string;
+      job: string | null;
+      task_id: string | null;
+      response: string | null;
+    }>(
+      `SELECT x.id AS item_id, ${job}, x.task_id, x.response FROM items x JOIN jobs j ON j.id = x.job_id
+      WHERE x.task_id = $2 OR (x.kind = 'video' AND strpos(x.response, $3) > 0)
+      ORDER BY x.job_id <> $1, x.job_id, x.seq`,
+      [taskId, JSON.stringify(taskId)],
     );
-    const events = await this.rows<{ item_id: string; event: 'accept' | 'attach'; detail: string | null }>(
-      `SELECT item_id, event, detail FROM events
-      WHERE job_id = $1 AND event IN ('accept', 'attach') AND strpos(detail, $2) > 0 ORDER BY seq`,
+    const events = await this.rows<{
+      item_id: string;
+      job: string | null;
+      event: 'accept' | 'attach';
+      detail: string | null;
+    }>(
+      `SELECT x.item_id, ${job}, x.event, x.detail FROM events x JOIN jobs j ON j.id = x.job_id
+      WHERE x.event IN ('accept', 'attach') AND strpos(x.detail, $2) > 0 ORDER BY x.job_id <> $1, x.job_id, x.seq`,
       [JSON.stringify(taskId)],
     );
-    return [
-      ...current.map((row) => ({ itemId: row.id, current: true, event: null, attempt: null })),
-      ...eventHolders(events, taskId),
-    ];
+    return [...currentHolders(current, taskId), ...eventHolders(events, taskId)];
   }
 
   async priors(ids: readonly string[]): Promise<Map<string, PriorRow>> {
     const found = new Map<string, PriorRow>();
     if (ids.length === 0) return found;
     const rows = await this.rows<PriorRow & { id: string }>(
-      'SELECT id, content_hash, state, source_file, source_line FROM items WHERE job_id = $1 AND id = ANY($2)',
+      `SELECT id, content_hash, state, orphan, reserved_usd, actual_usd, source_file, source_line
+      FROM items WHERE job_id = $1 AND id = ANY($2)`,
       [ids],
     );
     for (const { id, ...prior } of rows) found.set(id, prior);

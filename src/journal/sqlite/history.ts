@@ -2,8 +2,9 @@
 // would cost every transition of a run a B-tree insert), so each question is one scan, newest first,
 // stopping as soon as it is answered.
 import type Database from 'better-sqlite3';
-import { eventHolders, type TaskIdHolder } from '../../core/task-attach.js';
+import { currentHolders, eventHolders, type TaskIdHolder } from '../../core/task-attach.js';
 import { newestFirst } from './event-log.js';
+import { hasWideValues } from './wide-values.js';
 
 /** The time (ms) of each item's last `submit` event, for the given ids (absent when it was never sent). */
 export function lastSubmitTimes(db: Database.Database, ids: readonly string[]): Map<string, number> {
@@ -36,15 +37,24 @@ export function abandonedWhileUncertain(db: Database.Database, failedIds: Iterab
   return abandoned;
 }
 
-/** The rows holding `taskId` now, then each accept or attach that gave it to a row, in log order (one scan). */
+/**
+ * The rows holding `taskId` now (as their task id, or as the other id their submission's answer named),
+ * then each accept or attach that gave it to a row, in log order (one scan of each).
+ */
 export function taskIdHolders(db: Database.Database, taskId: string): TaskIdHolder[] {
-  const holders: TaskIdHolder[] = (
-    db.prepare('SELECT id FROM items WHERE task_id = ? ORDER BY seq').all(taskId) as Array<{ id: string }>
-  ).map((row) => ({ itemId: row.id, current: true, event: null, attempt: null }));
+  const response = hasWideValues(db)
+    ? 'COALESCE((SELECT a.response FROM item_answers a WHERE a.seq = items.seq), items.response)'
+    : 'items.response';
+  const current = db
+    .prepare(
+      `SELECT id AS item_id, task_id, response FROM (SELECT id, seq, task_id, kind, ${response} AS response FROM items)
+      WHERE task_id = ? OR (kind = 'video' AND instr(response, ?) > 0) ORDER BY seq`,
+    )
+    .all(taskId, JSON.stringify(taskId)) as Array<{ item_id: string; task_id: string | null; response: string | null }>;
   const rows = db
     .prepare(
       `SELECT item_id, event, detail FROM events WHERE event IN ('accept', 'attach') AND instr(detail, ?) > 0 ORDER BY seq`,
     )
     .all(JSON.stringify(taskId)) as Array<{ item_id: string; event: 'accept' | 'attach'; detail: string }>;
-  return [...holders, ...eventHolders(rows, taskId)];
+  return [...currentHolders(current, taskId), ...eventHolders(rows, taskId)];
 }

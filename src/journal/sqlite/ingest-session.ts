@@ -1,8 +1,9 @@
 // Ingesting manifest rows: new rows are inserted, identical rows skipped, changed rows refused.
 import type Database from 'better-sqlite3';
 import type { Spend } from '../change.js';
-import { judgeAgainstPrior, type IngestSummary } from '../ingest-rules.js';
-import type { IngestEntry } from '../ingest-rules.js';
+import { judgeAgainstPrior, replaceableSql, replacementEvent, type IngestSummary } from '../ingest-rules.js';
+import { EventLog, hasEventLog } from './event-log.js';
+import type { IngestEntry, JudgedPrior } from '../ingest-rules.js';
 import { hasNarrowKeys, NarrowKeys, priorQuery } from './narrow-keys.js';
 import { IngestListing, withholdRows } from './orphans.js';
 import { hasItemSums, IngestSums } from './item-sums.js';
@@ -30,12 +31,16 @@ export class IngestSession {
   /** The inserted rows' part of the job's summary, written before the commit (undefined: a journal without one). */
   private readonly sums: IngestSums | undefined;
 
+  /** Where a replacement's event goes (undefined: a journal without the narrow log). */
+  private readonly events: EventLog | undefined;
+
   /** Where the hash and the path go on a journal that keeps them narrow (undefined: inline). */
   private readonly narrow: NarrowKeys | undefined;
 
   constructor(private readonly journal: IngestTarget) {
     const db = journal.db;
     this.narrow = hasNarrowKeys(db) ? new NarrowKeys(db) : undefined;
+    this.events = hasEventLog(db) ? new EventLog(db) : undefined;
     const keys = this.narrow ? 'content_hash, content_key, source_file, source_ref' : 'content_hash, source_file';
     const marks = this.narrow ? '?, ?, ?, ?' : '?, ?';
     this.insert = db.prepare(`INSERT INTO items (id, kind, model, request, ${keys}, source_line, state,
@@ -51,8 +56,8 @@ export class IngestSession {
       : 'content_hash = ?, source_file = ?';
     this.replace = db.prepare(`UPDATE items SET kind = ?, model = ?, request = ?, ${sets},
       source_line = ?, state = ?, resolution = ?, has_reference_video = ?,
-      estimate_usd = ?, last_error = ?, updated_at = ?, meta = ? WHERE id = ? AND state = 'invalid'`);
-    // Rows come in with nothing reserved or spent (an invalid row they replace had none either), so the
+      estimate_usd = ?, last_error = ?, updated_at = ?, meta = ? WHERE id = ? AND ${replaceableSql('items')}`);
+    // Rows come in with nothing reserved or spent (a row they replace had none either), so the
     // spend read now still holds afterwards: a first ingest of 1M rows is not followed by a scan of
     // every row to learn that it is zero (~0.12 s).
     journal.currentSpend();
@@ -98,9 +103,7 @@ export class IngestSession {
         });
         continue;
       }
-      const prior = this.existing.get(entry.id) as {
-        content_hash: string;
-        state: string;
+      const prior = this.existing.get(entry.id) as JudgedPrior & {
         source_file: string;
         source_line: number;
         seq: number;
@@ -113,6 +116,8 @@ export class IngestSession {
         values[2] = requestText;
         this.replace.run(...values, entry.id);
         this.summary.replaced++;
+        const event = replacementEvent(entry.id, prior, entry.state);
+        if (event) this.events?.append(event.itemId, now, event.event, event.from, event.to, event.detail);
       } else {
         this.summary.conflicts.push({
           id: entry.id,

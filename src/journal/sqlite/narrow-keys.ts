@@ -19,12 +19,20 @@ export function hasNarrowKeys(db: Database.Database): boolean {
   return db.prepare("SELECT 1 FROM pragma_table_info('items') WHERE name = 'content_key'").get() !== undefined;
 }
 
-/** `content_hash, state, source_file, source_line` (and `seq`, when asked) of an item as ingest judges it, by id. */
+/**
+ * `content_hash, state, source_file, source_line`, the listing and the money judgeAgainstPrior reads (and
+ * `seq`, when asked) of an item as ingest judges it, by id.
+ */
 export function priorQuery(db: Database.Database, withSeq = false): string {
   const seq = withSeq ? ', seq' : '';
+  const listing =
+    db.prepare("SELECT 1 FROM pragma_table_info('items') WHERE name = 'orphan'").get() !== undefined
+      ? 'orphan'
+      : '0 AS orphan';
+  const judged = `state, ${listing}, reserved_usd, actual_usd`;
   return hasNarrowKeys(db)
-    ? `SELECT ${CONTENT_HASH_READ} AS content_hash, state, ${SOURCE_FILE_READ} AS source_file, source_line${seq} FROM items WHERE id = ?`
-    : `SELECT content_hash, state, source_file, source_line${seq} FROM items WHERE id = ?`;
+    ? `SELECT ${CONTENT_HASH_READ} AS content_hash, ${judged}, ${SOURCE_FILE_READ} AS source_file, source_line${seq} FROM items WHERE id = ?`
+    : `SELECT content_hash, ${judged}, source_file, source_line${seq} FROM items WHERE id = ?`;
 }
 
 /** The values an ingest writes for a hash and a manifest path: [content_hash, content_key, source_file, source_ref]. */

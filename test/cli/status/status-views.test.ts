@@ -52,6 +52,7 @@ function status(over: Partial<StatusData> = {}): StatusData {
     runners: [],
     holder: undefined,
     orphans: { total: 0, counts: {}, rows: [] },
+    orphansResent: [],
     lastRun: null,
     health: healthOf({
       adapter: 'sqlite',
@@ -96,11 +97,45 @@ describe('status text', () => {
     expect(lines.slice(1, 2)).toEqual(['downloaded 1, failed 3']);
     expect(lines.slice(-5)).toEqual([
       '',
-      'failed (3): the task failed (refunded) or was abandoned; the next run sends a refunded video failure again on its own (--retry-failed); `gbatch retry jobs/nightly.json --failed` sends every one again now',
+      'failed (3): the task failed (refunded) or was abandoned; the next run sends a refunded video failure again on its own (--retry-failed), unless it is orphaned (below); `gbatch retry jobs/nightly.json --failed` has the next run send every one again',
       '  row\\x1b1 task task-9: FAILURE',
       '  row2',
       '  ... 1 more (gbatch report --format csv)',
     ]);
+  });
+
+  it('orphaned rows (one changed in its manifest and skipped): not sent on their own; the one command that sends them', () => {
+    const c = counts({ downloaded: 1, failed: 2 });
+    const s = status({
+      counts: c,
+      orphans: {
+        total: 2,
+        counts: { failed: 2 },
+        rows: [
+          { id: 'v1', state: 'failed', attempts: 1, listing: 'orphaned' },
+          { id: 'v2', state: 'failed', attempts: 1, listing: 'orphaned' },
+        ],
+      },
+      // v2 was abandoned while uncertain: retry never sends it, so the command leaves it out.
+      orphansResent: ['v1'],
+    });
+    expect(statusLines(s).slice(-5)).toEqual([
+      '',
+      "orphaned (2: failed 2): in none of the manifests of the job's last run, or changed in one and skipped (--skip-changed): no run sends them on its own; kept with their history",
+      '  v1 failed, 1 attempt(s)',
+      '  v2 failed, 1 attempt(s)',
+      "  to send them all the same: gbatch retry jobs/nightly.json v1   (the next run sends each, one changed in its manifest with the manifest's new content)",
+    ]);
+    expect(statusJson(s).orphaned).toEqual({
+      count: 2,
+      by_state: { failed: 2 },
+      items: [
+        { id: 'v1', state: 'failed', attempts: 1 },
+        { id: 'v2', state: 'failed', attempts: 1 },
+      ],
+      note: "in none of the manifests of the job's last run, or changed in one and skipped (--skip-changed): no run sends them on its own",
+      send: 'gbatch retry jobs/nightly.json v1',
+    });
   });
 
   it('no budget, and an empty journal', () => {

@@ -42,6 +42,9 @@ describe('narrow content hash and manifest path (schema 9)', () => {
     expect(priors.get('a')).toEqual({
       content_hash: sha('a'),
       state: 'pending',
+      orphan: 0,
+      reserved_usd: 0,
+      actual_usd: null,
       source_file: '/data/manifest.jsonl',
       source_line: expect.any(Number),
     });

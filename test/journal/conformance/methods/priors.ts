@@ -11,12 +11,27 @@ export function priorsConformance(label: string, harness: Harness): void {
       store = await harness.open({ clock: new ManualClock(1_700_000_000_000) });
     });
 
+    // Listed (orphan 0), nothing reserved or spent.
+    const unbooked = { orphan: 0, reserved_usd: 0, actual_usd: null };
+
     it('priors tell what each id holds', async () => {
       await ingest(store, [row('a', 4), invalidRow('b', 5)]);
       expect(await store.priors(['a', 'b', 'none'])).toEqual(
         new Map([
-          ['a', { content_hash: 'hash-of-a', state: 'pending', source_file: 'manifest.jsonl', source_line: 4 }],
-          ['b', { content_hash: 'invalid:b:5', state: 'invalid', source_file: 'manifest.jsonl', source_line: 5 }],
+          [
+            'a',
+            { content_hash: 'hash-of-a', state: 'pending', ...unbooked, source_file: 'manifest.jsonl', source_line: 4 },
+          ],
+          [
+            'b',
+            {
+              content_hash: 'invalid:b:5',
+              state: 'invalid',
+              ...unbooked,
+              source_file: 'manifest.jsonl',
+              source_line: 5,
+            },
+          ],
         ]),
       );
       expect(await store.priors([])).toEqual(new Map());

@@ -55,5 +55,25 @@ export function taskIdHoldersConformance(label: string, harness: Harness): void 
       ]);
       expect(await store.taskIdHolders('task_2')).toEqual([]);
     });
+
+    it('taskIdHolders: a task answered by two ids (`id`, `task_id`) is held by either one', async () => {
+      await store.applyTransitions([
+        submit('b', 0.5),
+        {
+          id: 'b',
+          event: 'accept',
+          patch: { taskId: 'gw_7', response: { task_ids: ['gw_7', 'task_7'] } },
+          detail: { taskId: 'gw_7', attempt: 1, taskIds: ['gw_7', 'task_7'] },
+        },
+      ]);
+      for (const id of ['gw_7', 'task_7'])
+        expect(await store.taskIdHolders(id)).toEqual([
+          { itemId: 'b', current: true, event: null, attempt: null },
+          { itemId: 'b', current: false, event: 'accept', attempt: 1 },
+        ]);
+      // Only an exact id: a prefix of one, or text around it, is no task id held.
+      expect(await store.taskIdHolders('task_')).toEqual([]);
+      expect(await store.taskIdHolders('7')).toEqual([]);
+    });
   });
 }
