@@ -8,6 +8,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { secureHeaders } from 'hono/secure-headers';
 import { streamSSE } from 'hono/streaming';
+import { hostGuard } from '../io/host-guard.js';
 import type { JournalJob } from '../journal/index.js';
 import { ACTIONS, refusalOf } from './actions.js';
 import { LIVE_JS, UI_CSS } from './assets.js';
@@ -39,6 +40,16 @@ const CSP = {
 
 export function uiApp(ctx: UiContext, metrics: (c: Context) => Promise<Response>): Hono<Env> {
   const app = new Hono<Env>();
+  // A page of another site reached through a name that resolves here (DNS rebinding) is refused first.
+  app.use(
+    '*',
+    hostGuard({
+      listenHost: ctx.listenHost,
+      allowedHosts: ctx.allowedHosts,
+      refuseCrossSite: false,
+      refuse: (status, message) => new Response(message, { status, headers: { 'content-type': 'text/plain' } }),
+    }),
+  );
   app.use(
     '*',
     secureHeaders({

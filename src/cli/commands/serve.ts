@@ -7,6 +7,7 @@ import { gatewayAccess } from '../../job/job.js';
 import { parseOptions, UsageError } from '../../job/options.js';
 import { SERVE_OPTIONS } from '../../serve/options.js';
 import { startServe } from '../../serve/server.js';
+import { allowedHosts } from '../allowed-hosts.js';
 import { clientTokens, readTokens } from '../../serve/tokens.js';
 import { helpText } from '../help-text.js';
 
@@ -53,6 +54,7 @@ export async function run(argv: string[]): Promise<number> {
       budgetUsd: options.budget,
       rpm: options.rpm,
       maxFileBytes: options['max-file-bytes'],
+      allowedHosts: allowedHosts(options['allowed-host']),
       access,
       tokens: options['no-auth'] && tokens.length === 0 ? undefined : clientTokens(tokens),
       env: process.env,

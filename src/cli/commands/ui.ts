@@ -4,6 +4,7 @@ import { printable } from '../../core/printable.js';
 import { parseOptions, UsageError } from '../../job/options.js';
 import { UI_OPTIONS } from '../../ui/options.js';
 import { startUi } from '../../ui/server.js';
+import { allowedHosts } from '../allowed-hosts.js';
 import { readUiTokens } from '../../ui/ui-tokens.js';
 import { helpText } from '../help-text.js';
 
@@ -40,6 +41,7 @@ export async function run(argv: string[]): Promise<number> {
             : '--state-dir',
       tokens: tokens.length > 0 ? tokens : undefined,
       allowActions: options['allow-actions'] === true,
+      allowedHosts: allowedHosts(options['allowed-host']),
       refreshMs: Math.round(options['refresh-interval'] * 1000),
       env: process.env,
       log: (line) => process.stderr.write(`gbatch ui: ${printable(line)}\n`),
