@@ -4,6 +4,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { HttpBindings } from '@hono/node-server';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { SignInThrottle } from '../core/sign-in-throttle.js';
 import { hostGuard } from '../io/host-guard.js';
 import { BatchesApi } from './batches-api.js';
 import type { ServeContext } from './context.js';
@@ -53,19 +54,34 @@ export function serveApp(
     return jsonLimit(c, next);
   });
 
+  const throttle = new SignInThrottle(ctx.now);
   app.use('/v1/*', async (c, next) => {
     if (!tokens) {
       c.set('owner', ANONYMOUS_OWNER);
       return next();
     }
+    const address = c.env.incoming.socket.remoteAddress ?? 'unknown';
+    const wait = throttle.retryAfterS(address);
+    if (wait !== undefined) {
+      c.header('Retry-After', String(wait));
+      return fail(
+        c,
+        apiError(429, `Too many failed sign-ins from this address: try again in ${wait} s`, {
+          code: 'too_many_failed_sign_ins',
+        }),
+      );
+    }
     const header = c.req.header('authorization') ?? '';
-    const bearer = /^Bearer (.+)$/.exec(header)?.[1];
+    const bearer = /^bearer +(\S+) *$/i.exec(header)?.[1];
     const owner = bearer === undefined ? undefined : tokens.ownerOf(bearer);
-    if (owner === undefined)
+    if (owner === undefined) {
+      ctx.log(throttle.failed(address));
       return fail(
         c,
         apiError(401, 'Incorrect API key provided: set the token this server was given.', { code: 'invalid_api_key' }),
       );
+    }
+    throttle.succeeded(address);
     c.set('owner', owner);
     return next();
   });

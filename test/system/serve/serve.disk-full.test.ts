@@ -11,7 +11,7 @@ import { workspace } from '../../helpers/workspace.js';
 
 describe.skipIf(!BUILT || !CAN_MOUNT)('gbatch serve on a full disk', () => {
   it('answers a 30 MB upload to a 24 MB --data with 507, removes its part file, and finishes the live batch', async () => {
-    const sim = await startSim({ latencyMs: 50 });
+    const sim = await startSim({ faults: { latencyMs: 50 } });
     const ws = workspace('gbatch-serve-');
     const data = mountTmpfs('24m').dir;
     const server = await startServe({

@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BUILT, runCli } from '../../helpers/cli.js';
 import { rawRequest } from '../../helpers/raw-http.js';
-import { startUiChild } from '../../helpers/ui.js';
+import { startUiChild, UI_TOKEN } from '../../helpers/ui.js';
 import { workspace } from '../../helpers/workspace.js';
 
 describe.skipIf(!BUILT)('gbatch ui: the front door', () => {
@@ -48,5 +48,33 @@ describe.skipIf(!BUILT)('gbatch ui: the front door', () => {
     expect(result.stderr.trim()).toBe(
       "gbatch ui: --allowed-host 'a b': expected a host name or address, optionally with :port",
     );
+  });
+});
+
+describe.skipIf(!BUILT)('gbatch ui: sign-in', () => {
+  it('refuses an address after 10 failed sign-ins in a minute (429, Retry-After), by bearer or by the form', async () => {
+    const ws = workspace('gbatch-ui-door-');
+    mkdirSync(ws.path('state'));
+    const ui = await startUiChild(['--state-dir', ws.path('state')]);
+    try {
+      const wrong = (i: number) => ({ authorization: `Bearer not-the-token-${i}`, accept: 'application/json' });
+      for (let i = 0; i < 5; i++) expect((await rawRequest(ui.url, { headers: wrong(i) })).status).toBe(401);
+      for (let i = 5; i < 10; i++) {
+        const form = await rawRequest(`${ui.url}login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: `token=not-the-token-${i}&next=%2F`,
+        });
+        expect(form.status).toBe(401);
+      }
+      const refused = await rawRequest(ui.url, { headers: { authorization: `bearer ${UI_TOKEN}` } });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      const log = (await Promise.race([ui.stop().then(() => ui.cli.result), ui.cli.result])).stderr;
+      expect(log).toContain('failed sign-in from 127.0.0.1 (10 of 10 within 60 s): refusing it until the window ends');
+      expect(log).not.toContain('not-the-token');
+    } finally {
+      await ui.stop();
+    }
   });
 });
