@@ -1,8 +1,11 @@
 // The HTTP front: OpenAI's /v1/files and /v1/batches on Hono, each request authenticated by its bearer
 // token (the token's hash owns what it creates), every error in OpenAI's envelope.
 import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { HttpBindings } from '@hono/node-server';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { SignInThrottle } from '../core/sign-in-throttle.js';
+import { hostGuard } from '../io/host-guard.js';
 import { BatchesApi } from './batches-api.js';
 import type { ServeContext } from './context.js';
 import { FilesApi } from './files-api.js';
@@ -15,26 +18,70 @@ type Env = { Bindings: HttpBindings; Variables: { owner: string } };
 
 const MAX_JSON_BYTES = 1024 * 1024;
 
-export function serveApp(ctx: ServeContext, scheduler: BatchScheduler, tokens: ClientTokens | undefined): Hono<Env> {
+export function serveApp(
+  ctx: ServeContext,
+  scheduler: BatchScheduler,
+  tokens: ClientTokens | undefined,
+  names: { listenHost: string; allowedHosts: readonly string[] },
+): Hono<Env> {
   const files = new FilesApi(ctx);
   const batches = new BatchesApi(ctx, scheduler);
   const app = new Hono<Env>();
   const fail = (c: Context<Env>, failure: OpenAiError): Response =>
     c.json(failure.body, failure.status as ContentfulStatusCode);
 
+  // A web page of another site, or one reached through a name that resolves here (DNS rebinding), is refused
+  // before anything else: it could otherwise read files and start batches on the operator's account.
+  app.use(
+    '*',
+    hostGuard({
+      ...names,
+      refuseCrossSite: true,
+      refuse: (status, message) =>
+        Response.json(
+          apiError(status, message, { code: status === 421 ? 'misdirected_request' : 'cross_site_request' }).body,
+          {
+            status,
+          },
+        ),
+    }),
+  );
+
+  // Every body but an upload's (streamed to disk under --max-file-bytes) is bounded while it streams: a chunked
+  // body without Content-Length is cut off at the limit, not read whole first.
+  app.use('*', async (c, next) => {
+    if (c.req.method === 'POST' && c.req.path === '/v1/files') return next();
+    return jsonLimit(c, next);
+  });
+
+  const throttle = new SignInThrottle(ctx.now);
   app.use('/v1/*', async (c, next) => {
     if (!tokens) {
       c.set('owner', ANONYMOUS_OWNER);
       return next();
     }
+    const address = c.env.incoming.socket.remoteAddress ?? 'unknown';
+    const wait = throttle.retryAfterS(address);
+    if (wait !== undefined) {
+      c.header('Retry-After', String(wait));
+      return fail(
+        c,
+        apiError(429, `Too many failed sign-ins from this address: try again in ${wait} s`, {
+          code: 'too_many_failed_sign_ins',
+        }),
+      );
+    }
     const header = c.req.header('authorization') ?? '';
-    const bearer = /^Bearer (.+)$/.exec(header)?.[1];
+    const bearer = /^bearer +(\S+) *$/i.exec(header)?.[1];
     const owner = bearer === undefined ? undefined : tokens.ownerOf(bearer);
-    if (owner === undefined)
+    if (owner === undefined) {
+      ctx.log(throttle.failed(address));
       return fail(
         c,
         apiError(401, 'Incorrect API key provided: set the token this server was given.', { code: 'invalid_api_key' }),
       );
+    }
+    throttle.succeeded(address);
     c.set('owner', owner);
     return next();
   });
@@ -76,11 +123,22 @@ function pageLimit(text: string | undefined, max: number): number {
   return limit;
 }
 
+const jsonLimit = bodyLimit({
+  maxSize: MAX_JSON_BYTES,
+  onError: (c) => c.json(apiError(413, `The request body is larger than ${MAX_JSON_BYTES} bytes`).body, 413),
+});
+
+/** A JSON route's body: only `application/json` (a text/plain body is what a cross-site page may send unasked). */
 async function jsonBody(c: Context<Env>): Promise<unknown> {
-  const length = Number(c.req.header('content-length') ?? 0);
-  if (length > MAX_JSON_BYTES) throw new ApiFailure(apiError(413, 'The request body is too large'));
+  const type = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/json')
+    throw new ApiFailure(
+      apiError(
+        415,
+        `Expected Content-Type: application/json, got ${type === undefined ? 'none' : `'${type.slice(0, 100)}'`}`,
+      ),
+    );
   const text = await c.req.text();
-  if (text.length > MAX_JSON_BYTES) throw new ApiFailure(apiError(413, 'The request body is too large'));
   try {
     return JSON.parse(text) as unknown;
   } catch {

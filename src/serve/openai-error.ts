@@ -2,7 +2,7 @@
 export type ErrorType = 'invalid_request_error' | 'authentication_error' | 'not_found_error' | 'server_error';
 
 export interface OpenAiError {
-  status: 400 | 401 | 404 | 409 | 413 | 416 | 500 | 503;
+  status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 416 | 421 | 429 | 500 | 503 | 507;
   body: { error: { message: string; type: ErrorType; param: string | null; code: string | null } };
 }
 

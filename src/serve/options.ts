@@ -41,6 +41,11 @@ export const SERVE_OPTIONS = {
     integer: true,
     help: 'the largest upload accepted, in bytes',
   },
+  'allowed-host': {
+    type: 'string',
+    multiple: true,
+    help: 'a name (or name:port) besides its own address that the server answers to, e.g. behind a proxy (repeatable)',
+  },
   'no-auth': {
     type: 'boolean',
     help: 'accept clients without a token (listens on loopback only); otherwise GBATCH_SERVE_TOKENS or GBATCH_SERVE_TOKENS_FILE',

@@ -29,6 +29,8 @@ export interface ServeOptions {
   rpm: number | undefined;
   maxFileBytes: number;
   access: GatewayAccess;
+  /** Names besides its own address that the server answers to (--allowed-host). */
+  allowedHosts: readonly string[];
   /** undefined: no authentication (loopback only). */
   tokens: ClientTokens | undefined;
   env: NodeJS.ProcessEnv;
@@ -65,7 +67,10 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
     now: () => Date.now(),
   };
   const scheduler = new BatchScheduler(ctx);
-  const app = serveApp(ctx, scheduler, options.tokens);
+  const app = serveApp(ctx, scheduler, options.tokens, {
+    listenHost: options.host,
+    allowedHosts: options.allowedHosts,
+  });
   let listener;
   try {
     listener = await listenHttp(app.fetch, options.host, options.port);

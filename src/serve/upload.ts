@@ -3,12 +3,13 @@
 // large or without a file leaves nothing behind.
 import busboy from 'busboy';
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { apiError, ApiFailure } from './openai-error.js';
+import { apiError, ApiFailure, type OpenAiError } from './openai-error.js';
 
 export interface Uploaded {
   path: string;
@@ -47,11 +48,11 @@ export async function receiveUpload(
     stream.on('limit', () => {
       tooLarge = true;
     });
-    const out = createWriteStream(temporary, { flags: 'wx' });
-    file = {
-      filename: cleanName(info.filename),
-      written: pipeline(stream, out).then(() => out.bytesWritten),
-    };
+    const written = storePart(stream, createWriteStream(temporary, { flags: 'wx' }));
+    // A write that fails (a full disk) while the request still streams in is answered below, once the
+    // body is read: until then its rejection is held here, never left unhandled.
+    written.catch(() => undefined);
+    file = { filename: cleanName(info.filename), written };
   });
   try {
     await Promise.all([pipeline(request, parser), once(parser, 'close')]);
@@ -69,8 +70,46 @@ export async function receiveUpload(
     await file?.written.catch(() => undefined);
     await rm(temporary, { force: true });
     if (err instanceof ApiFailure) throw err;
-    throw new ApiFailure(apiError(400, `The upload did not complete: ${(err as Error).message}`));
+    throw new ApiFailure(writeFailure(err) ?? apiError(400, `The upload did not complete: ${(err as Error).message}`));
   }
+}
+
+/**
+ * Writes a file part to `out`; resolves with the bytes written once they are all there. When a write fails,
+ * the rest of the part is read and dropped, so that the request still streams to its end and gets its answer
+ * (the write's error) instead of stalling on a part nobody reads.
+ */
+function storePart(part: Readable, out: WriteStream): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let failed: Error | undefined;
+    out.on('error', (err) => {
+      failed ??= err;
+      part.unpipe(out);
+      part.resume();
+    });
+    part.on('error', (err) => {
+      failed ??= err;
+      out.destroy();
+    });
+    part.on('end', () => {
+      if (failed) reject(failed);
+      else out.end();
+    });
+    out.on('finish', () => resolve(out.bytesWritten));
+    part.pipe(out, { end: false });
+  });
+}
+
+/** A failure of this server's disk (not of the client's body): 507 for a full one, else 500; undefined otherwise. */
+function writeFailure(err: unknown): OpenAiError | undefined {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOSPC' || code === 'EDQUOT')
+    return apiError(507, 'The server has no room left to store the file; nothing was kept', {
+      code: 'insufficient_storage',
+    });
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code) && code !== 'ECONNRESET' && code !== 'EPIPE')
+    return apiError(500, `The server could not store the file (${code}); nothing was kept`);
+  return undefined;
 }
 
 async function syncFile(path: string): Promise<void> {

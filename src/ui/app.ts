@@ -8,6 +8,8 @@ import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { secureHeaders } from 'hono/secure-headers';
 import { streamSSE } from 'hono/streaming';
+import { SignInThrottle } from '../core/sign-in-throttle.js';
+import { hostGuard } from '../io/host-guard.js';
 import type { JournalJob } from '../journal/index.js';
 import { ACTIONS, refusalOf } from './actions.js';
 import { LIVE_JS, UI_CSS } from './assets.js';
@@ -39,6 +41,16 @@ const CSP = {
 
 export function uiApp(ctx: UiContext, metrics: (c: Context) => Promise<Response>): Hono<Env> {
   const app = new Hono<Env>();
+  // A page of another site reached through a name that resolves here (DNS rebinding) is refused first.
+  app.use(
+    '*',
+    hostGuard({
+      listenHost: ctx.listenHost,
+      allowedHosts: ctx.allowedHosts,
+      refuseCrossSite: false,
+      refuse: (status, message) => new Response(message, { status, headers: { 'content-type': 'text/plain' } }),
+    }),
+  );
   app.use(
     '*',
     secureHeaders({
@@ -68,22 +80,42 @@ export function uiApp(ctx: UiContext, metrics: (c: Context) => Promise<Response>
   app.get('/login', (c) =>
     c.html(page({ title: 'gbatch: sign in', viewer: SIGNED_OUT }, loginBody(nextPath(c.req.query('next')), false))),
   );
+  const throttle = new SignInThrottle(ctx.now);
+  const addressOf = (c: Context<Env>): string => c.env.incoming.socket.remoteAddress ?? 'unknown';
+  const tooMany = (c: Context<Env>): Response | undefined => {
+    const wait = throttle.retryAfterS(addressOf(c));
+    return wait === undefined
+      ? undefined
+      : c.text(`too many failed sign-ins from this address: try again in ${wait} s`, 429, {
+          'Retry-After': String(wait),
+        });
+  };
   app.post('/login', async (c) => {
     const form = await c.req.parseBody();
     const next = nextPath(String(form.next ?? '/'));
-    const who = ctx.tokenName?.(String(form.token ?? ''));
     if (!ctx.tokenName) return c.redirect(next, 303);
+    const refused = tooMany(c);
+    if (refused) return refused;
+    const who = ctx.tokenName(String(form.token ?? ''));
     if (who === undefined) {
-      ctx.log(`a sign-in with an unknown token was refused`);
+      ctx.log(throttle.failed(addressOf(c)));
       return c.html(page({ title: 'gbatch: sign in', viewer: SIGNED_OUT }, loginBody(next, true)), 401);
     }
+    throttle.succeeded(addressOf(c));
     const { id } = ctx.sessions.open(who);
     setCookie(c, SESSION_COOKIE, id, { httpOnly: true, sameSite: 'Strict', path: '/', maxAge: SESSION_MS / 1000 });
     return c.redirect(next, 303);
   });
 
   app.use('*', async (c, next) => {
+    const presented = ctx.tokenName !== undefined && bearerOf(c) !== undefined;
+    const refused = presented ? tooMany(c) : undefined;
+    if (refused) return refused;
     const viewer = viewerOf(c, ctx);
+    if (presented) {
+      if (viewer) throttle.succeeded(addressOf(c));
+      else ctx.log(throttle.failed(addressOf(c)));
+    }
     if (!viewer) {
       const wantsPage = c.req.method === 'GET' && (c.req.header('accept') ?? '').includes('text/html');
       if (wantsPage) return c.redirect(`/login?next=${encodeURIComponent(c.req.path)}`, 303);
@@ -275,13 +307,17 @@ const READ_ONLY =
 
 function viewerOf(c: Context<Env>, ctx: UiContext): Viewer | undefined {
   if (!ctx.tokenName) return { who: 'local', via: 'none', csrf: ctx.anonymousCsrf, canAct: ctx.allowActions };
-  const bearer = /^Bearer +(\S+) *$/i.exec(c.req.header('authorization') ?? '')?.[1];
+  const bearer = bearerOf(c);
   if (bearer !== undefined) {
     const who = ctx.tokenName(bearer);
     return who === undefined ? undefined : { who, via: 'bearer', csrf: '', canAct: ctx.allowActions };
   }
   const session = ctx.sessions.find(getCookie(c, SESSION_COOKIE));
   return session && { who: session.who, via: 'session', csrf: session.csrf, canAct: ctx.allowActions };
+}
+
+function bearerOf(c: Context<Env>): string | undefined {
+  return /^bearer +(\S+) *$/i.exec(c.req.header('authorization') ?? '')?.[1];
 }
 
 /** A request another site's page made: the browser says so (Sec-Fetch-Site), or its Origin is not ours. */

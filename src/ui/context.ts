@@ -12,6 +12,9 @@ export interface UiContext {
   /** The form token of a server without sign-in (a cross-site page cannot read it). */
   anonymousCsrf: string;
   allowActions: boolean;
+  /** The address it listens on and the other names it answers to (--allowed-host): src/core/host-names.ts. */
+  listenHost: string;
+  allowedHosts: readonly string[];
   /** Between two live frames of a job page. */
   refreshMs: number;
   now(): number;

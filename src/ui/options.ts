@@ -21,6 +21,11 @@ export const UI_OPTIONS = {
     type: 'boolean',
     help: 'no sign-in (listens on loopback only); otherwise GBATCH_UI_TOKENS or GBATCH_UI_TOKENS_FILE',
   },
+  'allowed-host': {
+    type: 'string',
+    multiple: true,
+    help: 'a name (or name:port) besides its own address that the server answers to, e.g. behind a proxy (repeatable)',
+  },
   'refresh-interval': {
     type: 'number',
     default: 2,

@@ -24,6 +24,8 @@ export interface UiOptions {
   /** Sign-in tokens; undefined: none (loopback only). */
   tokens: readonly UiToken[] | undefined;
   allowActions: boolean;
+  /** Names besides its own address that the server answers to (--allowed-host). */
+  allowedHosts: readonly string[];
   refreshMs: number;
   env: NodeJS.ProcessEnv;
   log(line: string): void;
@@ -53,6 +55,8 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
     flashes: new Flashes(() => Date.now()),
     anonymousCsrf: randomBytes(24).toString('base64url'),
     allowActions: options.allowActions,
+    listenHost: options.host,
+    allowedHosts: options.allowedHosts,
     refreshMs: options.refreshMs,
     now: () => Date.now(),
     log: options.log,

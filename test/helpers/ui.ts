@@ -4,7 +4,7 @@ import { startCli, type CliOptions, type RunningCli } from './cli.js';
 
 export const UI_TOKEN = 'tok-ui-alice-5d1e';
 /** A named entry (alice:...) is known by its name; a bare one by its digest prefix. */
-export const UI_TOKEN_B = 'tok-ui-bob-90aa';
+export const UI_TOKEN_B = 'tok-ui-bob-90aa-7c2e';
 
 export interface UiChild {
   /** http://127.0.0.1:PORT/ */

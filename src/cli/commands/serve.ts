@@ -7,6 +7,8 @@ import { gatewayAccess } from '../../job/job.js';
 import { parseOptions, UsageError } from '../../job/options.js';
 import { SERVE_OPTIONS } from '../../serve/options.js';
 import { startServe } from '../../serve/server.js';
+import { allowedHosts } from '../allowed-hosts.js';
+import { refuseShortToken } from '../short-token.js';
 import { clientTokens, readTokens } from '../../serve/tokens.js';
 import { helpText } from '../help-text.js';
 
@@ -26,6 +28,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (positionals.length > 0) throw new UsageError(`gbatch serve takes no arguments, got ${positionals.join(' ')}`);
   const tokens = readTokens(process.env);
+  refuseShortToken(tokens, 'GBATCH_SERVE_TOKENS');
   if (tokens.length === 0 && !options['no-auth'])
     throw new UsageError(
       'No client tokens: set GBATCH_SERVE_TOKENS (comma-separated) or GBATCH_SERVE_TOKENS_FILE, or pass --no-auth (loopback only)',
@@ -53,6 +56,7 @@ export async function run(argv: string[]): Promise<number> {
       budgetUsd: options.budget,
       rpm: options.rpm,
       maxFileBytes: options['max-file-bytes'],
+      allowedHosts: allowedHosts(options['allowed-host']),
       access,
       tokens: options['no-auth'] && tokens.length === 0 ? undefined : clientTokens(tokens),
       env: process.env,

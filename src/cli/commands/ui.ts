@@ -4,6 +4,8 @@ import { printable } from '../../core/printable.js';
 import { parseOptions, UsageError } from '../../job/options.js';
 import { UI_OPTIONS } from '../../ui/options.js';
 import { startUi } from '../../ui/server.js';
+import { allowedHosts } from '../allowed-hosts.js';
+import { refuseShortToken } from '../short-token.js';
 import { readUiTokens } from '../../ui/ui-tokens.js';
 import { helpText } from '../help-text.js';
 
@@ -22,6 +24,10 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (positionals.length > 0) throw new UsageError(`gbatch ui takes no arguments, got ${positionals.join(' ')}`);
   const tokens = readUiTokens(process.env);
+  refuseShortToken(
+    tokens.map((t) => t.token),
+    'GBATCH_UI_TOKENS',
+  );
   if (tokens.length === 0 && !options['no-auth'])
     throw new UsageError(
       'No sign-in tokens: set GBATCH_UI_TOKENS (comma-separated) or GBATCH_UI_TOKENS_FILE, or pass --no-auth (loopback only)',
@@ -40,6 +46,7 @@ export async function run(argv: string[]): Promise<number> {
             : '--state-dir',
       tokens: tokens.length > 0 ? tokens : undefined,
       allowActions: options['allow-actions'] === true,
+      allowedHosts: allowedHosts(options['allowed-host']),
       refreshMs: Math.round(options['refresh-interval'] * 1000),
       env: process.env,
       log: (line) => process.stderr.write(`gbatch ui: ${printable(line)}\n`),

@@ -20,8 +20,13 @@ describe.skipIf(!BUILT)('gbatch ui configuration', () => {
       ],
       [
         ['--state-dir', ws.path('nope')],
-        { GBATCH_UI_TOKENS: 'a' },
+        { GBATCH_UI_TOKENS: 'a-long-enough-token' },
         `gbatch ui: --state-dir ${ws.path('nope')}: no such journal or folder (a job's journal is made by its first run)`,
+      ],
+      [
+        [],
+        { GBATCH_UI_TOKENS: 'alice:short-token' },
+        'gbatch ui: GBATCH_UI_TOKENS: a token of 11 character(s) is too short to be a secret: use 16 or more (e.g. `openssl rand -hex 16`)',
       ],
       [
         [],
