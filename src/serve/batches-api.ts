@@ -96,11 +96,10 @@ export class BatchesApi {
   async cancel(owner: string, id: string): Promise<Record<string, unknown>> {
     const batch = await this.owned(owner, id);
     if (batch.status !== 'validating' && batch.status !== 'in_progress' && batch.status !== 'cancelling')
-      throw new ApiFailure(apiError(409, `Cannot cancel a batch with status '${batch.status}'.`));
+      throw notCancellable(batch.status);
     const answer = await this.scheduler.cancel(batch);
     // It moved on meanwhile (its requests all ended): the cancel is turned down as for a batch read so.
-    if (answer.status !== 'cancelling')
-      throw new ApiFailure(apiError(409, `Cannot cancel a batch with status '${answer.status}'.`));
+    if (answer.status !== 'cancelling') throw notCancellable(answer.status);
     return this.shown(answer);
   }
 
@@ -119,6 +118,13 @@ export class BatchesApi {
 }
 
 const bad = (message: string, param: string): ApiFailure => new ApiFailure(apiError(400, message, { param }));
+
+/**
+ * A batch past cancelling: 400, which a client SDK does not retry (it retries 408, 409, 429 and 5xx), so a
+ * cancel of a finished batch is one request, and the status it names says why.
+ */
+const notCancellable = (status: string): ApiFailure =>
+  new ApiFailure(apiError(400, `Cannot cancel a batch with status '${status}'.`, { code: 'batch_not_cancellable' }));
 
 function checkMetadata(value: unknown): Record<string, string> | undefined {
   if (value === undefined || value === null) return undefined;

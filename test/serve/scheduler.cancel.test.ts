@@ -217,7 +217,7 @@ describe('gbatch serve: a cancel at each point of a batch', () => {
         const stale = { ...batchOf((await s.ctx.catalog.batch(id))!), status: 'in_progress' as const };
         expect((await s.scheduler.cancel(stale)).status).toBe('finalizing');
         await expect(s.api.cancel(OWNER, id)).rejects.toMatchObject({
-          failure: { status: 409, body: { error: { message: "Cannot cancel a batch with status 'finalizing'." } } },
+          failure: { status: 400, body: { error: { message: "Cannot cancel a batch with status 'finalizing'." } } },
         });
         const ended = s.logged(new RegExp(`${id}: completed: 4 request\\(s\\) in the output file`));
         finalizing.release();
