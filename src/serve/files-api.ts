@@ -2,6 +2,7 @@
 // output and error files, made from the journal when read, and each video they produced), found by their
 // ids and listed with the uploads. A client sees only its own: anything else is 404, as a file that does
 // not exist. A derived file the client deleted stays deleted: the catalog keeps a tombstone under its id.
+import { printable } from '../core/printable.js';
 import { basename, resolve } from 'node:path';
 import { rm } from 'node:fs/promises';
 import type { CatalogFile, ResultRow } from '../journal/index.js';
@@ -44,7 +45,9 @@ export class FilesApi {
       throw new ApiFailure(
         apiError(
           400,
-          `Expected purpose 'batch' (this server runs batches), got '${String(uploaded.purpose).slice(0, 40)}'`,
+          uploaded.purpose === undefined
+            ? "Missing required parameter: 'purpose'"
+            : `Expected purpose 'batch' (this server runs batches), got '${printable(uploaded.purpose.slice(0, 40))}'`,
           {
             param: 'purpose',
           },

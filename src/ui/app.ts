@@ -92,6 +92,8 @@ export function uiApp(ctx: UiContext, metrics: (c: Context) => Promise<Response>
   };
   app.post('/login', async (c) => {
     const form = await c.req.parseBody();
+    // A control character in `next` would end up in the redirect's Location header: refused before any session.
+    if (CONTROL.test(String(form.next ?? ''))) return c.text('bad request: `next` holds a control character', 400);
     const next = nextPath(String(form.next ?? '/'));
     if (!ctx.tokenName) return c.redirect(next, 303);
     const refused = tooMany(c);
@@ -340,6 +342,8 @@ function sameSecret(given: string, expected: string): boolean {
 }
 
 /** Where to go after signing in: a path of this server only, never another site. */
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
 function nextPath(next: string | undefined): string {
-  return next && /^\/(?![/\\])/.test(next) ? next : '/';
+  return next && /^\/(?![/\\])/.test(next) && !CONTROL.test(next) ? next : '/';
 }

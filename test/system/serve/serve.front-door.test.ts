@@ -76,6 +76,18 @@ describe.skipIf(!BUILT)('gbatch serve: the front door', () => {
     });
     expect(plain.status).toBe(415);
     expect(JSON.parse(plain.body)).toMatchObject({ error: { message: expect.stringContaining('application/json') } });
+    const noPurpose = await rawRequest(`${server.url}/files`, {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body: form
+        .split(`--${boundary}\r\n`)
+        .filter((part) => !part.includes('name="purpose"'))
+        .join(`--${boundary}\r\n`),
+    });
+    expect(noPurpose.status).toBe(400);
+    expect(JSON.parse(noPurpose.body)).toMatchObject({
+      error: { message: "Missing required parameter: 'purpose'", param: 'purpose' },
+    });
     // Its own page (same origin) is no other site.
     expect((await upload({ origin: new URL(server.url).origin, 'sec-fetch-site': 'same-origin' })).status).toBe(200);
   });

@@ -68,6 +68,13 @@ describe.skipIf(!BUILT)('gbatch ui: sign-in', () => {
         expect(form.status).toBe(401);
       }
       const refused = await rawRequest(ui.url, { headers: { authorization: `bearer ${UI_TOKEN}` } });
+      // Even the right token: the address waits out the minute. And a `next` with CR/LF is a bad request, no session.
+      const injected = await rawRequest(`${ui.url}login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `token=${UI_TOKEN}&next=%2F%0D%0ASet-Cookie%3A%20x%3D1`,
+      });
+      expect([injected.status, injected.headers['set-cookie']]).toEqual([400, undefined]);
       expect(refused.status).toBe(429);
       expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       const log = (await Promise.race([ui.stop().then(() => ui.cli.result), ui.cli.result])).stderr;
