@@ -14,7 +14,12 @@ import { jobJournal, type ServeContext } from './context.js';
 import { fileOf, type LineFile } from './result-lines.js';
 
 const COMPLETED: readonly ItemState[] = ['downloaded'];
-const FAILED: readonly ItemState[] = ['failed', 'rejected', 'invalid', 'uncertain', 'deferred', 'cancelled'];
+/**
+ * While a batch runs, a request counts as failed only in a state no run moves it out of (a failed video is sent
+ * again under --retry-failed, a deferred one once there is room): OpenAI's counters only grow. Once the batch is
+ * final, every request without an output line is failed (the scheduler counts the batch's files then).
+ */
+const FAILED_FOR_GOOD: readonly ItemState[] = ['invalid', 'cancelled'];
 /** States a run still works on (a video answered but not yet on disk included). */
 export const UNFINISHED: readonly ItemState[] = ['pending', 'submitting', 'submitted', 'running', 'succeeded'];
 
@@ -26,9 +31,10 @@ export async function jobCounts(
   return withJob(ctx, batchId, (journal) => journal.counts());
 }
 
+/** A live batch's request_counts: never lower than an earlier answer's (see FAILED_FOR_GOOD). */
 export function requestCounts(counts: Record<ItemState, number>, total: number): RequestCounts {
   const sum = (states: readonly ItemState[]): number => states.reduce((n, s) => n + counts[s], 0);
-  return { total, completed: sum(COMPLETED), failed: sum(FAILED) };
+  return { total, completed: sum(COMPLETED), failed: sum(FAILED_FOR_GOOD) };
 }
 
 export const unfinished = (counts: Record<ItemState, number>): number => UNFINISHED.reduce((n, s) => n + counts[s], 0);
