@@ -54,7 +54,9 @@ export async function resolveAll(
   const more = resolved.length > SHOWN_IDS ? ` and ${resolved.length - SHOWN_IDS} more` : '';
   const outcome =
     decision === 'resubmit'
-      ? 'will be sent again by the next `gbatch run` (where a first request reached the gateway, both may be billed: each bound stays booked against the budget)'
+      ? options['not-billed']
+        ? 'will be sent again by the next `gbatch run`; their first requests were not billed (the operator checked): their bounds are released'
+        : 'will be sent again by the next `gbatch run` (where a first request reached the gateway, both may be billed: each bound stays booked against the budget)'
       : options['not-billed']
         ? 'abandoned (now failed) as not billed; their reservations are released'
         : 'abandoned (now failed); each may have been billed, so its bound stays booked against the budget' +

@@ -35,6 +35,11 @@ export interface PlannableChange {
     | { reservedUsd?: number | undefined; actualUsd?: number | null | undefined; carriedUsd?: number | undefined }
     | undefined;
   detail?: Record<string, unknown> | undefined;
+  /**
+   * On a resend: the operator's word that the attempt sent before was not billed (they checked the gateway), so
+   * it carries nothing on; what earlier attempts carry stays.
+   */
+  notBilled?: boolean | undefined;
 }
 
 /** Who writes: a runner of the job, or (undefined) an operator's command. */
@@ -176,7 +181,7 @@ function moveMoney(row: RowMoney, change: PlannableChange): { written: StoredMon
     throw new Error(`item '${change.id}': the carried booking is the planner's alone; a change may not set it`);
   }
   const written: StoredMoney = {};
-  if (RESEND_EVENTS.has(change.event)) {
+  if (RESEND_EVENTS.has(change.event) && change.notBilled !== true) {
     const held = roundUsd(row.reservedUsd - row.carriedUsd + (row.actualUsd ?? 0));
     if (held > 0) {
       row.carriedUsd = roundUsd(row.carriedUsd + held);

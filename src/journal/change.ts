@@ -28,6 +28,8 @@ export interface Change {
    * operator's `resolve`) decided first: the change fails with StaleTransitionError, not as a bug.
    */
   expect?: ItemState;
+  /** On a resend (`resubmit`): the operator checked that the attempt sent before was not billed (plan-changes.ts). */
+  notBilled?: boolean;
 }
 
 export interface Spend {

@@ -15,7 +15,8 @@ function decisionFor(item: Item, decision: BulkDecision, notBilled: boolean, ope
       id: item.id,
       event: 'resubmit',
       patch: { reservedUsd: 0, lastError: null },
-      detail: { ...operator, bulk: true },
+      ...(notBilled ? { notBilled: true } : {}),
+      detail: { ...operator, bulk: true, ...(notBilled ? { notBilled: true } : {}) },
     };
   // An abandoned uncertain row may have been billed: its bound stays booked unless the operator says it was not.
   const error = notBilled

@@ -12,6 +12,7 @@ export async function resubmitItem(
   item: Item,
   journalArg: string,
   operator: Operator = COMMAND_LINE,
+  notBilled = false,
 ): Promise<string> {
   const id = item.id;
   if (item.state !== 'uncertain')
@@ -24,7 +25,10 @@ export async function resubmitItem(
   await applyDecision(journal, item, {
     event: 'resubmit',
     patch: { reservedUsd: 0, lastError: null },
-    detail: { ...operator },
+    ...(notBilled ? { notBilled: true } : {}),
+    detail: { ...operator, ...(notBilled ? { notBilled: true } : {}) },
   });
-  return `item '${id}': will be sent again by the next \`gbatch run\` (if the first request reached the gateway, both may be billed: its bound stays booked against the budget)`;
+  return notBilled
+    ? `item '${id}': will be sent again by the next \`gbatch run\`; its first request was not billed (the operator checked): its bound is released`
+    : `item '${id}': will be sent again by the next \`gbatch run\` (if the first request reached the gateway, both may be billed: its bound stays booked against the budget)`;
 }

@@ -313,6 +313,16 @@ describe('planChanges: an attempt that may have been billed keeps its booking', 
     expect(plan.money).toEqual({ reservedUsd: 0, actualUsd: 2.1, reservingId: 'a' });
   });
 
+  it('a resend the operator says was not billed carries nothing of that attempt, and keeps what earlier ones carry', () => {
+    const plan = planChanges(
+      carried('uncertain', 5, null, 2.5),
+      [{ id: 'a', event: 'resubmit', notBilled: true, patch: { reservedUsd: 0 } }],
+      operator,
+    );
+    expect(plan.rows[0]!.money).toEqual({ reservedUsd: 2.5 });
+    expect(plan.money).toEqual({ reservedUsd: -2.5, actualUsd: 0, reservingId: undefined });
+  });
+
   it('a second resend adds the next lost bound to what is carried', () => {
     const plan = planChanges(carried('uncertain', 5, null, 2.5), [{ id: 'a', event: 'resubmit' }], operator);
     expect(plan.rows[0]!.money).toEqual({ carriedUsd: 5, reservedUsd: 5, actualUsd: null });

@@ -30,7 +30,7 @@ export const OPTIONS = {
   },
   'not-billed': {
     type: 'boolean',
-    help: 'with --abandon: the gateway shows the request was not billed: release its reservation (also for an item already abandoned)',
+    help: 'with --abandon or --resubmit: the gateway shows the request was not billed: release its reservation (also for an item already abandoned)',
   },
   'all-uncertain': {
     type: 'boolean',
@@ -42,8 +42,8 @@ export const OPTIONS = {
 } as const satisfies OptionTable;
 
 const USAGE =
-  '(<job> [--journal URL] | --state F) (<item-id> (--task-id T [--force] | --detach-task | --recorded-answer | --resubmit | --abandon [--not-billed])' +
-  ' | --all-uncertain (--resubmit | --abandon [--not-billed]))';
+  '(<job> [--journal URL] | --state F) (<item-id> (--task-id T [--force] | --detach-task | --recorded-answer | (--resubmit | --abandon) [--not-billed])' +
+  ' | --all-uncertain (--resubmit | --abandon) [--not-billed])';
 
 export async function run(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions(OPTIONS, argv);
@@ -51,8 +51,10 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${helpText('resolve', USAGE, OPTIONS, EXIT_CODES.resolve)}\n`);
     return 0;
   }
-  if (options['not-billed'] && !options.abandon)
-    throw new UsageError('--not-billed goes with --abandon: `gbatch resolve <job> <item-id> --abandon --not-billed`');
+  if (options['not-billed'] && !options.abandon && !options.resubmit)
+    throw new UsageError(
+      '--not-billed goes with --abandon or --resubmit: `gbatch resolve <job> <item-id> --abandon --not-billed`',
+    );
   if (options.force && options['task-id'] === undefined)
     throw new UsageError('--force goes with --task-id: it attaches a task the journal already holds elsewhere');
   if (options['all-uncertain']) {
@@ -105,7 +107,13 @@ export async function run(argv: string[]): Promise<number> {
         await journal.membership.release();
       }
     } else {
-      said = await resubmitItem(journal, item, commandJournalArg(arg, journal.adapter === 'postgres'));
+      said = await resubmitItem(
+        journal,
+        item,
+        commandJournalArg(arg, journal.adapter === 'postgres'),
+        undefined,
+        options['not-billed'],
+      );
     }
     process.stdout.write(`${said}\n`);
     return 0;

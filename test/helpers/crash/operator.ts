@@ -26,8 +26,9 @@ export function decideResolution(row: CampaignRow, history: UsageHistory): Resol
   return { kind: 'resubmit', chargedCalls: history.submissionsByPrompt[row.prompt] ?? 0 };
 }
 
+/** A row the gateway never charged is resent `--not-billed` (the history says so): its bound is released. */
 export function resolveArgs(statePath: string, itemId: string, decision: Resolution): string[] {
   return decision.kind === 'attach'
     ? ['resolve', '--state', statePath, itemId, '--task-id', decision.taskId]
-    : ['resolve', '--state', statePath, itemId, '--resubmit'];
+    : ['resolve', '--state', statePath, itemId, '--resubmit', ...(decision.chargedCalls === 0 ? ['--not-billed'] : [])];
 }
