@@ -3,6 +3,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { openJournalFile, openQueries, openStore } from '../journal/open-store.js';
 import type { JournalQueries, JournalStore } from '../journal/index.js';
+import { finalBatchOf, finalBatchRefusal } from '../core/final-batch.js';
 import { quoteArg } from '../core/shell-text.js';
 import { jobJournal, journalUrl, type JournalFlags } from '../job/job-journal.js';
 import { locateJournal } from '../job/locate-journal.js';
@@ -48,6 +49,23 @@ export async function openCommandJournal(
   options: OpenOptions & { readonly: false },
 ): Promise<CommandJournal>;
 export async function openCommandJournal(
+  flags: JournalFlags,
+  positionals: readonly string[],
+  options: OpenOptions,
+): Promise<CommandJournal<JournalQueries>> {
+  const opened = await openNamed(flags, positionals, options);
+  if (!options.readonly) {
+    // A final `gbatch serve` batch never changes: no command that would change it starts.
+    const final = finalBatchOf((await opened.store.getJob())?.options);
+    if (final) {
+      await opened.store.close();
+      throw new UsageError(`${opened.store.location}: ${finalBatchRefusal(final)}`);
+    }
+  }
+  return opened;
+}
+
+async function openNamed(
   flags: JournalFlags,
   positionals: readonly string[],
   options: OpenOptions,

@@ -48,6 +48,8 @@ import { RunMonitor } from './monitor/run-monitor.js';
 import { requestPacers } from './pacing/request-pacers.js';
 import { RunStops } from './stops/run-stops.js';
 import { StartRefused } from './start-refused.js';
+import { ConfigError } from '../core/config-error.js';
+import { finalBatchOf, finalBatchRefusal } from '../core/final-batch.js';
 import { Submitter } from './lanes/submitter.js';
 import { AutoRetries } from './lanes/auto-retries.js';
 import { DEFAULT_RETRY_DELAY } from '../core/auto-retry.js';
@@ -168,6 +170,8 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     );
     const refused = await config.startGate?.();
     if (refused !== undefined) throw new StartRefused(refused);
+    const final = finalBatchOf((await journal.getJob())?.options);
+    if (final) throw new ConfigError(`${journal.location}: ${finalBatchRefusal(final)}`);
     // Rows earlier runs left for this one, priced by this run's table: a refusal before anything changes.
     if (!config.ingestOnly)
       await refuseUnpricedHeldRows(

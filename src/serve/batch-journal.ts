@@ -1,5 +1,6 @@
 // What a batch's job journal says: its counts as the Batch API counts requests, and its rows.
 import { existsSync } from 'node:fs';
+import { FINAL_BATCH_KEY } from '../core/final-batch.js';
 import type { ItemState } from '../core/states.js';
 import {
   isDatabaseUrl,
@@ -159,4 +160,24 @@ async function openJob(
   }
   await journal.close();
   return undefined;
+}
+
+/**
+ * Marks the batch's job final (FINAL_BATCH_KEY in its record), before the catalog says so: from then on every
+ * operator command and run refuses it. Idempotent; nothing before the batch's first run.
+ */
+export async function markJobFinal(
+  ctx: Pick<ServeContext, 'dataDir' | 'journal'>,
+  batchId: string,
+  status: string,
+): Promise<void> {
+  await withJobStore(ctx, batchId, async (journal) => {
+    const job = (await journal.getJob())!;
+    await journal.saveJob({
+      name: job.name,
+      manifest: job.manifest,
+      options: { ...job.options, [FINAL_BATCH_KEY]: { batch: batchId, status } },
+      budgetUsd: job.budgetUsd,
+    });
+  });
 }

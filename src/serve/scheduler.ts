@@ -15,6 +15,7 @@ import {
   jobLineCounts,
   jobLiveRunners,
   jobStoppedAtBalance,
+  markJobFinal,
   unfinished,
   withJobStore,
 } from './batch-journal.js';
@@ -329,6 +330,7 @@ export class BatchScheduler {
         request_counts: { total, completed: lines.output, failed: total - lines.output },
       },
     };
+    await markJobFinal(this.ctx, batch.id, end);
     // Another server sharing the journal may have ended it first: it then logged the end.
     if (!(await this.save(final, ['finalizing']))) return 'ended';
     this.ctx.log(

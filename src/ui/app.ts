@@ -242,6 +242,7 @@ export function uiApp(ctx: UiContext, metrics: (c: Context) => Promise<Response>
     if (!action) return c.text('no such action', 404);
     if (!viewer.canAct) return c.html(page({ title: 'gbatch: read-only', viewer }, READ_ONLY), 403);
     const view = await jobSummary(job, await ctx.directory.queries(job));
+    if (view.frozen) return c.text(view.frozen, 409);
     const id = action.row ? c.req.query('id') : undefined;
     return c.html(
       page(
@@ -273,7 +274,9 @@ export function uiApp(ctx: UiContext, metrics: (c: Context) => Promise<Response>
       notBilled: form.not_billed === '1',
     };
     const queries = await ctx.directory.queries(job);
-    const arg = (await jobSummary(job, queries)).journalArg;
+    const summary = await jobSummary(job, queries);
+    if (summary.frozen) return c.text(summary.frozen, 409);
+    const arg = summary.journalArg;
     const operator = { by: 'operator' as const, via: 'ui' as const, who: viewer.who };
     let said: string;
     let bad = false;

@@ -1,6 +1,7 @@
 // What the dashboard shows of a job, read from its journal: the report's own figures (reportHeader, the
 // same shaping as `report --format json`, so the page and the report cannot disagree), its standing,
 // runners and last run, and its problems grouped by cause with the commands that act on them.
+import { finalBatchOf, finalBatchRefusal } from '../core/final-batch.js';
 import { basename } from 'node:path';
 import { TERMINAL, type ItemState } from '../core/states.js';
 import {
@@ -35,6 +36,8 @@ export interface JobSummary {
   journalArg: string;
   lastRun: LastRunSummary | null;
   manifest: string | null;
+  /** Why no action may change the job (a final `gbatch serve` batch), or undefined. */
+  frozen: string | undefined;
 }
 
 export interface JobPage extends JobSummary {
@@ -78,7 +81,13 @@ export async function jobSummary(job: JournalJob, journal: JournalQueries): Prom
     journalArg: journalArg(journal.location, record?.name, onDatabase ? { fromEnv: false } : undefined),
     lastRun: lastRunSummary(lastRun),
     manifest: record?.manifest ?? null,
+    frozen: frozenBecause(record?.options),
   };
+}
+
+function frozenBecause(options: Record<string, unknown> | undefined): string | undefined {
+  const final = finalBatchOf(options);
+  return final && finalBatchRefusal(final);
 }
 
 /** What the live stream compares to tell whether a job moved since its last frame. */

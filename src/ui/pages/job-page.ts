@@ -86,6 +86,7 @@ function rowLinks(job: JobPage): string {
 function actionsSection(job: JobPage, viewer: Viewer): string {
   if (!viewer.canAct)
     return '<section id="actions" class="muted"><p>Read-only: this dashboard was started without <code>--allow-actions</code>.</p></section>';
+  if (job.frozen) return `<section id="actions" class="muted"><p>No actions: ${esc(job.frozen)}.</p></section>`;
   const s = job.header.totals.by_state;
   const base = `/jobs/${encodeURIComponent(job.key)}/confirm`;
   const actions = [

@@ -94,11 +94,13 @@ export function rowBody(job: JobSummary, item: Item, events: readonly ItemEventR
   const id = encodeURIComponent(item.id);
   const actions = !viewer.canAct
     ? ''
-    : item.state === 'uncertain'
-      ? `<p><a class="action" href="${confirm}/resubmit-row?id=${id}">resubmit this row</a> <a class="action" href="${confirm}/abandon-row?id=${id}">abandon this row</a></p>`
-      : item.state === 'failed' || item.state === 'rejected'
-        ? `<p><a class="action" href="${confirm}/retry-row?id=${id}">retry this row</a></p>`
-        : '';
+    : job.frozen
+      ? `<p class="muted">No actions: ${esc(job.frozen)}.</p>`
+      : item.state === 'uncertain'
+        ? `<p><a class="action" href="${confirm}/resubmit-row?id=${id}">resubmit this row</a> <a class="action" href="${confirm}/abandon-row?id=${id}">abandon this row</a></p>`
+        : item.state === 'failed' || item.state === 'rejected'
+          ? `<p><a class="action" href="${confirm}/retry-row?id=${id}">retry this row</a></p>`
+          : '';
   return `<p class="crumbs"><a href="/">jobs</a> / <a href="${base}">${esc(job.name)}</a> / <a href="${base}/rows">rows</a> / ${esc(item.id)}</p>
 <h1>Row ${esc(item.id)}</h1>
 <table class="facts"><tbody>${facts.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${v}</td></tr>`).join('')}</tbody></table>
