@@ -18,6 +18,7 @@ import { reportCampaign } from './report-campaign.mjs';
 import { reportHtml } from './report-html.mjs';
 import { resume } from './resume.mjs';
 import { serveChat } from './serve-chat.mjs';
+import { serveStall } from './serve-stall.mjs';
 import { summaries } from './summaries.mjs';
 import { uiDashboard } from './ui-dashboard.mjs';
 
@@ -34,6 +35,8 @@ const ALL = {
   resume: () => resume(),
   // `gbatch serve` (issue 22): 10,000 chat rows through the Batch API against `run` and the naive loop.
   serve: () => serveChat(),
+  // serve's other clients while a 50,000-line batch is checked and loaded: p99 of GET /v1/batches/{id}.
+  'serve-stall': () => serveStall(),
   bytes: () => bytesPerRow(),
   // The HTML report (issue 12): 100,000 rows against its csv peer; a 2,300-row mixed campaign with faults.
   'report-html': () => reportHtml(),

@@ -31,6 +31,15 @@ export interface ScanSummary {
   invalid: number;
 }
 
+/**
+ * Rows scanned between two turns of the event loop: an async generator over lines already read resumes on
+ * microtasks alone, so without a turn now and then a large manifest holds off every other request of a server
+ * (`gbatch serve` checks and loads a batch's input while it answers its clients) for as long as it reads.
+ */
+const ROWS_PER_TURN = 256;
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 export async function scanManifests(
   files: readonly string[],
   pricing: PricingTable,
@@ -44,6 +53,7 @@ export async function scanManifests(
       const wait = handlers.pause?.();
       if (wait) await wait;
       scanEntry(entry, pricing, handlers, summary);
+      if (summary.rows % ROWS_PER_TURN === 0) await nextTurn();
     }
   }
   return summary;
