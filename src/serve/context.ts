@@ -15,6 +15,9 @@ export interface ServeContext {
   pricingFile: string | undefined;
   concurrency: number;
   pollIntervalS: number;
+  /** --retry-failed and --retry-backoff (seconds) for every batch's run; undefined: run's defaults. */
+  retryFailed?: number | undefined;
+  retryBackoffS?: number | undefined;
   /** --rpm: all batches together. */
   rpm: number | undefined;
   /** --budget: all batches together. */

@@ -1,6 +1,7 @@
 // `gbatch serve`'s flags: where it listens, where it keeps files and the journal, and the run options
 // every batch shares (pricing, one --concurrency, one --budget).
 import type { OptionTable } from '../job/options.js';
+import { RUN_OPTIONS } from '../job/run-options.js';
 
 export const SERVE_OPTIONS = {
   host: { type: 'string', default: '127.0.0.1', help: 'the address to listen on' },
@@ -24,6 +25,15 @@ export const SERVE_OPTIONS = {
     help: 'submissions in flight, all batches together (each batch gets its turn)',
   },
   'poll-interval': { type: 'number', default: 5, min: 0.01, max: 3600, help: 'seconds between polls of one task' },
+  // As `run` takes them: one policy for every batch of the server.
+  'retry-failed': {
+    ...RUN_OPTIONS['retry-failed'],
+    help: "send again a request whose video task failed (refunded) or that was refused with 408 or 425, up to this many more times in its batch's life, waiting --retry-backoff doubled each time; 0 turns it off (default: 2)",
+  },
+  'retry-backoff': {
+    ...RUN_OPTIONS['retry-backoff'],
+    help: 'seconds before the first --retry-failed retry of a request; each further one waits twice as long, at most 15 minutes (default: 30)',
+  },
   rpm: {
     type: 'number',
     min: 1,

@@ -44,7 +44,10 @@ export async function runBatch(ctx: ServeContext, run: BatchRun): Promise<RunJob
     // Validation let no invalid line through; a batch cancelled before it ended ingests them as invalid.
     'skip-invalid': true,
     // Tests shorten the wait before a --retry-failed retry (30 s) as they shorten serve's minute.
-    'retry-backoff': positiveKnob(ctx.env, 'GBATCH_SERVE_TEST_RETRY_BACKOFF_S', DEFAULT_RETRY_DELAY.baseDelayMs / 1000),
+    'retry-backoff':
+      ctx.retryBackoffS ??
+      positiveKnob(ctx.env, 'GBATCH_SERVE_TEST_RETRY_BACKOFF_S', DEFAULT_RETRY_DELAY.baseDelayMs / 1000),
+    ...(ctx.retryFailed !== undefined ? { 'retry-failed': ctx.retryFailed } : {}),
     ...(ctx.pricingFile !== undefined ? { pricing: ctx.pricingFile } : {}),
     ...(run.budgetUsd !== undefined ? { budget: run.budgetUsd } : {}),
     // On a database the journal paces the account for every runner of every job: --rpm goes to each run.

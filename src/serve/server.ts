@@ -23,6 +23,8 @@ export interface ServeOptions {
   pricingFile: string | undefined;
   concurrency: number;
   pollIntervalS: number;
+  retryFailed: number | undefined;
+  retryBackoffS: number | undefined;
   /** --budget: all batches together. */
   budgetUsd: number | undefined;
   /** --rpm: all batches together. */
@@ -58,6 +60,8 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
     pricingFile: options.pricingFile,
     concurrency: options.concurrency,
     pollIntervalS: options.pollIntervalS,
+    retryFailed: options.retryFailed,
+    retryBackoffS: options.retryBackoffS,
     budgetUsd: options.budgetUsd,
     rpm: options.rpm,
     maxFileBytes: options.maxFileBytes,

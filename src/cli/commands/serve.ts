@@ -53,6 +53,8 @@ export async function run(argv: string[]): Promise<number> {
       pricingFile: options.pricing,
       concurrency: options.concurrency,
       pollIntervalS: options['poll-interval'],
+      retryFailed: options['retry-failed'],
+      retryBackoffS: options['retry-backoff'],
       budgetUsd: options.budget,
       rpm: options.rpm,
       maxFileBytes: options['max-file-bytes'],
