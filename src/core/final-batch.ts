@@ -19,5 +19,5 @@ export function finalBatchOf(options: Record<string, unknown> | undefined): Fina
 
 /** Why nothing may change such a job: one line. */
 export function finalBatchRefusal(mark: FinalBatch): string {
-  return `the job is the gbatch serve batch ${mark.batch}, which is ${mark.status}: a final batch's journal and files never change; nothing was changed`;
+  return `the job is the gbatch serve batch ${mark.batch}, which is ${mark.status}; a final batch's journal and files never change; nothing was changed`;
 }

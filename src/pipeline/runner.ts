@@ -171,6 +171,8 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     const refused = await config.startGate?.();
     if (refused !== undefined) throw new StartRefused(refused);
     const final = finalBatchOf((await journal.getJob())?.options);
+    // serve (it has a start gate) is told its run did not start, as for a batch its catalog says is final.
+    if (final && config.startGate) throw new StartRefused(finalBatchRefusal(final));
     if (final) throw new ConfigError(`${journal.location}: ${finalBatchRefusal(final)}`);
     // Rows earlier runs left for this one, priced by this run's table: a refusal before anything changes.
     if (!config.ingestOnly)

@@ -28,7 +28,7 @@ describe.skipIf(!BUILT)('gbatch serve: a final batch', () => {
     const states = statesById(journal);
     expect(states).toEqual({ a: 'downloaded', b: 'downloaded', c: 'rejected' });
 
-    const why = `the job is the gbatch serve batch ${created.id}, which is completed: a final batch's journal and files never change; nothing was changed`;
+    const why = `the job is the gbatch serve batch ${created.id}, which is completed; a final batch's journal and files never change; nothing was changed`;
     for (const command of [
       ['retry', '--state', journal, '--rejected'],
       ['retry', '--state', journal, 'c'],

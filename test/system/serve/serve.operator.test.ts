@@ -1,7 +1,7 @@
 // A batch is a job of the journal, named by its batch id: an operator reads it with `gbatch status` and
-// `gbatch report` (every format), settles its uncertain rows with `gbatch resolve` (the error file follows,
-// being derived from the journal) and stops it with `gbatch cancel`, each given the batch's own journal
-// (`--state DATA/journals/<batch>.db` with SQLite).
+// `gbatch report` (every format) and stops it with `gbatch cancel`, each given the batch's own journal
+// (`--state DATA/journals/<batch>.db` with SQLite). Once the batch is final nothing changes it: `resolve` is
+// refused and its files stay as they ended.
 import { describe, expect, it } from 'vitest';
 import { BUILT, runCli, stdoutJson } from '../../helpers/cli.js';
 import { duplicates } from '../../helpers/sim.js';
@@ -11,7 +11,7 @@ import { batchEnd, client, filesOf, heldChatBatch, restartAfterSigkill } from '.
 const codeOf = (line: Record<string, unknown>): string => (line.error as { code: string }).code;
 
 describe.skipIf(!BUILT)('gbatch serve: the operator commands on a batch', () => {
-  it('status, report in every format and resolve work on a batch by its id', async () => {
+  it('status and report in every format work on a batch by its id; resolve is refused once it is final', async () => {
     const ws = workspace('gbatch-serve-');
     const ids = ['q0', 'q1', 'q2', 'q3'];
     const first = await heldChatBatch(ws, ids, 'operator');
@@ -48,19 +48,15 @@ describe.skipIf(!BUILT)('gbatch serve: the operator commands on a batch', () => 
     expect(table.stdout).toContain(created.id);
     expect(table.stdout).toMatch(/uncertain/);
 
-    // The operator gives one uncertain row up: the error file says so at once (it is made from the journal).
+    // The batch is final: giving an uncertain row up would change its journal and error file. Refused, one line.
     // With --state every argument of resolve is an item id: the journal file names the batch.
-    const [given, still] = uncertain as [string, string];
+    const [given] = uncertain as [string, string];
     const resolve = await runCli(['resolve', given, '--abandon', ...state]);
-    expect(resolve.code, resolve.stderr).toBe(0);
-    const after = await filesOf(openai, await openai.batches.retrieve(created.id));
-    expect(Object.fromEntries(after.errors.map((l) => [l.custom_id, codeOf(l)]))).toEqual({
-      [given]: 'failed',
-      [still]: 'uncertain',
-    });
-    expect(after.output).toEqual(before.output);
+    expect(resolve.code, resolve.stderr).toBe(2);
+    expect(resolve.stderr).toContain(`the job is the gbatch serve batch ${created.id}, which is completed;`);
+    expect(await filesOf(openai, await openai.batches.retrieve(created.id))).toEqual(before);
     expect(stdoutJson(await runCli(['status', created.id, ...state, '--json']))).toMatchObject({
-      counts: { uncertain: 1, failed: 1 },
+      counts: { uncertain: 2, downloaded: 2 },
     });
     expect(duplicates(sim.ledger)).toEqual({});
   });
