@@ -4,6 +4,7 @@
 // reserved by it, so only the journal's totals say what they hold.
 import { roundUsd } from '../core/money.js';
 import { fitsBudget, type SpendState } from '../core/budget.js';
+import { waitingMayFreeHeadroom } from '../core/budget-wait.js';
 
 /**
  * The job's money as the journal holds it now, and whether any of its rows is in flight (may still settle or be
@@ -18,6 +19,8 @@ export class BudgetGuard {
   private waiters: Array<() => void> = [];
   /** Reservations that may still be released or settled during this run (sent, or about to be). */
   private live = 0;
+  /** Of those, the reservations whose intent is not in the journal yet: their rows have not been sent. */
+  private unsentLive = 0;
   /** Reservations taken here whose intent is not in the journal yet (the journal's totals lack them). */
   private unjournaledUsd = 0;
   /** Every reservation that reached the journal, summed: marks which did so while a read was on its way. */
@@ -61,17 +64,20 @@ export class BudgetGuard {
     this.spend.reservedUsd = roundUsd(this.spend.reservedUsd + estimateUsd);
     this.unjournaledUsd = roundUsd(this.unjournaledUsd + estimateUsd);
     this.live++;
+    this.unsentLive++;
     return true;
   }
 
-  /** The reservation's intent is in the journal. */
+  /** The reservation's intent is in the journal: its row is sent (or about to be). */
   recorded(reservedUsd: number): void {
+    this.unsentLive--;
     this.unjournaledUsd = roundUsd(this.unjournaledUsd - reservedUsd);
     this.journaledUsd = roundUsd(this.journaledUsd + reservedUsd);
   }
 
   /** The reservation's intent was never written: it goes back. */
   unsent(reservedUsd: number): void {
+    this.unsentLive--;
     this.unjournaledUsd = roundUsd(this.unjournaledUsd - reservedUsd);
     this.release(reservedUsd);
   }
@@ -132,10 +138,22 @@ export class BudgetGuard {
 
   /**
    * Whether waiting could ever free headroom: something reserved (by this runner, or another of the job) may still
-   * settle or be released.
+   * settle or be released. `laneMoves`: whether this runner's rows not sent yet can go ahead while the caller waits
+   * (false when every slot of the lane is held by a row waiting for headroom); when they cannot, their reservations
+   * free nothing.
    */
-  hasLive(): boolean {
-    return this.live > 0 || this.jobInFlight;
+  hasLive(laneMoves = true): boolean {
+    return waitingMayFreeHeadroom({
+      sent: this.live - this.unsentLive,
+      unsent: this.unsentLive,
+      laneMoves,
+      jobInFlight: this.jobInFlight,
+    });
+  }
+
+  /** Waiters look again: what they wait on changed (a row of the lane began waiting for headroom itself). */
+  recheck(): void {
+    this.notify();
   }
 
   /** Whether a submission is waiting for headroom (the budget holds the lane back). */

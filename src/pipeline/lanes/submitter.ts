@@ -78,6 +78,8 @@ export class Submitter {
   private readonly modelGate: ModelGate | undefined;
   private readonly modelLanes: ModelLanes | undefined;
   private readonly modelPacers = new Map<string, SendPacer>();
+  /** Rows holding a slot of the lane while they wait for headroom: the rows queued behind them cannot move. */
+  private slotWaiters = 0;
 
   constructor(
     private readonly ctx: RunContext,
@@ -177,9 +179,27 @@ export class Submitter {
   /**
    * Reserves the row's bound (the estimate under --budget-may-overrun), waiting for headroom while
    * in-flight work may still free some; undefined when it cannot fit (the row noted for deferral) or
-   * the run stopped meanwhile (the row left pending).
+   * the run stopped meanwhile (the row left pending). `inSlot`: the row holds a slot of the lane while
+   * it waits (its intent was refused, or it is retried), so the rows queued behind it wait on it.
    */
-  private async reserve(item: Item): Promise<Reservation | undefined> {
+  private async reserve(item: Item, inSlot = false): Promise<Reservation | undefined> {
+    if (!inSlot) return this.reserveOrWait(item);
+    this.slotWaiters++;
+    // The rows already waiting may have counted on this slot to move the lane: they look again.
+    this.ctx.budget.recheck();
+    try {
+      return await this.reserveOrWait(item);
+    } finally {
+      this.slotWaiters--;
+    }
+  }
+
+  /** Whether rows queued in the lane can go ahead: a slot is held by a row not waiting for headroom. */
+  private laneMoves(): boolean {
+    return this.queue.pending > this.slotWaiters;
+  }
+
+  private async reserveOrWait(item: Item): Promise<Reservation | undefined> {
     const { budget, submitStop, settings } = this.ctx;
     const unpriced = unpricedRowError(item, this.ctx.pricing);
     if (unpriced) {
@@ -197,7 +217,7 @@ export class Submitter {
       // A stop (a signal, the deadline, a 402) while waiting for headroom is not the budget's doing:
       // the row stays pending for the next run (a 402 defers it with the rest, below).
       if (submitStop.signal.aborted) return undefined;
-      if (!budget.hasLive()) break;
+      if (!budget.hasLive(this.laneMoves())) break;
       await Promise.race([budget.changed(), this.stopped]);
     }
     this.overBudget.push({ item, reason: deferralReason(budget.budgetUsd ?? 0, budget.current(), reservation.usd) });
@@ -241,7 +261,7 @@ export class Submitter {
         // Another runner of the job reserved the headroom first: this row waits for it as for this
         // runner's own, while anything of the job is in flight; deferred only when nothing may settle.
         await this.hooks.budgetRefused?.();
-        const again = await this.reserve(item);
+        const again = await this.reserve(item, true);
         if (!again) return;
         reservation = again;
         attempt--; // the same attempt, not yet sent
@@ -296,7 +316,7 @@ export class Submitter {
       } catch {
         return; // stopping: the item stays pending and a later run sends it
       }
-      const again = await this.reserve(item);
+      const again = await this.reserve(item, true);
       if (!again) return;
       reservation = again;
     }
