@@ -80,6 +80,8 @@ export class Submitter {
   private readonly modelPacers = new Map<string, SendPacer>();
   /** Rows holding a slot of the lane while they wait for headroom: the rows queued behind them cannot move. */
   private slotWaiters = 0;
+  /** Intents the journal refused over the job's budget (another runner reserved first, or the budget was lowered). */
+  private refusals = 0;
 
   constructor(
     private readonly ctx: RunContext,
@@ -113,6 +115,11 @@ export class Submitter {
   /** Items left pending because their retryable failures used up the attempts of this run. */
   get exhaustedCount(): number {
     return this.exhausted;
+  }
+
+  /** Intents the journal refused over the job's budget: each a transaction that reserved nothing. */
+  get budgetRefusals(): number {
+    return this.refusals;
   }
 
   /** Submissions cut on the wire (the grace after a stop ran out): each is uncertain. */
@@ -362,7 +369,10 @@ export class Submitter {
         );
         return 'refused';
       }
-      if (err instanceof BudgetExceededError) return 'no-headroom';
+      if (err instanceof BudgetExceededError) {
+        this.refusals++;
+        return 'no-headroom';
+      }
       if (!changedElsewhere(ctx, err)) throw err;
       return 'refused';
     }
