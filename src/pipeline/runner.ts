@@ -484,7 +484,6 @@ async function drive(
     },
     {
       job: config.jobName,
-      ...(config.budgetUsd !== undefined ? { budgetUsd: config.budgetUsd } : {}),
       progressIntervalMs: config.progressIntervalMs ?? 2000,
       snapshotIntervalMs: events.listenerCount('snapshot') > 0 ? (config.snapshotIntervalMs ?? 250) : 0,
     },
