@@ -21,8 +21,6 @@ export class BudgetGuard {
   private waiters: Array<() => void> = [];
   /** Reservations that may still be released or settled during this run (sent, or about to be). */
   private live = 0;
-  /** Of those, the reservations whose intent is not in the journal yet: their rows have not been sent. */
-  private unsentLive = 0;
   /** Reservations taken here whose intent is not in the journal yet (the journal's totals lack them). */
   private unjournaledUsd = 0;
   /** Every reservation that reached the journal, summed: marks which did so while a read was on its way. */
@@ -71,20 +69,17 @@ export class BudgetGuard {
     this.spend.reservedUsd = roundUsd(this.spend.reservedUsd + estimateUsd);
     this.unjournaledUsd = roundUsd(this.unjournaledUsd + estimateUsd);
     this.live++;
-    this.unsentLive++;
     return true;
   }
 
-  /** The reservation's intent is in the journal: its row is sent (or about to be). */
+  /** The reservation's intent is in the journal. */
   recorded(reservedUsd: number): void {
-    this.unsentLive--;
     this.unjournaledUsd = roundUsd(this.unjournaledUsd - reservedUsd);
     this.journaledUsd = roundUsd(this.journaledUsd + reservedUsd);
   }
 
   /** The reservation's intent was never written: it goes back. */
   unsent(reservedUsd: number): void {
-    this.unsentLive--;
     this.unjournaledUsd = roundUsd(this.unjournaledUsd - reservedUsd);
     this.release(reservedUsd);
   }
@@ -147,22 +142,11 @@ export class BudgetGuard {
 
   /**
    * Whether waiting could ever free headroom: something reserved (by this runner, or another of the job) may still
-   * settle or be released. `laneMoves`: whether this runner's rows not sent yet can go ahead while the caller waits
-   * (false when every slot of the lane is held by a row waiting for headroom); when they cannot, their reservations
-   * free nothing.
+   * settle or be released. No row waiting for headroom holds a reservation or a slot of the lane (see the submitter's
+   * enqueue()), so each reservation counted here belongs to a row that goes ahead without waiting on anyone.
    */
-  hasLive(laneMoves = true): boolean {
-    return waitingMayFreeHeadroom({
-      sent: this.live - this.unsentLive,
-      unsent: this.unsentLive,
-      laneMoves,
-      jobInFlight: this.jobInFlight,
-    });
-  }
-
-  /** Waiters look again: what they wait on changed (a row of the lane began waiting for headroom itself). */
-  recheck(): void {
-    this.notify();
+  hasLive(): boolean {
+    return waitingMayFreeHeadroom({ ownLive: this.live, jobInFlight: this.jobInFlight });
   }
 
   /** Whether a submission is waiting for headroom (the budget holds the lane back). */
