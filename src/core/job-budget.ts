@@ -123,6 +123,12 @@ export function deferralReason(
   );
 }
 
+/** Another run of the job changed its budget while this one works: from now on, reservations are held to it. */
+export function budgetChangedLine(was: number | undefined, now: number | undefined): string {
+  const said = (budget: number | undefined) => (budget === undefined ? 'no budget' : usd(budget));
+  return `the job's budget was changed by another run of the job: ${said(was)} -> ${said(now)}; this run holds to it from now on`;
+}
+
 function usd(x: number): string {
   return formatUsd(x);
 }

@@ -16,6 +16,7 @@ interface OneRunnerJournal {
   spend(): Promise<Spend>;
   counts(): Promise<Record<ItemState, number>>;
   drifts(): Promise<SeenDrift[]>;
+  getJob(): Promise<{ budgetUsd?: number | undefined } | undefined>;
 }
 
 export class OneRunnerCoordination implements Coordination {
@@ -80,6 +81,7 @@ export class OneRunnerCoordination implements Coordination {
     return {
       ...(await this.journal.spend()),
       inFlight: IN_FLIGHT.some((state) => counts[state] > 0),
+      budgetUsd: (await this.journal.getJob())?.budgetUsd,
       drifts: await this.journal.drifts(),
     };
   }

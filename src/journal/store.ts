@@ -341,9 +341,14 @@ export interface Coordination {
   jobMoney(): Promise<JobMoney>;
 }
 
-/** The job's money, whether any row is in flight, and the group ratios seen (the same read: see jobMoney()). */
+/**
+ * The job's money, its budget, whether any row is in flight, and the group ratios seen (the same read: see
+ * jobMoney()).
+ */
 export interface JobMoney extends Spend {
   inFlight: boolean;
+  /** The job's budget now (undefined: none): another run of the job may have changed it. */
+  budgetUsd: number | undefined;
   /** Every settled video the gateway was seen charging above the table: one per account and model (drifts()). */
   drifts: SeenDrift[];
 }

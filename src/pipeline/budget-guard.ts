@@ -1,16 +1,19 @@
 // In-memory mirror of the journal's money, updated synchronously so concurrent claims cannot overshoot.
 // Among runners sharing one job it follows the journal's job totals (observe()): the other runners'
 // reservations and settlements are the job's too, and rows taken over from a runner that is gone were
-// reserved by it, so only the journal's totals say what they hold.
+// reserved by it, so only the journal's totals say what they hold. The job's budget is read with them:
+// lowered (or raised) by another run of the job, it is the one this runner reserves against from then on.
 import { roundUsd } from '../core/money.js';
 import { fitsBudget, type SpendState } from '../core/budget.js';
+import { waitingMayFreeHeadroom } from '../core/budget-wait.js';
 
 /**
- * The job's money as the journal holds it now, and whether any of its rows is in flight (may still settle or be
- * released).
+ * The job's money as the journal holds it now, its budget (undefined: none), and whether any of its rows is in flight
+ * (may still settle or be released).
  */
 export interface JobMoney extends SpendState {
   inFlight: boolean;
+  budgetUsd: number | undefined;
 }
 
 export class BudgetGuard {
@@ -29,11 +32,16 @@ export class BudgetGuard {
   /** The largest ratio the gateway was seen charging this account above the pricing table (1: none). */
   private drift = 1;
 
-  constructor(
-    readonly budgetUsd: number | undefined,
-    initial: SpendState,
-  ) {
+  private budget: number | undefined;
+
+  constructor(budgetUsd: number | undefined, initial: SpendState) {
+    this.budget = budgetUsd;
     this.spend = { ...initial };
+  }
+
+  /** The budget reservations are checked against: the job's, as last read from the journal among runners. */
+  get budgetUsd(): number | undefined {
+    return this.budget;
   }
 
   /** The money a reservation is checked against: never too little reserved, at times too much for a beat. */
@@ -57,7 +65,7 @@ export class BudgetGuard {
    * unsent()).
    */
   tryReserve(estimateUsd: number): boolean {
-    if (!fitsBudget(this.budgetUsd, this.spend, estimateUsd)) return false;
+    if (!fitsBudget(this.budget, this.spend, estimateUsd)) return false;
     this.spend.reservedUsd = roundUsd(this.spend.reservedUsd + estimateUsd);
     this.unjournaledUsd = roundUsd(this.unjournaledUsd + estimateUsd);
     this.live++;
@@ -120,22 +128,25 @@ export class BudgetGuard {
   /**
    * The job's totals as the journal held them at a read begun at `mark`: they become this runner's view,
    * with its own reservations not yet in the journal on top (and those recorded while the read was on its
-   * way, which it may have missed: too much reserved for a beat, never too little). Waiters look again.
+   * way, which it may have missed: too much reserved for a beat, never too little). The job's budget read
+   * with them is the one in force from now on. Waiters look again.
    */
   observe(job: JobMoney, mark: number): void {
     this.doubtUsd = roundUsd(this.journaledUsd - mark);
     const maybeMissed = roundUsd(this.unjournaledUsd + this.doubtUsd);
     this.spend = { reservedUsd: roundUsd(job.reservedUsd + maybeMissed), actualUsd: roundUsd(job.actualUsd) };
+    this.budget = job.budgetUsd;
     this.jobInFlight = job.inFlight;
     this.notify();
   }
 
   /**
    * Whether waiting could ever free headroom: something reserved (by this runner, or another of the job) may still
-   * settle or be released.
+   * settle or be released. No row waiting for headroom holds a reservation or a slot of the lane (see the submitter's
+   * enqueue()), so each reservation counted here belongs to a row that goes ahead without waiting on anyone.
    */
   hasLive(): boolean {
-    return this.live > 0 || this.jobInFlight;
+    return waitingMayFreeHeadroom({ ownLive: this.live, jobInFlight: this.jobInFlight });
   }
 
   /** Whether a submission is waiting for headroom (the budget holds the lane back). */

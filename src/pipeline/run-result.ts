@@ -39,6 +39,11 @@ export interface RunResult {
   exhaustedRetries: number;
   /** Rows this run sent again by itself: --retry-failed (once per retry) and --resubmit-uncertain-text mid-run. */
   autoRetried?: { requeued: readonly string[]; resubmitted: readonly string[] };
+  /**
+   * Intents the journal refused over the job's budget: another runner of the job reserved the headroom first, or the
+   * budget was lowered under this run (each row waits or is deferred then).
+   */
+  budgetRefusals?: number;
   /** Journal transactions the run's lanes committed (group commit: far fewer than transitions). */
   journalCommits: number;
   /** Among runners sharing the job: false while others are still at work (the last to end reports the job's end). */

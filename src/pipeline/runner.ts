@@ -486,7 +486,6 @@ async function drive(
     },
     {
       job: config.jobName,
-      ...(config.budgetUsd !== undefined ? { budgetUsd: config.budgetUsd } : {}),
       progressIntervalMs: config.progressIntervalMs ?? 2000,
       snapshotIntervalMs: events.listenerCount('snapshot') > 0 ? (config.snapshotIntervalMs ?? 250) : 0,
     },
@@ -560,11 +559,13 @@ async function drive(
       stopReason: poller.authRefused ? 'auth' : outputFailure ? 'output' : (submitter.reason ?? stopReason),
       ...(stopMessage !== undefined ? { stopMessage } : {}),
       spend,
-      budgetUsd: config.budgetUsd,
+      // The job's budget as this run last read it: another run of the job may have changed it meanwhile.
+      budgetUsd: ctx.budget.budgetUsd,
       polls: poller.pollCount,
       downloadFailures: downloader.failedCount,
       exhaustedRetries: submitter.exhaustedCount,
       autoRetried: { requeued: retries.requeued, resubmitted: retries.resubmitted },
+      budgetRefusals: submitter.budgetRefusals,
       journalCommits: ctx.commits.commitCount,
     };
   } finally {

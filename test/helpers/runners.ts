@@ -87,3 +87,25 @@ export async function readReport(job: string, url: string, gateway: Gateway): Pr
   if (ended.code !== 0) throw new Error(`gbatch report: exit ${ended.code}\n${ended.stdout}${ended.stderr}`);
   return JSON.parse(ended.stdout) as ReportJson;
 }
+
+/**
+ * Waits for every child to end by itself within `deadlineMs`; past it, every child still running is killed and the
+ * wait fails naming them: "it no longer hangs" is proven by the children ending, not by a margin of time.
+ */
+export async function endedWithin(children: readonly GbatchChild[], deadlineMs: number): Promise<Ended[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), deadlineMs);
+  });
+  const all = Promise.all(children.map((child) => child.ended));
+  const first = await Promise.race([all, late]);
+  clearTimeout(timer);
+  if (first !== 'late') return first;
+  const hung = children.flatMap((child, i) => (child.running ? [i] : []));
+  for (const child of children) child.kill();
+  const ends = await all;
+  throw new Error(
+    `runner(s) ${hung.join(', ')} still running after ${deadlineMs} ms (killed):\n` +
+      ends.map((end, i) => `--- runner ${i} ---\n${end.stderr}`).join('\n'),
+  );
+}

@@ -13,6 +13,7 @@ function journal(counts: Partial<Record<ItemState, number>> = {}) {
     spend: async () => ({ reservedUsd: 0.5, actualUsd: 0.25 }),
     counts: async () => all,
     drifts: async () => [],
+    getJob: async () => ({ budgetUsd: 2 }),
   };
 }
 
@@ -68,6 +69,7 @@ describe('one-runner coordination', () => {
       reservedUsd: 0.5,
       actualUsd: 0.25,
       inFlight: false,
+      budgetUsd: 2,
       drifts: [],
     });
     expect((await new OneRunnerCoordination(journal({ running: 1 })).jobMoney()).inFlight).toBe(true);

@@ -100,7 +100,7 @@ describe('BudgetGuard', () => {
   it('among runners of one job, follows the journal: a task taken over from a runner that is gone settles without a negative reservation', () => {
     // Started before the other runner reserved anything; the journal now holds its $2 for a task it left.
     const guard = new BudgetGuard(10, { reservedUsd: 0, actualUsd: 0 });
-    guard.observe({ reservedUsd: 2, actualUsd: 1, inFlight: true }, guard.mark());
+    guard.observe({ reservedUsd: 2, actualUsd: 1, inFlight: true, budgetUsd: 10 }, guard.mark());
     guard.adopt(1);
     guard.settle(2, 0.5);
     expect(guard.current()).toEqual({ reservedUsd: 0, actualUsd: 1.5 });
@@ -112,10 +112,10 @@ describe('BudgetGuard', () => {
     expect(guard.tryReserve(2)).toBe(true);
     const mark = guard.mark();
     guard.recorded(2); // in the journal, perhaps after the read
-    guard.observe({ reservedUsd: 4, actualUsd: 0, inFlight: true }, mark);
+    guard.observe({ reservedUsd: 4, actualUsd: 0, inFlight: true, budgetUsd: 10 }, mark);
     expect(guard.current().reservedUsd).toBe(7); // 4 in the journal, 1 not yet written, 2 the read may have missed
     expect(guard.committed().reservedUsd).toBe(5); // shown and announced: the 2 in doubt are not counted twice
-    guard.observe({ reservedUsd: 6, actualUsd: 0, inFlight: true }, guard.mark());
+    guard.observe({ reservedUsd: 6, actualUsd: 0, inFlight: true, budgetUsd: 10 }, guard.mark());
     expect(guard.current().reservedUsd).toBe(7);
     expect(guard.committed().reservedUsd).toBe(7); // nothing in doubt once a read began after the write
     guard.unsent(1);
@@ -126,12 +126,25 @@ describe('BudgetGuard', () => {
     const guard = new BudgetGuard(1, { reservedUsd: 0, actualUsd: 0 });
     expect(guard.hasLive()).toBe(false);
     const woken = guard.changed();
-    guard.observe({ reservedUsd: 1, actualUsd: 0, inFlight: true }, guard.mark());
+    guard.observe({ reservedUsd: 1, actualUsd: 0, inFlight: true, budgetUsd: 1 }, guard.mark());
     expect(await isSettled(woken)).toBe(true);
     expect(guard.tryReserve(0.5)).toBe(false);
     expect(guard.hasLive()).toBe(true);
-    guard.observe({ reservedUsd: 0, actualUsd: 0.2, inFlight: false }, guard.mark());
+    guard.observe({ reservedUsd: 0, actualUsd: 0.2, inFlight: false, budgetUsd: 1 }, guard.mark());
     expect(guard.hasLive()).toBe(false);
     expect(guard.tryReserve(0.5)).toBe(true);
+  });
+
+  it("among runners of one job, the job's budget read with its totals is the one reserved against from then on", () => {
+    const guard = new BudgetGuard(100, { reservedUsd: 0, actualUsd: 0 });
+    expect(guard.tryReserve(2)).toBe(true);
+    guard.recorded(2);
+    guard.observe({ reservedUsd: 2, actualUsd: 0.4, inFlight: true, budgetUsd: 3 }, guard.mark());
+    expect(guard.budgetUsd).toBe(3);
+    expect(guard.tryReserve(0.7)).toBe(false); // 2.4 held of the lowered 3: 0.6 left
+    expect(guard.tryReserve(0.6)).toBe(true);
+    guard.observe({ reservedUsd: 2.6, actualUsd: 0.4, inFlight: true, budgetUsd: undefined }, guard.mark());
+    expect(guard.budgetUsd).toBeUndefined(); // lifted by another run: every reservation fits
+    expect(guard.tryReserve(50)).toBe(true);
   });
 });

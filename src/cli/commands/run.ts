@@ -161,6 +161,7 @@ async function printSummary(job: ResolvedJob, result: RunJobResult, json: boolea
         auto_retried: result.autoRetried?.requeued ?? [],
         polls: result.polls,
         download_failures: result.downloadFailures,
+        budget_refusals: result.budgetRefusals ?? 0,
         journal_commits: result.journalCommits,
       })}\n`,
     );

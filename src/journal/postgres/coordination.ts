@@ -94,9 +94,10 @@ export class PgCoordination implements Coordination {
       reserved_usd: number;
       actual_usd: number;
       in_flight: boolean;
+      budget_usd: number | null;
       drifts: DriftRow[] | null;
     }>(
-      `SELECT reserved_usd, actual_usd,
+      `SELECT reserved_usd, actual_usd, budget_usd,
       EXISTS (SELECT 1 FROM items WHERE job_id = $1 AND state = ANY($2)) AS in_flight,
       (SELECT json_agg(json_build_object(${DRIFT_COLUMNS.map((c) => `'${c}', ${c}`).join(', ')}) ORDER BY account, model)
         FROM drifts WHERE job_id = $1) AS drifts
@@ -108,6 +109,7 @@ export class PgCoordination implements Coordination {
       reservedUsd: roundUsd(row?.reserved_usd ?? 0),
       actualUsd: roundUsd(row?.actual_usd ?? 0),
       inFlight: row?.in_flight ?? false,
+      budgetUsd: row?.budget_usd ?? undefined,
       drifts: (row?.drifts ?? []).map(driftOfRow),
     };
   }

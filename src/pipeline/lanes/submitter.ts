@@ -54,6 +54,13 @@ export interface SubmitterHooks {
   beforeBooking?(): Promise<void>;
 }
 
+/** A row that left its lane slot to wait for headroom: the attempt it resumes at, and the last this run allows it. */
+interface Resume {
+  item: Item;
+  attempt: number;
+  lastAttempt: number;
+}
+
 export type SubmitStopReason = 'balance' | 'budget' | 'auth' | 'cancelled' | undefined;
 
 const PAGE = 256;
@@ -78,6 +85,10 @@ export class Submitter {
   private readonly modelGate: ModelGate | undefined;
   private readonly modelLanes: ModelLanes | undefined;
   private readonly modelPacers = new Map<string, SendPacer>();
+  /** Each row's way through the lane, from its first queueing to its last attempt (waits outside it included). */
+  private readonly flows = new Set<Promise<void>>();
+  /** Intents the journal refused over the job's budget (another runner reserved first, or the budget was lowered). */
+  private refusals = 0;
 
   constructor(
     private readonly ctx: RunContext,
@@ -113,6 +124,11 @@ export class Submitter {
     return this.exhausted;
   }
 
+  /** Intents the journal refused over the job's budget: each a transaction that reserved nothing. */
+  get budgetRefusals(): number {
+    return this.refusals;
+  }
+
   /** Submissions cut on the wire (the grace after a stop ran out): each is uncertain. */
   get cutCount(): number {
     return this.cut;
@@ -140,11 +156,12 @@ export class Submitter {
         }
         const reservation = await this.reserve(item);
         if (!reservation) continue;
-        this.queue.add(() => this.submit(item, reservation)).catch((err: unknown) => this.fail(err));
+        this.track(this.enqueue(item, reservation));
       }
     }
     await this.modelLanes?.drained();
     this.hooks.claimedAll?.();
+    while (this.flows.size > 0) await Promise.allSettled([...this.flows]);
     await this.queue.onIdle();
     while (this.settling.size > 0) await Promise.allSettled([...this.settling]);
     if (this.failure !== undefined) throw this.failure;
@@ -158,14 +175,28 @@ export class Submitter {
     try {
       const reservation = await this.reserve(item);
       if (!reservation) return release();
-      this.queue
-        .add(() => this.submit(item, reservation))
-        .catch((err: unknown) => this.fail(err))
-        .finally(release);
+      this.track(this.enqueue(item, reservation).finally(release));
     } catch (err) {
       release();
       this.fail(err);
     }
+  }
+
+  /**
+   * Queues the row in the lane. A row that must wait for headroom (its intent refused, or its retry not fitting) leaves
+   * its slot and waits outside the lane, then queues again: a wait never holds a slot, so the rows queued behind it
+   * go ahead, and their settling may free the headroom it waits for.
+   */
+  private async enqueue(item: Item, reservation: Reservation, resume?: Resume): Promise<void> {
+    const next = await this.queue.add(() => this.submit(item, reservation, resume));
+    if (!next) return;
+    const again = await this.reserve(next.item);
+    if (again) await this.enqueue(next.item, again, next);
+  }
+
+  private track(flow: Promise<void>): void {
+    const tracked = flow.catch((err: unknown) => this.fail(err)).finally(() => this.flows.delete(tracked));
+    this.flows.add(tracked);
   }
 
   /** A bug (an illegal transition) or a journal that cannot be written stops every lane and ends the run with it. */
@@ -177,10 +208,10 @@ export class Submitter {
   /**
    * Reserves the row's bound (the estimate under --budget-may-overrun), waiting for headroom while
    * in-flight work may still free some; undefined when it cannot fit (the row noted for deferral) or
-   * the run stopped meanwhile (the row left pending).
+   * the run stopped meanwhile (the row left pending). Never called from a slot of the lane: see enqueue().
    */
   private async reserve(item: Item): Promise<Reservation | undefined> {
-    const { budget, submitStop, settings } = this.ctx;
+    const { budget, submitStop } = this.ctx;
     const unpriced = unpricedRowError(item, this.ctx.pricing);
     if (unpriced) {
       // No price (it became sendable after the start's check): the row stays pending, and the run stops
@@ -188,61 +219,76 @@ export class Submitter {
       this.fail(unpriced);
       return undefined;
     }
-    const mode = { budgeted: budget.budgetUsd !== undefined, mayOverrun: settings.budgetMayOverrun === true };
-    let reservation: Reservation;
     for (;;) {
       // Taken again after each wait: the gateway may have been seen charging above the table meanwhile.
-      reservation = reservationFor(item, this.ctx.pricing, { ...mode, driftRatio: budget.driftRatio });
-      if (budget.tryReserve(reservation.usd)) return reservation;
+      const reservation = this.reserveNow(item);
+      if (typeof reservation !== 'number') return reservation;
       // A stop (a signal, the deadline, a 402) while waiting for headroom is not the budget's doing:
       // the row stays pending for the next run (a 402 defers it with the rest, below).
       if (submitStop.signal.aborted) return undefined;
-      if (!budget.hasLive()) break;
+      if (!budget.hasLive()) {
+        this.overBudget.push({ item, reason: deferralReason(budget.budgetUsd ?? 0, budget.current(), reservation) });
+        return undefined;
+      }
       await Promise.race([budget.changed(), this.stopped]);
     }
-    this.overBudget.push({ item, reason: deferralReason(budget.budgetUsd ?? 0, budget.current(), reservation.usd) });
-    return undefined;
+  }
+
+  /** The row's reservation if it fits now; else what it needs (USD). */
+  private reserveNow(item: Item): Reservation | number {
+    const { budget, settings } = this.ctx;
+    const mode = { budgeted: budget.budgetUsd !== undefined, mayOverrun: settings.budgetMayOverrun === true };
+    const reservation = reservationFor(item, this.ctx.pricing, { ...mode, driftRatio: budget.driftRatio });
+    return budget.tryReserve(reservation.usd) ? reservation : reservation.usd;
   }
 
   /** Under shared send slots (several runs in one process), the row waits for a slot before its intent. */
-  private async submit(claimed: Item, claimedReservation: Reservation): Promise<void> {
+  private async submit(claimed: Item, claimedReservation: Reservation, resume?: Resume): Promise<Resume | undefined> {
     const slots = this.ctx.settings.sendSlots;
-    if (!slots) return this.submitHeld(claimed, claimedReservation);
+    if (!slots) return this.submitHeld(claimed, claimedReservation, resume);
     let release: () => void;
     try {
       release = await slots.acquire(this.ctx.settings.slotOwner ?? '', this.ctx.submitStop.signal);
     } catch {
       // The run stopped while the row waited: it never left, and stays pending for a later run.
       this.ctx.budget.unsent(claimedReservation.usd);
-      return;
+      return undefined;
     }
     try {
-      await this.submitHeld(claimed, claimedReservation);
+      return await this.submitHeld(claimed, claimedReservation, resume);
     } finally {
       release();
     }
   }
 
-  private async submitHeld(claimed: Item, claimedReservation: Reservation): Promise<void> {
+  /** The row's attempts in its slot; a Resume when it must wait for headroom outside the lane (see enqueue()). */
+  private async submitHeld(
+    claimed: Item,
+    claimedReservation: Reservation,
+    resume?: Resume,
+  ): Promise<Resume | undefined> {
     const { ctx } = this;
     this.hooks.beforeSubmit?.();
     let item = claimed;
     let reservation = claimedReservation;
-    for (let attempt = claimed.attempts + 1; ; attempt++) {
+    // --max-attempts counts this run's attempts: a row left pending by an earlier run (or sent again by
+    // `retry`) gets a fresh allowance, while its attempt numbers keep counting in the journal.
+    const lastAttempt = resume?.lastAttempt ?? claimed.attempts + ctx.settings.maxSubmitAttempts;
+    for (let attempt = resume?.attempt ?? claimed.attempts + 1; ; attempt++) {
       if (!ctx.submitGate.allows()) {
         // Queued (or waiting to retry) when the run stopped (a 402, a signal, the deadline, a dead
         // gateway): it never leaves. It stays pending (a 402 defers it below) and a later run sends it.
         ctx.budget.unsent(reservation.usd);
-        return;
+        return undefined;
       }
       const intent = await this.writeIntent(item, attempt, reservation);
-      if (intent === 'refused') return;
+      if (intent === 'refused') return undefined;
       if (intent === 'no-headroom') {
         // Another runner of the job reserved the headroom first: this row waits for it as for this
         // runner's own, while anything of the job is in flight; deferred only when nothing may settle.
         await this.hooks.budgetRefused?.();
-        const again = await this.reserve(item);
-        if (!again) return;
+        const again = this.reserveNow(item);
+        if (typeof again === 'number') return { item, attempt, lastAttempt }; // the same attempt, not yet sent
         reservation = again;
         attempt--; // the same attempt, not yet sent
         continue;
@@ -257,15 +303,7 @@ export class Submitter {
       )
         this.cut++;
       if (outcome.kind === 'completed') await this.hooks.beforeBooking?.();
-      // --max-attempts counts this run's attempts: a row left pending by an earlier run (or sent again by
-      // `retry`) gets a fresh allowance, while its attempt numbers keep counting in the journal.
-      const plan = planOutcome(
-        item,
-        outcome,
-        attempt,
-        claimed.attempts + ctx.settings.maxSubmitAttempts,
-        ctx.budget.driftRatio,
-      );
+      const plan = planOutcome(item, outcome, attempt, lastAttempt, ctx.budget.driftRatio);
       this.moveMoney(plan);
       const next = plan.followUp;
       // Stops take effect at once, before the outcome is even written: no other request may leave.
@@ -287,17 +325,17 @@ export class Submitter {
           written.then((updated) => this.followUp(updated, next, attempt)),
           plan.change,
         );
-        return;
+        return undefined;
       }
       item = await written;
       ctx.events.emit('transition', item, 'submitting');
       try {
         await ctx.clock.sleep(next.delayMs, ctx.submitStop.signal);
       } catch {
-        return; // stopping: the item stays pending and a later run sends it
+        return undefined; // stopping: the item stays pending and a later run sends it
       }
-      const again = await this.reserve(item);
-      if (!again) return;
+      const again = this.reserveNow(item);
+      if (typeof again === 'number') return { item, attempt: attempt + 1, lastAttempt };
       reservation = again;
     }
   }
@@ -342,7 +380,10 @@ export class Submitter {
         );
         return 'refused';
       }
-      if (err instanceof BudgetExceededError) return 'no-headroom';
+      if (err instanceof BudgetExceededError) {
+        this.refusals++;
+        return 'no-headroom';
+      }
       if (!changedElsewhere(ctx, err)) throw err;
       return 'refused';
     }

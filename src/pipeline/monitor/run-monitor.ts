@@ -19,7 +19,6 @@ export interface LaneProbe {
 
 export interface MonitorOptions {
   job: string;
-  budgetUsd?: number;
   /** How often the counts are read back from the journal and `progress` is emitted. */
   progressIntervalMs: number;
   /** How often `snapshot` is emitted; 0: never (nobody watches, so no estimate sums are read either). */
@@ -168,7 +167,7 @@ export class RunMonitor {
       money: {
         actual_usd: spend.actualUsd,
         reserved_usd: spend.reservedUsd,
-        budget_usd: this.options.budgetUsd ?? null,
+        budget_usd: ctx.budget.budgetUsd ?? null,
         by_kind: this.byKind && { text: rounded(this.byKind.text), video: rounded(this.byKind.video) },
       },
       paused_until: pausedUntil > now ? pausedUntil : null,
@@ -194,7 +193,8 @@ export class RunMonitor {
           ctx.events.emit('progress', {
             counts,
             spend: ctx.budget.committed(),
-            budgetUsd: this.options.budgetUsd,
+            // The job's budget as this run last read it: another run of the job may have changed it.
+            budgetUsd: ctx.budget.budgetUsd,
             pausedUntil: ctx.gateway.pausedUntil(),
           });
         },

@@ -5,6 +5,7 @@ import type { Item } from '../../journal/index.js';
 import { log, type RunContext } from '../context.js';
 import { adoptDrifts } from '../job-drift.js';
 import { repeatWithoutOverlap, type Repeating } from '../repeat.js';
+import { budgetChangedLine } from '../../core/job-budget.js';
 
 export interface PeerLanes {
   poll(item: Item): void;
@@ -27,6 +28,9 @@ export class JobPeers {
   private repeating: Repeating | undefined;
   private releasedPending = 0;
   private failure: unknown;
+  /** Reads of the job's money begun, and the latest of them applied. */
+  private moneyReads = 0;
+  private moneyApplied = 0;
 
   constructor(
     private readonly ctx: RunContext,
@@ -107,12 +111,19 @@ export class JobPeers {
    * with it, the group ratio another runner saw the gateway charge (later reservations are scaled by it).
    */
   async observeBudget(): Promise<void> {
-    const { journal } = this.ctx;
+    const { journal, budget } = this.ctx;
     if (!journal.capabilities.sharedRunners) return;
-    const mark = this.ctx.budget.mark();
+    const read = ++this.moneyReads;
+    const mark = budget.mark();
     const money = await journal.coordination.jobMoney();
+    // Reads overlap (the beat's, and one after a refusal): one begun earlier, answered later, is older news,
+    // and must not bring back a budget a later read saw changed.
+    if (read < this.moneyApplied) return;
+    this.moneyApplied = read;
     adoptDrifts(this.ctx, money.drifts, 'another runner');
-    this.ctx.budget.observe(money, mark);
+    const was = budget.budgetUsd;
+    budget.observe(money, mark);
+    if (budget.budgetUsd !== was) log(this.ctx, budgetChangedLine(was, budget.budgetUsd));
   }
 
   async tick(): Promise<void> {

@@ -67,7 +67,7 @@ function setup(rows: Item[], options: { pausedUntil?: number; submittedAt?: Reco
   const monitor = new RunMonitor(
     ctx,
     { polls: () => 7, downloads: () => ({ in_flight: 1, queued: 0, failed: 0 }) },
-    { job: 'nightly', budgetUsd: 10, progressIntervalMs: 600_000, snapshotIntervalMs: 600_000 },
+    { job: 'nightly', progressIntervalMs: 600_000, snapshotIntervalMs: 600_000 },
   );
   const move = (row: Item, to: ItemState, extra: Partial<Item> = {}): Item => {
     const from = row.state;
@@ -218,6 +218,14 @@ test("the final snapshot carries the journal's counts and phase done; nothing is
   move(rows[0]!, 'submitting'); // a late event after the end changes nothing
   expect(seen).toHaveLength(2);
   expect(events.listenerCount('transition')).toBe(0);
+});
+
+test("the budget shown is the job's as the run last read it: lowered by another run, the snapshot says so", async () => {
+  const { monitor, ctx } = setup([item('c1', 'chat', 'pending')]);
+  await monitor.start();
+  expect(monitor.snapshot().money.budget_usd).toBe(10);
+  ctx.budget.observe({ reservedUsd: 0, actualUsd: 0, inFlight: false, budgetUsd: 3 }, ctx.budget.mark());
+  expect(monitor.snapshot().money.budget_usd).toBe(3);
 });
 
 test('a ring of time buckets: a rate over the last minutes in constant memory', () => {

@@ -17,7 +17,7 @@ function peers(heldFor: number) {
         submissionsStopped: async () => undefined,
         pauseAccount: async () => {},
         accountPause: async () => 0,
-        jobMoney: async () => ({ reservedUsd: 0, actualUsd: 0, inFlight: false, drifts: [] }),
+        jobMoney: async () => ({ reservedUsd: 0, actualUsd: 0, inFlight: false, budgetUsd: undefined, drifts: [] }),
       },
       membership: {
         othersWork: async () => ({ held: looks++ < heldFor ? 2 : 0, claimable: 0 }),
@@ -54,5 +54,52 @@ describe('JobPeers.settle', () => {
     const { peers: alone, sleeps } = peers(0);
     expect(await alone.settle()).toBe('done');
     expect(sleeps).toEqual([]);
+  });
+});
+
+describe('JobPeers.observeBudget', () => {
+  /** A runner whose reads of the job's money are answered when the test says, in any order. */
+  function reading() {
+    const answers: Array<(money: { budgetUsd: number | undefined }) => void> = [];
+    const logged: string[] = [];
+    const events = new EventEmitter();
+    events.on('log', (line: string) => logged.push(line));
+    const budget = new BudgetGuard(100, { reservedUsd: 0, actualUsd: 0 });
+    const ctx = {
+      journal: {
+        capabilities: { sharedRunners: true },
+        coordination: {
+          jobMoney: () =>
+            new Promise((resolve) =>
+              answers.push(({ budgetUsd }) =>
+                resolve({ reservedUsd: 0, actualUsd: 0, inFlight: false, budgetUsd, drifts: [] }),
+              ),
+            ),
+        },
+      },
+      budget,
+      events,
+    } as unknown as RunContext;
+    return {
+      peers: new JobPeers(ctx, { poll() {}, download() {}, answered() {}, balanceRanOut() {} }, 500),
+      answers,
+      budget,
+      logged,
+    };
+  }
+
+  it("takes the job's budget as another run changed it, says so once, and an older read answered later does not bring the old one back", async () => {
+    const { peers: runner, answers, budget, logged } = reading();
+    const older = runner.observeBudget(); // begun before the change
+    const newer = runner.observeBudget(); // begun after it
+    answers[1]!({ budgetUsd: 3 });
+    await newer;
+    expect(budget.budgetUsd).toBe(3);
+    answers[0]!({ budgetUsd: 100 });
+    await older;
+    expect(budget.budgetUsd).toBe(3);
+    expect(logged.filter((line) => line.includes("the job's budget was changed"))).toEqual([
+      "the job's budget was changed by another run of the job: $100.000000 -> $3.000000; this run holds to it from now on",
+    ]);
   });
 });

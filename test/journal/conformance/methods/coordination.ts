@@ -75,6 +75,7 @@ export function coordinationConformance(label: string, harness: Harness): void {
         reservedUsd: 0,
         actualUsd: 0,
         inFlight: false,
+        budgetUsd: undefined,
         drifts: [],
       });
       await store.applyTransitions([submit('a', 0.25), submit('b', 0.5)]);
@@ -83,6 +84,7 @@ export function coordinationConformance(label: string, harness: Harness): void {
         reservedUsd: 0.25,
         actualUsd: 0.125,
         inFlight: true,
+        budgetUsd: undefined,
         drifts: [],
       });
       await store.applyTransitions([{ id: 'a', event: 'complete', patch: { reservedUsd: 0, actualUsd: 0.25 } }]);
@@ -90,8 +92,16 @@ export function coordinationConformance(label: string, harness: Harness): void {
         reservedUsd: 0,
         actualUsd: 0.375,
         inFlight: false,
+        budgetUsd: undefined,
         drifts: [],
       });
+    });
+
+    it("jobMoney: the job's budget as it is now, after another run lowered it", async () => {
+      await store.saveJob({ name: harness.jobName(), manifest: 'rows.jsonl', options: {}, budgetUsd: 100 });
+      expect((await store.coordination.jobMoney()).budgetUsd).toBe(100);
+      await store.saveJob({ name: harness.jobName(), manifest: 'rows.jsonl', options: {}, budgetUsd: 3 });
+      expect((await store.coordination.jobMoney()).budgetUsd).toBe(3);
     });
   });
 }
