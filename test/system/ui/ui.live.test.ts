@@ -1,11 +1,12 @@
-// `gbatch ui`'s live streams against a real server over a real journal: however many pages watch a job,
-// its journal is read once per --refresh-interval (the server's own counter, on /metrics); one sign-in
-// (a bearer token or a session) holds 8 streams at once and the server 256, each refused past it with a
-// 429 that says so; a closed stream gives its place back.
+// `gbatch ui`'s live streams against a real server over a real journal (SQLite files, and PostgreSQL):
+// however many pages watch a job, its journal is read once per --refresh-interval (the server's own
+// counter, on /metrics); one sign-in (a bearer token or a session) holds 8 streams at once and the server
+// 256, each refused past it with a 429 that says so; a closed stream gives its place back.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { LIVE_STREAMS_IN_ALL, LIVE_STREAMS_PER_VIEWER } from '../../../src/core/live-stream-caps.js';
 import { BUILT, gatewayEnv, runCli } from '../../helpers/cli.js';
 import { chatRow, writeJsonl } from '../../helpers/manifests.js';
+import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 import { parseExposition } from '../../helpers/prometheus-text.js';
 import { KEY, launchSim } from '../../helpers/sim.js';
 import { bearer, sessionCookie, startUiChild, UI_TOKEN, UI_TOKEN_B, type UiChild } from '../../helpers/ui.js';
@@ -20,7 +21,17 @@ interface Stream {
   close(): void;
 }
 
-describe.skipIf(!BUILT)('gbatch ui: live streams are shared and capped', () => {
+describe.skipIf(!BUILT)('gbatch ui: live streams are shared and capped (SQLite journals)', () => {
+  liveStreams(() => []);
+});
+
+describe.skipIf(!BUILT || !pgAvailable())('gbatch ui: live streams are shared and capped (PostgreSQL)', () => {
+  const db = usePgSchema('gbatch_ui_live');
+  liveStreams(() => ['--journal', db.url()]);
+});
+
+/** The cases, over the journal `journal()` names (none: SQLite files in state/). */
+function liveStreams(journal: () => string[]): void {
   const ws = createWorkspace('gbatch-ui-live-');
   let ui: UiChild;
   const open: Stream[] = [];
@@ -29,16 +40,17 @@ describe.skipIf(!BUILT)('gbatch ui: live streams are shared and capped', () => {
     const sim = await launchSim({ accounts: [{ key: KEY, balanceUsd: 100, models: ['chat-small'] }] });
     try {
       writeJsonl(ws.path('alpha.jsonl'), [chatRow('q-0', 'a question'), chatRow('q-1', 'another')]);
-      const run = await runCli(['run', 'alpha.jsonl', '--budget', '1', '--quiet'], {
+      const run = await runCli(['run', 'alpha.jsonl', '--budget', '1', '--quiet', ...journal()], {
         cwd: ws.dir,
         env: gatewayEnv(sim.baseUrl, KEY),
       });
-      expect(run.code).toBe(0);
+      expect(run.code, run.stderr).toBe(0);
     } finally {
       await sim.close();
     }
     // An hour between two reads: every read the counter shows was made for a stream that opened.
-    ui = await startUiChild(['--state-dir', ws.path('state'), '--refresh-interval', '3600']);
+    const source = journal().length ? journal() : ['--state-dir', ws.path('state')];
+    ui = await startUiChild([...source, '--refresh-interval', '3600']);
   }, 60_000);
   afterAll(async () => {
     for (const stream of open) stream.close();
@@ -146,4 +158,4 @@ describe.skipIf(!BUILT)('gbatch ui: live streams are shared and capped', () => {
     // One read for the first test's streams, one for this test's 257: the feed stopped in between.
     expect((await metrics()).value('gbatch_ui_live_reads_total')).toBe(2);
   }, 120_000);
-});
+}
