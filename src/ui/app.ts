@@ -189,7 +189,11 @@ export function uiApp(ctx: UiContext, metrics: (c: Context) => Promise<Response>
       c,
       async (stream) => {
         try {
-          const closed = new Promise<void>((resolve) => stream.onAbort(resolve));
+          // A client gone before this ran has aborted already: onAbort would never call back.
+          const closed = new Promise<void>((resolve) => {
+            stream.onAbort(resolve);
+            if (stream.aborted || stream.closed) resolve();
+          });
           outbox.attach((data) => stream.writeSSE({ event: 'figures', data }));
           await closed;
         } finally {
