@@ -14,9 +14,10 @@ import type { JournalJob } from '../journal/index.js';
 import { ACTIONS, refusalOf } from './actions.js';
 import { LIVE_JS, UI_CSS } from './assets.js';
 import type { UiContext } from './context.js';
-import { jobPage, jobSummary, summaryKey, type JobSummary } from './job-view.js';
+import { jobPage, jobSummary, type JobSummary } from './job-view.js';
+import { LatestFrame } from './live-feeds.js';
 import { confirmBody, loginBody } from './pages/forms-page.js';
-import { jobBody, liveFragments } from './pages/job-page.js';
+import { jobBody } from './pages/job-page.js';
 import { jobsBody, parseJobsQuery, selectJobs } from './pages/jobs-page.js';
 import { page } from './pages/layout.js';
 import { rowBody, rowsBody } from './pages/rows-page.js';
@@ -181,21 +182,22 @@ export function uiApp(ctx: UiContext, metrics: (c: Context) => Promise<Response>
   app.get('/jobs/:job/live', async (c) => {
     const job = await withJob(c);
     if (job instanceof Response) return job;
-    const journal = await ctx.directory.queries(job);
+    const outbox = new LatestFrame();
+    const place = ctx.live.join(job, streamHolder(c), (frame) => outbox.put(frame));
+    if (typeof place === 'string') return c.text(place, 429);
     return streamSSE(
       c,
       async (stream) => {
-        let last = '';
-        while (!stream.aborted && !stream.closed) {
-          // The whole page is read again only when the job's figures moved.
-          const summary = await jobSummary(job, journal);
-          const key = summaryKey(summary);
-          if (key !== last) {
-            const data = JSON.stringify(liveFragments(await jobPage(job, journal, summary)));
-            await stream.writeSSE({ event: 'figures', data });
-            last = key;
-          }
-          await stream.sleep(ctx.refreshMs);
+        try {
+          // A client gone before this ran has aborted already: onAbort would never call back.
+          const closed = new Promise<void>((resolve) => {
+            stream.onAbort(resolve);
+            if (stream.aborted || stream.closed) resolve();
+          });
+          outbox.attach((data) => stream.writeSSE({ event: 'figures', data }));
+          await closed;
+        } finally {
+          place.leave();
         }
       },
       async (err) => ctx.log(`live figures of ${job.key}: ${err.message}`),
@@ -319,6 +321,14 @@ function viewerOf(c: Context<Env>, ctx: UiContext): Viewer | undefined {
   }
   const session = ctx.sessions.find(getCookie(c, SESSION_COOKIE));
   return session && { who: session.who, via: 'session', csrf: session.csrf, canAct: ctx.allowActions };
+}
+
+/** Whom a live stream is counted against: the session, or the bearer token; no one without sign-in. */
+function streamHolder(c: Context<Env>): string | undefined {
+  const viewer = c.get('viewer');
+  if (viewer.via === 'bearer') return `bearer:${viewer.who}`;
+  if (viewer.via === 'session') return `session:${getCookie(c, SESSION_COOKIE) ?? ''}`;
+  return undefined;
 }
 
 function bearerOf(c: Context<Env>): string | undefined {

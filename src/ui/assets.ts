@@ -26,9 +26,9 @@ meter { width: 70px; vertical-align: middle; }
 /** Connects to the job's live stream and puts each fragment it sends in place (by element id). */
 export const LIVE_JS = `'use strict';
 (function () {
-  var job = document.body.getAttribute('data-live');
-  if (!job || !window.EventSource) return;
-  var source = new EventSource('/jobs/' + encodeURIComponent(job) + '/live');
+  var src = document.body.getAttribute('data-live-src');
+  if (!src || !window.EventSource) return;
+  var source = new EventSource(src);
   source.addEventListener('figures', function (event) {
     var fragments = JSON.parse(event.data);
     Object.keys(fragments).forEach(function (id) {

@@ -1,6 +1,7 @@
 // What every request of the dashboard shares.
 import type { JobDirectory } from './job-directory.js';
 import type { Flashes } from './flashes.js';
+import type { LiveFeeds } from './live-feeds.js';
 import type { Sessions } from './sessions.js';
 
 export interface UiContext {
@@ -15,8 +16,8 @@ export interface UiContext {
   /** The address it listens on and the other names it answers to (--allowed-host): src/core/host-names.ts. */
   listenHost: string;
   allowedHosts: readonly string[];
-  /** Between two live frames of a job page. */
-  refreshMs: number;
+  /** Each job's live figures, read once per --refresh-interval for all the streams that watch it. */
+  live: LiveFeeds;
   now(): number;
   log(line: string): void;
 }

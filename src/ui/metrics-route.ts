@@ -37,6 +37,17 @@ export function metricsHandler(
   return async (c) => {
     if (!serverMetricsAllowed(c.req.header('authorization'), metricsTokens, isUser))
       return c.text('unauthorized\n', 401, { 'WWW-Authenticate': METRICS_CHALLENGE });
-    return c.body(await exporter.metrics(), 200, { 'Content-Type': exporter.contentType });
+    return c.body(`${await exporter.metrics()}${liveMetrics(ctx)}`, 200, { 'Content-Type': exporter.contentType });
   };
+}
+
+/** The dashboard's own live streams: how many are open, and how often their feeds read a journal. */
+function liveMetrics(ctx: UiContext): string {
+  return `# HELP gbatch_ui_live_streams Live figure streams (job pages) open now.
+# TYPE gbatch_ui_live_streams gauge
+gbatch_ui_live_streams ${ctx.live.streams}
+# HELP gbatch_ui_live_reads_total Reads of a job's figures for its live streams (one per job per refresh interval).
+# TYPE gbatch_ui_live_reads_total counter
+gbatch_ui_live_reads_total ${ctx.live.reads}
+`;
 }

@@ -1,6 +1,8 @@
 // `gbatch ui` as a function: checks its configuration, listens, and closes every journal it opened.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { LIVE_STREAM_CAPS } from '../core/live-stream-caps.js';
 import { isLoopbackHost } from '../core/bearer-tokens.js';
 import { listenHttp } from '../io/http-listener.js';
 import { UsageError } from '../job/options.js';
@@ -11,6 +13,8 @@ import { metricsHandler } from './metrics-route.js';
 import { parseTokens } from '../metrics/metrics-tokens.js';
 import { JobDirectory } from './job-directory.js';
 import { Flashes } from './flashes.js';
+import { liveFiguresOf } from './live-figures.js';
+import { LiveFeeds } from './live-feeds.js';
 import { Sessions } from './sessions.js';
 import { uiTokenNamer, type UiToken } from './ui-tokens.js';
 
@@ -57,7 +61,14 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
     allowActions: options.allowActions,
     listenHost: options.host,
     allowedHosts: options.allowedHosts,
-    refreshMs: options.refreshMs,
+    live: new LiveFeeds({
+      read: liveFiguresOf(directory),
+      intervalMs: options.refreshMs,
+      // Aborted when the feed's last stream closes: its timer goes with it.
+      wait: (ms, signal) => sleep(ms, undefined, { signal }).catch(() => {}),
+      caps: LIVE_STREAM_CAPS,
+      log: options.log,
+    }),
     now: () => Date.now(),
     log: options.log,
   };
@@ -72,6 +83,7 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
   return {
     url: `${listener.origin}/`,
     async close() {
+      ctx.live.close();
       await listener.close();
       await directory.close();
     },

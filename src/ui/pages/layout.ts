@@ -33,7 +33,7 @@ export function page(frame: PageFrame, body: string): string {
 <link rel="stylesheet" href="/assets/ui.css">
 ${live}
 </head>
-<body${frame.liveJob ? ` data-live="${esc(frame.liveJob)}"` : ''}>
+<body${frame.liveJob ? ` data-live-src="${esc(liveSrc(frame.liveJob))}"` : ''}>
 <nav class="bar"><a href="/">gbatch: jobs</a><span class="muted">${esc(who)}${frame.viewer.canAct ? '' : ' · read-only'}</span>${signOut}</nav>
 <main>
 ${flash}
@@ -43,6 +43,12 @@ ${body}
 </html>
 `;
 }
+
+/**
+ * Where a job page's script connects: the URL itself, its job key percent-encoded. The key as text would
+ * not do: esc() shows a control character in it as `\x07`, which names no job.
+ */
+const liveSrc = (job: string): string => `/jobs/${encodeURIComponent(job)}/live`;
 
 export function csrfField(viewer: Viewer): string {
   return `<input type="hidden" name="csrf" value="${esc(viewer.csrf)}">`;

@@ -2,7 +2,7 @@
 // it is live (its figures move without a reload), the row browser's filters, and an action confirmed and
 // done; a wrong token sees nothing. No page may log an error (a script the Content-Security-Policy blocks
 // would). GBATCH_UI_SCREENSHOTS=DIR keeps the pictures the README shows.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -25,15 +25,19 @@ const VIDEOS = 8;
 const TASK_SECONDS = 60;
 
 describe.skipIf(!BUILT || (!HAVE_CHROMIUM && process.env.CI !== 'true'))('gbatch ui in Chromium', () => {
-  let browser: Browser | undefined;
-  afterAll(async () => browser?.close());
-
-  test('sign in, watch a live job, filter its rows, retry another job from the page', async () => {
+  let launched: Promise<Browser> | undefined;
+  const launchBrowser = (): Promise<Browser> => {
     expect(existsSync(CHROMIUM), `${CHROMIUM} is required under CI`).toBe(true);
-    browser = await chromium.launch({
+    launched ??= chromium.launch({
       executablePath: CHROMIUM,
       args: ['--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
     });
+    return launched;
+  };
+  afterAll(async () => (await launched)?.close());
+
+  test('sign in, watch a live job, filter its rows, retry another job from the page', async () => {
+    const browser = await launchBrowser();
     const ws = workspace('gbatch-ui-browser-');
     const shots = process.env.GBATCH_UI_SCREENSHOTS ?? ws.path('shots');
     mkdirSync(shots, { recursive: true });
@@ -172,6 +176,54 @@ describe.skipIf(!BUILT || (!HAVE_CHROMIUM && process.env.CI !== 'true'))('gbatch
       await sim.close();
     }
   }, 120_000);
+
+  test('a job whose name holds a control character (a job file named "night\\x07shift") updates live', async () => {
+    const browser = await launchBrowser();
+    const ws = workspace('gbatch-ui-browser-');
+    let simNow = Date.now();
+    const sim = await launchSim({
+      accounts: [{ key: KEY, balanceUsd: 100, models: ['video-mini'] }],
+      taskSeconds: TASK_SECONDS,
+      faults: { failRate: 0 },
+      clock: { now: () => simNow },
+    });
+    const name = 'night\u0007shift';
+    writeJsonl(ws.path('night.jsonl'), [videoRow('v-0', 'a quay at night'), videoRow('v-1', 'lanterns')]);
+    // A job file without a `name`: the job is named by the file, control character and all.
+    writeFileSync(ws.path(`${name}.json`), JSON.stringify({ manifest: 'night.jsonl', options: { budget: 3 } }));
+    const run = startCli(['run', `${name}.json`, '--poll-interval', '0.05', '--quiet'], {
+      cwd: ws.dir,
+      env: gatewayEnv(sim.baseUrl, KEY),
+    });
+    // Both tasks accepted and in progress: the journal is there, the run live.
+    await sim.ledger.reached((l) => l.requests.filter((r) => r.method === 'POST').length >= 2);
+    const ui = await startUiChild(['--state-dir', ws.path('state'), '--refresh-interval', '0.1']);
+    try {
+      const tab = await browser.newPage();
+      const errors: string[] = [];
+      tab.on('console', (m) => {
+        if (m.type() === 'error') errors.push(m.text());
+      });
+      tab.on('pageerror', (e) => errors.push(e.message));
+      await tab.goto(ui.url);
+      await tab.fill('input[name=token]', UI_TOKEN);
+      await tab.click('button[type=submit]');
+      await tab.click(`a[href="/jobs/${encodeURIComponent(name)}"]`);
+      await tab.waitForSelector('#live-headline');
+      const done = tab.locator('#live-headline [data-path=\'["totals","by_state","downloaded"]\']');
+      expect(await done.textContent()).toBe('0');
+      // The tasks finish upstream: the run downloads them, and the page follows without a reload.
+      simNow += (TASK_SECONDS + 1) * 1000;
+      await expect.poll(() => done.textContent(), { timeout: 30_000 }).toBe('2');
+      expect(Number(await tab.getAttribute('body', 'data-live-updates'))).toBeGreaterThan(0);
+      expect((await run.result).code).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      run.child.kill('SIGKILL');
+      await ui.stop();
+      await sim.close();
+    }
+  }, 90_000);
 });
 
 async function standing(tab: Page, job: string): Promise<string | null> {
