@@ -10,10 +10,12 @@ import { journalMetrics, type JournalExporter, type MetricsJob } from '../metric
 import { positiveKnob } from '../core/test-knob.js';
 import { METRICS_CHALLENGE, serverMetricsScope } from '../metrics/metrics-access.js';
 import { parseTokens } from '../metrics/metrics-tokens.js';
+import { serverBudgetMetrics } from '../metrics/server-budget-metrics.js';
 import { dearReadMs } from '../metrics/paced-read.js';
 import { BATCH_STATUSES, batchOf } from './batch-record.js';
 import { jobJournal, type ServeContext } from './context.js';
 import { FINAL_METRICS_RETENTION_S, metricsRetained } from './metrics-retention.js';
+import { ServerBudgetReader } from './server-budget-read.js';
 import type { ClientTokens } from './tokens.js';
 
 /** A journal's error may quote what it read: the log line keeps only its start. */
@@ -23,12 +25,24 @@ export type MetricsHandler = (c: Context) => Promise<Response>;
 
 export function metricsHandler(ctx: ServeContext, tokens: ClientTokens | undefined): MetricsHandler {
   const exporter = batchMetrics(ctx);
+  const budget = new ServerBudgetReader(ctx);
   const metricsTokens = parseTokens(ctx.env.GBATCH_METRICS_TOKENS);
   const ownerOf = tokens && ((token: string): string | undefined => tokens.ownerOf(token));
   return async (c) => {
     const scope = serverMetricsScope(c.req.header('authorization'), metricsTokens, ownerOf);
     if (scope === 'refused') return c.text('unauthorized\n', 401, { 'WWW-Authenticate': METRICS_CHALLENGE });
-    const text = await exporter.metrics('owner' in scope ? { owner: scope.owner } : {});
+    let text: string;
+    if ('owner' in scope) text = await exporter.metrics({ owner: scope.owner });
+    else {
+      // The server-wide --budget sums every client's batches: only a scrape that reads every batch has it.
+      const figures = await budget.read().catch((err: unknown) => {
+        ctx.log(
+          `metrics: the server's --budget could not be read: ${printable((err as Error).message).slice(0, MAX_REASON)}`,
+        );
+        return undefined;
+      });
+      text = (await exporter.metrics()) + (figures ? await serverBudgetMetrics(figures) : '');
+    }
     return c.body(text, 200, {
       'Content-Type': exporter.contentType,
       'Cache-Control': 'no-store',

@@ -20,7 +20,7 @@ import {
   type ServeChild,
 } from '../../helpers/serve.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
-import { startSim } from '../../helpers/sim.js';
+import { chatCharges, startSim } from '../../helpers/sim.js';
 import { openQueries, type Item } from '../../../src/journal/index.js';
 import { workspace, type Workspace } from '../../helpers/workspace.js';
 
@@ -85,6 +85,25 @@ async function expectBatchFigures(m: Exposition, ws: Workspace, batchId: string)
       Date.parse(r.heartbeat_at) / 1000,
     );
   expect(m.value('gbatch_last_activity_timestamp_seconds', labels)).toBeGreaterThan(0);
+}
+
+/** The figures of a log line's "the server's --budget: $S spent, $R reserved, $M remaining of $B". */
+function budgetInLine(line: string): { spent: number; reserved: number; remaining: number; budget: number } {
+  const match =
+    /the server's --budget: \$([\d.]+) spent, \$([\d.]+) reserved, \$([\d.]+) remaining of \$([\d.]+)$/.exec(line);
+  expect(match, line).not.toBeNull();
+  const [spent, reserved, remaining, budget] = match!.slice(1).map(Number) as [number, number, number, number];
+  return { spent, reserved, remaining, budget };
+}
+
+/** The server-wide --budget's series of a scrape (all absent: undefined). */
+function serverBudgetOf(m: Exposition) {
+  return {
+    budget: m.value('gbatch_server_budget_usd'),
+    spent: m.value('gbatch_server_spend_usd'),
+    reserved: m.value('gbatch_server_reserved_usd'),
+    remaining: m.value('gbatch_server_budget_remaining_usd'),
+  };
 }
 
 describe.skipIf(!BUILT)('gbatch serve: GET /metrics', () => {
@@ -187,6 +206,64 @@ describe.skipIf(!BUILT)('gbatch serve: GET /metrics', () => {
     expect(jobsOf(parseExposition((await scrape(later, TOKEN_B)).text))).toEqual(new Set());
   });
 
+  it("the server's --budget: spent, reserved and remaining for a metrics token, and in the log at each start and end", async () => {
+    const sim = await startSim({ seed: 9 });
+    const ws = workspace('gbatch-serve-metrics-');
+    const server = await startServe({
+      data: ws.path('data'),
+      gateway: sim.baseUrl,
+      args: ['--budget', '5'],
+      env: { GBATCH_METRICS_TOKENS: METRICS_TOKEN, ...FRESH },
+    });
+    const first = await submitBatch(
+      client(server),
+      ws.path('a.jsonl'),
+      Array.from({ length: 3 }, (_, i) => chatLine(`a${i}`, `hello ${i}`)),
+    );
+    const started = await server.stderrMatching(new RegExp(`${first.id}: in_progress: 3 request\\(s\\); `));
+    expect(budgetInLine(started)).toEqual({ spent: 0, reserved: 0, remaining: 5, budget: 5 });
+    expect(await batchEnd(server, first.id)).toBe('completed');
+    const afterFirst = chatCharges(sim.ledger);
+    expect(afterFirst).toHaveLength(3);
+    const second = await submitBatch(client(server, TOKEN_B), ws.path('b.jsonl'), [chatLine('b0', 'bonjour')]);
+    const secondStart = budgetInLine(await server.stderrMatching(new RegExp(`${second.id}: in_progress: 1 request`)));
+    const billedFirst = afterFirst.reduce((a, b) => a + b, 0);
+    expect(secondStart.spent).toBeCloseTo(billedFirst, 6);
+    expect(secondStart.reserved).toBe(0);
+    expect(secondStart.remaining).toBeCloseTo(5 - billedFirst, 6);
+    expect(await batchEnd(server, second.id)).toBe('completed');
+    const ended = await server.stderrMatching(new RegExp(`${second.id}: completed: `));
+    // Every charge the gateway made, as its ledger records them.
+    const billed = chatCharges(sim.ledger).reduce((a, b) => a + b, 0);
+    expect(chatCharges(sim.ledger)).toHaveLength(4);
+    expect(billed).toBeGreaterThan(billedFirst);
+    const atEnd = budgetInLine(ended);
+    expect(atEnd.spent).toBeCloseTo(billed, 6);
+    expect(atEnd.reserved).toBe(0);
+    expect(atEnd.remaining).toBeCloseTo(5 - billed, 6);
+    expect(ended).not.toMatch(/journal|later run/);
+
+    const m = parseExposition((await scrape(server, METRICS_TOKEN)).text);
+    const figures = serverBudgetOf(m);
+    expect(figures.budget).toBe(5);
+    expect(figures.spent).toBeCloseTo(billed, 9);
+    expect(figures.reserved).toBe(0);
+    expect(figures.remaining).toBeCloseTo(5 - billed, 9);
+    const statuses = await Promise.all([first.id, second.id].map((id) => journalView(ws, id)));
+    expect(figures.spent).toBeCloseTo(
+      statuses.reduce((a, v) => a + (v.status.actual_usd as number), 0),
+      9,
+    );
+    // It sums every client's batches: a client's scrape does not have it.
+    for (const token of [TOKEN_A, TOKEN_B])
+      expect(serverBudgetOf(parseExposition((await scrape(server, token)).text))).toEqual({
+        budget: undefined,
+        spent: undefined,
+        reserved: undefined,
+        remaining: undefined,
+      });
+  });
+
   it('--no-auth on loopback: open without a metrics token, behind one when GBATCH_METRICS_TOKENS is set', async () => {
     const sim = await startSim();
     const ws = workspace('gbatch-serve-metrics-');
@@ -222,6 +299,8 @@ describe.skipIf(!BUILT)('gbatch serve: GET /metrics', () => {
 });
 
 const pg = usePgSchema('gbatch_serve_metrics');
+/** A database of its own: the server-wide budget sums every batch the journal holds. */
+const budgetPg = usePgSchema('gbatch_serve_budget');
 
 describe.skipIf(!BUILT || !pgAvailable())('gbatch serve on PostgreSQL: GET /metrics', () => {
   it("publishes each batch's job of the shared journal as status --json reads it, each client its own", async () => {
@@ -278,5 +357,36 @@ describe.skipIf(!BUILT || !pgAvailable())('gbatch serve on PostgreSQL: GET /metr
     expect(afterwards.status).toBe(200);
     expect(jobsOf(parseExposition(afterwards.text))).toEqual(new Set());
     expect(jobsOf(parseExposition((await scrape(other, METRICS_TOKEN)).text))).toEqual(new Set([pair.id, lone.id]));
+  });
+  it("the server's --budget, all servers' batches together, on every server sharing the journal", async () => {
+    const sim = await startSim({ seed: 9 });
+    const ws = workspace('gbatch-serve-metrics-');
+    const options = {
+      data: ws.path('data'),
+      gateway: sim.baseUrl,
+      args: ['--journal', budgetPg.url(), '--budget', '5'],
+      env: { GBATCH_METRICS_TOKENS: METRICS_TOKEN, ...FRESH },
+    };
+    const server = await startServe(options);
+    const other = await startServe(options);
+    const ended = (id: string): Promise<string> =>
+      Promise.race([server, other].map((at) => at.stderrMatching(new RegExp(`${id}: completed: `))));
+    const first = await submitBatch(client(server), ws.path('a.jsonl'), [chatLine('a0', 'one'), chatLine('a1', 'two')]);
+    await ended(first.id);
+    const second = await submitBatch(client(other, TOKEN_B), ws.path('b.jsonl'), [chatLine('b0', 'three')]);
+    const line = await ended(second.id);
+    const billed = chatCharges(sim.ledger).reduce((a, b) => a + b, 0);
+    expect(chatCharges(sim.ledger)).toHaveLength(3);
+    const atEnd = budgetInLine(line);
+    expect(atEnd.spent).toBeCloseTo(billed, 6);
+    expect(atEnd.remaining).toBeCloseTo(5 - billed, 6);
+    for (const at of [server, other]) {
+      const figures = serverBudgetOf(parseExposition((await scrape(at, METRICS_TOKEN)).text));
+      expect(figures.budget).toBe(5);
+      expect(figures.spent).toBeCloseTo(billed, 9);
+      expect(figures.reserved).toBe(0);
+      expect(figures.remaining).toBeCloseTo(5 - billed, 9);
+      expect(serverBudgetOf(parseExposition((await scrape(at, TOKEN_A)).text)).spent).toBeUndefined();
+    }
   });
 });
