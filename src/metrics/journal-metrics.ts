@@ -20,6 +20,8 @@ export interface MetricsJob {
   /** The job's name, as its series are labelled. */
   job: string;
   queries: JournalQueries;
+  /** The client the job belongs to, on a server whose clients each see only their own jobs (serve). */
+  owner?: string;
   /** Called once the scrape has read the job (a handle opened for it is closed). */
   release?: () => Promise<void>;
 }
@@ -33,10 +35,12 @@ export interface JournalSource {
 }
 
 export interface JournalExporter {
-  readonly registry: Registry;
   readonly contentType: string;
-  /** The text of a scrape: every job read afresh (unless the last read was dear: see paceRatio). */
-  metrics(): Promise<string>;
+  /**
+   * The text of a scrape: every job read afresh (unless the last read was dear: see paceRatio); with `owner`,
+   * only that client's jobs. Each scrape prints from a registry of its own: scrapes at once never mix.
+   */
+  metrics(scope?: { owner?: string }): Promise<string>;
 }
 
 export interface JournalMetricsOptions {
@@ -53,6 +57,7 @@ export interface JournalMetricsOptions {
 /** What one scrape read of one job. */
 interface JobFigures {
   job: string;
+  owner: string | undefined;
   record: JobRecord | undefined;
   rows: KindCounts;
   spend: Spend;
@@ -64,14 +69,27 @@ interface JobFigures {
 type L = typeof JOB_LABEL;
 
 export function journalMetrics(source: JournalSource, options: JournalMetricsOptions = {}): JournalExporter {
-  const registry = new Registry();
   // The collect callbacks of one scrape all start at once: the first reads the journals, the rest join it.
   const paced = pacedRead(() => readJobs(source, options), {
     ...(options.paceRatio !== undefined ? { ratio: options.paceRatio } : {}),
     ...(options.dearReadMs !== undefined ? { dearMs: options.dearReadMs } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
-  const read = (): Promise<JobFigures[]> => paced.read();
+  return {
+    contentType: Registry.PROMETHEUS_CONTENT_TYPE,
+    metrics: (scope = {}) => {
+      const read = async (): Promise<JobFigures[]> => {
+        const jobs = await paced.read();
+        return scope.owner === undefined ? jobs : jobs.filter((f) => f.owner === scope.owner);
+      };
+      return jobRegistry(read).metrics();
+    },
+  };
+}
+
+/** The gauges of the jobs `read` gives, in a registry of their own. */
+function jobRegistry(read: () => Promise<JobFigures[]>): Registry {
+  const registry = new Registry();
   const gauge = <K extends string>(
     name: string,
     help: string,
@@ -98,7 +116,11 @@ export function journalMetrics(source: JournalSource, options: JournalMetricsOpt
     (g, jobs) => {
       for (const f of jobs)
         for (const kind of ITEM_KINDS)
-          for (const state of ITEM_STATES) g.set({ job_name: f.job, state, kind }, f.rows[kind][state]);
+          for (const state of ITEM_STATES) {
+            // A state without rows has no series: most of a job's (kind, state) pairs are empty at any time.
+            const rows = f.rows[kind][state];
+            if (rows > 0) g.set({ job_name: f.job, state, kind }, rows);
+          }
     },
   );
   gauge(METRIC.spend, 'Money settled for the job, USD.', [], (g, jobs) => {
@@ -153,22 +175,19 @@ export function journalMetrics(source: JournalSource, options: JournalMetricsOpt
     },
   );
 
-  return {
-    registry,
-    contentType: registry.contentType,
-    metrics: () => registry.metrics(),
-  };
+  return registry;
 }
 
 async function readJobs(source: JournalSource, options: JournalMetricsOptions): Promise<JobFigures[]> {
   const figures: JobFigures[] = [];
-  for await (const { job, queries, release } of await source.jobs()) {
+  for await (const { job, owner, queries, release } of await source.jobs()) {
     try {
       const record = await queries.getJob();
       // A job whose journal holds no job yet (its first run has not ingested) has no figures.
       if (record === undefined) continue;
       figures.push({
         job,
+        owner,
         record,
         rows: await queries.countsByKind(),
         spend: await queries.spend(),

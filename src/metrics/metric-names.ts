@@ -28,6 +28,10 @@ export const METRIC = {
   lastSuccess: 'gbatch_last_success_timestamp_seconds',
   runners: 'gbatch_runners',
   lastActivity: 'gbatch_last_activity_timestamp_seconds',
+  serverBudget: 'gbatch_server_budget_usd',
+  serverSpend: 'gbatch_server_spend_usd',
+  serverReserved: 'gbatch_server_reserved_usd',
+  serverRemaining: 'gbatch_server_budget_remaining_usd',
 } as const;
 
 /**

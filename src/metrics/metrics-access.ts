@@ -33,3 +33,23 @@ export function serverMetricsAllowed(
   if (bearer !== undefined && isClient(bearer)) return true;
   return metricsTokens.length > 0 && metricsAllowed(authorization, metricsTokens);
 }
+
+/** What one scrape may read on a server with clients: every job, one client's, or nothing (refused). */
+export type MetricsScope = { all: true } | { owner: string } | 'refused';
+
+/**
+ * The rule of `serverMetricsAllowed`, narrowed for a server whose clients own their jobs (`serve`): a token
+ * of GBATCH_METRICS_TOKENS (or no token at all where none is configured) reads every job; a client's token
+ * reads only the jobs of the client it stands for (`ownerOf`), whose ids and money are nobody else's.
+ */
+export function serverMetricsScope(
+  authorization: string | undefined,
+  metricsTokens: readonly string[],
+  ownerOf: ((token: string) => string | undefined) | undefined,
+): MetricsScope {
+  if (metricsTokens.length > 0 && bearerAllowed(authorization, metricsTokens)) return { all: true };
+  if (!ownerOf) return metricsAllowed(authorization, metricsTokens) ? { all: true } : 'refused';
+  const bearer = /^Bearer +(\S+) *$/i.exec(authorization ?? '')?.[1];
+  const owner = bearer === undefined ? undefined : ownerOf(bearer);
+  return owner === undefined ? 'refused' : { owner };
+}

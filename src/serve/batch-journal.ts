@@ -123,6 +123,14 @@ export async function withJobStore<T>(
   }
 }
 
+/** The batch's settled and reserved money; undefined before its first run. */
+export async function jobSpend(
+  ctx: Pick<ServeContext, 'dataDir' | 'journal'>,
+  batchId: string,
+): Promise<{ actualUsd: number; reservedUsd: number } | undefined> {
+  return withJob(ctx, batchId, (journal) => journal.spend());
+}
+
 /** What the gateway has billed and may still bill for the batch (settled + reserved), 0 before its first run. */
 export async function jobCommitted(ctx: Pick<ServeContext, 'dataDir' | 'journal'>, batchId: string): Promise<number> {
   const spend = await withJob(ctx, batchId, (journal) => journal.spend());

@@ -4,6 +4,7 @@
 // every live batch up where it was; the job's journal holds the rest, as for `gbatch run`.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { systemClock } from '../core/clock.js';
+import { serverBudgetText } from '../core/server-budget.js';
 import { isDatabaseUrl } from '../journal/index.js';
 import { requestPacers, type RequestPacers } from '../pipeline/pacing/request-pacers.js';
 import { FairSendSlots } from '../pipeline/pacing/send-slots.js';
@@ -24,6 +25,7 @@ import { BalanceStop } from './balance-stop.js';
 import { seconds, type ServeContext } from './context.js';
 import { errorFileId, outputFileId } from './ids.js';
 import { runBatch } from './run-batch.js';
+import { ServerBudgetReader } from './server-budget-read.js';
 import { checkInput } from './validate-input.js';
 
 /** The least wait before a batch's job is run again while work remains. */
@@ -48,10 +50,12 @@ export class BatchScheduler {
   private readonly pacers: RequestPacers | undefined;
   private readonly closing = new AbortController();
   private readonly balance = new BalanceStop();
+  private readonly serverBudget: ServerBudgetReader;
   private watching: NodeJS.Timeout | undefined;
 
   constructor(private readonly ctx: ServeContext) {
     this.slots = new FairSendSlots(ctx.concurrency);
+    this.serverBudget = new ServerBudgetReader(ctx);
     // SQLite: one set of pacers for every batch of the process (on a database the journal paces the account).
     this.pacers =
       ctx.rpm !== undefined && !isDatabaseUrl(ctx.journal)
@@ -175,6 +179,8 @@ export class BatchScheduler {
         this.ctx.log(`${batchId}: input failed validation: ${check.errors.length} error(s), nothing sent`);
         return;
       }
+      if (batch.status === 'in_progress' && this.ctx.budgetUsd !== undefined)
+        this.ctx.log(`${batchId}: in_progress: ${check.requests} request(s)${await this.serverBudgetNote()}`);
     }
     const inputPath = input ? String(input.record.path) : undefined;
     for (let next: Finalized = 'work'; ;) {
@@ -334,9 +340,19 @@ export class BatchScheduler {
     // Another server sharing the journal may have ended it first: it then logged the end.
     if (!(await this.save(final, ['finalizing']))) return 'ended';
     this.ctx.log(
-      `${batch.id}: ${end}: ${lines.output} request(s) in the output file, ${lines.error} in the error file`,
+      `${batch.id}: ${end}: ${lines.output} request(s) in the output file, ${lines.error} in the error file${await this.serverBudgetNote()}`,
     );
     return 'ended';
+  }
+
+  /** "; the server's --budget: ... spent, ... reserved, ... remaining of ..." for a log line; '' without --budget. */
+  private async serverBudgetNote(): Promise<string> {
+    try {
+      const figures = await this.serverBudget.read();
+      return figures ? `; ${serverBudgetText(figures)}` : '';
+    } catch (err) {
+      return `; the server's --budget could not be read: ${(err as Error).message}`;
+    }
   }
 
   /** How the batch ends now, by its job's counts; undefined while work remains and its window is open. */

@@ -35,3 +35,15 @@ export function tallyByKind(items: readonly Item[]): Record<string, Record<strin
   for (const item of items) tally[item.kind]![item.state]!++;
   return tally;
 }
+
+/** A tally with its empty states as undefined: journal metrics print no series for a state without rows. */
+export function withoutEmpty(
+  tally: Record<string, Record<string, number>>,
+): Record<string, Record<string, number | undefined>> {
+  return Object.fromEntries(
+    Object.entries(tally).map(([kind, states]) => [
+      kind,
+      Object.fromEntries(Object.entries(states).map(([state, n]) => [state, n === 0 ? undefined : n])),
+    ]),
+  );
+}

@@ -11,7 +11,7 @@ import { openQueries, type Item, type JournalQueries, type JournalStore } from '
 import { journalMetrics, type MetricsJob } from '../../src/metrics/journal-metrics.js';
 import { entry, useTempDir } from '../helpers/journal-fixtures.js';
 import { openSqliteStore } from '../helpers/journal-raw.js';
-import { tallyByKind } from '../helpers/journal-read.js';
+import { tallyByKind, withoutEmpty } from '../helpers/journal-read.js';
 import { parseExposition, rowsByKind, type Exposition } from '../helpers/prometheus-text.js';
 
 /** An SQLite journal read-only, as `status` opens it (one job per file: the name is not asked). */
@@ -73,7 +73,7 @@ async function campaign(): Promise<Record<string, string>> {
 }
 
 /** A source that opens each journal read-only for one scrape, as `serve` does, and counts what it closed. */
-function source(paths: Record<string, string>) {
+function source(paths: Record<string, string>, owners: Record<string, string> = {}) {
   const counted = { scrapes: 0, released: 0 };
   return {
     counted,
@@ -85,6 +85,7 @@ function source(paths: Record<string, string>) {
           return {
             job,
             queries,
+            ...(owners[job] !== undefined ? { owner: owners[job] } : {}),
             release: async () => {
               counted.released++;
               await queries.close();
@@ -122,7 +123,7 @@ function expectEqualsStatus(m: Exposition, job: string, status: Record<string, u
   const labels = { job_name: job };
   const counts = status.counts as Record<string, number>;
   for (const state of ITEM_STATES) expect(m.sum('gbatch_rows', { ...labels, state }), state).toBe(counts[state]);
-  expect(rowsByKind(m, ITEM_KINDS, ITEM_STATES, labels)).toEqual(tallyByKind(items));
+  expect(rowsByKind(m, ITEM_KINDS, ITEM_STATES, labels)).toEqual(withoutEmpty(tallyByKind(items)));
   expect(m.value('gbatch_spend_usd', labels)).toBe(status.actual_usd);
   expect(m.value('gbatch_reserved_usd', labels)).toBe(status.reserved_usd);
   expect(m.value('gbatch_budget_usd', labels)).toBe(status.budget_usd ?? undefined);
@@ -181,12 +182,43 @@ test('the collect callbacks of one scrape share one read of the journals', async
   const paths = await campaign();
   const jobs = source(paths);
   const exporter = journalMetrics(jobs, { paceRatio: 0 });
-  await Promise.all([exporter.metrics(), exporter.registry.getMetricsAsJSON()]);
+  await Promise.all([exporter.metrics(), exporter.metrics()]);
   expect(jobs.counted.scrapes).toBeLessThanOrEqual(2);
   const before = jobs.counted.scrapes;
   await exporter.metrics();
   expect(jobs.counted.scrapes).toBe(before + 1);
   expect(exporter.contentType).toMatch(/^text\/plain; version=0\.0\.4/);
+});
+
+test("a scrape for one owner prints only that owner's jobs, also while another owner's scrape runs", async () => {
+  const paths = await campaign();
+  const exporter = journalMetrics(source(paths, { alpha: 'owner-a', beta: 'owner-b' }), { paceRatio: 0 });
+  const [ofA, ofB, all, ofNobody] = (
+    await Promise.all([
+      exporter.metrics({ owner: 'owner-a' }),
+      exporter.metrics({ owner: 'owner-b' }),
+      exporter.metrics(),
+      exporter.metrics({ owner: 'owner-c' }),
+    ])
+  ).map(parseExposition);
+  const jobs = (m: Exposition): Set<string | undefined> => new Set(m.samples.map((x) => x.labels.job_name));
+  expect(jobs(ofA!)).toEqual(new Set(['alpha']));
+  expect(jobs(ofB!)).toEqual(new Set(['beta']));
+  expect(jobs(all!)).toEqual(new Set(['alpha', 'beta']));
+  expect(ofNobody!.samples).toEqual([]);
+  expect(ofA!.sum('gbatch_rows', { job_name: 'alpha' })).toBe(7);
+});
+
+test('a state without rows has no series: one series per kind and state that has rows', async () => {
+  const paths = await campaign();
+  const m = parseExposition(await journalMetrics(source(paths), { paceRatio: 0 }).metrics());
+  const rows = m.samples.filter((x) => x.name === 'gbatch_rows');
+  expect(rows.filter((x) => x.value === 0)).toEqual([]);
+  expect(rows.filter((x) => x.labels.job_name === 'alpha').length).toBe(
+    Object.values(tallyByKind(await itemsOf(paths.alpha!)))
+      .flatMap((states) => Object.values(states))
+      .filter((n) => n > 0).length,
+  );
 });
 
 test('a journal that cannot be read leaves its job out of that scrape, and is told of', async () => {

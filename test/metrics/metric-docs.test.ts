@@ -9,6 +9,8 @@ import { ROOT } from '../helpers/workspace.js';
 import type { RunEvents } from '../../src/pipeline/context.js';
 import { journalMetrics } from '../../src/metrics/journal-metrics.js';
 import { RunMetrics } from '../../src/metrics/run-metrics.js';
+import { serverBudgetMetrics } from '../../src/metrics/server-budget-metrics.js';
+import { serverBudget } from '../../src/core/server-budget.js';
 import { dashboardProblems, exportedLabels, type Dashboard } from '../helpers/dashboard-check.js';
 import { entry, makeItem, useTempDir } from '../helpers/journal-fixtures.js';
 import { openSqliteStore } from '../helpers/journal-raw.js';
@@ -47,7 +49,7 @@ test('the dashboard shows every published name but the run start time', () => {
   expect([...NAMES].filter((name) => !used.has(name))).toEqual([METRIC.startTime]);
 });
 
-/** What the two exporters print with every series present: a run's (events by hand) and a journal's. */
+/** What the three exporters print with every series present: a run's (events by hand) and a journal's. */
 async function exported(): Promise<Map<string, Set<string>>> {
   const events = new EventEmitter<RunEvents>();
   const run = new RunMetrics(
@@ -70,7 +72,12 @@ async function exported(): Promise<Map<string, Set<string>>> {
     await writer.commit();
     await store.membership.acquire();
     const fromJournal = journalMetrics({ jobs: async () => [{ job: 'nightly', queries: store }] });
-    return exportedLabels([parseExposition(await run.text()), parseExposition(await fromJournal.metrics())]);
+    const server = await serverBudgetMetrics(serverBudget(10, [{ actualUsd: 1, reservedUsd: 0.5 }]));
+    return exportedLabels([
+      parseExposition(await run.text()),
+      parseExposition(await fromJournal.metrics()),
+      parseExposition(server),
+    ]);
   } finally {
     await store.close();
   }

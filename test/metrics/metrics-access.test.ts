@@ -1,7 +1,12 @@
 // Who may read /metrics: the run's rule (its tokens; none configured: anyone, the listener on loopback) and a
 // server's (its clients' tokens or the metrics tokens; neither: anyone).
 import { expect, test } from 'vitest';
-import { metricsAllowed, openMetricsRefusal, serverMetricsAllowed } from '../../src/metrics/metrics-access.js';
+import {
+  metricsAllowed,
+  openMetricsRefusal,
+  serverMetricsAllowed,
+  serverMetricsScope,
+} from '../../src/metrics/metrics-access.js';
 
 const bearer = (token: string): string => `Bearer ${token}`;
 
@@ -28,4 +33,18 @@ test("a server's /metrics: a client's token or a metrics token; open only when n
   expect(serverMetricsAllowed(undefined, [], undefined)).toBe(true);
   expect(serverMetricsAllowed(undefined, ['m1'], undefined)).toBe(false);
   expect(serverMetricsAllowed(bearer('m1'), ['m1'], undefined)).toBe(true);
+});
+
+test("serve's /metrics: a client's token reads its own jobs, a metrics token every job", () => {
+  const ownerOf = (token: string): string | undefined => ({ alice: 'hash-a', bob: 'hash-b' })[token];
+  expect(serverMetricsScope(bearer('alice'), ['m1'], ownerOf)).toEqual({ owner: 'hash-a' });
+  expect(serverMetricsScope(bearer('bob'), [], ownerOf)).toEqual({ owner: 'hash-b' });
+  expect(serverMetricsScope(bearer('m1'), ['m1'], ownerOf)).toEqual({ all: true });
+  expect(serverMetricsScope(bearer('m1'), [], ownerOf)).toBe('refused');
+  expect(serverMetricsScope(undefined, [], ownerOf)).toBe('refused');
+  expect(serverMetricsScope(bearer('other'), ['m1'], ownerOf)).toBe('refused');
+  // Clients without tokens (--no-auth): every job, unless metrics tokens are configured.
+  expect(serverMetricsScope(undefined, [], undefined)).toEqual({ all: true });
+  expect(serverMetricsScope(undefined, ['m1'], undefined)).toBe('refused');
+  expect(serverMetricsScope(bearer('m1'), ['m1'], undefined)).toEqual({ all: true });
 });

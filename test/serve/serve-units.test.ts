@@ -1,7 +1,8 @@
 // The server's pure parts: Range headers, completion windows and client tokens.
 import { describe, expect, it } from 'vitest';
 import { byteRange } from '../../src/serve/byte-range.js';
-import { windowSeconds } from '../../src/serve/batch-record.js';
+import { windowSeconds, type Batch, type BatchFields } from '../../src/serve/batch-record.js';
+import { FINAL_METRICS_RETENTION_S, metricsRetained } from '../../src/serve/metrics-retention.js';
 import { clientTokens } from '../../src/serve/tokens.js';
 
 describe('byteRange', () => {
@@ -44,5 +45,31 @@ describe('clientTokens', () => {
     expect(tokens.ownerOf('beta')).not.toBe(alpha);
     expect(tokens.ownerOf('alph')).toBeUndefined();
     expect(tokens.ownerOf('')).toBeUndefined();
+  });
+});
+
+describe('metricsRetained', () => {
+  const ENDED = 1_800_000_000;
+  const batch = (status: Batch['status'], stamps: Partial<BatchFields>): Batch => ({
+    id: 'batch_1',
+    owner: 'o',
+    status,
+    createdAt: ENDED - 100,
+    fields: { completed_at: null, failed_at: null, expired_at: null, cancelled_at: null, ...stamps } as BatchFields,
+  });
+  it('keeps a live batch whatever the time, a final one for an hour after it ended', () => {
+    expect(FINAL_METRICS_RETENTION_S).toBe(3600);
+    expect(metricsRetained(batch('in_progress', {}), Number.MAX_SAFE_INTEGER)).toBe(true);
+    for (const [status, stamp] of [
+      ['completed', 'completed_at'],
+      ['failed', 'failed_at'],
+      ['expired', 'expired_at'],
+      ['cancelled', 'cancelled_at'],
+    ] as const) {
+      const ended = batch(status, { [stamp]: ENDED });
+      expect(metricsRetained(ended, (ENDED + 3599) * 1000), status).toBe(true);
+      expect(metricsRetained(ended, (ENDED + 3600) * 1000), status).toBe(false);
+      expect(metricsRetained(ended, (ENDED + 10) * 1000, 10), status).toBe(false);
+    }
   });
 });
