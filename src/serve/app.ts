@@ -8,6 +8,7 @@ import { SignInThrottle } from '../core/sign-in-throttle.js';
 import { hostGuard } from '../io/host-guard.js';
 import { BatchesApi } from './batches-api.js';
 import type { ServeContext } from './context.js';
+import { fileListQuery } from './file-params.js';
 import { FilesApi } from './files-api.js';
 import { metricsHandler } from './metrics-route.js';
 import { ApiFailure, apiError, type OpenAiError } from './openai-error.js';
@@ -87,9 +88,7 @@ export function serveApp(
   });
 
   app.post('/v1/files', async (c) => c.json(await files.upload(c.get('owner'), c.env.incoming)));
-  app.get('/v1/files', async (c) =>
-    c.json(await files.list(c.get('owner'), pageLimit(c.req.query('limit'), 10_000), c.req.query('after'))),
-  );
+  app.get('/v1/files', async (c) => c.json(await files.list(c.get('owner'), fileListQuery(c.req.query()))));
   app.get('/v1/files/:id', async (c) => c.json(await files.retrieve(c.get('owner'), c.req.param('id'))));
   app.get('/v1/files/:id/content', async (c) =>
     files.content(c.get('owner'), c.req.param('id'), c.req.header('range')),

@@ -42,7 +42,9 @@ export class BatchesApi {
     const inputId = params.input_file_id;
     if (typeof inputId !== 'string') throw bad('Expected input_file_id', 'input_file_id');
     const input = await this.ctx.catalog.file(inputId);
-    if (!input || input.owner !== owner) throw new ApiFailure(notFound('file', inputId));
+    const expiresAt = input?.record.expires_at;
+    if (!input || input.owner !== owner || (typeof expiresAt === 'number' && expiresAt * 1000 <= this.ctx.now()))
+      throw new ApiFailure(notFound('file', inputId));
     if (input.record.purpose !== 'batch')
       throw bad(`File ${inputId} was not uploaded with purpose 'batch'`, 'input_file_id');
     const now = seconds(this.ctx.now());
@@ -87,8 +89,9 @@ export class BatchesApi {
     return {
       object: 'list',
       data,
-      first_id: data[0]?.id ?? null,
-      last_id: data.at(-1)?.id ?? null,
+      // Strings, as OpenAI's schema types them: an empty page's are empty.
+      first_id: data[0]?.id ?? '',
+      last_id: data.at(-1)?.id ?? '',
       has_more: rows.length > limit,
     };
   }
