@@ -43,6 +43,10 @@ export interface BatchFields {
   request_counts: RequestCounts;
   /** metadata.budget_usd, parsed: what the gateway may bill for this batch. */
   budget_usd: number | null;
+  /** The model of its requests (the first's), once validated; absent on batches made before it was kept. */
+  model?: string;
+  /** `output_expires_after.seconds`: its output and error files expire that long after they are made. */
+  output_expires_after_s?: number | null;
 }
 
 export interface Batch {
@@ -75,7 +79,7 @@ export const rowOf = (batch: Batch): CatalogBatch => ({
  * number, string or object, never null. `metadata` is the one its schema lets be null.
  */
 export function batchObject(batch: Batch, counts?: RequestCounts): Record<string, unknown> {
-  const { budget_usd: _budget, metadata, ...fields } = batch.fields;
+  const { budget_usd: _budget, output_expires_after_s: _expiry, metadata, ...fields } = batch.fields;
   const set = Object.entries(fields).filter(([, value]) => value !== null);
   return {
     id: batch.id,

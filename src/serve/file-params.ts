@@ -19,18 +19,22 @@ export function uploadPurpose(purpose: string | undefined): string {
 }
 
 /** `expires_after[anchor]` and `[seconds]` as the form sends them: the seconds, or undefined when absent. */
-export function expiresAfterSeconds(anchor: string | undefined, seconds: string | undefined): number | undefined {
+export function expiresAfterSeconds(
+  anchor: string | undefined,
+  seconds: string | undefined,
+  name = 'expires_after',
+): number | undefined {
   if (anchor === undefined && seconds === undefined) return undefined;
   if (anchor !== 'created_at')
     throw bad(
-      `Expected expires_after[anchor] to be 'created_at', got ${anchor === undefined ? 'none' : shown(anchor)}`,
-      'expires_after.anchor',
+      `Expected ${name}[anchor] to be 'created_at', got ${anchor === undefined ? 'none' : shown(anchor)}`,
+      `${name}.anchor`,
     );
   const value = seconds === undefined ? NaN : Number(seconds);
   if (!/^\d+$/.test(seconds ?? '') || value < EXPIRES_AFTER_MIN_S || value > EXPIRES_AFTER_MAX_S)
     throw bad(
-      `Expected expires_after[seconds] to be an integer from ${EXPIRES_AFTER_MIN_S} to ${EXPIRES_AFTER_MAX_S}`,
-      'expires_after.seconds',
+      `Expected ${name}[seconds] to be an integer from ${EXPIRES_AFTER_MIN_S} to ${EXPIRES_AFTER_MAX_S}`,
+      `${name}.seconds`,
     );
   return value;
 }

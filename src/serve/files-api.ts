@@ -231,13 +231,22 @@ const endedAt = (batch: Batch): number =>
   batch.fields.completed_at ?? batch.fields.expired_at ?? batch.fields.cancelled_at ?? batch.createdAt;
 
 const linesObject = (batch: Batch, role: 'output' | 'error', bytes: number): Record<string, unknown> =>
-  shape(
-    role === 'output' ? outputFileId(batch.id) : errorFileId(batch.id),
-    endedAt(batch),
-    `${batch.id}_${role}.jsonl`,
-    bytes,
-    'batch_output',
+  withExpiry(
+    batch,
+    shape(
+      role === 'output' ? outputFileId(batch.id) : errorFileId(batch.id),
+      endedAt(batch),
+      `${batch.id}_${role}.jsonl`,
+      bytes,
+      'batch_output',
+    ),
   );
+
+/** An output or error file expires `output_expires_after` seconds after it was made, when the batch was given it. */
+function withExpiry(batch: Batch, object: Record<string, unknown>): Record<string, unknown> {
+  const after = batch.fields.output_expires_after_s;
+  return after === undefined || after === null ? object : { ...object, expires_at: endedAt(batch) + after };
+}
 
 /** A video row whose file is on disk: a file of the batch. */
 type VideoRow = ResultRow & { output_path: string };
