@@ -8,13 +8,15 @@ import { SignInThrottle } from '../core/sign-in-throttle.js';
 import { hostGuard } from '../io/host-guard.js';
 import { BatchesApi } from './batches-api.js';
 import type { ServeContext } from './context.js';
+import { fileListQuery } from './file-params.js';
 import { FilesApi } from './files-api.js';
+import { newRequestId } from './ids.js';
 import { metricsHandler } from './metrics-route.js';
 import { ApiFailure, apiError, type OpenAiError } from './openai-error.js';
 import type { BatchScheduler } from './scheduler.js';
 import { ANONYMOUS_OWNER, type ClientTokens } from './tokens.js';
 
-type Env = { Bindings: HttpBindings; Variables: { owner: string } };
+type Env = { Bindings: HttpBindings; Variables: { owner: string; requestId: string } };
 
 const MAX_JSON_BYTES = 1024 * 1024;
 
@@ -29,6 +31,15 @@ export function serveApp(
   const app = new Hono<Env>();
   const fail = (c: Context<Env>, failure: OpenAiError): Response =>
     c.json(failure.body, failure.status as ContentfulStatusCode);
+
+  // Every answer, refusals included, names itself as OpenAI's do: a client quotes it to the operator, who finds
+  // it in the log of an internal error.
+  app.use('*', async (c, next) => {
+    const id = newRequestId();
+    c.set('requestId', id);
+    await next();
+    c.res.headers.set('x-request-id', id);
+  });
 
   // A web page of another site, or one reached through a name that resolves here (DNS rebinding), is refused
   // before anything else: it could otherwise read files and start batches on the operator's account.
@@ -87,9 +98,7 @@ export function serveApp(
   });
 
   app.post('/v1/files', async (c) => c.json(await files.upload(c.get('owner'), c.env.incoming)));
-  app.get('/v1/files', async (c) =>
-    c.json(await files.list(c.get('owner'), pageLimit(c.req.query('limit'), 10_000), c.req.query('after'))),
-  );
+  app.get('/v1/files', async (c) => c.json(await files.list(c.get('owner'), fileListQuery(c.req.query()))));
   app.get('/v1/files/:id', async (c) => c.json(await files.retrieve(c.get('owner'), c.req.param('id'))));
   app.get('/v1/files/:id/content', async (c) =>
     files.content(c.get('owner'), c.req.param('id'), c.req.header('range')),
@@ -108,7 +117,7 @@ export function serveApp(
   app.notFound((c) => fail(c, apiError(404, `Unknown route ${c.req.method} ${c.req.path.slice(0, 200)}`)));
   app.onError((err, c) => {
     if (err instanceof ApiFailure) return fail(c, err.failure);
-    ctx.log(`internal error on ${c.req.method} ${c.req.path.slice(0, 200)}: ${err.message}`);
+    ctx.log(`internal error on ${c.req.method} ${c.req.path.slice(0, 200)} (${c.get('requestId')}): ${err.message}`);
     return fail(c, apiError(500, 'The server failed to handle the request; its log says why.'));
   });
   return app;

@@ -43,6 +43,10 @@ export interface BatchFields {
   request_counts: RequestCounts;
   /** metadata.budget_usd, parsed: what the gateway may bill for this batch. */
   budget_usd: number | null;
+  /** The model of its requests (the first's), once validated; absent on batches made before it was kept. */
+  model?: string;
+  /** `output_expires_after.seconds`: its output and error files expire that long after they are made. */
+  output_expires_after_s?: number | null;
 }
 
 export interface Batch {
@@ -69,15 +73,21 @@ export const rowOf = (batch: Batch): CatalogBatch => ({
   record: batch.fields as unknown as Record<string, unknown>,
 });
 
-/** OpenAI's batch object; `counts` (live, from the journal) stands in for the stored ones while it runs. */
+/**
+ * OpenAI's batch object; `counts` (live, from the journal) stands in for the stored ones while it runs. A field
+ * not set yet (`completed_at`, `output_file_id`, `errors`, ...) is left out: OpenAI's schema types each as a
+ * number, string or object, never null. `metadata` is the one its schema lets be null.
+ */
 export function batchObject(batch: Batch, counts?: RequestCounts): Record<string, unknown> {
-  const { budget_usd: _budget, ...fields } = batch.fields;
+  const { budget_usd: _budget, output_expires_after_s: _expiry, metadata, ...fields } = batch.fields;
+  const set = Object.entries(fields).filter(([, value]) => value !== null);
   return {
     id: batch.id,
     object: 'batch',
     status: batch.status,
     created_at: batch.createdAt,
-    ...fields,
+    ...Object.fromEntries(set),
+    metadata,
     request_counts: counts ?? fields.request_counts,
   };
 }

@@ -5,10 +5,13 @@ import { BATCH_URLS } from '../manifest/jsonl-line.js';
 import { jobCounts, requestCounts } from './batch-journal.js';
 import { batchObject, batchOf, rowOf, windowSeconds, type Batch } from './batch-record.js';
 import { seconds, type ServeContext } from './context.js';
+import { expiresAfterSeconds } from './file-params.js';
 import { newBatchId } from './ids.js';
 import { ApiFailure, apiError, notFound } from './openai-error.js';
 import type { BatchScheduler } from './scheduler.js';
 
+/** OpenAI's limit on a batch's input file: 200 MB. */
+export const MAX_INPUT_BYTES = 200 * 1024 * 1024;
 const MAX_METADATA_KEYS = 16;
 const MAX_KEY = 64;
 const MAX_VALUE = 512;
@@ -42,9 +45,17 @@ export class BatchesApi {
     const inputId = params.input_file_id;
     if (typeof inputId !== 'string') throw bad('Expected input_file_id', 'input_file_id');
     const input = await this.ctx.catalog.file(inputId);
-    if (!input || input.owner !== owner) throw new ApiFailure(notFound('file', inputId));
+    const expiresAt = input?.record.expires_at;
+    if (!input || input.owner !== owner || (typeof expiresAt === 'number' && expiresAt * 1000 <= this.ctx.now()))
+      throw new ApiFailure(notFound('file', inputId));
     if (input.record.purpose !== 'batch')
       throw bad(`File ${inputId} was not uploaded with purpose 'batch'`, 'input_file_id');
+    if (Number(input.record.bytes) > MAX_INPUT_BYTES)
+      throw bad(
+        `File ${inputId} is ${String(input.record.bytes)} bytes: a batch's input may be at most ${MAX_INPUT_BYTES}`,
+        'input_file_id',
+      );
+    const outputExpiry = outputExpiresAfter(params.output_expires_after);
     const now = seconds(this.ctx.now());
     const batch: Batch = {
       id: newBatchId(),
@@ -69,6 +80,7 @@ export class BatchesApi {
         error_file_id: null,
         request_counts: { total: 0, completed: 0, failed: 0 },
         budget_usd: budget === undefined ? null : Number(budget),
+        output_expires_after_s: outputExpiry ?? null,
       },
     };
     await this.ctx.catalog.addBatch(rowOf(batch));
@@ -87,8 +99,9 @@ export class BatchesApi {
     return {
       object: 'list',
       data,
-      first_id: data[0]?.id ?? null,
-      last_id: data.at(-1)?.id ?? null,
+      // Strings, as OpenAI's schema types them: an empty page's are empty.
+      first_id: data[0]?.id ?? '',
+      last_id: data.at(-1)?.id ?? '',
       has_more: rows.length > limit,
     };
   }
@@ -140,4 +153,16 @@ function checkMetadata(value: unknown): Record<string, string> | undefined {
       );
   }
   return value as Record<string, string>;
+}
+
+/** `output_expires_after` ({anchor: 'created_at', seconds}) as OpenAI takes it: the seconds, or undefined. */
+function outputExpiresAfter(value: unknown): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const given = (typeof value === 'object' ? value : {}) as Record<string, unknown>;
+  const seconds = given.seconds;
+  return expiresAfterSeconds(
+    typeof given.anchor === 'string' ? given.anchor : undefined,
+    typeof seconds === 'number' || typeof seconds === 'string' ? String(seconds) : undefined,
+    'output_expires_after',
+  );
 }

@@ -2,7 +2,6 @@
 // output and error files, made from the journal when read, and each video they produced), found by their
 // ids and listed with the uploads. A client sees only its own: anything else is 404, as a file that does
 // not exist. A derived file the client deleted stays deleted: the catalog keeps a tombstone under its id.
-import { printable } from '../core/printable.js';
 import { basename, resolve } from 'node:path';
 import { rm } from 'node:fs/promises';
 import type { CatalogFile, ResultRow } from '../journal/index.js';
@@ -14,6 +13,7 @@ import { derivedChunks, derivedSize } from './derived-lines.js';
 import { diskFileResponse, streamedFileResponse } from './file-response.js';
 import { derivedFile, errorFileId, newFileId, outputFileId, videoFileId } from './ids.js';
 import { ApiFailure, apiError, notFound } from './openai-error.js';
+import { expiresAfterSeconds, uploadPurpose, type FileListQuery } from './file-params.js';
 import { receiveUpload } from './upload.js';
 import type { IncomingMessage } from 'node:http';
 
@@ -26,6 +26,7 @@ const ALL = { limit: Number.MAX_SAFE_INTEGER };
 interface Listed {
   id: string;
   createdAt: number;
+  purpose: string;
   object(): Promise<Record<string, unknown>>;
 }
 
@@ -40,30 +41,30 @@ export class FilesApi {
   async upload(owner: string, request: IncomingMessage): Promise<Record<string, unknown>> {
     const id = newFileId();
     const uploaded = await receiveUpload(request, filesDir(this.ctx), id, this.ctx.maxFileBytes);
-    if (uploaded.purpose !== 'batch') {
-      await rm(uploaded.path, { force: true });
-      throw new ApiFailure(
-        apiError(
-          400,
-          uploaded.purpose === undefined
-            ? "Missing required parameter: 'purpose'"
-            : `Expected purpose 'batch' (this server runs batches), got '${printable(uploaded.purpose.slice(0, 40))}'`,
-          {
-            param: 'purpose',
-          },
-        ),
+    let purpose: string;
+    let expiresAfter: number | undefined;
+    try {
+      purpose = uploadPurpose(uploaded.purpose);
+      expiresAfter = expiresAfterSeconds(
+        uploaded.fields['expires_after[anchor]'],
+        uploaded.fields['expires_after[seconds]'],
       );
+    } catch (err) {
+      await rm(uploaded.path, { force: true });
+      throw err;
     }
+    const createdAt = Math.floor(this.ctx.now() / 1000);
     const record: UploadRecord = {
       filename: uploaded.filename,
       bytes: uploaded.bytes,
-      purpose: 'batch',
+      purpose,
       path: uploaded.path,
+      ...(expiresAfter === undefined ? {} : { expires_at: createdAt + expiresAfter }),
     };
     const file: CatalogFile = {
       id,
       owner,
-      createdAt: Math.floor(this.ctx.now() / 1000),
+      createdAt,
       record: record as unknown as Record<string, unknown>,
     };
     await this.ctx.catalog.addFile(file);
@@ -74,18 +75,31 @@ export class FilesApi {
    * The owner's files, newest first: uploads, and the files of its final batches (output, error, videos;
    * created when the batch ended), paged by `after` as OpenAI pages.
    */
-  async list(owner: string, limit: number, after: string | undefined): Promise<Record<string, unknown>> {
+  async list(owner: string, query: FileListQuery): Promise<Record<string, unknown>> {
+    const { limit, after } = query;
+    await this.removeExpired(owner);
     const uploads = await this.ctx.catalog.files(owner, ALL);
     const deleted = new Set(uploads.filter(isTombstone).map((f) => f.id));
     const listed: Listed[] = uploads
       .filter((f) => !isTombstone(f))
-      .map((file) => ({ id: file.id, createdAt: file.createdAt, object: async () => fileObject(file) }));
+      .map((file) => ({
+        id: file.id,
+        createdAt: file.createdAt,
+        purpose: (file.record as unknown as UploadRecord).purpose,
+        object: async () => fileObject(file),
+      }));
     for (const row of await this.ctx.catalog.batches(owner, ALL)) {
       if (!FINAL_WITH_FILES.has(row.status)) continue;
       for (const file of await this.derivedOf(batchOf(row))) if (!deleted.has(file.id)) listed.push(file);
     }
     // Stable: uploads stay before derived files of the same second, each in its catalog order.
     listed.sort((a, b) => b.createdAt - a.createdAt);
+    if (query.order === 'asc') listed.reverse();
+    if (query.purpose !== undefined) {
+      const wanted = query.purpose;
+      const kept = listed.filter((f) => f.purpose === wanted);
+      listed.splice(0, listed.length, ...kept);
+    }
     const from = after === undefined ? 0 : listed.findIndex((f) => f.id === after) + 1;
     const page = from === 0 && after !== undefined ? [] : listed.slice(from, from + limit);
     const data: Array<Record<string, unknown>> = [];
@@ -93,8 +107,9 @@ export class FilesApi {
     return {
       object: 'list',
       data,
-      first_id: (data[0]?.id as string | undefined) ?? null,
-      last_id: (data.at(-1)?.id as string | undefined) ?? null,
+      // OpenAI's schema requires both as strings: an empty page's are empty.
+      first_id: (data[0]?.id as string | undefined) ?? '',
+      last_id: (data.at(-1)?.id as string | undefined) ?? '',
       has_more: page.length > 0 && from + limit < listed.length,
     };
   }
@@ -142,10 +157,30 @@ export class FilesApi {
     return { id, object: 'file', deleted: true };
   }
 
+  /**
+   * Deletes the owner's uploads past their `expires_at`, bytes and all (one a live batch still reads stays
+   * until that batch is final).
+   */
+  private async removeExpired(owner: string): Promise<void> {
+    const nowS = this.ctx.now() / 1000;
+    const expired = (await this.ctx.catalog.files(owner, ALL)).filter((f) => {
+      const at = (f.record as unknown as UploadRecord).expires_at;
+      return at !== undefined && at <= nowS;
+    });
+    if (expired.length === 0) return;
+    const read = new Set((await this.ctx.catalog.batchesIn(LIVE_STATUSES)).map((b) => b.record.input_file_id));
+    for (const file of expired) {
+      if (read.has(file.id)) continue;
+      await this.ctx.catalog.deleteFile(file.id);
+      await rm((file.record as unknown as UploadRecord).path, { force: true });
+    }
+  }
+
   /** An upload, or a file of a final batch; 404 for anything the owner may not see. */
   private async find(owner: string, id: string): Promise<Found> {
     const derived = derivedFile(id);
     if (!derived) {
+      await this.removeExpired(owner);
       const file = await this.ctx.catalog.file(id);
       if (!file || file.owner !== owner || isTombstone(file)) throw new ApiFailure(notFound('file', id));
       return { kind: 'upload', file };
@@ -172,6 +207,7 @@ export class FilesApi {
         files.push({
           id,
           createdAt: at,
+          purpose: 'batch_output',
           object: async () => linesObject(batch, role, await derivedSize(this.ctx, batch, role)),
         });
     }
@@ -181,6 +217,7 @@ export class FilesApi {
         files.push({
           id: videoFileId(batch.id, row.seq),
           createdAt: at,
+          purpose: 'batch_output',
           object: async () => videoObject(batch, row),
         });
     return files;
@@ -194,13 +231,22 @@ const endedAt = (batch: Batch): number =>
   batch.fields.completed_at ?? batch.fields.expired_at ?? batch.fields.cancelled_at ?? batch.createdAt;
 
 const linesObject = (batch: Batch, role: 'output' | 'error', bytes: number): Record<string, unknown> =>
-  shape(
-    role === 'output' ? outputFileId(batch.id) : errorFileId(batch.id),
-    endedAt(batch),
-    `${batch.id}_${role}.jsonl`,
-    bytes,
-    'batch_output',
+  withExpiry(
+    batch,
+    shape(
+      role === 'output' ? outputFileId(batch.id) : errorFileId(batch.id),
+      endedAt(batch),
+      `${batch.id}_${role}.jsonl`,
+      bytes,
+      'batch_output',
+    ),
   );
+
+/** An output or error file expires `output_expires_after` seconds after it was made, when the batch was given it. */
+function withExpiry(batch: Batch, object: Record<string, unknown>): Record<string, unknown> {
+  const after = batch.fields.output_expires_after_s;
+  return after === undefined || after === null ? object : { ...object, expires_at: endedAt(batch) + after };
+}
 
 /** A video row whose file is on disk: a file of the batch. */
 type VideoRow = ResultRow & { output_path: string };

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 
 export const newFileId = (): string => `file-${randomBytes(12).toString('hex')}`;
 export const newBatchId = (): string => `batch_${randomBytes(12).toString('hex')}`;
+export const newRequestId = (): string => `req_${randomBytes(12).toString('hex')}`;
 
 export type DerivedFile =
   { role: 'output' | 'error'; batchId: string } | { role: 'video'; batchId: string; seq: number };

@@ -17,8 +17,12 @@ export function fileOf(row: Pick<ResultRow, 'state' | 'kind'>): LineFile {
   return 'error';
 }
 
-/** A batch's lines carry no row metadata: its input lines have none of their own. */
-const lineOf = (row: ResultRow): string => resultLineFromRow({ ...row, meta: null });
+/**
+ * A batch's lines carry no row metadata: its input lines have none of their own. A `request_id` the gateway did
+ * not give is left out: OpenAI's schema types it a string, never null. (Inside JSON strings a quote is escaped,
+ * so the first bare `"request_id":null,` is the response's own, ahead of its body.)
+ */
+const lineOf = (row: ResultRow): string => resultLineFromRow({ ...row, meta: null }).replace('"request_id":null,', '');
 
 export function outputLine(row: ResultRow, batchId: string): string {
   if (row.kind !== 'video') return lineOf(row);
@@ -34,7 +38,7 @@ export function outputLine(row: ResultRow, batchId: string): string {
   return JSON.stringify({
     id: `batch_req_${row.seq}`,
     custom_id: row.id,
-    response: { status_code: 200, request_id: null, body },
+    response: { status_code: 200, ...(row.request_id === null ? {} : { request_id: row.request_id }), body },
     error: null,
   });
 }
@@ -46,7 +50,6 @@ export function errorLine(row: ResultRow, end: BatchEnd): string {
     row.state === 'failed' && row.task_id !== null
       ? {
           status_code: 200,
-          request_id: null,
           body: { object: 'video.generation', task_id: row.task_id, status: 'FAILURE' },
         }
       : null;

@@ -145,6 +145,7 @@ export class BatchScheduler {
         : {
             requests: 0,
             errors: [{ code: 'invalid_file', message: 'the input file was deleted', param: null, line: 0 }],
+            model: null,
           };
       const at = seconds(this.ctx.now());
       const next: Batch =
@@ -160,6 +161,7 @@ export class BatchScheduler {
               fields: {
                 ...batch.fields,
                 in_progress_at: at,
+                ...(check.model === null ? {} : { model: check.model }),
                 request_counts: { total: check.requests, completed: 0, failed: 0 },
               },
             };

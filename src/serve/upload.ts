@@ -16,6 +16,8 @@ export interface Uploaded {
   filename: string;
   bytes: number;
   purpose: string | undefined;
+  /** Every plain field of the form (`expires_after[seconds]`, ...). */
+  fields: Record<string, string>;
 }
 
 const MAX_FILENAME = 255;
@@ -65,7 +67,7 @@ export async function receiveUpload(
     const path = join(dir, `${id}.jsonl`);
     await rename(temporary, path);
     await syncFile(dir);
-    return { path, filename: file.filename, bytes, purpose: fields.purpose };
+    return { path, filename: file.filename, bytes, purpose: fields.purpose, fields };
   } catch (err) {
     await file?.written.catch(() => undefined);
     await rm(temporary, { force: true });

@@ -15,7 +15,12 @@ export interface LineError {
 export interface InputCheck {
   requests: number;
   errors: LineError[];
+  /** The model of the first request: what OpenAI's batch object shows as `model`. */
+  model: string | null;
 }
+
+/** OpenAI's limit on the requests of one batch's input. */
+export const MAX_BATCH_REQUESTS = 50_000;
 
 /** The most errors a batch keeps (OpenAI's own list is short too); `requests` counts every line. */
 const MAX_ERRORS = 1000;
@@ -27,9 +32,11 @@ export async function checkInput(path: string, endpoint: string, pricing: Pricin
     if (errors.length < MAX_ERRORS) errors.push({ ...error, message: printable(error.message).slice(0, MAX_MESSAGE) });
   };
   let summary;
+  let model: string | null = null;
   try {
     summary = await scanManifests([path], pricing, {
       valid: ({ row }) => {
+        model ??= row.model;
         if (BATCH_URLS[endpoint] !== row.kind)
           add({
             code: 'invalid_request',
@@ -52,10 +59,18 @@ export async function checkInput(path: string, endpoint: string, pricing: Pricin
     return {
       requests: 0,
       errors: [{ code: 'invalid_file', message: fileMessage(err, path), param: null, line: 0 }],
+      model: null,
     };
   }
   if (summary.rows === 0) add({ code: 'empty_file', message: 'the input file holds no request', param: null, line: 0 });
-  return { requests: summary.rows, errors };
+  if (summary.rows > MAX_BATCH_REQUESTS)
+    errors.unshift({
+      code: 'too_many_requests',
+      message: `the input file holds ${summary.rows} requests: a batch takes at most ${MAX_BATCH_REQUESTS}`,
+      param: null,
+      line: 0,
+    });
+  return { requests: summary.rows, errors, model };
 }
 
 /** The reader's message without the server's own path of the file. */

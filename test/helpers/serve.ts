@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { onTestFinished } from 'vitest';
 import { BIN } from './cli.js';
+import { checkedFetch } from './openai-contract.js';
 import { ROOT, type Workspace } from './workspace.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { KEY, startSim } from './sim.js';
@@ -101,7 +102,7 @@ export async function startServe(options: ServeOptions): Promise<ServeChild> {
 }
 
 export function client(server: Pick<ServeChild, 'url'>, token = TOKEN_A): OpenAI {
-  return new OpenAI({ baseURL: server.url, apiKey: token, maxRetries: 0 });
+  return new OpenAI({ baseURL: server.url, apiKey: token, maxRetries: 0, fetch: checkedFetch() });
 }
 
 /** A Batch API input line for a chat request. */

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ResultRow } from '../../src/journal/index.js';
 import { errorLine, fileOf, outputLine } from '../../src/serve/result-lines.js';
+import { schemaChecks } from '../helpers/openai-schemas.js';
 import { resultRow } from '../helpers/result-row.js';
 
 const BATCH = 'batch_0123456789abcdef01234567';
@@ -58,7 +59,6 @@ describe('outputLine', () => {
       custom_id: 'req-7',
       response: {
         status_code: 200,
-        request_id: null,
         body: {
           object: 'video.generation',
           task_id: 'task_9',
@@ -83,7 +83,7 @@ describe('errorLine', () => {
     expect(error({ state: 'rejected', last_error: JSON.stringify(refusal) })).toEqual({
       id: 'batch_req_7',
       custom_id: 'req-7',
-      response: { status_code: 400, request_id: null, body: { error: refusal } },
+      response: { status_code: 400, body: { error: refusal } },
       error: { code: 'model_not_found', message: 'no such model' },
     });
   });
@@ -97,7 +97,6 @@ describe('errorLine', () => {
     });
     expect(line.response).toEqual({
       status_code: 200,
-      request_id: null,
       body: { object: 'video.generation', task_id: 'task_3', status: 'FAILURE' },
     });
     expect(line.error).toEqual({ code: 'failed', message: 'content policy' });
@@ -132,5 +131,35 @@ describe('errorLine', () => {
       code: 'failed',
       message: 'the request ended unfinished (submitted)',
     });
+  });
+});
+
+describe("the lines against OpenAI's BatchRequestOutput schema", () => {
+  const check = schemaChecks()('BatchRequestOutput');
+  const video = {
+    kind: 'video' as const,
+    task_id: 'task_9',
+    final_resolution: '720p',
+    sha256: 'cd'.repeat(32),
+    bytes: 9,
+  };
+
+  it('follows it for every kind of line, a request id the gateway did not give left out rather than null', () => {
+    const lines = [
+      outputLine(row({ state: 'succeeded', response: '{"id":"c"}', response_status: 200 }), BATCH),
+      outputLine(row({ state: 'succeeded', response: '{"id":"c"}', response_status: 200, request_id: 'req_1' }), BATCH),
+      outputLine(row({ ...video, state: 'downloaded', output_path: '/v/a.mp4' }), BATCH),
+      errorLine(
+        row({ state: 'rejected', last_error: JSON.stringify({ status: 429, message: 'slow down' }) }),
+        'completed',
+      ),
+      errorLine(row({ ...video, state: 'failed', last_error: JSON.stringify({ message: 'policy' }) }), 'completed'),
+      ...(['uncertain', 'deferred', 'cancelled', 'invalid', 'submitted'] as const).map((state) =>
+        errorLine(row({ state }), 'expired'),
+      ),
+    ];
+    for (const line of lines) expect({ line, problems: check(JSON.parse(line)) }).toEqual({ line, problems: [] });
+    expect(parsed(lines[0]!).response).not.toHaveProperty('request_id');
+    expect(parsed(lines[1]!).response).toMatchObject({ request_id: 'req_1' });
   });
 });
