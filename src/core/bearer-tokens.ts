@@ -26,6 +26,11 @@ export function tokenMatcher(tokens: readonly string[]): (token: string) => stri
   };
 }
 
+/** The token of an `Authorization: Bearer T` header (the scheme in any case), or undefined. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return /^Bearer +(\S+) *$/i.exec(header ?? '')?.[1];
+}
+
 /** Whether a host name or address stays on this machine. */
 export function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase();

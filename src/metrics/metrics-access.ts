@@ -1,6 +1,7 @@
 // Who may read a /metrics endpoint, wherever it is mounted (`run --metrics-port`, `serve`, a dashboard):
 // a bearer token among those configured; with none configured, anyone who can reach it, which the
 // listener keeps to loopback (openMetricsRefusal).
+import { bearerToken } from '../core/bearer-tokens.js';
 import { bearerAllowed, isLoopbackHost } from './metrics-tokens.js';
 
 /** The challenge a refused scrape is answered with (401). */
@@ -29,7 +30,7 @@ export function serverMetricsAllowed(
   isClient: ((token: string) => boolean) | undefined,
 ): boolean {
   if (!isClient) return metricsAllowed(authorization, metricsTokens);
-  const bearer = /^Bearer +(\S+) *$/i.exec(authorization ?? '')?.[1];
+  const bearer = bearerToken(authorization);
   if (bearer !== undefined && isClient(bearer)) return true;
   return metricsTokens.length > 0 && metricsAllowed(authorization, metricsTokens);
 }
@@ -49,7 +50,7 @@ export function serverMetricsScope(
 ): MetricsScope {
   if (metricsTokens.length > 0 && bearerAllowed(authorization, metricsTokens)) return { all: true };
   if (!ownerOf) return metricsAllowed(authorization, metricsTokens) ? { all: true } : 'refused';
-  const bearer = /^Bearer +(\S+) *$/i.exec(authorization ?? '')?.[1];
+  const bearer = bearerToken(authorization);
   const owner = bearer === undefined ? undefined : ownerOf(bearer);
   return owner === undefined ? 'refused' : { owner };
 }

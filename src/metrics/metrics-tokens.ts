@@ -1,6 +1,6 @@
 // Who may read /metrics: a bearer token among GBATCH_METRICS_TOKENS (comma-separated). Without any
 // token configured the endpoint is served on loopback only (metrics-server.ts refuses anything else).
-import { isLoopbackHost, tokenList, tokenMatcher } from '../core/bearer-tokens.js';
+import { bearerToken, isLoopbackHost, tokenList, tokenMatcher } from '../core/bearer-tokens.js';
 
 export { isLoopbackHost };
 
@@ -10,6 +10,6 @@ export function parseTokens(value: string | undefined): string[] {
 
 /** True when the Authorization header carries one of the tokens (compared in constant time, by digest). */
 export function bearerAllowed(header: string | undefined, tokens: readonly string[]): boolean {
-  const match = /^Bearer +(\S+) *$/i.exec(header ?? '');
-  return match !== null && tokenMatcher(tokens)(match[1]!) !== undefined;
+  const token = bearerToken(header);
+  return token !== undefined && tokenMatcher(tokens)(token) !== undefined;
 }

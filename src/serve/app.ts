@@ -4,6 +4,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { HttpBindings } from '@hono/node-server';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { bearerToken } from '../core/bearer-tokens.js';
 import { SignInThrottle } from '../core/sign-in-throttle.js';
 import { hostGuard } from '../io/host-guard.js';
 import { BatchesApi } from './batches-api.js';
@@ -82,8 +83,7 @@ export function serveApp(
         }),
       );
     }
-    const header = c.req.header('authorization') ?? '';
-    const bearer = /^bearer +(\S+) *$/i.exec(header)?.[1];
+    const bearer = bearerToken(c.req.header('authorization'));
     const owner = bearer === undefined ? undefined : tokens.ownerOf(bearer);
     if (owner === undefined) {
       ctx.log(throttle.failed(address));

@@ -8,6 +8,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { secureHeaders } from 'hono/secure-headers';
 import { streamSSE } from 'hono/streaming';
+import { bearerToken } from '../core/bearer-tokens.js';
 import { SignInThrottle } from '../core/sign-in-throttle.js';
 import { hostGuard } from '../io/host-guard.js';
 import type { JournalJob } from '../journal/index.js';
@@ -332,7 +333,7 @@ function streamHolder(c: Context<Env>): string | undefined {
 }
 
 function bearerOf(c: Context<Env>): string | undefined {
-  return /^bearer +(\S+) *$/i.exec(c.req.header('authorization') ?? '')?.[1];
+  return bearerToken(c.req.header('authorization'));
 }
 
 /** A request another site's page made: the browser says so (Sec-Fetch-Site), or its Origin is not ours. */

@@ -145,10 +145,11 @@ export function jsonLines(text: string): Array<Record<string, unknown>> {
 }
 
 /**
- * A simulator clock that holds every request at its latency until released: `arrived(n)` resolves once n
- * requests wait, `release()` lets them (and all later ones) through.
+ * A simulator clock that holds every request at its latency until released (after answering the first
+ * `passFirst` at once): `arrived(n)` resolves once n requests reached it, `release()` lets them (and all later
+ * ones) through.
  */
-export function heldGateway(): {
+export function heldGateway(passFirst = 0): {
   clock: { now(): number; sleep(ms: number, signal: AbortSignal): Promise<void> };
   arrived(n: number): Promise<void>;
   /** Requests that reached the gateway so far (answered or not). */
@@ -169,7 +170,7 @@ export function heldGateway(): {
           watchers.splice(watchers.indexOf(w), 1);
           w.resolve();
         }
-        if (open) return Promise.resolve();
+        if (open || waiting <= passFirst) return Promise.resolve();
         return new Promise<void>((resolve, reject) => {
           void gate.then(resolve);
           signal.addEventListener('abort', () => reject(new Error('closing')), { once: true });

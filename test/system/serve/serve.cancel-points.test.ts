@@ -14,6 +14,7 @@ import {
   chatLine,
   client,
   filesOf,
+  heldGateway,
   restartAfterSigkill,
   startServe,
   writeLines,
@@ -26,50 +27,9 @@ import type { Simulator } from '../../../src/sim/index.js';
 
 const pg = usePgSchema('gbatch_serve_cancel');
 
-/**
- * A simulator clock that answers the first `passFirst` requests at once and holds every later one until
- * released: `arrived(n)` resolves once n requests reached the gateway.
- */
-function gateAfter(passFirst: number): {
-  clock: { now(): number; sleep(ms: number, signal: AbortSignal): Promise<void> };
-  arrived(n: number): Promise<void>;
-  /** Requests that reached the gateway so far (answered or held). */
-  count(): number;
-  release(): void;
-} {
-  let arrived = 0;
-  let open = false;
-  let opened!: () => void;
-  const gate = new Promise<void>((resolve) => (opened = resolve));
-  const watchers: Array<{ n: number; resolve: () => void }> = [];
-  return {
-    clock: {
-      now: () => Date.now(),
-      sleep: (_ms, signal) => {
-        arrived++;
-        for (const w of watchers.filter((w) => arrived >= w.n)) {
-          watchers.splice(watchers.indexOf(w), 1);
-          w.resolve();
-        }
-        if (open || arrived <= passFirst) return Promise.resolve();
-        return new Promise<void>((resolve, reject) => {
-          void gate.then(resolve);
-          signal.addEventListener('abort', () => reject(new Error('closing')), { once: true });
-        });
-      },
-    },
-    count: () => arrived,
-    arrived: (n) => (arrived >= n ? Promise.resolve() : new Promise((resolve) => watchers.push({ n, resolve }))),
-    release: () => {
-      open = true;
-      opened();
-    },
-  };
-}
-
 interface Scene {
   sim: Simulator;
-  gate: ReturnType<typeof gateAfter>;
+  gate: ReturnType<typeof heldGateway>;
   servers: ServeChild[];
   options: ServeOptions;
   ids: string[];
@@ -83,7 +43,7 @@ async function scene(
   opts: { rows: number; concurrency: number; passFirst: number; servers?: number },
 ): Promise<Scene> {
   const ws = workspace('gbatch-serve-cancel-');
-  const gate = gateAfter(opts.passFirst);
+  const gate = heldGateway(opts.passFirst);
   const sim = await startSim({ clock: gate.clock, faults: { latencyMs: 1 } });
   const options: ServeOptions = {
     data: ws.path('data'),
