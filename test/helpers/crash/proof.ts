@@ -137,19 +137,7 @@ export function proveCampaign({
     0,
   );
   const charged = sim.ledger.chargesTotal(sim.account(apiKey).name);
-  // Each lost call was billed at a cost gbatch never saw: it stays booked at its bound, so nothing else is reserved,
-  // and gbatch books no less than the gateway charged.
-  const lostCalls = [...lostChargedCalls.values()].reduce((n, calls) => n + calls, 0);
-  if (lostCalls === 0) expect(report.totals.reserved_usd, 'nothing left reserved').toBe(0);
-  else expect(report.totals.reserved_usd, 'lost calls stay booked').toBeGreaterThanOrEqual(lostUsd - 1e-9);
-  expect(
-    report.totals.actual_usd + report.totals.reserved_usd,
-    `booked vs ledger ${charged}${why}`,
-  ).toBeGreaterThanOrEqual(charged - 1e-6);
-  expect(
-    Math.abs(report.totals.actual_usd + lostUsd - charged),
-    `report ${report.totals.actual_usd} + lost ${lostUsd} vs ledger ${charged}${why}`,
-  ).toBeLessThanOrEqual(1e-6);
+  expectMoneyReconciled(report.totals, lostChargedCalls, lostUsd, charged, why);
 
   expect(filesContaining(workDir, apiKey), 'files holding the API key').toEqual([]);
   expect(printed.includes(apiKey), 'the API key in command output').toBe(false);
@@ -161,4 +149,29 @@ function filesContaining(dir: string, secret: string): string[] {
     .filter((entry) => entry.isFile())
     .map((entry) => join(entry.parentPath, entry.name))
     .filter((file) => readFileSync(file).includes(needle));
+}
+
+/**
+ * The money of a campaign whose lost text calls (`lostChargedCalls` per row, costing `lostUsd` in all) the
+ * operator knowingly sent again: the report's actual plus those calls is the ledger's `charged`; each lost call
+ * was billed at a cost gbatch never saw, so it stays booked at its bound (nothing else is reserved), and gbatch
+ * books no less than the gateway charged.
+ */
+export function expectMoneyReconciled(
+  totals: { actual_usd: number; reserved_usd: number },
+  lostChargedCalls: ReadonlyMap<string, number>,
+  lostUsd: number,
+  charged: number,
+  why: string,
+): void {
+  const lostCalls = [...lostChargedCalls.values()].reduce((n, calls) => n + calls, 0);
+  if (lostCalls === 0) expect(totals.reserved_usd, 'nothing left reserved').toBe(0);
+  else expect(totals.reserved_usd, 'lost calls stay booked').toBeGreaterThanOrEqual(lostUsd - 1e-9);
+  expect(totals.actual_usd + totals.reserved_usd, `booked vs ledger ${charged}${why}`).toBeGreaterThanOrEqual(
+    charged - 1e-6,
+  );
+  expect(
+    Math.abs(totals.actual_usd + lostUsd - charged),
+    `report ${totals.actual_usd} + lost ${lostUsd} vs ledger ${charged}${why}`,
+  ).toBeLessThanOrEqual(1e-6);
 }

@@ -11,7 +11,7 @@ import { writeCampaign } from '../../helpers/crash/campaign.js';
 import { assertBuilt, describeEnd, gbatch, type Gateway } from '../../helpers/crash/gbatch-child.js';
 import { decideResolution } from '../../helpers/crash/operator.js';
 import { createPrng } from '../../helpers/crash/prng.js';
-import { SERVED_SHA256, sha256 } from '../../helpers/crash/proof.js';
+import { expectMoneyReconciled, SERVED_SHA256, sha256 } from '../../helpers/crash/proof.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 import { readReport, RunnerPool, runnerArgs, type ReportJson } from '../../helpers/runners.js';
 
@@ -189,17 +189,5 @@ function proveUnderBudget({ campaign, report, sim, budget, outDir, lostChargedCa
     budget + 1e-9,
   );
   const lostUsd = [...lostChargedCalls].reduce((sum, [id, n]) => sum + n * (items.get(id)!.actual_usd ?? 0), 0);
-  // Each lost call was billed at a cost gbatch never saw: it stays booked at its bound, so nothing else is reserved,
-  // and gbatch books no less than the gateway charged.
-  const lostCalls = [...lostChargedCalls.values()].reduce((n, calls) => n + calls, 0);
-  if (lostCalls === 0) expect(report.totals.reserved_usd, 'nothing left reserved').toBe(0);
-  else expect(report.totals.reserved_usd, 'lost calls stay booked').toBeGreaterThanOrEqual(lostUsd - 1e-9);
-  expect(
-    report.totals.actual_usd + report.totals.reserved_usd,
-    `booked vs ledger ${charged}${why}`,
-  ).toBeGreaterThanOrEqual(charged - 1e-6);
-  expect(
-    Math.abs(report.totals.actual_usd + lostUsd - charged),
-    `report ${report.totals.actual_usd} + lost ${lostUsd} vs ledger ${charged}${why}`,
-  ).toBeLessThanOrEqual(1e-6);
+  expectMoneyReconciled(report.totals, lostChargedCalls, lostUsd, charged, why);
 }
