@@ -2,10 +2,12 @@
 // None of them ever carries the API key: every gateway-supplied text goes through a Redactor.
 
 import { isGatewayEnvelope, readErrorEnvelope, type Answer } from '../core/retry.js';
-import { redactNothing, type Redactor } from './redact.js';
+import { redactDeep, redactNothing, type Redactor } from './redact.js';
 import type { SystemError } from './system-error.js';
 
 export const MAX_ERROR_MESSAGE = 500;
+/** An error body longer than this is not kept whole: the journal keeps its summary only. */
+export const MAX_KEPT_ERROR_BODY = 64 * 1024;
 
 function clip(text: string, max = MAX_ERROR_MESSAGE): string {
   const oneLine = text.replace(/\s+/g, ' ').trim();
@@ -21,6 +23,7 @@ export interface GatewayHttpErrorFields {
   requestId?: string;
   gatewayEnvelope: boolean;
   retryAfterMs?: number;
+  body?: unknown;
 }
 
 /** The gateway (or something in front of it) answered with a status we treat as a failure. */
@@ -32,6 +35,11 @@ export class GatewayHttpError extends Error {
   readonly requestId?: string;
   readonly gatewayEnvelope: boolean;
   readonly retryAfterMs?: number;
+  /**
+   * The answer's body as it came, for a batch's error line: its JSON object with the key redacted; absent when
+   * the body is not a JSON object or is over MAX_KEPT_ERROR_BODY.
+   */
+  readonly body?: unknown;
 
   constructor(fields: GatewayHttpErrorFields) {
     super(`${fields.status} ${clip(fields.message)}`);
@@ -43,6 +51,7 @@ export class GatewayHttpError extends Error {
     if (fields.param !== undefined) this.param = fields.param;
     if (fields.requestId !== undefined) this.requestId = fields.requestId;
     if (fields.retryAfterMs !== undefined) this.retryAfterMs = fields.retryAfterMs;
+    if (fields.body !== undefined) this.body = fields.body;
   }
 
   /** Builds the error from an answer, reading either envelope (spec 7.1 general, 7.2 task). */
@@ -59,6 +68,8 @@ export class GatewayHttpError extends Error {
       ...(extra.requestId !== undefined ? { requestId: redact(extra.requestId) } : {}),
       ...(extra.retryAfterMs !== undefined ? { retryAfterMs: extra.retryAfterMs } : {}),
     };
+    const body = answer.bodyText.length <= MAX_KEPT_ERROR_BODY ? keptBody(answer.bodyText, redact) : undefined;
+    if (body !== undefined) fields.body = body;
     // Read loosely (a third-party server's `{error: {message}}` without `type`); `gatewayEnvelope` stays strict.
     const read = readErrorEnvelope(answer.bodyText);
     if (read) {
@@ -75,6 +86,19 @@ export class GatewayHttpError extends Error {
     if (fields.message === '') fields.message = '(empty message)';
     return new GatewayHttpError(fields);
   }
+}
+
+/** A body as it came when it is a JSON object (a batch line's body is one), the key redacted from every string. */
+function keptBody(text: string, redact: Redactor): Record<string, unknown> | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+  return typeof json === 'object' && json !== null && !Array.isArray(json)
+    ? redactDeep(json as Record<string, unknown>, redact)
+    : undefined;
 }
 
 export type TransportErrorCode = 'GBATCH_CONNECT' | 'GBATCH_TIMEOUT' | 'GBATCH_RESET' | 'GBATCH_ABORTED';

@@ -1,5 +1,6 @@
 // What a batch's job journal says: its counts as the Batch API counts requests, and its rows.
 import { existsSync } from 'node:fs';
+import { setImmediate as turn } from 'node:timers/promises';
 import { FINAL_BATCH_KEY } from '../core/final-batch.js';
 import type { ItemState } from '../core/states.js';
 import {
@@ -11,6 +12,7 @@ import {
   type ResultRow,
 } from '../journal/index.js';
 import type { RequestCounts } from './batch-record.js';
+import { addAnswerUsage, noUsage, type BatchUsage } from './batch-usage.js';
 import { jobJournal, type ServeContext } from './context.js';
 import { fileOf, type LineFile } from './result-lines.js';
 
@@ -64,6 +66,21 @@ export async function* jobRows(
   } finally {
     await journal.close();
   }
+}
+
+/**
+ * The tokens of the batch's answered requests, summed from their stored bodies (a video's task is not counted:
+ * its usage is no Batch API usage). Other clients are served between pages.
+ */
+export async function jobUsage(ctx: Pick<ServeContext, 'dataDir' | 'journal'>, batchId: string): Promise<BatchUsage> {
+  let usage = noUsage();
+  let read = 0;
+  for await (const row of jobRows(ctx, batchId)) {
+    if (row.kind !== 'video' && row.response !== null && fileOf(row) === 'output')
+      usage = addAnswerUsage(usage, JSON.parse(row.response) as unknown);
+    if (++read % PAGE_ROWS === 0) await turn();
+  }
+  return usage;
 }
 
 /** The row at a position of the input, if the job holds it. */

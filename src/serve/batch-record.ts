@@ -1,5 +1,6 @@
 // A batch as the catalog keeps it, and as OpenAI's batch object shows it.
 import type { CatalogBatch } from '../journal/index.js';
+import type { BatchUsage } from './batch-usage.js';
 import type { LineError } from './validate-input.js';
 
 export const BATCH_STATUSES = [
@@ -47,6 +48,8 @@ export interface BatchFields {
   model?: string;
   /** `output_expires_after.seconds`: its output and error files expire that long after they are made. */
   output_expires_after_s?: number | null;
+  /** The tokens of its answered requests, once it is final (a video batch has none). */
+  usage?: BatchUsage;
 }
 
 export interface Batch {

@@ -2,7 +2,7 @@
 // the input in exactly one of them. Output: the Batch API's success line (a video's body is the task's final
 // status with the file_id of the verified video). Error: a line with error.code and message.
 import type { ItemError, ResultRow } from '../journal/index.js';
-import { resultLineFromRow } from '../pipeline/results/results-line.js';
+import { refusal, resultLineFromRow } from '../pipeline/results/results-line.js';
 import { videoFileId } from './ids.js';
 
 /** How the batch ended, for the rows the run left unfinished. */
@@ -43,8 +43,15 @@ export function outputLine(row: ResultRow, batchId: string): string {
   });
 }
 
+/**
+ * A request the gateway answered with an HTTP error has that answer as its `response` (status, request id and
+ * body unchanged) and `error: null`, as OpenAI's error file does; `error` is for outcomes that are not answers.
+ */
 export function errorLine(row: ResultRow, end: BatchEnd): string {
-  if (row.state === 'rejected') return lineOf(row);
+  if (row.state === 'rejected') {
+    const response = refusal(row).replace('"request_id":null,', '');
+    return `{"id":"batch_req_${row.seq}","custom_id":${JSON.stringify(row.id)},"response":${response},"error":null}`;
+  }
   const { code, message } = errorOf(row, end);
   const response =
     row.state === 'failed' && row.task_id !== null

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { systemClock } from '../core/clock.js';
 import { serverBudgetText } from '../core/server-budget.js';
 import { isDatabaseUrl } from '../journal/index.js';
+import { BATCH_URLS } from '../manifest/jsonl-line.js';
 import { requestPacers, type RequestPacers } from '../pipeline/pacing/request-pacers.js';
 import { FairSendSlots } from '../pipeline/pacing/send-slots.js';
 import { cancelRows } from '../pipeline/stops/cancel-rows.js';
@@ -16,6 +17,7 @@ import {
   jobLineCounts,
   jobLiveRunners,
   jobStoppedAtBalance,
+  jobUsage,
   markJobFinal,
   unfinished,
   withJobStore,
@@ -326,6 +328,7 @@ export class BatchScheduler {
     if ((await jobLiveRunners(this.ctx, batch.id)) > 0) return (await this.reopen(current)) ? 'wait' : 'ended';
     if ((await this.endOf(current)) !== end) return (await this.reopen(current)) ? 'work' : 'ended';
     const lines = await jobLineCounts(this.ctx, batch.id);
+    const usage = BATCH_URLS[batch.fields.endpoint] === 'video' ? undefined : await jobUsage(this.ctx, batch.id);
     const stamp = end === 'cancelled' ? 'cancelled_at' : end === 'expired' ? 'expired_at' : 'completed_at';
     const final: Batch = {
       ...current,
@@ -336,6 +339,7 @@ export class BatchScheduler {
         output_file_id: lines.output > 0 ? outputFileId(batch.id) : null,
         error_file_id: lines.error > 0 ? errorFileId(batch.id) : null,
         request_counts: { total, completed: lines.output, failed: total - lines.output },
+        ...(usage ? { usage } : {}),
       },
     };
     await markJobFinal(this.ctx, batch.id, end);

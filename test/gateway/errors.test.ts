@@ -76,6 +76,15 @@ describe('GatewayHttpError.fromAnswer', () => {
     );
     expect(page.message).toBe("502 answer without the gateway's error envelope (text/[redacted]): key [redacted]");
   });
+
+  it('keeps a JSON object body as it came (the key redacted), and no body that is not one or is too long', () => {
+    const redact = createRedactor(['sk-live-123456']);
+    const body = { error: { message: '  two\nlines, key sk-live-123456 ', type: null, code: 7 }, hint: [1, { a: 2 }] };
+    const kept = GatewayHttpError.fromAnswer({ status: 404, bodyText: JSON.stringify(body) }, { redact });
+    expect(kept.body).toEqual({ ...body, error: { ...body.error, message: '  two\nlines, key [redacted] ' } });
+    for (const bodyText of ['<p>no</p>', '[1,2]', '"text"', 'null', '', JSON.stringify({ m: 'x'.repeat(70_000) })])
+      expect(GatewayHttpError.fromAnswer({ status: 400, bodyText }).body).toBeUndefined();
+  });
 });
 
 describe('errorSummary', () => {

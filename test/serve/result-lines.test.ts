@@ -78,13 +78,34 @@ describe('errorLine', () => {
   const error = (patch: Partial<ResultRow>, end: 'completed' | 'cancelled' | 'expired' = 'completed') =>
     parsed(errorLine(row(patch), end)) as { response: unknown; error: { code: string; message: string } };
 
-  it("keeps the gateway's refusal: its status and error as the response, its code as the line's", () => {
+  it("gives a refused request the gateway's status, request id and body as they came, and no error", () => {
+    const body = '{"error":{"message":"  no such\\nmodel ","type":"invalid_request_error","code":null},"hint":[1]}';
+    const line = errorLine(
+      row({
+        state: 'rejected',
+        response: body,
+        response_status: 404,
+        request_id: 'req_gw_1',
+        last_error: JSON.stringify({ status: 404, message: 'no such model' }),
+      }),
+      'completed',
+    );
+    expect(line).toContain(`"body":${body}`);
+    expect(parsed(line)).toEqual({
+      id: 'batch_req_7',
+      custom_id: 'req-7',
+      response: { status_code: 404, request_id: 'req_gw_1', body: JSON.parse(body) as unknown },
+      error: null,
+    });
+  });
+
+  it('gives a refusal journaled without its body the error summary as the body, and no error', () => {
     const refusal = { status: 400, code: 'model_not_found', message: 'no such model' };
     expect(error({ state: 'rejected', last_error: JSON.stringify(refusal) })).toEqual({
       id: 'batch_req_7',
       custom_id: 'req-7',
       response: { status_code: 400, body: { error: refusal } },
-      error: { code: 'model_not_found', message: 'no such model' },
+      error: null,
     });
   });
 
@@ -151,6 +172,10 @@ describe("the lines against OpenAI's BatchRequestOutput schema", () => {
       outputLine(row({ ...video, state: 'downloaded', output_path: '/v/a.mp4' }), BATCH),
       errorLine(
         row({ state: 'rejected', last_error: JSON.stringify({ status: 429, message: 'slow down' }) }),
+        'completed',
+      ),
+      errorLine(
+        row({ state: 'rejected', response: '{"error":{"message":"m"}}', response_status: 400, request_id: 'req_2' }),
         'completed',
       ),
       errorLine(row({ ...video, state: 'failed', last_error: JSON.stringify({ message: 'policy' }) }), 'completed'),

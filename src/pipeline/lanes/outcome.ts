@@ -103,7 +103,14 @@ export function planOutcome(
         change: {
           id: item.id,
           event: 'reject',
-          patch: { reservedUsd: 0, lastError: errorSummary(outcome.error) },
+          patch: {
+            reservedUsd: 0,
+            lastError: errorSummary(outcome.error),
+            // The answer as it came, for an error line that carries the gateway's status, id and body unchanged.
+            responseStatus: outcome.error.status,
+            requestId: outcome.error.requestId ?? null,
+            response: outcome.error.body ?? null,
+          },
           detail: { attempt, status: outcome.error.status },
         },
         money: { release: reserved },

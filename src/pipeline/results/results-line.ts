@@ -3,7 +3,7 @@
 // - a chat/responses answer: response {status_code, request_id, body: the gateway's body}, error null;
 // - a video on disk: response {status_code: 200, request_id: null, body: {object: "video.generation",
 //   task_id, status: "SUCCESS", final_resolution, file, sha256, bytes}}, error null;
-// - rejected: response {status_code, request_id: null, body: {error}} and error {code, message};
+// - rejected: response {status_code, request_id, body: the gateway's error body} and error {code, message};
 // - failed and invalid: response null and error {code, message}.
 // A row with metadata (CSV metadata columns, a JSONL line's `meta`) has it as `meta` after `custom_id`.
 import type { Item, ItemError, ResultRow } from '../../journal/index.js';
@@ -55,13 +55,24 @@ export function resultLineFromRow(row: ResultRow): string {
     };
     return `${head}"response":${JSON.stringify({ status_code: 200, request_id: null, body })},"error":null}`;
   }
-  const error = row.last_error === null ? null : (JSON.parse(row.last_error) as ItemError);
+  const error = parsedError(row);
   const summary = JSON.stringify({ code: errorCode(row, error), message: error?.message ?? defaultMessage(row) });
-  if (row.state === 'rejected') {
-    return `${head}"response":${JSON.stringify({ status_code: error?.status ?? 400, request_id: null, body: { error } })},"error":${summary}}`;
-  }
+  if (row.state === 'rejected') return `${head}"response":${refusal(row, error)},"error":${summary}}`;
   return `${head}"response":null,"error":${summary}}`;
 }
+
+/**
+ * The `response` of a request the gateway refused: its status, request id and body as they came (a row
+ * journaled before bodies were kept, or over their size bound, has its error summary as the body).
+ */
+export function refusal(row: ResultRow, error: ItemError | null = parsedError(row)): string {
+  const status = row.response_status ?? error?.status ?? 400;
+  const body = row.response ?? JSON.stringify({ error });
+  return `{"status_code":${status},"request_id":${JSON.stringify(row.request_id)},"body":${body}}`;
+}
+
+const parsedError = (row: ResultRow): ItemError | null =>
+  row.last_error === null ? null : (JSON.parse(row.last_error) as ItemError);
 
 function errorCode(row: ResultRow, error: ItemError | null): string {
   const own = error?.code ?? error?.type;

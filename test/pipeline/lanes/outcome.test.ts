@@ -131,12 +131,15 @@ describe('planOutcome', () => {
     expect(plan.change.patch).not.toHaveProperty('unmetered');
   });
 
-  it('rejected (4xx): terminal, reservation released, error summarised', () => {
+  it("rejected (4xx): terminal, reservation released, error summarised, the gateway's answer kept", () => {
     const item = makeItem({ reservedUsd: 0.02 });
+    const body = { error: { message: 'model not found', type: 'invalid_request_error' }, extra: 1 };
     const error = httpError(400, 'model not found', {
       type: 'invalid_request_error',
       code: 'model_not_found',
       param: 'model',
+      requestId: 'req_9',
+      body,
     });
     const plan = planOutcome(item, { kind: 'rejected', error }, 1, MAX);
     expect(plan).toEqual({
@@ -152,6 +155,9 @@ describe('planOutcome', () => {
             param: 'model',
             message: '400 model not found',
           },
+          responseStatus: 400,
+          requestId: 'req_9',
+          response: body,
         },
         detail: { attempt: 1, status: 400 },
       },
