@@ -25,9 +25,10 @@ export { UsageError } from './job/options.js';
  * JournalBusyError: another live runner holds the job's journal; nothing was done (the CLI's `EXIT_CODE.busy`, 73).
  * LockLostError: this run lost the journal's lock and stopped writing (the CLI's `EXIT_CODE.inFlight`, 75).
  */
-export { JournalBusyError, LockLostError } from './journal/runner-standing.js';
+
 /**
  * A path that cannot be used (the journal's folder, the output folder, a manifest): nothing was sent
  * (`EXIT_CODE.usage`, 2).
  */
 export { ConfigError } from './core/config-error.js';
+export { JournalBusyError, LockLostError } from './journal/errors.js';

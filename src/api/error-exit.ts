@@ -3,10 +3,11 @@
 import { ConfigError } from '../core/config-error.js';
 import { EXIT_CODE } from '../core/exit-codes.js';
 import { printable } from '../core/printable.js';
-import { JournalBusyError, LockLostError } from '../journal/runner-standing.js';
+
 import { journalOutageLine } from '../journal/outage.js';
 import { UsageError } from '../job/options.js';
 import { RunSkippedError } from '../pipeline/runners/overlap.js';
+import { JournalError } from '../journal/errors.js';
 
 export interface KnownExit {
   exitCode: number;
@@ -27,28 +28,20 @@ export function knownErrorExit(err: unknown): KnownExit | undefined {
       meaning: `Skipped: ${printable(err.holder)} is still running this job (--if-running skip); nothing was done.`,
     };
   }
-  if (err instanceof JournalBusyError)
-    return { exitCode: EXIT_CODE.busy, line: message, meaning: `Refused: ${message}; nothing was sent.` };
-  // Usage and configuration errors: one line, exit 2, nothing sent. A journal written by a newer gbatch
-  // is this installation's configuration to fix (upgrade).
-  if (
-    err instanceof UsageError ||
-    err instanceof ConfigError ||
-    (err as { code?: string } | null)?.code === 'GBATCH_SCHEMA_NEWER'
-  ) {
-    return { exitCode: EXIT_CODE.usage, line: message, meaning: `Refused: ${message}; nothing was sent.` };
+  // The journal's own failures carry their exit: a busy journal (73), one written by a newer gbatch (2: this
+  // installation's to fix), a lost lock or an ingest wait that ran out (75: come back later).
+  if (err instanceof JournalError && err.exit !== undefined) {
+    const meaning = err.exit === 'inFlight' ? `Stopped: ${message}` : `Refused: ${message}; nothing was sent.`;
+    return { exitCode: EXIT_CODE[err.exit], line: message, meaning };
   }
+  // Usage and configuration errors: one line, exit 2, nothing sent.
+  if (err instanceof UsageError || err instanceof ConfigError)
+    return { exitCode: EXIT_CODE.usage, line: message, meaning: `Refused: ${message}; nothing was sent.` };
   // The journal's disk is full or failing, or its database out of reach: the machine's doing, not a bug; come back
   // later (75).
   const outage = journalOutageLine(err);
   if (outage)
     return { exitCode: EXIT_CODE.inFlight, line: printable(outage), meaning: `Stopped: ${printable(outage)}` };
-  // Another runner's ingest of the job held its lock past the wait's bound: nothing was sent; come back later (75).
-  if ((err as { code?: string } | null)?.code === 'GBATCH_INGEST_LOCK_WAIT')
-    return { exitCode: EXIT_CODE.inFlight, line: message, meaning: `Stopped: ${message}; nothing was sent.` };
-  // Another runner owns the journal now: this one stopped without writing; come back later (75).
-  if (err instanceof LockLostError)
-    return { exitCode: EXIT_CODE.inFlight, line: message, meaning: `Stopped: ${message}` };
   return undefined;
 }
 

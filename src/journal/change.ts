@@ -37,37 +37,9 @@ export interface Spend {
   actualUsd: number;
 }
 
-/**
- * A reservation the job's budget cannot take: settled + reserved would pass --budget. Runners sharing a
- * job reserve from one budget; the journal refuses what does not fit, whoever asks.
- */
-export class BudgetExceededError extends Error {
-  readonly code = 'GBATCH_BUDGET_EXCEEDED';
-  constructor(
-    readonly itemId: string,
-    readonly budgetUsd: number,
-    readonly heldUsd: number,
-    readonly askedUsd: number,
-  ) {
-    super(
-      `item '${itemId}': reserving ${askedUsd} USD would take the job past its budget of ${budgetUsd} USD (${heldUsd} USD settled or reserved)`,
-    );
-    this.name = 'BudgetExceededError';
-  }
-}
-
 /** One applied change: the states it moved between, and when. */
 export interface Move {
   from: ItemState;
   to: ItemState;
   at: number;
-}
-
-/** A `submit` on a job the operator cancelled (`gbatch cancel`): the row's request must not leave. */
-export class JobCancelledError extends Error {
-  readonly code = 'GBATCH_JOB_CANCELLED';
-  constructor(readonly itemId: string) {
-    super(`item '${itemId}': the job was cancelled (gbatch cancel): nothing more is sent`);
-    this.name = 'JobCancelledError';
-  }
 }

@@ -33,7 +33,7 @@ export type {
   ReportRowSource,
   SumRow,
 } from './store.js';
-export { BudgetExceededError, JobCancelledError, type Move } from './change.js';
+export { type Move } from './change.js';
 export type {
   Coordination,
   JobMoney,
@@ -52,7 +52,7 @@ export type {
 export { isDatabaseUrl, openQueries, openStore, type OpenStoreOptions } from './open-store.js';
 export type { KindCounts } from './kind-counts.js';
 export { CommitQueue } from './commit-queue.js';
-export { JournalBusyError, LockLostError, HEARTBEAT_MS, STALE_AFTER_MS, staleAfterMs } from './runner-standing.js';
+export { HEARTBEAT_MS, STALE_AFTER_MS, staleAfterMs } from './runner-standing.js';
 export { judgeRunner, describeAge, type RunnerLiveness, type RunnerRecord } from './runner-liveness.js';
 export type { Item, ItemError, ItemPatch } from './item.js';
 export type { RunEnd, RunRecord } from './run-record.js';
@@ -62,3 +62,14 @@ export type { ForgetOutcome, ListingRow, OrphanSummary } from './orphans.js';
 export type { ServeCatalog, CatalogBatch, CatalogFile, CatalogPage } from './serve-catalog.js';
 export { openServeCatalog } from './open-serve-catalog.js';
 export { openJournalReader, type JournalJob, type JournalReader } from './journal-reader.js';
+export {
+  BatchLeaseLostError,
+  BudgetExceededError,
+  IngestLockWaitError,
+  JobCancelledError,
+  JournalBusyError,
+  JournalError,
+  JournalWriteBusyError,
+  LockLostError,
+  NewerSchemaError,
+} from './errors.js';

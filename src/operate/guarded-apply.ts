@@ -1,6 +1,12 @@
 // An operator's decision on a row, written compare-and-set on the state the operator's command saw:
 // if a live run (or another operator) moved the row meanwhile, the decision is refused in one line.
-import { StaleTransitionError, type Change, type Item, type JournalStore } from '../journal/index.js';
+import {
+  JournalWriteBusyError,
+  StaleTransitionError,
+  type Change,
+  type Item,
+  type JournalStore,
+} from '../journal/index.js';
 import { UsageError } from '../job/options.js';
 
 export async function applyDecision(
@@ -22,10 +28,6 @@ export async function applyDecision(
 
 /** A journal held busy past its timeout is the operator's to retry, said in one line; anything else is as thrown. */
 export function busyAsUsage(journal: JournalStore, err: unknown): unknown {
-  if ((err as { code?: string }).code === 'SQLITE_BUSY') {
-    return new UsageError(
-      `${journal.location}: the journal stayed busy (a runner stopped in mid-write holds it); nothing was changed; try again`,
-    );
-  }
+  if (err instanceof JournalWriteBusyError) return new UsageError(err.message);
   return err;
 }

@@ -2,7 +2,7 @@
 // decisions (src/operate), each confirmed on a page first, each recorded in the journal's event log with
 // the user's token name. A refusal (a live run holds the rows, a row moved meanwhile) is said in one line.
 import type { Operator } from '../core/operator.js';
-import { JournalBusyError, type JournalStore } from '../journal/index.js';
+import { JournalBusyError, JournalWriteBusyError, type JournalStore } from '../journal/index.js';
 import { UsageError } from '../job/options.js';
 import { abandonItem } from '../operate/abandon-item.js';
 import { cancelJob } from '../operate/cancel-job.js';
@@ -139,8 +139,7 @@ export const ACTIONS: Record<string, ActionSpec> = {
 
 /** An action's refusal as the one line the page shows; anything else is not a refusal (rethrown). */
 export function refusalOf(err: unknown): string | undefined {
-  if (err instanceof UsageError || err instanceof JournalBusyError) return err.message;
-  if ((err as { code?: string }).code === 'SQLITE_BUSY')
-    return 'the journal stayed busy (a runner in mid-write holds it); nothing was changed; try again';
+  if (err instanceof UsageError || err instanceof JournalBusyError || err instanceof JournalWriteBusyError)
+    return err.message;
   return undefined;
 }

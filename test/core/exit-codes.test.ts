@@ -9,7 +9,7 @@ import { EXIT_CODE, EXIT_CODE_TABLE, EXIT_PRECEDENCE, exitCodeRow } from '../../
 import { ITEM_STATES, type ItemState } from '../../src/core/states.js';
 import { UsageError } from '../../src/job/options.js';
 import { usage } from '../../src/cli/main.js';
-import { JournalBusyError, LockLostError } from '../../src/journal/runner-standing.js';
+import { JournalBusyError, LockLostError } from '../../src/journal/errors.js';
 import { exitCodeFor } from '../../src/pipeline/exit-code.js';
 import { ROOT } from '../helpers/workspace.js';
 

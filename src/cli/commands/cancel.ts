@@ -3,7 +3,7 @@
 // command waits for that), and makes the journal refuse any later intent. Tasks already submitted are
 // still polled, downloaded and settled: the gateway has no cancel, so they are billed.
 import { cancelJob } from '../../operate/cancel-job.js';
-import type { JobCancel, JournalStore, RunnerView } from '../../journal/index.js';
+import { JournalWriteBusyError, type JobCancel, type JournalStore, type RunnerView } from '../../journal/index.js';
 import { systemClock } from '../../core/clock.js';
 import { commandJournalArg } from '../../job/advice.js';
 import { openCommandJournal, type CommandJournal, JOURNAL_OPTION } from '../command-journal.js';
@@ -56,11 +56,9 @@ export async function run(argv: string[]): Promise<number> {
     return await cancelAndWait(journal, opened.arg, reason, options.wait, options.json === true);
   } catch (err) {
     // A runner stopped (or stuck) in mid-write holds an SQLite journal past the busy timeout: try again later.
-    if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
-    process.stderr.write(
-      `gbatch cancel: ${journal.location}: the journal stayed busy (a runner in mid-write holds it); run \`gbatch cancel\` again\n`,
-    );
-    return 75;
+    if (!(err instanceof JournalWriteBusyError)) throw err;
+    process.stderr.write(`gbatch cancel: ${err.message}: run \`gbatch cancel\` again\n`);
+    return EXIT_CODE[err.exit];
   } finally {
     await journal.close();
   }

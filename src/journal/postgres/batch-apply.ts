@@ -6,23 +6,16 @@
 import type pg from 'pg';
 import { canTransition } from '../../core/states.js';
 import { planOnExpected, RESEND_EVENTS } from '../../core/plan-changes.js';
-import { BudgetExceededError, JobCancelledError, StaleTransitionError, type Change, type Move } from '../change.js';
+import { StaleTransitionError, type Change, type Move } from '../change.js';
 import { patchFields } from './item-row.js';
 import { followedConnectionLoss } from './connection-loss.js';
+import { BatchLeaseLostError, BudgetExceededError, JobCancelledError } from '../errors.js';
 
 /** The SQLSTATEs gbatch_apply_plan raises. */
 const STALE = 'GB001';
 const OVER_BUDGET = 'GB002';
 const LEASE_LOST = 'GB003';
 const CANCELLED = 'GB004';
-
-/** Raised when the runner's lease was lost (swept, or expired): the store fences itself. */
-export class BatchLeaseLostError extends Error {
-  constructor() {
-    super('runner lost its standing');
-    this.name = 'BatchLeaseLostError';
-  }
-}
 
 /**
  * Whether the batch can take the one-statement path: every change names the state it expects (the

@@ -13,6 +13,7 @@ import { printable } from '../../core/printable.js';
 import { staleAfterMs } from '../runner-standing.js';
 import { exclusiveLockSql, lockKeySql } from './advisory-locks.js';
 import { DB_NOW_MS } from './db-time.js';
+import { IngestLockWaitError } from '../errors.js';
 
 /**
  * How long a waiter waits for a holder it cannot end (a session that is not a runner of the job, or one it may not
@@ -28,17 +29,6 @@ export interface IngestLockWait {
   runnerId: string | undefined;
   /** A line for the operator: what the wait is for and who holds the lock. */
   say?(line: string): void;
-}
-
-/** The wait ran out: the lock's holder is still there. */
-export class IngestLockWaitError extends Error {
-  readonly code = 'GBATCH_INGEST_LOCK_WAIT';
-  constructor(holder: string, waitedMs: number) {
-    super(
-      `gave up waiting for the job's ingest lock after ${Math.round(waitedMs / 1000)} s: ${holder} holds it; run again once it has finished or stopped`,
-    );
-    this.name = 'IngestLockWaitError';
-  }
 }
 
 interface Holder {

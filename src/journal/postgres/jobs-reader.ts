@@ -5,7 +5,8 @@ import type { JournalQueries } from '../store.js';
 import { redactDatabaseUrl } from './database-url.js';
 import { connectPool } from './pool.js';
 import { PostgresJournalStore } from './postgres-store.js';
-import { NewerSchemaError, SCHEMA_VERSION, schemaVersion } from './schema.js';
+import { SCHEMA_VERSION, schemaVersion } from './schema.js';
+import { NewerSchemaError } from '../errors.js';
 
 export class PgJobsReader {
   private constructor(
@@ -18,7 +19,7 @@ export class PgJobsReader {
     const location = redactDatabaseUrl(url);
     try {
       const version = await schemaVersion(pool);
-      if (version > SCHEMA_VERSION) throw new NewerSchemaError(location, version);
+      if (version > SCHEMA_VERSION) throw new NewerSchemaError(location, version, SCHEMA_VERSION);
     } catch (err) {
       await pool.end().catch(() => {});
       throw err;

@@ -37,17 +37,17 @@ import type {
   RunnerView,
 } from '../store.js';
 import { StaleTransitionError } from '../change.js';
-import { LockLostError } from '../runner-standing.js';
+
 import { hostname } from 'node:os';
 import { redactDatabaseUrl, connectionError } from './database-url.js';
 import { followedConnectionLoss } from './connection-loss.js';
 import { connectPool, inTransaction } from './pool.js';
 import { NOT_ORPHANED_SQL, type ForgetOutcome, type ListingRow, type OrphanSummary } from '../orphans.js';
 import { adopt, forget, listings, orphanSummary } from './orphans.js';
-import { migrate, schemaVersion, NewerSchemaError, SCHEMA_VERSION } from './schema.js';
+import { migrate, schemaVersion, SCHEMA_VERSION } from './schema.js';
 import { JobQueries } from './queries.js';
 import { annotateItem, applyChanges, jobCancelOf, storeMany, type Writer } from './transitions.js';
-import { applyBatch, batchable, BatchLeaseLostError } from './batch-apply.js';
+import { applyBatch, batchable } from './batch-apply.js';
 import { DB_NOW_MS } from './db-time.js';
 import { ITEM_COLUMNS, toItem } from './item-row.js';
 import { PgCoordination } from './coordination.js';
@@ -65,6 +65,7 @@ import { errnoOf } from '../../core/config-error.js';
 
 export { redactDatabaseUrl } from './database-url.js';
 export { migrate, SCHEMA_VERSION } from './schema.js';
+import { BatchLeaseLostError, LockLostError, NewerSchemaError } from '../errors.js';
 
 const MAX_RUN_MESSAGE = 1000;
 
@@ -134,7 +135,7 @@ export class PostgresJournalStore implements JournalStore {
       let jobId: number | undefined;
       if (options.readonly) {
         const version = await schemaVersion(pool);
-        if (version > SCHEMA_VERSION) throw new NewerSchemaError(location, version);
+        if (version > SCHEMA_VERSION) throw new NewerSchemaError(location, version, SCHEMA_VERSION);
         jobId = version === 0 ? undefined : await findJob(pool, options.job);
       } else {
         await migrate(pool, location);

@@ -6,21 +6,9 @@ import { MIGRATION_LOCK_SQL } from './advisory-locks.js';
 import { MIGRATIONS } from './schema-steps.js';
 
 export { MIGRATIONS };
+import { NewerSchemaError } from '../errors.js';
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
-
-export class NewerSchemaError extends Error {
-  readonly code = 'GBATCH_SCHEMA_NEWER';
-  constructor(
-    location: string,
-    readonly version: number,
-  ) {
-    super(
-      `${location}: journal schema version ${version} is newer than this gbatch supports (${SCHEMA_VERSION}); upgrade gbatch`,
-    );
-    this.name = 'NewerSchemaError';
-  }
-}
 
 /** The schema's version, 0 when gbatch has never written here (the version table does not exist). */
 export async function schemaVersion(db: Pick<pg.ClientBase, 'query'>): Promise<number> {
@@ -40,7 +28,7 @@ export async function migrate(pool: Pick<pg.Pool, 'connect'>, location: string):
   const client = await pool.connect();
   try {
     const seen = await schemaVersion(client);
-    if (seen > SCHEMA_VERSION) throw new NewerSchemaError(location, seen);
+    if (seen > SCHEMA_VERSION) throw new NewerSchemaError(location, seen, SCHEMA_VERSION);
     if (seen === SCHEMA_VERSION) return 0;
     await client.query('BEGIN');
     try {
@@ -49,7 +37,7 @@ export async function migrate(pool: Pick<pg.Pool, 'connect'>, location: string):
         'CREATE TABLE IF NOT EXISTS gbatch_schema_version (id integer PRIMARY KEY CHECK (id = 1), version integer NOT NULL)',
       );
       const current = await schemaVersion(client);
-      if (current > SCHEMA_VERSION) throw new NewerSchemaError(location, current);
+      if (current > SCHEMA_VERSION) throw new NewerSchemaError(location, current, SCHEMA_VERSION);
       for (let version = current; version < SCHEMA_VERSION; version++) await client.query(MIGRATIONS[version]!);
       await client.query(
         `INSERT INTO gbatch_schema_version (id, version) VALUES (1, $1)

@@ -3,7 +3,7 @@
 import type pg from 'pg';
 import { transition, type ItemEvent, type ItemState } from '../../core/states.js';
 import { HELD_STATES, overBudget, planChanges, type MoneyMove } from '../../core/plan-changes.js';
-import { BudgetExceededError, JobCancelledError, StaleTransitionError, type Change, type Move } from '../change.js';
+import { StaleTransitionError, type Change, type Move } from '../change.js';
 import type { JobCancel } from '../store.js';
 import type { ItemPatch } from '../item.js';
 import { PATCH_COLUMN_TYPES, patchAssignments, patchFields } from './item-row.js';
@@ -50,6 +50,7 @@ interface Planned {
 }
 
 export { HELD_STATES };
+import { BudgetExceededError, JobCancelledError } from '../errors.js';
 
 /**
  * Who writes: a runner of the job (its rows, and rows nobody holds; a row it moves into a held state

@@ -9,10 +9,10 @@ import { addKindCount, zeroKindCounts, type KindCounts } from '../kind-counts.js
 import { roundUsd } from '../../core/money.js';
 import type { TaskIdHolder } from '../../core/task-attach.js';
 import { isIntent, planChanges, type RowHead } from '../../core/plan-changes.js';
-import { migrate } from './schema.js';
+import { migrate, refuseNewer } from './schema.js';
 import { journalOpenError } from './open-error.js';
 import { patchColumns, rowToItem, type Item, type ItemPatch, type ItemRow } from '../item.js';
-import { LockLostError } from '../runner-standing.js';
+
 import { RunnerLock } from './lock.js';
 import { ResultRows } from './result-rows.js';
 import { takePage, type ResultRow, type ResultScope } from '../result-row.js';
@@ -44,18 +44,11 @@ import type {
 import { reportRowOf } from '../row-times.js';
 import { reportColumns, ReportTexts } from './wide-values.js';
 import { OneRunnerCoordination, OneRunnerNotices } from '../one-runner.js';
-import { openDatabase, probeWritable } from './open-database.js';
+import { isBusy, openDatabase, probeWritable } from './open-database.js';
 import { fsyncWalFile } from './wal-sync.js';
 import { hasWideValues, itemColumns, WideValues } from './wide-values.js';
 import { EventLog, hasEventLog } from './event-log.js';
-import {
-  JobCancelledError,
-  StaleTransitionError,
-  type Change,
-  type JobRecord,
-  type Move,
-  type Spend,
-} from '../change.js';
+import { StaleTransitionError, type Change, type JobRecord, type Move, type Spend } from '../change.js';
 import { JobRow } from './job-row.js';
 import { SqliteDrifts } from './drifts.js';
 import type { SeenDrift } from '../../core/seen-drift.js';
@@ -75,6 +68,7 @@ import { rowPage } from './row-page.js';
 import { activity, submittedTimes, videoDurations } from './activity.js';
 import { foldVideoTaskTimes } from '../video-task-times.js';
 import { timeAssignments, timeValues } from '../item-times.js';
+import { JobCancelledError, JournalWriteBusyError, LockLostError } from '../errors.js';
 
 export interface SqliteOpenOptions {
   clock?: { now(): number };
@@ -148,7 +142,7 @@ export class SqliteJournal implements JournalStore {
       if (!options.readonly) {
         migrate(this.db, file);
         probeWritable(this.db);
-      }
+      } else refuseNewer(this.db, file);
       this.lock = new RunnerLock(this.db, this.clock);
       const wide = hasWideValues(this.db);
       this.itemColumns = itemColumns(this.db);
@@ -288,7 +282,11 @@ export class SqliteJournal implements JournalStore {
 
   async setJobCancel(reason: string | undefined): Promise<JobCancel | undefined> {
     this.assertWritable();
-    return this.jobRow.setCancel(reason, this.now());
+    try {
+      return this.jobRow.setCancel(reason, this.now());
+    } catch (err) {
+      throw this.classified(err);
+    }
   }
 
   async get(id: string): Promise<Item | undefined> {
@@ -684,8 +682,8 @@ export class SqliteJournal implements JournalStore {
   ): Promise<T> {
     // The reads below resolve synchronously, so nothing else runs on this connection until COMMIT; the
     // write lock taken first keeps other processes (a live runner) out between the reads and the writes.
-    this.db.exec('BEGIN IMMEDIATE');
     try {
+      this.db.exec('BEGIN IMMEDIATE');
       const { changes, result } = await decide(this);
       this.applyNow(changes);
       this.db.exec('COMMIT');
@@ -693,7 +691,7 @@ export class SqliteJournal implements JournalStore {
     } catch (err) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       this.forgetUncommitted();
-      throw err;
+      throw this.classified(err);
     }
   }
 
@@ -718,8 +716,13 @@ export class SqliteJournal implements JournalStore {
       return write();
     } catch (err) {
       this.forgetUncommitted();
-      throw err;
+      throw this.classified(err);
     }
+  }
+
+  /** A driver's error as the journal's own: a write that waited out the busy timeout is JournalWriteBusyError. */
+  private classified(err: unknown): unknown {
+    return isBusy(err) ? new JournalWriteBusyError(this.file, { cause: err }) : err;
   }
 
   /** After a transaction rolled back outside this class (decideAndApply): forget what was handed out inside it. */

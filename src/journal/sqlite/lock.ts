@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { pidAlive, processStartOf } from '../process-identity.js';
 import { judgeRunner, type RunnerLiveness, type RunnerRecord } from '../runner-liveness.js';
-import { JournalBusyError, staleAfterMs } from '../runner-standing.js';
+import { staleAfterMs } from '../runner-standing.js';
+import { JournalBusyError } from '../errors.js';
 
 interface LockRow {
   pid: number;

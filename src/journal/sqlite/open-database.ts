@@ -27,7 +27,8 @@ const WAL_AUTOCHECKPOINT_BYTES = 8000 * 4096;
  */
 const NEW_PAGE_SIZE = 2048;
 
-function isBusy(err: unknown): boolean {
+/** SQLite's "another connection holds the lock" (after the busy timeout, for a write). */
+export function isBusy(err: unknown): boolean {
   const code = (err as { code?: string }).code;
   return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === 'SQLITE_BUSY_SNAPSHOT';
 }

@@ -1,9 +1,16 @@
 // The SQLite journal's migrator: applies the steps of migrations/ (schema-steps.ts) a journal has not
 // applied yet; its version is SQLite's user_version.
 import type Database from 'better-sqlite3';
+import { NewerSchemaError } from '../errors.js';
 import { MIGRATIONS } from './schema-steps.js';
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Refuses a journal written by a newer gbatch, for a reader too: its columns may mean what this one cannot know. */
+export function refuseNewer(db: Database.Database, file: string): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > SCHEMA_VERSION) throw new NewerSchemaError(file, version, SCHEMA_VERSION);
+}
 
 /**
  * Brings the database to SCHEMA_VERSION; refuses a journal written by a newer gbatch. The version is
@@ -12,11 +19,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  */
 export function migrate(db: Database.Database, file: string): void {
   const check = (version: number): void => {
-    if (version > SCHEMA_VERSION) {
-      throw new Error(
-        `${file}: journal schema version ${version} is newer than this gbatch supports (${SCHEMA_VERSION}); upgrade gbatch`,
-      );
-    }
+    if (version > SCHEMA_VERSION) throw new NewerSchemaError(file, version, SCHEMA_VERSION);
   };
   const seen = db.pragma('user_version', { simple: true }) as number;
   check(seen);

@@ -5,8 +5,9 @@
 // design: without --if-running a run joins; with it, the policy applies when any live runner is on the job.
 import type { Clock } from '../../core/clock.js';
 import { positiveKnob } from '../../core/test-knob.js';
-import { JournalBusyError } from '../../journal/runner-standing.js';
+
 import type { RunnerMembership, RunnerTakeover } from '../../journal/store.js';
+import { JournalBusyError } from '../../journal/errors.js';
 
 export type IfRunning = 'wait' | 'skip' | 'fail';
 export const IF_RUNNING_CHOICES: readonly IfRunning[] = ['wait', 'skip', 'fail'];

@@ -28,6 +28,8 @@ export interface Harness {
    * (absent: never lost).
    */
   loseJournal?(kind: 'deleted' | 'replaced'): Promise<void>;
+  /** Marks the journal's schema one version newer than this gbatch's, as a newer gbatch would leave it; undoes it. */
+  newerSchema(): Promise<() => Promise<void>>;
 }
 
 /**

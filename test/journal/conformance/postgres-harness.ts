@@ -3,6 +3,7 @@ import { afterEach, beforeEach } from 'vitest';
 import { openQueries, openStore, type JournalStore } from '../../../src/journal/index.js';
 import { plantPostgresRunner } from '../../helpers/journal-raw.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
+import { SCHEMA_VERSION } from '../../../src/journal/postgres/schema.js';
 import type { Harness, UseHarness } from './harness.js';
 
 function postgresHarness(): Harness {
@@ -32,6 +33,12 @@ function postgresHarness(): Harness {
     },
     async plantRunner(runner) {
       await plantPostgresRunner(db, job!, runner);
+    },
+    async newerSchema() {
+      await db.query('UPDATE gbatch_schema_version SET version = $1 WHERE id = 1', [SCHEMA_VERSION + 1]);
+      return async () => {
+        await db.query('UPDATE gbatch_schema_version SET version = $1 WHERE id = 1', [SCHEMA_VERSION]);
+      };
     },
   };
 }

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import { openQueries, openStore, type JournalStore } from '../../../src/journal/index.js';
+import Database from 'better-sqlite3';
+import { SCHEMA_VERSION } from '../../../src/journal/sqlite/schema.js';
 import type { Harness } from './harness.js';
 import { plantSqliteRunner } from '../../helpers/journal-raw.js';
 
@@ -35,6 +37,16 @@ export function useSqliteHarness(): Harness {
     },
     async plantRunner(runner) {
       plantSqliteRunner(file(), runner);
+    },
+    async newerSchema() {
+      const db = new Database(file());
+      db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+      db.close();
+      return async () => {
+        const again = new Database(file());
+        again.pragma(`user_version = ${SCHEMA_VERSION}`);
+        again.close();
+      };
     },
     async loseJournal(kind) {
       rmSync(file());

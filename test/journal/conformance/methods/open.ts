@@ -1,7 +1,8 @@
 // A fresh journal, and the read-only opener: it reads what a store wrote and writes nothing.
 import { beforeEach, expect, it, describe } from 'vitest';
 import { ManualClock } from '../../../../src/core/clock.js';
-import type { JournalStore } from '../../../../src/journal/index.js';
+import { knownErrorExit } from '../../../../src/api/error-exit.js';
+import { NewerSchemaError, type JournalStore } from '../../../../src/journal/index.js';
 import { ingest, row, submit, zeroCounts, type Harness } from '../harness.js';
 
 export function openConformance(label: string, harness: Harness): void {
@@ -11,6 +12,27 @@ export function openConformance(label: string, harness: Harness): void {
     beforeEach(async () => {
       clock = new ManualClock(1_700_000_000_000);
       store = await harness.open({ clock });
+    });
+
+    it('refuses a journal written by a newer gbatch, read-only too: NewerSchemaError, a usage exit naming both versions', async () => {
+      await store.saveJob({ name: harness.jobName(), manifest: 'm.csv', options: {}, budgetUsd: undefined });
+      const restore = await harness.newerSchema();
+      try {
+        for (const readonly of [false, true]) {
+          const refusal = await harness.open({ readonly }).then(
+            () => undefined,
+            (err: unknown) => err,
+          );
+          expect(refusal).toBeInstanceOf(NewerSchemaError);
+          expect(refusal).toMatchObject({ code: 'GBATCH_SCHEMA_NEWER', exit: 'usage' });
+          expect(knownErrorExit(refusal)?.exitCode).toBe(2);
+          expect((refusal as Error).message).toMatch(
+            /journal schema version (\d+) is newer than this gbatch supports \((\d+)\); upgrade gbatch$/,
+          );
+        }
+      } finally {
+        await restore();
+      }
     });
 
     it('starts empty: no job, every state counted at zero, nothing spent', async () => {
