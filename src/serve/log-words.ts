@@ -26,7 +26,9 @@ const SENTENCES: readonly Rewording[] = [
     say: "the batch's budget is now $2 (was $1)$3",
   },
   { pattern: /^(\d+) item\(s\) deferred by --budget; /, say: '$1 request(s) held back by the budget; ' },
+  // A batch's deadline is its completion window's end (expires_at); serve has no --drain.
   { pattern: /^deadline: /, say: 'expires at ' },
+  { pattern: /^deadline reached \((.*?)\): /, say: 'the completion window ended ($1): ' },
 ];
 
 /** Phrases anywhere in a line, each replaced wherever it stands (after the sentences above). */
@@ -35,10 +37,17 @@ const PHRASES: readonly Rewording[] = [
   { pattern: / \(see `gbatch status`, decide with `gbatch resolve`\)/g, say: " (the batch's error file names them)" },
   { pattern: /;? ?decide with `gbatch resolve`/g, say: "; the batch's error file names it" },
   { pattern: /; `gbatch [^`]*`[^;]*/g, say: '' },
+  { pattern: / \(gbatch resolve\)/g, say: '' },
+  { pattern: /,? (?:within --drain|\(--drain\))/g, say: '' },
+  { pattern: /after the deadline/g, say: 'after the completion window' },
+  {
+    pattern: /(?:anything unfinished|unfinished work) is left for the next run/g,
+    say: 'what did not finish ends batch_expired in the error file',
+  },
   { pattern: /left pending for a later run/g, say: 'left pending: the server tries again' },
   { pattern: /a later run retries it/g, say: 'the server tries again' },
   { pattern: / an earlier run left /g, say: ' left ' },
-  { pattern: /(?:later|earlier|next) runs?\b/g, say: "the server's next try" },
+  { pattern: /\b(?:(?:a|the|every) )?(?:later|earlier|next) (?:gbatch )?runs?\b/g, say: "the server's next try" },
   { pattern: /\bitem\(s\)/g, say: 'request(s)' },
   { pattern: /\bitems\b/g, say: 'requests' },
   { pattern: /\bitem\b/g, say: 'request' },

@@ -36,9 +36,19 @@ describe('inBatchApiWords', () => {
       '3 item(s) deferred by --budget; the first (c) needs up to $1.000000 but $0.010000 of the $0.010000 budget remains',
       'could not record how this run ended in the journal: disk full',
       "1 row(s) of the journal are in none of this run's manifests (pending 1): not sent; `gbatch status` lists them: x",
+      'deadline reached (2026-01-02T00:00:00.000Z): nothing was sent after it; 1 submission(s) still on the wire were cut after the 5 s grace and are uncertain (gbatch resolve); tasks in flight were polled and downloaded until they ended, within --drain; anything unfinished is left for the next run',
+      'the rows wait: the next gbatch run sends each',
+      'deadline reached (2026-01-02T00:00:00.000Z): no new submissions; tasks in flight are still polled and downloaded for up to 15m (--drain)',
     ];
     const said = lines.map(inBatchApiWords);
     for (const line of said) expect(line).not.toMatch(CLI_SPEAK);
+    expect(said.at(-1)).toBe(
+      'the completion window ended (2026-01-02T00:00:00.000Z): no new submissions; tasks in flight are still polled and downloaded for up to 15m',
+    );
+    expect(said.slice(-3, -1)).toEqual([
+      'the completion window ended (2026-01-02T00:00:00.000Z): nothing was sent after it; 1 submission(s) still on the wire were cut after the 5 s grace and are uncertain; tasks in flight were polled and downloaded until they ended; what did not finish ends batch_expired in the error file',
+      "the rows wait: the server's next try sends each",
+    ]);
     expect(said.slice(0, 6)).toEqual([
       "request 'a': gateway still failing after 3 attempts; left pending: the server tries again",
       "download of request 'v' failed: 503; the server tries again",
