@@ -14,6 +14,7 @@ import { diskFileResponse, streamedFileResponse } from './file-response.js';
 import { derivedFile, errorFileId, newFileId, outputFileId, videoFileId } from './ids.js';
 import { ApiFailure, apiError, notFound } from './openai-error.js';
 import { expiresAfterSeconds, uploadPurpose, type FileListQuery } from './file-params.js';
+import { batchFilesCreatedAt, batchFilesExpireAt, hasExpired } from './file-expiry.js';
 import { receiveUpload } from './upload.js';
 import type { IncomingMessage } from 'node:http';
 
@@ -90,7 +91,9 @@ export class FilesApi {
       }));
     for (const row of await this.ctx.catalog.batches(owner, ALL)) {
       if (!FINAL_WITH_FILES.has(row.status)) continue;
-      for (const file of await this.derivedOf(batchOf(row))) if (!deleted.has(file.id)) listed.push(file);
+      const batch = batchOf(row);
+      if (await this.removedAsExpired(batch)) continue;
+      for (const file of await this.derivedOf(batch)) if (!deleted.has(file.id)) listed.push(file);
     }
     // Stable: uploads stay before derived files of the same second, each in its catalog order.
     listed.sort((a, b) => b.createdAt - a.createdAt);
@@ -162,11 +165,10 @@ export class FilesApi {
    * until that batch is final).
    */
   private async removeExpired(owner: string): Promise<void> {
-    const nowS = this.ctx.now() / 1000;
-    const expired = (await this.ctx.catalog.files(owner, ALL)).filter((f) => {
-      const at = (f.record as unknown as UploadRecord).expires_at;
-      return at !== undefined && at <= nowS;
-    });
+    const now = this.ctx.now();
+    const expired = (await this.ctx.catalog.files(owner, ALL)).filter((f) =>
+      hasExpired((f.record as unknown as UploadRecord).expires_at, now),
+    );
     if (expired.length === 0) return;
     const read = new Set((await this.ctx.catalog.batchesIn(LIVE_STATUSES)).map((b) => b.record.input_file_id));
     for (const file of expired) {
@@ -189,15 +191,28 @@ export class FilesApi {
     const row = await this.ctx.catalog.batch(derived.batchId);
     if (!row || row.owner !== owner || !FINAL_WITH_FILES.has(row.status)) throw new ApiFailure(notFound('file', id));
     const batch = batchOf(row);
+    if (await this.removedAsExpired(batch)) throw new ApiFailure(notFound('file', id));
     if (derived.role !== 'video') return { kind: 'lines', batch, role: derived.role };
     const video = await jobRow(this.ctx, batch.id, derived.seq);
     if (video && isVideoOnDisk(video)) return { kind: 'video', batch, row: video };
     throw new ApiFailure(notFound('file', id));
   }
 
+  /**
+   * Whether a final batch's files are past their `expires_at` (its `output_expires_after`): then they are gone,
+   * its videos' bytes removed from the disk. The output and error files have none: the journal keeps the rows.
+   */
+  private async removedAsExpired(batch: Batch): Promise<boolean> {
+    if (!hasExpired(batchFilesExpireAt(batch), this.ctx.now())) return false;
+    if (batch.fields.endpoint === VIDEO_ENDPOINT)
+      for await (const row of jobRows(this.ctx, batch.id))
+        if (isVideoOnDisk(row)) await rm(resolve(row.output_path), { force: true });
+    return true;
+  }
+
   /** The files a final batch has: its output and error files (when they have lines) and its videos. */
   private async derivedOf(batch: Batch): Promise<Listed[]> {
-    const at = endedAt(batch);
+    const at = batchFilesCreatedAt(batch);
     const files: Listed[] = [];
     for (const [id, role] of [
       [batch.fields.output_file_id, 'output'],
@@ -226,26 +241,22 @@ export class FilesApi {
 
 const isTombstone = (file: CatalogFile): boolean => file.record.deleted === true;
 
-/** A batch's files are as old as its end. */
-const endedAt = (batch: Batch): number =>
-  batch.fields.completed_at ?? batch.fields.expired_at ?? batch.fields.cancelled_at ?? batch.createdAt;
-
 const linesObject = (batch: Batch, role: 'output' | 'error', bytes: number): Record<string, unknown> =>
   withExpiry(
     batch,
     shape(
       role === 'output' ? outputFileId(batch.id) : errorFileId(batch.id),
-      endedAt(batch),
+      batchFilesCreatedAt(batch),
       `${batch.id}_${role}.jsonl`,
       bytes,
       'batch_output',
     ),
   );
 
-/** An output or error file expires `output_expires_after` seconds after it was made, when the batch was given it. */
+/** A batch's file expires `output_expires_after` seconds after it was made, when the batch was given it. */
 function withExpiry(batch: Batch, object: Record<string, unknown>): Record<string, unknown> {
-  const after = batch.fields.output_expires_after_s;
-  return after === undefined || after === null ? object : { ...object, expires_at: endedAt(batch) + after };
+  const expiresAt = batchFilesExpireAt(batch);
+  return expiresAt === undefined ? object : { ...object, expires_at: expiresAt };
 }
 
 /** A video row whose file is on disk: a file of the batch. */
@@ -255,4 +266,13 @@ const isVideoOnDisk = (row: ResultRow): row is VideoRow =>
   row.kind === 'video' && row.state === 'downloaded' && row.output_path !== null && row.output_path !== '';
 
 const videoObject = (batch: Batch, row: VideoRow): Record<string, unknown> =>
-  shape(videoFileId(batch.id, row.seq), endedAt(batch), basename(row.output_path), row.bytes ?? 0, 'batch_output');
+  withExpiry(
+    batch,
+    shape(
+      videoFileId(batch.id, row.seq),
+      batchFilesCreatedAt(batch),
+      basename(row.output_path),
+      row.bytes ?? 0,
+      'batch_output',
+    ),
+  );

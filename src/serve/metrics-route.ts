@@ -58,7 +58,7 @@ export function metricsHandler(ctx: ServeContext, tokens: ClientTokens | undefin
 function batchMetrics(ctx: ServeContext): JournalExporter {
   const retentionS = positiveKnob(ctx.env, 'GBATCH_SERVE_TEST_METRICS_RETENTION_S', FINAL_METRICS_RETENTION_S);
   const readError = (job: string, err: Error): void =>
-    ctx.log(`metrics: the journal of ${job} could not be read: ${printable(err.message).slice(0, MAX_REASON)}`);
+    ctx.log(`metrics: batch ${job} could not be read: ${printable(err.message).slice(0, MAX_REASON)}`);
   const opened = async (
     job: string,
     owner: string,

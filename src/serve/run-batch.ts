@@ -12,6 +12,7 @@ import { DEFAULT_RETRY_DELAY } from '../core/auto-retry.js';
 import { positiveKnob } from '../core/test-knob.js';
 import type { Batch } from './batch-record.js';
 import { batchOutDir, jobJournal, type ServeContext } from './context.js';
+import { inBatchApiWords } from './log-words.js';
 
 export interface BatchRun {
   input: string;
@@ -58,7 +59,7 @@ export async function runBatch(ctx: ServeContext, run: BatchRun): Promise<RunJob
   };
   const job = { ...resolveJob(run.input, flags, new Date(ctx.now()), ctx.env), name: batch.id };
   const events = new EventEmitter<RunEvents>();
-  events.on('log', (line) => ctx.log(`${batch.id}: ${line}`));
+  events.on('log', (line) => ctx.log(`${batch.id}: ${inBatchApiWords(line)}`));
   const { onBalanceRanOut } = run;
   if (onBalanceRanOut)
     events.on('request', (exchange) => {

@@ -37,6 +37,8 @@ export interface ServeOptions {
   tokens: ClientTokens | undefined;
   env: NodeJS.ProcessEnv;
   log(line: string): void;
+  /** Milliseconds since the epoch (default: the system clock): what the server dates and expires by. */
+  now?: () => number;
 }
 
 export interface RunningServer {
@@ -68,7 +70,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
     access: options.access,
     env: options.env,
     log: options.log,
-    now: () => Date.now(),
+    now: options.now ?? (() => Date.now()),
   };
   const scheduler = new BatchScheduler(ctx);
   const app = serveApp(ctx, scheduler, options.tokens, {

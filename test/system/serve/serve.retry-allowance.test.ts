@@ -57,7 +57,7 @@ describe.skipIf(!BUILT)('gbatch serve: a batch run again', () => {
     expect(tasksOf(gw, FAILING).map((t) => t.status)).toEqual(['FAILURE', 'FAILURE', 'FAILURE']);
     expect(end).toBe('completed');
     // Its download was tried by more than one run of the batch, and no more than the bound in all.
-    expect(server.stderr()).toContain(`${created.id}: download of item 'undelivered' failed: `);
+    expect(server.stderr()).toContain(`${created.id}: download of request 'undelivered' failed: `);
     const contentGets = gw.count('GET', `/v1/videos/${tasksOf(gw, UNDELIVERED)[0]!.id}/content`);
     expect(contentGets).toBeGreaterThan(0);
     expect(contentGets).toBeLessThanOrEqual(MAX_DOWNLOAD_FAILURES * 6);
