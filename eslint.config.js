@@ -32,6 +32,16 @@ export default tseslint.config(
     },
   },
   {
+    // A promise nobody awaits or handles is an unhandled rejection waiting to happen (every failure is a handled
+    // stop): the type-checked rules find them.
+    files: ['src/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  {
     files: ['test/**/*.ts'],
     // Tests read untyped JSON bodies (gateway answers, webhook posts) straight off the wire.
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

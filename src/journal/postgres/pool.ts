@@ -69,7 +69,9 @@ export async function connectPool(url: string): Promise<pg.Pool> {
       idle_in_transaction_session_timeout: idleInTransactionMs(),
       // Run on each new session before the pool hands it out, so nothing else is queued on it meanwhile
       // (a query sent from the 'connect' event raced the pool's own: pg deprecates that). A role that may
-      // not set it keeps the server's setting; the session is used all the same.
+      // not set it keeps the server's setting; the session is used all the same. pg-pool awaits the promise
+      // (its onConnect goes through _promiseTry); @types/pg types the callback as returning void.
+      // eslint-disable-next-line @typescript-eslint/no-misused-promises
       onConnect: (client) =>
         client.query(COMPRESS_WAL).then(
           () => undefined,
