@@ -1,22 +1,8 @@
 // A batch as the catalog keeps it, and as OpenAI's batch object shows it.
 import type { CatalogBatch } from '../journal/index.js';
+import type { BatchStatus } from './batch-states.js';
 import type { BatchUsage } from './batch-usage.js';
 import type { LineError } from './validate-input.js';
-
-export const BATCH_STATUSES = [
-  'validating',
-  'failed',
-  'in_progress',
-  'finalizing',
-  'completed',
-  'expired',
-  'cancelling',
-  'cancelled',
-] as const;
-export type BatchStatus = (typeof BATCH_STATUSES)[number];
-
-/** Statuses a server (re)starts work on: the rest are final. */
-export const LIVE_STATUSES: readonly BatchStatus[] = ['validating', 'in_progress', 'finalizing', 'cancelling'];
 
 export interface RequestCounts {
   total: number;

@@ -4,6 +4,7 @@ import { positiveKnob } from '../core/test-knob.js';
 import { BATCH_URLS } from '../manifest/jsonl-line.js';
 import { jobCounts, requestCounts } from './batch-journal.js';
 import { batchObject, batchOf, rowOf, windowSeconds, type Batch } from './batch-record.js';
+import { canMove, isRunning } from './batch-states.js';
 import { seconds, type ServeContext } from './context.js';
 import { expiresAfterSeconds } from './file-params.js';
 import { newBatchId } from './ids.js';
@@ -108,8 +109,7 @@ export class BatchesApi {
 
   async cancel(owner: string, id: string): Promise<Record<string, unknown>> {
     const batch = await this.owned(owner, id);
-    if (batch.status !== 'validating' && batch.status !== 'in_progress' && batch.status !== 'cancelling')
-      throw notCancellable(batch.status);
+    if (!canMove(batch.status, 'cancel') && batch.status !== 'cancelling') throw notCancellable(batch.status);
     const answer = await this.scheduler.cancel(batch);
     // It moved on meanwhile (its requests all ended): the cancel is turned down as for a batch read so.
     if (answer.status !== 'cancelling') throw notCancellable(answer.status);
@@ -124,7 +124,7 @@ export class BatchesApi {
 
   /** While the batch runs, its counts are the journal's, now. */
   private async shown(batch: Batch): Promise<Record<string, unknown>> {
-    if (batch.status !== 'in_progress' && batch.status !== 'cancelling') return batchObject(batch);
+    if (!isRunning(batch.status)) return batchObject(batch);
     const counts = await jobCounts(this.ctx, batch.id);
     return batchObject(batch, counts && requestCounts(counts, batch.fields.request_counts.total));
   }

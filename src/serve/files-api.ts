@@ -6,7 +6,8 @@ import { basename, resolve } from 'node:path';
 import { rm } from 'node:fs/promises';
 import type { CatalogFile, ResultRow } from '../journal/index.js';
 import { jobRow, jobRows } from './batch-journal.js';
-import { batchOf, LIVE_STATUSES, type Batch } from './batch-record.js';
+import { batchOf, type Batch } from './batch-record.js';
+import { hasFiles, LIVE_STATUSES } from './batch-states.js';
 import { filesDir, type ServeContext } from './context.js';
 import { fileObject, shape, type UploadRecord } from './file-object.js';
 import { derivedChunks, derivedSize } from './derived-lines.js';
@@ -18,7 +19,6 @@ import { batchFilesCreatedAt, batchFilesExpireAt, hasExpired } from './file-expi
 import { receiveUpload } from './upload.js';
 import type { IncomingMessage } from 'node:http';
 
-const FINAL_WITH_FILES = new Set(['completed', 'expired', 'cancelled']);
 const VIDEO_ENDPOINT = '/v1/video/generations';
 /** As many as a catalog holds: the list is merged and paged here. */
 const ALL = { limit: Number.MAX_SAFE_INTEGER };
@@ -90,7 +90,7 @@ export class FilesApi {
         object: async () => fileObject(file),
       }));
     for (const row of await this.ctx.catalog.batches(owner, ALL)) {
-      if (!FINAL_WITH_FILES.has(row.status)) continue;
+      if (!hasFiles(row.status)) continue;
       const batch = batchOf(row);
       if (await this.removedAsExpired(batch)) continue;
       for (const file of await this.derivedOf(batch)) if (!deleted.has(file.id)) listed.push(file);
@@ -189,7 +189,7 @@ export class FilesApi {
     }
     if (await this.ctx.catalog.file(id)) throw new ApiFailure(notFound('file', id)); // deleted by its owner
     const row = await this.ctx.catalog.batch(derived.batchId);
-    if (!row || row.owner !== owner || !FINAL_WITH_FILES.has(row.status)) throw new ApiFailure(notFound('file', id));
+    if (!row || row.owner !== owner || !hasFiles(row.status)) throw new ApiFailure(notFound('file', id));
     const batch = batchOf(row);
     if (await this.removedAsExpired(batch)) throw new ApiFailure(notFound('file', id));
     if (derived.role !== 'video') return { kind: 'lines', batch, role: derived.role };

@@ -12,7 +12,8 @@ import { METRICS_CHALLENGE, serverMetricsScope } from '../metrics/metrics-access
 import { parseTokens } from '../metrics/metrics-tokens.js';
 import { serverBudgetMetrics } from '../metrics/server-budget-metrics.js';
 import { dearReadMs } from '../metrics/paced-read.js';
-import { BATCH_STATUSES, batchOf } from './batch-record.js';
+import { batchOf } from './batch-record.js';
+import { BATCH_STATUSES } from './batch-states.js';
 import { jobJournal, type ServeContext } from './context.js';
 import { FINAL_METRICS_RETENTION_S, metricsRetained } from './metrics-retention.js';
 import { ServerBudgetReader } from './server-budget-read.js';

@@ -22,7 +22,19 @@ import {
   unfinished,
   withJobStore,
 } from './batch-journal.js';
-import { batchOf, rowOf, BATCH_STATUSES, LIVE_STATUSES, type Batch, type BatchStatus } from './batch-record.js';
+import { batchOf, rowOf, type Batch } from './batch-record.js';
+import {
+  BATCH_STATUSES,
+  canMove,
+  ENDING_MOVE,
+  hasFiles,
+  isFinal,
+  isRunning,
+  LIVE_STATUSES,
+  moved,
+  type BatchMove,
+  type BatchStatus,
+} from './batch-states.js';
 import { BalanceStop } from './balance-stop.js';
 import { seconds, type ServeContext } from './context.js';
 import { errorFileId, outputFileId } from './ids.js';
@@ -32,7 +44,6 @@ import { checkInput } from './validate-input.js';
 
 /** The least wait before a batch's job is run again while work remains. */
 const RETRY_MIN_MS = 250;
-const FINAL: ReadonlySet<string> = new Set(['completed', 'expired', 'cancelled']);
 
 /** What an attempt to end a batch came to: see BatchScheduler.finalize. */
 type Finalized = 'ended' | 'work' | 'wait';
@@ -105,17 +116,16 @@ export class BatchScheduler {
    * `cancelling`, or the status that turned the cancel down (finalizing, or final).
    */
   async cancel(batch: Batch): Promise<Batch> {
-    for (let current = batch; current.status === 'validating' || current.status === 'in_progress';) {
-      const at = seconds(this.ctx.now());
-      const cancelling: Batch = { ...current, status: 'cancelling', fields: { ...current.fields, cancelling_at: at } };
-      if (await this.save(cancelling, ['validating', 'in_progress'])) {
+    for (let current = batch; canMove(current.status, 'cancel');) {
+      const cancelling = await this.move(current, 'cancel');
+      if (cancelling) {
         await this.cancelJob(batch.id);
         this.start(batch.id);
         return cancelling;
       }
       // Its status moved meanwhile (validated, finalizing, or a finalizing batch back at work): read again.
       current = await this.load(batch.id);
-      if (current.status !== 'validating' && current.status !== 'in_progress') return current;
+      if (!canMove(current.status, 'cancel')) return current;
     }
     return batch;
   }
@@ -138,6 +148,12 @@ export class BatchScheduler {
     return this.ctx.catalog.updateBatch(rowOf(batch), from);
   }
 
+  /** The batch moved (see batch-states.ts) and saved, unless its status changed meanwhile: undefined then. */
+  private async move(batch: Batch, move: BatchMove, fields: Partial<Batch['fields']> = {}): Promise<Batch | undefined> {
+    const next = moved(batch, move, seconds(this.ctx.now()), fields);
+    return (await this.save(next.batch, next.from)) ? next.batch : undefined;
+  }
+
   private async drive(batchId: string, stop: AbortSignal, cancelled: AbortSignal): Promise<void> {
     let batch = await this.load(batchId);
     const input = await this.ctx.catalog.file(batch.fields.input_file_id);
@@ -149,27 +165,16 @@ export class BatchScheduler {
             errors: [{ code: 'invalid_file', message: 'the input file was deleted', param: null, line: 0 }],
             model: null,
           };
-      const at = seconds(this.ctx.now());
-      const next: Batch =
+      const next =
         check.errors.length > 0
-          ? {
-              ...batch,
-              status: 'failed',
-              fields: { ...batch.fields, failed_at: at, errors: { object: 'list', data: check.errors } },
-            }
-          : {
-              ...batch,
-              status: 'in_progress',
-              fields: {
-                ...batch.fields,
-                in_progress_at: at,
-                ...(check.model === null ? {} : { model: check.model }),
-                request_counts: { total: check.requests, completed: 0, failed: 0 },
-              },
-            };
+          ? await this.move(batch, 'refuse', { errors: { object: 'list', data: check.errors } })
+          : await this.move(batch, 'validate', {
+              ...(check.model === null ? {} : { model: check.model }),
+              request_counts: { total: check.requests, completed: 0, failed: 0 },
+            });
       // A cancel that came meanwhile wins: the batch is then cancelled below, nothing sent; its requests
       // are counted all the same (each has its line in the error file).
-      if (!(await this.save(next, ['validating']))) {
+      if (!next) {
         batch = await this.load(batchId);
         if (batch.status === 'cancelling' && check.errors.length === 0) {
           const counted: Batch = {
@@ -195,7 +200,7 @@ export class BatchScheduler {
         if (!worked) return;
         batch = worked;
       }
-      if (batch.status !== 'finalizing' && batch.status !== 'in_progress' && batch.status !== 'cancelling') break;
+      if (isFinal(batch.status)) break;
       const before = next;
       next = await this.finalize(batch);
       if (next === 'ended') break;
@@ -219,7 +224,7 @@ export class BatchScheduler {
   ): Promise<Batch | undefined> {
     const batchId = from.id;
     let batch = from;
-    while (batch.status === 'in_progress' || batch.status === 'cancelling') {
+    while (isRunning(batch.status)) {
       if (input === undefined) throw new Error(`the input file ${batch.fields.input_file_id} is gone`);
       const run = {
         input,
@@ -241,7 +246,7 @@ export class BatchScheduler {
         }
         if (batch.status === 'cancelling') await this.cancelJob(batchId);
         const expired = this.ctx.now() >= batch.fields.expires_at * 1000;
-        const budget = expired || !this.isLive(batch) ? 'none' : await this.budgetFor(batch);
+        const budget = expired || !isRunning(batch.status) ? 'none' : await this.budgetFor(batch);
         if (budget !== 'none' && budget !== 'wait') {
           try {
             const result = await runBatch(this.ctx, {
@@ -277,10 +282,6 @@ export class BatchScheduler {
       batch = await this.load(batchId);
     }
     return batch;
-  }
-
-  private isLive(batch: Batch): boolean {
-    return batch.status === 'in_progress' || batch.status === 'cancelling';
   }
 
   /**
@@ -319,8 +320,9 @@ export class BatchScheduler {
     const total = batch.fields.request_counts.total;
     let current = batch;
     if (batch.status !== 'finalizing') {
-      current = { ...batch, status: 'finalizing', fields: { ...batch.fields, finalizing_at: seconds(this.ctx.now()) } };
-      if (!(await this.save(current, [batch.status]))) return 'ended';
+      const finalizing = await this.move(batch, 'finalize');
+      if (!finalizing) return 'ended';
+      current = finalizing;
     }
     // A run joins the job, then asks the catalog whether the batch is live (its start gate); here the batch
     // is finalizing, then the job's runners are asked. Whichever comes second sees the other: a run that
@@ -329,22 +331,15 @@ export class BatchScheduler {
     if ((await this.endOf(current)) !== end) return (await this.reopen(current)) ? 'work' : 'ended';
     const lines = await jobLineCounts(this.ctx, batch.id);
     const usage = BATCH_URLS[batch.fields.endpoint] === 'video' ? undefined : await jobUsage(this.ctx, batch.id);
-    const stamp = end === 'cancelled' ? 'cancelled_at' : end === 'expired' ? 'expired_at' : 'completed_at';
-    const final: Batch = {
-      ...current,
-      status: end,
-      fields: {
-        ...current.fields,
-        [stamp]: seconds(this.ctx.now()),
-        output_file_id: lines.output > 0 ? outputFileId(batch.id) : null,
-        error_file_id: lines.error > 0 ? errorFileId(batch.id) : null,
-        request_counts: { total, completed: lines.output, failed: total - lines.output },
-        ...(usage ? { usage } : {}),
-      },
-    };
+    const final = moved(current, ENDING_MOVE[end], seconds(this.ctx.now()), {
+      output_file_id: lines.output > 0 ? outputFileId(batch.id) : null,
+      error_file_id: lines.error > 0 ? errorFileId(batch.id) : null,
+      request_counts: { total, completed: lines.output, failed: total - lines.output },
+      ...(usage ? { usage } : {}),
+    });
     await markJobFinal(this.ctx, batch.id, end);
     // Another server sharing the journal may have ended it first: it then logged the end.
-    if (!(await this.save(final, ['finalizing']))) return 'ended';
+    if (!(await this.save(final.batch, final.from))) return 'ended';
     this.ctx.log(
       `${batch.id}: ${end}: ${lines.output} request(s) in the output file, ${lines.error} in the error file${await this.serverBudgetNote()}`,
     );
@@ -362,7 +357,7 @@ export class BatchScheduler {
   }
 
   /** How the batch ends now, by its job's counts; undefined while work remains and its window is open. */
-  private async endOf(batch: Batch): Promise<BatchStatus | undefined> {
+  private async endOf(batch: Batch): Promise<keyof typeof ENDING_MOVE | undefined> {
     if (batch.status === 'cancelling' || batch.fields.cancelling_at !== null) return 'cancelled';
     const counts = await jobCounts(this.ctx, batch.id);
     if ((counts ? unfinished(counts) : batch.fields.request_counts.total) === 0) return 'completed';
@@ -370,9 +365,8 @@ export class BatchScheduler {
   }
 
   /** A `finalizing` batch back at work; false when it is no longer finalizing (another server ended it). */
-  private reopen(batch: Batch): Promise<boolean> {
-    const status = batch.fields.cancelling_at !== null ? 'cancelling' : 'in_progress';
-    return this.save({ ...batch, status, fields: { ...batch.fields, finalizing_at: null } }, ['finalizing']);
+  private async reopen(batch: Batch): Promise<boolean> {
+    return (await this.move(batch, 'reopen')) !== undefined;
   }
 
   /**
@@ -382,7 +376,7 @@ export class BatchScheduler {
    */
   private async startGate(batchId: string): Promise<string | undefined> {
     const { status } = await this.load(batchId);
-    if (status !== 'in_progress' && status !== 'cancelling') return `the batch is ${status}`;
+    if (!isRunning(status)) return `the batch is ${status}`;
     // A batch that was live at a 402 sends no more, on whichever server runs it next (or after a restart):
     // its run still polls and downloads what the gateway accepted.
     if (await jobStoppedAtBalance(this.ctx, batchId)) this.balance.trip([batchId]);
@@ -407,7 +401,7 @@ export class BatchScheduler {
       if (row.status === 'failed') continue;
       const share = Math.min(batchOf(row).fields.budget_usd ?? Infinity, Math.max(0, total - before));
       if (row.id === batch.id) return share === 0 && liveBefore ? 'wait' : { usd: share };
-      if (FINAL.has(row.status)) {
+      if (hasFiles(row.status)) {
         let committed = this.settled.get(row.id);
         if (committed === undefined) {
           committed = await jobCommitted(this.ctx, row.id);

@@ -1,7 +1,7 @@
 // The server-wide --budget's figures read from the batches' journals: every batch that has a job (a failed
 // batch sent nothing). A final batch's money never changes, so it is read once and kept.
 import { serverBudget, type BatchMoney, type ServerBudget } from '../core/server-budget.js';
-import { BATCH_STATUSES, LIVE_STATUSES } from './batch-record.js';
+import { BATCH_STATUSES, isLive } from './batch-states.js';
 import { jobSpend } from './batch-journal.js';
 import type { ServeContext } from './context.js';
 
@@ -25,7 +25,7 @@ export class ServerBudgetReader {
       const spend = await jobSpend(this.ctx, row.id);
       if (!spend) continue;
       money.push(spend);
-      if (!(LIVE_STATUSES as readonly string[]).includes(row.status)) this.finalMoney.set(row.id, spend);
+      if (!isLive(row.status)) this.finalMoney.set(row.id, spend);
     }
     return serverBudget(total, money);
   }
