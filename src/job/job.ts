@@ -115,6 +115,11 @@ export interface GatewayAccess {
 
 /** The key comes only from the environment, so it never sits in shell history or `ps` output. */
 export function gatewayAccess(flags: { 'base-url'?: string }, env: NodeJS.ProcessEnv): GatewayAccess {
+  return { baseUrl: gatewayBaseUrl(flags, env), apiKey: apiKeyFromEnv(env) };
+}
+
+/** The gateway's base URL (--base-url, else GATEWAY_BASE_URL), checked: a usage error when missing or malformed. */
+export function gatewayBaseUrl(flags: { 'base-url'?: string }, env: NodeJS.ProcessEnv): string {
   const baseUrl = flags['base-url'] ?? env.GATEWAY_BASE_URL;
   if (!baseUrl)
     throw new UsageError('No gateway: set GATEWAY_BASE_URL or pass --base-url (e.g. http://127.0.0.1:8080/v1)');
@@ -130,5 +135,5 @@ export function gatewayAccess(flags: { 'base-url'?: string }, env: NodeJS.Proces
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`Expected the gateway base URL to be an http(s) URL, got \`${baseUrl}\``);
   }
-  return { baseUrl: baseUrl.replace(/\/+$/, ''), apiKey: apiKeyFromEnv(env) };
+  return baseUrl.replace(/\/+$/, '');
 }

@@ -12,7 +12,7 @@ import { defaultFaults, mergeFaults, resolveOptions } from './options.js';
 import { PriceList } from './prices.js';
 import { createRandom } from './random.js';
 import { createSimServer } from './server.js';
-import { readSimState, StateWriter, type SimState } from './state-file.js';
+import { readSimState, StateWriter, writeSimStateNow, type SimState } from './state-file.js';
 import { TaskBook } from './task-book.js';
 import type { FaultOptions, Simulator, SimulatorOptions } from './types.js';
 import { paddedVideo, videoAsset } from './video-asset.js';
@@ -59,20 +59,20 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
   });
   let sequence = saved?.sequence ?? 0;
   if (saved) restoreState(saved, resolved.stateFile!, { accounts, ledger, tasks });
+  const snapshot = (): SimState => ({
+    version: 1,
+    random: random.state(),
+    sequence,
+    balances: Object.fromEntries(accounts.all().map((a) => [a.name, a.balanceUsd])),
+    tasks: tasks.saved(),
+    ledger: ledger.saved(),
+  });
+  if (resolved.stateFile !== undefined) writeSimStateNow(resolved.stateFile, snapshot());
   const writer =
     resolved.stateFile === undefined
       ? undefined
-      : new StateWriter(
-          resolved.stateFile,
-          (): SimState => ({
-            version: 1,
-            random: random.state(),
-            sequence,
-            balances: Object.fromEntries(accounts.all().map((a) => [a.name, a.balanceUsd])),
-            tasks: tasks.saved(),
-            ledger: ledger.saved(),
-          }),
-          (err) => resolved.log(`cannot write the state file ${resolved.stateFile}: ${err.message}`),
+      : new StateWriter(resolved.stateFile, snapshot, (err) =>
+          resolved.log(`cannot write the state file ${resolved.stateFile}: ${err.message}`),
         );
   ledger.attach({
     accounts,

@@ -1,7 +1,7 @@
 // The simulator's --state FILE: its tasks, ledger, balances and where its random sequence stands, so a
 // restart carries on where the last process stopped. Written after every change (bursts coalesced) to a
 // temporary file that replaces the old one only once complete: a kill mid-write leaves the last good state.
-import { readFileSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
 import { z } from 'zod';
 import type { SavedLedger } from './ledger.js';
@@ -87,6 +87,25 @@ export function readSimState(file: string): SimState | undefined {
   return parsed.data as unknown as SimState;
 }
 
+/** The first write, at start: a file that cannot be written is said then (a RangeError naming it), not later. */
+export function writeSimStateNow(file: string, state: SimState): void {
+  const temporary = temporaryOf(file);
+  try {
+    const fd = openSync(temporary, 'w', 0o600);
+    try {
+      writeSync(fd, `${JSON.stringify(state)}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, file);
+  } catch (err) {
+    throw new RangeError(`${file}: cannot write the simulator's state: ${(err as Error).message}`);
+  }
+}
+
+const temporaryOf = (file: string): string => `${file}.${process.pid}.tmp`;
+
 /** Writes the state after each change, coalescing a burst into one write; flush() waits for the last. */
 export class StateWriter {
   private writing: Promise<void> | undefined;
@@ -130,7 +149,7 @@ export class StateWriter {
 }
 
 async function writeAtomically(file: string, text: string): Promise<void> {
-  const temporary = `${file}.${process.pid}.tmp`;
+  const temporary = temporaryOf(file);
   const handle = await open(temporary, 'w', 0o600);
   try {
     await handle.writeFile(text, 'utf8');

@@ -25,7 +25,10 @@ describe.skipIf(!BUILT)('gbatch models', () => {
     });
     const env = gatewayEnv(sim.baseUrl, KEY);
 
-    const json = await runCli(['models', '--pricing', pricing, '--json'], { env });
+    const [json, text] = await Promise.all([
+      runCli(['models', '--pricing', pricing, '--json'], { env }),
+      runCli(['models', '--pricing', pricing], { env }),
+    ]);
     expect(json.code).toBe(0);
     expect(stdoutJson(json)).toEqual({
       pricing,
@@ -45,7 +48,6 @@ describe.skipIf(!BUILT)('gbatch models', () => {
       ],
     });
 
-    const text = await runCli(['models', '--pricing', pricing], { env });
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(`Gateway ${sim.baseUrl}: 3 model(s) listed for this key.`);
     expect(text.stdout).toMatch(/^video-mini +video +yes +yes +480p, 1080p +0-3600 s \(default 5 s\)$/m);
@@ -64,24 +66,34 @@ describe.skipIf(!BUILT)('gbatch models', () => {
 
   it('a gateway that cannot be reached, or refuses the key: the pricing table still listed, why said, exit 1', async () => {
     const port = await closedPort();
-    const down = await runCli(['models', '--base-url', `http://127.0.0.1:${port}/v1`, '--json'], {
-      env: { GATEWAY_API_KEY: KEY },
-    });
+    const sim = await startSim();
+    const [down, refused, noKey] = await Promise.all([
+      runCli(['models', '--base-url', `http://127.0.0.1:${port}/v1`, '--json'], { env: { GATEWAY_API_KEY: KEY } }),
+      runCli(['models'], { env: gatewayEnv(sim.baseUrl, 'sk-wrong-key-1234') }),
+      runCli(['models', '--base-url', sim.baseUrl]),
+    ]);
     expect(down.code).toBe(1);
     const answer = stdoutJson(down);
     expect(answer.gateway).toMatchObject({ status: 'not-reached', url: `http://127.0.0.1:${port}/v1` });
     expect(answer.gateway.reason).toContain('ECONNREFUSED');
     expect(answer.models).toHaveLength(6);
 
-    const sim = await startSim();
-    const refused = await runCli(['models'], { env: gatewayEnv(sim.baseUrl, 'sk-wrong-key-1234') });
     expect(refused.code).toBe(1);
     expect(refused.stdout).toMatch(/^Gateway http:\S+ not reached: 401 /m);
     expect(refused.stdout).not.toContain('sk-wrong-key-1234');
 
-    const noKey = await runCli(['models', '--base-url', sim.baseUrl]);
     expect(noKey.code).toBe(1);
     expect(noKey.stdout).toContain('not reached: No API key: set GATEWAY_API_KEY or GATEWAY_API_KEY_FILE');
+  });
+
+  it('a gateway URL that is not one: exit 2 and one line saying so', async () => {
+    const result = await runCli(['models', '--base-url', 'ftp://gateway.example.com/v1'], {
+      env: { GATEWAY_API_KEY: KEY },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'gbatch models: Expected the gateway base URL to be an http(s) URL, got `ftp://gateway.example.com/v1`\n',
+    );
   });
 
   it('a bad pricing file: exit 2 and one line naming the file and field', async () => {

@@ -96,7 +96,7 @@ describe('--state FILE', () => {
     ).rejects.toThrow(/the state holds acct-2, but only 1 account\(s\) are given/);
   });
 
-  test.skipIf(!BUILT)('gbatch sim: a bad state file is exit 2 and one line naming it', async () => {
+  test.skipIf(!BUILT)('gbatch sim: a state file it cannot read or write is exit 2 and one line naming it', async () => {
     const ws = workspace();
     const file = ws.path('state.json');
     writeFileSync(file, 'not json');
@@ -104,6 +104,12 @@ describe('--state FILE', () => {
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toEqual([
       expect.stringContaining(`gbatch sim: cannot start: ${file}: not a simulator state file (not JSON:`),
+    ]);
+    const nowhere = ws.path('no-such-folder', 'state.json');
+    const unwritable = await runCli(['sim', '--port', '0', '--state', nowhere]);
+    expect(unwritable.code).toBe(2);
+    expect(unwritable.stderr.trim().split('\n')).toEqual([
+      expect.stringContaining(`gbatch sim: cannot start: ${nowhere}: cannot write the simulator's state: ENOENT`),
     ]);
   });
 });

@@ -5,8 +5,8 @@ import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { modelCatalog, type CatalogModel } from '../../core/model-catalog.js';
 import { printable } from '../../core/printable.js';
 import { createGatewayClient } from '../../gateway/client.js';
-import { resolvePricing } from '../../job/job.js';
-import { gatewayAccess } from '../../job/job.js';
+import { apiKeyFromEnv } from '../../job/api-key.js';
+import { gatewayBaseUrl, resolvePricing } from '../../job/job.js';
 import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
 import { RUN_OPTIONS } from '../../job/run-options.js';
 import { renderTable } from '../../report/table.js';
@@ -26,7 +26,7 @@ const MAX_REASON = 300;
 export type GatewayAnswer =
   | { status: 'listed'; url: string; ids: string[] }
   | { status: 'not-asked'; url: null; reason: string }
-  | { status: 'not-reached'; url: string | null; reason: string };
+  | { status: 'not-reached'; url: string; reason: string };
 
 export async function run(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions(OPTIONS, argv);
@@ -47,16 +47,18 @@ export async function run(argv: string[]): Promise<number> {
   return gateway.status === 'not-reached' ? EXIT_CODE.someFailed : EXIT_CODE.ok;
 }
 
-async function askGateway(baseUrl: string | undefined, env: NodeJS.ProcessEnv): Promise<GatewayAnswer> {
-  const url = baseUrl ?? env.GATEWAY_BASE_URL;
-  if (url === undefined || url === '')
+async function askGateway(baseUrlFlag: string | undefined, env: NodeJS.ProcessEnv): Promise<GatewayAnswer> {
+  if ((baseUrlFlag ?? env.GATEWAY_BASE_URL ?? '') === '')
     return { status: 'not-asked', url: null, reason: 'no gateway configured (GATEWAY_BASE_URL or --base-url)' };
-  let access;
+  // A malformed URL is bad configuration (exit 2); a missing key only keeps the gateway's list out of reach.
+  const baseUrl = gatewayBaseUrl({ 'base-url': baseUrlFlag }, env);
+  let apiKey: string;
   try {
-    access = gatewayAccess({ 'base-url': url }, env);
+    apiKey = apiKeyFromEnv(env);
   } catch (err) {
-    return { status: 'not-reached', url: null, reason: reasonText(err) };
+    return { status: 'not-reached', url: baseUrl, reason: reasonText(err) };
   }
+  const access = { baseUrl, apiKey };
   const client = createGatewayClient({
     ...access,
     connections: 1,
@@ -93,7 +95,7 @@ function gatewayLine(gateway: GatewayAnswer): string {
     case 'not-asked':
       return `Gateway not asked: ${gateway.reason}; the pricing table's models only.`;
     case 'not-reached':
-      return `Gateway ${gateway.url === null ? '' : `${printable(gateway.url)} `}not reached: ${gateway.reason}; the pricing table's models only.`;
+      return `Gateway ${printable(gateway.url)} not reached: ${gateway.reason}; the pricing table's models only.`;
   }
 }
 
