@@ -161,7 +161,11 @@ test.skipIf(!BUILT)(
     const port = String(await closedPort());
     const cron = crontab(ws.dir);
     const env = installedCronEnv(cron.env, { home, baseUrl: 'https://gateway.example.com/v1', keyFile, bin });
-    const result = await run('/bin/sh', ['-c', script!.text.replaceAll('8090', port)], { cwd: home, env }).then(
+    const result = await run('/bin/sh', ['-c', script!.text.replaceAll('8090', port)], {
+      cwd: home,
+      env,
+      timeout: 50_000,
+    }).then(
       (r) => ({ code: 0, out: r.stdout + r.stderr }),
       (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, out: err.stdout + err.stderr }),
     );
