@@ -115,7 +115,10 @@ export const EXIT_CODES = {
   sim: [
     [EXIT_CODE.ok, 'stopped by SIGINT or SIGTERM'],
     [EXIT_CODE.someFailed, 'could not start (the port is in use)'],
-    [EXIT_CODE.usage, 'usage error'],
+    [
+      EXIT_CODE.usage,
+      'usage error, or a --state file that is not a simulator state, names an account no --api-key gives, or cannot be written',
+    ],
   ],
   serve: [
     [EXIT_CODE.ok, 'stopped by SIGINT or SIGTERM (batches in progress carry on at the next start)'],
