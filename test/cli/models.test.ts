@@ -1,11 +1,11 @@
 // `gbatch models` as a user runs it: against the simulator on loopback (its /v1/models for the key), with
 // a pricing file of one's own, and with no gateway, or one that cannot be reached or refuses the key.
 import { writeFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { BUILT, gatewayEnv, runCli, stdoutJson } from '../helpers/cli.js';
 import { KEY, startSim } from '../helpers/sim.js';
 import { workspace } from '../helpers/workspace.js';
-import { closedPort } from '../helpers/test-server.js';
+import { closedPort, json as answer, startServer } from '../helpers/test-server.js';
 
 const PRICING = {
   video: { 'video-mini': { '480p': { ref: 1, noref: 2 }, '1080p': { ref: 1, noref: 2 } } },
@@ -84,6 +84,20 @@ describe.skipIf(!BUILT)('gbatch models', () => {
 
     expect(noKey.code).toBe(1);
     expect(noKey.stdout).toContain('not reached: No API key: set GATEWAY_API_KEY or GATEWAY_API_KEY_FILE');
+  });
+
+  it("a gateway's model ids are text from outside: shown with control characters escaped, and capped", async () => {
+    const long = `video-${'x'.repeat(500)}`;
+    const gateway = await startServer((_req, res) =>
+      answer(res, 200, { object: 'list', data: [{ id: 'chat-small' }, { id: 'evil\u001b[2Jmodel' }, { id: long }] }),
+    );
+    onTestFinished(() => gateway.close());
+    const result = await runCli(['models'], { env: gatewayEnv(gateway.baseUrl, KEY) });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).not.toContain('\u001b');
+    expect(result.stdout).toMatch(/^evil\\x1b\[2Jmodel +unpriced /m);
+    expect(result.stdout).toContain(`video-${'x'.repeat(194)}… `);
+    expect(result.stdout).not.toContain('x'.repeat(195));
   });
 
   it('a gateway URL that is not one: exit 2 and one line saying so', async () => {

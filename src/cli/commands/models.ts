@@ -19,8 +19,11 @@ export const OPTIONS = {
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } as const satisfies OptionTable;
 
-/** The longest a gateway's reason is quoted. */
+/** The longest a gateway's reason is quoted, and a model id it lists is shown. */
 const MAX_REASON = 300;
+const MAX_MODEL_ID = 200;
+/** The most of the gateway's model list read: a list is a few KiB. */
+const MAX_LIST_BYTES = 4 * 1024 * 1024;
 
 /** What came of asking the gateway for its model list. */
 export type GatewayAnswer =
@@ -65,10 +68,12 @@ async function askGateway(baseUrlFlag: string | undefined, env: NodeJS.ProcessEn
     connectTimeoutMs: 5_000,
     headersTimeoutMs: 10_000,
     bodyTimeoutMs: 10_000,
+    maxResponseBytes: MAX_LIST_BYTES,
     backoff: { baseMs: 200, maxMs: 1_000, maxAttempts: 2 },
   });
   try {
-    return { status: 'listed', url: access.baseUrl, ids: await client.listModels() };
+    const ids = await client.listModels();
+    return { status: 'listed', url: access.baseUrl, ids: ids.map((id) => capped(id, MAX_MODEL_ID)) };
   } catch (err) {
     return { status: 'not-reached', url: access.baseUrl, reason: reasonText(err) };
   } finally {
@@ -77,9 +82,10 @@ async function askGateway(baseUrlFlag: string | undefined, env: NodeJS.ProcessEn
 }
 
 function reasonText(err: unknown): string {
-  const text = printable(err instanceof Error ? err.message : String(err));
-  return text.length > MAX_REASON ? `${text.slice(0, MAX_REASON)}…` : text;
+  return capped(printable(err instanceof Error ? err.message : String(err)), MAX_REASON);
 }
+
+const capped = (text: string, most: number): string => (text.length > most ? `${text.slice(0, most)}…` : text);
 
 function durationsText(model: CatalogModel): string {
   const d = model.durations;
