@@ -22,6 +22,15 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
     summary: 'estimate vs actual per row, per model and resolution, and in total',
     load: () => import('./commands/report.js'),
   },
+  jobs: {
+    summary: 'every job of a journal (state/ or a database): standing, rows, spend against budget, last activity',
+    load: () => import('./commands/jobs.js'),
+  },
+  models: {
+    summary:
+      "the models a manifest may name: the pricing table's and the gateway's, with video resolutions and durations",
+    load: () => import('./commands/models.js'),
+  },
   resolve: {
     summary: "the operator's decision for an uncertain item (or all of them)",
     load: () => import('./commands/resolve.js'),

@@ -94,10 +94,31 @@ export const EXIT_CODES = {
     ],
     INTERNAL,
   ],
+  models: [
+    [
+      EXIT_CODE.ok,
+      "the models were listed: the pricing table's and the gateway's, or the pricing table's when no gateway is configured",
+    ],
+    [
+      EXIT_CODE.someFailed,
+      "a gateway is configured but its model list could not be read (unreachable, no API key, refused): the pricing table's models were listed, and why on the gateway line",
+    ],
+    USAGE,
+    INTERNAL,
+  ],
+  jobs: [
+    [EXIT_CODE.ok, 'every job of the journal was listed (none is not an error)'],
+    [EXIT_CODE.someFailed, 'some journal could not be read: its row says why; the others were listed'],
+    USAGE,
+    INTERNAL,
+  ],
   sim: [
     [EXIT_CODE.ok, 'stopped by SIGINT or SIGTERM'],
     [EXIT_CODE.someFailed, 'could not start (the port is in use)'],
-    [EXIT_CODE.usage, 'usage error'],
+    [
+      EXIT_CODE.usage,
+      'usage error, or a --state file that is not a simulator state, names an account no --api-key gives, or cannot be written',
+    ],
   ],
   serve: [
     [EXIT_CODE.ok, 'stopped by SIGINT or SIGTERM (batches in progress carry on at the next start)'],

@@ -57,16 +57,7 @@ export function resolveJob(
   }
   const flags = budgetFlags({ ...RUN_DEFAULTS, ...fromJob, ...stripUndefined(cli) } as RunFlags, fromJob, cli, target);
   Object.assign(flags, journalFlagsOver(fromJob, cli));
-  const pricingSource = flags.pricing ?? 'built-in (spec 8.2)';
-  let pricing = BUILTIN_PRICING;
-  if (flags.pricing) {
-    const text = asUsage(() => readBoundedText(flags.pricing!, 'pricing file'));
-    try {
-      pricing = parsePricing(text, flags.pricing);
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
-  }
+  const { table: pricing, source: pricingSource } = resolvePricing(flags.pricing);
   return {
     name,
     source: target,
@@ -97,6 +88,17 @@ function budgetFlags(flags: RunFlags, fromJob: Partial<RunFlags>, cli: Partial<R
 }
 
 /** The journal by the rule every command follows (job-journal.ts). */
+/** The pricing table a --pricing file gives (a usage error naming the file and field), or the built-in one. */
+export function resolvePricing(file: string | undefined): { table: PricingTable; source: string } {
+  if (file === undefined) return { table: BUILTIN_PRICING, source: 'built-in (spec 8.2)' };
+  const text = asUsage(() => readBoundedText(file, 'pricing file'));
+  try {
+    return { table: parsePricing(text, file), source: file };
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
 function runJournal(
   flags: RunFlags,
   name: string,
@@ -113,6 +115,11 @@ export interface GatewayAccess {
 
 /** The key comes only from the environment, so it never sits in shell history or `ps` output. */
 export function gatewayAccess(flags: { 'base-url'?: string }, env: NodeJS.ProcessEnv): GatewayAccess {
+  return { baseUrl: gatewayBaseUrl(flags, env), apiKey: apiKeyFromEnv(env) };
+}
+
+/** The gateway's base URL (--base-url, else GATEWAY_BASE_URL), checked: a usage error when missing or malformed. */
+export function gatewayBaseUrl(flags: { 'base-url'?: string }, env: NodeJS.ProcessEnv): string {
   const baseUrl = flags['base-url'] ?? env.GATEWAY_BASE_URL;
   if (!baseUrl)
     throw new UsageError('No gateway: set GATEWAY_BASE_URL or pass --base-url (e.g. http://127.0.0.1:8080/v1)');
@@ -128,5 +135,5 @@ export function gatewayAccess(flags: { 'base-url'?: string }, env: NodeJS.Proces
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`Expected the gateway base URL to be an http(s) URL, got \`${baseUrl}\``);
   }
-  return { baseUrl: baseUrl.replace(/\/+$/, ''), apiKey: apiKeyFromEnv(env) };
+  return baseUrl.replace(/\/+$/, '');
 }

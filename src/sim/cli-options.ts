@@ -50,6 +50,14 @@ export const SIM_OPTIONS = {
   'final-resolution-rate': rate('fraction of videos that come out at another resolution of their tier'),
   'video-bytes': { type: 'number', integer: true, min: 1, help: 'pad the served MP4 to this size (a free box)' },
   'group-ratio': { type: 'number', min: 0.000001, default: 1, help: 'group ratio applied to every price' },
+  admin: {
+    type: 'boolean',
+    help: 'serve GET and POST /__sim/faults: read and change the fault flags while the simulator runs (loopback only, with one of the --api-key keys as bearer token)',
+  },
+  state: {
+    type: 'string',
+    help: 'keep tasks, ledger, balances and the random sequence in this file: restored at start when it exists (then --seed and the --api-key balances do not apply), written after every change, atomically',
+  },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } satisfies OptionTable;
 
@@ -102,6 +110,8 @@ export function simOptionsFromArgs(argv: string[]): SimCommandLine {
       groupRatio: o['group-ratio'],
       tokenNoise: o['token-noise'],
       ...(o['video-bytes'] !== undefined ? { videoBytes: o['video-bytes'] } : {}),
+      ...(o.admin ? { admin: true } : {}),
+      ...(o.state !== undefined ? { stateFile: o.state } : {}),
       faults: {
         latencyMs: o['latency-ms'],
         latencyJitterMs: o['latency-jitter-ms'],

@@ -18,6 +18,10 @@ export interface SimContext {
   readonly random: Random;
   readonly clock: Clock;
   faults(): FaultOptions;
+  /** Applies a checked change of faults (the admin endpoint); a RangeError says which value is refused. */
+  updateFaults(update: Partial<FaultOptions>): void;
+  /** A line for the operator (`gbatch sim` prints it on stderr). */
+  log(line: string): void;
   /** 'http://127.0.0.1:<port>', known once the server listens. */
   origin: string;
   readonly video: Buffer;

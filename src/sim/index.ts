@@ -12,6 +12,7 @@ import { defaultFaults, mergeFaults, resolveOptions } from './options.js';
 import { PriceList } from './prices.js';
 import { createRandom } from './random.js';
 import { createSimServer } from './server.js';
+import { readSimState, StateWriter, writeSimStateNow, type SimState } from './state-file.js';
 import { TaskBook } from './task-book.js';
 import type { FaultOptions, Simulator, SimulatorOptions } from './types.js';
 import { paddedVideo, videoAsset } from './video-asset.js';
@@ -40,8 +41,9 @@ function hostForUrl(host: string): string {
 
 export async function startSimulator(options?: SimulatorOptions): Promise<Simulator> {
   const resolved = resolveOptions(options);
+  const saved = resolved.stateFile === undefined ? undefined : readSimState(resolved.stateFile);
   const video = paddedVideo(videoAsset(), resolved.videoBytes);
-  const random = createRandom(resolved.seed);
+  const random = createRandom(resolved.seed, saved?.random);
   const accounts = new AccountRegistry(resolved.accounts);
   const ledger = new Ledger();
   const prices = new PriceList(resolved.groupRatio);
@@ -55,8 +57,29 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
     tokenNoise: resolved.tokenNoise,
     faults: () => faults,
   });
-  ledger.attach({ accounts, settleDue: () => tasks.settleDue(), taskRecords: () => tasks.records() });
-  let sequence = 0;
+  let sequence = saved?.sequence ?? 0;
+  if (saved) restoreState(saved, resolved.stateFile!, { accounts, ledger, tasks });
+  const snapshot = (): SimState => ({
+    version: 1,
+    random: random.state(),
+    sequence,
+    balances: Object.fromEntries(accounts.all().map((a) => [a.name, a.balanceUsd])),
+    tasks: tasks.saved(),
+    ledger: ledger.saved(),
+  });
+  if (resolved.stateFile !== undefined) writeSimStateNow(resolved.stateFile, snapshot());
+  const writer =
+    resolved.stateFile === undefined
+      ? undefined
+      : new StateWriter(resolved.stateFile, snapshot, (err) =>
+          resolved.log(`cannot write the state file ${resolved.stateFile}: ${err.message}`),
+        );
+  ledger.attach({
+    accounts,
+    settleDue: () => tasks.settleDue(),
+    taskRecords: () => tasks.records(),
+    ...(writer ? { changed: () => writer.changed() } : {}),
+  });
   const shutdown = new AbortController();
   // Every delayed request listens on it: thousands of listeners are expected, not a leak.
   setMaxListeners(0, shutdown.signal);
@@ -71,6 +94,10 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
     clock: resolved.clock,
     video,
     faults: () => faults,
+    updateFaults: (update) => {
+      faults = mergeFaults(faults, update);
+    },
+    log: resolved.log,
     origin: '',
     nextId: (prefix) => `${prefix}sim${(++sequence).toString(36).padStart(8, '0')}`,
   };
@@ -107,6 +134,10 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
         throw new RangeError(`setGroupRatio: expected a number above 0, got ${ratio}`);
       prices.groupRatio = ratio;
     },
+    state:
+      resolved.stateFile === undefined
+        ? undefined
+        : { file: resolved.stateFile, restoredTasks: saved?.tasks.length ?? 0 },
     account(key: string): { name: string; balanceUsd: number } {
       const account = accounts.forKey(key);
       if (!account) throw new Error('account(): no account has this key');
@@ -118,8 +149,26 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
         shutdown.abort();
         server.close(() => resolve());
         server.closeAllConnections();
-      });
+      }).then(() => writer?.flush());
       return closing;
     },
   };
+}
+
+/** Puts a --state file's tasks, ledger and balances back; an account it names that no --api-key gives is refused. */
+function restoreState(
+  saved: SimState,
+  file: string,
+  into: { accounts: AccountRegistry; ledger: Ledger; tasks: TaskBook },
+): void {
+  const named = new Set([...Object.keys(saved.balances), ...saved.tasks.map((t) => t.account)]);
+  for (const name of named) {
+    if (!into.accounts.named(name))
+      throw new RangeError(
+        `${file}: the state holds ${name}, but only ${into.accounts.all().length} account(s) are given: pass the same --api-key list as before`,
+      );
+  }
+  for (const [name, balance] of Object.entries(saved.balances)) into.accounts.named(name)!.balanceUsd = balance;
+  into.ledger.restore(saved.ledger);
+  into.tasks.restore(saved.tasks, (name) => into.accounts.named(name)!);
 }

@@ -60,6 +60,15 @@ export interface LedgerSources {
   /** Settles every task past its end time (called before any read). */
   settleDue(): void;
   taskRecords(): TaskRecord[];
+  /** Told after each request or charge is recorded (the simulator's --state file is written after it). */
+  changed?(): void;
+}
+
+/** What a restart needs of the ledger (--state): the logs as recorded; the balances are the accounts'. */
+export interface SavedLedger {
+  requests: RequestRecord[];
+  charges: ChargeRecord[];
+  submissionsByPrompt: Record<string, number>;
 }
 
 export class Ledger {
@@ -146,6 +155,7 @@ export class Ledger {
   // Watchers run after the recording call returns: a check reads the ledger, and a read settles due tasks,
   // which records charges; checking inside that recording would re-enter it.
   private changed(): void {
+    this.sources?.changed?.();
     if (this.watchers.size === 0 || this.notifyQueued) return;
     this.notifyQueued = true;
     queueMicrotask(() => {
@@ -156,6 +166,25 @@ export class Ledger {
 
   countSubmission(prompt: string): void {
     this.acceptedByPrompt.set(prompt, (this.acceptedByPrompt.get(prompt) ?? 0) + 1);
+  }
+
+  /** The logs as recorded, without settling anything first. */
+  saved(): SavedLedger {
+    return {
+      requests: [...this.requestLog],
+      charges: [...this.chargeLog],
+      submissionsByPrompt: this.submissionsByPrompt(),
+    };
+  }
+
+  /** Takes back the logs of saved(), into an empty ledger; the accounts' balances are restored by the caller. */
+  restore(saved: SavedLedger): void {
+    this.requestLog.push(...saved.requests);
+    for (const charge of saved.charges) {
+      this.chargeLog.push(charge);
+      this.spentByAccount.set(charge.account, (this.spentByAccount.get(charge.account) ?? 0) + charge.usd);
+    }
+    for (const [prompt, count] of Object.entries(saved.submissionsByPrompt)) this.acceptedByPrompt.set(prompt, count);
   }
 
   /** What GET /__sim/ledger serves. */

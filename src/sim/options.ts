@@ -40,6 +40,9 @@ export interface ResolvedOptions {
   videoBytes: number | undefined;
   clock: Clock;
   faults: FaultOptions;
+  admin: boolean;
+  stateFile: string | undefined;
+  log: (line: string) => void;
 }
 
 function check(ok: boolean, message: string): void {
@@ -81,6 +84,9 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     videoBytes: options.videoBytes,
     clock: options.clock ?? { now: () => Date.now() },
     faults: mergeFaults(defaultFaults(), options.faults ?? {}),
+    admin: options.admin ?? false,
+    stateFile: options.stateFile,
+    log: options.log ?? (() => {}),
   };
   check(
     Number.isInteger(resolved.port) && resolved.port >= 0 && resolved.port <= 65535,

@@ -9,13 +9,15 @@ export interface Random {
   int(maxExclusive: number): number;
   pick<T>(items: readonly T[]): T;
   base62(length: number): string;
+  /** Where the sequence stands: createRandom(seed, state) carries it on (a simulator restarted on its --state). */
+  state(): number;
 }
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** mulberry32: tiny, fast and good enough for simulation. */
-export function createRandom(seed: number): Random {
-  let state = seed >>> 0;
+/** mulberry32: tiny, fast and good enough for simulation. `resume`: a state() read earlier. */
+export function createRandom(seed: number, resume?: number): Random {
+  let state = (resume ?? seed) >>> 0;
   const next = (): number => {
     state = (state + 0x6d2b79f5) >>> 0;
     let t = state;
@@ -32,6 +34,7 @@ export function createRandom(seed: number): Random {
       if (items.length === 0) throw new Error('pick from an empty list');
       return items[int(items.length)] as T;
     },
+    state: () => state,
     base62: (length) => {
       let out = '';
       for (let i = 0; i < length; i++) out += BASE62[int(62)];

@@ -14,6 +14,7 @@ import {
   taskError,
   unauthorized,
 } from './errors.js';
+import { faultsView, faultUpdate, isLoopbackAddress } from './admin.js';
 import { latencyOf, rollDrop, rollInjectedError } from './faults.js';
 import { json, replyStatus, writeReply, type Reply } from './reply.js';
 import { matchRoute } from './routes.js';
@@ -40,9 +41,27 @@ function parseJson(text: string): unknown {
   }
 }
 
-function serveAdmin(ctx: SimContext, method: string, path: string, res: ServerResponse): void {
-  if (method === 'GET' && path === '/__sim/ledger') writeReply(res, json(ctx.ledger.toJSON()));
-  else writeReply(res, notFound('Admin path'));
+function serveAdmin(ctx: SimContext, req: IncomingMessage, path: string, text: string | undefined): Reply {
+  const method = req.method ?? 'GET';
+  if (method === 'GET' && path === '/__sim/ledger') return json(ctx.ledger.toJSON());
+  if (path !== '/__sim/faults' || !ctx.options.admin) return notFound('Admin path');
+  if (!isLoopbackAddress(req.socket.remoteAddress))
+    return generalError(403, 'The admin endpoint answers loopback only', 'invalid_request_error');
+  if (!ctx.accounts.authenticate(req.headers.authorization)) return unauthorized();
+  if (method === 'GET') return json({ faults: faultsView(ctx.faults()) });
+  if (method !== 'POST') return generalError(405, 'Use GET or POST on /__sim/faults', 'invalid_request_error');
+  const body = text === undefined ? NO_BODY : parseJson(text);
+  const update = faultUpdate(body === NO_BODY ? undefined : body);
+  if (typeof update === 'string') return generalError(400, update, 'invalid_request_error');
+  try {
+    ctx.updateFaults(update);
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    return generalError(400, err.message.replace(/^startSimulator: /, ''), 'invalid_request_error');
+  }
+  const faults = faultsView(ctx.faults());
+  ctx.log(`faults changed by ${req.method} /__sim/faults: ${JSON.stringify(faults)}`);
+  return json({ faults });
 }
 
 async function serve(
@@ -57,7 +76,7 @@ async function serve(
   const query = url.indexOf('?');
   const path = query === -1 ? url : url.slice(0, query);
   const text = method === 'POST' ? await readBody(req) : undefined;
-  if (path.startsWith(ADMIN_PREFIX)) return serveAdmin(ctx, method, path, res);
+  if (path.startsWith(ADMIN_PREFIX)) return writeReply(res, serveAdmin(ctx, req, path, text));
 
   const faults = ctx.faults();
   const latency = latencyOf(faults, ctx.random);

@@ -25,12 +25,16 @@ export interface Quote {
   groupRatio: number;
 }
 
-interface SimTask extends TaskRecord {
-  accountRef: Account;
+/** A task as a restart needs it (--state): its record and what was decided at submission. */
+export interface SavedTask extends TaskRecord {
   willFail: boolean;
   /** u in [0, 1): final tokens are the formula's times (1 - tokenNoise * u). */
   noise: number;
   settled: boolean;
+}
+
+interface SimTask extends SavedTask {
+  accountRef: Account;
 }
 
 export interface TaskView {
@@ -110,6 +114,23 @@ export class TaskBook {
     const now = this.deps.clock.now();
     const { progress } = this.refresh(task, now);
     return { id: task.id, state: task.state, progress, record: this.snapshot(task) };
+  }
+
+  /** Every task as it stands, without moving any forward. */
+  saved(): SavedTask[] {
+    return [...this.tasks.values()].map(({ accountRef: _account, ...task }) => ({
+      ...task,
+      rateSnapshot: { ...task.rateSnapshot },
+    }));
+  }
+
+  /** Takes back the tasks of saved() into an empty book; `account` finds each one's account by name. */
+  restore(saved: readonly SavedTask[], account: (name: string) => Account): void {
+    for (const task of saved) {
+      const restored: SimTask = { ...task, rateSnapshot: { ...task.rateSnapshot }, accountRef: account(task.account) };
+      this.tasks.set(restored.id, restored);
+      if (!restored.settled) this.enqueue(restored);
+    }
   }
 
   settleDue(): void {

@@ -69,6 +69,15 @@ export interface SimulatorOptions {
   /** Milliseconds; default Date.now. Task progress is derived from it whenever a task is read. */
   clock?: Clock;
   faults?: Partial<FaultOptions>;
+  /** Serve GET and POST /__sim/faults (loopback only, with one of the accounts' keys). Default false. */
+  admin?: boolean;
+  /**
+   * Keep the tasks, ledger, balances and random sequence in this file: restored at start when it exists,
+   * written after every change. Default: none (a restart starts afresh).
+   */
+  stateFile?: string;
+  /** Lines for the operator: an admin change, a state file that cannot be written. Default: none. */
+  log?: (line: string) => void;
 }
 
 export interface Simulator {
@@ -82,6 +91,8 @@ export interface Simulator {
   faults: FaultOptions;
   setPrice(model: string, resolution: Resolution, rate: { ref: number; noref: number }): void;
   setGroupRatio(ratio: number): void;
+  /** The --state file, when one is kept: tasks restored from it at start (0 for a new file). */
+  state: { file: string; restoredTasks: number } | undefined;
   /** The account of a key, with its ledger name. Throws for an unknown key. */
   account(key: string): { name: string; balanceUsd: number };
   close(): Promise<void>;

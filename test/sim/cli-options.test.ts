@@ -74,6 +74,9 @@ describe('simOptionsFromArgs', () => {
       '1.2',
       '--host',
       '127.0.0.2',
+      '--admin',
+      '--state',
+      'rehearsal/sim-state.json',
     ]);
     expect(parsed).toEqual({
       help: false,
@@ -90,6 +93,8 @@ describe('simOptionsFromArgs', () => {
         groupRatio: 1.2,
         tokenNoise: 0.3,
         videoBytes: 100000,
+        admin: true,
+        stateFile: 'rehearsal/sim-state.json',
         faults: {
           latencyMs: 20,
           latencyJitterMs: 5,

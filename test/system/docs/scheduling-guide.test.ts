@@ -5,7 +5,7 @@
 // /usr/local/bin (where `npm install -g` puts gbatch) a folder holding a link to this repo's bin, the
 // gateway URL the simulator's, the key file a temp file, and the job file's webhook a local receiver.
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect, test } from 'vitest';
@@ -13,7 +13,8 @@ import { BIN, BUILT } from '../../helpers/cli.js';
 import { KEY, posts, startSim } from '../../helpers/sim.js';
 import { workspace, type Workspace } from '../../helpers/workspace.js';
 import { startHook } from '../../helpers/webhook-server.js';
-import { blocks, cronCommand, crontab, installedCronEnv, jobHome } from '../../helpers/guide.js';
+import { blocks, chatRows, cronCommand, crontab, installedCronEnv, jobHome } from '../../helpers/guide.js';
+import { closedPort } from '../../helpers/test-server.js';
 
 const run = promisify(execFile);
 
@@ -132,6 +133,64 @@ test.skipIf(!BUILT)(
     expect(hook.received.map((r) => r.body.exit_code)).toEqual([0]);
     // The codes that mean "carry on tomorrow" (75) and "skipped, another run had the job" (5) do not fail the service.
     expect(service.SuccessExitStatus!.join(' ').split(/\s+/).sort()).toEqual(['5', '75']);
+  },
+  60_000,
+);
+
+test.skipIf(!BUILT)(
+  'the rehearsal runs as written: a bad night against a failing simulator, its restart on --state, the fault lifted through --admin, a good night that ends exit 0',
+  async () => {
+    const ws = workspace();
+    const hook = await startHook([]);
+    const videos = [1, 2, 3].map((i) => ({
+      id: `v-${i}`,
+      kind: 'video',
+      model: 'video-mini',
+      prompt: `A quiet street, take ${i}`,
+      resolution: '480p',
+      duration: 2,
+    }));
+    const { home, bin, keyFile } = jobHome(ws, hook.url, [...videos, ...chatRows('campaign').slice(0, 2)]);
+    const [jobFile] = blocks('json').filter((b) => b.file === 'jobs/rehearsal.json');
+    const [script] = blocks('sh').filter((b) => b.file === 'rehearsal.sh');
+    expect(jobFile, 'the guide gives the rehearsal its job file').toBeDefined();
+    expect(script, 'the guide gives the rehearsal as rehearsal.sh').toBeDefined();
+    writeFileSync(join(home, jobFile!.file!), jobFile!.text);
+    // The port is the installation's choice: one nothing listens on, for this test.
+    expect(script!.text).toContain('8090');
+    const port = String(await closedPort());
+    const cron = crontab(ws.dir);
+    const env = installedCronEnv(cron.env, { home, baseUrl: 'https://gateway.example.com/v1', keyFile, bin });
+    const result = await run('/bin/sh', ['-c', script!.text.replaceAll('8090', port)], {
+      cwd: home,
+      env,
+      timeout: 50_000,
+    }).then(
+      (r) => ({ code: 0, out: r.stdout + r.stderr }),
+      (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, out: err.stdout + err.stderr }),
+    );
+    expect(result.code, result.out).toBe(0);
+    expect(result.out).toContain('bad night: exit 75');
+    expect(result.out).toContain('good night: exit 0');
+    expect(result.out).toContain('"fail-rate":0');
+    const simLog = readFileSync(join(home, 'log', 'sim-rehearsal.log'), 'utf8');
+    expect(simLog).toMatch(/state state\/sim-rehearsal\.json: restored 3 task\(s\)/);
+    expect(simLog).toContain('faults changed by POST /__sim/faults');
+    // What the gateway saw, from the state it kept across the restart: each video failed once, then succeeded
+    // once; no chat was answered twice.
+    const state = JSON.parse(readFileSync(join(home, 'state', 'sim-rehearsal.json'), 'utf8')) as {
+      tasks: Array<{ prompt: string; state: string }>;
+      ledger: { submissionsByPrompt: Record<string, number> };
+    };
+    for (const video of videos) {
+      expect(state.tasks.filter((t) => t.prompt === video.prompt).map((t) => t.state)).toEqual(['FAILURE', 'SUCCESS']);
+    }
+    expect(Object.values(state.ledger.submissionsByPrompt).filter((n) => n > 2)).toEqual([]);
+    const out = join(home, 'out', 'rehearsal');
+    expect(readdirSync(out).filter((f) => f.endsWith('.mp4'))).toHaveLength(3);
+    // One line per row: the three videos and the two chats.
+    expect(readFileSync(join(out, 'results.jsonl'), 'utf8').trim().split('\n')).toHaveLength(5);
+    expect(result.out + simLog).not.toContain(KEY);
   },
   60_000,
 );
