@@ -17,7 +17,12 @@ import {
 } from '../../src/serve/batch-states.js';
 
 const AT = 1_800_000_000;
-const batch = (status: BatchStatus, cancelled = false) => ({
+interface Fields {
+  cancelling_at: number | null;
+  finalizing_at: number | null;
+  model?: string;
+}
+const batch = (status: BatchStatus, cancelled = false): { id: string; status: BatchStatus; fields: Fields } => ({
   id: 'batch_1',
   status,
   fields: { cancelling_at: cancelled ? AT - 5 : null, finalizing_at: status === 'finalizing' ? AT - 1 : null },
