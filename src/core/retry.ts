@@ -1,6 +1,8 @@
 // What an HTTP answer means for a submission or a read, and how long to wait before trying again.
 // Pure: no I/O, time and randomness come in as arguments.
 
+import { positiveKnob } from './test-knob.js';
+
 export interface Answer {
   status: number;
   contentType?: string;
@@ -19,6 +21,14 @@ export interface BackoffPolicy {
 }
 
 export const DEFAULT_BACKOFF: BackoffPolicy = { baseMs: 500, maxMs: 30_000, maxAttempts: 8 };
+
+/**
+ * A run's backoff between its client's attempts: DEFAULT_BACKOFF, whose base GBATCH_GATEWAY_BACKOFF_MS
+ * replaces (a test knob: a test of a gateway that keeps failing cannot wait up to a second per attempt).
+ */
+export function runBackoff(env: NodeJS.ProcessEnv): BackoffPolicy {
+  return { ...DEFAULT_BACKOFF, baseMs: positiveKnob(env, 'GBATCH_GATEWAY_BACKOFF_MS', DEFAULT_BACKOFF.baseMs) };
+}
 
 /** Longest wait a Retry-After may impose: a broken header must not park the whole account for a day. */
 export const MAX_RETRY_AFTER_MS = 15 * 60_000;

@@ -54,6 +54,7 @@ import { Submitter } from './lanes/submitter.js';
 import { AutoRetries } from './lanes/auto-retries.js';
 import { DEFAULT_RETRY_DELAY } from '../core/auto-retry.js';
 import { EXIT_CODE } from '../core/exit-codes.js';
+import { runBackoff } from '../core/retry.js';
 
 export interface RunConfig {
   jobName: string;
@@ -273,6 +274,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
         clock,
         random: config.random,
         connectivity: watch,
+        backoff: runBackoff(process.env),
         onExchange: (exchange) => events.emit('request', exchange),
         ...(config.maxResponseBytes !== undefined ? { maxResponseBytes: config.maxResponseBytes } : {}),
         // Every lane's requests can be in flight at once; fewer sockets would silently cap --concurrency.

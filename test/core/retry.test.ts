@@ -7,6 +7,7 @@ import {
   isGatewayEnvelope,
   parseRetryAfter,
   retryDelay,
+  runBackoff,
   shouldRetryRead,
   type Answer,
   type SubmitDecision,
@@ -175,6 +176,15 @@ describe('backoffDelay', () => {
         expect(d).toBeLessThanOrEqual(Math.min(DEFAULT_BACKOFF.maxMs, DEFAULT_BACKOFF.baseMs * 2 ** (attempt - 1)));
       }
     }
+  });
+});
+
+describe('runBackoff', () => {
+  it('is the default unless GBATCH_GATEWAY_BACKOFF_MS names a positive base', () => {
+    expect(runBackoff({})).toEqual(DEFAULT_BACKOFF);
+    for (const knob of ['', '0', '-5', 'soon'])
+      expect(runBackoff({ GBATCH_GATEWAY_BACKOFF_MS: knob })).toEqual(DEFAULT_BACKOFF);
+    expect(runBackoff({ GBATCH_GATEWAY_BACKOFF_MS: '10' })).toEqual({ ...DEFAULT_BACKOFF, baseMs: 10 });
   });
 });
 

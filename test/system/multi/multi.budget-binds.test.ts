@@ -43,8 +43,8 @@ describe.skipIf(!pgAvailable())('runners of one job under a budget that binds fo
         accounts: [{ key: API_KEY, balanceUsd: 1000 }],
         seed,
         // Tasks and answers slow enough that rows wait for headroom while the other runner's are in flight.
-        taskSeconds: 0.5,
-        faults: { latencyMs: 100 },
+        taskSeconds: 0.1,
+        faults: { latencyMs: 20 },
       });
       const gateway: Gateway = { baseUrl: sim.baseUrl, apiKey: API_KEY };
       try {

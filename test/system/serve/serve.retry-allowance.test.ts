@@ -39,7 +39,10 @@ describe.skipIf(!BUILT)('gbatch serve: a batch run again', () => {
     const server = await startServe({
       data,
       gateway: gw.baseUrl,
-      env: { GATEWAY_API_KEY: HOSTILE_KEY, GBATCH_SERVE_TEST_RETRY_BACKOFF_S: '0.05' },
+      // The download's attempts back off from GBATCH_GATEWAY_BACKOFF_MS (500 ms by default), its rounds
+      // from the poll interval: both at a floor, the bounds are reached in a fraction of a second of waits.
+      args: ['--poll-interval', '0.01'],
+      env: { GATEWAY_API_KEY: HOSTILE_KEY, GBATCH_SERVE_TEST_RETRY_BACKOFF_S: '0.05', GBATCH_GATEWAY_BACKOFF_MS: '10' },
     });
     const openai = client(server);
     const created = await submitBatch(
