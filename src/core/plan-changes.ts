@@ -60,7 +60,8 @@ export interface PlannedRow<C extends PlannableChange = PlannableChange> {
   change: C;
   from: ItemState;
   to: ItemState;
-  owner: string | null;
+  /** Whose the row becomes (null: no one's; undefined: as it is, for a note). */
+  owner: string | null | undefined;
   /** The row's money as stored after the change: the change's patch with this written over it. */
   money: StoredMoney;
 }
@@ -69,7 +70,8 @@ export interface PlannedRow<C extends PlannableChange = PlannableChange> {
 export interface PlannedEvent {
   itemId: string;
   at: number;
-  event: ItemEvent;
+  /** The change's event, or a note's name. */
+  event: string;
   from: ItemState;
   to: ItemState;
   detail: string | null;
@@ -126,41 +128,92 @@ export function planChanges<C extends PlannableChange>(
   changes: readonly C[],
   context: PlanContext,
 ): ChangePlan<C> {
-  const now = new Map<string, RowMoney & { state: ItemState }>();
-  const money: MoneyMove = { reservedUsd: 0, actualUsd: 0, reservingId: undefined };
-  const rows: PlannedRow<C>[] = [];
-  const events: PlannedEvent[] = [];
-  let intentId: string | undefined;
+  const batch = new BatchPlan<C>(heads, context);
   for (const change of changes) {
-    let row = now.get(change.id);
+    const row = batch.row(change.id);
+    const from = row.state;
+    if (change.expect !== undefined && from !== change.expect) {
+      throw new StaleTransitionError(change.id, change.event, change.expect, from);
+    }
+    batch.step(change, row, transition(from, change.event), change.event, ownerAfter);
+  }
+  return batch.plan;
+}
+
+/** Fields patched without a move: the row keeps its state, and `note` is the event it logs. */
+export interface NoteChange {
+  id: string;
+  note: string;
+  patch: PlannableChange['patch'];
+}
+
+/**
+ * Plans a note as planChanges plans a move (the same money rule and event), the row staying in its state
+ * and keeping its owner (`owner` undefined): a note changes no one's hold on the row. Throws on an unknown item.
+ */
+export function planNote(heads: ReadonlyMap<string, RowHead>, note: NoteChange, context: PlanContext): NotePlan {
+  const batch = new BatchPlan<PlannableChange>(heads, context);
+  const row = batch.row(note.id);
+  // The change's event is never read for a note: the money rule asks it only of resends.
+  const change: PlannableChange = { id: note.id, event: 'progress', patch: note.patch };
+  batch.step(change, row, row.state, note.note, () => undefined);
+  return batch.plan;
+}
+
+/** A note's plan: one row (its owner left as it is) and one event. */
+export type NotePlan = ChangePlan<PlannableChange>;
+
+/** A batch being planned: the rows as the changes so far left them, and what the plan writes. */
+class BatchPlan<C extends PlannableChange> {
+  readonly plan: ChangePlan<C> = {
+    rows: [],
+    events: [],
+    money: { reservedUsd: 0, actualUsd: 0, reservingId: undefined },
+    intentId: undefined,
+  };
+  private readonly now = new Map<string, RowMoney & { state: ItemState }>();
+
+  constructor(
+    private readonly heads: ReadonlyMap<string, RowHead>,
+    private readonly context: PlanContext,
+  ) {}
+
+  row(id: string): RowMoney & { state: ItemState } {
+    let row = this.now.get(id);
     if (!row) {
-      const head = heads.get(change.id);
-      if (!head) throw new Error(`unknown item '${change.id}'`);
+      const head = this.heads.get(id);
+      if (!head) throw new Error(`unknown item '${id}'`);
       row = {
         state: head.state,
         reservedUsd: head.reservedUsd,
         actualUsd: head.actualUsd,
         carriedUsd: head.carriedUsd ?? 0,
       };
-      now.set(change.id, row);
+      this.now.set(id, row);
     }
+    return row;
+  }
+
+  step(
+    change: C,
+    row: RowMoney & { state: ItemState },
+    to: ItemState,
+    event: string,
+    owner: (to: ItemState, runner: string | undefined) => string | null | undefined,
+  ): void {
+    const { plan, context } = this;
     const from = row.state;
-    if (change.expect !== undefined && from !== change.expect) {
-      throw new StaleTransitionError(change.id, change.event, change.expect, from);
-    }
-    const to = transition(from, change.event);
     row.state = to;
     const before = { reservedUsd: row.reservedUsd, actualUsd: row.actualUsd ?? 0 };
     const stored = moveMoney(row, change);
-    if (stored.rising) money.reservingId ??= change.id;
-    money.reservedUsd += row.reservedUsd - before.reservedUsd;
-    money.actualUsd += (row.actualUsd ?? 0) - before.actualUsd;
-    if (intentId === undefined && isIntent(change.event)) intentId = change.id;
-    rows.push({ change, from, to, owner: ownerAfter(to, context.runner), money: stored.written });
+    if (stored.rising) plan.money.reservingId ??= change.id;
+    plan.money.reservedUsd += row.reservedUsd - before.reservedUsd;
+    plan.money.actualUsd += (row.actualUsd ?? 0) - before.actualUsd;
+    if (plan.intentId === undefined && isIntent(change.event) && event === change.event) plan.intentId = change.id;
+    plan.rows.push({ change, from, to, owner: owner(to, context.runner), money: stored.written });
     const detail = change.detail ? JSON.stringify(change.detail) : null;
-    events.push({ itemId: change.id, at: context.now, event: change.event, from, to, detail });
+    plan.events.push({ itemId: change.id, at: context.now, event, from, to, detail });
   }
-  return { rows, events, money, intentId };
 }
 
 interface RowMoney {

@@ -5,7 +5,8 @@ export class StaleTransitionError extends Error {
   readonly code = 'GBATCH_STALE_TRANSITION';
   constructor(
     readonly itemId: string,
-    readonly event: ItemEvent,
+    /** The change's event, or a note's name. */
+    readonly event: ItemEvent | (string & {}),
     readonly expected: ItemState,
     readonly actual?: ItemState,
   ) {

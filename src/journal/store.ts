@@ -1,6 +1,29 @@
 // The one journal interface the pipeline and the commands talk to. Two adapters implement it: SQLite
 // (one file, one runner: the embedded default) and PostgreSQL (one database, many runners on a job).
 // Every method is async; the SQLite adapter answers from its synchronous driver at once.
+//
+// One write path per adapter: every write of rows (applyTransitions, apply, decideAndApply, markStored, annotate)
+// is decided by the pure planner (core/plan-changes.ts) and written by one function (SQLite: journal.ts writePlan;
+// PostgreSQL: transitions.ts writePlan, or gbatch_apply_plan for a runner's one-round-trip batch). The guards of
+// a write, each refusing the whole batch with nothing written, and the conformance case
+// (test/journal/conformance/methods/) that holds both adapters to it:
+// 1. Compare-and-set: a row not in the state the plan read or the change expects -> StaleTransitionError.
+//    apply-transitions.ts "compare-and-set: a stale `expect` ..." and "a row moved by another connection ...".
+// 2. Owner and lease: a runner that lost its standing writes nothing -> LockLostError (fence.ts "a fenced store
+//    writes nothing more"). On PostgreSQL a row held by another runner is refused as stale to runners and
+//    operators alike (test/journal/postgres/runners.test.ts "a row a runner holds is its own"); a note and
+//    markStored take rows whoever holds them (the results file's writer stores the rows it wrote). SQLite has
+//    one runner, its lock (membership.ts "one live runner: the next is refused", "takes over from a dead pid
+//    ... writes nothing"); an operator's decision there is guarded by compare-and-set alone.
+// 3. No new submission after a cancel: a batch holding a `submit` while the job is cancelled ->
+//    JobCancelledError (set-job-cancel.ts "refuses every submit while the job is cancelled ...").
+// 4. The job's money moves with its rows in the same transaction, by the planner's one money rule
+//    (carried-booking.ts; summaries.ts "equal a recount ..."; annotate.ts "a note's charge moves the job's
+//    money ...").
+// 5. The budget: a batch that raises a reservation must leave settled + reserved within the job's budget ->
+//    BudgetExceededError naming the first row that raised it; a write raising none is never refused, even past
+//    a budget lowered since (budget-guard.ts). Both adapters refuse: the runner keeps under the budget before
+//    it asks, so this guard catches racing runners (PostgreSQL) and operators' bookings (`resolve`).
 import type { JobFileBudget } from '../core/job-budget.js';
 import type { ItemState } from '../core/states.js';
 import type { KindCounts } from './kind-counts.js';
@@ -518,7 +541,10 @@ export interface JournalStore extends JournalQueries {
    * Only where `capabilities.notesAfterLoss`.
    */
   noteUnrecordedAnswers(answers: ReadonlyArray<{ id: string; attempt: number; answer: unknown }>): Promise<void>;
-  /** Patches fields without a state change; logged as a `note` event. */
+  /**
+   * Patches fields without a state change; logged as a `note` event. Planned as a move is (a `reservedUsd` is the
+   * attempt's, the job's money moves with it); the row keeps its owner.
+   */
   annotate(id: string, patch: ItemPatch, note: string): Promise<void>;
   /** Makes every `relaxed` commit so far durable. */
   flush(): Promise<void>;

@@ -6,6 +6,7 @@ import {
   overBudget,
   ownerAfter,
   planChanges,
+  planNote,
   planOnExpected,
   type PlannableChange,
   type RowHead,
@@ -446,6 +447,33 @@ describe('planOnExpected: a batch planned without reading its rows', () => {
       ),
     ).toThrow(/named twice/);
     expect(() => planOnExpected([{ id: 'a', event: 'store', expect: 'pending' }], at)).toThrow(IllegalTransitionError);
+  });
+});
+
+describe('planNote: fields patched without a move', () => {
+  it('keeps the state and the owner, logs the note by name, and moves money by the rule of a move', () => {
+    const rows = new Map<string, RowHead>([
+      ['v', { state: 'submitted', reservedUsd: 0.75, actualUsd: null, carriedUsd: 0.25 }],
+    ]);
+    const plan = planNote(rows, { id: 'v', note: 'charge', patch: { actualUsd: 0.5 } }, at);
+    expect(plan.rows).toEqual([
+      {
+        change: expect.objectContaining({ id: 'v' }),
+        from: 'submitted',
+        to: 'submitted',
+        owner: undefined,
+        money: { actualUsd: 0.5 },
+      },
+    ]);
+    expect(plan.events).toEqual([
+      { itemId: 'v', at: at.now, event: 'charge', from: 'submitted', to: 'submitted', detail: null },
+    ]);
+    expect(plan.money).toEqual({ reservedUsd: 0, actualUsd: 0.5, reservingId: undefined });
+    expect(plan.intentId).toBeUndefined();
+    const raised = planNote(rows, { id: 'v', note: 'rebound', patch: { reservedUsd: 1 } }, operator);
+    expect(raised.rows[0]!.money).toEqual({ reservedUsd: 1.25 });
+    expect(raised.money).toEqual({ reservedUsd: 0.5, actualUsd: 0, reservingId: 'v' });
+    expect(() => planNote(rows, { id: 'ghost', note: 'charge', patch: {} }, at)).toThrow("unknown item 'ghost'");
   });
 });
 

@@ -46,7 +46,8 @@ import { NOT_ORPHANED_SQL, type ForgetOutcome, type ListingRow, type OrphanSumma
 import { adopt, forget, listings, orphanSummary } from './orphans.js';
 import { migrate, schemaVersion, SCHEMA_VERSION } from './schema.js';
 import { JobQueries } from './queries.js';
-import { annotateItem, applyChanges, jobCancelOf, storeMany, type Writer } from './transitions.js';
+import { annotateItem, applyChanges, jobCancelOf, type Writer } from './transitions.js';
+import { storeChanges } from '../store-changes.js';
 import { applyBatch, batchable } from './batch-apply.js';
 import { DB_NOW_MS } from './db-time.js';
 import { ITEM_COLUMNS, toItem } from './item-row.js';
@@ -439,7 +440,9 @@ export class PostgresJournalStore implements JournalStore {
     try {
       await inTransaction(this.pool, async (client) => {
         await this.enterWrite(client, jobId, 'shared');
-        await storeMany(client, jobId, ids, outputPath, detail, this.now());
+        // Whichever runner wrote the shared results file stores the rows it wrote, another runner's included.
+        const writer = { ...this.writer(), anyOwner: true };
+        await applyChanges(client, jobId, storeChanges(ids, outputPath, detail), this.now(), writer);
       });
     } catch (err) {
       // Refused on a repeat after its connection dropped at COMMIT: it landed when every row is stored.
@@ -492,7 +495,7 @@ export class PostgresJournalStore implements JournalStore {
     const jobId = this.assertWritable();
     await inTransaction(this.pool, async (client) => {
       await this.enterWrite(client, jobId, 'shared');
-      await annotateItem(client, jobId, id, patch, note, this.now());
+      await annotateItem(client, jobId, { id, note, patch }, this.now(), this.runnerMembership.runnerId);
     });
   }
 

@@ -1,12 +1,20 @@
 // The journal's writes of item state, inside a transaction the caller opened: each change checked by the
 // pure transition table and written compare-and-set on its from-state, every move logged as an event.
 import type pg from 'pg';
-import { transition, type ItemEvent, type ItemState } from '../../core/states.js';
-import { HELD_STATES, overBudget, planChanges, type MoneyMove } from '../../core/plan-changes.js';
+import type { ItemState } from '../../core/states.js';
+import {
+  HELD_STATES,
+  overBudget,
+  planChanges,
+  planNote,
+  type ChangePlan,
+  type MoneyMove,
+  type NoteChange,
+  type RowHead,
+} from '../../core/plan-changes.js';
 import { StaleTransitionError, type Change, type Move } from '../change.js';
 import type { JobCancel } from '../store.js';
-import type { ItemPatch } from '../item.js';
-import { PATCH_COLUMN_TYPES, patchAssignments, patchFields } from './item-row.js';
+import { PATCH_COLUMN_TYPES, patchFields } from './item-row.js';
 
 interface EventRow {
   itemId: string;
@@ -42,7 +50,8 @@ export async function logEvents(
 }
 
 interface Planned {
-  change: Change;
+  id: string;
+  event: string;
   from: ItemState;
   to: ItemState;
   columns: string[];
@@ -55,11 +64,13 @@ import { BudgetExceededError, JobCancelledError } from '../errors.js';
 /**
  * Who writes: a runner of the job (its rows, and rows nobody holds; a row it moves into a held state
  * becomes its own), or an operator's command (rows nobody holds). `sweeping`: also rows of these gone
- * runners, which a sweep takes over.
+ * runners, which a sweep takes over. `anyOwner`: rows whoever holds them (a note, and the results
+ * file's writer storing the rows it wrote lines for).
  */
 export interface Writer {
   runnerId: string | undefined;
   sweeping?: readonly string[];
+  anyOwner?: boolean;
 }
 
 /**
@@ -75,38 +86,75 @@ export async function applyChanges(
   writer: Writer = { runnerId: undefined },
 ): Promise<Move[]> {
   const ids = [...new Set(changes.map((c) => c.id))];
+  const plan = planChanges(await readHeads(client, jobId, ids), changes, { runner: writer.runnerId, now });
+  await writePlan(client, jobId, plan, now, writer, ids.length === changes.length);
+  return plan.rows.map(({ from, to }) => ({ from, to, at: now }));
+}
+
+/** Patches fields without a state change, logged as a `note` event from and to the row's state. */
+export async function annotateItem(
+  client: pg.ClientBase,
+  jobId: number,
+  note: NoteChange,
+  now: number,
+  runnerId: string | undefined,
+): Promise<void> {
+  // The row locked as read: a note waits for a move under way and is never refused as stale.
+  const plan = planNote(await readHeads(client, jobId, [note.id], true), note, { runner: runnerId, now });
+  await writePlan(client, jobId, plan, now, { runnerId, anyOwner: true }, true);
+}
+
+async function readHeads(
+  client: pg.ClientBase,
+  jobId: number,
+  ids: readonly string[],
+  lock = false,
+): Promise<Map<string, RowHead>> {
   const heads = await client.query<{
     id: string;
     state: string;
     reserved_usd: number;
     actual_usd: number | null;
     carried_usd: number;
-  }>('SELECT id, state, reserved_usd, actual_usd, carried_usd FROM items WHERE job_id = $1 AND id = ANY($2)', [
-    jobId,
-    ids,
-  ]);
-  const plan = planChanges(
-    new Map(
-      heads.rows.map((row) => [
-        row.id,
-        {
-          state: row.state as ItemState,
-          reservedUsd: row.reserved_usd,
-          actualUsd: row.actual_usd,
-          carriedUsd: row.carried_usd,
-        },
-      ]),
-    ),
-    changes,
-    { runner: writer.runnerId, now },
+  }>(
+    `SELECT id, state, reserved_usd, actual_usd, carried_usd FROM items WHERE job_id = $1 AND id = ANY($2)${lock ? ' FOR UPDATE' : ''}`,
+    [jobId, ids],
   );
-  const planned: Planned[] = plan.rows.map(({ change, from, to, owner, money }) => {
+  return new Map(
+    heads.rows.map((row) => [
+      row.id,
+      {
+        state: row.state as ItemState,
+        reservedUsd: row.reserved_usd,
+        actualUsd: row.actual_usd,
+        carriedUsd: row.carried_usd,
+      },
+    ]),
+  );
+}
+
+/**
+ * Writes a plan, guarded: each row compare-and-set on its from-state and on whose it is, the events in
+ * batch order, the job's totals moved (the budget asked when a reservation rises), an intent refused
+ * while the job is cancelled. `distinct`: no row is named twice (the rows go in one UPDATE per column set).
+ */
+async function writePlan(
+  client: pg.ClientBase,
+  jobId: number,
+  plan: ChangePlan,
+  now: number,
+  writer: Writer,
+  distinct: boolean,
+): Promise<void> {
+  const planned: Planned[] = plan.rows.map(({ change, from, to, owner, money }, i) => {
     const fields = patchFields({ ...change.patch, ...money });
-    fields.columns.push('owner');
-    fields.values.push(owner);
-    return { change, from, to, ...fields };
+    if (owner !== undefined) {
+      fields.columns.push('owner');
+      fields.values.push(owner);
+    }
+    return { id: change.id, event: plan.events[i]!.event, from, to, ...fields };
   });
-  if (ids.length === changes.length) await updateDistinct(client, jobId, planned, now, writer);
+  if (distinct) await updateDistinct(client, jobId, planned, now, writer);
   else for (const step of planned) await updateOne(client, jobId, step, now, writer);
   await logEvents(client, jobId, now, plan.events);
   const cancelled = await moveJobMoney(client, jobId, plan.money);
@@ -114,7 +162,6 @@ export async function applyChanges(
   // no intent is written after it. Without money moved, one read of the job's row says it.
   if (plan.intentId !== undefined && (cancelled ?? (await jobCancelOf(client, jobId, true)) !== undefined))
     throw new JobCancelledError(plan.intentId);
-  return plan.rows.map(({ from, to }) => ({ from, to, at: now }));
 }
 
 /** The job's cancellation (`gbatch cancel`); `share`: read under a share lock of the job's row (inside a write). */
@@ -170,6 +217,7 @@ function roundMoney(usd: number): number {
 
 /** Whose rows this writer may change: no one's, its own, and those of the gone runners it sweeps. */
 function ownerCondition(writer: Writer, column: string, firstParam: number): { sql: string; values: unknown[] } {
+  if (writer.anyOwner === true) return { sql: 'TRUE', values: [] };
   const owners = [...(writer.runnerId ? [writer.runnerId] : []), ...(writer.sweeping ?? [])];
   if (owners.length === 0) return { sql: `${column} IS NULL`, values: [] };
   return { sql: `(${column} IS NULL OR ${column} = ANY($${firstParam}::uuid[]))`, values: [owners] };
@@ -187,9 +235,9 @@ async function updateOne(
   const owned = ownerCondition(writer, 'owner', 6 + step.columns.length);
   const result = await client.query(
     `UPDATE items SET state = $1, updated_at = $2${sets} WHERE job_id = $3 AND id = $4 AND state = $5 AND ${owned.sql}`,
-    [step.to, now, jobId, step.change.id, step.from, ...step.values, ...owned.values],
+    [step.to, now, jobId, step.id, step.from, ...step.values, ...owned.values],
   );
-  if (result.rowCount !== 1) throw new StaleTransitionError(step.change.id, step.change.event, step.from);
+  if (result.rowCount !== 1) throw new StaleTransitionError(step.id, step.event, step.from);
 }
 
 /**
@@ -216,7 +264,7 @@ async function updateDistinct(
       continue;
     }
     const columns = group[0]!.columns;
-    const arrays: unknown[][] = [group.map((s) => s.change.id), group.map((s) => s.from), group.map((s) => s.to)];
+    const arrays: unknown[][] = [group.map((s) => s.id), group.map((s) => s.from), group.map((s) => s.to)];
     columns.forEach((_, i) => arrays.push(group.map((s) => s.values[i])));
     const types = ['text', 'text', 'text', ...columns.map((column) => PATCH_COLUMN_TYPES[column]!)];
     const names = ['id', 'from_state', 'to_state', ...columns.map((_, i) => `c${i}`)];
@@ -230,68 +278,8 @@ async function updateDistinct(
     );
     if (result.rowCount !== group.length) {
       const done = new Set(result.rows.map((r) => r.id));
-      const stale = group.find((s) => !done.has(s.change.id))!;
-      throw new StaleTransitionError(stale.change.id, stale.change.event, stale.from);
+      const stale = group.find((s) => !done.has(s.id))!;
+      throw new StaleTransitionError(stale.id, stale.event, stale.from);
     }
   }
-}
-
-/** The `store` transition (succeeded -> downloaded) for many rows at once, all or none. */
-export async function storeMany(
-  client: pg.ClientBase,
-  jobId: number,
-  ids: readonly string[],
-  outputPath: string,
-  detail: Record<string, unknown>,
-  now: number,
-): Promise<void> {
-  const event: ItemEvent = 'store';
-  const to = transition('succeeded', event);
-  const seen = new Set<string>();
-  // A row named twice is stored once; the second `store` finds it downloaded, as SQLite's would.
-  for (const id of ids) {
-    if (seen.has(id)) throw new StaleTransitionError(id, event, 'succeeded');
-    seen.add(id);
-  }
-  // Whichever runner wrote the shared results file stores the rows it holds, another runner's included.
-  const stored = await client.query<{ id: string }>(
-    `UPDATE items SET state = $1, output_path = $2, updated_at = $3, owner = NULL
-    WHERE job_id = $4 AND id = ANY($5) AND state = 'succeeded' RETURNING id`,
-    [to, outputPath, now, jobId, ids],
-  );
-  if (stored.rowCount !== ids.length) {
-    const done = new Set(stored.rows.map((r) => r.id));
-    throw new StaleTransitionError(
-      ids.find((id) => !done.has(id))!,
-      event,
-      'succeeded',
-    );
-  }
-  const detailText = JSON.stringify(detail);
-  await logEvents(
-    client,
-    jobId,
-    now,
-    ids.map((id) => ({ itemId: id, event, from: 'succeeded', to, detail: detailText })),
-  );
-}
-
-/** Patches fields without a state change, logged as a `note` event from and to the row's state. */
-export async function annotateItem(
-  client: pg.ClientBase,
-  jobId: number,
-  id: string,
-  patch: ItemPatch,
-  note: string,
-  now: number,
-): Promise<void> {
-  const { assignments, values } = patchAssignments(patch, 4);
-  const updated = await client.query<{ state: string }>(
-    `UPDATE items SET updated_at = $1, ${assignments.join(', ')}
-    WHERE job_id = $2 AND id = $3 RETURNING state`,
-    [now, jobId, id, ...values],
-  );
-  const row = updated.rows[0];
-  if (!row) throw new Error(`unknown item '${id}'`);
-  await logEvents(client, jobId, now, [{ itemId: id, event: note, from: row.state, to: row.state, detail: null }]);
 }

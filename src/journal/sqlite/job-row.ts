@@ -6,6 +6,7 @@ import type { JobCancel, JobInput } from '../store.js';
 
 export class JobRow {
   private cancelStmt: Database.Statement | undefined;
+  private budgetStmt: Database.Statement | undefined;
   private cancelColumns: boolean | undefined;
 
   constructor(private readonly db: Database.Database) {}
@@ -47,6 +48,13 @@ export class JobRow {
         budget_usd = excluded.budget_usd, job_file_budget = COALESCE(excluded.job_file_budget, job.job_file_budget), updated_at = excluded.updated_at`,
       )
       .run(job.name, job.manifest, JSON.stringify(job.options), job.budgetUsd ?? null, fileBudget, now, now);
+  }
+
+  /** The job's budget in force (undefined: none, or no job yet). */
+  budget(): number | undefined {
+    this.budgetStmt ??= this.db.prepare('SELECT budget_usd FROM job WHERE id = 1');
+    const row = this.budgetStmt.get() as { budget_usd: number | null } | undefined;
+    return row?.budget_usd ?? undefined;
   }
 
   /** The job's cancellation (`gbatch cancel`); undefined on a journal older than it (read-only, not migrated). */

@@ -4,11 +4,20 @@
 import type Database from 'better-sqlite3';
 import { makeDirectoriesSync } from '../../io/make-directories.js';
 import { dirname } from 'node:path';
-import { ITEM_STATES, transition, type ItemState } from '../../core/states.js';
+import { ITEM_STATES, type ItemState } from '../../core/states.js';
 import { addKindCount, zeroKindCounts, type KindCounts } from '../kind-counts.js';
 import { roundUsd } from '../../core/money.js';
 import type { TaskIdHolder } from '../../core/task-attach.js';
-import { isIntent, planChanges, type RowHead } from '../../core/plan-changes.js';
+import {
+  isIntent,
+  overBudget,
+  planChanges,
+  planNote,
+  type ChangePlan,
+  type MoneyMove,
+  type RowHead,
+} from '../../core/plan-changes.js';
+import { storeChanges } from '../store-changes.js';
 import { migrate, refuseNewer } from './schema.js';
 import { journalOpenError } from './open-error.js';
 import { patchColumns, rowToItem, type Item, type ItemPatch, type ItemRow } from '../item.js';
@@ -68,7 +77,7 @@ import { rowPage } from './row-page.js';
 import { activity, submittedTimes, videoDurations } from './activity.js';
 import { foldVideoTaskTimes } from '../video-task-times.js';
 import { timeAssignments, timeValues } from '../item-times.js';
-import { JobCancelledError, JournalWriteBusyError, LockLostError } from '../errors.js';
+import { BudgetExceededError, JobCancelledError, JournalWriteBusyError, LockLostError } from '../errors.js';
 
 export interface SqliteOpenOptions {
   clock?: { now(): number };
@@ -126,7 +135,6 @@ export class SqliteJournal implements JournalStore {
     counts: Database.Statement<[], { state: string; n: number }>;
     kindCounts: Database.Statement<[], { kind: string; state: string; n: number }>;
     spend: Database.Statement<[], { reserved: number | null; actual: number | null }>;
-    store: Database.Statement<[string, string | number, number, number, string]>;
   };
 
   private constructor(
@@ -169,9 +177,6 @@ export class SqliteJournal implements JournalStore {
       counts: this.db.prepare('SELECT state, COUNT(*) AS n FROM items GROUP BY state'),
       kindCounts: this.db.prepare('SELECT kind, state, COUNT(*) AS n FROM items GROUP BY kind, state'),
       spend: this.db.prepare('SELECT SUM(reserved_usd) AS reserved, SUM(actual_usd) AS actual FROM items'),
-      store: this.db.prepare(
-        `UPDATE items SET state = ?, ${this.wide ? 'output_ref' : 'output_path'} = ?, updated_at = ?${this.summaries ? ', finished_at = COALESCE(finished_at, ?)' : ' + 0 * ?'} WHERE id = ? AND state = 'succeeded'`,
-      ),
     };
   }
 
@@ -564,46 +569,76 @@ export class SqliteJournal implements JournalStore {
 
   private runTransitions(changes: readonly Change[]): Move[] {
     const now = this.now();
-    const run = this.db.transaction(() => {
-      this.assertOwner();
+    const plan = this.writing(() => {
       // Inside the transaction: a cancellation committed before it is seen, so no intent is written after it.
       // Before the plan: a cancelled job refuses the batch whatever else it holds.
       const intent = changes.find((c) => isIntent(c.event));
       if (intent && this.jobRow.cancel()) throw new JobCancelledError(intent.id);
       const seqs = new Map<string, number>();
       const plan = planChanges(this.heads(changes, seqs), changes, { runner: undefined, now });
-      plan.rows.forEach(({ change, from, to, money }, i) => {
-        const written = this.rowWrite({ ...change.patch, ...money });
-        const { response } = written;
-        const times = this.summaries ? timeAssignments(from, to) : [];
-        const assignments = [...written.assignments, ...times];
-        const values = [...written.values, ...timeValues(times, now)];
-        const sql = `UPDATE items SET state = ?, updated_at = ?${assignments.map((a) => `, ${a}`).join('')} WHERE id = ? AND state = ?`;
-        let statement = this.updateCache.get(sql);
-        if (!statement) {
-          statement = this.db.prepare(sql);
-          this.updateCache.set(sql, statement);
-        }
-        const result = statement.run(to, now, ...values, change.id, from);
-        if (result.changes !== 1) throw new StaleTransitionError(change.id, change.event, from);
-        if (response !== null) this.wide!.storeAnswer(seqs.get(change.id)!, response);
-        const event = plan.events[i]!;
-        this.logEvent(event.itemId, event.at, event.event, event.from, event.to, event.detail);
-      });
+      this.writePlan(plan, seqs, now);
       return plan;
     });
-    // IMMEDIATE: take the write lock before reading, so another process (a `resolve`) makes us wait
-    // out busy_timeout instead of failing at once with SQLITE_BUSY on the read-then-write upgrade.
-    const plan = this.rollingBack(() => run.immediate());
-    if (this.spendCache) {
-      this.spendCache.reservedUsd = roundUsd(this.spendCache.reservedUsd + plan.money.reservedUsd);
-      this.spendCache.actualUsd = roundUsd(this.spendCache.actualUsd + plan.money.actualUsd);
-    }
     return plan.rows.map(({ from, to }) => ({ from, to, at: now }));
   }
 
+  /**
+   * Runs `plan` in one write transaction: the owner checked first, the write lock taken before any read
+   * (IMMEDIATE: another process, a `resolve`, makes us wait out busy_timeout instead of failing at once
+   * with SQLITE_BUSY on the read-then-write upgrade). The cached spend follows the plan's money.
+   */
+  private writing(plan: () => ChangePlan): ChangePlan {
+    const run = this.db.transaction(() => {
+      this.assertOwner();
+      return plan();
+    });
+    const done = this.rollingBack(() => run.immediate());
+    if (this.spendCache) {
+      this.spendCache.reservedUsd = roundUsd(this.spendCache.reservedUsd + done.money.reservedUsd);
+      this.spendCache.actualUsd = roundUsd(this.spendCache.actualUsd + done.money.actualUsd);
+    }
+    return done;
+  }
+
+  /**
+   * Writes a plan inside the caller's transaction: each row compare-and-set on its from-state, its
+   * events, and the budget asked when a reservation rises (the job's money after the write within its budget).
+   */
+  private writePlan(plan: ChangePlan, seqs: ReadonlyMap<string, number>, now: number): void {
+    plan.rows.forEach(({ change, from, to, money }, i) => {
+      const written = this.rowWrite({ ...change.patch, ...money });
+      const { response } = written;
+      const times = this.summaries ? timeAssignments(from, to) : [];
+      const assignments = [...written.assignments, ...times];
+      const values = [...written.values, ...timeValues(times, now)];
+      const sql = `UPDATE items SET state = ?, updated_at = ?${assignments.map((a) => `, ${a}`).join('')} WHERE id = ? AND state = ?`;
+      let statement = this.updateCache.get(sql);
+      if (!statement) {
+        statement = this.db.prepare(sql);
+        this.updateCache.set(sql, statement);
+      }
+      const event = plan.events[i]!;
+      const result = statement.run(to, now, ...values, change.id, from);
+      if (result.changes !== 1) throw new StaleTransitionError(change.id, event.event, from);
+      if (response !== null) this.wide!.storeAnswer(seqs.get(change.id)!, response);
+      this.logEvent(event.itemId, event.at, event.event, event.from, event.to, event.detail);
+    });
+    if (plan.money.reservingId !== undefined) this.checkBudget(plan.money);
+  }
+
+  /** The budget guard: the job's money after a batch that reserves more stays within its budget. */
+  private checkBudget(money: MoneyMove): void {
+    const budget = this.jobRow.budget();
+    if (budget === undefined) return;
+    const row = this.summaries ? summarySpend(this.db) : this.stmt.spend.get()!;
+    const after = { reservedUsd: row.reserved ?? 0, actualUsd: row.actual ?? 0 };
+    if (!overBudget(after, budget)) return;
+    const held = after.reservedUsd + after.actualUsd - money.reservedUsd - money.actualUsd;
+    throw new BudgetExceededError(money.reservingId!, budget, roundUsd(held), roundUsd(money.reservedUsd));
+  }
+
   /** The heads of the rows `changes` name (an unknown id is left out: the plan refuses it); their seqs into `seqs`. */
-  private heads(changes: readonly Change[], seqs: Map<string, number>): Map<string, RowHead> {
+  private heads(changes: ReadonlyArray<{ id: string }>, seqs: Map<string, number>): Map<string, RowHead> {
     const heads = new Map<string, RowHead>();
     for (const { id } of changes) {
       if (seqs.has(id)) continue;
@@ -626,28 +661,10 @@ export class SqliteJournal implements JournalStore {
 
   /**
    * @internal The `store` transition (succeeded -> downloaded) for many answered items whose results
-   * line is durable, in one transaction: the bulk form of applying `store` to each, without the
-   * per-change re-read, since every from-state and patch is the same.
+   * line is durable, in one transaction.
    */
   markStoredNow(ids: readonly string[], outputPath: string, detail: Record<string, unknown>): void {
-    if (ids.length === 0) return;
-    this.assertWritable();
-    const to = transition('succeeded', 'store');
-    const now = this.now();
-    const detailText = JSON.stringify(detail);
-    this.rollingBack(() =>
-      this.db
-        .transaction(() => {
-          this.assertOwner();
-          const output = this.wide ? this.wide.textId(outputPath) : outputPath;
-          for (const id of ids) {
-            if (this.stmt.store.run(to, output, now, now, id).changes !== 1)
-              throw new StaleTransitionError(id, 'store', 'succeeded');
-            this.logEvent(id, now, 'store', 'succeeded', to, detailText);
-          }
-        })
-        .immediate(),
-    );
+    this.transitionsNow(storeChanges(ids, outputPath, detail));
   }
 
   async annotate(id: string, patch: ItemPatch, note: string): Promise<void> {
@@ -658,21 +675,13 @@ export class SqliteJournal implements JournalStore {
   annotateNow(id: string, patch: ItemPatch, note: string): void {
     if (patchColumns(patch).assignments.length === 0) return;
     this.assertWritable();
-    this.rollingBack(() =>
-      this.db
-        .transaction(() => {
-          this.assertOwner();
-          const head = this.stmt.head.get(id);
-          if (!head) throw new Error(`unknown item '${id}'`);
-          const { assignments, values, response } = this.rowWrite(patch);
-          const sets = [...assignments, 'updated_at = ?'].join(', ');
-          this.db.prepare(`UPDATE items SET ${sets} WHERE id = ?`).run(...values, this.now(), id);
-          if (response !== null) this.wide!.storeAnswer(head.seq, response);
-          this.logEvent(id, this.now(), note, head.state, head.state, null);
-          if (patch.reservedUsd !== undefined || patch.actualUsd !== undefined) this.spendCache = undefined;
-        })
-        .immediate(),
-    );
+    const now = this.now();
+    this.writing(() => {
+      const seqs = new Map<string, number>();
+      const plan = planNote(this.heads([{ id }], seqs), { id, note, patch }, { runner: undefined, now });
+      this.writePlan(plan, seqs, now);
+      return plan;
+    });
   }
 
   async decideAndApply<T>(

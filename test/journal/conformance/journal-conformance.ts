@@ -16,6 +16,7 @@ import { manifestRecordsConformance } from './methods/manifest-records.js';
 import { priorsConformance } from './methods/priors.js';
 import { applyTransitionsConformance } from './methods/apply-transitions.js';
 import { carriedBookingConformance } from './methods/carried-booking.js';
+import { budgetGuardConformance } from './methods/budget-guard.js';
 import { markStoredConformance } from './methods/mark-stored.js';
 import { annotateConformance } from './methods/annotate.js';
 import { fenceConformance } from './methods/fence.js';
@@ -55,6 +56,7 @@ const METHODS: ReadonlyArray<(label: string, harness: Harness) => void> = [
   priorsConformance,
   applyTransitionsConformance,
   carriedBookingConformance,
+  budgetGuardConformance,
   markStoredConformance,
   annotateConformance,
   retryAllowanceConformance,

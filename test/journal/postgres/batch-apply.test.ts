@@ -1,4 +1,4 @@
-// The group commit's one-statement path (gbatch_apply_changes): all of a batch or none of it, each row
+// The group commit's one-statement path (gbatch_apply_plan): all of a batch or none of it, each row
 // compare-and-set on its expected state and on whose it is, values written exactly as the long path
 // writes them, and a runner that lost its lease fenced.
 import pg from 'pg';

@@ -32,5 +32,13 @@ export function annotateConformance(label: string, harness: Harness): void {
       ]);
       await expect(store.annotate('ghost', { gatewayChargeUsd: 1 }, 'charge')).rejects.toThrow("unknown item 'ghost'");
     });
+
+    it("a note's charge moves the job's money as a move's would, on every reading of it", async () => {
+      await store.applyTransitions([submit('video', 0.5), { id: 'video', event: 'accept', patch: { taskId: 't' } }]);
+      await store.annotate('video', { actualUsd: 0.125 }, 'charge');
+      const spend = { reservedUsd: 0.5, actualUsd: 0.125 };
+      expect(await store.spend()).toEqual(spend);
+      expect(await store.coordination.jobMoney()).toMatchObject(spend);
+    });
   });
 }
