@@ -79,9 +79,9 @@ export function uiApp(ctx: UiContext, metrics: (c: Context) => Promise<Response>
   app.get('/assets/ui.css', (c) => c.body(UI_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
   app.get('/assets/live.js', (c) => c.body(LIVE_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
 
-  app.get('/login', (c) =>
-    c.html(page({ title: 'gbatch: sign in', viewer: SIGNED_OUT }, loginBody(nextPath(c.req.query('next')), false))),
-  );
+  const signInPage = (next: string, failed: boolean): string =>
+    page({ title: 'gbatch: sign in', viewer: SIGNED_OUT, actionsAllowed: ctx.allowActions }, loginBody(next, failed));
+  app.get('/login', (c) => c.html(signInPage(nextPath(c.req.query('next')), false)));
   const throttle = new SignInThrottle(ctx.now);
   const addressOf = (c: Context<Env>): string => c.env.incoming.socket.remoteAddress ?? 'unknown';
   const tooMany = (c: Context<Env>): Response | undefined => {
@@ -103,7 +103,7 @@ export function uiApp(ctx: UiContext, metrics: (c: Context) => Promise<Response>
     const who = ctx.tokenName(String(form.token ?? ''));
     if (who === undefined) {
       ctx.log(throttle.failed(addressOf(c)));
-      return c.html(page({ title: 'gbatch: sign in', viewer: SIGNED_OUT }, loginBody(next, true)), 401);
+      return c.html(signInPage(next, true), 401);
     }
     throttle.succeeded(addressOf(c));
     const { id } = ctx.sessions.open(who);
@@ -309,7 +309,7 @@ export function uiApp(ctx: UiContext, metrics: (c: Context) => Promise<Response>
   return app;
 }
 
-const SIGNED_OUT: Viewer = { who: '', via: 'none', csrf: '', canAct: false };
+const SIGNED_OUT: Viewer = { who: '', via: 'signed-out', csrf: '', canAct: false };
 const READ_ONLY =
   '<h1>Read-only</h1><p>This dashboard was started without <code>--allow-actions</code>: nothing can be changed from it.</p>';
 

@@ -2,11 +2,14 @@
 // with the jobs link and sign-out, and a flash line for what an action did. No inline script: the one
 // script (live updates) is a file of this server's, as the Content-Security-Policy demands.
 import { esc } from '../../report/html/escape.js';
+import { accessLabel } from '../access-label.js';
 import type { Viewer } from '../viewer.js';
 
 export interface PageFrame {
   title: string;
   viewer: Viewer;
+  /** Whether the server lets a signed-in viewer act: said to a signed-out one (a signed-in one has canAct). */
+  actionsAllowed?: boolean;
   /** What the last action did (or why it was refused), shown once above the page. */
   flash?: { text: string; bad?: boolean } | undefined;
   /** The job whose figures this page receives live (server-sent events), if any. */
@@ -18,7 +21,7 @@ export function page(frame: PageFrame, body: string): string {
     frame.viewer.via === 'session'
       ? `<form method="post" action="/logout" class="inline">${csrfField(frame.viewer)}<button type="submit">sign out</button></form>`
       : '';
-  const who = frame.viewer.via === 'none' ? 'no sign-in (loopback)' : `signed in as ${frame.viewer.who}`;
+  const access = accessLabel(frame.viewer, frame.actionsAllowed ?? frame.viewer.canAct);
   const flash = frame.flash
     ? `<p class="flash${frame.flash.bad ? ' bad' : ''}" role="status">${esc(frame.flash.text)}</p>`
     : '';
@@ -34,7 +37,7 @@ export function page(frame: PageFrame, body: string): string {
 ${live}
 </head>
 <body${frame.liveJob ? ` data-live-src="${esc(liveSrc(frame.liveJob))}"` : ''}>
-<nav class="bar"><a href="/">gbatch: jobs</a><span class="muted">${esc(who)}${frame.viewer.canAct ? '' : ' · read-only'}</span>${signOut}</nav>
+<nav class="bar"><a href="/">gbatch: jobs</a><span class="muted">${esc(access)}</span>${signOut}</nav>
 <main>
 ${flash}
 ${body}
