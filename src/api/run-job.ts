@@ -10,6 +10,7 @@ import { parseModelLimits, type ModelLimits } from '../core/model-limits.js';
 import { UsageError } from '../job/options.js';
 import { createRedactor } from '../gateway/redact.js';
 import { printableLocation } from '../journal/database-url.js';
+import { autoRetryDue } from '../journal/auto-retry-due.js';
 import { isDatabaseUrl, openQueries } from '../journal/open-store.js';
 import type { Progress, RunEvents } from '../pipeline/context.js';
 import type { SendSlots } from '../pipeline/pacing/send-slots.js';
@@ -260,7 +261,7 @@ async function runWatched(
         spendUsd: final.spend.actualUsd,
         reservedUsd: final.spend.reservedUsd,
         budgetUsd: final.budgetUsd ?? null,
-        estimateUsd: (await journalStanding(job))?.estimateUsd ?? null,
+        ...(await endStanding(job)),
         startedAt,
         endedAt,
         journal: outcome.journal,
@@ -287,6 +288,7 @@ async function failureSummary(job: ResolvedJob, err: unknown, startedAt: number)
     reservedUsd: standing?.spend.reservedUsd ?? 0,
     budgetUsd: standing?.budgetUsd ?? null,
     estimateUsd: standing?.estimateUsd ?? null,
+    autoRetried: standing?.autoRetried ?? NONE_AUTO_RETRIED,
     startedAt,
     endedAt: Date.now(),
     journal: printableLocation(job.statePath),
@@ -333,13 +335,28 @@ function savedOptions(job: ResolvedJob): Record<string, unknown> {
   };
 }
 
-/** What the job's journal holds (counts, money, budget, estimate); undefined when it cannot be read. */
+const NONE_AUTO_RETRIED = { failed: 0, rejected: 0 } as const;
+
+/** What a run's end reads of the journal for its notification: the estimate, and the rows the policy sends again. */
+async function endStanding(job: ResolvedJob): Promise<Pick<RunSummary, 'estimateUsd' | 'autoRetried'>> {
+  const standing = await journalStanding(job);
+  return {
+    estimateUsd: standing?.estimateUsd ?? null,
+    autoRetried: standing?.autoRetried ?? NONE_AUTO_RETRIED,
+  };
+}
+
+/**
+ * What the job's journal holds (counts, money, budget, estimate, the failed and rejected rows the next run
+ * sends again on its own under this run's --retry-failed); undefined when it cannot be read.
+ */
 async function journalStanding(job: ResolvedJob): Promise<
   | {
       counts: Record<ItemState, number>;
       spend: { actualUsd: number; reservedUsd: number };
       budgetUsd: number | null;
       estimateUsd: number;
+      autoRetried: { failed: number; rejected: number };
     }
   | undefined
 > {
@@ -354,6 +371,7 @@ async function journalStanding(job: ResolvedJob): Promise<
         spend: await journal.spend(),
         budgetUsd,
         estimateUsd: roundUsd(header.totals.estimated_usd),
+        autoRetried: await autoRetryDue(journal, { retryFailed: job.flags['retry-failed']! }),
       };
     } finally {
       await journal.close();

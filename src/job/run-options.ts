@@ -156,7 +156,11 @@ export const RUN_OPTIONS = {
   },
   'notify-at': {
     type: 'string',
-    help: 'also notify when the committed spend (settled + reserved) crosses these percentages of the budget during the run, e.g. 50,80,100',
+    help: 'also notify when the money billed (the charges of answered rows, settled or not; never reservations) crosses these percentages of the budget during the run, e.g. 50,80,100',
+  },
+  'notify-reserved-at': {
+    type: 'string',
+    help: 'an early warning: also notify when billed plus reserved for requests in flight (the sum the budget caps) crosses these percentages of the budget during the run',
   },
   'if-running': {
     type: 'string',

@@ -58,6 +58,7 @@ export type { Item, ItemError, ItemPatch } from './item.js';
 export type { RunEnd, RunRecord } from './run-record.js';
 export type { ResultRow, ResultScope } from './result-row.js';
 export { eventLog } from './event-log.js';
+export { autoRetryDue, dueForAutoRetry } from './auto-retry-due.js';
 export type { ForgetOutcome, ListingRow, OrphanSummary } from './orphans.js';
 export type { ServeCatalog, CatalogBatch, CatalogFile, CatalogPage } from './serve-catalog.js';
 export { openServeCatalog } from './open-serve-catalog.js';

@@ -5,6 +5,7 @@
 import type { ItemState } from '../core/states.js';
 import type { Redactor } from '../gateway/redact.js';
 import { EXIT_CODE } from '../core/exit-codes.js';
+import { dollars, duration, finish, percent, round1, type NotificationBody } from './body-format.js';
 
 export interface RunSummary {
   job: string;
@@ -18,6 +19,8 @@ export interface RunSummary {
   budgetUsd: number | null;
   /** The journal's estimate for every item of the job; null when the journal could not be read. */
   estimateUsd: number | null;
+  /** Of the failed and rejected rows, those the next run sends again on its own (--retry-failed): no one's to retry. */
+  autoRetried: { failed: number; rejected: number };
   startedAt: number;
   endedAt: number;
   /** Where the journal is (a database URL without its password). */
@@ -35,28 +38,17 @@ export interface RunSummary {
   host: string;
 }
 
-export interface ThresholdCrossing {
-  job: string;
-  thresholdPct: number;
-  committedUsd: number;
-  spendUsd: number;
-  reservedUsd: number;
-  budgetUsd: number;
-  counts: Record<ItemState, number>;
-  at: number;
-  host: string;
-}
-
-export type NotificationBody = Record<string, unknown> & { text: string; event: 'run-ended' | 'budget-threshold' };
-
 /** The command that prints the job's full report. */
 export function reportCommand(summary: Pick<RunSummary, 'jobArg'>): string {
   return `gbatch report ${summary.jobArg}`;
 }
 
-/** What needs the operator, one line each, with the command (naming the job) that deals with it. */
+/**
+ * What needs the operator, one line each, with the command (naming the job) that deals with it. Failed and
+ * rejected rows the next run sends again on its own are not among them (see autoRetriedLine).
+ */
 export function attentionFor(
-  summary: Pick<RunSummary, 'jobArg' | 'sourceArg' | 'exitCode' | 'counts' | 'meaning'>,
+  summary: Pick<RunSummary, 'jobArg' | 'sourceArg' | 'exitCode' | 'counts' | 'meaning' | 'autoRetried'>,
 ): string[] {
   const { counts, jobArg } = summary;
   const lines: string[] = [];
@@ -66,10 +58,14 @@ export function attentionFor(
       `${counts.uncertain} uncertain (the gateway may hold them): \`gbatch status ${jobArg}\` lists them with the \`gbatch resolve\` commands that decide them`,
     );
   }
-  if (counts.failed + counts.rejected > 0)
-    lines.push(
-      `${counts.failed} failed, ${counts.rejected} rejected: \`gbatch retry ${jobArg} --failed --rejected\` sends them again`,
-    );
+  const failed = counts.failed - summary.autoRetried.failed;
+  const rejected = counts.rejected - summary.autoRetried.rejected;
+  if (failed + rejected > 0) {
+    const flags = [failed > 0 ? '--failed' : '', rejected > 0 ? '--rejected' : ''].filter(Boolean).join(' ');
+    const auto =
+      summary.autoRetried.failed + summary.autoRetried.rejected > 0 ? ' that no run sends again on its own' : '';
+    lines.push(`${failed} failed, ${rejected} rejected${auto}: \`gbatch retry ${jobArg} ${flags}\` sends them again`);
+  }
   if (counts.deferred > 0)
     lines.push(
       `${counts.deferred} deferred by the budget or the gateway's balance: raise --budget (or top up), then run again`,
@@ -81,8 +77,19 @@ export function attentionFor(
   return lines;
 }
 
+/** The failed and rejected rows the next run sends again by itself, if any: nothing for anyone to do. */
+export function autoRetriedLine(summary: Pick<RunSummary, 'autoRetried'>): string | undefined {
+  const { failed, rejected } = summary.autoRetried;
+  if (failed + rejected === 0) return undefined;
+  const rows = [failed > 0 ? `${failed} failed` : '', rejected > 0 ? `${rejected} rejected (408/425)` : '']
+    .filter(Boolean)
+    .join(' and ');
+  return `${rows}: the next run sends them again on its own (--retry-failed); nothing to do`;
+}
+
 export function runEndedBody(summary: RunSummary, redact: Redactor): NotificationBody {
   const attention = attentionFor(summary);
+  const autoRetried = autoRetriedLine(summary);
   const durationS = Math.max(0, Math.round((summary.endedAt - summary.startedAt) / 1000));
   const nonzero = Object.entries(summary.counts)
     .filter(([, n]) => n > 0)
@@ -95,6 +102,7 @@ export function runEndedBody(summary: RunSummary, redact: Redactor): Notificatio
     `gbatch ${summary.job}: exit ${summary.exitCode}: ${summary.meaning}`,
     `${nonzero.join(', ') || 'no items'}; ${money}${summary.estimateUsd === null ? '' : `, estimate ${dollars(summary.estimateUsd)}`}; took ${duration(durationS)}`,
     ...attention.map((line) => `- ${line}`),
+    ...(autoRetried ? [autoRetried] : []),
     `Report: ${reportCommand(summary)}${summary.resultsPath ? `; results: ${summary.resultsPath}` : ''}`,
   ].join('\n');
   return finish(
@@ -122,57 +130,9 @@ export function runEndedBody(summary: RunSummary, redact: Redactor): Notificatio
       results: summary.resultsPath,
       report: reportCommand(summary),
       attention,
+      auto_retried: { failed: summary.autoRetried.failed, rejected: summary.autoRetried.rejected },
       host: summary.host,
     },
     redact,
   );
-}
-
-export function thresholdBody(crossing: ThresholdCrossing, redact: Redactor): NotificationBody {
-  const pct = round1((crossing.committedUsd / crossing.budgetUsd) * 100);
-  const text =
-    `gbatch ${crossing.job}: ${crossing.thresholdPct}% of the ${dollars(crossing.budgetUsd)} budget committed ` +
-    `(${dollars(crossing.committedUsd)}: ${dollars(crossing.spendUsd)} settled, ${dollars(crossing.reservedUsd)} reserved in flight); the run goes on`;
-  return finish(
-    {
-      text,
-      event: 'budget-threshold',
-      job: crossing.job,
-      exit_code: null,
-      threshold_pct: crossing.thresholdPct,
-      committed_pct: pct,
-      committed_usd: crossing.committedUsd,
-      counts: crossing.counts,
-      spend_usd: crossing.spendUsd,
-      reserved_usd: crossing.reservedUsd,
-      budget_usd: crossing.budgetUsd,
-      at: new Date(crossing.at).toISOString(),
-      host: crossing.host,
-    },
-    redact,
-  );
-}
-
-/** Through JSON and the redactor and back: what is sent is exactly what was checked. */
-function finish(body: NotificationBody, redact: Redactor): NotificationBody {
-  return JSON.parse(redact(JSON.stringify(body))) as NotificationBody;
-}
-
-function dollars(usd: number): string {
-  return `$${usd.toFixed(2)}`;
-}
-
-function percent(part: number, whole: number): string {
-  return whole === 0 ? 'n/a' : `${round1((part / whole) * 100)}%`;
-}
-
-function round1(x: number): number {
-  return Math.round(x * 10) / 10;
-}
-
-function duration(seconds: number): string {
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const s = seconds % 60;
-  return h > 0 ? `${h}h ${m}m` : m > 0 ? `${m}m ${s}s` : `${s}s`;
 }

@@ -1,6 +1,7 @@
-// The run's notifications: budget thresholds sent in the background as the run's committed spend
-// crosses them, and one summary when the run ends, awaited (bounded) before the run returns. Nothing
-// here can block a submission or change the run's exit code: every failure is one log line. Among
+// The run's notifications: budget thresholds sent in the background as the run's billed spend (or, for
+// --notify-reserved-at, billed plus reserved) crosses them, and one summary when the run ends, awaited
+// (bounded) before the run returns. Nothing here can block a submission or change the run's exit code:
+// every failure is one log line. Among
 // runners sharing a job the journal elects who sends a threshold (and the run decides who sends the end).
 import { systemClock, type Clock } from '../core/clock.js';
 import type { EventEmitter } from 'node:events';
@@ -8,12 +9,14 @@ import { hostname } from 'node:os';
 import type { Redactor } from '../gateway/redact.js';
 import type { JobNotices } from '../journal/job-notices.js';
 import type { Progress, RunEvents } from '../pipeline/context.js';
-import { runEndedBody, thresholdBody, type NotificationBody, type RunSummary } from './body.js';
-import { committedPct, crossedThreshold, DEFAULT_SEND_POLICY, type SendPolicy } from './policy.js';
+import { runEndedBody, type RunSummary } from './body.js';
+import type { NotificationBody } from './body-format.js';
+import { crossedThreshold, DEFAULT_SEND_POLICY, thresholdPct, type SendPolicy, type ThresholdBasis } from './policy.js';
+import { thresholdBody } from './threshold-body.js';
 import { notifyAgent, postNotification } from './send.js';
 import { displayUrl, type NotifySettings } from './targets.js';
 
-/** How often the committed spend is compared with the thresholds during a run. */
+/** How often the spend is compared with the thresholds during a run. */
 const WATCH_MS = 200;
 
 export interface NotifierOptions {
@@ -26,14 +29,23 @@ export interface NotifierOptions {
   clock?: Clock;
 }
 
+/** The thresholds of one basis: where the run started from and which were announced. */
+interface ThresholdWatch {
+  basis: ThresholdBasis;
+  flag: '--notify-at' | '--notify-reserved-at';
+  thresholds: readonly number[];
+  startPct?: number;
+  announced: Set<number>;
+}
+
 export class RunNotifier {
   private readonly policy: SendPolicy;
   private readonly agent;
   private readonly inFlight = new Set<Promise<void>>();
   /** Threshold elections still asking the journal; a won one adds its sends to inFlight. */
   private readonly elections = new Set<Promise<void>>();
-  private readonly announced = new Set<number>();
-  private startPct: number | undefined;
+  private readonly watches: ThresholdWatch[];
+  private started = false;
   /** Runners sharing the job: the journal elects which one sends each threshold. */
   private notices: Pick<JobNotices, 'claim'> | undefined;
   private closed = false;
@@ -48,6 +60,17 @@ export class RunNotifier {
   ) {
     this.policy = { ...DEFAULT_SEND_POLICY, ...options.policy };
     this.agent = notifyAgent(this.policy);
+    this.watches = (
+      [
+        { basis: 'billed', flag: '--notify-at', thresholds: settings.thresholds, announced: new Set() },
+        {
+          basis: 'reserved',
+          flag: '--notify-reserved-at',
+          thresholds: settings.reservedThresholds,
+          announced: new Set(),
+        },
+      ] satisfies ThresholdWatch[]
+    ).filter((w) => w.thresholds.length > 0);
   }
 
   get active(): boolean {
@@ -55,19 +78,21 @@ export class RunNotifier {
   }
 
   /**
-   * Watches the run's money: the start is the baseline; a few times a second the committed spend is
-   * read from memory (no journal read) and a threshold fires when crossed after the start.
+   * Watches the run's money: the start is the baseline; a few times a second the spend is read from
+   * memory (no journal read) and a threshold fires when crossed after the start.
    */
   attach(events: EventEmitter<RunEvents>): void {
-    if (!this.active || this.settings.thresholds.length === 0) return;
+    if (!this.active || this.watches.length === 0) return;
     events.on('started', (p, spendNow, notices) => {
       this.notices = notices;
       if (p.budgetUsd === undefined) {
-        this.options.log('--notify-at: no budget is in force for this job, so no threshold can be crossed');
+        const flags = this.watches.map((w) => w.flag).join(', ');
+        this.options.log(`${flags}: no budget is in force for this job, so no threshold can be crossed`);
         return;
       }
       const budgetUsd = p.budgetUsd;
-      this.startPct = committedPct(p.spend, budgetUsd);
+      for (const watch of this.watches) watch.startPct = thresholdPct(watch.basis, p.spend, budgetUsd);
+      this.started = true;
       let counts = p.counts;
       events.on('progress', (progress) => {
         counts = progress.counts;
@@ -85,25 +110,28 @@ export class RunNotifier {
 
   /** A threshold crossed since the run started is announced once; the send runs on its own. */
   check(p: Progress): void {
-    if (this.startPct === undefined || p.budgetUsd === undefined || this.closed) return;
+    if (!this.started || p.budgetUsd === undefined || this.closed) return;
+    for (const watch of this.watches) this.checkWatch(watch, p, p.budgetUsd);
+  }
+
+  private checkWatch(watch: ThresholdWatch, p: Progress, budgetUsd: number): void {
     const crossed = crossedThreshold(
-      this.settings.thresholds,
-      this.startPct,
-      committedPct(p.spend, p.budgetUsd),
-      this.announced,
+      watch.thresholds,
+      watch.startPct ?? 0,
+      thresholdPct(watch.basis, p.spend, budgetUsd),
+      watch.announced,
     );
     if (!crossed) return;
-    for (const t of crossed.covers) this.announced.add(t);
-    const { budgetUsd } = p;
+    for (const t of crossed.covers) watch.announced.add(t);
     const send = (): void => {
       try {
         this.sendAll(
           thresholdBody(
             {
               job: this.options.job,
+              basis: watch.basis,
               thresholdPct: crossed.announce,
-              committedUsd: p.spend.actualUsd + p.spend.reservedUsd,
-              spendUsd: p.spend.actualUsd,
+              billedUsd: p.spend.actualUsd,
               reservedUsd: p.spend.reservedUsd,
               budgetUsd,
               counts: p.counts,
@@ -126,7 +154,7 @@ export class RunNotifier {
     // Every runner of the job sees the same crossing: the one the journal elects sends it. A journal that
     // cannot say gets it sent anyway: twice is better than never.
     this.track(
-      this.notices.claim(`budget-threshold:${crossed.announce}`).then((won) => {
+      this.notices.claim(`budget-threshold:${watch.basis}:${crossed.announce}`).then((won) => {
         if (won) send();
       }, send),
     );

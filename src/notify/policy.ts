@@ -1,5 +1,5 @@
 // Pure decisions of the notifier: whether to try a webhook again and when, and which budget
-// thresholds a run has just crossed.
+// thresholds a run has just crossed, and what they count.
 import { parseRetryAfter } from '../core/retry.js';
 
 export interface SendPolicy {
@@ -71,8 +71,20 @@ export function crossedThreshold(
   return { announce: Math.max(...crossed), covers: crossed };
 }
 
-/** Committed spend (settled + reserved: the sum the budget caps) as a percentage of the budget. */
-export function committedPct(spend: { actualUsd: number; reservedUsd: number }, budgetUsd: number): number {
-  if (budgetUsd <= 0) return spend.actualUsd + spend.reservedUsd > 0 ? Infinity : 0;
-  return ((spend.actualUsd + spend.reservedUsd) / budgetUsd) * 100;
+/**
+ * What a threshold counts: 'billed' (`--notify-at`) what the gateway has billed or will bill for work done,
+ * the charges of answered rows (settled or not); 'reserved' (`--notify-reserved-at`) that plus what is
+ * reserved for requests in flight, the sum the budget caps.
+ */
+export type ThresholdBasis = 'billed' | 'reserved';
+
+/** The spend a threshold of `basis` counts, as a percentage of the budget. */
+export function thresholdPct(
+  basis: ThresholdBasis,
+  spend: { actualUsd: number; reservedUsd: number },
+  budgetUsd: number,
+): number {
+  const counted = basis === 'billed' ? spend.actualUsd : spend.actualUsd + spend.reservedUsd;
+  if (budgetUsd <= 0) return counted > 0 ? Infinity : 0;
+  return (counted / budgetUsd) * 100;
 }

@@ -1,12 +1,15 @@
-// Where notifications go (`--notify URL`, repeatable) and at which budget percentages (`--notify-at`).
+// Where notifications go (`--notify URL`, repeatable) and at which budget percentages (`--notify-at`,
+// `--notify-reserved-at`).
 // Checked before anything is sent: a bad value is a usage error naming the flag, never echoing a URL
 // whole (a webhook URL's path is often its secret: Slack's is).
 import { UsageError } from '../job/options.js';
 
 export interface NotifySettings {
   urls: string[];
-  /** Percent of the budget, ascending, without repeats. */
+  /** Percent of the budget billed (`--notify-at`), ascending, without repeats. */
   thresholds: number[];
+  /** Percent of the budget billed or reserved (`--notify-reserved-at`), ascending, without repeats. */
+  reservedThresholds: number[];
 }
 
 /** A webhook URL as it may be printed: scheme and host; the path (where a token lives) elided. */
@@ -45,14 +48,14 @@ export function parseNotifyUrls(urls: readonly string[]): string[] {
 }
 
 /** "50,80,100" -> [50, 80, 100]: percentages of the budget, each above 0 and at most 1000. */
-export function parseThresholds(text: string | undefined): number[] {
+export function parseThresholds(text: string | undefined, flag = '--notify-at'): number[] {
   if (text === undefined || text.trim() === '') return [];
   const values = text.split(',').map((part) => {
     const trimmed = part.trim();
     const n = Number(trimmed.replace(/%$/, ''));
     if (trimmed === '' || !Number.isFinite(n) || n <= 0 || n > 1000) {
       throw new UsageError(
-        `Expected \`--notify-at\` to be percentages of the budget separated by commas (e.g. 50,80,100), got \`${text}\``,
+        `Expected \`${flag}\` to be percentages of the budget separated by commas (e.g. 50,80,100), got \`${text}\``,
       );
     }
     return n;
@@ -63,10 +66,16 @@ export function parseThresholds(text: string | undefined): number[] {
 export function parseNotifySettings(flags: {
   notify?: readonly string[] | undefined;
   'notify-at'?: string | undefined;
+  'notify-reserved-at'?: string | undefined;
 }): NotifySettings {
   const urls = parseNotifyUrls(flags.notify ?? []);
   const thresholds = parseThresholds(flags['notify-at']);
-  if (thresholds.length > 0 && urls.length === 0)
-    throw new UsageError('--notify-at needs somewhere to send: add --notify URL');
-  return { urls, thresholds };
+  const reservedThresholds = parseThresholds(flags['notify-reserved-at'], '--notify-reserved-at');
+  for (const [flag, given] of [
+    ['--notify-at', thresholds],
+    ['--notify-reserved-at', reservedThresholds],
+  ] as const)
+    if (given.length > 0 && urls.length === 0)
+      throw new UsageError(`${flag} needs somewhere to send: add --notify URL`);
+  return { urls, thresholds, reservedThresholds };
 }

@@ -3,8 +3,9 @@
 import { describe, expect, test } from 'vitest';
 import { ITEM_STATES, type ItemState } from '../../src/core/states.js';
 import { createRedactor } from '../../src/gateway/redact.js';
-import { attentionFor, runEndedBody, thresholdBody, type RunSummary } from '../../src/notify/body.js';
-import { committedPct, crossedThreshold, DEFAULT_SEND_POLICY, nextStep } from '../../src/notify/policy.js';
+import { attentionFor, runEndedBody, type RunSummary } from '../../src/notify/body.js';
+import { crossedThreshold, DEFAULT_SEND_POLICY, nextStep, thresholdPct } from '../../src/notify/policy.js';
+import { thresholdBody, type ThresholdCrossing } from '../../src/notify/threshold-body.js';
 import { displayUrl, parseNotifySettings, parseThresholds } from '../../src/notify/targets.js';
 import { UsageError } from '../../src/job/options.js';
 import { resolveJob } from '../../src/job/job.js';
@@ -29,6 +30,7 @@ function summary(over: Partial<RunSummary> = {}): RunSummary {
     reservedUsd: 0,
     budgetUsd: 5,
     estimateUsd: 6.25,
+    autoRetried: { failed: 0, rejected: 0 },
     startedAt: Date.UTC(2026, 0, 2, 1, 0, 0),
     endedAt: Date.UTC(2026, 0, 2, 1, 14, 3),
     journal: 'state/nightly.db',
@@ -63,7 +65,7 @@ describe('run-ended body', () => {
     );
     expect(body.text).toContain('spent $4.50 of a $5.00 budget (90%), estimate $6.25; took 14m 3s');
     expect(body.attention).toEqual([
-      '1 failed, 0 rejected: `gbatch retry jobs/nightly.json --failed --rejected` sends them again',
+      '1 failed, 0 rejected: `gbatch retry jobs/nightly.json --failed` sends them again',
       "2 deferred by the budget or the gateway's balance: raise --budget (or top up), then run again",
     ]);
   });
@@ -78,9 +80,9 @@ describe('run-ended body', () => {
       thresholdBody(
         {
           job: `j ${KEY}`,
+          basis: 'billed',
           thresholdPct: 80,
-          committedUsd: 4,
-          spendUsd: 3,
+          billedUsd: 4,
           reservedUsd: 1,
           budgetUsd: 5,
           counts: counts({}),
@@ -115,12 +117,32 @@ describe('run-ended body', () => {
       exitCode: 4,
       meaning: 'x',
       counts: counts({ uncertain: 2, pending: 3, invalid: 1 }),
+      autoRetried: { failed: 0, rejected: 0 },
     });
     expect(lines).toEqual([
       '2 uncertain (the gateway may hold them): `gbatch status --state /srv/j.db` lists them with the `gbatch resolve` commands that decide them',
       "1 invalid row(s): fix the manifest (`gbatch plan 'my rows.csv'` lists them)",
       '3 item(s) not finished: the next run continues them',
     ]);
+  });
+
+  test('rows the next run sends again on its own get no retry command, and are said to need nothing', () => {
+    const ended = (autoRetried: RunSummary['autoRetried'], partial: Partial<Record<ItemState, number>>) =>
+      runEndedBody(summary({ exitCode: 1, counts: counts(partial), autoRetried }), redact);
+    const allAuto = ended({ failed: 2, rejected: 0 }, { downloaded: 5, failed: 2 });
+    expect(allAuto.attention).toEqual([]);
+    expect(allAuto.auto_retried).toEqual({ failed: 2, rejected: 0 });
+    expect(allAuto.text).toContain(
+      '2 failed: the next run sends them again on its own (--retry-failed); nothing to do',
+    );
+    expect(allAuto.text).not.toContain('gbatch retry');
+    const some = ended({ failed: 2, rejected: 1 }, { failed: 3, rejected: 2 });
+    expect(some.attention).toEqual([
+      '1 failed, 1 rejected that no run sends again on its own: `gbatch retry jobs/nightly.json --failed --rejected` sends them again',
+    ]);
+    expect(some.text).toContain(
+      '2 failed and 1 rejected (408/425): the next run sends them again on its own (--retry-failed); nothing to do',
+    );
   });
 });
 
@@ -161,9 +183,41 @@ describe('budget thresholds', () => {
     // Already past at the start (an earlier night crossed it): not announced again.
     expect(crossedThreshold([50, 80, 100], 60, 90, new Set())).toEqual({ announce: 80, covers: [80] });
   });
-  test('committed spend is settled plus reserved, against the budget', () => {
-    expect(committedPct({ actualUsd: 3, reservedUsd: 1 }, 5)).toBe(80);
-    expect(committedPct({ actualUsd: 0, reservedUsd: 0 }, 0)).toBe(0);
+  test('--notify-at counts what was billed, never reservations; --notify-reserved-at counts both', () => {
+    // The first seconds of a night: nothing answered yet, most of the budget reserved.
+    expect(thresholdPct('billed', { actualUsd: 0, reservedUsd: 39.77 }, 50)).toBe(0);
+    expect(thresholdPct('billed', { actualUsd: 3, reservedUsd: 1 }, 5)).toBe(60);
+    expect(thresholdPct('reserved', { actualUsd: 3, reservedUsd: 1 }, 5)).toBe(80);
+    expect(thresholdPct('billed', { actualUsd: 0, reservedUsd: 1 }, 0)).toBe(0);
+    expect(thresholdPct('reserved', { actualUsd: 0, reservedUsd: 1 }, 0)).toBe(Infinity);
+  });
+  test('the body names the figures it counts, and the ones it does not', () => {
+    const crossing = (basis: ThresholdCrossing['basis']): ThresholdCrossing => ({
+      job: 'nightly',
+      basis,
+      thresholdPct: 80,
+      billedUsd: 40.12,
+      reservedUsd: 3.1,
+      budgetUsd: 50,
+      counts: counts({ downloaded: 7 }),
+      at: 0,
+      host: 'h',
+    });
+    const billed = thresholdBody(crossing('billed'), redact);
+    expect(billed).toMatchObject({ event: 'budget-threshold', basis: 'billed', billed_pct: 80.2, spend_usd: 40.12 });
+    expect(billed.text).toBe(
+      'gbatch nightly: 80% of the $50.00 budget billed: $40.12 charged for answered rows (settled or not); the $3.10 reserved for requests in flight is not counted; the run goes on',
+    );
+    const reserved = thresholdBody(crossing('reserved'), redact);
+    expect(reserved).toMatchObject({
+      event: 'budget-reserved-threshold',
+      basis: 'reserved',
+      committed_pct: 86.4,
+      committed_usd: 43.22,
+    });
+    expect(reserved.text).toBe(
+      'gbatch nightly: 80% of the $50.00 budget reserved or billed (an early warning, --notify-reserved-at): $40.12 billed, $3.10 reserved for requests in flight (the most they may cost, not a charge); the run goes on',
+    );
   });
 });
 
@@ -171,7 +225,7 @@ describe('flags', () => {
   test('URLs must be http(s); the error never repeats the URL (its path may be its secret)', () => {
     expect(
       parseNotifySettings({ notify: ['https://hooks.example/services/T0/B0/secret'], 'notify-at': '80,50,80' }),
-    ).toEqual({ urls: ['https://hooks.example/services/T0/B0/secret'], thresholds: [50, 80] });
+    ).toEqual({ urls: ['https://hooks.example/services/T0/B0/secret'], thresholds: [50, 80], reservedThresholds: [] });
     for (const bad of ['ftp://host/secret-token', 'not a url secret-token', 'https://user:secret-token@host/']) {
       let error: unknown;
       try {
@@ -188,6 +242,12 @@ describe('flags', () => {
     expect(() => parseThresholds('50,abc')).toThrow(/--notify-at/);
     expect(() => parseThresholds('0')).toThrow(UsageError);
     expect(() => parseNotifySettings({ 'notify-at': '50' })).toThrow('--notify-at needs somewhere to send');
+    expect(() => parseNotifySettings({ 'notify-reserved-at': '90' })).toThrow(
+      '--notify-reserved-at needs somewhere to send',
+    );
+    expect(() => parseNotifySettings({ notify: ['https://h/'], 'notify-reserved-at': 'x' })).toThrow(
+      /`--notify-reserved-at` to be percentages/,
+    );
   });
   test('a URL is shown as scheme://host/…', () => {
     expect(displayUrl('https://hooks.slack.com/services/T0/B0/XYZ?x=1')).toBe('https://hooks.slack.com/…');

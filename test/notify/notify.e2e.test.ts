@@ -18,7 +18,7 @@ function chatJob(ws: Workspace, rows = 4): string {
 }
 
 test.skipIf(!BUILT)(
-  'the end-of-run summary and a budget threshold reach the webhook through two 500s; the run exits as without them',
+  'the end-of-run summary and a reserved-budget warning reach the webhook through two 500s; the run exits as without them',
   async () => {
     const ws = workspace();
     // Tasks that run 1.5 s: the four reservations are held together long enough for a threshold check to see them.
@@ -30,8 +30,8 @@ test.skipIf(!BUILT)(
         videoRow(`v${i + 1}`, p),
       ),
     );
-    // The job file lists the webhook (a list: the option is repeatable); the budget and thresholds come from the
-    // command line.
+    // The job file lists the webhook (a list: the option is repeatable); the budget and the early warnings (which
+    // count reservations) come from the command line.
     const job = ws.path('nightly.json');
     writeFileSync(
       job,
@@ -46,7 +46,7 @@ test.skipIf(!BUILT)(
     const budget = Number((plan.max_usd * 1.2).toFixed(6));
     const started = Date.now();
     const run = await runCli(
-      ['run', job, '--budget', String(budget), '--notify-at', '50,80,100', '--json', '--quiet'],
+      ['run', job, '--budget', String(budget), '--notify-reserved-at', '50,80,100', '--json', '--quiet'],
       { cwd: ws.dir, env: gatewayEnv(sim.baseUrl, KEY) },
     );
     const wall = Date.now() - started;
@@ -57,7 +57,7 @@ test.skipIf(!BUILT)(
     expect(hook.received.slice(0, 2).map((r) => r.answer)).toEqual([500, 500]);
     const delivered = hook.received.filter((r) => r.answer === 200).map((r) => r.body);
     const ended = delivered.filter((b) => b.event === 'run-ended');
-    const thresholds = delivered.filter((b) => b.event === 'budget-threshold').map((b) => b.threshold_pct);
+    const thresholds = delivered.filter((b) => b.event === 'budget-reserved-threshold').map((b) => b.threshold_pct);
     expect(ended).toHaveLength(1);
     // Each threshold at most once; 80 crossed, 100 not.
     expect(Math.max(...thresholds)).toBe(80);
@@ -75,9 +75,10 @@ test.skipIf(!BUILT)(
     expect(body.estimate_usd).toBeCloseTo(plan.estimated_usd, 6);
     expect(body.text).toMatch(/^gbatch nightly: exit 0: Done/);
     expect(body.report).toBe(`gbatch report ${job}`); // the job as the run was started: its job file
-    const threshold = delivered.find((b) => b.event === 'budget-threshold' && b.threshold_pct === 80);
-    expect(threshold).toMatchObject({ job: 'nightly', exit_code: null, budget_usd: budget });
+    const threshold = delivered.find((b) => b.event === 'budget-reserved-threshold' && b.threshold_pct === 80);
+    expect(threshold).toMatchObject({ job: 'nightly', basis: 'reserved', exit_code: null, budget_usd: budget });
     expect(threshold.committed_pct).toBeGreaterThanOrEqual(80);
+    expect(threshold.text).toContain('reserved or billed (an early warning, --notify-reserved-at)');
     // Never the key; the URL's secret path is never printed.
     expect(JSON.stringify(hook.received)).not.toContain(KEY);
     expect(run.stdout + run.stderr).not.toContain('hook-secret-token');

@@ -3,14 +3,9 @@
 // transition an operator's `gbatch retry` (or `resolve --resubmit`) uses; the submitter reserves it again.
 // How many sends a row has had comes from the journal (its `autoRetries`, written with each requeue), so
 // no run, night or server starts a row's --retry-failed allowance again.
-import {
-  autoRetryDelayMs,
-  autoRetryEvent,
-  retriedFromEarlierRun,
-  type AutoRetryPolicy,
-} from '../../core/auto-retry.js';
+import { autoRetryDelayMs, autoRetryEvent, type AutoRetryPolicy } from '../../core/auto-retry.js';
 import type { ItemState } from '../../core/states.js';
-import type { Change, Item } from '../../journal/index.js';
+import { dueForAutoRetry, type Change, type Item } from '../../journal/index.js';
 import { requeueChange } from '../../journal/requeue.js';
 import { changedElsewhere } from './changed-elsewhere.js';
 import { log, type RunContext } from '../context.js';
@@ -91,24 +86,7 @@ export class AutoRetries {
     const requeued = await ctx.journal.decideAndApply(async (reader) => {
       const left: Item[] = [];
       for await (const item of reader.iterate({ states: ['failed', 'rejected'], notOrphaned: true })) left.push(item);
-      const abandoned = await reader.abandonedWhileUncertain(
-        left.filter((item) => item.state === 'failed').map((item) => item.id),
-      );
-      const due = left.filter((item) =>
-        retriedFromEarlierRun(
-          {
-            kind: item.kind,
-            state: item.state,
-            taskId: item.taskId,
-            errorStatus: item.lastError?.status,
-            reservedUsd: item.reservedUsd,
-            abandonedWhileUncertain: abandoned.has(item.id),
-            autoRetries: item.autoRetries,
-            downloadForfeited: item.downloadFailures > 0,
-          },
-          policy,
-        ),
-      );
+      const due = await dueForAutoRetry(left, reader, policy);
       return {
         changes: due.map((item) => ({ ...policyRequeue(item), expect: item.state })),
         result: due,
