@@ -51,14 +51,15 @@ export function causeOf(from: ItemState | undefined, state: ItemState, error: Ro
  */
 export function errorCause(outcome: string, error: RowError): string {
   const parts = causeParts(outcome, error);
-  if (parts.length === 1)
-    parts.push(
-      error.message
-        .split(/[;:.,(]/)[0]!
-        .slice(0, 40)
-        .trim()
-        .replace(/\d+/g, '#'),
-    );
+  if (parts.length === 1) {
+    const head = error.message
+      .split(/[;:.,(]/)[0]!
+      .slice(0, 40)
+      .trim()
+      .replace(/\d+/g, '#');
+    // A message that starts with its outcome ("deferred by --budget: ...") is not prefixed with it again.
+    return causeLine(head === outcome || head.startsWith(`${outcome} `) ? [head] : [outcome, head]);
+  }
   return causeLine(parts);
 }
 

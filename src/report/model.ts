@@ -18,7 +18,10 @@ export interface ReportTotals {
   settled_items: number;
   settled_estimated_usd: number;
   overshoot_usd: number;
+  /** What the gateway itself reported, per video task (none per chat or responses request); null: none reported. */
   gateway_charge_usd: number | null;
+  /** The rows gateway_charge_usd sums: video tasks whose charge the gateway reported. */
+  gateway_charged_items: number;
   /** Items settled without a usable count from the gateway, booked at their bound. */
   unmetered_items: number;
   /** The job's first submission and last transition (ISO; null: nothing sent), from the event log. */
@@ -71,7 +74,10 @@ export interface ReportItem {
   succeeded_at: string | null;
   /** When it reached its terminal state (downloaded, failed, rejected); null while it is not in one. */
   finished_at: string | null;
-  /** finished_at - submitted_at. */
+  /**
+   * The row's own time: a chat or responses request's from submission to its answer (succeeded_at, or
+   * finished_at for one refused), not to the results file's write; a video's from submission to finished_at.
+   */
   duration_ms: number | null;
 }
 
@@ -128,11 +134,14 @@ export function reportItem(item: ReportSource, timing: ItemTiming = {}): ReportI
     accepted_at: iso(timing.acceptedAt),
     succeeded_at: iso(timing.succeededAt),
     finished_at: iso(timing.finishedAt),
-    duration_ms:
-      timing.finishedAt !== undefined && timing.submittedAt !== undefined
-        ? timing.finishedAt - timing.submittedAt
-        : null,
+    duration_ms: rowDuration(isVideo, timing),
   };
+}
+
+/** A text row is done when answered (its line reaches results.jsonl later, in a batch); a video when stored. */
+function rowDuration(isVideo: boolean, timing: ItemTiming): number | null {
+  const end = isVideo ? timing.finishedAt : (timing.succeededAt ?? timing.finishedAt);
+  return end !== undefined && timing.submittedAt !== undefined ? end - timing.submittedAt : null;
 }
 
 /**
@@ -175,6 +184,7 @@ export async function reportHeader(
     settled_estimated_usd: settledEstimate,
     overshoot_usd: roundUsd(sums.over ?? 0),
     gateway_charge_usd: sums.gateway_n ? roundUsd(sums.gateway ?? 0) : null,
+    gateway_charged_items: sums.gateway_n,
     unmetered_items: sums.unmetered ?? 0,
     started_at: iso(timeline?.startedAt),
     ended_at: iso(timeline?.endedAt),

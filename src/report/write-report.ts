@@ -234,8 +234,17 @@ export async function renderReportTable(
     '',
     `Estimated ${usd(totals.estimated_usd)} in all; settled ${totals.settled_items} item(s): estimate ${usd(totals.settled_estimated_usd)}, actual ${usd(totals.actual_usd)}, delta ${usd(totals.delta_usd)}` +
       (totals.overshoot_usd > 0 ? `, overshoot ${usd(totals.overshoot_usd)}` : ''),
-    `Reserved (unsettled) ${usd(totals.reserved_usd)}; budget ${totals.budget_usd === null ? 'none' : usd(totals.budget_usd, 2)}` +
-      (totals.gateway_charge_usd !== null ? `; gateway-reported charges ${usd(totals.gateway_charge_usd)}` : ''),
+    ...(totals.settled_items > 0
+      ? [
+          `Actual: what every settled item is booked at: chat and responses from their token usage, videos from their total_tokens (the gateway's charge where it was higher)`,
+        ]
+      : []),
+    `Reserved (unsettled) ${usd(totals.reserved_usd)}; budget ${totals.budget_usd === null ? 'none' : usd(totals.budget_usd, 2)}`,
+    ...(totals.gateway_charge_usd !== null
+      ? [
+          `Gateway-reported charges ${usd(totals.gateway_charge_usd)}: what the gateway itself reported, for ${totals.gateway_charged_items} video task(s); it reports none per chat or responses request, which actual counts from their token usage`,
+        ]
+      : []),
     ...(totals.unmetered_items > 0
       ? [
           `Unmetered: ${totals.unmetered_items} item(s) came back without a usable count (usage / total_tokens); each is booked at the most it could be billed`,

@@ -66,6 +66,7 @@ const header: ReportHeader = {
     settled_estimated_usd: 0.01,
     overshoot_usd: 0,
     gateway_charge_usd: null,
+    gateway_charged_items: 0,
     unmetered_items: 0,
     started_at: '2026-11-24T01:00:00.000Z',
     ended_at: '2026-11-24T01:02:00.000Z',
@@ -213,6 +214,10 @@ describe('html sections', () => {
         }),
       ),
     );
+    // A message that names its outcome is not prefixed with it again ("deferred deferred by --budget").
+    expect(
+      causeOf(item({ state: 'deferred', error: { message: 'deferred by --budget: needs up to $0.9 but $0 remains' } })),
+    ).toBe('deferred by --budget');
     expect(causeOf(item({ state: 'failed', task_id: 't1', error: { message: 'Simulated upstream failure 17' } }))).toBe(
       'task failed Simulated upstream failure #',
     );

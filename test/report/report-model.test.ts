@@ -24,6 +24,7 @@ describe('report model', () => {
       reserved_usd: 1.02, // v3 running (1) + r1 uncertain (0.02)
       overshoot_usd: 0.1, // v2: 0.6 against 0.5
       gateway_charge_usd: 0.41,
+      gateway_charged_items: 1,
       unmetered_items: 0,
       started_at: '2026-11-24T01:00:00.000Z',
       ended_at: '2026-11-24T01:01:30.000Z',
@@ -95,6 +96,7 @@ describe('report model', () => {
         settled_estimated_usd: 0,
         overshoot_usd: 0,
         gateway_charge_usd: null,
+        gateway_charged_items: 0,
         unmetered_items: 0,
         started_at: null,
         ended_at: null,

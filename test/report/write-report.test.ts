@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { reportHeader } from '../../src/report/model.js';
 import { csvCell, writeReport, type ReportFormat } from '../../src/report/write-report.js';
-import { useTempDir } from '../helpers/journal-fixtures.js';
+import { entry, ingest, submitChange, useTempDir } from '../helpers/journal-fixtures.js';
 import { seedReportJournal } from '../helpers/report-fixture.js';
 import { rawDb, recountSummaries } from '../helpers/journal-raw.js';
 
@@ -149,6 +149,38 @@ describe('writeReport', () => {
     expect(byId.get('bad')).toMatchObject({ submitted_at: null, finished_at: null, duration_ms: null });
   });
 
+  it("json: a chat row's duration is its request's (submission to answer), not to the results file's write", async () => {
+    let now = Date.UTC(2026, 10, 24, 1, 0, 0);
+    const journal = tmp.open('job.db', { clock: { now: () => now } });
+    ingest(journal, [
+      entry('c1', { estimateUsd: 0.01 }),
+      entry('v1', { kind: 'video', model: 'video-fast', resolution: '720p', estimateUsd: 0.5 }),
+    ]);
+    journal.apply(['c1', 'v1'].map((id) => submitChange(journal.get(id)!)));
+    now += 170;
+    journal.apply([
+      {
+        id: 'c1',
+        event: 'complete',
+        patch: { reservedUsd: 0, actualUsd: 0.004, totalTokens: 1500, response: { id: 'x' }, responseStatus: 200 },
+      },
+      { id: 'v1', event: 'accept', patch: { taskId: 'task-v1' } },
+    ]);
+    now += 60_000;
+    journal.apply([{ id: 'v1', event: 'finish', patch: { reservedUsd: 0, actualUsd: 0.4, totalTokens: 108_900 } }]);
+    // The answers' lines reach results.jsonl in a batch, seconds after the answer.
+    now += 5_000;
+    journal.apply([
+      { id: 'c1', event: 'store', patch: { outputPath: 'out/job/results.jsonl' } },
+      { id: 'v1', event: 'store', patch: { outputPath: 'out/job/v1.mp4', sha256: 'a'.repeat(64), bytes: 1234 } },
+    ]);
+    const items = JSON.parse((await render(journal, 'json')).text).items as Array<Record<string, unknown>>;
+    const byId = new Map(items.map((i) => [i.id, i]));
+    expect(byId.get('c1')).toMatchObject({ duration_ms: 170, finished_at: '2026-11-24T01:01:05.170Z' });
+    // A video is done when its file is on disk: submission to download.
+    expect(byId.get('v1')).toMatchObject({ duration_ms: 65_170 });
+  });
+
   it('json: an empty journal is still valid JSON', async () => {
     const journal = tmp.open();
     const report = JSON.parse((await render(journal, 'json', null)).text);
@@ -236,7 +268,20 @@ describe('writeReport', () => {
     for (const id of ['v1', 'v2', 'v3', 'c1', 'c2', 'bad', 'r1']) expect(text).toMatch(new RegExp(`^${id}\\s`, 'm'));
     expect(text).toContain('720p->1080p');
     expect(text).toContain('actual $1.004000, delta -$0.006000, overshoot $0.100000');
-    expect(text).toContain('Reserved (unsettled) $1.020000; budget $5.00; gateway-reported charges $0.410000');
+    expect(text).toContain('Reserved (unsettled) $1.020000; budget $5.00\n');
+  });
+
+  it('table: says what actual and the gateway-reported charges each cover, so their difference is no riddle', async () => {
+    const journal = tmp.open();
+    seedReportJournal(journal);
+    const lines = (await render(journal, 'table')).text.split('\n');
+    // Actual $1.004: v1 $0.40 and v2 $0.60 by the table, c1 $0.004 by its usage; the gateway reported v1's alone.
+    expect(lines).toContain(
+      "Actual: what every settled item is booked at: chat and responses from their token usage, videos from their total_tokens (the gateway's charge where it was higher)",
+    );
+    expect(lines).toContain(
+      'Gateway-reported charges $0.410000: what the gateway itself reported, for 1 video task(s); it reports none per chat or responses request, which actual counts from their token usage',
+    );
   });
 
   it('table: a long error is cut in its cell and printed in full below the table', async () => {

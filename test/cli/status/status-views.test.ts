@@ -23,6 +23,7 @@ const totals = (over: Partial<ReportTotals> = {}): ReportTotals => ({
   settled_estimated_usd: 1.5,
   overshoot_usd: 0,
   gateway_charge_usd: null,
+  gateway_charged_items: 0,
   unmetered_items: 0,
   started_at: null,
   ended_at: null,
