@@ -9,6 +9,7 @@ import { cancelJob } from '../operate/cancel-job.js';
 import { resolveEveryUncertain } from '../operate/resolve-uncertain.js';
 import { resubmitItem } from '../operate/resubmit-item.js';
 import { retryRows, type RetryRequest } from '../operate/retry-rows.js';
+import { retryWaits } from './retry-waits.js';
 
 export interface ActionInput {
   /** The row, for a row's action. */
@@ -26,6 +27,8 @@ export interface ActionSpec {
   consequence: string;
   /** Whether it names one row (`?id=`). */
   row: boolean;
+  /** It waits for the job's runs to end, as `gbatch retry` does (exit 73 while one holds the journal). */
+  waitsForRuns?: true;
   run(journal: JournalStore, input: ActionInput, operator: Operator, journalArg: string): Promise<string>;
 }
 
@@ -76,24 +79,28 @@ export const ACTIONS: Record<string, ActionSpec> = {
     consequence:
       'Failed rows become pending; the next run sends each as a new attempt (rows abandoned while uncertain are left out: their request may have reached the gateway).',
     row: false,
+    waitsForRuns: true,
     run: (journal, _input, operator, arg) => retry(journal, { ...NO_IDS, failed: true }, arg, operator),
   },
   'retry-rejected': {
     title: 'Retry every rejected row',
     consequence: 'Rejected rows become pending; the next run sends each as a new attempt.',
     row: false,
+    waitsForRuns: true,
     run: (journal, _input, operator, arg) => retry(journal, { ...NO_IDS, rejected: true }, arg, operator),
   },
   'retry-cancelled': {
     title: 'Send the cancelled rows again',
     consequence: "Cancelled rows become pending and the job's cancellation is lifted: runs send them again.",
     row: false,
+    waitsForRuns: true,
     run: (journal, _input, operator, arg) => retry(journal, { ...NO_IDS, cancelled: true }, arg, operator),
   },
   'retry-row': {
     title: 'Retry this row',
     consequence: 'The row becomes pending; the next run sends it as a new attempt.',
     row: true,
+    waitsForRuns: true,
     run: (journal, input, operator, arg) => retry(journal, { ...NO_IDS, ids: [rowId(input)] }, arg, operator),
   },
   'resubmit-uncertain': {
@@ -136,6 +143,11 @@ export const ACTIONS: Record<string, ActionSpec> = {
     run: (journal, input, operator, arg) => abandonItem(journal, rowId(input), input.notBilled === true, arg, operator),
   },
 };
+
+/** Why `action` may not run now (a retry while a run is live on the job), or undefined. */
+export function liveRunRefusal(action: Pick<ActionSpec, 'waitsForRuns'>, liveRunners: number): string | undefined {
+  return action.waitsForRuns ? retryWaits(liveRunners) : undefined;
+}
 
 /** An action's refusal as the one line the page shows; anything else is not a refusal (rethrown). */
 export function refusalOf(err: unknown): string | undefined {

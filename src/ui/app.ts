@@ -12,7 +12,7 @@ import { bearerToken } from '../core/bearer-tokens.js';
 import { SignInThrottle } from '../core/sign-in-throttle.js';
 import { hostGuard } from '../io/host-guard.js';
 import type { JournalJob } from '../journal/index.js';
-import { ACTIONS, refusalOf } from './actions.js';
+import { ACTIONS, liveRunRefusal, refusalOf } from './actions.js';
 import { LIVE_JS, UI_CSS } from './assets.js';
 import type { UiContext } from './context.js';
 import { jobPage, jobSummary, type JobSummary } from './job-view.js';
@@ -246,6 +246,8 @@ export function uiApp(ctx: UiContext, metrics: (c: Context) => Promise<Response>
     if (!viewer.canAct) return c.html(page({ title: 'gbatch: read-only', viewer }, READ_ONLY), 403);
     const view = await jobSummary(job, await ctx.directory.queries(job));
     if (view.frozen) return c.text(view.frozen, 409);
+    const waits = liveRunRefusal(action, view.liveRunners);
+    if (waits) return c.text(`not now: ${waits}`, 409);
     const id = action.row ? c.req.query('id') : undefined;
     return c.html(
       page(
@@ -279,6 +281,8 @@ export function uiApp(ctx: UiContext, metrics: (c: Context) => Promise<Response>
     const queries = await ctx.directory.queries(job);
     const summary = await jobSummary(job, queries);
     if (summary.frozen) return c.text(summary.frozen, 409);
+    const waits = liveRunRefusal(action, summary.liveRunners);
+    if (waits) return c.text(`not now: ${waits}`, 409);
     const arg = summary.journalArg;
     const operator = { by: 'operator' as const, via: 'ui' as const, who: viewer.who };
     let said: string;

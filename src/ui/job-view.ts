@@ -28,6 +28,8 @@ export interface JobSummary {
   header: ReportHeader;
   standing: Standing;
   runners: RunnerView[];
+  /** Runners whose lease is live: while there are any, retry waits (src/ui/actions.ts). */
+  liveRunners: number;
   activity: JobActivity;
   /** Rows in a state no run moves out of by itself. */
   finished: number;
@@ -75,6 +77,7 @@ export async function jobSummary(job: JournalJob, journal: JournalQueries): Prom
     header,
     standing,
     runners,
+    liveRunners,
     activity,
     finished,
     cancel,

@@ -7,6 +7,7 @@ import { TimelineBuilder } from '../../report/timeline.js';
 import { statesChart } from '../../report/html/charts.js';
 import { estimateSection, headline, problemsSection, type HtmlReportInput } from '../../report/html/sections.js';
 import type { JobPage } from '../job-view.js';
+import { retryWaits } from '../retry-waits.js';
 import type { Viewer } from '../viewer.js';
 import { count, isoTime } from './layout.js';
 import { ITEM_STATES } from '../../core/states.js';
@@ -33,13 +34,17 @@ export function liveFragments(job: JobPage): Record<string, string> {
     job.problems.total > job.problems.read
       ? `<p class="muted">Grouped from the first ${count(job.problems.read)} of ${count(job.problems.total)} rows that need a look; the row browser filters them all.</p>`
       : '';
+  const retryNote =
+    job.liveRunners > 0 && job.problems.groups.some((g) => g.state === 'failed' || g.state === 'rejected')
+      ? '<p class="muted" data-field="retry-waits">While a run is live on this job, the <code>gbatch retry</code> commands above are refused (exit 73): run them once it ends.</p>'
+      : '';
   return {
     'live-standing': standingLine(job),
     'live-headline': headline(input),
     'live-runners': runnersTable(job),
     'live-estimate': estimateSection(input),
     'live-states': `<section id="states"><h2>Rows by state</h2><figure>${statesChart(job.header.totals.by_state)}</figure>${rowLinks(job)}</section>`,
-    'live-problems': `${problemsSection(input)}${problemNote}`,
+    'live-problems': `${problemsSection(input)}${problemNote}${retryNote}`,
   };
 }
 
@@ -89,18 +94,26 @@ function actionsSection(job: JobPage, viewer: Viewer): string {
   if (job.frozen) return `<section id="actions" class="muted"><p>No actions: ${esc(job.frozen)}.</p></section>`;
   const s = job.header.totals.by_state;
   const base = `/jobs/${encodeURIComponent(job.key)}/confirm`;
-  const actions = [
-    job.cancel || job.finished === job.header.totals.items
-      ? undefined
-      : `<a class="action" href="${base}/cancel">cancel the job</a>`,
+  const waitsFor = retryWaits(job.liveRunners);
+  const retries = [
     s.failed ? `<a class="action" href="${base}/retry-failed">retry ${count(s.failed)} failed</a>` : undefined,
     s.rejected ? `<a class="action" href="${base}/retry-rejected">retry ${count(s.rejected)} rejected</a>` : undefined,
     s.cancelled
       ? `<a class="action" href="${base}/retry-cancelled">send ${count(s.cancelled)} cancelled again</a>`
       : undefined,
+  ].filter((a) => a !== undefined);
+  const actions = [
+    job.cancel || job.finished === job.header.totals.items
+      ? undefined
+      : `<a class="action" href="${base}/cancel">cancel the job</a>`,
+    ...(waitsFor ? [] : retries),
     s.uncertain
       ? `<a class="action" href="${base}/resubmit-uncertain">resubmit ${count(s.uncertain)} uncertain</a> <a class="action" href="${base}/abandon-uncertain">abandon ${count(s.uncertain)} uncertain</a>`
       : undefined,
   ].filter((a) => a !== undefined);
-  return `<section id="actions"><h2>Actions</h2><p>${actions.join(' ') || 'Nothing to act on.'}</p></section>`;
+  const waits =
+    waitsFor && retries.length > 0
+      ? `<p class="muted" data-field="retry-waits">No retry now: ${esc(waitsFor)}.</p>`
+      : '';
+  return `<section id="actions"><h2>Actions</h2><p>${actions.join(' ') || 'Nothing to act on.'}</p>${waits}</section>`;
 }

@@ -7,6 +7,7 @@ import { STATE_COLORS } from '../../report/html/charts.js';
 import { esc, escBlock } from '../../report/html/escape.js';
 import { usd } from '../../report/table.js';
 import type { JobSummary } from '../job-view.js';
+import { retryWaits } from '../retry-waits.js';
 import { filterParams, type RowFilter } from '../row-query.js';
 import type { Viewer } from '../viewer.js';
 import { count, isoTime } from './layout.js';
@@ -99,7 +100,7 @@ export function rowBody(job: JobSummary, item: Item, events: readonly ItemEventR
       : item.state === 'uncertain'
         ? `<p><a class="action" href="${confirm}/resubmit-row?id=${id}">resubmit this row</a> <a class="action" href="${confirm}/abandon-row?id=${id}">abandon this row</a></p>`
         : item.state === 'failed' || item.state === 'rejected'
-          ? `<p><a class="action" href="${confirm}/retry-row?id=${id}">retry this row</a></p>`
+          ? retryRow(`${confirm}/retry-row?id=${id}`, retryWaits(job.liveRunners))
           : '';
   return `<p class="crumbs"><a href="/">jobs</a> / <a href="${base}">${esc(job.name)}</a> / <a href="${base}/rows">rows</a> / ${esc(item.id)}</p>
 <h1>Row ${esc(item.id)}</h1>
@@ -107,4 +108,10 @@ export function rowBody(job: JobSummary, item: Item, events: readonly ItemEventR
 ${actions}
 <h2>History</h2>
 <table class="events"><thead><tr><th>at</th><th>event</th><th>move</th><th>detail</th></tr></thead><tbody>${history.join('\n')}</tbody></table>`;
+}
+
+function retryRow(href: string, waits: string | undefined): string {
+  return waits
+    ? `<p class="muted" data-field="retry-waits">No retry now: ${esc(waits)}.</p>`
+    : `<p><a class="action" href="${href}">retry this row</a></p>`;
 }
