@@ -23,8 +23,11 @@ import { locationUri, objectKey, objectUri, type ObjectLocation } from '../../co
 import type { BodyTarget, ChunkWriter, ObjectStore, ObjectStoreOptions } from '../output-store.js';
 import { describeS3Failure, ObjectStoreError, s3FailureOf } from './store-errors.js';
 
-/** Bytes per uploaded part; at most QUEUE_SIZE parts are held at once, so a video of any size needs ~32 MiB. */
-const PART_BYTES = 8 * 1024 * 1024;
+/**
+ * Bytes per uploaded part: S3's smallest, so at most QUEUE_SIZE parts (~20 MiB) are held at once whatever
+ * the video's size; 10,000 parts (S3's most) make 50 GB.
+ */
+const PART_BYTES = 5 * 1024 * 1024;
 const QUEUE_SIZE = 4;
 /** The metadata key of an object's sha256 (sent as x-amz-meta-sha256). */
 export const SHA256_METADATA = 'sha256';
