@@ -53,14 +53,14 @@ function printed(child: ChildProcess, pattern: RegExp): Promise<void> {
   });
 }
 
-export function clientOf(endpoint: string): S3Client {
+export function clientOf(endpoint: string, credentials = TEST_CREDENTIALS): S3Client {
   // The SDK's advice to leave Node 20 (gbatch supports it); its documented switch.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   return new S3Client({
     endpoint,
     region: 'us-east-1',
     forcePathStyle: true,
-    credentials: TEST_CREDENTIALS,
+    credentials,
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
@@ -89,4 +89,24 @@ export async function startMoto(): Promise<S3Server> {
       await exited;
     },
   };
+}
+
+/** The credentials s3rver accepts (its built-in pair; it checks every request's signature against them). */
+export const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+
+/** s3rver (npm, in this process) on a free loopback port, its objects in `directory`, with `buckets` made. */
+export async function startS3rver(
+  directory: string,
+  buckets: string[],
+): Promise<{ endpoint: string; close(): Promise<void> }> {
+  const { default: S3rver } = await import('s3rver');
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory,
+    configureBuckets: buckets.map((name) => ({ name })),
+  });
+  const { port } = await server.run();
+  return { endpoint: `http://127.0.0.1:${port}`, close: () => server.close() };
 }

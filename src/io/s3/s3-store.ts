@@ -14,6 +14,7 @@ import {
   DeleteObjectCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
+  type ListMultipartUploadsCommandOutput,
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
@@ -58,19 +59,25 @@ export function createS3Store(location: ObjectLocation, options: ObjectStoreOpti
     }
   };
 
+  /** Uploads under `prefix`; none on a server that keeps no list of them (s3rver answers 501). */
   const listUploads = async (prefix: string): Promise<{ key: string; uploadId: string }[]> => {
     const found: { key: string; uploadId: string }[] = [];
     let keyMarker: string | undefined;
     let uploadIdMarker: string | undefined;
     for (;;) {
-      const page = await client.send(
-        new ListMultipartUploadsCommand({
-          Bucket: bucket,
-          Prefix: prefix,
-          ...(keyMarker !== undefined ? { KeyMarker: keyMarker } : {}),
-          ...(uploadIdMarker !== undefined ? { UploadIdMarker: uploadIdMarker } : {}),
-        }),
-      );
+      const page = await client
+        .send(
+          new ListMultipartUploadsCommand({
+            Bucket: bucket,
+            Prefix: prefix,
+            ...(keyMarker !== undefined ? { KeyMarker: keyMarker } : {}),
+            ...(uploadIdMarker !== undefined ? { UploadIdMarker: uploadIdMarker } : {}),
+          }),
+        )
+        .catch((err: unknown): ListMultipartUploadsCommandOutput => {
+          if (s3FailureOf(err).status === 501) return { $metadata: {}, Uploads: [], IsTruncated: false };
+          throw err;
+        });
       for (const upload of page.Uploads ?? [])
         if (upload.Key !== undefined && upload.UploadId !== undefined)
           found.push({ key: upload.Key, uploadId: upload.UploadId });
@@ -169,7 +176,7 @@ export function createS3Store(location: ObjectLocation, options: ObjectStoreOpti
               new CopyObjectCommand({
                 Bucket: bucket,
                 Key: key,
-                CopySource: `${bucket}/${encodeURIComponent(key)}`,
+                CopySource: `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`,
                 MetadataDirective: 'REPLACE',
                 Metadata: { [SHA256_METADATA]: sha256 },
                 ContentType: 'video/mp4',
