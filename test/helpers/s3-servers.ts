@@ -1,8 +1,16 @@
 // S3-compatible servers on loopback for the object storage tests: moto_server (Python, on the machine;
 // .ci/run installs it) started per test file on a free port, and buckets made through the AWS SDK.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { delimiter, join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+
+/** moto_server missing outside CI: its tests skip with one loud line (under CI=true they fail instead). */
+export const MOTO_MISSING =
+  process.env.CI !== 'true' &&
+  !(process.env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, 'moto_server')));
+if (MOTO_MISSING) console.warn("object storage tests SKIPPED: moto_server is not on PATH (pip install 'moto[server]')");
 
 /** Credentials the test servers accept (moto takes any; these are not secrets). */
 export const TEST_CREDENTIALS = { accessKeyId: 'AKIATESTGBATCH000001', secretAccessKey: 'test-secret-gbatch-s3-key' };
