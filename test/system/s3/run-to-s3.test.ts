@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { BUILT, gatewayEnv, runCli, stdoutJson } from '../../helpers/cli.js';
 import { readJournal } from '../../helpers/journal-read.js';
 import { chatRow, videoRow, writeJsonl } from '../../helpers/manifests.js';
+import { startHoldProxy } from '../../helpers/s3-hold-proxy.js';
 import { s3Env, MOTO_MISSING, startMoto, TEST_CREDENTIALS, type S3Server } from '../../helpers/s3-servers.js';
 import { KEY, posts, startSim } from '../../helpers/sim.js';
 import { filesUnder, SIM_VIDEO_SHA256, workspace } from '../../helpers/workspace.js';
@@ -140,5 +141,30 @@ test.skipIf(!BUILT || MOTO_MISSING)(
     expect(inEndpoint.stderr).toMatch(/--s3-endpoint: the URL must not carry credentials/);
     for (const printed of [inLocation.stderr, inEndpoint.stderr]) expect(printed).not.toContain('hunter2');
     expect(posts(sim.ledger)).toBe(0);
+  },
+);
+
+test.skipIf(!BUILT || MOTO_MISSING)(
+  'a write refused during the run stops it with one line naming the object and the reason; the video waits',
+  async () => {
+    const ws = workspace();
+    const sim = await startSim();
+    const proxy = await startHoldProxy(moto.endpoint);
+    try {
+      // The probe's PutObject passes; the video's metadata copy is then refused, as by a policy on CopyObject.
+      proxy.refuseAll('copy', 403, 'AccessDenied');
+      const manifest = writeJsonl(ws.path('rows.jsonl'), [videoRow('v1', 'A lantern on a pier')]);
+      const result = await runCli(
+        ['run', manifest, '--state', ws.state, '--out', 's3://campaign/refused', '--poll-interval', '0.05'],
+        { env: { ...gatewayEnv(sim.baseUrl, KEY), ...s3Env(proxy.endpoint) } },
+      );
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(
+        'cannot write s3://campaign/refused/v1.mp4: writing there is refused (AccessDenied, HTTP 403); stopping:',
+      );
+      expect(readJournal(ws.state).byId.get('v1')).toMatchObject({ state: 'succeeded', outputPath: null });
+    } finally {
+      await proxy.close();
+    }
   },
 );
