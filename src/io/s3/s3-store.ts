@@ -1,13 +1,12 @@
 // Outputs on S3-compatible object storage (AWS S3, MinIO, R2, Ceph, Garage), through the AWS SDK. This
 // module is loaded only when an s3:// location is used (open-object-store.ts imports it on demand).
 //
-// A video streams into a multipart upload on its final key, its sha256 computed on the way. The upload is
-// completed only once every byte has arrived (and matched an expected sha256 when one is given), so the key
-// holds the whole object or nothing; the sha256 is then stored as the object's metadata (a copy onto itself,
-// done by the server). An upload a crash left behind is aborted before its key is written again.
+// A video streams into a multipart upload on its final key (streamed-upload.ts), its sha256 computed on the
+// way. The upload is completed only once every byte has arrived (and matched an expected sha256 when one is
+// given), so the key holds the whole object or nothing; the sha256 is then stored as the object's metadata
+// (a copy onto itself, done by the server). An upload a crash left behind is aborted before its key is
+// written again.
 import { createHash, randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { PassThrough } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   CopyObjectCommand,
@@ -18,18 +17,12 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { ConfigError } from '../../core/config-error.js';
 import { locationUri, objectKey, objectUri, type ObjectLocation } from '../../core/object-location.js';
 import type { BodyTarget, ChunkWriter, ObjectStore, ObjectStoreOptions } from '../output-store.js';
 import { describeS3Failure, ObjectStoreError, s3FailureOf } from './store-errors.js';
+import { startUpload, type StreamedUpload } from './streamed-upload.js';
 
-/**
- * Bytes per uploaded part: S3's smallest, so at most QUEUE_SIZE parts (~20 MiB) are held at once whatever
- * the video's size; 10,000 parts (S3's most) make 50 GB.
- */
-const PART_BYTES = 5 * 1024 * 1024;
-const QUEUE_SIZE = 4;
 /** The metadata key of an object's sha256 (sent as x-amz-meta-sha256). */
 export const SHA256_METADATA = 'sha256';
 
@@ -87,48 +80,15 @@ export function createS3Store(location: ObjectLocation, options: ObjectStoreOpti
     }
   };
 
-  /** A streaming upload of `key`: chunks written with backpressure, completed by end(), or aborted. */
-  const streamTo = (key: string, contentType: string) => {
-    const uri = objectUri(location, key);
-    const stream = new PassThrough({ highWaterMark: 1024 * 1024 });
-    const upload = new Upload({
+  const uploadTo = (key: string, contentType: string): StreamedUpload =>
+    startUpload({
       client,
-      params: { Bucket: bucket, Key: key, Body: stream, ContentType: contentType },
-      partSize: PART_BYTES,
-      queueSize: QUEUE_SIZE,
-      leavePartsOnError: false,
+      bucket,
+      key,
+      uri: objectUri(location, key),
+      contentType,
+      abortLeftovers: () => abortUploadsOf(key),
     });
-    const done = upload.done();
-    let failed: unknown;
-    done.catch((err: unknown) => {
-      failed ??= err;
-      stream.destroy();
-    });
-    const storeError = (err: unknown): Error => new ObjectStoreError(uri, err);
-    const write = async (chunk: Buffer): Promise<void> => {
-      if (failed !== undefined) throw storeError(failed);
-      if (stream.write(chunk)) return;
-      await Promise.race([once(stream, 'drain'), done]).catch(() => undefined);
-      if (failed !== undefined) throw storeError(failed);
-    };
-    const complete = async (): Promise<void> => {
-      stream.end();
-      try {
-        await done;
-      } catch (err) {
-        throw storeError(err);
-      }
-    };
-    // Not upload.abort(): its done() rejects at once while parts may still be on their way. A body that fails
-    // ends the upload's own work first (parts in flight, then its AbortMultipartUpload); the list is the backstop.
-    const abort = async (): Promise<void> => {
-      failed ??= new Error('aborted');
-      stream.destroy(new Error('the output was abandoned'));
-      await done.catch(() => undefined);
-      await abortUploadsOf(key).catch(() => undefined);
-    };
-    return { write, complete, abort, storeError };
-  };
 
   const target = (name: string, expectedSha256?: string): BodyTarget => {
     const key = objectKey(location, name);
@@ -143,7 +103,7 @@ export function createS3Store(location: ObjectLocation, options: ObjectStoreOpti
         }
       },
       receive: async (body) => {
-        const upload = streamTo(key, 'video/mp4');
+        const upload = uploadTo(key, 'video/mp4');
         const hash = createHash('sha256');
         let bytes = 0;
         try {
@@ -183,11 +143,11 @@ export function createS3Store(location: ObjectLocation, options: ObjectStoreOpti
               }),
             );
           } catch (err) {
-            throw upload.storeError(err);
+            throw new ObjectStoreError(uri, err);
           }
           return sha256;
         };
-        return { bytes, finish, discard: upload.abort };
+        return { bytes, finish, discard: () => upload.abort() };
       },
       clear: async () => {
         await abortUploadsOf(key).catch(() => undefined);
@@ -199,7 +159,7 @@ export function createS3Store(location: ObjectLocation, options: ObjectStoreOpti
     name: string,
     produce: (write: ChunkWriter) => Promise<T>,
   ): Promise<{ result: T; bytes: number }> => {
-    const upload = streamTo(objectKey(location, name), contentTypeOf(name));
+    const upload = uploadTo(objectKey(location, name), contentTypeOf(name));
     let bytes = 0;
     let result: T;
     try {
