@@ -12,7 +12,6 @@ const CREDENTIALS = new Set([
   'SignatureDoesNotMatch',
   'InvalidToken',
   'ExpiredToken',
-  'CredentialsProviderError',
   'AuthorizationHeaderMalformed',
 ]);
 const REFUSED = new Set(['AccessDenied', 'AllAccessDisabled', 'AccountProblem', 'Forbidden']);
@@ -31,10 +30,12 @@ export function describeS3Failure(failure: S3Failure): string {
   const { name, status } = failure;
   const tail = `(${name}${status !== undefined ? `, HTTP ${status}` : ''})`;
   if (name === 'NoSuchBucket') return `the bucket does not exist ${tail}`;
+  if (name === 'CredentialsProviderError')
+    return 'no credentials were found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)';
   if (CREDENTIALS.has(name)) return `the credentials were refused ${tail}`;
   if (REFUSED.has(name) || status === 403) return `writing there is refused ${tail}`;
   if (/^E[A-Z]+$/.test(name)) return `the endpoint cannot be reached ${tail}`;
-  if (name === 'Error' && status === undefined) return 'the storage could not be used (no region or credentials?)';
+  if (name === 'Error' && status === undefined) return 'the storage could not be used (is AWS_REGION set?)';
   return `the storage refused the write ${tail}`;
 }
 
@@ -56,6 +57,7 @@ export class ObjectStoreError extends Error {
 
 function errnoFor({ name, status }: S3Failure): string {
   if (name === 'NoSuchBucket') return 'ENOENT';
-  if (CREDENTIALS.has(name) || REFUSED.has(name) || status === 403) return 'EACCES';
+  if (CREDENTIALS.has(name) || name === 'CredentialsProviderError' || REFUSED.has(name) || status === 403)
+    return 'EACCES';
   return 'EIO';
 }

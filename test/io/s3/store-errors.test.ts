@@ -21,6 +21,14 @@ describe("a server's refusal", () => {
     expect(stored).toMatchObject({ code: errno, syscall: 'write' });
   });
 
+  test('no credentials anywhere: said so, with where to put them', () => {
+    const err = sdkError('CredentialsProviderError', undefined, 'Could not load credentials from any providers');
+    expect(describeS3Failure(s3FailureOf(err))).toBe(
+      'no credentials were found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)',
+    );
+    expect(new ObjectStoreError('s3://b/k', err).code).toBe('EACCES');
+  });
+
   test('an endpoint out of reach is named by its transport code', () => {
     const err = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' });
     expect(describeS3Failure(s3FailureOf(err))).toBe('the endpoint cannot be reached (ECONNREFUSED)');
