@@ -17,6 +17,7 @@ import type { SendSlots } from '../pipeline/pacing/send-slots.js';
 import type { RequestPacers } from '../pipeline/pacing/request-pacers.js';
 import { exitMeaning } from '../pipeline/exit-meaning.js';
 import { resultsPath } from '../pipeline/results/results-file.js';
+import { isObjectLocation } from '../core/object-location.js';
 import { runJob as runPipeline, type RunResult } from '../pipeline/runner.js';
 import { StartRefused } from '../pipeline/start-refused.js';
 import { reportHeader } from '../report/model.js';
@@ -196,6 +197,10 @@ async function runWatched(
       },
       settings: {
         outDir: job.outDir,
+        objectStore: {
+          ...(flags['s3-endpoint'] !== undefined ? { endpoint: flags['s3-endpoint'] } : {}),
+          ...(flags['s3-path-style'] ? { pathStyle: true } : {}),
+        },
         concurrency: flags.concurrency!,
         pollIntervalMs: flags['poll-interval']! * 1000,
         pollConcurrency: flags['poll-concurrency']!,
@@ -266,7 +271,7 @@ async function runWatched(
         endedAt,
         journal: outcome.journal,
         outDir: job.outDir,
-        resultsPath: existsSync(resultsPath(job.outDir)) ? resultsPath(job.outDir) : null,
+        resultsPath: resultsLocation(job.outDir),
         ...commandArgs(job),
       },
       { counts: final.counts, spend: final.spend, budgetUsd: final.budgetUsd, pausedUntil: 0 },
@@ -379,4 +384,10 @@ async function journalStanding(job: ResolvedJob): Promise<
   } catch {
     return undefined;
   }
+}
+
+/** results.jsonl of a run's outputs: its path when written, or its s3:// URI (written by every run that stores). */
+function resultsLocation(outDir: string): string | null {
+  if (isObjectLocation(outDir)) return `${outDir.replace(/\/+$/, '')}/results.jsonl`;
+  return existsSync(resultsPath(outDir)) ? resultsPath(outDir) : null;
 }

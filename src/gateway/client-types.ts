@@ -2,6 +2,7 @@
 import type { Clock } from '../core/clock.js';
 import type { BackoffPolicy, SubmitKind } from '../core/retry.js';
 import type { GatewayHttpError, GatewayTransportError } from './errors.js';
+import type { BodyTarget } from '../io/output-store.js';
 import type { TaskStatus } from './task-status.js';
 
 export interface GatewayClientOptions {
@@ -75,9 +76,10 @@ export interface GatewayClient {
   listModels(signal?: AbortSignal): Promise<string[]>;
   send(kind: SubmitKind, body: unknown, attempt: number, options?: SendOptions): Promise<SendOutcome>;
   getTask(taskId: string, signal?: AbortSignal): Promise<TaskStatus>;
+  /** Streams the video to `dest`: a file path, or another target (an object on S3-compatible storage). */
   download(
     taskId: string,
-    dest: string,
+    dest: string | BodyTarget,
     options?: DownloadOptions,
   ): Promise<{ bytes: number; sha256: string; source: 'content' | 'result_url' }>;
   pausedUntil(): number;

@@ -1,16 +1,13 @@
-// Streams a finished video to disk: temp file beside the destination, length checked, then the file's
-// sha256 (read back in the hasher's thread) while it is fsynced, then rename. Each source is retried
-// with backoff; the destination is either the complete file or untouched.
+// Streams a finished video to its target (a file, or an object on S3-compatible storage), length checked,
+// then finished there (sha256, durable, under its final name). Each source is retried with backoff; the
+// destination is either the complete output or untouched.
 
-import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import { makeDirectories } from '../io/make-directories.js';
-import { basename, dirname, join } from 'node:path';
 import pRetry from 'p-retry';
 import type { Clock } from '../core/clock.js';
 import { parseRetryAfter, retryDelay, shouldRetryDownload, type Answer, type BackoffPolicy } from '../core/retry.js';
-import { closeFile, openFile, renameDurably, syncFile, writeChunks } from '../io/callback-fs.js';
+import { diskTarget } from '../io/disk-target.js';
 import type { FileHasher } from '../io/file-hasher.js';
+import type { BodyTarget, ReceivedBody } from '../io/output-store.js';
 import { DownloadError, GatewayHttpError, GatewayTransportError } from './errors.js';
 import { headerValue, readText, type Exchange } from './http.js';
 import type { Redactor } from './redact.js';
@@ -66,87 +63,11 @@ export function isRetryableDownload(err: DownloadError): boolean {
   }
 }
 
-export function tempPathFor(dest: string): string {
-  return join(dirname(dest), `.${basename(dest)}.${randomBytes(4).toString('hex')}.part`);
-}
-
-const WRITE_BATCH_BYTES = 1 << 20;
-/** Bytes handed to the threadpool but not yet written; reading waits above this (bounded memory). */
-const MAX_UNWRITTEN_BYTES = 4 * WRITE_BATCH_BYTES;
-/** Stays under IOV_MAX (1024) when a body arrives in many tiny chunks. */
-const MAX_CHUNKS_PER_WRITE = 1024;
-
-/** A body received in full into the still open temp file; its last writes may still be under way. */
-export interface ReceivedBody {
-  bytes: number;
-  /** Waits for the writes, hashes the file while it is synced, closes it: its sha256. */
-  finish(): Promise<string>;
-  /** Waits for the writes and closes the file, which the next attempt overwrites. */
-  discard(): Promise<void>;
-}
-
-/**
- * Streams the body to the temp file in ~1 MiB gathered writes that run in the threadpool while the next
- * bytes are received: reading waits only when 4 MiB are still unwritten. Writes are chained, so they
- * land in order. Returns when the last byte has arrived; the file is then hashed (read back in the
- * hasher's thread) while it is synced.
- */
-async function writeBody(response: Exchange, tempPath: string, hasher: FileHasher): Promise<ReceivedBody> {
-  let bytes = 0;
-  const fd = await openFile(tempPath, 'w+'); // read too: the hasher reads the file back
-  let written: Promise<void> = Promise.resolve();
-  const closeAfterWrites = async (): Promise<void> => {
-    await written.catch(() => undefined); // never close the fd under a write still in the threadpool
-    await closeFile(fd);
-  };
-  try {
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    let unwrittenBytes = 0;
-    const flush = (): void => {
-      if (pendingBytes === 0) return;
-      const chunks = pending;
-      const size = pendingBytes;
-      pending = [];
-      pendingBytes = 0;
-      unwrittenBytes += size;
-      written = written.then(async () => {
-        await writeChunks(fd, chunks);
-        unwrittenBytes -= size;
-      });
-      written.catch(() => undefined); // a failed write surfaces at the next await of `written`, not as unhandled
-    };
-    for await (const chunk of response.body as AsyncIterable<Buffer>) {
-      bytes += chunk.length;
-      pending.push(chunk);
-      pendingBytes += chunk.length;
-      if (pendingBytes >= WRITE_BATCH_BYTES || pending.length >= MAX_CHUNKS_PER_WRITE) {
-        flush();
-        if (unwrittenBytes > MAX_UNWRITTEN_BYTES) await written;
-      }
-    }
-    flush();
-  } catch (err) {
-    await closeAfterWrites();
-    throw err;
-  }
-  const finish = async (): Promise<string> => {
-    try {
-      await written;
-      const [sha256] = await Promise.all([hasher.hash(fd, bytes), syncFile(fd)]);
-      return sha256;
-    } finally {
-      await closeAfterWrites();
-    }
-  };
-  return { bytes, finish, discard: closeAfterWrites };
-}
-
 async function fetchOnce(
   deps: DownloadDeps,
   taskId: string,
   from: DownloadSource,
-  tempPath: string,
+  target: BodyTarget,
   attempt: number,
   signal?: AbortSignal,
 ): Promise<ReceivedBody> {
@@ -192,7 +113,7 @@ async function fetchOnce(
   };
   let received: ReceivedBody;
   try {
-    received = await writeBody(response, tempPath, deps.hasher);
+    received = await target.receive(response.body as AsyncIterable<Buffer>);
   } catch (err) {
     if (isFileSystemError(err)) rethrowAsIo(err);
     const transport = response.failure(err);
@@ -217,19 +138,19 @@ async function fetchOnce(
 export async function downloadToFile(
   deps: DownloadDeps,
   taskId: string,
-  dest: string,
+  dest: string | BodyTarget,
   sources: readonly DownloadSource[],
   attemptsPerSource: number,
   signal?: AbortSignal,
   onReceived?: () => void,
 ): Promise<DownloadResult> {
-  await makeDirectories(dirname(dest));
-  const tempPath = tempPathFor(dest);
+  const target = typeof dest === 'string' ? diskTarget(dest, deps.hasher) : dest;
+  await target.prepare();
   const failures: DownloadError[] = [];
   try {
     for (const from of sources) {
       try {
-        const written = await pRetry((attempt) => fetchOnce(deps, taskId, from, tempPath, attempt, signal), {
+        const written = await pRetry((attempt) => fetchOnce(deps, taskId, from, target, attempt, signal), {
           retries: Math.max(0, attemptsPerSource - 1),
           minTimeout: 0, // p-retry's own timer is bypassed: waits go through the injected clock below
           ...(signal ? { signal } : {}),
@@ -252,7 +173,6 @@ export async function downloadToFile(
         });
         onReceived?.();
         const sha256 = await written.finish();
-        await renameDurably(tempPath, dest);
         return { bytes: written.bytes, sha256, source: from.source };
       } catch (err) {
         if (!(err instanceof DownloadError) || err.reason === 'io') throw err;
@@ -275,7 +195,7 @@ export async function downloadToFile(
       { cause: last },
     );
   } catch (err) {
-    await rm(tempPath, { force: true });
+    await target.clear();
     if (signal?.aborted && !(err instanceof GatewayTransportError)) {
       throw new GatewayTransportError('GBATCH_ABORTED', false, `download of task ${taskId} aborted`, { cause: err });
     }

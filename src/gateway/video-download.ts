@@ -1,7 +1,9 @@
-// A finished video to disk: the gateway's content endpoint first, then the task's result_url, each GET
-// following redirects itself so the Authorization header is decided per hop by origin.
+// A finished video to its target (a file, or an object): the gateway's content endpoint first, then the
+// task's result_url, each GET following redirects itself so the Authorization header is decided per hop
+// by origin.
 
 import type { FileHasher } from '../io/file-hasher.js';
+import type { BodyTarget } from '../io/output-store.js';
 import type { ClientContext } from './client-context.js';
 import type { DownloadOptions } from './client-types.js';
 import { downloadToFile, type DownloadSource } from './download.js';
@@ -15,7 +17,7 @@ export async function downloadVideo(
   ctx: ClientContext,
   hasher: FileHasher,
   taskId: string,
-  dest: string,
+  dest: string | BodyTarget,
   opts: DownloadOptions = {},
 ) {
   const sources: DownloadSource[] = [

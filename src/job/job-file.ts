@@ -3,6 +3,7 @@
 import { basename, dirname, extname, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../core/config-error.js';
+import { isObjectLocation } from '../core/object-location.js';
 import { readBoundedText } from '../io/bounded-read.js';
 import { isDatabaseUrl } from '../journal/open-store.js';
 import { parseOptions, UsageError } from './options.js';
@@ -55,7 +56,7 @@ export function readJobFile(target: string): JobFile {
     options: {
       ...options,
       ...(options.pricing ? { pricing: relativeTo(target, options.pricing) } : {}),
-      ...(options.out ? { out: relativeTo(target, options.out) } : {}),
+      ...(options.out && !isObjectLocation(options.out) ? { out: relativeTo(target, options.out) } : {}),
       ...(options.state ? { state: relativeTo(target, options.state) } : {}),
       ...(options.journal && !isDatabaseUrl(options.journal) ? { journal: relativeTo(target, options.journal) } : {}),
     },

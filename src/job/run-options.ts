@@ -11,7 +11,18 @@ export const RUN_OPTIONS = {
     type: 'string',
     help: 'the journal on a database every runner can reach: a postgres:// URL (also GBATCH_JOURNAL_URL); runners started on several hosts share the job; its password never appears in output. A path means an SQLite file, as --state',
   },
-  out: { type: 'string', help: 'where outputs go (default: out/<job-name>/)' },
+  out: {
+    type: 'string',
+    help: 'where outputs go: a directory, or s3://bucket/prefix on S3-compatible object storage (credentials from the AWS_* variables and files) (default: out/<job-name>/)',
+  },
+  's3-endpoint': {
+    type: 'string',
+    help: 'the S3-compatible server of an s3:// --out, e.g. http://127.0.0.1:9000 (default: $AWS_ENDPOINT_URL, else AWS)',
+  },
+  's3-path-style': {
+    type: 'boolean',
+    help: 'address the bucket in the path (http://host/bucket/key), as S3-compatible servers expect; on when an endpoint is given',
+  },
   pricing: { type: 'string', help: 'pricing file (default: the built-in table of the spec)' },
   concurrency: {
     type: 'number',

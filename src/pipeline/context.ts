@@ -12,9 +12,13 @@ import type { RunSnapshot } from '../core/run-snapshot.js';
 import type { RequestPacers } from './pacing/request-pacers.js';
 import type { SendSlots } from './pacing/send-slots.js';
 import type { JobNotices } from '../journal/job-notices.js';
+import type { ObjectStore, ObjectStoreOptions } from '../io/output-store.js';
 
 export interface RunSettings {
+  /** A directory, or an s3:// location on S3-compatible object storage. */
   outDir: string;
+  /** For an s3:// outDir: the endpoint and addressing of the storage (credentials come from AWS_* only). */
+  objectStore?: ObjectStoreOptions;
   concurrency: number;
   pollIntervalMs: number;
   pollConcurrency: number;
@@ -139,6 +143,8 @@ export interface RunContext {
   random: () => number;
   /** The account the gateway bills (a hash of its URL and key): runners sharing a job pace and pause it together. */
   account: string;
+  /** The object storage of an s3:// outDir, checked writable (absent: outputs go to the directory). */
+  objects?: ObjectStore;
 }
 
 export function log(ctx: RunContext, line: string): void {

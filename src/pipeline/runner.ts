@@ -6,6 +6,9 @@ import type { PricingTable } from '../core/pricing.js';
 import { createGatewayClient, type GatewayClient } from '../gateway/client.js';
 import { createRedactor } from '../gateway/redact.js';
 import { preflightRun } from '../io/preflight.js';
+import { openObjectStore } from '../io/open-object-store.js';
+import type { ObjectStore } from '../io/output-store.js';
+import { isObjectLocation } from '../core/object-location.js';
 import {
   CommitQueue,
   HEARTBEAT_MS,
@@ -120,13 +123,18 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
   const events = config.events ?? new EventEmitter<RunEvents>();
   const onServer = isDatabaseUrl(config.statePath);
   // Before the journal exists or changes and before any request: a path that cannot be used is exit 2.
+  const outDir = config.settings.outDir;
+  const toObjects = !config.ingestOnly && isObjectLocation(outDir);
   const preflight = preflightRun({
     manifests: config.manifests,
     ...(onServer ? {} : { statePath: config.statePath }),
-    ...(config.ingestOnly ? {} : { outDir: config.settings.outDir }),
+    ...(config.ingestOnly || toObjects ? {} : { outDir }),
   });
   let journal: JournalStore;
+  let objects: ObjectStore | undefined;
   try {
+    // A bucket that is missing, refuses writes or rejects the credentials: exit 2 before anything is sent.
+    if (toObjects) objects = await openObjectStore(outDir, config.settings.objectStore ?? {});
     journal = await openStore(config.statePath, {
       job: config.jobName,
       clock,
@@ -134,6 +142,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
       ...(config.flushFile ? { flushFile: config.flushFile } : {}),
     });
   } catch (err) {
+    objects?.close();
     preflight.undo();
     throw err;
   }
@@ -295,6 +304,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
           takeover,
           guard,
           halt.signal,
+          objects,
         );
       } catch (err) {
         if (err instanceof LockLostError) guard.lose({ kind: 'lock-lost' });
@@ -324,6 +334,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     if (heartbeat) clearInterval(heartbeat);
     await journal.membership.release();
     await journal.close();
+    objects?.close();
   }
 }
 
@@ -339,6 +350,7 @@ async function drive(
   takeover: RunnerTakeover | undefined,
   guard: JournalGuard,
   halt: AbortSignal,
+  objects: ObjectStore | undefined,
 ): Promise<RunResult> {
   const controllers = {
     submitStop: unlimited(new AbortController()),
@@ -371,6 +383,7 @@ async function drive(
     laneFailed: (err) => failures.trip(err),
     random: config.random ?? Math.random,
     account,
+    ...(objects ? { objects } : {}),
     pacers:
       config.settings.sharedPacers ??
       requestPacers(

@@ -110,6 +110,16 @@ describe('resolveJob', () => {
     expect(overridden.statePath).toBe('s/x.db');
   });
 
+  it('an s3:// out in a job file is taken as it is, with the endpoint options', () => {
+    const file = jobFile({
+      manifest: 'a.csv',
+      options: { out: 's3://media/night', 's3-endpoint': 'http://127.0.0.1:9000', 's3-path-style': true },
+    });
+    const job = resolveJob(file, cli(), NOW);
+    expect(job.outDir).toBe('s3://media/night');
+    expect(job.flags).toMatchObject({ 's3-endpoint': 'http://127.0.0.1:9000', 's3-path-style': true });
+  });
+
   it("--no-budget on the command line lifts a job file's budget; --budget overrides its no-budget; both at once is refused", () => {
     const withBudget = jobFile({ manifest: 'a.csv', options: { budget: 5 } });
     const lifted = resolveJob(withBudget, cli('--no-budget'), NOW).flags;

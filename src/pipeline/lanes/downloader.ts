@@ -1,7 +1,8 @@
-// The download lane: each succeeded video is streamed to disk as soon as its task ends (result links expire).
+// The download lane: each succeeded video is streamed to its output (a file or an object) as soon as its
+// task ends (result links expire).
 import PQueue from 'p-queue';
 import { afterFailedDownload, MAX_DOWNLOAD_FAILURES } from '../../core/download-tries.js';
-import { outputPathFor } from '../../core/paths.js';
+import { outputPathFor, safeFileStem } from '../../core/paths.js';
 import { isRetryableDownload } from '../../gateway/download.js';
 import { DownloadError, errorSummary } from '../../gateway/errors.js';
 import type { Item, ItemError } from '../../journal/index.js';
@@ -94,7 +95,10 @@ export class Downloader {
     // A download not started when the run stops (or after a failed write) is left for the next run (the item stays
     // `succeeded`).
     if (ctx.stop.signal.aborted || ctx.hardStop.signal.aborted || this.outputs?.stopped || !item.taskId) return;
-    const dest = outputPathFor(ctx.settings.outDir, item.id, '.mp4');
+    const dest = ctx.objects
+      ? ctx.objects.target(`${safeFileStem(item.id)}.mp4`)
+      : outputPathFor(ctx.settings.outDir, item.id, '.mp4');
+    const where = typeof dest === 'string' ? dest : dest.location;
     try {
       const taskId = item.taskId;
       const file = await pacedFollowUp(ctx.pacers, ctx.hardStop.signal, (onWire) =>
@@ -114,7 +118,7 @@ export class Downloader {
         {
           id: item.id,
           event: 'store',
-          patch: { outputPath: dest, sha256: file.sha256, bytes: file.bytes, lastError: null },
+          patch: { outputPath: where, sha256: file.sha256, bytes: file.bytes, lastError: null },
           detail: { bytes: file.bytes, sha256: file.sha256, source: file.source },
         },
         item,
@@ -125,7 +129,7 @@ export class Downloader {
       // Cut, or failing while the run stops (a dead gateway): the next run downloads it; one line said why.
       if (ctx.hardStop.signal.aborted || (ctx.stop.signal.aborted && isTransientDownloadFailure(err))) return;
       // The disk, not the gateway: the temp file is gone, the item stays `succeeded`, and the run stops.
-      if (this.outputs?.handle(err, dest)) return;
+      if (this.outputs?.handle(err, where)) return;
       const summary = errorSummary(err);
       // Counted in the journal: the row's failed rounds in all, whichever run tried them.
       const failures = item.downloadFailures + 1;

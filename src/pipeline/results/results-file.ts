@@ -11,6 +11,7 @@ import { makeDirectories } from '../../io/make-directories.js';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { closeFile, openFile, renameDurably, syncFile, writeChunks } from '../../io/callback-fs.js';
+import type { ChunkWriter } from '../../io/output-store.js';
 import type { JournalStore, ResultsPrefix } from '../../journal/index.js';
 import { resultLineFromRow } from './results-line.js';
 
@@ -86,7 +87,7 @@ export async function writeResultsFile(
 /** Lines past the settled part tracked for settledNow(); past this many, the prefix stays where it was. */
 const TRACKED_LINES = 200_000;
 
-interface LinesWritten {
+export interface LinesWritten {
   written: string[];
   /** Bytes of the file holding lines of items up to `settledUpTo` only. */
   prefixBytes: number;
@@ -176,10 +177,13 @@ async function appendInPlace(
   }
 }
 
-/** Appends to `fd` the line of every item after `from.seq` that has one; `from.bytes` is the file's size before. */
-async function writeLines(
+/**
+ * Appends to `fd` (a file, or a writer of an object) the line of every item after `from.seq` that has one;
+ * `from.bytes` is the output's size before.
+ */
+export async function writeLines(
   journal: JournalStore,
-  fd: number,
+  fd: number | ChunkWriter,
   from: { seq: number; bytes: number },
   settledUpTo: number,
 ): Promise<LinesWritten> {
@@ -222,7 +226,7 @@ async function writeLines(
     if (text !== '') chunks.push(Buffer.from(text));
     after = page[page.length - 1]!.seq;
     lastSeq = after;
-    await writeChunks(fd, chunks);
+    await (typeof fd === 'number' ? writeChunks(fd, chunks) : fd(chunks));
   }
   return { written, prefixBytes, past, lastSeq };
 }

@@ -6,6 +6,7 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { resultsPath, writeResultsFile, type SettledPrefix } from './results-file.js';
+import { RESULTS_NAME, writeResultsObject } from './results-object.js';
 import type { RunContext } from '../context.js';
 import type { OutputStop } from '../stops/output-stop.js';
 
@@ -56,7 +57,7 @@ export class ResultsWriter {
     this.writing = this.writing
       .then(() => this.rebuild())
       .catch((err: unknown) => {
-        if (!this.outputs?.handle(err, resultsPath(this.ctx.settings.outDir))) this.failure ??= err;
+        if (!this.outputs?.handle(err, this.location())) this.failure ??= err;
       });
     return this.writing;
   }
@@ -71,6 +72,8 @@ export class ResultsWriter {
     // written whole.
     if (!this.ctx.journal.capabilities.sharedRunners) return this.rebuildNow();
     const shared = this.ctx.journal.coordination;
+    // An object is uploaded whole each time: the runners only take turns, the last upload holding the most.
+    if (this.ctx.objects) return shared.exclusive('results', () => this.rebuildNow());
     const file = `${hostname()}:${resolve(resultsPath(this.ctx.settings.outDir))}`;
     await shared.exclusive('results', async () => {
       this.prefix = (await shared.resultsPrefix(file)) ?? this.prefix;
@@ -79,13 +82,22 @@ export class ResultsWriter {
     });
   }
 
+  /** results.jsonl's path, or its s3:// URI. */
+  private location(): string {
+    return this.ctx.objects ? this.ctx.objects.uriOf(RESULTS_NAME) : resultsPath(this.ctx.settings.outDir);
+  }
+
   private async rebuildNow(): Promise<void> {
     const { ctx } = this;
-    const rebuild = await writeResultsFile(ctx.journal, ctx.settings.outDir, this.prefix);
-    this.prefix = rebuild.prefix;
-    const { written } = rebuild;
+    let written: string[];
+    if (ctx.objects) ({ written } = await writeResultsObject(ctx.journal, ctx.objects));
+    else {
+      const rebuild = await writeResultsFile(ctx.journal, ctx.settings.outDir, this.prefix);
+      this.prefix = rebuild.prefix;
+      written = rebuild.written;
+    }
     this.written += written.length;
-    const outputPath = resultsPath(ctx.settings.outDir);
+    const outputPath = this.location();
     for (let i = 0; i < written.length; i += STORE_BATCH) {
       const ids = written.slice(i, i + STORE_BATCH);
       await ctx.journal.markStored(ids, outputPath, { file: 'results.jsonl' });

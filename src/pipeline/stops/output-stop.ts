@@ -3,6 +3,7 @@
 // answer received stays `succeeded`, never `uncertain`), polls and downloads stop, and the run ends
 // with the cause in one line: exit 75 when space may come back, 2 when the path is plainly wrong.
 import { describeErrno } from '../../core/config-error.js';
+import { ObjectStoreError } from '../../io/s3/store-errors.js';
 import { log, type RunContext } from '../context.js';
 import { EXIT } from '../exit-code.js';
 import { EXIT_CODE } from '../../core/exit-codes.js';
@@ -64,7 +65,9 @@ export class OutputStop {
     if (!cause) return false;
     if (this.first) return true;
     const exitCode = CONFIGURATION.has(cause.code) ? EXIT_CODE.usage : EXIT_CODE.inFlight;
-    const message = `cannot write ${path}: ${describeErrno(err)}`;
+    // Object storage names its own cause (the server's refusal), which an errno's words would hide.
+    const stored = storeErrorIn(err);
+    const message = stored ? `cannot write ${stored.message}` : `cannot write ${path}: ${describeErrno(err)}`;
     this.first = { path, code: cause.code, message, exitCode };
     log(this.ctx, `${message}; stopping: no new submissions, answers in flight are kept in the journal`);
     this.ctx.submitStop.abort('output');
@@ -82,4 +85,13 @@ export function outputExitCode(code: number, failure: OutputFailure | undefined)
   if (!failure) return code;
   if (failure.exitCode === EXIT.usage) return EXIT.usage;
   return code === EXIT.ok || code === EXIT.someFailed ? EXIT.inFlight : code;
+}
+
+function storeErrorIn(err: unknown): ObjectStoreError | undefined {
+  let current: unknown = err;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (current instanceof ObjectStoreError) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }

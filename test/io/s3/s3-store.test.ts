@@ -1,0 +1,139 @@
+// The object store against a real S3-compatible server (moto_server on loopback): objects appear under
+// their final key only when whole and verified, an upload a crash left behind is aborted before its key is
+// written again, and a location that cannot be written is refused by a probe before anything else.
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  CreateMultipartUploadCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { ConfigError } from '../../../src/core/config-error.js';
+import { parseObjectLocation } from '../../../src/core/object-location.js';
+import type { ObjectStore } from '../../../src/io/output-store.js';
+import { createS3Store } from '../../../src/io/s3/s3-store.js';
+import { s3Env, MOTO_MISSING, startMoto, type S3Server } from '../../helpers/s3-servers.js';
+
+let moto: S3Server;
+const opened: ObjectStore[] = [];
+
+beforeAll(async () => {
+  if (MOTO_MISSING) return;
+  moto = await startMoto();
+  for (const [name, value] of Object.entries(s3Env(moto.endpoint))) vi.stubEnv(name, value);
+  await moto.createBucket('outputs');
+});
+
+afterAll(async () => {
+  for (const store of opened) store.close();
+  vi.unstubAllEnvs();
+  await moto?.close();
+});
+
+function store(out: string): ObjectStore {
+  const made = createS3Store(parseObjectLocation(out), { endpoint: moto.endpoint });
+  opened.push(made);
+  return made;
+}
+
+async function* chunksOf(bytes: Buffer, size = 256 * 1024): AsyncGenerator<Buffer> {
+  for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
+}
+
+async function read(key: string): Promise<Buffer> {
+  const answer = await moto.client.send(new GetObjectCommand({ Bucket: 'outputs', Key: key }));
+  return Buffer.from(await answer.Body!.transformToByteArray());
+}
+
+const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+
+describe.skipIf(MOTO_MISSING)('a video streamed to object storage', () => {
+  test('a multipart upload: nothing under the key until finished, then the bytes with their sha256', async () => {
+    const objects = store('s3://outputs/run1');
+    const bytes = randomBytes(19 * 1024 * 1024); // three parts
+    const target = objects.target('v1.mp4');
+    expect(target.location).toBe('s3://outputs/run1/v1.mp4');
+    await target.prepare();
+    const received = await target.receive(chunksOf(bytes));
+    expect(received.bytes).toBe(bytes.length);
+    expect(await objects.head('v1.mp4')).toBeUndefined();
+    expect((await objects.unfinishedUploads()).map((u) => u.key)).toEqual(['run1/v1.mp4']);
+
+    const digest = await received.finish();
+    expect(digest).toBe(sha256(bytes));
+    expect(await objects.head('v1.mp4')).toEqual({ bytes: bytes.length, sha256: digest });
+    expect(sha256(await read('run1/v1.mp4'))).toBe(digest);
+    expect(await objects.unfinishedUploads()).toEqual([]);
+  });
+
+  test('an upload a crashed run left is aborted before the key is written again; a discarded attempt leaves nothing', async () => {
+    const objects = store('s3://outputs/run2');
+    const bytes = randomBytes(17 * 1024 * 1024);
+    // The crashed run: an upload begun and a part sent, never completed nor aborted (its process is gone).
+    const begun = await moto.client.send(new CreateMultipartUploadCommand({ Bucket: 'outputs', Key: 'run2/v2.mp4' }));
+    await moto.client.send(
+      new UploadPartCommand({
+        Bucket: 'outputs',
+        Key: 'run2/v2.mp4',
+        UploadId: begun.UploadId,
+        PartNumber: 1,
+        Body: bytes.subarray(0, 5 * 1024 * 1024),
+      }),
+    );
+    expect((await objects.unfinishedUploads()).map((u) => u.key)).toEqual(['run2/v2.mp4']);
+
+    const again = objects.target('v2.mp4');
+    await again.prepare();
+    expect(await objects.unfinishedUploads()).toEqual([]);
+    const attempt = await again.receive(chunksOf(bytes));
+    await attempt.discard();
+    expect(await objects.unfinishedUploads()).toEqual([]);
+    expect(await objects.head('v2.mp4')).toBeUndefined();
+  });
+
+  test('a body whose sha256 is not the expected one is never stored', async () => {
+    const objects = store('s3://outputs/run3');
+    const bytes = randomBytes(64 * 1024);
+    const received = await objects.target('v3.mp4', 'ab'.repeat(32)).receive(chunksOf(bytes));
+    await expect(received.finish()).rejects.toThrow(/sha256 [0-9a-f]{64} is not the expected a/);
+    expect(await objects.head('v3.mp4')).toBeUndefined();
+    expect(await objects.unfinishedUploads()).toEqual([]);
+  });
+});
+
+describe.skipIf(MOTO_MISSING)('a whole object', () => {
+  test('replaced only when its producer finishes; a failed producer leaves the old one', async () => {
+    const objects = store('s3://outputs/run4');
+    const first = await objects.putWhole('results.jsonl', async (write) => {
+      await write([Buffer.from('{"a":1}\n'), Buffer.from('{"b":2}\n')]);
+      return 'done';
+    });
+    expect(first).toEqual({ result: 'done', bytes: 16 });
+    await expect(
+      objects.putWhole('results.jsonl', async (write) => {
+        await write([Buffer.from('{"torn":')]);
+        throw new Error('the journal went away');
+      }),
+    ).rejects.toThrow('the journal went away');
+    expect((await read('run4/results.jsonl')).toString()).toBe('{"a":1}\n{"b":2}\n');
+  });
+});
+
+describe.skipIf(MOTO_MISSING)('the start check', () => {
+  test('a writable bucket passes and leaves no probe behind', async () => {
+    await store('s3://outputs/probe').probe();
+    const listed = await moto.client.send(new ListObjectsV2Command({ Bucket: 'outputs', Prefix: 'probe/' }));
+    expect(listed.KeyCount ?? 0).toBe(0);
+  });
+
+  test('a bucket that does not exist is one line naming the location', async () => {
+    const error = await store('s3://no-such-bucket/p')
+      .probe()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toBe(
+      's3://no-such-bucket/p/: cannot write --out there: the bucket does not exist (NoSuchBucket, HTTP 404)',
+    );
+  });
+});
