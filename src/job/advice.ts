@@ -3,7 +3,9 @@ import { normalize } from 'node:path';
 import { printable } from '../core/printable.js';
 import { quoteArg } from '../core/shell-text.js';
 import type { ItemKind, ItemState } from '../core/states.js';
-import { defaultJournalFor } from './locate-journal.js';
+import { defaultJournalFor, jobNameFor } from './locate-journal.js';
+import { journalArgOf, type JobAddress, type JournalPlace } from '../core/job-address.js';
+import { finalBatchOf } from '../core/final-batch.js';
 
 /**
  * How a command names this journal: the job name when the journal is the job's default, else
@@ -11,9 +13,7 @@ import { defaultJournalFor } from './locate-journal.js';
  * the URL without its password: the operator adds it, or sets the variable.
  */
 export function journalArg(file: string, jobName: string | undefined, server?: { fromEnv: boolean }): string {
-  if (server && jobName) return server.fromEnv ? quoteArg(jobName) : `${quoteArg(jobName)} --journal ${quoteArg(file)}`;
-  if (jobName && normalize(defaultJournalFor(jobName)) === normalize(file)) return quoteArg(jobName);
-  return `--state ${quoteArg(file)}`;
+  return journalArgOf(jobAddress({ file, name: jobName, server }));
 }
 
 /**
@@ -27,10 +27,18 @@ export function startedJobArg(
   server: { fromEnv: boolean } | undefined,
   moved: boolean,
 ): string {
-  if (!moved) return quoteArg(source);
-  if (server) return server.fromEnv ? quoteArg(source) : `${quoteArg(source)} --journal ${quoteArg(file)}`;
-  if (normalize(defaultJournalFor(source)) === normalize(file)) return quoteArg(source);
-  return `--state ${quoteArg(file)}`;
+  return journalArgOf(startedJobAddress(source, file, server, moved));
+}
+
+/** The address of a job a run started: named by its job file or manifest, which is also what runs it again. */
+export function startedJobAddress(
+  source: string,
+  file: string,
+  server: { fromEnv: boolean } | undefined,
+  moved: boolean,
+): JobAddress {
+  const address = jobAddress({ file, name: jobNameFor(source), server, named: source, namedFindsJournal: !moved });
+  return { ...address, source, sourceFindsJournal: address.namedFindsJournal === true || isDefault(file, source) };
 }
 
 /** journalArg for a journal a command opened. */
@@ -40,6 +48,44 @@ export function commandJournalArg(
 ): string {
   if (arg.named !== undefined) return arg.named;
   return journalArg(arg.location, arg.jobName, onServer ? { fromEnv: arg.fromEnv } : undefined);
+}
+
+/**
+ * A job's address from what is known of it: its journal (a file, or a database URL without its password), its
+ * name, how the operator named it, and the source its runs recorded (the job file or manifest, in its options).
+ */
+export function jobAddress(facts: {
+  file: string;
+  name: string | undefined;
+  server?: { fromEnv: boolean } | undefined;
+  named?: string | undefined;
+  namedFindsJournal?: boolean;
+  options?: Record<string, unknown> | undefined;
+}): JobAddress {
+  const { file, name, server, named } = facts;
+  const journal: JournalPlace = server
+    ? { adapter: 'postgres', url: file, fromEnv: server.fromEnv }
+    : { adapter: 'sqlite', file, isDefault: isDefault(file, named ?? name) };
+  const recorded = typeof facts.options?.source === 'string' ? facts.options.source : undefined;
+  const batch = finalBatchOf(facts.options)?.batch ?? (name !== undefined && isServeBatch(name) ? name : undefined);
+  return {
+    ...(named !== undefined ? { named, namedFindsJournal: facts.namedFindsJournal === true } : {}),
+    ...(name !== undefined ? { name } : {}),
+    journal,
+    ...(recorded !== undefined
+      ? { source: recorded, sourceFindsJournal: server ? server.fromEnv : isDefault(file, recorded) }
+      : {}),
+    ...(batch !== undefined ? { batch } : {}),
+  };
+}
+
+/** A `gbatch serve` batch's job is named by its batch id. */
+function isServeBatch(name: string): boolean {
+  return /^batch_[0-9a-f]{24}$/.test(name);
+}
+
+function isDefault(file: string, job: string | undefined): boolean {
+  return job !== undefined && normalize(defaultJournalFor(job)) === normalize(file);
 }
 
 export interface UncertainRow {
