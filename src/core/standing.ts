@@ -76,7 +76,11 @@ export function standingOf(facts: StandingFacts): Standing {
   return { ...happened, sentence, resume, needs };
 }
 
-function whatHappened(f: StandingFacts): Pick<Standing, 'kind' | 'label' | 'sentence'> {
+/** The facts of what happened, without the rows that need a person or how the job is addressed. */
+export type HappenedFacts = Pick<StandingFacts, 'counts' | 'liveRunners' | 'cancelled' | 'lastRun'>;
+
+/** What happened alone: its kind, label and sentence (no commands). */
+export function whatHappened(f: HappenedFacts): Pick<Standing, 'kind' | 'label' | 'sentence'> {
   const { counts, lastRun } = f;
   const open = OPEN_STATES.reduce((n, state) => n + counts[state], 0);
   if (f.liveRunners > 0) {
@@ -87,6 +91,8 @@ function whatHappened(f: StandingFacts): Pick<Standing, 'kind' | 'label' | 'sent
       sentence: `Running with ${runners}; ${open} item(s) open`,
     };
   }
+  if (Object.values(counts).every((n) => n === 0))
+    return { kind: 'not-started', label: 'no items', sentence: 'No items in the journal yet' };
   if (f.cancelled)
     return {
       kind: 'cancelled',
@@ -150,7 +156,7 @@ function whatHappened(f: StandingFacts): Pick<Standing, 'kind' | 'label' | 'sent
   };
 }
 
-function finished(f: StandingFacts): Pick<Standing, 'kind' | 'label' | 'sentence'> {
+function finished(f: HappenedFacts): Pick<Standing, 'kind' | 'label' | 'sentence'> {
   const { counts } = f;
   const failed = counts.failed + counts.rejected + counts.invalid;
   const done = `${counts.downloaded} downloaded`;

@@ -29,6 +29,7 @@ export function statusLines(s: StatusData): string[] {
   const { counts, totals, budget, named, health } = s;
   const lines: string[] = [];
   lines.push(`Job ${s.job ?? '?'} (${s.file})`);
+  lines.push(standingLine(s));
   if (s.runners.length > 1 || s.adapter === 'postgres') lines.push(...runnersLines(s.runners));
   else {
     const runner = runnerLine(s.holder);
@@ -76,4 +77,9 @@ export function statusLines(s: StatusData): string[] {
   lines.push(...orphanedLines(s.orphans, s.orphansResent, named));
   lines.push(...lastRunLines(s.lastRun));
   return lines.map(printable);
+}
+
+/** What happened, in the standing's sentence, with the command that carries the job on when one is due. */
+function standingLine(s: StatusData): string {
+  return s.standing.resume ? `${s.standing.sentence} Carry on: ${s.standing.resume}` : s.standing.sentence;
 }
