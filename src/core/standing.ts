@@ -4,6 +4,7 @@
 // surface (status, status --check, the run's last lines, --quiet, the report's headline, the dashboard) renders it.
 import { jobCommand, resumeWords, runCommandOf, type JobAddress } from './job-address.js';
 import type { ItemState } from './states.js';
+import { EXIT_CODE } from './exit-codes.js';
 
 export type StandingKind =
   | 'running'
@@ -141,7 +142,7 @@ export function whatHappened(f: HappenedFacts): Pick<Standing, 'kind' | 'label' 
         sentence: `The last run crashed on an internal error${lastRun.message ? ` (${lastRun.message})` : ''}`,
       };
   }
-  if (counts.deferred > 0)
+  if (counts.deferred > 0 || lastRun.exitCode === EXIT_CODE.budget)
     return {
       kind: 'budget',
       label: `stopped on budget: ${counts.deferred} deferred`,

@@ -62,7 +62,7 @@ export async function jobSummary(job: JournalJob, journal: JournalQueries): Prom
     counts,
     liveRunners,
     cancelled: cancel !== undefined,
-    lastExit: lastRun === undefined ? undefined : lastRun.exitCode,
+    lastRun: lastRun && { ...lastRun, ended: lastRun.endedAt !== null },
     orphansWaiting: orphans.total,
   });
   const finished = (Object.entries(counts) as Array<[ItemState, number]>)
