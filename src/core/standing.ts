@@ -63,6 +63,9 @@ export interface Standing {
 
 const OPEN_STATES: readonly ItemState[] = ['pending', 'submitting', 'submitted', 'running', 'succeeded'];
 
+/** Exit codes of a run that ended with its rows done or waiting for a person: open rows came after it. */
+const ENDED_WITH_ROWS: ReadonlySet<number> = new Set([EXIT_CODE.ok, EXIT_CODE.someFailed, EXIT_CODE.uncertain]);
+
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 export function standingOf(facts: StandingFacts): Standing {
@@ -149,6 +152,12 @@ export function whatHappened(f: HappenedFacts): Pick<Standing, 'kind' | 'label' 
       sentence: `Stopped on the job's budget: ${counts.deferred} item(s) deferred`,
     };
   if (open === 0) return finished(f);
+  if (lastRun.stopReason === null && lastRun.exitCode !== null && ENDED_WITH_ROWS.has(lastRun.exitCode))
+    return {
+      kind: 'stopped',
+      label: 'waiting for the next run',
+      sentence: `${open} item(s) waiting for the next run (sent again by an operator, or added since)`,
+    };
   const why = lastRun.message ?? lastRun.stopReason ?? `exit ${lastRun.exitCode ?? '?'}`;
   return {
     kind: 'stopped',
@@ -220,4 +229,15 @@ function needsOf(f: StandingFacts, kind: StandingKind): Need[] {
     });
   }
   return needs;
+}
+
+/** The standing as JSON gives it (status --json, report --format json): snake_case, every field. */
+export function standingJson(standing: Standing): Record<string, unknown> {
+  return {
+    kind: standing.kind,
+    label: standing.label,
+    sentence: standing.sentence,
+    resume: standing.resume,
+    needs: standing.needs.map((need) => ({ what: need.what, line: need.line, commands: need.commands })),
+  };
 }

@@ -295,6 +295,15 @@ const STANDINGS: Array<{
     needs: [],
   },
   {
+    what: 'rows sent again by an operator after a run that ended',
+    facts: { counts: counts({ downloaded: 1, pending: 1 }), lastRun: ended(null, 1) },
+    kind: 'stopped',
+    label: 'waiting for the next run',
+    sentence: /^1 item\(s\) waiting for the next run/,
+    resumes: true,
+    needs: [],
+  },
+  {
     what: 'finished with uncertain and orphaned rows',
     facts: {
       counts: counts({ downloaded: 3, uncertain: 2, failed: 1 }),

@@ -3,7 +3,7 @@ import { orphanedJson } from '../orphaned-rows.js';
 import { runnerJson, runnerViewJson } from '../runner-line.js';
 import { healthJson } from '../status-check.js';
 import type { StatusData } from './status-data.js';
-import type { Standing } from '../../core/standing.js';
+import { standingJson } from '../../core/standing.js';
 
 export function statusJson(s: StatusData): Record<string, unknown> {
   const found = new Map(s.uncertain.map((u) => [u.id, u]));
@@ -33,16 +33,5 @@ export function statusJson(s: StatusData): Record<string, unknown> {
     last_run: s.lastRun,
     ...healthJson(s.health),
     standing: standingJson(s.standing),
-  };
-}
-
-/** The standing in `status --json`: what happened, the command that carries the job on, what needs a person. */
-export function standingJson(standing: Standing): Record<string, unknown> {
-  return {
-    kind: standing.kind,
-    label: standing.label,
-    sentence: standing.sentence,
-    resume: standing.resume,
-    needs: standing.needs.map((need) => ({ what: need.what, line: need.line, commands: need.commands })),
   };
 }
