@@ -67,14 +67,15 @@ export function jobAddress(facts: {
     ? { adapter: 'postgres', url: file, fromEnv: server.fromEnv }
     : { adapter: 'sqlite', file, isDefault: isDefault(file, named ?? name) };
   const recorded = typeof facts.options?.source === 'string' ? facts.options.source : undefined;
+  // The source finds the journal as the name the operator gave does (a job file's own `journal`), or by default.
+  const sourceFinds = (source: string) =>
+    (named === source && facts.namedFindsJournal === true) || (server ? server.fromEnv : isDefault(file, source));
   const batch = finalBatchOf(facts.options)?.batch ?? (name !== undefined && isServeBatch(name) ? name : undefined);
   return {
     ...(named !== undefined ? { named, namedFindsJournal: facts.namedFindsJournal === true } : {}),
     ...(name !== undefined ? { name } : {}),
     journal,
-    ...(recorded !== undefined
-      ? { source: recorded, sourceFindsJournal: server ? server.fromEnv : isDefault(file, recorded) }
-      : {}),
+    ...(recorded !== undefined ? { source: recorded, sourceFindsJournal: sourceFinds(recorded) } : {}),
     ...(batch !== undefined ? { batch } : {}),
   };
 }
