@@ -1,6 +1,7 @@
 // `status --check` and the health part of `status --json`: whether something needs an operator (one line
 // per reason), the exit code `run` would give now, the runner's liveness, durations and the last error.
 // The decisions are pure (healthOf); gatherHealth reads the journal for them.
+import { commandNaming } from '../core/job-address.js';
 import { EXIT_CODE } from '../core/exit-codes.js';
 import type { ItemState } from '../core/states.js';
 import { printable } from '../core/printable.js';
@@ -79,7 +80,7 @@ export function healthOf(f: HealthFacts): Health {
   const shown = live[0] ?? dead[0];
   const reasons: string[] = [];
   const { counts } = f;
-  const listed = f.job === undefined ? '' : `; \`gbatch status ${f.job}\` lists each with its commands`;
+  const listed = f.job === undefined ? '' : `; \`${commandNaming(f.job, 'status')}\` lists each with its commands`;
   if (counts.uncertain > 0)
     reasons.push(
       `${counts.uncertain} item(s) uncertain (the gateway may have them): decide with \`gbatch resolve\`${listed}`,

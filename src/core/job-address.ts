@@ -35,7 +35,10 @@ export interface JobAddress {
 }
 
 /** The verbs of the commands that name a job's journal. */
-export type JobVerb = 'status' | 'report' | 'resolve' | 'retry' | 'cancel';
+export type JobVerb = 'status' | 'report' | 'resolve' | 'retry' | 'cancel' | 'forget';
+
+/** A part of a command: flag text as given (`--failed`, `<id>`), or an id or path, quoted for a shell. */
+export type CommandPart = string | { id: string };
 
 /**
  * How a command names the job's journal: the job as the operator named it when that finds it; on a database the job
@@ -55,9 +58,14 @@ export function journalArgOf(address: JobAddress): string {
 }
 
 /** `gbatch <verb> <journal> <rest...>`: ids and paths in `rest` are quoted here, flags pass as given. */
-export function jobCommand(address: JobAddress, verb: JobVerb, ...rest: Array<string | { id: string }>): string {
+export function jobCommand(address: JobAddress, verb: JobVerb, ...rest: CommandPart[]): string {
+  return commandNaming(journalArgOf(address), verb, ...rest);
+}
+
+/** jobCommand for a journal already named (journalArgOf's answer, as the callers that only hold it pass it). */
+export function commandNaming(journalArg: string, verb: JobVerb, ...rest: CommandPart[]): string {
   const tail = rest.map((part) => (typeof part === 'string' ? part : quoteArg(part.id)));
-  return ['gbatch', verb, journalArgOf(address), ...tail].join(' ');
+  return ['gbatch', verb, journalArg, ...tail].join(' ');
 }
 
 /**

@@ -4,7 +4,13 @@ import { printable } from '../core/printable.js';
 import { quoteArg } from '../core/shell-text.js';
 import type { ItemKind, ItemState } from '../core/states.js';
 import { defaultJournalFor, jobNameFor } from './locate-journal.js';
-import { journalArgOf, type JobAddress, type JournalPlace } from '../core/job-address.js';
+import {
+  commandNaming,
+  journalArgOf,
+  type CommandPart,
+  type JobAddress,
+  type JournalPlace,
+} from '../core/job-address.js';
 import { finalBatchOf } from '../core/final-batch.js';
 
 /**
@@ -118,13 +124,13 @@ export function uncertainAdvice(rows: readonly UncertainRow[], total: number, jo
     lines.push(`  ${quoteArg(row.id).padEnd(width)}  ${row.kind.padEnd(9)}  ${when}  "${row.promptStart}"${error}`);
   }
   if (total > rows.length) lines.push(`  ... ${total - rows.length} more (gbatch report --format csv)`);
-  const id = rows.length === 1 && total === 1 ? quoteArg(rows[0]!.id) : '<id>';
-  const resolve = `gbatch resolve ${journal}`;
+  const id = rows.length === 1 && total === 1 ? { id: rows[0]!.id } : '<id>';
+  const resolve = (...rest: CommandPart[]) => commandNaming(journal, 'resolve', ...rest);
   if (rows.some((r) => r.kind === 'video'))
-    lines.push(`  found its task:  ${resolve} ${id} --task-id <T>   (the next run polls and downloads it)`);
-  lines.push(`  send it again:   ${resolve} ${id} --resubmit   (if the first request was kept, both are billed)`);
-  lines.push(`  give it up:      ${resolve} ${id} --abandon`);
-  if (total > 1) lines.push(`  all at once:     ${resolve} --all-uncertain --resubmit   (or --abandon)`);
+    lines.push(`  found its task:  ${resolve(id, '--task-id', '<T>')}   (the next run polls and downloads it)`);
+  lines.push(`  send it again:   ${resolve(id, '--resubmit')}   (if the first request was kept, both are billed)`);
+  lines.push(`  give it up:      ${resolve(id, '--abandon')}`);
+  if (total > 1) lines.push(`  all at once:     ${resolve('--all-uncertain', '--resubmit')}   (or --abandon)`);
   return lines;
 }
 
@@ -138,7 +144,7 @@ export function unrecordedTaskAdvice(tasks: ReadonlyArray<{ id: string; taskId: 
 }
 
 export function unrecordedTaskCommand(task: { id: string; taskId: string }, journal: string): string {
-  return `gbatch resolve ${journal} ${quoteArg(task.id)} --task-id ${quoteArg(task.taskId)}`;
+  return commandNaming(journal, 'resolve', { id: task.id }, '--task-id', { id: task.taskId });
 }
 
 /** For answers received after the run lost its standing: the command that settles each row from its recorded answer. */
@@ -151,7 +157,7 @@ export function unrecordedAnswerAdvice(answers: ReadonlyArray<{ id: string }>, j
 }
 
 export function recordedAnswerCommand(answer: { id: string }, journal: string): string {
-  return `gbatch resolve ${journal} ${quoteArg(answer.id)} --recorded-answer`;
+  return commandNaming(journal, 'resolve', { id: answer.id }, '--recorded-answer');
 }
 
 /** A row no run sends on its own (orphaned: in none of the job's manifests, or changed in one and skipped). */
@@ -172,7 +178,7 @@ export function resendable(rows: readonly WithheldRow[]): string[] {
 
 /** The one command that has the next run send these rows: `gbatch retry <job> <ids>`; null for none. */
 export function resendCommand(ids: readonly string[], journal: string): string | null {
-  return ids.length === 0 ? null : `gbatch retry ${journal} ${ids.map(quoteArg).join(' ')}`;
+  return ids.length === 0 ? null : commandNaming(journal, 'retry', ...ids.map((id) => ({ id })));
 }
 
 /**
@@ -199,6 +205,6 @@ export function changedRowAdvice(rows: readonly WithheldRow[], total: number, jo
     );
   }
   if (total > rows.length)
-    lines.push(`  ... ${total - rows.length} more: \`gbatch status ${journal}\` lists the orphaned rows`);
+    lines.push(`  ... ${total - rows.length} more: \`${commandNaming(journal, 'status')}\` lists the orphaned rows`);
   return lines;
 }

@@ -2,6 +2,7 @@
 // sent); the job's cancellation makes every live runner stop submitting (it acknowledges it, and this
 // command waits for that), and makes the journal refuse any later intent. Tasks already submitted are
 // still polled, downloaded and settled: the gateway has no cancel, so they are billed.
+import { commandNaming } from '../../core/job-address.js';
 import { cancelJob } from '../../operate/cancel-job.js';
 import type { JobCancel, JournalStore, RunnerView } from '../../journal/index.js';
 import { systemClock } from '../../core/clock.js';
@@ -91,7 +92,7 @@ async function cancelAndWait(
         in_flight: inFlight,
         answered: counts.succeeded,
         runners: { acknowledged: waited.acknowledged.map(runner), late: waited.late.map(runner) },
-        retry_command: `gbatch retry ${named} --cancelled`,
+        retry_command: commandNaming(named, 'retry', '--cancelled'),
       })}\n`,
     );
     return exitCode;
@@ -115,7 +116,7 @@ async function cancelAndWait(
   if (waited.acknowledged.length + waited.late.length === 0 && inFlight + counts.succeeded > 0) {
     lines.push(`no runner is live: \`gbatch run ${named}\` polls and downloads them (it sends nothing new)`);
   }
-  lines.push(`to send the cancelled items again: gbatch retry ${named} --cancelled`);
+  lines.push(`to send the cancelled items again: ${commandNaming(named, 'retry', '--cancelled')}`);
   process.stdout.write(`${lines.join('\n')}\n`);
   return exitCode;
 }

@@ -1,5 +1,6 @@
 // `gbatch status`'s text, and `status --check`'s: lines that are pure functions of the status data.
 // Ids, task ids, errors and the job name come from outside: each line is made one printable line.
+import { commandNaming } from '../../core/job-address.js';
 import { EXIT_CODE } from '../../core/exit-codes.js';
 import { printable } from '../../core/printable.js';
 import { usd } from '../../report/table.js';
@@ -43,7 +44,7 @@ export function statusLines(s: StatusData): string[] {
   );
   if (health.cancelled) {
     lines.push(
-      `Cancelled ${health.cancelled.at}${health.cancelled.reason ? ` (${health.cancelled.reason})` : ''}: nothing more is sent; \`gbatch retry ${named} --cancelled\` sends the cancelled items again`,
+      `Cancelled ${health.cancelled.at}${health.cancelled.reason ? ` (${health.cancelled.reason})` : ''}: nothing more is sent; \`${commandNaming(named, 'retry', '--cancelled')}\` sends the cancelled items again`,
     );
   }
   lines.push(
@@ -57,8 +58,8 @@ export function statusLines(s: StatusData): string[] {
   }
   const hints: Record<Exclude<AttentionState, 'uncertain'>, string> = {
     deferred: 'held back by the budget or the balance: raise --budget or top up, then run again',
-    failed: `the task failed (refunded) or was abandoned; the next run sends a refunded video failure again on its own (--retry-failed), unless it is orphaned (below); \`gbatch retry ${named} --failed\` has the next run send every one again`,
-    rejected: `the gateway refused the request; \`gbatch retry ${named} --rejected\` sends them again`,
+    failed: `the task failed (refunded) or was abandoned; the next run sends a refunded video failure again on its own (--retry-failed), unless it is orphaned (below); \`${commandNaming(named, 'retry', '--failed')}\` has the next run send every one again`,
+    rejected: `the gateway refused the request; \`${commandNaming(named, 'retry', '--rejected')}\` sends them again`,
     invalid: 'the manifest row is invalid: fix it and run again',
   };
   for (const state of ATTENTION_STATES) {
