@@ -2,12 +2,11 @@
 // sent); the job's cancellation makes every live runner stop submitting (it acknowledges it, and this
 // command waits for that), and makes the journal refuse any later intent. Tasks already submitted are
 // still polled, downloaded and settled: the gateway has no cancel, so they are billed.
-import { commandNaming } from '../../core/job-address.js';
+import { commandNaming, journalArgOf, runCommandOf } from '../../core/job-address.js';
 import { cancelJob } from '../../operate/cancel-job.js';
 import type { JobCancel, JournalStore, RunnerView } from '../../journal/index.js';
 import { systemClock } from '../../core/clock.js';
-import { commandJournalArg } from '../../job/advice.js';
-import { openCommandJournal, type CommandJournal, JOURNAL_OPTION } from '../command-journal.js';
+import { commandAddress, openCommandJournal, type CommandJournal, JOURNAL_OPTION } from '../command-journal.js';
 import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
 import { helpText } from '../help-text.js';
@@ -54,7 +53,7 @@ export async function run(argv: string[]): Promise<number> {
   });
   const journal = opened.store;
   try {
-    return await cancelAndWait(journal, opened.arg, reason, options.wait, options.json === true);
+    return await cancelAndWait(journal, opened, reason, options.wait, options.json === true);
   } catch (err) {
     // A runner stopped (or stuck) in mid-write holds an SQLite journal past the busy timeout: try again later.
     if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
@@ -69,7 +68,7 @@ export async function run(argv: string[]): Promise<number> {
 
 async function cancelAndWait(
   journal: JournalStore,
-  arg: CommandJournal['arg'],
+  opened: CommandJournal,
   reason: string,
   waitS: number,
   json: boolean,
@@ -77,7 +76,9 @@ async function cancelAndWait(
   const { cancel, cancelled } = await cancelJob(journal, reason);
   const counts = await journal.counts();
   const inFlight = counts.submitting + counts.submitted + counts.running;
-  const named = commandJournalArg(arg, journal.adapter === 'postgres');
+  const { arg } = opened;
+  const address = await commandAddress(opened);
+  const named = journalArgOf(address);
   const waited = await waitForRunners(journal, cancel, waitS * 1000);
   const exitCode = waited.late.length > 0 ? EXIT_CODE.inFlight : EXIT_CODE.ok;
   if (json) {
@@ -114,7 +115,10 @@ async function cancelAndWait(
     );
   }
   if (waited.acknowledged.length + waited.late.length === 0 && inFlight + counts.succeeded > 0) {
-    lines.push(`no runner is live: \`gbatch run ${named}\` polls and downloads them (it sends nothing new)`);
+    const run = runCommandOf(address);
+    lines.push(
+      `no runner is live: ${run ? `\`${run}\`` : 'the next run'} polls and downloads them (it sends nothing new)`,
+    );
   }
   lines.push(`to send the cancelled items again: ${commandNaming(named, 'retry', '--cancelled')}`);
   process.stdout.write(`${lines.join('\n')}\n`);
