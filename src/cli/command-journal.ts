@@ -7,6 +7,8 @@ import { finalBatchOf, finalBatchRefusal } from '../core/final-batch.js';
 import { quoteArg } from '../core/shell-text.js';
 import { jobJournal, journalUrl, type JournalFlags } from '../job/job-journal.js';
 import { locateJournal } from '../job/locate-journal.js';
+import { jobAddress } from '../job/advice.js';
+import type { JobAddress } from '../core/job-address.js';
 import { UsageError } from '../job/options.js';
 
 export { journalUrl, type JournalFlags } from '../job/job-journal.js';
@@ -134,4 +136,18 @@ function askForJob(command: string): string {
     : [];
   const where = found.length === 0 ? 'no journal in state/' : `journals in state/: ${found.join(', ')}`;
   return `name the job: \`gbatch ${command} <job> ...\` (the job file, e.g. jobs/<name>.json), or --state <file.db> (${where})`;
+}
+
+/** How the journal a command opened is addressed, for the commands it suggests (core/job-address.ts). */
+export async function commandAddress(opened: CommandJournal<JournalQueries>): Promise<JobAddress> {
+  const { arg, store } = opened;
+  return jobAddress({
+    file: arg.location,
+    name: arg.jobName,
+    server: store.adapter === 'postgres' ? { fromEnv: arg.fromEnv } : undefined,
+    ...(arg.named !== undefined && opened.source !== undefined
+      ? { named: opened.source, namedFindsJournal: true }
+      : {}),
+    options: (await store.getJob())?.options,
+  });
 }

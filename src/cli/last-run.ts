@@ -31,19 +31,17 @@ export interface LockHolder {
 
 export async function lastRunView(
   journal: JournalQueries,
-  holder: LockHolder | undefined,
+  holders: readonly LockHolder[],
   now = Date.now(),
   counts?: Pick<Record<ItemState, number>, 'uncertain'>,
 ): Promise<LastRunView | null> {
   const run = await journal.lastRun();
   if (!run) return null;
   const undecided = needsOperatorDecision(counts ?? (await journal.counts()));
+  // On a database several runners hold the job: the last run is running when it is any live one of them.
   const running =
     run.endedAt === null &&
-    holder !== undefined &&
-    holder.pid === run.pid &&
-    holder.host === run.host &&
-    holderAlive(holder, now);
+    holders.some((holder) => holder.pid === run.pid && holder.host === run.host && holderAlive(holder, now));
   const killed = run.endedAt === null && !running;
   return {
     id: run.id,

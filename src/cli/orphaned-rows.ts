@@ -2,7 +2,7 @@
 // run, or changed in one and skipped (--skip-changed), so not sent; with the commands that send them
 // (`retry`: a changed one with its manifest row's new content) or remove them (`forget`), ready to paste.
 import { forgetRefusal } from '../core/orphans.js';
-import { quoteArg } from '../core/shell-text.js';
+import { commandNaming } from '../core/job-address.js';
 import type { OrphanSummary } from '../journal/index.js';
 import { resendCommand } from '../job/advice.js';
 
@@ -40,7 +40,7 @@ export function orphanedLines(orphans: OrphanSummary, resent: readonly string[],
   if (send) lines.push(`  to send them all the same: ${send}   (${RESENT})`);
   const removable = orphans.rows
     .filter((row) => forgetRefusal(row, row.id) === undefined)
-    .map((row) => quoteArg(row.id));
-  if (removable.length > 0) lines.push(`  to remove those never sent: gbatch forget ${named} ${removable.join(' ')}`);
+    .map((row) => ({ id: row.id }));
+  if (removable.length > 0) lines.push(`  to remove those never sent: ${commandNaming(named, 'forget', ...removable)}`);
   return lines;
 }

@@ -1,4 +1,5 @@
 // `gbatch resolve --all-uncertain --resubmit|--abandon`: the decision is always explicit, never a default.
+import { commandNaming } from '../core/job-address.js';
 import { quoteArg } from '../core/shell-text.js';
 import { resolveEveryUncertain } from '../operate/resolve-uncertain.js';
 import { commandJournalArg } from '../job/advice.js';
@@ -60,7 +61,7 @@ export async function resolveAll(
       : options['not-billed']
         ? 'abandoned (now failed) as not billed; their reservations are released'
         : 'abandoned (now failed); each may have been billed, so its bound stays booked against the budget' +
-          ` (\`gbatch resolve ${named} <item-id> --abandon --not-billed\` releases one the gateway did not bill)`;
+          ` (\`${commandNaming(named, 'resolve', '<item-id>', '--abandon', '--not-billed')}\` releases one the gateway did not bill)`;
   process.stdout.write(`${resolved.length} uncertain item(s) ${outcome}: ${shown}${more}\n`);
   return 0;
 }

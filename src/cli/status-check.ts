@@ -1,9 +1,11 @@
 // `status --check` and the health part of `status --json`: whether something needs an operator (one line
 // per reason), the exit code `run` would give now, the runner's liveness, durations and the last error.
 // The decisions are pure (healthOf); gatherHealth reads the journal for them.
+import { commandNaming } from '../core/job-address.js';
 import { EXIT_CODE } from '../core/exit-codes.js';
 import type { ItemState } from '../core/states.js';
 import { printable } from '../core/printable.js';
+import { whatHappened, type RunRecord } from '../core/standing.js';
 import { exitCodeFor } from '../pipeline/exit-code.js';
 import type { Item, JobCancel, JournalQueries, RunnerView } from '../journal/index.js';
 import type { LastRunView } from './last-run.js';
@@ -48,6 +50,27 @@ export interface Health {
   cancelled: { at: string; reason: string } | null;
 }
 
+/** What happened to the job, read from the facts health is judged on. */
+export function happenedOf(f: HealthFacts, liveRunners: number): ReturnType<typeof whatHappened> {
+  return whatHappened({
+    counts: f.counts,
+    liveRunners,
+    cancelled: f.cancel !== undefined,
+    lastRun: runRecord(f.lastRun),
+  });
+}
+
+/** The last run as the standing reads it: one still running has not ended, and has not crashed either. */
+export function runRecord(view: LastRunView | null): RunRecord | undefined {
+  if (!view) return undefined;
+  return {
+    ended: view.ended_at !== null,
+    exitCode: view.exit_code,
+    stopReason: view.stop_reason,
+    message: view.message,
+  };
+}
+
 const IN_FLIGHT_STATES: readonly ItemState[] = ['submitting', 'submitted', 'running', 'succeeded'];
 
 export function healthOf(f: HealthFacts): Health {
@@ -57,7 +80,7 @@ export function healthOf(f: HealthFacts): Health {
   const shown = live[0] ?? dead[0];
   const reasons: string[] = [];
   const { counts } = f;
-  const listed = f.job === undefined ? '' : `; \`gbatch status ${f.job}\` lists each with its commands`;
+  const listed = f.job === undefined ? '' : `; \`${commandNaming(f.job, 'status')}\` lists each with its commands`;
   if (counts.uncertain > 0)
     reasons.push(
       `${counts.uncertain} item(s) uncertain (the gateway may have them): decide with \`gbatch resolve\`${listed}`,
@@ -74,7 +97,8 @@ export function healthOf(f: HealthFacts): Health {
     reasons.push(`stopped by ${by}; ${counts.deferred} item(s) deferred`);
   }
   if (stop === 'auth') reasons.push('the last run stopped: the gateway refused the API key (401); fix GATEWAY_API_KEY');
-  if (f.lastRun && !f.lastRun.running && f.lastRun.ended_at === null && dead.length === 0)
+  // Live runners carry the job on whatever the last run recorded (on a database it may be another runner's).
+  if (happenedOf(f, live.length).kind === 'crashed' && stop !== 'internal-error' && dead.length === 0)
     reasons.push('the last run ended without recording how (killed or crashed): run again to resume');
   if (stop === 'internal-error')
     reasons.push(

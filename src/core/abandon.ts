@@ -1,7 +1,7 @@
 // Pure: what an operator's `resolve --abandon [--not-billed]` does to a row. A row abandoned while
 // uncertain may have been billed (its request may have reached the gateway), so its bound stays booked
 // against the budget until the operator says it was not billed; only then is its reservation released.
-import { quoteArg } from './shell-text.js';
+import { commandNaming } from './job-address.js';
 import type { ItemEvent, ItemState } from './states.js';
 
 /** The `type` of the error an abandoned uncertain row carries: its bound is still booked. */
@@ -38,7 +38,7 @@ export type AbandonPlan =
 /** `journalArg` names the journal in a suggested command (a job name, or `--state <file>`). */
 export function planAbandon(row: AbandonRow, notBilled: boolean, journalArg: string): AbandonPlan {
   const shown = `'${row.id}'`;
-  const release = `gbatch resolve ${journalArg} ${quoteArg(row.id)} --abandon --not-billed`;
+  const release = commandNaming(journalArg, 'resolve', { id: row.id }, '--abandon', '--not-billed');
   switch (row.state) {
     case 'uncertain':
       return notBilled

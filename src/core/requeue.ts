@@ -1,5 +1,6 @@
 // Pure: which rows `gbatch retry` sends again. Only a definite end (failed, rejected) is requeued, and
 // never a row whose request may have reached the gateway: an uncertain one, or one abandoned while uncertain.
+import { commandNaming } from './job-address.js';
 import { quoteArg } from './shell-text.js';
 import type { ItemKind, ItemState } from './states.js';
 
@@ -109,8 +110,8 @@ function refusalFor(
       return (
         `item ${shown} is uncertain: its request may have reached the gateway; decide with` +
         (row.kind === 'video' || row.kind === undefined
-          ? ` \`gbatch resolve ${journalArg} ${shown} --task-id <T>\` (or --resubmit / --abandon), not retry`
-          : ` \`gbatch resolve ${journalArg} ${shown} --resubmit\` (or --abandon), not retry`)
+          ? ` \`${commandNaming(journalArg, 'resolve', { id }, '--task-id', '<T>')}\` (or --resubmit / --abandon), not retry`
+          : ` \`${commandNaming(journalArg, 'resolve', { id }, '--resubmit')}\` (or --abandon), not retry`)
       );
     case 'invalid':
       return `item ${shown} is invalid (never sent): fix its manifest row${row.source ? ` (${row.source})` : ''} and run again`;

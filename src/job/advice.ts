@@ -3,7 +3,15 @@ import { normalize } from 'node:path';
 import { printable } from '../core/printable.js';
 import { quoteArg } from '../core/shell-text.js';
 import type { ItemKind, ItemState } from '../core/states.js';
-import { defaultJournalFor } from './locate-journal.js';
+import { defaultJournalFor, jobNameFor } from './locate-journal.js';
+import {
+  commandNaming,
+  journalArgOf,
+  type CommandPart,
+  type JobAddress,
+  type JournalPlace,
+} from '../core/job-address.js';
+import { finalBatchOf } from '../core/final-batch.js';
 
 /**
  * How a command names this journal: the job name when the journal is the job's default, else
@@ -11,9 +19,7 @@ import { defaultJournalFor } from './locate-journal.js';
  * the URL without its password: the operator adds it, or sets the variable.
  */
 export function journalArg(file: string, jobName: string | undefined, server?: { fromEnv: boolean }): string {
-  if (server && jobName) return server.fromEnv ? quoteArg(jobName) : `${quoteArg(jobName)} --journal ${quoteArg(file)}`;
-  if (jobName && normalize(defaultJournalFor(jobName)) === normalize(file)) return quoteArg(jobName);
-  return `--state ${quoteArg(file)}`;
+  return journalArgOf(jobAddress({ file, name: jobName, server }));
 }
 
 /**
@@ -27,10 +33,18 @@ export function startedJobArg(
   server: { fromEnv: boolean } | undefined,
   moved: boolean,
 ): string {
-  if (!moved) return quoteArg(source);
-  if (server) return server.fromEnv ? quoteArg(source) : `${quoteArg(source)} --journal ${quoteArg(file)}`;
-  if (normalize(defaultJournalFor(source)) === normalize(file)) return quoteArg(source);
-  return `--state ${quoteArg(file)}`;
+  return journalArgOf(startedJobAddress(source, file, server, moved));
+}
+
+/** The address of a job a run started: named by its job file or manifest, which is also what runs it again. */
+export function startedJobAddress(
+  source: string,
+  file: string,
+  server: { fromEnv: boolean } | undefined,
+  moved: boolean,
+): JobAddress {
+  const address = jobAddress({ file, name: jobNameFor(source), server, named: source, namedFindsJournal: !moved });
+  return { ...address, source, sourceFindsJournal: address.namedFindsJournal === true || isDefault(file, source) };
 }
 
 /** journalArg for a journal a command opened. */
@@ -40,6 +54,45 @@ export function commandJournalArg(
 ): string {
   if (arg.named !== undefined) return arg.named;
   return journalArg(arg.location, arg.jobName, onServer ? { fromEnv: arg.fromEnv } : undefined);
+}
+
+/**
+ * A job's address from what is known of it: its journal (a file, or a database URL without its password), its
+ * name, how the operator named it, and the source its runs recorded (the job file or manifest, in its options).
+ */
+export function jobAddress(facts: {
+  file: string;
+  name: string | undefined;
+  server?: { fromEnv: boolean } | undefined;
+  named?: string | undefined;
+  namedFindsJournal?: boolean;
+  options?: Record<string, unknown> | undefined;
+}): JobAddress {
+  const { file, name, server, named } = facts;
+  const journal: JournalPlace = server
+    ? { adapter: 'postgres', url: file, fromEnv: server.fromEnv }
+    : { adapter: 'sqlite', file, isDefault: isDefault(file, named ?? name) };
+  const recorded = typeof facts.options?.source === 'string' ? facts.options.source : undefined;
+  // The source finds the journal as the name the operator gave does (a job file's own `journal`), or by default.
+  const sourceFinds = (source: string) =>
+    (named === source && facts.namedFindsJournal === true) || (server ? server.fromEnv : isDefault(file, source));
+  const batch = finalBatchOf(facts.options)?.batch ?? (name !== undefined && isServeBatch(name) ? name : undefined);
+  return {
+    ...(named !== undefined ? { named, namedFindsJournal: facts.namedFindsJournal === true } : {}),
+    ...(name !== undefined ? { name } : {}),
+    journal,
+    ...(recorded !== undefined ? { source: recorded, sourceFindsJournal: sourceFinds(recorded) } : {}),
+    ...(batch !== undefined ? { batch } : {}),
+  };
+}
+
+/** A `gbatch serve` batch's job is named by its batch id. */
+function isServeBatch(name: string): boolean {
+  return /^batch_[0-9a-f]{24}$/.test(name);
+}
+
+function isDefault(file: string, job: string | undefined): boolean {
+  return job !== undefined && normalize(defaultJournalFor(job)) === normalize(file);
 }
 
 export interface UncertainRow {
@@ -71,13 +124,13 @@ export function uncertainAdvice(rows: readonly UncertainRow[], total: number, jo
     lines.push(`  ${quoteArg(row.id).padEnd(width)}  ${row.kind.padEnd(9)}  ${when}  "${row.promptStart}"${error}`);
   }
   if (total > rows.length) lines.push(`  ... ${total - rows.length} more (gbatch report --format csv)`);
-  const id = rows.length === 1 && total === 1 ? quoteArg(rows[0]!.id) : '<id>';
-  const resolve = `gbatch resolve ${journal}`;
+  const id = rows.length === 1 && total === 1 ? { id: rows[0]!.id } : '<id>';
+  const resolve = (...rest: CommandPart[]) => commandNaming(journal, 'resolve', ...rest);
   if (rows.some((r) => r.kind === 'video'))
-    lines.push(`  found its task:  ${resolve} ${id} --task-id <T>   (the next run polls and downloads it)`);
-  lines.push(`  send it again:   ${resolve} ${id} --resubmit   (if the first request was kept, both are billed)`);
-  lines.push(`  give it up:      ${resolve} ${id} --abandon`);
-  if (total > 1) lines.push(`  all at once:     ${resolve} --all-uncertain --resubmit   (or --abandon)`);
+    lines.push(`  found its task:  ${resolve(id, '--task-id', '<T>')}   (the next run polls and downloads it)`);
+  lines.push(`  send it again:   ${resolve(id, '--resubmit')}   (if the first request was kept, both are billed)`);
+  lines.push(`  give it up:      ${resolve(id, '--abandon')}`);
+  if (total > 1) lines.push(`  all at once:     ${resolve('--all-uncertain', '--resubmit')}   (or --abandon)`);
   return lines;
 }
 
@@ -91,7 +144,7 @@ export function unrecordedTaskAdvice(tasks: ReadonlyArray<{ id: string; taskId: 
 }
 
 export function unrecordedTaskCommand(task: { id: string; taskId: string }, journal: string): string {
-  return `gbatch resolve ${journal} ${quoteArg(task.id)} --task-id ${quoteArg(task.taskId)}`;
+  return commandNaming(journal, 'resolve', { id: task.id }, '--task-id', { id: task.taskId });
 }
 
 /** For answers received after the run lost its standing: the command that settles each row from its recorded answer. */
@@ -104,7 +157,7 @@ export function unrecordedAnswerAdvice(answers: ReadonlyArray<{ id: string }>, j
 }
 
 export function recordedAnswerCommand(answer: { id: string }, journal: string): string {
-  return `gbatch resolve ${journal} ${quoteArg(answer.id)} --recorded-answer`;
+  return commandNaming(journal, 'resolve', { id: answer.id }, '--recorded-answer');
 }
 
 /** A row no run sends on its own (orphaned: in none of the job's manifests, or changed in one and skipped). */
@@ -125,7 +178,7 @@ export function resendable(rows: readonly WithheldRow[]): string[] {
 
 /** The one command that has the next run send these rows: `gbatch retry <job> <ids>`; null for none. */
 export function resendCommand(ids: readonly string[], journal: string): string | null {
-  return ids.length === 0 ? null : `gbatch retry ${journal} ${ids.map(quoteArg).join(' ')}`;
+  return ids.length === 0 ? null : commandNaming(journal, 'retry', ...ids.map((id) => ({ id })));
 }
 
 /**
@@ -152,6 +205,6 @@ export function changedRowAdvice(rows: readonly WithheldRow[], total: number, jo
     );
   }
   if (total > rows.length)
-    lines.push(`  ... ${total - rows.length} more: \`gbatch status ${journal}\` lists the orphaned rows`);
+    lines.push(`  ... ${total - rows.length} more: \`${commandNaming(journal, 'status')}\` lists the orphaned rows`);
   return lines;
 }

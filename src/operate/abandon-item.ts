@@ -1,11 +1,11 @@
 // `gbatch resolve <id> --abandon [--not-billed]`: the row's state, its history and the decision read and
 // written under one write lock, so what the operator decided on is what is changed.
+import { commandNaming } from '../core/job-address.js';
 import { planAbandon, type AbandonPlan } from '../core/abandon.js';
 import type { Change, JournalStore } from '../journal/index.js';
 import { busyAsUsage } from './guarded-apply.js';
 import { UsageError } from '../job/options.js';
 import { COMMAND_LINE, type Operator } from '../core/operator.js';
-import { quoteArg } from '../core/shell-text.js';
 import { answerToCurrentAttempt } from './recorded-answer.js';
 
 export async function abandonItem(
@@ -59,7 +59,7 @@ async function refuseNotBilledWhenAnswered(
   if (!(await answerToCurrentAttempt(journal, item))) return;
   const settle =
     item.state === 'uncertain'
-      ? `settle it with \`gbatch resolve ${journalArg} ${quoteArg(id)} --recorded-answer\``
+      ? `settle it with \`${commandNaming(journalArg, 'resolve', { id }, '--recorded-answer')}\``
       : 'its bound stays booked';
   throw new UsageError(
     `item '${id}': the journal holds the answer the gateway gave (and billed) for its request, so it was billed; ${settle} instead; nothing changed`,

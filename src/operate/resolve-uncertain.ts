@@ -1,6 +1,7 @@
 // `resolve --all-uncertain`: the operator's one decision for every uncertain row. A row whose answer the
 // journal already holds (a runner received it after losing its lease) is never resent in bulk: sending
 // it again would bill it twice, so the whole decision is refused until it is settled.
+import { commandNaming } from '../core/job-address.js';
 import { COMMAND_LINE, type Operator } from '../core/operator.js';
 import { quoteArg } from '../core/shell-text.js';
 import type { JournalStore } from '../journal/index.js';
@@ -31,6 +32,6 @@ async function refuseRecordedAnswers(journal: JournalStore, journalArg: string):
   throw new UsageError(
     `${answered.length} uncertain item(s) have the gateway's answer in the journal (received after a runner lost its lease): ` +
       `${answered.slice(0, SHOWN_IDS).map(quoteArg).join(', ')}${answered.length > SHOWN_IDS ? ' ...' : ''}; settle each with ` +
-      `\`gbatch resolve ${journalArg} <item-id> --recorded-answer\` first; nothing changed`,
+      `\`${commandNaming(journalArg, 'resolve', '<item-id>', '--recorded-answer')}\` first; nothing changed`,
   );
 }

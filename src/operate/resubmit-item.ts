@@ -1,7 +1,7 @@
 // `gbatch resolve <id> --resubmit`: an uncertain row sent again on purpose, never one whose answer the
 // journal already holds (sending it again would bill it twice).
+import { commandNaming } from '../core/job-address.js';
 import { COMMAND_LINE, type Operator } from '../core/operator.js';
-import { quoteArg } from '../core/shell-text.js';
 import type { Item, JournalStore } from '../journal/index.js';
 import { UsageError } from '../job/options.js';
 import { applyDecision } from './guarded-apply.js';
@@ -19,7 +19,7 @@ export async function resubmitItem(
     throw new UsageError(`item '${id}' is ${item.state}, not uncertain: only uncertain items are resubmitted`);
   if (await answerToCurrentAttempt(journal, item)) {
     throw new UsageError(
-      `item '${id}': the journal holds the answer the gateway gave (and billed) for its request; settle it with \`gbatch resolve ${journalArg} ${quoteArg(id)} --recorded-answer\` instead; nothing changed`,
+      `item '${id}': the journal holds the answer the gateway gave (and billed) for its request; settle it with \`${commandNaming(journalArg, 'resolve', { id }, '--recorded-answer')}\` instead; nothing changed`,
     );
   }
   await applyDecision(journal, item, {

@@ -3,6 +3,7 @@ import { eventLog, type JournalQueries } from '../journal/index.js';
 import { reportItem, type ReportHeader, type ReportItem, type ReportSource } from './model.js';
 import { PriceDriftTally, priceDriftLine } from './price-drift.js';
 import { printable } from '../core/printable.js';
+import { standingJson, type Standing } from '../core/standing.js';
 import { renderTable, usd, type Cell } from './table.js';
 import { buildTimeline, type ItemTiming, type Timeline } from './timeline.js';
 
@@ -15,12 +16,14 @@ export async function writeReport(
   format: ReportFormat,
   write: (chunk: string) => void,
   timeline?: Timeline,
+  standing?: Standing,
 ): Promise<void> {
   if (format === 'table') {
-    write(`${await renderReportTable(journal, header)}\n`);
+    // The headline: what happened, in the standing's one sentence.
+    write(`${standing ? `${printable(standing.sentence)}\n\n` : ''}${await renderReportTable(journal, header)}\n`);
     return;
   }
-  if (format === 'json') await writeJson(journal, header, write, timeline);
+  if (format === 'json') await writeJson(journal, header, write, timeline, standing);
   else await writeCsv(journal, header, write, timeline);
 }
 
@@ -53,9 +56,11 @@ async function writeJson(
   header: ReportHeader,
   write: (chunk: string) => void,
   timeline: Timeline | undefined,
+  standing: Standing | undefined,
 ): Promise<void> {
+  const headline = standing ? `"standing":${JSON.stringify(standingJson(standing))},` : '';
   write(
-    `{"job":${JSON.stringify(header.job)},"totals":${JSON.stringify(header.totals)},"by_model":${JSON.stringify(header.by_model)},"items":[`,
+    `{"job":${JSON.stringify(header.job)},${headline}"totals":${JSON.stringify(header.totals)},"by_model":${JSON.stringify(header.by_model)},"items":[`,
   );
   let first = true;
   let buffer = '';

@@ -1,6 +1,6 @@
-// Pure: what a job is doing, in the words of the jobs list: running with its runners, finished, stopped
-// on budget, cancelled, or waiting for an operator, from its counts, runners, cancellation and last run.
-import { EXIT_CODE } from '../core/exit-codes.js';
+// Pure: what a job is doing, in the words of the jobs list: running with its runners, waiting for an operator, or
+// what happened as the job's standing (src/core/standing.ts) tells it; the list's kinds are its filters.
+import { whatHappened, type RunRecord, type StandingKind as HappenedKind } from '../core/standing.js';
 import type { ItemState } from '../core/states.js';
 
 export type StandingKind =
@@ -16,34 +16,32 @@ export interface StandingFacts {
   counts: Record<ItemState, number>;
   liveRunners: number;
   cancelled: boolean;
-  /** The last run's exit code; null while it runs or when it was killed; undefined: never run. */
-  lastExit: number | null | undefined;
+  /** The last run; undefined: never run. */
+  lastRun: RunRecord | undefined;
   /** Orphaned rows that wait for the operator's word. */
   orphansWaiting: number;
 }
 
-const OPEN_STATES: readonly ItemState[] = ['pending', 'submitting', 'submitted', 'running', 'succeeded'];
+const LIST_KIND: Record<HappenedKind, StandingKind> = {
+  running: 'running',
+  'not-started': 'not-started',
+  finished: 'finished',
+  budget: 'stopped-on-budget',
+  balance: 'stopped',
+  cancelled: 'cancelled',
+  signal: 'stopped',
+  deadline: 'stopped',
+  crashed: 'stopped',
+  stopped: 'stopped',
+};
 
 export function jobStanding(facts: StandingFacts): Standing {
   const { counts } = facts;
-  if (facts.liveRunners > 0)
-    return { kind: 'running', label: `running (${facts.liveRunners} runner${facts.liveRunners === 1 ? '' : 's'})` };
+  const happened = whatHappened(facts);
+  if (happened.kind === 'running') return { kind: 'running', label: happened.label };
   if (counts.uncertain > 0)
     return { kind: 'needs-operator', label: `needs an operator: ${counts.uncertain} uncertain` };
   if (facts.orphansWaiting > 0)
     return { kind: 'needs-operator', label: `needs an operator: ${facts.orphansWaiting} orphaned` };
-  if (counts.deferred > 0 || facts.lastExit === EXIT_CODE.budget)
-    return { kind: 'stopped-on-budget', label: `stopped on budget: ${counts.deferred} deferred` };
-  if (facts.cancelled) return { kind: 'cancelled', label: 'cancelled' };
-  const open = OPEN_STATES.reduce((n, state) => n + counts[state], 0);
-  if (facts.lastExit === undefined && open > 0) return { kind: 'not-started', label: 'not started' };
-  if (open === 0) {
-    const failed = counts.failed + counts.rejected + counts.invalid;
-    return { kind: 'finished', label: failed > 0 ? `finished, ${failed} failed or rejected` : 'finished' };
-  }
-  return {
-    kind: 'stopped',
-    label:
-      facts.lastExit === null ? 'stopped (the last run did not record its end)' : `stopped (exit ${facts.lastExit})`,
-  };
+  return { kind: LIST_KIND[happened.kind], label: happened.label };
 }

@@ -11,7 +11,8 @@ import {
   type JournalQueries,
   type RunnerView,
 } from '../journal/index.js';
-import { journalArg } from '../job/advice.js';
+import { jobAddress } from '../job/advice.js';
+import { journalArgOf, type JobAddress } from '../core/job-address.js';
 import { lastRunSummary } from '../report/last-run.js';
 import { reportHeader, reportItem, type ReportHeader } from '../report/model.js';
 import { PROBLEM_STATES, ProblemGrouper, type ProblemGroup } from '../report/html/problems.js';
@@ -36,6 +37,8 @@ export interface JobSummary {
   cancel: JobCancel | undefined;
   /** How a command names this job's journal, pasteable. */
   journalArg: string;
+  /** How the job is addressed: the commands the page suggests are built from it. */
+  address: JobAddress;
   lastRun: LastRunSummary | null;
   manifest: string | null;
   /** Why no action may change the job (a final `gbatch serve` batch), or undefined. */
@@ -64,13 +67,19 @@ export async function jobSummary(job: JournalJob, journal: JournalQueries): Prom
     counts,
     liveRunners,
     cancelled: cancel !== undefined,
-    lastExit: lastRun === undefined ? undefined : lastRun.exitCode,
+    lastRun: lastRun && { ...lastRun, ended: lastRun.endedAt !== null },
     orphansWaiting: orphans.total,
   });
   const finished = (Object.entries(counts) as Array<[ItemState, number]>)
     .filter(([state]) => TERMINAL.has(state))
     .reduce((n, [, rows]) => n + rows, 0);
   const onDatabase = journal.adapter === 'postgres';
+  const address = jobAddress({
+    file: journal.location,
+    name: record?.name,
+    server: onDatabase ? { fromEnv: false } : undefined,
+    options: record?.options,
+  });
   return {
     key: job.key,
     name,
@@ -81,7 +90,8 @@ export async function jobSummary(job: JournalJob, journal: JournalQueries): Prom
     activity,
     finished,
     cancel,
-    journalArg: journalArg(journal.location, record?.name, onDatabase ? { fromEnv: false } : undefined),
+    journalArg: journalArgOf(address),
+    address,
     lastRun: lastRunSummary(lastRun),
     manifest: record?.manifest ?? null,
     frozen: frozenBecause(record?.options),
@@ -102,7 +112,7 @@ export function summaryKey(summary: JobSummary): string {
 
 export async function jobPage(job: JournalJob, journal: JournalQueries, known?: JobSummary): Promise<JobPage> {
   const summary = known ?? (await jobSummary(job, journal));
-  const grouper = new ProblemGrouper(summary.journalArg, summary.manifest);
+  const grouper = new ProblemGrouper(summary.address);
   let read = 0;
   for await (const item of journal.iterate({ states: PROBLEM_STATES })) {
     grouper.add(reportItem(item), invalidRowText(item.contentHash));

@@ -121,6 +121,22 @@ describe('status --check: what needs an operator', () => {
     ).toEqual([]);
   });
 
+  it('issue 32: live PostgreSQL runners and no recorded ending are a running job, not a crash', () => {
+    const live = (pid: number): RunnerView => ({ ...runner(true, 2), runnerId: `r${pid}`, pid });
+    const three = facts({
+      adapter: 'postgres',
+      runners: [live(1), live(2), live(3)],
+      counts: counts({ pending: 4, running: 6 }),
+      // The last run recorded is another runner's than the one status judged the holder: it reads not running.
+      lastRun: lastRun({ pid: 3, ended_at: null, running: false }),
+    });
+    expect(healthOf(three).needsOperator).toEqual([]);
+    // With no live runner the same unrecorded ending is one: run again to resume.
+    expect(healthOf({ ...three, runners: [] }).needsOperator).toEqual([
+      expect.stringMatching(/ended without recording how/),
+    ]);
+  });
+
   it('a last run killed, refused by the gateway (401) or ended on a bug', () => {
     expect(healthOf(facts({ lastRun: lastRun({ ended_at: null }) })).needsOperator).toEqual([
       expect.stringMatching(/ended without recording how/),

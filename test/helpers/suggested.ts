@@ -7,13 +7,13 @@ import { BIN } from './cli.js';
 const sh = promisify(execFile);
 
 /**
- * The `gbatch ...` commands a text suggests, each as printed (up to two spaces, a closing backquote, or a `; ` ending
- * the clause).
+ * The `gbatch ...` commands a text suggests, each as printed (up to two spaces, a closing backquote, a `; ` ending
+ * the clause, or the end of a JSON string).
  */
 export function suggested(text: string): string[] {
   return [
     ...text.matchAll(
-      /gbatch ((?:status|report|resolve|retry|cancel|plan|run|forget) [^`\n]*?)(?=\s{2,}|`|$|\s\(|;\s)/gm,
+      /gbatch ((?:status|report|resolve|retry|cancel|plan|run|forget) [^`\n]*?)(?=\s{2,}|`|$|\s\(|;\s|",?$)/gm,
     ),
   ].map((m) => `gbatch ${m[1]!.trim()}`);
 }

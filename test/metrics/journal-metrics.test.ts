@@ -100,7 +100,9 @@ function source(paths: Record<string, string>, owners: Record<string, string> = 
 async function statusOf(path: string): Promise<Record<string, unknown> & { counts: Record<string, number> }> {
   const queries = await readOnly(path);
   try {
-    return statusJson(await gatherStatus(queries, path)) as Record<string, unknown> & {
+    return statusJson(
+      await gatherStatus(queries, { journal: { adapter: 'sqlite', file: path, isDefault: false } }),
+    ) as Record<string, unknown> & {
       counts: Record<string, number>;
     };
   } finally {

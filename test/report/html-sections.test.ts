@@ -1,3 +1,4 @@
+import type { JobAddress } from '../../src/core/job-address.js';
 import { parseHTML } from 'linkedom';
 import { describe, expect, it } from 'vitest';
 import type { ReportHeader, ReportItem } from '../../src/report/model.js';
@@ -86,14 +87,22 @@ const header: ReportHeader = {
   ],
 };
 
+const NIGHTLY: JobAddress = {
+  name: 'nightly',
+  journal: { adapter: 'sqlite', file: 'state/nightly.db', isDefault: true },
+  source: 'jobs/m.jsonl',
+  sourceFindsJournal: false,
+};
+
 function input(rows: ReportItem[]): HtmlReportInput {
-  const grouper = new ProblemGrouper('nightly', 'jobs/m.jsonl');
+  const grouper = new ProblemGrouper(NIGHTLY);
   for (const r of rows) grouper.add(r);
   return {
     header,
     timeline: new TimelineBuilder().finish(),
     journalArg: 'nightly',
-    manifest: 'jobs/m.jsonl',
+    address: NIGHTLY,
+    standing: null,
     lastRun: {
       startedAt: 0,
       endedAt: 1,
@@ -243,7 +252,7 @@ describe('html sections', () => {
   });
 
   it('a large group names the bulk flag, a small one its ids', () => {
-    const g = new ProblemGrouper('--state s.db', null);
+    const g = new ProblemGrouper({ journal: { adapter: 'sqlite', file: 's.db', isDefault: false } });
     for (let i = 0; i < 30; i++) g.add(item({ id: `f${i}`, state: 'failed', error: { message: 'upstream failed' } }));
     const { groups } = g.finish();
     expect(groups).toHaveLength(1);

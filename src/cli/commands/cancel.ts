@@ -2,11 +2,11 @@
 // sent); the job's cancellation makes every live runner stop submitting (it acknowledges it, and this
 // command waits for that), and makes the journal refuse any later intent. Tasks already submitted are
 // still polled, downloaded and settled: the gateway has no cancel, so they are billed.
+import { commandNaming, journalArgOf, runCommandOf } from '../../core/job-address.js';
 import { cancelJob } from '../../operate/cancel-job.js';
 import { JournalWriteBusyError, type JobCancel, type JournalStore, type RunnerView } from '../../journal/index.js';
 import { systemClock } from '../../core/clock.js';
-import { commandJournalArg } from '../../job/advice.js';
-import { openCommandJournal, type CommandJournal, JOURNAL_OPTION } from '../command-journal.js';
+import { commandAddress, openCommandJournal, type CommandJournal, JOURNAL_OPTION } from '../command-journal.js';
 import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
 import { helpText } from '../help-text.js';
@@ -53,7 +53,7 @@ export async function run(argv: string[]): Promise<number> {
   });
   const journal = opened.store;
   try {
-    return await cancelAndWait(journal, opened.arg, reason, options.wait, options.json === true);
+    return await cancelAndWait(journal, opened, reason, options.wait, options.json === true);
   } catch (err) {
     // A runner stopped (or stuck) in mid-write holds an SQLite journal past the busy timeout: try again later.
     if (!(err instanceof JournalWriteBusyError)) throw err;
@@ -66,7 +66,7 @@ export async function run(argv: string[]): Promise<number> {
 
 async function cancelAndWait(
   journal: JournalStore,
-  arg: CommandJournal['arg'],
+  opened: CommandJournal,
   reason: string,
   waitS: number,
   json: boolean,
@@ -74,7 +74,9 @@ async function cancelAndWait(
   const { cancel, cancelled } = await cancelJob(journal, reason);
   const counts = await journal.counts();
   const inFlight = counts.submitting + counts.submitted + counts.running;
-  const named = commandJournalArg(arg, journal.adapter === 'postgres');
+  const { arg } = opened;
+  const address = await commandAddress(opened);
+  const named = journalArgOf(address);
   const waited = await waitForRunners(journal, cancel, waitS * 1000);
   const exitCode = waited.late.length > 0 ? EXIT_CODE.inFlight : EXIT_CODE.ok;
   if (json) {
@@ -89,7 +91,7 @@ async function cancelAndWait(
         in_flight: inFlight,
         answered: counts.succeeded,
         runners: { acknowledged: waited.acknowledged.map(runner), late: waited.late.map(runner) },
-        retry_command: `gbatch retry ${named} --cancelled`,
+        retry_command: commandNaming(named, 'retry', '--cancelled'),
       })}\n`,
     );
     return exitCode;
@@ -111,9 +113,12 @@ async function cancelAndWait(
     );
   }
   if (waited.acknowledged.length + waited.late.length === 0 && inFlight + counts.succeeded > 0) {
-    lines.push(`no runner is live: \`gbatch run ${named}\` polls and downloads them (it sends nothing new)`);
+    const run = runCommandOf(address);
+    lines.push(
+      `no runner is live: ${run ? `\`${run}\`` : 'the next run'} polls and downloads them (it sends nothing new)`,
+    );
   }
-  lines.push(`to send the cancelled items again: gbatch retry ${named} --cancelled`);
+  lines.push(`to send the cancelled items again: ${commandNaming(named, 'retry', '--cancelled')}`);
   process.stdout.write(`${lines.join('\n')}\n`);
   return exitCode;
 }

@@ -7,8 +7,10 @@ import { reportHeader, type ReportHeader } from '../../report/model.js';
 import { buildTimeline, type Timeline } from '../../report/timeline.js';
 import { timingSummary } from '../../report/timing-summary.js';
 import { writeReport, type ReportFormat } from '../../report/write-report.js';
-import { commandJournalArg } from '../../job/advice.js';
-import { openCommandJournal, JOURNAL_OPTION } from '../command-journal.js';
+import { commandAddress, openCommandJournal, JOURNAL_OPTION } from '../command-journal.js';
+import { readStanding } from '../standing-read.js';
+import type { JobAddress } from '../../core/job-address.js';
+import type { Standing } from '../../core/standing.js';
 import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { parseOptions, type OptionTable } from '../../job/options.js';
 import { helpText } from '../help-text.js';
@@ -31,12 +33,12 @@ export async function run(argv: string[]): Promise<number> {
   }
   const format = options.format as ReportFormat | 'html';
   const output = options.output;
-  const {
-    store: journal,
-    arg,
-    source,
-  } = await openCommandJournal(options, positionals, { readonly: true, withIds: false });
+  const opened = await openCommandJournal(options, positionals, { readonly: true, withIds: false });
+  const journal = opened.store;
   try {
+    const address = await commandAddress(opened);
+    const lastRun = await journal.lastRun();
+    const standing = await readStanding(journal, address, lastRun && { ...lastRun, ended: lastRun.endedAt !== null });
     const job = await journal.getJob();
     const budget = job?.budgetUsd ?? null;
     // The page's charts fold the event log; json and csv read each row's times from the row, the table shows none.
@@ -44,22 +46,16 @@ export async function run(argv: string[]): Promise<number> {
     const times = (await timingSummary(journal)).timeline;
     const header = await reportHeader(journal, job?.name ?? basename(journal.location, '.db'), budget, times);
     if (format === 'html') {
-      const page = await renderHtml(
-        journal,
-        header,
-        timeline!,
-        commandJournalArg(arg, journal.adapter === 'postgres'),
-        source ?? job?.manifest ?? null,
-      );
+      const page = await renderHtml(journal, header, timeline!, address, standing);
       if (output) await writeAtomically(output, async (write) => write(page));
       else process.stdout.write(page);
       return 0;
     }
     if (!output) {
-      await writeReport(journal, header, format, (chunk) => process.stdout.write(chunk), timeline);
+      await writeReport(journal, header, format, (chunk) => process.stdout.write(chunk), timeline, standing);
       return 0;
     }
-    await writeAtomically(output, (write) => writeReport(journal, header, format, write, timeline));
+    await writeAtomically(output, (write) => writeReport(journal, header, format, write, timeline, standing));
     return 0;
   } finally {
     await journal.close();
@@ -85,10 +81,10 @@ async function renderHtml(
   journal: JournalQueries,
   header: ReportHeader,
   timeline: Timeline,
-  journalArg: string,
-  manifest: string | null,
+  address: JobAddress,
+  standing: Standing,
 ): Promise<string> {
   const { renderHtmlReport } = await import('../../report/html/write-html.js');
   const lastRun = lastRunSummary(await journal.lastRun());
-  return renderHtmlReport(journal, header, timeline, { journalArg, manifest, lastRun, now: Date.now() });
+  return renderHtmlReport(journal, header, timeline, { address, standing, lastRun, now: Date.now() });
 }

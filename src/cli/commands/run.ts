@@ -15,7 +15,7 @@ import { quoteArg } from '../../core/shell-text.js';
 import {
   changedRowAdvice,
   recordedAnswerCommand,
-  startedJobArg,
+  startedJobAddress,
   uncertainAdvice,
   unrecordedAnswerAdvice,
   unrecordedTaskAdvice,
@@ -26,6 +26,10 @@ import { gatewayAccess, type ResolvedJob } from '../../job/job.js';
 import { jobFromArgs } from '../job-args.js';
 import { attachProgress, chooseProgressMode, wantsAscii } from '../live/progress-view.js';
 import { installSignals } from '../signals.js';
+import { readStanding, standingLines } from '../standing-read.js';
+import { journalArgOf, type JobAddress } from '../../core/job-address.js';
+import type { RunRecord } from '../../core/standing.js';
+import { hostname } from 'node:os';
 import { uncertainRows } from '../uncertain-rows.js';
 
 const SUMMARY_ROWS = 40;
@@ -167,17 +171,26 @@ async function printSummary(job: ResolvedJob, result: RunJobResult, json: boolea
     );
     return;
   }
-  let advice: string[] = [];
+  const advice: string[] = [];
   if (result.ingest?.ok && !result.journalLost) {
     const journal = await openQueries(job.statePath, { job: job.name });
     try {
-      const header = await reportHeader(journal, job.name, result.budgetUsd ?? null);
-      process.stdout.write(`${await renderReportTable(journal, header, SUMMARY_ROWS)}\n`);
+      const standing = await readStanding(journal, jobAddressOf(job), runEnded(result), {
+        pid: process.pid,
+        host: hostname(),
+      });
+      // A cron log (--quiet) has no tables: what happened, what needs a person and the commands for it.
+      if (!job.flags.quiet) {
+        const header = await reportHeader(journal, job.name, result.budgetUsd ?? null);
+        process.stdout.write(`${await renderReportTable(journal, header, SUMMARY_ROWS)}\n`);
+      }
+      advice.push(...standingLines(standing).map(printable));
       const named = namedJournal(job);
       if (result.exitCode === 4)
-        advice = uncertainAdvice(await uncertainRows(journal, ADVICE_ROWS), (await journal.counts()).uncertain, named);
-      if (result.exitCode === 1 && result.counts.failed + result.counts.rejected > 0)
-        advice = [`To send them again: gbatch retry ${named} --failed --rejected   (or name the item ids)`];
+        advice.push(
+          '',
+          ...uncertainAdvice(await uncertainRows(journal, ADVICE_ROWS), (await journal.counts()).uncertain, named),
+        );
       const skipped = result.ingest.skippedChanged;
       if (skipped.length > 0)
         advice.push(
@@ -206,11 +219,25 @@ async function withheldRows(
 
 /** How commands suggested after the run name the job: as it was started (never with the URL's password). */
 function namedJournal(job: ResolvedJob): string {
+  return journalArgOf(jobAddressOf(job));
+}
+
+function jobAddressOf(job: ResolvedJob): JobAddress {
   const onServer = isDatabaseUrl(job.statePath);
-  return startedJobArg(
+  return startedJobAddress(
     job.source,
     printableLocation(job.statePath),
     onServer ? { fromEnv: job.journalFromEnv } : undefined,
     job.journalMoved,
   );
+}
+
+/** This run's ending, as the journal's `runs` table keeps it once recorded. */
+function runEnded(result: RunJobResult): RunRecord {
+  return {
+    ended: true,
+    exitCode: result.exitCode,
+    stopReason: result.stopReason ?? null,
+    message: result.stopMessage ?? null,
+  };
 }

@@ -1,7 +1,6 @@
 // `gbatch status`: the journal's status as text, as JSON (--json), or as a health check (--check). The
 // data is gathered once (status/status-data.ts); the views are pure functions of it.
-import { commandJournalArg } from '../../job/advice.js';
-import { openCommandJournal, JOURNAL_OPTION } from '../command-journal.js';
+import { commandAddress, openCommandJournal, JOURNAL_OPTION } from '../command-journal.js';
 import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { parseOptions, type OptionTable } from '../../job/options.js';
 import { helpText } from '../help-text.js';
@@ -31,7 +30,7 @@ export async function run(argv: string[]): Promise<number> {
   const opened = await openCommandJournal(options, positionals, { readonly: true, withIds: false });
   const journal = opened.store;
   try {
-    const status = await gatherStatus(journal, commandJournalArg(opened.arg, journal.adapter === 'postgres'));
+    const status = await gatherStatus(journal, await commandAddress(opened));
     const exitCode = options.check ? checkExitCode(status) : 0;
     const lines = options.json
       ? [JSON.stringify(statusJson(status))]

@@ -9,7 +9,9 @@ import { timingSummary, type TimingJson } from '../../report/timing-summary.js';
 import { resendable, type UncertainRow } from '../../job/advice.js';
 import { lastRunView, type LastRunView } from '../last-run.js';
 import type { JudgedHolder } from '../runner-line.js';
-import { gatherHealth, type Health } from '../status-check.js';
+import { gatherHealth, runRecord, type Health } from '../status-check.js';
+import { journalArgOf, type JobAddress } from '../../core/job-address.js';
+import { standingOf, type Standing } from '../../core/standing.js';
 import { uncertainRows } from '../uncertain-rows.js';
 
 /** Rows listed per state that needs a look (the rest are counted). */
@@ -49,9 +51,12 @@ export interface StatusData {
   orphansResent: string[];
   lastRun: LastRunView | null;
   health: Health;
+  /** What happened, what needs a person and the commands for each: what every view leads with. */
+  standing: Standing;
 }
 
-export async function gatherStatus(journal: JournalQueries, named: string): Promise<StatusData> {
+export async function gatherStatus(journal: JournalQueries, address: JobAddress): Promise<StatusData> {
+  const named = journalArgOf(address);
   const file = journal.location;
   const job = await journal.getJob();
   const budget = job?.budgetUsd ?? null;
@@ -78,8 +83,17 @@ export async function gatherStatus(journal: JournalQueries, named: string): Prom
   const orphansResent = resendable(orphans.rows.map((r) => ({ ...r, abandonedWhileUncertain: abandoned.has(r.id) })));
   // Orphaned rows that wait are no run's work: they neither defer nor fail what `run` would exit with.
   const exitCounts = countsForExit(counts, orphans.counts);
-  const lastRun = await lastRunView(journal, holder, Date.now(), exitCounts);
+  const lastRun = await lastRunView(journal, runners, Date.now(), exitCounts);
   const health = await gatherHealth(journal, runners, lastRun, exitCounts, Date.now(), named);
+  const standing = standingOf({
+    counts: exitCounts,
+    liveRunners: runners.filter((r) => r.liveness.alive).length,
+    cancelled: health.cancelled !== null,
+    lastRun: runRecord(lastRun),
+    orphans: { waiting: orphans.total, resendable: orphansResent },
+    uncertainIds: uncertain.map((u) => u.id),
+    address,
+  });
   return {
     job: job?.name ?? null,
     file,
@@ -97,5 +111,6 @@ export async function gatherStatus(journal: JournalQueries, named: string): Prom
     orphansResent,
     lastRun,
     health,
+    standing,
   };
 }

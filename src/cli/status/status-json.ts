@@ -3,6 +3,7 @@ import { orphanedJson } from '../orphaned-rows.js';
 import { runnerJson, runnerViewJson } from '../runner-line.js';
 import { healthJson } from '../status-check.js';
 import type { StatusData } from './status-data.js';
+import { standingJson } from '../../core/standing.js';
 
 export function statusJson(s: StatusData): Record<string, unknown> {
   const found = new Map(s.uncertain.map((u) => [u.id, u]));
@@ -31,5 +32,6 @@ export function statusJson(s: StatusData): Record<string, unknown> {
     orphaned: orphanedJson(s.orphans, s.orphansResent, s.named),
     last_run: s.lastRun,
     ...healthJson(s.health),
+    standing: standingJson(s.standing),
   };
 }

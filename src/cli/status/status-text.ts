@@ -1,5 +1,6 @@
 // `gbatch status`'s text, and `status --check`'s: lines that are pure functions of the status data.
 // Ids, task ids, errors and the job name come from outside: each line is made one printable line.
+import { commandNaming } from '../../core/job-address.js';
 import { EXIT_CODE } from '../../core/exit-codes.js';
 import { printable } from '../../core/printable.js';
 import { usd } from '../../report/table.js';
@@ -29,6 +30,7 @@ export function statusLines(s: StatusData): string[] {
   const { counts, totals, budget, named, health } = s;
   const lines: string[] = [];
   lines.push(`Job ${s.job ?? '?'} (${s.file})`);
+  lines.push(standingLine(s));
   if (s.runners.length > 1 || s.adapter === 'postgres') lines.push(...runnersLines(s.runners));
   else {
     const runner = runnerLine(s.holder);
@@ -42,7 +44,7 @@ export function statusLines(s: StatusData): string[] {
   );
   if (health.cancelled) {
     lines.push(
-      `Cancelled ${health.cancelled.at}${health.cancelled.reason ? ` (${health.cancelled.reason})` : ''}: nothing more is sent; \`gbatch retry ${named} --cancelled\` sends the cancelled items again`,
+      `Cancelled ${health.cancelled.at}${health.cancelled.reason ? ` (${health.cancelled.reason})` : ''}: nothing more is sent; \`${commandNaming(named, 'retry', '--cancelled')}\` sends the cancelled items again`,
     );
   }
   lines.push(
@@ -56,8 +58,8 @@ export function statusLines(s: StatusData): string[] {
   }
   const hints: Record<Exclude<AttentionState, 'uncertain'>, string> = {
     deferred: 'held back by the budget or the balance: raise --budget or top up, then run again',
-    failed: `the task failed (refunded) or was abandoned; the next run sends a refunded video failure again on its own (--retry-failed), unless it is orphaned (below); \`gbatch retry ${named} --failed\` has the next run send every one again`,
-    rejected: `the gateway refused the request; \`gbatch retry ${named} --rejected\` sends them again`,
+    failed: `the task failed (refunded) or was abandoned; the next run sends a refunded video failure again on its own (--retry-failed), unless it is orphaned (below); \`${commandNaming(named, 'retry', '--failed')}\` has the next run send every one again`,
+    rejected: `the gateway refused the request; \`${commandNaming(named, 'retry', '--rejected')}\` sends them again`,
     invalid: 'the manifest row is invalid: fix it and run again',
   };
   for (const state of ATTENTION_STATES) {
@@ -76,4 +78,9 @@ export function statusLines(s: StatusData): string[] {
   lines.push(...orphanedLines(s.orphans, s.orphansResent, named));
   lines.push(...lastRunLines(s.lastRun));
   return lines.map(printable);
+}
+
+/** What happened, in the standing's sentence, with the command that carries the job on when one is due. */
+function standingLine(s: StatusData): string {
+  return s.standing.resume ? `${s.standing.sentence} Carry on: ${s.standing.resume}` : s.standing.sentence;
 }

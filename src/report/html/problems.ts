@@ -1,8 +1,8 @@
 // Pure: the rows that need an operator (failed, rejected, uncertain, deferred, invalid) grouped by cause
 // (what happened, the status and code: never a message's amounts or ids), each group with examples in
 // their own words and the command that acts on it, pasteable as printed.
+import { jobCommand, runCommandOf, type JobAddress } from '../../core/job-address.js';
 import { ABANDONED_BOOKED, ABANDONED_NOT_BILLED } from '../../core/abandon.js';
-import { quoteArg } from '../../core/shell-text.js';
 import type { ItemState } from '../../core/states.js';
 import { errorCause } from '../../core/error-groups.js';
 import type { ReportItem } from '../model.js';
@@ -66,10 +66,7 @@ export class ProblemGrouper {
   private readonly groups = new Map<string, ProblemGroup>();
   private overflow = 0;
 
-  constructor(
-    private readonly journalArg: string,
-    private readonly manifest: string | null,
-  ) {}
+  constructor(private readonly address: JobAddress) {}
 
   /** `rowText`: an invalid row's text as written (the journal keeps it in place of a request). */
   add(item: ReportItem, rowText?: string): void {
@@ -115,28 +112,28 @@ export class ProblemGrouper {
     const order = (s: ItemState) => PROBLEM_STATES.indexOf(s);
     const groups = [...this.groups.values()].sort((a, b) => order(a.state) - order(b.state) || b.count - a.count);
     for (const group of groups)
-      Object.assign(group, advice(group, this.journalArg, this.manifest), { ids: group.ids.slice(0, EXAMPLES) });
+      Object.assign(group, advice(group, this.address), { ids: group.ids.slice(0, EXAMPLES) });
     return { groups, ungrouped: this.overflow };
   }
 }
 
-function advice(
-  group: ProblemGroup,
-  journal: string,
-  manifest: string | null,
-): Pick<ProblemGroup, 'commands' | 'note'> {
-  const named = group.count <= NAMED_IDS ? group.ids.map(quoteArg).join(' ') : undefined;
-  const run = `gbatch run ${manifest ? quoteArg(manifest) : '<manifest>'}`;
+function advice(group: ProblemGroup, address: JobAddress): Pick<ProblemGroup, 'commands' | 'note'> {
+  const named = group.count <= NAMED_IDS ? group.ids.map((id) => ({ id })) : undefined;
+  const one = group.count === 1 ? { id: group.ids[0]! } : '<id>';
+  // What runs the job again: its job file or its one manifest, as its runs were started; none for a serve batch.
+  const run = (...flags: string[]) => {
+    const command = runCommandOf(address, ...flags);
+    return command === null ? [] : [command];
+  };
   switch (group.state) {
     case 'uncertain': {
-      const one = group.count === 1 ? quoteArg(group.ids[0]!) : '<id>';
       return {
         note: "The request may have reached the gateway (and may be billed). Find each in the gateway's dashboard, then decide.",
         commands: [
-          ...(group.video ? [`gbatch resolve ${journal} ${one} --task-id <T>`] : []),
-          `gbatch resolve ${journal} ${one} --resubmit`,
-          `gbatch resolve ${journal} ${one} --abandon`,
-          ...(group.count > 1 ? [`gbatch resolve ${journal} --all-uncertain --resubmit`] : []),
+          ...(group.video ? [jobCommand(address, 'resolve', one, '--task-id', '<T>')] : []),
+          jobCommand(address, 'resolve', one, '--resubmit'),
+          jobCommand(address, 'resolve', one, '--abandon'),
+          ...(group.count > 1 ? [jobCommand(address, 'resolve', '--all-uncertain', '--resubmit')] : []),
         ],
       };
     }
@@ -146,9 +143,7 @@ function advice(
           note:
             "Abandoned by an operator while uncertain: the request may have been billed, so each row's bound stays booked against" +
             " the budget (counted as reserved). Once the gateway's dashboard shows a row was not billed, release its bound:",
-          commands: [
-            `gbatch resolve ${journal} ${group.count === 1 ? quoteArg(group.ids[0]!) : '<id>'} --abandon --not-billed`,
-          ],
+          commands: [jobCommand(address, 'resolve', one, '--abandon', '--not-billed')],
         };
       }
       if (group.abandoned === ABANDONED_NOT_BILLED) {
@@ -159,22 +154,22 @@ function advice(
       }
       return {
         note: 'The task failed upstream (refunded), or an operator abandoned it. Send again:',
-        commands: [`gbatch retry ${journal} ${named ?? '--failed'}`, run],
+        commands: [jobCommand(address, 'retry', ...(named ?? ['--failed'])), ...run()],
       };
     case 'rejected':
       return {
         note: 'The gateway refused the request. Fix the cause, then send again:',
-        commands: [`gbatch retry ${journal} ${named ?? '--rejected'}`, run],
+        commands: [jobCommand(address, 'retry', ...(named ?? ['--rejected'])), ...run()],
       };
     case 'deferred':
       return {
         note: "Held back by the budget or the gateway's balance: raise --budget or top up, then run again.",
-        commands: [`${run} --budget <USD>`],
+        commands: run('--budget', '<USD>'),
       };
     default:
       return {
         note: `The manifest row is invalid (first at ${group.source}): fix it, then run again.`,
-        commands: [run],
+        commands: run(),
       };
   }
 }

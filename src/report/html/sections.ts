@@ -1,7 +1,8 @@
 // Pure: the report's sections as HTML, from the report model, the timeline and the grouped problems.
 // Every number shown carries its JSON path and exact value (data-path, data-value): the page states the
 // same figures as `report --format json`, and a test can check it. Every outside text goes through esc().
-import { quoteArg } from '../../core/shell-text.js';
+import { jobCommand, runCommandOf, type JobAddress } from '../../core/job-address.js';
+import type { Standing } from '../../core/standing.js';
 import type { ItemState } from '../../core/states.js';
 import type { ReportHeader, ReportItem } from '../model.js';
 import { duration } from '../duration.js';
@@ -40,7 +41,10 @@ export interface HtmlReportInput {
   timeline: Timeline;
   /** How commands name the journal (job name, --state F, or --journal URL). */
   journalArg: string;
-  manifest: string | null;
+  /** How the job is addressed: every command the page suggests is built from it (core/job-address.ts). */
+  address: JobAddress;
+  /** What happened and what needs a person (core/standing.ts): the headline's sentence. */
+  standing: Standing | null;
   lastRun: LastRunSummary | null;
   /** Unmetered, overshooting and mispriced rows per model and resolution (groupKey). */
   marks: ReadonlyMap<string, GroupMarks>;
@@ -135,8 +139,9 @@ function verdict(input: HtmlReportInput): string {
   const open = (s.pending ?? 0) + (s.submitting ?? 0) + (s.submitted ?? 0) + (s.running ?? 0) + (s.succeeded ?? 0);
   const waiting = input.problems.groups.filter((g) => g.state !== 'invalid');
   const run = input.lastRun;
-  const exit =
-    run === null
+  const exit = input.standing
+    ? `<p><strong data-field="standing" data-kind="${esc(input.standing.kind)}">${esc(input.standing.sentence)}</strong></p>`
+    : run === null
       ? '<p>No run recorded in this journal.</p>'
       : run.endedAt === null
         ? `<p>The last run (started ${esc(time(new Date(run.startedAt).toISOString()))}) has not recorded its end: it is running, or was killed.</p>`
@@ -149,12 +154,14 @@ function verdict(input: HtmlReportInput): string {
         .slice(0, 1)
         .flatMap((g) => g.commands.slice(-1)),
     );
-  if (open > 0 || s.deferred)
-    next.push(
-      `gbatch run ${input.manifest ? quoteArg(input.manifest) : '<manifest>'}${s.deferred ? ' --budget <USD>' : ''}`,
-    );
-  if (s.failed) next.push(`gbatch retry ${input.journalArg} --failed`);
-  if (s.rejected) next.push(`gbatch retry ${input.journalArg} --rejected`);
+  const resume = s.deferred
+    ? runCommandOf(input.address, '--budget', '<USD>')
+    : open > 0
+      ? (input.standing?.resume ?? runCommandOf(input.address))
+      : null;
+  if (resume) next.push(resume);
+  if (s.failed) next.push(jobCommand(input.address, 'retry', '--failed'));
+  if (s.rejected) next.push(jobCommand(input.address, 'retry', '--rejected'));
   const level = s.uncertain ? 'bad' : waiting.length > 0 || open > 0 ? 'attention' : '';
   const what =
     level === ''
@@ -237,7 +244,7 @@ ${g.commands.map((c) => `<code class="cmd">${esc(c)}</code>`).join('')}</div>`,
   );
   const more =
     ungrouped > 0
-      ? `<p>${count(ungrouped)} more row(s) with other causes: <code>gbatch report ${esc(input.journalArg)} --format csv</code>.</p>`
+      ? `<p>${count(ungrouped)} more row(s) with other causes: <code>${esc(jobCommand(input.address, 'report', '--format', 'csv'))}</code>.</p>`
       : '';
   return `<section id="problems"><h2>Problems, by cause</h2>${blocks.join('\n')}${more}</section>`;
 }
@@ -271,7 +278,7 @@ export function rowsSection(input: HtmlReportInput): string {
   });
   const rest =
     total > input.rows.length
-      ? `<p><strong>${count(total - input.rows.length)} more row(s)</strong> are not shown here: <code>gbatch report ${esc(input.journalArg)} --format csv --output report.csv</code> has every row.</p>`
+      ? `<p><strong>${count(total - input.rows.length)} more row(s)</strong> are not shown here: <code>${esc(jobCommand(input.address, 'report', '--format', 'csv', '--output', 'report.csv'))}</code> has every row.</p>`
       : '';
   return `<section id="rows"><h2>Rows (${count(input.rows.length)} of ${count(total)})</h2>
 <table><thead><tr><th>id</th><th>kind</th><th>model</th><th>state</th><th>resolution</th><th class="n">estimate</th><th class="n">actual</th><th class="n">submitted</th><th class="n">duration</th><th>error</th></tr></thead>

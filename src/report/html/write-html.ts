@@ -1,5 +1,7 @@
 // `report --format html`: one pass over the items (the first rows kept, problems grouped, unmetered,
 // overshooting and mispriced rows counted per group), the timeline already folded from the event log, then the page.
+import { jobCommand, journalArgOf, type JobAddress } from '../../core/job-address.js';
+import type { Standing } from '../../core/standing.js';
 import { invalidRowText, type JournalQueries } from '../../journal/index.js';
 import { reportItem, type ReportHeader, type ReportItem } from '../model.js';
 import type { Timeline } from '../timeline.js';
@@ -21,8 +23,8 @@ import {
 export const INLINE_ROWS = 2000;
 
 export interface HtmlContext {
-  journalArg: string;
-  manifest: string | null;
+  address: JobAddress;
+  standing: Standing | null;
   lastRun: LastRunSummary | null;
   now: number;
   inlineRows?: number;
@@ -38,7 +40,7 @@ export async function renderHtmlReport(
   const rows: ReportItem[] = [];
   const marks = new Map<string, GroupMarks>();
   let mispriced = 0;
-  const grouper = new ProblemGrouper(context.journalArg, context.manifest);
+  const grouper = new ProblemGrouper(context.address);
   for await (const item of journal.iterate()) {
     // Only the rows shown need their times; the rest are counted and grouped.
     const row = reportItem(item, rows.length < limit ? timeline.items.get(item.id) : undefined);
@@ -57,8 +59,9 @@ export async function renderHtmlReport(
   const input = {
     header,
     timeline,
-    journalArg: context.journalArg,
-    manifest: context.manifest,
+    journalArg: journalArgOf(context.address),
+    address: context.address,
+    standing: context.standing,
     lastRun: context.lastRun,
     marks,
     mispriced,
@@ -72,7 +75,7 @@ export async function renderHtmlReport(
     timeSections(input),
     problemsSection(input),
     rowsSection(input),
-    `<footer>Written by gbatch from the journal of <code>${esc(context.journalArg)}</code>. Every figure here is also in <code>gbatch report ${esc(context.journalArg)} --format json</code>.</footer>`,
+    `<footer>Written by gbatch from the journal of <code>${esc(input.journalArg)}</code>. Every figure here is also in <code>${esc(jobCommand(context.address, 'report', '--format', 'json'))}</code>.</footer>`,
   ].join('\n');
   return htmlDocument(`gbatch report: ${header.job}`, body);
 }

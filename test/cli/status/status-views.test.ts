@@ -7,6 +7,17 @@ import type { StatusData } from '../../../src/cli/status/status-data.js';
 import { statusJson } from '../../../src/cli/status/status-json.js';
 import { checkExitCode, checkLines, statusLines } from '../../../src/cli/status/status-text.js';
 import type { ReportTotals } from '../../../src/report/model.js';
+import { standingOf } from '../../../src/core/standing.js';
+import type { JobAddress } from '../../../src/core/job-address.js';
+
+const JOB_FILE: JobAddress = {
+  named: 'jobs/nightly.json',
+  namedFindsJournal: true,
+  name: 'nightly',
+  journal: { adapter: 'sqlite', file: 'state/nightly.db', isDefault: true },
+  source: 'jobs/nightly.json',
+  sourceFindsJournal: true,
+};
 
 const NOW = Date.UTC(2026, 10, 24, 12);
 const counts = (some: Partial<Record<ItemState, number>> = {}): Record<ItemState, number> =>
@@ -65,6 +76,14 @@ function status(over: Partial<StatusData> = {}): StatusData {
       lastError: undefined,
       now: NOW,
     }),
+    standing: standingOf({
+      counts: c,
+      liveRunners: 0,
+      cancelled: false,
+      lastRun: undefined,
+      orphans: { waiting: 0, resendable: [] },
+      address: JOB_FILE,
+    }),
     ...over,
   };
 }
@@ -73,6 +92,7 @@ describe('status text', () => {
   it('a finished job: its name, its counts, its money', () => {
     expect(statusLines(status())).toEqual([
       'Job nightly (state/nightly.db)',
+      'Finished: 5 downloaded.',
       'downloaded 5',
       'Spent $1.500000, reserved $0.250000, job budget $10.00 (cumulative; headroom $8.250000); estimated in all $2.000000',
     ]);
@@ -95,7 +115,7 @@ describe('status text', () => {
         },
       }),
     );
-    expect(lines.slice(1, 2)).toEqual(['downloaded 1, failed 3']);
+    expect(lines.slice(2, 3)).toEqual(['downloaded 1, failed 3']);
     expect(lines.slice(-5)).toEqual([
       '',
       'failed (3): the task failed (refunded) or was abandoned; the next run sends a refunded video failure again on its own (--retry-failed), unless it is orphaned (below); `gbatch retry jobs/nightly.json --failed` has the next run send every one again',
@@ -142,8 +162,9 @@ describe('status text', () => {
   it('no budget, and an empty journal', () => {
     const lines = statusLines(status({ budget: null, job: null, counts: counts() }));
     expect(lines[0]).toBe('Job ? (state/nightly.db)');
-    expect(lines[1]).toBe('no items');
-    expect(lines[2]).toMatch(/, no budget; estimated in all/);
+    expect(lines[1]).toBe('No items in the journal yet.');
+    expect(lines[2]).toBe('no items');
+    expect(lines[3]).toMatch(/, no budget; estimated in all/);
   });
 });
 
@@ -215,6 +236,7 @@ describe('status --json', () => {
       'durations',
       'last_error',
       'cancelled',
+      'standing',
     ]);
     expect((json.attention as Record<string, unknown>).uncertain).toEqual([
       {

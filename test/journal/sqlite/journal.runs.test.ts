@@ -56,7 +56,7 @@ describe('runs', () => {
     const readonly = openSyncJournal(file, { readonly: true });
     try {
       expect(lastRun(readonly)).toBeUndefined();
-      expect(await lastRunView(readonly.store, undefined)).toBeNull();
+      expect(await lastRunView(readonly.store, [])).toBeNull();
     } finally {
       readonly.close();
     }
@@ -67,12 +67,12 @@ describe('runs', () => {
     try {
       const done = recordRunStart(journal);
       recordRunEnd(journal, done, { exitCode: 0 });
-      expect(await lastRunView(journal.store, undefined)).toMatchObject({
+      expect(await lastRunView(journal.store, [])).toMatchObject({
         exit_code: 0,
         stop_reason: null,
         needs_attention: false,
       });
-      expect(lastRunLines(await lastRunView(journal.store, undefined))).toEqual([]);
+      expect(lastRunLines(await lastRunView(journal.store, []))).toEqual([]);
 
       const stopped = recordRunStart(journal);
       recordRunEnd(journal, stopped, {
@@ -80,25 +80,29 @@ describe('runs', () => {
         stopReason: 'deadline',
         message: 'deadline reached (T): 1 submission(s) \u001b[31mcut',
       });
-      const view = (await lastRunView(journal.store, undefined))!;
+      const view = (await lastRunView(journal.store, []))!;
       expect(view).toMatchObject({ exit_code: 4, stop_reason: 'deadline', needs_attention: true, running: false });
       const lines = lastRunLines(view);
       expect(lines[1]).toMatch(/^last run stopped \(deadline, exit 4\), pid \d+ on .+, started \d{4}-/);
       expect(lines[2]).toBe('  deadline reached (T): 1 submission(s) \\u001b[31mcut');
 
       recordRunStart(journal);
-      const live = (await lastRunView(journal.store, { pid: process.pid, host: hostname(), heartbeatAt: Date.now() }))!;
+      const live = (await lastRunView(journal.store, [
+        { pid: process.pid, host: hostname(), heartbeatAt: Date.now() },
+      ]))!;
       expect(live).toMatchObject({ running: true, needs_attention: false, ended_at: null });
-      const killed = (await lastRunView(journal.store, undefined))!;
+      const killed = (await lastRunView(journal.store, []))!;
       expect(killed).toMatchObject({ running: false, needs_attention: true, ended_at: null });
       expect(killed.message).toMatch(/ended without recording how \(killed or crashed\)/);
       // A SIGKILL leaves its lock row behind: a stale heartbeat is not a live run.
       expect(
-        await lastRunView(journal.store, { pid: process.pid, host: hostname(), heartbeatAt: Date.now() - 60_000 }),
+        await lastRunView(journal.store, [{ pid: process.pid, host: hostname(), heartbeatAt: Date.now() - 60_000 }]),
       ).toMatchObject({ running: false, needs_attention: true });
       const gone = spawnSync(process.execPath, ['-e', '']).pid;
       rawDb(journal).prepare('UPDATE runs SET pid = ? WHERE ended_at IS NULL').run(gone);
-      expect(await lastRunView(journal.store, { pid: gone, host: hostname(), heartbeatAt: Date.now() })).toMatchObject({
+      expect(
+        await lastRunView(journal.store, [{ pid: gone, host: hostname(), heartbeatAt: Date.now() }]),
+      ).toMatchObject({
         running: false,
         needs_attention: true,
       });

@@ -83,7 +83,23 @@ for (const on of ['postgres', 'sqlite'] as const) {
       const status = await cli('status', 'jobs/nightly.json');
       const html = await cli('report', 'jobs/nightly.json', '--format', 'html');
       expect(html.code, html.stderr).toBe(0);
-      const commands = [...new Set([...suggested(status.stdout), ...suggested(html.stdout.replace(/<[^>]+>/g, '\n'))])];
+      // The standing, as status --json and the report's table and json give it, suggests its commands too.
+      const json = await cli('status', 'jobs/nightly.json', '--json');
+      const table = await cli('report', 'jobs/nightly.json');
+      const reportJson = await cli('report', 'jobs/nightly.json', '--format', 'json');
+      const standing = (text: string) => JSON.stringify((JSON.parse(text) as { standing: unknown }).standing, null, 1);
+      const commands = [
+        ...new Set([
+          ...suggested(status.stdout),
+          ...suggested(html.stdout.replace(/<[^>]+>/g, '\n')),
+          ...suggested(standing(json.stdout)),
+          ...suggested(table.stdout),
+          ...suggested(standing(reportJson.stdout)),
+        ]),
+      ];
+      expect(suggested(standing(json.stdout)), standing(json.stdout)).toContain(
+        'gbatch retry jobs/nightly.json --failed',
+      );
       expect(commands).toContain('gbatch retry jobs/nightly.json --failed');
       expect(commands).toContain('gbatch run jobs/nightly.json');
       // Those naming an item first: a bulk retry after them finds nothing left, which is no failure.
