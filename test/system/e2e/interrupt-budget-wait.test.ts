@@ -20,7 +20,7 @@ function documentedSignalExit(): number {
 }
 
 test.skipIf(!BUILT)(
-  'SIGINT while waiting for budget headroom: exit as for a signal, "Interrupted", the waiting row left pending (not deferred)',
+  'SIGINT while waiting for budget headroom: exit as for a signal, said so with the command that carries on, the waiting row left pending (not deferred)',
   async () => {
     const ws = workspace();
     // Tasks that run far longer than the test: the two reservations sent never settle, so the third row waits.
@@ -59,7 +59,9 @@ test.skipIf(!BUILT)(
 
     const lastLine = ended.stdout.trimEnd().split('\n').at(-1);
     expect(ended.code, ended.stderr).toBe(documentedSignalExit());
-    expect(lastLine).toBe('Interrupted: nothing new was sent after the signal; run again to continue.');
+    expect(lastLine).toBe(
+      `Stopped by a signal: nothing new was sent after it; 4 item(s) open. Carry on: gbatch run ${manifest} --state ${ws.state}`,
+    );
     expect(ended.stdout).not.toMatch(/Stopped by the job's budget/);
     const states = readJournal(ws.state).items.map((i) => `${i.id}: ${i.state}`);
     expect(states.filter((s) => /deferred/.test(s))).toEqual([]);
