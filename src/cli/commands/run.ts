@@ -171,7 +171,9 @@ async function printSummary(job: ResolvedJob, result: RunJobResult, json: boolea
     );
     return;
   }
+  const quiet = job.flags.quiet;
   const advice: string[] = [];
+  let standingRead = false;
   if (result.ingest?.ok && !result.journalLost) {
     const journal = await openQueries(job.statePath, { job: job.name });
     try {
@@ -179,28 +181,36 @@ async function printSummary(job: ResolvedJob, result: RunJobResult, json: boolea
         pid: process.pid,
         host: hostname(),
       });
-      // A cron log (--quiet) has no tables: what happened, what needs a person and the commands for it.
-      if (!job.flags.quiet) {
+      standingRead = true;
+      advice.push(...standingLines(standing).map(printable));
+      // A cron log (--quiet) has the standing alone: what happened, what needs a person and the commands for it.
+      if (!quiet) {
         const header = await reportHeader(journal, job.name, result.budgetUsd ?? null);
         process.stdout.write(`${await renderReportTable(journal, header, SUMMARY_ROWS)}\n`);
+        advice.push(...(await detailedAdvice(journal, job, result)));
       }
-      advice.push(...standingLines(standing).map(printable));
-      const named = namedJournal(job);
-      if (result.exitCode === 4)
-        advice.push(
-          '',
-          ...uncertainAdvice(await uncertainRows(journal, ADVICE_ROWS), (await journal.counts()).uncertain, named),
-        );
-      const skipped = result.ingest.skippedChanged;
-      if (skipped.length > 0)
-        advice.push(
-          ...changedRowAdvice(await withheldRows(journal, skipped.slice(0, ADVICE_ROWS)), skipped.length, named),
-        );
     } finally {
       await journal.close();
     }
   }
-  process.stdout.write(`\n${why}\n${advice.map((line) => `${line}\n`).join('')}`);
+  // Without a standing (nothing ingested, the journal lost) the exit code's meaning is all there is to say.
+  const lines = quiet && standingRead ? advice : ['', why, ...advice];
+  process.stdout.write(lines.map((line) => `${line}\n`).join(''));
+}
+
+/** What the run's last lines add to the standing: the uncertain rows and the changed rows skipped, row by row. */
+async function detailedAdvice(journal: JournalQueries, job: ResolvedJob, result: RunJobResult): Promise<string[]> {
+  const advice: string[] = [];
+  const named = namedJournal(job);
+  if (result.exitCode === 4)
+    advice.push(
+      '',
+      ...uncertainAdvice(await uncertainRows(journal, ADVICE_ROWS), (await journal.counts()).uncertain, named),
+    );
+  const skipped = result.ingest?.skippedChanged ?? [];
+  if (skipped.length > 0)
+    advice.push(...changedRowAdvice(await withheldRows(journal, skipped.slice(0, ADVICE_ROWS)), skipped.length, named));
+  return advice;
 }
 
 /** The rows a run skipped as changed, as the journal holds them now. */

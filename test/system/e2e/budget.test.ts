@@ -117,7 +117,7 @@ test.skipIf(!BUILT)(
     expect(sim.ledger.requests.filter((r) => r.status === 402)).toHaveLength(1);
     expect(statesById(ws.state)).toEqual({ v1: 'downloaded', v2: 'downloaded', v3: 'deferred', v4: 'deferred' });
 
-    const human = await runCli(['run', manifest, '--state', ws.state, '--out', ws.out, '--quiet'], {
+    const human = await runCli(['run', manifest, '--state', ws.state, '--out', ws.out], {
       env: gatewayEnv(sim.baseUrl, KEY),
     });
     expect(human.code).toBe(3);

@@ -18,12 +18,12 @@ test.skipIf(!BUILT)('run --quiet: the sentence and the commands that need a pers
   const run = await runCli(workspaceRunArgs(ws, manifest, ['--quiet']), { env, cwd: ws.dir });
   expect(run.code, run.stderr).toBe(1);
   const retry = `gbatch retry --state ${ws.state} --rejected`;
-  // The exit code's meaning (what scripts read), then the standing; no table.
-  expect(run.stdout.trim().split('\n')).toEqual([
-    'Finished, but some items failed or were rejected (see `gbatch status`).',
+  // The standing alone: its sentence, then what needs a person with its command; no table, no exit-code prose.
+  expect(run.stdout.split('\n')).toEqual([
     'Finished: 1 downloaded, 1 failed, rejected or invalid.',
     '1 item(s) refused by the gateway: fix the cause, then send them again',
     `  ${retry}`,
+    '',
   ]);
   expect(suggested(run.stdout)).toEqual([retry]);
   const pasted = await runAsPrinted(retry, ws.dir, env);

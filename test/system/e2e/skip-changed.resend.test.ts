@@ -37,7 +37,7 @@ describe.each(ADAPTERS)('$adapter journal', ({ adapter, skip, journalEnv }) => {
       const manifest = `night-${adapter}.jsonl`;
       const job = `night-${adapter}`;
       const night = (): Promise<CliResult> =>
-        cli('run', manifest, '--skip-changed', '--retry-failed', '0', '--poll-interval', '0.05', '--quiet');
+        cli('run', manifest, '--skip-changed', '--retry-failed', '0', '--poll-interval', '0.05');
       writeJsonl(ws.path(manifest), [videoRow('v1', 'A kite over a beach'), chatRow('c1', 'Say good morning.')]);
       sim.faults.failRate = 1;
       const first = await night();

@@ -40,7 +40,7 @@ test.skipIf(!BUILT)(
     const cli = (...args: string[]) => runCli(args, { env, cwd: ws.dir });
     const state = ws.path('state', 'night.db');
 
-    const run = await cli('run', 'night.jsonl', '--poll-interval', '0.05', '--quiet');
+    const run = await cli('run', 'night.jsonl', '--poll-interval', '0.05');
     expect(run.code, run.stderr).toBe(4);
     expect(run.stdout).toContain('uncertain (3): the request may have reached the gateway');
     expect(run.stdout).toContain('gbatch resolve night.jsonl <id> --task-id <T>');
