@@ -26,7 +26,7 @@ import { gatewayAccess, type ResolvedJob } from '../../job/job.js';
 import { jobFromArgs } from '../job-args.js';
 import { attachProgress, chooseProgressMode, wantsAscii } from '../live/progress-view.js';
 import { installSignals } from '../signals.js';
-import { readStanding, standingLines } from '../standing-read.js';
+import { readStanding, standingLines } from '../../job/standing-read.js';
 import { journalArgOf, type JobAddress } from '../../core/job-address.js';
 import type { RunRecord } from '../../core/standing.js';
 import { hostname } from 'node:os';

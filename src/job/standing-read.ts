@@ -5,7 +5,7 @@ import { countsForExit } from '../core/orphans.js';
 import type { JobAddress } from '../core/job-address.js';
 import { standingOf, type RunRecord, type Standing } from '../core/standing.js';
 import type { JournalQueries } from '../journal/index.js';
-import { resendable } from '../job/advice.js';
+import { resendable } from './advice.js';
 
 /** Uncertain ids read: one row is named in its commands, several get --all-uncertain. */
 const UNCERTAIN_IDS = 2;
