@@ -18,6 +18,8 @@ export async function readStanding(
   lastRun: RunRecord | undefined,
   /** A run reading its own ending: its own runner is no live one. */
   self?: { pid: number; host: string },
+  /** Failed and rejected rows the retry policy sends again on its own: no one's to retry. */
+  autoRetried?: { failed: number; rejected: number },
 ): Promise<Standing> {
   const orphans = await journal.orphans(ORPHANS_READ);
   const abandoned = await journal.abandonedWhileUncertain(
@@ -37,6 +39,7 @@ export async function readStanding(
       resendable: resendable(orphans.rows.map((r) => ({ ...r, abandonedWhileUncertain: abandoned.has(r.id) }))),
     },
     uncertainIds: uncertain.map((i) => i.id),
+    ...(autoRetried ? { autoRetried } : {}),
     address,
   });
 }
