@@ -181,7 +181,9 @@ async function printSummary(job: ResolvedJob, result: RunJobResult, json: boolea
       // A cron log (--quiet) has no tables: what happened, what needs a person and the commands for it.
       if (!job.flags.quiet) {
         const header = await reportHeader(journal, job.name, result.budgetUsd ?? null);
-        process.stdout.write(`${await renderReportTable(journal, header, SUMMARY_ROWS)}\n`);
+        process.stdout.write(
+          `${await renderReportTable(journal, header, { rows: SUMMARY_ROWS, journalArg: namedJournal(job) })}\n`,
+        );
       }
       advice.push(...standingLines(standing).map(printable));
       const named = namedJournal(job);
@@ -220,7 +222,6 @@ async function withheldRows(
 function namedJournal(job: ResolvedJob): string {
   return journalArgOf(runAddressOf(job));
 }
-
 
 /** This run's ending, as the journal's `runs` table keeps it once recorded. */
 function runEnded(result: RunJobResult): RunRecord {
