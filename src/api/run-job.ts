@@ -21,8 +21,10 @@ import { isObjectLocation } from '../core/object-location.js';
 import { runJob as runPipeline, type RunResult } from '../pipeline/runner.js';
 import { StartRefused } from '../pipeline/start-refused.js';
 import { reportHeader } from '../report/model.js';
-import { startedJobArg } from '../job/advice.js';
-import { quoteArg } from '../core/shell-text.js';
+import { runAddressOf } from '../job/run-address.js';
+import { readStanding } from '../job/standing-read.js';
+import { standingOf, type RunRecord, type Standing } from '../core/standing.js';
+import { hostname } from 'node:os';
 import { gatewayAccess, resolveJob, type GatewayAccess, type ResolvedJob } from '../job/job.js';
 import type { RunSummary } from '../notify/body.js';
 import { RunNotifier } from '../notify/notifier.js';
@@ -266,13 +268,21 @@ async function runWatched(
         spendUsd: final.spend.actualUsd,
         reservedUsd: final.spend.reservedUsd,
         budgetUsd: final.budgetUsd ?? null,
-        ...(await endStanding(job)),
+        ...(await endStanding(job, {
+          counts: final.counts,
+          lastRun: {
+            ended: true,
+            exitCode: final.exitCode,
+            stopReason: final.stopReason ?? null,
+            message: final.stopMessage ?? null,
+          },
+        })),
         startedAt,
         endedAt,
         journal: outcome.journal,
         outDir: job.outDir,
         resultsPath: resultsLocation(job.outDir),
-        ...commandArgs(job),
+        address: runAddressOf(job),
       },
       { counts: final.counts, spend: final.spend, budgetUsd: final.budgetUsd, pausedUntil: 0 },
     );
@@ -282,24 +292,29 @@ async function runWatched(
 
 async function failureSummary(job: ResolvedJob, err: unknown, startedAt: number): Promise<Omit<RunSummary, 'host'>> {
   const { exitCode, meaning } = errorExit(err);
-  const standing = await journalStanding(job);
+  const stopReason = exitCode === EXIT_CODE.internal ? 'internal-error' : null;
+  const standing = await journalStanding(job, { ended: true, exitCode, stopReason, message: meaning });
+  const counts = standing?.counts ?? zeroCounts();
   return {
     job: job.name,
     exitCode,
     meaning,
-    stopReason: exitCode === EXIT_CODE.internal ? 'internal-error' : null,
-    counts: standing?.counts ?? zeroCounts(),
+    stopReason,
+    counts,
     spendUsd: standing?.spend.actualUsd ?? 0,
     reservedUsd: standing?.spend.reservedUsd ?? 0,
     budgetUsd: standing?.budgetUsd ?? null,
     estimateUsd: standing?.estimateUsd ?? null,
     autoRetried: standing?.autoRetried ?? NONE_AUTO_RETRIED,
+    standing:
+      standing?.standing ??
+      unreadStanding(job, counts, { ended: true, exitCode, stopReason, message: meaning }, NONE_AUTO_RETRIED),
     startedAt,
     endedAt: Date.now(),
     journal: printableLocation(job.statePath),
     outDir: job.outDir,
     resultsPath: null,
-    ...commandArgs(job),
+    address: runAddressOf(job),
   };
 }
 
@@ -313,17 +328,6 @@ function modelLimitsOf(values: readonly string[] | undefined): ModelLimits | und
 
 function zeroCounts(): Record<ItemState, number> {
   return Object.fromEntries(ITEM_STATES.map((s) => [s, 0])) as Record<ItemState, number>;
-}
-
-/** How the commands a notification suggests name the job: as the operator started it. */
-function commandArgs(job: ResolvedJob): Pick<RunSummary, 'jobArg' | 'sourceArg'> {
-  const jobArg = startedJobArg(
-    job.source,
-    printableLocation(job.statePath),
-    isDatabaseUrl(job.statePath) ? { fromEnv: job.journalFromEnv } : undefined,
-    job.journalMoved,
-  );
-  return { jobArg, sourceArg: quoteArg(job.source) };
 }
 
 /** The options saved with the job for `status` and `report`: a notify URL only as scheme://host/…. */
@@ -342,26 +346,56 @@ function savedOptions(job: ResolvedJob): Record<string, unknown> {
 
 const NONE_AUTO_RETRIED = { failed: 0, rejected: 0 } as const;
 
-/** What a run's end reads of the journal for its notification: the estimate, and the rows the policy sends again. */
-async function endStanding(job: ResolvedJob): Promise<Pick<RunSummary, 'estimateUsd' | 'autoRetried'>> {
-  const standing = await journalStanding(job);
+/**
+ * What a run's end reads of the journal for its notification: the estimate, the rows the policy sends again, and
+ * the job's standing (from the run's own counts when the journal cannot be read).
+ */
+async function endStanding(
+  job: ResolvedJob,
+  ended: { counts: Record<ItemState, number>; lastRun: RunRecord },
+): Promise<Pick<RunSummary, 'estimateUsd' | 'autoRetried' | 'standing'>> {
+  const read = await journalStanding(job, ended.lastRun);
+  const autoRetried = read?.autoRetried ?? NONE_AUTO_RETRIED;
   return {
-    estimateUsd: standing?.estimateUsd ?? null,
-    autoRetried: standing?.autoRetried ?? NONE_AUTO_RETRIED,
+    estimateUsd: read?.estimateUsd ?? null,
+    autoRetried,
+    standing: read?.standing ?? unreadStanding(job, ended.counts, ended.lastRun, autoRetried),
   };
+}
+
+/** The standing of a job whose journal could not be read: from the run's counts, with no orphans known. */
+function unreadStanding(
+  job: ResolvedJob,
+  counts: Record<ItemState, number>,
+  lastRun: RunRecord,
+  autoRetried: { failed: number; rejected: number },
+): Standing {
+  return standingOf({
+    counts,
+    liveRunners: 0,
+    cancelled: lastRun.stopReason === 'cancelled',
+    lastRun,
+    orphans: { waiting: 0, resendable: [] },
+    autoRetried,
+    address: runAddressOf(job),
+  });
 }
 
 /**
  * What the job's journal holds (counts, money, budget, estimate, the failed and rejected rows the next run
  * sends again on its own under this run's --retry-failed); undefined when it cannot be read.
  */
-async function journalStanding(job: ResolvedJob): Promise<
+async function journalStanding(
+  job: ResolvedJob,
+  lastRun: RunRecord,
+): Promise<
   | {
       counts: Record<ItemState, number>;
       spend: { actualUsd: number; reservedUsd: number };
       budgetUsd: number | null;
       estimateUsd: number;
       autoRetried: { failed: number; rejected: number };
+      standing: Standing;
     }
   | undefined
 > {
@@ -371,12 +405,20 @@ async function journalStanding(job: ResolvedJob): Promise<
     try {
       const budgetUsd = (await journal.getJob())?.budgetUsd ?? null;
       const header = await reportHeader(journal, job.name, budgetUsd);
+      const autoRetried = await autoRetryDue(journal, { retryFailed: job.flags['retry-failed']! });
       return {
         counts: await journal.counts(),
         spend: await journal.spend(),
         budgetUsd,
         estimateUsd: roundUsd(header.totals.estimated_usd),
-        autoRetried: await autoRetryDue(journal, { retryFailed: job.flags['retry-failed']! }),
+        autoRetried,
+        standing: await readStanding(
+          journal,
+          runAddressOf(job),
+          lastRun,
+          { pid: process.pid, host: hostname() },
+          autoRetried,
+        ),
       };
     } finally {
       await journal.close();

@@ -35,7 +35,9 @@ export function orphanedLines(orphans: OrphanSummary, resent: readonly string[],
   for (const row of orphans.rows)
     lines.push(`  ${row.id} ${row.state}${row.attempts > 0 ? `, ${row.attempts} attempt(s)` : ''}`);
   if (orphans.total > orphans.rows.length)
-    lines.push(`  ... ${orphans.total - orphans.rows.length} more (gbatch report --format csv)`);
+    lines.push(
+      `  ... ${orphans.total - orphans.rows.length} more: ${commandNaming(named, 'report', '--format', 'csv')}`,
+    );
   const send = resendCommand(resent, named);
   if (send) lines.push(`  to send them all the same: ${send}   (${RESENT})`);
   const removable = orphans.rows

@@ -84,6 +84,13 @@ export function runCommandOf(address: JobAddress, ...flags: string[]): string | 
   return [...parts, ...flags].join(' ');
 }
 
+/** The command that lists the job's rows as its source reads them (`gbatch plan`); null when it has none. */
+export function planCommandOf(address: JobAddress): string | null {
+  const { source } = address;
+  if (address.batch !== undefined || source === undefined || source === '') return null;
+  return `gbatch plan ${quoteArg(source)}`;
+}
+
 /** Where a job whose runs cannot be started by hand carries on, in words, when runCommandOf has none. */
 export function resumeWords(address: JobAddress): string {
   return address.batch !== undefined

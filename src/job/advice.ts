@@ -123,7 +123,8 @@ export function uncertainAdvice(rows: readonly UncertainRow[], total: number, jo
     const error = row.error ? `  (${printable(row.error)})` : '';
     lines.push(`  ${quoteArg(row.id).padEnd(width)}  ${row.kind.padEnd(9)}  ${when}  "${row.promptStart}"${error}`);
   }
-  if (total > rows.length) lines.push(`  ... ${total - rows.length} more (gbatch report --format csv)`);
+  if (total > rows.length)
+    lines.push(`  ... ${total - rows.length} more: ${commandNaming(journal, 'report', '--format', 'csv')}`);
   const id = rows.length === 1 && total === 1 ? { id: rows[0]!.id } : '<id>';
   const resolve = (...rest: CommandPart[]) => commandNaming(journal, 'resolve', ...rest);
   if (rows.some((r) => r.kind === 'video'))

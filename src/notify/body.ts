@@ -1,16 +1,19 @@
 // The JSON a webhook receives: a `text` line (what Slack-style incoming webhooks show) beside the
-// structured fields a program reads. Pure. Built only from the run's summary, which never holds the
-// API key; the serialised body still goes through the redactor, so a key quoted anywhere upstream
-// (an item's error, a job name) cannot leave in a notification.
+// structured fields a program reads. Pure. It renders the job's standing (src/core/standing.ts) as status
+// does: what happened, what needs a person and the commands for it, all built by core/job-address.ts. Built
+// only from the run's summary, which never holds the API key; the serialised body still goes through the
+// redactor, so a key quoted anywhere upstream (an item's error, a job name) cannot leave in a notification.
 import type { ItemState } from '../core/states.js';
 import type { Redactor } from '../gateway/redact.js';
 import { EXIT_CODE } from '../core/exit-codes.js';
+import { jobCommand, planCommandOf, type JobAddress } from '../core/job-address.js';
+import { standingJson, type Standing } from '../core/standing.js';
 import { dollars, duration, finish, percent, round1, type NotificationBody } from './body-format.js';
 
 export interface RunSummary {
   job: string;
   exitCode: number;
-  /** What the exit code means and what to do next, as `gbatch run` ends with it. */
+  /** What the exit code means, as `gbatch run` ends with it. */
   meaning: string;
   stopReason: string | null;
   counts: Record<ItemState, number>;
@@ -21,6 +24,8 @@ export interface RunSummary {
   estimateUsd: number | null;
   /** Of the failed and rejected rows, those the next run sends again on its own (--retry-failed): no one's to retry. */
   autoRetried: { failed: number; rejected: number };
+  /** What happened and what needs a person, with its commands (the policy's own retries left out). */
+  standing: Standing;
   startedAt: number;
   endedAt: number;
   /** Where the journal is (a database URL without its password). */
@@ -28,52 +33,35 @@ export interface RunSummary {
   outDir: string;
   /** results.jsonl (chat and responses answers), when the run wrote one. */
   resultsPath: string | null;
-  /**
-   * How a pasted command names the job: as the operator started it (the job file or manifest), with
-   * `--state` or `--journal` when that alone would not find its journal.
-   */
-  jobArg: string;
-  /** The job file or manifest the run was started with, quoted for a shell (what `gbatch plan` takes). */
-  sourceArg: string;
+  /** How the job is addressed, as the operator started it: every command is built from it. */
+  address: JobAddress;
   host: string;
 }
 
 /** The command that prints the job's full report. */
-export function reportCommand(summary: Pick<RunSummary, 'jobArg'>): string {
-  return `gbatch report ${summary.jobArg}`;
+export function reportCommand(summary: Pick<RunSummary, 'address'>): string {
+  return jobCommand(summary.address, 'report');
 }
 
 /**
- * What needs the operator, one line each, with the command (naming the job) that deals with it. Failed and
- * rejected rows the next run sends again on its own are not among them (see autoRetriedLine).
+ * What needs the operator, one line each, with the commands (naming the job) that deal with it: the standing's
+ * needs, and the command that carries the job on. Failed and rejected rows the next run sends again on its own
+ * are not among them (see autoRetriedLine).
  */
 export function attentionFor(
-  summary: Pick<RunSummary, 'jobArg' | 'sourceArg' | 'exitCode' | 'counts' | 'meaning' | 'autoRetried'>,
+  summary: Pick<RunSummary, 'address' | 'exitCode' | 'counts' | 'meaning' | 'standing'>,
 ): string[] {
-  const { counts, jobArg } = summary;
+  const { counts, standing } = summary;
   const lines: string[] = [];
   if (summary.exitCode === EXIT_CODE.usage || summary.exitCode === EXIT_CODE.internal) lines.push(summary.meaning);
-  if (counts.uncertain > 0) {
+  for (const need of standing.needs)
     lines.push(
-      `${counts.uncertain} uncertain (the gateway may hold them): \`gbatch status ${jobArg}\` lists them with the \`gbatch resolve\` commands that decide them`,
+      need.commands.length > 0 ? `${need.line} (${need.commands.map((c) => `\`${c}\``).join(' or ')})` : need.line,
     );
-  }
-  const failed = counts.failed - summary.autoRetried.failed;
-  const rejected = counts.rejected - summary.autoRetried.rejected;
-  if (failed + rejected > 0) {
-    const flags = [failed > 0 ? '--failed' : '', rejected > 0 ? '--rejected' : ''].filter(Boolean).join(' ');
-    const auto =
-      summary.autoRetried.failed + summary.autoRetried.rejected > 0 ? ' that no run sends again on its own' : '';
-    lines.push(`${failed} failed, ${rejected} rejected${auto}: \`gbatch retry ${jobArg} ${flags}\` sends them again`);
-  }
-  if (counts.deferred > 0)
-    lines.push(
-      `${counts.deferred} deferred by the budget or the gateway's balance: raise --budget (or top up), then run again`,
-    );
+  const plan = planCommandOf(summary.address);
   if (counts.invalid > 0)
-    lines.push(`${counts.invalid} invalid row(s): fix the manifest (\`gbatch plan ${summary.sourceArg}\` lists them)`);
-  const open = counts.pending + counts.submitting + counts.submitted + counts.running + counts.succeeded;
-  if (open > 0 && summary.exitCode !== 2) lines.push(`${open} item(s) not finished: the next run continues them`);
+    lines.push(`${counts.invalid} invalid row(s): fix the manifest${plan ? ` (\`${plan}\` lists them)` : ''}`);
+  if (standing.resume !== null) lines.push(`carry on: \`${standing.resume}\``);
   return lines;
 }
 
@@ -85,6 +73,21 @@ export function autoRetriedLine(summary: Pick<RunSummary, 'autoRetried'>): strin
     .filter(Boolean)
     .join(' and ');
   return `${rows}: the next run sends them again on its own (--retry-failed); nothing to do`;
+}
+
+/** Exits of a run that did nothing (refused, skipped, busy, crashed): its cause is the news, then the standing. */
+const DID_NOTHING: ReadonlySet<number> = new Set([
+  EXIT_CODE.usage,
+  EXIT_CODE.skipped,
+  EXIT_CODE.busy,
+  EXIT_CODE.internal,
+]);
+
+function headline(summary: Pick<RunSummary, 'job' | 'exitCode' | 'meaning' | 'standing'>): string[] {
+  const exit = `gbatch ${summary.job}: exit ${summary.exitCode}`;
+  return DID_NOTHING.has(summary.exitCode)
+    ? [`${exit}: ${summary.meaning}`, `Standing: ${summary.standing.sentence}`]
+    : [`${exit}: ${summary.standing.sentence}`];
 }
 
 export function runEndedBody(summary: RunSummary, redact: Redactor): NotificationBody {
@@ -99,7 +102,7 @@ export function runEndedBody(summary: RunSummary, redact: Redactor): Notificatio
       ? `spent ${dollars(summary.spendUsd)} (no budget)`
       : `spent ${dollars(summary.spendUsd)} of a ${dollars(summary.budgetUsd)} budget (${percent(summary.spendUsd, summary.budgetUsd)})`;
   const text = [
-    `gbatch ${summary.job}: exit ${summary.exitCode}: ${summary.meaning}`,
+    ...headline(summary),
     `${nonzero.join(', ') || 'no items'}; ${money}${summary.estimateUsd === null ? '' : `, estimate ${dollars(summary.estimateUsd)}`}; took ${duration(durationS)}`,
     ...attention.map((line) => `- ${line}`),
     ...(autoRetried ? [autoRetried] : []),
@@ -130,6 +133,7 @@ export function runEndedBody(summary: RunSummary, redact: Redactor): Notificatio
       results: summary.resultsPath,
       report: reportCommand(summary),
       attention,
+      standing: standingJson(summary.standing),
       auto_retried: { failed: summary.autoRetried.failed, rejected: summary.autoRetried.rejected },
       host: summary.host,
     },

@@ -1,4 +1,5 @@
 // Renders the reconciliation as table, json or csv, streaming the items so a large journal fits.
+import { commandNaming } from '../core/job-address.js';
 import { eventLog, type JournalQueries } from '../journal/index.js';
 import { reportItem, type ReportHeader, type ReportItem, type ReportSource } from './model.js';
 import { PriceDriftTally, priceDriftLine } from './price-drift.js';
@@ -175,8 +176,10 @@ async function writeCsv(
 export async function renderReportTable(
   journal: JournalQueries,
   header: ReportHeader,
-  maxItems = Infinity,
+  /** The first rows only, and how the command that lists them all names the job's journal. */
+  first?: { rows: number; journalArg: string },
 ): Promise<string> {
+  const maxItems = first?.rows ?? Infinity;
   const { totals } = header;
   const rows: Cell[][] = [];
   const errors: string[] = [];
@@ -229,7 +232,10 @@ export async function renderReportTable(
   const states = Object.entries(totals.by_state)
     .map(([s, n]) => `${s} ${n}`)
     .join(', ');
-  const more = totals.items > maxItems ? `\n(${totals.items - maxItems} more rows: gbatch report --format csv)` : '';
+  const more =
+    first && totals.items > first.rows
+      ? `\n${totals.items - first.rows} more rows: ${commandNaming(first.journalArg, 'report', '--format', 'csv')}`
+      : '';
   return [
     `Job ${printable(header.job)}: ${totals.items} item(s): ${states || 'none'}`,
     '',

@@ -19,6 +19,8 @@ import { PROBLEM_STATES, ProblemGrouper, type ProblemGroup } from '../report/htm
 import type { LastRunSummary } from '../report/html/sections.js';
 import { jobActivity, type JobActivity } from './job-activity.js';
 import { jobStanding, type Standing } from './job-standing.js';
+import { readStanding } from '../job/standing-read.js';
+import type { Standing as ToldStanding } from '../core/standing.js';
 
 /** Problem rows read to group them by cause: a job with more shows the groups of its first ones. */
 export const PROBLEM_ROWS_READ = 2000;
@@ -46,6 +48,8 @@ export interface JobSummary {
 }
 
 export interface JobPage extends JobSummary {
+  /** What happened and what needs a person, as status and the report tell it (core/standing.ts): the headline. */
+  told: ToldStanding;
   problems: { groups: ProblemGroup[]; ungrouped: number; read: number; total: number };
 }
 
@@ -112,6 +116,8 @@ export function summaryKey(summary: JobSummary): string {
 
 export async function jobPage(job: JournalJob, journal: JournalQueries, known?: JobSummary): Promise<JobPage> {
   const summary = known ?? (await jobSummary(job, journal));
+  const lastRun = await journal.lastRun();
+  const told = await readStanding(journal, summary.address, lastRun && { ...lastRun, ended: lastRun.endedAt !== null });
   const grouper = new ProblemGrouper(summary.address);
   let read = 0;
   for await (const item of journal.iterate({ states: PROBLEM_STATES })) {
@@ -119,5 +125,5 @@ export async function jobPage(job: JournalJob, journal: JournalQueries, known?: 
     if (++read >= PROBLEM_ROWS_READ) break;
   }
   const total = PROBLEM_STATES.reduce((n, state) => n + (summary.header.totals.by_state[state] ?? 0), 0);
-  return { ...summary, problems: { ...grouper.finish(), read, total } };
+  return { ...summary, told, problems: { ...grouper.finish(), read, total } };
 }

@@ -68,6 +68,17 @@ describe.skipIf(!BUILT)('gbatch jobs', () => {
     const ws = workspace();
     const sim = await startSim();
     await twoJobs(sim, ws, (name) => ws.path('state', `${name}.db`));
+    // A third like beta, then cancelled by its operator: a cancel, not a stop on the budget.
+    const gamma = await runInProcess({
+      sim,
+      ws,
+      manifests: [writeJsonl(ws.path('gamma.jsonl'), [chatRow('gamma-1', 'Say gamma')])],
+      budgetUsd: 0.000001,
+      extra: { jobName: 'gamma', statePath: ws.path('state', 'gamma.db') },
+    });
+    expect(gamma.exitCode).toBe(3);
+    const cancel = await runCli(['cancel', '--state', ws.path('state', 'gamma.db')], { cwd: ws.dir });
+    expect(cancel.code, cancel.stderr).toBe(0);
     writeFileSync(ws.path('state', 'broken.db'), 'not a journal');
 
     const json = await runCli(['jobs', '--json'], { cwd: ws.dir });
@@ -78,16 +89,20 @@ describe.skipIf(!BUILT)('gbatch jobs', () => {
       key: 'broken',
       location: join('state', 'broken.db'),
     });
+    const readable = listed.jobs.filter((j) => !('unreadable' in j));
+    expect(readable.find((j) => j.name === 'gamma')?.standing).toEqual({ kind: 'cancelled', text: 'cancelled' });
     expectListed(
-      listed.jobs.filter((j) => !('unreadable' in j)),
+      readable.filter((j) => j.name !== 'gamma'),
       chatCharged(sim),
     );
 
     const text = await runCli(['jobs', '--state-dir', 'state'], { cwd: ws.dir });
     expect(text.code).toBe(1);
-    expect(text.stdout).toContain('3 job(s) in state:');
+    expect(text.stdout).toContain('4 job(s) in state:');
     expect(text.stdout).toMatch(/^alpha +finished +3 \/ 3 +\$\d+\.\d\d \+ \$0\.00 \/ no budget +\d{4}-\d\d-\d\dT/m);
     expect(text.stdout).toMatch(/^beta +stopped on budget: 3 deferred +0 \/ 3 +\$0\.00 \+ \$0\.00 \/ \$0\.00 /m);
+    expect(text.stdout).toMatch(/^gamma +cancelled +1 \/ 1 /m);
+    expect(text.stdout).not.toMatch(/0 deferred/);
     expect(text.stdout).toMatch(/^broken +unreadable: /m);
   });
 

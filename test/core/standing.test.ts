@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { journalArgOf, runCommandOf, type JobAddress } from '../../src/core/job-address.js';
+import { journalArgOf, planCommandOf, runCommandOf, type JobAddress } from '../../src/core/job-address.js';
 import { standingOf, type StandingFacts } from '../../src/core/standing.js';
 import { ITEM_STATES, type ItemState } from '../../src/core/states.js';
 
@@ -131,6 +131,13 @@ describe('job address: how a command names the job', () => {
 
   it('a job with no recorded source has no run command to paste', () => {
     expect(runCommandOf({ name: 'x', journal: { adapter: 'sqlite', file: 'state/x.db', isDefault: true } })).toBe(null);
+  });
+
+  it('plan reads the source the runs were started from, quoted; a serve batch or no source has none', () => {
+    const journal = { adapter: 'sqlite', file: 'state/x.db', isDefault: true } as const;
+    expect(planCommandOf({ source: 'jobs/night shift.json', journal })).toBe("gbatch plan 'jobs/night shift.json'");
+    expect(planCommandOf({ source: 'in.jsonl', batch: 'batch_0123456789abcdef01234567', journal })).toBe(null);
+    expect(planCommandOf({ name: 'x', journal })).toBe(null);
   });
 });
 

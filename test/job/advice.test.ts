@@ -52,7 +52,7 @@ describe('uncertainAdvice', () => {
     expect(lines.slice(1)).toEqual([
       '  v7  video      submitted 2026-11-23T18:30:38.123Z  "A heron lifting off a misty pond"',
       '  c1  chat       submitted at an unknown time  "Name a star."  (socket hang up)',
-      '  ... 3 more (gbatch report --format csv)',
+      '  ... 3 more: gbatch report demo --format csv',
       '  found its task:  gbatch resolve demo <id> --task-id <T>   (the next run polls and downloads it)',
       '  send it again:   gbatch resolve demo <id> --resubmit   (if the first request was kept, both are billed)',
       '  give it up:      gbatch resolve demo <id> --abandon',

@@ -4,6 +4,8 @@ import { describe, expect, test } from 'vitest';
 import { ITEM_STATES, type ItemState } from '../../src/core/states.js';
 import { createRedactor } from '../../src/gateway/redact.js';
 import { attentionFor, runEndedBody, type RunSummary } from '../../src/notify/body.js';
+import { standingOf } from '../../src/core/standing.js';
+import { startedJobAddress } from '../../src/job/advice.js';
 import { crossedThreshold, DEFAULT_SEND_POLICY, nextStep, thresholdPct } from '../../src/notify/policy.js';
 import { thresholdBody, type ThresholdCrossing } from '../../src/notify/threshold-body.js';
 import { displayUrl, parseNotifySettings, parseThresholds } from '../../src/notify/targets.js';
@@ -19,8 +21,11 @@ function counts(partial: Partial<Record<ItemState, number>>): Record<ItemState, 
   return Object.fromEntries(ITEM_STATES.map((s) => [s, partial[s] ?? 0])) as Record<ItemState, number>;
 }
 
+const NIGHTLY = startedJobAddress('jobs/nightly.json', 'state/nightly.db', undefined, false);
+
+/** A run's summary; its standing as the run's end works it out from the summary's own figures. */
 function summary(over: Partial<RunSummary> = {}): RunSummary {
-  return {
+  const base: Omit<RunSummary, 'standing'> = {
     job: 'nightly',
     exitCode: 3,
     meaning: "Stopped by the job's budget: some items are deferred.",
@@ -36,11 +41,20 @@ function summary(over: Partial<RunSummary> = {}): RunSummary {
     journal: 'state/nightly.db',
     outDir: 'out/nightly',
     resultsPath: 'out/nightly/results.jsonl',
-    jobArg: 'jobs/nightly.json',
-    sourceArg: 'jobs/nightly.json',
+    address: NIGHTLY,
     host: 'build-1',
     ...over,
   };
+  const standing = standingOf({
+    counts: base.counts,
+    liveRunners: 0,
+    cancelled: false,
+    lastRun: { ended: true, exitCode: base.exitCode, stopReason: base.stopReason, message: null },
+    orphans: { waiting: 0, resendable: [] },
+    autoRetried: base.autoRetried,
+    address: base.address,
+  });
+  return { ...base, standing, ...over };
 }
 
 describe('run-ended body', () => {
@@ -60,14 +74,16 @@ describe('run-ended body', () => {
       report: 'gbatch report jobs/nightly.json',
     });
     expect(body.counts).toMatchObject({ downloaded: 7, deferred: 2, failed: 1, pending: 0 });
-    expect(body.text.split('\n')[0]).toBe(
-      "gbatch nightly: exit 3: Stopped by the job's budget: some items are deferred.",
-    );
+    expect(body.text.split('\n')[0]).toBe("gbatch nightly: exit 3: Stopped on the job's budget: 2 item(s) deferred.");
     expect(body.text).toContain('spent $4.50 of a $5.00 budget (90%), estimate $6.25; took 14m 3s');
     expect(body.attention).toEqual([
-      '1 failed, 0 rejected: `gbatch retry jobs/nightly.json --failed` sends them again',
-      "2 deferred by the budget or the gateway's balance: raise --budget (or top up), then run again",
+      '1 item(s) failed and no run sends them again on its own (`gbatch retry jobs/nightly.json --failed`)',
+      "2 item(s) deferred by the job's budget: run again with a higher --budget (or --no-budget)",
     ]);
+    expect(body.standing).toMatchObject({
+      kind: 'budget',
+      sentence: "Stopped on the job's budget: 2 item(s) deferred.",
+    });
   });
 
   test('the API key never leaves, even when a text the summary carries quotes it', () => {
@@ -111,18 +127,18 @@ describe('run-ended body', () => {
   });
 
   test('attention names the command for each kind of trouble', () => {
-    const lines = attentionFor({
-      jobArg: '--state /srv/j.db',
-      sourceArg: "'my rows.csv'",
-      exitCode: 4,
-      meaning: 'x',
-      counts: counts({ uncertain: 2, pending: 3, invalid: 1 }),
-      autoRetried: { failed: 0, rejected: 0 },
-    });
+    const lines = attentionFor(
+      summary({
+        address: startedJobAddress('my rows.csv', '/srv/j.db', undefined, true),
+        exitCode: 4,
+        stopReason: null,
+        counts: counts({ uncertain: 2, pending: 3, invalid: 1 }),
+      }),
+    );
     expect(lines).toEqual([
-      '2 uncertain (the gateway may hold them): `gbatch status --state /srv/j.db` lists them with the `gbatch resolve` commands that decide them',
+      "2 item(s) uncertain (the gateway may have them): find each in the gateway's dashboard, then send it again or give it up (`gbatch resolve --state /srv/j.db --all-uncertain --resubmit` or `gbatch resolve --state /srv/j.db --all-uncertain --abandon`)",
       "1 invalid row(s): fix the manifest (`gbatch plan 'my rows.csv'` lists them)",
-      '3 item(s) not finished: the next run continues them',
+      "carry on: `gbatch run 'my rows.csv' --state /srv/j.db`",
     ]);
   });
 
@@ -138,7 +154,8 @@ describe('run-ended body', () => {
     expect(allAuto.text).not.toContain('gbatch retry');
     const some = ended({ failed: 2, rejected: 1 }, { failed: 3, rejected: 2 });
     expect(some.attention).toEqual([
-      '1 failed, 1 rejected that no run sends again on its own: `gbatch retry jobs/nightly.json --failed --rejected` sends them again',
+      '1 item(s) failed and no run sends them again on its own (`gbatch retry jobs/nightly.json --failed`)',
+      '1 item(s) refused by the gateway: fix the cause, then send them again (`gbatch retry jobs/nightly.json --rejected`)',
     ]);
     expect(some.text).toContain(
       '2 failed and 1 rejected (408/425): the next run sends them again on its own (--retry-failed); nothing to do',

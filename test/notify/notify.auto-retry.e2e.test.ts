@@ -36,7 +36,7 @@ test.skipIf(!BUILT)(
     const ended = hook.received.map((r) => r.body).find((b) => b.event === 'run-ended');
     expect(ended.counts).toMatchObject({ failed: 2, rejected: 1 });
     expect(ended.attention).toEqual([
-      `0 failed, 1 rejected that no run sends again on its own: \`gbatch retry ${manifest} --rejected\` sends them again`,
+      `1 item(s) refused by the gateway: fix the cause, then send them again (\`gbatch retry ${manifest} --rejected\`)`,
     ]);
     expect(ended.text).toContain('2 failed: the next run sends them again on its own (--retry-failed); nothing to do');
     expect(ended.text).not.toContain('--failed');

@@ -86,7 +86,9 @@ test.skipIf(!BUILT)(
     expect(run.code, run.stderr).toBe(1);
     const body = hook.received.map((r) => r.body).find((b) => b.event === 'run-ended');
     const retryLine = (body.attention as string[]).find((l) => l.includes('gbatch retry'));
-    expect(retryLine).toBe('0 failed, 1 rejected: `gbatch retry jobs/nightly.json --rejected` sends them again');
+    expect(retryLine).toBe(
+      '1 item(s) refused by the gateway: fix the cause, then send them again (`gbatch retry jobs/nightly.json --rejected`)',
+    );
     expect(body.text).toContain(`- ${retryLine}`);
     expect(body.report).toBe('gbatch report jobs/nightly.json');
 

@@ -73,7 +73,7 @@ test.skipIf(!BUILT)(
     expect(body.counts).toMatchObject({ downloaded: 4, pending: 0, failed: 0 });
     expect(body.spend_usd).toBeGreaterThan(0);
     expect(body.estimate_usd).toBeCloseTo(plan.estimated_usd, 6);
-    expect(body.text).toMatch(/^gbatch nightly: exit 0: Done/);
+    expect(body.text).toMatch(/^gbatch nightly: exit 0: Finished: 4 downloaded\./);
     expect(body.report).toBe(`gbatch report ${job}`); // the job as the run was started: its job file
     const threshold = delivered.find((b) => b.event === 'budget-reserved-threshold' && b.threshold_pct === 80);
     expect(threshold).toMatchObject({ job: 'nightly', basis: 'reserved', exit_code: null, budget_usd: budget });

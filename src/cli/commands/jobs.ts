@@ -29,14 +29,6 @@ export const OPTIONS = {
 /** A job listed, or one whose journal could not be read. */
 export type JobLine = { key: string; summary: JobSummary } | { key: string; location: string; unreadable: string };
 
-/**
- * The job's standing in the list's words. The one place this command turns a summary into a standing,
- * so that a shared standing function can take its place.
- */
-export function standingWord(summary: JobSummary): string {
-  return summary.standing.label;
-}
-
 export async function run(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions(OPTIONS, argv);
   if (options.help) {
@@ -103,7 +95,7 @@ export function jobsText(where: string, lines: readonly JobLine[]): string[] {
       ? [printable(line.key), `unreadable: ${line.unreadable}`, '', '', '']
       : [
           printable(line.summary.name),
-          printable(standingWord(line.summary)),
+          printable(line.summary.standing.label),
           `${line.summary.finished} / ${line.summary.header.totals.items}`,
           spendText(line.summary),
           isoSeconds(line.summary.activity.lastAt) ?? '-',
@@ -126,7 +118,7 @@ function jobsJson(where: string, lines: readonly JobLine[]): Record<string, unkn
       return {
         key: summary.key,
         name: summary.name,
-        standing: { kind: summary.standing.kind, text: standingWord(summary) },
+        standing: { kind: summary.standing.kind, text: summary.standing.label },
         rows: { total: t.items, finished: summary.finished, by_state: t.by_state },
         spent_usd: t.actual_usd,
         reserved_usd: t.reserved_usd,

@@ -8,7 +8,7 @@ import { buildTimeline, type Timeline } from '../../report/timeline.js';
 import { timingSummary } from '../../report/timing-summary.js';
 import { writeReport, type ReportFormat } from '../../report/write-report.js';
 import { commandAddress, openCommandJournal, JOURNAL_OPTION } from '../command-journal.js';
-import { readStanding } from '../standing-read.js';
+import { readStanding } from '../../job/standing-read.js';
 import type { JobAddress } from '../../core/job-address.js';
 import type { Standing } from '../../core/standing.js';
 import { EXIT_CODES } from '../../core/command-exit-codes.js';

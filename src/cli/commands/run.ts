@@ -1,8 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { printable } from '../../core/printable.js';
-import { isDatabaseUrl, openQueries } from '../../journal/open-store.js';
+import { openQueries } from '../../journal/open-store.js';
 import type { Item, JournalQueries } from '../../journal/index.js';
-import { printableLocation } from '../../journal/database-url.js';
 import { formatRowError } from '../../manifest/types.js';
 import type { RunEvents } from '../../pipeline/context.js';
 import type { RunJobResult } from '../../api/run-job.js';
@@ -11,11 +10,9 @@ import { knownErrorExit } from '../../api/error-exit.js';
 import { runResolvedJob } from '../../api/run-job.js';
 import { reportHeader } from '../../report/model.js';
 import { renderReportTable } from '../../report/write-report.js';
-import { quoteArg } from '../../core/shell-text.js';
 import {
   changedRowAdvice,
   recordedAnswerCommand,
-  startedJobAddress,
   uncertainAdvice,
   unrecordedAnswerAdvice,
   unrecordedTaskAdvice,
@@ -26,8 +23,9 @@ import { gatewayAccess, type ResolvedJob } from '../../job/job.js';
 import { jobFromArgs } from '../job-args.js';
 import { attachProgress, chooseProgressMode, wantsAscii } from '../live/progress-view.js';
 import { installSignals } from '../signals.js';
-import { readStanding, standingLines } from '../standing-read.js';
-import { journalArgOf, type JobAddress } from '../../core/job-address.js';
+import { readStanding, standingLines } from '../../job/standing-read.js';
+import { runAddressOf } from '../../job/run-address.js';
+import { journalArgOf, planCommandOf } from '../../core/job-address.js';
 import type { RunRecord } from '../../core/standing.js';
 import { hostname } from 'node:os';
 import { uncertainRows } from '../uncertain-rows.js';
@@ -100,8 +98,9 @@ async function printOutcome(job: ResolvedJob, result: RunJobResult, json: boolea
     for (const entry of result.ingest.invalid.slice(0, 50)) {
       for (const e of entry.errors) process.stderr.write(`${formatRowError(e)}\n`);
     }
+    const plan = planCommandOf(runAddressOf(job));
     if (result.ingest.invalidCount > 50)
-      process.stderr.write(`... and more: run \`gbatch plan ${quoteArg(job.source)}\` for the full list\n`);
+      process.stderr.write(`... and more${plan ? `: run \`${plan}\` for the full list` : ''}\n`);
     for (const problem of result.ingest.problems) process.stderr.write(`gbatch run: ${printable(problem)}\n`);
     process.stderr.write('gbatch run: nothing was sent\n');
   }
@@ -177,7 +176,7 @@ async function printSummary(job: ResolvedJob, result: RunJobResult, json: boolea
   if (result.ingest?.ok && !result.journalLost) {
     const journal = await openQueries(job.statePath, { job: job.name });
     try {
-      const standing = await readStanding(journal, jobAddressOf(job), runEnded(result), {
+      const standing = await readStanding(journal, runAddressOf(job), runEnded(result), {
         pid: process.pid,
         host: hostname(),
       });
@@ -186,7 +185,9 @@ async function printSummary(job: ResolvedJob, result: RunJobResult, json: boolea
       // A cron log (--quiet) has the standing alone: what happened, what needs a person and the commands for it.
       if (!quiet) {
         const header = await reportHeader(journal, job.name, result.budgetUsd ?? null);
-        process.stdout.write(`${await renderReportTable(journal, header, SUMMARY_ROWS)}\n`);
+        process.stdout.write(
+          `${await renderReportTable(journal, header, { rows: SUMMARY_ROWS, journalArg: namedJournal(job) })}\n`,
+        );
         advice.push(...(await detailedAdvice(journal, job, result)));
       }
     } finally {
@@ -229,17 +230,7 @@ async function withheldRows(
 
 /** How commands suggested after the run name the job: as it was started (never with the URL's password). */
 function namedJournal(job: ResolvedJob): string {
-  return journalArgOf(jobAddressOf(job));
-}
-
-function jobAddressOf(job: ResolvedJob): JobAddress {
-  const onServer = isDatabaseUrl(job.statePath);
-  return startedJobAddress(
-    job.source,
-    printableLocation(job.statePath),
-    onServer ? { fromEnv: job.journalFromEnv } : undefined,
-    job.journalMoved,
-  );
+  return journalArgOf(runAddressOf(job));
 }
 
 /** This run's ending, as the journal's `runs` table keeps it once recorded. */

@@ -73,7 +73,7 @@ export function statusLines(s: StatusData): string[] {
     for (const item of items)
       lines.push(`  ${item.id}${item.task_id ? ` task ${item.task_id}` : ''}${item.error ? `: ${item.error}` : ''}`);
     if (counts[state] > items.length)
-      lines.push(`  ... ${counts[state] - items.length} more (gbatch report --format csv)`);
+      lines.push(`  ... ${counts[state] - items.length} more: ${commandNaming(named, 'report', '--format', 'csv')}`);
   }
   lines.push(...orphanedLines(s.orphans, s.orphansResent, named));
   lines.push(...lastRunLines(s.lastRun));

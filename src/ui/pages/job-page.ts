@@ -18,7 +18,7 @@ function reportInput(job: JobPage): HtmlReportInput {
     timeline: new TimelineBuilder().finish(),
     journalArg: job.journalArg,
     address: job.address,
-    standing: null,
+    standing: job.told,
     lastRun: job.lastRun,
     marks: new Map(),
     problems: job.problems,

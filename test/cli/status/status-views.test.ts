@@ -121,7 +121,7 @@ describe('status text', () => {
       'failed (3): the task failed (refunded) or was abandoned; the next run sends a refunded video failure again on its own (--retry-failed), unless it is orphaned (below); `gbatch retry jobs/nightly.json --failed` has the next run send every one again',
       '  row\\x1b1 task task-9: FAILURE',
       '  row2',
-      '  ... 1 more (gbatch report --format csv)',
+      '  ... 1 more: gbatch report jobs/nightly.json --format csv',
     ]);
   });
 

@@ -5,7 +5,7 @@ import { countsForExit } from '../core/orphans.js';
 import type { JobAddress } from '../core/job-address.js';
 import { standingOf, type RunRecord, type Standing } from '../core/standing.js';
 import type { JournalQueries } from '../journal/index.js';
-import { resendable } from '../job/advice.js';
+import { resendable } from './advice.js';
 
 /** Uncertain ids read: one row is named in its commands, several get --all-uncertain. */
 const UNCERTAIN_IDS = 2;
@@ -18,6 +18,8 @@ export async function readStanding(
   lastRun: RunRecord | undefined,
   /** A run reading its own ending: its own runner is no live one. */
   self?: { pid: number; host: string },
+  /** Failed and rejected rows the retry policy sends again on its own: no one's to retry. */
+  autoRetried?: { failed: number; rejected: number },
 ): Promise<Standing> {
   const orphans = await journal.orphans(ORPHANS_READ);
   const abandoned = await journal.abandonedWhileUncertain(
@@ -37,6 +39,7 @@ export async function readStanding(
       resendable: resendable(orphans.rows.map((r) => ({ ...r, abandonedWhileUncertain: abandoned.has(r.id) }))),
     },
     uncertainIds: uncertain.map((i) => i.id),
+    ...(autoRetried ? { autoRetried } : {}),
     address,
   });
 }
