@@ -65,6 +65,14 @@ module.exports = {
       to: { path: ENTRIES },
     },
     {
+      name: 'pipeline-entry',
+      comment:
+        'The pipeline has one face, src/pipeline/index.ts: a module outside src/pipeline imports that file, never a path past it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/pipeline/' },
+      to: { path: '^src/pipeline/', pathNot: '^src/pipeline/index[.]ts$' },
+    },
+    {
       name: 'journal-adapters-inside',
       comment: 'Only src/journal names an adapter (sqlite/, postgres/); the rest goes through the journal interface.',
       severity: 'error',

@@ -4,8 +4,7 @@ export { runJob, type RunJobOptions, type RunJobResult } from './api/run-job.js'
 export { planJob, type PlanJobOptions, type PlanResult, type PlanRow, type PlanGroup } from './api/plan-job.js';
 export { openJournal, type OpenJournalOptions, type JobJournal, type LastRun } from './api/open-journal.js';
 export type { JobOptions } from './api/job-options.js';
-export type { RunResult } from './pipeline/runner.js';
-export type { Progress } from './pipeline/context.js';
+export type { Progress, RunResult } from './pipeline/index.js';
 export type { SendPolicy as NotifyPolicy } from './notify/policy.js';
 export type { ItemKind, ItemState } from './core/states.js';
 export { ITEM_STATES } from './core/states.js';

@@ -6,7 +6,7 @@ import { printable } from '../core/printable.js';
 
 import { journalOutageLine } from '../journal/outage.js';
 import { UsageError } from '../job/options.js';
-import { RunSkippedError } from '../pipeline/runners/overlap.js';
+import { RunSkippedError } from '../pipeline/index.js';
 import { JournalError } from '../journal/errors.js';
 
 export interface KnownExit {

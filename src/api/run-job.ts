@@ -2,7 +2,19 @@
 // calls runResolvedJob; a program calls runJob with the same job file or manifest and the same option
 // names (those of `gbatch run`, as in a job file), and gets the run's result instead of a printout.
 import { describeDeadline } from '../job/deadline.js';
-import { DEFAULT_IF_RUNNING_TIMEOUT_S, type IfRunning } from '../pipeline/runners/overlap.js';
+import {
+  DEFAULT_IF_RUNNING_TIMEOUT_S,
+  type IfRunning,
+  type Progress,
+  type RunEvents,
+  type SendSlots,
+  type RequestPacers,
+  exitMeaning,
+  resultsPath,
+  runJob as runPipeline,
+  type RunResult,
+  StartRefused,
+} from '../pipeline/index.js';
 import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import { roundUsd } from '../core/money.js';
@@ -12,14 +24,7 @@ import { createRedactor } from '../gateway/redact.js';
 import { printableLocation } from '../journal/database-url.js';
 import { autoRetryDue } from '../journal/auto-retry-due.js';
 import { isDatabaseUrl, openQueries } from '../journal/open-store.js';
-import type { Progress, RunEvents } from '../pipeline/context.js';
-import type { SendSlots } from '../pipeline/pacing/send-slots.js';
-import type { RequestPacers } from '../pipeline/pacing/request-pacers.js';
-import { exitMeaning } from '../pipeline/exit-meaning.js';
-import { resultsPath } from '../pipeline/results/results-file.js';
 import { isObjectLocation } from '../core/object-location.js';
-import { runJob as runPipeline, type RunResult } from '../pipeline/runner.js';
-import { StartRefused } from '../pipeline/start-refused.js';
 import { reportHeader } from '../report/model.js';
 import { runAddressOf } from '../job/run-address.js';
 import { readStanding } from '../job/standing-read.js';

@@ -2,7 +2,7 @@
 import { hostname } from 'node:os';
 import { STALE_AFTER_MS, type JournalQueries } from '../journal/index.js';
 import type { ItemState } from '../core/states.js';
-import { needsOperatorDecision } from '../pipeline/exit-code.js';
+import { needsOperatorDecision } from '../pipeline/index.js';
 import { ATTENTION_STOPS } from '../core/run-ending.js';
 
 export interface LastRunView {

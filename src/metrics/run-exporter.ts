@@ -3,7 +3,7 @@
 import type { EventEmitter } from 'node:events';
 import { printable } from '../core/printable.js';
 import { openQueries, type JournalQueries, type KindCounts } from '../journal/index.js';
-import type { RunEvents } from '../pipeline/context.js';
+import type { RunEvents } from '../pipeline/index.js';
 import { startMetricsServer, type MetricsServer } from './metrics-server.js';
 import { dearReadMs, pacedRead } from './paced-read.js';
 import { parseTokens } from './metrics-tokens.js';

@@ -8,7 +8,7 @@ import type { RunSnapshot } from '../core/run-snapshot.js';
 import { ITEM_KINDS, ITEM_STATES, type ItemState } from '../core/states.js';
 import type { GatewayExchange } from '../gateway/client-types.js';
 import type { Item, KindCounts } from '../journal/index.js';
-import type { RunEvents } from '../pipeline/context.js';
+import type { RunEvents } from '../pipeline/index.js';
 import { MONEY_KINDS } from './kind-of-work.js';
 import { METRIC } from './metric-names.js';
 

@@ -8,7 +8,7 @@ import type { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import type { Redactor } from '../gateway/redact.js';
 import type { JobNotices } from '../journal/job-notices.js';
-import type { Progress, RunEvents } from '../pipeline/context.js';
+import type { Progress, RunEvents } from '../pipeline/index.js';
 import { runEndedBody, type RunSummary } from './body.js';
 import type { NotificationBody } from './body-format.js';
 import { crossedThreshold, DEFAULT_SEND_POLICY, thresholdPct, type SendPolicy, type ThresholdBasis } from './policy.js';

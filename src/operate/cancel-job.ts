@@ -3,7 +3,7 @@
 import { COMMAND_LINE, type Operator } from '../core/operator.js';
 import type { JobCancel, JournalStore } from '../journal/index.js';
 import { UsageError } from '../job/options.js';
-import { cancelRows } from '../pipeline/stops/cancel-rows.js';
+import { cancelRows } from '../pipeline/index.js';
 
 export async function cancelJob(
   journal: JournalStore,

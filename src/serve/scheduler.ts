@@ -7,10 +7,7 @@ import { systemClock } from '../core/clock.js';
 import { serverBudgetText } from '../core/server-budget.js';
 import { isDatabaseUrl } from '../journal/index.js';
 import { BATCH_URLS } from '../manifest/jsonl-line.js';
-import { requestPacers, type RequestPacers } from '../pipeline/pacing/request-pacers.js';
-import { FairSendSlots } from '../pipeline/pacing/send-slots.js';
-import { cancelRows } from '../pipeline/stops/cancel-rows.js';
-import { StartRefused } from '../pipeline/start-refused.js';
+import { requestPacers, type RequestPacers, FairSendSlots, cancelRows, StartRefused } from '../pipeline/index.js';
 import {
   jobCommitted,
   jobCounts,

@@ -2,7 +2,7 @@
 // above it. Loaded only when that view is chosen (progress-view.ts).
 import type { EventEmitter } from 'node:events';
 import { createLogUpdate } from 'log-update';
-import type { RunEvents } from '../../pipeline/context.js';
+import type { RunEvents } from '../../pipeline/index.js';
 import type { RunSnapshot } from '../../core/run-snapshot.js';
 import { renderFrame } from './frame.js';
 import { logLine, type ProgressStream, type ProgressView } from './view.js';

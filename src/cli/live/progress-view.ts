@@ -2,7 +2,7 @@
 // lines elsewhere, NDJSON for other tools, or nothing but the run's own log lines.
 import type { EventEmitter } from 'node:events';
 import { printable } from '../../core/printable.js';
-import type { RunEvents } from '../../pipeline/context.js';
+import type { RunEvents } from '../../pipeline/index.js';
 import type { RunSnapshot } from '../../core/run-snapshot.js';
 import { estimateEta, projectCost, rowsPerMinute } from './estimates.js';
 import { plainLine, plainLineDue, plainLogLine, type PlainMark } from './plain.js';
