@@ -3,12 +3,8 @@
 // names (those of `gbatch run`, as in a job file), and gets the run's result instead of a printout.
 import { describeDeadline } from '../job/deadline.js';
 import {
-  DEFAULT_IF_RUNNING_TIMEOUT_S,
-  type IfRunning,
   type Progress,
   type RunEvents,
-  type SendSlots,
-  type RequestPacers,
   exitMeaning,
   resultsPath,
   runJob as runPipeline,
@@ -18,7 +14,6 @@ import {
 import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import { roundUsd } from '../core/money.js';
-import { parseModelLimits, type ModelLimits } from '../core/model-limits.js';
 import { UsageError } from '../job/options.js';
 import { createRedactor } from '../gateway/redact.js';
 import { printableLocation } from '../journal/database-url.js';
@@ -40,7 +35,7 @@ import { displayUrl, parseNotifySettings } from '../notify/targets.js';
 import { startExporter, type RunExporter } from '../metrics/run-exporter.js';
 import { checkPushUrl, redactUrl } from '../metrics/push-url.js';
 import { optionsToFlags, type JobOptions } from './job-options.js';
-import { metaColumnList } from '../job/run-options.js';
+import { runConfigOf } from '../job/run-config.js';
 import { EXIT_CODE } from '../core/exit-codes.js';
 
 export interface RunJobOptions {
@@ -115,16 +110,6 @@ export interface RunHooks {
   interrupt?: AbortSignal;
   forceInterrupt?: AbortSignal;
   notifyPolicy?: Partial<SendPolicy>;
-  /** Send slots shared with other runs of the process (`gbatch serve`), and this run's name among them. */
-  sendSlots?: { slots: SendSlots; owner: string };
-  /** The process's --rpm pacers, shared with its other runs (`gbatch serve`). */
-  pacers?: RequestPacers;
-  /** Aborted when another run of the process got the gateway's 402 (`gbatch serve`): this one stops sending too. */
-  balanceStop?: AbortSignal;
-  /** Aborted, its reason the job's cancellation, when the process cancelled the job itself (RunSettings.cancelStop). */
-  cancelStop?: AbortSignal;
-  /** Asked once the run has joined the job, before it changes a row: a reason not to go on (RunConfig.startGate). */
-  startGate?: () => Promise<string | undefined>;
   /** Called with the result before the end-of-run notification is awaited (the CLI prints its summary). */
   beforeNotified?: (result: RunJobResult) => Promise<void>;
 }
@@ -169,68 +154,18 @@ async function runWatched(
   notifier: RunNotifier,
   exporter: RunExporter | undefined,
 ): Promise<RunJobResult> {
-  const { flags } = job;
   notifier.attach(hooks.events);
   const startedAt = Date.now();
   if (job.deadlineAt !== undefined) hooks.events.emit('log', describeDeadline(job.deadlineAt, startedAt));
   let result: RunResult;
   try {
-    result = await runPipeline({
-      jobName: job.name,
-      manifests: job.manifests,
-      statePath: job.statePath,
-      pricing: job.pricing,
-      pricingSource: job.pricingSource,
-      ...(job.budgetFlag.given !== undefined ? { budgetUsd: job.budgetFlag.given } : {}),
-      liftBudget: job.budgetFlag.lift,
-      jobFileBudget: job.fileBudget,
-      baseUrl: access.baseUrl,
-      apiKey: access.apiKey,
-      skipInvalid: flags['skip-invalid'],
-      skipChanged: flags['skip-changed'],
-      metaColumns: metaColumnList(flags['meta-columns']),
-      journalDurability: flags['journal-sync'] === 'off' ? 'relaxed' : 'sync',
-      jobOptions: savedOptions(job),
-      ...(hooks.interrupt ? { interrupt: hooks.interrupt } : {}),
-      ...(hooks.forceInterrupt ? { forceInterrupt: hooks.forceInterrupt } : {}),
-      events: hooks.events,
-      ingestOnly: flags['ingest-only'],
-      ...(hooks.startGate ? { startGate: hooks.startGate } : {}),
-      maxResponseBytes: flags['max-response-bytes']!,
-      ifRunning: {
-        policy: flags['if-running'] as IfRunning | undefined,
-        timeoutMs: (flags['if-running-timeout'] ?? DEFAULT_IF_RUNNING_TIMEOUT_S) * 1000,
-        deadlineAt: job.deadlineAt,
-      },
-      settings: {
-        outDir: job.outDir,
-        objectStore: {
-          ...(flags['s3-endpoint'] !== undefined ? { endpoint: flags['s3-endpoint'] } : {}),
-          ...(flags['s3-path-style'] ? { pathStyle: true } : {}),
-        },
-        concurrency: flags.concurrency!,
-        pollIntervalMs: flags['poll-interval']! * 1000,
-        pollConcurrency: flags['poll-concurrency']!,
-        downloadConcurrency: flags['download-concurrency']!,
-        maxSubmitAttempts: flags['max-attempts']!,
-        resubmitUncertainText: flags['resubmit-uncertain-text'],
-        maxAutoResubmits: 3,
-        retryFailed: flags['retry-failed']!,
-        retryBackoffMs: flags['retry-backoff']! * 1000,
-        rpm: flags.rpm,
-        ...(flags['poll-rpm'] !== undefined ? { pollRpm: flags['poll-rpm'] } : {}),
-        modelLimits: modelLimitsOf(flags['model-limit']),
-        deadlineAt: job.deadlineAt,
-        deadlineGraceMs: flags['deadline-grace']! * 1000,
-        drainMs: job.drainMs,
-        noWait: flags['no-wait'],
-        budgetMayOverrun: flags['budget-may-overrun'],
-        ...(hooks.sendSlots ? { sendSlots: hooks.sendSlots.slots, slotOwner: hooks.sendSlots.owner } : {}),
-        ...(hooks.pacers ? { sharedPacers: hooks.pacers } : {}),
-        ...(hooks.balanceStop ? { balanceStop: hooks.balanceStop } : {}),
-        ...(hooks.cancelStop ? { cancelStop: hooks.cancelStop } : {}),
-      },
-    });
+    result = await runPipeline(
+      runConfigOf(job, access, savedOptions(job), {
+        events: hooks.events,
+        ...(hooks.interrupt ? { interrupt: hooks.interrupt } : {}),
+        ...(hooks.forceInterrupt ? { forceInterrupt: hooks.forceInterrupt } : {}),
+      }),
+    );
   } catch (err) {
     // A run that ended by throwing (the journal busy, a full disk, a bug) is news too; one its caller
     // turned away before it changed anything is not.
@@ -321,14 +256,6 @@ async function failureSummary(job: ResolvedJob, err: unknown, startedAt: number)
     resultsPath: null,
     address: runAddressOf(job),
   };
-}
-
-/** The flag's entries, already checked by the option table when parsed. */
-function modelLimitsOf(values: readonly string[] | undefined): ModelLimits | undefined {
-  if (!values || values.length === 0) return undefined;
-  const parsed = parseModelLimits(values);
-  if (typeof parsed === 'string') throw new UsageError(parsed);
-  return parsed;
 }
 
 function zeroCounts(): Record<ItemState, number> {

@@ -22,6 +22,9 @@ const mini480_720: VideoRate = { ref: 1.0294, noref: 1.6912 };
 const pro480_720: VideoRate = { ref: 3.0882, noref: 5.0735 };
 
 /** The spec's table (8.2) under the simulator's model ids, and the contract's chat rates. */
+/** How messages name the built-in table. */
+export const BUILTIN_PRICING_SOURCE = 'built-in (spec 8.2)';
+
 export const BUILTIN_PRICING: PricingTable = {
   group_ratio: 1,
   video: {

@@ -71,6 +71,11 @@ function parseInstant(text: string, now: Date): number {
 
 /** The resolved deadline as a run prints it at start: local time with its offset, how far off, and UTC. */
 export function describeDeadline(at: number, now: number): string {
+  return `deadline: ${deadlineWhen(at, now)}`;
+}
+
+/** An instant in local time with its offset, how far off it is from `now`, and in UTC. */
+export function deadlineWhen(at: number, now: number): string {
   const local = new Date(at);
   const offset = -local.getTimezoneOffset();
   const sign = offset < 0 ? '-' : '+';
@@ -78,7 +83,7 @@ export function describeDeadline(at: number, now: number): string {
   const date = `${local.getFullYear()}-${pad(local.getMonth() + 1)}-${pad(local.getDate())} ${hhmm(local)}${local.getSeconds() ? `:${pad(local.getSeconds())}` : ''}`;
   const left = at - now;
   const when = left <= 0 ? 'now: nothing new is sent' : `in ${span(left)}`;
-  return `deadline: ${date} ${zone} (${when}; ${new Date(at).toISOString().replace(/\.000Z$/, 'Z')})`;
+  return `${date} ${zone} (${when}; ${new Date(at).toISOString().replace(/\.000Z$/, 'Z')})`;
 }
 
 function span(ms: number): string {

@@ -2,7 +2,7 @@
 // run's configuration: job options under command-line flags, then defaults.
 import { basename, extname, join } from 'node:path';
 import { DEFAULT_DRAIN } from '../core/deadline.js';
-import { BUILTIN_PRICING, parsePricing, type PricingTable } from '../core/pricing.js';
+import { BUILTIN_PRICING, BUILTIN_PRICING_SOURCE, parsePricing, type PricingTable } from '../core/pricing.js';
 import { readBoundedText } from '../io/bounded-read.js';
 import type { JobFileBudget } from '../core/job-budget.js';
 import { apiKeyFromEnv } from './api-key.js';
@@ -90,7 +90,7 @@ function budgetFlags(flags: RunFlags, fromJob: Partial<RunFlags>, cli: Partial<R
 /** The journal by the rule every command follows (job-journal.ts). */
 /** The pricing table a --pricing file gives (a usage error naming the file and field), or the built-in one. */
 export function resolvePricing(file: string | undefined): { table: PricingTable; source: string } {
-  if (file === undefined) return { table: BUILTIN_PRICING, source: 'built-in (spec 8.2)' };
+  if (file === undefined) return { table: BUILTIN_PRICING, source: BUILTIN_PRICING_SOURCE };
   const text = asUsage(() => readBoundedText(file, 'pricing file'));
   try {
     return { table: parsePricing(text, file), source: file };

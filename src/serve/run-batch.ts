@@ -1,13 +1,23 @@
-// One run of a batch's job: the job `gbatch run` would run on the input file, named by the batch id, in
-// the batch's journal, under the server's options, its sends sharing the server's slots.
+// One run of a batch's job: the rows of its input file, named by the batch id, in the batch's journal,
+// under the server's options, its sends sharing the server's slots. The run's configuration is built here
+// from what a batch needs; the flags of `gbatch run` play no part.
 import { EventEmitter } from 'node:events';
-import { runResolvedJob, type RunJobResult } from '../api/run-job.js';
-import { resolveJob } from '../job/job.js';
-import type { RunFlags } from '../job/run-options.js';
-import type { RunEvents, SendSlots, RequestPacers } from '../pipeline/index.js';
-import { isDatabaseUrl } from '../journal/index.js';
+import { BUILTIN_PRICING_SOURCE } from '../core/pricing.js';
 import { DEFAULT_RETRY_DELAY } from '../core/auto-retry.js';
 import { positiveKnob } from '../core/test-knob.js';
+import { deadlineWhen } from '../job/deadline.js';
+import { defaultSettings, MAX_RESPONSE_BYTES } from '../job/run-config.js';
+import { RUN_DEFAULTS } from '../job/run-options.js';
+import { printableLocation } from '../journal/database-url.js';
+import { isDatabaseUrl } from '../journal/index.js';
+import {
+  runJob,
+  type RequestPacers,
+  type RunConfig,
+  type RunEvents,
+  type RunResult,
+  type SendSlots,
+} from '../pipeline/index.js';
 import type { Batch } from './batch-record.js';
 import { batchOutDir, jobJournal, type ServeContext } from './context.js';
 import { inBatchApiWords } from './log-words.js';
@@ -33,29 +43,8 @@ export interface BatchRun {
   startGate?: () => Promise<string | undefined>;
 }
 
-export async function runBatch(ctx: ServeContext, run: BatchRun): Promise<RunJobResult> {
+export async function runBatch(ctx: ServeContext, run: BatchRun): Promise<RunResult> {
   const { batch } = run;
-  const flags: Partial<RunFlags> = {
-    journal: jobJournal(ctx, batch.id),
-    out: batchOutDir(ctx, batch.id),
-    concurrency: ctx.concurrency,
-    'poll-interval': ctx.pollIntervalS,
-    // Validation let no invalid line through; a batch cancelled before it ended ingests them as invalid.
-    'skip-invalid': true,
-    // Tests shorten the wait before a --retry-failed retry (30 s) as they shorten serve's minute.
-    'retry-backoff':
-      ctx.retryBackoffS ??
-      positiveKnob(ctx.env, 'GBATCH_SERVE_TEST_RETRY_BACKOFF_S', DEFAULT_RETRY_DELAY.baseDelayMs / 1000),
-    ...(ctx.retryFailed !== undefined ? { 'retry-failed': ctx.retryFailed } : {}),
-    ...(ctx.pricingFile !== undefined ? { pricing: ctx.pricingFile } : {}),
-    ...(run.budgetUsd !== undefined ? { budget: run.budgetUsd } : {}),
-    // On a database the journal paces the account for every runner of every job: --rpm goes to each run.
-    ...(ctx.rpm !== undefined && isDatabaseUrl(ctx.journal) ? { rpm: ctx.rpm } : {}),
-    ...(run.ingestOnly
-      ? { 'ingest-only': true }
-      : { deadline: new Date(batch.fields.expires_at * 1000).toISOString() }),
-  };
-  const job = { ...resolveJob(run.input, flags, new Date(ctx.now()), ctx.env), name: batch.id };
   const events = new EventEmitter<RunEvents>();
   events.on('log', (line) => ctx.log(`${batch.id}: ${inBatchApiWords(line)}`));
   const { onBalanceRanOut } = run;
@@ -63,13 +52,72 @@ export async function runBatch(ctx: ServeContext, run: BatchRun): Promise<RunJob
     events.on('request', (exchange) => {
       if (exchange.lane === 'submit' && exchange.status === 402) onBalanceRanOut();
     });
-  return runResolvedJob(job, ctx.access, {
-    events,
+  const config = batchRunConfig(ctx, run, events);
+  const { deadlineAt } = config.settings;
+  if (deadlineAt !== undefined) ctx.log(`${batch.id}: expires at ${deadlineWhen(deadlineAt, Date.now())}`);
+  return runJob(config);
+}
+
+/** The run of a batch: `run`'s defaults under the server's options, the batch's budget and completion window. */
+function batchRunConfig(ctx: ServeContext, run: BatchRun, events: EventEmitter<RunEvents>): RunConfig {
+  const { batch } = run;
+  const statePath = jobJournal(ctx, batch.id);
+  const outDir = batchOutDir(ctx, batch.id);
+  const pricingSource = ctx.pricingFile ?? BUILTIN_PRICING_SOURCE;
+  // Tests shorten the wait before a --retry-failed retry (30 s) as they shorten serve's minute.
+  const retryBackoffS =
+    ctx.retryBackoffS ??
+    positiveKnob(ctx.env, 'GBATCH_SERVE_TEST_RETRY_BACKOFF_S', DEFAULT_RETRY_DELAY.baseDelayMs / 1000);
+  // On a database the journal paces the account for every runner of every job: --rpm goes to each run.
+  const rpm = ctx.rpm !== undefined && isDatabaseUrl(ctx.journal) ? ctx.rpm : undefined;
+  const deadlineAt = run.ingestOnly ? undefined : batch.fields.expires_at * 1000;
+  const settings = defaultSettings(outDir);
+  return {
+    jobName: batch.id,
+    manifests: [run.input],
+    statePath,
+    pricing: ctx.pricing,
+    pricingSource,
+    ...(run.budgetUsd !== undefined ? { budgetUsd: run.budgetUsd } : {}),
+    baseUrl: ctx.access.baseUrl,
+    apiKey: ctx.access.apiKey,
+    // Validation let no invalid line through; a batch cancelled before it ended ingests them as invalid.
+    skipInvalid: true,
+    // What the job's record keeps of the run's options (status and report show them), as `run` keeps its flags.
+    jobOptions: {
+      ...RUN_DEFAULTS,
+      journal: printableLocation(statePath),
+      out: outDir,
+      concurrency: ctx.concurrency,
+      'poll-interval': ctx.pollIntervalS,
+      'skip-invalid': true,
+      'retry-backoff': retryBackoffS,
+      ...(ctx.retryFailed !== undefined ? { 'retry-failed': ctx.retryFailed } : {}),
+      pricing: pricingSource,
+      ...(run.budgetUsd !== undefined ? { budget: run.budgetUsd } : {}),
+      ...(rpm !== undefined ? { rpm } : {}),
+      ...(deadlineAt === undefined ? { 'ingest-only': true } : { deadline: new Date(deadlineAt).toISOString() }),
+      ...(run.budgetUsd !== undefined ? { 'no-budget': false } : {}),
+      source: run.input,
+    },
     interrupt: run.stop,
-    sendSlots: { slots: run.slots, owner: batch.id },
-    ...(run.pacers ? { pacers: run.pacers } : {}),
-    ...(run.balanceStop ? { balanceStop: run.balanceStop } : {}),
-    ...(run.cancelStop ? { cancelStop: run.cancelStop } : {}),
+    events,
+    ...(run.ingestOnly ? { ingestOnly: true } : {}),
     ...(run.startGate ? { startGate: run.startGate } : {}),
-  });
+    maxResponseBytes: MAX_RESPONSE_BYTES,
+    settings: {
+      ...settings,
+      concurrency: ctx.concurrency,
+      pollIntervalMs: ctx.pollIntervalS * 1000,
+      retryFailed: ctx.retryFailed ?? settings.retryFailed,
+      retryBackoffMs: retryBackoffS * 1000,
+      rpm,
+      ...(deadlineAt !== undefined ? { deadlineAt } : {}),
+      sendSlots: run.slots,
+      slotOwner: batch.id,
+      ...(run.pacers ? { sharedPacers: run.pacers } : {}),
+      ...(run.balanceStop ? { balanceStop: run.balanceStop } : {}),
+      ...(run.cancelStop ? { cancelStop: run.cancelStop } : {}),
+    },
+  };
 }
