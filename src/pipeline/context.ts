@@ -147,6 +147,11 @@ export interface RunContext {
   objects?: ObjectStore;
 }
 
-export function log(ctx: RunContext, line: string): void {
+/** The run's context as one lane sees it: of the run's settings, only the `Used` ones it acts on. */
+export type LaneContext<Used extends keyof RunSettings = never> = Omit<RunContext, 'settings'> & {
+  settings: Pick<RunSettings, Used>;
+};
+
+export function log(ctx: Pick<RunContext, 'events'>, line: string): void {
   ctx.events.emit('log', line);
 }

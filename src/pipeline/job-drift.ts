@@ -3,11 +3,11 @@
 // runners sharing a job take each other's with every look at the job's money, and afresh before a text answer
 // is booked (its usage carries no price: only the ratio says what the gateway billed for it).
 import { driftInForce, type SeenDrift } from '../core/seen-drift.js';
-import { log, type RunContext } from './context.js';
+import { log, type LaneContext } from './context.js';
 import { priceDriftLine, type DriftWitness } from './price-drift.js';
 
 /** Takes the ratios the journal holds: a new high scales every later reservation and is said once. */
-export function adoptDrifts(ctx: RunContext, seen: readonly SeenDrift[], witness: DriftWitness): void {
+export function adoptDrifts(ctx: LaneContext, seen: readonly SeenDrift[], witness: DriftWitness): void {
   const inForce = driftInForce(seen, ctx.account, ctx.pricing);
   if (inForce && ctx.budget.observeDrift(inForce.ratio))
     log(
@@ -31,7 +31,7 @@ export class DriftReads {
   private running: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
 
-  constructor(private readonly ctx: RunContext) {}
+  constructor(private readonly ctx: LaneContext) {}
 
   fresh(): Promise<void> {
     if (!this.ctx.journal.capabilities.sharedRunners) return Promise.resolve();

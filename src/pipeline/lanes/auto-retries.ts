@@ -8,7 +8,7 @@ import type { ItemState } from '../../core/states.js';
 import { dueForAutoRetry, type Change, type Item } from '../../journal/index.js';
 import { requeueChange } from '../../journal/requeue.js';
 import { changedElsewhere } from './changed-elsewhere.js';
-import { log, type RunContext } from '../context.js';
+import { log, type LaneContext } from '../context.js';
 
 interface Scheduled {
   at: number;
@@ -26,7 +26,7 @@ export class AutoRetries {
   private readonly onTransition = (item: Item, from: ItemState | undefined): void => this.hear(item, from);
 
   constructor(
-    private readonly ctx: RunContext,
+    private readonly ctx: LaneContext,
     private readonly policy: AutoRetryPolicy,
   ) {
     ctx.events.on('transition', this.onTransition);

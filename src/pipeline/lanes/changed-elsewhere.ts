@@ -2,10 +2,10 @@
 // run's write for it fails as stale. That is someone else's decision, not a bug: the row leaves this
 // run with one log line, and the run goes on.
 import { StaleTransitionError } from '../../journal/index.js';
-import { log, type RunContext } from '../context.js';
+import { log, type LaneContext } from '../context.js';
 
 /** True (and logged) when `err` is a stale change: the caller drops the row from this run. */
-export function changedElsewhere(ctx: RunContext, err: unknown): err is StaleTransitionError {
+export function changedElsewhere(ctx: LaneContext, err: unknown): err is StaleTransitionError {
   if (!(err instanceof StaleTransitionError)) return false;
   log(
     ctx,

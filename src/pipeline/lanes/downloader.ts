@@ -7,7 +7,7 @@ import { isRetryableDownload } from '../../gateway/download.js';
 import { DownloadError, errorSummary } from '../../gateway/errors.js';
 import type { Item, ItemError } from '../../journal/index.js';
 import { changedElsewhere } from './changed-elsewhere.js';
-import { log, type RunContext } from '../context.js';
+import { log, type LaneContext } from '../context.js';
 import type { OutputStop } from '../stops/output-stop.js';
 import { pacedFollowUp } from '../pacing/request-pacers.js';
 
@@ -29,7 +29,7 @@ export class Downloader {
   private failures = 0;
 
   constructor(
-    private readonly ctx: RunContext,
+    private readonly ctx: LaneContext<'downloadConcurrency' | 'outDir' | 'pollIntervalMs'>,
     private readonly outputs?: OutputStop,
   ) {
     this.lane = new PQueue({ concurrency: ctx.settings.downloadConcurrency });

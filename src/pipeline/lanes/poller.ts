@@ -7,7 +7,7 @@ import { errorSummary, type ErrorSummary } from '../../gateway/errors.js';
 import type { TaskStatus } from '../../gateway/task-status.js';
 import type { Change, Item } from '../../journal/index.js';
 import { changedElsewhere } from './changed-elsewhere.js';
-import { log, type RunContext } from '../context.js';
+import { log, type LaneContext } from '../context.js';
 import { MinHeap } from './min-heap.js';
 import { priceDriftLine } from '../price-drift.js';
 import { pacedFollowUp } from '../pacing/request-pacers.js';
@@ -47,7 +47,7 @@ export class Poller {
   onPollDone: (() => void) | undefined;
 
   constructor(
-    private readonly ctx: RunContext,
+    private readonly ctx: LaneContext<'pollConcurrency' | 'pollIntervalMs'>,
     private readonly onSucceeded: (item: Item) => void,
   ) {
     this.lane = new PQueue({ concurrency: ctx.settings.pollConcurrency });

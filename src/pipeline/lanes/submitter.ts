@@ -18,7 +18,7 @@ import {
 import { cancelledError, cancelLine } from '../stops/cancel-watch.js';
 import { changedElsewhere } from './changed-elsewhere.js';
 import { unrecordedOutcome, type UnrecordedOutcome } from '../ending/unrecorded.js';
-import { log, type RunContext } from '../context.js';
+import { log, type LaneContext } from '../context.js';
 import { planOutcome, type FollowUp, type OutcomePlan } from './outcome.js';
 import { unpricedRowError } from './held-row-prices.js';
 import { reservationFor, type Reservation } from '../../core/reservation.js';
@@ -91,7 +91,9 @@ export class Submitter {
   private refusals = 0;
 
   constructor(
-    private readonly ctx: RunContext,
+    private readonly ctx: LaneContext<
+      'budgetMayOverrun' | 'concurrency' | 'rpm' | 'maxSubmitAttempts' | 'modelLimits' | 'sendSlots' | 'slotOwner'
+    >,
     private readonly hooks: SubmitterHooks,
   ) {
     this.stopped = abortPromise(ctx.submitStop.signal);

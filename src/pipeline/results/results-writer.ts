@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { resultsPath, writeResultsFile, type SettledPrefix } from './results-file.js';
 import { RESULTS_NAME, writeResultsObject } from './results-object.js';
-import type { RunContext } from '../context.js';
+import type { LaneContext } from '../context.js';
 import type { OutputStop } from '../stops/output-stop.js';
 
 /** Items moved to `downloaded` per transaction: bounded so the event loop is never held for long. */
@@ -24,7 +24,7 @@ export class ResultsWriter {
   private failure: unknown;
 
   constructor(
-    private readonly ctx: RunContext,
+    private readonly ctx: LaneContext<'outDir'>,
     private readonly intervalMs = 5000,
     private readonly minBatch = 256,
     private readonly outputs?: OutputStop,

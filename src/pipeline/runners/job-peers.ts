@@ -2,7 +2,7 @@
 // become uncertain, their tasks and answers become its own), follows a 402 another runner saw, and
 // shares the account's 429 pause both ways. On a journal one runner owns, there is nothing to do.
 import type { Item } from '../../journal/index.js';
-import { log, type RunContext } from '../context.js';
+import { log, type LaneContext } from '../context.js';
 import { adoptDrifts } from '../job-drift.js';
 import { repeatWithoutOverlap, type Repeating } from '../repeat.js';
 import { budgetChangedLine } from '../../core/job-budget.js';
@@ -33,7 +33,7 @@ export class JobPeers {
   private moneyApplied = 0;
 
   constructor(
-    private readonly ctx: RunContext,
+    private readonly ctx: LaneContext,
     private readonly lanes: PeerLanes,
     private readonly everyMs: number,
   ) {}

@@ -4,7 +4,7 @@
 // this watch is what stops the requests whose intents were already written.
 import { positiveKnob } from '../../core/test-knob.js';
 import type { JobCancel } from '../../journal/index.js';
-import { log, type RunContext } from '../context.js';
+import { log, type LaneContext } from '../context.js';
 import { repeatWithoutOverlap, type Repeating } from '../repeat.js';
 
 /** How often a runner reads the job's cancellation; GBATCH_CANCEL_CHECK_MS overrides it (a test knob). */
@@ -17,7 +17,7 @@ export class CancelWatch {
   private seen: JobCancel | undefined;
 
   constructor(
-    private readonly ctx: RunContext,
+    private readonly ctx: LaneContext,
     private readonly onCancel: (cancel: JobCancel) => void,
     private readonly everyMs = cancelCheckMs(),
   ) {}

@@ -4,7 +4,7 @@
 // with the cause in one line: exit 75 when space may come back, 2 when the path is plainly wrong.
 import { describeErrno } from '../../core/config-error.js';
 import { ObjectStoreError } from '../../io/s3/store-errors.js';
-import { log, type RunContext } from '../context.js';
+import { log, type LaneContext } from '../context.js';
 import { EXIT } from '../exit-code.js';
 import { EXIT_CODE } from '../../core/exit-codes.js';
 
@@ -46,7 +46,7 @@ export function fileSystemCause(err: unknown): { code: string } | undefined {
 export class OutputStop {
   private first: OutputFailure | undefined;
 
-  constructor(private readonly ctx: RunContext) {}
+  constructor(private readonly ctx: LaneContext) {}
 
   get failure(): OutputFailure | undefined {
     return this.first;
