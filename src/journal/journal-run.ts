@@ -1,7 +1,8 @@
 // The run's section of the journal contract: what `gbatch run` (and a serve batch's run) reads and writes, from
 // its ingest to its last results rebuild. 39 members, counted with what they inherit from JournalRunReads
 // (17: the reads a read-only opener answers too) and with the handles to sections of their own (membership,
-// coordination, notices, capabilities) counted as one each.
+// coordination, notices, capabilities) counted as one each; with those handles' own members (10, 10, 3, 2) and an
+// ingest pass's (IngestWriter, 8), 72 (test/journal/contract-size.test.ts keeps the count).
 //
 // What it leaves out, each in a section of its own that an adapter implements beside it (store.ts composes them):
 // - the report's and the dashboard's reads (sums, pages of rows and of the event log, timings, runners, past

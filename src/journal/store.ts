@@ -9,6 +9,8 @@
 //   Coordination (coordination.ts), JobNotices (job-notices.ts), IngestWriter (ingest-writer.ts).
 // JournalStore is every section (what an adapter opens for writing); JournalQueries is every section's reads
 // (what the read-only opener, openQueries, returns).
+// A new concern of the journal (the job's settlement history, say) is a section of its own: an interface in its
+// own file, added to JournalStore, its reads to JournalQueries; never new members of the run's section.
 //
 //
 // One write path per adapter: every write of rows (applyTransitions, apply, decideAndApply, markStored, annotate)
