@@ -1,6 +1,6 @@
 // `status`: how the last run ended, from the journal's `runs` table, and whether an operator should look.
 import { hostname } from 'node:os';
-import { STALE_AFTER_MS, type JournalQueries } from '../journal/index.js';
+import { STALE_AFTER_MS, type JournalReports, type JournalRunReads } from '../journal/index.js';
 import type { ItemState } from '../core/states.js';
 import { needsOperatorDecision } from '../pipeline/index.js';
 import { ATTENTION_STOPS } from '../core/run-ending.js';
@@ -30,7 +30,7 @@ export interface LockHolder {
 }
 
 export async function lastRunView(
-  journal: JournalQueries,
+  journal: JournalRunReads & JournalReports,
   holders: readonly LockHolder[],
   now = Date.now(),
   counts?: Pick<Record<ItemState, number>, 'uncertain'>,

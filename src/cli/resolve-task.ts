@@ -4,7 +4,7 @@
 import { attachConflict, planDetach, type TaskEvent } from '../core/task-attach.js';
 import { createGatewayClient } from '../gateway/client.js';
 import { GatewayHttpError } from '../gateway/errors.js';
-import { BudgetExceededError, type Item, type JournalStore } from '../journal/index.js';
+import { BudgetExceededError, type Item, type JournalOperator, type JournalRun } from '../journal/index.js';
 import { applyDecision } from '../operate/guarded-apply.js';
 import { gatewayAccess } from '../job/job.js';
 import { UsageError } from '../job/options.js';
@@ -16,7 +16,7 @@ export interface AttachOptions {
 }
 
 export async function attachTask(
-  journal: JournalStore,
+  journal: JournalRun & JournalOperator,
   item: Item,
   taskId: string,
   options: AttachOptions,
@@ -41,7 +41,7 @@ export async function attachTask(
   return `item '${id}': attached task ${taskId}; the next \`gbatch run\` polls and downloads it`;
 }
 
-export async function detachTask(journal: JournalStore, item: Item): Promise<string> {
+export async function detachTask(journal: JournalRun & JournalOperator, item: Item): Promise<string> {
   const plan = planDetach(item, lastTaskEvent(await journal.events(item.id)));
   if (!plan.ok) throw new UsageError(plan.why);
   await applyDetach(journal, item, {
@@ -76,7 +76,7 @@ export async function detachTask(journal: JournalStore, item: Item): Promise<str
 
 /** A database refuses a reservation past the job's budget: said in one line, nothing changed. */
 async function applyDetach(
-  journal: JournalStore,
+  journal: JournalRun,
   item: Item,
   change: Parameters<typeof applyDecision>[2],
 ): Promise<void> {

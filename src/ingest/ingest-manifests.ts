@@ -6,7 +6,7 @@ import {
   skippedChangeLine,
   type IngestConflict,
   type IngestEntry,
-  type JournalStore,
+  type JournalRun,
   type JobTotals,
 } from '../journal/index.js';
 import type { PricingTable } from '../core/pricing.js';
@@ -52,7 +52,7 @@ function standInId(entry: InvalidEntry): string {
 }
 
 export async function ingestManifests(
-  journal: JournalStore,
+  journal: JournalRun,
   files: readonly string[],
   pricing: PricingTable,
   skipInvalid: boolean,

@@ -2,7 +2,7 @@
 // gets to its first new submission without re-validating a million rows.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import type { JournalStore, ManifestPrint } from '../journal/index.js';
+import type { JournalRun, ManifestPrint } from '../journal/index.js';
 
 export interface Fingerprint {
   path: string;
@@ -25,10 +25,7 @@ export async function fingerprint(path: string): Promise<Fingerprint> {
  * undefined otherwise. The same set, not only the same files: a manifest left out of this run orphans
  * its rows (src/core/orphans.ts), which only a read of the run's manifests decides.
  */
-export async function unchangedRows(
-  journal: JournalStore,
-  prints: readonly Fingerprint[],
-): Promise<number | undefined> {
+export async function unchangedRows(journal: JournalRun, prints: readonly Fingerprint[]): Promise<number | undefined> {
   const known = await journal.manifestRecords();
   if (known.size !== new Set(prints.map((p) => p.path)).size) return undefined;
   let rows = 0;

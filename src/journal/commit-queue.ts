@@ -10,7 +10,7 @@ import { outageBoundMs, outageRetryDelay } from '../core/outage.js';
 import type { Change } from './change.js';
 import type { Item } from './item.js';
 import { journalStorageFailure } from './sqlite/storage-failure.js';
-import type { Durability, JournalStore } from './store.js';
+import type { Durability, JournalRun } from './store.js';
 
 interface Waiting {
   change: Change;
@@ -44,7 +44,7 @@ export class CommitQueue {
   private outage: unknown;
 
   constructor(
-    private readonly journal: JournalStore,
+    private readonly journal: JournalRun,
     private readonly windowMs = 2,
     /** Told of each transaction committed: how long it took (seconds) and how many changes it carried. */
     private readonly onCommit?: (seconds: number, changes: number) => void,

@@ -7,7 +7,7 @@ import type { ItemState } from '../core/states.js';
 import type { Spend } from './change.js';
 import type { JobNotices } from './job-notices.js';
 import type { SeenDrift } from '../core/seen-drift.js';
-import type { Coordination, JobMoney, ResultsPrefix } from './store.js';
+import type { Coordination, JobMoney } from './store.js';
 
 const IN_FLIGHT: readonly ItemState[] = ['submitting', 'submitted', 'running'];
 
@@ -23,7 +23,7 @@ export class OneRunnerCoordination implements Coordination {
   private stopped: 'balance' | undefined;
   private readonly nextSendAt = new Map<string, number>();
   private readonly pausedUntil = new Map<string, number>();
-  private readonly prefixes = new Map<string, ResultsPrefix>();
+  private readonly handovers = new Map<string, string>();
   private readonly running = new Map<string, Promise<unknown>>();
 
   constructor(private readonly journal: OneRunnerJournal) {}
@@ -68,12 +68,12 @@ export class OneRunnerCoordination implements Coordination {
     }
   }
 
-  async resultsPrefix(file: string): Promise<ResultsPrefix | undefined> {
-    return this.prefixes.get(file);
+  async handover(key: string): Promise<string | undefined> {
+    return this.handovers.get(key);
   }
 
-  async recordResultsPrefix(file: string, prefix: ResultsPrefix): Promise<void> {
-    this.prefixes.set(file, prefix);
+  async recordHandover(key: string, text: string): Promise<void> {
+    this.handovers.set(key, text);
   }
 
   async jobMoney(): Promise<JobMoney> {

@@ -3,7 +3,7 @@ import { ABANDONED_BOOKED, ABANDONED_NOT_BILLED, BOOKED_MESSAGE, NOT_BILLED_MESS
 import type { Change } from './change.js';
 import { COMMAND_LINE, type Operator } from '../core/operator.js';
 import type { Item } from './item.js';
-import type { JournalStore } from './store.js';
+import type { JournalRun } from './journal-run.js';
 
 export type BulkDecision = 'resubmit' | 'abandon';
 
@@ -32,7 +32,7 @@ function decisionFor(item: Item, decision: BulkDecision, notBilled: boolean, ope
 
 /** Applies `decision` to every uncertain row; returns their ids in manifest order. */
 export async function resolveAllUncertain(
-  journal: JournalStore,
+  journal: JournalRun,
   decision: BulkDecision,
   notBilled = false,
   operator: Operator = COMMAND_LINE,

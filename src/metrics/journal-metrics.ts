@@ -5,7 +5,8 @@ import { Gauge, Registry } from 'prom-client';
 import { ITEM_KINDS, ITEM_STATES } from '../core/states.js';
 import type {
   JobRecord,
-  JournalQueries,
+  JournalReports,
+  JournalRunReads,
   KindCounts,
   ReportSums,
   RunnerView,
@@ -19,7 +20,7 @@ import { JOB_LABEL, METRIC } from './metric-names.js';
 export interface MetricsJob {
   /** The job's name, as its series are labelled. */
   job: string;
-  queries: JournalQueries;
+  queries: JournalRunReads & JournalReports;
   /** The client the job belongs to, on a server whose clients each see only their own jobs (serve). */
   owner?: string;
   /** Called once the scrape has read the job (a handle opened for it is closed). */

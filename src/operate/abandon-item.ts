@@ -2,14 +2,14 @@
 // written under one write lock, so what the operator decided on is what is changed.
 import { commandNaming } from '../core/job-address.js';
 import { planAbandon, type AbandonPlan } from '../core/abandon.js';
-import type { Change, JournalStore } from '../journal/index.js';
+import type { Change, JournalOperator, JournalRun } from '../journal/index.js';
 import { busyAsUsage } from './guarded-apply.js';
 import { UsageError } from '../job/options.js';
 import { COMMAND_LINE, type Operator } from '../core/operator.js';
 import { answerToCurrentAttempt } from './recorded-answer.js';
 
 export async function abandonItem(
-  journal: JournalStore,
+  journal: JournalRun & JournalOperator,
   id: string,
   notBilled: boolean,
   journalArg: string,
@@ -48,7 +48,7 @@ export async function abandonItem(
  * lease) would release a charge the gateway made: refused as `--resubmit` is, naming the command that settles it.
  */
 async function refuseNotBilledWhenAnswered(
-  journal: JournalStore,
+  journal: JournalRun & JournalOperator,
   id: string,
   notBilled: boolean,
   journalArg: string,

@@ -5,12 +5,12 @@ import {
   StaleTransitionError,
   type Change,
   type Item,
-  type JournalStore,
+  type JournalRun,
 } from '../journal/index.js';
 import { UsageError } from '../job/options.js';
 
 export async function applyDecision(
-  journal: JournalStore,
+  journal: JournalRun,
   seen: Item,
   change: Omit<Change, 'id' | 'expect'>,
 ): Promise<void> {
@@ -27,7 +27,7 @@ export async function applyDecision(
 }
 
 /** A journal held busy past its timeout is the operator's to retry, said in one line; anything else is as thrown. */
-export function busyAsUsage(journal: JournalStore, err: unknown): unknown {
+export function busyAsUsage(journal: JournalRun, err: unknown): unknown {
   if (err instanceof JournalWriteBusyError) return new UsageError(err.message);
   return err;
 }

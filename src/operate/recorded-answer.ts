@@ -3,12 +3,12 @@
 // log. Nothing is sent: the row becomes `succeeded` with that answer and its cost, and the next run writes it
 // to results.jsonl. Only the answer to the row's current attempt settles it: a row sent again since has
 // another request whose outcome this answer does not tell.
-import type { Item, JournalStore } from '../journal/index.js';
+import type { Item, JournalOperator, JournalRun } from '../journal/index.js';
 import { ANSWER_UNRECORDED, answerNote, type AnswerNote } from '../pipeline/index.js';
 import { applyDecision } from './guarded-apply.js';
 import { UsageError } from '../job/options.js';
 
-export async function settleFromRecordedAnswer(journal: JournalStore, item: Item): Promise<string> {
+export async function settleFromRecordedAnswer(journal: JournalRun & JournalOperator, item: Item): Promise<string> {
   const id = item.id;
   if (item.kind === 'video') throw new UsageError(`item '${id}' is a video row: its outcome is a task; use --task-id`);
   if (item.state !== 'uncertain')
@@ -44,12 +44,15 @@ export async function settleFromRecordedAnswer(journal: JournalStore, item: Item
 /**
  * The answer a fenced runner recorded for the row's current attempt: sending that attempt again would bill it twice.
  */
-export async function answerToCurrentAttempt(journal: JournalStore, item: Item): Promise<AnswerNote | undefined> {
+export async function answerToCurrentAttempt(
+  journal: JournalRun & JournalOperator,
+  item: Item,
+): Promise<AnswerNote | undefined> {
   const note = item.kind === 'video' ? undefined : await recordedAnswer(journal, item.id);
   return note?.attempt === item.attempts ? note : undefined;
 }
 
-async function recordedAnswer(journal: JournalStore, id: string): Promise<AnswerNote | undefined> {
+async function recordedAnswer(journal: JournalRun & JournalOperator, id: string): Promise<AnswerNote | undefined> {
   return lastRecordedAnswer(await journal.events(id));
 }
 

@@ -4,7 +4,7 @@
 import { commandNaming } from '../core/job-address.js';
 import { COMMAND_LINE, type Operator } from '../core/operator.js';
 import { quoteArg } from '../core/shell-text.js';
-import type { JournalStore } from '../journal/index.js';
+import type { JournalOperator, JournalRun } from '../journal/index.js';
 import { resolveAllUncertain, type BulkDecision } from '../journal/resolve-all.js';
 import { UsageError } from '../job/options.js';
 import { answerToCurrentAttempt } from './recorded-answer.js';
@@ -13,7 +13,7 @@ const SHOWN_IDS = 20;
 
 /** Returns the ids resolved, in manifest order; throws UsageError (nothing changed) when refused. */
 export async function resolveEveryUncertain(
-  journal: JournalStore,
+  journal: JournalRun & JournalOperator,
   decision: BulkDecision,
   notBilled: boolean,
   journalArg: string,
@@ -23,7 +23,7 @@ export async function resolveEveryUncertain(
   return resolveAllUncertain(journal, decision, notBilled, operator);
 }
 
-async function refuseRecordedAnswers(journal: JournalStore, journalArg: string): Promise<void> {
+async function refuseRecordedAnswers(journal: JournalRun & JournalOperator, journalArg: string): Promise<void> {
   const answered: string[] = [];
   for await (const item of journal.iterate({ states: ['uncertain'] })) {
     if (await answerToCurrentAttempt(journal, item)) answered.push(item.id);

@@ -2,13 +2,13 @@
 // journal already holds (sending it again would bill it twice).
 import { commandNaming } from '../core/job-address.js';
 import { COMMAND_LINE, type Operator } from '../core/operator.js';
-import type { Item, JournalStore } from '../journal/index.js';
+import type { Item, JournalOperator, JournalRun } from '../journal/index.js';
 import { UsageError } from '../job/options.js';
 import { applyDecision } from './guarded-apply.js';
 import { answerToCurrentAttempt } from './recorded-answer.js';
 
 export async function resubmitItem(
-  journal: JournalStore,
+  journal: JournalRun & JournalOperator,
   item: Item,
   journalArg: string,
   operator: Operator = COMMAND_LINE,

@@ -4,7 +4,7 @@
 import { COMMAND_LINE, type Operator } from '../core/operator.js';
 import { planRequeue, type RequeueCandidate, type RequeuePlan, type RequeueContext } from '../core/requeue.js';
 import type { ItemState } from '../core/states.js';
-import type { JobCancel, JournalStore } from '../journal/index.js';
+import type { JobCancel, JournalOperator, JournalRun } from '../journal/index.js';
 import { requeueChange } from '../journal/requeue.js';
 import { UsageError } from '../job/options.js';
 
@@ -25,7 +25,7 @@ export interface RetryOutcome {
 
 /** Throws UsageError (nothing changed) when the plan is refused. The caller holds the runner's standing. */
 export async function retryRows(
-  journal: JournalStore,
+  journal: JournalRun & JournalOperator,
   request: RetryRequest,
   context: RequeueContext,
   operator: Operator = COMMAND_LINE,
@@ -56,7 +56,7 @@ export async function retryRows(
   return { plan, adopted, lifted };
 }
 
-type Reader = Pick<JournalStore, 'get' | 'iterate' | 'abandonedWhileUncertain'>;
+type Reader = Pick<JournalRun, 'get' | 'iterate'> & Pick<JournalOperator, 'abandonedWhileUncertain'>;
 
 async function namedRows(
   journal: Reader,
@@ -80,7 +80,7 @@ async function namedRows(
   return rows;
 }
 
-async function liftCancel(journal: JournalStore, wanted: boolean): Promise<JobCancel | undefined> {
+async function liftCancel(journal: JournalRun & JournalOperator, wanted: boolean): Promise<JobCancel | undefined> {
   if (!wanted) return undefined;
   const cancel = await journal.jobCancel();
   if (cancel) await journal.setJobCancel(undefined);
@@ -88,7 +88,7 @@ async function liftCancel(journal: JournalStore, wanted: boolean): Promise<JobCa
 }
 
 /** Whether a named id was cancelled: its event log's last move (the row is pending again now). */
-async function anyCancelled(journal: JournalStore, ids: readonly string[]): Promise<boolean> {
+async function anyCancelled(journal: JournalRun & JournalOperator, ids: readonly string[]): Promise<boolean> {
   for (const id of ids) {
     const events = await journal.events(id);
     if (events[events.length - 1]?.from === 'cancelled') return true;

@@ -6,7 +6,7 @@ import type { PricingTable } from '../core/pricing.js';
 import type { ItemState } from '../core/states.js';
 import type { GatewayClient } from '../gateway/client.js';
 import type { GatewayExchange } from '../gateway/client-types.js';
-import type { CommitQueue, Item, ItemError, JournalStore } from '../journal/index.js';
+import type { CommitQueue, Item, ItemError, JournalRun } from '../journal/index.js';
 import type { BudgetGuard } from './budget-guard.js';
 import type { RunSnapshot } from '../core/run-snapshot.js';
 import type { RequestPacers } from './pacing/request-pacers.js';
@@ -112,7 +112,7 @@ export interface SubmitGate {
 }
 
 export interface RunContext {
-  journal: JournalStore;
+  journal: JournalRun;
   commits: CommitQueue;
   gateway: GatewayClient;
   clock: Clock;

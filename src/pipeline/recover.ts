@@ -1,5 +1,5 @@
 // On start: whatever a killed runner left mid-request becomes `uncertain`; never resent blindly.
-import type { JournalStore } from '../journal/index.js';
+import type { JournalRun } from '../journal/index.js';
 import type { RunSettings } from './context.js';
 
 export interface Recovery {
@@ -11,7 +11,7 @@ export interface Recovery {
 }
 
 export async function recoverJournal(
-  journal: JournalStore,
+  journal: JournalRun,
   settings: Pick<RunSettings, 'resubmitUncertainText' | 'maxAutoResubmits'>,
 ): Promise<Recovery> {
   const recovery: Recovery = { madeUncertain: [], resubmitted: [], messages: [] };

@@ -15,6 +15,8 @@ import {
   LockLostError,
   staleAfterMs,
   type Item,
+  type JournalReports,
+  type JournalRun,
   type JournalStore,
   type RunnerTakeover,
 } from '../journal/index.js';
@@ -339,7 +341,8 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
 }
 
 async function drive(
-  journal: JournalStore,
+  // The run's section, and the report's reads for the live view.
+  journal: JournalRun & JournalReports,
   gateway: GatewayClient,
   watch: GatewayWatch,
   config: RunConfig,
@@ -490,7 +493,8 @@ async function drive(
     cleanups,
   );
   const monitor = new RunMonitor(
-    ctx,
+    // The live view reads the report's sums beside the run's rows.
+    { ...ctx, journal },
     {
       polls: () => poller.pollCount,
       downloads: () => ({
@@ -606,7 +610,7 @@ function unlimited(controller: AbortController): AbortController {
 
 /** How the run ended, for `status`; a journal that cannot take it does not change the run's outcome. */
 async function recordEnd(
-  journal: JournalStore,
+  journal: JournalRun,
   runId: number,
   end: RunEnd,
   events: EventEmitter<RunEvents>,
@@ -633,7 +637,7 @@ function listen(signal: AbortSignal | undefined, handler: () => void, cleanups: 
 }
 
 /** Deferred rows get their chance again on every run: those this run's manifests list (or the operator adopted). */
-async function releaseDeferred(journal: JournalStore): Promise<void> {
+async function releaseDeferred(journal: JournalRun): Promise<void> {
   // Read and written under one write lock: an operator's `resolve` cannot move a row in between.
   await journal.decideAndApply(async (reader) => {
     const deferred: Item[] = [];
@@ -646,7 +650,7 @@ async function releaseDeferred(journal: JournalStore): Promise<void> {
 }
 
 async function emptyResult(
-  journal: JournalStore,
+  journal: JournalRun,
   exitCode: number,
   config: RunConfig,
   totals?: JobTotals,

@@ -3,7 +3,7 @@ import { checkSettledVideo } from '../core/charge-check.js';
 import { roundUsd } from '../core/money.js';
 import { overshoot, type PriceSnapshot } from '../core/settlement.js';
 import type { ItemState } from '../core/states.js';
-import type { ItemError, JournalQueries, ReportRowSource } from '../journal/index.js';
+import type { ItemError, JournalReports, JournalRunReads, ReportRowSource } from '../journal/index.js';
 import type { ItemTiming, Timeline } from './timeline.js';
 
 export interface ReportTotals {
@@ -160,7 +160,7 @@ function tablePrice(item: ReportSource): { table_usd: number | null; mispriced: 
 
 /** `timeline` (from the event log) gives the job's start, end and duration; without it they are null. */
 export async function reportHeader(
-  journal: JournalQueries,
+  journal: JournalRunReads & JournalReports,
   jobName: string,
   budgetUsd: number | null,
   timeline?: Pick<Timeline, 'startedAt' | 'endedAt'>,

@@ -1,5 +1,5 @@
 // What `status` shows of the job's times: when it started, how long it has run, how long video tasks take.
-import type { JournalQueries } from '../journal/index.js';
+import type { JournalReports } from '../journal/index.js';
 import { duration } from './duration.js';
 import type { Timeline } from './timeline.js';
 
@@ -15,7 +15,7 @@ export interface TimingJson {
 
 /** From the journal's summaries: its first submission and last activity, and its video tasks' times. */
 export async function timingSummary(
-  journal: Pick<JournalQueries, 'activity' | 'videoTaskTimes'>,
+  journal: Pick<JournalReports, 'activity' | 'videoTaskTimes'>,
 ): Promise<{ timeline: Pick<Timeline, 'startedAt' | 'endedAt'>; json: TimingJson }> {
   const { firstAt, lastAt } = await journal.activity();
   const video = await journal.videoTaskTimes();

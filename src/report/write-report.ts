@@ -1,6 +1,6 @@
 // Renders the reconciliation as table, json or csv, streaming the items so a large journal fits.
 import { commandNaming } from '../core/job-address.js';
-import { eventLog, type JournalQueries } from '../journal/index.js';
+import { eventLog, type JournalReports, type JournalRunReads } from '../journal/index.js';
 import { reportItem, type ReportHeader, type ReportItem, type ReportSource } from './model.js';
 import { PriceDriftTally, priceDriftLine } from './price-drift.js';
 import { printable } from '../core/printable.js';
@@ -12,7 +12,7 @@ export type ReportFormat = 'table' | 'json' | 'csv';
 
 /** `timeline`: the event log already folded (json and csv read the items' times from their rows without it). */
 export async function writeReport(
-  journal: JournalQueries,
+  journal: JournalRunReads & JournalReports,
   header: ReportHeader,
   format: ReportFormat,
   write: (chunk: string) => void,
@@ -35,7 +35,7 @@ const PAGE = 2000;
  * or from `timeline` when given; a journal that keeps no times (an older one, read-only) has its event log folded.
  */
 async function* timedItems(
-  journal: JournalQueries,
+  journal: JournalRunReads & JournalReports,
   timeline: Timeline | undefined,
 ): AsyncGenerator<[ReportSource, ItemTiming | undefined]> {
   let folded = timeline;
@@ -53,7 +53,7 @@ async function* timedItems(
 }
 
 async function writeJson(
-  journal: JournalQueries,
+  journal: JournalRunReads & JournalReports,
   header: ReportHeader,
   write: (chunk: string) => void,
   timeline: Timeline | undefined,
@@ -132,7 +132,7 @@ const csvLine = (row: CsvRow): string => `${CSV_COLUMNS.map((c) => csvCell(row[c
  * header, no blank line that ends a table early); filter `kind` before summing a column.
  */
 async function writeCsv(
-  journal: JournalQueries,
+  journal: JournalRunReads & JournalReports,
   header: ReportHeader,
   write: (chunk: string) => void,
   timeline: Timeline | undefined,
@@ -174,7 +174,7 @@ async function writeCsv(
 }
 
 export async function renderReportTable(
-  journal: JournalQueries,
+  journal: JournalRunReads & JournalReports,
   header: ReportHeader,
   /** The first rows only, and how the command that lists them all names the job's journal. */
   first?: { rows: number; journalArg: string },

@@ -2,7 +2,7 @@
 // decisions (src/operate), each confirmed on a page first, each recorded in the journal's event log with
 // the user's token name. A refusal (a live run holds the rows, a row moved meanwhile) is said in one line.
 import type { Operator } from '../core/operator.js';
-import { JournalBusyError, JournalWriteBusyError, type JournalStore } from '../journal/index.js';
+import { JournalBusyError, JournalWriteBusyError, type JournalOperator, type JournalRun } from '../journal/index.js';
 import { UsageError } from '../job/options.js';
 import { abandonItem } from '../operate/abandon-item.js';
 import { cancelJob } from '../operate/cancel-job.js';
@@ -29,12 +29,22 @@ export interface ActionSpec {
   row: boolean;
   /** It waits for the job's runs to end, as `gbatch retry` does (exit 73 while one holds the journal). */
   waitsForRuns?: true;
-  run(journal: JournalStore, input: ActionInput, operator: Operator, journalArg: string): Promise<string>;
+  run(
+    journal: JournalRun & JournalOperator,
+    input: ActionInput,
+    operator: Operator,
+    journalArg: string,
+  ): Promise<string>;
 }
 
 const NO_IDS: RetryRequest = { failed: false, rejected: false, cancelled: false, ids: [] };
 
-async function retry(journal: JournalStore, request: RetryRequest, journalArg: string, operator: Operator) {
+async function retry(
+  journal: JournalRun & JournalOperator,
+  request: RetryRequest,
+  journalArg: string,
+  operator: Operator,
+) {
   // As `gbatch retry`: a live run's lanes could not see rows come back, so none may run meanwhile.
   await journal.membership.acquire();
   try {

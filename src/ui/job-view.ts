@@ -9,6 +9,8 @@ import {
   type JobCancel,
   type JournalJob,
   type JournalQueries,
+  type JournalReports,
+  type JournalRunReads,
   type RunnerView,
 } from '../journal/index.js';
 import { jobAddress } from '../job/advice.js';
@@ -53,7 +55,7 @@ export interface JobPage extends JobSummary {
   problems: { groups: ProblemGroup[]; ungrouped: number; read: number; total: number };
 }
 
-export async function jobSummary(job: JournalJob, journal: JournalQueries): Promise<JobSummary> {
+export async function jobSummary(job: JournalJob, journal: JournalRunReads & JournalReports): Promise<JobSummary> {
   const record = await journal.getJob();
   const name = record?.name ?? basename(journal.location, '.db');
   const activity = await jobActivity(journal);

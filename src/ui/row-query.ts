@@ -1,7 +1,7 @@
 // The row browser's query: filters read from the URL (each checked against what the journal can hold),
 // and a page of rows after a cursor in manifest order.
 import { ITEM_STATES, type ItemState } from '../core/states.js';
-import type { Item, JournalQueries } from '../journal/index.js';
+import type { Item, JournalReports } from '../journal/index.js';
 
 export const ROWS_PER_PAGE = 50;
 
@@ -42,7 +42,7 @@ export function filterParams(filter: RowFilter, afterSeq = 0): URLSearchParams {
 }
 
 /** One page of the rows the filter picks, and whether more follow: the journal's row page, never a scan. */
-export async function rowPage(journal: JournalQueries, filter: RowFilter): Promise<{ rows: Item[]; more: boolean }> {
+export async function rowPage(journal: JournalReports, filter: RowFilter): Promise<{ rows: Item[]; more: boolean }> {
   const rows = await journal.rowPage({
     ...(filter.state ? { states: [filter.state] } : {}),
     ...(filter.kind ? { kinds: [filter.kind] } : {}),

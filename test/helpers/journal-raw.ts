@@ -1,6 +1,8 @@
 // The one place tests reach past the journal interface: a journal's database handle (to plant rows, take a
 // schema back, or read what was written), and a synchronous view of an SQLite journal for the tests that
 // drive its transitions step by step. Nothing else in test/ knows an adapter's internals or writes its tables.
+// The SQLite adapter's parts are private: an element access (`store['db']`) is TypeScript's way past `private`,
+// used here only.
 import DatabaseDriver from 'better-sqlite3';
 import type Database from 'better-sqlite3';
 import type { ItemState } from '../../src/core/states.js';
@@ -49,23 +51,23 @@ export class SyncJournal {
   }
 
   get file(): string {
-    return this.store.file;
+    return this.store['file'];
   }
 
   get db(): Database.Database {
-    return this.store.db;
+    return this.store['db'];
   }
 
   get lock(): RunnerLock {
-    return this.store.lock;
+    return this.store['lock'];
   }
 
   get results(): ResultRows {
-    return this.store.results;
+    return this.store['results'];
   }
 
   get deferredCommitCount(): number {
-    return this.store.deferredCommitCount;
+    return this.store['deferredCommitCount'];
   }
 
   now(): number {
@@ -73,15 +75,15 @@ export class SyncJournal {
   }
 
   currentSpend(): Spend {
-    return this.store.currentSpend();
+    return this.store['currentSpend']();
   }
 
   close(): void {
-    this.store.closeNow();
+    this.store['closeNow']();
   }
 
   syncDeferred(): void {
-    this.store.syncDeferredNow();
+    this.store['syncDeferredNow']();
   }
 
   fence(reason: Error): void {
@@ -89,7 +91,7 @@ export class SyncJournal {
   }
 
   getJob(): JobRecord | undefined {
-    return this.store.jobRow.read();
+    return this.store['jobRow'].read();
   }
 
   saveJob(job: {
@@ -99,35 +101,35 @@ export class SyncJournal {
     budgetUsd?: number | undefined;
     jobFileBudget?: JobFileBudget | undefined;
   }): void {
-    this.store.jobRow.write(job, this.store.now());
+    this.store['jobRow'].write(job, this.store.now());
   }
 
   jobCancel(): JobCancel | undefined {
-    return this.store.jobRow.cancel();
+    return this.store['jobRow'].cancel();
   }
 
   setJobCancel(reason: string | undefined): JobCancel | undefined {
-    return this.store.jobRow.setCancel(reason, this.store.now());
+    return this.store['jobRow'].setCancel(reason, this.store.now());
   }
 
   get(id: string): Item | undefined {
-    return this.store.item(id);
+    return this.store['item'](id);
   }
 
   counts(): Record<ItemState, number> {
-    return this.store.stateCounts();
+    return this.store['stateCounts']();
   }
 
   spend(): Spend {
-    return this.store.currentSpend();
+    return this.store['currentSpend']();
   }
 
   list(states: readonly ItemState[], limit = -1, afterSeq = 0): Item[] {
-    return this.store.reads.list(states, limit, afterSeq);
+    return this.store['reads'].list(states, limit, afterSeq);
   }
 
   page(filter: Omit<ItemFilter, 'mine'>, afterSeq: number, pageSize: number): Item[] {
-    return this.store.reads.page(filter, afterSeq, pageSize);
+    return this.store['reads'].page(filter, afterSeq, pageSize);
   }
 
   *iterate(filter: Omit<ItemFilter, 'mine'> = {}, pageSize = 2000): Generator<Item> {
@@ -140,31 +142,31 @@ export class SyncJournal {
   }
 
   apply(changes: readonly Change[]): Item[] {
-    return this.store.applyNow(changes);
+    return this.store['applyNow'](changes);
   }
 
   applyTransitions(changes: readonly Change[], options: { deferSync?: boolean } = {}): Move[] {
-    return this.store.transitionsNow(changes, options);
+    return this.store['transitionsNow'](changes, options);
   }
 
   markStored(ids: readonly string[], outputPath: string, detail: Record<string, unknown>): void {
-    this.store.markStoredNow(ids, outputPath, detail);
+    this.store['markStoredNow'](ids, outputPath, detail);
   }
 
   annotate(id: string, patch: ItemPatch, note: string): void {
-    this.store.annotateNow(id, patch, note);
+    this.store['annotateNow'](id, patch, note);
   }
 
   forgetUncommitted(): void {
-    this.store.forgetUncommitted();
+    this.store['forgetUncommitted']();
   }
 
   events(itemId: string): ItemEventRecord[] {
-    return itemEvents(this.store.db, itemId);
+    return itemEvents(this.store['db'], itemId);
   }
 
   eventLogPage(afterSeq: number, limit: number): EventLogRecord[] {
-    return eventLogRecords(this.store.db, afterSeq, limit);
+    return eventLogRecords(this.store['db'], afterSeq, limit);
   }
 }
 
@@ -183,8 +185,8 @@ export function recountSummaries(journal: SyncJournal | JournalStore): void {
 
 /** The database handle behind a journal (SQLite: its better-sqlite3 connection). */
 export function rawDb(journal: SyncJournal | JournalStore): Database.Database {
-  if (journal instanceof SyncJournal) return journal.store.db;
-  if (journal instanceof SqliteJournal) return journal.db;
+  if (journal instanceof SyncJournal) return journal.store['db'];
+  if (journal instanceof SqliteJournal) return journal['db'];
   throw new Error(`rawDb: no raw handle for the ${journal.adapter} adapter here`);
 }
 

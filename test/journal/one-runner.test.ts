@@ -75,14 +75,13 @@ describe('one-runner coordination', () => {
     expect((await new OneRunnerCoordination(journal({ running: 1 })).jobMoney()).inFlight).toBe(true);
   });
 
-  it('a balance stop and a results prefix are remembered for this runner', async () => {
+  it('a balance stop and a handover are remembered for this runner', async () => {
     const shared = new OneRunnerCoordination(journal());
     expect(await shared.submissionsStopped()).toBeUndefined();
     await shared.stopSubmissions('balance');
     expect(await shared.submissionsStopped()).toBe('balance');
-    const prefix = { seq: 4, bytes: 100, file: { ino: 1, size: 100, mtimeMs: 5 } };
-    await shared.recordResultsPrefix('h:/out/results.jsonl', prefix);
-    expect(await shared.resultsPrefix('h:/out/results.jsonl')).toEqual(prefix);
+    await shared.recordHandover('h:/out/results.jsonl', '{"seq":4}');
+    expect(await shared.handover('h:/out/results.jsonl')).toBe('{"seq":4}');
   });
 });
 

@@ -4,7 +4,13 @@
 // still polled, downloaded and settled: the gateway has no cancel, so they are billed.
 import { commandNaming, journalArgOf, runCommandOf } from '../../core/job-address.js';
 import { cancelJob } from '../../operate/cancel-job.js';
-import { JournalWriteBusyError, type JobCancel, type JournalStore, type RunnerView } from '../../journal/index.js';
+import {
+  JournalWriteBusyError,
+  type JobCancel,
+  type JournalOperator,
+  type JournalRun,
+  type RunnerView,
+} from '../../journal/index.js';
 import { systemClock } from '../../core/clock.js';
 import { commandAddress, openCommandJournal, type CommandJournal, JOURNAL_OPTION } from '../command-journal.js';
 import { EXIT_CODES } from '../../core/command-exit-codes.js';
@@ -65,7 +71,7 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 async function cancelAndWait(
-  journal: JournalStore,
+  journal: JournalRun & JournalOperator,
   opened: CommandJournal,
   reason: string,
   waitS: number,
@@ -125,7 +131,7 @@ async function cancelAndWait(
 
 /** Waits (bounded) until every live runner of the job acknowledged the cancellation or is gone. */
 async function waitForRunners(
-  journal: JournalStore,
+  journal: JournalRun & JournalOperator,
   cancel: JobCancel,
   boundMs: number,
 ): Promise<{ acknowledged: RunnerView[]; late: RunnerView[] }> {

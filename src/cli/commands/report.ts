@@ -1,7 +1,7 @@
 import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
 import { checkWritableDir } from '../../io/preflight.js';
-import { eventLog, type JournalQueries } from '../../journal/index.js';
+import { eventLog, type JournalReports, type JournalRunReads } from '../../journal/index.js';
 import { lastRunSummary } from '../../report/last-run.js';
 import { reportHeader, type ReportHeader } from '../../report/model.js';
 import { buildTimeline, type Timeline } from '../../report/timeline.js';
@@ -78,7 +78,7 @@ async function writeAtomically(output: string, fill: (write: (chunk: string) => 
 
 /** Loaded only for html: the charting library stays out of the other formats' start-up. */
 async function renderHtml(
-  journal: JournalQueries,
+  journal: JournalRunReads & JournalReports,
   header: ReportHeader,
   timeline: Timeline,
   address: JobAddress,

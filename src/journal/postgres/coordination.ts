@@ -4,7 +4,7 @@
 import type pg from 'pg';
 import { roundUsd } from '../../core/money.js';
 import { DRIFT_COLUMNS, driftOfRow, type DriftRow } from '../drift-rows.js';
-import type { Coordination, JobMoney, ResultsPrefix } from '../store.js';
+import type { Coordination, JobMoney } from '../store.js';
 import { DB_NOW_MS } from './db-time.js';
 import { checkout, idleInTransactionMs } from './pool.js';
 import type { PgMembership } from './membership.js';
@@ -72,19 +72,20 @@ export class PgCoordination implements Coordination {
     return rows[0]?.left ?? 0;
   }
 
-  async resultsPrefix(file: string): Promise<ResultsPrefix | undefined> {
+  // The table is named for its first use (migration 006): a key is any exclusive work's, the text opaque.
+  async handover(key: string): Promise<string | undefined> {
     const { rows } = await this.pool.query<{ settled: string }>(
       'SELECT settled FROM results_files WHERE job_id = $1 AND file = $2 AND recorded_at >= $3',
-      [this.jobId(), file, this.membership.joinedAt],
+      [this.jobId(), key, this.membership.joinedAt],
     );
-    return rows[0] ? (JSON.parse(rows[0].settled) as ResultsPrefix) : undefined;
+    return rows[0]?.settled;
   }
 
-  async recordResultsPrefix(file: string, prefix: ResultsPrefix): Promise<void> {
+  async recordHandover(key: string, text: string): Promise<void> {
     await this.pool.query(
       `INSERT INTO results_files (job_id, file, settled, recorded_at) VALUES ($1, $2, $3, ${DB_NOW_MS})
       ON CONFLICT (job_id, file) DO UPDATE SET settled = excluded.settled, recorded_at = excluded.recorded_at`,
-      [this.jobId(), file, JSON.stringify(prefix)],
+      [this.jobId(), key, text],
     );
   }
 

@@ -97,14 +97,14 @@ export class SqliteJournal implements JournalStore {
   readonly membership: SqliteMembership;
   readonly coordination: OneRunnerCoordination = new OneRunnerCoordination(this);
   readonly notices = new OneRunnerNotices();
-  /** @internal the driver's handle: left out of the published types (better-sqlite3's are a dev dependency). */
-  readonly db: Database.Database;
-  /** @internal the runner lock (one runner per file). */
-  readonly lock: RunnerLock;
-  /** @internal the item reads (lists and pages of rows). */
-  readonly reads: ItemReads;
-  /** @internal the job's row. */
-  readonly jobRow: JobRow;
+  /** The driver's handle (better-sqlite3's types are a dev dependency: never published). */
+  private readonly db: Database.Database;
+  /** The runner lock (one runner per file). */
+  private readonly lock: RunnerLock;
+  /** The item reads (lists and pages of rows). */
+  private readonly reads: ItemReads;
+  /** The job's row. */
+  private readonly jobRow: JobRow;
   private readonly clock: { now(): number };
   private readonly updateCache = new Map<string, Database.Statement>();
   private resultRowsReader: ResultRows | undefined;
@@ -138,7 +138,7 @@ export class SqliteJournal implements JournalStore {
   };
 
   private constructor(
-    readonly file: string,
+    private readonly file: string,
     options: SqliteOpenOptions,
   ) {
     this.clock = options.clock ?? Date;
@@ -201,8 +201,8 @@ export class SqliteJournal implements JournalStore {
     this.closeNow();
   }
 
-  /** @internal As close(), at once. A journal lost under its run leaves none of its side files at the path. */
-  closeNow(): void {
+  /** As close(), at once. A journal lost under its run leaves none of its side files at the path. */
+  private closeNow(): void {
     if (!this.db.open) return;
     this.syncDeferredNow();
     this.db.close();
@@ -231,17 +231,17 @@ export class SqliteJournal implements JournalStore {
   }
 
   /**
-   * @internal Makes every deferred commit durable: one fsync of the WAL. SQLite has already written
+   * Makes every deferred commit durable: one fsync of the WAL. SQLite has already written
    * their frames, so a killed process loses none of them; only a power cut before this call could.
    */
-  syncDeferredNow(): void {
+  private syncDeferredNow(): void {
     if (this.deferredCommits === 0) return;
     this.syncWal(`${this.file}-wal`);
     this.deferredCommits = 0;
   }
 
-  /** @internal */
-  get deferredCommitCount(): number {
+  /** How many commits wait for their fsync (syncDeferredNow). */
+  private get deferredCommitCount(): number {
     return this.deferredCommits;
   }
 
@@ -298,8 +298,8 @@ export class SqliteJournal implements JournalStore {
     return this.item(id);
   }
 
-  /** @internal As get(), at once. */
-  item(id: string): Item | undefined {
+  /** As get(), at once. */
+  private item(id: string): Item | undefined {
     const row = this.stmt.get.get(id);
     return row ? rowToItem(row) : undefined;
   }
@@ -308,8 +308,8 @@ export class SqliteJournal implements JournalStore {
     return this.stateCounts();
   }
 
-  /** @internal As counts(), at once. */
-  stateCounts(): Record<ItemState, number> {
+  /** As counts(), at once. */
+  private stateCounts(): Record<ItemState, number> {
     if (this.summaries) return summaryCounts(this.db);
     const counts = Object.fromEntries(ITEM_STATES.map((s) => [s, 0])) as Record<ItemState, number>;
     for (const { state, n } of this.stmt.counts.all()) counts[state as ItemState] = n;
@@ -327,8 +327,8 @@ export class SqliteJournal implements JournalStore {
     return this.currentSpend();
   }
 
-  /** @internal Money held by the journal, at once: reservations not yet settled, and settled actual charges. */
-  currentSpend(): Spend {
+  /** Money held by the journal, at once: reservations not yet settled, and settled actual charges. */
+  private currentSpend(): Spend {
     if (!this.spendCache) {
       const row = this.summaries ? summarySpend(this.db) : this.stmt.spend.get()!;
       this.spendCache = { reservedUsd: roundUsd(row.reserved ?? 0), actualUsd: roundUsd(row.actual ?? 0) };
@@ -503,8 +503,8 @@ export class SqliteJournal implements JournalStore {
     return forget(this.db, ids);
   }
 
-  /** @internal The rows results.jsonl is rebuilt from. */
-  get results(): ResultRows {
+  /** The rows results.jsonl is rebuilt from. */
+  private get results(): ResultRows {
     return (this.resultRowsReader ??= new ResultRows(this.db));
   }
 
@@ -529,7 +529,8 @@ export class SqliteJournal implements JournalStore {
   }
 
   async beginIngest(): Promise<IngestWriter> {
-    return new SqliteIngestWriter(this.db, new IngestSession(this), () => this.now());
+    const target = { db: this.db, now: () => this.now(), currentSpend: () => this.currentSpend() };
+    return new SqliteIngestWriter(this.db, new IngestSession(target), () => this.now());
   }
 
   async applyTransitions(changes: readonly Change[], options: { durability?: Durability } = {}): Promise<Move[]> {
@@ -540,19 +541,19 @@ export class SqliteJournal implements JournalStore {
     return this.applyNow(changes);
   }
 
-  /** @internal As apply(), at once. */
-  applyNow(changes: readonly Change[]): Item[] {
+  /** As apply(), at once. */
+  private applyNow(changes: readonly Change[]): Item[] {
     this.transitionsNow(changes);
     return changes.map((change) => this.item(change.id)!);
   }
 
   /**
-   * @internal Applies transitions in ONE transaction (group commit): each is checked by the pure
+   * Applies transitions in ONE transaction (group commit): each is checked by the pure
    * transition table and written compare-and-set on its from-state. Any failure rolls all of them back.
    * With `deferSync` the commit skips its fsync (synchronous = NORMAL for this transaction);
    * syncDeferred() or any later synced commit makes it durable.
    */
-  transitionsNow(changes: readonly Change[], options: { deferSync?: boolean } = {}): Move[] {
+  private transitionsNow(changes: readonly Change[], options: { deferSync?: boolean } = {}): Move[] {
     if (changes.length === 0) return [];
     this.assertWritable();
     const defer = options.deferSync === true && this.syncMode === 'full';
@@ -660,10 +661,10 @@ export class SqliteJournal implements JournalStore {
   }
 
   /**
-   * @internal The `store` transition (succeeded -> downloaded) for many answered items whose results
+   * The `store` transition (succeeded -> downloaded) for many answered items whose results
    * line is durable, in one transaction.
    */
-  markStoredNow(ids: readonly string[], outputPath: string, detail: Record<string, unknown>): void {
+  private markStoredNow(ids: readonly string[], outputPath: string, detail: Record<string, unknown>): void {
     this.transitionsNow(storeChanges(ids, outputPath, detail));
   }
 
@@ -671,8 +672,8 @@ export class SqliteJournal implements JournalStore {
     this.annotateNow(id, patch, note);
   }
 
-  /** @internal Patches fields without a state change (e.g. a poll's gateway charge); logged as a note event. */
-  annotateNow(id: string, patch: ItemPatch, note: string): void {
+  /** Patches fields without a state change (e.g. a poll's gateway charge); logged as a note event. */
+  private annotateNow(id: string, patch: ItemPatch, note: string): void {
     if (patchColumns(patch).assignments.length === 0) return;
     this.assertWritable();
     const now = this.now();
@@ -735,7 +736,7 @@ export class SqliteJournal implements JournalStore {
   }
 
   /** After a transaction rolled back outside this class (decideAndApply): forget what was handed out inside it. */
-  forgetUncommitted(): void {
+  private forgetUncommitted(): void {
     this.wide?.forgetUncommitted();
     this.eventLog?.forgetUncommitted();
   }

@@ -1,6 +1,6 @@
 // How a run ends when its journal stopped being its own: lost under it (the saved copy and the task ids the
 // operator needs), or its lock or lease taken by another runner.
-import { LockLostError, type JournalFileLoss, type JournalStore } from '../../journal/index.js';
+import { LockLostError, type JournalFileLoss, type JournalRun } from '../../journal/index.js';
 import { printable } from '../../core/printable.js';
 import { EXIT } from '../exit-code.js';
 import { isUnrecordedTask, type UnrecordedAnswer, type UnrecordedOutcome } from './unrecorded.js';
@@ -18,7 +18,7 @@ export function lockLostLine(statePath: string): string {
  * The end of a run whose journal was lost under it: the journal saved where it can be, the truth for the operator, and
  * the exit code.
  */
-export async function endLost(store: JournalStore, kind: JournalFileLoss, base: RunResult): Promise<RunResult> {
+export async function endLost(store: JournalRun, kind: JournalFileLoss, base: RunResult): Promise<RunResult> {
   const rescue = await store.rescue();
   return {
     ...base,
@@ -83,7 +83,7 @@ export function endLeaseLost(
  * runner that lost its standing (a database: a note moves no row), for the operator and the rows' next owner.
  */
 export async function noteUnrecorded(
-  journal: JournalStore,
+  journal: JournalRun,
   outcomes: readonly UnrecordedOutcome[],
   say: (line: string) => void,
 ): Promise<void> {

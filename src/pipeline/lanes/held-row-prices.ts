@@ -5,7 +5,7 @@
 import { ConfigError } from '../../core/config-error.js';
 import type { PricingTable } from '../../core/pricing.js';
 import type { ItemKind, ItemState } from '../../core/states.js';
-import type { Item, JournalStore, ModelGroup } from '../../journal/index.js';
+import type { Item, JournalRunReads, ModelGroup } from '../../journal/index.js';
 import { formatRowError, type RowIssue } from '../../manifest/types.js';
 import { heldRowPriceIssue } from '../../manifest/validate-request.js';
 
@@ -19,7 +19,7 @@ const RESUBMITTABLE: readonly ItemState[] = ['uncertain', 'submitting'];
  * with how many more there are; undefined when every row a run may send is priced.
  */
 export async function unpricedHeldRows(
-  journal: Pick<JournalStore, 'modelGroups'>,
+  journal: Pick<JournalRunReads, 'modelGroups'>,
   pricing: PricingTable,
   pricingSource: string,
   resubmitUncertainText: boolean,
@@ -49,7 +49,7 @@ export async function unpricedHeldRows(
  * A run's start: a held row it may send that the table cannot price is a ConfigError (exit 2), before anything changes.
  */
 export async function refuseUnpricedHeldRows(
-  journal: Pick<JournalStore, 'modelGroups'>,
+  journal: Pick<JournalRunReads, 'modelGroups'>,
   pricing: PricingTable,
   pricingSource: string,
   resubmitUncertainText: boolean,

@@ -5,7 +5,7 @@
 import { roundUsd } from '../../core/money.js';
 import type { ItemState } from '../../core/states.js';
 import type { SpendState } from '../../core/budget.js';
-import type { Item, ItemError, JournalQueries } from '../../journal/index.js';
+import type { Item, ItemError, JournalReports, JournalRunReads } from '../../journal/index.js';
 import type { RunContext } from '../context.js';
 import { causeOf, ErrorGroups, laneCauseOf, returnOutcome } from '../../core/error-groups.js';
 import { RateRing } from './rate-ring.js';
@@ -28,7 +28,7 @@ export interface MonitorOptions {
 const MAX_DURATIONS = 512;
 
 /** The run as the monitor sees it: it only reads the journal. */
-export type MonitorContext = Omit<RunContext, 'journal'> & { journal: JournalQueries };
+export type MonitorContext = Omit<RunContext, 'journal'> & { journal: JournalRunReads & JournalReports };
 
 export class RunMonitor {
   private counts = {} as Record<ItemState, number>;

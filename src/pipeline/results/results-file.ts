@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { closeFile, openFile, renameDurably, syncFile, writeChunks } from '../../io/callback-fs.js';
 import type { ChunkWriter } from '../../io/output-store.js';
-import type { JournalStore, ResultsPrefix } from '../../journal/index.js';
+import type { JournalRunReads } from '../../journal/index.js';
+import { fileIdentity, reusablePrefix, type SettledPrefix } from './settled-prefix.js';
 import { resultLineFromRow } from './results-line.js';
 
 const truncateFile = promisify(ftruncate);
@@ -31,26 +32,10 @@ export const PAGE_BYTES = 8 * 1024 * 1024;
 /** Short lines are joined into chunks of about this size before they are written. */
 const CHUNK_BYTES = 1024 * 1024;
 
-/** What a rebuild may reuse from the file the previous one (of this runner, or of another of the job) wrote. */
-export type SettledPrefix = ResultsPrefix;
-
 export interface ResultsRebuild {
   /** Ids of items whose line is now durable and that were `succeeded` (not yet `downloaded`). */
   written: string[];
   prefix: SettledPrefix;
-}
-
-async function reusablePrefix(
-  target: string,
-  prefix: SettledPrefix | undefined,
-  settledUpTo: number,
-): Promise<SettledPrefix | undefined> {
-  // An item of the prefix open again (sent again by `retry`) needs its line rewritten.
-  if (!prefix || prefix.seq > settledUpTo) return undefined;
-  const now = await stat(target).catch(() => undefined);
-  const same =
-    now && now.ino === prefix.file.ino && now.size === prefix.file.size && now.mtimeMs === prefix.file.mtimeMs;
-  return same ? prefix : undefined;
 }
 
 /**
@@ -63,7 +48,7 @@ async function reusablePrefix(
  * back to its prefix.
  */
 export async function writeResultsFile(
-  journal: JournalStore,
+  journal: JournalRunReads,
   outDir: string,
   previous?: SettledPrefix,
 ): Promise<ResultsRebuild> {
@@ -80,7 +65,7 @@ export async function writeResultsFile(
   const seq = Math.min(settled.seq, lines.lastSeq ?? reuse?.seq ?? 0);
   return {
     written: lines.written,
-    prefix: { seq, bytes: settled.bytes, file: { ino: file.ino, size: file.size, mtimeMs: file.mtimeMs } },
+    prefix: { seq, bytes: settled.bytes, file: fileIdentity(file) },
   };
 }
 
@@ -104,7 +89,7 @@ export interface LinesWritten {
  * or changed since), or up to the first item still open. The next rebuild then rewrites only the rest.
  */
 async function settledNow(
-  journal: JournalStore,
+  journal: JournalRunReads,
   settledUpTo: number,
   lines: LinesWritten,
 ): Promise<{ seq: number; bytes: number }> {
@@ -133,7 +118,7 @@ async function settledNow(
 }
 
 async function writeWhole(
-  journal: JournalStore,
+  journal: JournalRunReads,
   outDir: string,
   target: string,
   settledUpTo: number,
@@ -157,7 +142,7 @@ async function writeWhole(
 }
 
 async function appendInPlace(
-  journal: JournalStore,
+  journal: JournalRunReads,
   target: string,
   reuse: SettledPrefix,
   settledUpTo: number,
@@ -182,7 +167,7 @@ async function appendInPlace(
  * `from.bytes` is the output's size before.
  */
 export async function writeLines(
-  journal: JournalStore,
+  journal: JournalRunReads,
   fd: number | ChunkWriter,
   from: { seq: number; bytes: number },
   settledUpTo: number,

@@ -5,7 +5,8 @@
 // work linear in the number of answers.
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import { resultsPath, writeResultsFile, type SettledPrefix } from './results-file.js';
+import { resultsPath, writeResultsFile } from './results-file.js';
+import { handedPrefix, handPrefixOn, type SettledPrefix } from './settled-prefix.js';
 import { RESULTS_NAME, writeResultsObject } from './results-object.js';
 import type { LaneContext } from '../context.js';
 import type { OutputStop } from '../stops/output-stop.js';
@@ -76,9 +77,9 @@ export class ResultsWriter {
     if (this.ctx.objects) return shared.exclusive('results', () => this.rebuildNow());
     const file = `${hostname()}:${resolve(resultsPath(this.ctx.settings.outDir))}`;
     await shared.exclusive('results', async () => {
-      this.prefix = (await shared.resultsPrefix(file)) ?? this.prefix;
+      this.prefix = (await handedPrefix(shared, file)) ?? this.prefix;
       await this.rebuildNow();
-      await shared.recordResultsPrefix(file, this.prefix!);
+      await handPrefixOn(shared, file, this.prefix!);
     });
   }
 

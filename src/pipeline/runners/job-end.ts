@@ -1,11 +1,11 @@
 // Among runners sharing a job (PostgreSQL): a run starts or joins the job's session of notices, and at its
 // end learns whether it is the job's last runner to end, the one whose notification speaks for the job.
 import type { EventEmitter } from 'node:events';
-import type { JournalStore } from '../../journal/index.js';
+import type { JournalRun } from '../../journal/index.js';
 import type { RunEvents } from '../context.js';
 
 /** This run joined the job: a new session of notices when no other runner is at work on it. */
-export async function joinJobNotices(journal: JournalStore, events: EventEmitter<RunEvents>): Promise<void> {
+export async function joinJobNotices(journal: JournalRun, events: EventEmitter<RunEvents>): Promise<void> {
   try {
     if (journal.capabilities.sharedRunners) await journal.notices.begin();
   } catch (err) {
@@ -20,7 +20,7 @@ export async function joinJobNotices(journal: JournalStore, events: EventEmitter
  * `lastOfJob`: false when other runners of the job are still at work (one of them reports the job's end);
  * absent on a journal of one runner, or when the journal could not say (then this run reports, to be safe).
  */
-export async function jobEnd(journal: JournalStore, events: EventEmitter<RunEvents>): Promise<{ lastOfJob?: boolean }> {
+export async function jobEnd(journal: JournalRun, events: EventEmitter<RunEvents>): Promise<{ lastOfJob?: boolean }> {
   if (!journal.capabilities.sharedRunners) return {};
   try {
     return { lastOfJob: await journal.notices.end() };

@@ -1,12 +1,12 @@
 // A job's cancellation applied to its rows: pending and deferred rows become cancelled (never sent).
 // `gbatch cancel` and `gbatch serve`'s batch cancel both do it.
-import type { JobCancel, JournalStore } from '../../journal/index.js';
+import type { JobCancel, JournalRun } from '../../journal/index.js';
 import { cancelledError } from './cancel-watch.js';
 import { COMMAND_LINE, type Operator } from '../../core/operator.js';
 
 /** Pending and deferred rows become cancelled, read and written under one write lock. */
 export async function cancelRows(
-  journal: JournalStore,
+  journal: JournalRun,
   cancel: JobCancel,
   operator: Operator = COMMAND_LINE,
 ): Promise<{ pending: number; deferred: number }> {

@@ -2,7 +2,7 @@
 // overshooting and mispriced rows counted per group), the timeline already folded from the event log, then the page.
 import { jobCommand, journalArgOf, type JobAddress } from '../../core/job-address.js';
 import type { Standing } from '../../core/standing.js';
-import { invalidRowText, type JournalQueries } from '../../journal/index.js';
+import { invalidRowText, type JournalReports, type JournalRunReads } from '../../journal/index.js';
 import { reportItem, type ReportHeader, type ReportItem } from '../model.js';
 import type { Timeline } from '../timeline.js';
 import { htmlDocument } from './document.js';
@@ -31,7 +31,7 @@ export interface HtmlContext {
 }
 
 export async function renderHtmlReport(
-  journal: JournalQueries,
+  journal: JournalRunReads & JournalReports,
   header: ReportHeader,
   timeline: Timeline,
   context: HtmlContext,

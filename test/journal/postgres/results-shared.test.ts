@@ -122,12 +122,12 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: runners sharing the results
 
   it('a record made before a runner joined is not offered to it (rows may have been sent again since)', async () => {
     const { name, a } = await job(0);
-    const prefix = { seq: 7, bytes: 100, file: { ino: 1, size: 100, mtimeMs: 1 } };
-    await a.coordination.recordResultsPrefix('host:/out/results.jsonl', prefix);
-    expect(await a.coordination.resultsPrefix('host:/out/results.jsonl')).toEqual(prefix);
-    expect(await a.coordination.resultsPrefix('other:/out/results.jsonl')).toBeUndefined();
+    const text = JSON.stringify({ seq: 7, bytes: 100, file: { ino: 1, size: 100, mtimeMs: 1 } });
+    await a.coordination.recordHandover('host:/out/results.jsonl', text);
+    expect(await a.coordination.handover('host:/out/results.jsonl')).toBe(text);
+    expect(await a.coordination.handover('other:/out/results.jsonl')).toBeUndefined();
     const later = await runner(name);
     await later.membership.acquire();
-    expect(await later.coordination.resultsPrefix('host:/out/results.jsonl')).toBeUndefined();
+    expect(await later.coordination.handover('host:/out/results.jsonl')).toBeUndefined();
   });
 });

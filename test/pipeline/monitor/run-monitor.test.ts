@@ -7,9 +7,9 @@ import { BUILTIN_PRICING } from '../../../src/core/pricing.js';
 import { ITEM_STATES, type ItemState } from '../../../src/core/states.js';
 import type { Item, ItemError } from '../../../src/journal/index.js';
 import { BudgetGuard } from '../../../src/pipeline/budget-guard.js';
-import type { RunContext, RunEvents } from '../../../src/pipeline/context.js';
+import type { RunEvents } from '../../../src/pipeline/context.js';
 import { RateRing } from '../../../src/pipeline/monitor/rate-ring.js';
-import { RunMonitor } from '../../../src/pipeline/monitor/run-monitor.js';
+import { RunMonitor, type MonitorContext } from '../../../src/pipeline/monitor/run-monitor.js';
 import type { RunSnapshot } from '../../../src/core/run-snapshot.js';
 import { makeItem } from '../../helpers/journal-fixtures.js';
 
@@ -63,7 +63,7 @@ function setup(rows: Item[], options: { pausedUntil?: number; submittedAt?: Reco
     gateway: { pausedUntil: () => options.pausedUntil ?? 0 },
     submitStop: new AbortController(),
     stop: new AbortController(),
-  } as unknown as RunContext;
+  } as unknown as MonitorContext;
   const monitor = new RunMonitor(
     ctx,
     { polls: () => 7, downloads: () => ({ in_flight: 1, queued: 0, failed: 0 }) },

@@ -61,12 +61,14 @@ export function coordinationConformance(label: string, harness: Harness): void {
       expect(seen).toEqual([`${one} starts`, `${one} ends`, `${other} starts`, `${other} ends`]);
     });
 
-    it('recordResultsPrefix: resultsPrefix reads back what was recorded for that file, and nothing for another', async () => {
-      const prefix = { seq: 12, bytes: 3456, file: { ino: 77, size: 3456, mtimeMs: 1_700_000_000_123 } };
-      expect(await store.coordination.resultsPrefix('/out/results.jsonl')).toBeUndefined();
-      await store.coordination.recordResultsPrefix('/out/results.jsonl', prefix);
-      expect(await store.coordination.resultsPrefix('/out/results.jsonl')).toEqual(prefix);
-      expect(await store.coordination.resultsPrefix('/out/other.jsonl')).toBeUndefined();
+    it('recordHandover: handover reads back the text recorded under that key, and nothing for another', async () => {
+      const text = JSON.stringify({ seq: 12, bytes: 3456, file: { ino: 77, size: 3456, mtimeMs: 1_700_000_000_123 } });
+      expect(await store.coordination.handover('/out/results.jsonl')).toBeUndefined();
+      await store.coordination.recordHandover('/out/results.jsonl', text);
+      expect(await store.coordination.handover('/out/results.jsonl')).toBe(text);
+      await store.coordination.recordHandover('/out/results.jsonl', 'the next turn');
+      expect(await store.coordination.handover('/out/results.jsonl')).toBe('the next turn');
+      expect(await store.coordination.handover('/out/other.jsonl')).toBeUndefined();
     });
 
     it("jobMoney: the job's reserved and settled money, and whether a row is in flight", async () => {
