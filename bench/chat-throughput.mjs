@@ -6,6 +6,8 @@
 // (bench/lib/sdk-chat.mjs). Runs alternate, medians; CPU and peak RSS of gbatch and both peers.
 // Usage: npm run build && node bench/chat-throughput.mjs [--rows N] [--rounds N] [--latency-ms N] [--concurrency N]
 //   [--peers-only] (gbatch's journaled run and the two peers, without the sync-off and pre-ingested runs)
+//   [--trace-slots] (GBATCH_SLOT_TRACE on gbatch's journaled runs: an answer to its slot's next request, by phase;
+//   a diagnostic that costs a little time itself)
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -32,6 +34,7 @@ export async function chatThroughput({
   latencyMs = 100,
   concurrency = 200,
   peersOnly = false,
+  traceSlots = false,
 } = {}) {
   requireBuild();
   const dir = tempDir('chat');
@@ -43,11 +46,14 @@ export async function chatThroughput({
   const cpu = { gbatch: [], naive: [], sdk: [] };
   /** [start, end] in epoch ms of each timed run, to find its requests in the simulator's ledger afterwards. */
   const windows = { gbatch: [], naive: [], sdk: [] };
+  /** --trace-slots: each journaled run's slot cycles (src/pipeline/lanes/slot-trace.ts). */
+  const slotCycles = [];
   let phases;
   try {
     for (let round = 0; round < rounds; round++) {
       for (const sync of peersOnly ? ['full'] : ['full', 'off']) {
         const cpuFile = join(dir, `cpu-${round}-${sync}.json`);
+        const slotFile = join(dir, `slots-${round}-${sync}.json`);
         const state = join(dir, `r${round}-${sync}.db`);
         const run = await runGbatch(
           [
@@ -64,13 +70,17 @@ export async function chatThroughput({
             '--quiet',
             '--json',
           ],
-          { env: { ...env, BENCH_CPU_FILE: cpuFile }, nodeArgs: ['--require', CPU_AT_EXIT] },
+          {
+            env: { ...env, BENCH_CPU_FILE: cpuFile, ...(traceSlots ? { GBATCH_SLOT_TRACE: slotFile } : {}) },
+            nodeArgs: ['--require', CPU_AT_EXIT],
+          },
         );
         if (run.code !== 0) throw new Error(`gbatch exited ${run.code}: ${run.stderr.slice(-500)}`);
         (sync === 'full' ? times.gbatch : times.gbatchNoSync).push(run.wallMs);
         if (sync === 'full') {
           rss.gbatch.push(run.maxRssKb);
           cpu.gbatch.push(cpuSeconds(cpuFile));
+          if (traceSlots) slotCycles.push(JSON.parse(readFileSync(slotFile, 'utf8')));
           windows.gbatch.push([run.startedAtMs, run.startedAtMs + run.wallMs]);
         }
       }
@@ -145,6 +155,7 @@ export async function chatThroughput({
     // was spawned, and the request rate from 20 % to 80 % of the ideal time (2 s to 8 s; ideally C / L).
     first_request_s: phases.firstRequestS,
     steady_rps: phases.steadyRps,
+    ...(traceSlots ? { slot_cycles: slotCycles } : {}),
     peak_rss_mb: { gbatch: rssMb('gbatch'), naive: rssMb('naive'), sdk: rssMb('sdk') },
     runs_s: {
       gbatch: times.gbatch.map((t) => t / 1000),
@@ -222,6 +233,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       latencyMs: Number(flag('latency-ms', 100)),
       concurrency: Number(flag('concurrency', 200)),
       peersOnly: process.argv.includes('--peers-only'),
+      traceSlots: process.argv.includes('--trace-slots'),
     }),
   );
 }

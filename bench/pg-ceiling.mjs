@@ -11,7 +11,6 @@
 // Usage: npm run build && node bench/pg-ceiling.mjs [--runners 1,10,30,100] [--rows 6000] [--concurrency 20]
 //   [--max-sessions 60]
 import { join } from 'node:path';
-import pg from 'pg';
 import { chatJsonl } from './lib/manifests.mjs';
 import { runGbatchWithCpu } from './lib/cpu-of-run.mjs';
 import { hostBusy, hostCpu } from './lib/host-cpu.mjs';
