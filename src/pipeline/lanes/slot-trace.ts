@@ -1,15 +1,17 @@
 // Where a lane slot's time goes between an answer and the next request it sends: a diagnostic, off unless
 // GBATCH_SLOT_TRACE names a file (the chat benchmark sets it). Slots are not named: the lane hands a freed
 // slot to the next row, so each row that starts takes the oldest answer not yet followed, and its phases
-// are timed from there: hand-over (the slot freed, to the row's attempt starting in it: the lane waking,
-// the budget's reservation, a claim of more rows), intent (the intent written and durable: waiting behind
+// are timed from there: booking (the answer in, to its slot freed: on a journal shared by runners, the
+// job's price ratios read afresh first; the outcome planned and queued for its commit), hand-over (the slot
+// freed, to the row's attempt starting in it: the lane waking, the budget's reservation, a claim of more
+// rows), intent (the intent written and durable: waiting behind
 // the commit in progress, then its own), pacing (durable, to the request cleared to leave: --rpm, the
 // runner's standing) and wire (the client's own work until the request's first byte is sent).
 import { writeFileSync } from 'node:fs';
 
 export const SLOT_TRACE_ENV = 'GBATCH_SLOT_TRACE';
 
-const PHASES = ['handOver', 'intent', 'pacing', 'wire'] as const;
+const PHASES = ['booking', 'handOver', 'intent', 'pacing', 'wire'] as const;
 export type SlotPhase = (typeof PHASES)[number];
 
 /** One row's cycle, from the answer it follows (undefined for the slot's first request). */
@@ -34,24 +36,29 @@ interface Stats {
 }
 
 export class SlotTrace {
-  /** Answers not yet followed by a request in their slot (performance.now), oldest first. */
-  private readonly freed: number[] = [];
+  /** Answers not yet followed by a request in their slot: when each came in and when it freed its slot. */
+  private readonly freed: Array<{ answeredAt: number; freedAt: number }> = [];
   private readonly cycles: Array<Record<SlotPhase, number> & { total: number }> = [];
   private claimCount = 0;
   private claimMs = 0;
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 
-  /** An answer freed its slot. */
-  answered(): void {
-    this.freed.push(this.now());
+  /** The time now, for answered(). */
+  answerIn(): number {
+    return this.now();
+  }
+
+  /** An answer that came in at `answeredAt` (answerIn()) freed its slot. */
+  answered(answeredAt: number): void {
+    this.freed.push({ answeredAt, freedAt: this.now() });
   }
 
   /** A row's attempt starts in a slot; its phases are marked in order, `wire` last. */
   started(): SlotCycle {
     const from = this.freed.shift();
     if (from === undefined) return { mark: () => {} };
-    const marks: Partial<Record<SlotPhase, number>> = { handOver: this.now() };
+    const marks: Partial<Record<SlotPhase, number>> = { booking: from.freedAt, handOver: this.now() };
     return {
       mark: (phase) => {
         marks[phase] = this.now();
@@ -65,9 +72,9 @@ export class SlotTrace {
     this.claimMs += ms;
   }
 
-  private record(from: number, marks: Partial<Record<SlotPhase, number>>): void {
-    let last = from;
-    const cycle = { total: marks.wire! - from } as Record<SlotPhase, number> & { total: number };
+  private record(from: { answeredAt: number }, marks: Partial<Record<SlotPhase, number>>): void {
+    let last = from.answeredAt;
+    const cycle = { total: marks.wire! - from.answeredAt } as Record<SlotPhase, number> & { total: number };
     for (const phase of PHASES) {
       const at = marks[phase] ?? last;
       cycle[phase] = at - last;

@@ -304,6 +304,7 @@ export class Submitter {
       cycle?.mark('intent');
       ctx.events.emit('transition', item, 'pending');
       const outcome = await this.send(item, attempt, reservation.request, cycle);
+      const answeredAt = this.slotTrace?.trace.answerIn();
       cycle = undefined; // a retry in the same slot is not a slot's cycle
       if (
         outcome.kind === 'ambiguous' &&
@@ -334,7 +335,7 @@ export class Submitter {
           written.then((updated) => this.followUp(updated, next, attempt)),
           plan.change,
         );
-        this.slotTrace?.trace.answered();
+        if (answeredAt !== undefined) this.slotTrace?.trace.answered(answeredAt);
         return undefined;
       }
       item = await written;
