@@ -2,8 +2,8 @@
 // `chat.completions.create` under a semaphore of C, bodies kept in memory. What a user writes first with
 // the SDK: no journal, no budget; the SDK's own retries are off so that each row is one request, as for
 // gbatch and the naive peer.
-import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
+import { manifestRows, underSemaphore } from './peer-loop.mjs';
 
 const [manifest, concurrency] = [process.argv[2], Number(process.argv[3])];
 const client = new OpenAI({
@@ -11,24 +11,13 @@ const client = new OpenAI({
   apiKey: process.env.GATEWAY_API_KEY,
   maxRetries: 0,
 });
-const rows = readFileSync(manifest, 'utf8')
-  .split('\n')
-  .filter(Boolean)
-  .map((line) => JSON.parse(line));
-const results = new Array(rows.length);
-let next = 0;
-async function worker() {
-  while (next < rows.length) {
-    const i = next++;
-    const { id, kind, ...body } = rows[i];
-    try {
-      results[i] = { id, ok: true, body: await client.chat.completions.create(body) };
-    } catch (err) {
-      results[i] = { id, ok: false, status: err?.status };
-    }
+const results = await underSemaphore(manifestRows(manifest), concurrency, async ({ id, kind, ...body }) => {
+  try {
+    return { id, ok: true, body: await client.chat.completions.create(body) };
+  } catch (err) {
+    return { id, ok: false, status: err?.status };
   }
-}
-await Promise.all(Array.from({ length: concurrency }, worker));
+});
 const failed = results.filter((r) => !r.ok).length;
-process.stdout.write(`${JSON.stringify({ rows: rows.length, failed })}\n`);
+process.stdout.write(`${JSON.stringify({ rows: results.length, failed })}\n`);
 if (failed > 0) process.exitCode = 1;
