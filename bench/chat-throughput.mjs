@@ -2,8 +2,13 @@
 // latency at --concurrency 200. gbatch's wall time vs the ideal N x L / C and vs a naive peer (plain
 // fetch under a semaphore), the same run with the journal's sync off, and a run on a journal that
 // already holds the rows (ingested untimed before it: what the run costs without validating and
-// journaling them). Runs alternate, medians.
-// Usage: npm run build && node bench/chat-throughput.mjs [--rows N] [--rounds N]
+// journaling them), and a second peer: the official `openai` SDK's client under the same semaphore
+// (bench/lib/sdk-chat.mjs). Runs alternate, medians; CPU and peak RSS of gbatch and both peers.
+// Usage: npm run build && node bench/chat-throughput.mjs [--rows N] [--rounds N] [--latency-ms N] [--concurrency N]
+//   [--peers-only] (gbatch's journaled run and the two peers, without the sync-off and pre-ingested runs)
+//   [--trace-slots] (GBATCH_SLOT_TRACE on gbatch's journaled runs: an answer to its slot's next request, by phase;
+//   a diagnostic that costs a little time itself)
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { chatJsonl } from './lib/manifests.mjs';
@@ -20,20 +25,35 @@ import {
   tempDir,
 } from './lib/harness.mjs';
 
-export async function chatThroughput({ rows = 20_000, rounds = 3, latencyMs = 100, concurrency = 200 } = {}) {
+const CPU_AT_EXIT = join(root, 'bench/lib/cpu-at-exit.cjs');
+const PEAK_RSS = join(root, 'bench/lib/peak-rss.cjs');
+
+export async function chatThroughput({
+  rows = 20_000,
+  rounds = 3,
+  latencyMs = 100,
+  concurrency = 200,
+  peersOnly = false,
+  traceSlots = false,
+} = {}) {
   requireBuild();
   const dir = tempDir('chat');
   const manifest = await chatJsonl(join(dir, 'chat.jsonl'), rows);
   const sim = await startSim(['--latency-ms', String(latencyMs), '--api-key', 'sk-bench=1000000']);
   const env = { GATEWAY_BASE_URL: sim.baseUrl, GATEWAY_API_KEY: 'sk-bench' };
-  const times = { gbatch: [], gbatchNoSync: [], preIngested: [], naive: [] };
-  const rss = [];
+  const times = { gbatch: [], gbatchNoSync: [], preIngested: [], naive: [], sdk: [] };
+  const rss = { gbatch: [], naive: [], sdk: [] };
+  const cpu = { gbatch: [], naive: [], sdk: [] };
   /** [start, end] in epoch ms of each timed run, to find its requests in the simulator's ledger afterwards. */
-  const windows = { gbatch: [], naive: [] };
+  const windows = { gbatch: [], naive: [], sdk: [] };
+  /** --trace-slots: each journaled run's slot cycles (src/pipeline/lanes/slot-trace.ts). */
+  const slotCycles = [];
   let phases;
   try {
     for (let round = 0; round < rounds; round++) {
-      for (const sync of ['full', 'off']) {
+      for (const sync of peersOnly ? ['full'] : ['full', 'off']) {
+        const cpuFile = join(dir, `cpu-${round}-${sync}.json`);
+        const slotFile = join(dir, `slots-${round}-${sync}.json`);
         const state = join(dir, `r${round}-${sync}.db`);
         const run = await runGbatch(
           [
@@ -50,48 +70,53 @@ export async function chatThroughput({ rows = 20_000, rounds = 3, latencyMs = 10
             '--quiet',
             '--json',
           ],
-          { env },
+          {
+            env: { ...env, BENCH_CPU_FILE: cpuFile, ...(traceSlots ? { GBATCH_SLOT_TRACE: slotFile } : {}) },
+            nodeArgs: ['--require', CPU_AT_EXIT],
+          },
         );
         if (run.code !== 0) throw new Error(`gbatch exited ${run.code}: ${run.stderr.slice(-500)}`);
         (sync === 'full' ? times.gbatch : times.gbatchNoSync).push(run.wallMs);
         if (sync === 'full') {
-          rss.push(run.maxRssKb);
+          rss.gbatch.push(run.maxRssKb);
+          cpu.gbatch.push(cpuSeconds(cpuFile));
+          if (traceSlots) slotCycles.push(JSON.parse(readFileSync(slotFile, 'utf8')));
           windows.gbatch.push([run.startedAtMs, run.startedAtMs + run.wallMs]);
         }
       }
-      const preState = join(dir, `r${round}-pre.db`);
-      const ingested = await runGbatch(['run', manifest, '--ingest-only', '--state', preState, '--quiet', '--json'], {
-        env,
-      });
-      if (ingested.code !== 0)
-        throw new Error(`gbatch --ingest-only exited ${ingested.code}: ${ingested.stderr.slice(-500)}`);
-      const pre = await runGbatch(
-        [
-          'run',
-          manifest,
-          '--state',
-          preState,
-          '--out',
-          join(dir, `out-${round}-pre`),
-          '--concurrency',
-          String(concurrency),
-          '--quiet',
-          '--json',
-        ],
-        { env },
-      );
-      if (pre.code !== 0) throw new Error(`gbatch exited ${pre.code}: ${pre.stderr.slice(-500)}`);
-      times.preIngested.push(pre.wallMs);
-      const started = performance.now();
-      const startedAtMs = Date.now();
-      const naive = spawn(process.execPath, [join(root, 'bench/lib/naive-chat.mjs'), manifest, String(concurrency)], {
-        env: { ...process.env, ...env },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      const code = await new Promise((resolve) => naive.once('exit', resolve));
-      if (code !== 0) throw new Error(`the naive peer exited ${code}`);
-      times.naive.push(performance.now() - started);
-      windows.naive.push([startedAtMs, Date.now()]);
+      if (!peersOnly) {
+        const preState = join(dir, `r${round}-pre.db`);
+        const ingested = await runGbatch(['run', manifest, '--ingest-only', '--state', preState, '--quiet', '--json'], {
+          env,
+        });
+        if (ingested.code !== 0)
+          throw new Error(`gbatch --ingest-only exited ${ingested.code}: ${ingested.stderr.slice(-500)}`);
+        const pre = await runGbatch(
+          [
+            'run',
+            manifest,
+            '--state',
+            preState,
+            '--out',
+            join(dir, `out-${round}-pre`),
+            '--concurrency',
+            String(concurrency),
+            '--quiet',
+            '--json',
+          ],
+          { env },
+        );
+        if (pre.code !== 0) throw new Error(`gbatch exited ${pre.code}: ${pre.stderr.slice(-500)}`);
+        times.preIngested.push(pre.wallMs);
+      }
+      // The peers in turn, the order swapped each round.
+      for (const peer of round % 2 === 0 ? ['naive', 'sdk'] : ['sdk', 'naive']) {
+        const run = await runPeer(peer, manifest, concurrency, env, dir);
+        times[peer].push(run.wallMs);
+        rss[peer].push(run.maxRssKb);
+        cpu[peer].push(run.cpuS);
+        windows[peer].push([run.startedAtMs, run.startedAtMs + run.wallMs]);
+      }
     }
     phases = requestPhases((await sim.ledger()).requests, windows, (rows * latencyMs) / concurrency);
   } finally {
@@ -101,8 +126,11 @@ export async function chatThroughput({ rows = 20_000, rounds = 3, latencyMs = 10
   const idealMs = (rows * latencyMs) / concurrency;
   const gbatch = median(times.gbatch);
   const noSync = median(times.gbatchNoSync);
-  const preIngested = median(times.preIngested);
+  const preIngested = peersOnly ? null : median(times.preIngested);
   const naive = median(times.naive);
+  const sdk = median(times.sdk);
+  const cpuS = (side) => +median(cpu[side]).toFixed(2);
+  const rssMb = (side) => Math.round(median(rss[side]) / 1024);
   return {
     benchmark: 'chat-throughput',
     machine: machine(),
@@ -113,25 +141,64 @@ export async function chatThroughput({ rows = 20_000, rounds = 3, latencyMs = 10
     ideal_s: idealMs / 1000,
     gbatch_s: gbatch / 1000,
     naive_s: naive / 1000,
-    gbatch_sync_off_s: noSync / 1000,
+    sdk_s: sdk / 1000,
+    gbatch_sync_off_s: peersOnly ? null : noSync / 1000,
     gbatch_over_ideal: gbatch / idealMs,
     gbatch_over_naive: gbatch / naive,
-    journal_sync_cost: gbatch / noSync - 1,
-    gbatch_preingested_s: preIngested / 1000,
-    preingested_over_ideal: preIngested / idealMs,
+    gbatch_over_sdk: gbatch / sdk,
+    journal_sync_cost: peersOnly ? null : gbatch / noSync - 1,
+    gbatch_preingested_s: peersOnly ? null : preIngested / 1000,
+    preingested_over_ideal: peersOnly ? null : preIngested / idealMs,
+    // CPU (user + system, s) and peak RSS (MB) of each side's process, medians.
+    cpu_s: { gbatch: cpuS('gbatch'), naive: cpuS('naive'), sdk: cpuS('sdk') },
     // Where the time goes, from the simulator's ledger: the first request's arrival after the process
     // was spawned, and the request rate from 20 % to 80 % of the ideal time (2 s to 8 s; ideally C / L).
     first_request_s: phases.firstRequestS,
     steady_rps: phases.steadyRps,
-    peak_rss_mb: Math.round(median(rss) / 1024),
+    ...(traceSlots ? { slot_cycles: slotCycles } : {}),
+    peak_rss_mb: { gbatch: rssMb('gbatch'), naive: rssMb('naive'), sdk: rssMb('sdk') },
     runs_s: {
       gbatch: times.gbatch.map((t) => t / 1000),
       sync_off: times.gbatchNoSync.map((t) => t / 1000),
       preingested: times.preIngested.map((t) => t / 1000),
       naive: times.naive.map((t) => t / 1000),
+      sdk: times.sdk.map((t) => t / 1000),
     },
-    targets: { gbatch_over_ideal: 1.1, gbatch_over_naive: 1.05, journal_sync_cost: 0.05 },
+    targets: { gbatch_over_ideal: 1.1, gbatch_over_naive: 1.03, gbatch_over_sdk: 1.0, journal_sync_cost: 0.05 },
   };
+}
+
+/** One peer (`naive`: fetch, `sdk`: the `openai` SDK) over the manifest under a semaphore of `concurrency`. */
+async function runPeer(peer, manifest, concurrency, env, dir) {
+  const cpuFile = join(dir, `cpu-${peer}.json`);
+  const rssFile = join(dir, `rss-${peer}`);
+  const started = performance.now();
+  const startedAtMs = Date.now();
+  const child = spawn(
+    process.execPath,
+    [
+      '--require',
+      CPU_AT_EXIT,
+      '--require',
+      PEAK_RSS,
+      join(root, `bench/lib/${peer}-chat.mjs`),
+      manifest,
+      String(concurrency),
+    ],
+    {
+      env: { ...process.env, ...env, BENCH_CPU_FILE: cpuFile, BENCH_RSS_FILE: rssFile },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`the ${peer} peer exited ${code}`);
+  const wallMs = performance.now() - started;
+  return { wallMs, startedAtMs, cpuS: cpuSeconds(cpuFile), maxRssKb: Number(readFileSync(rssFile, 'utf8')) };
+}
+
+function cpuSeconds(file) {
+  const { user_us, system_us } = JSON.parse(readFileSync(file, 'utf8'));
+  return (user_us + system_us) / 1e6;
 }
 
 /**
@@ -159,5 +226,14 @@ function requestPhases(requests, windows, idealMs) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  report(await chatThroughput({ rows: Number(flag('rows', 20_000)), rounds: Number(flag('rounds', 3)) }));
+  report(
+    await chatThroughput({
+      rows: Number(flag('rows', 20_000)),
+      rounds: Number(flag('rounds', 3)),
+      latencyMs: Number(flag('latency-ms', 100)),
+      concurrency: Number(flag('concurrency', 200)),
+      peersOnly: process.argv.includes('--peers-only'),
+      traceSlots: process.argv.includes('--trace-slots'),
+    }),
+  );
 }

@@ -10,6 +10,7 @@ import { ingest } from './ingest.mjs';
 import { machine, report, root } from './lib/harness.mjs';
 import { metricsScrape } from './metrics-scrape.mjs';
 import { pgBytesPerRow } from './pg-bytes-per-row.mjs';
+import { pgCeiling } from './pg-ceiling.mjs';
 import { pgIngest } from './pg-ingest.mjs';
 import { pgScaling } from './pg-scaling.mjs';
 import { pgVsSqlite } from './pg-vs-sqlite.mjs';
@@ -19,6 +20,7 @@ import { reportHtml } from './report-html.mjs';
 import { resume } from './resume.mjs';
 import { serveChat } from './serve-chat.mjs';
 import { serveStall } from './serve-stall.mjs';
+import { startLatency } from './start-latency.mjs';
 import { summaries } from './summaries.mjs';
 import { uiDashboard } from './ui-dashboard.mjs';
 
@@ -59,6 +61,10 @@ const ALL = {
   'pg-vs-sqlite': () => pgVsSqlite(),
   'pg-ingest': () => pgIngest(),
   'pg-bytes': () => pgBytesPerRow(),
+  // One PostgreSQL journal's ceiling (issue 35): runners on a zero-latency gateway, the job's own sessions' cost.
+  'pg-ceiling': () => pgCeiling(),
+  // Spawn to first request of one and of ten runners at once (issue 35), in wall time and CPU.
+  'start-latency': () => startLatency(),
 };
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -26,6 +26,7 @@ import { ModelGate } from './model-gate.js';
 import { ModelLanes } from './model-lanes.js';
 import type { Pacer } from '../pacing/request-pacers.js';
 import { rateWindow, SendPacer, type PacedSend } from '../pacing/send-pacer.js';
+import { slotTraceFromEnv, writeSlotTrace, type SlotCycle } from './slot-trace.js';
 
 export interface SubmitterHooks {
   accepted(item: Item): void;
@@ -89,6 +90,8 @@ export class Submitter {
   private readonly flows = new Set<Promise<void>>();
   /** Intents the journal refused over the job's budget (another runner reserved first, or the budget was lowered). */
   private refusals = 0;
+  /** GBATCH_SLOT_TRACE: where each slot's time goes between an answer and its next request (a diagnostic). */
+  private readonly slotTrace = slotTraceFromEnv();
 
   constructor(
     private readonly ctx: LaneContext<
@@ -141,10 +144,12 @@ export class Submitter {
     let after = 0;
     outer: for (;;) {
       // Among runners sharing a job, a claim is about what this runner can send soon: turns, not hoards.
+      const claimStarted = performance.now();
       const page = await ctx.journal.claimPending(
         ctx.journal.capabilities.sharedRunners ? Math.min(PAGE, ctx.settings.concurrency * 2) : PAGE,
         after,
       );
+      this.slotTrace?.trace.claimed(performance.now() - claimStarted);
       if (page.length === 0) break;
       for (const item of page) {
         after = item.seq;
@@ -166,6 +171,7 @@ export class Submitter {
     while (this.flows.size > 0) await Promise.allSettled([...this.flows]);
     await this.queue.onIdle();
     while (this.settling.size > 0) await Promise.allSettled([...this.settling]);
+    if (this.slotTrace) writeSlotTrace(this.slotTrace.file, this.slotTrace.trace);
     if (this.failure !== undefined) throw this.failure;
     await this.deferLeftovers();
   }
@@ -271,6 +277,7 @@ export class Submitter {
   ): Promise<Resume | undefined> {
     const { ctx } = this;
     this.hooks.beforeSubmit?.();
+    let cycle = resume ? undefined : this.slotTrace?.trace.started();
     let item = claimed;
     let reservation = claimedReservation;
     // --max-attempts counts this run's attempts: a row left pending by an earlier run (or sent again by
@@ -296,8 +303,11 @@ export class Submitter {
         continue;
       }
       item = intent;
+      cycle?.mark('intent');
       ctx.events.emit('transition', item, 'pending');
-      const outcome = await this.send(item, attempt, reservation.request);
+      const outcome = await this.send(item, attempt, reservation.request, cycle);
+      const answeredAt = this.slotTrace?.trace.answerIn();
+      cycle = undefined; // a retry in the same slot is not a slot's cycle
       if (
         outcome.kind === 'ambiguous' &&
         outcome.error instanceof GatewayTransportError &&
@@ -327,6 +337,7 @@ export class Submitter {
           written.then((updated) => this.followUp(updated, next, attempt)),
           plan.change,
         );
+        if (answeredAt !== undefined) this.slotTrace?.trace.answered(answeredAt);
         return undefined;
       }
       item = await written;
@@ -425,7 +436,12 @@ export class Submitter {
     this.settling.add(tracked);
   }
 
-  private async send(item: Item, attempt: number, request: Record<string, unknown>): Promise<SendOutcome> {
+  private async send(
+    item: Item,
+    attempt: number,
+    request: Record<string, unknown>,
+    cycle?: SlotCycle,
+  ): Promise<SendOutcome> {
     let paced: PacedSend | undefined;
     try {
       paced = await this.pace(item.model);
@@ -446,7 +462,13 @@ export class Submitter {
           "submission held back: this runner's lease on the job is not confirmed",
         );
       }
-      const onWire = paced?.onWire;
+      cycle?.mark('pacing');
+      const onWire = cycle
+        ? () => {
+            paced?.onWire();
+            cycle.mark('wire');
+          }
+        : paced?.onWire;
       return await this.ctx.gateway.send(item.kind, request, attempt, {
         signal: (this.ctx.submitCut ?? this.ctx.hardStop).signal,
         unsent: this.ctx.submitStop.signal,

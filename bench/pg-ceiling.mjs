@@ -1,0 +1,140 @@
+// The ceiling of one PostgreSQL journal (issue 35): N runners (real `gbatch run` processes) share one
+// chat job against a simulator answering at once (latency 0), so the rows' pace is set by the journal and
+// the host, not by the gateway. For each N (1, 10, 30, 100 by default): claims per second (first to
+// last submission, from the rows' own `submitted_at`), settled rows per second (first submission to the
+// last `finished_at`), and what each row cost the job's own PostgreSQL sessions, counted by a proxy on the
+// wire (bench/lib/pg-wire-counter.mjs): round trips, statements, the backends' CPU; also the sessions
+// the runners opened and the most open at once. The server-wide WAL position's advance per row
+// (pg_current_wal_lsn) is given too, but counts whatever else the server wrote meanwhile.
+// A configuration whose sessions would pass --max-sessions (default 60: the test server allows 100 and
+// others use it) is not run; its line says so, from the sessions per runner measured below it.
+// Usage: npm run build && node bench/pg-ceiling.mjs [--runners 1,10,30,100] [--rows 6000] [--concurrency 20]
+//   [--max-sessions 60]
+import { join } from 'node:path';
+import { chatJsonl } from './lib/manifests.mjs';
+import { runGbatchWithCpu } from './lib/cpu-of-run.mjs';
+import { hostBusy, hostCpu } from './lib/host-cpu.mjs';
+import { flag, machine, removeDir, report, requireBuild, startSim, tempDir } from './lib/harness.mjs';
+import { createPgSchema, PG_BENCH_URL } from './lib/pg-schema.mjs';
+import { startPgWireCounter } from './lib/pg-wire-counter.mjs';
+
+export async function pgCeiling({ runners = [1, 10, 30, 100], rows = 6_000, concurrency = 20, maxSessions = 60 } = {}) {
+  requireBuild();
+  const dir = tempDir('pg-ceiling');
+  const manifest = await chatJsonl(join(dir, 'chat.jsonl'), rows);
+  const sim = await startSim(['--latency-ms', '0', '--api-key', 'sk-bench=1000000']);
+  const env = { GATEWAY_BASE_URL: sim.baseUrl, GATEWAY_API_KEY: 'sk-bench' };
+  const results = [];
+  let sessionsPerRunner;
+  try {
+    for (const count of runners) {
+      if (sessionsPerRunner !== undefined && count * sessionsPerRunner > maxSessions) {
+        results.push({
+          runners: count,
+          skipped: `would open ~${Math.ceil(count * sessionsPerRunner)} sessions at once (${sessionsPerRunner.toFixed(1)} per runner), over --max-sessions ${maxSessions}`,
+        });
+        continue;
+      }
+      const result = await ceilingRun(dir, manifest, env, count, rows, concurrency);
+      sessionsPerRunner = Math.max(sessionsPerRunner ?? 0, result.sessions.peak_open / count);
+      results.push(result);
+    }
+  } finally {
+    await sim.stop();
+    removeDir(dir);
+  }
+  return { benchmark: 'pg-ceiling', machine: machine(), rows, concurrency_per_runner: concurrency, results };
+}
+
+async function ceilingRun(dir, manifest, env, count, rows, concurrency) {
+  const db = await createPgSchema('bench_pg_ceiling');
+  const wire = await startPgWireCounter(PG_BENCH_URL);
+  try {
+    const args = [
+      'run',
+      manifest,
+      '--journal',
+      wire.url(db.url),
+      '--out',
+      join(dir, `out-${count}`),
+      '--concurrency',
+      String(concurrency),
+      '--quiet',
+      '--json',
+    ];
+    const lsnBefore = await currentLsn(db);
+    const host = hostCpu();
+    const started = performance.now();
+    const ends = await Promise.all(Array.from({ length: count }, () => runGbatchWithCpu(args, { env })));
+    const wallMs = performance.now() - started;
+    const { busy, load1 } = hostBusy(host, hostCpu());
+    for (const end of ends)
+      if (end.code !== 0) throw new Error(`a runner exited ${end.code}: ${end.stderr.slice(-500)}`);
+    const walBytes = await walSince(db, lsnBefore);
+    const wireTotals = wire.totals();
+    const {
+      rows: [span],
+    } = await db.query(
+      `SELECT count(*)::int AS n, count(*) FILTER (WHERE state = 'downloaded')::int AS done,
+        min(submitted_at)::float8 AS first_submit, max(submitted_at)::float8 AS last_submit,
+        max(finished_at)::float8 AS last_finish FROM items`,
+    );
+    if (span.n !== rows || span.done !== rows) throw new Error(`rows not all done: ${JSON.stringify(span)}`);
+    const tables = await tableWrites(db);
+    const perRow = (n) => +(n / rows).toFixed(2);
+    return {
+      runners: count,
+      wall_s: +(wallMs / 1000).toFixed(2),
+      claims_per_s: Math.round(rows / ((span.last_submit - span.first_submit) / 1000)),
+      settled_per_s: Math.round(rows / ((span.last_finish - span.first_submit) / 1000)),
+      per_row: {
+        round_trips: perRow(wireTotals.roundTrips),
+        statements: perRow(wireTotals.statements),
+        postgres_cpu_ms: +(wireTotals.backendCpuNs / 1e6 / rows).toFixed(3),
+        gbatch_cpu_ms: +((ends.reduce((n, e) => n + (e.cpuS ?? 0), 0) * 1000) / rows).toFixed(3),
+        server_wal_bytes: Math.round(walBytes / rows),
+        ...tables,
+      },
+      sessions: { opened: wireTotals.sessions, peak_open: wireTotals.peakOpen },
+      host: { busy, load_1m_at_end: load1 },
+    };
+  } finally {
+    await wire.stop();
+    await db.drop();
+  }
+}
+
+async function currentLsn(db) {
+  return (await db.query('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0].lsn;
+}
+
+async function walSince(db, lsn) {
+  return Number(
+    (await db.query('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::float8 AS bytes', [lsn])).rows[0].bytes,
+  );
+}
+
+/**
+ * Row writes per chat row in the job's schema, by table (pg_stat_user_tables: inserts, updates and how many of those
+ * were HOT, deletes), read after the run's last commit (the statistics are flushed when each session ends).
+ */
+async function tableWrites(db) {
+  await db.query('SELECT pg_stat_clear_snapshot()');
+  const { rows } = await db.query(
+    `SELECT relname, n_tup_ins::int AS ins, n_tup_upd::int AS upd, n_tup_hot_upd::int AS hot, n_tup_del::int AS del
+      FROM pg_stat_user_tables WHERE schemaname = current_schema() AND n_tup_ins + n_tup_upd + n_tup_del > 0
+      ORDER BY relname`,
+  );
+  return { table_writes: Object.fromEntries(rows.map(({ relname, ...n }) => [relname, n])) };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  report(
+    await pgCeiling({
+      runners: String(flag('runners', '1,10,30,100')).split(',').map(Number),
+      rows: Number(flag('rows', 6_000)),
+      concurrency: Number(flag('concurrency', 20)),
+      maxSessions: Number(flag('max-sessions', 60)),
+    }),
+  );
+}
