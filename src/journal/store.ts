@@ -29,6 +29,7 @@ import type { ItemState } from '../core/states.js';
 import type { KindCounts } from './kind-counts.js';
 import type { ForgetOutcome, ListingRow, OrphanSummary } from './orphans.js';
 import type { SeenDrift } from '../core/seen-drift.js';
+import type { JournalHistory, JournalHistoryReads } from './settled-costs.js';
 import type { TaskIdHolder } from '../core/task-attach.js';
 import type { Change, JobRecord, Move, Spend } from './change.js';
 import type { IngestEntry, IngestSummary, JudgedPrior } from './ingest-rules.js';
@@ -392,7 +393,7 @@ export interface ResultsPrefix {
  * sums, pages of the event log and of results rows, an item's history, listings, runners. Nothing here
  * changes the journal; the read-only opener (openQueries) returns only this.
  */
-export interface JournalQueries {
+export interface JournalQueries extends JournalHistoryReads {
   readonly adapter: JournalAdapter;
   /** How messages name this journal: a path, or a URL without its password. */
   readonly location: string;
@@ -486,7 +487,7 @@ export interface JournalCapabilities {
 }
 
 /** What a run writes: the queries, and every change to the job, its rows, its runners and its runs. */
-export interface JournalStore extends JournalQueries {
+export interface JournalStore extends JournalQueries, JournalHistory {
   now(): number;
   /** From now on every write throws `reason`: the journal is no longer this process's to change. */
   fence(reason: Error): void;
