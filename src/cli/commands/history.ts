@@ -5,7 +5,8 @@ import { roundUsd } from '../../core/money.js';
 import { printable } from '../../core/printable.js';
 import type { SettledCostRecord } from '../../journal/index.js';
 import { printableLocation } from '../../journal/database-url.js';
-import { openHistory, openQueries } from '../../journal/open-store.js';
+import { existsSync } from 'node:fs';
+import { isDatabaseUrl, openHistory, openQueries } from '../../journal/open-store.js';
 import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
 import { renderTable, usd } from '../../report/table.js';
 import { journalUrl } from '../command-journal.js';
@@ -45,7 +46,7 @@ export async function run(argv: string[]): Promise<number> {
     throw new UsageError(
       `Expected \`gbatch history\` or \`gbatch history import <journal>\`, got \`${printable(positionals.join(' '))}\``,
     );
-  const from = await openQueries(rest[0]!, { job: '' });
+  const from = await openQueries(existing(rest[0]!), { job: '' });
   let rows: SettledCostRecord[];
   try {
     rows = await from.settledCosts();
@@ -69,7 +70,7 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 async function show(location: string, json: boolean): Promise<number> {
-  const journal = await openQueries(location, { job: '' });
+  const journal = await openQueries(existing(location), { job: '' });
   let rows: SettledCostRecord[];
   try {
     rows = await journal.settledCosts();
@@ -140,6 +141,13 @@ export function byModel(rows: readonly SettledCostRecord[]): ModelHistory[] {
   return [...groups.values()].sort(
     (a, b) => a.model.localeCompare(b.model) || String(a.resolution).localeCompare(String(b.resolution)),
   );
+}
+
+/** A journal to read: a file that is not there is a usage error, not an empty history. */
+function existing(location: string): string {
+  if (!isDatabaseUrl(location) && !existsSync(location))
+    throw new UsageError(`${printable(location)}: no journal there (an SQLite file, or a postgres:// URL)`);
+  return location;
 }
 
 function journalLocation(options: { state?: string; journal?: string }): string {
