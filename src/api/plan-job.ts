@@ -19,6 +19,13 @@ import { resolveJob, type ResolvedJob } from '../job/job.js';
 import { UsageError } from '../job/options.js';
 import { optionsToFlags, type JobOptions } from './job-options.js';
 import { metaColumnList } from '../job/run-options.js';
+import { gatewayAccess } from '../job/job.js';
+import { accountId } from '../gateway/account-id.js';
+import type { ForecastRow, Forecast } from '../core/forecast.js';
+import type { PlanVerdict } from '../core/plan-verdict.js';
+import { rowLikeness } from '../core/row-likeness.js';
+import type { SettledCostRecord } from '../journal/index.js';
+import { planForecast } from './plan-forecast.js';
 
 const SHOWN_ROWS = 50;
 const SHOWN_ERRORS = 200;
@@ -88,6 +95,10 @@ export interface PlanResult {
   unpriced: string | null;
   /** Why it does not fit, when it does not. */
   reason: string | null;
+  /** The job's total as the cost history forecasts it (the rows still to send, plus what the journal holds). */
+  forecast: Forecast;
+  /** Under a budget (and every row priced): whether the run will send every row; else null. */
+  verdict: PlanVerdict | null;
   /** Chat/responses rows without an output cap: under a budget they are sent with the default cap. */
   outputCappedRows: number;
   journal: null | {
@@ -112,8 +123,8 @@ export interface PlanResult {
   /** With showRequests (`--show-requests N`): the first N valid rows' requests; else empty. */
   requests: PlannedRequest[];
   /**
-   * `gbatch plan`'s exit code: 0 fits, 2 invalid rows (without --skip-invalid) or conflicts (without --skip-changed), 3
-   * over the budget.
+   * `gbatch plan`'s exit code: 0 the job will most likely finish (or has no budget), 2 invalid rows (without
+   * --skip-invalid) or conflicts (without --skip-changed), 3 the job will most likely stop short of its budget.
    */
   exitCode: 0 | 2 | 3;
 }
@@ -140,15 +151,22 @@ export async function planResolvedJob(job: ResolvedJob): Promise<PlanResult> {
     throw new UsageError(`${printableLocation(job.statePath)}: cannot read the journal: ${(err as Error).message}`);
   }
   try {
+    // The cost history is the database's on PostgreSQL: a job it holds nothing of yet still learns from it.
+    const settled = (await journal?.settledCosts()) ?? [];
     // A database that holds nothing of this job yet is as good as no journal.
-    if (journal && journal.adapter === 'postgres' && !(await journal.getJob())) return await plan(job, undefined);
-    return await plan(job, journal);
+    if (journal && journal.adapter === 'postgres' && !(await journal.getJob()))
+      return await plan(job, undefined, settled);
+    return await plan(job, journal, settled);
   } finally {
     await journal?.close();
   }
 }
 
-async function plan(job: ResolvedJob, journal: JournalQueries | undefined): Promise<PlanResult> {
+async function plan(
+  job: ResolvedJob,
+  journal: JournalQueries | undefined,
+  settled: readonly SettledCostRecord[],
+): Promise<PlanResult> {
   const { flags } = job;
   const saved = await journal?.getJob();
   // The budget the next run would hold the job to (the same rule: flags, then the job file's value when new or
@@ -171,12 +189,22 @@ async function plan(job: ResolvedJob, journal: JournalQueries | undefined): Prom
   let capped = 0;
   const total = { usd: 0, max: 0 };
   const remaining = { rows: 0, usd: 0, max: 0 };
-  // Rows are judged against the journal in batches, in manifest order, while the scan reads on.
-  const judging = new BatchedJudge(standing, (usdEstimate, max) => {
+  const mayOverrun = flags['budget-may-overrun'];
+  // The rows a run would still send, in its order, as the forecast and the verdict read them.
+  const toSend: ForecastRow[] = [];
+  const willSend = (row: Pick<ManifestRow, 'id' | 'kind' | 'request'>, usdEstimate: number, max: number): void => {
     remaining.rows++;
     remaining.usd += usdEstimate;
     remaining.max += max;
-  });
+    toSend.push({
+      ...rowLikeness(row.kind, row.request),
+      id: row.id,
+      estimateUsd: usdEstimate,
+      reserveUsd: mayOverrun ? usdEstimate : max,
+    });
+  };
+  // Rows are judged against the journal in batches, in manifest order, while the scan reads on.
+  const judging = new BatchedJudge(standing, willSend);
   let summary;
   try {
     summary = await scanManifests(
@@ -232,9 +260,7 @@ async function plan(job: ResolvedJob, journal: JournalQueries | undefined): Prom
     // Rows the operator adopted (`gbatch retry <id>`) that no manifest lists: run sends them as well.
     for (const item of standing.adoptedOutside()) {
       const sent = budget === undefined ? { request: item.request } : withOutputCap(item.kind, item.request);
-      remaining.rows++;
-      remaining.usd += item.estimateUsd;
-      remaining.max += Math.max(item.estimateUsd, billBound(item.kind, sent.request, job.pricing));
+      willSend(item, item.estimateUsd, Math.max(item.estimateUsd, billBound(item.kind, sent.request, job.pricing)));
     }
   } catch (err) {
     throw new UsageError((err as Error).message);
@@ -247,15 +273,19 @@ async function plan(job: ResolvedJob, journal: JournalQueries | undefined): Prom
       null)
     : null;
   const spend = (await journal?.spend()) ?? { reservedUsd: 0, actualUsd: 0 };
-  const mayOverrun = flags['budget-may-overrun'];
   // Judged on what the gateway can bill (the estimate only under --budget-may-overrun), plus what the journal holds.
   const needed = roundUsd(spend.actualUsd + spend.reservedUsd + (mayOverrun ? remaining.usd : remaining.max));
   const fits = budget === undefined || unpriced !== null ? null : needed <= budget;
   const reason =
     fits === false
       ? `the job needs up to ${usd(needed)}${journal ? ` (spent ${usd(spend.actualUsd)}, reserved ${usd(spend.reservedUsd)}, remaining rows ${usd(mayOverrun ? remaining.usd : remaining.max)})` : ''}` +
-        ` against a budget of ${usd(budget!, 2)}: a run sends what fits and defers the rest (exit 3)`
+        ` against a budget of ${usd(budget!, 2)} at once: a run sends rows as settled ones free their reservations and defers what never fits`
       : null;
+  const money = planForecast(toSend, settled, {
+    committedUsd: roundUsd(spend.actualUsd + spend.reservedUsd),
+    budgetUsd: budget === undefined || unpriced !== null ? undefined : budget,
+    account: currentAccount(job),
+  });
   const byModel = [...groups.values()]
     .sort((a, b) => a.model.localeCompare(b.model) || String(a.resolution).localeCompare(String(b.resolution)))
     .map((g) => ({ ...g, estimatedUsd: roundUsd(g.estimatedUsd), maxUsd: roundUsd(g.maxUsd) }));
@@ -277,6 +307,8 @@ async function plan(job: ResolvedJob, journal: JournalQueries | undefined): Prom
     fitsBudget: fits,
     unpriced,
     reason,
+    forecast: money.forecast,
+    verdict: money.verdict,
     outputCappedRows: capped,
     skipInvalid: flags['skip-invalid'] === true,
     skipChanged,
@@ -299,7 +331,7 @@ async function plan(job: ResolvedJob, journal: JournalQueries | undefined): Prom
     exitCode:
       (summary.invalid > 0 && !flags['skip-invalid']) || (conflicts.length > 0 && !skipChanged) || unpriced !== null
         ? 2
-        : fits === false
+        : money.verdict?.verdict === 'likely_stops_short'
           ? 3
           : 0,
   };
@@ -322,6 +354,16 @@ const SUBMIT_URLS = Object.fromEntries(Object.entries(BATCH_URLS).map(([url, kin
 
 const JUDGE_BATCH = 500;
 
+/** The gateway account the environment names (a hash, as the history keeps it); undefined without one. */
+function currentAccount(job: ResolvedJob): string | undefined {
+  try {
+    const access = gatewayAccess(job.flags, process.env);
+    return accountId(access.baseUrl, access.apiKey);
+  } catch {
+    return undefined; // plan needs no gateway: the history of every account is used
+  }
+}
+
 /** Collects rows from the (synchronous) scan and judges them a batch at a time, in order. */
 class BatchedJudge {
   private batch: Array<{ row: ManifestRow; usd: number; max: number }> = [];
@@ -330,7 +372,7 @@ class BatchedJudge {
 
   constructor(
     private readonly standing: PlanAgainstJournal,
-    private readonly onRemaining: (usd: number, max: number) => void,
+    private readonly onRemaining: (row: ManifestRow, usd: number, max: number) => void,
   ) {}
 
   add(row: ManifestRow, usdEstimate: number, max: number): void {
@@ -346,7 +388,7 @@ class BatchedJudge {
         if (this.failure !== undefined) return;
         const standings = await this.standing.judgeRows(batch.map((b) => b.row));
         standings.forEach((standing, i) => {
-          if (standing === 'remaining') this.onRemaining(batch[i]!.usd, batch[i]!.max);
+          if (standing === 'remaining') this.onRemaining(batch[i]!.row, batch[i]!.usd, batch[i]!.max);
         });
       })
       .catch((err: unknown) => {

@@ -51,6 +51,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
     summary: 'journal upkeep: `journal migrate` creates or upgrades the schema',
     load: () => import('./commands/journal.js'),
   },
+  history: {
+    summary: 'the cost history (billed vs estimated per model) plan forecasts from; `history import` merges another',
+    load: () => import('./commands/history.js'),
+  },
   serve: {
     summary: 'serve the OpenAI Batch API (files, batches) in front of the gateway',
     load: () => import('./commands/serve.js'),

@@ -22,14 +22,17 @@ const RUN: ExitCodeList = [
 
 export const EXIT_CODES = {
   plan: [
-    [EXIT_CODE.ok, 'every row is valid and the job fits the budget (when one is in force)'],
+    [
+      EXIT_CODE.ok,
+      'every row is valid and, under a budget, the job will most likely finish (verdict fits_at_bound or likely_finishes)',
+    ],
     [
       EXIT_CODE.usage,
       'some row is invalid (each listed as file:line), a row changed under an id the journal holds, a row the journal holds that the pricing file cannot price, or a usage or configuration error',
     ],
     [
       EXIT_CODE.budget,
-      'the job does not fit the budget: what the gateway can bill for the remaining rows, plus what the journal holds, exceeds it',
+      'the job will most likely stop short of its budget (verdict likely_stops_short): a row can never be sent, or the forecast gives the run less than an even chance to send every row',
     ],
     INTERNAL,
   ],
@@ -86,6 +89,7 @@ export const EXIT_CODES = {
     ],
     INTERNAL,
   ],
+  history: [[EXIT_CODE.ok, 'the history was shown, or merged'], USAGE, INTERNAL],
   journal: [
     [EXIT_CODE.ok, "the schema is at this gbatch's version"],
     [

@@ -79,3 +79,9 @@ export {
   LockLostError,
   NewerSchemaError,
 } from './errors.js';
+export {
+  settlementId,
+  type JournalHistory,
+  type JournalHistoryReads,
+  type SettledCostRecord,
+} from './settled-costs.js';

@@ -1,6 +1,7 @@
 // Opens the journal a location names: a postgres:// URL is the PostgreSQL adapter (loaded only then, so
 // an SQLite user never loads its driver); anything else is a path to an SQLite file.
 import type { OpenStoreOptions } from './open-options.js';
+import type { JournalHistory } from './settled-costs.js';
 import type { JournalQueries, JournalStore } from './store.js';
 import { SqliteJournal } from './sqlite/journal.js';
 
@@ -54,4 +55,17 @@ export function openJournalFile(
     sync: durability === 'relaxed' ? 'off' : 'full',
     ...(flushFile ? { syncWal: flushFile } : {}),
   });
+}
+
+/**
+ * The journal's cost history to merge into (`gbatch history import`): an SQLite file is created or migrated; a
+ * database is migrated, and its history (the database's, not a job's) written without opening any job.
+ */
+export async function openHistory(location: string): Promise<JournalHistory & { close(): Promise<void> }> {
+  if (isDatabaseUrl(location)) {
+    await migrateDatabase(location);
+    const { PostgresJournalStore } = await import('./postgres/postgres-store.js');
+    return PostgresJournalStore.open(location, { job: '', readonly: true });
+  }
+  return openJournalFile(location);
 }

@@ -9,9 +9,9 @@
 //   Coordination (coordination.ts), JobNotices (job-notices.ts), IngestWriter (ingest-writer.ts).
 // JournalStore is every section (what an adapter opens for writing); JournalQueries is every section's reads
 // (what the read-only opener, openQueries, returns).
-// A new concern of the journal (the job's settlement history, say) is a section of its own: an interface in its
-// own file, added to JournalStore, its reads to JournalQueries; never new members of the run's section.
-//
+// - JournalHistory (settled-costs.ts): the cost history of settled rows, which forecasts read.
+// A new concern of the journal is a section of its own like the history: an interface in its own file, added to
+// JournalStore, its reads to JournalQueries; never new members of the run's section.
 //
 // One write path per adapter: every write of rows (applyTransitions, apply, decideAndApply, markStored, annotate)
 // is decided by the pure planner (core/plan-changes.ts) and written by one function (SQLite: journal.ts writePlan;
@@ -38,6 +38,7 @@
 import type { JournalOperator, JournalOperatorReads } from './journal-operator.js';
 import type { JournalReports } from './journal-reports.js';
 import type { JournalRun, JournalRunReads } from './journal-run.js';
+import type { JournalHistory, JournalHistoryReads } from './settled-costs.js';
 
 export type {
   DecisionReader,
@@ -73,7 +74,7 @@ export type { JournalFileLoss, RunnerMembership, RunnerTakeover, RunnerView, Tak
  * What reports and views read of a job's journal (`report`, `status`, the live view, `plan`, a dashboard): the
  * reads of every section. Nothing here changes the journal; the read-only opener (openQueries) returns only this.
  */
-export interface JournalQueries extends JournalRunReads, JournalReports, JournalOperatorReads {}
+export interface JournalQueries extends JournalRunReads, JournalReports, JournalOperatorReads, JournalHistoryReads {}
 
 /** Every section: what an adapter opened for writing answers. */
-export interface JournalStore extends JournalRun, JournalReports, JournalOperator {}
+export interface JournalStore extends JournalRun, JournalReports, JournalOperator, JournalHistory {}

@@ -15,6 +15,7 @@ import {
   LockLostError,
   staleAfterMs,
   type Item,
+  type JournalHistory,
   type JournalReports,
   type JournalRun,
   type JournalStore,
@@ -57,6 +58,7 @@ import { ConfigError } from '../core/config-error.js';
 import { finalBatchOf, finalBatchRefusal } from '../core/final-batch.js';
 import { Submitter } from './lanes/submitter.js';
 import { AutoRetries } from './lanes/auto-retries.js';
+import { SettledHistory } from './settled-history.js';
 import { DEFAULT_RETRY_DELAY } from '../core/auto-retry.js';
 import { EXIT_CODE } from '../core/exit-codes.js';
 import { runBackoff } from '../core/retry.js';
@@ -341,8 +343,8 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
 }
 
 async function drive(
-  // The run's section, and the report's reads for the live view.
-  journal: JournalRun & JournalReports,
+  // The run's section, the report's reads for the live view, and the cost history it adds to.
+  journal: JournalRun & JournalReports & JournalHistory,
   gateway: GatewayClient,
   watch: GatewayWatch,
   config: RunConfig,
@@ -473,6 +475,8 @@ async function drive(
   });
   poller.onPollDone = () => retries.nudge();
   cleanups.push(() => retries.stop());
+  const history = new SettledHistory(ctx, journal, config.jobName);
+  cleanups.push(() => history.stop());
   // Rows the retry policy sends again in this run go back to the submitter once their backoff is over.
   const sendAll = async (busy: () => boolean): Promise<void> => {
     await submitter.run();
@@ -550,6 +554,7 @@ async function drive(
       await failures.watch(downloader.idle());
     }
     failures.rethrow();
+    await history.flush();
     await journal.flush(); // what the results, the report and the exit code say is on disk first
     await results.close();
     const stopReason: RunResult['stopReason'] = stops.reason ?? (config.settings.noWait ? 'no-wait' : undefined);

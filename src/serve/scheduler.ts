@@ -156,7 +156,12 @@ export class BatchScheduler {
     const input = await this.ctx.catalog.file(batch.fields.input_file_id);
     if (batch.status === 'validating') {
       const check = input
-        ? await checkInput(String(input.record.path), batch.fields.endpoint, this.ctx.pricing)
+        ? await checkInput(
+            String(input.record.path),
+            batch.fields.endpoint,
+            this.ctx.pricing,
+            batch.fields.budget_usd ?? undefined,
+          )
         : {
             requests: 0,
             errors: [{ code: 'invalid_file', message: 'the input file was deleted', param: null, line: 0 }],
@@ -182,7 +187,9 @@ export class BatchScheduler {
         }
       } else batch = next;
       if (batch.status === 'failed') {
-        this.ctx.log(`${batchId}: input failed validation: ${check.errors.length} error(s), nothing sent`);
+        this.ctx.log(
+          `${batchId}: input failed validation: ${check.errors.length} error(s), nothing sent${check.errors[0] ? `; the first: ${check.errors[0].message}` : ''}`,
+        );
         return;
       }
       if (batch.status === 'in_progress' && this.ctx.budgetUsd !== undefined)

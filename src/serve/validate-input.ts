@@ -4,6 +4,8 @@ import type { PricingTable } from '../core/pricing.js';
 import { scanManifests } from '../ingest/scan-manifests.js';
 import { BATCH_URLS } from '../manifest/jsonl-line.js';
 import { printable } from '../core/printable.js';
+import { billBound, boundedRequest } from '../core/bound.js';
+import { formatUsd } from '../core/money.js';
 
 export interface LineError {
   code: string;
@@ -26,7 +28,16 @@ export const MAX_BATCH_REQUESTS = 50_000;
 const MAX_ERRORS = 1000;
 const MAX_MESSAGE = 500;
 
-export async function checkInput(path: string, endpoint: string, pricing: PricingTable): Promise<InputCheck> {
+/**
+ * `budgetUsd`: the batch's metadata.budget_usd. A request whose bound (what it reserves: the most the gateway can
+ * bill it, spec 8.3) is above it could never be sent: the batch is refused with a line saying so.
+ */
+export async function checkInput(
+  path: string,
+  endpoint: string,
+  pricing: PricingTable,
+  budgetUsd?: number,
+): Promise<InputCheck> {
   const errors: LineError[] = [];
   const add = (error: LineError): void => {
     if (errors.length < MAX_ERRORS) errors.push({ ...error, message: printable(error.message).slice(0, MAX_MESSAGE) });
@@ -35,8 +46,24 @@ export async function checkInput(path: string, endpoint: string, pricing: Pricin
   let model: string | null = null;
   try {
     summary = await scanManifests([path], pricing, {
-      valid: ({ row }) => {
+      valid: ({ row, estimate }) => {
         model ??= row.model;
+        if (budgetUsd !== undefined) {
+          const bound = Math.max(
+            estimate.usd,
+            billBound(row.kind, boundedRequest(row.kind, row.request).request, pricing),
+          );
+          if (bound > budgetUsd)
+            add({
+              code: 'budget_below_bound',
+              message:
+                `line ${row.line}: the request reserves its bound ${formatUsd(bound)} (the most the gateway can bill it, ` +
+                `e.g. at a dearer final resolution) but metadata.budget_usd is ${formatUsd(budgetUsd, 2)}: it could ` +
+                `never be sent; a budget_usd of at least ${formatUsd(Math.ceil(bound * 100) / 100, 2)} sends it`,
+              param: 'metadata.budget_usd',
+              line: row.line,
+            });
+        }
         if (BATCH_URLS[endpoint] !== row.kind)
           add({
             code: 'invalid_request',

@@ -14,6 +14,7 @@ import { run as sim } from '../../src/cli/commands/sim.js';
 import { run as status, OPTIONS as STATUS_OPTIONS } from '../../src/cli/commands/status.js';
 import { run as jobs, OPTIONS as JOBS_OPTIONS } from '../../src/cli/commands/jobs.js';
 import { run as models, OPTIONS as MODELS_OPTIONS } from '../../src/cli/commands/models.js';
+import { run as history, OPTIONS as HISTORY_OPTIONS } from '../../src/cli/commands/history.js';
 import { EXIT_CODES, type CommandName } from '../../src/core/command-exit-codes.js';
 import { UsageError, type OptionTable } from '../../src/job/options.js';
 import { PLAN_ONLY_OPTIONS, PLAN_OPTIONS, RUN_OPTIONS } from '../../src/job/run-options.js';
@@ -32,6 +33,7 @@ const COMMANDS: Record<CommandName, { run: (argv: string[]) => Promise<number>; 
   forget: { run: forget, table: FORGET_OPTIONS },
   cancel: { run: cancel, table: CANCEL_OPTIONS },
   journal: { run: journal, table: JOURNAL_OPTIONS },
+  history: { run: history, table: HISTORY_OPTIONS },
   jobs: { run: jobs, table: JOBS_OPTIONS },
   models: { run: models, table: MODELS_OPTIONS },
   serve: { run: serve, table: SERVE_OPTIONS },

@@ -2,6 +2,7 @@
 import { DEFAULT_MAX_OUTPUT_TOKENS } from '../../core/estimate.js';
 import { printable, printableJson } from '../../core/printable.js';
 import { renderTable, usd } from '../../report/table.js';
+import { verdictLines } from '../../core/plan-verdict.js';
 import { planResolvedJob, type PlanResult } from '../../api/plan-job.js';
 import { jobFromArgs } from '../job-args.js';
 
@@ -31,6 +32,22 @@ function planJson(plan: PlanResult): Record<string, unknown> {
     budget_usd: plan.budgetUsd,
     budget_may_overrun: plan.budgetMayOverrun,
     fits_budget: plan.fitsBudget,
+    forecast: {
+      p50_usd: plan.forecast.p50Usd,
+      p90_usd: plan.forecast.p90Usd,
+      basis_rows: plan.forecast.basisRows,
+      rows_without_history: plan.forecast.rowsWithoutHistory,
+    },
+    verdict: plan.verdict?.verdict ?? null,
+    verdict_detail: plan.verdict
+      ? {
+          chance: plan.verdict.chance,
+          rows_short: plan.verdict.rowsShort,
+          finishing_budget_usd: plan.verdict.finishingBudgetUsd,
+          never_sent: plan.verdict.neverSent.map((r) => ({ id: r.id, bound_usd: r.boundUsd, budget_usd: r.budgetUsd })),
+          never_sent_count: plan.verdict.neverSentCount,
+        }
+      : null,
     unpriced: plan.unpriced,
     reason: plan.reason,
     output_capped_rows: plan.outputCappedRows,
@@ -65,6 +82,17 @@ function planJson(plan: PlanResult): Record<string, unknown> {
         }
       : {}),
   };
+}
+
+function forecastLine(forecast: PlanResult['forecast']): string {
+  const range = `Forecast (Monte Carlo over the cost history): P50 ${usd(forecast.p50Usd)}, P90 ${usd(forecast.p90Usd)}`;
+  if (forecast.basisRows === 0)
+    return `${range}: no settled rows like these in the history; the table's estimate is used.`;
+  const without =
+    forecast.rowsWithoutHistory > 0
+      ? `; ${forecast.rowsWithoutHistory} row(s) with no row like them use the table's estimate`
+      : '';
+  return `${range}, from ${forecast.basisRows} settled row(s) like these${without}.`;
 }
 
 function printPlan(plan: PlanResult): void {
@@ -104,6 +132,7 @@ function printPlan(plan: PlanResult): void {
     `Estimated total: ${usd(plan.estimatedUsd)}; the gateway can bill up to ${usd(plan.maxUsd)} ` +
       '(video at the dearest final resolution the model lists; chat with every request byte a token and the whole output cap)',
   );
+  out.push(forecastLine(plan.forecast));
   const journal = plan.journal;
   if (journal) {
     out.push(
@@ -126,11 +155,8 @@ function printPlan(plan: PlanResult): void {
     const basis = plan.budgetMayOverrun
       ? 'judged on the expected estimate: --budget-may-overrun'
       : 'judged on what the gateway can bill';
-    out.push(
-      plan.fitsBudget
-        ? `Fits the budget of ${usd(plan.budgetUsd, 2)} (${basis}).`
-        : `Does not fit (${basis}): ${plan.reason}.`,
-    );
+    if (!plan.fitsBudget) out.push(`Not all at once (${basis}): ${plan.reason}.`);
+    if (plan.verdict) out.push(...verdictLines(plan.verdict, plan.budgetUsd).map(printable));
   }
   if (plan.outputCappedRows > 0)
     out.push(

@@ -53,6 +53,8 @@ import { DB_NOW_MS } from './db-time.js';
 import { ITEM_COLUMNS, toItem } from './item-row.js';
 import { PgCoordination } from './coordination.js';
 import { jobDrifts, recordDrift } from './drifts.js';
+import { recordSettledCosts, settledCosts } from './settled-costs.js';
+import type { SettledCostRecord } from '../settled-costs.js';
 import type { SeenDrift } from '../../core/seen-drift.js';
 import type { JobNotices } from '../job-notices.js';
 import { PgJobNotices } from './job-notices.js';
@@ -505,6 +507,16 @@ export class PostgresJournalStore implements JournalStore {
 
   async drifts(): Promise<SeenDrift[]> {
     return jobDrifts(this.pool, this.jobId);
+  }
+
+  /** The history is the database's, not the job's: a store that holds no job yet may merge into it. */
+  async recordSettled(rows: readonly SettledCostRecord[]): Promise<number> {
+    if (this.fencedBy) throw this.fencedBy;
+    return recordSettledCosts(this.pool, rows);
+  }
+
+  async settledCosts(): Promise<SettledCostRecord[]> {
+    return settledCosts(this.pool);
   }
 
   async flush(): Promise<void> {

@@ -60,6 +60,8 @@ import { EventLog, hasEventLog } from './event-log.js';
 import { StaleTransitionError, type Change, type JobRecord, type Move, type Spend } from '../change.js';
 import { JobRow } from './job-row.js';
 import { SqliteDrifts } from './drifts.js';
+import { SqliteSettledCosts } from './settled-costs.js';
+import type { SettledCostRecord } from '../settled-costs.js';
 import type { SeenDrift } from '../../core/seen-drift.js';
 import { eventLogRecords, itemEvents, ItemReads, manifestRecords, priors, reportSums } from './queries.js';
 import { abandonedWhileUncertain, lastSubmitTimes, taskIdHolders } from './history.js';
@@ -343,6 +345,15 @@ export class SqliteJournal implements JournalStore {
 
   async drifts(): Promise<SeenDrift[]> {
     return this.driftTable().list();
+  }
+
+  async recordSettled(rows: readonly SettledCostRecord[]): Promise<number> {
+    this.assertWritable();
+    return new SqliteSettledCosts(this.db).record(rows);
+  }
+
+  async settledCosts(): Promise<SettledCostRecord[]> {
+    return new SqliteSettledCosts(this.db).list();
   }
 
   /** Prepared on first use: a journal opened read-only by an older gbatch's schema has no such table. */

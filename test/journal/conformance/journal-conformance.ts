@@ -44,6 +44,7 @@ import { rowFacetsConformance } from './methods/row-facets.js';
 import { activityConformance } from './methods/activity.js';
 import { retryAllowanceConformance } from './methods/retry-allowance.js';
 import { driftsConformance } from './methods/drifts.js';
+import { settledCostsConformance } from './methods/settled-costs.js';
 
 const METHODS: ReadonlyArray<(label: string, harness: Harness) => void> = [
   openConformance,
@@ -81,6 +82,7 @@ const METHODS: ReadonlyArray<(label: string, harness: Harness) => void> = [
   recoverInterruptedConformance,
   coordinationConformance,
   driftsConformance,
+  settledCostsConformance,
   noticesConformance,
   noteUnrecordedConformance,
   lostAndRescueConformance,

@@ -92,7 +92,13 @@ test.skipIf(!BUILT)(
       /spent \$5\.621070, reserved \$0\.000000; 2 row\(s\) still to send: estimate \$0\.491490, can bill up to \$5\.621070/,
     );
     expect(plan.stdout).toMatch(
-      /Does not fit \(judged on what the gateway can bill\): the job needs up to \$11\.242139 .* against a budget of \$6\.00/,
+      /Not all at once \(judged on what the gateway can bill\): the job needs up to \$11\.242139 .* against a budget of \$6\.00/,
+    );
+    // The two settled rows were billed at 4k: the forecast learned it, and neither row left can be sent.
+    expect(plan.stdout).toContain('P50 $11.242139, P90 $11.242139, from 2 settled row(s) like these.');
+    expect(plan.stdout).toMatch(/stop short of the budget of \$6\.00 by about 2 row\(s\)/);
+    expect(plan.stdout).toContain(
+      'Row v3 can never be sent under this budget: its bound is $2.810535; a budget of $8.44 sends it.',
     );
     const json = stdoutJson(await runCli(['plan', manifest, '--state', ws.state, '--json']));
     expect(json).toMatchObject({
@@ -106,7 +112,10 @@ test.skipIf(!BUILT)(
         remaining_max_usd: 5.62106952,
       },
     });
-    expect(json.reason).toMatch(/exit 3/);
+    expect(json).toMatchObject({
+      forecast: { p50_usd: 11.24213904, p90_usd: 11.24213904, basis_rows: 2 },
+      verdict: 'likely_stops_short',
+    });
     expect((await runCli(['plan', manifest, '--state', ws.state, '--budget', '12'])).code).toBe(0);
     expect((await runCli(['plan', manifest, '--state', ws.state, '--no-budget'])).code).toBe(0);
   },

@@ -43,6 +43,31 @@ describe.skipIf(!BUILT)('gbatch serve: budget and video', () => {
     expect(posts(sim.ledger)).toBe(output.length);
   });
 
+  it('refuses at validation a batch whose metadata.budget_usd is below the bound of a request, saying so', async () => {
+    const sim = await startSim();
+    const ws = workspace('gbatch-serve-');
+    const server = await startServe({ data: ws.path('data'), gateway: sim.baseUrl });
+    const openai = client(server);
+    // Each row may bill up to $0.186 (its bound) though it bills ~$0.033: $0.10 can never send one.
+    const created = await submitBatch(
+      openai,
+      ws.path('in.jsonl'),
+      ['a', 'b'].map((id) => videoLine(id, `under bound ${id}`)),
+      { endpoint: '/v1/video/generations', metadata: { budget_usd: '0.10' } },
+    );
+    const logged = await server.stderrMatching(new RegExp(`${created.id}: input failed validation`));
+    expect(logged).toContain('2 error(s), nothing sent; the first: line 1: the request reserves its bound $0.18');
+    const batch = await openai.batches.retrieve(created.id);
+    expect(batch.errors?.data).toHaveLength(2);
+    for (const [i, error] of (batch.errors?.data ?? []).entries()) {
+      expect(error).toMatchObject({ code: 'budget_below_bound', param: 'metadata.budget_usd', line: i + 1 });
+      expect(error.message).toMatch(
+        /^line \d: the request reserves its bound \$0\.18\d+ .* but metadata\.budget_usd is \$0\.10: it could never be sent; a budget_usd of at least \$0\.19 sends it$/,
+      );
+    }
+    expect(posts(sim.ledger)).toBe(0);
+  });
+
   it('serves a video through its file_id: the verified bytes, with their length and by Range', async () => {
     const sim = await startSim();
     const ws = workspace('gbatch-serve-');

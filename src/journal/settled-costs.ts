@@ -1,0 +1,105 @@
+// The journal's cost history (the `settled_costs` table): a section of its own beside the journal
+// interface (store.ts). Each adapter keeps it in its own file (sqlite/settled-costs.ts,
+// postgres/settled-costs.ts) and both share the row mapping below.
+import { createHash } from 'node:crypto';
+import type { SettledCost } from '../core/forecast.js';
+import type { ItemKind } from '../core/states.js';
+
+/** One settled row of the history. */
+export interface SettledCostRecord extends SettledCost {
+  /** Names the settlement wherever the row is copied: a second import of it adds nothing. */
+  id: string;
+  /** The gateway account billed (accountId: a hash of its URL and key). */
+  account: string;
+  /** The resolution the gateway billed (video), when it named one. */
+  finalResolution: string | null;
+  settledAt: number;
+}
+
+export interface JournalHistoryReads {
+  /** Every settled row of the history, oldest first (on PostgreSQL: every job's of the database). */
+  settledCosts(): Promise<SettledCostRecord[]>;
+}
+
+export interface JournalHistory extends JournalHistoryReads {
+  /** Adds the rows the history lacks (by id); returns how many were added. */
+  recordSettled(rows: readonly SettledCostRecord[]): Promise<number>;
+}
+
+/** The id of one settlement: the account, the job, the row and its attempt, and when it settled. */
+export function settlementId(parts: {
+  account: string;
+  job: string;
+  itemId: string;
+  attempt: number;
+  at: number;
+}): string {
+  return createHash('sha256')
+    .update([parts.account, parts.job, parts.itemId, String(parts.attempt), String(parts.at)].join('\n'))
+    .digest('hex')
+    .slice(0, 32);
+}
+
+export const SETTLED_COST_COLUMNS = [
+  'id',
+  'account',
+  'model',
+  'kind',
+  'resolution',
+  'final_resolution',
+  'duration_s',
+  'size_bucket',
+  'estimate_usd',
+  'bound_usd',
+  'actual_usd',
+  'settled_at',
+] as const;
+
+export interface SettledCostRow {
+  id: string;
+  account: string;
+  model: string;
+  kind: string;
+  resolution: string | null;
+  final_resolution: string | null;
+  duration_s: number | null;
+  size_bucket: number;
+  estimate_usd: number;
+  bound_usd: number;
+  actual_usd: number;
+  settled_at: number | string;
+}
+
+export function valuesOfSettledCost(r: SettledCostRecord): Array<string | number | null> {
+  return [
+    r.id,
+    r.account,
+    r.model,
+    r.kind,
+    r.resolution,
+    r.finalResolution,
+    r.durationS,
+    r.sizeBucket,
+    r.estimateUsd,
+    r.boundUsd,
+    r.actualUsd,
+    r.settledAt,
+  ];
+}
+
+export function settledCostOfRow(row: SettledCostRow): SettledCostRecord {
+  return {
+    id: row.id,
+    account: row.account,
+    model: row.model,
+    kind: row.kind as ItemKind,
+    resolution: row.resolution,
+    finalResolution: row.final_resolution,
+    durationS: row.duration_s === null ? null : Number(row.duration_s),
+    sizeBucket: Number(row.size_bucket),
+    estimateUsd: Number(row.estimate_usd),
+    boundUsd: Number(row.bound_usd),
+    actualUsd: Number(row.actual_usd),
+    settledAt: Number(row.settled_at),
+  };
+}

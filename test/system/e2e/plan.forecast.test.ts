@@ -1,0 +1,140 @@
+// The plan's forecast is learned from what was billed, and its verdict is the one the run then acts on.
+// A gateway that delivers (and bills) 480p videos at 720p: a first job teaches the history; the second job's
+// plan then forecasts a range holding its actual cost, where the table's estimate does not; and for budgets
+// from 50 % to 150 % of the estimate, plan's "finishes" / "stops short" is what run does, with the hard cap
+// holding (billed <= budget) every time, on SQLite and on PostgreSQL.
+import { copyFileSync } from 'node:fs';
+import { describe, expect, onTestFinished, test } from 'vitest';
+import { startHostileGateway, type HostileGateway } from '../../helpers/hostile-gateway.js';
+import { BUILT, gatewayEnv, runCli, stdoutJson } from '../../helpers/cli.js';
+import { chatRow, videoRow, writeJsonl } from '../../helpers/manifests.js';
+import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
+import { workspace, type Workspace } from '../../helpers/workspace.js';
+
+const BUDGET_SHARES = [0.5, 0.625, 0.75, 0.875, 1, 1.125, 1.25, 1.375, 1.5];
+
+/**
+ * One video first (billed at 720p for its 480p estimate; its bound, 1080p, is about 0.7 of the job's estimate),
+ * then chat rows with prompts of one length (so alike), each billed its whole output cap.
+ */
+function mixedRows(tag: string, chats: number): Array<Record<string, unknown>> {
+  return [
+    videoRow(`${tag}-v`, `A harbour at dawn ${tag}`),
+    ...Array.from({ length: chats }, (_, i) =>
+      chatRow(`${tag}-c${i}`, `Question ${tag} ${String(i).padStart(3, '0')}`, {
+        model: 'chat-large',
+        max_tokens: 4000,
+      }),
+    ),
+  ];
+}
+
+async function dearerGateway(): Promise<HostileGateway> {
+  const gw = await startHostileGateway({
+    finalResolution: (task) => (task.resolution === '480p' ? '720p' : task.resolution),
+  });
+  onTestFinished(() => gw.close());
+  return gw;
+}
+
+interface Where {
+  /** The journal arguments of a job's commands. */
+  args(job: string): string[];
+  /** Makes the teacher's history readable by `job`'s plan (SQLite: an import; PostgreSQL: shared already). */
+  teach(job: string): Promise<void>;
+}
+
+async function proveVerdicts(ws: Workspace, gw: HostileGateway, where: Where): Promise<void> {
+  const env = gatewayEnv(gw.baseUrl, gw.key);
+  const run = (manifest: string, job: string, extra: string[]) =>
+    runCli(
+      [
+        'run',
+        manifest,
+        ...where.args(job),
+        '--out',
+        ws.path(`out-${job}`),
+        '--poll-interval',
+        '0.01',
+        '--quiet',
+        '--json',
+        ...extra,
+      ],
+      { env },
+    );
+
+  const teacher = writeJsonl(ws.path('teacher.jsonl'), mixedRows('t', 3));
+  const taught = stdoutJson(await run(teacher, 'teacher', []));
+  expect(taught.exit_code).toBe(0);
+
+  // The second job without a budget: the forecast holds its actual cost; the table's estimate does not.
+  const rows = mixedRows('m', 6);
+  const whole = writeJsonl(ws.path('whole.jsonl'), rows);
+  await where.teach('whole');
+  const plan = stdoutJson(await runCli(['plan', whole, ...where.args('whole'), '--json'], { env }));
+  const before = gw.billedUsd();
+  const done = stdoutJson(await run(whole, 'whole', []));
+  expect(done.exit_code).toBe(0);
+  const actual = done.spent_usd as number;
+  expect(gw.billedUsd() - before).toBeCloseTo(actual, 6);
+  expect(plan.forecast.basis_rows).toBeGreaterThan(0);
+  expect(plan.forecast.p50_usd).toBeLessThanOrEqual(actual + 1e-6);
+  expect(plan.forecast.p90_usd).toBeGreaterThanOrEqual(actual - 1e-6);
+  expect(Math.abs(plan.estimated_usd - actual)).toBeGreaterThan(0.01);
+
+  const verdicts: string[] = [];
+  for (const [k, share] of BUDGET_SHARES.entries()) {
+    const job = `budget${k}`;
+    const manifest = ws.path(`${job}.jsonl`);
+    copyFileSync(whole, manifest);
+    await where.teach(job);
+    const budget = Math.round(plan.estimated_usd * share * 1e6) / 1e6;
+    const judged = stdoutJson(
+      await runCli(['plan', manifest, ...where.args(job), '--budget', String(budget), '--json'], { env }),
+    );
+    const billedBefore = gw.billedUsd();
+    const result = stdoutJson(await run(manifest, job, ['--budget', String(budget)]));
+    const finished = judged.verdict !== 'likely_stops_short';
+    const said = `${job} at $${budget}: plan ${judged.verdict} (exit ${finished ? 0 : 3}), run exit ${result.exit_code}`;
+    verdicts.push(judged.verdict);
+    expect(result.exit_code, said).toBe(finished ? 0 : 3);
+    // The hard cap: the journal's ledger and the gateway's own.
+    expect(result.spent_usd, said).toBeLessThanOrEqual(budget);
+    expect(gw.billedUsd() - billedBefore, said).toBeLessThanOrEqual(budget + 1e-9);
+  }
+  // The budgets cover both answers, so agreement is not had for free.
+  expect(verdicts).toContain('likely_stops_short');
+  expect(verdicts.some((v) => v !== 'likely_stops_short')).toBe(true);
+}
+
+test.skipIf(!BUILT)(
+  'SQLite: the verdict agrees with the run at nine budgets; the forecast holds the actual cost',
+  async () => {
+    const ws = workspace();
+    const gw = await dearerGateway();
+    const state = (job: string) => ws.path(`${job}.db`);
+    await proveVerdicts(ws, gw, {
+      args: (job) => ['--state', state(job)],
+      teach: async (job) => {
+        const imported = await runCli(['history', 'import', state('teacher'), '--state', state(job)]);
+        expect(imported.code, imported.stderr).toBe(0);
+        expect(imported.stdout).toMatch(/: 4 settled row\(s\) added from .*teacher\.db \(4 read; 0 already there\)/);
+        const again = await runCli(['history', 'import', state('teacher'), '--state', state(job)]);
+        expect(again.stdout).toMatch(/: 0 settled row\(s\) added .*\(4 read; 4 already there\)/);
+      },
+    });
+  },
+  120_000,
+);
+
+describe.skipIf(!BUILT || !pgAvailable())('PostgreSQL', () => {
+  const db = usePgSchema('gbatch_forecast');
+  test('the verdict agrees with the run at nine budgets; every job of the database learns from the history', async () => {
+    const ws = workspace();
+    const gw = await dearerGateway();
+    await proveVerdicts(ws, gw, {
+      args: () => ['--journal', db.url()],
+      teach: async () => {},
+    });
+  }, 120_000);
+});
