@@ -97,10 +97,52 @@ export function checkRequiredModel(body: Body): Invalid | undefined {
   return undefined;
 }
 
-/** Runs checks in order and returns the first problem. */
-export function firstInvalid(...checks: Array<() => Invalid | undefined>): Invalid | undefined {
-  for (const check of checks) {
-    const problem = check();
+/** A check of one field of a request body. */
+export type FieldRule = (body: Body) => Invalid | undefined;
+
+/** The value at a dotted path (`stream_options.include_usage`); undefined where a parent is not an object. */
+function valueAt(body: Body, path: string): unknown {
+  let value: unknown = body;
+  for (const key of path.split('.')) value = isObject(value) ? value[key] : undefined;
+  return value;
+}
+
+/** The rules of the usual kinds of field, each named by its path. */
+export const field = {
+  number:
+    (path: string, rule?: NumberRule): FieldRule =>
+    (body) =>
+      checkNumber(path, valueAt(body, path), rule),
+  string:
+    (path: string): FieldRule =>
+    (body) =>
+      checkString(path, valueAt(body, path)),
+  boolean:
+    (path: string): FieldRule =>
+    (body) =>
+      checkBoolean(path, valueAt(body, path)),
+  object:
+    (path: string): FieldRule =>
+    (body) =>
+      checkObject(path, valueAt(body, path)),
+  oneOf:
+    (path: string, allowed: readonly string[]): FieldRule =>
+    (body) =>
+      checkEnum(path, valueAt(body, path), allowed),
+  objects:
+    (path: string): FieldRule =>
+    (body) =>
+      checkArrayOfObjects(path, valueAt(body, path)),
+  stringOrObject:
+    (path: string, allowed?: readonly string[]): FieldRule =>
+    (body) =>
+      checkStringOrObject(path, valueAt(body, path), allowed),
+};
+
+/** The first problem of the body, its rules checked in order. */
+export function checkFields(body: Body, rules: readonly FieldRule[]): Invalid | undefined {
+  for (const rule of rules) {
+    const problem = rule(body);
     if (problem) return problem;
   }
   return undefined;
