@@ -107,36 +107,23 @@ function valueAt(body: Body, path: string): unknown {
   return value;
 }
 
+/** The rule that checks the value at a path with one of the checks above. */
+const atPath =
+  (check: (param: string, value: unknown) => Invalid | undefined) =>
+  (path: string): FieldRule =>
+  (body) =>
+    check(path, valueAt(body, path));
+
 /** The rules of the usual kinds of field, each named by its path. */
 export const field = {
-  number:
-    (path: string, rule?: NumberRule): FieldRule =>
-    (body) =>
-      checkNumber(path, valueAt(body, path), rule),
-  string:
-    (path: string): FieldRule =>
-    (body) =>
-      checkString(path, valueAt(body, path)),
-  boolean:
-    (path: string): FieldRule =>
-    (body) =>
-      checkBoolean(path, valueAt(body, path)),
-  object:
-    (path: string): FieldRule =>
-    (body) =>
-      checkObject(path, valueAt(body, path)),
-  oneOf:
-    (path: string, allowed: readonly string[]): FieldRule =>
-    (body) =>
-      checkEnum(path, valueAt(body, path), allowed),
-  objects:
-    (path: string): FieldRule =>
-    (body) =>
-      checkArrayOfObjects(path, valueAt(body, path)),
-  stringOrObject:
-    (path: string, allowed?: readonly string[]): FieldRule =>
-    (body) =>
-      checkStringOrObject(path, valueAt(body, path), allowed),
+  number: (path: string, rule?: NumberRule): FieldRule => atPath((p, v) => checkNumber(p, v, rule))(path),
+  string: atPath(checkString),
+  boolean: atPath(checkBoolean),
+  object: atPath(checkObject),
+  oneOf: (path: string, allowed: readonly string[]): FieldRule => atPath((p, v) => checkEnum(p, v, allowed))(path),
+  objects: atPath(checkArrayOfObjects),
+  stringOrObject: (path: string, allowed?: readonly string[]): FieldRule =>
+    atPath((p, v) => checkStringOrObject(p, v, allowed))(path),
 };
 
 /** The first problem of the body, its rules checked in order. */
