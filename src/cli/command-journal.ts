@@ -20,6 +20,18 @@ export const JOURNAL_OPTION = {
   help: 'the journal on a database: a postgres:// URL (default: GBATCH_JOURNAL_URL); a path means an SQLite file, as --state',
 } as const;
 
+/** --state and --journal of a command that changes a job: the journal is the job's own. */
+export const JOB_JOURNAL_OPTIONS = {
+  state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },
+  journal: JOURNAL_OPTION,
+} as const;
+
+/** --state and --journal of a command that only reads: without a job, the only journal in state/ will do. */
+export const READ_JOURNAL_OPTIONS = {
+  state: { type: 'string', help: 'the SQLite journal (default: state/<job>.db, or the only journal in state/)' },
+  journal: JOURNAL_OPTION,
+} as const;
+
 export interface CommandJournal<Journal extends JournalQueries = JournalStore> {
   store: Journal;
   /**

@@ -5,6 +5,7 @@ import { attachConflict, planDetach, type TaskEvent } from '../core/task-attach.
 import { createGatewayClient } from '../gateway/client.js';
 import { GatewayHttpError } from '../gateway/errors.js';
 import { BudgetExceededError, type Item, type JournalOperator, type JournalRun } from '../journal/index.js';
+import { TASK_OUTCOME_FORGOTTEN } from '../journal/requeue.js';
 import { applyDecision } from '../operate/guarded-apply.js';
 import { gatewayAccess } from '../job/job.js';
 import { UsageError } from '../job/options.js';
@@ -47,16 +48,7 @@ export async function detachTask(journal: JournalRun & JournalOperator, item: It
   await applyDetach(journal, item, {
     event: 'detach',
     patch: {
-      taskId: null,
-      actualUsd: null,
-      totalTokens: null,
-      finalResolution: null,
-      gatewayChargeUsd: null,
-      resultUrl: null,
-      outputPath: null,
-      sha256: null,
-      bytes: null,
-      unmetered: false,
+      ...TASK_OUTCOME_FORGOTTEN,
       reservedUsd: plan.reservedUsd,
       lastError: {
         message: `task ${plan.taskId} detached by the operator: its own submission's outcome is unknown again`,

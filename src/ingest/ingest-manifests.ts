@@ -14,6 +14,7 @@ import { hashCanonicalRequest } from '../manifest/content-hash.js';
 import { formatRowError } from '../manifest/types.js';
 import type { InvalidEntry } from './scan-manifests.js';
 import { scanCompact } from './scan-compact.js';
+import type { CompactRow } from './scan-protocol.js';
 import { fingerprint, manifestPrints, unchangedRows, type Fingerprint } from './manifest-fingerprint.js';
 
 // Rows wait here for their insert; while they wait they survive young-generation collections, which
@@ -51,6 +52,57 @@ function standInId(entry: InvalidEntry): string {
   return `@${basename(entry.file)}:${entry.line}`;
 }
 
+/** The outcome when every manifest is one the journal already holds as it is: nothing read. */
+function alreadyIngested(rows: number): IngestOutcome {
+  return {
+    ok: true,
+    rows,
+    inserted: 0,
+    unchanged: rows,
+    replaced: 0,
+    invalid: [],
+    invalidCount: 0,
+    conflicts: [],
+    skippedChanged: [],
+    problems: [],
+  };
+}
+
+/** A valid row as the journal takes it: pending. */
+function pendingEntry(row: CompactRow): IngestEntry {
+  return {
+    id: row.id,
+    kind: row.kind,
+    model: row.model,
+    request: null,
+    requestJson: row.requestJson,
+    metaJson: row.metaJson,
+    contentHash: hashCanonicalRequest(row.kind, row.requestJson),
+    sourceFile: row.file,
+    sourceLine: row.line,
+    state: 'pending',
+    resolution: row.resolution,
+    hasReferenceVideo: row.hasReferenceVideo,
+    estimateUsd: row.estimateUsd,
+  };
+}
+
+/** An invalid row kept in the journal (--skip-invalid), under its own id when that id is sound. */
+function invalidRowEntry(entry: InvalidEntry): IngestEntry {
+  const ownId = entry.id !== undefined && !entry.errors.some((e) => e.field === 'id');
+  return {
+    id: ownId ? entry.id! : standInId(entry),
+    kind: 'invalid',
+    model: null,
+    request: null,
+    contentHash: invalidRowHash(entry.raw),
+    sourceFile: entry.file,
+    sourceLine: entry.line,
+    state: 'invalid',
+    lastError: { message: entry.errors.map(formatRowError).join('; ') },
+  };
+}
+
 export async function ingestManifests(
   journal: JournalRun,
   files: readonly string[],
@@ -65,18 +117,7 @@ export async function ingestManifests(
   const prints = read.every((p): p is Fingerprint => p !== undefined) ? read : undefined;
   const known = prints ? await unchangedRows(journal, prints) : undefined;
   if (known !== undefined) {
-    return {
-      ok: true,
-      rows: known,
-      inserted: 0,
-      unchanged: known,
-      replaced: 0,
-      invalid: [],
-      invalidCount: 0,
-      conflicts: [],
-      skippedChanged: [],
-      problems: [],
-    };
+    return alreadyIngested(known);
   }
   const rowsByPath = new Map<string, number>();
   const count = (file: string): void => {
@@ -88,18 +129,7 @@ export async function ingestManifests(
   const ingestedMeanwhile = prints ? await unchangedRows(journal, prints) : undefined;
   if (ingestedMeanwhile !== undefined) {
     await session.rollback();
-    return {
-      ok: true,
-      rows: ingestedMeanwhile,
-      inserted: 0,
-      unchanged: ingestedMeanwhile,
-      replaced: 0,
-      invalid: [],
-      invalidCount: 0,
-      conflicts: [],
-      skippedChanged: [],
-      problems: [],
-    };
+    return alreadyIngested(ingestedMeanwhile);
   }
   const invalid: InvalidEntry[] = [];
   let invalidCount = 0;
@@ -120,21 +150,7 @@ export async function ingestManifests(
       {
         valid: (row) => {
           count(row.file);
-          batch.push({
-            id: row.id,
-            kind: row.kind,
-            model: row.model,
-            request: null,
-            requestJson: row.requestJson,
-            metaJson: row.metaJson,
-            contentHash: hashCanonicalRequest(row.kind, row.requestJson),
-            sourceFile: row.file,
-            sourceLine: row.line,
-            state: 'pending',
-            resolution: row.resolution,
-            hasReferenceVideo: row.hasReferenceVideo,
-            estimateUsd: row.estimateUsd,
-          });
+          batch.push(pendingEntry(row));
           if (batch.length >= BATCH) flush();
         },
         invalid: (entry) => {
@@ -142,18 +158,7 @@ export async function ingestManifests(
           invalidCount++;
           if (invalid.length < MAX_KEPT_ERRORS) invalid.push(entry);
           if (!skipInvalid) return;
-          const ownId = entry.id !== undefined && !entry.errors.some((e) => e.field === 'id');
-          batch.push({
-            id: ownId ? entry.id! : standInId(entry),
-            kind: 'invalid',
-            model: null,
-            request: null,
-            contentHash: invalidRowHash(entry.raw),
-            sourceFile: entry.file,
-            sourceLine: entry.line,
-            state: 'invalid',
-            lastError: { message: entry.errors.map(formatRowError).join('; ') },
-          });
+          batch.push(invalidRowEntry(entry));
           if (batch.length >= BATCH) flush();
         },
         drained: async () => {

@@ -28,6 +28,9 @@ export type OptionSpec =
 
 export type OptionTable = Record<string, OptionSpec>;
 
+/** Every command's `-h, --help`. */
+export const HELP_OPTION = { type: 'boolean', short: 'h', help: 'show this help' } as const;
+
 type ValueOf<S extends OptionSpec> = S extends { type: 'boolean' }
   ? boolean
   : S extends { type: 'number'; default: number }

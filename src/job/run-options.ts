@@ -3,7 +3,7 @@
 import { DEFAULT_RETRY_DELAY, DEFAULT_RETRY_FAILED } from '../core/auto-retry.js';
 import { DEFAULT_DEADLINE_GRACE_S, DEFAULT_DRAIN, MAX_DEADLINE_AHEAD_MS } from '../core/deadline.js';
 import { parseModelLimits } from '../core/model-limits.js';
-import type { OptionTable, ParsedOptions } from './options.js';
+import { HELP_OPTION, type OptionTable, type ParsedOptions } from './options.js';
 
 export const RUN_OPTIONS = {
   state: { type: 'string', help: 'the SQLite journal (default: state/<job-name>.db)' },
@@ -190,7 +190,7 @@ export const RUN_OPTIONS = {
     help: "progress on stderr: 'live' redraws a frame in place (lanes, rate, ETA, budget, errors), 'plain' prints a timestamped line on each change of phase and every 30 s, 'json' writes snapshots as NDJSON, 'none' only the run's messages; 'auto' is live on a terminal, plain elsewhere (default: auto)",
   },
   quiet: { type: 'boolean', help: "no progress on stderr (as --progress none); the run's messages still print" },
-  help: { type: 'boolean', short: 'h', help: 'show this help' },
+  help: HELP_OPTION,
 } as const satisfies OptionTable;
 
 /** The flags of `run` (and job files); `plan`'s own come along when it was plan that parsed them. */

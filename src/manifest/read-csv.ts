@@ -72,27 +72,8 @@ async function* readRecords(
             header = read.header;
             continue;
           }
-          if (invalidUtf8 !== undefined) {
-            const draft = draftFromCsvRecord(header, cells, line, raw);
-            yield finishRow(
-              file,
-              { ...draft, issues: [encodingIssue(header.names, cells, invalidUtf8), ...draft.issues] },
-              ids,
-              pricing,
-            );
-            continue;
-          }
-          if (deferral?.wants()) {
-            deferral.take(file, header, {
-              cells,
-              line,
-              from,
-              to,
-              firstLine: registerHandedOver(ids, csvDraftId(header, cells), line),
-            });
-            continue;
-          }
-          yield finishRow(file, draftFromCsvRecord(header, cells, line, raw), ids, pricing);
+          const entry = dataRow({ file, pricing, ids, deferral }, header, { cells, line, from, to, raw, invalidUtf8 });
+          if (entry) yield entry;
         }
       }
     } catch (err) {
@@ -124,6 +105,39 @@ async function* readRecords(
     startOffset = broken.nextOffset;
     linesBefore = line;
   }
+}
+
+interface ReadState {
+  file: string;
+  pricing: PricingTable;
+  ids: IdRegistry;
+  deferral: RowDeferral | undefined;
+}
+
+interface DataRecord {
+  cells: string[];
+  line: number;
+  from: number;
+  to: number;
+  raw: () => string;
+  invalidUtf8: InvalidByte | undefined;
+}
+
+/** A data record's row, judged; undefined when the deferral took it instead. */
+function dataRow(state: ReadState, header: CsvHeader, record: DataRecord): ManifestEntry | undefined {
+  const { file, pricing, ids, deferral } = state;
+  const { cells, line, from, to, raw, invalidUtf8 } = record;
+  if (invalidUtf8 !== undefined) {
+    const draft = draftFromCsvRecord(header, cells, line, raw);
+    const issues = [encodingIssue(header.names, cells, invalidUtf8), ...draft.issues];
+    return finishRow(file, { ...draft, issues }, ids, pricing);
+  }
+  if (deferral?.wants()) {
+    const firstLine = registerHandedOver(ids, csvDraftId(header, cells), line);
+    deferral.take(file, header, { cells, line, from, to, firstLine });
+    return undefined;
+  }
+  return finishRow(file, draftFromCsvRecord(header, cells, line, raw), ids, pricing);
 }
 
 /** The column that holds the replacement characters, when it is one column. */

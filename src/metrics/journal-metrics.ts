@@ -67,8 +67,6 @@ interface JobFigures {
   lastRun: RunRecord | undefined;
 }
 
-type L = typeof JOB_LABEL;
-
 export function journalMetrics(source: JournalSource, options: JournalMetricsOptions = {}): JournalExporter {
   // The collect callbacks of one scrape all start at once: the first reads the journals, the rest join it.
   const paced = pacedRead(() => readJobs(source, options), {
@@ -88,33 +86,36 @@ export function journalMetrics(source: JournalSource, options: JournalMetricsOpt
   };
 }
 
-/** The gauges of the jobs `read` gives, in a registry of their own. */
-function jobRegistry(read: () => Promise<JobFigures[]>): Registry {
-  const registry = new Registry();
-  const gauge = <K extends string>(
-    name: string,
-    help: string,
-    labelNames: readonly K[],
-    fill: (gauge: Gauge<K | L>, jobs: JobFigures[]) => void,
-  ): void => {
-    new Gauge<K | L>({
-      name,
-      help,
-      labelNames: [JOB_LABEL, ...labelNames],
-      registers: [registry],
-      async collect() {
-        const jobs = await read();
-        this.reset();
-        fill(this, jobs);
-      },
-    });
-  };
+/** One gauge of every job: its name, help, labels besides the job's, and how the jobs' figures fill it. */
+interface JobGauge {
+  name: string;
+  help: string;
+  labels: readonly string[];
+  fill(gauge: Gauge<string>, jobs: JobFigures[]): void;
+}
 
-  gauge(
-    METRIC.rows,
-    'Rows of the job by state and kind of work, as its journal counts them.',
-    ['state', 'kind'],
-    (g, jobs) => {
+/** A gauge by kind of work, summing one figure of the job's report groups. */
+function byKind(name: string, help: string, figure: (sums: ReportSums['groups'][number]) => number | null): JobGauge {
+  return {
+    name,
+    help,
+    labels: ['kind'],
+    fill: (g, jobs) => {
+      for (const f of jobs) {
+        const totals = Object.fromEntries(MONEY_KINDS.map((k) => [k, 0])) as Record<MoneyKind, number>;
+        for (const group of f.sums.groups) totals[moneyKindOfGroup(group)] += figure(group) ?? 0;
+        for (const kind of MONEY_KINDS) g.set({ job_name: f.job, kind }, totals[kind]);
+      }
+    },
+  };
+}
+
+const JOB_GAUGES: readonly JobGauge[] = [
+  {
+    name: METRIC.rows,
+    help: 'Rows of the job by state and kind of work, as its journal counts them.',
+    labels: ['state', 'kind'],
+    fill: (g, jobs) => {
       for (const f of jobs)
         for (const kind of ITEM_KINDS)
           for (const state of ITEM_STATES) {
@@ -123,59 +124,84 @@ function jobRegistry(read: () => Promise<JobFigures[]>): Registry {
             if (rows > 0) g.set({ job_name: f.job, state, kind }, rows);
           }
     },
-  );
-  gauge(METRIC.spend, 'Money settled for the job, USD.', [], (g, jobs) => {
-    for (const f of jobs) g.set({ job_name: f.job }, f.spend.actualUsd);
-  });
-  gauge(METRIC.reserved, 'Money reserved for requests and tasks in flight, USD.', [], (g, jobs) => {
-    for (const f of jobs) g.set({ job_name: f.job }, f.spend.reservedUsd);
-  });
-  gauge(METRIC.budget, 'The budget in force for the job, USD (absent: no budget).', [], (g, jobs) => {
-    for (const f of jobs) {
-      const budget = f.record?.budgetUsd;
-      if (budget !== undefined) g.set({ job_name: f.job }, budget);
-    }
-  });
-  const byKind = (name: string, help: string, figure: (sums: ReportSums['groups'][number]) => number | null): void =>
-    gauge(name, help, ['kind'], (g, jobs) => {
+  },
+  {
+    name: METRIC.spend,
+    help: 'Money settled for the job, USD.',
+    labels: [],
+    fill: (g, jobs) => jobs.forEach((f) => g.set({ job_name: f.job }, f.spend.actualUsd)),
+  },
+  {
+    name: METRIC.reserved,
+    help: 'Money reserved for requests and tasks in flight, USD.',
+    labels: [],
+    fill: (g, jobs) => jobs.forEach((f) => g.set({ job_name: f.job }, f.spend.reservedUsd)),
+  },
+  {
+    name: METRIC.budget,
+    help: 'The budget in force for the job, USD (absent: no budget).',
+    labels: [],
+    fill: (g, jobs) => {
       for (const f of jobs) {
-        const totals = Object.fromEntries(MONEY_KINDS.map((k) => [k, 0])) as Record<MoneyKind, number>;
-        for (const group of f.sums.groups) totals[moneyKindOfGroup(group)] += figure(group) ?? 0;
-        for (const kind of MONEY_KINDS) g.set({ job_name: f.job, kind }, totals[kind]);
+        const budget = f.record?.budgetUsd;
+        if (budget !== undefined) g.set({ job_name: f.job }, budget);
       }
-    });
-  byKind(METRIC.estimate, "The estimate of the job's rows by kind of work, USD.", (s) => s.estimated);
-  byKind(METRIC.settledEstimate, 'The estimate of the rows settled, by kind, USD.', (s) => s.settled_estimated);
-  byKind(METRIC.settledActual, 'What the rows settled cost, by kind, USD.', (s) => s.actual);
-  gauge(METRIC.runners, "The job's runners known to its journal, by whether they are alive.", ['alive'], (g, jobs) => {
-    for (const f of jobs) {
-      const alive = f.runners.filter((r) => r.liveness.alive).length;
-      g.set({ job_name: f.job, alive: 'true' }, alive);
-      g.set({ job_name: f.job, alive: 'false' }, f.runners.length - alive);
-    }
-  });
-  gauge(
-    METRIC.leaseRenewedAt,
-    "When each runner's lease (its heartbeat) was last refreshed, epoch seconds.",
-    ['runner', 'host', 'pid'],
-    (g, jobs) => {
+    },
+  },
+  byKind(METRIC.estimate, "The estimate of the job's rows by kind of work, USD.", (s) => s.estimated),
+  byKind(METRIC.settledEstimate, 'The estimate of the rows settled, by kind, USD.', (s) => s.settled_estimated),
+  byKind(METRIC.settledActual, 'What the rows settled cost, by kind, USD.', (s) => s.actual),
+  {
+    name: METRIC.runners,
+    help: "The job's runners known to its journal, by whether they are alive.",
+    labels: ['alive'],
+    fill: (g, jobs) => {
+      for (const f of jobs) {
+        const alive = f.runners.filter((r) => r.liveness.alive).length;
+        g.set({ job_name: f.job, alive: 'true' }, alive);
+        g.set({ job_name: f.job, alive: 'false' }, f.runners.length - alive);
+      }
+    },
+  },
+  {
+    name: METRIC.leaseRenewedAt,
+    help: "When each runner's lease (its heartbeat) was last refreshed, epoch seconds.",
+    labels: ['runner', 'host', 'pid'],
+    fill: (g, jobs) => {
       for (const f of jobs)
         for (const r of f.runners)
           g.set({ job_name: f.job, runner: r.runnerId, host: r.host, pid: String(r.pid) }, r.heartbeatAt / 1000);
     },
-  );
-  gauge(
-    METRIC.lastActivity,
-    "The job's latest recorded activity (a run's start or end, a heartbeat, the job record written), epoch seconds.",
-    [],
-    (g, jobs) => {
+  },
+  {
+    name: METRIC.lastActivity,
+    help: "The job's latest recorded activity (a run's start or end, a heartbeat, the job record written), epoch seconds.",
+    labels: [],
+    fill: (g, jobs) => {
       for (const f of jobs) {
         const at = lastActivity(f);
         if (at !== undefined) g.set({ job_name: f.job }, at / 1000);
       }
     },
-  );
+  },
+];
 
+/** The gauges of the jobs `read` gives, in a registry of their own. */
+function jobRegistry(read: () => Promise<JobFigures[]>): Registry {
+  const registry = new Registry();
+  for (const spec of JOB_GAUGES) {
+    new Gauge<string>({
+      name: spec.name,
+      help: spec.help,
+      labelNames: [JOB_LABEL, ...spec.labels],
+      registers: [registry],
+      async collect() {
+        const jobs = await read();
+        this.reset();
+        spec.fill(this, jobs);
+      },
+    });
+  }
   return registry;
 }
 

@@ -1,6 +1,6 @@
 // `gbatch serve`'s flags: where it listens, where it keeps files and the journal, and the run options
 // every batch shares (pricing, one --concurrency, one --budget).
-import type { OptionTable } from '../job/options.js';
+import { HELP_OPTION, type OptionTable } from '../job/options.js';
 import { RUN_OPTIONS } from '../job/run-options.js';
 
 export const SERVE_OPTIONS = {
@@ -60,5 +60,5 @@ export const SERVE_OPTIONS = {
     type: 'boolean',
     help: 'accept clients without a token (listens on loopback only); otherwise GBATCH_SERVE_TOKENS or GBATCH_SERVE_TOKENS_FILE',
   },
-  help: { type: 'boolean', short: 'h', help: 'show this help' },
+  help: HELP_OPTION,
 } as const satisfies OptionTable;

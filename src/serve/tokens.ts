@@ -1,9 +1,8 @@
 // The clients' tokens: GBATCH_SERVE_TOKENS (comma-separated) or the file GBATCH_SERVE_TOKENS_FILE (one per
 // line or comma-separated). A client is known by its token's hash: that is what owns its files and batches,
 // so no token is ever stored.
-import { tokenList, tokenMatcher } from '../core/bearer-tokens.js';
-import { readBoundedText } from '../io/bounded-read.js';
-import { UsageError } from '../job/options.js';
+import { tokenMatcher } from '../core/bearer-tokens.js';
+import { envTokens } from '../job/env-tokens.js';
 
 export const ANONYMOUS_OWNER = 'anonymous';
 
@@ -13,17 +12,7 @@ export interface ClientTokens {
 }
 
 export function readTokens(env: NodeJS.ProcessEnv): string[] {
-  const parts = tokenList(env.GBATCH_SERVE_TOKENS);
-  if (env.GBATCH_SERVE_TOKENS_FILE) {
-    let text: string;
-    try {
-      text = readBoundedText(env.GBATCH_SERVE_TOKENS_FILE, 'tokens file');
-    } catch (err) {
-      throw new UsageError(`GBATCH_SERVE_TOKENS_FILE: ${(err as Error).message}`);
-    }
-    parts.push(...tokenList(text, /[,\n\r]+/));
-  }
-  return parts;
+  return envTokens(env, 'GBATCH_SERVE_TOKENS');
 }
 
 export function clientTokens(tokens: readonly string[]): ClientTokens {

@@ -1,7 +1,7 @@
 // `gbatch sim` flags: one typed table, and a pure conversion from argv to SimulatorOptions.
 
 import { RESOLUTIONS, type Resolution } from '../core/models.js';
-import { parseOptions, UsageError, type OptionTable } from '../job/options.js';
+import { HELP_OPTION, parseOptions, UsageError, type OptionTable } from '../job/options.js';
 import { DEFAULT_API_KEY, DEFAULT_BALANCE_USD, DEFAULT_TASK_SECONDS } from './options.js';
 import type { AccountOptions, ErrorFlavor, PollShape, SimulatorOptions } from './types.js';
 
@@ -58,7 +58,7 @@ export const SIM_OPTIONS = {
     type: 'string',
     help: 'keep tasks, ledger, balances and the random sequence in this file: restored at start when it exists (then --seed and the --api-key balances do not apply), written after every change, atomically',
   },
-  help: { type: 'boolean', short: 'h', help: 'show this help' },
+  help: HELP_OPTION,
 } satisfies OptionTable;
 
 const NUMERIC = /^\s*\+?(\d+(\.\d*)?|\.\d+)\s*$/;

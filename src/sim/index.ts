@@ -2,13 +2,14 @@
 // with accounts, billing, faults and a ledger. `startSimulator()` is what tests and `gbatch sim` use.
 
 import { setMaxListeners } from 'node:events';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Resolution } from '../core/models.js';
 import { AccountRegistry } from './accounts.js';
 import type { SimContext } from './context.js';
 import { HANDLERS } from './handlers/index.js';
 import { Ledger } from './ledger.js';
-import { defaultFaults, mergeFaults, resolveOptions } from './options.js';
+import { defaultFaults, mergeFaults, resolveOptions, type ResolvedOptions } from './options.js';
 import { PriceList } from './prices.js';
 import { createRandom } from './random.js';
 import { createSimServer } from './server.js';
@@ -47,7 +48,7 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
   const accounts = new AccountRegistry(resolved.accounts);
   const ledger = new Ledger();
   const prices = new PriceList(resolved.groupRatio);
-  let faults: FaultOptions = resolved.faults;
+  const faults = { current: resolved.faults };
   const tasks = new TaskBook({
     ledger,
     prices,
@@ -55,7 +56,7 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
     clock: resolved.clock,
     taskSeconds: resolved.taskSeconds,
     tokenNoise: resolved.tokenNoise,
-    faults: () => faults,
+    faults: () => faults.current,
   });
   let sequence = saved?.sequence ?? 0;
   if (saved) restoreState(saved, resolved.stateFile!, { accounts, ledger, tasks });
@@ -67,13 +68,7 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
     tasks: tasks.saved(),
     ledger: ledger.saved(),
   });
-  if (resolved.stateFile !== undefined) writeSimStateNow(resolved.stateFile, snapshot());
-  const writer =
-    resolved.stateFile === undefined
-      ? undefined
-      : new StateWriter(resolved.stateFile, snapshot, (err) =>
-          resolved.log(`cannot write the state file ${resolved.stateFile}: ${err.message}`),
-        );
+  const writer = stateWriter(resolved, snapshot);
   ledger.attach({
     accounts,
     settleDue: () => tasks.settleDue(),
@@ -93,9 +88,9 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
     random,
     clock: resolved.clock,
     video,
-    faults: () => faults,
+    faults: () => faults.current,
     updateFaults: (update) => {
-      faults = mergeFaults(faults, update);
+      faults.current = mergeFaults(faults.current, update);
     },
     log: resolved.log,
     origin: '',
@@ -103,17 +98,25 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
   };
 
   const server = createSimServer(ctx, HANDLERS);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(resolved.port, resolved.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const origin = `http://${hostForUrl(resolved.host)}:${port}`;
-  ctx.origin = origin;
+  const port = await listen(server, resolved.port, resolved.host);
+  ctx.origin = `http://${hostForUrl(resolved.host)}:${port}`;
+  const restoredTasks = saved?.tasks.length ?? 0;
+  return simulatorHandle(ctx, { server, port, faults, shutdown, writer, restoredTasks });
+}
 
+interface Running {
+  server: Server;
+  port: number;
+  faults: { current: FaultOptions };
+  shutdown: AbortController;
+  writer: StateWriter | undefined;
+  restoredTasks: number;
+}
+
+/** What a test or `gbatch sim` holds of a running simulator. */
+function simulatorHandle(ctx: SimContext, running: Running): Simulator {
+  const { origin, options: resolved, ledger, prices, accounts, tasks } = ctx;
+  const { server, port, faults, shutdown, writer } = running;
   let closing: Promise<void> | undefined;
   return {
     baseUrl: `${origin}/v1`,
@@ -121,10 +124,10 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
     port,
     ledger,
     get faults(): FaultOptions {
-      return faults;
+      return faults.current;
     },
     set faults(next: FaultOptions) {
-      faults = mergeFaults(defaultFaults(), next);
+      faults.current = mergeFaults(defaultFaults(), next);
     },
     setPrice(model: string, resolution: Resolution, rate: { ref: number; noref: number }): void {
       prices.setVideoPrice(model, resolution, rate);
@@ -135,9 +138,7 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
       prices.groupRatio = ratio;
     },
     state:
-      resolved.stateFile === undefined
-        ? undefined
-        : { file: resolved.stateFile, restoredTasks: saved?.tasks.length ?? 0 },
+      resolved.stateFile === undefined ? undefined : { file: resolved.stateFile, restoredTasks: running.restoredTasks },
     account(key: string): { name: string; balanceUsd: number } {
       const account = accounts.forKey(key);
       if (!account) throw new Error('account(): no account has this key');
@@ -153,6 +154,26 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
       return closing;
     },
   };
+}
+
+/** The port the server listens on, once it does. */
+async function listen(server: Server, port: number, host: string): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+/** With --state: the file written now, then kept up to date as the simulator changes. */
+function stateWriter(resolved: ResolvedOptions, snapshot: () => SimState): StateWriter | undefined {
+  const file = resolved.stateFile;
+  if (file === undefined) return undefined;
+  writeSimStateNow(file, snapshot());
+  return new StateWriter(file, snapshot, (err) => resolved.log(`cannot write the state file ${file}: ${err.message}`));
 }
 
 /** Puts a --state file's tasks, ledger and balances back; an account it names that no --api-key gives is refused. */

@@ -1,7 +1,7 @@
 // `GET /metrics` on `gbatch ui`: every job the dashboard shows, read from its journal when Prometheus
 // scrapes, in the Prometheus text format. Behind the dashboard's tokens or GBATCH_METRICS_TOKENS; open
 // only when neither is configured (`--no-auth`, which keeps the dashboard on loopback).
-import type { Context } from 'hono';
+import { Hono } from 'hono';
 import { printable } from '../core/printable.js';
 import { journalMetrics, type MetricsJob } from '../metrics/journal-metrics.js';
 import { METRICS_CHALLENGE, serverMetricsAllowed } from '../metrics/metrics-access.js';
@@ -11,11 +11,7 @@ import type { UiContext } from './context.js';
 /** A journal's error may quote what it read: the log line keeps only its start. */
 const MAX_REASON = 300;
 
-export function metricsHandler(
-  ctx: UiContext,
-  metricsTokens: readonly string[],
-  env: NodeJS.ProcessEnv,
-): (c: Context) => Promise<Response> {
+export function metricsApp(ctx: UiContext, metricsTokens: readonly string[], env: NodeJS.ProcessEnv): Hono {
   const readError = (job: string, err: Error): void =>
     ctx.log(`metrics: the journal of ${job} could not be read: ${printable(err.message).slice(0, MAX_REASON)}`);
   // The dashboard keeps each job's read-only queries open: a scrape borrows them, releasing nothing.
@@ -34,11 +30,11 @@ export function metricsHandler(
     { onReadError: readError, dearReadMs: dearReadMs(env) },
   );
   const isUser = ctx.tokenName && ((token: string): boolean => ctx.tokenName!(token) !== undefined);
-  return async (c) => {
+  return new Hono().get('/metrics', async (c) => {
     if (!serverMetricsAllowed(c.req.header('authorization'), metricsTokens, isUser))
       return c.text('unauthorized\n', 401, { 'WWW-Authenticate': METRICS_CHALLENGE });
     return c.body(`${await exporter.metrics()}${liveMetrics(ctx)}`, 200, { 'Content-Type': exporter.contentType });
-  };
+  });
 }
 
 /** The dashboard's own live streams: how many are open, and how often their feeds read a journal. */

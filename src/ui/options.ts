@@ -1,18 +1,11 @@
 // `gbatch ui`'s flags: where it listens, which journal it shows, and whether it may change anything.
-import type { OptionTable } from '../job/options.js';
+import { journalSelectionOptions } from '../job/journal-selection.js';
+import { HELP_OPTION, type OptionTable } from '../job/options.js';
 
 export const UI_OPTIONS = {
   host: { type: 'string', default: '127.0.0.1', help: 'the address to listen on' },
   port: { type: 'number', default: 8091, min: 0, max: 65535, integer: true, help: 'the port (0: any free one)' },
-  journal: {
-    type: 'string',
-    help: 'a postgres:// URL (every job it holds; default: GBATCH_JOURNAL_URL) or one SQLite journal file',
-  },
-  'state-dir': {
-    type: 'string',
-    default: 'state',
-    help: 'without --journal: the folder whose SQLite journals (*.db) are shown, one job each',
-  },
+  ...journalSelectionOptions('shown'),
   'allow-actions': {
     type: 'boolean',
     help: 'let signed-in users cancel jobs, retry failed or rejected rows and resolve uncertain ones (each confirmed)',
@@ -33,5 +26,5 @@ export const UI_OPTIONS = {
     max: 3600,
     help: 'seconds between the live figures a job page receives',
   },
-  help: { type: 'boolean', short: 'h', help: 'show this help' },
+  help: HELP_OPTION,
 } as const satisfies OptionTable;

@@ -9,7 +9,7 @@ import { UsageError } from '../job/options.js';
 import { isDatabaseUrl } from '../journal/index.js';
 import { uiApp } from './app.js';
 import type { UiContext } from './context.js';
-import { metricsHandler } from './metrics-route.js';
+import { metricsApp } from './metrics-route.js';
 import { parseTokens } from '../metrics/metrics-tokens.js';
 import { JobDirectory } from './job-directory.js';
 import { Flashes } from './flashes.js';
@@ -72,7 +72,7 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
     now: () => Date.now(),
     log: options.log,
   };
-  const app = uiApp(ctx, metricsHandler(ctx, parseTokens(options.env.GBATCH_METRICS_TOKENS), options.env));
+  const app = uiApp(ctx, metricsApp(ctx, parseTokens(options.env.GBATCH_METRICS_TOKENS), options.env));
   let listener;
   try {
     listener = await listenHttp(app.fetch, options.host, options.port);

@@ -2,9 +2,8 @@
 // line or comma-separated). An entry `name:token` names its user (what the page and the event log say);
 // a bare token is known by a digest prefix. No token is ever stored or shown.
 import { createHash } from 'node:crypto';
-import { tokenList, tokenMatcher } from '../core/bearer-tokens.js';
-import { readBoundedText } from '../io/bounded-read.js';
-import { UsageError } from '../job/options.js';
+import { tokenMatcher } from '../core/bearer-tokens.js';
+import { envTokens } from '../job/env-tokens.js';
 
 export interface UiToken {
   name: string | undefined;
@@ -14,17 +13,7 @@ export interface UiToken {
 const NAMED = /^([A-Za-z0-9._-]{1,64}):(.+)$/;
 
 export function readUiTokens(env: NodeJS.ProcessEnv): UiToken[] {
-  const entries = tokenList(env.GBATCH_UI_TOKENS);
-  if (env.GBATCH_UI_TOKENS_FILE) {
-    let text: string;
-    try {
-      text = readBoundedText(env.GBATCH_UI_TOKENS_FILE, 'tokens file');
-    } catch (err) {
-      throw new UsageError(`GBATCH_UI_TOKENS_FILE: ${(err as Error).message}`);
-    }
-    entries.push(...tokenList(text, /[,\n\r]+/));
-  }
-  return entries.map((entry) => {
+  return envTokens(env, 'GBATCH_UI_TOKENS').map((entry) => {
     const named = NAMED.exec(entry);
     return named ? { name: named[1]!, token: named[2]! } : { name: undefined, token: entry };
   });

@@ -44,7 +44,8 @@ export async function startUiChild(args: readonly string[], options: CliOptions 
 
 export const bearer = (token = UI_TOKEN): Record<string, string> => ({ authorization: `Bearer ${token}` });
 
-const unescape = (text: string): string =>
+/** A page's text as written before HTML escaping. */
+export const unescape = (text: string): string =>
   text
     .replace(/&quot;/g, '"')
     .replace(/&#39;/g, "'")

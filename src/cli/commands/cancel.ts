@@ -12,15 +12,13 @@ import {
   type RunnerView,
 } from '../../journal/index.js';
 import { systemClock } from '../../core/clock.js';
-import { commandAddress, openCommandJournal, type CommandJournal, JOURNAL_OPTION } from '../command-journal.js';
-import { EXIT_CODES } from '../../core/command-exit-codes.js';
-import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
-import { helpText } from '../help-text.js';
+import { commandAddress, openCommandJournal, type CommandJournal, JOB_JOURNAL_OPTIONS } from '../command-journal.js';
+import { HELP_OPTION, UsageError, type OptionTable } from '../../job/options.js';
+import { commandArgs } from '../command-args.js';
 import { EXIT_CODE } from '../../core/exit-codes.js';
 
 export const OPTIONS = {
-  state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },
-  journal: JOURNAL_OPTION,
+  ...JOB_JOURNAL_OPTIONS,
   reason: { type: 'string', help: 'why, kept with the job and each cancelled item (results.jsonl shows it)' },
   wait: {
     type: 'number',
@@ -29,23 +27,22 @@ export const OPTIONS = {
     help: 'seconds to wait for each live runner to acknowledge (it sends nothing more from then on)',
   },
   json: { type: 'boolean', help: 'one JSON object on stdout instead of the lines' },
-  help: { type: 'boolean', short: 'h', help: 'show this help' },
+  help: HELP_OPTION,
 } as const satisfies OptionTable;
 
 const ACK_POLL_MS = 50;
 const MAX_REASON = 500;
 
 export async function run(argv: string[]): Promise<number> {
-  const { options, positionals } = parseOptions(OPTIONS, argv);
-  if (options.help) {
-    process.stdout.write(
-      `${helpText('cancel', '(<job> [--journal URL] | --state F) [--reason TEXT] [--wait S] [--json]', OPTIONS, EXIT_CODES.cancel)}\n` +
-        '\nStops a job for good: nothing more is sent, by a live runner or a later `gbatch run`. Pending and deferred items\n' +
-        'become cancelled. Tasks already submitted are still polled, downloaded and settled: the gateway has no cancel, so\n' +
-        'they are billed. `gbatch retry <job> --cancelled` lifts the cancellation and sends the cancelled items again.\n',
-    );
-    return 0;
-  }
+  const args = commandArgs('cancel', OPTIONS, argv, {
+    synopsis: '(<job> [--journal URL] | --state F) [--reason TEXT] [--wait S] [--json]',
+    about:
+      '\nStops a job for good: nothing more is sent, by a live runner or a later `gbatch run`. Pending and deferred items\n' +
+      'become cancelled. Tasks already submitted are still polled, downloaded and settled: the gateway has no cancel, so\n' +
+      'they are billed. `gbatch retry <job> --cancelled` lifts the cancellation and sends the cancelled items again.\n',
+  });
+  if (!args) return 0;
+  const { options, positionals } = args;
   if (positionals.length > 1)
     throw new UsageError(`Expected one job, got ${positionals.length}: ${positionals.join(' ')}`);
   const reason = (options.reason ?? '')

@@ -1,27 +1,24 @@
 // `gbatch forget`: removes from the journal rows that no manifest of the job lists any more and that were
 // never sent (src/core/orphans.ts). A verb of its own, not a flag of `retry`: it is the opposite act.
 import { quoteArg } from '../../core/shell-text.js';
-import { openCommandJournal, JOURNAL_OPTION } from '../command-journal.js';
-import { EXIT_CODES } from '../../core/command-exit-codes.js';
-import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
-import { helpText } from '../help-text.js';
+import { openCommandJournal, JOB_JOURNAL_OPTIONS } from '../command-journal.js';
+import { HELP_OPTION, UsageError, type OptionTable } from '../../job/options.js';
+import { commandArgs } from '../command-args.js';
 
 export const OPTIONS = {
-  state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },
-  journal: JOURNAL_OPTION,
-  help: { type: 'boolean', short: 'h', help: 'show this help' },
+  ...JOB_JOURNAL_OPTIONS,
+  help: HELP_OPTION,
 } as const satisfies OptionTable;
 
 export async function run(argv: string[]): Promise<number> {
-  const { options, positionals } = parseOptions(OPTIONS, argv);
-  if (options.help) {
-    process.stdout.write(
-      `${helpText('forget', '(<job> [--journal URL] | --state F) <item-id> ...', OPTIONS, EXIT_CODES.forget)}\n` +
-        "\nRemoves orphaned items (in none of the manifests of the job's last run) that were never sent: pending,\n" +
-        'deferred, invalid or cancelled, with no attempt. `gbatch status` lists the orphaned items.\n',
-    );
-    return 0;
-  }
+  const args = commandArgs('forget', OPTIONS, argv, {
+    synopsis: '(<job> [--journal URL] | --state F) <item-id> ...',
+    about:
+      "\nRemoves orphaned items (in none of the manifests of the job's last run) that were never sent: pending,\n" +
+      'deferred, invalid or cancelled, with no attempt. `gbatch status` lists the orphaned items.\n',
+  });
+  if (!args) return 0;
+  const { options, positionals } = args;
   if ((options.state ? positionals.length : positionals.length - 1) < 1) {
     throw new UsageError('Expected item ids: which orphaned items to remove (see `gbatch forget --help`)');
   }

@@ -3,48 +3,32 @@
 // last activity; the figures are the dashboard's (ui/job-view.ts), so the two cannot disagree.
 import { statSync } from 'node:fs';
 import { EXIT_CODE } from '../../core/exit-codes.js';
-import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { printable } from '../../core/printable.js';
 import { isDatabaseUrl, openJournalReader, type JournalReader } from '../../journal/index.js';
 import { printableLocation } from '../../journal/database-url.js';
-import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
+import { journalSelectionOptions, selectedJournal } from '../../job/journal-selection.js';
+import { HELP_OPTION, UsageError, type OptionTable } from '../../job/options.js';
 import { renderTable, usd } from '../../report/table.js';
 import { jobSummary, type JobSummary } from '../../ui/job-view.js';
-import { helpText } from '../help-text.js';
+import { commandArgs } from '../command-args.js';
 
 export const OPTIONS = {
-  journal: {
-    type: 'string',
-    help: 'a postgres:// URL (every job it holds; default: GBATCH_JOURNAL_URL) or one SQLite journal file',
-  },
-  'state-dir': {
-    type: 'string',
-    default: 'state',
-    help: 'without --journal: the folder whose SQLite journals (*.db) are listed, one job each',
-  },
+  ...journalSelectionOptions('listed'),
   json: { type: 'boolean', help: 'print one JSON object' },
-  help: { type: 'boolean', short: 'h', help: 'show this help' },
+  help: HELP_OPTION,
 } as const satisfies OptionTable;
 
 /** A job listed, or one whose journal could not be read. */
 export type JobLine = { key: string; summary: JobSummary } | { key: string; location: string; unreadable: string };
 
 export async function run(argv: string[]): Promise<number> {
-  const { options, positionals } = parseOptions(OPTIONS, argv);
-  if (options.help) {
-    process.stdout.write(
-      `${helpText('jobs', '[--journal URL | --state-dir DIR] [--json]', OPTIONS, EXIT_CODES.jobs)}\n`,
-    );
-    return 0;
-  }
-  if (positionals.length > 0) throw new UsageError(`gbatch jobs takes no arguments, got \`${positionals[0]}\``);
-  const source = options.journal ?? process.env.GBATCH_JOURNAL_URL ?? options['state-dir'];
-  const flag =
-    options.journal !== undefined
-      ? '--journal'
-      : process.env.GBATCH_JOURNAL_URL !== undefined
-        ? 'GBATCH_JOURNAL_URL'
-        : '--state-dir';
+  const args = commandArgs('jobs', OPTIONS, argv, {
+    synopsis: '[--journal URL | --state-dir DIR] [--json]',
+    noArguments: true,
+  });
+  if (!args) return 0;
+  const { options } = args;
+  const { source, flag } = selectedJournal(options, process.env);
   const where = printableLocation(source);
   if (!isDatabaseUrl(source) && statSync(source, { throwIfNoEntry: false }) === undefined)
     throw new UsageError(

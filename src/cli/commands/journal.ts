@@ -1,25 +1,23 @@
 // `gbatch journal migrate`: the journal's schema brought to this gbatch's version, on purpose.
 import { migrateDatabase, openJournalFile } from '../../journal/open-store.js';
-import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { journalUrl } from '../command-journal.js';
-import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
-import { helpText } from '../help-text.js';
+import { HELP_OPTION, UsageError, type OptionTable } from '../../job/options.js';
+import { commandArgs } from '../command-args.js';
 
 export const OPTIONS = {
   journal: { type: 'string', help: 'the journal: a postgres:// URL (default: GBATCH_JOURNAL_URL), or an SQLite file' },
-  help: { type: 'boolean', short: 'h', help: 'show this help' },
+  help: HELP_OPTION,
 } as const satisfies OptionTable;
 
 export async function run(argv: string[]): Promise<number> {
-  const { options, positionals } = parseOptions(OPTIONS, argv);
-  if (options.help) {
-    process.stdout.write(
-      `${helpText('journal', 'migrate [--journal URL]', OPTIONS, EXIT_CODES.journal)}\n` +
-        "\nCreates or upgrades the journal's schema (versioned; several jobs share one database). Runners do it\n" +
-        'on connect too, under a lock; this does it ahead of them, e.g. from a deployment step.\n',
-    );
-    return 0;
-  }
+  const args = commandArgs('journal', OPTIONS, argv, {
+    synopsis: 'migrate [--journal URL]',
+    about:
+      "\nCreates or upgrades the journal's schema (versioned; several jobs share one database). Runners do it\n" +
+      'on connect too, under a lock; this does it ahead of them, e.g. from a deployment step.\n',
+  });
+  if (!args) return 0;
+  const { options, positionals } = args;
   const [action, ...rest] = positionals;
   if (action !== 'migrate')
     throw new UsageError(

@@ -1,22 +1,21 @@
 // `gbatch models`: the models a manifest may name (the pricing table's, and the gateway's /v1/models when
 // a gateway is configured), with each video model's resolutions and durations, as a table or JSON.
 import { EXIT_CODE } from '../../core/exit-codes.js';
-import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { modelCatalog, type CatalogModel } from '../../core/model-catalog.js';
 import { printable } from '../../core/printable.js';
 import { createGatewayClient } from '../../gateway/client.js';
 import { apiKeyFromEnv } from '../../job/api-key.js';
 import { gatewayBaseUrl, resolvePricing } from '../../job/job.js';
-import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
+import { HELP_OPTION, type OptionTable } from '../../job/options.js';
 import { RUN_OPTIONS } from '../../job/run-options.js';
 import { renderTable } from '../../report/table.js';
-import { helpText } from '../help-text.js';
+import { commandArgs } from '../command-args.js';
 
 export const OPTIONS = {
   pricing: RUN_OPTIONS.pricing,
   'base-url': RUN_OPTIONS['base-url'],
   json: { type: 'boolean', help: 'print one JSON object' },
-  help: { type: 'boolean', short: 'h', help: 'show this help' },
+  help: HELP_OPTION,
 } as const satisfies OptionTable;
 
 /** The longest a gateway's reason is quoted, and a model id it lists is shown. */
@@ -32,14 +31,12 @@ export type GatewayAnswer =
   | { status: 'not-reached'; url: string; reason: string };
 
 export async function run(argv: string[]): Promise<number> {
-  const { options, positionals } = parseOptions(OPTIONS, argv);
-  if (options.help) {
-    process.stdout.write(
-      `${helpText('models', '[--pricing F] [--base-url URL] [--json]', OPTIONS, EXIT_CODES.models)}\n`,
-    );
-    return 0;
-  }
-  if (positionals.length > 0) throw new UsageError(`gbatch models takes no arguments, got \`${positionals[0]}\``);
+  const args = commandArgs('models', OPTIONS, argv, {
+    synopsis: '[--pricing F] [--base-url URL] [--json]',
+    noArguments: true,
+  });
+  if (!args) return 0;
+  const { options } = args;
   const pricing = resolvePricing(options.pricing);
   const gateway = await askGateway(options['base-url'], process.env);
   const models = modelCatalog(pricing.table, gateway.status === 'listed' ? gateway.ids : undefined);

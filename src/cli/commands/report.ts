@@ -7,30 +7,26 @@ import { reportHeader, type ReportHeader } from '../../report/model.js';
 import { buildTimeline, type Timeline } from '../../report/timeline.js';
 import { timingSummary } from '../../report/timing-summary.js';
 import { writeReport, type ReportFormat } from '../../report/write-report.js';
-import { commandAddress, openCommandJournal, JOURNAL_OPTION } from '../command-journal.js';
+import { commandAddress, openCommandJournal, READ_JOURNAL_OPTIONS } from '../command-journal.js';
 import { readStanding } from '../../job/standing-read.js';
 import type { JobAddress } from '../../core/job-address.js';
 import type { Standing } from '../../core/standing.js';
-import { EXIT_CODES } from '../../core/command-exit-codes.js';
-import { parseOptions, type OptionTable } from '../../job/options.js';
-import { helpText } from '../help-text.js';
+import { HELP_OPTION, type OptionTable } from '../../job/options.js';
+import { commandArgs } from '../command-args.js';
 
 export const OPTIONS = {
-  state: { type: 'string', help: 'the SQLite journal (default: state/<job>.db, or the only journal in state/)' },
-  journal: JOURNAL_OPTION,
+  ...READ_JOURNAL_OPTIONS,
   format: { type: 'string', choices: ['table', 'json', 'csv', 'html'], default: 'table', help: 'output format' },
   output: { type: 'string', help: 'write to this file (atomically) instead of stdout' },
-  help: { type: 'boolean', short: 'h', help: 'show this help' },
+  help: HELP_OPTION,
 } as const satisfies OptionTable;
 
 export async function run(argv: string[]): Promise<number> {
-  const { options, positionals } = parseOptions(OPTIONS, argv);
-  if (options.help) {
-    process.stdout.write(
-      `${helpText('report', '[job] [--state F | --journal URL] [--format table|json|csv|html] [--output F]', OPTIONS, EXIT_CODES.report)}\n`,
-    );
-    return 0;
-  }
+  const args = commandArgs('report', OPTIONS, argv, {
+    synopsis: '[job] [--state F | --journal URL] [--format table|json|csv|html] [--output F]',
+  });
+  if (!args) return 0;
+  const { options, positionals } = args;
   const format = options.format as ReportFormat | 'html';
   const output = options.output;
   const opened = await openCommandJournal(options, positionals, { readonly: true, withIds: false });

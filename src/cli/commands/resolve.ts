@@ -1,9 +1,8 @@
 // `gbatch resolve`: the operator's decision on a row whose outcome the run could not know (or that waits).
 import { commandJournalArg } from '../../job/advice.js';
-import { openCommandJournal, JOURNAL_OPTION } from '../command-journal.js';
-import { EXIT_CODES } from '../../core/command-exit-codes.js';
-import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
-import { helpText } from '../help-text.js';
+import { openCommandJournal, JOB_JOURNAL_OPTIONS } from '../command-journal.js';
+import { HELP_OPTION, UsageError, type OptionTable } from '../../job/options.js';
+import { commandArgs } from '../command-args.js';
 import { abandonItem } from '../../operate/abandon-item.js';
 import { resolveAll } from '../resolve-all.js';
 import { settleFromRecordedAnswer } from '../../operate/recorded-answer.js';
@@ -11,8 +10,7 @@ import { resubmitItem } from '../../operate/resubmit-item.js';
 import { attachTask, detachTask } from '../resolve-task.js';
 
 export const OPTIONS = {
-  state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },
-  journal: JOURNAL_OPTION,
+  ...JOB_JOURNAL_OPTIONS,
   'task-id': { type: 'string', help: 'attach the task the operator found: the next run polls and downloads it' },
   force: {
     type: 'boolean',
@@ -38,7 +36,7 @@ export const OPTIONS = {
   },
   'no-verify': { type: 'boolean', help: 'with --task-id: do not look the task up on the gateway first' },
   'base-url': { type: 'string', help: 'gateway base URL for verifying --task-id (default: $GATEWAY_BASE_URL)' },
-  help: { type: 'boolean', short: 'h', help: 'show this help' },
+  help: HELP_OPTION,
 } as const satisfies OptionTable;
 
 const USAGE =
@@ -46,11 +44,9 @@ const USAGE =
   ' | --all-uncertain (--resubmit | --abandon) [--not-billed])';
 
 export async function run(argv: string[]): Promise<number> {
-  const { options, positionals } = parseOptions(OPTIONS, argv);
-  if (options.help) {
-    process.stdout.write(`${helpText('resolve', USAGE, OPTIONS, EXIT_CODES.resolve)}\n`);
-    return 0;
-  }
+  const args = commandArgs('resolve', OPTIONS, argv, { synopsis: USAGE });
+  if (!args) return 0;
+  const { options, positionals } = args;
   if (options['not-billed'] && !options.abandon && !options.resubmit)
     throw new UsageError(
       '--not-billed goes with --abandon or --resubmit: `gbatch resolve <job> <item-id> --abandon --not-billed`',

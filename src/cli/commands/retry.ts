@@ -3,14 +3,12 @@ import type { RequeuePlan } from '../../core/requeue.js';
 import { quoteArg } from '../../core/shell-text.js';
 import { retryRows } from '../../operate/retry-rows.js';
 import { commandJournalArg } from '../../job/advice.js';
-import { openCommandJournal, JOURNAL_OPTION } from '../command-journal.js';
-import { EXIT_CODES } from '../../core/command-exit-codes.js';
-import { parseOptions, UsageError, type OptionTable } from '../../job/options.js';
-import { helpText } from '../help-text.js';
+import { openCommandJournal, JOB_JOURNAL_OPTIONS } from '../command-journal.js';
+import { HELP_OPTION, UsageError, type OptionTable } from '../../job/options.js';
+import { commandArgs } from '../command-args.js';
 
 export const OPTIONS = {
-  state: { type: 'string', help: 'the SQLite journal (default: the journal of <job>, state/<job>.db)' },
-  journal: JOURNAL_OPTION,
+  ...JOB_JOURNAL_OPTIONS,
   failed: {
     type: 'boolean',
     help: 'every failed item (its task failed upstream, or it was abandoned before it was sent); not those abandoned while uncertain',
@@ -20,21 +18,20 @@ export const OPTIONS = {
     type: 'boolean',
     help: "every item `gbatch cancel` cancelled; lifts the job's cancellation, so runs send again",
   },
-  help: { type: 'boolean', short: 'h', help: 'show this help' },
+  help: HELP_OPTION,
 } as const satisfies OptionTable;
 
 const SHOWN_IDS = 20;
 
 export async function run(argv: string[]): Promise<number> {
-  const { options, positionals } = parseOptions(OPTIONS, argv);
-  if (options.help) {
-    process.stdout.write(
-      `${helpText('retry', '(<job> [--journal URL] | --state F) [--failed] [--rejected] [--cancelled] [item-id ...]', OPTIONS, EXIT_CODES.retry)}\n` +
-        '\nFailed and rejected items become pending again; the next `gbatch run` sends each as a new attempt.\n' +
-        'Uncertain items are decided with `gbatch resolve`, invalid ones by fixing the manifest.\n',
-    );
-    return 0;
-  }
+  const args = commandArgs('retry', OPTIONS, argv, {
+    synopsis: '(<job> [--journal URL] | --state F) [--failed] [--rejected] [--cancelled] [item-id ...]',
+    about:
+      '\nFailed and rejected items become pending again; the next `gbatch run` sends each as a new attempt.\n' +
+      'Uncertain items are decided with `gbatch resolve`, invalid ones by fixing the manifest.\n',
+  });
+  if (!args) return 0;
+  const { options, positionals } = args;
   if (
     !options.failed &&
     !options.rejected &&

@@ -1,16 +1,16 @@
 // `gbatch serve`: the OpenAI Batch API in front of the gateway, until SIGINT or SIGTERM.
-import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { BUILTIN_PRICING, parsePricing } from '../../core/pricing.js';
 import { printable } from '../../core/printable.js';
 import { readBoundedText } from '../../io/bounded-read.js';
 import { gatewayAccess } from '../../job/job.js';
-import { parseOptions, UsageError } from '../../job/options.js';
+import { UsageError } from '../../job/options.js';
 import { SERVE_OPTIONS } from '../../serve/options.js';
 import { startServe } from '../../serve/server.js';
 import { allowedHosts } from '../allowed-hosts.js';
 import { refuseShortToken } from '../short-token.js';
 import { clientTokens, readTokens } from '../../serve/tokens.js';
-import { helpText } from '../help-text.js';
+import { commandArgs } from '../command-args.js';
+import { serveUntilSignal } from '../serve-until-signal.js';
 
 const ABOUT = `
 Serves OpenAI's Batch API (POST/GET /v1/files, /v1/files/{id}/content, POST/GET /v1/batches,
@@ -18,15 +18,13 @@ Serves OpenAI's Batch API (POST/GET /v1/files, /v1/files/{id}/content, POST/GET 
 client). Each batch is a job of the journal named by its batch id, run as \`gbatch run\` runs a job:
 \`gbatch status\`, \`report\`, \`resolve\` and \`cancel\` work on it. Clients authenticate with a bearer token
 among GBATCH_SERVE_TOKENS (comma-separated) or the file GBATCH_SERVE_TOKENS_FILE; each sees only its own
-files and batches. metadata.budget_usd caps what the gateway may bill for a batch.`;
+files and batches. metadata.budget_usd caps what the gateway may bill for a batch.
+`;
 
 export async function run(argv: string[]): Promise<number> {
-  const { options, positionals } = parseOptions(SERVE_OPTIONS, argv);
-  if (options.help) {
-    process.stdout.write(`${helpText('serve', '[options]', SERVE_OPTIONS, EXIT_CODES.serve)}\n${ABOUT}\n`);
-    return 0;
-  }
-  if (positionals.length > 0) throw new UsageError(`gbatch serve takes no arguments, got ${positionals.join(' ')}`);
+  const args = commandArgs('serve', SERVE_OPTIONS, argv, { synopsis: '[options]', about: ABOUT, noArguments: true });
+  if (!args) return 0;
+  const { options } = args;
   const tokens = readTokens(process.env);
   refuseShortToken(tokens, 'GBATCH_SERVE_TOKENS');
   if (tokens.length === 0 && !options['no-auth'])
@@ -42,41 +40,30 @@ export async function run(argv: string[]): Promise<number> {
       throw new UsageError((err as Error).message);
     }
   }
-  let server;
-  try {
-    server = await startServe({
-      host: options.host,
-      port: options.port,
-      dataDir: options.data,
-      journal: options.journal ?? process.env.GBATCH_JOURNAL_URL,
-      pricing,
-      pricingFile: options.pricing,
-      concurrency: options.concurrency,
-      pollIntervalS: options['poll-interval'],
-      retryFailed: options['retry-failed'],
-      retryBackoffS: options['retry-backoff'],
-      budgetUsd: options.budget,
-      rpm: options.rpm,
-      maxFileBytes: options['max-file-bytes'],
-      allowedHosts: allowedHosts(options['allowed-host']),
-      access,
-      tokens: options['no-auth'] && tokens.length === 0 ? undefined : clientTokens(tokens),
-      env: process.env,
-      log: (line) => process.stderr.write(`gbatch serve: ${printable(line)}\n`),
-    });
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    const e = err as NodeJS.ErrnoException;
-    const reason = e.code === 'EADDRINUSE' ? `port ${options.port} is already in use (try --port 0)` : e.message;
-    process.stderr.write(`gbatch serve: cannot start: ${printable(reason)}\n`);
-    return 1;
-  }
-  process.stdout.write(`gbatch serve listening on ${server.url}\n`);
-  const signal = await new Promise<string>((resolve) => {
-    process.once('SIGINT', () => resolve('SIGINT'));
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-  });
-  process.stderr.write(`gbatch serve: ${signal}: stopping (batches in progress carry on at the next start)\n`);
-  await server.close();
-  return 0;
+  return serveUntilSignal(
+    'serve',
+    options.port,
+    () =>
+      startServe({
+        host: options.host,
+        port: options.port,
+        dataDir: options.data,
+        journal: options.journal ?? process.env.GBATCH_JOURNAL_URL,
+        pricing,
+        pricingFile: options.pricing,
+        concurrency: options.concurrency,
+        pollIntervalS: options['poll-interval'],
+        retryFailed: options['retry-failed'],
+        retryBackoffS: options['retry-backoff'],
+        budgetUsd: options.budget,
+        rpm: options.rpm,
+        maxFileBytes: options['max-file-bytes'],
+        allowedHosts: allowedHosts(options['allowed-host']),
+        access,
+        tokens: options['no-auth'] && tokens.length === 0 ? undefined : clientTokens(tokens),
+        env: process.env,
+        log: (line) => process.stderr.write(`gbatch serve: ${printable(line)}\n`),
+      }),
+    ' (batches in progress carry on at the next start)',
+  );
 }

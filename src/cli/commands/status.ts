@@ -1,32 +1,28 @@
 // `gbatch status`: the journal's status as text, as JSON (--json), or as a health check (--check). The
 // data is gathered once (status/status-data.ts); the views are pure functions of it.
-import { commandAddress, openCommandJournal, JOURNAL_OPTION } from '../command-journal.js';
-import { EXIT_CODES } from '../../core/command-exit-codes.js';
-import { parseOptions, type OptionTable } from '../../job/options.js';
-import { helpText } from '../help-text.js';
+import { commandAddress, openCommandJournal, READ_JOURNAL_OPTIONS } from '../command-journal.js';
+import { HELP_OPTION, type OptionTable } from '../../job/options.js';
+import { commandArgs } from '../command-args.js';
 import { gatherStatus } from '../status/status-data.js';
 import { statusJson } from '../status/status-json.js';
 import { checkExitCode, checkLines, statusLines } from '../status/status-text.js';
 
 export const OPTIONS = {
-  state: { type: 'string', help: 'the SQLite journal (default: state/<job>.db, or the only journal in state/)' },
-  journal: JOURNAL_OPTION,
+  ...READ_JOURNAL_OPTIONS,
   json: { type: 'boolean', help: 'print one JSON object' },
   check: {
     type: 'boolean',
     help: 'for health checks: one line per thing that needs an operator, exit 1 if any (0: none); with --json, the usual object',
   },
-  help: { type: 'boolean', short: 'h', help: 'show this help' },
+  help: HELP_OPTION,
 } as const satisfies OptionTable;
 
 export async function run(argv: string[]): Promise<number> {
-  const { options, positionals } = parseOptions(OPTIONS, argv);
-  if (options.help) {
-    process.stdout.write(
-      `${helpText('status', '[job] [--state F | --journal URL] [--json] [--check]', OPTIONS, EXIT_CODES.status)}\n`,
-    );
-    return 0;
-  }
+  const args = commandArgs('status', OPTIONS, argv, {
+    synopsis: '[job] [--state F | --journal URL] [--json] [--check]',
+  });
+  if (!args) return 0;
+  const { options, positionals } = args;
   const opened = await openCommandJournal(options, positionals, { readonly: true, withIds: false });
   const journal = opened.store;
   try {

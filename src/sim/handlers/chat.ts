@@ -7,14 +7,12 @@ import { json } from '../reply.js';
 import { chatInput, complete, type Completion } from '../text-generation.js';
 import { promptTokensForChars } from '../tokens.js';
 import { validateChatRequest } from '../validate/chat.js';
-import { badRequest, chargeText, textRequest } from './text-common.js';
+import { chargeText, textRequest } from './text-common.js';
 
 export const chatHandler: Handler = (ctx, call): Reply => {
-  const request = textRequest(call.account, call.body);
+  const request = textRequest(call.account, call.body, validateChatRequest);
   if (!request.ok) return request.reply;
   const { body, model } = request;
-  const problem = validateChatRequest(body);
-  if (problem) return badRequest(problem);
 
   const input = chatInput(body.messages as unknown[]);
   const limit = (body.max_completion_tokens ?? body.max_tokens) as number | null | undefined;

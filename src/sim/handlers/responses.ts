@@ -6,14 +6,12 @@ import { responseBody, responseFrames, type ResponsesAnswer } from '../responses
 import { complete, responsesInput } from '../text-generation.js';
 import { promptTokensForChars } from '../tokens.js';
 import { validateResponsesRequest } from '../validate/responses.js';
-import { badRequest, chargeText, textRequest } from './text-common.js';
+import { chargeText, textRequest } from './text-common.js';
 
 export const responsesHandler: Handler = (ctx, call): Reply => {
-  const request = textRequest(call.account, call.body);
+  const request = textRequest(call.account, call.body, validateResponsesRequest);
   if (!request.ok) return request.reply;
   const { body, model } = request;
-  const problem = validateResponsesRequest(body);
-  if (problem) return badRequest(problem);
 
   const input = responsesInput(body.input, body.instructions);
   const limit = body.max_output_tokens as number | null | undefined;

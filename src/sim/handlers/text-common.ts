@@ -14,8 +14,15 @@ export function badRequest(problem: Invalid): Reply {
 
 export type TextRequest = { ok: true; body: Body; model: string } | { ok: false; reply: Reply };
 
-/** The body as an object with a model the account may use for text, or the error to answer. */
-export function textRequest(account: Account, body: unknown): TextRequest {
+/**
+ * The body as an object with a model the account may use for text, its other fields checked by
+ * `validate`; or the error to answer.
+ */
+export function textRequest(
+  account: Account,
+  body: unknown,
+  validate: (body: Body) => Invalid | undefined,
+): TextRequest {
   if (!isObject(body)) {
     return {
       ok: false,
@@ -36,6 +43,8 @@ export function textRequest(account: Account, body: unknown): TextRequest {
     const type = denied.status === 403 ? GATEWAY_ERROR_TYPE : 'invalid_request_error';
     return { ok: false, reply: generalError(denied.status, denied.message, type, 'model', denied.code) };
   }
+  const problem = validate(body);
+  if (problem) return { ok: false, reply: badRequest(problem) };
   return { ok: true, body, model };
 }
 

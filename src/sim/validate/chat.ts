@@ -2,19 +2,15 @@
 
 import {
   checkArrayOfObjects,
-  checkBoolean,
   checkEnum,
-  checkNumber,
-  checkObject,
+  checkFields,
   checkString,
-  checkStringOrObject,
   describe,
-  firstInvalid,
+  field,
   invalid,
   isObject,
-  type Body,
-  type Invalid,
 } from './fields.js';
+import type { Body, FieldRule, Invalid } from './fields.js';
 
 const ROLES = ['system', 'user', 'assistant', 'tool', 'developer'] as const;
 const EFFORTS = ['low', 'medium', 'high'] as const;
@@ -39,21 +35,14 @@ function checkMessage(message: unknown, i: number): Invalid | undefined {
     const parts = checkArrayOfObjects(`${at}.content`, content);
     if (parts) return parts;
   }
-  return firstInvalid(
-    () => checkString(`${at}.name`, message.name),
-    () => checkArrayOfObjects(`${at}.tool_calls`, message.tool_calls),
-    () => checkString(`${at}.tool_call_id`, message.tool_call_id),
+  return (
+    checkString(`${at}.name`, message.name) ??
+    checkArrayOfObjects(`${at}.tool_calls`, message.tool_calls) ??
+    checkString(`${at}.tool_call_id`, message.tool_call_id)
   );
 }
 
-function checkStop(stop: unknown): Invalid | undefined {
-  if (stop === undefined || stop === null || typeof stop === 'string') return undefined;
-  if (Array.isArray(stop) && stop.every((s) => typeof s === 'string')) return undefined;
-  return invalid('stop', `'stop' must be a string or an array of strings, got ${describe(stop)}`, 'invalid_type');
-}
-
-/** Everything but the model (checked by the caller against the account). */
-export function validateChatRequest(body: Body): Invalid | undefined {
+function checkMessages(body: Body): Invalid | undefined {
   const messages = body.messages;
   if (messages === undefined || messages === null)
     return invalid('messages', "'messages' is required", 'missing_required_parameter');
@@ -64,26 +53,37 @@ export function validateChatRequest(body: Body): Invalid | undefined {
     const problem = checkMessage(messages[i], i);
     if (problem) return problem;
   }
-  return firstInvalid(
-    () => checkNumber('temperature', body.temperature, { min: 0, max: 2 }),
-    () => checkNumber('top_p', body.top_p, { min: 0, max: 1 }),
-    () => checkNumber('n', body.n, { min: 1, integer: true }),
-    () => checkBoolean('stream', body.stream),
-    () => checkObject('stream_options', body.stream_options),
-    () =>
-      checkBoolean(
-        'stream_options.include_usage',
-        isObject(body.stream_options) ? body.stream_options.include_usage : undefined,
-      ),
-    () => checkStop(body.stop),
-    () => checkNumber('max_tokens', body.max_tokens, { min: 0, integer: true }),
-    () => checkNumber('max_completion_tokens', body.max_completion_tokens, { min: 0, integer: true }),
-    () => checkNumber('presence_penalty', body.presence_penalty, { min: -2, max: 2 }),
-    () => checkNumber('frequency_penalty', body.frequency_penalty, { min: -2, max: 2 }),
-    () => checkEnum('reasoning_effort', body.reasoning_effort, EFFORTS),
-    () => checkArrayOfObjects('tools', body.tools),
-    () => checkStringOrObject('tool_choice', body.tool_choice, TOOL_CHOICES),
-    () => checkObject('response_format', body.response_format),
-    () => checkString('user', body.user),
-  );
+  return undefined;
+}
+
+function checkStop(body: Body): Invalid | undefined {
+  const stop = body.stop;
+  if (stop === undefined || stop === null || typeof stop === 'string') return undefined;
+  if (Array.isArray(stop) && stop.every((s) => typeof s === 'string')) return undefined;
+  return invalid('stop', `'stop' must be a string or an array of strings, got ${describe(stop)}`, 'invalid_type');
+}
+
+const CHAT_FIELDS: readonly FieldRule[] = [
+  checkMessages,
+  field.number('temperature', { min: 0, max: 2 }),
+  field.number('top_p', { min: 0, max: 1 }),
+  field.number('n', { min: 1, integer: true }),
+  field.boolean('stream'),
+  field.object('stream_options'),
+  field.boolean('stream_options.include_usage'),
+  checkStop,
+  field.number('max_tokens', { min: 0, integer: true }),
+  field.number('max_completion_tokens', { min: 0, integer: true }),
+  field.number('presence_penalty', { min: -2, max: 2 }),
+  field.number('frequency_penalty', { min: -2, max: 2 }),
+  field.oneOf('reasoning_effort', EFFORTS),
+  field.objects('tools'),
+  field.stringOrObject('tool_choice', TOOL_CHOICES),
+  field.object('response_format'),
+  field.string('user'),
+];
+
+/** Everything but the model (checked by the caller against the account). */
+export function validateChatRequest(body: Body): Invalid | undefined {
+  return checkFields(body, CHAT_FIELDS);
 }

@@ -97,10 +97,39 @@ export function checkRequiredModel(body: Body): Invalid | undefined {
   return undefined;
 }
 
-/** Runs checks in order and returns the first problem. */
-export function firstInvalid(...checks: Array<() => Invalid | undefined>): Invalid | undefined {
-  for (const check of checks) {
-    const problem = check();
+/** A check of one field of a request body. */
+export type FieldRule = (body: Body) => Invalid | undefined;
+
+/** The value at a dotted path (`stream_options.include_usage`); undefined where a parent is not an object. */
+function valueAt(body: Body, path: string): unknown {
+  let value: unknown = body;
+  for (const key of path.split('.')) value = isObject(value) ? value[key] : undefined;
+  return value;
+}
+
+/** The rule that checks the value at a path with one of the checks above. */
+const atPath =
+  (check: (param: string, value: unknown) => Invalid | undefined) =>
+  (path: string): FieldRule =>
+  (body) =>
+    check(path, valueAt(body, path));
+
+/** The rules of the usual kinds of field, each named by its path. */
+export const field = {
+  number: (path: string, rule?: NumberRule): FieldRule => atPath((p, v) => checkNumber(p, v, rule))(path),
+  string: atPath(checkString),
+  boolean: atPath(checkBoolean),
+  object: atPath(checkObject),
+  oneOf: (path: string, allowed: readonly string[]): FieldRule => atPath((p, v) => checkEnum(p, v, allowed))(path),
+  objects: atPath(checkArrayOfObjects),
+  stringOrObject: (path: string, allowed?: readonly string[]): FieldRule =>
+    atPath((p, v) => checkStringOrObject(p, v, allowed))(path),
+};
+
+/** The first problem of the body, its rules checked in order. */
+export function checkFields(body: Body, rules: readonly FieldRule[]): Invalid | undefined {
+  for (const rule of rules) {
+    const problem = rule(body);
     if (problem) return problem;
   }
   return undefined;

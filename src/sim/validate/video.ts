@@ -3,17 +3,8 @@
 import { normaliseResolution, type Resolution, type VideoModel } from '../../core/models.js';
 import { countReferenceVideos } from '../reference-video.js';
 import { DEFAULT_SECONDS } from '../tokens.js';
-import {
-  checkBoolean,
-  checkNumber,
-  checkString,
-  describe,
-  firstInvalid,
-  invalid,
-  isObject,
-  type Body,
-  type Invalid,
-} from './fields.js';
+import { checkFields, describe, field, invalid, isObject } from './fields.js';
+import type { Body, Invalid } from './fields.js';
 
 export const MAX_SECONDS = 3600;
 
@@ -85,7 +76,8 @@ function checkUrlList(param: string, value: unknown): Invalid | undefined {
       );
 }
 
-function checkMetadata(value: unknown): Invalid | undefined {
+function checkMetadata(body: Body): Invalid | undefined {
+  const value = body.metadata;
   if (value === undefined || value === null || isObject(value)) return undefined;
   if (typeof value === 'string') {
     try {
@@ -101,6 +93,19 @@ function checkMetadata(value: unknown): Invalid | undefined {
   );
 }
 
+const VIDEO_FIELDS = [
+  (body: Body) => checkUrlList('images', body.images),
+  field.string('image'),
+  field.string('input_reference'),
+  field.string('video_url'),
+  (body: Body) => checkUrlList('videos', body.videos),
+  field.boolean('generate_audio'),
+  checkMetadata,
+  ...['width', 'height', 'fps', 'seed', 'n'].map((name) => field.number(name, { integer: true })),
+  field.string('response_format'),
+  field.string('user'),
+];
+
 export function validateVideoRequest(body: Body, model: VideoModel): VideoRequest | Invalid {
   if (body.prompt === undefined || body.prompt === null)
     return invalid('prompt', "'prompt' is required", 'missing_required_parameter');
@@ -111,20 +116,7 @@ export function validateVideoRequest(body: Body, model: VideoModel): VideoReques
   if (typeof resolution !== 'string') return resolution;
   const seconds = parseSeconds(body);
   if (typeof seconds !== 'number') return seconds;
-  const problem = firstInvalid(
-    () => checkUrlList('images', body.images),
-    () => checkString('image', body.image),
-    () => checkString('input_reference', body.input_reference),
-    () => checkString('video_url', body.video_url),
-    () => checkUrlList('videos', body.videos),
-    () => checkBoolean('generate_audio', body.generate_audio),
-    () => checkMetadata(body.metadata),
-    ...(['width', 'height', 'fps', 'seed', 'n'] as const).map(
-      (name) => () => checkNumber(name, body[name], { integer: true }),
-    ),
-    () => checkString('response_format', body.response_format),
-    () => checkString('user', body.user),
-  );
+  const problem = checkFields(body, VIDEO_FIELDS);
   if (problem) return problem;
   return { prompt: body.prompt, resolution, seconds, referenceVideos: countReferenceVideos(body) };
 }

@@ -7,16 +7,8 @@ import { BUILT, runCli, stdoutJson } from '../../helpers/cli.js';
 import { chatRow, writeJsonl } from '../../helpers/manifests.js';
 import { runInProcess } from '../../helpers/run.js';
 import { startSim } from '../../helpers/sim.js';
-import { bearer, startUiChild, type UiChild } from '../../helpers/ui.js';
+import { bearer, startUiChild, unescape, type UiChild } from '../../helpers/ui.js';
 import { workspace } from '../../helpers/workspace.js';
-
-const unescape = (text: string): string =>
-  text
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
 
 let ui: UiChild | undefined;
 afterAll(async () => ui?.stop());
