@@ -118,7 +118,7 @@ export async function jobPage(job: JournalJob, journal: JournalQueries, known?: 
   const summary = known ?? (await jobSummary(job, journal));
   const lastRun = await journal.lastRun();
   const told = await readStanding(journal, summary.address, lastRun && { ...lastRun, ended: lastRun.endedAt !== null });
-  const grouper = new ProblemGrouper(summary.address);
+  const grouper = new ProblemGrouper(summary.address, told.frozen);
   let read = 0;
   for await (const item of journal.iterate({ states: PROBLEM_STATES })) {
     grouper.add(reportItem(item), invalidRowText(item.contentHash));
