@@ -22,6 +22,7 @@ import { runJob as runPipeline, type RunResult } from '../pipeline/runner.js';
 import { StartRefused } from '../pipeline/start-refused.js';
 import { reportHeader } from '../report/model.js';
 import { runAddressOf } from '../job/run-address.js';
+import { jobCommand } from '../core/job-address.js';
 import { readStanding } from '../job/standing-read.js';
 import { standingOf, type RunRecord, type Standing } from '../core/standing.js';
 import { hostname } from 'node:os';
@@ -224,6 +225,7 @@ async function runWatched(
         ...(hooks.pacers ? { sharedPacers: hooks.pacers } : {}),
         ...(hooks.balanceStop ? { balanceStop: hooks.balanceStop } : {}),
         ...(hooks.cancelStop ? { cancelStop: hooks.cancelStop } : {}),
+        retryCancelled: jobCommand(runAddressOf(job), 'retry', '--cancelled'),
       },
     });
   } catch (err) {

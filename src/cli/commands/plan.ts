@@ -4,13 +4,15 @@ import { printable, printableJson } from '../../core/printable.js';
 import { renderTable, usd } from '../../report/table.js';
 import { planResolvedJob, type PlanResult } from '../../api/plan-job.js';
 import { jobFromArgs } from '../job-args.js';
+import { jobCommand } from '../../core/job-address.js';
+import { runAddressOf } from '../../job/run-address.js';
 
 export async function run(argv: string[]): Promise<number> {
   const job = jobFromArgs('plan', argv, new Date());
   if (!job) return 0;
   const plan = await planResolvedJob(job);
   if (job.flags.json) process.stdout.write(`${JSON.stringify(planJson(plan))}\n`);
-  else printPlan(plan);
+  else printPlan(plan, jobCommand(runAddressOf(job), 'retry', '--cancelled'));
   return plan.exitCode;
 }
 
@@ -67,7 +69,7 @@ function planJson(plan: PlanResult): Record<string, unknown> {
   };
 }
 
-function printPlan(plan: PlanResult): void {
+function printPlan(plan: PlanResult, retryCancelled: string): void {
   for (const line of plan.errors) process.stderr.write(`${printable(line)}\n`);
   const refusedChanges = plan.skipChanged ? 0 : plan.conflicts.length;
   const rowErrors = plan.errorCount - refusedChanges;
@@ -115,7 +117,7 @@ function printPlan(plan: PlanResult): void {
   if (cancel) {
     out.push(
       `The job was cancelled ${new Date(cancel.at).toISOString()}${cancel.reason ? ` (${printable(cancel.reason)})` : ''}: \`run\` sends nothing ` +
-        'until `gbatch retry --cancelled` lifts it.',
+        `until \`${retryCancelled}\` lifts it.`,
     );
   }
   if (plan.unpriced !== null) {

@@ -511,7 +511,7 @@ export class Submitter {
     if (this.cancel) return;
     this.cancel = cancel;
     if (this.stopReason !== 'auth') this.stopReason = 'cancelled';
-    log(this.ctx, cancelLine(cancel));
+    log(this.ctx, cancelLine(cancel, this.ctx.settings.retryCancelled));
     this.ctx.submitStop.abort('cancelled');
   }
 
