@@ -10,7 +10,7 @@ import { uncertainAdvice } from '../../job/advice.js';
 import { lastRunLines } from '../last-run.js';
 import { orphanedLines } from '../orphaned-rows.js';
 import { runnerLine, runnersLines } from '../runner-line.js';
-import { CHECK_FAILED } from '../status-check.js';
+import { CHECK_FAILED, HEALTH_NEEDS } from '../status-check.js';
 import { ATTENTION_STATES, type AttentionState, type StatusData } from './status-data.js';
 
 /** `status --check`'s exit code: 1 when something needs an operator, else 0. */
@@ -18,12 +18,19 @@ export function checkExitCode(s: StatusData): number {
   return s.health.needsOperator.length > 0 ? CHECK_FAILED : EXIT_CODE.ok;
 }
 
-/** `status --check` without --json: one line per thing that needs an operator, or one `ok` line. */
+/**
+ * `status --check` without --json: one line per thing that needs an operator, or one `ok` line; then each of the
+ * standing's needs that is no health problem (HEALTH_NEEDS), so that it tells the story `status` tells.
+ */
 export function checkLines(s: StatusData): string[] {
   const lines =
     s.health.needsOperator.length > 0
-      ? s.health.needsOperator
+      ? [...s.health.needsOperator]
       : [`ok: nothing needs an operator (\`gbatch run\` would exit ${s.health.wouldExit} now)`];
+  for (const need of s.standing.needs.filter((n) => !HEALTH_NEEDS.has(n.what)))
+    lines.push(
+      `waits for a person, not a health problem (nothing is stuck, billed twice or held back; it waits until someone decides): ${need.line}; \`${commandNaming(s.named, 'status')}\` lists them with their commands`,
+    );
   return lines.map(printable);
 }
 
