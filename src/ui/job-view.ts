@@ -79,7 +79,7 @@ export async function jobSummary(job: JournalJob, journal: JournalQueries): Prom
     .reduce((n, [, rows]) => n + rows, 0);
   const onDatabase = journal.adapter === 'postgres';
   const address = jobAddress({
-    file: journal.location,
+    file: job.commandLocation ?? journal.location,
     name: record?.name,
     server: onDatabase ? { fromEnv: false } : undefined,
     options: record?.options,

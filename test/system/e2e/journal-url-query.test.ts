@@ -1,5 +1,5 @@
 // A job whose database URL says how to connect in its query (the schema by `options`, an application_name) and
-// carries a password: the commands status suggests keep the query, leave the password out (the driver takes it
+// carries a password: the commands status, the run and the dashboard's job page suggest keep the query, leave the password out (the driver takes it
 // from PGPASSWORD or ~/.pgpass; the test server trusts the user), and work pasted through `sh -c` with no
 // PGOPTIONS or GBATCH_JOURNAL_URL of the operator's.
 import { expect, test } from 'vitest';
@@ -8,6 +8,7 @@ import { chatRow, writeJsonl } from '../../helpers/manifests.js';
 import { PG_TEST_URL, pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 import { KEY, startSim } from '../../helpers/sim.js';
 import { runAsPrinted, suggested } from '../../helpers/suggested.js';
+import { bearer, startUiChild } from '../../helpers/ui.js';
 import { workspace } from '../../helpers/workspace.js';
 
 const pg = usePgSchema('gbatch_urlq');
@@ -39,21 +40,37 @@ test.skipIf(!BUILT || !pgAvailable())(
 
     const status = await cli('status', 'night', '--journal', url);
     expect(status.code, status.stderr).toBe(0);
-    const commands = [...new Set([...suggested(status.stdout), ...suggested(run.stdout)])];
+    const ui = await startUiChild(['--journal', url], { cwd: ws.dir, env });
+    let page: string;
+    try {
+      const res = await fetch(`${ui.url}jobs/night`, { headers: bearer() });
+      expect(res.status).toBe(200);
+      page = (await res.text())
+        .replace(/<[^>]+>/g, '\n')
+        .replace(/&#39;/g, "'")
+        .replace(/&amp;/g, '&');
+    } finally {
+      await ui.stop();
+    }
+    const commands = [...new Set([...suggested(status.stdout), ...suggested(run.stdout), ...suggested(page)])];
+    expect(suggested(page).length).toBeGreaterThan(0);
     const retry = commands.find((c) => c.startsWith('gbatch retry ') && c.endsWith(' --rejected'));
     expect(retry, status.stdout).toBeDefined();
     for (const command of commands) {
       expect(command).not.toContain(SECRET);
       expect(command).toContain('application_name=gbatch-night&options=');
     }
-    // The schema is the URL's alone: the job is found there, read and acted on as pasted.
-    for (const command of commands.filter((c) => c !== retry && !c.startsWith('gbatch run '))) {
+    // The schema is the URL's alone: the job is found there and acted on as pasted, from the page, then from status.
+    const fromPage = suggested(page).find((c) => c.startsWith('gbatch retry '));
+    expect(fromPage, page).toBeDefined();
+    for (const command of [fromPage!, retry!]) {
       const pasted = await runAsPrinted(command, ws.dir, env);
       expect(pasted.code, `${command}: ${pasted.out}`).toBe(0);
+      expect(await states()).toEqual({ ok: 'downloaded', no: 'pending' });
+      // The next run refuses the row again: it waits for the other surface's command.
+      expect((await cli('run', manifest, '--journal', url, '--retry-failed', '0')).code).toBe(1);
+      expect(await states()).toEqual({ ok: 'downloaded', no: 'rejected' });
     }
-    const pasted = await runAsPrinted(retry!, ws.dir, env);
-    expect(pasted.code, `${retry}: ${pasted.out}`).toBe(0);
-    expect(await states()).toEqual({ ok: 'downloaded', no: 'pending' });
   },
   60_000,
 );
