@@ -1,7 +1,7 @@
 // A job whose database URL says how to connect in its query (the schema by `options`, an application_name) and
-// carries a password: the commands status, the run and the dashboard's job page suggest keep the query, leave the password out (the driver takes it
-// from PGPASSWORD or ~/.pgpass; the test server trusts the user), and work pasted through `sh -c` with no
-// PGOPTIONS or GBATCH_JOURNAL_URL of the operator's.
+// carries a password: the commands status, the run and the dashboard's job page suggest keep the query, leave the
+// password out (the driver takes it from PGPASSWORD or ~/.pgpass; the test server trusts the user), and work
+// pasted through `sh -c` with no PGOPTIONS or GBATCH_JOURNAL_URL of the operator's.
 import { expect, test } from 'vitest';
 import { BUILT, gatewayEnv, runCli } from '../../helpers/cli.js';
 import { chatRow, writeJsonl } from '../../helpers/manifests.js';
