@@ -10,6 +10,7 @@ import { locateJournal } from '../job/locate-journal.js';
 import { jobAddress } from '../job/advice.js';
 import type { JobAddress } from '../core/job-address.js';
 import { UsageError } from '../job/options.js';
+import { commandLocation } from '../journal/database-url.js';
 
 export { journalUrl, type JournalFlags } from '../job/job-journal.js';
 
@@ -119,7 +120,12 @@ async function openNamed(
   }
   return {
     store,
-    arg: { jobName: found.name, location: store.location, fromEnv: found.fromEnv, ...(named ? { named } : {}) },
+    arg: {
+      jobName: found.name,
+      location: commandLocation(found.location),
+      fromEnv: found.fromEnv,
+      ...(named ? { named } : {}),
+    },
     ids,
     ...(named ? { source: job } : {}),
   };

@@ -5,7 +5,7 @@ import { commandNaming } from '../core/job-address.js';
 import { EXIT_CODE } from '../core/exit-codes.js';
 import type { ItemState } from '../core/states.js';
 import { printable } from '../core/printable.js';
-import { whatHappened, type RunRecord } from '../core/standing.js';
+import { whatHappened, type Need, type RunRecord } from '../core/standing.js';
 import { exitCodeFor } from '../pipeline/index.js';
 import type { Item, JobCancel, JournalQueries, RunnerView } from '../journal/index.js';
 import type { LastRunView } from './last-run.js';
@@ -70,6 +70,13 @@ export function runRecord(view: LastRunView | null): RunRecord | undefined {
     message: view.message,
   };
 }
+
+/**
+ * The standing's needs that healthOf reports as reasons (uncertain rows, deferred ones). The others (failed and
+ * refused rows no run sends again, orphans) wait for a person's decision without anything being stuck, billed twice
+ * or held back: --check names them and exits 0.
+ */
+export const HEALTH_NEEDS: ReadonlySet<Need['what']> = new Set(['uncertain', 'deferred']);
 
 const IN_FLIGHT_STATES: readonly ItemState[] = ['submitting', 'submitted', 'running', 'succeeded'];
 

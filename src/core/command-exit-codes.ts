@@ -12,7 +12,7 @@ const USAGE = [
 /** A live runner holds the job (SQLite's lock): never exit 2, which means bad configuration. */
 const BUSY = [
   EXIT_CODE.busy,
-  'a live runner holds the job (another `gbatch run`): nothing was done; wait for it to end, or see `gbatch run --if-running`',
+  'a live runner holds the job (another `gbatch run`): nothing was done; wait for it to end, or see the `--if-running` option of `gbatch run`',
 ] as const;
 /** `run`'s codes in the table's order, then the precedence rule. */
 const RUN: ExitCodeList = [

@@ -12,7 +12,10 @@ export type JournalPlace =
     }
   | {
       adapter: 'postgres';
-      /** The database URL without its password: the operator adds it, or sets GBATCH_JOURNAL_URL. */
+      /**
+       * The database URL without its password, with the query parameters that say how to connect: the driver takes
+       * the password from PGPASSWORD or ~/.pgpass, or GBATCH_JOURNAL_URL names the whole URL (fromEnv).
+       */
       url: string;
       /** GBATCH_JOURNAL_URL names it: commands need not repeat it. */
       fromEnv: boolean;

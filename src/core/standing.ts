@@ -5,6 +5,7 @@
 import { jobCommand, resumeWords, runCommandOf, type JobAddress } from './job-address.js';
 import type { ItemState } from './states.js';
 import { EXIT_CODE } from './exit-codes.js';
+import type { FinalBatch } from './final-batch.js';
 
 export type StandingKind =
   | 'running'
@@ -40,6 +41,8 @@ export interface StandingFacts {
   uncertainIds?: readonly string[];
   /** Failed and rejected rows the retry policy sends again on its own: not a person's to send. */
   autoRetried?: { failed: number; rejected: number };
+  /** The mark of a final `gbatch serve` batch: its journal never changes, so no command that would change it is due. */
+  finalBatch?: FinalBatch;
   address: JobAddress;
 }
 
@@ -59,6 +62,11 @@ export interface Standing {
   /** The command that carries the job on (a stopped run's resume), when one is due and can be pasted. */
   resume: string | null;
   needs: Need[];
+  /**
+   * Why no command may change the job (a final `gbatch serve` batch), with what its client does instead; null for
+   * any other job. The needs of such a job carry no command.
+   */
+  frozen: string | null;
 }
 
 const OPEN_STATES: readonly ItemState[] = ['pending', 'submitting', 'submitted', 'running', 'succeeded'];
@@ -70,15 +78,31 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 
 export function standingOf(facts: StandingFacts): Standing {
   const happened = whatHappened(facts);
-  const needs = needsOf(facts, happened.kind);
+  const final = facts.finalBatch;
+  if (final) {
+    // A final batch refuses every command that acts on a need: each says what its client does instead.
+    const frozen = `${finalBatchState(final)}; ${FINAL_BATCH_INSTEAD}`;
+    const needs = needsOf(facts, happened.kind).map(({ what, head }) => ({
+      what,
+      line: `${head}: ${frozen}`,
+      commands: [],
+    }));
+    return { ...happened, sentence: `${happened.sentence}; ${finalBatchState(final)}.`, resume: null, needs, frozen };
+  }
+  const needs = needsOf(facts, happened.kind).map(({ what, line, commands }) => ({ what, line, commands }));
   const open = OPEN_STATES.reduce((n, state) => n + facts.counts[state], 0);
   const resumable = happened.kind !== 'running' && happened.kind !== 'finished' && happened.kind !== 'cancelled';
   const wantsRun = resumable && (open > 0 || happened.kind === 'balance');
   const resume = wantsRun ? runCommandOf(facts.address) : null;
   const sentence =
     wantsRun && resume === null ? `${happened.sentence}; ${resumeWords(facts.address)}.` : `${happened.sentence}.`;
-  return { ...happened, sentence, resume, needs };
+  return { ...happened, sentence, resume, needs, frozen: null };
 }
+
+const finalBatchState = (mark: FinalBatch) =>
+  `the gbatch serve batch ${mark.batch} is ${mark.status} and never changes`;
+/** What the client of a final batch does to send its rows again. */
+const FINAL_BATCH_INSTEAD = 'to send its rows again, submit a new batch with them';
 
 /** The facts of what happened, without the rows that need a person or how the job is addressed. */
 export type HappenedFacts = Pick<StandingFacts, 'counts' | 'liveRunners' | 'cancelled' | 'lastRun'>;
@@ -179,14 +203,20 @@ function finished(f: HappenedFacts): Pick<Standing, 'kind' | 'label' | 'sentence
     : { kind: 'finished', label: 'finished', sentence: `Finished: ${done}` };
 }
 
-function needsOf(f: StandingFacts, kind: StandingKind): Need[] {
+/** A need of a job that may change, with its head alone (what needs a person) for one that may not. */
+interface NeedParts extends Need {
+  head: string;
+}
+
+function needsOf(f: StandingFacts, kind: StandingKind): NeedParts[] {
   const { counts, address } = f;
-  const needs: Need[] = [];
+  const needs: NeedParts[] = [];
   if (counts.uncertain > 0) {
     const ids = f.uncertainIds ?? [];
     const one = counts.uncertain === 1 && ids.length === 1 ? { id: ids[0]! } : undefined;
     needs.push({
       what: 'uncertain',
+      head: `${counts.uncertain} item(s) uncertain (the gateway may have them)`,
       line: `${counts.uncertain} item(s) uncertain (the gateway may have them): find each in the gateway's dashboard, then send it again or give it up`,
       commands: one
         ? [jobCommand(address, 'resolve', one, '--resubmit'), jobCommand(address, 'resolve', one, '--abandon')]
@@ -200,6 +230,7 @@ function needsOf(f: StandingFacts, kind: StandingKind): Need[] {
   if (failed > 0)
     needs.push({
       what: 'failed',
+      head: `${failed} item(s) failed`,
       line: `${failed} item(s) failed and no run sends them again on its own`,
       commands: [jobCommand(address, 'retry', '--failed')],
     });
@@ -207,6 +238,7 @@ function needsOf(f: StandingFacts, kind: StandingKind): Need[] {
   if (rejected > 0)
     needs.push({
       what: 'rejected',
+      head: `${rejected} item(s) refused by the gateway`,
       line: `${rejected} item(s) refused by the gateway: fix the cause, then send them again`,
       commands: [jobCommand(address, 'retry', '--rejected')],
     });
@@ -214,6 +246,7 @@ function needsOf(f: StandingFacts, kind: StandingKind): Need[] {
     const ids = f.orphans.resendable;
     needs.push({
       what: 'orphaned',
+      head: `${f.orphans.waiting} orphaned item(s)`,
       line: `${f.orphans.waiting} orphaned item(s) (in none of the job's manifests, or changed there): no run sends them on its own`,
       commands: ids.length > 0 ? [jobCommand(address, 'retry', ...ids.map((id) => ({ id })))] : [],
     });
@@ -222,6 +255,7 @@ function needsOf(f: StandingFacts, kind: StandingKind): Need[] {
     const balance = kind === 'balance';
     needs.push({
       what: 'deferred',
+      head: `${counts.deferred} item(s) deferred`,
       line: balance
         ? `${counts.deferred} item(s) deferred by the gateway's balance: top up, then run again`
         : `${counts.deferred} item(s) deferred by the job's budget: run again with a higher --budget (or --no-budget)`,
@@ -238,6 +272,7 @@ export function standingJson(standing: Standing): Record<string, unknown> {
     label: standing.label,
     sentence: standing.sentence,
     resume: standing.resume,
+    frozen: standing.frozen,
     needs: standing.needs.map((need) => ({ what: need.what, line: need.line, commands: need.commands })),
   };
 }

@@ -1,12 +1,14 @@
 // The one translation of `run`'s flags (the command line over the job file, then the defaults) into the
 // typed configuration the pipeline runs. `gbatch serve` builds the same configuration itself, from what a
 // batch needs (serve/run-batch.ts); nothing below this file reads a flag.
+import { jobCommand } from '../core/job-address.js';
 import type { ModelLimits } from '../core/model-limits.js';
 import { parseModelLimits } from '../core/model-limits.js';
 import { DEFAULT_IF_RUNNING_TIMEOUT_S, type IfRunning, type RunConfig, type RunSettings } from '../pipeline/index.js';
 import { parseDrain } from './deadline.js';
 import type { GatewayAccess, ResolvedJob } from './job.js';
 import { UsageError } from './options.js';
+import { runAddressOf } from './run-address.js';
 import { metaColumnList, RUN_DEFAULTS } from './run-options.js';
 
 /** What a run takes besides its job's flags: the process's own parts (events, signals, a start gate). */
@@ -70,6 +72,7 @@ export function runConfigOf(
       drainMs: job.drainMs,
       noWait: flags['no-wait'] === true,
       budgetMayOverrun: flags['budget-may-overrun'] === true,
+      retryCancelled: jobCommand(runAddressOf(job), 'retry', '--cancelled'),
     },
   };
 }

@@ -1,6 +1,7 @@
 // The facts of a job's standing (src/core/standing.ts) read from its journal: counts, live runners, the cancel,
-// the last run, the orphaned rows that wait and the uncertain rows' ids. `run` passes its own ending as the
-// last run, which it has not yet recorded when it prints.
+// the last run, the orphaned rows that wait, the uncertain rows' ids and a final serve batch's mark. `run` passes
+// its own ending as the last run, which it has not yet recorded when it prints.
+import { finalBatchOf } from '../core/final-batch.js';
 import { countsForExit } from '../core/orphans.js';
 import type { JobAddress } from '../core/job-address.js';
 import { standingOf, type RunRecord, type Standing } from '../core/standing.js';
@@ -27,6 +28,7 @@ export async function readStanding(
   );
   const counts = countsForExit(await journal.counts(), orphans.counts);
   const uncertain = counts.uncertain > 0 ? await journal.list(['uncertain'], UNCERTAIN_IDS) : [];
+  const finalBatch = finalBatchOf((await journal.getJob())?.options);
   return standingOf({
     counts,
     liveRunners: (await journal.runners()).filter(
@@ -40,6 +42,7 @@ export async function readStanding(
     },
     uncertainIds: uncertain.map((i) => i.id),
     ...(autoRetried ? { autoRetried } : {}),
+    ...(finalBatch ? { finalBatch } : {}),
     address,
   });
 }

@@ -5,12 +5,15 @@ import { readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { isDatabaseUrl, openQueries } from './open-store.js';
 import type { JournalQueries } from './store.js';
+import { commandLocation } from './database-url.js';
 
 export interface JournalJob {
   /** How a URL names the job: its name in a database, its file's name (without .db) in a folder. */
   key: string;
   /** The SQLite file, or the database (without its password). */
   location: string;
+  /** How a command to paste names a database: its URL without the password, with how to connect (its query). */
+  commandLocation?: string;
 }
 
 export interface JournalReader {
@@ -26,7 +29,12 @@ export async function openJournalReader(source: string): Promise<JournalReader> 
     const { PgJobsReader } = await import('./postgres/jobs-reader.js');
     const reader = await PgJobsReader.open(source);
     return {
-      jobs: async () => (await reader.jobNames()).map((name) => ({ key: name, location: reader.location })),
+      jobs: async () =>
+        (await reader.jobNames()).map((name) => ({
+          key: name,
+          location: reader.location,
+          commandLocation: commandLocation(source),
+        })),
       queries: (job) => reader.queries(job.key),
       close: () => reader.close(),
     };

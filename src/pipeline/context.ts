@@ -69,6 +69,8 @@ export interface RunSettings {
    * without waiting for its next read of the journal.
    */
   cancelStop?: AbortSignal;
+  /** The command that sends a cancelled job's items again, as the run names the job (src/core/job-address.ts). */
+  retryCancelled?: string;
 }
 
 export interface Progress {

@@ -81,7 +81,7 @@ export async function jobSummary(job: JournalJob, journal: JournalRunReads & Jou
     .reduce((n, [, rows]) => n + rows, 0);
   const onDatabase = journal.adapter === 'postgres';
   const address = jobAddress({
-    file: journal.location,
+    file: job.commandLocation ?? journal.location,
     name: record?.name,
     server: onDatabase ? { fromEnv: false } : undefined,
     options: record?.options,
@@ -120,7 +120,7 @@ export async function jobPage(job: JournalJob, journal: JournalQueries, known?: 
   const summary = known ?? (await jobSummary(job, journal));
   const lastRun = await journal.lastRun();
   const told = await readStanding(journal, summary.address, lastRun && { ...lastRun, ended: lastRun.endedAt !== null });
-  const grouper = new ProblemGrouper(summary.address);
+  const grouper = new ProblemGrouper(summary.address, told.frozen);
   let read = 0;
   for await (const item of journal.iterate({ states: PROBLEM_STATES })) {
     grouper.add(reportItem(item), invalidRowText(item.contentHash));

@@ -336,6 +336,7 @@ describe('standingOf: every standing, for every way of addressing a job', () => 
         expect(standing.needs.map((n) => n.what)).toEqual(row.needs);
         // A stopped run is carried on by its run command, or in words when there is none to paste.
         expect(standing.resume).toBe(row.resumes ? run : null);
+        expect(standing.frozen).toBe(null);
         if (row.resumes && run === null) expect(standing.sentence).toMatch(/gbatch serve that holds batch/);
         for (const need of standing.needs)
           for (const command of need.commands)
@@ -343,6 +344,25 @@ describe('standingOf: every standing, for every way of addressing a job', () => 
       });
     });
   }
+
+  // A final serve batch refuses every command that would change it: whatever its standing, no need carries one.
+  describe('a final gbatch serve batch', () => {
+    const address = ADDRESSES.find((a) => a.address.batch !== undefined)!.address;
+    const finalBatch = { batch: address.batch!, status: 'completed' };
+    it.each(STANDINGS)('$what', (row) => {
+      const standing = standingOf(base(address, { ...row.facts, finalBatch }));
+      expect(standing.kind).toBe(row.kind);
+      expect(standing.needs.map((n) => n.what)).toEqual(row.needs);
+      expect(standing.needs.flatMap((n) => n.commands)).toEqual([]);
+      expect(standing.resume).toBe(null);
+      expect(standing.frozen).toBe(
+        `the gbatch serve batch ${address.batch} is completed and never changes; to send its rows again, submit a new batch with them`,
+      );
+      expect(standing.sentence).toMatch(/; the gbatch serve batch batch_\w+ is completed and never changes\.$/);
+      for (const need of standing.needs)
+        expect(need.line).toMatch(/^\d+ [\w ()']+: the gbatch serve batch .* submit a new batch with them$/);
+    });
+  });
 
   it('names one uncertain row by its id, several with --all-uncertain', () => {
     const address = ADDRESSES[0]!.address;

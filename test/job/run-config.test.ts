@@ -20,8 +20,10 @@ const configOf = (...argv: string[]) => {
 describe('runConfigOf', () => {
   it("gives a job run with no flag exactly run's defaults as defaultSettings types them", () => {
     const config = configOf();
-    const { rpm, modelLimits, deadlineAt, ...settings } = config.settings;
+    const { rpm, modelLimits, deadlineAt, retryCancelled, ...settings } = config.settings;
     expect([rpm, modelLimits, deadlineAt]).toEqual([undefined, undefined, undefined]);
+    // The one setting that names the job: the command its cancel line offers.
+    expect(retryCancelled).toBe('gbatch retry manifests/nightly.jsonl --cancelled');
     expect(settings).toEqual(defaultSettings('out/nightly'));
     expect(config.maxResponseBytes).toBe(MAX_RESPONSE_BYTES);
     expect(config).toMatchObject({

@@ -5,6 +5,7 @@ import { printableLocation } from '../../src/journal/database-url.js';
 import {
   badUrlError,
   connectionError,
+  pasteableDatabaseUrl,
   redactDatabaseUrl,
   scrubMessage,
 } from '../../src/journal/postgres/database-url.js';
@@ -35,6 +36,7 @@ describe('redactDatabaseUrl', () => {
         const shown = redactDatabaseUrl(url);
         expectNoPassword(shown);
         expectNoPassword(printableLocation(url));
+        expectNoPassword(pasteableDatabaseUrl(url));
         expectNoPassword(badUrlError(url, 'Invalid URL').message);
         expectNoPassword(connectionError(url, Object.assign(new Error('x'), { code: 'ENOTFOUND' })).message);
         expect(shown.startsWith('postgres://')).toBe(true);
@@ -75,5 +77,27 @@ describe('redactDatabaseUrl', () => {
     );
     const ambiguous = 'postgres://gb:Pw1x/Pw2y@h/db';
     expectNoPassword(scrubMessage('password Pw1x/Pw2y rejected', ambiguous));
+  });
+});
+
+describe('pasteableDatabaseUrl: the URL a command to paste names', () => {
+  it('keeps how to connect (sslmode, options, application_name, a socket host) and drops every password', () => {
+    expect(
+      pasteableDatabaseUrl(
+        'postgres://gb:Pw1x@db.example:6543/jobs?sslmode=require&password=Pw2y&options=-c%20search_path%3Dnight&application_name=gbatch#frag',
+      ),
+    ).toBe(
+      'postgres://gb@db.example:6543/jobs?sslmode=require&options=-c%20search_path%3Dnight&application_name=gbatch',
+    );
+    expect(pasteableDatabaseUrl('postgresql:///jobs?host=%2Fvar%2Frun%2Fpostgresql&sslpassword=Pw1x')).toBe(
+      'postgresql:///jobs?host=%2Fvar%2Frun%2Fpostgresql',
+    );
+    expect(pasteableDatabaseUrl('postgres://postgres@127.0.0.1:5432/test')).toBe(
+      'postgres://postgres@127.0.0.1:5432/test',
+    );
+  });
+
+  it('an ambiguous URL is redacted as it is everywhere', () => {
+    expect(pasteableDatabaseUrl('postgres://gb:Pw1x/Pw2y@h/db?sslmode=require')).toBe('postgres://***');
   });
 });

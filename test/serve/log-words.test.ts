@@ -18,7 +18,9 @@ describe('inBatchApiWords', () => {
       "the batch's budget is now $0.100000 (was $0.250000)",
     ]);
     expect(
-      inBatchApiWords(cancelLine({ at: Date.UTC(2026, 0, 2), reason: 'the batch was cancelled by its client' })),
+      inBatchApiWords(
+        cancelLine({ at: Date.UTC(2026, 0, 2), reason: 'the batch was cancelled by its client' }, undefined),
+      ),
     ).toBe(
       'cancelled (2026-01-02T00:00:00.000Z: the batch was cancelled by its client): nothing more is sent; ' +
         'requests not sent end batch_cancelled in the error file; tasks already submitted are still polled, ' +

@@ -7,6 +7,8 @@ import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { type OptionTable } from '../../job/options.js';
 import { helpText } from '../help-text.js';
 import { run as runCommand } from './run.js';
+import { jobCommand, runCommandOf } from '../../core/job-address.js';
+import { startedJobAddress } from '../../job/advice.js';
 
 /** Demo's own flag; any other option is passed to the demo's `gbatch run`. */
 export const DEMO_OPTIONS = {
@@ -52,12 +54,13 @@ export async function run(argv: string[]): Promise<number> {
   const job = demoJob();
   try {
     const code = await runCommand([job, '--state', DEMO_STATE, ...argv]);
+    const address = startedJobAddress(job, DEMO_STATE, undefined, true);
     process.stderr.write(
       [
         '',
         `[demo] exit code ${code}. The journal is ${DEMO_STATE}; outputs are in out/demo/.`,
-        `[demo] try: npx gbatch report --state ${DEMO_STATE} --format json`,
-        `[demo]      npx gbatch sim --port 8080   (then GATEWAY_BASE_URL=http://127.0.0.1:8080/v1 GATEWAY_API_KEY=${DEMO_KEY} npx gbatch run ${job})`,
+        `[demo] try: npx ${jobCommand(address, 'report', '--format', 'json')}`,
+        `[demo]      npx gbatch sim --port 8080   (then GATEWAY_BASE_URL=http://127.0.0.1:8080/v1 GATEWAY_API_KEY=${DEMO_KEY} npx ${runCommandOf(address)})`,
         '',
       ].join('\n'),
     );

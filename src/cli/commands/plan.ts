@@ -5,13 +5,15 @@ import { renderTable, usd } from '../../report/table.js';
 import { verdictLines } from '../../core/plan-verdict.js';
 import { planResolvedJob, type PlanResult } from '../../api/plan-job.js';
 import { jobFromArgs } from '../job-args.js';
+import { jobCommand } from '../../core/job-address.js';
+import { runAddressOf } from '../../job/run-address.js';
 
 export async function run(argv: string[]): Promise<number> {
   const job = jobFromArgs('plan', argv, new Date());
   if (!job) return 0;
   const plan = await planResolvedJob(job);
   if (job.flags.json) process.stdout.write(`${JSON.stringify(planJson(plan))}\n`);
-  else printPlan(plan);
+  else printPlan(plan, jobCommand(runAddressOf(job), 'retry', '--cancelled'));
   return plan.exitCode;
 }
 
@@ -95,7 +97,7 @@ function forecastLine(forecast: PlanResult['forecast']): string {
   return `${range}, from ${forecast.basisRows} settled row(s) like these${without}.`;
 }
 
-function printPlan(plan: PlanResult): void {
+function printPlan(plan: PlanResult, retryCancelled: string): void {
   for (const line of plan.errors) process.stderr.write(`${printable(line)}\n`);
   const refusedChanges = plan.skipChanged ? 0 : plan.conflicts.length;
   const rowErrors = plan.errorCount - refusedChanges;
@@ -144,7 +146,7 @@ function printPlan(plan: PlanResult): void {
   if (cancel) {
     out.push(
       `The job was cancelled ${new Date(cancel.at).toISOString()}${cancel.reason ? ` (${printable(cancel.reason)})` : ''}: \`run\` sends nothing ` +
-        'until `gbatch retry --cancelled` lifts it.',
+        `until \`${retryCancelled}\` lifts it.`,
     );
   }
   if (plan.unpriced !== null) {

@@ -12,6 +12,7 @@ import type { JudgedHolder } from '../runner-line.js';
 import { gatherHealth, runRecord, type Health } from '../status-check.js';
 import { journalArgOf, type JobAddress } from '../../core/job-address.js';
 import { standingOf, type Standing } from '../../core/standing.js';
+import { finalBatchOf } from '../../core/final-batch.js';
 import { uncertainRows } from '../uncertain-rows.js';
 
 /** Rows listed per state that needs a look (the rest are counted). */
@@ -85,6 +86,7 @@ export async function gatherStatus(journal: JournalQueries, address: JobAddress)
   const exitCounts = countsForExit(counts, orphans.counts);
   const lastRun = await lastRunView(journal, runners, Date.now(), exitCounts);
   const health = await gatherHealth(journal, runners, lastRun, exitCounts, Date.now(), named);
+  const finalBatch = finalBatchOf(job?.options);
   const standing = standingOf({
     counts: exitCounts,
     liveRunners: runners.filter((r) => r.liveness.alive).length,
@@ -92,6 +94,7 @@ export async function gatherStatus(journal: JournalQueries, address: JobAddress)
     lastRun: runRecord(lastRun),
     orphans: { waiting: orphans.total, resendable: orphansResent },
     uncertainIds: uncertain.map((u) => u.id),
+    ...(finalBatch ? { finalBatch } : {}),
     address,
   });
   return {

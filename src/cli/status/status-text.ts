@@ -1,6 +1,7 @@
 // `gbatch status`'s text, and `status --check`'s: lines that are pure functions of the status data.
 // Ids, task ids, errors and the job name come from outside: each line is made one printable line.
 import { commandNaming } from '../../core/job-address.js';
+import type { Need } from '../../core/standing.js';
 import { EXIT_CODE } from '../../core/exit-codes.js';
 import { printable } from '../../core/printable.js';
 import { usd } from '../../report/table.js';
@@ -9,7 +10,7 @@ import { uncertainAdvice } from '../../job/advice.js';
 import { lastRunLines } from '../last-run.js';
 import { orphanedLines } from '../orphaned-rows.js';
 import { runnerLine, runnersLines } from '../runner-line.js';
-import { CHECK_FAILED } from '../status-check.js';
+import { CHECK_FAILED, HEALTH_NEEDS } from '../status-check.js';
 import { ATTENTION_STATES, type AttentionState, type StatusData } from './status-data.js';
 
 /** `status --check`'s exit code: 1 when something needs an operator, else 0. */
@@ -17,12 +18,19 @@ export function checkExitCode(s: StatusData): number {
   return s.health.needsOperator.length > 0 ? CHECK_FAILED : EXIT_CODE.ok;
 }
 
-/** `status --check` without --json: one line per thing that needs an operator, or one `ok` line. */
+/**
+ * `status --check` without --json: one line per thing that needs an operator, or one `ok` line; then each of the
+ * standing's needs that is no health problem (HEALTH_NEEDS), so that it tells the story `status` tells.
+ */
 export function checkLines(s: StatusData): string[] {
   const lines =
     s.health.needsOperator.length > 0
-      ? s.health.needsOperator
+      ? [...s.health.needsOperator]
       : [`ok: nothing needs an operator (\`gbatch run\` would exit ${s.health.wouldExit} now)`];
+  for (const need of s.standing.needs.filter((n) => !HEALTH_NEEDS.has(n.what)))
+    lines.push(
+      `waits for a person, not a health problem (nothing is stuck, billed twice or held back; it waits until someone decides): ${need.line}; \`${commandNaming(s.named, 'status')}\` lists them with their commands`,
+    );
   return lines.map(printable);
 }
 
@@ -43,8 +51,10 @@ export function statusLines(s: StatusData): string[] {
       .join(', ') || 'no items',
   );
   if (health.cancelled) {
+    const again =
+      s.standing.frozen ?? `\`${commandNaming(named, 'retry', '--cancelled')}\` sends the cancelled items again`;
     lines.push(
-      `Cancelled ${health.cancelled.at}${health.cancelled.reason ? ` (${health.cancelled.reason})` : ''}: nothing more is sent; \`${commandNaming(named, 'retry', '--cancelled')}\` sends the cancelled items again`,
+      `Cancelled ${health.cancelled.at}${health.cancelled.reason ? ` (${health.cancelled.reason})` : ''}: nothing more is sent; ${again}`,
     );
   }
   lines.push(
@@ -56,16 +66,11 @@ export function statusLines(s: StatusData): string[] {
       `Unmetered: ${totals.unmetered_items} item(s) came back without a usable count from the gateway; each is booked at the most it could be billed`,
     );
   }
-  const hints: Record<Exclude<AttentionState, 'uncertain'>, string> = {
-    deferred: 'held back by the budget or the balance: raise --budget or top up, then run again',
-    failed: `the task failed (refunded) or was abandoned; the next run sends a refunded video failure again on its own (--retry-failed), unless it is orphaned (below); \`${commandNaming(named, 'retry', '--failed')}\` has the next run send every one again`,
-    rejected: `the gateway refused the request; \`${commandNaming(named, 'retry', '--rejected')}\` sends them again`,
-    invalid: 'the manifest row is invalid: fix it and run again',
-  };
+  const hints = attentionHints(s);
   for (const state of ATTENTION_STATES) {
     const items = s.attention[state];
     if (items.length === 0) continue;
-    if (state === 'uncertain') {
+    if (state === 'uncertain' && s.standing.frozen === null) {
       lines.push('', ...uncertainAdvice(s.uncertain, counts.uncertain, named));
       continue;
     }
@@ -78,6 +83,33 @@ export function statusLines(s: StatusData): string[] {
   lines.push(...orphanedLines(s.orphans, s.orphansResent, named));
   lines.push(...lastRunLines(s.lastRun));
   return lines.map(printable);
+}
+
+/**
+ * What each state that needs a look means, with the standing's command for it: a final batch's standing has none,
+ * and says what its client does instead.
+ */
+function attentionHints(s: StatusData): Record<AttentionState, string> {
+  const { frozen } = s.standing;
+  const then = (what: Need['what'], does: string) => {
+    const command = s.standing.needs.find((n) => n.what === what)?.commands[0];
+    return command === undefined ? '' : `; \`${command}\` ${does}`;
+  };
+  if (frozen !== null)
+    return {
+      uncertain: `the request may have reached the gateway (and may be billed); ${frozen}`,
+      deferred: `held back by the budget or the balance; ${frozen}`,
+      failed: `the task failed (refunded) or was abandoned; ${frozen}`,
+      rejected: `the gateway refused the request; ${frozen}`,
+      invalid: `the row is invalid; ${frozen}`,
+    };
+  return {
+    uncertain: '',
+    deferred: 'held back by the budget or the balance: raise --budget or top up, then run again',
+    failed: `the task failed (refunded) or was abandoned; the next run sends a refunded video failure again on its own (--retry-failed), unless it is orphaned (below)${then('failed', 'has the next run send every one again')}`,
+    rejected: `the gateway refused the request${then('rejected', 'sends them again')}`,
+    invalid: 'the manifest row is invalid: fix it and run again',
+  };
 }
 
 /** What happened, in the standing's sentence, with the command that carries the job on when one is due. */

@@ -54,6 +54,43 @@ export function redactDatabaseUrl(url: string): string {
   return `${text.scheme}//${text.user}${text.secret !== undefined ? ':***' : ''}@${text.place}`;
 }
 
+/** The query parameters a pasted command keeps: none of them holds a secret (a password never goes). */
+const PASTED_PARAMETERS: ReadonlySet<string> = new Set([
+  'sslmode',
+  'sslrootcert',
+  'sslcert',
+  'sslkey',
+  'uselibpqcompat',
+  'options',
+  'application_name',
+  'fallback_application_name',
+  'host',
+  'port',
+  'dbname',
+  'user',
+  'connect_timeout',
+  'target_session_attrs',
+  'client_encoding',
+  'keepalives',
+  'keepalives_idle',
+  'gssencmode',
+  'channel_binding',
+]);
+
+/**
+ * The URL a command to paste names the journal by: its user, host, port and database, and the query parameters that
+ * say how to connect (sslmode, options, application_name, a socket's host...), but no password, neither in its
+ * credentials nor in its query: the driver takes it from PGPASSWORD or ~/.pgpass. An ambiguous URL is redacted.
+ */
+export function pasteableDatabaseUrl(url: string): string {
+  const text = splitUrlText(url);
+  if (text === undefined || text.ambiguous) return redactDatabaseUrl(url);
+  const query = /\?([^#]*)/s.exec(url.slice(url.lastIndexOf('@') + 1))?.[1] ?? '';
+  const kept = query.split('&').filter((pair) => PASTED_PARAMETERS.has(decodedOr(pair.split('=')[0]!)));
+  const who = text.user === undefined ? '' : `${text.user}@`;
+  return `${text.scheme}//${who}${text.place}${kept.length > 0 ? `?${kept.join('&')}` : ''}`;
+}
+
 /** Why a URL that will not parse is ambiguous, in words an operator can act on; '' when it is not. */
 function ambiguityHint(url: string): string {
   return splitUrlText(url)?.ambiguous ? "; percent-encode any '/', '?', '#' or '@' in the user name and password" : '';

@@ -465,7 +465,7 @@ export class PostgresJournalStore implements JournalStore {
       JSON.stringify({
         taskId: t.taskId,
         runner: this.runnerMembership.runnerId ?? null,
-        note: "accepted by the gateway after this runner lost its lease; not the row's task: decide with gbatch resolve --task-id",
+        note: "accepted by the gateway after this runner lost its lease; not the row's task: decide with `gbatch resolve <job> <id> --task-id <task>`",
       });
     await this.pool.query(
       `INSERT INTO events (job_id, item_id, at, event, from_state, to_state, detail)
@@ -482,7 +482,7 @@ export class PostgresJournalStore implements JournalStore {
         attempt: a.attempt,
         runner: this.runnerMembership.runnerId ?? null,
         answer: a.answer,
-        note: 'received from the gateway after this runner lost its lease; settle the row from it with gbatch resolve --recorded-answer',
+        note: 'received from the gateway after this runner lost its lease; settle the row from it with `gbatch resolve <job> <id> --recorded-answer`',
       });
     await this.pool.query(
       `INSERT INTO events (job_id, item_id, at, event, from_state, to_state, detail)

@@ -95,7 +95,14 @@ export class Submitter {
 
   constructor(
     private readonly ctx: LaneContext<
-      'budgetMayOverrun' | 'concurrency' | 'rpm' | 'maxSubmitAttempts' | 'modelLimits' | 'sendSlots' | 'slotOwner'
+      | 'budgetMayOverrun'
+      | 'concurrency'
+      | 'rpm'
+      | 'maxSubmitAttempts'
+      | 'modelLimits'
+      | 'sendSlots'
+      | 'slotOwner'
+      | 'retryCancelled'
     >,
     private readonly hooks: SubmitterHooks,
   ) {
@@ -535,7 +542,7 @@ export class Submitter {
     if (this.cancel) return;
     this.cancel = cancel;
     if (this.stopReason !== 'auth') this.stopReason = 'cancelled';
-    log(this.ctx, cancelLine(cancel));
+    log(this.ctx, cancelLine(cancel, this.ctx.settings.retryCancelled));
     this.ctx.submitStop.abort('cancelled');
   }
 

@@ -66,7 +66,11 @@ export class ProblemGrouper {
   private readonly groups = new Map<string, ProblemGroup>();
   private overflow = 0;
 
-  constructor(private readonly address: JobAddress) {}
+  /** `frozen`: the standing's reason no command may change the job (a final serve batch), if it has one. */
+  constructor(
+    private readonly address: JobAddress,
+    private readonly frozen: string | null = null,
+  ) {}
 
   /** `rowText`: an invalid row's text as written (the journal keeps it in place of a request). */
   add(item: ReportItem, rowText?: string): void {
@@ -112,9 +116,16 @@ export class ProblemGrouper {
     const order = (s: ItemState) => PROBLEM_STATES.indexOf(s);
     const groups = [...this.groups.values()].sort((a, b) => order(a.state) - order(b.state) || b.count - a.count);
     for (const group of groups)
-      Object.assign(group, advice(group, this.address), { ids: group.ids.slice(0, EXAMPLES) });
+      Object.assign(group, this.frozen === null ? advice(group, this.address) : frozenAdvice(this.frozen), {
+        ids: group.ids.slice(0, EXAMPLES),
+      });
     return { groups, ungrouped: this.overflow };
   }
+}
+
+/** A job no command may change: what its client does instead, and no command. */
+function frozenAdvice(frozen: string): Pick<ProblemGroup, 'commands' | 'note'> {
+  return { note: `${frozen.charAt(0).toUpperCase()}${frozen.slice(1)}.`, commands: [] };
 }
 
 function advice(group: ProblemGroup, address: JobAddress): Pick<ProblemGroup, 'commands' | 'note'> {

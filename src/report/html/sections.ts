@@ -1,7 +1,7 @@
 // Pure: the report's sections as HTML, from the report model, the timeline and the grouped problems.
 // Every number shown carries its JSON path and exact value (data-path, data-value): the page states the
 // same figures as `report --format json`, and a test can check it. Every outside text goes through esc().
-import { jobCommand, runCommandOf, type JobAddress } from '../../core/job-address.js';
+import { jobCommand, type JobAddress } from '../../core/job-address.js';
 import type { Standing } from '../../core/standing.js';
 import type { ItemState } from '../../core/states.js';
 import type { ReportHeader, ReportItem } from '../model.js';
@@ -134,6 +134,8 @@ function card(key: string, value: string, sub: string): string {
   return `<div class="card"><div class="k">${esc(key)}</div><div class="v">${value}</div><div class="s">${sub}</div></div>`;
 }
 
+const command = (text: string) => `<code class="cmd">${esc(text)}</code>`;
+
 function verdict(input: HtmlReportInput): string {
   const { by_state: s, unmetered_items: unmetered } = input.header.totals;
   const open = (s.pending ?? 0) + (s.submitting ?? 0) + (s.submitted ?? 0) + (s.running ?? 0) + (s.succeeded ?? 0);
@@ -146,27 +148,17 @@ function verdict(input: HtmlReportInput): string {
       : run.endedAt === null
         ? `<p>The last run (started ${esc(time(new Date(run.startedAt).toISOString()))}) has not recorded its end: it is running, or was killed.</p>`
         : `<p>Last run: exit <strong>${esc(run.exitCode)}</strong>${run.meaning ? `: ${esc(run.meaning)}` : ''}${run.stopReason ? ` (${esc(run.stopReason)})` : ''}.</p>`;
-  const next: string[] = [];
-  if (s.uncertain)
-    next.push(
-      ...input.problems.groups
-        .filter((g) => g.state === 'uncertain')
-        .slice(0, 1)
-        .flatMap((g) => g.commands.slice(-1)),
-    );
-  const resume = s.deferred
-    ? runCommandOf(input.address, '--budget', '<USD>')
-    : open > 0
-      ? (input.standing?.resume ?? runCommandOf(input.address))
-      : null;
-  if (resume) next.push(resume);
-  if (s.failed) next.push(jobCommand(input.address, 'retry', '--failed'));
-  if (s.rejected) next.push(jobCommand(input.address, 'retry', '--rejected'));
+  // What to do next is the standing's: its resume, then each need with its commands (or, with none, its words).
+  const standing = input.standing;
+  const next = [
+    ...(standing?.resume ? [command(standing.resume)] : []),
+    ...(standing?.needs ?? []).map((need) => `<p>${esc(need.line)}</p>${need.commands.map(command).join('')}`),
+  ];
   const level = s.uncertain ? 'bad' : waiting.length > 0 || open > 0 ? 'attention' : '';
   const what =
     level === ''
       ? '<p><strong>Nothing to do:</strong> every row is finished.</p>'
-      : `<p><strong>What to do next</strong> (details under <a href="#problems">Problems</a>):</p>${next.map((c) => `<code class="cmd">${esc(c)}</code>`).join('')}`;
+      : `<p><strong>What to do next</strong> (details under <a href="#problems">Problems</a>):</p>${next.join('')}`;
   const unmeteredLine =
     unmetered > 0
       ? `<p>${figure(['totals', 'unmetered_items'], unmetered, count(unmetered))} row(s) came back without a usable count from the gateway: each is booked at the most it could be billed.</p>`

@@ -40,7 +40,7 @@ export async function renderHtmlReport(
   const rows: ReportItem[] = [];
   const marks = new Map<string, GroupMarks>();
   let mispriced = 0;
-  const grouper = new ProblemGrouper(context.address);
+  const grouper = new ProblemGrouper(context.address, context.standing?.frozen ?? null);
   for await (const item of journal.iterate()) {
     // Only the rows shown need their times; the rest are counted and grouped.
     const row = reportItem(item, rows.length < limit ? timeline.items.get(item.id) : undefined);

@@ -96,9 +96,15 @@ function actionsSection(job: JobPage, viewer: Viewer): string {
   const s = job.header.totals.by_state;
   const base = `/jobs/${encodeURIComponent(job.key)}/confirm`;
   const waitsFor = retryWaits(job.liveRunners);
+  // The standing's needs choose the actions, as they choose every surface's commands.
+  const needed = new Set(job.told.needs.filter((n) => n.commands.length > 0).map((n) => n.what));
   const retries = [
-    s.failed ? `<a class="action" href="${base}/retry-failed">retry ${count(s.failed)} failed</a>` : undefined,
-    s.rejected ? `<a class="action" href="${base}/retry-rejected">retry ${count(s.rejected)} rejected</a>` : undefined,
+    s.failed && needed.has('failed')
+      ? `<a class="action" href="${base}/retry-failed">retry ${count(s.failed)} failed</a>`
+      : undefined,
+    s.rejected && needed.has('rejected')
+      ? `<a class="action" href="${base}/retry-rejected">retry ${count(s.rejected)} rejected</a>`
+      : undefined,
     s.cancelled
       ? `<a class="action" href="${base}/retry-cancelled">send ${count(s.cancelled)} cancelled again</a>`
       : undefined,
@@ -108,7 +114,7 @@ function actionsSection(job: JobPage, viewer: Viewer): string {
       ? undefined
       : `<a class="action" href="${base}/cancel">cancel the job</a>`,
     ...(waitsFor ? [] : retries),
-    s.uncertain
+    s.uncertain && needed.has('uncertain')
       ? `<a class="action" href="${base}/resubmit-uncertain">resubmit ${count(s.uncertain)} uncertain</a> <a class="action" href="${base}/abandon-uncertain">abandon ${count(s.uncertain)} uncertain</a>`
       : undefined,
   ].filter((a) => a !== undefined);

@@ -175,6 +175,16 @@ describe('status --check', () => {
     expect(checkLines(s)).toEqual(['ok: nothing needs an operator (`gbatch run` would exit 0 now)']);
   });
 
+  // One story with `status`: the rows it lists for a person are named here too, with why they page no one.
+  it('a refused row: exit 0, and the row named as a decision that waits, not a health problem', () => {
+    const s = status({ counts: counts({ downloaded: 4, rejected: 1 }) });
+    expect(checkExitCode(s)).toBe(0);
+    expect(checkLines(s)).toEqual([
+      'ok: nothing needs an operator (`gbatch run` would exit 1 now)',
+      'waits for a person, not a health problem (nothing is stuck, billed twice or held back; it waits until someone decides): 1 item(s) refused by the gateway: fix the cause, then send them again; `gbatch status jobs/nightly.json` lists them with their commands',
+    ]);
+  });
+
   it('uncertain rows: exit 1 and one line each reason', () => {
     const c = counts({ uncertain: 2 });
     const s = status({

@@ -10,6 +10,7 @@ import { chatRow, writeJsonl } from '../../helpers/manifests.js';
 import { PG_TEST_URL, pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 import { KEY, startSim } from '../../helpers/sim.js';
 import { runAsPrinted, suggested } from '../../helpers/suggested.js';
+import { batchEnd, chatLine, client, startServe, submitBatch } from '../../helpers/serve.js';
 import { bearer, startUiChild } from '../../helpers/ui.js';
 import { startHook, type Hook } from '../../helpers/webhook-server.js';
 import { workspace, type Workspace } from '../../helpers/workspace.js';
@@ -170,6 +171,72 @@ for (const on of ['sqlite', 'postgres'] as const) {
     120_000,
   );
 }
+
+// A serve batch is final once it ends: its journal never changes, so every surface offers only what reads it, and
+// says what the client does instead of a command the batch would refuse.
+test.skipIf(!BUILT)(
+  "a serve batch's surfaces offer only commands that work on a final batch",
+  async () => {
+    const ws = workspace();
+    const sim = await startSim({ accounts: [{ key: KEY, balanceUsd: 100, models: ['chat-small'] }] });
+    const server = await startServe({ data: ws.path('data'), gateway: sim.baseUrl });
+    const created = await submitBatch(client(server), ws.path('in.jsonl'), [
+      chatLine('ok', 'Name a star.'),
+      chatLine('no', 'A model this key may not use', { model: 'chat-large' }),
+    ]);
+    expect(await batchEnd(server, created.id)).toBe('completed');
+    const env = gatewayEnv(sim.baseUrl, KEY);
+    const cli = (...args: string[]) => runCli(args, { env, cwd: ws.dir });
+    const journal = ws.path('data', 'journals', `${created.id}.db`);
+    const job: Addressing = {
+      name: created.id,
+      page: created.id,
+      refused: 'no',
+      run: [],
+      as: [created.id, '--state', journal],
+    };
+    const ui = await startUiChild(['--state-dir', ws.path('data', 'journals'), '--allow-actions'], {
+      cwd: ws.dir,
+      env,
+    });
+    try {
+      const [status, json, check, table, reportJson, html, jobPage] = await Promise.all([
+        cli('status', ...job.as),
+        cli('status', ...job.as, '--json'),
+        cli('status', ...job.as, '--check'),
+        cli('report', ...job.as),
+        cli('report', ...job.as, '--format', 'json'),
+        cli('report', ...job.as, '--format', 'html'),
+        fetch(`${ui.url}jobs/${job.page}`, { headers: bearer() }).then(async (r) => pageText(await r.text())),
+      ]);
+      for (const read of [status, json, check, table, reportJson, html]) expect(read.code, read.stderr).toBe(0);
+      const texts: Record<string, string> = {
+        status: status.stdout,
+        'status --json': jsonText(json.stdout),
+        'status --check': check.stdout,
+        report: table.stdout,
+        'report json': jsonText(reportJson.stdout),
+        'report html': pageText(html.stdout),
+        dashboard: jobPage,
+      };
+      // The refused row is named with what the client can do about it: a new batch, never a command.
+      for (const place of ['status', 'status --json', 'report html'])
+        expect(texts[place], place).toContain('submit a new batch');
+      const before = await states(cli, job);
+      expect(before).toEqual({ ok: 'downloaded', no: 'rejected' });
+      const commands = [...new Set(Object.values(texts).flatMap(suggested))];
+      expect(commands.filter((c) => c.startsWith('gbatch report ')).length).toBeGreaterThan(0);
+      for (const command of commands) {
+        const pasted = await runAsPrinted(command, ws.dir, env);
+        expect(pasted.code, `${command}: ${pasted.out}`).toBe(0);
+        expect(await states(cli, job), command).toEqual(before);
+      }
+    } finally {
+      await ui.stop();
+    }
+  },
+  60_000,
+);
 
 async function states(
   cli: (...args: string[]) => Promise<CliResult>,

@@ -9,6 +9,7 @@ import { BUILT, gatewayEnv, runCli, startCli, stdoutJson } from '../../helpers/c
 import { readJournal } from '../../helpers/journal-read.js';
 import { chatRow, videoRow, writeJsonl } from '../../helpers/manifests.js';
 import { KEY, posts, startSim } from '../../helpers/sim.js';
+import { runAsPrinted } from '../../helpers/suggested.js';
 import { workspace } from '../../helpers/workspace.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 
@@ -85,15 +86,17 @@ test.skipIf(!BUILT)(
     // A later run sends nothing and revives nothing.
     const again = await runCli(args, { env });
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toMatch(/the job was cancelled .*`gbatch retry --cancelled` sends the cancelled items again/);
+    // The line names the job in its command, as the run was started: pasted, it works.
+    const said = /the job was cancelled .*`(gbatch retry .*)` sends the cancelled items again/.exec(again.stderr);
+    expect(said?.[1], again.stderr).toBe(`gbatch retry --state ${ws.state} --cancelled`);
     expect(posts(sim.ledger)).toBe(sent.length);
     expect(readJournal(ws.state).counts.cancelled).toBe(counts.cancelled);
 
     // The operator's way back: the cancelled rows are pending again and the job's cancellation is lifted.
-    const retry = await runCli(['retry', '--state', ws.state, '--cancelled']);
-    expect(retry.code, retry.stderr).toBe(0);
-    expect(retry.stdout).toContain(`requeued ${counts.cancelled} item(s)`);
-    expect(retry.stdout).toMatch(/the job's cancellation \(.*\) is lifted/);
+    const retry = await runAsPrinted(said![1]!, ws.dir, env);
+    expect(retry.code, retry.out).toBe(0);
+    expect(retry.out).toContain(`requeued ${counts.cancelled} item(s)`);
+    expect(retry.out).toMatch(/the job's cancellation \(.*\) is lifted/);
     const resumed = await runCli([...args, '--concurrency', '8'], { env });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(readJournal(ws.state).counts).toMatchObject({ downloaded: VIDEOS + CHATS, cancelled: 0 });
@@ -142,7 +145,7 @@ test.skipIf(!BUILT)(
     );
     const plan = await runCli(['plan', manifest, '--state', ws.state]);
     expect(plan.stdout).toMatch(
-      /The job was cancelled \S+: `run` sends nothing until `gbatch retry --cancelled` lifts it\./,
+      /The job was cancelled \S+: `run` sends nothing until `gbatch retry --state \S+ --cancelled` lifts it\./,
     );
     expect(plan.stdout).toContain('0 row(s) still to send');
   },
