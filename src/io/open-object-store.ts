@@ -9,7 +9,7 @@ export async function openObjectStore(
   options: ObjectStoreOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ObjectStore> {
-  const location = parseObjectLocation(out);
+  const location = parseObjectLocation(out, options.flag);
   const given = options.endpoint ?? env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL;
   const what =
     options.endpoint !== undefined
@@ -22,6 +22,7 @@ export async function openObjectStore(
   const store = createS3Store(location, {
     ...(endpoint !== undefined ? { endpoint } : {}),
     ...(options.pathStyle !== undefined ? { pathStyle: options.pathStyle } : {}),
+    ...(options.flag !== undefined ? { flag: options.flag } : {}),
   });
   try {
     await store.probe();

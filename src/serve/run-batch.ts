@@ -11,7 +11,7 @@ import { isDatabaseUrl } from '../journal/index.js';
 import { DEFAULT_RETRY_DELAY } from '../core/auto-retry.js';
 import { positiveKnob } from '../core/test-knob.js';
 import type { Batch } from './batch-record.js';
-import { batchOutDir, jobJournal, type ServeContext } from './context.js';
+import { jobJournal, type ServeContext } from './context.js';
 import { inBatchApiWords } from './log-words.js';
 
 export interface BatchRun {
@@ -39,7 +39,9 @@ export async function runBatch(ctx: ServeContext, run: BatchRun): Promise<RunJob
   const { batch } = run;
   const flags: Partial<RunFlags> = {
     journal: jobJournal(ctx, batch.id),
-    out: batchOutDir(ctx, batch.id),
+    out: ctx.files.batchOut(batch.id),
+    ...(ctx.s3Endpoint !== undefined ? { 's3-endpoint': ctx.s3Endpoint } : {}),
+    ...(ctx.s3PathStyle ? { 's3-path-style': true } : {}),
     concurrency: ctx.concurrency,
     'poll-interval': ctx.pollIntervalS,
     // Validation let no invalid line through; a batch cancelled before it ended ingests them as invalid.

@@ -1,4 +1,5 @@
 // `gbatch serve`: the OpenAI Batch API in front of the gateway, until SIGINT or SIGTERM.
+import { ConfigError } from '../../core/config-error.js';
 import { EXIT_CODES } from '../../core/command-exit-codes.js';
 import { BUILTIN_PRICING, parsePricing } from '../../core/pricing.js';
 import { printable } from '../../core/printable.js';
@@ -48,6 +49,8 @@ export async function run(argv: string[]): Promise<number> {
       host: options.host,
       port: options.port,
       dataDir: options.data,
+      s3Endpoint: options['s3-endpoint'],
+      s3PathStyle: options['s3-path-style'],
       journal: options.journal ?? process.env.GBATCH_JOURNAL_URL,
       pricing,
       pricingFile: options.pricing,
@@ -65,7 +68,7 @@ export async function run(argv: string[]): Promise<number> {
       log: (line) => process.stderr.write(`gbatch serve: ${printable(line)}\n`),
     });
   } catch (err) {
-    if (err instanceof UsageError) throw err;
+    if (err instanceof UsageError || err instanceof ConfigError) throw err;
     const e = err as NodeJS.ErrnoException;
     const reason = e.code === 'EADDRINUSE' ? `port ${options.port} is already in use (try --port 0)` : e.message;
     process.stderr.write(`gbatch serve: cannot start: ${printable(reason)}\n`);

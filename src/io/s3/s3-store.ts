@@ -11,6 +11,7 @@ import {
   AbortMultipartUploadCommand,
   CopyObjectCommand,
   DeleteObjectCommand,
+  GetObjectCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
   type ListMultipartUploadsCommandOutput,
@@ -189,6 +190,44 @@ export function createS3Store(location: ObjectLocation, options: ObjectStoreOpti
     }
   };
 
+  /** The key of an s3:// URI under this location; anything else is refused (a record cannot point elsewhere). */
+  const keyOfUri = (uri: string): string => {
+    const root = locationUri(location);
+    if (!uri.startsWith(root) || uri.length === root.length) throw new Error(`${uri} is not an object under ${root}`);
+    return `${location.prefix}${uri.slice(root.length)}`;
+  };
+
+  const sizeOf = async (uri: string): Promise<number | undefined> => {
+    try {
+      const answer = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: keyOfUri(uri) }));
+      return answer.ContentLength ?? 0;
+    } catch (err) {
+      const { name: code, status } = s3FailureOf(err);
+      if (status === 404 || code === 'NotFound' || code === 'NoSuchKey') return undefined;
+      throw new ObjectStoreError(uri, err);
+    }
+  };
+
+  async function* read(uri: string, start: number, end: number): AsyncGenerator<Buffer> {
+    let answer;
+    try {
+      answer = await client.send(
+        new GetObjectCommand({ Bucket: bucket, Key: keyOfUri(uri), Range: `bytes=${start}-${end}` }),
+      );
+    } catch (err) {
+      throw new ObjectStoreError(uri, err);
+    }
+    for await (const chunk of answer.Body as AsyncIterable<Uint8Array>) yield Buffer.from(chunk);
+  }
+
+  const remove = async (uri: string): Promise<void> => {
+    try {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOfUri(uri) }));
+    } catch (err) {
+      throw new ObjectStoreError(uri, err);
+    }
+  };
+
   const probe = async (): Promise<void> => {
     const key = `${location.prefix}.gbatch-probe-${process.pid}-${randomBytes(4).toString('hex')}`;
     try {
@@ -196,7 +235,7 @@ export function createS3Store(location: ObjectLocation, options: ObjectStoreOpti
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     } catch (err) {
       throw new ConfigError(
-        `${locationUri(location)}: cannot write --out there: ${describeS3Failure(s3FailureOf(err))}`,
+        `${locationUri(location)}: cannot write ${options.flag ?? '--out'} there: ${describeS3Failure(s3FailureOf(err))}`,
         {
           cause: err,
         },
@@ -210,6 +249,9 @@ export function createS3Store(location: ObjectLocation, options: ObjectStoreOpti
     target,
     putWhole,
     head,
+    sizeOf,
+    read,
+    remove,
     unfinishedUploads: () => listUploads(location.prefix),
     probe,
     close: () => client.destroy(),
