@@ -44,6 +44,8 @@ export interface ObjectStore {
   read(uri: string, start: number, end: number): AsyncIterable<Buffer>;
   /** Deletes the object at `uri` (under this location); none there is no error. */
   remove(uri: string): Promise<void>;
+  /** A presigned HTTPS link that gets the object at `uri` (under this location) for `seconds`. */
+  presign(uri: string, seconds: number): Promise<string>;
   /** Multipart uploads begun under the prefix and neither completed nor aborted. */
   unfinishedUploads(): Promise<{ key: string; uploadId: string }[]>;
   /** Writes and deletes a probe object: a refusal is a ConfigError naming the location and the cause. */

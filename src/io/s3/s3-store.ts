@@ -19,6 +19,7 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { ConfigError } from '../../core/config-error.js';
 import { locationUri, objectKey, objectUri, type ObjectLocation } from '../../core/object-location.js';
 import type { BodyTarget, ChunkWriter, ObjectStore, ObjectStoreOptions } from '../output-store.js';
@@ -244,6 +245,9 @@ export function createS3Store(location: ObjectLocation, options: ObjectStoreOpti
     }
   };
 
+  const presign = (uri: string, seconds: number): Promise<string> =>
+    getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: keyOfUri(uri) }), { expiresIn: seconds });
+
   const probe = async (): Promise<void> => {
     const key = `${location.prefix}.gbatch-probe-${process.pid}-${randomBytes(4).toString('hex')}`;
     try {
@@ -268,6 +272,7 @@ export function createS3Store(location: ObjectLocation, options: ObjectStoreOpti
     sizeOf,
     read,
     remove,
+    presign,
     unfinishedUploads: () => listUploads(location.prefix),
     probe,
     close: () => client.destroy(),
