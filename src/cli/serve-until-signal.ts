@@ -1,4 +1,5 @@
 // A long-lived server command (`gbatch serve`, `gbatch ui`): start, say where it listens, stop at a signal.
+import { ConfigError } from '../core/config-error.js';
 import { printable } from '../core/printable.js';
 import { UsageError } from '../job/options.js';
 
@@ -9,7 +10,7 @@ export interface RunningServer {
 
 /**
  * Runs a server until SIGINT or SIGTERM: 0 once stopped, 1 when it could not start (a busy port, an
- * unreadable folder); a usage error still ends the command with exit 2.
+ * unreadable folder); a usage or configuration error (a refused --data bucket) still ends it with exit 2.
  */
 export async function serveUntilSignal(
   command: 'serve' | 'ui',
@@ -21,7 +22,7 @@ export async function serveUntilSignal(
   try {
     server = await start();
   } catch (err) {
-    if (err instanceof UsageError) throw err;
+    if (err instanceof UsageError || err instanceof ConfigError) throw err;
     const e = err as NodeJS.ErrnoException;
     const reason = e.code === 'EADDRINUSE' ? `port ${port} is already in use (try --port 0)` : e.message;
     process.stderr.write(`gbatch ${command}: cannot start: ${printable(reason)}\n`);

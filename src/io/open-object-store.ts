@@ -9,7 +9,23 @@ export async function openObjectStore(
   options: ObjectStoreOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ObjectStore> {
-  const location = parseObjectLocation(out);
+  const store = await objectStoreAt(out, options, env);
+  try {
+    await store.probe();
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+  return store;
+}
+
+/** The store at `out`, not checked: for reading what a run wrote (no probe object is written). */
+export async function objectStoreAt(
+  out: string,
+  options: ObjectStoreOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ObjectStore> {
+  const location = parseObjectLocation(out, options.flag);
   const given = options.endpoint ?? env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL;
   const what =
     options.endpoint !== undefined
@@ -19,15 +35,9 @@ export async function openObjectStore(
         : 'AWS_ENDPOINT_URL';
   const endpoint = given === undefined || given === '' ? undefined : parseEndpoint(given, what);
   const { createS3Store } = await import('./s3/s3-store.js');
-  const store = createS3Store(location, {
+  return createS3Store(location, {
     ...(endpoint !== undefined ? { endpoint } : {}),
     ...(options.pathStyle !== undefined ? { pathStyle: options.pathStyle } : {}),
+    ...(options.flag !== undefined ? { flag: options.flag } : {}),
   });
-  try {
-    await store.probe();
-  } catch (err) {
-    store.close();
-    throw err;
-  }
-  return store;
 }

@@ -38,6 +38,14 @@ export interface ObjectStore {
   putWhole<T>(name: string, produce: (write: ChunkWriter) => Promise<T>): Promise<{ result: T; bytes: number }>;
   /** The stored object's size and recorded sha256, or undefined when there is none. */
   head(name: string): Promise<{ bytes: number; sha256: string | undefined } | undefined>;
+  /** The size of the object at `uri` (under this location), or undefined when there is none. */
+  sizeOf(uri: string): Promise<number | undefined>;
+  /** Bytes start..end (inclusive) of the object at `uri` (under this location), streamed. */
+  read(uri: string, start: number, end: number): AsyncIterable<Buffer>;
+  /** Deletes the object at `uri` (under this location); none there is no error. */
+  remove(uri: string): Promise<void>;
+  /** A presigned HTTPS link that gets the object at `uri` (under this location) for `seconds`. */
+  presign(uri: string, seconds: number): Promise<string>;
   /** Multipart uploads begun under the prefix and neither completed nor aborted. */
   unfinishedUploads(): Promise<{ key: string; uploadId: string }[]>;
   /** Writes and deletes a probe object: a refusal is a ConfigError naming the location and the cause. */
@@ -50,4 +58,6 @@ export interface ObjectStoreOptions {
   endpoint?: string;
   /** Path-style addressing (bucket in the path); on by default when an endpoint is given. */
   pathStyle?: boolean;
+  /** The flag that named the location, for refusals (default: --out). */
+  flag?: string;
 }

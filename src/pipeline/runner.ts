@@ -1,4 +1,5 @@
 // `gbatch run`: recover, ingest, then submit, poll, download and settle until done, stopped or out of money.
+import { sweepLeftUploads } from './results/upload-sweep.js';
 import { EventEmitter, setMaxListeners } from 'node:events';
 import { systemClock, type Clock } from '../core/clock.js';
 import { DEFAULT_DEADLINE_GRACE_S } from '../core/deadline.js';
@@ -315,6 +316,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
         if (!guard.lost) throw err; // after a loss, a lane's failed write is the loss's doing, not a bug
       }
       guard.check(); // a loss in the run's last moments must not pass for "done"
+      if (objects && result && !guard.lost) await sweepUploads(journal, objects, events);
       if (guard.lost) {
         const base = result ?? (await emptyResult(journal, EXIT.usage, config));
         if (guard.unrecorded.length > 0)
@@ -339,6 +341,24 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     await journal.membership.release();
     await journal.close();
     objects?.close();
+  }
+}
+
+/** Housekeeping after the run: a failure to sweep is one line, never the run's outcome. */
+async function sweepUploads(
+  journal: JournalStore,
+  objects: ObjectStore,
+  events: EventEmitter<RunEvents>,
+): Promise<void> {
+  try {
+    const swept = await sweepLeftUploads(journal, objects);
+    if (swept.length > 0)
+      events.emit(
+        'log',
+        `aborted the uploads a stopped run left for ${swept.length} row(s) that are done: ${swept.slice(0, 5).join(', ')}${swept.length > 5 ? ', ...' : ''}`,
+      );
+  } catch (err) {
+    events.emit('log', `could not sweep uploads left under ${objects.location}: ${(err as Error).message}`);
   }
 }
 

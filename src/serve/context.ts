@@ -4,10 +4,17 @@ import { join } from 'node:path';
 import type { PricingTable } from '../core/pricing.js';
 import type { GatewayAccess } from '../job/job.js';
 import { isDatabaseUrl, type ServeCatalog } from '../journal/index.js';
+import type { ServeFiles } from './file-store.js';
 
 export interface ServeContext {
   catalog: ServeCatalog;
+  /** Where the uploads and the batches' outputs are: the --data folder or an s3:// prefix. */
+  files: ServeFiles;
+  /** The local folder of the batches' SQLite journals and the uploads as received. */
   dataDir: string;
+  /** --s3-endpoint and --s3-path-style, passed on to each batch's run. */
+  s3Endpoint?: string | undefined;
+  s3PathStyle?: boolean | undefined;
   /** The journal location the catalog is in: an SQLite file or a postgres:// URL. */
   journal: string;
   pricing: PricingTable;
@@ -36,9 +43,5 @@ export const filesDir = (ctx: Pick<ServeContext, 'dataDir'>): string => join(ctx
 export function jobJournal(ctx: Pick<ServeContext, 'dataDir' | 'journal'>, batchId: string): string {
   return isDatabaseUrl(ctx.journal) ? ctx.journal : join(ctx.dataDir, 'journals', `${batchId}.db`);
 }
-
-/** Where a batch's run writes its results.jsonl and videos. */
-export const batchOutDir = (ctx: Pick<ServeContext, 'dataDir'>, batchId: string): string =>
-  join(ctx.dataDir, 'out', batchId);
 
 export const seconds = (ms: number): number => Math.floor(ms / 1000);

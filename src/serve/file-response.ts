@@ -1,5 +1,5 @@
-// A file's content as an HTTP answer: streamed from disk with its length, one `Range` honoured (206), or
-// a derived content (a batch's output or error file) streamed the same way as it is made.
+// A file's content as an HTTP answer: streamed from disk or object storage with its length, one `Range`
+// honoured (206), or a derived content (a batch's output or error file) streamed the same way as it is made.
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
@@ -7,12 +7,25 @@ import { byteRange } from './byte-range.js';
 
 export async function diskFileResponse(path: string, range: string | undefined, type: string): Promise<Response> {
   const { size } = await stat(path);
+  return rangedResponse(
+    size,
+    (start, end) => Readable.toWeb(createReadStream(path, { start, end })) as ReadableStream<Uint8Array>,
+    range,
+    type,
+  );
+}
+
+/** A stored content of `size` bytes, of which `open` streams bytes start..end (inclusive), one Range honoured. */
+export function rangedResponse(
+  size: number,
+  open: (start: number, end: number) => ReadableStream<Uint8Array>,
+  range: string | undefined,
+  type: string,
+): Response {
   const wanted = byteRange(range, size);
   if (wanted === 'unsatisfiable') return unsatisfiable(size);
   const { start, end } = wanted ?? { start: 0, end: size - 1 };
-  const body =
-    size === 0 ? null : (Readable.toWeb(createReadStream(path, { start, end })) as ReadableStream<Uint8Array>);
-  return new Response(body, {
+  return new Response(size === 0 ? null : open(start, end), {
     status: wanted ? 206 : 200,
     headers: headers(type, start, end, size, wanted !== undefined),
   });

@@ -2,7 +2,7 @@
 // output and error files, made from the journal when read, and each video they produced), found by their
 // ids and listed with the uploads. A client sees only its own: anything else is 404, as a file that does
 // not exist. A derived file the client deleted stays deleted: the catalog keeps a tombstone under its id.
-import { basename, resolve } from 'node:path';
+import { basename } from 'node:path';
 import { rm } from 'node:fs/promises';
 import type { CatalogFile, ResultRow } from '../journal/index.js';
 import { jobRow, jobRows } from './batch-journal.js';
@@ -11,7 +11,7 @@ import { hasFiles, LIVE_STATUSES } from './batch-states.js';
 import { filesDir, type ServeContext } from './context.js';
 import { fileObject, shape, type UploadRecord } from './file-object.js';
 import { derivedChunks, derivedSize } from './derived-lines.js';
-import { diskFileResponse, streamedFileResponse } from './file-response.js';
+import { streamedFileResponse } from './file-response.js';
 import { derivedFile, errorFileId, newFileId, outputFileId, videoFileId } from './ids.js';
 import { ApiFailure, apiError, notFound } from './openai-error.js';
 import { expiresAfterSeconds, uploadPurpose, type FileListQuery } from './file-params.js';
@@ -54,12 +54,13 @@ export class FilesApi {
       await rm(uploaded.path, { force: true });
       throw err;
     }
+    const place = await this.keep(uploaded.path, id);
     const createdAt = Math.floor(this.ctx.now() / 1000);
     const record: UploadRecord = {
       filename: uploaded.filename,
       bytes: uploaded.bytes,
       purpose,
-      path: uploaded.path,
+      path: place,
       ...(expiresAfter === undefined ? {} : { expires_at: createdAt + expiresAfter }),
     };
     const file: CatalogFile = {
@@ -70,6 +71,18 @@ export class FilesApi {
     };
     await this.ctx.catalog.addFile(file);
     return fileObject(file);
+  }
+
+  /** The upload kept where the server keeps files (its local copy stays); a failure to store it keeps nothing. */
+  private async keep(path: string, id: string): Promise<string> {
+    try {
+      return await this.ctx.files.keep(path, id);
+    } catch (err) {
+      await rm(path, { force: true });
+      throw new ApiFailure(
+        apiError(500, `The server could not store the file (${(err as Error).message}); nothing was kept`),
+      );
+    }
   }
 
   /**
@@ -127,8 +140,8 @@ export class FilesApi {
   async content(owner: string, id: string, range: string | undefined): Promise<Response> {
     const found = await this.find(owner, id);
     if (found.kind === 'upload')
-      return diskFileResponse((found.file.record as unknown as UploadRecord).path, range, 'application/jsonl');
-    if (found.kind === 'video') return diskFileResponse(resolve(found.row.output_path), range, 'video/mp4');
+      return this.ctx.files.response((found.file.record as unknown as UploadRecord).path, range, 'application/jsonl');
+    if (found.kind === 'video') return this.ctx.files.response(found.row.output_path, range, 'video/mp4');
     const { batch, role } = found;
     const size = await derivedSize(this.ctx, batch, role);
     return streamedFileResponse(size, () => derivedChunks(this.ctx, batch, role), range, 'application/jsonl');
@@ -148,7 +161,7 @@ export class FilesApi {
         createdAt: Math.floor(this.ctx.now() / 1000),
         record: { deleted: true },
       });
-      if (found.kind === 'video') await rm(resolve(found.row.output_path), { force: true });
+      if (found.kind === 'video') await this.ctx.files.remove(found.row.output_path);
       return { id, object: 'file', deleted: true };
     }
     // A live batch reads its input again at each run (a restart included).
@@ -156,7 +169,7 @@ export class FilesApi {
     if (user)
       throw new ApiFailure(apiError(409, `File ${id} is the input of batch ${user.id}, which is not final yet`));
     await this.ctx.catalog.deleteFile(id);
-    await rm((found.file.record as unknown as UploadRecord).path, { force: true });
+    await this.ctx.files.remove((found.file.record as unknown as UploadRecord).path);
     return { id, object: 'file', deleted: true };
   }
 
@@ -174,7 +187,7 @@ export class FilesApi {
     for (const file of expired) {
       if (read.has(file.id)) continue;
       await this.ctx.catalog.deleteFile(file.id);
-      await rm((file.record as unknown as UploadRecord).path, { force: true });
+      await this.ctx.files.remove((file.record as unknown as UploadRecord).path);
     }
   }
 
@@ -206,7 +219,7 @@ export class FilesApi {
     if (!hasExpired(batchFilesExpireAt(batch), this.ctx.now())) return false;
     if (batch.fields.endpoint === VIDEO_ENDPOINT)
       for await (const row of jobRows(this.ctx, batch.id))
-        if (isVideoOnDisk(row)) await rm(resolve(row.output_path), { force: true });
+        if (isVideoOnDisk(row)) await this.ctx.files.remove(row.output_path);
     return true;
   }
 

@@ -9,11 +9,16 @@ export const SERVE_OPTIONS = {
   data: {
     type: 'string',
     default: 'serve-data',
-    help: 'the folder of uploaded files, batch outputs (videos) and, with SQLite, the journals',
+    help: 'the folder of uploaded files, batch outputs (videos) and, with SQLite, the journals; or s3://bucket/prefix for the files and outputs only (then --journal is required)',
   },
+  's3-endpoint': {
+    ...RUN_OPTIONS['s3-endpoint'],
+    help: 'the S3-compatible server of an s3:// --data, e.g. http://127.0.0.1:9000 (default: $AWS_ENDPOINT_URL, else AWS)',
+  },
+  's3-path-style': RUN_OPTIONS['s3-path-style'],
   journal: {
     type: 'string',
-    help: 'the journal: an SQLite file (default: <data>/serve.db; each batch then has its own <data>/journals/<batch>.db) or a postgres:// URL (default: GBATCH_JOURNAL_URL)',
+    help: 'the journal: an SQLite file (default: <data>/serve.db; each batch then has its own <data>/journals/<batch>.db, or <folder of the file>/journals/ with an s3:// --data) or a postgres:// URL (default: GBATCH_JOURNAL_URL)',
   },
   pricing: { type: 'string', help: 'pricing file (default: the built-in table of the spec)' },
   concurrency: {

@@ -19,7 +19,7 @@ import {
   type SendSlots,
 } from '../pipeline/index.js';
 import type { Batch } from './batch-record.js';
-import { batchOutDir, jobJournal, type ServeContext } from './context.js';
+import { jobJournal, type ServeContext } from './context.js';
 import { inBatchApiWords } from './log-words.js';
 
 export interface BatchRun {
@@ -62,7 +62,7 @@ export async function runBatch(ctx: ServeContext, run: BatchRun): Promise<RunRes
 function batchRunConfig(ctx: ServeContext, run: BatchRun, events: EventEmitter<RunEvents>): RunConfig {
   const { batch } = run;
   const statePath = jobJournal(ctx, batch.id);
-  const outDir = batchOutDir(ctx, batch.id);
+  const outDir = ctx.files.batchOut(batch.id);
   const pricingSource = ctx.pricingFile ?? BUILTIN_PRICING_SOURCE;
   // Tests shorten the wait before a --retry-failed retry (30 s) as they shorten serve's minute.
   const retryBackoffS =
@@ -88,6 +88,8 @@ function batchRunConfig(ctx: ServeContext, run: BatchRun, events: EventEmitter<R
       ...RUN_DEFAULTS,
       journal: printableLocation(statePath),
       out: outDir,
+      ...(ctx.s3Endpoint !== undefined ? { 's3-endpoint': ctx.s3Endpoint } : {}),
+      ...(ctx.s3PathStyle ? { 's3-path-style': true } : {}),
       concurrency: ctx.concurrency,
       'poll-interval': ctx.pollIntervalS,
       'skip-invalid': true,
@@ -107,6 +109,10 @@ function batchRunConfig(ctx: ServeContext, run: BatchRun, events: EventEmitter<R
     maxResponseBytes: MAX_RESPONSE_BYTES,
     settings: {
       ...settings,
+      objectStore: {
+        ...(ctx.s3Endpoint !== undefined ? { endpoint: ctx.s3Endpoint } : {}),
+        ...(ctx.s3PathStyle ? { pathStyle: true } : {}),
+      },
       concurrency: ctx.concurrency,
       pollIntervalMs: ctx.pollIntervalS * 1000,
       retryFailed: ctx.retryFailed ?? settings.retryFailed,

@@ -154,14 +154,10 @@ export class BatchScheduler {
   private async drive(batchId: string, stop: AbortSignal, cancelled: AbortSignal): Promise<void> {
     let batch = await this.load(batchId);
     const input = await this.ctx.catalog.file(batch.fields.input_file_id);
+    const inputPath = input ? await this.ctx.files.local(String(input.record.path)) : undefined;
     if (batch.status === 'validating') {
-      const check = input
-        ? await checkInput(
-            String(input.record.path),
-            batch.fields.endpoint,
-            this.ctx.pricing,
-            batch.fields.budget_usd ?? undefined,
-          )
+      const check = inputPath
+        ? await checkInput(inputPath, batch.fields.endpoint, this.ctx.pricing, batch.fields.budget_usd ?? undefined)
         : {
             requests: 0,
             errors: [{ code: 'invalid_file', message: 'the input file was deleted', param: null, line: 0 }],
@@ -195,7 +191,6 @@ export class BatchScheduler {
       if (batch.status === 'in_progress' && this.ctx.budgetUsd !== undefined)
         this.ctx.log(`${batchId}: in_progress: ${check.requests} request(s)${await this.serverBudgetNote()}`);
     }
-    const inputPath = input ? String(input.record.path) : undefined;
     for (let next: Finalized = 'work'; ;) {
       // While another server's run of the batch is on, this one only waits to end the batch: a run of its
       // own would have nothing to send and would hold the other server's end back in turn.

@@ -9,14 +9,19 @@ import type { GatewayAccess } from '../job/job.js';
 import { UsageError } from '../job/options.js';
 import { openServeCatalog } from '../journal/index.js';
 import { serveApp } from './app.js';
-import { filesDir, type ServeContext } from './context.js';
+import type { ServeContext } from './context.js';
+import { openServeFiles } from './file-store.js';
 import { BatchScheduler } from './scheduler.js';
 import type { ClientTokens } from './tokens.js';
 
 export interface ServeOptions {
   host: string;
   port: number;
+  /** A folder, or an s3:// location (then `journal` is required). */
   dataDir: string;
+  /** The S3-compatible server of an s3:// dataDir, and its addressing. */
+  s3Endpoint?: string | undefined;
+  s3PathStyle?: boolean | undefined;
   /** An SQLite file or a postgres:// URL (default: <data>/serve.db). */
   journal: string | undefined;
   pricing: PricingTable;
@@ -50,13 +55,30 @@ export interface RunningServer {
 export async function startServe(options: ServeOptions): Promise<RunningServer> {
   if (!options.tokens && !isLoopbackHost(options.host))
     throw new UsageError(`--no-auth listens on loopback only (127.0.0.1, ::1, localhost), not ${options.host}`);
-  makeDirectoriesSync(filesDir(options));
-  makeDirectoriesSync(join(options.dataDir, 'journals'));
-  const journal = options.journal ?? join(options.dataDir, 'serve.db');
-  const catalog = await openServeCatalog(journal);
+  const files = await openServeFiles({
+    data: options.dataDir,
+    journal: options.journal,
+    objectStore: {
+      ...(options.s3Endpoint !== undefined ? { endpoint: options.s3Endpoint } : {}),
+      ...(options.s3PathStyle ? { pathStyle: true } : {}),
+    },
+  });
+  const dataDir = files.localDir;
+  let catalog;
+  try {
+    makeDirectoriesSync(join(dataDir, 'journals'));
+    catalog = await openServeCatalog(options.journal ?? join(dataDir, 'serve.db'));
+  } catch (err) {
+    await files.close();
+    throw err;
+  }
+  const journal = options.journal ?? join(dataDir, 'serve.db');
   const ctx: ServeContext = {
     catalog,
-    dataDir: options.dataDir,
+    files,
+    dataDir,
+    s3Endpoint: options.s3Endpoint,
+    s3PathStyle: options.s3PathStyle,
     journal,
     pricing: options.pricing,
     pricingFile: options.pricingFile,
@@ -82,6 +104,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
     listener = await listenHttp(app.fetch, options.host, options.port);
   } catch (err) {
     await catalog.close();
+    await files.close();
     throw err;
   }
   await scheduler.resume();
@@ -93,6 +116,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
       await scheduler.close();
       await closed;
       await catalog.close();
+      await files.close();
     },
   };
 }

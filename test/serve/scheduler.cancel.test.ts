@@ -3,6 +3,7 @@
 // instants the test picks. A cancel answered `cancelling` sends nothing after the answer (the simulator's
 // ledger), every request never sent ends cancelled, and the batch `cancelled`; a batch already finalizing
 // turns the cancel down rather than answering it with a status it no longer has.
+import { folderFiles } from '../../src/serve/file-store.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -101,6 +102,7 @@ async function scene(adapter: 'sqlite' | 'postgres'): Promise<Scene> {
   const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
   const ctx: ServeContext = {
     catalog,
+    files: folderFiles(dataDir),
     dataDir,
     journal,
     pricing: BUILTIN_PRICING,

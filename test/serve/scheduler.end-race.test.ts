@@ -2,6 +2,7 @@
 // the batch's job after the batch is final changes no row and sends nothing (a run puts deferred rows back
 // to pending when it starts), and the end waits for a run that joined before it. The first server is the
 // built CLI; the second is the scheduler in this process, its catalog read at the instants the test picks.
+import { folderFiles } from '../../src/serve/file-store.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { BUILTIN_PRICING } from '../../src/core/pricing.js';
 import {
@@ -48,6 +49,7 @@ function serverContext(
 ): ServeContext {
   return {
     catalog,
+    files: folderFiles(dataDir),
     dataDir,
     journal: pg.url(),
     pricing: BUILTIN_PRICING,

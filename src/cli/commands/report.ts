@@ -11,24 +11,42 @@ import { commandAddress, openCommandJournal, READ_JOURNAL_OPTIONS } from '../com
 import { readStanding } from '../../job/standing-read.js';
 import type { JobAddress } from '../../core/job-address.js';
 import type { Standing } from '../../core/standing.js';
-import { HELP_OPTION, type OptionTable } from '../../job/options.js';
+import { HELP_OPTION, UsageError, type OptionTable } from '../../job/options.js';
+import { RUN_OPTIONS } from '../../job/run-options.js';
+import { parseLinkDuration } from '../../core/link-duration.js';
+import { parseObjectLocation } from '../../core/object-location.js';
+import { objectStoreAt } from '../../io/open-object-store.js';
+import type { ObjectStore } from '../../io/output-store.js';
 import { commandArgs } from '../command-args.js';
 
 export const OPTIONS = {
   ...READ_JOURNAL_OPTIONS,
   format: { type: 'string', choices: ['table', 'json', 'csv', 'html'], default: 'table', help: 'output format' },
   output: { type: 'string', help: 'write to this file (atomically) instead of stdout' },
+  'presign-links': {
+    type: 'string',
+    help: "html only: beside each shown row's s3:// output, a presigned HTTPS link valid this long (15m, 12h, 7d at most); it carries the access key id, never the secret",
+  },
+  's3-endpoint': {
+    ...RUN_OPTIONS['s3-endpoint'],
+    help: 'the S3-compatible server the --presign-links point at (default: $AWS_ENDPOINT_URL, else AWS)',
+  },
+  's3-path-style': RUN_OPTIONS['s3-path-style'],
   help: HELP_OPTION,
 } as const satisfies OptionTable;
 
 export async function run(argv: string[]): Promise<number> {
   const args = commandArgs('report', OPTIONS, argv, {
-    synopsis: '[job] [--state F | --journal URL] [--format table|json|csv|html] [--output F]',
+    synopsis:
+      '[job] [--state F | --journal URL] [--format table|json|csv|html] [--output F] [--presign-links DURATION]',
   });
   if (!args) return 0;
   const { options, positionals } = args;
   const format = options.format as ReportFormat | 'html';
   const output = options.output;
+  if (options['presign-links'] !== undefined && format !== 'html')
+    throw new UsageError('--presign-links goes with --format html only (json and csv carry the s3:// URIs)');
+  const linkSeconds = options['presign-links'] === undefined ? undefined : parseLinkDuration(options['presign-links']);
   const opened = await openCommandJournal(options, positionals, { readonly: true, withIds: false });
   const journal = opened.store;
   try {
@@ -42,7 +60,13 @@ export async function run(argv: string[]): Promise<number> {
     const times = (await timingSummary(journal)).timeline;
     const header = await reportHeader(journal, job?.name ?? basename(journal.location, '.db'), budget, times);
     if (format === 'html') {
-      const page = await renderHtml(journal, header, timeline!, address, standing);
+      const links = linkSeconds === undefined ? undefined : objectLinks(options, linkSeconds);
+      let page: string;
+      try {
+        page = await renderHtml(journal, header, timeline!, address, standing, links?.presign);
+      } finally {
+        links?.close();
+      }
       if (output) await writeAtomically(output, async (write) => write(page));
       else process.stdout.write(page);
       return 0;
@@ -79,8 +103,40 @@ async function renderHtml(
   timeline: Timeline,
   address: JobAddress,
   standing: Standing,
+  presign: ((uri: string) => Promise<string>) | undefined,
 ): Promise<string> {
   const { renderHtmlReport } = await import('../../report/html/write-html.js');
   const lastRun = lastRunSummary(await journal.lastRun());
-  return renderHtmlReport(journal, header, timeline, { address, standing, lastRun, now: Date.now() });
+  return renderHtmlReport(journal, header, timeline, {
+    address,
+    standing,
+    lastRun,
+    now: Date.now(),
+    ...(presign ? { presign } : {}),
+  });
+}
+
+/** Presigned links to s3:// outputs, one client per bucket (the SDK is loaded only when links are asked for). */
+function objectLinks(
+  options: { 's3-endpoint'?: string | undefined; 's3-path-style'?: boolean | undefined },
+  seconds: number,
+): { presign(uri: string): Promise<string>; close(): void } {
+  const stores = new Map<string, Promise<ObjectStore>>();
+  const storeOf = (bucket: string): Promise<ObjectStore> => {
+    let store = stores.get(bucket);
+    if (!store) {
+      store = objectStoreAt(`s3://${bucket}`, {
+        ...(options['s3-endpoint'] !== undefined ? { endpoint: options['s3-endpoint'] } : {}),
+        ...(options['s3-path-style'] ? { pathStyle: true } : {}),
+      });
+      stores.set(bucket, store);
+    }
+    return store;
+  };
+  return {
+    presign: async (uri) => (await storeOf(parseObjectLocation(uri, 'output').bucket)).presign(uri, seconds),
+    close: () => {
+      for (const store of stores.values()) void store.then((s) => s.close()).catch(() => undefined);
+    },
+  };
 }

@@ -48,6 +48,8 @@ export async function run(argv: string[]): Promise<number> {
         host: options.host,
         port: options.port,
         dataDir: options.data,
+        s3Endpoint: options['s3-endpoint'],
+        s3PathStyle: options['s3-path-style'],
         journal: options.journal ?? process.env.GBATCH_JOURNAL_URL,
         pricing,
         pricingFile: options.pricing,

@@ -1,22 +1,25 @@
 // Outputs on S3-compatible object storage (AWS S3, MinIO, R2, Ceph, Garage), through the AWS SDK. This
 // module is loaded only when an s3:// location is used (open-object-store.ts imports it on demand).
 //
-// A video streams into a multipart upload on its final key (streamed-upload.ts), its sha256 computed on the
-// way. The upload is completed only once every byte has arrived (and matched an expected sha256 when one is
-// given), so the key holds the whole object or nothing; the sha256 is then stored as the object's metadata
-// (a copy onto itself, done by the server). An upload a crash left behind is aborted before its key is
-// written again.
+// A video streams into a multipart upload on a partial key beside its final one (streamed-upload.ts), its
+// sha256 computed on the way. The upload is completed only once every byte has arrived (and matched an
+// expected sha256 when one is given); the server then copies it to the final key with the sha256 as its
+// metadata (fixed when an object is made), and the partial object is deleted. So the final key holds the
+// whole object with its sha256, or nothing. What a crash left (an upload, a partial object) is removed before
+// the key is written again.
 import { createHash, randomBytes } from 'node:crypto';
 import {
   AbortMultipartUploadCommand,
   CopyObjectCommand,
   DeleteObjectCommand,
+  GetObjectCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
   type ListMultipartUploadsCommandOutput,
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { ConfigError } from '../../core/config-error.js';
 import { locationUri, objectKey, objectUri, type ObjectLocation } from '../../core/object-location.js';
 import type { BodyTarget, ChunkWriter, ObjectStore, ObjectStoreOptions } from '../output-store.js';
@@ -25,6 +28,8 @@ import { startUpload, type StreamedUpload } from './streamed-upload.js';
 
 /** The metadata key of an object's sha256 (sent as x-amz-meta-sha256). */
 export const SHA256_METADATA = 'sha256';
+/** Appended to a video's key while it is uploaded: never a name an output takes (those end .mp4/.jsonl). */
+export const PARTIAL_SUFFIX = '.gbatch-partial';
 
 export function createS3Store(location: ObjectLocation, options: ObjectStoreOptions): ObjectStore {
   // gbatch supports Node 20 on purpose (package.json pins the SDK to releases that do): the SDK's advice to
@@ -90,20 +95,28 @@ export function createS3Store(location: ObjectLocation, options: ObjectStoreOpti
       abortLeftovers: () => abortUploadsOf(key),
     });
 
+  /** Removes what attempts at `key` left: uploads of the key and of its partial key, and the partial object. */
+  const clearAttempts = async (key: string): Promise<void> => {
+    await abortUploadsOf(key);
+    await abortUploadsOf(`${key}${PARTIAL_SUFFIX}`);
+    await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: `${key}${PARTIAL_SUFFIX}` }));
+  };
+
   const target = (name: string, expectedSha256?: string): BodyTarget => {
     const key = objectKey(location, name);
+    const partialKey = `${key}${PARTIAL_SUFFIX}`;
     const uri = objectUri(location, key);
     return {
       location: uri,
       prepare: async () => {
         try {
-          await abortUploadsOf(key);
+          await clearAttempts(key);
         } catch (err) {
           throw new ObjectStoreError(uri, err);
         }
       },
       receive: async (body) => {
-        const upload = uploadTo(key, 'video/mp4');
+        const upload = uploadTo(partialKey, 'video/mp4');
         const hash = createHash('sha256');
         let bytes = 0;
         try {
@@ -136,21 +149,26 @@ export function createS3Store(location: ObjectLocation, options: ObjectStoreOpti
               new CopyObjectCommand({
                 Bucket: bucket,
                 Key: key,
-                CopySource: `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`,
+                CopySource: `${bucket}/${partialKey.split('/').map(encodeURIComponent).join('/')}`,
                 MetadataDirective: 'REPLACE',
                 Metadata: { [SHA256_METADATA]: sha256 },
                 ContentType: 'video/mp4',
               }),
             );
+            await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: partialKey }));
           } catch (err) {
             throw new ObjectStoreError(uri, err);
           }
           return sha256;
         };
-        return { bytes, finish, discard: () => upload.abort() };
+        const discard = async (): Promise<void> => {
+          await upload.abort();
+          await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: partialKey })).catch(() => undefined);
+        };
+        return { bytes, finish, discard };
       },
       clear: async () => {
-        await abortUploadsOf(key).catch(() => undefined);
+        await clearAttempts(key).catch(() => undefined);
       },
     };
   };
@@ -189,6 +207,47 @@ export function createS3Store(location: ObjectLocation, options: ObjectStoreOpti
     }
   };
 
+  /** The key of an s3:// URI under this location; anything else is refused (a record cannot point elsewhere). */
+  const keyOfUri = (uri: string): string => {
+    const root = locationUri(location);
+    if (!uri.startsWith(root) || uri.length === root.length) throw new Error(`${uri} is not an object under ${root}`);
+    return `${location.prefix}${uri.slice(root.length)}`;
+  };
+
+  const sizeOf = async (uri: string): Promise<number | undefined> => {
+    try {
+      const answer = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: keyOfUri(uri) }));
+      return answer.ContentLength ?? 0;
+    } catch (err) {
+      const { name: code, status } = s3FailureOf(err);
+      if (status === 404 || code === 'NotFound' || code === 'NoSuchKey') return undefined;
+      throw new ObjectStoreError(uri, err);
+    }
+  };
+
+  async function* read(uri: string, start: number, end: number): AsyncGenerator<Buffer> {
+    let answer;
+    try {
+      answer = await client.send(
+        new GetObjectCommand({ Bucket: bucket, Key: keyOfUri(uri), Range: `bytes=${start}-${end}` }),
+      );
+    } catch (err) {
+      throw new ObjectStoreError(uri, err);
+    }
+    for await (const chunk of answer.Body as AsyncIterable<Uint8Array>) yield Buffer.from(chunk);
+  }
+
+  const remove = async (uri: string): Promise<void> => {
+    try {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOfUri(uri) }));
+    } catch (err) {
+      throw new ObjectStoreError(uri, err);
+    }
+  };
+
+  const presign = (uri: string, seconds: number): Promise<string> =>
+    getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: keyOfUri(uri) }), { expiresIn: seconds });
+
   const probe = async (): Promise<void> => {
     const key = `${location.prefix}.gbatch-probe-${process.pid}-${randomBytes(4).toString('hex')}`;
     try {
@@ -196,7 +255,7 @@ export function createS3Store(location: ObjectLocation, options: ObjectStoreOpti
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     } catch (err) {
       throw new ConfigError(
-        `${locationUri(location)}: cannot write --out there: ${describeS3Failure(s3FailureOf(err))}`,
+        `${locationUri(location)}: cannot write ${options.flag ?? '--out'} there: ${describeS3Failure(s3FailureOf(err))}`,
         {
           cause: err,
         },
@@ -210,6 +269,10 @@ export function createS3Store(location: ObjectLocation, options: ObjectStoreOpti
     target,
     putWhole,
     head,
+    sizeOf,
+    read,
+    remove,
+    presign,
     unfinishedUploads: () => listUploads(location.prefix),
     probe,
     close: () => client.destroy(),

@@ -53,6 +53,8 @@ export interface HtmlReportInput {
   problems: { groups: ProblemGroup[]; ungrouped: number };
   /** The first rows, in manifest order; the rest are in the CSV. */
   rows: readonly ReportItem[];
+  /** Presigned HTTPS links of the shown rows' s3:// outputs (`--presign-links`), by URI. */
+  links?: ReadonlyMap<string, string>;
   generatedAt: number;
 }
 
@@ -247,6 +249,13 @@ function example(e: ProblemExample): string {
   return `<li><code>${esc(e.id)}</code> <span class="err">${esc(e.message)}</span>${text}</li>`;
 }
 
+/** A row's output: its path or s3:// URI, and a presigned link to the object when there is one. */
+function outputCell(output: string | null, links: ReadonlyMap<string, string> | undefined): string {
+  if (output === null) return '';
+  const link = links?.get(output);
+  return `<code class="output">${esc(output)}</code>${link === undefined ? '' : ` <a class="presigned" href="${esc(link)}" rel="noreferrer">download</a>`}`;
+}
+
 export function rowsSection(input: HtmlReportInput): string {
   const total = input.header.totals.items;
   const rows = input.rows.map((r) => {
@@ -265,7 +274,7 @@ export function rowsSection(input: HtmlReportInput): string {
       `<tr data-id="${esc(r.id)}"><td>${esc(r.id)}</td><td>${esc(r.kind)}</td><td class="nw">${esc(r.model ?? '-')}</td><td>${stateBadge(r.state)}</td><td class="nw">${esc(res)}</td>` +
       `${figure(p('estimated_usd'), r.estimated_usd, usd(r.estimated_usd), 'td', 'n')}<td class="n">${figure(p('actual_usd'), r.actual_usd, usd(r.actual_usd))}${marks}</td>` +
       `<td class="n">${esc(time(r.submitted_at))}</td>${figure(p('duration_ms'), r.duration_ms, duration(r.duration_ms), 'td', 'n')}` +
-      `<td class="err">${esc(r.error?.message ?? '')}</td></tr>`
+      `<td>${outputCell(r.output, input.links)}</td><td class="err">${esc(r.error?.message ?? '')}</td></tr>`
     );
   });
   const rest =
@@ -273,6 +282,6 @@ export function rowsSection(input: HtmlReportInput): string {
       ? `<p><strong>${count(total - input.rows.length)} more row(s)</strong> are not shown here: <code>${esc(jobCommand(input.address, 'report', '--format', 'csv', '--output', 'report.csv'))}</code> has every row.</p>`
       : '';
   return `<section id="rows"><h2>Rows (${count(input.rows.length)} of ${count(total)})</h2>
-<table><thead><tr><th>id</th><th>kind</th><th>model</th><th>state</th><th>resolution</th><th class="n">estimate</th><th class="n">actual</th><th class="n">submitted</th><th class="n">duration</th><th>error</th></tr></thead>
+<table><thead><tr><th>id</th><th>kind</th><th>model</th><th>state</th><th>resolution</th><th class="n">estimate</th><th class="n">actual</th><th class="n">submitted</th><th class="n">duration</th><th>output</th><th>error</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table>${rest}</section>`;
 }

@@ -28,6 +28,8 @@ export interface HtmlContext {
   lastRun: LastRunSummary | null;
   now: number;
   inlineRows?: number;
+  /** A presigned HTTPS link of an s3:// output (`--presign-links`), made for the rows shown only. */
+  presign?: (uri: string) => Promise<string>;
 }
 
 export async function renderHtmlReport(
@@ -56,7 +58,13 @@ export async function renderHtmlReport(
     }
     if (row.mispriced) mispriced++;
   }
+  const links = new Map<string, string>();
+  if (context.presign)
+    for (const row of rows)
+      if (row.output?.startsWith('s3://') && !links.has(row.output))
+        links.set(row.output, await context.presign(row.output));
   const input = {
+    links,
     header,
     timeline,
     journalArg: journalArgOf(context.address),

@@ -6,6 +6,7 @@ import {
   CreateMultipartUploadCommand,
   GetObjectCommand,
   ListObjectsV2Command,
+  PutObjectCommand,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
@@ -46,6 +47,11 @@ async function read(key: string): Promise<Buffer> {
   return Buffer.from(await answer.Body!.transformToByteArray());
 }
 
+async function keysUnder(prefix: string): Promise<string[]> {
+  const listed = await moto.client.send(new ListObjectsV2Command({ Bucket: 'outputs', Prefix: prefix }));
+  return (listed.Contents ?? []).map((o) => o.Key!).sort();
+}
+
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
 describe.skipIf(MOTO_MISSING)('a video streamed to object storage', () => {
@@ -58,13 +64,15 @@ describe.skipIf(MOTO_MISSING)('a video streamed to object storage', () => {
     const received = await target.receive(chunksOf(bytes));
     expect(received.bytes).toBe(bytes.length);
     expect(await objects.head('v1.mp4')).toBeUndefined();
-    expect((await objects.unfinishedUploads()).map((u) => u.key)).toEqual(['run1/v1.mp4']);
+    // The upload goes to a partial key: the final one is made by a copy that sets the sha256 with it.
+    expect((await objects.unfinishedUploads()).map((u) => u.key)).toEqual(['run1/v1.mp4.gbatch-partial']);
 
     const digest = await received.finish();
     expect(digest).toBe(sha256(bytes));
     expect(await objects.head('v1.mp4')).toEqual({ bytes: bytes.length, sha256: digest });
     expect(sha256(await read('run1/v1.mp4'))).toBe(digest);
     expect(await objects.unfinishedUploads()).toEqual([]);
+    expect(await keysUnder('run1/')).toEqual(['run1/v1.mp4']);
   });
 
   test('an upload a crashed run left is aborted before the key is written again; a discarded attempt leaves nothing', async () => {
@@ -90,6 +98,16 @@ describe.skipIf(MOTO_MISSING)('a video streamed to object storage', () => {
     await attempt.discard();
     expect(await objects.unfinishedUploads()).toEqual([]);
     expect(await objects.head('v2.mp4')).toBeUndefined();
+    expect(await keysUnder('run2/')).toEqual([]);
+  });
+
+  test('a partial object a crash left (completed, never copied) is deleted before the key is written again', async () => {
+    const objects = store('s3://outputs/run5');
+    await moto.client.send(
+      new PutObjectCommand({ Bucket: 'outputs', Key: 'run5/v5.mp4.gbatch-partial', Body: Buffer.from('torn') }),
+    );
+    await objects.target('v5.mp4').prepare();
+    expect(await keysUnder('run5/')).toEqual([]);
   });
 
   test('a body whose sha256 is not the expected one is never stored', async () => {

@@ -42,6 +42,11 @@ async function videoKeys(): Promise<string[]> {
   return (listed.Contents ?? []).map((o) => o.Key!).filter((key) => key.endsWith('.mp4'));
 }
 
+async function allKeys(): Promise<string[]> {
+  const listed = await moto.client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'night/' }));
+  return (listed.Contents ?? []).map((o) => o.Key!);
+}
+
 async function unfinishedUploads(): Promise<string[]> {
   const listed = await moto.client.send(new ListMultipartUploadsCommand({ Bucket: BUCKET }));
   return (listed.Uploads ?? []).map((u) => u.Key!);
@@ -72,8 +77,12 @@ test.skipIf(!BUILT || MOTO_MISSING)(
         run.child.kill('SIGKILL');
         await run.result;
         proxy.release();
-        // Whatever is under a final key is a whole video.
-        for (const key of await videoKeys()) expect(sha256(await objectBytes(key)), `${step}: ${key}`).toBe(expected);
+        // Whatever is under a final key is a whole video, with its sha256 as metadata already.
+        for (const key of await videoKeys()) {
+          expect(sha256(await objectBytes(key)), `${step}: ${key}`).toBe(expected);
+          const head = await moto.client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: key }));
+          expect(head.Metadata?.sha256, `${step}: ${key}'s metadata`).toBe(expected);
+        }
         leftBehind.push(...(await unfinishedUploads()));
       }
       // The killed runs did leave uploads behind: the part and the completion were held.
@@ -83,6 +92,8 @@ test.skipIf(!BUILT || MOTO_MISSING)(
       expect(last.code, last.stderr).toBe(0);
       expect(await unfinishedUploads()).toEqual([]);
       expect((await videoKeys()).sort()).toEqual(['night/a.mp4', 'night/b.mp4']);
+      // Nothing of the attempts is left beside them (no partial object).
+      expect((await allKeys()).sort()).toEqual(['night/a.mp4', 'night/b.mp4', 'night/results.jsonl']);
       for (const key of await videoKeys()) {
         expect(sha256(await objectBytes(key))).toBe(expected);
         const head = await moto.client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: key }));

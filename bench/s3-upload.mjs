@@ -1,0 +1,117 @@
+// S3 upload (issue 36): gbatch's upload path for a video (the object store's target: multipart upload to the
+// partial key with sha256 on the way, then the server-side copy to the final key with the metadata) against
+// the SDK's own `Upload` of the same bytes (what `aws s3 cp` does), to moto_server on loopback, in one run,
+// rounds alternating. Both use 5 MiB parts, 4 in flight. Also timed: gbatch's streamed upload and sha256 alone
+// (no copy), to show what the copy to the final key costs.
+// Usage: npm run build && node bench/s3-upload.mjs [--mb N] [--rounds N]
+import { randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
+import { Readable } from 'node:stream';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { flag, machine, median, report, requireBuild, root } from './lib/harness.mjs';
+import { startMoto } from './lib/moto.mjs';
+
+const MB = Number(flag('mb', '256'));
+const ROUNDS = Number(flag('rounds', '3'));
+const CHUNK = randomBytes(1024 * 1024);
+
+function* body() {
+  for (let i = 0; i < MB; i++) yield CHUNK;
+}
+
+requireBuild();
+process.env.AWS_ACCESS_KEY_ID = 'AKIABENCHGBATCH00001';
+process.env.AWS_SECRET_ACCESS_KEY = 'bench-secret';
+process.env.AWS_REGION = 'us-east-1';
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+const load = loadavg()[0];
+const moto = await startMoto();
+try {
+  const client = new S3Client({
+    endpoint: moto.endpoint,
+    forcePathStyle: true,
+    region: 'us-east-1',
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  await client.send(new CreateBucketCommand({ Bucket: 'bench' }));
+  const { createS3Store } = await import(`${root}/dist/io/s3/s3-store.js`);
+  const { parseObjectLocation } = await import(`${root}/dist/core/object-location.js`);
+  const store = createS3Store(parseObjectLocation('s3://bench/gbatch'), { endpoint: moto.endpoint });
+
+  const ours = async (round) => {
+    const target = store.target(`r${round}.mp4`);
+    await target.prepare();
+    const received = await target.receive(Readable.from(body()));
+    await received.finish();
+  };
+  // Our streamed upload and sha256 alone, without the copy to the final key: where the time goes.
+  const { startUpload } = await import(`${root}/dist/io/s3/streamed-upload.js`);
+  const { createHash } = await import('node:crypto');
+  const uploadOnly = async (round) => {
+    const upload = startUpload({
+      client,
+      bucket: 'bench',
+      key: `upload-only/r${round}.mp4`,
+      uri: `s3://bench/upload-only/r${round}.mp4`,
+      contentType: 'video/mp4',
+      abortLeftovers: async () => undefined,
+    });
+    const hash = createHash('sha256');
+    for (const chunk of body()) {
+      hash.update(chunk);
+      await upload.write(chunk);
+    }
+    hash.digest('hex');
+    await upload.complete();
+  };
+  const sdk = async (round) => {
+    await new Upload({
+      client,
+      params: { Bucket: 'bench', Key: `sdk/r${round}.mp4`, Body: Readable.from(body()), ContentType: 'video/mp4' },
+      partSize: 5 * 1024 * 1024,
+      queueSize: 4,
+    }).done();
+  };
+  const timed = async (fn, round) => {
+    const start = performance.now();
+    await fn(round);
+    return (performance.now() - start) / 1000;
+  };
+  const oursS = [];
+  const sdkS = [];
+  const uploadOnlyS = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    // Alternating which goes first, so neither always meets a warmer or a colder server.
+    if (round % 2 === 0) {
+      oursS.push(await timed(ours, round));
+      sdkS.push(await timed(sdk, round));
+    } else {
+      sdkS.push(await timed(sdk, round));
+      oursS.push(await timed(ours, round));
+    }
+    uploadOnlyS.push(await timed(uploadOnly, round));
+  }
+  store.close();
+  client.destroy();
+  const oursMBs = MB / median(oursS);
+  const sdkMBs = MB / median(sdkS);
+  report({
+    name: 's3-upload',
+    mb: MB,
+    rounds: ROUNDS,
+    gbatch_mb_s: Number(oursMBs.toFixed(1)),
+    sdk_upload_mb_s: Number(sdkMBs.toFixed(1)),
+    ratio: Number((oursMBs / sdkMBs).toFixed(3)),
+    gbatch_upload_only_mb_s: Number((MB / median(uploadOnlyS)).toFixed(1)),
+    upload_only_ratio: Number((MB / median(uploadOnlyS) / sdkMBs).toFixed(3)),
+    gbatch_s: oursS.map((s) => Number(s.toFixed(2))),
+    sdk_s: sdkS.map((s) => Number(s.toFixed(2))),
+    load_at_start: Number(load.toFixed(1)),
+    machine: machine(),
+    date: new Date().toISOString(),
+  });
+} finally {
+  moto.stop();
+}
