@@ -26,9 +26,17 @@ export async function recordSettledCosts(pool: pg.Pool, rows: readonly SettledCo
   return added;
 }
 
+const UNDEFINED_TABLE = '42P01';
+
+/** The history, oldest first; a schema no run has brought to the history's step yet (`plan` first) has none. */
 export async function settledCosts(pool: pg.Pool): Promise<SettledCostRecord[]> {
-  const { rows } = await pool.query<SettledCostRow>(
-    `SELECT ${SETTLED_COST_COLUMNS.join(', ')} FROM settled_costs ORDER BY settled_at, id`,
-  );
-  return rows.map(settledCostOfRow);
+  try {
+    const { rows } = await pool.query<SettledCostRow>(
+      `SELECT ${SETTLED_COST_COLUMNS.join(', ')} FROM settled_costs ORDER BY settled_at, id`,
+    );
+    return rows.map(settledCostOfRow);
+  } catch (err) {
+    if ((err as { code?: unknown }).code === UNDEFINED_TABLE) return [];
+    throw err;
+  }
 }

@@ -108,15 +108,14 @@ describe.skipIf(!BUILT)('gbatch serve: derived files', () => {
   it('lists the output, error and video files of final batches with the uploads, newest first, paged', async () => {
     const sim = await startSim();
     const ws = workspace('gbatch-serve-');
-    const server = await startServe({ data: ws.path('data'), gateway: sim.baseUrl });
+    const server = await startServe({ data: ws.path('data'), gateway: sim.baseUrl, args: ['--budget', '5'] });
     const openai = client(server);
-    // A chat batch whose budget holds one request of two: an output and an error file.
-    const chats = await submitBatch(
-      openai,
-      ws.path('chats.jsonl'),
-      [chatLine('ok', 'hello'), chatLine('over', 'hello', { max_tokens: 100_000 })],
-      { metadata: { budget_usd: '0.001' } },
-    );
+    // A chat batch the server's --budget holds one request of two of (chat-large at 600,000 tokens may bill $6): an
+    // output and an error file.
+    const chats = await submitBatch(openai, ws.path('chats.jsonl'), [
+      chatLine('ok', 'hello'),
+      chatLine('over', 'hello', { model: 'chat-large', max_tokens: 600_000 }),
+    ]);
     expect(await batchEnd(server, chats.id)).toBe('completed');
     const videos = await submitBatch(openai, ws.path('videos.jsonl'), [videoLine('clip', 'a red kite')], {
       endpoint: '/v1/video/generations',
