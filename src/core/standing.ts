@@ -252,7 +252,8 @@ function needsOf(f: StandingFacts, kind: StandingKind): NeedParts[] {
     });
   }
   if (counts.invalid > 0) {
-    const plan = planCommandOf(address);
+    // --skip-invalid: the plan lists each invalid row and, as the run that kept them did, goes on (exit 0).
+    const plan = planCommandOf(address, '--skip-invalid');
     needs.push({
       what: 'invalid',
       head: `${counts.invalid} manifest row(s) invalid`,

@@ -350,7 +350,7 @@ describe('standingOf: every standing, for every way of addressing a job', () => 
         if (row.resumes && run === null) expect(standing.sentence).toMatch(/gbatch serve that holds batch/);
         for (const need of standing.needs)
           for (const command of need.commands)
-            if (need.what === 'invalid') expect(command).toBe(planCommandOf(address));
+            if (need.what === 'invalid') expect(command).toBe(planCommandOf(address, '--skip-invalid'));
             else expect(command).toMatch(new RegExp(`^gbatch (resolve|retry) ${escape(journal)}( |$)`));
       });
     });
@@ -384,7 +384,7 @@ describe('standingOf: every standing, for every way of addressing a job', () => 
       {
         what: 'invalid',
         line: '1 manifest row(s) invalid (never sent): fix them in the manifest, then run again; the plan lists each',
-        commands: ['gbatch plan jobs/nightly.json'],
+        commands: ['gbatch plan jobs/nightly.json --skip-invalid'],
       },
       {
         what: 'deferred',

@@ -153,7 +153,7 @@ describe('status text', () => {
       "deferred (1): 1 item(s) deferred by the job's budget: run again with a higher --budget (or --no-budget)",
       '  d1',
       '',
-      'invalid (1): 1 manifest row(s) invalid (never sent): fix them in the manifest, then run again; the plan lists each; `gbatch plan jobs/nightly.json`',
+      'invalid (1): 1 manifest row(s) invalid (never sent): fix them in the manifest, then run again; the plan lists each; `gbatch plan jobs/nightly.json --skip-invalid`',
       '  i1: line 3: no prompt',
     ]);
   });
