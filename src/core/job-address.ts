@@ -88,10 +88,10 @@ export function runCommandOf(address: JobAddress, ...flags: string[]): string | 
 }
 
 /** The command that lists the job's rows as its source reads them (`gbatch plan`); null when it has none. */
-export function planCommandOf(address: JobAddress): string | null {
+export function planCommandOf(address: JobAddress, ...flags: string[]): string | null {
   const { source } = address;
   if (address.batch !== undefined || source === undefined || source === '') return null;
-  return `gbatch plan ${quoteArg(source)}`;
+  return ['gbatch', 'plan', quoteArg(source), ...flags].join(' ');
 }
 
 /** Where a job whose runs cannot be started by hand carries on, in words, when runCommandOf has none. */

@@ -2,7 +2,7 @@
 // by the gateway's 402, cancelled, stopped by a signal or the deadline, crashed), what needs a person (uncertain
 // rows, failed or rejected rows the policy will not send again, orphans), and the exact commands for each. Every
 // surface (status, status --check, the run's last lines, --quiet, the report's headline, the dashboard) renders it.
-import { jobCommand, resumeWords, runCommandOf, type JobAddress } from './job-address.js';
+import { jobCommand, planCommandOf, resumeWords, runCommandOf, type JobAddress } from './job-address.js';
 import type { ItemState } from './states.js';
 import { EXIT_CODE } from './exit-codes.js';
 import type { FinalBatch } from './final-batch.js';
@@ -48,7 +48,7 @@ export interface StandingFacts {
 
 /** One thing that needs a person: what, in one line, and the commands that act on it (none: words only). */
 export interface Need {
-  what: 'uncertain' | 'failed' | 'rejected' | 'orphaned' | 'deferred';
+  what: 'uncertain' | 'failed' | 'rejected' | 'orphaned' | 'deferred' | 'invalid';
   line: string;
   commands: string[];
 }
@@ -251,6 +251,16 @@ function needsOf(f: StandingFacts, kind: StandingKind): NeedParts[] {
       commands: ids.length > 0 ? [jobCommand(address, 'retry', ...ids.map((id) => ({ id })))] : [],
     });
   }
+  if (counts.invalid > 0) {
+    // --skip-invalid: the plan lists each invalid row and, as the run that kept them did, goes on (exit 0).
+    const plan = planCommandOf(address, '--skip-invalid');
+    needs.push({
+      what: 'invalid',
+      head: `${counts.invalid} manifest row(s) invalid`,
+      line: `${counts.invalid} manifest row(s) invalid (never sent): fix them in the manifest, then run again${plan === null ? '' : '; the plan lists each'}`,
+      commands: plan === null ? [] : [plan],
+    });
+  }
   if (counts.deferred > 0 && kind !== 'cancelled') {
     const balance = kind === 'balance';
     needs.push({
@@ -263,6 +273,14 @@ function needsOf(f: StandingFacts, kind: StandingKind): NeedParts[] {
     });
   }
   return needs;
+}
+
+/**
+ * What a run started now comes to, as `status --check`'s ok line says it: the exit code `gbatch run` would give
+ * (`wouldExit`), or, for a job no run may change (a final serve batch), that there is no run.
+ */
+export function runNowWords(standing: Standing, wouldExit: number): string {
+  return standing.frozen !== null ? `no run: ${standing.frozen}` : `\`gbatch run\` would exit ${wouldExit} now`;
 }
 
 /** The standing as JSON gives it (status --json, report --format json): snake_case, every field. */

@@ -6,7 +6,7 @@
 import type { ItemState } from '../core/states.js';
 import type { Redactor } from '../gateway/redact.js';
 import { EXIT_CODE } from '../core/exit-codes.js';
-import { jobCommand, planCommandOf, type JobAddress } from '../core/job-address.js';
+import { jobCommand, type JobAddress } from '../core/job-address.js';
 import { standingJson, type Standing } from '../core/standing.js';
 import { dollars, duration, finish, percent, round1, type NotificationBody } from './body-format.js';
 
@@ -51,16 +51,13 @@ export function reportCommand(summary: Pick<RunSummary, 'address'>): string {
 export function attentionFor(
   summary: Pick<RunSummary, 'address' | 'exitCode' | 'counts' | 'meaning' | 'standing'>,
 ): string[] {
-  const { counts, standing } = summary;
+  const { standing } = summary;
   const lines: string[] = [];
   if (summary.exitCode === EXIT_CODE.usage || summary.exitCode === EXIT_CODE.internal) lines.push(summary.meaning);
   for (const need of standing.needs)
     lines.push(
       need.commands.length > 0 ? `${need.line} (${need.commands.map((c) => `\`${c}\``).join(' or ')})` : need.line,
     );
-  const plan = planCommandOf(summary.address);
-  if (counts.invalid > 0)
-    lines.push(`${counts.invalid} invalid row(s): fix the manifest${plan ? ` (\`${plan}\` lists them)` : ''}`);
   if (standing.resume !== null) lines.push(`carry on: \`${standing.resume}\``);
   return lines;
 }

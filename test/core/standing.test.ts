@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { journalArgOf, planCommandOf, runCommandOf, type JobAddress } from '../../src/core/job-address.js';
-import { standingOf, type StandingFacts } from '../../src/core/standing.js';
+import { runNowWords, standingOf, type StandingFacts } from '../../src/core/standing.js';
 import { ITEM_STATES, type ItemState } from '../../src/core/states.js';
 
 const counts = (some: Partial<Record<ItemState, number>> = {}): Record<ItemState, number> =>
@@ -311,6 +311,16 @@ const STANDINGS: Array<{
     needs: [],
   },
   {
+    // Invalid rows wait for a person: no run sends them until the manifest is fixed.
+    what: 'finished with invalid rows (--skip-invalid)',
+    facts: { counts: counts({ downloaded: 3, invalid: 2 }), lastRun: ended(null, 1) },
+    kind: 'finished',
+    label: 'finished, 2 failed or rejected',
+    sentence: /^Finished: 3 downloaded, 2 failed, rejected or invalid\.$/,
+    resumes: false,
+    needs: ['invalid'],
+  },
+  {
     what: 'finished with uncertain and orphaned rows',
     facts: {
       counts: counts({ downloaded: 3, uncertain: 2, failed: 1 }),
@@ -340,7 +350,8 @@ describe('standingOf: every standing, for every way of addressing a job', () => 
         if (row.resumes && run === null) expect(standing.sentence).toMatch(/gbatch serve that holds batch/);
         for (const need of standing.needs)
           for (const command of need.commands)
-            expect(command).toMatch(new RegExp(`^gbatch (resolve|retry) ${escape(journal)}( |$)`));
+            if (need.what === 'invalid') expect(command).toBe(planCommandOf(address, '--skip-invalid'));
+            else expect(command).toMatch(new RegExp(`^gbatch (resolve|retry) ${escape(journal)}( |$)`));
       });
     });
   }
@@ -362,6 +373,34 @@ describe('standingOf: every standing, for every way of addressing a job', () => 
       for (const need of standing.needs)
         expect(need.line).toMatch(/^\d+ [\w ()']+: the gbatch serve batch .* submit a new batch with them$/);
     });
+  });
+
+  it('deferred rows are a need in words (a higher budget comes first); invalid rows name the plan that lists them', () => {
+    const address = ADDRESSES[0]!.address;
+    const budget = standingOf(
+      base(address, { counts: counts({ downloaded: 1, deferred: 2, invalid: 1 }), lastRun: ended('budget', 3) }),
+    );
+    expect(budget.needs).toEqual([
+      {
+        what: 'invalid',
+        line: '1 manifest row(s) invalid (never sent): fix them in the manifest, then run again; the plan lists each',
+        commands: ['gbatch plan jobs/nightly.json --skip-invalid'],
+      },
+      {
+        what: 'deferred',
+        line: "2 item(s) deferred by the job's budget: run again with a higher --budget (or --no-budget)",
+        commands: [],
+      },
+    ]);
+  });
+
+  it("status --check's words for a run now: its exit code, or no run for a final serve batch", () => {
+    const batch = ADDRESSES.find((a) => a.address.batch !== undefined)!.address;
+    expect(runNowWords(standingOf(base(ADDRESSES[0]!.address)), 1)).toBe('`gbatch run` would exit 1 now');
+    const final = standingOf(base(batch, { finalBatch: { batch: batch.batch!, status: 'completed' } }));
+    expect(runNowWords(final, 0)).toBe(
+      `no run: the gbatch serve batch ${batch.batch} is completed and never changes; to send its rows again, submit a new batch with them`,
+    );
   });
 
   it('names one uncertain row by its id, several with --all-uncertain', () => {

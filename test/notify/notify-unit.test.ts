@@ -137,7 +137,7 @@ describe('run-ended body', () => {
     );
     expect(lines).toEqual([
       "2 item(s) uncertain (the gateway may have them): find each in the gateway's dashboard, then send it again or give it up (`gbatch resolve --state /srv/j.db --all-uncertain --resubmit` or `gbatch resolve --state /srv/j.db --all-uncertain --abandon`)",
-      "1 invalid row(s): fix the manifest (`gbatch plan 'my rows.csv'` lists them)",
+      "1 manifest row(s) invalid (never sent): fix them in the manifest, then run again; the plan lists each (`gbatch plan 'my rows.csv' --skip-invalid`)",
       "carry on: `gbatch run 'my rows.csv' --state /srv/j.db`",
     ]);
   });

@@ -44,12 +44,12 @@ export function renderFrame(
 ): string[] {
   const room = Math.max(1, width - 1);
   const glyphs = options.ascii ? ASCII_BAR : UNICODE_BAR;
-  if (!s) return [fit(`gbatch run · ${PHASE_WORDS.ingest}…`, room)];
+  if (!s) return [fit(`gbatch · ${PHASE_WORDS.ingest}…`, room)];
   const line = (label: string, parts: ReadonlyArray<string | undefined>): string =>
     joinFit([`${label.padEnd(LABEL)}${parts[0] ?? ''}`, ...parts.slice(1)], room);
   // The final frame stays on screen: its clock stops when the run did.
   const elapsed = ((s.phase === 'done' ? s.now : now) - s.started_at) / 1000;
-  const lines = [joinFit([`gbatch run ${s.job}`, PHASE_WORDS[s.phase], `${duration(elapsed)} elapsed`], room)];
+  const lines = [joinFit([`gbatch · ${s.job}`, PHASE_WORDS[s.phase], `${duration(elapsed)} elapsed`], room)];
   lines.push(progressLine(s, room, glyphs));
   const { submit, poll, download } = s.lanes;
   lines.push(

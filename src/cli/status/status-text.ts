@@ -1,7 +1,7 @@
 // `gbatch status`'s text, and `status --check`'s: lines that are pure functions of the status data.
 // Ids, task ids, errors and the job name come from outside: each line is made one printable line.
 import { commandNaming } from '../../core/job-address.js';
-import type { Need } from '../../core/standing.js';
+import { runNowWords, type Need } from '../../core/standing.js';
 import { EXIT_CODE } from '../../core/exit-codes.js';
 import { printable } from '../../core/printable.js';
 import { usd } from '../../report/table.js';
@@ -26,7 +26,7 @@ export function checkLines(s: StatusData): string[] {
   const lines =
     s.health.needsOperator.length > 0
       ? [...s.health.needsOperator]
-      : [`ok: nothing needs an operator (\`gbatch run\` would exit ${s.health.wouldExit} now)`];
+      : [`ok: nothing needs an operator (${runNowWords(s.standing, s.health.wouldExit)})`];
   for (const need of s.standing.needs.filter((n) => !HEALTH_NEEDS.has(n.what)))
     lines.push(
       `waits for a person, not a health problem (nothing is stuck, billed twice or held back; it waits until someone decides): ${need.line}; \`${commandNaming(s.named, 'status')}\` lists them with their commands`,
@@ -86,29 +86,37 @@ export function statusLines(s: StatusData): string[] {
 }
 
 /**
- * What each state that needs a look means, with the standing's command for it: a final batch's standing has none,
- * and says what its client does instead.
+ * What each state that needs a look means, with the standing's need for it (its line and commands): a final batch's
+ * needs carry no command, and say what its client does instead.
  */
 function attentionHints(s: StatusData): Record<AttentionState, string> {
   const { frozen } = s.standing;
+  const need = (what: Need['what']) => s.standing.needs.find((n) => n.what === what);
   const then = (what: Need['what'], does: string) => {
-    const command = s.standing.needs.find((n) => n.what === what)?.commands[0];
+    const command = need(what)?.commands[0];
     return command === undefined ? '' : `; \`${command}\` ${does}`;
   };
+  /** The need's own line with its commands, else what the rows are (a cancelled job's deferred rows need none). */
+  const told = (what: Need['what'], otherwise: string) => {
+    const found = need(what);
+    return found === undefined ? otherwise : [found.line, ...found.commands.map((c) => `\`${c}\``)].join('; ');
+  };
+  const deferred = told('deferred', 'held back by the budget or the balance');
+  const invalid = told('invalid', 'the manifest row is invalid (never sent)');
   if (frozen !== null)
     return {
       uncertain: `the request may have reached the gateway (and may be billed); ${frozen}`,
-      deferred: `held back by the budget or the balance; ${frozen}`,
+      deferred,
       failed: `the task failed (refunded) or was abandoned; ${frozen}`,
       rejected: `the gateway refused the request; ${frozen}`,
-      invalid: `the row is invalid; ${frozen}`,
+      invalid,
     };
   return {
     uncertain: '',
-    deferred: 'held back by the budget or the balance: raise --budget or top up, then run again',
+    deferred,
     failed: `the task failed (refunded) or was abandoned; the next run sends a refunded video failure again on its own (--retry-failed), unless it is orphaned (below)${then('failed', 'has the next run send every one again')}`,
     rejected: `the gateway refused the request${then('rejected', 'sends them again')}`,
-    invalid: 'the manifest row is invalid: fix it and run again',
+    invalid,
   };
 }
 

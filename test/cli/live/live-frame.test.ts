@@ -42,7 +42,7 @@ const HOSTILE = snapshot({
 describe('a mid-run frame at 80 columns', () => {
   test('shows lanes, rate, ETA, the budget as a bar, the projected cost and the errors by cause', () => {
     expect(renderFrame(snapshot(), 80, NOW)).toEqual([
-      'gbatch run campaign · submitting · 12m04s elapsed',
+      'gbatch · campaign · submitting · 12m04s elapsed',
       '[█████████▒▒▒░░░░░░░░░░░░░░░░░░░░░░░░] 612/2,300 26% · 52 rows/min · ETA 31m17s',
       'submit    8 in flight · 1,524 queued · 768 sent · 41 retried',
       'poll      156 tasks · oldest 7m12s · typical 4m00s · 3,210 polls',
@@ -67,7 +67,7 @@ describe('a mid-run frame at 80 columns', () => {
 describe('narrow and wide terminals', () => {
   test('at 40 columns the lines keep their first facts and drop the rest', () => {
     expect(renderFrame(snapshot(), 40, NOW)).toEqual([
-      'gbatch run campaign · submitting',
+      'gbatch · campaign · submitting',
       '[██▒░░░░░░] 612/2,300 26% · 52 rows/min',
       'submit    8 in flight · 1,524 queued',
       'poll      156 tasks · oldest 7m12s',
@@ -124,7 +124,7 @@ describe('states of a run', () => {
 
   test('every row finished: a full bar, no ETA, and the clock stopped', () => {
     expect(renderFrame(DONE, 80, NOW + 9_000).slice(0, 5)).toEqual([
-      'gbatch run campaign · done · 12m04s elapsed',
+      'gbatch · campaign · done · 12m04s elapsed',
       `[${'█'.repeat(46)}] 2,300/2,300 100% · 52 rows/min`,
       'submit    0 in flight · 0 queued · 768 sent · 41 retried',
       'poll      0 tasks · typical 4m00s · 3,210 polls',
@@ -134,7 +134,7 @@ describe('states of a run', () => {
 
   test('zero rows: an empty bar, no projection, no errors', () => {
     expect(renderFrame(ZERO, 60, NOW, { ascii: true })).toEqual([
-      'gbatch run campaign · settling · 12m04s elapsed',
+      'gbatch · campaign · settling · 12m04s elapsed',
       `[${'-'.repeat(41)}] 0/0 0% · ETA 0s`,
       'submit    0 in flight · 0 queued · 0 sent · 0 retried',
       'poll      0 tasks · 0 polls',
@@ -144,6 +144,6 @@ describe('states of a run', () => {
   });
 
   test('before the first snapshot: one line while the manifests are read', () => {
-    expect(renderFrame(undefined, 80, NOW)).toEqual(['gbatch run · reading manifests…']);
+    expect(renderFrame(undefined, 80, NOW)).toEqual(['gbatch · reading manifests…']);
   });
 });

@@ -102,8 +102,8 @@ describe('what each mode writes', () => {
     await new Promise((resolve) => setImmediate(resolve));
     const screen = replay(stream.text, 80, 24).lines.filter((l) => l !== '');
     expect(screen[0]).toBe('[gbatch] budget $60.000000 in force');
-    expect(screen[1]).toBe('gbatch run campaign · waiting for video tasks · 12m04s elapsed');
-    expect(screen.filter((l) => l.startsWith('gbatch run'))).toHaveLength(1);
+    expect(screen[1]).toBe('gbatch · campaign · waiting for video tasks · 12m04s elapsed');
+    expect(screen.filter((l) => l.startsWith('gbatch · '))).toHaveLength(1);
     expect(screen.at(-1)).toBe('[gbatch] after the end');
 
     const failed = recorder();

@@ -125,6 +125,39 @@ describe('status text', () => {
     ]);
   });
 
+  // The deferred and invalid rows' words are the standing's needs, as every other surface tells them.
+  it("deferred and invalid rows: each hint is the standing's need", () => {
+    const c = counts({ downloaded: 1, deferred: 1, invalid: 1 });
+    const lines = statusLines(
+      status({
+        counts: c,
+        attention: {
+          uncertain: [],
+          deferred: [{ id: 'd1', kind: 'chat', task_id: null, error: null }],
+          rejected: [],
+          invalid: [{ id: 'i1', kind: 'chat', task_id: null, error: 'line 3: no prompt' }],
+          failed: [],
+        },
+        standing: standingOf({
+          counts: c,
+          liveRunners: 0,
+          cancelled: false,
+          lastRun: { ended: true, exitCode: 3, stopReason: 'budget', message: null },
+          orphans: { waiting: 0, resendable: [] },
+          address: JOB_FILE,
+        }),
+      }),
+    );
+    expect(lines.slice(-6)).toEqual([
+      '',
+      "deferred (1): 1 item(s) deferred by the job's budget: run again with a higher --budget (or --no-budget)",
+      '  d1',
+      '',
+      'invalid (1): 1 manifest row(s) invalid (never sent): fix them in the manifest, then run again; the plan lists each; `gbatch plan jobs/nightly.json --skip-invalid`',
+      '  i1: line 3: no prompt',
+    ]);
+  });
+
   it('orphaned rows (one changed in its manifest and skipped): not sent on their own; the one command that sends them', () => {
     const c = counts({ downloaded: 1, failed: 2 });
     const s = status({
@@ -182,6 +215,33 @@ describe('status --check', () => {
     expect(checkLines(s)).toEqual([
       'ok: nothing needs an operator (`gbatch run` would exit 1 now)',
       'waits for a person, not a health problem (nothing is stuck, billed twice or held back; it waits until someone decides): 1 item(s) refused by the gateway: fix the cause, then send them again; `gbatch status jobs/nightly.json` lists them with their commands',
+    ]);
+  });
+
+  // A final serve batch's journal never changes: no run is due, so none is said to exit anything.
+  it('a final serve batch: the ok line says it is final, no run', () => {
+    const address: JobAddress = {
+      named: 'batch_0123456789abcdef01234567',
+      name: 'batch_0123456789abcdef01234567',
+      journal: { adapter: 'sqlite', file: 'data/journals/batch_0123456789abcdef01234567.db', isDefault: false },
+      batch: 'batch_0123456789abcdef01234567',
+    };
+    const c = counts({ downloaded: 2 });
+    const s = status({
+      counts: c,
+      standing: standingOf({
+        counts: c,
+        liveRunners: 0,
+        cancelled: false,
+        lastRun: { ended: true, exitCode: 0, stopReason: null, message: null },
+        orphans: { waiting: 0, resendable: [] },
+        finalBatch: { batch: 'batch_0123456789abcdef01234567', status: 'completed' },
+        address,
+      }),
+    });
+    expect(checkExitCode(s)).toBe(0);
+    expect(checkLines(s)).toEqual([
+      'ok: nothing needs an operator (no run: the gbatch serve batch batch_0123456789abcdef01234567 is completed and never changes; to send its rows again, submit a new batch with them)',
     ]);
   });
 

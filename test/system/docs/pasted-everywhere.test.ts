@@ -222,6 +222,11 @@ test.skipIf(!BUILT)(
       // The refused row is named with what the client can do about it: a new batch, never a command.
       for (const place of ['status', 'status --json', 'report html'])
         expect(texts[place], place).toContain('submit a new batch');
+      // --check's ok line offers no run of a batch a run would be refused on: it says the batch is final.
+      expect(check.stdout).toMatch(
+        /^ok: nothing needs an operator \(no run: the gbatch serve batch batch_\w+ is completed/,
+      );
+      expect(check.stdout).not.toContain('would exit');
       const before = await states(cli, job);
       expect(before).toEqual({ ok: 'downloaded', no: 'rejected' });
       const commands = [...new Set(Object.values(texts).flatMap(suggested))];

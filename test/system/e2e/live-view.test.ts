@@ -72,7 +72,7 @@ test.skipIf(!BUILT || !HAS_SCRIPT)(
       gatewayEnv(sim.baseUrl, KEY),
       ws.path('tty'),
       (bytes, tty) => {
-        if (resized || !bytes.includes('gbatch run rows ·')) return;
+        if (resized || !bytes.includes('gbatch · rows ·')) return;
         resized = true;
         expect(spawnSync('stty', ['-F', tty, 'cols', String(NARROW)]).status).toBe(0);
       },
@@ -89,10 +89,10 @@ test.skipIf(!BUILT || !HAS_SCRIPT)(
     for (const line of view.lines) expect(line.length).toBeLessThanOrEqual(WIDTH);
     for (const line of view.lines.filter((l) => !l.startsWith('[gbatch]'))) expect(line.length).toBeLessThan(WIDTH);
     // Many frames were drawn, one is left: the final one, with every row finished.
-    expect(run.bytes.split('gbatch run rows ·').length - 1).toBeGreaterThan(3);
+    expect(run.bytes.split('gbatch · rows ·').length - 1).toBeGreaterThan(3);
     const screen = replay(run.bytes, WIDTH, HEIGHT).lines;
-    const frames = screen.filter((l) => l.startsWith('gbatch run rows'));
-    expect(frames).toEqual([expect.stringMatching(/^gbatch run rows · done · \d+s elapsed$/)]);
+    const frames = screen.filter((l) => l.startsWith('gbatch · rows'));
+    expect(frames).toEqual([expect.stringMatching(/^gbatch · rows · done · \d+s elapsed$/)]);
     const top = screen.indexOf(frames[0]!);
     for (let i = top; i < top + 7; i++) expect(screen[i]!.length, screen[i]).toBeLessThan(NARROW);
     expect(screen[top + 1]).toMatch(new RegExp(`^\\[█+\\] ${ROWS}/${ROWS} 100%`));

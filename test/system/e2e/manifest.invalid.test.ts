@@ -9,6 +9,7 @@ import { readJournal } from '../../helpers/journal-read.js';
 import { writeCsv } from '../../helpers/manifests.js';
 import { KEY, posts, startSim } from '../../helpers/sim.js';
 import { workspace, type Workspace } from '../../helpers/workspace.js';
+import { runAsPrinted, suggested } from '../../helpers/suggested.js';
 
 const VALID = ['ok-1', 'ok-2', 'j-ok', 'j-ok-2'];
 
@@ -113,5 +114,15 @@ test.skipIf(!BUILT)(
     const tooLong = reportItemOf(report, 'too-long');
     expect(tooLong.error?.message).toMatch(/duration/);
     expect(tooLong.actual_usd).toBeNull();
+
+    // The invalid rows are a need of the standing: the plan it names (in the run's last lines and in status)
+    // lists each, and works as pasted.
+    const status = await runCli(['status', '--state', ws.state]);
+    expect(status.stdout).toMatch(/invalid \(9\): 9 manifest row\(s\) invalid \(never sent\): fix them/);
+    const plans = [...new Set([...suggested(run.stdout), ...suggested(status.stdout)])];
+    expect(plans).toEqual([`gbatch plan ${job} --skip-invalid`]);
+    const pasted = await runAsPrinted(plans[0]!, ws.dir, gatewayEnv(sim.baseUrl, KEY));
+    expect(pasted.code, pasted.out).toBe(0);
+    expect(pasted.out).toContain(`row 'too-long' field 'duration'`);
   },
 );
