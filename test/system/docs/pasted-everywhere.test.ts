@@ -174,74 +174,90 @@ for (const on of ['sqlite', 'postgres'] as const) {
 
 // A serve batch is final once it ends: its journal never changes, so every surface offers only what reads it, and
 // says what the client does instead of a command the batch would refuse.
-test.skipIf(!BUILT)(
-  "a serve batch's surfaces offer only commands that work on a final batch",
-  async () => {
-    const ws = workspace();
-    const sim = await startSim({ accounts: [{ key: KEY, balanceUsd: 100, models: ['chat-small'] }] });
-    const server = await startServe({ data: ws.path('data'), gateway: sim.baseUrl });
-    const created = await submitBatch(client(server), ws.path('in.jsonl'), [
-      chatLine('ok', 'Name a star.'),
-      chatLine('no', 'A model this key may not use', { model: 'chat-large' }),
-    ]);
-    expect(await batchEnd(server, created.id)).toBe('completed');
-    const env = gatewayEnv(sim.baseUrl, KEY);
-    const cli = (...args: string[]) => runCli(args, { env, cwd: ws.dir });
-    const journal = ws.path('data', 'journals', `${created.id}.db`);
-    const job: Addressing = {
-      name: created.id,
-      page: created.id,
-      refused: 'no',
-      run: [],
-      as: [created.id, '--state', journal],
-    };
-    const ui = await startUiChild(['--state-dir', ws.path('data', 'journals'), '--allow-actions'], {
-      cwd: ws.dir,
-      env,
-    });
-    try {
-      const [status, json, check, table, reportJson, html, jobPage] = await Promise.all([
-        cli('status', ...job.as),
-        cli('status', ...job.as, '--json'),
-        cli('status', ...job.as, '--check'),
-        cli('report', ...job.as),
-        cli('report', ...job.as, '--format', 'json'),
-        cli('report', ...job.as, '--format', 'html'),
-        fetch(`${ui.url}jobs/${job.page}`, { headers: bearer() }).then(async (r) => pageText(await r.text())),
-      ]);
-      for (const read of [status, json, check, table, reportJson, html]) expect(read.code, read.stderr).toBe(0);
-      const texts: Record<string, string> = {
-        status: status.stdout,
-        'status --json': jsonText(json.stdout),
-        'status --check': check.stdout,
-        report: table.stdout,
-        'report json': jsonText(reportJson.stdout),
-        'report html': pageText(html.stdout),
-        dashboard: jobPage,
+for (const on of ['sqlite', 'postgres'] as const) {
+  test.skipIf(!BUILT || (on === 'postgres' && !pgAvailable()))(
+    `${on}: a serve batch's surfaces offer only commands that work on a final batch`,
+    async () => {
+      const ws = workspace();
+      const sim = await startSim({ accounts: [{ key: KEY, balanceUsd: 100, models: ['chat-small'] }] });
+      const env = {
+        ...gatewayEnv(sim.baseUrl, KEY),
+        ...(on === 'postgres' ? { PGOPTIONS: `-c search_path=${pg.schema}` } : {}),
       };
-      // The refused row is named with what the client can do about it: a new batch, never a command.
-      for (const place of ['status', 'status --json', 'report html'])
-        expect(texts[place], place).toContain('submit a new batch');
-      // --check's ok line offers no run of a batch a run would be refused on: it says the batch is final.
-      expect(check.stdout).toMatch(
-        /^ok: nothing needs an operator \(no run: the gbatch serve batch batch_\w+ is completed/,
+      const server = await startServe({
+        data: ws.path('data'),
+        gateway: sim.baseUrl,
+        env,
+        ...(on === 'postgres' ? { args: ['--journal', PG_TEST_URL] } : {}),
+      });
+      const created = await submitBatch(client(server), ws.path('in.jsonl'), [
+        chatLine('ok', 'Name a star.'),
+        chatLine('no', 'A model this key may not use', { model: 'chat-large' }),
+      ]);
+      expect(await batchEnd(server, created.id)).toBe('completed');
+      const cli = (...args: string[]) => runCli(args, { env, cwd: ws.dir });
+      const job: Addressing = {
+        name: created.id,
+        page: created.id,
+        refused: 'no',
+        run: [],
+        as:
+          on === 'postgres'
+            ? [created.id, '--journal', PG_TEST_URL]
+            : [created.id, '--state', ws.path('data', 'journals', `${created.id}.db`)],
+      };
+      const ui = await startUiChild(
+        [
+          ...(on === 'postgres' ? ['--journal', PG_TEST_URL] : ['--state-dir', ws.path('data', 'journals')]),
+          '--allow-actions',
+        ],
+        { cwd: ws.dir, env },
       );
-      expect(check.stdout).not.toContain('would exit');
-      const before = await states(cli, job);
-      expect(before).toEqual({ ok: 'downloaded', no: 'rejected' });
-      const commands = [...new Set(Object.values(texts).flatMap(suggested))];
-      expect(commands.filter((c) => c.startsWith('gbatch report ')).length).toBeGreaterThan(0);
-      for (const command of commands) {
-        const pasted = await runAsPrinted(command, ws.dir, env);
-        expect(pasted.code, `${command}: ${pasted.out}`).toBe(0);
-        expect(await states(cli, job), command).toEqual(before);
+      try {
+        const [status, json, check, table, reportJson, html, jobPage] = await Promise.all([
+          cli('status', ...job.as),
+          cli('status', ...job.as, '--json'),
+          cli('status', ...job.as, '--check'),
+          cli('report', ...job.as),
+          cli('report', ...job.as, '--format', 'json'),
+          cli('report', ...job.as, '--format', 'html'),
+          fetch(`${ui.url}jobs/${job.page}`, { headers: bearer() }).then(async (r) => pageText(await r.text())),
+        ]);
+        for (const read of [status, json, check, table, reportJson, html]) expect(read.code, read.stderr).toBe(0);
+        const texts: Record<string, string> = {
+          status: status.stdout,
+          'status --json': jsonText(json.stdout),
+          'status --check': check.stdout,
+          report: table.stdout,
+          'report json': jsonText(reportJson.stdout),
+          'report html': pageText(html.stdout),
+          dashboard: jobPage,
+        };
+        // The refused row is named with what the client can do about it: a new batch, never a command.
+        for (const place of ['status', 'status --json', 'report html'])
+          expect(texts[place], place).toContain('submit a new batch');
+        // --check's ok line offers no run of a batch a run would be refused on: it says the batch is final.
+        expect(check.stdout).toMatch(
+          /^ok: nothing needs an operator \(no run: the gbatch serve batch batch_\w+ is completed/,
+        );
+        expect(check.stdout).not.toContain('would exit');
+        const before = await states(cli, job);
+        expect(before).toEqual({ ok: 'downloaded', no: 'rejected' });
+        const commands = [...new Set(Object.values(texts).flatMap(suggested))];
+        expect(commands.filter((c) => c.startsWith('gbatch report ')).length).toBeGreaterThan(0);
+        for (const command of commands) {
+          const pasted = await runAsPrinted(command, ws.dir, env);
+          expect(pasted.code, `${command}: ${pasted.out}`).toBe(0);
+          expect(await states(cli, job), command).toEqual(before);
+        }
+      } finally {
+        await ui.stop();
+        await server.stop();
       }
-    } finally {
-      await ui.stop();
-    }
-  },
-  60_000,
-);
+    },
+    60_000,
+  );
+}
 
 async function states(
   cli: (...args: string[]) => Promise<CliResult>,
