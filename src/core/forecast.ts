@@ -82,9 +82,13 @@ export class CostHistory {
   }
 }
 
+/** How many trials a job of `rows` rows is drawn with: as many as the work allowed, within the bounds. */
+export function trialsFor(rows: number): number {
+  return Math.max(FEWEST_TRIALS, Math.min(MOST_TRIALS, Math.floor(DRAW_WORK / Math.max(1, rows))));
+}
+
 export function drawJob(rows: readonly ForecastRow[], history: CostHistory, options: DrawOptions): JobDraws {
-  const trials =
-    options.trials ?? Math.max(FEWEST_TRIALS, Math.min(MOST_TRIALS, Math.floor(DRAW_WORK / Math.max(1, rows.length))));
+  const trials = options.trials ?? trialsFor(rows.length);
   const random = seededRandom(options.seed ?? FORECAST_SEED);
   const sources = rows.map((row) => history.like(row)?.ratios);
   const basis = new Map<string, number>();

@@ -2,7 +2,17 @@
 // still to send, by the same Monte Carlo as `plan` (forecast.ts), kept in the job's record so the report
 // can set it against what was billed and `status` can show it while rows remain. It is never read by the
 // budget: the run reserves each row's bound whatever the forecast says. Pure.
-import { CostHistory, drawJob, forecastOf, type Forecast, type ForecastRow, type SettledCost } from './forecast.js';
+import {
+  CostHistory,
+  drawJob,
+  forecastOf,
+  percentile,
+  trialsFor,
+  type Forecast,
+  type ForecastRow,
+  type SettledCost,
+} from './forecast.js';
+import { roundUsd } from './money.js';
 
 /** The key of the job record's options under which the forecast is kept. */
 export const START_FORECAST_KEY = 'startForecast';
@@ -34,10 +44,24 @@ export function startForecast(rows: readonly ForecastRow[], settled: Iterable<Se
     if (list) list.push(row);
     else byModel.set(row.model, [row]);
   }
+  // One draw per row and trial in all: every model is drawn with the job's trials, and a trial's total is the sum of
+  // its models' (a model's rows are drawn apart from another's, as in one draw of the whole job).
+  const trials = trialsFor(rows.length);
+  const totals = new Float64Array(trials);
   const models: Record<string, Forecast> = {};
-  for (const model of [...byModel.keys()].sort())
-    models[model] = forecastOf(drawJob(byModel.get(model)!, history, { committedUsd: 0 }));
-  return { at, total: forecastOf(drawJob(rows, history, { committedUsd: 0 })), models };
+  let basisRows = 0;
+  let rowsWithoutHistory = 0;
+  for (const model of [...byModel.keys()].sort()) {
+    const draws = drawJob(byModel.get(model)!, history, { committedUsd: 0, trials });
+    for (let t = 0; t < trials; t++) totals[t] = totals[t]! + draws.totals[t]!;
+    models[model] = forecastOf(draws);
+    // Likeness keys name the model: no settled row is drawn on by two models.
+    basisRows += draws.basisRows;
+    rowsWithoutHistory += draws.rowsWithoutHistory;
+  }
+  for (let t = 0; t < trials; t++) totals[t] = roundUsd(totals[t]!);
+  const total = { p50Usd: percentile(totals, 0.5), p90Usd: percentile(totals, 0.9), basisRows, rowsWithoutHistory };
+  return { at, total, models };
 }
 
 /** The forecast kept in a job record's options; undefined when there is none (or it is not one). */
