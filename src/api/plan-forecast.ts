@@ -2,6 +2,7 @@
 // and, under a budget, the verdict the run will agree with (src/core/forecast.ts, plan-verdict.ts).
 import { CostHistory, drawJob, forecastOf, type Forecast, type ForecastRow } from '../core/forecast.js';
 import { planVerdict, type PlanVerdict } from '../core/plan-verdict.js';
+import { accountHistory } from '../core/start-forecast.js';
 import type { SettledCostRecord } from '../journal/index.js';
 
 export interface PlanForecast {
@@ -19,8 +20,7 @@ export function planForecast(
   settled: readonly SettledCostRecord[],
   options: { committedUsd: number; budgetUsd: number | undefined; account: string | undefined },
 ): PlanForecast {
-  const own = options.account === undefined ? [] : settled.filter((r) => r.account === options.account);
-  const history = new CostHistory(own.length > 0 ? own : settled);
+  const history = new CostHistory(accountHistory(settled, options.account));
   const draws = drawJob(rows, history, {
     committedUsd: options.committedUsd,
     ...(options.budgetUsd !== undefined ? { budgetUsd: options.budgetUsd } : {}),

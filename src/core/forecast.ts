@@ -53,8 +53,10 @@ export interface DrawOptions {
 
 export const FORECAST_SEED = 34;
 const MOST_TRIALS = 2000;
-const FEWEST_TRIALS = 200;
-/** Trials x rows kept under this, so a plan of a large job stays quick. */
+// A large job's total varies little around its mean (a sum of many independent rows), so its percentiles need
+// few trials; the floor keeps the work of a million-row job near DRAW_WORK's order, not ten times it.
+const FEWEST_TRIALS = 20;
+/** Trials x rows kept under this where the floor allows, so a plan (and a run's start) of a large job stays quick. */
 const DRAW_WORK = 4_000_000;
 
 /** Ratios billed/estimated of the history, by close and by loose likeness. */
@@ -82,23 +84,29 @@ export class CostHistory {
   }
 }
 
+/** How many trials a job of `rows` rows is drawn with: as many as the work allowed, within the bounds. */
+export function trialsFor(rows: number): number {
+  return Math.max(FEWEST_TRIALS, Math.min(MOST_TRIALS, Math.floor(DRAW_WORK / Math.max(1, rows))));
+}
+
 export function drawJob(rows: readonly ForecastRow[], history: CostHistory, options: DrawOptions): JobDraws {
-  const trials =
-    options.trials ?? Math.max(FEWEST_TRIALS, Math.min(MOST_TRIALS, Math.floor(DRAW_WORK / Math.max(1, rows.length))));
+  const trials = options.trials ?? trialsFor(rows.length);
   const random = seededRandom(options.seed ?? FORECAST_SEED);
-  const sources = rows.map((row) => history.like(row)?.ratios);
   const basis = new Map<string, number>();
   let withoutHistory = 0;
-  for (const row of rows) {
+  const sources = rows.map((row) => {
     const found = history.like(row);
     if (found) basis.set(found.key, found.ratios.length);
     else withoutHistory++;
-  }
+    return found?.ratios;
+  });
   const totals = new Float64Array(trials);
   const finishingBudgets = new Float64Array(trials);
   const rowsShort = new Float64Array(trials);
   const budget = options.budgetUsd;
-  for (let t = 0; t < trials; t++) {
+  // With no history every trial is the table's estimates: drawn once, copied to the rest.
+  const distinctTrials = withoutHistory === rows.length ? Math.min(1, trials) : trials;
+  for (let t = 0; t < distinctTrials; t++) {
     // `allSent`: every row sent (the total); `underBudget`: the run's own rule under the given budget.
     let allSent = options.committedUsd;
     let finishing = options.committedUsd;
@@ -119,6 +127,11 @@ export function drawJob(rows: readonly ForecastRow[], history: CostHistory, opti
     totals[t] = roundUsd(allSent);
     finishingBudgets[t] = roundUsd(finishing);
     rowsShort[t] = short;
+  }
+  if (distinctTrials < trials) {
+    totals.fill(totals[0]!, distinctTrials);
+    finishingBudgets.fill(finishingBudgets[0]!, distinctTrials);
+    rowsShort.fill(rowsShort[0]!, distinctTrials);
   }
   return {
     trials,

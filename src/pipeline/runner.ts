@@ -60,6 +60,7 @@ import { finalBatchOf, finalBatchRefusal } from '../core/final-batch.js';
 import { Submitter } from './lanes/submitter.js';
 import { AutoRetries } from './lanes/auto-retries.js';
 import { SettledHistory } from './settled-history.js';
+import { carryStartForecast, recordStartForecast } from './start-forecast.js';
 import { DEFAULT_RETRY_DELAY } from '../core/auto-retry.js';
 import { EXIT_CODE } from '../core/exit-codes.js';
 import { runBackoff } from '../core/retry.js';
@@ -255,13 +256,14 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
       fileSeen: saved?.jobFileBudget,
     });
     if (budget.note) events.emit('log', budget.note);
-    await journal.saveJob({
+    const jobInput = {
       name: config.jobName,
       manifest: config.manifests.join(','),
-      options: config.jobOptions,
+      options: carryStartForecast(config.jobOptions, saved?.options),
       budgetUsd: budget.budgetUsd,
       jobFileBudget: budget.fileBudget,
-    });
+    };
+    await journal.saveJob(jobInput);
     const effective: RunConfig = { ...config };
     if (budget.budgetUsd === undefined) delete effective.budgetUsd;
     else effective.budgetUsd = budget.budgetUsd;
@@ -275,6 +277,8 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
         stopReason: 'ingested',
       });
     await releaseDeferred(journal);
+    // Before the first send: what the history says the job will cost, for the report and `status` (never the budget).
+    await recordStartForecast(journal, jobInput, accountId(config.baseUrl, config.apiKey), clock.now());
     const orphaned = await journal.orphans(SHOWN_ORPHANS);
     if (orphaned.total > 0) events.emit('log', orphanedLine(orphaned, ingest.skippedChanged.length));
 

@@ -5,6 +5,8 @@ import { overshoot, type PriceSnapshot } from '../core/settlement.js';
 import type { ItemState } from '../core/states.js';
 import type { ItemError, JournalReports, JournalRunReads, ReportRowSource } from '../journal/index.js';
 import type { ItemTiming, Timeline } from './timeline.js';
+import { startForecastOf } from '../core/start-forecast.js';
+import { reportForecast, type ReportForecast } from './start-forecast.js';
 
 export interface ReportTotals {
   items: number;
@@ -85,6 +87,8 @@ export interface ReportHeader {
   job: string;
   totals: ReportTotals;
   by_model: ReportGroup[];
+  /** The forecast the job started with against each model's bill; null when the job keeps none. */
+  forecast: ReportForecast | null;
 }
 
 /** The ISO text of a time; a report's rows share their seconds, so each second is formatted once. */
@@ -206,5 +210,8 @@ export async function reportHeader(
       total_tokens: g.tokens ?? 0,
     };
   });
-  return { job: jobName, totals, by_model };
+  const actualByModel = new Map<string, number>();
+  for (const g of by_model) actualByModel.set(g.model, (actualByModel.get(g.model) ?? 0) + g.actual_usd);
+  const forecast = reportForecast(startForecastOf((await journal.getJob())?.options), actualByModel);
+  return { job: jobName, totals, by_model, forecast };
 }

@@ -3,6 +3,7 @@ import { commandNaming } from '../core/job-address.js';
 import { eventLog, type JournalReports, type JournalRunReads } from '../journal/index.js';
 import { reportItem, type ReportHeader, type ReportItem, type ReportSource } from './model.js';
 import { PriceDriftTally, priceDriftLine } from './price-drift.js';
+import { ACTUAL_VS_FORECAST_WORDS, forecastBasisWords, type ReportForecast } from './start-forecast.js';
 import { printable } from '../core/printable.js';
 import { standingJson, type Standing } from '../core/standing.js';
 import { renderTable, usd, type Cell } from './table.js';
@@ -61,7 +62,7 @@ async function writeJson(
 ): Promise<void> {
   const headline = standing ? `"standing":${JSON.stringify(standingJson(standing))},` : '';
   write(
-    `{"job":${JSON.stringify(header.job)},${headline}"totals":${JSON.stringify(header.totals)},"by_model":${JSON.stringify(header.by_model)},"items":[`,
+    `{"job":${JSON.stringify(header.job)},${headline}"totals":${JSON.stringify(header.totals)},"by_model":${JSON.stringify(header.by_model)},"forecast":${JSON.stringify(header.forecast)},"items":[`,
   );
   let first = true;
   let buffer = '';
@@ -229,6 +230,7 @@ export async function renderReportTable(
     ]),
     new Set([2, 3, 4, 5, 6, 7]),
   );
+  const forecast = header.forecast ? `\n\n${forecastTable(header.forecast)}` : '';
   const states = Object.entries(totals.by_state)
     .map(([s, n]) => `${s} ${n}`)
     .join(', ');
@@ -241,7 +243,7 @@ export async function renderReportTable(
     '',
     items + more + inFull,
     '',
-    groups,
+    groups + forecast,
     '',
     `Estimated ${usd(totals.estimated_usd)} in all; settled ${totals.settled_items} item(s): estimate ${usd(totals.settled_estimated_usd)}, actual ${usd(totals.actual_usd)}, delta ${usd(totals.delta_usd)}` +
       (totals.overshoot_usd > 0 ? `, overshoot ${usd(totals.overshoot_usd)}` : ''),
@@ -269,6 +271,26 @@ export async function renderReportTable(
 }
 
 const NOTE_WIDTH = 60;
+
+/** The forecast the job started with against each model's bill. */
+function forecastTable(forecast: ReportForecast): string {
+  const models = Object.entries(forecast.by_model);
+  return (
+    `Forecast at the start (${forecast.made_at}) against the bill:\n` +
+    renderTable(
+      ['model', 'P50', 'P90', 'actual', 'actual vs forecast', 'basis'],
+      models.map(([model, f]) => [
+        model,
+        usd(f.p50_usd),
+        usd(f.p90_usd),
+        usd(f.actual_usd),
+        ACTUAL_VS_FORECAST_WORDS[f.actual_vs_forecast],
+        forecastBasisWords(f),
+      ]),
+      new Set([1, 2, 3]),
+    )
+  );
+}
 
 function itemNote(r: ReportItem): string {
   const message = r.error?.message ?? '';

@@ -85,6 +85,7 @@ const header: ReportHeader = {
       total_tokens: 10,
     },
   ],
+  forecast: null,
 };
 
 const NIGHTLY: JobAddress = {

@@ -103,6 +103,7 @@ describe('report model', () => {
         duration_ms: null,
       },
       by_model: [],
+      forecast: null,
     });
   });
 

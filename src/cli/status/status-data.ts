@@ -13,6 +13,7 @@ import { gatherHealth, runRecord, type Health } from '../status-check.js';
 import { journalArgOf, type JobAddress } from '../../core/job-address.js';
 import { standingOf, type Standing } from '../../core/standing.js';
 import { finalBatchOf } from '../../core/final-batch.js';
+import { startForecastOf, type StartForecast } from '../../core/start-forecast.js';
 import { uncertainRows } from '../uncertain-rows.js';
 
 /** Rows listed per state that needs a look (the rest are counted). */
@@ -52,6 +53,8 @@ export interface StatusData {
   orphansResent: string[];
   lastRun: LastRunView | null;
   health: Health;
+  /** The forecast the job started with, while rows remain to send or settle; else null. */
+  forecast: StartForecast | null;
   /** What happened, what needs a person and the commands for each: what every view leads with. */
   standing: Standing;
 }
@@ -87,6 +90,7 @@ export async function gatherStatus(journal: JournalQueries, address: JobAddress)
   const lastRun = await lastRunView(journal, runners, Date.now(), exitCounts);
   const health = await gatherHealth(journal, runners, lastRun, exitCounts, Date.now(), named);
   const finalBatch = finalBatchOf(job?.options);
+  const forecast = rowsRemain(counts) ? (startForecastOf(job?.options) ?? null) : null;
   const standing = standingOf({
     counts: exitCounts,
     liveRunners: runners.filter((r) => r.liveness.alive).length,
@@ -114,6 +118,22 @@ export async function gatherStatus(journal: JournalQueries, address: JobAddress)
     orphansResent,
     lastRun,
     health,
+    forecast,
     standing,
   };
+}
+
+/** States of rows still to send or settle: while any is held, the job's forecast is still news. */
+const REMAINING_STATES = [
+  'pending',
+  'submitting',
+  'submitted',
+  'running',
+  'succeeded',
+  'deferred',
+  'uncertain',
+] as const;
+
+function rowsRemain(counts: Record<ItemState, number>): boolean {
+  return REMAINING_STATES.some((state) => counts[state] > 0);
 }

@@ -4,6 +4,7 @@ import { runnerJson, runnerViewJson } from '../runner-line.js';
 import { healthJson } from '../status-check.js';
 import type { StatusData } from './status-data.js';
 import { standingJson } from '../../core/standing.js';
+import { startForecastJson } from '../../report/start-forecast.js';
 
 export function statusJson(s: StatusData): Record<string, unknown> {
   const found = new Map(s.uncertain.map((u) => [u.id, u]));
@@ -27,6 +28,7 @@ export function statusJson(s: StatusData): Record<string, unknown> {
     reserved_usd: s.totals.reserved_usd,
     budget_usd: s.budget,
     unmetered_items: s.totals.unmetered_items,
+    forecast: s.forecast ? startForecastJson(s.forecast) : null,
     ...s.timing,
     attention: { ...s.attention, uncertain: located },
     orphaned: orphanedJson(s.orphans, s.orphansResent, s.named),

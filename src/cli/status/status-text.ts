@@ -6,6 +6,7 @@ import { EXIT_CODE } from '../../core/exit-codes.js';
 import { printable } from '../../core/printable.js';
 import { usd } from '../../report/table.js';
 import { timingLine } from '../../report/timing-summary.js';
+import { startForecastLine } from '../../report/start-forecast.js';
 import { uncertainAdvice } from '../../job/advice.js';
 import { lastRunLines } from '../last-run.js';
 import { orphanedLines } from '../orphaned-rows.js';
@@ -60,6 +61,7 @@ export function statusLines(s: StatusData): string[] {
   lines.push(
     `Spent ${usd(totals.actual_usd)}, reserved ${usd(totals.reserved_usd)}${budget !== null ? `, job budget ${usd(budget, 2)} (cumulative; headroom ${usd(budget - totals.actual_usd - totals.reserved_usd)})` : ', no budget'}; estimated in all ${usd(totals.estimated_usd)}`,
   );
+  if (s.forecast) lines.push(startForecastLine(s.forecast));
   if (s.timing.started_at) lines.push(timingLine(s.timing));
   if (totals.unmetered_items > 0) {
     lines.push(

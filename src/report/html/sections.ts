@@ -18,6 +18,7 @@ import {
   videoDurationChart,
 } from './charts.js';
 import { esc, escBlock } from './escape.js';
+import { ACTUAL_VS_FORECAST_WORDS, forecastBasisWords } from '../start-forecast.js';
 import type { ProblemExample, ProblemGroup } from './problems.js';
 
 export interface LastRunSummary {
@@ -189,6 +190,24 @@ export function estimateSection(input: HtmlReportInput): string {
   return `<section id="estimate"><h2>Estimate vs actual, per model and resolution</h2>
 <figure>${estimateVsActualChart(input.header.by_model)}<figcaption>Actual charge against the estimate of the same (settled) rows; red where a group cost more than estimated.</figcaption></figure>
 <table><thead><tr><th>model</th><th>resolution</th><th class="n">rows</th><th class="n">settled</th><th class="n">estimate (all)</th><th class="n">actual</th><th class="n">delta (settled)</th><th class="n">tokens</th><th>marks</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody></table></section>`;
+}
+
+/** The forecast the job started with against each model's bill; nothing when the job keeps none. */
+export function forecastSection(input: HtmlReportInput): string {
+  const forecast = input.header.forecast;
+  if (!forecast) return '';
+  const rows = Object.entries(forecast.by_model).map(([model, f]) => {
+    const p = (field: string) => ['forecast', 'by_model', model, field];
+    return (
+      `<tr><td class="nw">${esc(model)}</td>${figure(p('p50_usd'), f.p50_usd, money(f.p50_usd, 4), 'td', 'n')}` +
+      `${figure(p('p90_usd'), f.p90_usd, money(f.p90_usd, 4), 'td', 'n')}${figure(p('actual_usd'), f.actual_usd, money(f.actual_usd, 4), 'td', 'n')}` +
+      `<td>${esc(ACTUAL_VS_FORECAST_WORDS[f.actual_vs_forecast])}</td><td>${esc(forecastBasisWords(f))}</td></tr>`
+    );
+  });
+  return `<section id="forecast"><h2>Forecast at the start against the bill, per model</h2>
+<p>Made ${esc(time(forecast.made_at))} from the cost history, before the first row was sent; the budget reserved each row's bound regardless.</p>
+<table><thead><tr><th>model</th><th class="n">P50</th><th class="n">P90</th><th class="n">actual</th><th>actual vs forecast</th><th>basis</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table></section>`;
 }
 

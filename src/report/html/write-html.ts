@@ -10,6 +10,7 @@ import { esc } from './escape.js';
 import { ProblemGrouper } from './problems.js';
 import {
   estimateSection,
+  forecastSection,
   groupKey,
   headline,
   problemsSection,
@@ -80,6 +81,7 @@ export async function renderHtmlReport(
   const body = [
     headline(input),
     estimateSection(input),
+    forecastSection(input),
     timeSections(input),
     problemsSection(input),
     rowsSection(input),

@@ -66,6 +66,7 @@ function status(over: Partial<StatusData> = {}): StatusData {
     orphans: { total: 0, counts: {}, rows: [] },
     orphansResent: [],
     lastRun: null,
+    forecast: null,
     health: healthOf({
       adapter: 'sqlite',
       counts: c,
@@ -201,6 +202,35 @@ describe('status text', () => {
   });
 });
 
+describe('status: the forecast the job started with', () => {
+  const forecast = (basisRows: number) => ({
+    at: NOW,
+    total: { p50Usd: 1.25, p90Usd: 1.75, basisRows, rowsWithoutHistory: basisRows === 0 ? 3 : 0 },
+    models: {},
+  });
+
+  it('text: P50, P90 and the settled rows it drew on, or that there was no history', () => {
+    expect(statusLines(status({ forecast: forecast(7) }))).toContain(
+      `Forecast at the start (${new Date(NOW).toISOString()}): P50 $1.250000, P90 $1.750000; 7 settled row(s) like these`,
+    );
+    expect(statusLines(status({ forecast: forecast(0) })).join('\n')).toMatch(
+      /P50 \$1\.250000, P90 \$1\.750000; no history: table estimate/,
+    );
+    expect(statusLines(status()).join('\n')).not.toMatch(/Forecast/);
+  });
+
+  it('--json: the forecast object, null without one', () => {
+    expect(statusJson(status({ forecast: forecast(7) })).forecast).toEqual({
+      made_at: new Date(NOW).toISOString(),
+      p50_usd: 1.25,
+      p90_usd: 1.75,
+      basis_rows: 7,
+      rows_without_history: 0,
+    });
+    expect(statusJson(status()).forecast).toBeNull();
+  });
+});
+
 describe('status --check', () => {
   it('nothing to do: exit 0 and one ok line naming what run would exit', () => {
     const s = status();
@@ -292,6 +322,7 @@ describe('status --json', () => {
       'reserved_usd',
       'budget_usd',
       'unmetered_items',
+      'forecast',
       'started_at',
       'last_event_at',
       'elapsed_ms',
