@@ -17,8 +17,17 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 test('a second run on a live journal exits 2; after SIGKILL of the first, a new run takes over and finishes', async () => {
   assertBuilt();
-  // Long tasks: the first runner is still polling when the second one arrives.
-  const sim = await startSimulator({ accounts: [{ key: API_KEY, balanceUsd: 100 }], taskSeconds: 1.5, seed: 5 });
+  // The simulator's clock stands still until the first runner is killed: its video tasks never end, so it is
+  // still polling when the second one arrives, however slow the host. Then the clock jumps past the tasks' end.
+  const frozenAt = Date.now();
+  let ahead: number | undefined;
+  const clock = { now: () => (ahead === undefined ? frozenAt : Date.now() + ahead) };
+  const sim = await startSimulator({
+    accounts: [{ key: API_KEY, balanceUsd: 100 }],
+    taskSeconds: 1.5,
+    seed: 5,
+    clock,
+  });
   try {
     const gateway = { baseUrl: sim.baseUrl, apiKey: API_KEY };
     const campaign = writeCampaign(dir, 'lock', { chat: 2, responses: 1, video: 3 });
@@ -51,6 +60,7 @@ test('a second run on a live journal exits 2; after SIGKILL of the first, a new 
     live.kill();
     const killed = await live.ended;
     expect(killed.signal).toBe('SIGKILL');
+    ahead = 2_000;
 
     const third = await gbatch(runArgs(campaign.jobFile, dir), gateway);
     expect(third.code, describeEnd('third run', third)).toBe(0);
