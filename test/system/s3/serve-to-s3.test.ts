@@ -11,9 +11,11 @@ import { BIN, BUILT } from '../../helpers/cli.js';
 import { s3Env, MOTO_MISSING, startMoto, TEST_CREDENTIALS, type S3Server } from '../../helpers/s3-servers.js';
 import { batchEnd, client, filesOf, startServe, submitBatch, TOKEN_A, videoLine } from '../../helpers/serve.js';
 import { KEY, startSim } from '../../helpers/sim.js';
+import { PG_TEST_URL, pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 import { ROOT, SIM_VIDEO_SHA256, workspace } from '../../helpers/workspace.js';
 
 let moto: S3Server;
+const pg = usePgSchema('gbatch_serve_s3');
 
 beforeAll(async () => {
   if (MOTO_MISSING) return;
@@ -104,6 +106,39 @@ test.skipIf(!BUILT || MOTO_MISSING)(
     const all = `${server.stderr()}`;
     expect(all).not.toContain(TEST_CREDENTIALS.secretAccessKey);
     expect(all).not.toContain(TEST_CREDENTIALS.accessKeyId);
+  },
+  60_000,
+);
+
+test.skipIf(!BUILT || MOTO_MISSING || !pgAvailable())(
+  'on a PostgreSQL journal: the input and the video are objects under the prefix, read back',
+  async () => {
+    const ws = workspace('gbatch-serve-s3-pg-');
+    const sim = await startSim();
+    const server = await startServe({
+      data: 's3://media/serve-pg',
+      gateway: sim.baseUrl,
+      args: ['--journal', PG_TEST_URL],
+      env: { ...s3Env(moto.endpoint), PGOPTIONS: `-c search_path=${pg.schema}` },
+    });
+    const openai = client(server);
+    const created = await submitBatch(openai, ws.path('in.jsonl'), [videoLine('v1', 'A kite at dusk')], {
+      endpoint: '/v1/video/generations',
+    });
+    expect(await batchEnd(server, created.id)).toBe('completed');
+    expect(await keysUnder('serve-pg/')).toEqual([
+      `serve-pg/files/${created.input_file_id}.jsonl`,
+      `serve-pg/out/${created.id}/results.jsonl`,
+      `serve-pg/out/${created.id}/v1.mp4`,
+    ]);
+    const { output, errors } = await filesOf(openai, await openai.batches.retrieve(created.id));
+    expect(errors).toEqual([]);
+    const body = (output[0]!.response as { body: { file_id: string } }).body;
+    const video = Buffer.from(await (await openai.files.content(body.file_id)).arrayBuffer());
+    expect(sha256(video)).toBe(SIM_VIDEO_SHA256);
+    expect(await (await openai.files.content(created.input_file_id)).text()).toContain('A kite at dusk');
+    await server.stop();
+    expect(server.stderr()).not.toContain(TEST_CREDENTIALS.secretAccessKey);
   },
   60_000,
 );
