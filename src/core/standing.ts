@@ -137,6 +137,28 @@ export function whatHappened(f: HappenedFacts): Pick<Standing, 'kind' | 'label' 
       label: 'crashed (the last run did not record its end)',
       sentence: 'The last run ended without recording how (killed or crashed)',
     };
+  const recorded = recordedStop(lastRun, counts, open);
+  if (recorded) return recorded;
+  if (counts.deferred > 0 || lastRun.exitCode === EXIT_CODE.budget) return budgetStop(counts);
+  if (open === 0) return finished(f);
+  if (lastRun.stopReason === null && lastRun.exitCode !== null && ENDED_WITH_ROWS.has(lastRun.exitCode))
+    return {
+      kind: 'stopped',
+      label: 'waiting for the next run',
+      sentence: `${open} item(s) waiting for the next run (sent again by an operator, or added since)`,
+    };
+  const why = lastRun.message ?? lastRun.stopReason ?? `exit ${lastRun.exitCode ?? '?'}`;
+  return {
+    kind: 'stopped',
+    label: `stopped (${lastRun.stopReason ?? `exit ${lastRun.exitCode ?? '?'}`})`,
+    sentence: `Stopped (${why}); ${open} item(s) open`,
+  };
+}
+
+type Happened = Pick<Standing, 'kind' | 'label' | 'sentence'>;
+
+/** What the last run's recorded stop reason says happened; undefined: it recorded none that names the kind. */
+function recordedStop(lastRun: RunRecord, counts: HappenedFacts['counts'], open: number): Happened | undefined {
   switch (lastRun.stopReason) {
     case 'balance':
       return {
@@ -145,11 +167,7 @@ export function whatHappened(f: HappenedFacts): Pick<Standing, 'kind' | 'label' 
         sentence: `Stopped by the gateway's balance (402): ${counts.deferred} item(s) deferred`,
       };
     case 'budget':
-      return {
-        kind: 'budget',
-        label: `stopped on budget: ${counts.deferred} deferred`,
-        sentence: `Stopped on the job's budget: ${counts.deferred} item(s) deferred`,
-      };
+      return budgetStop(counts);
     case 'interrupted':
       return {
         kind: 'signal',
@@ -169,26 +187,14 @@ export function whatHappened(f: HappenedFacts): Pick<Standing, 'kind' | 'label' 
         sentence: `The last run crashed on an internal error${lastRun.message ? ` (${lastRun.message})` : ''}`,
       };
   }
-  if (counts.deferred > 0 || lastRun.exitCode === EXIT_CODE.budget)
-    return {
-      kind: 'budget',
-      label: `stopped on budget: ${counts.deferred} deferred`,
-      sentence: `Stopped on the job's budget: ${counts.deferred} item(s) deferred`,
-    };
-  if (open === 0) return finished(f);
-  if (lastRun.stopReason === null && lastRun.exitCode !== null && ENDED_WITH_ROWS.has(lastRun.exitCode))
-    return {
-      kind: 'stopped',
-      label: 'waiting for the next run',
-      sentence: `${open} item(s) waiting for the next run (sent again by an operator, or added since)`,
-    };
-  const why = lastRun.message ?? lastRun.stopReason ?? `exit ${lastRun.exitCode ?? '?'}`;
-  return {
-    kind: 'stopped',
-    label: `stopped (${lastRun.stopReason ?? `exit ${lastRun.exitCode ?? '?'}`})`,
-    sentence: `Stopped (${why}); ${open} item(s) open`,
-  };
+  return undefined;
 }
+
+const budgetStop = (counts: HappenedFacts['counts']): Happened => ({
+  kind: 'budget',
+  label: `stopped on budget: ${counts.deferred} deferred`,
+  sentence: `Stopped on the job's budget: ${counts.deferred} item(s) deferred`,
+});
 
 function finished(f: HappenedFacts): Pick<Standing, 'kind' | 'label' | 'sentence'> {
   const { counts } = f;
