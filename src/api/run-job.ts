@@ -198,36 +198,48 @@ async function runWatched(
     hooks.events.emit('log', "notification (run-ended) left to the job's last runner: others are still at work on it");
     await notifier.finish(undefined);
   } else if (notifier.active) {
-    await notifier.finish(
-      {
-        job: job.name,
-        exitCode: final.exitCode,
-        meaning: outcome.meaning,
-        stopReason: final.stopReason ?? null,
-        counts: final.counts,
-        spendUsd: final.spend.actualUsd,
-        reservedUsd: final.spend.reservedUsd,
-        budgetUsd: final.budgetUsd ?? null,
-        ...(await endStanding(job, {
-          counts: final.counts,
-          lastRun: {
-            ended: true,
-            exitCode: final.exitCode,
-            stopReason: final.stopReason ?? null,
-            message: final.stopMessage ?? null,
-          },
-        })),
-        startedAt,
-        endedAt,
-        journal: outcome.journal,
-        outDir: job.outDir,
-        resultsPath: resultsLocation(job.outDir),
-        address: runAddressOf(job),
-      },
-      { counts: final.counts, spend: final.spend, budgetUsd: final.budgetUsd, pausedUntil: 0 },
-    );
+    await notifier.finish(await endSummary(job, outcome, startedAt, endedAt), {
+      counts: final.counts,
+      spend: final.spend,
+      budgetUsd: final.budgetUsd,
+      pausedUntil: 0,
+    });
   }
   return outcome;
+}
+
+/** The notification's summary of a run that ended with a result. */
+async function endSummary(
+  job: ResolvedJob,
+  outcome: RunJobResult,
+  startedAt: number,
+  endedAt: number,
+): Promise<Omit<RunSummary, 'host'>> {
+  return {
+    job: job.name,
+    exitCode: outcome.exitCode,
+    meaning: outcome.meaning,
+    stopReason: outcome.stopReason,
+    counts: outcome.counts,
+    spendUsd: outcome.spend.actualUsd,
+    reservedUsd: outcome.spend.reservedUsd,
+    budgetUsd: outcome.budgetUsd ?? null,
+    ...(await endStanding(job, {
+      counts: outcome.counts,
+      lastRun: {
+        ended: true,
+        exitCode: outcome.exitCode,
+        stopReason: outcome.stopReason,
+        message: outcome.stopMessage,
+      },
+    })),
+    startedAt,
+    endedAt,
+    journal: outcome.journal,
+    outDir: job.outDir,
+    resultsPath: resultsLocation(job.outDir),
+    address: runAddressOf(job),
+  };
 }
 
 async function failureSummary(job: ResolvedJob, err: unknown, startedAt: number): Promise<Omit<RunSummary, 'host'>> {
