@@ -11,11 +11,9 @@ import { reportHeader } from '../../report/model.js';
 import { renderReportTable } from '../../report/write-report.js';
 import {
   changedRowAdvice,
-  recordedAnswerCommand,
   uncertainAdvice,
   unrecordedAnswerAdvice,
   unrecordedTaskAdvice,
-  unrecordedTaskCommand,
   type WithheldRow,
 } from '../../job/advice.js';
 import { gatewayAccess, type ResolvedJob } from '../../job/job.js';
@@ -28,6 +26,7 @@ import { journalArgOf, planCommandOf } from '../../core/job-address.js';
 import type { RunRecord } from '../../core/standing.js';
 import { hostname } from 'node:os';
 import { uncertainRows } from '../uncertain-rows.js';
+import { runDocument } from '../run-document.js';
 
 const SUMMARY_ROWS = 40;
 const ADVICE_ROWS = 20;
@@ -115,58 +114,7 @@ async function printOutcome(job: ResolvedJob, result: RunJobResult, json: boolea
 async function printSummary(job: ResolvedJob, result: RunJobResult, json: boolean): Promise<void> {
   const why = exitMeaning(result);
   if (json) {
-    process.stdout.write(
-      `${JSON.stringify({
-        job: job.name,
-        exit_code: result.exitCode,
-        reason: why,
-        state: job.statePath,
-        out: job.outDir,
-        counts: result.counts,
-        spent_usd: result.spend.actualUsd,
-        reserved_usd: result.spend.reservedUsd,
-        budget_usd: result.budgetUsd ?? null,
-        stop_reason: result.stopReason ?? null,
-        stop_message: result.stopMessage ?? null,
-        output_error: result.outputFailure?.message ?? null,
-        ...(result.journalLost
-          ? {
-              journal_lost: {
-                saved_copy: result.journalLost.savedCopy ?? null,
-                lines: result.journalLost.lines,
-                unrecorded_tasks: (result.journalLost.unrecordedTasks ?? []).map((t) => ({
-                  id: t.id,
-                  task_id: t.taskId,
-                  resolve: unrecordedTaskCommand(t, namedJournal(job)),
-                })),
-                unrecorded_answers: (result.journalLost.unrecordedAnswers ?? []).map((a) => ({
-                  id: a.id,
-                  attempt: a.attempt,
-                  resolve: recordedAnswerCommand(a, namedJournal(job)),
-                })),
-              },
-            }
-          : {}),
-        ingest: result.ingest
-          ? {
-              rows: result.ingest.rows,
-              inserted: result.ingest.inserted,
-              unchanged: result.ingest.unchanged,
-              replaced: result.ingest.replaced,
-              invalid: result.ingest.invalidCount,
-              conflicts: result.ingest.conflicts.length,
-              skipped_changed: result.ingest.skippedChanged.length,
-            }
-          : null,
-        recovered_uncertain: result.recovery?.madeUncertain ?? [],
-        auto_resubmitted: [...(result.recovery?.resubmitted ?? []), ...(result.autoRetried?.resubmitted ?? [])],
-        auto_retried: result.autoRetried?.requeued ?? [],
-        polls: result.polls,
-        download_failures: result.downloadFailures,
-        budget_refusals: result.budgetRefusals ?? 0,
-        journal_commits: result.journalCommits,
-      })}\n`,
-    );
+    process.stdout.write(`${JSON.stringify(runDocument(job, result, why, namedJournal(job)))}\n`);
     return;
   }
   const quiet = job.flags.quiet;
