@@ -55,6 +55,12 @@ export interface SubmitterHooks {
   beforeBooking?(): Promise<void>;
 }
 
+/** A submission cut on the wire by this runner's abort (the grace after a stop ran out): it is uncertain. */
+const cutByThisRunner = (outcome: SendOutcome): boolean =>
+  outcome.kind === 'ambiguous' &&
+  outcome.error instanceof GatewayTransportError &&
+  outcome.error.code === 'GBATCH_ABORTED';
+
 /** A row that left its lane slot to wait for headroom: the attempt it resumes at, and the last this run allows it. */
 interface Resume {
   item: Item;
@@ -315,21 +321,12 @@ export class Submitter {
       const outcome = await this.send(item, attempt, reservation.request, cycle);
       const answeredAt = this.slotTrace?.trace.answerIn();
       cycle = undefined; // a retry in the same slot is not a slot's cycle
-      if (
-        outcome.kind === 'ambiguous' &&
-        outcome.error instanceof GatewayTransportError &&
-        outcome.error.code === 'GBATCH_ABORTED'
-      )
-        this.cut++;
+      if (cutByThisRunner(outcome)) this.cut++;
       if (outcome.kind === 'completed') await this.hooks.beforeBooking?.();
       const plan = planOutcome(item, outcome, attempt, lastAttempt, ctx.budget.driftRatio);
       this.moveMoney(plan);
       const next = plan.followUp;
-      // Stops take effect at once, before the outcome is even written: no other request may leave.
-      if (next.kind === 'stop-balance')
-        this.stopFor('balance', `the gateway's balance ran out (402): no further submissions`);
-      else if (next.kind === 'stop-auth')
-        this.stopFor('auth', 'the gateway refused the API key (401): no further submissions; check GATEWAY_API_KEY');
+      this.stopIfDue(next);
       const written = ctx.commits.write(plan.change, item);
       const unrecorded = unrecordedOutcome(plan.change, attempt);
       if (unrecorded) {
@@ -358,6 +355,14 @@ export class Submitter {
       if (typeof again === 'number') return { item, attempt: attempt + 1, lastAttempt };
       reservation = again;
     }
+  }
+
+  /** Stops take effect at once, before the outcome is even written: no other request may leave. */
+  private stopIfDue(next: FollowUp): void {
+    if (next.kind === 'stop-balance')
+      this.stopFor('balance', `the gateway's balance ran out (402): no further submissions`);
+    else if (next.kind === 'stop-auth')
+      this.stopFor('auth', 'the gateway refused the API key (401): no further submissions; check GATEWAY_API_KEY');
   }
 
   /**
