@@ -216,20 +216,7 @@ export async function renderReportTable(
     new Set([5, 6, 7]),
   );
   const inFull = errors.length > 0 ? `\n\nNotes in full:\n${errors.join('\n')}` : '';
-  const groups = renderTable(
-    ['model', 'resolution', 'items', 'settled', 'estimate', 'actual', 'delta(settled)', 'tokens'],
-    header.by_model.map((g) => [
-      g.model,
-      g.resolution,
-      g.items,
-      g.settled_items,
-      usd(g.estimated_usd),
-      usd(g.actual_usd),
-      usd(g.delta_usd),
-      g.total_tokens,
-    ]),
-    new Set([2, 3, 4, 5, 6, 7]),
-  );
+  const groups = modelTable(header.by_model);
   const forecast = header.forecast ? `\n\n${forecastTable(header.forecast)}` : '';
   const states = Object.entries(totals.by_state)
     .map(([s, n]) => `${s} ${n}`)
@@ -245,6 +232,35 @@ export async function renderReportTable(
     '',
     groups + forecast,
     '',
+    ...moneyLines(totals),
+    // Tallied from the rows shown: a run's summary (a few rows) leaves it to the run's own log line.
+    ...[totals.items > maxItems ? undefined : priceDriftLine(drift.finish())]
+      .filter((line) => line !== undefined)
+      .map(printable),
+  ].join('\n');
+}
+
+/** The table of each model and resolution: its items, settled items, estimate, actual and tokens. */
+function modelTable(byModel: ReportHeader['by_model']): string {
+  return renderTable(
+    ['model', 'resolution', 'items', 'settled', 'estimate', 'actual', 'delta(settled)', 'tokens'],
+    byModel.map((g) => [
+      g.model,
+      g.resolution,
+      g.items,
+      g.settled_items,
+      usd(g.estimated_usd),
+      usd(g.actual_usd),
+      usd(g.delta_usd),
+      g.total_tokens,
+    ]),
+    new Set([2, 3, 4, 5, 6, 7]),
+  );
+}
+
+/** The lines on the job's money: estimate, actual and delta, what actual means, reserved and budget, charges. */
+function moneyLines(totals: ReportHeader['totals']): string[] {
+  return [
     `Estimated ${usd(totals.estimated_usd)} in all; settled ${totals.settled_items} item(s): estimate ${usd(totals.settled_estimated_usd)}, actual ${usd(totals.actual_usd)}, delta ${usd(totals.delta_usd)}` +
       (totals.overshoot_usd > 0 ? `, overshoot ${usd(totals.overshoot_usd)}` : ''),
     ...(totals.settled_items > 0
@@ -263,11 +279,7 @@ export async function renderReportTable(
           `Unmetered: ${totals.unmetered_items} item(s) came back without a usable count (usage / total_tokens); each is booked at the most it could be billed`,
         ]
       : []),
-    // Tallied from the rows shown: a run's summary (a few rows) leaves it to the run's own log line.
-    ...[totals.items > maxItems ? undefined : priceDriftLine(drift.finish())]
-      .filter((line) => line !== undefined)
-      .map(printable),
-  ].join('\n');
+  ];
 }
 
 const NOTE_WIDTH = 60;
