@@ -17,20 +17,13 @@ import type { Writable } from 'node:stream';
 import { LISTING_CODE } from '../../core/orphans.js';
 import { ITEM_STATES, type ItemState } from '../../core/states.js';
 import { IdRegistry } from '../../core/id-registry.js';
-import {
-  judgeAgainstPrior,
-  replaceableSql,
-  replacementEvent,
-  type IngestEvent,
-  type IngestEntry,
-  type IngestSummary,
-  type JudgedPrior,
-} from '../ingest-rules.js';
+import { replaceableSql, type IngestEntry, type IngestSummary } from '../ingest-rules.js';
 import type { IngestWriter, JobTotals, ManifestPrint } from '../store.js';
 import { takeIngestLock, type IngestLockWait } from './ingest-lock.js';
 import { copyField } from './copy-text.js';
 import { checkout } from './pool.js';
 import { logEvents } from './transitions.js';
+import { judgeStaged, type StagedRow } from './ingest-judgement.js';
 
 /** Rows staged before they are merged: large enough to amortise the merge, small enough to judge in memory. */
 const CHUNK_ROWS = 50_000;
@@ -55,23 +48,6 @@ interface OpenCopy {
   rows: number;
   broken: Promise<never>;
   detach(): void;
-}
-
-interface Held extends JudgedPrior {
-  source_file: string;
-  source_line: number;
-}
-
-interface Judged extends Held {
-  ord: number;
-  id: string;
-  p_hash: string | null;
-  p_state: string | null;
-  p_file: string | null;
-  p_line: number | null;
-  p_orphan: number | null;
-  p_reserved: number | null;
-  p_actual: number | null;
 }
 
 export class PgIngestWriter implements IngestWriter {
@@ -400,7 +376,7 @@ export class PgIngestWriter implements IngestWriter {
     // Rows under an id the job holds already, and every row of an id staged more than once: these are
     // judged one by one, in order; every other row is simply new.
     const judged = (
-      await client.query<Judged>(
+      await client.query<StagedRow>(
         `SELECT s.ord, s.id, s.content_hash, s.state, s.source_file, s.source_line,
         i.content_hash AS p_hash, i.state AS p_state, i.source_file AS p_file, i.source_line AS p_line,
         i.orphan AS p_orphan, i.reserved_usd AS p_reserved, i.actual_usd AS p_actual
@@ -410,58 +386,7 @@ export class PgIngestWriter implements IngestWriter {
         [this.jobId],
       )
     ).rows;
-    const held = new Map<string, Held>();
-    const later: number[] = [];
-    const replacing = new Map<string, number>();
-    const replaced: IngestEvent[] = [];
-    let expectedNew = this.staged;
-    for (const row of judged) {
-      const prior: Held | undefined =
-        held.get(row.id) ??
-        (row.p_hash === null
-          ? undefined
-          : {
-              content_hash: row.p_hash,
-              state: row.p_state!,
-              source_file: row.p_file!,
-              source_line: row.p_line!,
-              orphan: row.p_orphan,
-              reserved_usd: row.p_reserved,
-              actual_usd: row.p_actual,
-            });
-      const own: Held = {
-        content_hash: row.content_hash,
-        state: row.state,
-        source_file: row.source_file,
-        source_line: row.source_line,
-      };
-      if (prior === undefined) {
-        held.set(row.id, own); // the first of a repeated new id: inserted below
-        continue;
-      }
-      expectedNew--;
-      if (row.p_hash === null) later.push(row.ord);
-      const judgement = judgeAgainstPrior(prior, row.content_hash);
-      if (judgement === 'unchanged') {
-        this.summary.unchanged++;
-        held.set(row.id, prior);
-      } else if (judgement === 'replace') {
-        this.summary.replaced++;
-        replacing.set(row.id, row.ord); // a replacement writes every column: the last one stands
-        const event = replacementEvent(row.id, prior, row.state);
-        if (event) replaced.push(event);
-        held.set(row.id, own);
-      } else {
-        this.summary.conflicts.push({
-          id: row.id,
-          file: row.source_file,
-          line: row.source_line,
-          journalFile: prior.source_file,
-          journalLine: prior.source_line,
-        });
-        held.set(row.id, prior);
-      }
-    }
+    const { expectedNew, later, replacing, replaced } = judgeStaged(judged, this.staged, this.summary);
     // Nothing judged (a first ingest, as a rule): every staged row is new, no need to look again.
     const inserted =
       judged.length === 0
@@ -482,13 +407,13 @@ export class PgIngestWriter implements IngestWriter {
       );
     }
     this.summary.inserted += expectedNew;
-    if (replacing.size > 0) {
+    if (replacing.length > 0) {
       await client.query(
         `UPDATE items i SET kind = s.kind, model = s.model, request = s.request, content_hash = s.content_hash,
           source_file = s.source_file, source_line = s.source_line, state = s.state, resolution = s.resolution,
           has_reference_video = s.has_reference_video, estimate_usd = s.estimate_usd, last_error = s.last_error, updated_at = s.updated_at, meta = s.meta
         FROM ingest_stage s WHERE s.ord = ANY($2) AND i.job_id = $1 AND i.id = s.id AND ${replaceableSql('i')}`,
-        [this.jobId, [...replacing.values()]],
+        [this.jobId, replacing],
       );
       await logEvents(client, this.jobId, this.now(), replaced);
     }
