@@ -37,85 +37,12 @@ export function planOutcome(
 ): OutcomePlan {
   const reserved = item.reservedUsd;
   switch (outcome.kind) {
-    case 'accepted': {
-      const ids = answeredTaskIds(outcome.body);
-      return {
-        change: {
-          id: item.id,
-          event: 'accept',
-          patch: {
-            taskId: outcome.taskId,
-            lastError: null,
-            ...(ids ? { response: ids } : {}),
-            // A new task: its download has its tries anew (a row sent again after an earlier task's were counted).
-            ...(item.downloadFailures > 0 ? { downloadFailures: 0 } : {}),
-          },
-          detail: { taskId: outcome.taskId, attempt, ...(ids ? { taskIds: ids.task_ids } : {}) },
-        },
-        money: { hold: true },
-        followUp: { kind: 'poll' },
-      };
-    }
-    case 'completed': {
-      // No usable usage: unmetered, booked at what was reserved (its bound), never at $0.
-      const settled = meterChatAnswer(outcome.body, item.priceSnapshot as PriceSnapshot, reserved);
-      const booked = settled.unmetered ? { usd: settled.usd } : textAtDrift(settled.usd, driftRatio);
-      return {
-        change: {
-          id: item.id,
-          event: 'complete',
-          patch: {
-            response: outcome.body,
-            responseStatus: outcome.status,
-            requestId: outcome.requestId ?? null,
-            actualUsd: booked.usd,
-            reservedUsd: 0,
-            totalTokens: settled.totalTokens,
-            lastError: booked.note ? { message: booked.note } : null,
-            ...(settled.unmetered ? { unmetered: true } : {}),
-          },
-          detail: {
-            attempt,
-            actualUsd: booked.usd,
-            ...(settled.unmetered ? { unmetered: true } : {}),
-            ...(booked.note ? { tableUsd: settled.usd, driftRatio } : {}),
-          },
-        },
-        money: { settle: { reserved, actual: booked.usd } },
-        followUp: { kind: 'results' },
-      };
-    }
+    case 'accepted':
+      return acceptedPlan(item, outcome, attempt);
+    case 'completed':
+      return completedPlan(item, outcome, attempt, driftRatio);
     case 'rejected':
-      if (outcome.error.status === 401) {
-        // A refused key says nothing about the row: it goes back to pending, and the run stops.
-        return {
-          change: {
-            id: item.id,
-            event: 'retry',
-            patch: { reservedUsd: 0, lastError: errorSummary(outcome.error) },
-            detail: { attempt, status: 401 },
-          },
-          money: { release: reserved },
-          followUp: { kind: 'stop-auth' },
-        };
-      }
-      return {
-        change: {
-          id: item.id,
-          event: 'reject',
-          patch: {
-            reservedUsd: 0,
-            lastError: errorSummary(outcome.error),
-            // The answer as it came, for an error line that carries the gateway's status, id and body unchanged.
-            responseStatus: outcome.error.status,
-            requestId: outcome.error.requestId ?? null,
-            response: outcome.error.body ?? null,
-          },
-          detail: { attempt, status: outcome.error.status },
-        },
-        money: { release: reserved },
-        followUp: { kind: 'none' },
-      };
+      return rejectedPlan(item, outcome, attempt);
     case 'insufficient_balance':
       return {
         change: {
@@ -166,6 +93,96 @@ export function planOutcome(
         followUp: { kind: 'none' },
       };
   }
+}
+
+type Answer<K extends SendOutcome['kind']> = Extract<SendOutcome, { kind: K }>;
+
+/** A video task the gateway accepted: the row waits for it, its reservation held until the task settles. */
+function acceptedPlan(item: Item, outcome: Answer<'accepted'>, attempt: number): OutcomePlan {
+  const ids = answeredTaskIds(outcome.body);
+  return {
+    change: {
+      id: item.id,
+      event: 'accept',
+      patch: {
+        taskId: outcome.taskId,
+        lastError: null,
+        ...(ids ? { response: ids } : {}),
+        // A new task: its download has its tries anew (a row sent again after an earlier task's were counted).
+        ...(item.downloadFailures > 0 ? { downloadFailures: 0 } : {}),
+      },
+      detail: { taskId: outcome.taskId, attempt, ...(ids ? { taskIds: ids.task_ids } : {}) },
+    },
+    money: { hold: true },
+    followUp: { kind: 'poll' },
+  };
+}
+
+/** A chat or responses answer: booked from its usage (at the drift ratio), or at its reservation when unmetered. */
+function completedPlan(item: Item, outcome: Answer<'completed'>, attempt: number, driftRatio: number): OutcomePlan {
+  const reserved = item.reservedUsd;
+  // No usable usage: unmetered, booked at what was reserved (its bound), never at $0.
+  const settled = meterChatAnswer(outcome.body, item.priceSnapshot as PriceSnapshot, reserved);
+  const booked = settled.unmetered ? { usd: settled.usd } : textAtDrift(settled.usd, driftRatio);
+  return {
+    change: {
+      id: item.id,
+      event: 'complete',
+      patch: {
+        response: outcome.body,
+        responseStatus: outcome.status,
+        requestId: outcome.requestId ?? null,
+        actualUsd: booked.usd,
+        reservedUsd: 0,
+        totalTokens: settled.totalTokens,
+        lastError: booked.note ? { message: booked.note } : null,
+        ...(settled.unmetered ? { unmetered: true } : {}),
+      },
+      detail: {
+        attempt,
+        actualUsd: booked.usd,
+        ...(settled.unmetered ? { unmetered: true } : {}),
+        ...(booked.note ? { tableUsd: settled.usd, driftRatio } : {}),
+      },
+    },
+    money: { settle: { reserved, actual: booked.usd } },
+    followUp: { kind: 'results' },
+  };
+}
+
+/** A refusal: the row is rejected, unless the key itself was refused (401), which stops the run. */
+function rejectedPlan(item: Item, outcome: Answer<'rejected'>, attempt: number): OutcomePlan {
+  const reserved = item.reservedUsd;
+  if (outcome.error.status === 401) {
+    // A refused key says nothing about the row: it goes back to pending, and the run stops.
+    return {
+      change: {
+        id: item.id,
+        event: 'retry',
+        patch: { reservedUsd: 0, lastError: errorSummary(outcome.error) },
+        detail: { attempt, status: 401 },
+      },
+      money: { release: reserved },
+      followUp: { kind: 'stop-auth' },
+    };
+  }
+  return {
+    change: {
+      id: item.id,
+      event: 'reject',
+      patch: {
+        reservedUsd: 0,
+        lastError: errorSummary(outcome.error),
+        // The answer as it came, for an error line that carries the gateway's status, id and body unchanged.
+        responseStatus: outcome.error.status,
+        requestId: outcome.error.requestId ?? null,
+        response: outcome.error.body ?? null,
+      },
+      detail: { attempt, status: outcome.error.status },
+    },
+    money: { release: reserved },
+    followUp: { kind: 'none' },
+  };
 }
 
 /**
