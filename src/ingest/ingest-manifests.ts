@@ -1,25 +1,15 @@
 // Brings the manifests into the journal in one transaction: all new rows, or (when refused) none.
-import { basename } from 'node:path';
 import {
   conflictProblem,
-  invalidRowHash,
   skippedChangeLine,
   type IngestConflict,
-  type IngestEntry,
   type JournalRun,
   type JobTotals,
 } from '../journal/index.js';
 import type { PricingTable } from '../core/pricing.js';
-import { hashCanonicalRequest } from '../manifest/content-hash.js';
-import { formatRowError } from '../manifest/types.js';
 import type { InvalidEntry } from './scan-manifests.js';
-import { scanCompact } from './scan-compact.js';
-import type { CompactRow } from './scan-protocol.js';
 import { fingerprint, manifestPrints, unchangedRows, type Fingerprint } from './manifest-fingerprint.js';
-
-// Rows wait here for their insert; while they wait they survive young-generation collections, which
-// copy them. Small batches keep that copying small (20,000 rows: 0.46 s against 0.49 s with 1,000).
-const BATCH = 64;
+import { readRows } from './read-rows.js';
 
 export interface IngestOutcome {
   ok: boolean;
@@ -42,15 +32,8 @@ export interface IngestOutcome {
   totals?: JobTotals;
 }
 
-const MAX_KEPT_ERRORS = 1000;
-
 /** Skipped changed rows named one by one at the start of a run; `gbatch plan` lists them all. */
 const SHOWN_SKIPPED = 50;
-
-/** An id for a row that has none of its own (missing, or a duplicate of an earlier row). */
-function standInId(entry: InvalidEntry): string {
-  return `@${basename(entry.file)}:${entry.line}`;
-}
 
 /** The outcome when every manifest is one the journal already holds as it is: nothing read. */
 function alreadyIngested(rows: number): IngestOutcome {
@@ -65,41 +48,6 @@ function alreadyIngested(rows: number): IngestOutcome {
     conflicts: [],
     skippedChanged: [],
     problems: [],
-  };
-}
-
-/** A valid row as the journal takes it: pending. */
-function pendingEntry(row: CompactRow): IngestEntry {
-  return {
-    id: row.id,
-    kind: row.kind,
-    model: row.model,
-    request: null,
-    requestJson: row.requestJson,
-    metaJson: row.metaJson,
-    contentHash: hashCanonicalRequest(row.kind, row.requestJson),
-    sourceFile: row.file,
-    sourceLine: row.line,
-    state: 'pending',
-    resolution: row.resolution,
-    hasReferenceVideo: row.hasReferenceVideo,
-    estimateUsd: row.estimateUsd,
-  };
-}
-
-/** An invalid row kept in the journal (--skip-invalid), under its own id when that id is sound. */
-function invalidRowEntry(entry: InvalidEntry): IngestEntry {
-  const ownId = entry.id !== undefined && !entry.errors.some((e) => e.field === 'id');
-  return {
-    id: ownId ? entry.id! : standInId(entry),
-    kind: 'invalid',
-    model: null,
-    request: null,
-    contentHash: invalidRowHash(entry.raw),
-    sourceFile: entry.file,
-    sourceLine: entry.line,
-    state: 'invalid',
-    lastError: { message: entry.errors.map(formatRowError).join('; ') },
   };
 }
 
@@ -119,10 +67,6 @@ export async function ingestManifests(
   if (known !== undefined) {
     return alreadyIngested(known);
   }
-  const rowsByPath = new Map<string, number>();
-  const count = (file: string): void => {
-    rowsByPath.set(file, (rowsByPath.get(file) ?? 0) + 1);
-  };
   const session = await journal.beginIngest(say ? { say } : {});
   // Another runner of the job may have ingested the same manifests while this one waited for the ingest
   // lock: looked at again under it, they are known, and nothing needs reading.
@@ -131,51 +75,7 @@ export async function ingestManifests(
     await session.rollback();
     return alreadyIngested(ingestedMeanwhile);
   }
-  const invalid: InvalidEntry[] = [];
-  let invalidCount = 0;
-  let batch: IngestEntry[] = [];
-  // A writer that wants the reader to slow down (its rows still on their way to the database) says so
-  // with a promise; the scan worker gets its next batch's go-ahead only once it settles.
-  let backlog: Promise<void> | undefined;
-  const flush = (): void => {
-    const added = session.add(batch);
-    batch = [];
-    if (added) backlog = added;
-  };
-  let scan;
-  try {
-    scan = await scanCompact(
-      files,
-      pricing,
-      {
-        valid: (row) => {
-          count(row.file);
-          batch.push(pendingEntry(row));
-          if (batch.length >= BATCH) flush();
-        },
-        invalid: (entry) => {
-          count(entry.file);
-          invalidCount++;
-          if (invalid.length < MAX_KEPT_ERRORS) invalid.push(entry);
-          if (!skipInvalid) return;
-          batch.push(invalidRowEntry(entry));
-          if (batch.length >= BATCH) flush();
-        },
-        drained: async () => {
-          const waiting = backlog;
-          backlog = undefined;
-          await waiting;
-        },
-      },
-      { metaColumns },
-    );
-    flush();
-    await backlog;
-  } catch (err) {
-    await backlog?.catch(() => undefined);
-    await session.rollback();
-    throw err;
-  }
+  const { rows, invalid, invalidCount, rowsByPath } = await readRows(session, files, pricing, skipInvalid, metaColumns);
   const summary = await session.settle();
   const problems: string[] = [];
   if (invalidCount > 0 && !skipInvalid)
@@ -206,7 +106,7 @@ export async function ingestManifests(
   }
   return {
     ok,
-    rows: scan.rows,
+    rows,
     inserted: summary.inserted,
     unchanged: summary.unchanged,
     replaced: summary.replaced,
