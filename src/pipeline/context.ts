@@ -13,6 +13,7 @@ import type { RequestPacers } from './pacing/request-pacers.js';
 import type { SendSlots } from './pacing/send-slots.js';
 import type { JobNotices } from '../journal/job-notices.js';
 import type { ObjectStore, ObjectStoreOptions } from '../io/output-store.js';
+import type { RunVoice } from './voice/run-voice.js';
 
 export interface RunSettings {
   /** A directory, or an s3:// location on S3-compatible object storage. */
@@ -122,6 +123,8 @@ export interface RunContext {
   budget: BudgetGuard;
   settings: RunSettings;
   events: EventEmitter<RunEvents>;
+  /** The words of the lines an operator and a server's client are told differently. */
+  voice: RunVoice;
   /** Aborted when no new submission may start: a signal, the deadline, a dead gateway, the gateway's 402. */
   submitStop: AbortController;
   /**

@@ -19,3 +19,5 @@ export { refusal, resultLineFromRow } from './results/results-line.js';
 // `plan`: what a run would do against the journal.
 export { PlanAgainstJournal } from './plan-journal.js';
 export { unpricedHeldRows } from './lanes/held-row-prices.js';
+// What a run says to whom: the operator's words (the default) or a server's own.
+export type { DeadlineCut, RunVoice } from './voice/run-voice.js';

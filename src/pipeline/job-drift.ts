@@ -18,6 +18,7 @@ export function adoptDrifts(ctx: LaneContext, seen: readonly SeenDrift[], witnes
         inForce.seen.gatewayChargeUsd,
         inForce.ratio,
         witness,
+        ctx.voice,
       ),
     );
 }

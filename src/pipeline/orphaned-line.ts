@@ -1,11 +1,12 @@
 // The line `run` logs when the journal holds rows its manifests no longer list (src/core/orphans.ts).
 import type { OrphanSummary } from '../journal/index.js';
+import type { RunVoice } from './voice/run-voice.js';
 
 /** How many orphaned ids `run` names (and `status` lists). */
 export const SHOWN_ORPHANS = 20;
 
 /** `skippedChanged`: rows this run's ingest skipped as changed (--skip-changed), which are among them. */
-export function orphanedLine(orphans: OrphanSummary, skippedChanged = 0): string {
+export function orphanedLine(orphans: OrphanSummary, voice: RunVoice, skippedChanged = 0): string {
   const byState = Object.entries(orphans.counts)
     .map(([state, n]) => `${state} ${n}`)
     .join(', ');
@@ -15,5 +16,5 @@ export function orphanedLine(orphans: OrphanSummary, skippedChanged = 0): string
     skippedChanged > 0
       ? "in none of this run's manifests, or changed there and skipped (--skip-changed)"
       : "in none of this run's manifests";
-  return `${orphans.total} row(s) of the journal are ${where} (${byState}): not sent; \`gbatch status\` lists them: ${ids}${more}`;
+  return voice.orphaned(orphans.total, where, byState, `${ids}${more}`);
 }

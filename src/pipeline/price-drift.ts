@@ -2,6 +2,7 @@
 // table's figure, the gateway's, and what the run does about it.
 import { formatRatio } from '../core/charge-check.js';
 import { formatUsd } from '../core/money.js';
+import type { RunVoice } from './voice/run-voice.js';
 
 /**
  * Who saw it: this run just now (`now`), an earlier run of the job (this run starts from it), or another
@@ -14,20 +15,17 @@ export function priceDriftLine(
   tableUsd: number,
   gatewayUsd: number,
   ratio: number,
-  witness: DriftWitness = 'now',
+  witness: DriftWitness,
+  voice: RunVoice,
 ): string {
   const later = witness === 'earlier' ? '' : 'later ';
   const then = Number.isFinite(ratio)
     ? `every ${later}reservation is scaled by ${formatRatio(ratio)}`
     : `no ${later}row fits the budget`;
   const who =
-    witness === 'earlier'
-      ? 'an earlier run saw '
-      : witness === 'another runner'
-        ? 'another runner of the job saw '
-        : '';
+    witness === 'earlier' ? voice.earlierWitness : witness === 'another runner' ? 'another runner of the job saw ' : '';
   return (
-    `${who}model '${row.model}' (item '${row.id}'): the gateway charged ${formatUsd(gatewayUsd)}, ` +
+    `${who}model '${row.model}' (${voice.item} '${row.id}'): the gateway charged ${formatUsd(gatewayUsd)}, ` +
     `the pricing table says ${formatUsd(tableUsd)} (${formatRatio(ratio)}): ${witness === 'now' ? "booked the gateway's charge; " : ''}${then}; ` +
     "correct the pricing file (its group_ratio or the model's rates)"
   );

@@ -1,6 +1,7 @@
 // On start: whatever a killed runner left mid-request becomes `uncertain`; never resent blindly.
 import type { JournalRun } from '../journal/index.js';
 import type { RunSettings } from './context.js';
+import type { RunVoice } from './voice/run-voice.js';
 
 export interface Recovery {
   /** Items found `submitting`: their request may have reached the gateway. */
@@ -13,14 +14,13 @@ export interface Recovery {
 export async function recoverJournal(
   journal: JournalRun,
   settings: Pick<RunSettings, 'resubmitUncertainText' | 'maxAutoResubmits'>,
+  voice: RunVoice,
 ): Promise<Recovery> {
   const recovery: Recovery = { madeUncertain: [], resubmitted: [], messages: [] };
   const interrupted = await journal.recoverInterrupted();
   recovery.madeUncertain = interrupted.map((i) => i.id);
   if (interrupted.length > 0) {
-    recovery.messages.push(
-      `${interrupted.length} item(s) were mid-submission when the last runner stopped: now uncertain (see \`gbatch status\`, decide with \`gbatch resolve\`)`,
-    );
+    recovery.messages.push(voice.uncertainNow(interrupted.length, 'when the last runner stopped'));
   }
   if (settings.resubmitUncertainText) {
     const eligible = (await journal.list(['uncertain'])).filter(
@@ -37,7 +37,7 @@ export async function recoverJournal(
     recovery.resubmitted = eligible.map((i) => i.id);
     for (const item of eligible) {
       recovery.messages.push(
-        `resubmitting uncertain ${item.kind} item '${item.id}' (opt-in policy; a duplicate may be billed)`,
+        `resubmitting uncertain ${item.kind} ${voice.item} '${item.id}' (opt-in policy; a duplicate may be billed)`,
       );
     }
   }

@@ -28,7 +28,9 @@ import { jobEnd, joinJobNotices } from './runners/job-end.js';
 import { CancelWatch } from './stops/cancel-watch.js';
 import { acquireRunner, type OverlapPolicy } from './runners/overlap.js';
 import { isDatabaseUrl, openStore } from '../journal/open-store.js';
-import { budgetInForce, type JobFileBudget } from '../core/job-budget.js';
+import { budgetInForce, type BudgetChoice, type JobFileBudget } from '../core/job-budget.js';
+import { operatorVoice } from './voice/operator-voice.js';
+import type { RunVoice } from './voice/run-voice.js';
 import { countsForExit } from '../core/orphans.js';
 import { orphanedLine, SHOWN_ORPHANS } from './orphaned-line.js';
 import type { Durability, JobCancel, JobTotals, RunEnd } from '../journal/index.js';
@@ -120,6 +122,8 @@ export interface RunConfig {
    * catalog whether the batch is still live, so no run takes up a batch another server has just ended.
    */
   startGate?: () => Promise<string | undefined>;
+  /** How the run words what an operator and a server's client are told differently (default: the operator's). */
+  voice?: RunVoice;
 }
 
 export type { RunResult } from './run-result.js';
@@ -127,6 +131,7 @@ export type { RunResult } from './run-result.js';
 export async function runJob(config: RunConfig): Promise<RunResult> {
   const clock = config.clock ?? systemClock;
   const events = config.events ?? new EventEmitter<RunEvents>();
+  const voice = config.voice ?? operatorVoice;
   const onServer = isDatabaseUrl(config.statePath);
   // Before the journal exists or changes and before any request: a path that cannot be used is exit 2.
   const outDir = config.settings.outDir;
@@ -163,7 +168,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
       'log',
       loss.kind === 'lock-lost'
         ? lockLostLine(where)
-        : `the journal at ${where} was ${lossWords(loss.kind)} while running: stopping all submissions now`,
+        : `${voice.journal} at ${where} was ${lossWords(loss.kind)} while running: stopping all submissions now`,
     );
     halt.abort(loss);
   });
@@ -201,7 +206,10 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     runId = await journal.recordRunStart();
     await joinJobNotices(journal, events);
     if (takeover)
-      events.emit('log', `taking over the journal from runner pid ${takeover.pid} (${takeover.host}), which is gone`);
+      events.emit(
+        'log',
+        `taking over ${voice.journal} from runner pid ${takeover.pid} (${takeover.host}), which is gone`,
+      );
     let beating = false;
     heartbeat = setInterval(() => {
       guard.check();
@@ -217,7 +225,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
           (err: unknown) => {
             // A missed beat (the journal busy past its timeout) is harmless; the next one refreshes it.
             events.emit('lease', 'skipped');
-            events.emit('log', `journal heartbeat skipped: ${(err as Error).message}`);
+            events.emit('log', `${voice.store} heartbeat skipped: ${(err as Error).message}`);
           },
         )
         .finally(() => {
@@ -226,7 +234,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     }, heartbeatMs());
     heartbeat.unref();
 
-    const recovery = await recoverJournal(journal, config.settings);
+    const recovery = await recoverJournal(journal, config.settings, voice);
     for (const line of recovery.messages) events.emit('log', line);
 
     const ingest = await ingestManifests(
@@ -247,15 +255,17 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
       return await finish({ ...(await emptyResult(journal, EXIT.usage, config)), ingest, recovery, takeover });
     }
     const saved = await journal.getJob();
-    const budget = budgetInForce({
+    const budgetChoice: BudgetChoice = {
       stored: saved?.budgetUsd,
       given: config.budgetUsd,
       lift: config.liftBudget === true,
       created: saved === undefined,
       file: config.jobFileBudget ?? 'unset',
       fileSeen: saved?.jobFileBudget,
-    });
-    if (budget.note) events.emit('log', budget.note);
+    };
+    const budget = budgetInForce(budgetChoice);
+    const budgetLine = voice.budgetInForce(budgetChoice, budget);
+    if (budgetLine) events.emit('log', budgetLine);
     const jobInput = {
       name: config.jobName,
       manifest: config.manifests.join(','),
@@ -280,7 +290,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     // Before the first send: what the history says the job will cost, for the report and `status` (never the budget).
     await recordStartForecast(journal, jobInput, accountId(config.baseUrl, config.apiKey), clock.now());
     const orphaned = await journal.orphans(SHOWN_ORPHANS);
-    if (orphaned.total > 0) events.emit('log', orphanedLine(orphaned, ingest.skippedChanged.length));
+    if (orphaned.total > 0) events.emit('log', orphanedLine(orphaned, voice, ingest.skippedChanged.length));
 
     const { concurrency, pollConcurrency, downloadConcurrency } = config.settings;
     const watch = new GatewayWatch(config.baseUrl);
@@ -340,7 +350,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     throw err;
   } finally {
     // A journal lost or fenced takes no more records; the saved copy is what the operator resumes from.
-    if (runId !== undefined && !guard.lost) await recordEnd(journal, runId, end, events);
+    if (runId !== undefined && !guard.lost) await recordEnd(journal, runId, end, events, voice);
     if (heartbeat) clearInterval(heartbeat);
     await journal.membership.release();
     await journal.close();
@@ -381,16 +391,18 @@ async function drive(
   halt: AbortSignal,
   objects: ObjectStore | undefined,
 ): Promise<RunResult> {
+  const voice = config.voice ?? operatorVoice;
   const controllers = {
     submitStop: unlimited(new AbortController()),
     stop: unlimited(new AbortController()),
     hardStop: unlimited(new AbortController()),
     submitCut: unlimited(new AbortController()),
   };
-  const failures = new LaneFailures({ ...controllers, events });
+  const failures = new LaneFailures({ ...controllers, events, voice });
   const stops = new RunStops({
     clock,
     events,
+    voice,
     ...controllers,
     deadlineAt: config.settings.deadlineAt,
     deadlineGraceMs: config.settings.deadlineGraceMs ?? DEFAULT_DEADLINE_GRACE_S * 1000,
@@ -403,6 +415,7 @@ async function drive(
     gateway,
     clock,
     events,
+    voice,
     pricing: config.pricing,
     settings: config.settings,
     commits: new CommitQueue(journal, undefined, (seconds, changes) => events.emit('commit', seconds, changes)),
@@ -428,7 +441,7 @@ async function drive(
   const cleanups: Array<() => void> = [() => stops.dispose()];
   listen(config.interrupt, () => stops.interrupt(signalName(config.interrupt)), cleanups);
   listen(config.forceInterrupt, () => stops.force(), cleanups);
-  watch.onUnreachable = (line) => stops.unreachable(line);
+  watch.onUnreachable = (head) => stops.unreachable(voice.unreachable(head));
   cleanups.push(() => {
     watch.onUnreachable = undefined;
   });
@@ -643,11 +656,12 @@ async function recordEnd(
   runId: number,
   end: RunEnd,
   events: EventEmitter<RunEvents>,
+  voice: RunVoice,
 ): Promise<void> {
   try {
     await journal.recordRunEnd(runId, end);
   } catch (err) {
-    events.emit('log', `could not record how this run ended in the journal: ${(err as Error).message}`);
+    events.emit('log', `could not record how this run ended in ${voice.journal}: ${(err as Error).message}`);
   }
 }
 

@@ -1,6 +1,6 @@
 // The HTTP front: OpenAI's /v1/files and /v1/batches on Hono, each request authenticated by its bearer
 // token (the token's hash owns what it creates), every error in OpenAI's envelope.
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { HttpBindings } from '@hono/node-server';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -27,11 +27,7 @@ export function serveApp(
   tokens: ClientTokens | undefined,
   names: { listenHost: string; allowedHosts: readonly string[] },
 ): Hono<Env> {
-  const files = new FilesApi(ctx);
-  const batches = new BatchesApi(ctx, scheduler);
   const app = new Hono<Env>();
-  const fail = (c: Context<Env>, failure: OpenAiError): Response =>
-    c.json(failure.body, failure.status as ContentfulStatusCode);
 
   // Every answer, refusals included, names itself as OpenAI's do: a client quotes it to the operator, who finds
   // it in the log of an internal error.
@@ -44,20 +40,7 @@ export function serveApp(
 
   // A web page of another site, or one reached through a name that resolves here (DNS rebinding), is refused
   // before anything else: it could otherwise read files and start batches on the operator's account.
-  app.use(
-    '*',
-    hostGuard({
-      ...names,
-      refuseCrossSite: true,
-      refuse: (status, message) =>
-        Response.json(
-          apiError(status, message, { code: status === 421 ? 'misdirected_request' : 'cross_site_request' }).body,
-          {
-            status,
-          },
-        ),
-    }),
-  );
+  app.use('*', sameSiteOnly(names));
 
   // Every body but an upload's (streamed to disk under --max-file-bytes) is bounded while it streams: a chunked
   // body without Content-Length is cut off at the limit, not read whole first.
@@ -66,8 +49,41 @@ export function serveApp(
     return jsonLimit(c, next);
   });
 
+  app.use('/v1/*', signedIn(ctx, tokens));
+  fileRoutes(app, new FilesApi(ctx));
+  batchRoutes(app, new BatchesApi(ctx, scheduler));
+  app.get('/metrics', metricsHandler(ctx, tokens));
+
+  app.notFound((c) => fail(c, apiError(404, `Unknown route ${c.req.method} ${c.req.path.slice(0, 200)}`)));
+  app.onError((err, c) => {
+    if (err instanceof ApiFailure) return fail(c, err.failure);
+    ctx.log(`internal error on ${c.req.method} ${c.req.path.slice(0, 200)} (${c.get('requestId')}): ${err.message}`);
+    return fail(c, apiError(500, 'The server failed to handle the request; its log says why.'));
+  });
+  return app;
+}
+
+function fail(c: Context<Env>, failure: OpenAiError): Response {
+  return c.json(failure.body, failure.status as ContentfulStatusCode);
+}
+
+/** Refuses a cross-site request, or one addressed by a name this server was not given, in OpenAI's envelope. */
+function sameSiteOnly(names: { listenHost: string; allowedHosts: readonly string[] }): ReturnType<typeof hostGuard> {
+  return hostGuard({
+    ...names,
+    refuseCrossSite: true,
+    refuse: (status, message) =>
+      Response.json(
+        apiError(status, message, { code: status === 421 ? 'misdirected_request' : 'cross_site_request' }).body,
+        { status },
+      ),
+  });
+}
+
+/** The owner of the request: its bearer token's, or the anonymous one without --tokens; failed sign-ins throttled. */
+function signedIn(ctx: ServeContext, tokens: ClientTokens | undefined): MiddlewareHandler<Env> {
   const throttle = new SignInThrottle(ctx.now);
-  app.use('/v1/*', async (c, next) => {
+  return async (c, next) => {
     if (!tokens) {
       c.set('owner', ANONYMOUS_OWNER);
       return next();
@@ -95,8 +111,10 @@ export function serveApp(
     throttle.succeeded(address);
     c.set('owner', owner);
     return next();
-  });
+  };
+}
 
+function fileRoutes(app: Hono<Env>, files: FilesApi): void {
   app.post('/v1/files', async (c) => c.json(await files.upload(c.get('owner'), c.env.incoming)));
   app.get('/v1/files', async (c) => c.json(await files.list(c.get('owner'), fileListQuery(c.req.query()))));
   app.get('/v1/files/:id', async (c) => c.json(await files.retrieve(c.get('owner'), c.req.param('id'))));
@@ -104,23 +122,15 @@ export function serveApp(
     files.content(c.get('owner'), c.req.param('id'), c.req.header('range')),
   );
   app.delete('/v1/files/:id', async (c) => c.json(await files.remove(c.get('owner'), c.req.param('id'))));
+}
 
+function batchRoutes(app: Hono<Env>, batches: BatchesApi): void {
   app.post('/v1/batches', async (c) => c.json(await batches.create(c.get('owner'), await jsonBody(c))));
   app.get('/v1/batches', async (c) =>
     c.json(await batches.list(c.get('owner'), pageLimit(c.req.query('limit'), 100), c.req.query('after'))),
   );
   app.get('/v1/batches/:id', async (c) => c.json(await batches.retrieve(c.get('owner'), c.req.param('id'))));
   app.post('/v1/batches/:id/cancel', async (c) => c.json(await batches.cancel(c.get('owner'), c.req.param('id'))));
-
-  app.get('/metrics', metricsHandler(ctx, tokens));
-
-  app.notFound((c) => fail(c, apiError(404, `Unknown route ${c.req.method} ${c.req.path.slice(0, 200)}`)));
-  app.onError((err, c) => {
-    if (err instanceof ApiFailure) return fail(c, err.failure);
-    ctx.log(`internal error on ${c.req.method} ${c.req.path.slice(0, 200)} (${c.get('requestId')}): ${err.message}`);
-    return fail(c, apiError(500, 'The server failed to handle the request; its log says why.'));
-  });
-  return app;
 }
 
 /** `limit` as OpenAI takes it: 1 to max, 20 when absent. */

@@ -20,7 +20,7 @@ import {
 } from '../pipeline/index.js';
 import type { Batch } from './batch-record.js';
 import { jobJournal, type ServeContext } from './context.js';
-import { inBatchApiWords } from './log-words.js';
+import { batchVoice } from './batch-voice.js';
 
 export interface BatchRun {
   input: string;
@@ -46,7 +46,7 @@ export interface BatchRun {
 export async function runBatch(ctx: ServeContext, run: BatchRun): Promise<RunResult> {
   const { batch } = run;
   const events = new EventEmitter<RunEvents>();
-  events.on('log', (line) => ctx.log(`${batch.id}: ${inBatchApiWords(line)}`));
+  events.on('log', (line) => ctx.log(`${batch.id}: ${line}`));
   const { onBalanceRanOut } = run;
   if (onBalanceRanOut)
     events.on('request', (exchange) => {
@@ -104,6 +104,7 @@ function batchRunConfig(ctx: ServeContext, run: BatchRun, events: EventEmitter<R
     },
     interrupt: run.stop,
     events,
+    voice: batchVoice,
     ...(run.ingestOnly ? { ingestOnly: true } : {}),
     ...(run.startGate ? { startGate: run.startGate } : {}),
     maxResponseBytes: MAX_RESPONSE_BYTES,

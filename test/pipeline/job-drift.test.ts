@@ -8,6 +8,7 @@ import type { SeenDrift } from '../../src/core/seen-drift.js';
 import { BudgetGuard } from '../../src/pipeline/budget-guard.js';
 import type { RunContext } from '../../src/pipeline/context.js';
 import { DriftReads } from '../../src/pipeline/job-drift.js';
+import { operatorVoice } from '../../src/pipeline/voice/operator-voice.js';
 
 /** video-mini at 720p, 5 s: the built-in table says $0.18417168; charged `ratio` times it. */
 const mini = (ratio: number): SeenDrift => ({
@@ -40,6 +41,7 @@ function context(sharedRunners = true) {
     account: 'acct',
     pricing: BUILTIN_PRICING,
     events,
+    voice: operatorVoice,
   } as unknown as RunContext;
   return {
     ctx,

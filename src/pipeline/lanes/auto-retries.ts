@@ -105,10 +105,7 @@ export class AutoRetries {
       const more = requeued.length > 20 ? ` and ${requeued.length - 20} more` : '';
       const retries = [...new Set(requeued.map((item) => item.autoRetries + 1))].sort((a, b) => a - b);
       const which = retries.length === 1 ? `retry ${retries[0]}` : `retries ${retries[0]}-${retries.at(-1)}`;
-      log(
-        ctx,
-        `sending ${requeued.length} item(s) an earlier run left failed (refunded) or refused with a transient code again (--retry-failed, ${which} of ${policy.retryFailed}): ${ids}${more}`,
-      );
+      log(ctx, ctx.voice.retryingLeftovers(requeued.length, which, policy.retryFailed, `${ids}${more}`));
     }
   }
 
@@ -157,8 +154,16 @@ export class AutoRetries {
           log(
             ctx,
             event === 'requeue'
-              ? `sending ${item.kind} item '${item.id}' again (retry ${retry} of ${this.policy.retryFailed}, --retry-failed): ${item.state === 'failed' ? 'its task failed and was refunded' : `refused with ${item.lastError?.status ?? '?'}, a transient code`}`
-              : `resubmitting uncertain ${item.kind} item '${item.id}' (opt-in policy; a duplicate may be billed)`,
+              ? ctx.voice.retryingOne(
+                  item.kind,
+                  item.id,
+                  retry,
+                  this.policy.retryFailed,
+                  item.state === 'failed'
+                    ? 'its task failed and was refunded'
+                    : `refused with ${item.lastError?.status ?? '?'}, a transient code`,
+                )
+              : `resubmitting uncertain ${item.kind} ${ctx.voice.item} '${item.id}' (opt-in policy; a duplicate may be billed)`,
           );
           ctx.events.emit('transition', updated, item.state);
         } catch (err) {

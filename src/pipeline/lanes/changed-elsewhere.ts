@@ -9,7 +9,7 @@ export function changedElsewhere(ctx: LaneContext, err: unknown): err is StaleTr
   if (!(err instanceof StaleTransitionError)) return false;
   log(
     ctx,
-    `item '${err.itemId}' was changed outside this run (now ${err.actual ?? 'in another state'}) before its '${err.event}' was written; dropped from this run`,
+    `${ctx.voice.item} '${err.itemId}' was changed outside this run (now ${err.actual ?? 'in another state'}) before its '${err.event}' was written; dropped from this run`,
   );
   return true;
 }

@@ -145,7 +145,7 @@ export class Downloader {
       if (verdict === 'again') return this.retryLater(counted, round);
       this.failures++;
       if (verdict === 'forfeit') return this.forfeit(counted, summary);
-      log(ctx, `download of item '${item.id}' failed: ${summary.message}; a later run retries it`);
+      log(ctx, ctx.voice.downloadFailed(item.id, summary.message));
     }
   }
 
@@ -169,7 +169,7 @@ export class Downloader {
       );
       log(
         ctx,
-        `download of item '${item.id}' failed ${item.downloadFailures} times in all; the item is failed: ${cause.message}`,
+        `download of ${ctx.voice.item} '${item.id}' failed ${item.downloadFailures} times in all; the ${ctx.voice.item} is failed: ${cause.message}`,
       );
       ctx.events.emit('transition', updated, 'succeeded');
     } catch (err) {

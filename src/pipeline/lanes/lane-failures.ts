@@ -11,7 +11,7 @@ export class LaneFailures {
   private first: unknown;
   private tripped = false;
 
-  constructor(private readonly ctx: Pick<RunContext, 'submitStop' | 'stop' | 'events'>) {}
+  constructor(private readonly ctx: Pick<RunContext, 'submitStop' | 'stop' | 'events' | 'voice'>) {}
 
   get failure(): unknown {
     return this.first;
@@ -29,7 +29,7 @@ export class LaneFailures {
     const message = printable(err instanceof Error ? err.message : String(err)).slice(0, MESSAGE_CHARS);
     this.ctx.events.emit(
       'log',
-      `stopping: ${message}; no new submissions, polls or downloads; answers in flight are kept in the journal`,
+      `stopping: ${message}; no new submissions, polls or downloads; answers in flight are kept in ${this.ctx.voice.journal}`,
     );
     this.ctx.submitStop.abort('internal error');
     this.ctx.stop.abort('internal error');

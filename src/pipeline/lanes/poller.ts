@@ -149,7 +149,7 @@ export class Poller {
         this.reschedule({ ...due, failures });
       }
       if (failures === 1 || failures % 10 === 0)
-        log(ctx, `poll of task ${due.taskId} (item '${due.itemId}') failed: ${summary.message}`);
+        log(ctx, `poll of task ${due.taskId} (${ctx.voice.item} '${due.itemId}') failed: ${summary.message}`);
       await ctx.journal.annotate(due.itemId, { lastError: summary }, 'poll-error');
       ctx.events.emit('laneError', 'poll', summary);
       return;
@@ -201,7 +201,9 @@ export class Poller {
     ctx.budget.hold();
     log(
       ctx,
-      `task ${ids} (item '${due.itemId}') is unknown to the gateway for this key (404 x${notFound}): the row is uncertain; decide with \`gbatch resolve\``,
+      ctx.voice.uncertainRow(
+        `task ${ids} (${ctx.voice.item} '${due.itemId}') is unknown to the gateway for this key (404 x${notFound}): the row is uncertain`,
+      ),
     );
     ctx.events.emit('laneError', 'poll', lastError);
     ctx.events.emit('transition', updated, item.state);
@@ -245,7 +247,7 @@ export class Poller {
     this.ctx.budget.settle(item.reservedUsd, actualUsd);
     // Charged above the pricing table: later reservations are scaled by the ratio, said once per new high.
     if (metered.driftRatio !== undefined && this.ctx.budget.observeDrift(metered.driftRatio)) {
-      log(this.ctx, priceDriftLine(item, metered.tableUsd!, actualUsd, metered.driftRatio));
+      log(this.ctx, priceDriftLine(item, metered.tableUsd!, actualUsd, metered.driftRatio, 'now', this.ctx.voice));
     }
     return {
       id: item.id,

@@ -15,7 +15,7 @@ import {
   type Item,
   type JobCancel,
 } from '../../journal/index.js';
-import { cancelledError, cancelLine } from '../stops/cancel-watch.js';
+import { cancelledError } from '../stops/cancel-watch.js';
 import { changedElsewhere } from './changed-elsewhere.js';
 import { unrecordedOutcome, type UnrecordedOutcome } from '../ending/unrecorded.js';
 import { log, type LaneContext } from '../context.js';
@@ -420,7 +420,7 @@ export class Submitter {
     else if (next.kind === 'results') this.hooks.completed(item);
     else if (next.kind === 'give-up') {
       this.exhausted++;
-      log(this.ctx, `item '${item.id}': gateway still failing after ${attempt} attempts; left pending for a later run`);
+      log(this.ctx, this.ctx.voice.leftPending(item.id, attempt));
     }
   }
 
@@ -437,9 +437,12 @@ export class Submitter {
             answer.event === 'accept'
               ? `was accepted as task ${String(answer.patch?.taskId)}`
               : 'was answered (and may be billed)';
+          const { voice } = this.ctx;
           log(
             this.ctx,
-            `item '${answer.id}' ${what}, but the journal could not record it: the row becomes uncertain; decide with \`gbatch resolve\``,
+            voice.uncertainRow(
+              `${voice.item} '${answer.id}' ${what}, but ${voice.journal} could not record it: the row becomes uncertain`,
+            ),
           );
         }
         this.fail(err);
@@ -547,7 +550,7 @@ export class Submitter {
     if (this.cancel) return;
     this.cancel = cancel;
     if (this.stopReason !== 'auth') this.stopReason = 'cancelled';
-    log(this.ctx, cancelLine(cancel, this.ctx.settings.retryCancelled));
+    log(this.ctx, this.ctx.voice.jobCancelled(cancel, this.ctx.settings.retryCancelled));
     this.ctx.submitStop.abort('cancelled');
   }
 
@@ -617,7 +620,7 @@ export class Submitter {
     );
     if (held.length > 0 && !this.stopReason) {
       this.stopReason = 'budget';
-      log(ctx, `${held.length} item(s) deferred by --budget; the first (${held[0]!.item.id}) ${held[0]!.reason}`);
+      log(ctx, ctx.voice.deferred(held.length, held[0]!.item.id, held[0]!.reason));
     }
     await Promise.all(writes.splice(0));
     if (this.stopReason === 'balance') {

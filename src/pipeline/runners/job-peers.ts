@@ -135,17 +135,14 @@ export class JobPeers {
     await this.observeBudget();
     const { madeUncertain, adopted, released } = await ctx.journal.membership.sweep();
     if (madeUncertain.length > 0) {
-      log(
-        ctx,
-        `${madeUncertain.length} item(s) were mid-submission on a runner that is gone: now uncertain (see \`gbatch status\`, decide with \`gbatch resolve\`)`,
-      );
+      log(ctx, ctx.voice.uncertainNow(madeUncertain.length, 'on a runner that is gone'));
     }
     for (const item of adopted) {
       if (item.state === 'submitted' || item.state === 'running') lanes.poll(item);
       else if (item.state === 'succeeded' && item.kind === 'video') lanes.download(item);
       else if (item.state === 'succeeded') lanes.answered();
     }
-    if (adopted.length > 0) log(ctx, `took over ${adopted.length} item(s) from a runner that is gone`);
+    if (adopted.length > 0) log(ctx, `took over ${ctx.voice.items(adopted.length)} from a runner that is gone`);
     this.releasedPending += released;
     if (!ctx.submitStop.signal.aborted && (await shared.submissionsStopped()) === 'balance') lanes.balanceRanOut();
     await this.sharePause();

@@ -66,15 +66,6 @@ export class CancelWatch {
   }
 }
 
-/** What a run says when it meets the job's cancellation. */
-export function cancelLine(cancel: JobCancel, retryCancelled: string | undefined): string {
-  return (
-    `the job was cancelled (${new Date(cancel.at).toISOString()}${cancel.reason ? `: ${cancel.reason}` : ''}): nothing more is sent; ` +
-    'pending and deferred items become cancelled; tasks already submitted are still polled, downloaded and billed (the gateway has no cancel)' +
-    (retryCancelled ? `; \`${retryCancelled}\` sends the cancelled items again` : '')
-  );
-}
-
 /** How a cancelled row says why it was never sent (its results line's error). */
 export function cancelledError(cancel: JobCancel): { code: string; message: string } {
   return {

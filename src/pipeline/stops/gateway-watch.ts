@@ -8,7 +8,7 @@ export class GatewayWatch implements ConnectivityListener {
   private state: Reachability = REACHABLE;
   private tripped = false;
   /** Called once, with the one line that says why, when the gateway counts as unreachable. */
-  onUnreachable: ((line: string) => void) | undefined;
+  onUnreachable: ((head: string) => void) | undefined;
 
   constructor(
     private readonly baseUrl: string,
@@ -29,16 +29,13 @@ export class GatewayWatch implements ConnectivityListener {
     this.state = next.state;
     if (!next.unreachable) return;
     this.tripped = true;
-    this.onUnreachable?.(unreachableLine(this.baseUrl, error, next.state.refusedInARow));
+    this.onUnreachable?.(unreachableHead(this.baseUrl, error, next.state.refusedInARow));
   }
 }
 
-/** "gateway unreachable at <url>: connect ECONNREFUSED 127.0.0.1:8080 (3 refused connections in a row); ..." */
-export function unreachableLine(baseUrl: string, error: GatewayTransportError, refusedInARow: number): string {
+/** "gateway unreachable at <url>: connect ECONNREFUSED 127.0.0.1:8080 (3 refused connections in a row)" */
+export function unreachableHead(baseUrl: string, error: GatewayTransportError, refusedInARow: number): string {
   const cause = error.systemError?.message ?? error.message;
   const what = error.systemError?.code === 'ECONNREFUSED' ? 'refused connections' : 'failed connection attempts';
-  return (
-    `gateway unreachable at ${baseUrl}: ${cause} (${refusedInARow} ${what} in a row); stopping: ` +
-    'nothing more is sent (pending rows stay pending), polls stop, tasks in flight are picked up by the next run'
-  );
+  return `gateway unreachable at ${baseUrl}: ${cause} (${refusedInARow} ${what} in a row)`;
 }

@@ -69,7 +69,7 @@ export class OutputStop {
     const stored = storeErrorIn(err);
     const message = stored ? `cannot write ${stored.message}` : `cannot write ${path}: ${describeErrno(err)}`;
     this.first = { path, code: cause.code, message, exitCode };
-    log(this.ctx, `${message}; stopping: no new submissions, answers in flight are kept in the journal`);
+    log(this.ctx, `${message}; stopping: no new submissions, answers in flight are kept in ${this.ctx.voice.journal}`);
     this.ctx.submitStop.abort('output');
     this.ctx.stop.abort('output');
     return true;

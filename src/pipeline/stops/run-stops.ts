@@ -7,12 +7,14 @@ import type { EventEmitter } from 'node:events';
 import type { Clock } from '../../core/clock.js';
 import { deadlinePassed } from '../../core/deadline.js';
 import type { RunEvents, SubmitGate } from '../context.js';
+import type { DeadlineCut, RunVoice } from '../voice/run-voice.js';
 
 export type EarlyStop = 'interrupted' | 'deadline' | 'unreachable';
 
 export interface RunStopsOptions {
   clock: Clock;
   events: EventEmitter<RunEvents>;
+  voice: RunVoice;
   submitStop: AbortController;
   stop: AbortController;
   hardStop: AbortController;
@@ -83,7 +85,7 @@ export class RunStops implements SubmitGate {
       'interrupted',
       `stopping: no new submissions${by}; waiting for requests in flight (signal again to cut them)`,
       this.options.interruptGraceMs,
-      `interrupted${signal ? ` by ${signal}` : ''}: nothing new was sent after it; unfinished work is left for the next run`,
+      this.options.voice.interrupted(signal),
     );
   }
 
@@ -104,20 +106,16 @@ export class RunStops implements SubmitGate {
   deadlineSummary(cutSubmissions: number): string | undefined {
     if (this.why !== 'deadline') return undefined;
     const at = new Date(this.options.deadlineAt!).toISOString();
-    const grace = `${this.options.deadlineGraceMs / 1000} s`;
-    const drained =
-      this.draining && !this.options.stop.signal.aborted
-        ? '; tasks in flight were polled and downloaded until they ended, within --drain'
-        : '';
+    const graceS = this.options.deadlineGraceMs / 1000;
+    const drained = this.draining && !this.options.stop.signal.aborted;
     // Drained to the end: only submissions could have been cut (their grace ran out long ago, maybe on nothing).
     const cutAny = drained ? cutSubmissions > 0 : this.options.hardStop.signal.aborted;
-    const cut = cutAny
+    const cut: DeadlineCut = cutAny
       ? cutSubmissions > 0
-        ? `${cutSubmissions} submission(s) still on the wire were cut after the ${grace} grace and are uncertain (gbatch resolve)`
-        : `requests still in flight were cut after the ${grace} grace; no submission was among them`
-      : 'no request had to be cut';
-    const left = drained ? 'anything unfinished is left for the next run' : 'unfinished work is left for the next run';
-    return `deadline reached (${at}): nothing was sent after it; ${cut}${drained}; ${left}`;
+        ? { kind: 'submissions', count: cutSubmissions, graceS }
+        : { kind: 'requests', graceS }
+      : { kind: 'none' };
+    return this.options.voice.deadlineSummary(at, cut, drained);
   }
 
   dispose(): void {
@@ -130,7 +128,7 @@ export class RunStops implements SubmitGate {
     if (drainMs > 0 && !this.options.stop.signal.aborted) return this.drain(at, drainMs);
     this.begin(
       'deadline',
-      `deadline reached (${at}): no new requests; requests in flight get ${this.options.deadlineGraceMs / 1000} s, then are cut`,
+      this.options.voice.deadlineReached(at, this.options.deadlineGraceMs / 1000),
       this.options.deadlineGraceMs,
     );
   }
@@ -146,10 +144,7 @@ export class RunStops implements SubmitGate {
     const { submitStop, hardStop, clock, events, deadlineGraceMs } = this.options;
     const submitCut = this.options.submitCut ?? hardStop;
     if (this.why === undefined) this.why = 'deadline';
-    events.emit(
-      'log',
-      `deadline reached (${at}): no new submissions; submissions in flight get ${deadlineGraceMs / 1000} s, then are cut; tasks in flight are still polled and downloaded for up to ${span(drainMs)} (--drain)`,
-    );
+    events.emit('log', this.options.voice.deadlineDraining(at, deadlineGraceMs / 1000, span(drainMs)));
     submitStop.abort('deadline');
     clock.sleep(deadlineGraceMs, this.disposed.signal).then(
       () => submitCut.abort('grace period over'),

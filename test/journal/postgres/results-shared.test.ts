@@ -11,6 +11,7 @@ import { resultsPath, writeResultsFile } from '../../../src/pipeline/results/res
 import { ResultsWriter } from '../../../src/pipeline/results/results-writer.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 import { ingest, row } from '../conformance/harness.js';
+import { operatorVoice } from '../../../src/pipeline/voice/operator-voice.js';
 
 describe.skipIf(!pgAvailable())('PostgreSQL journal: runners sharing the results file', () => {
   const db = usePgSchema('gbatch_results_shared');
@@ -76,6 +77,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: runners sharing the results
       commits: new CommitQueue(store),
       settings: { outDir },
       events: new EventEmitter<RunEvents>(),
+      voice: operatorVoice,
     } as unknown as RunContext;
     return new ResultsWriter(ctx);
   }

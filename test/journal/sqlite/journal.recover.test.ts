@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ITEM_STATES, type ItemState } from '../../../src/core/states.js';
 import { recoverJournal } from '../../../src/pipeline/recover.js';
+import { operatorVoice } from '../../../src/pipeline/voice/operator-voice.js';
 import { entry, eventRows, forceState, ingest, itemRows, useTempDir } from '../../helpers/journal-fixtures.js';
 
 const tmp = useTempDir();
@@ -29,7 +30,7 @@ describe('recoverJournal', () => {
     forceState(journal, 'video-submitting', 'submitting', { attempts: 1, reserved_usd: 0.5 });
     const before = new Map(itemRows(journal).map((r) => [r.id as string, r]));
 
-    const recovery = await recoverJournal(journal.store, OFF);
+    const recovery = await recoverJournal(journal.store, OFF, operatorVoice);
 
     expect(recovery.madeUncertain.sort()).toEqual(['chat-submitting', 'video-submitting']);
     expect(recovery.resubmitted).toEqual([]);
@@ -63,7 +64,9 @@ describe('recoverJournal', () => {
     const journal = tmp.open();
     ingest(journal, [entry('a'), entry('b')]);
     const rows = itemRows(journal);
-    expect(await recoverJournal(journal.store, { resubmitUncertainText: true, maxAutoResubmits: 2 })).toEqual({
+    expect(
+      await recoverJournal(journal.store, { resubmitUncertainText: true, maxAutoResubmits: 2 }, operatorVoice),
+    ).toEqual({
       madeUncertain: [],
       resubmitted: [],
       messages: [],
@@ -95,7 +98,11 @@ describe('recoverJournal', () => {
     forceState(journal, 'video-submitting', 'submitting', { attempts: 1, reserved_usd: 0.5 });
     const pendingBefore = itemRows(journal).find((r) => r.id === 'chat-pending');
 
-    const recovery = await recoverJournal(journal.store, { resubmitUncertainText: true, maxAutoResubmits: 2 });
+    const recovery = await recoverJournal(
+      journal.store,
+      { resubmitUncertainText: true, maxAutoResubmits: 2 },
+      operatorVoice,
+    );
 
     expect(recovery.madeUncertain.sort()).toEqual(['chat-submitting', 'video-submitting']);
     expect(recovery.resubmitted.sort()).toEqual(['chat-submitting', 'chat-uncertain', 'responses-uncertain']);
@@ -127,7 +134,7 @@ describe('recoverJournal', () => {
     const journal = tmp.open();
     ingest(journal, [entry('chat-uncertain')]);
     forceState(journal, 'chat-uncertain', 'uncertain', { attempts: 1 });
-    expect((await recoverJournal(journal.store, OFF)).resubmitted).toEqual([]);
+    expect((await recoverJournal(journal.store, OFF, operatorVoice)).resubmitted).toEqual([]);
     expect(journal.get('chat-uncertain')!.state).toBe('uncertain');
   });
 });

@@ -6,6 +6,7 @@ import { ManualClock } from '../../../src/core/clock.js';
 import type { Change, Item } from '../../../src/journal/index.js';
 import { AutoRetries } from '../../../src/pipeline/lanes/auto-retries.js';
 import type { RunContext, RunEvents } from '../../../src/pipeline/context.js';
+import { operatorVoice } from '../../../src/pipeline/voice/operator-voice.js';
 
 function fakeContext() {
   const clock = new ManualClock(0);
@@ -21,6 +22,7 @@ function fakeContext() {
         return { ...item, state: 'pending' };
       },
     },
+    voice: operatorVoice,
   } as unknown as RunContext;
   return { ctx, clock, written };
 }

@@ -7,6 +7,7 @@ import type { DownloadOptions } from '../../../src/gateway/client.js';
 import type { Item } from '../../../src/journal/index.js';
 import type { RunContext, RunEvents } from '../../../src/pipeline/context.js';
 import { Downloader } from '../../../src/pipeline/lanes/downloader.js';
+import { operatorVoice } from '../../../src/pipeline/voice/operator-voice.js';
 
 interface Transfer {
   id: string;
@@ -54,6 +55,7 @@ function fakeContext(lanes: number) {
     settings: { outDir: '/tmp/gbatch-downloader-test', downloadConcurrency: lanes, pollIntervalMs: 10 },
     hardStop: new AbortController(),
     stop: new AbortController(),
+    voice: operatorVoice,
   } as unknown as RunContext;
   const nextStart = () =>
     new Promise<Transfer>((resolve) =>

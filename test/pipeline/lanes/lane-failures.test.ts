@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import type { RunEvents } from '../../../src/pipeline/context.js';
 import { LaneFailures } from '../../../src/pipeline/lanes/lane-failures.js';
+import { operatorVoice } from '../../../src/pipeline/voice/operator-voice.js';
 
 function lanes() {
   const events = new EventEmitter<RunEvents>();
@@ -9,7 +10,7 @@ function lanes() {
   events.on('log', (line) => lines.push(line));
   const submitStop = new AbortController();
   const stop = new AbortController();
-  return { failures: new LaneFailures({ submitStop, stop, events }), submitStop, stop, lines };
+  return { failures: new LaneFailures({ submitStop, stop, events, voice: operatorVoice }), submitStop, stop, lines };
 }
 
 describe('LaneFailures', () => {

@@ -7,6 +7,7 @@ import type { Item } from '../../../src/journal/index.js';
 import type { RunContext, RunEvents } from '../../../src/pipeline/context.js';
 import { Poller } from '../../../src/pipeline/lanes/poller.js';
 import { requestPacers } from '../../../src/pipeline/pacing/request-pacers.js';
+import { operatorVoice } from '../../../src/pipeline/voice/operator-voice.js';
 
 const INTERVAL_MS = 5_000;
 const TASKS = 60;
@@ -40,6 +41,7 @@ function setup(settings: { rpm?: number; pollRpm?: number } = {}) {
     laneFailed: (err: unknown) => {
       throw err;
     },
+    voice: operatorVoice,
   } as unknown as RunContext;
   const poller = new Poller(ctx, () => undefined);
   for (let n = 0; n < TASKS; n++) {

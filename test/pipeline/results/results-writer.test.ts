@@ -8,6 +8,7 @@ import { resultsPath } from '../../../src/pipeline/results/results-file.js';
 import { OutputStop } from '../../../src/pipeline/stops/output-stop.js';
 import { ResultsWriter } from '../../../src/pipeline/results/results-writer.js';
 import { entry, ingest, submitChange, useTempDir } from '../../helpers/journal-fixtures.js';
+import { operatorVoice } from '../../../src/pipeline/voice/operator-voice.js';
 
 const tmp = useTempDir();
 
@@ -35,6 +36,7 @@ function submitted(count: number) {
     commits: new CommitQueue(store),
     settings: { outDir },
     events: new EventEmitter<RunEvents>(),
+    voice: operatorVoice,
   } as unknown as RunContext;
   const answer = (id: string) =>
     journal.apply([{ id, event: 'complete', patch: { response: { text: id }, responseStatus: 200 } }]);

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { BudgetGuard } from '../../../src/pipeline/budget-guard.js';
 import type { RunContext } from '../../../src/pipeline/context.js';
 import { JobPeers } from '../../../src/pipeline/runners/job-peers.js';
+import { operatorVoice } from '../../../src/pipeline/voice/operator-voice.js';
 
 function peers(heldFor: number) {
   const sleeps: number[] = [];
@@ -36,6 +37,7 @@ function peers(heldFor: number) {
     stop: new AbortController(),
     submitStop: new AbortController(),
     account: 'acct',
+    voice: operatorVoice,
   } as unknown as RunContext;
   const lanes = { poll: () => {}, download: () => {}, answered: () => {}, balanceRanOut: () => {} };
   return { peers: new JobPeers(ctx, lanes, 500), sleeps };
@@ -79,6 +81,7 @@ describe('JobPeers.observeBudget', () => {
       },
       budget,
       events,
+      voice: operatorVoice,
     } as unknown as RunContext;
     return {
       peers: new JobPeers(ctx, { poll() {}, download() {}, answered() {}, balanceRanOut() {} }, 500),

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock, MAX_TIMER_MS, systemClock } from '../../../src/core/clock.js';
 import type { RunEvents } from '../../../src/pipeline/context.js';
 import { RunStops } from '../../../src/pipeline/stops/run-stops.js';
+import { operatorVoice } from '../../../src/pipeline/voice/operator-voice.js';
 
 const DAY_MS = 86_400_000;
 
@@ -52,6 +53,7 @@ describe('RunStops: a 25-day deadline on the injected clock', () => {
     const clock = new ManualClock(1_000);
     const submitStop = new AbortController();
     const stops = new RunStops({
+      voice: operatorVoice,
       clock,
       events: new EventEmitter<RunEvents>(),
       submitStop,

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
 import type { RunEvents } from '../../../src/pipeline/context.js';
 import { RunStops } from '../../../src/pipeline/stops/run-stops.js';
+import { operatorVoice } from '../../../src/pipeline/voice/operator-voice.js';
 
 function setup(drainMs: number, graceMs = 1_000) {
   const clock = new ManualClock(0);
@@ -18,6 +19,7 @@ function setup(drainMs: number, graceMs = 1_000) {
     submitCut: new AbortController(),
   };
   const stops = new RunStops({
+    voice: operatorVoice,
     clock,
     events,
     ...c,

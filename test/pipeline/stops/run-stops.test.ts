@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
 import type { RunEvents } from '../../../src/pipeline/context.js';
 import { RunStops } from '../../../src/pipeline/stops/run-stops.js';
+import { operatorVoice } from '../../../src/pipeline/voice/operator-voice.js';
 
 function setup(options: { start?: number; deadlineAt?: number; graceMs?: number; interruptGraceMs?: number } = {}) {
   const clock = new ManualClock(options.start ?? 1_000);
@@ -14,6 +15,7 @@ function setup(options: { start?: number; deadlineAt?: number; graceMs?: number;
   const stop = new AbortController();
   const hardStop = new AbortController();
   const stops = new RunStops({
+    voice: operatorVoice,
     clock,
     events,
     submitStop,
@@ -62,6 +64,7 @@ describe('RunStops: the deadline', () => {
     const stalled = { now: () => now, sleep: () => new Promise<void>(() => undefined) };
     const submitStop = new AbortController();
     const stops = new RunStops({
+      voice: operatorVoice,
       clock: stalled,
       events: new EventEmitter<RunEvents>(),
       submitStop,

@@ -28,7 +28,7 @@ describe.skipIf(!BUILT)('gbatch serve: expiry', () => {
     );
     await held.arrived(2);
     const ended = await server.stderrMatching(new RegExp(`${created.id}: the completion window ended`));
-    expect(ended).not.toMatch(/journal|next run|gbatch (run|resolve)|--drain/);
+    expect(ended).not.toMatch(/journal|next run|gbatch (run|resolve)|`gbatch|--drain|\bitem/);
     held.release();
     expect(await batchEnd(server, created.id)).toBe('expired');
     const batch = await openai.batches.retrieve(created.id);

@@ -12,9 +12,13 @@ const CLI_SPEAK = [
   /later run/i,
   /earlier run/i,
   /next (gbatch )?run/i,
+  /`gbatch/,
   /gbatch (run|resolve|status|retry|cancel)/i,
-  /--(state|resume|abandon|all-uncertain)\b/,
+  /--(state|resume|abandon|all-uncertain|drain|no-budget)\b/,
+  /\bitem(s|\(s\))?\b/,
 ];
+// The server's own flag, named in its own lines; a run of a batch never says `--budget`.
+const SERVER_BUDGET = /the server's --budget/g;
 
 describe.skipIf(!BUILT)('gbatch serve: its log', () => {
   it('names batches and request counts in the Batch API words, never the CLI', async () => {
@@ -88,11 +92,16 @@ describe.skipIf(!BUILT)('gbatch serve: its log', () => {
     await server.stop();
     const log = server.stderr();
     for (const word of CLI_SPEAK) expect(log).not.toMatch(word);
+    expect(log.replace(SERVER_BUDGET, '')).not.toMatch(/--budget/);
     expect(log).toContain(`${mixed.id}: in_progress: 3 request(s); the server's --budget: `);
     expect(log).toContain(`${mixed.id}: completed: 1 request(s) in the output file, 2 in the error file`);
     expect(log).toContain(`${poor.id}: completed: 0 request(s) in the output file, 1 in the error file`);
     expect(log).toContain(`${failing.id}: completed: 0 request(s) in the output file, 1 in the error file`);
     expect(log).toContain(`${cancelled.id}: cancelled: 1 request(s) in the output file, 1 in the error file`);
     expect(log).toContain(`${poor.id}: 1 request(s) held back by the budget; the first (dear) needs up to $`);
+    expect(log).toContain(`${mixed.id}: budget $`);
+    expect(log).toContain(`in force for the batch, all its requests together`);
+    expect(log).toContain(`${cancelled.id}: cancelled (`);
+    expect(log).toContain('requests not sent end batch_cancelled in the error file');
   });
 });
