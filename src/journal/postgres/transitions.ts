@@ -8,13 +8,14 @@ import {
   isIntent,
   planChanges,
   planNote,
+  planOnExpected,
   type ChangePlan,
   type NoteChange,
   type RowHead,
 } from '../../core/plan-changes.js';
 import type { Change, Move } from '../change.js';
 import type { JobCancel } from '../store.js';
-import { callApplyPlan, planRows } from './batch-apply.js';
+import { batchable, callApplyPlan, planRows } from './batch-apply.js';
 
 interface EventRow {
   itemId: string;
@@ -64,7 +65,8 @@ export interface Writer {
 }
 
 /**
- * Applies `changes` in order, as planChanges plans them on the rows' heads (read once). Throws (the
+ * Applies `changes` in order, as planChanges plans them on the rows' heads (read once), or on the
+ * states they expect when every change names one (batchable()). Throws (the
  * caller rolls back) on an unknown item, an illegal transition, a failed `expect`, a row that moved
  * under the compare-and-set or that another runner holds, a reservation the job's budget cannot take,
  * an intent while the job is cancelled, or a runner that lost its standing (BatchLeaseLostError).
@@ -76,8 +78,11 @@ export async function applyChanges(
   now: number,
   writer: Writer = { runnerId: undefined },
 ): Promise<Move[]> {
-  const ids = [...new Set(changes.map((c) => c.id))];
-  const plan = planChanges(await readHeads(client, jobId, ids), changes, { runner: writer.runnerId, now });
+  const context = { runner: writer.runnerId, now };
+  // A batch that names each row's expected state needs no read: the function checks it (batch-apply.ts).
+  const plan = batchable(changes)
+    ? planOnExpected(changes, context)
+    : planChanges(await readHeads(client, jobId, [...new Set(changes.map((c) => c.id))]), changes, context);
   await writePlan(client, jobId, plan, now, writer);
   return plan.rows.map(({ from, to }) => ({ from, to, at: now }));
 }
@@ -131,7 +136,7 @@ async function readHeads(
 async function writePlan(
   client: pg.ClientBase,
   jobId: number,
-  plan: ChangePlan,
+  plan: Omit<ChangePlan, 'money'>,
   now: number,
   writer: Writer,
 ): Promise<void> {
