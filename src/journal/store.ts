@@ -15,7 +15,8 @@
 //
 // One write path per adapter: every write of rows (applyTransitions, apply, decideAndApply, markStored, annotate)
 // is decided by the pure planner (core/plan-changes.ts) and written by one function (SQLite: journal.ts writePlan;
-// PostgreSQL: transitions.ts writePlan, or gbatch_apply_plan for a runner's one-round-trip batch). The guards of
+// PostgreSQL: the SQL function gbatch_apply_plan, batch-apply.ts, which holds its guards; a batch planned on the
+// rows' heads, transitions.ts, calls it as a runner's one-round-trip batch does). The guards of
 // a write, each refusing the whole batch with nothing written, and the conformance case
 // (test/journal/conformance/methods/) that holds both adapters to it:
 // 1. Compare-and-set: a row not in the state the plan read or the change expects -> StaleTransitionError.

@@ -1,12 +1,14 @@
-// A runner's group commit in one round trip: the batch is planned here (core/plan-changes.ts) on the
-// states the writer expects the rows in, and the plan goes to gbatch_apply_plan
-// (migrations/012-apply-plan-function.sql) as one JSON
-// document, the statement its own transaction. The database checks those expectations (and whose each
-// row is), writes the rows and their events and moves the job's money, or refuses the whole batch.
+// The one write of rows on PostgreSQL: a plan (core/plan-changes.ts) goes to gbatch_apply_plan
+// (migrations/012, 015, 019) as one JSON document. The database checks each row's from-state and whose it
+// is, writes the rows and their events, moves the job's money under the budget and refuses an intent after
+// a cancel, or refuses the whole batch. A runner's group commit is planned here on the states it expects
+// the rows in, the call its own transaction (one round trip); a batch planned on the rows' heads
+// (transitions.ts) calls it inside the caller's transaction.
 import type pg from 'pg';
-import { canTransition } from '../../core/states.js';
-import { planOnExpected, RESEND_EVENTS } from '../../core/plan-changes.js';
+import { canTransition, type ItemState } from '../../core/states.js';
+import { planOnExpected, RESEND_EVENTS, type ChangePlan } from '../../core/plan-changes.js';
 import { StaleTransitionError, type Change, type Move } from '../change.js';
+import type { ItemPatch } from '../item.js';
 import { patchFields } from './item-row.js';
 import { followedConnectionLoss } from './connection-loss.js';
 import { BatchLeaseLostError, BudgetExceededError, JobCancelledError } from '../errors.js';
@@ -31,9 +33,49 @@ export function batchable(changes: readonly Change[]): boolean {
   return changes.every((c) => Object.values(c.patch ?? {}).every((v) => typeof v !== 'number' || Number.isFinite(v)));
 }
 
+/** One planned row as gbatch_apply_plan takes it (migrations/012, 015, 019). */
+export interface PlanRow {
+  id: string;
+  /** From and to state. */
+  f: string;
+  t: string;
+  /** Whose the row becomes (null: no one's); left out: as it is (a note). */
+  o?: string | null;
+  /** The patched columns by name; a reservation is the attempt's (the row's carried booking goes on top). */
+  p: Record<string, unknown>;
+  /** The event logged and its detail. */
+  e: string;
+  d: string | null;
+  /** Whose rows it may take besides no one's and the runner's: anyone's (true), or these runners'. */
+  w?: true | readonly string[];
+}
+
+/** The plan's rows as the function takes them; `may`: whose rows the writer may take (see PlanRow.w). */
+export function planRows(plan: Omit<ChangePlan, 'money'>, may?: true | readonly string[]): PlanRow[] {
+  return plan.rows.map(({ change, from, to, owner, money }, i) => {
+    const event = plan.events[i]!;
+    // The stored money as planned, but a reservation as the attempt's: the database adds the row's carried booking.
+    const attempt =
+      money.reservedUsd === undefined
+        ? {}
+        : { reservedUsd: change.patch?.reservedUsd ?? 0, carriedUsd: money.carriedUsd };
+    const { columns, values } = patchFields({ ...change.patch, ...money, ...attempt } as ItemPatch);
+    return {
+      id: change.id,
+      f: from,
+      t: to,
+      ...(owner === undefined ? {} : { o: owner }),
+      p: Object.fromEntries(columns.map((column, c) => [column, values[c]])),
+      e: event.event,
+      d: event.detail,
+      ...(may === undefined ? {} : { w: may }),
+    };
+  });
+}
+
 /**
- * Applies a batchable() batch; throws StaleTransitionError, BudgetExceededError, JobCancelledError or
- * BatchLeaseLostError as the database refuses it.
+ * Applies a batchable() batch in one round trip; throws StaleTransitionError, BudgetExceededError,
+ * JobCancelledError or BatchLeaseLostError as the database refuses it.
  */
 export async function applyBatch(
   db: Pick<pg.Pool, 'query'>,
@@ -45,36 +87,43 @@ export async function applyBatch(
 ): Promise<Move[]> {
   const plan = planOnExpected(changes, { runner: runnerId, now });
   const moves: Move[] = plan.rows.map(({ from, to }) => ({ from, to, at: now }));
-  const rows = plan.rows.map(({ change, from, to, owner }, i) => {
-    const { columns, values } = patchFields(change.patch ?? {});
-    const event = plan.events[i]!;
-    return {
-      id: change.id,
-      f: from,
-      t: to,
-      o: owner,
-      p: Object.fromEntries(columns.map((column, c) => [column, values[c]])),
-      e: event.event,
-      d: event.detail,
-    };
-  });
+  const rows = planRows(plan);
+  // Refused as stale on a repeat after a lost connection: the first attempt may have landed. It did
+  // when every row is already where the batch takes it (no one else moves a row of this runner's so).
+  await callApplyPlan(db, jobId, runnerId, now, rows, plan.intentId, defer, () => landed(db, jobId, rows));
+  return moves;
+}
+
+/**
+ * Writes planned rows (each named once) with gbatch_apply_plan, guarded there; the database's refusal
+ * comes back as the journal's error (StaleTransitionError, BudgetExceededError, JobCancelledError,
+ * BatchLeaseLostError).
+ */
+export async function callApplyPlan(
+  db: Pick<pg.ClientBase, 'query'>,
+  jobId: number,
+  runnerId: string | undefined,
+  now: number,
+  rows: readonly PlanRow[],
+  intentId: string | undefined,
+  defer: boolean,
+  landedBefore?: () => Promise<boolean>,
+): Promise<void> {
   try {
     await db.query('SELECT gbatch_apply_plan($1, $2, $3, $4, $5, $6)', [
       jobId,
       runnerId ?? null,
       now,
       JSON.stringify(rows),
-      plan.intentId ?? null,
+      intentId ?? null,
       defer,
     ]);
   } catch (err) {
-    // Refused as stale on a repeat after a lost connection: the first attempt may have landed. It did
-    // when every row is already where the batch takes it (no one else moves a row of this runner's so).
-    if (followedConnectionLoss(err) && (err as { code?: string }).code === STALE && (await landed(db, jobId, rows)))
-      return moves;
-    throw refusal(err, changes);
+    // `landedBefore`: whether a repeat refused as stale after a lost connection found the first attempt landed.
+    const stale = (err as { code?: string }).code === STALE;
+    if (stale && landedBefore && followedConnectionLoss(err) && (await landedBefore())) return;
+    throw refusal(err, rows);
   }
-  return moves;
 }
 
 async function landed(
@@ -91,7 +140,7 @@ async function landed(
 }
 
 /** The database's refusal as the journal's errors; any other error as it came. */
-function refusal(err: unknown, changes: readonly Change[]): unknown {
+function refusal(err: unknown, rows: readonly PlanRow[]): unknown {
   const { code, detail } = err as { code?: string; detail?: string };
   if (code === LEASE_LOST) return new BatchLeaseLostError();
   if (code !== STALE && code !== OVER_BUDGET && code !== CANCELLED) return err;
@@ -103,15 +152,16 @@ function refusal(err: unknown, changes: readonly Change[]): unknown {
     asked?: number;
   };
   if (code === CANCELLED) return new JobCancelledError(facts.id);
-  const change = changes.find((c) => c.id === facts.id);
   if (code === OVER_BUDGET)
     return new BudgetExceededError(facts.id, facts.budget!, roundMoney(facts.held!), roundMoney(facts.asked!));
-  if (!change) return err;
+  const row = rows.find((r) => r.id === facts.id);
+  if (!row) return err;
   if (facts.state == null) return new Error(`unknown item '${facts.id}'`);
+  const from = row.f as ItemState;
   // A row in the state expected but held by another runner: stale, as the compare-and-set found it.
-  return facts.state === change.expect
-    ? new StaleTransitionError(change.id, change.event, change.expect)
-    : new StaleTransitionError(change.id, change.event, change.expect!, facts.state as Change['expect'] & string);
+  return facts.state === from
+    ? new StaleTransitionError(row.id, row.e, from)
+    : new StaleTransitionError(row.id, row.e, from, facts.state as ItemState);
 }
 
 function roundMoney(usd: number): number {

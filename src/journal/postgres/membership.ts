@@ -301,7 +301,8 @@ export class PgMembership implements RunnerMembership {
         detail: { reason: 'runner-gone', attempt: row.attempts },
       })),
       this.clock.now(),
-      { runnerId: this.held, sweeping: [...goneIds, ...interrupted.flatMap((r) => (r.owner ? [r.owner] : []))] },
+      // Written as no runner's (no row of the sweeper's is among them): the rows of the runners it sweeps.
+      { runnerId: undefined, sweeping: [...goneIds, ...interrupted.flatMap((r) => (r.owner ? [r.owner] : []))] },
     );
     const adopted = (
       await client.query<ItemRow>(

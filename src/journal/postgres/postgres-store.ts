@@ -395,13 +395,15 @@ export class PostgresJournalStore implements JournalStore {
       return moves;
     }
     // Commits are durable on the server; a relaxed one may skip waiting for its WAL flush.
-    const moves = await inTransaction(
-      this.pool,
-      async (client) => {
-        await this.enterWrite(client, jobId, 'shared');
-        return applyChanges(client, jobId, changes, this.now(), this.writer());
-      },
-      relaxed ? 'SET LOCAL synchronous_commit = off' : '',
+    const moves = await this.standing(() =>
+      inTransaction(
+        this.pool,
+        async (client) => {
+          await this.enterWrite(client, jobId, 'shared');
+          return applyChanges(client, jobId, changes, this.now(), this.writer());
+        },
+        relaxed ? 'SET LOCAL synchronous_commit = off' : '',
+      ),
     );
     await this.wrote(jobId);
     return moves;
@@ -409,10 +411,15 @@ export class PostgresJournalStore implements JournalStore {
 
   private async applyBatch(jobId: number, changes: readonly Change[], defer: boolean): Promise<Move[]> {
     const runnerId = this.runnerMembership.runnerId;
+    const moves = await this.standing(() => applyBatch(this.pool, jobId, runnerId, changes, this.now(), defer));
+    if (runnerId !== undefined) this.runnerMembership.confirm();
+    return moves;
+  }
+
+  /** A write the database refused for the runner's lost standing fences this store. */
+  private async standing<T>(write: () => Promise<T>): Promise<T> {
     try {
-      const moves = await applyBatch(this.pool, jobId, runnerId, changes, this.now(), defer);
-      if (runnerId !== undefined) this.runnerMembership.confirm();
-      return moves;
+      return await write();
     } catch (err) {
       if (!(err instanceof BatchLeaseLostError)) throw err;
       const lost = new LockLostError(`${this.location} (job '${this.job}')`);
@@ -424,28 +431,32 @@ export class PostgresJournalStore implements JournalStore {
   async apply(changes: readonly Change[]): Promise<Item[]> {
     if (changes.length === 0) return [];
     const jobId = this.assertWritable();
-    return inTransaction(this.pool, async (client) => {
-      await this.enterWrite(client, jobId, 'shared');
-      await applyChanges(client, jobId, changes, this.now(), this.writer());
-      const items = new Map(
-        (await new JobQueries(client, { jobId, location: this.location }).getMany(changes.map((c) => c.id))).map(
-          (item) => [item.id, item],
-        ),
-      );
-      return changes.map((change) => items.get(change.id)!);
-    });
+    return this.standing(() =>
+      inTransaction(this.pool, async (client) => {
+        await this.enterWrite(client, jobId, 'shared');
+        await applyChanges(client, jobId, changes, this.now(), this.writer());
+        const items = new Map(
+          (await new JobQueries(client, { jobId, location: this.location }).getMany(changes.map((c) => c.id))).map(
+            (item) => [item.id, item],
+          ),
+        );
+        return changes.map((change) => items.get(change.id)!);
+      }),
+    );
   }
 
   async markStored(ids: readonly string[], outputPath: string, detail: Record<string, unknown>): Promise<void> {
     if (ids.length === 0) return;
     const jobId = this.assertWritable();
     try {
-      await inTransaction(this.pool, async (client) => {
-        await this.enterWrite(client, jobId, 'shared');
-        // Whichever runner wrote the shared results file stores the rows it wrote, another runner's included.
-        const writer = { ...this.writer(), anyOwner: true };
-        await applyChanges(client, jobId, storeChanges(ids, outputPath, detail), this.now(), writer);
-      });
+      await this.standing(() =>
+        inTransaction(this.pool, async (client) => {
+          await this.enterWrite(client, jobId, 'shared');
+          // Whichever runner wrote the shared results file stores the rows it wrote, another runner's included.
+          const writer = { ...this.writer(), anyOwner: true };
+          await applyChanges(client, jobId, storeChanges(ids, outputPath, detail), this.now(), writer);
+        }),
+      );
     } catch (err) {
       // Refused on a repeat after its connection dropped at COMMIT: it landed when every row is stored.
       if (!followedConnectionLoss(err) || !(err instanceof StaleTransitionError)) throw err;
@@ -495,10 +506,12 @@ export class PostgresJournalStore implements JournalStore {
   async annotate(id: string, patch: ItemPatch, note: string): Promise<void> {
     if (Object.values(patch).every((value) => value === undefined)) return;
     const jobId = this.assertWritable();
-    await inTransaction(this.pool, async (client) => {
-      await this.enterWrite(client, jobId, 'shared');
-      await annotateItem(client, jobId, { id, note, patch }, this.now(), this.runnerMembership.runnerId);
-    });
+    await this.standing(() =>
+      inTransaction(this.pool, async (client) => {
+        await this.enterWrite(client, jobId, 'shared');
+        await annotateItem(client, jobId, { id, note, patch }, this.now(), this.runnerMembership.runnerId);
+      }),
+    );
   }
 
   async recordDrift(seen: SeenDrift): Promise<void> {
@@ -529,22 +542,24 @@ export class PostgresJournalStore implements JournalStore {
     ) => Promise<{ changes: Change[]; result: T }>,
   ): Promise<T> {
     const jobId = this.writableJob();
-    return inTransaction(this.pool, async (client) => {
-      // The job's write lock alone: no transition of another runner lands between the reads and the writes.
-      await this.enterWrite(client, jobId, 'exclusive');
-      const reads = new JobQueries(client, { jobId, location: this.location });
-      const { changes, result } = await decide({
-        get: (id) => reads.get(id, true),
-        list: (states, limit, afterSeq) => reads.list(states, limit, afterSeq),
-        iterate: (filter, pageSize) => reads.iterate(filter, pageSize),
-        abandonedWhileUncertain: (ids) => reads.abandonedWhileUncertain(ids),
-      });
-      if (changes.length > 0) {
-        this.assertWritable();
-        await applyChanges(client, jobId, changes, this.now(), this.writer());
-      }
-      return result;
-    });
+    return this.standing(() =>
+      inTransaction(this.pool, async (client) => {
+        // The job's write lock alone: no transition of another runner lands between the reads and the writes.
+        await this.enterWrite(client, jobId, 'exclusive');
+        const reads = new JobQueries(client, { jobId, location: this.location });
+        const { changes, result } = await decide({
+          get: (id) => reads.get(id, true),
+          list: (states, limit, afterSeq) => reads.list(states, limit, afterSeq),
+          iterate: (filter, pageSize) => reads.iterate(filter, pageSize),
+          abandonedWhileUncertain: (ids) => reads.abandonedWhileUncertain(ids),
+        });
+        if (changes.length > 0) {
+          this.assertWritable();
+          await applyChanges(client, jobId, changes, this.now(), this.writer());
+        }
+        return result;
+      }),
+    );
   }
 
   async beginIngest(options: IngestOptions = {}): Promise<IngestWriter> {

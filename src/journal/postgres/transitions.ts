@@ -1,20 +1,21 @@
-// The journal's writes of item state, inside a transaction the caller opened: each change checked by the
-// pure transition table and written compare-and-set on its from-state, every move logged as an event.
+// The journal's writes of item state planned on the rows' heads, inside a transaction the caller opened: the
+// rows read, the batch planned by the pure planner (core/plan-changes.ts), and the plan written by
+// gbatch_apply_plan (batch-apply.ts), which holds every guard of a write.
 import type pg from 'pg';
 import type { ItemState } from '../../core/states.js';
 import {
   HELD_STATES,
-  overBudget,
+  isIntent,
   planChanges,
   planNote,
+  planOnExpected,
   type ChangePlan,
-  type MoneyMove,
   type NoteChange,
   type RowHead,
 } from '../../core/plan-changes.js';
-import { StaleTransitionError, type Change, type Move } from '../change.js';
+import type { Change, Move } from '../change.js';
 import type { JobCancel } from '../store.js';
-import { PATCH_COLUMN_TYPES, patchFields } from './item-row.js';
+import { batchable, callApplyPlan, planRows } from './batch-apply.js';
 
 interface EventRow {
   itemId: string;
@@ -49,17 +50,7 @@ export async function logEvents(
   );
 }
 
-interface Planned {
-  id: string;
-  event: string;
-  from: ItemState;
-  to: ItemState;
-  columns: string[];
-  values: unknown[];
-}
-
 export { HELD_STATES };
-import { BudgetExceededError, JobCancelledError } from '../errors.js';
 
 /**
  * Who writes: a runner of the job (its rows, and rows nobody holds; a row it moves into a held state
@@ -74,9 +65,11 @@ export interface Writer {
 }
 
 /**
- * Applies `changes` in order, as planChanges plans them on the rows' heads (read once). Throws (the
+ * Applies `changes` in order, as planChanges plans them on the rows' heads (read once), or on the
+ * states they expect when every change names one (batchable()). Throws (the
  * caller rolls back) on an unknown item, an illegal transition, a failed `expect`, a row that moved
- * under the compare-and-set or that another runner holds, or a reservation the job's budget cannot take.
+ * under the compare-and-set or that another runner holds, a reservation the job's budget cannot take,
+ * an intent while the job is cancelled, or a runner that lost its standing (BatchLeaseLostError).
  */
 export async function applyChanges(
   client: pg.ClientBase,
@@ -85,9 +78,12 @@ export async function applyChanges(
   now: number,
   writer: Writer = { runnerId: undefined },
 ): Promise<Move[]> {
-  const ids = [...new Set(changes.map((c) => c.id))];
-  const plan = planChanges(await readHeads(client, jobId, ids), changes, { runner: writer.runnerId, now });
-  await writePlan(client, jobId, plan, now, writer, ids.length === changes.length);
+  const context = { runner: writer.runnerId, now };
+  // A batch that names each row's expected state needs no read: the function checks it (batch-apply.ts).
+  const plan = batchable(changes)
+    ? planOnExpected(changes, context)
+    : planChanges(await readHeads(client, jobId, [...new Set(changes.map((c) => c.id))]), changes, context);
+  await writePlan(client, jobId, plan, now, writer);
   return plan.rows.map(({ from, to }) => ({ from, to, at: now }));
 }
 
@@ -101,7 +97,7 @@ export async function annotateItem(
 ): Promise<void> {
   // The row locked as read: a note waits for a move under way and is never refused as stale.
   const plan = planNote(await readHeads(client, jobId, [note.id], true), note, { runner: runnerId, now });
-  await writePlan(client, jobId, plan, now, { runnerId, anyOwner: true }, true);
+  await writePlan(client, jobId, plan, now, { runnerId, anyOwner: true });
 }
 
 async function readHeads(
@@ -134,34 +130,29 @@ async function readHeads(
 }
 
 /**
- * Writes a plan, guarded: each row compare-and-set on its from-state and on whose it is, the events in
- * batch order, the job's totals moved (the budget asked when a reservation rises), an intent refused
- * while the job is cancelled. `distinct`: no row is named twice (the rows go in one UPDATE per column set).
+ * Writes a plan with gbatch_apply_plan, in as many calls as it takes to name each row once per call: a row
+ * changed twice goes in the next call, which finds it as the first left it.
  */
 async function writePlan(
   client: pg.ClientBase,
   jobId: number,
-  plan: ChangePlan,
+  plan: Omit<ChangePlan, 'money'>,
   now: number,
   writer: Writer,
-  distinct: boolean,
 ): Promise<void> {
-  const planned: Planned[] = plan.rows.map(({ change, from, to, owner, money }, i) => {
-    const fields = patchFields({ ...change.patch, ...money });
-    if (owner !== undefined) {
-      fields.columns.push('owner');
-      fields.values.push(owner);
-    }
-    return { id: change.id, event: plan.events[i]!.event, from, to, ...fields };
-  });
-  if (distinct) await updateDistinct(client, jobId, planned, now, writer);
-  else for (const step of planned) await updateOne(client, jobId, step, now, writer);
-  await logEvents(client, jobId, now, plan.events);
-  const cancelled = await moveJobMoney(client, jobId, plan.money);
-  // A cancellation committed before this transaction's write is seen (the job row's lock orders them):
-  // no intent is written after it. Without money moved, one read of the job's row says it.
-  if (plan.intentId !== undefined && (cancelled ?? (await jobCancelOf(client, jobId, true)) !== undefined))
-    throw new JobCancelledError(plan.intentId);
+  const may = writer.anyOwner === true ? true : writer.sweeping?.length ? writer.sweeping : undefined;
+  const rows = planRows(plan, may);
+  let start = 0;
+  while (start < rows.length) {
+    const named = new Set<string>();
+    let end = start;
+    for (; end < rows.length && !named.has(rows[end]!.id); end++) named.add(rows[end]!.id);
+    const intent = plan.rows
+      .slice(start, end)
+      .find((row, i) => isIntent(row.change.event) && rows[start + i]!.e === row.change.event);
+    await callApplyPlan(client, jobId, writer.runnerId, now, rows.slice(start, end), intent?.change.id, false);
+    start = end;
+  }
 }
 
 /** The job's cancellation (`gbatch cancel`); `share`: read under a share lock of the job's row (inside a write). */
@@ -176,110 +167,4 @@ export async function jobCancelOf(
   );
   const row = rows[0];
   return row?.cancelled_at == null ? undefined : { at: Number(row.cancelled_at), reason: row.cancel_reason ?? '' };
-}
-
-/**
- * The job's totals move with its rows, in the same transaction. A batch that reserves more must leave
- * settled + reserved within the budget: the row lock on the job makes the check and the move one step
- * for every runner, so racing runners can never together pass the budget.
- */
-async function moveJobMoney(client: pg.ClientBase, jobId: number, money: MoneyMove): Promise<boolean | undefined> {
-  if (money.reservedUsd === 0 && money.actualUsd === 0) return undefined;
-  const { rows } = await client.query<{
-    reserved_usd: number;
-    actual_usd: number;
-    budget_usd: number | null;
-    cancelled: boolean;
-  }>(
-    `UPDATE jobs SET reserved_usd = reserved_usd + $2, actual_usd = actual_usd + $3 WHERE id = $1
-      RETURNING reserved_usd, actual_usd, budget_usd, cancelled_at IS NOT NULL AS cancelled`,
-    [jobId, money.reservedUsd, money.actualUsd],
-  );
-  const job = rows[0]!;
-  if (
-    money.reservingId !== undefined &&
-    overBudget({ reservedUsd: job.reserved_usd, actualUsd: job.actual_usd }, job.budget_usd)
-  ) {
-    const held = job.reserved_usd + job.actual_usd;
-    throw new BudgetExceededError(
-      money.reservingId,
-      job.budget_usd!,
-      roundMoney(held - money.reservedUsd - money.actualUsd),
-      roundMoney(money.reservedUsd),
-    );
-  }
-  return job.cancelled;
-}
-
-function roundMoney(usd: number): number {
-  return Math.round(usd * 1e9) / 1e9;
-}
-
-/** Whose rows this writer may change: no one's, its own, and those of the gone runners it sweeps. */
-function ownerCondition(writer: Writer, column: string, firstParam: number): { sql: string; values: unknown[] } {
-  if (writer.anyOwner === true) return { sql: 'TRUE', values: [] };
-  const owners = [...(writer.runnerId ? [writer.runnerId] : []), ...(writer.sweeping ?? [])];
-  if (owners.length === 0) return { sql: `${column} IS NULL`, values: [] };
-  return { sql: `(${column} IS NULL OR ${column} = ANY($${firstParam}::uuid[]))`, values: [owners] };
-}
-
-/** One row, compare-and-set on its from-state (and on whose it is). */
-async function updateOne(
-  client: pg.ClientBase,
-  jobId: number,
-  step: Planned,
-  now: number,
-  writer: Writer,
-): Promise<void> {
-  const sets = step.columns.map((column, i) => `, ${column} = $${6 + i}`).join('');
-  const owned = ownerCondition(writer, 'owner', 6 + step.columns.length);
-  const result = await client.query(
-    `UPDATE items SET state = $1, updated_at = $2${sets} WHERE job_id = $3 AND id = $4 AND state = $5 AND ${owned.sql}`,
-    [step.to, now, jobId, step.id, step.from, ...step.values, ...owned.values],
-  );
-  if (result.rowCount !== 1) throw new StaleTransitionError(step.id, step.event, step.from);
-}
-
-/**
- * Rows that are all different: one UPDATE for each set of patched columns, every row still
- * compare-and-set on its own from-state. A batch of 64 answers costs a round trip or two, not 64.
- */
-async function updateDistinct(
-  client: pg.ClientBase,
-  jobId: number,
-  planned: readonly Planned[],
-  now: number,
-  writer: Writer,
-): Promise<void> {
-  const groups = new Map<string, Planned[]>();
-  for (const step of planned) {
-    const key = step.columns.join(',');
-    const group = groups.get(key);
-    if (group) group.push(step);
-    else groups.set(key, [step]);
-  }
-  for (const group of groups.values()) {
-    if (group.length === 1) {
-      await updateOne(client, jobId, group[0]!, now, writer);
-      continue;
-    }
-    const columns = group[0]!.columns;
-    const arrays: unknown[][] = [group.map((s) => s.id), group.map((s) => s.from), group.map((s) => s.to)];
-    columns.forEach((_, i) => arrays.push(group.map((s) => s.values[i])));
-    const types = ['text', 'text', 'text', ...columns.map((column) => PATCH_COLUMN_TYPES[column]!)];
-    const names = ['id', 'from_state', 'to_state', ...columns.map((_, i) => `c${i}`)];
-    const owned = ownerCondition(writer, 'i.owner', 3 + types.length);
-    const result = await client.query<{ id: string }>(
-      `UPDATE items i SET state = v.to_state, updated_at = $2${columns.map((column, i) => `, ${column} = v.c${i}`).join('')}
-      FROM unnest(${types.map((type, i) => `$${3 + i}::${type}[]`).join(', ')}) AS v(${names.join(', ')})
-      WHERE i.job_id = $1 AND i.id = v.id AND i.state = v.from_state AND ${owned.sql}
-      RETURNING i.id`,
-      [jobId, now, ...arrays, ...owned.values],
-    );
-    if (result.rowCount !== group.length) {
-      const done = new Set(result.rows.map((r) => r.id));
-      const stale = group.find((s) => !done.has(s.id))!;
-      throw new StaleTransitionError(stale.id, stale.event, stale.from);
-    }
-  }
 }

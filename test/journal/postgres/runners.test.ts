@@ -79,6 +79,11 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: many runners on one job', (
     expect(await thrown(b!.applyTransitions([{ id: 'r0', event: 'lose', expect: 'submitting' }]))).toBeInstanceOf(
       StaleTransitionError,
     );
+    // Planned on the row's head (no `expect`), refused all the same.
+    expect(await thrown(b!.applyTransitions([{ id: 'r0', event: 'lose' }]))).toBeInstanceOf(StaleTransitionError);
+    // A note lands whoever holds the row, and leaves it theirs.
+    await b!.annotate('r0', { gatewayChargeUsd: 0.01 }, 'charge');
+    expect(await thrown(b!.applyTransitions([{ id: 'r0', event: 'lose' }]))).toBeInstanceOf(StaleTransitionError);
     const operator = await open(name);
     expect(await thrown(operator.applyTransitions([{ id: 'r0', event: 'lose', expect: 'submitting' }]))).toBeInstanceOf(
       StaleTransitionError,
