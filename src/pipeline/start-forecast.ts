@@ -15,6 +15,11 @@ import {
 } from '../core/start-forecast.js';
 import type { JobInput, JournalHistoryReads, JournalRun, JournalSnapshot } from '../journal/index.js';
 
+// Small pages: an SQLite page is read in one synchronous step, and the run's answers wait for it to end. An
+// event loop held for seconds leaves the connections idle past the gateway's keep-alive, and a request sent
+// on one as the server closes it is lost on the wire (uncertain).
+const SNAPSHOT_PAGE = 200;
+
 /** `options` with the forecast the saved record keeps, if it keeps one. */
 export function carryStartForecast(
   options: Record<string, unknown>,
@@ -81,7 +86,7 @@ async function forecastFrom(
   now: number,
 ): Promise<StartForecast | undefined> {
   const rows: ForecastRow[] = [];
-  for await (const item of snapshot.iterate({ states: ['pending'], notOrphaned: true }))
+  for await (const item of snapshot.iterate({ states: ['pending'], notOrphaned: true }, SNAPSHOT_PAGE))
     rows.push({
       ...rowLikeness(item.kind, item.request),
       id: item.id,
