@@ -83,5 +83,6 @@ export {
   settlementId,
   type JournalHistory,
   type JournalHistoryReads,
+  type JournalSnapshot,
   type SettledCostRecord,
 } from './settled-costs.js';

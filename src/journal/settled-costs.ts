@@ -1,9 +1,11 @@
 // The journal's cost history (the `settled_costs` table): a section of its own beside the journal
 // interface (store.ts). Each adapter keeps it in its own file (sqlite/settled-costs.ts,
-// postgres/settled-costs.ts) and both share the row mapping below.
+// postgres/settled-costs.ts) and both share the row mapping below; beside it, the snapshot a forecast reads.
 import { createHash } from 'node:crypto';
 import type { SettledCost } from '../core/forecast.js';
 import type { ItemKind } from '../core/states.js';
+import type { Item } from './item.js';
+import type { ItemFilter } from './journal-run.js';
 
 /** One settled row of the history. */
 export interface SettledCostRecord extends SettledCost {
@@ -19,6 +21,25 @@ export interface SettledCostRecord extends SettledCost {
 export interface JournalHistoryReads {
   /** Every settled row of the history, oldest first (on PostgreSQL: every job's of the database). */
   settledCosts(): Promise<SettledCostRecord[]>;
+  /**
+   * The job's rows and the history as they stand now, to be read later while the run goes on (the forecast a
+   * job starts with reads them off the path to its first sends). The caller closes it.
+   */
+  snapshot(): Promise<JournalSnapshot>;
+}
+
+/**
+ * The journal as it stood at one moment, read afterwards while the run goes on: a read transaction held open on
+ * a connection of its own (SQLite: a second connection's WAL snapshot; PostgreSQL: a REPEATABLE READ
+ * transaction), so that pages read later see none of the changes committed since it was taken.
+ */
+export interface JournalSnapshot {
+  /** Items in manifest order, in pages, as they stood when the snapshot was taken. */
+  iterate(filter?: Omit<ItemFilter, 'mine'>, pageSize?: number): AsyncGenerator<Item>;
+  /** The cost history, oldest first, as it stood. */
+  settledCosts(): Promise<SettledCostRecord[]>;
+  /** Ends the read transaction and gives its connection back; the snapshot reads nothing after. */
+  close(): Promise<void>;
 }
 
 export interface JournalHistory extends JournalHistoryReads {

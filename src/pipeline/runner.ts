@@ -62,7 +62,12 @@ import { finalBatchOf, finalBatchRefusal } from '../core/final-batch.js';
 import { Submitter } from './lanes/submitter.js';
 import { AutoRetries } from './lanes/auto-retries.js';
 import { SettledHistory } from './settled-history.js';
-import { carryStartForecast, recordStartForecast } from './start-forecast.js';
+import {
+  carryStartForecast,
+  settleStartForecast,
+  beginStartForecast,
+  type StartForecastTask,
+} from './start-forecast.js';
 import { DEFAULT_RETRY_DELAY } from '../core/auto-retry.js';
 import { EXIT_CODE } from '../core/exit-codes.js';
 import { runBackoff } from '../core/retry.js';
@@ -175,7 +180,14 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
   let heartbeat: NodeJS.Timeout | undefined;
   let runId: number | undefined;
   let end: RunEnd = { exitCode: EXIT_CODE.internal, stopReason: 'internal-error' };
+  let forecasting: StartForecastTask | undefined;
+  const forecastSettled = async (): Promise<void> => {
+    const task = forecasting;
+    forecasting = undefined;
+    await settleStartForecast(task, (line) => events.emit('log', line));
+  };
   const finish = async (result: RunResult): Promise<RunResult> => {
+    await forecastSettled();
     const ended = { ...result, ...(await jobEnd(journal, events)) };
     end = runEndOf(ended);
     return ended;
@@ -287,8 +299,9 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
         stopReason: 'ingested',
       });
     await releaseDeferred(journal);
-    // Before the first send: what the history says the job will cost, for the report and `status` (never the budget).
-    await recordStartForecast(journal, jobInput, accountId(config.baseUrl, config.apiKey), clock.now());
+    // What the history says the job will cost, for the report and `status` (never the budget): of the rows as they
+    // stand before the first send, drawn beside the sends.
+    forecasting = await beginStartForecast(journal, jobInput, accountId(config.baseUrl, config.apiKey), clock.now());
     const orphaned = await journal.orphans(SHOWN_ORPHANS);
     if (orphaned.total > 0) events.emit('log', orphanedLine(orphaned, voice, ingest.skippedChanged.length));
 
@@ -349,6 +362,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     end = crashEndOf(err, journalOutageLine(err), createRedactor([config.apiKey]));
     throw err;
   } finally {
+    await forecastSettled();
     // A journal lost or fenced takes no more records; the saved copy is what the operator resumes from.
     if (runId !== undefined && !guard.lost) await recordEnd(journal, runId, end, events, voice);
     if (heartbeat) clearInterval(heartbeat);

@@ -1,6 +1,9 @@
 // Keeps the forecast a job starts with (core/start-forecast.ts) in its record, once: at the first run
-// that has rows to send, after ingest and before the first send. Later runs carry it over unchanged, so
-// the report sets the forecast of the whole job against the whole job's bill.
+// that has rows to send, of the rows pending after ingest and before the first send. Later runs carry it
+// over unchanged, so the report sets the forecast of the whole job against the whole job's bill.
+// Reading every pending row and drawing the trials takes a while on a large job (0.3-0.5 s of CPU at
+// 10,000 rows): the rows and the history are pinned in a journal snapshot before the first send, and read
+// and drawn beside the sends, so the forecast is the one it would be with the sends waiting for it.
 import { rowLikeness } from '../core/row-likeness.js';
 import type { ForecastRow } from '../core/forecast.js';
 import {
@@ -10,7 +13,12 @@ import {
   startForecastOf,
   type StartForecast,
 } from '../core/start-forecast.js';
-import type { JobInput, JournalHistoryReads, JournalRun } from '../journal/index.js';
+import type { JobInput, JournalHistoryReads, JournalRun, JournalSnapshot } from '../journal/index.js';
+
+// Small pages: an SQLite page is read in one synchronous step, and the run's answers wait for it to end. An
+// event loop held for seconds leaves the connections idle past the gateway's keep-alive, and a request sent
+// on one as the server closes it is lost on the wire (uncertain).
+const SNAPSHOT_PAGE = 200;
 
 /** `options` with the forecast the saved record keeps, if it keeps one. */
 export function carryStartForecast(
@@ -21,19 +29,64 @@ export function carryStartForecast(
   return kept ? { ...options, [START_FORECAST_KEY]: kept } : options;
 }
 
+/** A forecast under way: `done` settles once it is kept (or found not needed); it never rejects. */
+export interface StartForecastTask {
+  done: Promise<{ forecast?: StartForecast; error?: Error }>;
+}
+
 /**
- * Forecasts the rows still to send and saves it in the job's record (`job`: the record as this run saved it),
- * unless the record already keeps one or nothing is left to send. Returns the forecast made, if any.
+ * Pins what the forecast reads (the job's pending rows, the history) and returns at once; the forecast is
+ * drawn and saved in the job's record (`job`: the record as this run saved it) in the background, unless the
+ * record already keeps one or nothing is left to send.
  */
-export async function recordStartForecast(
-  journal: Pick<JournalRun, 'getJob' | 'saveJob' | 'iterate'> & JournalHistoryReads,
+export async function beginStartForecast(
+  journal: Pick<JournalRun, 'getJob' | 'saveJob'> & Pick<JournalHistoryReads, 'snapshot'>,
   job: JobInput,
   account: string,
   now: number,
+): Promise<StartForecastTask> {
+  if (startForecastOf((await journal.getJob())?.options)) return { done: Promise.resolve({}) };
+  const snapshot = await journal.snapshot();
+  const done = forecastFrom(snapshot, account, now)
+    .finally(() => snapshot.close())
+    .then(async (forecast) => ((await keep(journal, job, forecast)) ? { forecast: forecast! } : {}))
+    .catch((err: unknown) => ({ error: err as Error }));
+  return { done };
+}
+
+/**
+ * Saves `forecast` in the job's record as it stands now (what changed in it since `job` was saved stays), unless
+ * it keeps one already (another runner's, drawn meanwhile). Whether it was saved.
+ */
+async function keep(
+  journal: Pick<JournalRun, 'getJob' | 'saveJob'>,
+  job: JobInput,
+  forecast: StartForecast | undefined,
+): Promise<boolean> {
+  if (!forecast) return false;
+  const current = await journal.getJob();
+  if (startForecastOf(current?.options)) return false;
+  const record: JobInput = current
+    ? {
+        name: current.name,
+        manifest: current.manifest,
+        options: current.options,
+        budgetUsd: current.budgetUsd,
+        jobFileBudget: current.jobFileBudget,
+      }
+    : job;
+  await journal.saveJob({ ...record, options: { ...record.options, [START_FORECAST_KEY]: forecast } });
+  return true;
+}
+
+/** The forecast of the snapshot's rows still to send; undefined when there are none. */
+async function forecastFrom(
+  snapshot: JournalSnapshot,
+  account: string,
+  now: number,
 ): Promise<StartForecast | undefined> {
-  if (startForecastOf((await journal.getJob())?.options)) return undefined;
   const rows: ForecastRow[] = [];
-  for await (const item of journal.iterate({ states: ['pending'], notOrphaned: true }))
+  for await (const item of snapshot.iterate({ states: ['pending'], notOrphaned: true }, SNAPSHOT_PAGE))
     rows.push({
       ...rowLikeness(item.kind, item.request),
       id: item.id,
@@ -41,7 +94,14 @@ export async function recordStartForecast(
       reserveUsd: item.estimateUsd,
     });
   if (rows.length === 0) return undefined;
-  const forecast = startForecast(rows, accountHistory(await journal.settledCosts(), account), now);
-  await journal.saveJob({ ...job, options: { ...job.options, [START_FORECAST_KEY]: forecast } });
-  return forecast;
+  return startForecast(rows, accountHistory(await snapshot.settledCosts(), account), now);
+}
+
+/** Waits for a forecast under way: one that could not be kept is one line, never the run's outcome. */
+export async function settleStartForecast(
+  task: StartForecastTask | undefined,
+  say: (line: string) => void,
+): Promise<void> {
+  const error = task && (await task.done).error;
+  if (error) say(`the job's start forecast was not kept: ${error.message}`);
 }

@@ -55,6 +55,8 @@ import { PgCoordination } from './coordination.js';
 import { jobDrifts, recordDrift } from './drifts.js';
 import { recordSettledCosts, settledCosts } from './settled-costs.js';
 import type { SettledCostRecord } from '../settled-costs.js';
+import type { JournalSnapshot } from '../settled-costs.js';
+import { openSnapshot } from './snapshot.js';
 import type { SeenDrift } from '../../core/seen-drift.js';
 import type { JobNotices } from '../job-notices.js';
 import { PgJobNotices } from './job-notices.js';
@@ -530,6 +532,10 @@ export class PostgresJournalStore implements JournalStore {
 
   async settledCosts(): Promise<SettledCostRecord[]> {
     return settledCosts(this.pool);
+  }
+
+  async snapshot(): Promise<JournalSnapshot> {
+    return openSnapshot(this.pool, { jobId: this.jobId, location: this.location });
   }
 
   async flush(): Promise<void> {

@@ -1,6 +1,7 @@
 // The cost history in a PostgreSQL journal (the `settled_costs` table, shared by the database's jobs; see
 // ../settled-costs.ts).
 import type pg from 'pg';
+import type { Queryable } from './pool.js';
 import {
   SETTLED_COST_COLUMNS,
   settledCostOfRow,
@@ -29,7 +30,7 @@ export async function recordSettledCosts(pool: pg.Pool, rows: readonly SettledCo
 const UNDEFINED_TABLE = '42P01';
 
 /** The history, oldest first; a schema no run has brought to the history's step yet (`plan` first) has none. */
-export async function settledCosts(pool: pg.Pool): Promise<SettledCostRecord[]> {
+export async function settledCosts(pool: Queryable): Promise<SettledCostRecord[]> {
   try {
     const { rows } = await pool.query<SettledCostRow>(
       `SELECT ${SETTLED_COST_COLUMNS.join(', ')} FROM settled_costs ORDER BY settled_at, id`,

@@ -62,6 +62,8 @@ import { JobRow } from './job-row.js';
 import { SqliteDrifts } from './drifts.js';
 import { SqliteSettledCosts } from './settled-costs.js';
 import type { SettledCostRecord } from '../settled-costs.js';
+import type { JournalSnapshot } from '../settled-costs.js';
+import { openSnapshot } from './snapshot.js';
 import type { SeenDrift } from '../../core/seen-drift.js';
 import { eventLogRecords, itemEvents, ItemReads, manifestRecords, priors, reportSums } from './queries.js';
 import { abandonedWhileUncertain, lastSubmitTimes, taskIdHolders } from './history.js';
@@ -354,6 +356,10 @@ export class SqliteJournal implements JournalStore {
 
   async settledCosts(): Promise<SettledCostRecord[]> {
     return new SqliteSettledCosts(this.db).list();
+  }
+
+  async snapshot(): Promise<JournalSnapshot> {
+    return openSnapshot(this.file, this.itemColumns);
   }
 
   /** Prepared on first use: a journal opened read-only by an older gbatch's schema has no such table. */

@@ -45,6 +45,7 @@ import { activityConformance } from './methods/activity.js';
 import { retryAllowanceConformance } from './methods/retry-allowance.js';
 import { driftsConformance } from './methods/drifts.js';
 import { settledCostsConformance } from './methods/settled-costs.js';
+import { snapshotConformance } from './methods/snapshot.js';
 
 const METHODS: ReadonlyArray<(label: string, harness: Harness) => void> = [
   openConformance,
@@ -83,6 +84,7 @@ const METHODS: ReadonlyArray<(label: string, harness: Harness) => void> = [
   coordinationConformance,
   driftsConformance,
   settledCostsConformance,
+  snapshotConformance,
   noticesConformance,
   noteUnrecordedConformance,
   lostAndRescueConformance,

@@ -1,0 +1,46 @@
+// A snapshot of an SQLite journal (../journal-snapshot.ts): a read-only connection of its own whose read
+// transaction is pinned before it is handed out. In WAL mode the writer's commits go on beside it, unseen.
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Item } from '../item.js';
+import type { ItemFilter } from '../journal-run.js';
+import type { JournalSnapshot } from '../settled-costs.js';
+import { openDatabase } from './open-database.js';
+import { ItemReads } from './queries.js';
+import { SqliteSettledCosts } from './settled-costs.js';
+
+export function openSnapshot(file: string, itemColumns: string): JournalSnapshot {
+  const db = openDatabase(file, { readonly: true, sync: 'full' });
+  try {
+    db.exec('BEGIN');
+    // A read transaction takes its snapshot at its first read: this one, before anything else commits.
+    db.prepare('SELECT seq FROM items LIMIT 1').get();
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  const reads = new ItemReads(db, itemColumns);
+  return {
+    async *iterate(filter: Omit<ItemFilter, 'mine'> = {}, pageSize = 2000): AsyncGenerator<Item> {
+      for (let after = 0; ;) {
+        // The reads are synchronous: a turn of the event loop between pages lets the run's sends go on.
+        await nextTurn();
+        if (!db.open) return;
+        const page = reads.page(filter, after, pageSize);
+        if (page.length === 0) return;
+        yield* page;
+        after = page[page.length - 1]!.seq;
+      }
+    },
+    async settledCosts() {
+      return new SqliteSettledCosts(db).list();
+    },
+    async close() {
+      if (!db.open) return;
+      try {
+        db.exec('COMMIT');
+      } finally {
+        db.close();
+      }
+    },
+  };
+}
