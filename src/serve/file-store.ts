@@ -15,7 +15,7 @@ import { openObjectStore } from '../io/open-object-store.js';
 import type { ObjectStore, ObjectStoreOptions } from '../io/output-store.js';
 import { isDatabaseUrl } from '../journal/index.js';
 import { UsageError } from '../job/options.js';
-import { diskFileResponse, rangedResponse } from './file-response.js';
+import { diskFileResponse, rangedResponse } from '../io/file-response.js';
 
 export interface ServeFiles {
   /** `--data` as given: a folder or an s3:// location ending with '/'. */

@@ -11,7 +11,7 @@ import { hasFiles, LIVE_STATUSES } from './batch-states.js';
 import { filesDir, type ServeContext } from './context.js';
 import { fileObject, shape, type UploadRecord } from './file-object.js';
 import { derivedChunks, derivedSize } from './derived-lines.js';
-import { streamedFileResponse } from './file-response.js';
+import { streamedFileResponse } from '../io/file-response.js';
 import { derivedFile, errorFileId, newFileId, outputFileId, videoFileId } from './ids.js';
 import { ApiFailure, apiError, notFound } from './openai-error.js';
 import { expiresAfterSeconds, uploadPurpose, type FileListQuery } from './file-params.js';

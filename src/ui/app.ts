@@ -10,6 +10,7 @@ import { LIVE_JS, UI_CSS } from './assets.js';
 import type { UiContext } from './context.js';
 import { actionsApp } from './routes/actions-app.js';
 import { liveApp } from './routes/live-app.js';
+import { outputsApp } from './routes/outputs-app.js';
 import { pagesApp } from './routes/pages-app.js';
 import { loginApp, logoutApp, signedIn } from './routes/sign-in-app.js';
 import type { UiEnv } from './routes/ui-env.js';
@@ -41,6 +42,7 @@ export function uiApp(ctx: UiContext, metrics: Hono): Hono<UiEnv> {
   app.use('*', signedIn(ctx, throttle));
   app.route('/', logoutApp(ctx));
   app.route('/', pagesApp(ctx));
+  app.route('/', outputsApp(ctx));
   app.route('/', liveApp(ctx));
   app.route('/', actionsApp(ctx));
   app.onError((err, c) => {

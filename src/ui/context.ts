@@ -2,6 +2,7 @@
 import type { JobDirectory } from './job-directory.js';
 import type { Flashes } from './flashes.js';
 import type { LiveFeeds } from './live-feeds.js';
+import type { ObjectOutputs } from './object-outputs.js';
 import type { Sessions } from './sessions.js';
 
 export interface UiContext {
@@ -18,6 +19,8 @@ export interface UiContext {
   allowedHosts: readonly string[];
   /** Each job's live figures, read once per --refresh-interval for all the streams that watch it. */
   live: LiveFeeds;
+  /** The stores of rows' s3:// outputs, read with the dashboard's own credentials. */
+  outputs: ObjectOutputs;
   now(): number;
   log(line: string): void;
 }

@@ -1,6 +1,7 @@
 // `gbatch ui`'s flags: where it listens, which journal it shows, and whether it may change anything.
 import { journalSelectionOptions } from '../job/journal-selection.js';
 import { HELP_OPTION, type OptionTable } from '../job/options.js';
+import { RUN_OPTIONS } from '../job/run-options.js';
 
 export const UI_OPTIONS = {
   host: { type: 'string', default: '127.0.0.1', help: 'the address to listen on' },
@@ -26,5 +27,10 @@ export const UI_OPTIONS = {
     max: 3600,
     help: 'seconds between the live figures a job page receives',
   },
+  's3-endpoint': {
+    ...RUN_OPTIONS['s3-endpoint'],
+    help: "the S3-compatible server rows' s3:// outputs are read from, for their links (default: $AWS_ENDPOINT_URL, else AWS)",
+  },
+  's3-path-style': RUN_OPTIONS['s3-path-style'],
   help: HELP_OPTION,
 } as const satisfies OptionTable;

@@ -8,7 +8,9 @@ import { listenHttp } from '../io/http-listener.js';
 import { UsageError } from '../job/options.js';
 import { isDatabaseUrl } from '../journal/index.js';
 import { uiApp } from './app.js';
+import type { ObjectStoreOptions } from '../io/output-store.js';
 import type { UiContext } from './context.js';
+import { objectOutputs } from './object-outputs.js';
 import { metricsApp } from './metrics-route.js';
 import { parseTokens } from '../metrics/metrics-tokens.js';
 import { JobDirectory } from './job-directory.js';
@@ -32,6 +34,8 @@ export interface UiOptions {
   allowedHosts: readonly string[];
   refreshMs: number;
   env: NodeJS.ProcessEnv;
+  /** --s3-endpoint and --s3-path-style: where rows' s3:// outputs are read from. */
+  objectStore?: ObjectStoreOptions;
   log(line: string): void;
 }
 
@@ -69,6 +73,7 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
       caps: LIVE_STREAM_CAPS,
       log: options.log,
     }),
+    outputs: objectOutputs(options.objectStore ?? {}, options.env),
     now: () => Date.now(),
     log: options.log,
   };
@@ -84,6 +89,7 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
     url: `${listener.origin}/`,
     async close() {
       ctx.live.close();
+      ctx.outputs.close();
       await listener.close();
       await directory.close();
     },

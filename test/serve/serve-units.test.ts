@@ -1,6 +1,6 @@
 // The server's pure parts: Range headers, completion windows and client tokens.
 import { describe, expect, it } from 'vitest';
-import { byteRange } from '../../src/serve/byte-range.js';
+import { byteRange } from '../../src/io/byte-range.js';
 import { windowSeconds, type Batch, type BatchFields } from '../../src/serve/batch-record.js';
 import { FINAL_METRICS_RETENTION_S, metricsRetained } from '../../src/serve/metrics-retention.js';
 import { clientTokens } from '../../src/serve/tokens.js';

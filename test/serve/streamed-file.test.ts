@@ -1,7 +1,7 @@
 // A derived file's answer: its content made as it is sent, exactly the announced bytes (whole or a Range),
 // and cut with an error rather than sent wrong when the content no longer matches its counted length.
 import { describe, expect, it } from 'vitest';
-import { streamedFileResponse } from '../../src/serve/file-response.js';
+import { streamedFileResponse } from '../../src/io/file-response.js';
 
 const content = Buffer.from('line one\nline two\nline three\n');
 

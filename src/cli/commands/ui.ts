@@ -43,6 +43,10 @@ export async function run(argv: string[]): Promise<number> {
       allowedHosts: allowedHosts(options['allowed-host']),
       refreshMs: Math.round(options['refresh-interval'] * 1000),
       env: process.env,
+      objectStore: {
+        ...(options['s3-endpoint'] !== undefined ? { endpoint: options['s3-endpoint'] } : {}),
+        ...(options['s3-path-style'] ? { pathStyle: true } : {}),
+      },
       log: (line) => process.stderr.write(`gbatch ui: ${printable(line)}\n`),
     }),
   );

@@ -32,6 +32,8 @@ export interface UploadPlace {
   /** The object's s3:// URI, for errors. */
   uri: string;
   contentType: string;
+  /** Set on the object when it is made (a multipart upload's metadata is given when it begins). */
+  metadata?: Record<string, string>;
   /** Aborts every multipart upload of the key (the backstop of abort()). */
   abortLeftovers(): Promise<void>;
 }
@@ -40,7 +42,13 @@ export function startUpload(place: UploadPlace): StreamedUpload {
   const stream = new PassThrough({ highWaterMark: BUFFERED_BYTES });
   const upload = new Upload({
     client: place.client,
-    params: { Bucket: place.bucket, Key: place.key, Body: stream, ContentType: place.contentType },
+    params: {
+      Bucket: place.bucket,
+      Key: place.key,
+      Body: stream,
+      ContentType: place.contentType,
+      ...(place.metadata !== undefined ? { Metadata: place.metadata } : {}),
+    },
     partSize: PART_BYTES,
     queueSize: QUEUE_SIZE,
     leavePartsOnError: false,

@@ -1,5 +1,6 @@
 // Pure: the row browser (a page of rows under filters, with the next page's link) and one row with its
 // history of events.
+import { isObjectLocation } from '../../core/object-location.js';
 import { ITEM_STATES, type ItemState } from '../../core/states.js';
 import type { Item, ItemEventRecord, RowFacets } from '../../journal/index.js';
 import { reportItem } from '../../report/model.js';
@@ -81,7 +82,7 @@ export function rowBody(job: JobSummary, item: Item, events: readonly ItemEventR
       : []),
     ['actual', usd(r.actual_usd)],
     ['gateway charge', usd(r.gateway_charge_usd)],
-    ['output', esc(item.outputPath ?? '-')],
+    ['output', outputCell(`${base}/rows/${encodeURIComponent(item.id)}/output`, item.outputPath)],
     [
       'error',
       esc(item.lastError ? `${item.lastError.code ?? item.lastError.type ?? ''} ${item.lastError.message}` : '-'),
@@ -114,4 +115,11 @@ function retryRow(href: string, waits: string | undefined): string {
   return waits
     ? `<p class="muted" data-field="retry-waits">No retry now: ${esc(waits)}.</p>`
     : `<p><a class="action" href="${href}">retry this row</a></p>`;
+}
+
+/** A path is shown as text (it is on the runner's disk); an s3:// output links to the dashboard's stream of it. */
+function outputCell(href: string, output: string | null): string {
+  if (output === null) return '-';
+  if (!isObjectLocation(output)) return esc(output);
+  return `<code class="output">${esc(output)}</code> <a class="output-link" href="${esc(href)}">open</a>`;
 }

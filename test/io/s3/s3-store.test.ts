@@ -5,6 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import {
   CreateMultipartUploadCommand,
   GetObjectCommand,
+  HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   UploadPartCommand,
@@ -13,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { ConfigError } from '../../../src/core/config-error.js';
 import { parseObjectLocation } from '../../../src/core/object-location.js';
 import type { ObjectStore } from '../../../src/io/output-store.js';
+import type { CopyLimits } from '../../../src/io/s3/object-copy.js';
 import { createS3Store } from '../../../src/io/s3/s3-store.js';
 import { s3Env, MOTO_MISSING, startMoto, type S3Server } from '../../helpers/s3-servers.js';
 
@@ -32,8 +34,11 @@ afterAll(async () => {
   await moto?.close();
 });
 
-function store(out: string): ObjectStore {
-  const made = createS3Store(parseObjectLocation(out), { endpoint: moto.endpoint });
+function store(out: string, copyLimits?: CopyLimits): ObjectStore {
+  const made = createS3Store(parseObjectLocation(out), {
+    endpoint: moto.endpoint,
+    ...(copyLimits !== undefined ? { copyLimits } : {}),
+  });
   opened.push(made);
   return made;
 }
@@ -110,13 +115,68 @@ describe.skipIf(MOTO_MISSING)('a video streamed to object storage', () => {
     expect(await keysUnder('run5/')).toEqual([]);
   });
 
-  test('a body whose sha256 is not the expected one is never stored', async () => {
+  test('a sha256 known before the bytes: the upload begins on the final key, with no partial key nor copy', async () => {
+    const objects = store('s3://outputs/run6');
+    // More than the parts in flight and the stream's buffer hold: the upload has begun when receive() returns.
+    const bytes = randomBytes(32 * 1024 * 1024);
+    const target = objects.target('v6.mp4', sha256(bytes).toUpperCase());
+    await target.prepare();
+    const received = await target.receive(chunksOf(bytes));
+    // Invisible until completed: an upload under the final key, no object there yet.
+    expect((await objects.unfinishedUploads()).map((u) => u.key)).toEqual(['run6/v6.mp4']);
+    expect(await keysUnder('run6/')).toEqual([]);
+
+    expect(await received.finish()).toBe(sha256(bytes));
+    expect(await objects.head('v6.mp4')).toEqual({ bytes: bytes.length, sha256: sha256(bytes) });
+    expect(sha256(await read('run6/v6.mp4'))).toBe(sha256(bytes));
+    expect(await objects.unfinishedUploads()).toEqual([]);
+    expect(await keysUnder('run6/')).toEqual(['run6/v6.mp4']);
+  });
+
+  test('a body whose sha256 is not the expected one is never stored, and its upload is aborted', async () => {
     const objects = store('s3://outputs/run3');
-    const bytes = randomBytes(64 * 1024);
+    const bytes = randomBytes(32 * 1024 * 1024); // parts already sent when the mismatch is found
     const received = await objects.target('v3.mp4', 'ab'.repeat(32)).receive(chunksOf(bytes));
+    expect((await objects.unfinishedUploads()).map((u) => u.key)).toEqual(['run3/v3.mp4']);
     await expect(received.finish()).rejects.toThrow(/sha256 [0-9a-f]{64} is not the expected a/);
     expect(await objects.head('v3.mp4')).toBeUndefined();
     expect(await objects.unfinishedUploads()).toEqual([]);
+    expect(await keysUnder('run3/')).toEqual([]);
+  });
+
+  test('a video over the copy limit is copied to its final key in ranges, bytes and metadata whole', async () => {
+    // The limit is S3's 5 GiB in use; here 1 MiB, so a 12 MiB video is copied in three 5 MiB ranges.
+    const objects = store('s3://outputs/run7', { singleCopyBytes: 1024 * 1024, partBytes: 5 * 1024 * 1024 });
+    const bytes = randomBytes(12 * 1024 * 1024 + 17);
+    const target = objects.target('v7.mp4');
+    await target.prepare();
+    const digest = await (await target.receive(chunksOf(bytes))).finish();
+    expect(digest).toBe(sha256(bytes));
+    expect(sha256(await read('run7/v7.mp4'))).toBe(digest);
+    const head = await moto.client.send(new HeadObjectCommand({ Bucket: 'outputs', Key: 'run7/v7.mp4' }));
+    expect(head.Metadata).toEqual({ sha256: digest });
+    expect(head.ContentType).toBe('video/mp4');
+    expect(head.ContentLength).toBe(bytes.length);
+    // A copy in parts shows as a multipart object: three parts, not one CopyObject.
+    expect(head.ETag).toMatch(/-3"$/);
+    expect(await objects.unfinishedUploads()).toEqual([]);
+    expect(await keysUnder('run7/')).toEqual(['run7/v7.mp4']);
+  });
+
+  test('a copy in ranges that fails leaves nothing under the final key and no upload', async () => {
+    // Ranges under S3's 5 MiB smallest part: the server refuses to complete the copy (EntityTooSmall).
+    const objects = store('s3://outputs/run8', { singleCopyBytes: 1024 * 1024, partBytes: 1024 * 1024 });
+    const bytes = randomBytes(3 * 1024 * 1024);
+    const target = objects.target('v8.mp4');
+    await target.prepare();
+    const received = await target.receive(chunksOf(bytes));
+    await expect(received.finish()).rejects.toThrow(
+      /^s3:\/\/outputs\/run8\/v8\.mp4: the storage refused the write \(EntityTooSmall, HTTP 400\)$/,
+    );
+    expect(await objects.head('v8.mp4')).toBeUndefined();
+    expect(await objects.unfinishedUploads()).toEqual([]);
+    await target.clear();
+    expect(await keysUnder('run8/')).toEqual([]);
   });
 });
 
