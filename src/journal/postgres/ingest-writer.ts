@@ -25,6 +25,7 @@ import {
   type IngestEntry,
   type IngestSummary,
   type JudgedPrior,
+  ingestConflict,
 } from '../ingest-rules.js';
 import type { IngestWriter, JobTotals, ManifestPrint } from '../store.js';
 import { takeIngestLock, type IngestLockWait } from './ingest-lock.js';
@@ -452,13 +453,9 @@ export class PgIngestWriter implements IngestWriter {
         if (event) replaced.push(event);
         held.set(row.id, own);
       } else {
-        this.summary.conflicts.push({
-          id: row.id,
-          file: row.source_file,
-          line: row.source_line,
-          journalFile: prior.source_file,
-          journalLine: prior.source_line,
-        });
+        this.summary.conflicts.push(
+          ingestConflict({ id: row.id, file: row.source_file, line: row.source_line }, prior),
+        );
         held.set(row.id, prior);
       }
     }
