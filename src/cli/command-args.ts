@@ -13,7 +13,7 @@ export interface CommandUsage {
 }
 
 /** The command's flags and positionals; undefined when `--help` was printed (the command exits 0). */
-export function commandArgs<T extends OptionTable>(
+function commandArgs<T extends OptionTable>(
   command: keyof typeof EXIT_CODES,
   table: T,
   argv: string[],
@@ -27,4 +27,17 @@ export function commandArgs<T extends OptionTable>(
   if (usage.noArguments && parsed.positionals.length > 0)
     throw new UsageError(`gbatch ${command} takes no arguments, got \`${parsed.positionals[0]}\``);
   return parsed;
+}
+
+/** A command's `run`: its flags parsed and `--help` answered from its table, then `body` with the flags. */
+export function commandRunner<T extends OptionTable>(
+  command: keyof typeof EXIT_CODES,
+  table: T,
+  usage: CommandUsage,
+  body: (args: Parsed<T>) => Promise<number>,
+): (argv: string[]) => Promise<number> {
+  return async (argv) => {
+    const args = commandArgs(command, table, argv, usage);
+    return args ? body(args) : 0;
+  };
 }

@@ -14,6 +14,15 @@ const BUSY = [
   EXIT_CODE.busy,
   'a live runner holds the job (another `gbatch run`): nothing was done; wait for it to end, or see the `--if-running` option of `gbatch run`',
 ] as const;
+/** A server's codes (`serve`, `ui`): it runs until stopped, or could not start. */
+function serverCodes(stopped: string): ExitCodeList {
+  return [
+    [EXIT_CODE.ok, stopped],
+    [EXIT_CODE.someFailed, 'could not start (the port is in use, the journal cannot be opened)'],
+    USAGE,
+    INTERNAL,
+  ];
+}
 /** `run`'s codes in the table's order, then the precedence rule. */
 const RUN: ExitCodeList = [
   ...EXIT_CODE_TABLE.map((row) => [row.code, row.meaning] as const),
@@ -124,18 +133,8 @@ export const EXIT_CODES = {
       'usage error, or a --state file that is not a simulator state, names an account no --api-key gives, or cannot be written',
     ],
   ],
-  serve: [
-    [EXIT_CODE.ok, 'stopped by SIGINT or SIGTERM (batches in progress carry on at the next start)'],
-    [EXIT_CODE.someFailed, 'could not start (the port is in use, the journal cannot be opened)'],
-    USAGE,
-    INTERNAL,
-  ],
-  ui: [
-    [EXIT_CODE.ok, 'stopped by SIGINT or SIGTERM'],
-    [EXIT_CODE.someFailed, 'could not start (the port is in use, the journal cannot be opened)'],
-    USAGE,
-    INTERNAL,
-  ],
+  serve: serverCodes('stopped by SIGINT or SIGTERM (batches in progress carry on at the next start)'),
+  ui: serverCodes('stopped by SIGINT or SIGTERM'),
   demo: [[-1, 'those of `gbatch run` (see `gbatch run --help`)']],
 } as const satisfies Record<string, ExitCodeList>;
 

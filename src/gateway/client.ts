@@ -28,20 +28,21 @@ export type {
 export function createGatewayClient(options: GatewayClientOptions): GatewayClient {
   const { origin, basePath } = parseBaseUrl(options.baseUrl);
   const clock = options.clock ?? systemClock;
-  const random = options.random ?? Math.random;
-  const backoff = options.backoff ?? DEFAULT_BACKOFF;
-  const redact = createRedactor([options.apiKey]);
   const pause = new AccountPause(clock);
   const counters: ClientCounters = { requests: 0, retries: 0, rateLimited: 0 };
+  // What the requests' caller and the calls made through it both go by.
+  const shared = {
+    clock,
+    random: options.random ?? Math.random,
+    backoff: options.backoff ?? DEFAULT_BACKOFF,
+    redact: createRedactor([options.apiKey]),
+    pause,
+    counters,
+  };
   const caller = new GatewayCaller({
     origin,
     apiKey: options.apiKey,
-    clock,
-    random,
-    backoff,
-    redact,
-    pause,
-    counters,
+    ...shared,
     connections: options.connections ?? 64,
     connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
     headersTimeoutMs: { POST: options.headersTimeoutMs ?? 300_000, GET: options.headersTimeoutMs ?? 30_000 },
@@ -52,12 +53,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   const ctx: ClientContext = {
     origin,
     apiUrl: (path) => new URL(`${basePath}${path}`, origin),
-    clock,
-    random,
-    backoff,
-    redact,
-    pause,
-    counters,
+    ...shared,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     call: caller.call,
   };

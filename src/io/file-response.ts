@@ -42,17 +42,12 @@ export function streamedFileResponse(
   range: string | undefined,
   type: string,
 ): Response {
-  const wanted = byteRange(range, size);
-  if (wanted === 'unsatisfiable') return unsatisfiable(size);
-  const { start, end } = wanted ?? { start: 0, end: size - 1 };
-  const body =
-    size === 0
-      ? null
-      : (Readable.toWeb(Readable.from(window(chunks(), start, end, size))) as ReadableStream<Uint8Array>);
-  return new Response(body, {
-    status: wanted ? 206 : 200,
-    headers: headers(type, start, end, size, wanted !== undefined),
-  });
+  return rangedResponse(
+    size,
+    (start, end) => Readable.toWeb(Readable.from(window(chunks(), start, end, size))) as ReadableStream<Uint8Array>,
+    range,
+    type,
+  );
 }
 
 /** Bytes start..end (inclusive) of chunks that must add up to `size`: an error as soon as they do not. */

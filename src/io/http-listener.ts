@@ -3,6 +3,9 @@
 import { createAdaptorServer } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 
+/** A web-standard fetch handler, as a Hono app's `fetch` is. */
+export type FetchHandler = (request: Request, env: never) => Response | Promise<Response>;
+
 export interface HttpListener {
   /** http://HOST:PORT, the address it listens on (a free port when 0 was asked). */
   origin: string;
@@ -10,11 +13,7 @@ export interface HttpListener {
   close(): Promise<void>;
 }
 
-export async function listenHttp(
-  fetch: (request: Request, env: never) => Response | Promise<Response>,
-  host: string,
-  port: number,
-): Promise<HttpListener> {
+export async function listenHttp(fetch: FetchHandler, host: string, port: number): Promise<HttpListener> {
   const server = createAdaptorServer({
     fetch: fetch as Parameters<typeof createAdaptorServer>[0]['fetch'],
     hostname: host,
@@ -33,4 +32,25 @@ export async function listenHttp(
       return closed;
     },
   };
+}
+
+/** A server of gbatch's as its command holds it: where it answers, and how it stops. */
+export interface RunningServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** listenHttp; when the address cannot be taken, `release` closes what was opened for the server, then it throws. */
+export async function listenOrRelease(
+  fetch: FetchHandler,
+  host: string,
+  port: number,
+  release: () => Promise<void>,
+): Promise<HttpListener> {
+  try {
+    return await listenHttp(fetch, host, port);
+  } catch (err) {
+    await release();
+    throw err;
+  }
 }

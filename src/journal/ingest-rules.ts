@@ -42,6 +42,14 @@ export interface IngestConflict {
   journalFile: string;
 }
 
+/** A row whose id the journal holds with other content, and where each of the two was read. */
+export function ingestConflict(
+  row: { id: string; file: string; line: number },
+  prior: { source_file: string; source_line: number },
+): IngestConflict {
+  return { ...row, journalFile: prior.source_file, journalLine: prior.source_line };
+}
+
 export interface IngestSummary {
   inserted: number;
   unchanged: number;

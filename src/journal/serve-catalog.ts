@@ -40,3 +40,22 @@ export interface ServeCatalog {
   batchesIn(statuses: readonly string[]): Promise<CatalogBatch[]>;
   close(): Promise<void>;
 }
+
+/** A catalog row as both adapters read it (`SELECT *`; PostgreSQL's bigint comes as a string). */
+export interface CatalogFileRow {
+  id: string;
+  owner: string;
+  created_at: string | number;
+  record: string;
+}
+export interface CatalogBatchRow extends CatalogFileRow {
+  status: string;
+}
+
+export const catalogFileOf = (row: CatalogFileRow): CatalogFile => ({
+  id: row.id,
+  owner: row.owner,
+  createdAt: Number(row.created_at),
+  record: JSON.parse(row.record) as Record<string, unknown>,
+});
+export const catalogBatchOf = (row: CatalogBatchRow): CatalogBatch => ({ ...catalogFileOf(row), status: row.status });

@@ -1,12 +1,11 @@
 // `gbatch serve` as a function: opens the catalog, takes up the batches a previous server left live, and
 // listens. close() stops taking requests, then stops every run (each resumable) and closes the catalog.
 import { join } from 'node:path';
-import { isLoopbackHost } from '../core/bearer-tokens.js';
+import { requireLoopbackWithoutAuth } from '../job/loopback-only.js';
 import type { PricingTable } from '../core/pricing.js';
-import { listenHttp } from '../io/http-listener.js';
+import { listenOrRelease, type RunningServer } from '../io/http-listener.js';
 import { makeDirectoriesSync } from '../io/make-directories.js';
 import type { GatewayAccess } from '../job/job.js';
-import { UsageError } from '../job/options.js';
 import { openServeCatalog } from '../journal/index.js';
 import { serveApp } from './app.js';
 import type { ServeContext } from './context.js';
@@ -46,15 +45,8 @@ export interface ServeOptions {
   now?: () => number;
 }
 
-export interface RunningServer {
-  /** http://HOST:PORT/v1 */
-  url: string;
-  close(): Promise<void>;
-}
-
 export async function startServe(options: ServeOptions): Promise<RunningServer> {
-  if (!options.tokens && !isLoopbackHost(options.host))
-    throw new UsageError(`--no-auth listens on loopback only (127.0.0.1, ::1, localhost), not ${options.host}`);
+  requireLoopbackWithoutAuth(options.tokens !== undefined, options.host);
   const files = await openServeFiles({
     data: options.dataDir,
     journal: options.journal,
@@ -99,14 +91,10 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
     listenHost: options.host,
     allowedHosts: options.allowedHosts,
   });
-  let listener;
-  try {
-    listener = await listenHttp(app.fetch, options.host, options.port);
-  } catch (err) {
+  const listener = await listenOrRelease(app.fetch, options.host, options.port, async () => {
     await catalog.close();
     await files.close();
-    throw err;
-  }
+  });
   await scheduler.resume();
   if (catalog.adapter === 'postgres') scheduler.watch(Math.max(100, options.pollIntervalS * 1000));
   return {

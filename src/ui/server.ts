@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LIVE_STREAM_CAPS } from '../core/live-stream-caps.js';
-import { isLoopbackHost } from '../core/bearer-tokens.js';
-import { listenHttp } from '../io/http-listener.js';
+import { requireLoopbackWithoutAuth } from '../job/loopback-only.js';
+import { listenOrRelease, type RunningServer } from '../io/http-listener.js';
 import { UsageError } from '../job/options.js';
 import { isDatabaseUrl } from '../journal/index.js';
 import { uiApp } from './app.js';
@@ -39,15 +39,8 @@ export interface UiOptions {
   log(line: string): void;
 }
 
-export interface RunningUi {
-  /** http://HOST:PORT/ */
-  url: string;
-  close(): Promise<void>;
-}
-
-export async function startUi(options: UiOptions): Promise<RunningUi> {
-  if (!options.tokens && !isLoopbackHost(options.host))
-    throw new UsageError(`--no-auth listens on loopback only (127.0.0.1, ::1, localhost), not ${options.host}`);
+export async function startUi(options: UiOptions): Promise<RunningServer> {
+  requireLoopbackWithoutAuth(options.tokens !== undefined, options.host);
   const onDatabase = isDatabaseUrl(options.source);
   if (!onDatabase && !existsSync(options.source))
     throw new UsageError(
@@ -78,13 +71,7 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
     log: options.log,
   };
   const app = uiApp(ctx, metricsApp(ctx, parseTokens(options.env.GBATCH_METRICS_TOKENS), options.env));
-  let listener;
-  try {
-    listener = await listenHttp(app.fetch, options.host, options.port);
-  } catch (err) {
-    await directory.close();
-    throw err;
-  }
+  const listener = await listenOrRelease(app.fetch, options.host, options.port, () => directory.close());
   return {
     url: `${listener.origin}/`,
     async close() {

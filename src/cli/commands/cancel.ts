@@ -14,7 +14,7 @@ import {
 import { systemClock } from '../../core/clock.js';
 import { commandAddress, openCommandJournal, type CommandJournal, JOB_JOURNAL_OPTIONS } from '../command-journal.js';
 import { HELP_OPTION, UsageError, type OptionTable } from '../../job/options.js';
-import { commandArgs } from '../command-args.js';
+import { commandRunner, type CommandUsage } from '../command-args.js';
 import { EXIT_CODE } from '../../core/exit-codes.js';
 
 export const OPTIONS = {
@@ -33,16 +33,15 @@ export const OPTIONS = {
 const ACK_POLL_MS = 50;
 const MAX_REASON = 500;
 
-export async function run(argv: string[]): Promise<number> {
-  const args = commandArgs('cancel', OPTIONS, argv, {
-    synopsis: '(<job> [--journal URL] | --state F) [--reason TEXT] [--wait S] [--json]',
-    about:
-      '\nStops a job for good: nothing more is sent, by a live runner or a later `gbatch run`. Pending and deferred items\n' +
-      'become cancelled. Tasks already submitted are still polled, downloaded and settled: the gateway has no cancel, so\n' +
-      'they are billed. `gbatch retry <job> --cancelled` lifts the cancellation and sends the cancelled items again.\n',
-  });
-  if (!args) return 0;
-  const { options, positionals } = args;
+const USAGE: CommandUsage = {
+  synopsis: '(<job> [--journal URL] | --state F) [--reason TEXT] [--wait S] [--json]',
+  about:
+    '\nStops a job for good: nothing more is sent, by a live runner or a later `gbatch run`. Pending and deferred items\n' +
+    'become cancelled. Tasks already submitted are still polled, downloaded and settled: the gateway has no cancel, so\n' +
+    'they are billed. `gbatch retry <job> --cancelled` lifts the cancellation and sends the cancelled items again.\n',
+};
+
+export const run = commandRunner('cancel', OPTIONS, USAGE, async ({ options, positionals }) => {
   if (positionals.length > 1)
     throw new UsageError(`Expected one job, got ${positionals.length}: ${positionals.join(' ')}`);
   const reason = (options.reason ?? '')
@@ -65,7 +64,7 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     await journal.close();
   }
-}
+});
 
 async function cancelAndWait(
   journal: JournalRun & JournalOperator,

@@ -3,22 +3,21 @@
 import { quoteArg } from '../../core/shell-text.js';
 import { openCommandJournal, JOB_JOURNAL_OPTIONS } from '../command-journal.js';
 import { HELP_OPTION, UsageError, type OptionTable } from '../../job/options.js';
-import { commandArgs } from '../command-args.js';
+import { commandRunner, type CommandUsage } from '../command-args.js';
 
 export const OPTIONS = {
   ...JOB_JOURNAL_OPTIONS,
   help: HELP_OPTION,
 } as const satisfies OptionTable;
 
-export async function run(argv: string[]): Promise<number> {
-  const args = commandArgs('forget', OPTIONS, argv, {
-    synopsis: '(<job> [--journal URL] | --state F) <item-id> ...',
-    about:
-      "\nRemoves orphaned items (in none of the manifests of the job's last run) that were never sent: pending,\n" +
-      'deferred, invalid or cancelled, with no attempt. `gbatch status` lists the orphaned items.\n',
-  });
-  if (!args) return 0;
-  const { options, positionals } = args;
+const USAGE: CommandUsage = {
+  synopsis: '(<job> [--journal URL] | --state F) <item-id> ...',
+  about:
+    "\nRemoves orphaned items (in none of the manifests of the job's last run) that were never sent: pending,\n" +
+    'deferred, invalid or cancelled, with no attempt. `gbatch status` lists the orphaned items.\n',
+};
+
+export const run = commandRunner('forget', OPTIONS, USAGE, async ({ options, positionals }) => {
   if ((options.state ? positionals.length : positionals.length - 1) < 1) {
     throw new UsageError('Expected item ids: which orphaned items to remove (see `gbatch forget --help`)');
   }
@@ -37,4 +36,4 @@ export async function run(argv: string[]): Promise<number> {
     await journal.membership.release();
     await journal.close();
   }
-}
+});

@@ -10,7 +10,7 @@ import { journalSelectionOptions, selectedJournal } from '../../job/journal-sele
 import { HELP_OPTION, UsageError, type OptionTable } from '../../job/options.js';
 import { renderTable, usd } from '../../report/table.js';
 import { jobSummary, type JobSummary } from '../../ui/job-view.js';
-import { commandArgs } from '../command-args.js';
+import { commandRunner, type CommandUsage } from '../command-args.js';
 
 export const OPTIONS = {
   ...journalSelectionOptions('listed'),
@@ -21,13 +21,12 @@ export const OPTIONS = {
 /** A job listed, or one whose journal could not be read. */
 export type JobLine = { key: string; summary: JobSummary } | { key: string; location: string; unreadable: string };
 
-export async function run(argv: string[]): Promise<number> {
-  const args = commandArgs('jobs', OPTIONS, argv, {
-    synopsis: '[--journal URL | --state-dir DIR] [--json]',
-    noArguments: true,
-  });
-  if (!args) return 0;
-  const { options } = args;
+const USAGE: CommandUsage = {
+  synopsis: '[--journal URL | --state-dir DIR] [--json]',
+  noArguments: true,
+};
+
+export const run = commandRunner('jobs', OPTIONS, USAGE, async ({ options }) => {
   const { source, flag } = selectedJournal(options, process.env);
   const where = printableLocation(source);
   if (!isDatabaseUrl(source) && statSync(source, { throwIfNoEntry: false }) === undefined)
@@ -44,7 +43,7 @@ export async function run(argv: string[]): Promise<number> {
   const out = options.json ? [JSON.stringify(jobsJson(where, lines))] : jobsText(where, lines);
   process.stdout.write(`${out.join('\n')}\n`);
   return lines.some((line) => 'unreadable' in line) ? EXIT_CODE.someFailed : EXIT_CODE.ok;
-}
+});
 
 async function readJobs(reader: JournalReader): Promise<JobLine[]> {
   const lines: JobLine[] = [];

@@ -2,22 +2,21 @@
 import { migrateDatabase, openJournalFile } from '../../journal/open-store.js';
 import { journalUrl } from '../command-journal.js';
 import { HELP_OPTION, UsageError, type OptionTable } from '../../job/options.js';
-import { commandArgs } from '../command-args.js';
+import { commandRunner, type CommandUsage } from '../command-args.js';
 
 export const OPTIONS = {
   journal: { type: 'string', help: 'the journal: a postgres:// URL (default: GBATCH_JOURNAL_URL), or an SQLite file' },
   help: HELP_OPTION,
 } as const satisfies OptionTable;
 
-export async function run(argv: string[]): Promise<number> {
-  const args = commandArgs('journal', OPTIONS, argv, {
-    synopsis: 'migrate [--journal URL]',
-    about:
-      "\nCreates or upgrades the journal's schema (versioned; several jobs share one database). Runners do it\n" +
-      'on connect too, under a lock; this does it ahead of them, e.g. from a deployment step.\n',
-  });
-  if (!args) return 0;
-  const { options, positionals } = args;
+const USAGE: CommandUsage = {
+  synopsis: 'migrate [--journal URL]',
+  about:
+    "\nCreates or upgrades the journal's schema (versioned; several jobs share one database). Runners do it\n" +
+    'on connect too, under a lock; this does it ahead of them, e.g. from a deployment step.\n',
+};
+
+export const run = commandRunner('journal', OPTIONS, USAGE, async ({ options, positionals }) => {
   const [action, ...rest] = positionals;
   if (action !== 'migrate')
     throw new UsageError(
@@ -41,4 +40,4 @@ export async function run(argv: string[]): Promise<number> {
   await store.close();
   process.stdout.write(`${options.journal}: journal schema current\n`);
   return 0;
-}
+});

@@ -9,7 +9,7 @@ import { gatewayBaseUrl, resolvePricing } from '../../job/job.js';
 import { HELP_OPTION, type OptionTable } from '../../job/options.js';
 import { RUN_OPTIONS } from '../../job/run-options.js';
 import { renderTable } from '../../report/table.js';
-import { commandArgs } from '../command-args.js';
+import { commandRunner, type CommandUsage } from '../command-args.js';
 
 export const OPTIONS = {
   pricing: RUN_OPTIONS.pricing,
@@ -30,13 +30,12 @@ export type GatewayAnswer =
   | { status: 'not-asked'; url: null; reason: string }
   | { status: 'not-reached'; url: string; reason: string };
 
-export async function run(argv: string[]): Promise<number> {
-  const args = commandArgs('models', OPTIONS, argv, {
-    synopsis: '[--pricing F] [--base-url URL] [--json]',
-    noArguments: true,
-  });
-  if (!args) return 0;
-  const { options } = args;
+const USAGE: CommandUsage = {
+  synopsis: '[--pricing F] [--base-url URL] [--json]',
+  noArguments: true,
+};
+
+export const run = commandRunner('models', OPTIONS, USAGE, async ({ options }) => {
   const pricing = resolvePricing(options.pricing);
   const gateway = await askGateway(options['base-url'], process.env);
   const models = modelCatalog(pricing.table, gateway.status === 'listed' ? gateway.ids : undefined);
@@ -45,7 +44,7 @@ export async function run(argv: string[]): Promise<number> {
     : modelsText(pricing.source, gateway, models);
   process.stdout.write(`${lines.join('\n')}\n`);
   return gateway.status === 'not-reached' ? EXIT_CODE.someFailed : EXIT_CODE.ok;
-}
+});
 
 async function askGateway(baseUrlFlag: string | undefined, env: NodeJS.ProcessEnv): Promise<GatewayAnswer> {
   if ((baseUrlFlag ?? env.GATEWAY_BASE_URL ?? '') === '')

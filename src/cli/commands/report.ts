@@ -17,7 +17,7 @@ import { parseLinkDuration } from '../../core/link-duration.js';
 import { parseObjectLocation } from '../../core/object-location.js';
 import { objectStoreAt } from '../../io/open-object-store.js';
 import type { ObjectStore } from '../../io/output-store.js';
-import { commandArgs } from '../command-args.js';
+import { commandRunner, type CommandUsage } from '../command-args.js';
 
 export const OPTIONS = {
   ...READ_JOURNAL_OPTIONS,
@@ -35,13 +35,11 @@ export const OPTIONS = {
   help: HELP_OPTION,
 } as const satisfies OptionTable;
 
-export async function run(argv: string[]): Promise<number> {
-  const args = commandArgs('report', OPTIONS, argv, {
-    synopsis:
-      '[job] [--state F | --journal URL] [--format table|json|csv|html] [--output F] [--presign-links DURATION]',
-  });
-  if (!args) return 0;
-  const { options, positionals } = args;
+const USAGE: CommandUsage = {
+  synopsis: '[job] [--state F | --journal URL] [--format table|json|csv|html] [--output F] [--presign-links DURATION]',
+};
+
+export const run = commandRunner('report', OPTIONS, USAGE, async ({ options, positionals }) => {
   const format = options.format as ReportFormat | 'html';
   const output = options.output;
   if (options['presign-links'] !== undefined && format !== 'html')
@@ -80,7 +78,7 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     await journal.close();
   }
-}
+});
 
 async function writeAtomically(output: string, fill: (write: (chunk: string) => void) => Promise<void>): Promise<void> {
   checkWritableDir(dirname(output), '--output');

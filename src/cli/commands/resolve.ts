@@ -2,7 +2,7 @@
 import { commandJournalArg } from '../../job/advice.js';
 import { openCommandJournal, JOB_JOURNAL_OPTIONS } from '../command-journal.js';
 import { HELP_OPTION, UsageError, type OptionTable } from '../../job/options.js';
-import { commandArgs } from '../command-args.js';
+import { commandRunner, type CommandUsage } from '../command-args.js';
 import { abandonItem } from '../../operate/abandon-item.js';
 import { resolveAll } from '../resolve-all.js';
 import { settleFromRecordedAnswer } from '../../operate/recorded-answer.js';
@@ -39,14 +39,13 @@ export const OPTIONS = {
   help: HELP_OPTION,
 } as const satisfies OptionTable;
 
-const USAGE =
+const SYNOPSIS =
   '(<job> [--journal URL] | --state F) (<item-id> (--task-id T [--force] | --detach-task | --recorded-answer | (--resubmit | --abandon) [--not-billed])' +
   ' | --all-uncertain (--resubmit | --abandon) [--not-billed])';
 
-export async function run(argv: string[]): Promise<number> {
-  const args = commandArgs('resolve', OPTIONS, argv, { synopsis: USAGE });
-  if (!args) return 0;
-  const { options, positionals } = args;
+const USAGE: CommandUsage = { synopsis: SYNOPSIS };
+
+export const run = commandRunner('resolve', OPTIONS, USAGE, async ({ options, positionals }) => {
   if (options['not-billed'] && !options.abandon && !options.resubmit)
     throw new UsageError(
       '--not-billed goes with --abandon or --resubmit: `gbatch resolve <job> <item-id> --abandon --not-billed`',
@@ -116,4 +115,4 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     await journal.close();
   }
-}
+});

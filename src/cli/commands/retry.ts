@@ -5,7 +5,7 @@ import { retryRows } from '../../operate/retry-rows.js';
 import { commandJournalArg } from '../../job/advice.js';
 import { openCommandJournal, JOB_JOURNAL_OPTIONS } from '../command-journal.js';
 import { HELP_OPTION, UsageError, type OptionTable } from '../../job/options.js';
-import { commandArgs } from '../command-args.js';
+import { commandRunner, type CommandUsage } from '../command-args.js';
 
 export const OPTIONS = {
   ...JOB_JOURNAL_OPTIONS,
@@ -23,15 +23,14 @@ export const OPTIONS = {
 
 const SHOWN_IDS = 20;
 
-export async function run(argv: string[]): Promise<number> {
-  const args = commandArgs('retry', OPTIONS, argv, {
-    synopsis: '(<job> [--journal URL] | --state F) [--failed] [--rejected] [--cancelled] [item-id ...]',
-    about:
-      '\nFailed and rejected items become pending again; the next `gbatch run` sends each as a new attempt.\n' +
-      'Uncertain items are decided with `gbatch resolve`, invalid ones by fixing the manifest.\n',
-  });
-  if (!args) return 0;
-  const { options, positionals } = args;
+const USAGE: CommandUsage = {
+  synopsis: '(<job> [--journal URL] | --state F) [--failed] [--rejected] [--cancelled] [item-id ...]',
+  about:
+    '\nFailed and rejected items become pending again; the next `gbatch run` sends each as a new attempt.\n' +
+    'Uncertain items are decided with `gbatch resolve`, invalid ones by fixing the manifest.\n',
+};
+
+export const run = commandRunner('retry', OPTIONS, USAGE, async ({ options, positionals }) => {
   if (
     !options.failed &&
     !options.rejected &&
@@ -69,7 +68,7 @@ export async function run(argv: string[]): Promise<number> {
     await journal.membership.release();
     await journal.close();
   }
-}
+});
 
 function listed(ids: readonly string[]): string {
   const shown = ids.slice(0, SHOWN_IDS).map(quoteArg).join(', ');

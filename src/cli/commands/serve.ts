@@ -9,7 +9,7 @@ import { startServe } from '../../serve/server.js';
 import { allowedHosts } from '../allowed-hosts.js';
 import { refuseShortToken } from '../short-token.js';
 import { clientTokens, readTokens } from '../../serve/tokens.js';
-import { commandArgs } from '../command-args.js';
+import { commandRunner, type CommandUsage } from '../command-args.js';
 import { serveUntilSignal } from '../serve-until-signal.js';
 
 const ABOUT = `
@@ -21,10 +21,9 @@ among GBATCH_SERVE_TOKENS (comma-separated) or the file GBATCH_SERVE_TOKENS_FILE
 files and batches. metadata.budget_usd caps what the gateway may bill for a batch.
 `;
 
-export async function run(argv: string[]): Promise<number> {
-  const args = commandArgs('serve', SERVE_OPTIONS, argv, { synopsis: '[options]', about: ABOUT, noArguments: true });
-  if (!args) return 0;
-  const { options } = args;
+const USAGE: CommandUsage = { synopsis: '[options]', about: ABOUT, noArguments: true };
+
+export const run = commandRunner('serve', SERVE_OPTIONS, USAGE, async ({ options }) => {
   const tokens = readTokens(process.env);
   refuseShortToken(tokens, 'GBATCH_SERVE_TOKENS');
   if (tokens.length === 0 && !options['no-auth'])
@@ -68,4 +67,4 @@ export async function run(argv: string[]): Promise<number> {
       }),
     ' (batches in progress carry on at the next start)',
   );
-}
+});

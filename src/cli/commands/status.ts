@@ -2,7 +2,7 @@
 // data is gathered once (status/status-data.ts); the views are pure functions of it.
 import { commandAddress, openCommandJournal, READ_JOURNAL_OPTIONS } from '../command-journal.js';
 import { HELP_OPTION, type OptionTable } from '../../job/options.js';
-import { commandArgs } from '../command-args.js';
+import { commandRunner, type CommandUsage } from '../command-args.js';
 import { gatherStatus } from '../status/status-data.js';
 import { statusJson } from '../status/status-json.js';
 import { checkExitCode, checkLines, statusLines } from '../status/status-text.js';
@@ -17,12 +17,11 @@ export const OPTIONS = {
   help: HELP_OPTION,
 } as const satisfies OptionTable;
 
-export async function run(argv: string[]): Promise<number> {
-  const args = commandArgs('status', OPTIONS, argv, {
-    synopsis: '[job] [--state F | --journal URL] [--json] [--check]',
-  });
-  if (!args) return 0;
-  const { options, positionals } = args;
+const USAGE: CommandUsage = {
+  synopsis: '[job] [--state F | --journal URL] [--json] [--check]',
+};
+
+export const run = commandRunner('status', OPTIONS, USAGE, async ({ options, positionals }) => {
   const opened = await openCommandJournal(options, positionals, { readonly: true, withIds: false });
   const journal = opened.store;
   try {
@@ -38,4 +37,4 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     await journal.close();
   }
-}
+});

@@ -7,7 +7,7 @@ import { startUi } from '../../ui/server.js';
 import { allowedHosts } from '../allowed-hosts.js';
 import { refuseShortToken } from '../short-token.js';
 import { readUiTokens } from '../../ui/ui-tokens.js';
-import { commandArgs } from '../command-args.js';
+import { commandRunner, type CommandUsage } from '../command-args.js';
 import { serveUntilSignal } from '../serve-until-signal.js';
 
 const ABOUT = `
@@ -18,10 +18,9 @@ GBATCH_UI_TOKENS_FILE, in the form or as a bearer token. Read-only unless --allo
 retry and resolve, each confirmed and recorded in the journal's event log with the user's token name.
 `;
 
-export async function run(argv: string[]): Promise<number> {
-  const args = commandArgs('ui', UI_OPTIONS, argv, { synopsis: '[options]', about: ABOUT, noArguments: true });
-  if (!args) return 0;
-  const { options } = args;
+const USAGE: CommandUsage = { synopsis: '[options]', about: ABOUT, noArguments: true };
+
+export const run = commandRunner('ui', UI_OPTIONS, USAGE, async ({ options }) => {
   const tokens = readUiTokens(process.env);
   refuseShortToken(
     tokens.map((t) => t.token),
@@ -50,4 +49,4 @@ export async function run(argv: string[]): Promise<number> {
       log: (line) => process.stderr.write(`gbatch ui: ${printable(line)}\n`),
     }),
   );
-}
+});

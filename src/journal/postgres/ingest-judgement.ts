@@ -2,6 +2,7 @@
 // under an id staged more than once, is judged against the row held before it (judgeAgainstPrior, as the SQLite
 // adapter judges them): unchanged, a replacement, or a conflict. The first row of a repeated new id is new.
 import {
+  ingestConflict,
   judgeAgainstPrior,
   replacementEvent,
   type IngestEvent,
@@ -82,13 +83,7 @@ export function judgeStaged(judged: readonly StagedRow[], staged: number, summar
       if (event) replaced.push(event);
       held.set(row.id, own);
     } else {
-      summary.conflicts.push({
-        id: row.id,
-        file: row.source_file,
-        line: row.source_line,
-        journalFile: prior.source_file,
-        journalLine: prior.source_line,
-      });
+      summary.conflicts.push(ingestConflict({ id: row.id, file: row.source_file, line: row.source_line }, prior));
       held.set(row.id, prior);
     }
   }

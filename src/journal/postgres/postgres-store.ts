@@ -474,34 +474,41 @@ export class PostgresJournalStore implements JournalStore {
 
   async noteUnrecordedTasks(tasks: ReadonlyArray<{ id: string; taskId: string }>): Promise<void> {
     // Past the fence on purpose: a note moves no row, and its task id is otherwise known only to this process.
-    const detail = (t: { taskId: string }): string =>
-      JSON.stringify({
-        taskId: t.taskId,
-        runner: this.runnerMembership.runnerId ?? null,
-        note: "accepted by the gateway after this runner lost its lease; not the row's task: decide with `gbatch resolve <job> <id> --task-id <task>`",
-      });
-    await this.pool.query(
-      `INSERT INTO events (job_id, item_id, at, event, from_state, to_state, detail)
-      SELECT $1, t.id, $2, 'task-unrecorded', i.state, i.state, t.detail FROM unnest($3::text[], $4::text[]) AS t(id, detail)
-      JOIN items i ON i.job_id = $1 AND i.id = t.id`,
-      [this.writableJob(), this.now(), tasks.map((t) => t.id), tasks.map(detail)],
-    );
+    const note =
+      "accepted by the gateway after this runner lost its lease; not the row's task: decide with `gbatch resolve <job> <id> --task-id <task>`";
+    await this.noteUnrecorded('task-unrecorded', tasks, (t, runner) => ({ taskId: t.taskId, runner, note }));
   }
 
   async noteUnrecordedAnswers(answers: ReadonlyArray<{ id: string; attempt: number; answer: unknown }>): Promise<void> {
     // Past the fence on purpose, as above: the answer was billed, and this process alone holds it.
-    const detail = (a: { attempt: number; answer: unknown }): string =>
-      JSON.stringify({
-        attempt: a.attempt,
-        runner: this.runnerMembership.runnerId ?? null,
-        answer: a.answer,
-        note: 'received from the gateway after this runner lost its lease; settle the row from it with `gbatch resolve <job> <id> --recorded-answer`',
-      });
+    const note =
+      'received from the gateway after this runner lost its lease; settle the row from it with `gbatch resolve <job> <id> --recorded-answer`';
+    await this.noteUnrecorded('answer-unrecorded', answers, (a, runner) => ({
+      attempt: a.attempt,
+      runner,
+      answer: a.answer,
+      note,
+    }));
+  }
+
+  /** One event per row, in the row's present state: it records what this runner knows and moves nothing. */
+  private async noteUnrecorded<T extends { id: string }>(
+    event: string,
+    rows: readonly T[],
+    detail: (row: T, runner: string | null) => object,
+  ): Promise<void> {
+    const runner = this.runnerMembership.runnerId ?? null;
     await this.pool.query(
       `INSERT INTO events (job_id, item_id, at, event, from_state, to_state, detail)
-      SELECT $1, t.id, $2, 'answer-unrecorded', i.state, i.state, t.detail FROM unnest($3::text[], $4::text[]) AS t(id, detail)
+      SELECT $1, t.id, $2, $5, i.state, i.state, t.detail FROM unnest($3::text[], $4::text[]) AS t(id, detail)
       JOIN items i ON i.job_id = $1 AND i.id = t.id`,
-      [this.writableJob(), this.now(), answers.map((a) => a.id), answers.map(detail)],
+      [
+        this.writableJob(),
+        this.now(),
+        rows.map((row) => row.id),
+        rows.map((row) => JSON.stringify(detail(row, runner))),
+        event,
+      ],
     );
   }
 

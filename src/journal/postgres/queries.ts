@@ -12,6 +12,13 @@ import { OPEN_STATES, scopeCondition, type ResultRow, type ResultScope } from '.
 import { runRecordOf, type RunRecord, type RunRow } from '../run-record.js';
 import type { EventLogRecord, ItemEventRecord, ManifestRecord, ModelGroup, PriorRow } from '../store.js';
 import type { JobContext } from './job-context.js';
+import {
+  EVENT_LOG_COLUMNS,
+  eventLogRecordOf,
+  ITEM_EVENT_COLUMNS,
+  itemEventOf,
+  type EventRow,
+} from '../event-records.js';
 import { ADOPTED_SQL, NOT_ORPHANED_SQL } from '../orphans.js';
 import { ITEM_COLUMNS, toItem } from './item-row.js';
 import { summaryRows } from './summaries.js';
@@ -148,46 +155,19 @@ export class JobQueries {
   }
 
   async events(itemId: string): Promise<ItemEventRecord[]> {
-    const rows = await this.rows<{
-      at: number;
-      event: string;
-      from_state: string | null;
-      to_state: string;
-      detail: string | null;
-    }>('SELECT at, event, from_state, to_state, detail FROM events WHERE job_id = $1 AND item_id = $2 ORDER BY seq', [
-      itemId,
-    ]);
-    return rows.map((r) => ({
-      at: r.at,
-      event: r.event,
-      from: r.from_state,
-      to: r.to_state,
-      detail: r.detail ? JSON.parse(r.detail) : null,
-    }));
+    const rows = await this.rows<Omit<EventRow, 'seq' | 'item_id'>>(
+      `SELECT ${ITEM_EVENT_COLUMNS} FROM events WHERE job_id = $1 AND item_id = $2 ORDER BY seq`,
+      [itemId],
+    );
+    return rows.map(itemEventOf);
   }
 
   async eventLogPage(afterSeq: number, limit: number): Promise<EventLogRecord[]> {
-    const rows = await this.rows<{
-      seq: number;
-      item_id: string;
-      at: number;
-      event: string;
-      from_state: string | null;
-      to_state: string;
-      detail: string | null;
-    }>(
-      'SELECT seq, item_id, at, event, from_state, to_state, detail FROM events WHERE job_id = $1 AND seq > $2 ORDER BY seq LIMIT $3',
+    const rows = await this.rows<EventRow>(
+      `SELECT ${EVENT_LOG_COLUMNS} FROM events WHERE job_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
       [afterSeq, limit],
     );
-    return rows.map((r) => ({
-      seq: r.seq,
-      itemId: r.item_id,
-      at: r.at,
-      event: r.event,
-      from: r.from_state,
-      to: r.to_state,
-      detail: r.detail ? JSON.parse(r.detail) : null,
-    }));
+    return rows.map(eventLogRecordOf);
   }
 
   async lastSubmitTimes(ids: readonly string[]): Promise<Map<string, number>> {

@@ -1,26 +1,9 @@
 // The serve catalog in a PostgreSQL journal (its serve_files and serve_batches tables).
 import type pg from 'pg';
+import { catalogBatchOf, catalogFileOf, type CatalogBatchRow, type CatalogFileRow } from '../serve-catalog.js';
 import type { CatalogBatch, CatalogFile, CatalogPage, ServeCatalog } from '../serve-catalog.js';
 import { connectPool } from './pool.js';
 import { migrate } from './schema.js';
-
-interface FileRow {
-  id: string;
-  owner: string;
-  created_at: string | number;
-  record: string;
-}
-interface BatchRow extends FileRow {
-  status: string;
-}
-
-const fileOf = (row: FileRow): CatalogFile => ({
-  id: row.id,
-  owner: row.owner,
-  createdAt: Number(row.created_at),
-  record: JSON.parse(row.record) as Record<string, unknown>,
-});
-const batchOf = (row: BatchRow): CatalogBatch => ({ ...fileOf(row), status: row.status });
 
 export class PostgresServeCatalog implements ServeCatalog {
   readonly adapter = 'postgres';
@@ -48,12 +31,12 @@ export class PostgresServeCatalog implements ServeCatalog {
   }
 
   async file(id: string): Promise<CatalogFile | undefined> {
-    const { rows } = await this.pool.query<FileRow>('SELECT * FROM serve_files WHERE id = $1', [id]);
-    return rows[0] && fileOf(rows[0]);
+    const { rows } = await this.pool.query<CatalogFileRow>('SELECT * FROM serve_files WHERE id = $1', [id]);
+    return rows[0] && catalogFileOf(rows[0]);
   }
 
   async files(owner: string, page: CatalogPage): Promise<CatalogFile[]> {
-    return ((await this.page('serve_files', owner, page)) as FileRow[]).map(fileOf);
+    return ((await this.page('serve_files', owner, page)) as CatalogFileRow[]).map(catalogFileOf);
   }
 
   async deleteFile(id: string): Promise<boolean> {
@@ -68,12 +51,12 @@ export class PostgresServeCatalog implements ServeCatalog {
   }
 
   async batch(id: string): Promise<CatalogBatch | undefined> {
-    const { rows } = await this.pool.query<BatchRow>('SELECT * FROM serve_batches WHERE id = $1', [id]);
-    return rows[0] && batchOf(rows[0]);
+    const { rows } = await this.pool.query<CatalogBatchRow>('SELECT * FROM serve_batches WHERE id = $1', [id]);
+    return rows[0] && catalogBatchOf(rows[0]);
   }
 
   async batches(owner: string, page: CatalogPage): Promise<CatalogBatch[]> {
-    return ((await this.page('serve_batches', owner, page)) as BatchRow[]).map(batchOf);
+    return ((await this.page('serve_batches', owner, page)) as CatalogBatchRow[]).map(catalogBatchOf);
   }
 
   async updateBatch(batch: CatalogBatch, from?: readonly string[]): Promise<boolean> {
@@ -85,11 +68,11 @@ export class PostgresServeCatalog implements ServeCatalog {
   }
 
   async batchesIn(statuses: readonly string[]): Promise<CatalogBatch[]> {
-    const { rows } = await this.pool.query<BatchRow>(
+    const { rows } = await this.pool.query<CatalogBatchRow>(
       'SELECT * FROM serve_batches WHERE status = ANY($1) ORDER BY seq',
       [statuses],
     );
-    return rows.map(batchOf);
+    return rows.map(catalogBatchOf);
   }
 
   async close(): Promise<void> {

@@ -4,6 +4,7 @@
 // (`{"attempt":1}`, `{"file":"results.jsonl"}`), each combination stored once in `event_kinds`.
 // Events written before stay in `events_inline`; the view `events` shows both as one log in one order.
 import type Database from 'better-sqlite3';
+import { EVENT_LOG_COLUMNS, type EventRow } from '../event-records.js';
 
 /** A detail at most this long is stored once with the event's code; a longer one in its row. */
 const SHARED_DETAIL_CHARS = 32;
@@ -82,29 +83,18 @@ export function* newestFirst(
     .iterate(value) as IterableIterator<{ item_id: string; at: number; event: string; from_state: string | null }>;
 }
 
-export interface EventRow {
-  seq: number;
-  item_id: string;
-  at: number;
-  event: string;
-  from_state: string | null;
-  to_state: string;
-  detail: string | null;
-}
-
 /**
  * The log's events after `afterSeq`, at most `limit`, in seq order. Each half read in its own key order
  * and decoded here: through the `events` view, the ORDER BY sorted every later event for each page (a
  * 100,000-row job's 300,000 events took 6.7 s to read, against 0.5 s this way).
  */
 export function logPage(db: Database.Database, afterSeq: number, limit: number): EventRow[] {
-  const columns = 'seq, item_id, at, event, from_state, to_state, detail';
   if (!hasEventLog(db))
     return db
-      .prepare(`SELECT ${columns} FROM events WHERE seq > ? ORDER BY seq LIMIT ?`)
+      .prepare(`SELECT ${EVENT_LOG_COLUMNS} FROM events WHERE seq > ? ORDER BY seq LIMIT ?`)
       .all(afterSeq, limit) as EventRow[];
   const inline = db
-    .prepare(`SELECT ${columns} FROM events_inline WHERE seq > ? ORDER BY seq LIMIT ?`)
+    .prepare(`SELECT ${EVENT_LOG_COLUMNS} FROM events_inline WHERE seq > ? ORDER BY seq LIMIT ?`)
     .all(afterSeq, limit) as EventRow[];
   const logged = db
     .prepare('SELECT seq, item_id, at, kind, detail FROM event_log WHERE seq > ? ORDER BY seq LIMIT ?')

@@ -1,7 +1,13 @@
 // Ingesting manifest rows: new rows are inserted, identical rows skipped, changed rows refused.
 import type Database from 'better-sqlite3';
 import type { Spend } from '../change.js';
-import { judgeAgainstPrior, replaceableSql, replacementEvent, type IngestSummary } from '../ingest-rules.js';
+import {
+  ingestConflict,
+  judgeAgainstPrior,
+  replaceableSql,
+  replacementEvent,
+  type IngestSummary,
+} from '../ingest-rules.js';
 import { EventLog, hasEventLog } from './event-log.js';
 import type { IngestEntry, JudgedPrior } from '../ingest-rules.js';
 import { hasNarrowKeys, NarrowKeys, priorQuery } from './narrow-keys.js';
@@ -119,13 +125,9 @@ export class IngestSession {
         const event = replacementEvent(entry.id, prior, entry.state);
         if (event) this.events?.append(event.itemId, now, event.event, event.from, event.to, event.detail);
       } else {
-        this.summary.conflicts.push({
-          id: entry.id,
-          file: entry.sourceFile,
-          line: entry.sourceLine,
-          journalFile: prior.source_file,
-          journalLine: prior.source_line,
-        });
+        this.summary.conflicts.push(
+          ingestConflict({ id: entry.id, file: entry.sourceFile, line: entry.sourceLine }, prior),
+        );
       }
     }
   }

@@ -14,6 +14,7 @@ import type {
   SumRow,
 } from '../store.js';
 import { logPage } from './event-log.js';
+import { eventLogRecordOf, ITEM_EVENT_COLUMNS, itemEventOf, type EventRow } from '../event-records.js';
 import { priorQuery } from './narrow-keys.js';
 import { hasListing } from './orphans.js';
 
@@ -71,33 +72,13 @@ export class ItemReads {
 
 export function itemEvents(db: Database.Database, itemId: string): ItemEventRecord[] {
   const rows = db
-    .prepare('SELECT at, event, from_state, to_state, detail FROM events WHERE item_id = ? ORDER BY seq')
-    .all(itemId) as Array<{
-    at: number;
-    event: string;
-    from_state: string | null;
-    to_state: string;
-    detail: string | null;
-  }>;
-  return rows.map((r) => ({
-    at: r.at,
-    event: r.event,
-    from: r.from_state,
-    to: r.to_state,
-    detail: r.detail ? JSON.parse(r.detail) : null,
-  }));
+    .prepare(`SELECT ${ITEM_EVENT_COLUMNS} FROM events WHERE item_id = ? ORDER BY seq`)
+    .all(itemId) as Array<Omit<EventRow, 'seq' | 'item_id'>>;
+  return rows.map(itemEventOf);
 }
 
 export function eventLogRecords(db: Database.Database, afterSeq: number, limit: number): EventLogRecord[] {
-  return logPage(db, afterSeq, limit).map((r) => ({
-    seq: r.seq,
-    itemId: r.item_id,
-    at: r.at,
-    event: r.event,
-    from: r.from_state,
-    to: r.to_state,
-    detail: r.detail ? JSON.parse(r.detail) : null,
-  }));
+  return logPage(db, afterSeq, limit).map(eventLogRecordOf);
 }
 
 export function reportSums(db: Database.Database): ReportSums {

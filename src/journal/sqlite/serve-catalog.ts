@@ -1,26 +1,9 @@
 // The serve catalog in an SQLite journal file (its serve_files and serve_batches tables).
 import type Database from 'better-sqlite3';
+import { catalogBatchOf, catalogFileOf, type CatalogBatchRow, type CatalogFileRow } from '../serve-catalog.js';
 import type { CatalogBatch, CatalogFile, CatalogPage, ServeCatalog } from '../serve-catalog.js';
 import { openDatabase } from './open-database.js';
 import { migrate } from './schema.js';
-
-interface FileRow {
-  id: string;
-  owner: string;
-  created_at: number;
-  record: string;
-}
-interface BatchRow extends FileRow {
-  status: string;
-}
-
-const fileOf = (row: FileRow): CatalogFile => ({
-  id: row.id,
-  owner: row.owner,
-  createdAt: row.created_at,
-  record: JSON.parse(row.record) as Record<string, unknown>,
-});
-const batchOf = (row: BatchRow): CatalogBatch => ({ ...fileOf(row), status: row.status });
 
 export class SqliteServeCatalog implements ServeCatalog {
   readonly adapter = 'sqlite';
@@ -46,12 +29,12 @@ export class SqliteServeCatalog implements ServeCatalog {
   }
 
   file(id: string): Promise<CatalogFile | undefined> {
-    const row = this.db.prepare('SELECT * FROM serve_files WHERE id = ?').get(id) as FileRow | undefined;
-    return Promise.resolve(row && fileOf(row));
+    const row = this.db.prepare('SELECT * FROM serve_files WHERE id = ?').get(id) as CatalogFileRow | undefined;
+    return Promise.resolve(row && catalogFileOf(row));
   }
 
   files(owner: string, page: CatalogPage): Promise<CatalogFile[]> {
-    return Promise.resolve((this.page('serve_files', owner, page) as FileRow[]).map(fileOf));
+    return Promise.resolve((this.page('serve_files', owner, page) as CatalogFileRow[]).map(catalogFileOf));
   }
 
   deleteFile(id: string): Promise<boolean> {
@@ -66,12 +49,12 @@ export class SqliteServeCatalog implements ServeCatalog {
   }
 
   batch(id: string): Promise<CatalogBatch | undefined> {
-    const row = this.db.prepare('SELECT * FROM serve_batches WHERE id = ?').get(id) as BatchRow | undefined;
-    return Promise.resolve(row && batchOf(row));
+    const row = this.db.prepare('SELECT * FROM serve_batches WHERE id = ?').get(id) as CatalogBatchRow | undefined;
+    return Promise.resolve(row && catalogBatchOf(row));
   }
 
   batches(owner: string, page: CatalogPage): Promise<CatalogBatch[]> {
-    return Promise.resolve((this.page('serve_batches', owner, page) as BatchRow[]).map(batchOf));
+    return Promise.resolve((this.page('serve_batches', owner, page) as CatalogBatchRow[]).map(catalogBatchOf));
   }
 
   updateBatch(batch: CatalogBatch, from?: readonly string[]): Promise<boolean> {
@@ -85,8 +68,8 @@ export class SqliteServeCatalog implements ServeCatalog {
   batchesIn(statuses: readonly string[]): Promise<CatalogBatch[]> {
     const rows = this.db
       .prepare(`SELECT * FROM serve_batches WHERE status IN (${statuses.map(() => '?').join(', ')}) ORDER BY seq`)
-      .all(...statuses) as BatchRow[];
-    return Promise.resolve(rows.map(batchOf));
+      .all(...statuses) as CatalogBatchRow[];
+    return Promise.resolve(rows.map(catalogBatchOf));
   }
 
   close(): Promise<void> {

@@ -44,27 +44,21 @@ export function planOutcome(
     case 'rejected':
       return rejectedPlan(item, outcome, attempt);
     case 'insufficient_balance':
-      return {
-        change: {
-          id: item.id,
-          event: 'defer',
-          patch: { reservedUsd: 0, lastError: errorSummary(outcome.error) },
-          detail: { attempt, reason: 'gateway balance (402)' },
-        },
-        money: { release: reserved },
-        followUp: { kind: 'stop-balance' },
-      };
+      return released(
+        item,
+        outcome.error,
+        'defer',
+        { attempt, reason: 'gateway balance (402)' },
+        { kind: 'stop-balance' },
+      );
     case 'retry':
-      return {
-        change: {
-          id: item.id,
-          event: 'retry',
-          patch: { reservedUsd: 0, lastError: errorSummary(outcome.error) },
-          detail: { attempt, delayMs: outcome.delayMs, ...retryStatus(outcome.error) },
-        },
-        money: { release: reserved },
-        followUp: attempt < lastAttempt ? { kind: 'retry', delayMs: outcome.delayMs } : { kind: 'give-up' },
-      };
+      return released(
+        item,
+        outcome.error,
+        'retry',
+        { attempt, delayMs: outcome.delayMs, ...retryStatus(outcome.error) },
+        attempt < lastAttempt ? { kind: 'retry', delayMs: outcome.delayMs } : { kind: 'give-up' },
+      );
     case 'oversize': {
       // The gateway answered and bills it, so it is neither uncertain nor sent again; what it costs is
       // unknown (the usage is in the unread body): booked at its reservation, the row's upper bound.
@@ -152,36 +146,37 @@ function completedPlan(item: Item, outcome: Answer<'completed'>, attempt: number
 
 /** A refusal: the row is rejected, unless the key itself was refused (401), which stops the run. */
 function rejectedPlan(item: Item, outcome: Answer<'rejected'>, attempt: number): OutcomePlan {
-  const reserved = item.reservedUsd;
-  if (outcome.error.status === 401) {
-    // A refused key says nothing about the row: it goes back to pending, and the run stops.
-    return {
-      change: {
-        id: item.id,
-        event: 'retry',
-        patch: { reservedUsd: 0, lastError: errorSummary(outcome.error) },
-        detail: { attempt, status: 401 },
-      },
-      money: { release: reserved },
-      followUp: { kind: 'stop-auth' },
-    };
-  }
-  return {
-    change: {
-      id: item.id,
-      event: 'reject',
-      patch: {
-        reservedUsd: 0,
-        lastError: errorSummary(outcome.error),
-        // The answer as it came, for an error line that carries the gateway's status, id and body unchanged.
-        responseStatus: outcome.error.status,
-        requestId: outcome.error.requestId ?? null,
-        response: outcome.error.body ?? null,
-      },
-      detail: { attempt, status: outcome.error.status },
+  // A refused key says nothing about the row: it goes back to pending, and the run stops.
+  if (outcome.error.status === 401)
+    return released(item, outcome.error, 'retry', { attempt, status: 401 }, { kind: 'stop-auth' });
+  return released(
+    item,
+    outcome.error,
+    'reject',
+    { attempt, status: outcome.error.status },
+    { kind: 'none' },
+    {
+      // The answer as it came, for an error line that carries the gateway's status, id and body unchanged.
+      responseStatus: outcome.error.status,
+      requestId: outcome.error.requestId ?? null,
+      response: outcome.error.body ?? null,
     },
-    money: { release: reserved },
-    followUp: { kind: 'none' },
+  );
+}
+
+/** An answer that kept nothing: the reservation given back, the error noted on the row. */
+function released(
+  item: Item,
+  error: Error,
+  event: Change['event'],
+  detail: Change['detail'],
+  followUp: FollowUp,
+  patch: Change['patch'] = {},
+): OutcomePlan {
+  return {
+    change: { id: item.id, event, patch: { reservedUsd: 0, lastError: errorSummary(error), ...patch }, detail },
+    money: { release: item.reservedUsd },
+    followUp,
   };
 }
 

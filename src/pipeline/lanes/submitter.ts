@@ -25,7 +25,7 @@ import { reservationFor, type Reservation } from '../../core/reservation.js';
 import { ModelGate } from './model-gate.js';
 import { ModelLanes } from './model-lanes.js';
 import type { Pacer } from '../pacing/request-pacers.js';
-import { rateWindow, SendPacer, type PacedSend } from '../pacing/send-pacer.js';
+import { bothPaced, rateWindow, SendPacer, type PacedSend } from '../pacing/send-pacer.js';
 import { slotTraceFromEnv, writeSlotTrace, type SlotCycle } from './slot-trace.js';
 
 export interface SubmitterHooks {
@@ -650,19 +650,6 @@ export class Submitter {
     }
     await Promise.all(writes);
   }
-}
-
-function bothPaced(a: PacedSend, b: PacedSend): PacedSend {
-  return {
-    onWire: () => {
-      a.onWire();
-      b.onWire();
-    },
-    done: () => {
-      a.done();
-      b.done();
-    },
-  };
 }
 
 function abortPromise(signal: AbortSignal): Promise<void> {

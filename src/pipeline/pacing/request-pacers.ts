@@ -4,7 +4,7 @@
 import type { Clock } from '../../core/clock.js';
 import { followUpRpm } from '../../core/rate-share.js';
 import type { Coordination } from '../../journal/index.js';
-import { rateWindow, SendPacer, UNPACED, type PacedSend } from './send-pacer.js';
+import { bothPaced, rateWindow, SendPacer, UNPACED, type PacedSend } from './send-pacer.js';
 import { SharedSendPacer, sharedSendInterval } from './shared-send-pacer.js';
 
 export interface Pacer {
@@ -50,16 +50,7 @@ function chain(first: Pacer, then: Pacer | undefined): Pacer {
         a.done();
         throw err;
       }
-      return {
-        onWire: () => {
-          a.onWire();
-          b.onWire();
-        },
-        done: () => {
-          a.done();
-          b.done();
-        },
-      };
+      return bothPaced(a, b);
     },
   };
 }

@@ -113,3 +113,17 @@ export class SendPacer {
     for (const listener of [...this.onChange]) listener();
   }
 }
+
+/** One send paced by two pacers: each hears when it left and when it is done. */
+export function bothPaced(a: PacedSend, b: PacedSend): PacedSend {
+  return {
+    onWire: () => {
+      a.onWire();
+      b.onWire();
+    },
+    done: () => {
+      a.done();
+      b.done();
+    },
+  };
+}
