@@ -278,7 +278,8 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
       });
     await releaseDeferred(journal);
     // Before the first send: what the history says the job will cost, for the report and `status` (never the budget).
-    await recordStartForecast(journal, jobInput, accountId(config.baseUrl, config.apiKey), clock.now());
+    const kept = await recordStartForecast(journal, jobInput, accountId(config.baseUrl, config.apiKey), clock.now());
+    if (kept) events.emit('forecast', kept.forecast, kept.made);
     const orphaned = await journal.orphans(SHOWN_ORPHANS);
     if (orphaned.total > 0) events.emit('log', orphanedLine(orphaned, ingest.skippedChanged.length));
 

@@ -21,17 +21,24 @@ export function carryStartForecast(
   return kept ? { ...options, [START_FORECAST_KEY]: kept } : options;
 }
 
+/** The forecast the job's record keeps, and whether this run made it (false: an earlier run did). */
+export interface KeptForecast {
+  forecast: StartForecast;
+  made: boolean;
+}
+
 /**
  * Forecasts the rows still to send and saves it in the job's record (`job`: the record as this run saved it),
- * unless the record already keeps one or nothing is left to send. Returns the forecast made, if any.
+ * unless the record already keeps one or nothing is left to send. Returns the forecast the record keeps, if any.
  */
 export async function recordStartForecast(
   journal: Pick<JournalRun, 'getJob' | 'saveJob' | 'iterate'> & JournalHistoryReads,
   job: JobInput,
   account: string,
   now: number,
-): Promise<StartForecast | undefined> {
-  if (startForecastOf((await journal.getJob())?.options)) return undefined;
+): Promise<KeptForecast | undefined> {
+  const kept = startForecastOf((await journal.getJob())?.options);
+  if (kept) return { forecast: kept, made: false };
   const rows: ForecastRow[] = [];
   for await (const item of journal.iterate({ states: ['pending'], notOrphaned: true }))
     rows.push({
@@ -43,5 +50,5 @@ export async function recordStartForecast(
   if (rows.length === 0) return undefined;
   const forecast = startForecast(rows, accountHistory(await journal.settledCosts(), account), now);
   await journal.saveJob({ ...job, options: { ...job.options, [START_FORECAST_KEY]: forecast } });
-  return forecast;
+  return { forecast, made: true };
 }
