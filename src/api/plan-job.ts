@@ -26,6 +26,7 @@ import type { PlanVerdict } from '../core/plan-verdict.js';
 import { rowLikeness } from '../core/row-likeness.js';
 import type { SettledCostRecord } from '../journal/index.js';
 import { planForecast } from './plan-forecast.js';
+import { planDriftRatio } from '../core/plan-drift.js';
 
 const SHOWN_ROWS = 50;
 const SHOWN_ERRORS = 200;
@@ -281,10 +282,12 @@ async function plan(
       ? `the job needs up to ${usd(needed)}${journal ? ` (spent ${usd(spend.actualUsd)}, reserved ${usd(spend.reservedUsd)}, remaining rows ${usd(mayOverrun ? remaining.usd : remaining.max)})` : ''}` +
         ` against a budget of ${usd(budget!, 2)} at once: a run sends rows as settled ones free their reservations and defers what never fits`
       : null;
+  const account = currentAccount(job);
   const money = planForecast(toSend, settled, {
     committedUsd: roundUsd(spend.actualUsd + spend.reservedUsd),
     budgetUsd: budget === undefined || unpriced !== null ? undefined : budget,
-    account: currentAccount(job),
+    account,
+    driftRatio: planDriftRatio((await journal?.drifts()) ?? [], account, job.pricing),
   });
   const byModel = [...groups.values()]
     .sort((a, b) => a.model.localeCompare(b.model) || String(a.resolution).localeCompare(String(b.resolution)))

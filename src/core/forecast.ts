@@ -1,7 +1,8 @@
 // The forecast of a job's cost: P50 and P90 of its total, drawn from what rows like each row were
 // billed. Monte Carlo with a seeded PRNG: each trial draws, for every row to send, the ratio
 // billed/estimated of one settled row like it (its close likeness, else its loose one) and scales the
-// row's estimate by it; a row with no history costs its table estimate. The same trials give the
+// row's estimate by it; a row with no history costs its table estimate (times the drift the gateway was seen
+// charging above the table, when there is one). The same trials give the
 // verdict (plan-verdict.ts). The forecast never changes what the budget reserves: the bound. Pure.
 import { likenessKeys, type RowLikeness } from './row-likeness.js';
 import { roundUsd } from './money.js';
@@ -47,6 +48,11 @@ export interface DrawOptions {
   /** Money the journal already holds for the job (settled + reserved): every total starts from it. */
   committedUsd: number;
   budgetUsd?: number;
+  /**
+   * The ratio the gateway was seen charging above the pricing table (plan-drift.ts; 1: none): a row with no history
+   * costs its estimate times it. Rows with history need none: their ratios are what was billed.
+   */
+  driftRatio?: number;
   seed?: number;
   trials?: number;
 }
@@ -104,6 +110,10 @@ export function drawJob(rows: readonly ForecastRow[], history: CostHistory, opti
   const finishingBudgets = new Float64Array(trials);
   const rowsShort = new Float64Array(trials);
   const budget = options.budgetUsd;
+  const drift = options.driftRatio ?? 1;
+  // An infinite ratio (the table said nothing was owed) says nothing of the size of a bill: the estimate stays.
+  const unlearned = (row: ForecastRow): number =>
+    drift > 1 && Number.isFinite(drift) ? roundUsd(row.estimateUsd * drift) : row.estimateUsd;
   // With no history every trial is the table's estimates: drawn once, copied to the rest.
   const distinctTrials = withoutHistory === rows.length ? Math.min(1, trials) : trials;
   for (let t = 0; t < distinctTrials; t++) {
@@ -116,7 +126,7 @@ export function drawJob(rows: readonly ForecastRow[], history: CostHistory, opti
       const row = rows[i]!;
       const ratios = sources[i];
       const cost =
-        ratios === undefined ? row.estimateUsd : row.estimateUsd * ratios[Math.floor(random() * ratios.length)]!;
+        ratios === undefined ? unlearned(row) : row.estimateUsd * ratios[Math.floor(random() * ratios.length)]!;
       finishing = Math.max(finishing, allSent + row.reserveUsd);
       allSent += cost;
       if (budget !== undefined) {

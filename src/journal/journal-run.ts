@@ -1,6 +1,6 @@
 // The run's section of the journal contract: what `gbatch run` (and a serve batch's run) reads and writes, from
 // its ingest to its last results rebuild. 39 members, counted with what they inherit from JournalRunReads
-// (17: the reads a read-only opener answers too) and with the handles to sections of their own (membership,
+// (18: the reads a read-only opener answers too) and with the handles to sections of their own (membership,
 // coordination, notices, capabilities) counted as one each; with those handles' own members (10, 10, 3, 2) and an
 // ingest pass's (IngestWriter, 8), 72 (test/journal/contract-size.test.ts keeps the count).
 //
@@ -141,6 +141,8 @@ export interface JournalRunReads {
   resultRows(afterSeq: number, limit: number, maxBytes: number, scope?: ResultScope): Promise<ResultRow[]>;
   /** The manifest position of the first item whose line may still appear or change. */
   firstOpenSeq(): Promise<number | undefined>;
+  /** The largest ratio seen per account and model (JournalRun.recordDrift), in account and model order. */
+  drifts(): Promise<SeenDrift[]>;
 }
 
 /** What a run reads and writes: its reads, its standing among the job's runners, and every change to its rows. */
@@ -206,8 +208,6 @@ export interface JournalRun extends JournalRunReads {
    * model, the one with the largest ratio stays (a write never lowers it). Every runner of the job reads them.
    */
   recordDrift(seen: SeenDrift): Promise<void>;
-  /** The largest ratio seen per account and model (recordDrift), in account and model order. */
-  drifts(): Promise<SeenDrift[]>;
   /**
    * Reads, decides and applies under one write lock: what `decide` saw is what is changed. The changes
    * `decide` returns are applied atomically with its reads.

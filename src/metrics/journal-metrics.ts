@@ -3,6 +3,7 @@
 // the journal's cheap reads (counts, sums, spend, runners, the job record), never its rows or event log.
 import { Gauge, Registry } from 'prom-client';
 import { ITEM_KINDS, ITEM_STATES } from '../core/states.js';
+import { startForecastOf } from '../core/start-forecast.js';
 import type {
   JobRecord,
   JournalReports,
@@ -145,6 +146,19 @@ const JOB_GAUGES: readonly JobGauge[] = [
       for (const f of jobs) {
         const budget = f.record?.budgetUsd;
         if (budget !== undefined) g.set({ job_name: f.job }, budget);
+      }
+    },
+  },
+  {
+    name: METRIC.forecast,
+    help: "The job's total as the cost history forecast it at its start, USD, by quantile (absent: no forecast kept).",
+    labels: ['quantile'],
+    fill: (g, jobs) => {
+      for (const f of jobs) {
+        const forecast = startForecastOf(f.record?.options)?.total;
+        if (!forecast) continue;
+        g.set({ job_name: f.job, quantile: '0.5' }, forecast.p50Usd);
+        g.set({ job_name: f.job, quantile: '0.9' }, forecast.p90Usd);
       }
     },
   },

@@ -6,6 +6,7 @@ export const METRIC = {
   spend: 'gbatch_spend_usd',
   reserved: 'gbatch_reserved_usd',
   budget: 'gbatch_budget_usd',
+  forecast: 'gbatch_forecast_usd',
   estimate: 'gbatch_estimate_usd',
   settledEstimate: 'gbatch_settled_estimate_usd',
   settledActual: 'gbatch_settled_actual_usd',

@@ -9,6 +9,7 @@ import type { GatewayExchange } from '../gateway/client-types.js';
 import type { CommitQueue, Item, ItemError, JournalRun } from '../journal/index.js';
 import type { BudgetGuard } from './budget-guard.js';
 import type { RunSnapshot } from '../core/run-snapshot.js';
+import type { StartForecast } from '../core/start-forecast.js';
 import type { RequestPacers } from './pacing/request-pacers.js';
 import type { SendSlots } from './pacing/send-slots.js';
 import type { JobNotices } from '../journal/job-notices.js';
@@ -98,6 +99,11 @@ export interface RunEvents {
   stored: [ids: readonly string[]];
   /** A poll or a download failed (the row keeps its state; the lane tries again, or a later run does). */
   laneError: [lane: 'poll' | 'download', error: ItemError];
+  /**
+   * Once, before the first send: the forecast the job's record keeps (made by this run when `made`, else by an
+   * earlier one); none when the job keeps none (its first sending run found nothing to send).
+   */
+  forecast: [forecast: StartForecast, made: boolean];
   /** The run as the live view draws it, a few times a second (only while someone listens). */
   snapshot: [snapshot: RunSnapshot];
   /** A request to the gateway ended: its lane and the status answered (null: a transport failure). */

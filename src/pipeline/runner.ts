@@ -299,9 +299,15 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
         stopReason: 'ingested',
       });
     await releaseDeferred(journal);
-    // What the history says the job will cost, for the report and `status` (never the budget): of the rows as they
-    // stand before the first send, drawn beside the sends.
-    forecasting = await beginStartForecast(journal, jobInput, accountId(config.baseUrl, config.apiKey), clock.now());
+    // What the history says the job will cost, for the report, `status` and the live view (never the budget): of
+    // the rows as they stand before the first send, drawn beside the sends.
+    forecasting = await beginStartForecast(
+      journal,
+      jobInput,
+      accountId(config.baseUrl, config.apiKey),
+      clock.now(),
+      (forecast, made) => events.emit('forecast', forecast, made),
+    );
     const orphaned = await journal.orphans(SHOWN_ORPHANS);
     if (orphaned.total > 0) events.emit('log', orphanedLine(orphaned, voice, ingest.skippedChanged.length));
 

@@ -34,22 +34,34 @@ export interface StartForecastTask {
   done: Promise<{ forecast?: StartForecast; error?: Error }>;
 }
 
+/** Told the forecast the job's record keeps, and whether this run made it (false: an earlier run did). */
+export type OnKeptForecast = (forecast: StartForecast, made: boolean) => void;
+
 /**
  * Pins what the forecast reads (the job's pending rows, the history) and returns at once; the forecast is
  * drawn and saved in the job's record (`job`: the record as this run saved it) in the background, unless the
- * record already keeps one or nothing is left to send.
+ * record already keeps one or nothing is left to send. `onKept` hears of the forecast the record keeps.
  */
 export async function beginStartForecast(
   journal: Pick<JournalRun, 'getJob' | 'saveJob'> & Pick<JournalHistoryReads, 'snapshot'>,
   job: JobInput,
   account: string,
   now: number,
+  onKept: OnKeptForecast,
 ): Promise<StartForecastTask> {
-  if (startForecastOf((await journal.getJob())?.options)) return { done: Promise.resolve({}) };
+  const kept = startForecastOf((await journal.getJob())?.options);
+  if (kept) {
+    onKept(kept, false);
+    return { done: Promise.resolve({}) };
+  }
   const snapshot = await journal.snapshot();
   const done = forecastFrom(snapshot, account, now)
     .finally(() => snapshot.close())
-    .then(async (forecast) => ((await keep(journal, job, forecast)) ? { forecast: forecast! } : {}))
+    .then(async (forecast) => {
+      if (!(await keep(journal, job, forecast))) return {};
+      onKept(forecast!, true);
+      return { forecast: forecast! };
+    })
     .catch((err: unknown) => ({ error: err as Error }));
   return { done };
 }

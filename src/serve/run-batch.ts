@@ -21,6 +21,7 @@ import {
 import type { Batch } from './batch-record.js';
 import { jobJournal, type ServeContext } from './context.js';
 import { batchVoice } from './batch-voice.js';
+import { batchForecastLine } from './forecast-line.js';
 
 export interface BatchRun {
   input: string;
@@ -47,6 +48,9 @@ export async function runBatch(ctx: ServeContext, run: BatchRun): Promise<RunRes
   const { batch } = run;
   const events = new EventEmitter<RunEvents>();
   events.on('log', (line) => ctx.log(`${batch.id}: ${line}`));
+  events.on('forecast', (forecast, made) => {
+    if (made) ctx.log(batchForecastLine(batch.id, forecast));
+  });
   const { onBalanceRanOut } = run;
   if (onBalanceRanOut)
     events.on('request', (exchange) => {

@@ -2,6 +2,7 @@
 // same shaping as `report --format json`, so the page and the report cannot disagree), its standing,
 // runners and last run, and its problems grouped by cause with the commands that act on them.
 import { finalBatchOf, finalBatchRefusal } from '../core/final-batch.js';
+import { startForecastOf, type StartForecast } from '../core/start-forecast.js';
 import { basename } from 'node:path';
 import { TERMINAL, type ItemState } from '../core/states.js';
 import {
@@ -47,6 +48,8 @@ export interface JobSummary {
   manifest: string | null;
   /** Why no action may change the job (a final `gbatch serve` batch), or undefined. */
   frozen: string | undefined;
+  /** The forecast the job started with (core/start-forecast.ts), or undefined when it keeps none. */
+  forecast: StartForecast | undefined;
 }
 
 export interface JobPage extends JobSummary {
@@ -101,6 +104,7 @@ export async function jobSummary(job: JournalJob, journal: JournalRunReads & Jou
     lastRun: lastRunSummary(lastRun),
     manifest: record?.manifest ?? null,
     frozen: frozenBecause(record?.options),
+    forecast: startForecastOf(record?.options),
   };
 }
 

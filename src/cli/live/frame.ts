@@ -2,6 +2,8 @@
 // compare strings. Every line fits in `width - 1` cells (a line as wide as the terminal makes some
 // terminals wrap, and a wrapped line breaks the redraw in place).
 import type { RunPhase, RunSnapshot } from '../../core/run-snapshot.js';
+import type { Forecast } from '../../core/forecast.js';
+import { forecastLine } from './forecast-line.js';
 import { estimateEta, progressOf, projectCost, rowsPerMinute } from './estimates.js';
 import {
   ASCII_BAR,
@@ -22,6 +24,8 @@ export interface FrameOptions {
   ascii?: boolean;
   /** Error groups shown (default 3). */
   errorLines?: number;
+  /** The forecast of the job's total the job started with, when its record keeps one. */
+  forecast?: Forecast;
 }
 
 const LABEL = 10;
@@ -78,6 +82,7 @@ export function renderFrame(
     ]),
   );
   lines.push(...moneyLines(s, room, glyphs));
+  if (options.forecast) lines.push(forecastLine(options.forecast, 'forecast'.padEnd(LABEL), room));
   if (s.paused_until !== null && s.paused_until > now) {
     lines.push(line('paused', [`429: account paused, resuming in ${Math.ceil((s.paused_until - now) / 1000)}s`]));
   }

@@ -4,6 +4,7 @@ import type { EventEmitter } from 'node:events';
 import { createLogUpdate } from 'log-update';
 import type { RunEvents } from '../../pipeline/index.js';
 import type { RunSnapshot } from '../../core/run-snapshot.js';
+import type { Forecast } from '../../core/forecast.js';
 import { renderFrame } from './frame.js';
 import { logLine, type ProgressStream, type ProgressView } from './view.js';
 
@@ -15,10 +16,11 @@ export function liveView(
 ): ProgressView {
   const draw = createLogUpdate(stream);
   let latest: RunSnapshot | undefined;
+  let forecast: Forecast | undefined;
   let finished = false;
   const redraw = (): void => {
     if (finished) return;
-    draw(renderFrame(latest, stream.columns ?? 80, now(), { ascii }).join('\n'));
+    draw(renderFrame(latest, stream.columns ?? 80, now(), { ascii, ...(forecast ? { forecast } : {}) }).join('\n'));
   };
   events.on('log', (line) => {
     if (finished) {
@@ -27,6 +29,10 @@ export function liveView(
     }
     // Above the frame, in the scrollback: the frame is erased, the line written, the frame drawn again below it.
     draw.persist(logLine(line));
+    redraw();
+  });
+  events.on('forecast', (kept) => {
+    forecast = kept.total;
     redraw();
   });
   events.on('snapshot', (s) => {

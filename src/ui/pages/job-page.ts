@@ -11,6 +11,7 @@ import { retryWaits } from '../retry-waits.js';
 import type { Viewer } from '../viewer.js';
 import { count, isoTime } from './layout.js';
 import { ITEM_STATES } from '../../core/states.js';
+import { forecastPart } from './forecast-part.js';
 
 function reportInput(job: JobPage): HtmlReportInput {
   return {
@@ -44,6 +45,7 @@ export function liveFragments(job: JobPage): Record<string, string> {
     'live-headline': headline(input),
     'live-runners': runnersTable(job),
     'live-estimate': estimateSection(input),
+    'live-forecast': forecastPart(job.forecast, input),
     'live-states': `<section id="states"><h2>Rows by state</h2><figure>${statesChart(job.header.totals.by_state)}</figure>${rowLinks(job)}</section>`,
     'live-problems': `${problemsSection(input)}${problemNote}${retryNote}`,
   };
@@ -58,6 +60,7 @@ ${part('live-headline')}
 ${actionsSection(job, viewer)}
 <section id="runners"><h2>Runners</h2>${part('live-runners')}</section>
 ${part('live-estimate')}
+${part('live-forecast')}
 ${part('live-states')}
 ${part('live-problems')}`;
 }

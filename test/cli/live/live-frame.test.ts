@@ -147,3 +147,28 @@ describe('states of a run', () => {
     expect(renderFrame(undefined, 80, NOW)).toEqual(['gbatch · reading manifests…']);
   });
 });
+
+describe('the forecast the job started with', () => {
+  const LEARNED = { p50Usd: 48.1329, p90Usd: 52.9377, basisRows: 640, rowsWithoutHistory: 3 };
+  const UNLEARNED = { p50Usd: 0.132939, p90Usd: 0.132939, basisRows: 0, rowsWithoutHistory: 24 };
+
+  test('from history: P50, P90 and the settled rows it drew on, below the money lines', () => {
+    const frame = renderFrame(snapshot(), 80, NOW, { forecast: LEARNED });
+    const at = frame.findIndex((l) => l.startsWith('projected'));
+    expect(frame[at + 1]).toBe('forecast  P50 $48.13 · P90 $52.94 (640 rows like these)');
+    expect(frame.length).toBe(renderFrame(snapshot(), 80, NOW).length + 1);
+  });
+
+  test('without history: says so, and the table estimate it uses', () => {
+    const frame = renderFrame(snapshot(), 80, NOW, { forecast: UNLEARNED });
+    expect(frame).toContain("forecast  no history · the table's estimate $0.1329 is used");
+  });
+
+  test('narrow: the line keeps its first fact and never wraps', () => {
+    for (const forecast of [LEARNED, UNLEARNED]) {
+      const line = renderFrame(snapshot(), 30, NOW, { forecast }).find((l) => l.startsWith('forecast'))!;
+      expect(displayWidth(line)).toBeLessThan(30);
+      expect(line).toBe(forecast === LEARNED ? 'forecast  P50 $48.13' : 'forecast  no history');
+    }
+  });
+});

@@ -102,6 +102,10 @@ test.skipIf(!BUILT || !HAS_SCRIPT)(
       `download  0 active · 0 queued · ${VIDEOS} done · 0 failed`,
       expect.stringMatching(/^budget {4}\$0\.\d{4} spent \+ \$0\.00 reserved of \$5\.00$/), // at 60 columns, no room for its bar
     ]);
+    // A first job has no history: the forecast line says so (at 60 columns, as much of it as fits).
+    expect(screen.slice(top + 6, top + 9)).toContainEqual(
+      expect.stringMatching(/^forecast {2}no history( · the table's estimate \$\d+\.\d+ is used)?$/),
+    );
     // Only the run's own lines sit above the frame: no copy of an earlier frame was left behind.
     for (const line of screen.slice(0, top))
       expect(line === '' || /^\[gbatch\] |^by later runs|^[a-z]/.test(line), line).toBe(true);

@@ -22,6 +22,7 @@ import {
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 import { chatCharges, startSim } from '../../helpers/sim.js';
 import { openQueries, type Item } from '../../../src/journal/index.js';
+import { startForecastOf } from '../../../src/core/start-forecast.js';
 import { workspace, type Workspace } from '../../helpers/workspace.js';
 
 const METRICS_TOKEN = 'tok-serve-prometheus-77a1';
@@ -35,10 +36,11 @@ const FRESH = { GBATCH_METRICS_DEAR_READ_MS: String(3_600_000) };
 const NO_RETENTION = { GBATCH_SERVE_TEST_METRICS_RETENTION_S: '0.001' };
 /**
  * The series of a live batch, as docs/metrics.md counts them: spend, reserved, last activity, the estimate,
- * settled estimate and settled actual of each money kind (text, video), runners alive and not; then one more
- * with a budget, one per runner (its lease), one per kind and state that has rows.
+ * settled estimate and settled actual of each money kind (text, video), runners alive and not, the forecast kept
+ * at the start (P50, P90); then one more with a budget, one per runner (its lease), one per kind and state that
+ * has rows.
  */
-const FIXED_SERIES = 11;
+const FIXED_SERIES = 13;
 
 const jobsOf = (m: Exposition): Set<string | undefined> => new Set(m.samples.map((x) => x.labels.job_name));
 const seriesOf = (m: Exposition, job: string): number => m.samples.filter((x) => x.labels.job_name === job).length;
@@ -85,6 +87,12 @@ async function expectBatchFigures(m: Exposition, ws: Workspace, batchId: string)
       Date.parse(r.heartbeat_at) / 1000,
     );
   expect(m.value('gbatch_last_activity_timestamp_seconds', labels)).toBeGreaterThan(0);
+  // The forecast the batch's job keeps from its start, as its journal's record holds it.
+  const queries = await openQueries(state, { job: batchId });
+  const kept = startForecastOf((await queries.getJob().finally(() => queries.close()))?.options);
+  expect(kept).toBeDefined();
+  expect(m.value('gbatch_forecast_usd', { ...labels, quantile: '0.5' })).toBe(kept!.total.p50Usd);
+  expect(m.value('gbatch_forecast_usd', { ...labels, quantile: '0.9' })).toBe(kept!.total.p90Usd);
 }
 
 /** The figures of a log line's "the server's --budget: $S spent, $R reserved, $M remaining of $B". */
@@ -131,6 +139,14 @@ describe.skipIf(!BUILT)('gbatch serve: GET /metrics', () => {
       { endpoint: '/v1/video/generations' },
     );
     expect(await batchEnd(server, chats.id)).toBe('completed');
+    // Its first run logged the forecast once: a server with no history says so, and the table's estimate it uses.
+    const estimate = stdoutJson(
+      await runCli(['report', chats.id, '--state', ws.path('data', 'journals', `${chats.id}.db`), '--format', 'json']),
+    ).totals.estimated_usd as number;
+    const said = server.stderr().match(new RegExp(`forecast for ${chats.id}: .*`, 'g')) ?? [];
+    expect(said).toEqual([
+      `forecast for ${chats.id}: no history: the price table's estimate $${estimate.toFixed(6)} is used`,
+    ]);
     // Both videos accepted and polled: their batch is mid-way, its runner live.
     await sim.ledger.reached(
       (l) => l.requests.filter((r) => r.method === 'GET' && /\/video\/generations\/./.test(r.path)).length >= 2,
