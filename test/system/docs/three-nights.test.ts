@@ -5,12 +5,13 @@
 // finished, and the simulator's ledger shows no row done twice and a bill within the job file's budget.
 //
 // Stood in for, as in scheduling-guide.test.ts: /srv/gbatch, /usr/local/bin, the gateway, the key file and
-// the webhook. At the test's time scale: the first night's `--deadline 4h30m` is `--deadline 1s`, and the
+// the webhook. At the test's time scale: the first night's `--deadline 4h30m` is `--deadline 4s`, and the
 // job file polls every 0.1 s and waits 0.2 s before a retry (the guide's job file leaves both at their
-// defaults, 5 s and 30 s). The rate limit's minute window is placed by the simulator's clock so that each
-// night meets it within its first seconds and its Retry-After is short.
+// defaults, 5 s and 30 s). The rate limit's minute window is placed by the simulator's clock, which stands
+// still at the window's last seconds until the night meets its 429: however long the night takes to start,
+// it meets the limit, and the Retry-After it gets is short.
 import { execFile } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect, test } from 'vitest';
@@ -25,6 +26,9 @@ const sh = promisify(execFile);
 /** The simulator's limit: generous within a window, so that only the window each night starts in is met. */
 const RATE_LIMIT = 300;
 const WINDOW_MS = 60_000;
+/** The Retry-After each night's first 429 carries: longer than night 1's deadline, so no retry beats it. */
+const RETRY_AFTER_MS = 5_000;
+const NIGHT_ONE_DEADLINE = '4s';
 const VIDEOS = Array.from({ length: 8 }, (_, i) => `v${i + 1}`);
 const CHATS = Array.from({ length: 4 }, (_, i) => `c${i + 1}`);
 const videoPrompt = (id: string) => `A slow pan across scene ${id}`;
@@ -34,12 +38,15 @@ test.skipIf(!BUILT)(
   'three nights of the documented crontab line: failures, a deadline and a rate limit; the third night ends exit 0 with no operator action',
   async () => {
     const ws = workspace();
+    // The simulator's clock: real time shifted forward by offsetMs, or standing still at frozenAt.
     let offsetMs = 0;
+    let frozenAt: number | undefined;
+    const simNow = () => frozenAt ?? Date.now() + offsetMs;
     const sim = await startSim({
       accounts: [{ key: KEY, balanceUsd: 1000, rateLimitPerMinute: RATE_LIMIT }],
       taskSeconds: 1.2,
       seed: 7,
-      clock: { now: () => Date.now() + offsetMs },
+      clock: { now: simNow },
     });
     const hook = await startHook([]);
     const campaign = [
@@ -60,45 +67,70 @@ test.skipIf(!BUILT)(
     const nightly = cron.lines.find((line) => line.command.includes('gbatch run jobs/nightly.json'));
     expect(nightly, "the guide's crontab runs jobs/nightly.json").toBeDefined();
     expect(nightly!.command).toContain('--deadline 4h30m');
-    const logFile = join(home, 'log', `nightly-${new Date().toISOString().slice(0, 10)}.log`);
+    // The line logs to log/nightly-$(date +%F).log: the shell's local date, which may change during a night.
+    const logDir = join(home, 'log');
+    const logSizes = () =>
+      new Map(
+        readdirSync(logDir)
+          .filter((name) => name.startsWith('nightly-'))
+          .map((name) => [name, statSync(join(logDir, name)).size]),
+      );
 
     /**
-     * Places the simulator's minute window so that it ends ~5 s from now (a CLI starting on a busy machine is
-     * still within it), and spends all of it but `leave`
-     * requests (polls of a task no one has): the night's first requests after those meet 429s with a
-     * Retry-After of a few seconds, and the next window holds the rest of the night.
+     * Stops the simulator's clock at the start of its next minute window and spends all of it but `leave`
+     * requests (polls of a task no one has), then moves it on to the window's last RETRY_AFTER_MS, still
+     * stopped: the night's first requests after those meet 429s with that Retry-After, however late the
+     * night starts. The night's first 429 starts the clock again (the next window holds the rest of the
+     * night). Forward only: the simulator's tasks in flight may only finish sooner.
      */
     const rateLimitedStart = async (leave: number): Promise<void> => {
-      // Forward only (the simulator's tasks in flight may only finish sooner): to the start of a window,
-      // spend it, then on to its last 5 s.
-      const intoWindow = () => (Date.now() + offsetMs) % WINDOW_MS;
-      offsetMs += WINDOW_MS - intoWindow();
+      const windowStart = simNow() - (simNow() % WINDOW_MS) + WINDOW_MS;
+      frozenAt = windowStart;
       const poll = async () =>
         (
           await fetch(`${sim.baseUrl}/video/generations/task_none`, { headers: { authorization: `Bearer ${KEY}` } })
         ).arrayBuffer();
       for (let spent = 0; spent < RATE_LIMIT - leave; spent += 50)
         await Promise.all(Array.from({ length: Math.min(50, RATE_LIMIT - leave - spent) }, poll));
-      offsetMs += WINDOW_MS - 5_000 - intoWindow();
+      const stoppedAt = windowStart + WINDOW_MS - RETRY_AFTER_MS;
+      frozenAt = stoppedAt;
+      const from = sim.ledger.requests.length;
+      void sim.ledger
+        .reached((ledger) =>
+          ledger.requests.slice(from).some((r) => r.status === 429 && !r.path.endsWith('/task_none')),
+        )
+        .then(() => {
+          if (frozenAt !== stoppedAt) return;
+          offsetMs = stoppedAt - Date.now();
+          frozenAt = undefined;
+        });
     };
     const night = async (command: string): Promise<{ code: number; log: string; limited: number }> => {
-      const logStart = statSafe(logFile);
+      const logStart = logSizes();
       const requestsBefore = sim.ledger.requests.length;
       const code = await sh(env.SHELL ?? '/bin/sh', ['-c', cronCommand(command)], { cwd: ws.dir, env }).then(
         () => 0,
         (err: { code: number }) => err.code,
       );
-      const log = readFileSync(logFile, 'utf8').slice(logStart);
+      const log = [...logSizes().keys()]
+        .sort()
+        .map((name) =>
+          readFileSync(join(logDir, name))
+            .subarray(logStart.get(name) ?? 0)
+            .toString('utf8'),
+        )
+        .join('');
       const limited = sim.ledger.requests
         .slice(requestsBefore)
         .filter((r) => r.status === 429 && !r.path.endsWith('/task_none')).length;
       return { code, log, limited };
     };
 
-    // Night 1: every video task fails, the rate limit is met at once, and the deadline (1 s) cuts the night short.
+    // Night 1: every video task fails, the rate limit is met at once, and the deadline (4 s) cuts the night short:
+    // the 429's Retry-After (5 s) outlasts it, so the rows the limit held are not sent before it.
     sim.faults.failRate = 1;
     await rateLimitedStart(6);
-    const first = await night(nightly!.command.replace('--deadline 4h30m', '--deadline 1s'));
+    const first = await night(nightly!.command.replace('--deadline 4h30m', `--deadline ${NIGHT_ONE_DEADLINE}`));
     expect(first.limited, first.log).toBeGreaterThan(0);
     expect(first.log).toMatch(/deadline reached/);
     expect(first.code, first.log).toBe(75);

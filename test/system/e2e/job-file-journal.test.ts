@@ -11,7 +11,14 @@ import { chatRow, videoRow, writeJsonl } from '../../helpers/manifests.js';
 import { KEY, startSim } from '../../helpers/sim.js';
 import { workspace, type Workspace } from '../../helpers/workspace.js';
 
-const pg = usePgSchema('gbatch_jobref');
+// A journal per test: each runs the job `nightly` from its start, whatever another left in its journal.
+const pg = {
+  commands: usePgSchema('gbatch_jobref'),
+  suggested: usePgSchema('gbatch_jobref'),
+  notified: usePgSchema('gbatch_jobref'),
+};
+/** A test spawns the CLI up to ~15 times; on a host loaded 12x over its cores each spawn took ~5 s. */
+const SPAWNING_TEST_MS = 180_000;
 
 /**
  * A job whose video row fails upstream and whose chat-large row is refused: both wait for `retry` (no retry policy).
@@ -52,7 +59,7 @@ for (const on of ['postgres', 'sqlite'] as const) {
     `${on}: status, report, plan, retry, resolve and cancel given the job file use its journal`,
     async () => {
       const ws = workspace();
-      const { cli } = await ranJob(ws, on === 'postgres' ? pg.url() : '../journals/nightly.db');
+      const { cli } = await ranJob(ws, on === 'postgres' ? pg.commands.url() : '../journals/nightly.db');
       const where = on === 'postgres' ? /postgres:\/\// : /journals\/nightly\.db/;
 
       const status = await cli('status', 'jobs/nightly.json', '--json');
@@ -73,13 +80,14 @@ for (const on of ['postgres', 'sqlite'] as const) {
       expect(cancelled.stdout).toMatch(where);
       expect(cancelled.stdout).toContain('gbatch retry jobs/nightly.json --cancelled');
     },
+    SPAWNING_TEST_MS,
   );
 
   test.skipIf(!BUILT || (on === 'postgres' && !pgAvailable()))(
     `${on}: the commands status, the HTML report and run suggest work as printed`,
     async () => {
       const ws = workspace();
-      const { env, cli } = await ranJob(ws, on === 'postgres' ? pg.url() : undefined);
+      const { env, cli } = await ranJob(ws, on === 'postgres' ? pg.suggested.url() : undefined);
       const status = await cli('status', 'jobs/nightly.json');
       const html = await cli('report', 'jobs/nightly.json', '--format', 'html');
       expect(html.code, html.stderr).toBe(0);
@@ -113,23 +121,28 @@ for (const on of ['postgres', 'sqlite'] as const) {
           expect(advice).toMatch(/^gbatch \w+ jobs\/nightly\.json/);
       }
     },
+    SPAWNING_TEST_MS,
   );
 }
 
-test.skipIf(!BUILT || !pgAvailable())('postgres: the commands a notification suggests work as printed', async () => {
-  const ws = workspace();
-  const hook = await startHook([]);
-  const { env } = await ranJob(ws, pg.url(), hook.url);
-  const body = hook.received.map((r) => r.body).find((b) => b.event === 'run-ended');
-  const commands = suggested((body.attention as string[]).join('\n'));
-  expect(commands).toEqual(
-    expect.arrayContaining(['gbatch retry jobs/nightly.json --failed', 'gbatch retry jobs/nightly.json --rejected']),
-  );
-  for (const command of commands) {
-    const pasted = await runAsPrinted(command, ws.dir, env);
-    expect(pasted.code, `${command}: ${pasted.out}`).toBe(0);
-  }
-});
+test.skipIf(!BUILT || !pgAvailable())(
+  'postgres: the commands a notification suggests work as printed',
+  async () => {
+    const ws = workspace();
+    const hook = await startHook([]);
+    const { env } = await ranJob(ws, pg.notified.url(), hook.url);
+    const body = hook.received.map((r) => r.body).find((b) => b.event === 'run-ended');
+    const commands = suggested((body.attention as string[]).join('\n'));
+    expect(commands).toEqual(
+      expect.arrayContaining(['gbatch retry jobs/nightly.json --failed', 'gbatch retry jobs/nightly.json --rejected']),
+    );
+    for (const command of commands) {
+      const pasted = await runAsPrinted(command, ws.dir, env);
+      expect(pasted.code, `${command}: ${pasted.out}`).toBe(0);
+    }
+  },
+  SPAWNING_TEST_MS,
+);
 
 test.skipIf(!BUILT)(
   'retry and cancel without a job refuse and list the journals; cancel takes the job beside --state',
@@ -147,6 +160,7 @@ test.skipIf(!BUILT)(
     expect(named.code, named.stderr).toBe(0);
     expect(named.stdout).toContain('journal state/nightly.db (job nightly)');
   },
+  SPAWNING_TEST_MS,
 );
 
 test.skipIf(!BUILT)("plan honours the job file's skip-invalid: invalid rows are counted, not a refusal", async () => {
