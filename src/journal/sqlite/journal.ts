@@ -351,7 +351,9 @@ export class SqliteJournal implements JournalStore {
 
   async recordSettled(rows: readonly SettledCostRecord[]): Promise<number> {
     this.assertWritable();
-    return new SqliteSettledCosts(this.db).record(rows);
+    // Derived from rows the journal holds already: its commit needs no fsync of its own (a run settles rows in
+    // a stream, and an fsync here stalled every slot's next send); the next synced commit or close covers it.
+    return this.deferringSync(() => new SqliteSettledCosts(this.db).record(rows));
   }
 
   async settledCosts(): Promise<SettledCostRecord[]> {
@@ -573,13 +575,18 @@ export class SqliteJournal implements JournalStore {
   private transitionsNow(changes: readonly Change[], options: { deferSync?: boolean } = {}): Move[] {
     if (changes.length === 0) return [];
     this.assertWritable();
-    const defer = options.deferSync === true && this.syncMode === 'full';
-    if (!defer) return this.runTransitions(changes);
+    if (options.deferSync !== true) return this.runTransitions(changes);
+    return this.deferringSync(() => this.runTransitions(changes));
+  }
+
+  /** Runs a write whose commit skips its fsync (synchronous = NORMAL for it), counted for syncDeferred(). */
+  private deferringSync<T>(write: () => T): T {
+    if (this.syncMode !== 'full') return write();
     this.db.pragma('synchronous = NORMAL');
     try {
-      const moves = this.runTransitions(changes);
+      const written = write();
       this.deferredCommits++;
-      return moves;
+      return written;
     } finally {
       this.db.pragma('synchronous = FULL');
     }
