@@ -3,6 +3,8 @@
 // one exists, and the budget in force. Sends nothing; never creates a journal.
 import { existsSync } from 'node:fs';
 import { billBound, withOutputCap } from '../core/bound.js';
+import type { Estimate } from '../core/estimate.js';
+import type { PricingTable } from '../core/pricing.js';
 import { roundUsd } from '../core/money.js';
 import { budgetInForce } from '../core/job-budget.js';
 import type { JournalQueries } from '../journal/index.js';
@@ -13,7 +15,7 @@ import { BATCH_URLS } from '../manifest/jsonl-line.js';
 import type { ItemKind } from '../core/states.js';
 import { formatRowError } from '../manifest/types.js';
 import { unpricedHeldRows, PlanAgainstJournal } from '../pipeline/index.js';
-import { scanManifests, estimateResolution } from '../ingest/scan-manifests.js';
+import { scanManifests, estimateResolution, type ScanSummary } from '../ingest/scan-manifests.js';
 import { usd } from '../report/table.js';
 import { resolveJob, type ResolvedJob } from '../job/job.js';
 import { UsageError } from '../job/options.js';
@@ -24,7 +26,7 @@ import { accountId } from '../gateway/account-id.js';
 import type { ForecastRow, Forecast } from '../core/forecast.js';
 import type { PlanVerdict } from '../core/plan-verdict.js';
 import { rowLikeness } from '../core/row-likeness.js';
-import type { SettledCostRecord } from '../journal/index.js';
+import type { JobCancel, SettledCostRecord, Spend } from '../journal/index.js';
 import { planForecast } from './plan-forecast.js';
 import { planDriftRatio } from '../core/plan-drift.js';
 
@@ -163,16 +165,93 @@ export async function planResolvedJob(job: ResolvedJob): Promise<PlanResult> {
   }
 }
 
+/** What the scan of the manifests counts: the rows and errors shown, the totals, and the rows still to send. */
+interface Tally {
+  groups: Map<string, PlanGroup>;
+  shownRows: PlanRow[];
+  requests: PlannedRequest[];
+  errors: string[];
+  errorCount: number;
+  /** Rows sent with the default output cap a budget adds. */
+  capped: number;
+  total: { usd: number; max: number };
+  remaining: { rows: number; usd: number; max: number };
+  /** The rows a run would still send, in its order, as the forecast and the verdict read them. */
+  toSend: ForecastRow[];
+}
+
 async function plan(
   job: ResolvedJob,
   journal: JournalQueries | undefined,
   settled: readonly SettledCostRecord[],
 ): Promise<PlanResult> {
   const { flags } = job;
+  const budget = await budgetOfNextRun(job, journal);
+  const mayOverrun = flags['budget-may-overrun'];
+  const standing = new PlanAgainstJournal(journal, job.manifests.length);
+  await standing.loadAdopted();
+  const tally: Tally = {
+    groups: new Map(),
+    shownRows: [],
+    requests: [],
+    errors: [],
+    errorCount: 0,
+    capped: 0,
+    total: { usd: 0, max: 0 },
+    remaining: { rows: 0, usd: 0, max: 0 },
+    toSend: [],
+  };
+  const summary = await scanJob(job, budget, standing, tally);
+  const skipChanged = flags['skip-changed'] === true;
+  const conflicts = standing.problems(skipChanged);
+  // The rows earlier runs left in the journal, judged by run's own rule (held-row-prices.ts).
+  const unpriced = journal
+    ? ((await unpricedHeldRows(journal, job.pricing, job.pricingSource, flags['resubmit-uncertain-text'] === true)) ??
+      null)
+    : null;
+  const spend = (await journal?.spend()) ?? { reservedUsd: 0, actualUsd: 0 };
+  // A budget is judged only when every row the journal holds has a price.
+  const judgedBudget = unpriced !== null ? undefined : budget;
+  const atOnce = judgeAtOnce(judgedBudget, spend, tally.remaining, mayOverrun, journal !== undefined);
+  const money = await forecastOf(job, journal, tally.toSend, settled, spend, judgedBudget);
+  const cancel = await journal?.jobCancel();
+  return {
+    job: job.name,
+    manifests: job.manifests,
+    pricing: job.pricingSource,
+    rows: summary.rows,
+    valid: summary.valid,
+    invalid: summary.invalid,
+    errors: [...tally.errors, ...(skipChanged ? [] : conflicts), ...(unpriced !== null ? [unpriced] : [])],
+    errorCount: tally.errorCount + (skipChanged ? 0 : conflicts.length) + (unpriced !== null ? 1 : 0),
+    conflicts,
+    estimatedUsd: roundUsd(tally.total.usd),
+    maxUsd: roundUsd(tally.total.max),
+    budgetUsd: budget ?? null,
+    budgetMayOverrun: mayOverrun,
+    fitsBudget: atOnce.fits,
+    unpriced,
+    reason: atOnce.reason,
+    forecast: money.forecast,
+    verdict: money.verdict,
+    outputCappedRows: tally.capped,
+    skipInvalid: flags['skip-invalid'] === true,
+    skipChanged,
+    journal: journal ? journalStanding(job, spend, tally.remaining, cancel) : null,
+    byModel: modelTable(tally.groups),
+    shownRows: tally.shownRows,
+    requests: tally.requests,
+    exitCode: planExitCode(job, summary, conflicts, skipChanged, unpriced, money.verdict),
+  };
+}
+
+/**
+ * The budget the next run would hold the job to (the same rule: flags, then the job file's value when new or
+ * changed).
+ */
+async function budgetOfNextRun(job: ResolvedJob, journal: JournalQueries | undefined): Promise<number | undefined> {
   const saved = await journal?.getJob();
-  // The budget the next run would hold the job to (the same rule: flags, then the job file's value when new or
-  // changed).
-  const budget = budgetInForce({
+  return budgetInForce({
     stored: saved?.budgetUsd,
     given: job.budgetFlag.given,
     lift: job.budgetFlag.lift,
@@ -180,77 +259,38 @@ async function plan(
     file: job.fileBudget,
     fileSeen: saved?.jobFileBudget,
   }).budgetUsd;
-  const standing = new PlanAgainstJournal(journal, job.manifests.length);
-  await standing.loadAdopted();
-  const groups = new Map<string, PlanGroup>();
-  const rows: PlanRow[] = [];
-  const requests: PlannedRequest[] = [];
-  const errors: string[] = [];
-  let errorCount = 0;
-  let capped = 0;
-  const total = { usd: 0, max: 0 };
-  const remaining = { rows: 0, usd: 0, max: 0 };
-  const mayOverrun = flags['budget-may-overrun'];
-  // The rows a run would still send, in its order, as the forecast and the verdict read them.
-  const toSend: ForecastRow[] = [];
-  const willSend = (row: Pick<ManifestRow, 'id' | 'kind' | 'request'>, usdEstimate: number, max: number): void => {
-    remaining.rows++;
-    remaining.usd += usdEstimate;
-    remaining.max += max;
-    toSend.push({
-      ...rowLikeness(row.kind, row.request),
-      id: row.id,
-      estimateUsd: usdEstimate,
-      reserveUsd: mayOverrun ? usdEstimate : max,
-    });
-  };
+}
+
+/** Reads every manifest row into the tally, judging the valid ones against the journal; a bad manifest throws. */
+async function scanJob(
+  job: ResolvedJob,
+  budget: number | undefined,
+  standing: PlanAgainstJournal,
+  tally: Tally,
+): Promise<ScanSummary> {
+  const { flags } = job;
+  const reserveEstimate = flags['budget-may-overrun'];
+  const willSend = (row: Pick<ManifestRow, 'id' | 'kind' | 'request'>, usdEstimate: number, max: number): void =>
+    tallyToSend(tally, row, usdEstimate, max, reserveEstimate);
   // Rows are judged against the journal in batches, in manifest order, while the scan reads on.
   const judging = new BatchedJudge(standing, willSend);
-  let summary;
   try {
-    summary = await scanManifests(
+    const summary = await scanManifests(
       job.manifests,
       job.pricing,
       {
         valid: ({ row, estimate }) => {
-          // The bound of the request as run sends it: under a budget, an uncapped text row gets the default cap.
-          const sent = budget === undefined ? { request: row.request } : withOutputCap(row.kind, row.request);
-          if (sent.added !== undefined) capped++;
-          // The row's canonical JSON has the request's bytes; a cap added to it is serialised anew.
-          const max = Math.max(
-            estimate.usd,
-            billBound(
-              row.kind,
-              sent.request,
-              job.pricing,
-              sent.request === row.request ? Buffer.byteLength(row.requestJson, 'utf8') : undefined,
-            ),
-          );
-          total.usd += estimate.usd;
-          total.max += max;
-          const resolution = estimateResolution(estimate);
-          const key = `${row.model}\u0000${resolution ?? ''}`;
-          const group = groups.get(key) ?? { model: row.model, resolution, rows: 0, estimatedUsd: 0, maxUsd: 0 };
-          group.rows++;
-          group.estimatedUsd += estimate.usd;
-          group.maxUsd += max;
-          groups.set(key, group);
-          if (rows.length < SHOWN_ROWS)
-            rows.push({
-              id: row.id,
-              kind: row.kind,
-              model: row.model,
-              resolution,
-              estimatedUsd: estimate.usd,
-              maxUsd: max,
-            });
+          const { max, capAdded } = sentBound(row, estimate.usd, budget, job.pricing);
+          if (capAdded) tally.capped++;
+          tallyValid(tally, row, estimate, max);
           judging.add(row, estimate.usd, max);
-          if (requests.length < (flags['show-requests'] ?? 0)) requests.push(plannedRequest(row, budget !== undefined));
+          if (tally.requests.length < (flags['show-requests'] ?? 0))
+            tally.requests.push(plannedRequest(row, budget !== undefined));
         },
         invalid: (entry) => {
           for (const e of entry.errors) {
-            errorCount++;
-            if (errors.length < SHOWN_ERRORS) errors.push(formatRowError(e));
+            tally.errorCount++;
+            if (tally.errors.length < SHOWN_ERRORS) tally.errors.push(formatRowError(e));
           }
         },
       },
@@ -263,81 +303,164 @@ async function plan(
       const sent = budget === undefined ? { request: item.request } : withOutputCap(item.kind, item.request);
       willSend(item, item.estimateUsd, Math.max(item.estimateUsd, billBound(item.kind, sent.request, job.pricing)));
     }
+    return summary;
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const skipChanged = flags['skip-changed'] === true;
-  const conflicts = standing.problems(skipChanged);
-  // The rows earlier runs left in the journal, judged by run's own rule (held-row-prices.ts).
-  const unpriced = journal
-    ? ((await unpricedHeldRows(journal, job.pricing, job.pricingSource, flags['resubmit-uncertain-text'] === true)) ??
-      null)
-    : null;
-  const spend = (await journal?.spend()) ?? { reservedUsd: 0, actualUsd: 0 };
-  // Judged on what the gateway can bill (the estimate only under --budget-may-overrun), plus what the journal holds.
-  const needed = roundUsd(spend.actualUsd + spend.reservedUsd + (mayOverrun ? remaining.usd : remaining.max));
-  const fits = budget === undefined || unpriced !== null ? null : needed <= budget;
-  const reason =
-    fits === false
-      ? `the job needs up to ${usd(needed)}${journal ? ` (spent ${usd(spend.actualUsd)}, reserved ${usd(spend.reservedUsd)}, remaining rows ${usd(mayOverrun ? remaining.usd : remaining.max)})` : ''}` +
-        ` against a budget of ${usd(budget!, 2)} at once: a run sends rows as settled ones free their reservations and defers what never fits`
-      : null;
+}
+
+/**
+ * What the gateway can bill at most for a valid row as run sends it: under a budget, an uncapped text row gets
+ * the default cap.
+ */
+function sentBound(
+  row: ManifestRow,
+  usdEstimate: number,
+  budget: number | undefined,
+  pricing: PricingTable,
+): { max: number; capAdded: boolean } {
+  const sent = budget === undefined ? { request: row.request } : withOutputCap(row.kind, row.request);
+  // The row's canonical JSON has the request's bytes; a cap added to it is serialised anew.
+  const max = Math.max(
+    usdEstimate,
+    billBound(
+      row.kind,
+      sent.request,
+      pricing,
+      sent.request === row.request ? Buffer.byteLength(row.requestJson, 'utf8') : undefined,
+    ),
+  );
+  return { max, capAdded: sent.added !== undefined };
+}
+
+/** Counts a valid row in the totals, its model's group and the rows shown. */
+function tallyValid(tally: Tally, row: ManifestRow, estimate: Estimate, max: number): void {
+  tally.total.usd += estimate.usd;
+  tally.total.max += max;
+  const resolution = estimateResolution(estimate);
+  const key = `${row.model}\u0000${resolution ?? ''}`;
+  const group = tally.groups.get(key) ?? { model: row.model, resolution, rows: 0, estimatedUsd: 0, maxUsd: 0 };
+  group.rows++;
+  group.estimatedUsd += estimate.usd;
+  group.maxUsd += max;
+  tally.groups.set(key, group);
+  if (tally.shownRows.length < SHOWN_ROWS)
+    tally.shownRows.push({
+      id: row.id,
+      kind: row.kind,
+      model: row.model,
+      resolution,
+      estimatedUsd: estimate.usd,
+      maxUsd: max,
+    });
+}
+
+/** Counts a row a run would still send, reserved at its bound (its estimate under --budget-may-overrun). */
+function tallyToSend(
+  tally: Tally,
+  row: Pick<ManifestRow, 'id' | 'kind' | 'request'>,
+  usdEstimate: number,
+  max: number,
+  reserveEstimate: boolean,
+): void {
+  tally.remaining.rows++;
+  tally.remaining.usd += usdEstimate;
+  tally.remaining.max += max;
+  tally.toSend.push({
+    ...rowLikeness(row.kind, row.request),
+    id: row.id,
+    estimateUsd: usdEstimate,
+    reserveUsd: reserveEstimate ? usdEstimate : max,
+  });
+}
+
+/**
+ * Whether the job fits its budget all at once, judged on what the gateway can bill (the estimate only under
+ * --budget-may-overrun), plus what the journal holds; null without a budget to judge.
+ */
+function judgeAtOnce(
+  budget: number | undefined,
+  spend: Spend,
+  remaining: Tally['remaining'],
+  mayOverrun: boolean,
+  hasJournal: boolean,
+): { fits: boolean | null; reason: string | null } {
+  if (budget === undefined) return { fits: null, reason: null };
+  const rest = mayOverrun ? remaining.usd : remaining.max;
+  const needed = roundUsd(spend.actualUsd + spend.reservedUsd + rest);
+  if (needed <= budget) return { fits: true, reason: null };
+  const held = hasJournal
+    ? ` (spent ${usd(spend.actualUsd)}, reserved ${usd(spend.reservedUsd)}, remaining rows ${usd(rest)})`
+    : '';
+  return {
+    fits: false,
+    reason:
+      `the job needs up to ${usd(needed)}${held}` +
+      ` against a budget of ${usd(budget, 2)} at once: a run sends rows as settled ones free their reservations and defers what never fits`,
+  };
+}
+
+/** The job's total as the cost history forecasts it, and, under a budget, the verdict on it. */
+async function forecastOf(
+  job: ResolvedJob,
+  journal: JournalQueries | undefined,
+  toSend: readonly ForecastRow[],
+  settled: readonly SettledCostRecord[],
+  spend: Spend,
+  budget: number | undefined,
+): Promise<{ forecast: Forecast; verdict: PlanVerdict | null }> {
   const account = currentAccount(job);
-  const money = planForecast(toSend, settled, {
+  return planForecast(toSend, settled, {
     committedUsd: roundUsd(spend.actualUsd + spend.reservedUsd),
-    budgetUsd: budget === undefined || unpriced !== null ? undefined : budget,
+    budgetUsd: budget,
     account,
     driftRatio: planDriftRatio((await journal?.drifts()) ?? [], account, job.pricing),
   });
-  const byModel = [...groups.values()]
+}
+
+/** What the journal holds of the job: spend, the rows still to send, and its cancellation. */
+function journalStanding(
+  job: ResolvedJob,
+  spend: Spend,
+  remaining: Tally['remaining'],
+  cancel: JobCancel | undefined,
+): NonNullable<PlanResult['journal']> {
+  return {
+    location: printableLocation(job.statePath),
+    spentUsd: spend.actualUsd,
+    reservedUsd: spend.reservedUsd,
+    remainingRows: remaining.rows,
+    remainingEstimatedUsd: roundUsd(remaining.usd),
+    remainingMaxUsd: roundUsd(remaining.max),
+    cancelled: cancel ? { at: cancel.at, reason: cancel.reason ?? null } : null,
+  };
+}
+
+/** The rows by model and resolution, in order, their sums rounded. */
+function modelTable(groups: ReadonlyMap<string, PlanGroup>): PlanGroup[] {
+  return [...groups.values()]
     .sort((a, b) => a.model.localeCompare(b.model) || String(a.resolution).localeCompare(String(b.resolution)))
     .map((g) => ({ ...g, estimatedUsd: roundUsd(g.estimatedUsd), maxUsd: roundUsd(g.maxUsd) }));
-  const cancel = await journal?.jobCancel();
-  return {
-    job: job.name,
-    manifests: job.manifests,
-    pricing: job.pricingSource,
-    rows: summary.rows,
-    valid: summary.valid,
-    invalid: summary.invalid,
-    errors: [...errors, ...(skipChanged ? [] : conflicts), ...(unpriced !== null ? [unpriced] : [])],
-    errorCount: errorCount + (skipChanged ? 0 : conflicts.length) + (unpriced !== null ? 1 : 0),
-    conflicts,
-    estimatedUsd: roundUsd(total.usd),
-    maxUsd: roundUsd(total.max),
-    budgetUsd: budget ?? null,
-    budgetMayOverrun: mayOverrun,
-    fitsBudget: fits,
-    unpriced,
-    reason,
-    forecast: money.forecast,
-    verdict: money.verdict,
-    outputCappedRows: capped,
-    skipInvalid: flags['skip-invalid'] === true,
-    skipChanged,
-    journal: journal
-      ? {
-          location: printableLocation(job.statePath),
-          spentUsd: spend.actualUsd,
-          reservedUsd: spend.reservedUsd,
-          remainingRows: remaining.rows,
-          remainingEstimatedUsd: roundUsd(remaining.usd),
-          remainingMaxUsd: roundUsd(remaining.max),
-          cancelled: cancel ? { at: cancel.at, reason: cancel.reason ?? null } : null,
-        }
-      : null,
-    byModel,
-    shownRows: rows,
-    requests,
-    // Invalid rows stop `run` only without --skip-invalid (a flag or the job file's option).
-    // Changed rows, only without --skip-changed.
-    exitCode:
-      (summary.invalid > 0 && !flags['skip-invalid']) || (conflicts.length > 0 && !skipChanged) || unpriced !== null
-        ? 2
-        : money.verdict?.verdict === 'likely_stops_short'
-          ? 3
-          : 0,
-  };
+}
+
+/** `gbatch plan`'s exit code (PlanResult.exitCode). */
+function planExitCode(
+  job: ResolvedJob,
+  summary: ScanSummary,
+  conflicts: readonly string[],
+  skipChanged: boolean,
+  unpriced: string | null,
+  verdict: PlanVerdict | null,
+): PlanResult['exitCode'] {
+  // Invalid rows stop `run` only without --skip-invalid (a flag or the job file's option).
+  // Changed rows, only without --skip-changed.
+  if (
+    (summary.invalid > 0 && !job.flags['skip-invalid']) ||
+    (conflicts.length > 0 && !skipChanged) ||
+    unpriced !== null
+  )
+    return 2;
+  return verdict?.verdict === 'likely_stops_short' ? 3 : 0;
 }
 
 /**

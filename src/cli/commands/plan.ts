@@ -98,16 +98,30 @@ function forecastLine(forecast: PlanResult['forecast']): string {
 }
 
 function printPlan(plan: PlanResult, retryCancelled: string): void {
+  printErrors(plan);
+  const out = [
+    `Plan for ${printable(plan.job)}: ${plan.rows} row(s) in ${printable(plan.manifests.join(', '))}; ${plan.valid} valid, ${plan.invalid} invalid`,
+    `Pricing: ${printable(plan.pricing)}`,
+    ...rowTables(plan),
+    ...moneyLines(plan, retryCancelled),
+    ...budgetLines(plan),
+    ...noticeLines(plan),
+  ];
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+/** The row errors on stderr: the first ones, then how many more. */
+function printErrors(plan: PlanResult): void {
   for (const line of plan.errors) process.stderr.write(`${printable(line)}\n`);
   const refusedChanges = plan.skipChanged ? 0 : plan.conflicts.length;
   const rowErrors = plan.errorCount - refusedChanges;
   const shownRowErrors = plan.errors.length - refusedChanges;
   if (rowErrors > shownRowErrors) process.stderr.write(`... ${rowErrors - shownRowErrors} more error(s)\n`);
+}
+
+/** The first rows, then the rows by model and resolution. */
+function rowTables(plan: PlanResult): string[] {
   const out: string[] = [];
-  out.push(
-    `Plan for ${printable(plan.job)}: ${plan.rows} row(s) in ${printable(plan.manifests.join(', '))}; ${plan.valid} valid, ${plan.invalid} invalid`,
-  );
-  out.push(`Pricing: ${printable(plan.pricing)}`);
   if (plan.shownRows.length > 0) {
     out.push(
       '',
@@ -129,12 +143,17 @@ function printPlan(plan: PlanResult, retryCancelled: string): void {
       ),
     );
   }
-  out.push(
+  return out;
+}
+
+/** The estimate and the bound, the forecast, what the journal holds and whether the job is cancelled. */
+function moneyLines(plan: PlanResult, retryCancelled: string): string[] {
+  const out = [
     '',
     `Estimated total: ${usd(plan.estimatedUsd)}; the gateway can bill up to ${usd(plan.maxUsd)} ` +
       '(video at the dearest final resolution the model lists; chat with every request byte a token and the whole output cap)',
-  );
-  out.push(forecastLine(plan.forecast));
+    forecastLine(plan.forecast),
+  ];
   const journal = plan.journal;
   if (journal) {
     out.push(
@@ -142,24 +161,35 @@ function printPlan(plan: PlanResult, retryCancelled: string): void {
         `${journal.remainingRows} row(s) still to send: estimate ${usd(journal.remainingEstimatedUsd)}, can bill up to ${usd(journal.remainingMaxUsd)}`,
     );
   }
-  const cancel = plan.journal?.cancelled;
+  const cancel = journal?.cancelled;
   if (cancel) {
     out.push(
       `The job was cancelled ${new Date(cancel.at).toISOString()}${cancel.reason ? ` (${printable(cancel.reason)})` : ''}: \`run\` sends nothing ` +
         `until \`${retryCancelled}\` lifts it.`,
     );
   }
-  if (plan.unpriced !== null) {
-    out.push(
+  return out;
+}
+
+/** The budget: why it cannot be judged, or whether it fits at once, then the verdict. */
+function budgetLines(plan: PlanResult): string[] {
+  if (plan.unpriced !== null)
+    return [
       'A row the journal holds has no price in this pricing table (above): `run` refuses the job, and its budget cannot be judged.',
-    );
-  } else if (plan.budgetUsd !== null) {
-    const basis = plan.budgetMayOverrun
-      ? 'judged on the expected estimate: --budget-may-overrun'
-      : 'judged on what the gateway can bill';
-    if (!plan.fitsBudget) out.push(`Not all at once (${basis}): ${plan.reason}.`);
-    if (plan.verdict) out.push(...verdictLines(plan.verdict, plan.budgetUsd).map(printable));
-  }
+    ];
+  if (plan.budgetUsd === null) return [];
+  const out: string[] = [];
+  const basis = plan.budgetMayOverrun
+    ? 'judged on the expected estimate: --budget-may-overrun'
+    : 'judged on what the gateway can bill';
+  if (!plan.fitsBudget) out.push(`Not all at once (${basis}): ${plan.reason}.`);
+  if (plan.verdict) out.push(...verdictLines(plan.verdict, plan.budgetUsd).map(printable));
+  return out;
+}
+
+/** What `run` will do of capped, invalid and changed rows, and the exact requests asked for. */
+function noticeLines(plan: PlanResult): string[] {
+  const out: string[] = [];
   if (plan.outputCappedRows > 0)
     out.push(
       `${plan.outputCappedRows} chat/responses row(s) state no output cap: under the budget they are sent with a cap of ${DEFAULT_MAX_OUTPUT_TOKENS} tokens (max_tokens / max_output_tokens).`,
@@ -186,5 +216,5 @@ function printPlan(plan: PlanResult, retryCancelled: string): void {
       `${plan.conflicts.length} row(s) changed under an id the job already holds: \`run\` refuses them (or skips them with --skip-changed).`,
     );
   }
-  process.stdout.write(`${out.join('\n')}\n`);
+  return out;
 }
