@@ -80,16 +80,29 @@ export async function openCommandJournal(
   return opened;
 }
 
+/** The SQLite file --state names, or --journal when it names a path rather than a server. */
+function statePathOf(flags: JournalFlags): string | undefined {
+  return flags.state ?? (flags.journal !== undefined && !journalUrl(flags) ? flags.journal : undefined);
+}
+
+/**
+ * The item ids a command that takes them (forget, resolve, retry) was given: every positional when an SQLite file
+ * is named, else those after the job.
+ */
+export function itemIdsOf(flags: JournalFlags, positionals: readonly string[]): string[] {
+  return statePathOf(flags) !== undefined ? [...positionals] : positionals.slice(1);
+}
+
 async function openNamed(
   flags: JournalFlags,
   positionals: readonly string[],
   options: OpenOptions,
 ): Promise<CommandJournal<JournalQueries>> {
   const server = journalUrl(flags);
-  const statePath = flags.state ?? (flags.journal !== undefined && !server ? flags.journal : undefined);
+  const statePath = statePathOf(flags);
   const idsOnly = options.withIds && statePath !== undefined;
   const job: string | undefined = idsOnly ? undefined : positionals[0];
-  const ids = !options.withIds ? [] : idsOnly ? [...positionals] : positionals.slice(1);
+  const ids = options.withIds ? itemIdsOf(flags, positionals) : [];
   if (job === undefined) {
     if (server) {
       throw new UsageError(

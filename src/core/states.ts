@@ -18,13 +18,18 @@ export type ItemState =
   | 'deferred' // held back by --budget or the gateway's 402
   | 'cancelled'; // never sent: the operator cancelled the job (`gbatch cancel`)
 
-export const ITEM_STATES: readonly ItemState[] = [
+/** The states a row passes through on its way to done, in that order. */
+export const FORWARD_STATES: readonly ItemState[] = [
   'pending',
   'submitting',
   'submitted',
   'running',
   'succeeded',
   'downloaded',
+];
+
+export const ITEM_STATES: readonly ItemState[] = [
+  ...FORWARD_STATES,
   'failed',
   'rejected',
   'invalid',

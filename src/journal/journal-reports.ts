@@ -2,12 +2,12 @@
 // of rows and of the event log, timings, runners and past runs. Nothing here changes the journal, and nothing
 // here is read by a run's decisions: an adapter may answer these from its summaries (both do: item sums, row
 // times, the event log's index) or from another store altogether.
-import type { ItemState } from '../core/states.js';
 import type { Item } from './item.js';
 import type { ItemEventRecord } from './journal-operator.js';
 import type { KindCounts } from './kind-counts.js';
 import type { RunRecord } from './run-record.js';
 import type { RunnerView } from './runner-membership.js';
+import type { StateKindFilter } from './state-kind-filter.js';
 
 /** One entry of the job's event log, as the report's timeline reads it (seq order). */
 export interface EventLogRecord extends ItemEventRecord {
@@ -16,9 +16,7 @@ export interface EventLogRecord extends ItemEventRecord {
 }
 
 /** A page of the job's rows for a row browser: filters, then manifest order after a cursor. */
-export interface RowQuery {
-  states?: readonly ItemState[];
-  kinds?: readonly string[];
+export interface RowQuery extends StateKindFilter {
   model?: string;
   /** lastError.code equals this (e.g. 'rate_limited', 'budget_exceeded'). */
   errorCode?: string;

@@ -25,12 +25,11 @@ import type { OrphanSummary } from './orphans.js';
 import type { ResultRow, ResultScope } from './result-row.js';
 import type { RunEnd } from './run-record.js';
 import type { RunnerMembership } from './runner-membership.js';
+import type { StateKindFilter } from './state-kind-filter.js';
 
 export type JournalAdapter = 'sqlite' | 'postgres';
 
-export interface ItemFilter {
-  states?: readonly ItemState[];
-  kinds?: readonly string[];
+export interface ItemFilter extends StateKindFilter {
   /** Only rows this runner holds (on a journal with one runner, every row). */
   mine?: boolean;
   /** Only rows that are not orphaned (src/core/orphans.ts): those a run may send. */

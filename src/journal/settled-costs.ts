@@ -76,6 +76,22 @@ export const SETTLED_COST_COLUMNS = [
   'settled_at',
 ] as const;
 
+/** The history, oldest first, as both adapters read it. */
+export const SELECT_SETTLED_COSTS = `SELECT ${SETTLED_COST_COLUMNS.join(', ')} FROM settled_costs ORDER BY settled_at, id`;
+
+/**
+ * The INSERT of `rows` settled rows that adds only those the history lacks (by id); `mark(i)` is the adapter's
+ * placeholder for the i-th value, the values being valuesOfSettledCost's of each row in turn.
+ */
+export function insertSettledCostsSql(rows: number, mark: (i: number) => string): string {
+  const width = SETTLED_COST_COLUMNS.length;
+  const tuples = Array.from(
+    { length: rows },
+    (_, r) => `(${SETTLED_COST_COLUMNS.map((__, c) => mark(r * width + c)).join(', ')})`,
+  );
+  return `INSERT INTO settled_costs (${SETTLED_COST_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')} ON CONFLICT (id) DO NOTHING`;
+}
+
 export interface SettledCostRow {
   id: string;
   account: string;

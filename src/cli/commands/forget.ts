@@ -1,7 +1,7 @@
 // `gbatch forget`: removes from the journal rows that no manifest of the job lists any more and that were
 // never sent (src/core/orphans.ts). A verb of its own, not a flag of `retry`: it is the opposite act.
 import { quoteArg } from '../../core/shell-text.js';
-import { openCommandJournal, JOB_JOURNAL_OPTIONS } from '../command-journal.js';
+import { itemIdsOf, openCommandJournal, JOB_JOURNAL_OPTIONS } from '../command-journal.js';
 import { HELP_OPTION, UsageError, type OptionTable } from '../../job/options.js';
 import { commandRunner, type CommandUsage } from '../command-args.js';
 
@@ -18,7 +18,7 @@ const USAGE: CommandUsage = {
 };
 
 export const run = commandRunner('forget', OPTIONS, USAGE, async ({ options, positionals }) => {
-  if ((options.state ? positionals.length : positionals.length - 1) < 1) {
+  if (itemIdsOf(options, positionals).length === 0) {
     throw new UsageError('Expected item ids: which orphaned items to remove (see `gbatch forget --help`)');
   }
   const { store: journal, ids } = await openCommandJournal(options, positionals, { readonly: false, withIds: true });

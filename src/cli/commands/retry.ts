@@ -3,7 +3,7 @@ import type { RequeuePlan } from '../../core/requeue.js';
 import { quoteArg } from '../../core/shell-text.js';
 import { retryRows } from '../../operate/retry-rows.js';
 import { commandJournalArg } from '../../job/advice.js';
-import { openCommandJournal, JOB_JOURNAL_OPTIONS } from '../command-journal.js';
+import { itemIdsOf, openCommandJournal, JOB_JOURNAL_OPTIONS } from '../command-journal.js';
 import { HELP_OPTION, UsageError, type OptionTable } from '../../job/options.js';
 import { commandRunner, type CommandUsage } from '../command-args.js';
 
@@ -31,12 +31,7 @@ const USAGE: CommandUsage = {
 };
 
 export const run = commandRunner('retry', OPTIONS, USAGE, async ({ options, positionals }) => {
-  if (
-    !options.failed &&
-    !options.rejected &&
-    !options.cancelled &&
-    (options.state ? positionals.length : positionals.length - 1) < 1
-  ) {
+  if (!options.failed && !options.rejected && !options.cancelled && itemIdsOf(options, positionals).length === 0) {
     throw new UsageError(
       'Expected --failed, --rejected, --cancelled or item ids: which items to send again (see `gbatch retry --help`)',
     );

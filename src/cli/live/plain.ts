@@ -1,6 +1,7 @@
 // Progress off a terminal (cron, CI, a pipe): one timestamped line on a change of phase and at most
 // every 30 s otherwise, so an hour of cron mail is a few hundred lines, not thousands. Pure.
 import type { RunPhase, RunSnapshot } from '../../core/run-snapshot.js';
+import { FORWARD_STATES, type ItemState } from '../../core/states.js';
 import { usd } from '../../report/table.js';
 import { estimateEta, progressOf, projectCost, rowsPerMinute } from './estimates.js';
 import { count, duration, money, percent } from './format.js';
@@ -8,20 +9,16 @@ import { PHASE_WORDS } from './frame.js';
 
 export const PLAIN_EVERY_MS = 30_000;
 
-const ORDER = [
-  'pending',
-  'submitting',
-  'submitted',
-  'running',
-  'succeeded',
-  'downloaded',
+/** The forward path, then the states that wait, then the ends off it. */
+const ORDER: readonly ItemState[] = [
+  ...FORWARD_STATES,
   'deferred',
   'uncertain',
   'failed',
   'rejected',
   'invalid',
   'cancelled',
-] as const;
+];
 
 export interface PlainMark {
   phase: RunPhase;

@@ -12,8 +12,36 @@ export function hasItemSums(db: Database.Database): boolean {
 }
 
 const MONEY = ['estimated', 'actual', 'settled_estimated', 'reserved', 'over', 'gateway'] as const;
-/** In the table's order. */
-const COLUMNS = `state, kind, model, resolution, error_code, items, settled, estimated, actual, settled_estimated, reserved, over, over_n, gateway, gateway_n, tokens, tokens_n, unmetered, ${MONEY.map((m) => `${m}_err`).join(', ')}`;
+/**
+ * The table's columns in its order, each with its value over a group of `items` rows (grouped by the first five):
+ * what recountItemSums fills the table with, and the columns an ingest names its part by.
+ */
+const OVER_ROWS: ReadonlyArray<readonly [column: string, value: string]> = [
+  ['state', 'state'],
+  ['kind', 'kind'],
+  ['model', "IFNULL(model, '')"],
+  ['resolution', "IFNULL(resolution, '')"],
+  [
+    'error_code',
+    "IFNULL(CASE WHEN json_valid(last_error) THEN CAST(json_extract(last_error, '$.code') AS TEXT) END, '')",
+  ],
+  ['items', 'COUNT(*)'],
+  ['settled', 'SUM(actual_usd IS NOT NULL)'],
+  ['estimated', 'SUM(estimate_usd)'],
+  ['actual', 'IFNULL(SUM(actual_usd), 0)'],
+  ['settled_estimated', 'IFNULL(SUM(CASE WHEN actual_usd IS NOT NULL THEN estimate_usd END), 0)'],
+  ['reserved', 'SUM(reserved_usd)'],
+  ['over', 'IFNULL(SUM(CASE WHEN actual_usd > estimate_usd THEN actual_usd - estimate_usd END), 0)'],
+  ['over_n', 'SUM(IFNULL(actual_usd > estimate_usd, 0))'],
+  ['gateway', 'IFNULL(SUM(gateway_charge_usd), 0)'],
+  ['gateway_n', 'COUNT(gateway_charge_usd)'],
+  ['tokens', 'IFNULL(SUM(total_tokens), 0)'],
+  ['tokens_n', 'COUNT(total_tokens)'],
+  ['unmetered', 'SUM(unmetered)'],
+  ...MONEY.map((m) => [`${m}_err`, '0'] as const),
+];
+const COLUMNS = OVER_ROWS.map(([column]) => column).join(', ');
+const KEY_COLUMNS = 5;
 /** The summary's columns as read: each money sum with its compensation added. */
 const READ = `state, kind, model, resolution, error_code, items, settled, ${MONEY.map((m) => `${m} + ${m}_err AS ${m}`).join(', ')}, over_n, gateway_n, tokens, tokens_n, unmetered`;
 
@@ -67,37 +95,22 @@ export class IngestSums {
   /** Adds the parts to the summary: call inside the ingest's transaction. */
   write(db: Database.Database): void {
     if (this.parts.size === 0) return;
-    const marks = COLUMNS.split(',').map(() => '?');
+    const marks = OVER_ROWS.map(() => '?');
     const upsert = db.prepare(`INSERT INTO item_sums (${COLUMNS}) VALUES (${marks.join(', ')})
       ON CONFLICT DO UPDATE SET items = items + excluded.items, ${kbn('estimated')}`);
     for (const { key, items, estimated } of this.parts.values()) {
-      const [state, kind, model, resolution, code] = key;
-      upsert.run(
+      const [state, kind, model, resolution, error_code] = key;
+      const values: Record<string, string | number | undefined> = {
         state,
         kind,
         model,
         resolution,
-        code,
+        error_code,
         items,
-        0,
-        estimated.sum,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        estimated.err,
-        0,
-        0,
-        0,
-        0,
-        0,
-      );
+        estimated: estimated.sum,
+        estimated_err: estimated.err,
+      };
+      upsert.run(...OVER_ROWS.map(([column]) => values[column] ?? 0));
     }
     this.parts.clear();
   }
@@ -126,6 +139,10 @@ export function summarySpend(db: Database.Database): { reserved: number; actual:
   };
 }
 
+const RECOUNT = `INSERT INTO item_sums (${COLUMNS})
+  SELECT ${OVER_ROWS.map(([, value]) => value).join(', ')}
+  FROM items GROUP BY ${Array.from({ length: KEY_COLUMNS }, (_, i) => i + 1).join(', ')}`;
+
 /**
  * Builds the summary again from every row (a repair; the migration's first fill). Tests that plant rows by plain SQL
  * call it after.
@@ -133,15 +150,7 @@ export function summarySpend(db: Database.Database): { reserved: number; actual:
 export function recountItemSums(db: Database.Database): void {
   db.transaction(() => {
     db.exec('DELETE FROM item_sums');
-    db.exec(`INSERT INTO item_sums (${COLUMNS})
-      SELECT state, kind, IFNULL(model, ''), IFNULL(resolution, ''),
-        IFNULL(CASE WHEN json_valid(last_error) THEN CAST(json_extract(last_error, '$.code') AS TEXT) END, ''),
-        COUNT(*), SUM(actual_usd IS NOT NULL), SUM(estimate_usd), IFNULL(SUM(actual_usd), 0),
-        IFNULL(SUM(CASE WHEN actual_usd IS NOT NULL THEN estimate_usd END), 0), SUM(reserved_usd),
-        IFNULL(SUM(CASE WHEN actual_usd > estimate_usd THEN actual_usd - estimate_usd END), 0),
-        SUM(IFNULL(actual_usd > estimate_usd, 0)), IFNULL(SUM(gateway_charge_usd), 0), COUNT(gateway_charge_usd),
-        IFNULL(SUM(total_tokens), 0), COUNT(total_tokens), SUM(unmetered), 0, 0, 0, 0, 0, 0
-      FROM items GROUP BY 1, 2, 3, 4, 5`);
+    db.exec(RECOUNT);
   })();
 }
 

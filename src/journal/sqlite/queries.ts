@@ -17,6 +17,7 @@ import { logPage } from './event-log.js';
 import { eventLogRecordOf, ITEM_EVENT_COLUMNS, itemEventOf, type EventRow } from '../event-records.js';
 import { priorQuery } from './narrow-keys.js';
 import { hasListing } from './orphans.js';
+import { stateKindWhere } from './state-kind-where.js';
 
 const SUMS = `COUNT(*) AS items,
   SUM(actual_usd IS NOT NULL) AS settled,
@@ -49,16 +50,8 @@ export class ItemReads {
 
   /** Up to `pageSize` items after `afterSeq`, in manifest order, optionally filtered. */
   page(filter: Omit<ItemFilter, 'mine'>, afterSeq: number, pageSize: number): Item[] {
-    const where = ['seq > ?'];
-    const args: unknown[] = [];
-    if (filter.states) {
-      where.push(`state IN (${filter.states.map(() => '?').join(', ')})`);
-      args.push(...filter.states);
-    }
-    if (filter.kinds) {
-      where.push(`kind IN (${filter.kinds.map(() => '?').join(', ')})`);
-      args.push(...filter.kinds);
-    }
+    const { where, args } = stateKindWhere(filter);
+    where.unshift('seq > ?');
     // A journal of an older gbatch (read-only, not migrated) lists every row: none orphaned, none adopted.
     if (filter.notOrphaned || filter.adopted) {
       if (!(this.listingColumn ??= hasListing(this.db))) {

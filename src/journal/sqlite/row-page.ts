@@ -7,6 +7,7 @@ import { rowToItem, type Item, type ItemRow } from '../item.js';
 import type { RowQuery } from '../store.js';
 import { matchingRows, type SummaryRow } from '../summary-rows.js';
 import { summaryRows } from './item-sums.js';
+import { stateKindWhere } from './state-kind-where.js';
 
 /** The error-code expression of the index items_by_error_code (migrations/015-item-sums.sql), verbatim. */
 const ERROR_CODE = `(CASE WHEN json_valid(last_error) THEN json_extract(last_error, '$.code') END)`;
@@ -42,16 +43,7 @@ export function rowPage(db: Database.Database, columns: string, query: RowQuery)
 }
 
 function filters(query: RowQuery): { where: string[]; args: unknown[] } {
-  const where: string[] = [];
-  const args: unknown[] = [];
-  if (query.states) {
-    where.push(`state IN (${query.states.map(() => '?').join(', ')})`);
-    args.push(...query.states);
-  }
-  if (query.kinds) {
-    where.push(`kind IN (${query.kinds.map(() => '?').join(', ')})`);
-    args.push(...query.kinds);
-  }
+  const { where, args } = stateKindWhere(query);
   if (query.model !== undefined) {
     where.push('model = ?');
     args.push(query.model);

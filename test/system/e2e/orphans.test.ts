@@ -167,6 +167,10 @@ test.skipIf(!BUILT)(
     const listed = await cli('forget', 'night', 'r1');
     expect(listed.code).toBe(2);
     expect(listed.stderr).toContain("item 'r1' is in the job's manifests");
+    // --journal naming the SQLite file takes every positional as an id, as --state does.
+    const byFile = await cli('forget', '--journal', 'state/night.db', 'r1');
+    expect(byFile.code).toBe(2);
+    expect(byFile.stderr).toContain("item 'r1' is in the job's manifests");
   },
   60_000,
 );
