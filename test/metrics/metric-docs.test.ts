@@ -11,6 +11,7 @@ import { journalMetrics } from '../../src/metrics/journal-metrics.js';
 import { RunMetrics } from '../../src/metrics/run-metrics.js';
 import { serverBudgetMetrics } from '../../src/metrics/server-budget-metrics.js';
 import { serverBudget } from '../../src/core/server-budget.js';
+import { START_FORECAST_KEY, type StartForecast } from '../../src/core/start-forecast.js';
 import { dashboardProblems, exportedLabels, type Dashboard } from '../helpers/dashboard-check.js';
 import { entry, makeItem, useTempDir } from '../helpers/journal-fixtures.js';
 import { openSqliteStore } from '../helpers/journal-raw.js';
@@ -66,7 +67,15 @@ async function exported(): Promise<Map<string, Set<string>>> {
   const path = join(temp.dir(), 'job.db');
   const store = openSqliteStore(path);
   try {
-    await store.saveJob({ name: 'nightly', manifest: 'm.jsonl', options: {}, budgetUsd: 5 });
+    // The forecast the job started with: the journal exporter publishes it only when the job keeps one.
+    const forecast = { p50Usd: 1.2, p90Usd: 1.5, basisRows: 40, rowsWithoutHistory: 0 };
+    const kept: StartForecast = { at: T0, total: forecast, models: { 'gpt-4o-mini': forecast } };
+    await store.saveJob({
+      name: 'nightly',
+      manifest: 'm.jsonl',
+      options: { [START_FORECAST_KEY]: kept },
+      budgetUsd: 5,
+    });
     const writer = await store.beginIngest();
     await writer.add([entry('c1'), entry('v1', { kind: 'video' })]);
     await writer.commit();
