@@ -3,7 +3,7 @@
 // postgres/settled-costs.ts) and both share the row mapping below; beside it, the snapshot a forecast reads.
 import { createHash } from 'node:crypto';
 import type { SettledCost } from '../core/forecast.js';
-import type { ItemKind } from '../core/states.js';
+import type { ItemKind, ItemState } from '../core/states.js';
 import type { Item } from './item.js';
 import type { ItemFilter } from './journal-run.js';
 
@@ -28,14 +28,40 @@ export interface JournalHistoryReads {
   snapshot(): Promise<JournalSnapshot>;
 }
 
+/** What a snapshot reads of a row: what a forecast needs of it, no more (a row read whole costs ten times as much). */
+export type SnapshotRow = Pick<Item, 'seq' | 'id' | 'kind' | 'state' | 'request' | 'estimateUsd'>;
+
+/** A snapshot row as both adapters select it (SNAPSHOT_ROW_COLUMNS, `request` read where each keeps it). */
+export interface SnapshotRowData {
+  seq: number;
+  id: string;
+  kind: string;
+  state: string;
+  request: string | null;
+  estimate_usd: number;
+}
+
+export const SNAPSHOT_ROW_COLUMNS = 'items.seq, items.id, items.kind, items.state, items.estimate_usd';
+
+export function snapshotRowOf(row: SnapshotRowData): SnapshotRow {
+  return {
+    seq: Number(row.seq),
+    id: row.id,
+    kind: row.kind as ItemKind,
+    state: row.state as ItemState,
+    request: row.request === null ? {} : (JSON.parse(row.request) as Record<string, unknown>),
+    estimateUsd: Number(row.estimate_usd),
+  };
+}
+
 /**
  * The journal as it stood at one moment, read afterwards while the run goes on: a read transaction held open on
  * a connection of its own (SQLite: a second connection's WAL snapshot; PostgreSQL: a REPEATABLE READ
  * transaction), so that pages read later see none of the changes committed since it was taken.
  */
 export interface JournalSnapshot {
-  /** Items in manifest order, in pages, as they stood when the snapshot was taken. */
-  iterate(filter?: Omit<ItemFilter, 'mine'>, pageSize?: number): AsyncGenerator<Item>;
+  /** Rows in manifest order, in pages, as they stood when the snapshot was taken. */
+  iterate(filter?: Omit<ItemFilter, 'mine'>, pageSize?: number): AsyncGenerator<SnapshotRow>;
   /** The cost history, oldest first, as it stood. */
   settledCosts(): Promise<SettledCostRecord[]>;
   /** Ends the read transaction and gives its connection back; the snapshot reads nothing after. */
@@ -47,7 +73,11 @@ export interface JournalHistory extends JournalHistoryReads {
   recordSettled(rows: readonly SettledCostRecord[]): Promise<number>;
 }
 
-/** The id of one settlement: the account, the job, the row and its attempt, and when it settled. */
+/**
+ * The id of one settlement: when it settled, then a hash of the account, the job, the row and its attempt. Ids
+ * that rise with time land at the end of the history's index, where random ones would rewrite a page of it
+ * anywhere for every row a run settles.
+ */
 export function settlementId(parts: {
   account: string;
   job: string;
@@ -55,10 +85,10 @@ export function settlementId(parts: {
   attempt: number;
   at: number;
 }): string {
-  return createHash('sha256')
+  const hash = createHash('sha256')
     .update([parts.account, parts.job, parts.itemId, String(parts.attempt), String(parts.at)].join('\n'))
-    .digest('hex')
-    .slice(0, 32);
+    .digest('hex');
+  return `${Math.max(0, Math.floor(parts.at)).toString(36).padStart(9, '0')}-${hash.slice(0, 22)}`;
 }
 
 export const SETTLED_COST_COLUMNS = [

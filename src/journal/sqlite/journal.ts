@@ -165,7 +165,11 @@ export class SqliteJournal implements JournalStore {
       this.reads = new ItemReads(this.db, this.itemColumns);
       this.jobRow = new JobRow(this.db);
       this.watch = new FileWatch(file);
-      this.membership = new SqliteMembership(file, this.lock, this.watch, () => this.stateCounts().submitting);
+      this.membership = new SqliteMembership(file, this.lock, this.watch, {
+        submittingRows: () => this.stateCounts().submitting,
+        // A beat lost with the machine only makes the lock look stale sooner: its commit need not wait on the disk.
+        beat: () => this.deferringSync(() => this.lock.heartbeat()),
+      });
     } catch (err) {
       this.db.close();
       throw err;
@@ -361,7 +365,7 @@ export class SqliteJournal implements JournalStore {
   }
 
   async snapshot(): Promise<JournalSnapshot> {
-    return openSnapshot(this.file, this.itemColumns);
+    return openSnapshot(this.file);
   }
 
   /** Prepared on first use: a journal opened read-only by an older gbatch's schema has no such table. */

@@ -9,7 +9,8 @@ export class SqliteMembership implements RunnerMembership {
     private readonly file: string,
     private readonly lock: RunnerLock,
     private readonly watch: FileWatch,
-    private readonly submittingRows: () => number,
+    /** The journal's part: its rows in flight, and the lock's heartbeat written as the journal writes it. */
+    private readonly journal: { submittingRows: () => number; beat: () => boolean },
   ) {}
 
   async acquire(): Promise<RunnerTakeover | undefined> {
@@ -17,7 +18,7 @@ export class SqliteMembership implements RunnerMembership {
   }
 
   async heartbeat(): Promise<boolean> {
-    return this.lock.heartbeat();
+    return this.journal.beat();
   }
 
   async release(): Promise<void> {
@@ -62,7 +63,7 @@ export class SqliteMembership implements RunnerMembership {
         host,
         startedAt,
         heartbeatAt,
-        rows: this.submittingRows(),
+        rows: this.journal.submittingRows(),
         liveness: { alive, heartbeatAgeMs, basis },
         cancelSeenAt,
       },

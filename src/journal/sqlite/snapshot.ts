@@ -1,14 +1,20 @@
 // A snapshot of an SQLite journal (../journal-snapshot.ts): a read-only connection of its own whose read
 // transaction is pinned before it is handed out. In WAL mode the writer's commits go on beside it, unseen.
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Item } from '../item.js';
 import type { ItemFilter } from '../journal-run.js';
-import type { JournalSnapshot } from '../settled-costs.js';
+import {
+  SNAPSHOT_ROW_COLUMNS,
+  snapshotRowOf,
+  type JournalSnapshot,
+  type SnapshotRow,
+  type SnapshotRowData,
+} from '../settled-costs.js';
 import { openDatabase } from './open-database.js';
 import { ItemReads } from './queries.js';
 import { SqliteSettledCosts } from './settled-costs.js';
+import { hasWideValues } from './wide-values.js';
 
-export function openSnapshot(file: string, itemColumns: string): JournalSnapshot {
+export function openSnapshot(file: string): JournalSnapshot {
   const db = openDatabase(file, { readonly: true, sync: 'full' });
   try {
     db.exec('BEGIN');
@@ -18,16 +24,20 @@ export function openSnapshot(file: string, itemColumns: string): JournalSnapshot
     db.close();
     throw err;
   }
-  const reads = new ItemReads(db, itemColumns);
+  const reads = new ItemReads(db, '*');
+  const request = hasWideValues(db)
+    ? 'COALESCE((SELECT r.request FROM item_requests r WHERE r.seq = items.seq), items.request) AS request'
+    : 'items.request';
+  const columns = `${SNAPSHOT_ROW_COLUMNS}, ${request}`;
   return {
-    async *iterate(filter: Omit<ItemFilter, 'mine'> = {}, pageSize = 2000): AsyncGenerator<Item> {
+    async *iterate(filter: Omit<ItemFilter, 'mine'> = {}, pageSize = 2000): AsyncGenerator<SnapshotRow> {
       for (let after = 0; ;) {
         // The reads are synchronous: a turn of the event loop between pages lets the run's sends go on.
         await nextTurn();
         if (!db.open) return;
-        const page = reads.page(filter, after, pageSize);
+        const page = reads.rowsOf<SnapshotRowData>(columns, filter, after, pageSize);
         if (page.length === 0) return;
-        yield* page;
+        yield* page.map(snapshotRowOf);
         after = page[page.length - 1]!.seq;
       }
     },
