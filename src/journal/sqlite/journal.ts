@@ -585,7 +585,8 @@ export class SqliteJournal implements JournalStore {
 
   /** Runs a write whose commit skips its fsync (synchronous = NORMAL for it), counted for syncDeferred(). */
   private deferringSync<T>(write: () => T): T {
-    if (this.syncMode !== 'full') return write();
+    // Inside a transaction (an ingest's) the commit is the transaction's, and its level cannot change meanwhile.
+    if (this.syncMode !== 'full' || this.db.inTransaction) return write();
     this.db.pragma('synchronous = NORMAL');
     try {
       const written = write();

@@ -93,6 +93,23 @@ describe('RunnerLock', () => {
     expect(() => second.lock.acquire(second.file)).toThrow(JournalBusyError);
   });
 
+  it('beats through the runner (its commit relaxed), also while an ingest holds its transaction open', async () => {
+    const clock = new ManualClock(4_000_000);
+    const journal = tmp.open('job.db', { clock });
+    const { store } = journal;
+    await store.saveJob({ name: 'job', manifest: 'rows.jsonl', options: {} });
+    journal.lock.acquire(journal.file);
+    clock.tick(1_000);
+    expect(await store.membership.heartbeat()).toBe(true);
+    expect(journal.lock.holder()!.heartbeatAt).toBe(4_001_000);
+    const writer = await store.beginIngest();
+    clock.tick(1_000);
+    expect(await store.membership.heartbeat()).toBe(true);
+    await writer.commit();
+    expect(journal.lock.holder()!.heartbeatAt).toBe(4_002_000);
+    expect(rawDb(journal).pragma('synchronous', { simple: true })).toBe(2); // FULL again for the run's commits
+  });
+
   it('trusts a fresh lock from another host (its pid cannot be checked) but takes over a stale one', async () => {
     const clock = new ManualClock(5_000_000);
     const journal = tmp.open('job.db', { clock });
