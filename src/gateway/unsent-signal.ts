@@ -1,6 +1,7 @@
 // One abort signal for undici out of two: `signal` cuts the request anywhere (on the wire too);
 // `unsent` stops it only while nothing of it has left (queued for a socket, or connecting). A run that
 // stops sending (the deadline) must not let a connecting submission out, nor make a sent one uncertain.
+import { whenAborted } from './abort-fanout.js';
 
 export interface LinkedSignal {
   /** What undici is given; undefined when neither signal was. */
@@ -14,19 +15,14 @@ export interface LinkedSignal {
 export function linkUnsent(signal: AbortSignal | undefined, unsent: AbortSignal | undefined): LinkedSignal {
   if (!unsent) return { signal, onSent: () => undefined, detach: () => undefined };
   const wire = new AbortController();
-  const cut = (): void => wire.abort(signal?.reason);
-  const holdBack = (): void => wire.abort(unsent.reason);
-  const dropHoldBack = (): void => unsent.removeEventListener('abort', holdBack);
-  if (signal?.aborted) cut();
-  else signal?.addEventListener('abort', cut, { once: true });
-  if (unsent.aborted) holdBack();
-  else unsent.addEventListener('abort', holdBack, { once: true });
+  const dropCut = signal ? whenAborted(signal, () => wire.abort(signal.reason)) : () => undefined;
+  const dropHoldBack = whenAborted(unsent, () => wire.abort(unsent.reason));
   return {
     signal: wire.signal,
     onSent: dropHoldBack,
     detach() {
       dropHoldBack();
-      signal?.removeEventListener('abort', cut);
+      dropCut();
     },
   };
 }
