@@ -74,37 +74,53 @@ function compact(status: TaskStatus): TaskStatus {
   return Object.fromEntries(Object.entries(status).filter(([, v]) => v !== undefined)) as unknown as TaskStatus;
 }
 
-function fromShapeA(task: JsonObject, taskId: string, root: JsonObject): TaskStatus {
-  const rawStatus = String(task['status']);
-  const upstream = isRecord(task['data']) ? task['data'] : {};
-  const quota = nonNegativeNumber(task['quota'] ?? root['quota']);
+/** Where a shape keeps each field; read into a TaskStatus the same way for both shapes. */
+interface ShapeFields {
+  status: unknown;
+  progress: unknown;
+  quota: unknown;
+  resultUrl: string | undefined;
+  failReason: string | undefined;
+  totalTokens: number | undefined;
+  finalResolution: string | undefined;
+}
+
+function taskStatusOf(taskId: string, { status, progress, quota, ...found }: ShapeFields): TaskStatus {
+  const rawStatus = String(status);
+  const quotaUnits = nonNegativeNumber(quota);
   return compact({
     taskId,
     phase: phaseOf(rawStatus),
     rawStatus,
-    progress: parseProgress(task['progress']),
+    progress: parseProgress(progress),
+    ...found,
+    gatewayChargeUsd: quotaUnits === undefined ? undefined : quotaUnits / QUOTA_PER_USD,
+  });
+}
+
+function fromShapeA(task: JsonObject, taskId: string, root: JsonObject): TaskStatus {
+  const upstream = isRecord(task['data']) ? task['data'] : {};
+  return taskStatusOf(taskId, {
+    status: task['status'],
+    progress: task['progress'],
+    quota: task['quota'] ?? root['quota'],
     resultUrl: text(task['result_url']) ?? text(upstream['url']),
     failReason: text(task['fail_reason']) ?? errorText(upstream['error']),
     totalTokens: totalTokensOf(upstream['usage']),
     finalResolution: text(upstream['resolution']),
-    gatewayChargeUsd: quota === undefined ? undefined : quota / QUOTA_PER_USD,
   });
 }
 
 function fromShapeB(body: JsonObject, taskId: string): TaskStatus {
-  const rawStatus = String(body['status']);
   const metadata = isRecord(body['metadata']) ? body['metadata'] : {};
-  const quota = nonNegativeNumber(body['quota']);
-  return compact({
-    taskId,
-    phase: phaseOf(rawStatus),
-    rawStatus,
-    progress: parseProgress(body['progress']),
+  return taskStatusOf(taskId, {
+    status: body['status'],
+    progress: body['progress'],
+    quota: body['quota'],
     resultUrl: text(body['url']) ?? text(body['result_url']),
     failReason: errorText(body['error']) ?? text(body['fail_reason']),
     totalTokens: totalTokensOf(metadata['usage']) ?? totalTokensOf(body['usage']),
     finalResolution: text(metadata['resolution']) ?? text(body['resolution']),
-    gatewayChargeUsd: quota === undefined ? undefined : quota / QUOTA_PER_USD,
   });
 }
 

@@ -55,71 +55,62 @@ export interface Item {
   updatedAt: number;
 }
 
-/** Fields a transition may set along with the state. `undefined` leaves a column as it is. */
-export type ItemPatch = Partial<
-  Pick<
-    Item,
-    | 'attempts'
-    | 'autoResubmits'
-    | 'autoRetries'
-    | 'downloadFailures'
-    | 'taskId'
-    | 'estimateUsd'
-    | 'reservedUsd'
-    | 'priceSnapshot'
-    | 'actualUsd'
-    | 'totalTokens'
-    | 'finalResolution'
-    | 'gatewayChargeUsd'
-    | 'resultUrl'
-    | 'response'
-    | 'responseStatus'
-    | 'requestId'
-    | 'outputPath'
-    | 'sha256'
-    | 'bytes'
-    | 'lastError'
-    | 'unmetered'
-    | 'carriedUsd'
-  >
->;
+/**
+ * Fields a transition may set along with the state, and how each is stored: in the column of its name in
+ * snake_case, as it is, as JSON text, or (SQLite has no booleans) as 0 or 1.
+ */
+const PATCH_FIELDS = {
+  attempts: 'value',
+  autoResubmits: 'value',
+  autoRetries: 'value',
+  downloadFailures: 'value',
+  taskId: 'value',
+  estimateUsd: 'value',
+  reservedUsd: 'value',
+  priceSnapshot: 'json',
+  actualUsd: 'value',
+  totalTokens: 'value',
+  finalResolution: 'value',
+  gatewayChargeUsd: 'value',
+  resultUrl: 'value',
+  response: 'json',
+  responseStatus: 'value',
+  requestId: 'value',
+  outputPath: 'value',
+  sha256: 'value',
+  bytes: 'value',
+  lastError: 'json',
+  unmetered: 'bool',
+  carriedUsd: 'value',
+} as const satisfies Partial<Record<keyof Item, 'value' | 'json' | 'bool'>>;
 
-const PATCH_COLUMNS: Record<keyof ItemPatch, { column: string; json?: boolean; bool?: boolean }> = {
-  attempts: { column: 'attempts' },
-  autoResubmits: { column: 'auto_resubmits' },
-  autoRetries: { column: 'auto_retries' },
-  downloadFailures: { column: 'download_failures' },
-  taskId: { column: 'task_id' },
-  estimateUsd: { column: 'estimate_usd' },
-  reservedUsd: { column: 'reserved_usd' },
-  priceSnapshot: { column: 'price_snapshot', json: true },
-  actualUsd: { column: 'actual_usd' },
-  totalTokens: { column: 'total_tokens' },
-  finalResolution: { column: 'final_resolution' },
-  gatewayChargeUsd: { column: 'gateway_charge_usd' },
-  resultUrl: { column: 'result_url' },
-  response: { column: 'response', json: true },
-  responseStatus: { column: 'response_status' },
-  requestId: { column: 'request_id' },
-  outputPath: { column: 'output_path' },
-  sha256: { column: 'sha256' },
-  bytes: { column: 'bytes' },
-  lastError: { column: 'last_error', json: true },
-  unmetered: { column: 'unmetered', bool: true },
-  carriedUsd: { column: 'carried_usd' },
-};
+/** Fields a transition may set along with the state. `undefined` leaves a column as it is. */
+export type ItemPatch = Partial<Pick<Item, keyof typeof PATCH_FIELDS>>;
+
+const PATCH_COLUMNS: ReadonlyMap<string, { column: string; stored: 'value' | 'json' | 'bool' }> = new Map(
+  Object.entries(PATCH_FIELDS).map(([field, stored]) => [
+    field,
+    { column: field.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`), stored },
+  ]),
+);
 
 export function patchColumns(patch: ItemPatch): { assignments: string[]; values: unknown[] } {
   const assignments: string[] = [];
   const values: unknown[] = [];
   for (const [key, value] of Object.entries(patch)) {
     if (value === undefined) continue;
-    const spec = PATCH_COLUMNS[key as keyof ItemPatch];
+    const spec = PATCH_COLUMNS.get(key);
     if (!spec) throw new Error(`unknown item field '${key}'`);
     assignments.push(`${spec.column} = ?`);
-    values.push(spec.json ? (value === null ? null : JSON.stringify(value)) : spec.bool ? (value ? 1 : 0) : value);
+    values.push(storedValue(spec.stored, value));
   }
   return { assignments, values };
+}
+
+function storedValue(stored: 'value' | 'json' | 'bool', value: unknown): unknown {
+  if (stored === 'json') return value === null ? null : JSON.stringify(value);
+  if (stored === 'bool') return value ? 1 : 0;
+  return value;
 }
 
 export interface ItemRow {

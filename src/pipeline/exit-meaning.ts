@@ -6,6 +6,7 @@ import type { IngestOutcome } from '../ingest/ingest-manifests.js';
 import { conflictProblem } from '../journal/ingest-rules.js';
 import { formatRowError } from '../manifest/types.js';
 import type { RunResult } from './runner.js';
+import type { JournalLossReason } from './run-result.js';
 
 /** A run's result; the library's says null where the runner's says undefined (no early stop). */
 export type RunOutcome = Pick<RunResult, 'exitCode' | 'ingest' | 'outputFailure' | 'counts'> & {
@@ -25,14 +26,14 @@ export function exitMeaning(result: RunOutcome): string {
     case EXIT_CODE.someFailed:
       return 'Finished, but some items failed or were rejected (see `gbatch status`).';
     case EXIT_CODE.usage:
-      if (result.stopReason === 'journal-lost')
-        return 'Stopped: the journal file was deleted or replaced during the run (see above); nothing more was sent.';
-      if (result.outputFailure) return outputAdvice(result);
-      return result.stopReason === 'auth'
-        ? 'Stopped: the gateway refused the API key (401). Rows stay pending; fix GATEWAY_API_KEY and run again.'
-        : result.ingest && !result.ingest.ok
+      return stoppedLine(
+        result,
+        'journal-lost',
+        USAGE_LINES,
+        result.ingest && !result.ingest.ok
           ? `Refused: ${refusalLine(result.ingest)}; nothing was sent.`
-          : 'Refused: nothing was sent.';
+          : 'Refused: nothing was sent.',
+      );
     case EXIT_CODE.budget:
       return result.stopReason === 'balance'
         ? "Stopped: the gateway's balance ran out (402). Top up, then run again: deferred items are sent then."
@@ -40,21 +41,47 @@ export function exitMeaning(result: RunOutcome): string {
     case EXIT_CODE.uncertain:
       return 'Some items are uncertain (their submission may have reached the gateway): decide with `gbatch resolve`.';
     case EXIT_CODE.inFlight:
-      if (result.stopReason === 'lock-lost')
-        return 'Stopped: this run lost its journal lock; the runner that holds it now carries on.';
-      if (result.outputFailure) return outputAdvice(result);
-      return result.stopReason === 'no-wait'
-        ? 'Submitted; tasks are in flight. Run again later to poll and download.'
-        : result.stopReason === 'unreachable'
-          ? 'Stopped: the gateway is unreachable (see the line above); nothing more was sent. Run again once it is back.'
-          : result.stopReason === 'deadline'
-            ? 'Stopped at the deadline; run again to continue.'
-            : result.stopReason === 'interrupted'
-              ? 'Interrupted: nothing new was sent after the signal; run again to continue.'
-              : 'Stopped before all work was done; run again to continue.';
+      return stoppedLine(
+        result,
+        'lock-lost',
+        IN_FLIGHT_LINES,
+        'Stopped before all work was done; run again to continue.',
+      );
     default:
       return `Exit ${result.exitCode}.`;
   }
+}
+
+const LOSS_LINES: Record<JournalLossReason, string> = {
+  'journal-lost':
+    'Stopped: the journal file was deleted or replaced during the run (see above); nothing more was sent.',
+  'lock-lost': 'Stopped: this run lost its journal lock; the runner that holds it now carries on.',
+};
+
+/** Why a run exiting `usage` stopped (other reasons: its manifests were refused). */
+const USAGE_LINES: StopLines = {
+  auth: 'Stopped: the gateway refused the API key (401). Rows stay pending; fix GATEWAY_API_KEY and run again.',
+};
+
+/** Why a run exiting `inFlight` stopped early (other reasons: the line's default). */
+const IN_FLIGHT_LINES: StopLines = {
+  'no-wait': 'Submitted; tasks are in flight. Run again later to poll and download.',
+  unreachable:
+    'Stopped: the gateway is unreachable (see the line above); nothing more was sent. Run again once it is back.',
+  deadline: 'Stopped at the deadline; run again to continue.',
+  interrupted: 'Interrupted: nothing new was sent after the signal; run again to continue.',
+};
+
+type StopLines = Partial<Record<NonNullable<RunOutcome['stopReason']>, string>>;
+
+/**
+ * The line of a run that stopped short: losing the journal (or its lock) comes first, then an output that failed,
+ * then the stop's own reason, else `otherwise`.
+ */
+function stoppedLine(result: RunOutcome, loss: JournalLossReason, lines: StopLines, otherwise: string): string {
+  if (result.stopReason === loss) return LOSS_LINES[loss];
+  if (result.outputFailure) return outputAdvice(result);
+  return (result.stopReason && lines[result.stopReason]) ?? otherwise;
 }
 
 /**

@@ -42,7 +42,7 @@ import { exitCodeFor, EXIT } from './exit-code.js';
 import { GatewayWatch } from './stops/gateway-watch.js';
 import { ingestManifests, type IngestOutcome } from '../ingest/ingest-manifests.js';
 import { JournalGuard, type JournalLoss } from './stops/journal-guard.js';
-import { endLeaseLost, endLost, lockLostLine, noteUnrecorded } from './ending/journal-loss-ending.js';
+import { endLeaseLost, endLost, noteUnrecorded } from './ending/journal-loss-ending.js';
 import type { RunResult } from './run-result.js';
 import { lossWords } from './ending/journal-rescue.js';
 import { refuseUnpricedHeldRows } from './lanes/held-row-prices.js';
@@ -172,7 +172,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     events.emit(
       'log',
       loss.kind === 'lock-lost'
-        ? lockLostLine(where)
+        ? voice.lockLost(where)
         : `${voice.journal} at ${where} was ${lossWords(loss.kind)} while running: stopping all submissions now`,
     );
     halt.abort(loss);
@@ -188,7 +188,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
   };
   const finish = async (result: RunResult): Promise<RunResult> => {
     await forecastSettled();
-    const ended = { ...result, ...(await jobEnd(journal, events)) };
+    const ended = { ...result, ...(await jobEnd(journal, events, voice)) };
     end = runEndOf(ended);
     return ended;
   };
@@ -216,7 +216,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
         config.settings.resubmitUncertainText,
       );
     runId = await journal.recordRunStart();
-    await joinJobNotices(journal, events);
+    await joinJobNotices(journal, events, voice);
     if (takeover)
       events.emit(
         'log',
@@ -353,10 +353,10 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
       if (guard.lost) {
         const base = result ?? (await emptyResult(journal, EXIT.usage, config));
         if (guard.unrecorded.length > 0)
-          await noteUnrecorded(journal, guard.unrecorded, (line) => events.emit('log', line));
+          await noteUnrecorded(journal, guard.unrecorded, (line) => events.emit('log', line), voice);
         return await finish(
           guard.lost.kind === 'lock-lost'
-            ? endLeaseLost(where, base, guard.unrecorded)
+            ? endLeaseLost(where, base, voice, guard.unrecorded)
             : await endLost(journal, guard.lost.kind, base),
         );
       }

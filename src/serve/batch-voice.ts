@@ -51,6 +51,9 @@ export const batchVoice: RunVoice = {
   // A server that stops leaves the batch in progress: the next server's run of it carries on.
   interrupted: (signal) =>
     `interrupted${signal ? ` by ${signal}` : ''}: nothing new was sent after it; the server's next try sends what did not finish`,
+  // The store's place is the server's to know, not the client's.
+  lockLost: () =>
+    `this run of the batch lost its hold on the batch's store to another runner: it stopped at once and writes nothing more; the runner that holds the batch now carries on`,
   unreachable: (head) =>
     `${head}; stopping: nothing more is sent (pending rows stay pending), polls stop, tasks in flight are picked up by the server's next try`,
   // A batch's deadline is its completion window's end (expires_at).

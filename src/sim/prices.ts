@@ -9,30 +9,28 @@ export interface VideoPrice {
   noref: number;
 }
 
-/** USD per 1,000,000 final total_tokens (spec 8.2). */
+/**
+ * Spec 8.2's rows as it writes them (480p and 720p share a row): the model, its resolutions, and USD per
+ * 1,000,000 final total_tokens with and without a reference video.
+ */
+const SPEC_VIDEO_PRICES: ReadonlyArray<readonly [string, readonly Resolution[], number, number]> = [
+  ['video-fast', ['480p', '720p'], 2.2647, 3.8088],
+  ['video-fast', ['1080p'], 2.5221, 4.3235],
+  ['video-mini', ['480p', '720p'], 1.0294, 1.6912],
+  ['video-mini', ['1080p'], 1.1397, 1.875],
+  ['video-pro', ['480p', '720p'], 3.0882, 5.0735],
+  ['video-pro', ['1080p'], 3.4191, 5.625],
+  ['video-pro', ['4k'], 1.7647, 2.8676],
+  ['video-pro-2.5', ['720p'], 4.9412, 8.2353],
+  ['video-pro-2.5', ['1080p'], 5.4706, 9.0588],
+];
+
+/** A fresh copy each time: a simulator's price edits stay its own. */
 function specVideoPrices(): Record<string, Partial<Record<Resolution, VideoPrice>>> {
-  return {
-    'video-fast': {
-      '480p': { ref: 2.2647, noref: 3.8088 },
-      '720p': { ref: 2.2647, noref: 3.8088 },
-      '1080p': { ref: 2.5221, noref: 4.3235 },
-    },
-    'video-mini': {
-      '480p': { ref: 1.0294, noref: 1.6912 },
-      '720p': { ref: 1.0294, noref: 1.6912 },
-      '1080p': { ref: 1.1397, noref: 1.875 },
-    },
-    'video-pro': {
-      '480p': { ref: 3.0882, noref: 5.0735 },
-      '720p': { ref: 3.0882, noref: 5.0735 },
-      '1080p': { ref: 3.4191, noref: 5.625 },
-      '4k': { ref: 1.7647, noref: 2.8676 },
-    },
-    'video-pro-2.5': {
-      '720p': { ref: 4.9412, noref: 8.2353 },
-      '1080p': { ref: 5.4706, noref: 9.0588 },
-    },
-  };
+  const prices: Record<string, Partial<Record<Resolution, VideoPrice>>> = {};
+  for (const [model, resolutions, ref, noref] of SPEC_VIDEO_PRICES)
+    for (const resolution of resolutions) (prices[model] ??= {})[resolution] = { ref, noref };
+  return prices;
 }
 
 /** USD per 1,000,000 tokens (runner contract, simulator section). */

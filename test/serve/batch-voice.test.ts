@@ -36,6 +36,7 @@ function everyLine(v: RunVoice): string[] {
     v.retryingOne('video', 'clip', 1, 2, 'its task failed and was refunded'),
     v.orphaned(1, "in none of this run's manifests", 'pending 1', 'x'),
     v.earlierWitness,
+    v.lockLost('/srv/gbatch/batches.db'),
     v.interrupted('SIGTERM'),
     v.unreachable('gateway unreachable at http://127.0.0.1:9/ (3 refused connections in a row)'),
     v.deadlineReached(AT, 5),
@@ -80,6 +81,13 @@ describe('batchVoice', () => {
       `the completion window ended (${AT}): nothing was sent after it; 1 submission(s) still on the wire were cut ` +
         'after the 5 s grace and are uncertain; tasks in flight were polled and downloaded until they ended; ' +
         'what did not finish ends batch_expired in the error file',
+    );
+  });
+
+  it("says a lost lock without the store's place, which is the server's", () => {
+    expect(voice.lockLost('/srv/gbatch/batches.db')).toBe(
+      "this run of the batch lost its hold on the batch's store to another runner: it stopped at once and writes " +
+        'nothing more; the runner that holds the batch now carries on',
     );
   });
 

@@ -1,9 +1,11 @@
 // The serve catalog in an SQLite journal file (its serve_files and serve_batches tables).
 import type Database from 'better-sqlite3';
-import { catalogBatchOf, catalogFileOf, type CatalogBatchRow, type CatalogFileRow } from '../serve-catalog.js';
+import { catalogBatchOf, catalogFileOf, type CatalogBatchRow } from '../serve-catalog.js';
 import type { CatalogBatch, CatalogFile, CatalogPage, ServeCatalog } from '../serve-catalog.js';
 import { openDatabase } from './open-database.js';
 import { migrate } from './schema.js';
+
+type CatalogTable = 'serve_files' | 'serve_batches';
 
 export class SqliteServeCatalog implements ServeCatalog {
   readonly adapter = 'sqlite';
@@ -22,19 +24,17 @@ export class SqliteServeCatalog implements ServeCatalog {
   }
 
   addFile(file: CatalogFile): Promise<void> {
-    this.db
-      .prepare('INSERT INTO serve_files (id, owner, created_at, record) VALUES (?, ?, ?, ?)')
-      .run(file.id, file.owner, file.createdAt, JSON.stringify(file.record));
+    const { id, owner, createdAt, record } = file;
+    this.insert('serve_files', { id, owner, created_at: createdAt, record: JSON.stringify(record) });
     return Promise.resolve();
   }
 
   file(id: string): Promise<CatalogFile | undefined> {
-    const row = this.db.prepare('SELECT * FROM serve_files WHERE id = ?').get(id) as CatalogFileRow | undefined;
-    return Promise.resolve(row && catalogFileOf(row));
+    return Promise.resolve(this.row('serve_files', id, catalogFileOf));
   }
 
   files(owner: string, page: CatalogPage): Promise<CatalogFile[]> {
-    return Promise.resolve((this.page('serve_files', owner, page) as CatalogFileRow[]).map(catalogFileOf));
+    return Promise.resolve(this.page('serve_files', owner, page, catalogFileOf));
   }
 
   deleteFile(id: string): Promise<boolean> {
@@ -42,19 +42,17 @@ export class SqliteServeCatalog implements ServeCatalog {
   }
 
   addBatch(batch: CatalogBatch): Promise<void> {
-    this.db
-      .prepare('INSERT INTO serve_batches (id, owner, status, created_at, record) VALUES (?, ?, ?, ?, ?)')
-      .run(batch.id, batch.owner, batch.status, batch.createdAt, JSON.stringify(batch.record));
+    const { id, owner, status, createdAt, record } = batch;
+    this.insert('serve_batches', { id, owner, status, created_at: createdAt, record: JSON.stringify(record) });
     return Promise.resolve();
   }
 
   batch(id: string): Promise<CatalogBatch | undefined> {
-    const row = this.db.prepare('SELECT * FROM serve_batches WHERE id = ?').get(id) as CatalogBatchRow | undefined;
-    return Promise.resolve(row && catalogBatchOf(row));
+    return Promise.resolve(this.row('serve_batches', id, catalogBatchOf));
   }
 
   batches(owner: string, page: CatalogPage): Promise<CatalogBatch[]> {
-    return Promise.resolve((this.page('serve_batches', owner, page) as CatalogBatchRow[]).map(catalogBatchOf));
+    return Promise.resolve(this.page('serve_batches', owner, page, catalogBatchOf));
   }
 
   updateBatch(batch: CatalogBatch, from?: readonly string[]): Promise<boolean> {
@@ -77,14 +75,27 @@ export class SqliteServeCatalog implements ServeCatalog {
     return Promise.resolve();
   }
 
-  private page(table: 'serve_files' | 'serve_batches', owner: string, page: CatalogPage): unknown[] {
+  private insert(table: CatalogTable, columns: Record<string, unknown>): void {
+    const names = Object.keys(columns);
+    this.db
+      .prepare(`INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`)
+      .run(...Object.values(columns));
+  }
+
+  private row<Row, T>(table: CatalogTable, id: string, of: (row: Row) => T): T | undefined {
+    const row = this.db.prepare(`SELECT * FROM ${table} WHERE id = ?`).get(id) as Row | undefined;
+    return row && of(row);
+  }
+
+  private page<Row, T>(table: CatalogTable, owner: string, page: CatalogPage, of: (row: Row) => T): T[] {
     const after = page.after
       ? (this.db.prepare(`SELECT seq FROM ${table} WHERE id = ? AND owner = ?`).get(page.after, owner) as
           { seq: number } | undefined)
       : undefined;
     if (page.after && !after) return [];
-    return this.db
+    const rows = this.db
       .prepare(`SELECT * FROM ${table} WHERE owner = ? AND seq < ? ORDER BY seq DESC LIMIT ?`)
-      .all(owner, after?.seq ?? Number.MAX_SAFE_INTEGER, page.limit);
+      .all(owner, after?.seq ?? Number.MAX_SAFE_INTEGER, page.limit) as Row[];
+    return rows.map(of);
   }
 }

@@ -1,18 +1,15 @@
 // How a run ends when its journal stopped being its own: lost under it (the saved copy and the task ids the
 // operator needs), or its lock or lease taken by another runner.
-import { LockLostError, type JournalFileLoss, type JournalRun } from '../../journal/index.js';
+import type { JournalFileLoss, JournalRun } from '../../journal/index.js';
 import { printable } from '../../core/printable.js';
 import { EXIT } from '../exit-code.js';
 import { isUnrecordedTask, type UnrecordedAnswer, type UnrecordedOutcome } from './unrecorded.js';
 import { journalLossReport } from './journal-rescue.js';
 import type { RunResult } from '../run-result.js';
+import type { RunVoice } from '../voice/run-voice.js';
 
 /** Task ids named in the loss's summary line; the commands after it name every one. */
 const LISTED = 20;
-
-export function lockLostLine(statePath: string): string {
-  return new LockLostError(statePath).message;
-}
 
 /**
  * The end of a run whose journal was lost under it: the journal saved where it can be, the truth for the operator, and
@@ -42,14 +39,15 @@ export async function endLost(store: JournalRun, kind: JournalFileLoss, base: Ru
 export function endLeaseLost(
   location: string,
   base: RunResult,
+  voice: RunVoice,
   outcomes: readonly UnrecordedOutcome[] = [],
 ): RunResult {
   const unrecorded = outcomes.filter(isUnrecordedTask);
   const answers = outcomes.filter((o): o is UnrecordedAnswer => !isUnrecordedTask(o));
-  const lines = [lockLostLine(location)];
+  const lines = [voice.lockLost(location)];
   if (unrecorded.length > 0) {
     lines.push(
-      `${unrecorded.length} task(s) were accepted by the gateway (and may be billed) after that; the journal did not take their ids ` +
+      `${unrecorded.length} task(s) were accepted by the gateway (and may be billed) after that; ${voice.journal} did not take their ids ` +
         `as the rows' own (item -> task): ${unrecorded
           .slice(0, LISTED)
           .map((t) => `${printable(t.id)} -> ${printable(t.taskId)}`)
@@ -59,7 +57,7 @@ export function endLeaseLost(
   }
   if (answers.length > 0) {
     lines.push(
-      `${answers.length} answer(s) were received from the gateway (and billed) after that; the journal did not take them as the rows' own: ` +
+      `${answers.length} answer(s) were received from the gateway (and billed) after that; ${voice.journal} did not take them as the rows' own: ` +
         `${answers
           .slice(0, LISTED)
           .map((a) => printable(a.id))
@@ -86,6 +84,7 @@ export async function noteUnrecorded(
   journal: JournalRun,
   outcomes: readonly UnrecordedOutcome[],
   say: (line: string) => void,
+  voice: RunVoice,
 ): Promise<void> {
   const tasks = outcomes.filter(isUnrecordedTask);
   const answers = outcomes.filter((o): o is UnrecordedAnswer => !isUnrecordedTask(o));
@@ -94,6 +93,8 @@ export async function noteUnrecorded(
     if (tasks.length > 0) await journal.noteUnrecordedTasks(tasks);
     if (answers.length > 0) await journal.noteUnrecordedAnswers(answers);
   } catch (err) {
-    say(`could not note the unrecorded task ids and answers in the journal's event log: ${(err as Error).message}`);
+    say(
+      `could not note the unrecorded task ids and answers in ${voice.journal}'s event log: ${(err as Error).message}`,
+    );
   }
 }

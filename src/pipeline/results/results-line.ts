@@ -56,7 +56,7 @@ export function resultLineFromRow(row: ResultRow): string {
     return `${head}"response":${JSON.stringify({ status_code: 200, request_id: null, body })},"error":null}`;
   }
   const error = parsedError(row);
-  const summary = JSON.stringify({ code: errorCode(row, error), message: error?.message ?? defaultMessage(row) });
+  const summary = errorSummary(row, error);
   if (row.state === 'rejected') return `${head}"response":${refusal(row, error)},"error":${summary}}`;
   return `${head}"response":null,"error":${summary}}`;
 }
@@ -74,26 +74,24 @@ export function refusal(row: ResultRow, error: ItemError | null = parsedError(ro
 const parsedError = (row: ResultRow): ItemError | null =>
   row.last_error === null ? null : (JSON.parse(row.last_error) as ItemError);
 
-function errorCode(row: ResultRow, error: ItemError | null): string {
+/** The error's own code and message where it has them; its row's state says the rest. */
+function errorSummary(row: ResultRow, error: ItemError | null): string {
+  const fallback = stateError(row, error);
   const own = error?.code ?? error?.type;
-  if (typeof own === 'string' && own !== '') return own;
-  switch (row.state) {
-    case 'rejected':
-      return `http_${error?.status ?? 400}`;
-    case 'invalid':
-      return 'invalid_row';
-    default:
-      return row.kind === 'video' && row.task_id !== null ? 'task_failed' : 'failed';
-  }
+  const code = typeof own === 'string' && own !== '' ? own : fallback.code;
+  return JSON.stringify({ code, message: error?.message ?? fallback.message });
 }
 
-function defaultMessage(row: ResultRow): string {
+function stateError(row: ResultRow, error: ItemError | null): { code: string; message: string } {
   switch (row.state) {
     case 'rejected':
-      return 'the gateway refused the request';
+      return { code: `http_${error?.status ?? 400}`, message: 'the gateway refused the request' };
     case 'invalid':
-      return 'the manifest row is invalid';
+      return { code: 'invalid_row', message: 'the manifest row is invalid' };
     default:
-      return 'the item failed';
+      return {
+        code: row.kind === 'video' && row.task_id !== null ? 'task_failed' : 'failed',
+        message: 'the item failed',
+      };
   }
 }

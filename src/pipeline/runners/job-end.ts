@@ -3,15 +3,20 @@
 import type { EventEmitter } from 'node:events';
 import type { JournalRun } from '../../journal/index.js';
 import type { RunEvents } from '../context.js';
+import type { RunVoice } from '../voice/run-voice.js';
 
 /** This run joined the job: a new session of notices when no other runner is at work on it. */
-export async function joinJobNotices(journal: JournalRun, events: EventEmitter<RunEvents>): Promise<void> {
+export async function joinJobNotices(
+  journal: JournalRun,
+  events: EventEmitter<RunEvents>,
+  voice: RunVoice,
+): Promise<void> {
   try {
     if (journal.capabilities.sharedRunners) await journal.notices.begin();
   } catch (err) {
     events.emit(
       'log',
-      `could not open the job's notifications in the journal (they may be sent twice): ${(err as Error).message}`,
+      `could not open the job's notifications in ${voice.journal} (they may be sent twice): ${(err as Error).message}`,
     );
   }
 }
@@ -20,14 +25,18 @@ export async function joinJobNotices(journal: JournalRun, events: EventEmitter<R
  * `lastOfJob`: false when other runners of the job are still at work (one of them reports the job's end);
  * absent on a journal of one runner, or when the journal could not say (then this run reports, to be safe).
  */
-export async function jobEnd(journal: JournalRun, events: EventEmitter<RunEvents>): Promise<{ lastOfJob?: boolean }> {
+export async function jobEnd(
+  journal: JournalRun,
+  events: EventEmitter<RunEvents>,
+  voice: RunVoice,
+): Promise<{ lastOfJob?: boolean }> {
   if (!journal.capabilities.sharedRunners) return {};
   try {
     return { lastOfJob: await journal.notices.end() };
   } catch (err) {
     events.emit(
       'log',
-      `could not learn from the journal whether other runners of the job are still at work: ${(err as Error).message}`,
+      `could not learn from ${voice.journal} whether other runners of the job are still at work: ${(err as Error).message}`,
     );
     return {};
   }

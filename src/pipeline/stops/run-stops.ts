@@ -3,23 +3,17 @@
 // bounded grace, then are cut (hardStop). The deadline with a drain ends submissions only (theirs
 // cut after the grace: submitCut); tasks in flight are polled and downloaded until the drain ends,
 // then polls stop as at any other stop. The first stop names the run's stop reason.
-import type { EventEmitter } from 'node:events';
-import type { Clock } from '../../core/clock.js';
 import { deadlinePassed } from '../../core/deadline.js';
-import type { RunEvents, SubmitGate } from '../context.js';
-import type { DeadlineCut, RunVoice } from '../voice/run-voice.js';
+import type { RunContext, SubmitGate } from '../context.js';
+import type { DeadlineCut } from '../voice/run-voice.js';
 
 export type EarlyStop = 'interrupted' | 'deadline' | 'unreachable';
 
-export interface RunStopsOptions {
-  clock: Clock;
-  events: EventEmitter<RunEvents>;
-  voice: RunVoice;
-  submitStop: AbortController;
-  stop: AbortController;
-  hardStop: AbortController;
-  /** Cuts submissions on the wire (the deadline's grace during a drain); aborted with hardStop too. */
-  submitCut?: AbortController;
+/** The run's controllers it aborts (submitCut: aborted with hardStop too), and when to abort them. */
+export interface RunStopsOptions extends Pick<
+  RunContext,
+  'clock' | 'events' | 'voice' | 'submitStop' | 'stop' | 'hardStop' | 'submitCut'
+> {
   deadlineAt?: number;
   deadlineGraceMs: number;
   /** After the deadline, how long polls and downloads go on (0: they stop at the deadline). */

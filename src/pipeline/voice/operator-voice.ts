@@ -1,4 +1,5 @@
 // The run as `gbatch run` tells it to its operator: the journal, later runs, the commands to type.
+import { LockLostError } from '../../journal/index.js';
 import type { RunVoice } from './run-voice.js';
 
 export const operatorVoice: RunVoice = {
@@ -30,6 +31,8 @@ export const operatorVoice: RunVoice = {
 
   interrupted: (signal) =>
     `interrupted${signal ? ` by ${signal}` : ''}: nothing new was sent after it; unfinished work is left for the next run`,
+  // The words of the error the journal's writes throw from then on.
+  lockLost: (location) => new LockLostError(location).message,
   unreachable: (head) =>
     `${head}; stopping: nothing more is sent (pending rows stay pending), polls stop, tasks in flight are picked up by the next run`,
   deadlineReached: (at, graceS) =>

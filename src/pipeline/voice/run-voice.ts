@@ -46,6 +46,8 @@ export interface RunVoice {
 
   /** The run was interrupted (by `signal`, if any): nothing new went out. */
   interrupted(signal: string | undefined): string;
+  /** The run lost its hold on the job's store at `location` (its lock, or its lease) to another runner. */
+  lockLost(location: string): string;
   /** The gateway stopped answering connections (`head` says where and how often): what the run does. */
   unreachable(head: string): string;
   /** The deadline came, without a drain: requests in flight get the grace. */

@@ -70,6 +70,13 @@ describe('operatorVoice', () => {
     expect(voice.earlierWitness).toBe('an earlier run saw ');
   });
 
+  it('says a lost lock in the words of the error the journal throws from then on', () => {
+    expect(voice.lockLost('/w/job.db')).toBe(
+      'this run lost its lock on /w/job.db (another runner took the journal over, or the lock was removed): it ' +
+        "stopped at once and writes nothing more; the journal's current runner carries on",
+    );
+  });
+
   it('says the stops: interrupt, a dead gateway, the deadline with and without a drain', () => {
     expect(voice.interrupted('SIGINT')).toBe(
       'interrupted by SIGINT: nothing new was sent after it; unfinished work is left for the next run',
