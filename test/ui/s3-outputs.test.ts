@@ -2,25 +2,16 @@
 // video to a route of the dashboard that streams the object with the dashboard's own credentials, behind
 // the same sign-in as every page; the bytes are the gateway's, a Range is honoured, no credential shows.
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { BUILT, gatewayEnv, runCli } from '../helpers/cli.js';
 import { videoRow, writeJsonl } from '../helpers/manifests.js';
-import { s3Env, MOTO_MISSING, startMoto, TEST_CREDENTIALS, type S3Server } from '../helpers/s3-servers.js';
+import { s3Env, MOTO_MISSING, TEST_CREDENTIALS } from '../helpers/s3-servers.js';
+import { useMotoBucket } from '../helpers/moto-bucket.js';
 import { KEY, startSim } from '../helpers/sim.js';
 import { bearer, startUiChild, unescape } from '../helpers/ui.js';
 import { SIM_VIDEO_SHA256, workspace } from '../helpers/workspace.js';
 
-let moto: S3Server;
-
-beforeAll(async () => {
-  if (MOTO_MISSING) return;
-  moto = await startMoto();
-  await moto.createBucket('reels');
-});
-
-afterAll(async () => {
-  await moto?.close();
-});
+const moto = useMotoBucket('reels');
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -30,14 +21,14 @@ test.skipIf(!BUILT || MOTO_MISSING)(
     const ws = workspace();
     const sim = await startSim();
     const manifest = writeJsonl(ws.path('rows.jsonl'), [videoRow('v1', 'A lantern on a pier')]);
-    const env = { ...gatewayEnv(sim.baseUrl, KEY), ...s3Env(moto.endpoint) };
+    const env = { ...gatewayEnv(sim.baseUrl, KEY), ...s3Env(moto.server.endpoint) };
     const ran = await runCli(
       ['run', manifest, '--state', ws.state, '--out', 's3://reels/week-1', '--poll-interval', '0.05'],
       { env },
     );
     expect(ran.code, ran.stderr).toBe(0);
 
-    const ui = await startUiChild(['--state-dir', ws.path('state')], { env: s3Env(moto.endpoint) });
+    const ui = await startUiChild(['--state-dir', ws.path('state')], { env: s3Env(moto.server.endpoint) });
     try {
       const row = await (await fetch(`${ui.url}jobs/job/rows/v1`, { headers: bearer() })).text();
       expect(row).toContain('<code class="output">s3://reels/week-1/v1.mp4</code>');

@@ -3,8 +3,8 @@
 // estimate is used. Real runs against a gateway that bills 480p videos at 720p, a real `gbatch ui`, its HTML;
 // every figure checked against the forecast the journal's record keeps.
 import { describe, expect, onTestFinished, test } from 'vitest';
-import { startHostileGateway } from '../helpers/hostile-gateway.js';
 import { BUILT, gatewayEnv, runCli } from '../helpers/cli.js';
+import { forecastRun, startDearerGateway } from '../helpers/forecast-jobs.js';
 import { chatRow, videoRow, writeJsonl } from '../helpers/manifests.js';
 import { workspace } from '../helpers/workspace.js';
 import { bearer, startUiChild, unescape } from '../helpers/ui.js';
@@ -39,18 +39,12 @@ function forecastFields(html: string): Record<string, number> {
 describe.skipIf(!BUILT)('the dashboard: the forecast on a job page', () => {
   test('with history: P50, P90 and its basis; without: none, and the table estimate is used', async () => {
     const ws = workspace();
-    const gw = await startHostileGateway({
-      finalResolution: (task) => (task.resolution === '480p' ? '720p' : task.resolution),
-    });
-    onTestFinished(() => gw.close());
+    const gw = await startDearerGateway();
     const env = gatewayEnv(gw.baseUrl, gw.key);
     const state = (job: string) => ws.path('state', `${job}.db`);
+    const runJson = forecastRun(ws, env, (job) => ['--state', state(job)]);
     const run = async (job: string) => {
-      const manifest = writeJsonl(ws.path(`${job}.jsonl`), rows(job));
-      const ran = await runCli(
-        ['run', manifest, '--state', state(job), '--out', ws.path(`out-${job}`), '--poll-interval', '0.01', '--quiet'],
-        { env },
-      );
+      const ran = await runJson(writeJsonl(ws.path(`${job}.jsonl`), rows(job)), job);
       expect(ran.code, ran.stderr).toBe(0);
     };
     await run('first');

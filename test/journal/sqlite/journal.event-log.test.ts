@@ -2,6 +2,7 @@
 // states and a short detail; the view `events` and every reader see the same log as before.
 import { describe, expect, it } from 'vitest';
 import { eventLog } from '../../../src/journal/event-log.js';
+import type { EventRow } from '../../../src/journal/event-records.js';
 import {
   entry,
   eventRows,
@@ -69,7 +70,7 @@ describe('the narrow event log (schema 10)', () => {
     inlineEventLog(db);
     db.exec('DROP INDEX items_orphaned; ALTER TABLE items DROP COLUMN orphan;');
     db.pragma('user_version = 9');
-    const before = db.prepare('SELECT * FROM events ORDER BY seq').all();
+    const before = db.prepare('SELECT * FROM events ORDER BY seq').all() as EventRow[];
     db.close();
 
     let now = 5_000_000_000_000;
@@ -91,7 +92,7 @@ describe('the narrow event log (schema 10)', () => {
     const store = journal.store;
     const times = await store.lastSubmitTimes(['a', 'b']);
     expect(times.get('b')).toBe(now); // the new submit, not the old one
-    expect(times.get('a')).toBe((before as Array<{ item_id: string; at: number }>).find((e) => e.item_id === 'a')!.at);
+    expect(times.get('a')).toBe(before.find((e) => e.item_id === 'a')!.at);
     expect(await store.abandonedWhileUncertain(['a'])).toEqual(new Set(['a']));
     // Read in pages of 2 (one page spans the old and the new log): every event once, in seq order, as the view shows
     // it.
@@ -99,15 +100,7 @@ describe('the narrow event log (schema 10)', () => {
     for await (const e of eventLog(store, 2)) paged.push(e);
     expect(paged.map((e) => [e.seq, e.itemId, e.at, e.event, e.from, e.to, e.detail])).toEqual(
       rows.map((r) => {
-        const row = r as {
-          seq: number;
-          item_id: string;
-          at: number;
-          event: string;
-          from_state: string | null;
-          to_state: string;
-          detail: string | null;
-        };
+        const row = r as unknown as EventRow;
         return [
           row.seq,
           row.item_id,

@@ -5,13 +5,14 @@
 // job, read by every surface.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
-import { BUILT, gatewayEnv, runCli, type CliResult } from '../../helpers/cli.js';
+import { openQueries } from '../../../src/journal/open-store.js';
+import { BUILT, gatewayEnv, runCli, type CliOptions, type CliResult } from '../../helpers/cli.js';
 import { chatRow, writeJsonl } from '../../helpers/manifests.js';
 import { PG_TEST_URL, pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 import { KEY, startSim } from '../../helpers/sim.js';
 import { runAsPrinted, suggested } from '../../helpers/suggested.js';
 import { batchEnd, chatLine, client, startServe, submitBatch } from '../../helpers/serve.js';
-import { bearer, startUiChild } from '../../helpers/ui.js';
+import { bearer, startUiChild, type UiChild } from '../../helpers/ui.js';
 import { startHook, type Hook } from '../../helpers/webhook-server.js';
 import { workspace, type Workspace } from '../../helpers/workspace.js';
 
@@ -28,10 +29,12 @@ interface Addressing {
   run: string[];
   /** How an operator names the job to status and report. */
   as: string[];
+  /** The job's journal: an SQLite file or the database, read in process for the rows' states. */
+  journal: string;
 }
 
 /** The three ways of addressing a job, each a job with one answered row and one the gateway refuses. */
-function jobs(ws: Workspace, journal: string | undefined, hook: Hook): Addressing[] {
+function jobs(ws: Workspace, journal: string | undefined, hook: Hook, database: string): Addressing[] {
   const rows = (prefix: string) => [chatRow(`${prefix}-ok`, 'Name a star.'), refused(`${prefix}-no`)];
   writeJsonl(ws.path('one.jsonl'), rows('f'));
   writeJsonl(ws.path('a.jsonl'), [chatRow('p-ok', 'Name a river.')]);
@@ -42,15 +45,31 @@ function jobs(ws: Workspace, journal: string | undefined, hook: Hook): Addressin
   writeFileSync(ws.path('jobs', 'nightly.json'), JSON.stringify({ manifest: '../one.jsonl', options }));
   writeFileSync(ws.path('jobs', 'pair.json'), JSON.stringify({ manifest: ['../a.jsonl', '../b.jsonl'], options }));
   const place = journal ? ['--journal', journal] : ['--state', 'state/kept-apart.db'];
+  const at = (page: string) => (journal ? database : ws.path('state', `${page}.db`));
   return [
-    { name: 'nightly', page: 'nightly', refused: 'f-no', run: ['jobs/nightly.json'], as: ['jobs/nightly.json'] },
-    { name: 'pair', page: 'pair', refused: 'p-no', run: ['jobs/pair.json'], as: ['jobs/pair.json'] },
+    {
+      name: 'nightly',
+      page: 'nightly',
+      refused: 'f-no',
+      run: ['jobs/nightly.json'],
+      as: ['jobs/nightly.json'],
+      journal: at('nightly'),
+    },
+    {
+      name: 'pair',
+      page: 'pair',
+      refused: 'p-no',
+      run: ['jobs/pair.json'],
+      as: ['jobs/pair.json'],
+      journal: at('pair'),
+    },
     {
       name: 'elsewhere',
       page: journal ? 'elsewhere' : 'kept-apart',
       refused: 's-no',
       run: ['elsewhere.jsonl', ...place, '--retry-failed', '0', '--notify', hook.url],
       as: ['elsewhere', ...place],
+      journal: at('kept-apart'),
     },
   ];
 }
@@ -71,7 +90,7 @@ for (const on of ['sqlite', 'postgres'] as const) {
         ...(on === 'postgres' ? { PGOPTIONS: `-c search_path=${pg.schema}` } : {}),
       };
       const cli = (...args: string[]) => runCli(args, { env, cwd: ws.dir });
-      const addressings = jobs(ws, on === 'postgres' ? PG_TEST_URL : undefined, hook);
+      const addressings = jobs(ws, on === 'postgres' ? PG_TEST_URL : undefined, hook, pg.url());
 
       // The jobs' journals are apart: they run, and are read and acted on, side by side.
       const runs = new Map<string, CliResult>();
@@ -82,13 +101,7 @@ for (const on of ['sqlite', 'postgres'] as const) {
           runs.set(job.name, run);
         }),
       );
-      const ui = await startUiChild(
-        on === 'postgres' ? ['--journal', PG_TEST_URL] : ['--state-dir', ws.path('state')],
-        {
-          cwd: ws.dir,
-          env,
-        },
-      );
+      const ui = await startDashboard(on, ws.path('state'), { cwd: ws.dir, env });
       try {
         const page = async (path: string) => {
           const res = await fetch(`${ui.url}${path}`, { headers: bearer() });
@@ -136,24 +149,24 @@ for (const on of ['sqlite', 'postgres'] as const) {
           // Reads first, then the retries naming the row, the bulk ones (which then find nothing left), the runs.
           const order = (c: string) =>
             c.startsWith('gbatch run ') ? 3 : c.startsWith('gbatch retry ') ? (c.endsWith(' --rejected') ? 2 : 1) : 0;
-          const before = await states(cli, job);
+          const before = await states(job);
           for (const command of commands.sort((a, b) => order(a) - order(b))) {
             const pasted = await runAsPrinted(command, ws.dir, env);
             const verb = command.split(' ')[1]!;
             if (verb === 'run') {
               // The refused row is refused again: the run finished, one row rejected.
               expect(pasted.code, `${command}: ${pasted.out}`).toBe(1);
-              expect(await states(cli, job), command).toEqual(before);
+              expect(await states(job), command).toEqual(before);
               continue;
             }
             expect(pasted.code, `${command}: ${pasted.out}`).toBe(0);
             if (verb === 'retry') {
-              expect((await states(cli, job))[job.refused], command).toBe('pending');
+              expect((await states(job))[job.refused], command).toBe('pending');
               // Each surface's retry is an alternative to the others: the job's next run brings the row back to
               // where the operator found it before the next one is pasted.
               expect((await cli('run', ...job.run)).code, command).toBe(1);
-              expect(await states(cli, job), command).toEqual(before);
-            } else expect(await states(cli, job), command).toEqual(before);
+              expect(await states(job), command).toEqual(before);
+            } else expect(await states(job), command).toEqual(before);
           }
           // Retried, the row waits for the next run; the command status gives for it works as pasted.
           expect((await runAsPrinted(retries('status')[0]!, ws.dir, env)).code).toBe(0);
@@ -161,14 +174,14 @@ for (const on of ['sqlite', 'postgres'] as const) {
           expect(carryOn, job.name).toHaveLength(1);
           const again = await runAsPrinted(carryOn[0]!, ws.dir, env);
           expect(again.code, `${carryOn[0]}: ${again.out}`).toBe(1);
-          expect(await states(cli, job), carryOn[0]).toEqual(before);
+          expect(await states(job), carryOn[0]).toEqual(before);
         };
         await Promise.all(addressings.map(checked));
       } finally {
         await ui.stop();
       }
     },
-    120_000,
+    300_000,
   );
 }
 
@@ -205,14 +218,9 @@ for (const on of ['sqlite', 'postgres'] as const) {
           on === 'postgres'
             ? [created.id, '--journal', PG_TEST_URL]
             : [created.id, '--state', ws.path('data', 'journals', `${created.id}.db`)],
+        journal: on === 'postgres' ? pg.url() : ws.path('data', 'journals', `${created.id}.db`),
       };
-      const ui = await startUiChild(
-        [
-          ...(on === 'postgres' ? ['--journal', PG_TEST_URL] : ['--state-dir', ws.path('data', 'journals')]),
-          '--allow-actions',
-        ],
-        { cwd: ws.dir, env },
-      );
+      const ui = await startDashboard(on, ws.path('data', 'journals'), { cwd: ws.dir, env }, ['--allow-actions']);
       try {
         const [status, json, check, table, reportJson, html, jobPage] = await Promise.all([
           cli('status', ...job.as),
@@ -241,32 +249,50 @@ for (const on of ['sqlite', 'postgres'] as const) {
           /^ok: nothing needs an operator \(no run: the gbatch serve batch batch_\w+ is completed/,
         );
         expect(check.stdout).not.toContain('would exit');
-        const before = await states(cli, job);
+        const before = await states(job);
         expect(before).toEqual({ ok: 'downloaded', no: 'rejected' });
         const commands = [...new Set(Object.values(texts).flatMap(suggested))];
         expect(commands.filter((c) => c.startsWith('gbatch report ')).length).toBeGreaterThan(0);
         for (const command of commands) {
           const pasted = await runAsPrinted(command, ws.dir, env);
           expect(pasted.code, `${command}: ${pasted.out}`).toBe(0);
-          expect(await states(cli, job), command).toEqual(before);
+          expect(await states(job), command).toEqual(before);
         }
       } finally {
         await ui.stop();
         await server.stop();
       }
     },
-    60_000,
+    180_000,
   );
 }
 
-async function states(
-  cli: (...args: string[]) => Promise<CliResult>,
-  job: Addressing,
-): Promise<Record<string, string>> {
-  const report = await cli('report', ...job.as, '--format', 'json');
-  expect(report.code, report.stderr).toBe(0);
-  const items = (JSON.parse(report.stdout) as { items: Array<{ id: string; state: string }> }).items;
-  return Object.fromEntries(items.map((i) => [i.id, i.state]));
+/**
+ * The dashboard on the journals of `on`: the database (its schema by PGOPTIONS, as for the jobs) or the SQLite
+ * files of `stateDir`.
+ */
+function startDashboard(
+  on: 'sqlite' | 'postgres',
+  stateDir: string,
+  options: CliOptions,
+  extra: string[] = [],
+): Promise<UiChild> {
+  return startUiChild(
+    [...(on === 'postgres' ? ['--journal', PG_TEST_URL] : ['--state-dir', stateDir]), ...extra],
+    options,
+  );
+}
+
+/** Each row's state, read from the job's journal itself (read-only, as status and report read it). */
+async function states(job: Addressing): Promise<Record<string, string>> {
+  const journal = await openQueries(job.journal, { job: job.name });
+  try {
+    const byId: Record<string, string> = {};
+    for await (const item of journal.iterate()) byId[item.id] = item.state;
+    return byId;
+  } finally {
+    await journal.close();
+  }
 }
 
 /** A JSON document with each string on lines of its own, as an operator reads it. */

@@ -62,11 +62,13 @@ for (const on of ['postgres', 'sqlite'] as const) {
       const { cli } = await ranJob(ws, on === 'postgres' ? pg.commands.url() : '../journals/nightly.db');
       const where = on === 'postgres' ? /postgres:\/\// : /journals\/nightly\.db/;
 
-      const status = await cli('status', 'jobs/nightly.json', '--json');
+      const [status, report, plan] = await Promise.all([
+        cli('status', 'jobs/nightly.json', '--json'),
+        cli('report', 'jobs/nightly.json', '--format', 'json'),
+        cli('plan', 'jobs/nightly.json', '--json'),
+      ]);
       expect(JSON.parse(status.stdout)).toMatchObject({ job: 'nightly' });
-      const report = await cli('report', 'jobs/nightly.json', '--format', 'json');
       expect(report.code, report.stderr).toBe(0);
-      const plan = await cli('plan', 'jobs/nightly.json', '--json');
       expect(JSON.parse(plan.stdout).journal.state).toMatch(where);
 
       const retried = await cli('retry', 'jobs/nightly.json', '--rejected');
@@ -88,13 +90,15 @@ for (const on of ['postgres', 'sqlite'] as const) {
     async () => {
       const ws = workspace();
       const { env, cli } = await ranJob(ws, on === 'postgres' ? pg.suggested.url() : undefined);
-      const status = await cli('status', 'jobs/nightly.json');
-      const html = await cli('report', 'jobs/nightly.json', '--format', 'html');
-      expect(html.code, html.stderr).toBe(0);
       // The standing, as status --json and the report's table and json give it, suggests its commands too.
-      const json = await cli('status', 'jobs/nightly.json', '--json');
-      const table = await cli('report', 'jobs/nightly.json');
-      const reportJson = await cli('report', 'jobs/nightly.json', '--format', 'json');
+      const [status, html, json, table, reportJson] = await Promise.all([
+        cli('status', 'jobs/nightly.json'),
+        cli('report', 'jobs/nightly.json', '--format', 'html'),
+        cli('status', 'jobs/nightly.json', '--json'),
+        cli('report', 'jobs/nightly.json'),
+        cli('report', 'jobs/nightly.json', '--format', 'json'),
+      ]);
+      expect(html.code, html.stderr).toBe(0);
       const standing = (text: string) => JSON.stringify((JSON.parse(text) as { standing: unknown }).standing, null, 1);
       const commands = [
         ...new Set([
@@ -149,11 +153,10 @@ test.skipIf(!BUILT)(
   async () => {
     const ws = workspace();
     const { cli } = await ranJob(ws, undefined);
-    const retry = await cli('retry', '--failed');
+    const [retry, cancel] = await Promise.all([cli('retry', '--failed'), cli('cancel')]);
     expect(retry.code).toBe(2);
     expect(retry.stderr).toContain('name the job');
     expect(retry.stderr).toContain('state/nightly.db');
-    const cancel = await cli('cancel');
     expect(cancel.code).toBe(2);
     expect(cancel.stderr).toContain('name the job');
     const named = await cli('cancel', 'nightly', '--state', 'state/nightly.db', '--wait', '0');

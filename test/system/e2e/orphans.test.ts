@@ -43,13 +43,8 @@ describe.each(ADAPTERS)('$adapter journal', ({ skip, journalEnv }) => {
       const ws = workspace();
       const sim = await startSim();
       const env = { ...gatewayEnv(sim.baseUrl, KEY), ...journalEnv() };
-      const states = async () =>
-        Object.fromEntries(
-          stdoutJson(await cli('report', 'night', '--format', 'json')).items.map((i: { id: string; state: string }) => [
-            i.id,
-            i.state,
-          ]),
-        );
+      const states = (report: CliResult) =>
+        Object.fromEntries(stdoutJson(report).items.map((i: { id: string; state: string }) => [i.id, i.state]));
       const cli = (...args: string[]) => runCli(args, { env, cwd: ws.dir });
       const manifest = ws.path('night.jsonl');
       const tasksOf = (ids: readonly string[]) =>
@@ -93,11 +88,13 @@ describe.each(ADAPTERS)('$adapter journal', ({ skip, journalEnv }) => {
       );
       expect(duplicates(sim.ledger)).toEqual({});
       expect(sim.ledger.chargesTotal('acct-1')).toBeLessThanOrEqual(budget);
-      expect(stdoutJson(await cli('report', 'night', '--format', 'json')).totals.actual_usd).toBeCloseTo(
-        sim.ledger.chargesTotal('acct-1'),
-        6,
-      );
-      expect(await states()).toMatchObject({
+      const [report, statusJsonRead, status] = await Promise.all([
+        cli('report', 'night', '--format', 'json'),
+        cli('status', 'night', '--json'),
+        cli('status', 'night'),
+      ]);
+      expect(stdoutJson(report).totals.actual_usd).toBeCloseTo(sim.ledger.chargesTotal('acct-1'), 6);
+      expect(states(report)).toMatchObject({
         v3: 'downloaded',
         v4: 'downloaded',
         v5: 'downloaded',
@@ -106,11 +103,10 @@ describe.each(ADAPTERS)('$adapter journal', ({ skip, journalEnv }) => {
       });
 
       // Status lists them, with their states, and a command to send them that works as printed.
-      const statusJson = stdoutJson(await cli('status', 'night', '--json'));
+      const statusJson = stdoutJson(statusJsonRead);
       expect(statusJson.orphaned).toMatchObject({ count: 5, by_state: { deferred: 5 } });
       expect(statusJson.orphaned.items.map((i: { id: string }) => i.id)).toEqual(['v6', 'v7', 'v8', 'v9', 'v10']);
       expect(statusJson.would_exit).toBe(0);
-      const status = await cli('status', 'night');
       expect(status.stdout).toContain(
         "orphaned (5: deferred 5): in none of the manifests of the job's last run, or changed in one and skipped (--skip-changed): no run sends them on its own",
       );
@@ -128,10 +124,14 @@ describe.each(ADAPTERS)('$adapter journal', ({ skip, journalEnv }) => {
       expect(sim.ledger.tasks).toHaveLength(2 + 3 + plan3.journal.remaining_rows);
       expect(duplicates(sim.ledger)).toEqual({});
       expect(sim.ledger.chargesTotal('acct-1')).toBeLessThanOrEqual(budget);
-      expect(stdoutJson(await cli('status', 'night', '--json')).orphaned.count).toBe(0);
-      expect(await states()).toMatchObject({ v6: 'downloaded', v10: 'downloaded' });
+      const [statusEnd, reportEnd] = await Promise.all([
+        cli('status', 'night', '--json'),
+        cli('report', 'night', '--format', 'json'),
+      ]);
+      expect(stdoutJson(statusEnd).orphaned.count).toBe(0);
+      expect(states(reportEnd)).toMatchObject({ v6: 'downloaded', v10: 'downloaded' });
     },
-    120_000,
+    300_000,
   );
 });
 
@@ -164,13 +164,15 @@ test.skipIf(!BUILT)(
     expect(stdoutJson(await cli('status', 'night', '--json')).orphaned.count).toBe(0);
 
     // A row a manifest lists, or one that was sent, is never removed.
-    const listed = await cli('forget', 'night', 'r1');
+    // --journal naming the SQLite file takes every positional as an id, as --state does.
+    const [listed, byFile] = await Promise.all([
+      cli('forget', 'night', 'r1'),
+      cli('forget', '--journal', 'state/night.db', 'r1'),
+    ]);
     expect(listed.code).toBe(2);
     expect(listed.stderr).toContain("item 'r1' is in the job's manifests");
-    // --journal naming the SQLite file takes every positional as an id, as --state does.
-    const byFile = await cli('forget', '--journal', 'state/night.db', 'r1');
     expect(byFile.code).toBe(2);
     expect(byFile.stderr).toContain("item 'r1' is in the job's manifests");
   },
-  60_000,
+  120_000,
 );

@@ -3,25 +3,13 @@
 // first run keeps its forecast in the journal before it sends (stopping short under a budget, so `status` shows
 // it while rows remain), a later run carries it over unchanged, and the report sets each model's P50/P90 against
 // the model's bill: every figure checked against the journal's own numbers, none hard-coded.
-import { describe, expect, onTestFinished, test } from 'vitest';
-import { startHostileGateway } from '../../helpers/hostile-gateway.js';
+import { describe, expect, test } from 'vitest';
 import { BUILT, gatewayEnv, runCli, stdoutJson } from '../../helpers/cli.js';
-import { chatRow, videoRow, writeJsonl } from '../../helpers/manifests.js';
+import { forecastRun, startDearerGateway, videoThenChats } from '../../helpers/forecast-jobs.js';
+import { writeJsonl } from '../../helpers/manifests.js';
 import { workspace } from '../../helpers/workspace.js';
 import { openQueries } from '../../../src/journal/open-store.js';
 import { startForecastOf, type StartForecast } from '../../../src/core/start-forecast.js';
-
-function rows(tag: string, chats: number): Array<Record<string, unknown>> {
-  return [
-    videoRow(`${tag}-v`, `A harbour at dawn ${tag}`),
-    ...Array.from({ length: chats }, (_, i) =>
-      chatRow(`${tag}-c${i}`, `Question ${tag} ${String(i).padStart(3, '0')}`, {
-        model: 'chat-large',
-        max_tokens: 4000,
-      }),
-    ),
-  ];
-}
 
 /** What the journal itself holds: the forecast its record keeps, and each model's billed sum and estimate. */
 async function journalFacts(
@@ -45,46 +33,31 @@ async function journalFacts(
 describe.skipIf(!BUILT)('the report: the forecast at the start against the bill, per model', () => {
   test('learned from an imported history; kept before the first send, shown by status, carried over', async () => {
     const ws = workspace();
-    const gw = await startHostileGateway({
-      finalResolution: (task) => (task.resolution === '480p' ? '720p' : task.resolution),
-    });
-    onTestFinished(() => gw.close());
+    const gw = await startDearerGateway();
     const env = gatewayEnv(gw.baseUrl, gw.key);
     const state = (job: string) => ws.path(`${job}.db`);
-    const run = (manifest: string, job: string, extra: string[] = []) =>
-      runCli(
-        [
-          'run',
-          manifest,
-          '--state',
-          state(job),
-          '--out',
-          ws.path(`out-${job}`),
-          '--poll-interval',
-          '0.01',
-          '--quiet',
-          '--json',
-          ...extra,
-        ],
-        { env },
-      );
+    const run = forecastRun(ws, env, (job) => ['--state', state(job)]);
 
     // No history: the report says the table's estimate was used.
-    const fresh = writeJsonl(ws.path('fresh.jsonl'), rows('f', 2));
+    const fresh = writeJsonl(ws.path('fresh.jsonl'), videoThenChats('f', 2));
     expect(stdoutJson(await run(fresh, 'fresh')).exit_code).toBe(0);
-    const freshReport = stdoutJson(await runCli(['report', '--state', state('fresh'), '--format', 'json']));
+    const [freshJson, freshText] = await Promise.all([
+      runCli(['report', '--state', state('fresh'), '--format', 'json']),
+      runCli(['report', '--state', state('fresh')]),
+    ]);
+    const freshReport = stdoutJson(freshJson);
     const freshFacts = await journalFacts(state('fresh'), 'fresh');
     for (const [model, f] of Object.entries(freshReport.forecast.by_model as Record<string, any>)) {
       expect(f.basis_rows, model).toBe(0);
       // Without history the forecast is the table's estimate of the model's rows.
       expect(f.p50_usd, model).toBeCloseTo(freshFacts.estimated.get(model)!, 6);
     }
-    const freshTable = (await runCli(['report', '--state', state('fresh')])).stdout;
+    const freshTable = freshText.stdout;
     expect(freshTable).toMatch(/Forecast at the start \(.*\) against the bill:/);
     expect(freshTable).toMatch(/no history: table estimate/);
 
     // The second job learns from the first (the fresh job is the teacher) through `history import`.
-    const second = writeJsonl(ws.path('second.jsonl'), rows('s', 6));
+    const second = writeJsonl(ws.path('second.jsonl'), videoThenChats('s', 6));
     const imported = await runCli(['history', 'import', state('fresh'), '--state', state('second')]);
     expect(imported.code, imported.stderr).toBe(0);
     const plan = stdoutJson(await runCli(['plan', second, '--state', state('second'), '--json'], { env }));
@@ -97,7 +70,11 @@ describe.skipIf(!BUILT)('the report: the forecast at the start against the bill,
     // The same Monte Carlo as plan's, over the same rows and history.
     expect(kept.total.p50Usd).toBeCloseTo(plan.forecast.p50_usd, 6);
     expect(kept.total.p90Usd).toBeCloseTo(plan.forecast.p90_usd, 6);
-    const status = stdoutJson(await runCli(['status', '--state', state('second'), '--json']));
+    const [statusJson, statusRead] = await Promise.all([
+      runCli(['status', '--state', state('second'), '--json']),
+      runCli(['status', '--state', state('second')]),
+    ]);
+    const status = stdoutJson(statusJson);
     expect(status.counts.deferred).toBeGreaterThan(0);
     expect(status.forecast).toEqual({
       made_at: new Date(kept.at).toISOString(),
@@ -106,16 +83,22 @@ describe.skipIf(!BUILT)('the report: the forecast at the start against the bill,
       basis_rows: kept.total.basisRows,
       rows_without_history: kept.total.rowsWithoutHistory,
     });
-    const statusText = (await runCli(['status', '--state', state('second')])).stdout;
+    const statusText = statusRead.stdout;
     expect(statusText).toContain(`Forecast at the start (${new Date(kept.at).toISOString()}): P50 $`);
 
     // The next run finishes the job and keeps the forecast the job started with.
     expect(stdoutJson(await run(second, 'second', ['--no-budget'])).exit_code).toBe(0);
     const facts = await journalFacts(state('second'), 'second');
     expect(facts.forecast).toEqual(kept);
-    expect(stdoutJson(await runCli(['status', '--state', state('second'), '--json'])).forecast).toBeNull();
+    const [finalStatus, reportJson, tableRead, htmlRead] = await Promise.all([
+      runCli(['status', '--state', state('second'), '--json']),
+      runCli(['report', '--state', state('second'), '--format', 'json']),
+      runCli(['report', '--state', state('second')]),
+      runCli(['report', '--state', state('second'), '--format', 'html']),
+    ]);
+    expect(stdoutJson(finalStatus).forecast).toBeNull();
 
-    const report = stdoutJson(await runCli(['report', '--state', state('second'), '--format', 'json']));
+    const report = stdoutJson(reportJson);
     const byModel = report.forecast.by_model as Record<string, any>;
     expect(Object.keys(byModel).sort()).toEqual([...facts.billed.keys()].sort());
     const placed: string[] = [];
@@ -138,9 +121,9 @@ describe.skipIf(!BUILT)('the report: the forecast at the start against the bill,
     expect(facts.billed.get(video)!).toBeGreaterThan(facts.estimated.get(video)! + 0.01);
     expect(byModel[video].p90_usd).toBeGreaterThan(facts.estimated.get(video)! + 0.01);
 
-    const table = (await runCli(['report', '--state', state('second')])).stdout;
+    const table = tableRead.stdout;
     expect(table).toMatch(/settled row\(s\) like these/);
-    const html = (await runCli(['report', '--state', state('second'), '--format', 'html'])).stdout;
+    const html = htmlRead.stdout;
     expect(html).toContain('<section id="forecast">');
     expect(html).toContain(
       `data-path="${JSON.stringify(['forecast', 'by_model', video, 'p90_usd']).replace(/"/g, '&quot;')}"`,

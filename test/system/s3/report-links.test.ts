@@ -3,24 +3,15 @@
 // link gets the very bytes; no output carries the secret key (nor, without links, the key id).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { BUILT, gatewayEnv, runCli, stdoutJson } from '../../helpers/cli.js';
 import { videoRow, writeJsonl } from '../../helpers/manifests.js';
-import { s3Env, MOTO_MISSING, startMoto, TEST_CREDENTIALS, type S3Server } from '../../helpers/s3-servers.js';
+import { s3Env, MOTO_MISSING, TEST_CREDENTIALS } from '../../helpers/s3-servers.js';
+import { useMotoBucket } from '../../helpers/moto-bucket.js';
 import { KEY, startSim } from '../../helpers/sim.js';
 import { SIM_VIDEO_SHA256, workspace } from '../../helpers/workspace.js';
 
-let moto: S3Server;
-
-beforeAll(async () => {
-  if (MOTO_MISSING) return;
-  moto = await startMoto();
-  await moto.createBucket('reels');
-});
-
-afterAll(async () => {
-  await moto?.close();
-});
+const moto = useMotoBucket('reels');
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -33,7 +24,7 @@ test.skipIf(!BUILT || MOTO_MISSING)(
       videoRow('v1', 'A lantern on a pier'),
       videoRow('v2', 'Fog over a harbour'),
     ]);
-    const env = { ...gatewayEnv(sim.baseUrl, KEY), ...s3Env(moto.endpoint) };
+    const env = { ...gatewayEnv(sim.baseUrl, KEY), ...s3Env(moto.server.endpoint) };
     const ran = await runCli(
       ['run', manifest, '--state', ws.state, '--out', 's3://reels/week-1', '--poll-interval', '0.05'],
       { env },

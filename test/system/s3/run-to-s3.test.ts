@@ -4,34 +4,25 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { BUILT, gatewayEnv, runCli, stdoutJson } from '../../helpers/cli.js';
 import { readJournal } from '../../helpers/journal-read.js';
 import { chatRow, videoRow, writeJsonl } from '../../helpers/manifests.js';
 import { startHoldProxy } from '../../helpers/s3-hold-proxy.js';
-import { s3Env, MOTO_MISSING, startMoto, TEST_CREDENTIALS, type S3Server } from '../../helpers/s3-servers.js';
+import { s3Env, MOTO_MISSING, TEST_CREDENTIALS } from '../../helpers/s3-servers.js';
+import { useMotoBucket } from '../../helpers/moto-bucket.js';
 import { KEY, posts, startSim } from '../../helpers/sim.js';
 import { filesUnder, SIM_VIDEO_SHA256, workspace } from '../../helpers/workspace.js';
 
-let moto: S3Server;
-
-beforeAll(async () => {
-  if (MOTO_MISSING) return;
-  moto = await startMoto();
-  await moto.createBucket('campaign');
-});
-
-afterAll(async () => {
-  await moto?.close();
-});
+const moto = useMotoBucket('campaign');
 
 async function objectBytes(key: string): Promise<Buffer> {
-  const answer = await moto.client.send(new GetObjectCommand({ Bucket: 'campaign', Key: key }));
+  const answer = await moto.server.client.send(new GetObjectCommand({ Bucket: 'campaign', Key: key }));
   return Buffer.from(await answer.Body!.transformToByteArray());
 }
 
 async function keysUnder(prefix: string): Promise<string[]> {
-  const listed = await moto.client.send(new ListObjectsV2Command({ Bucket: 'campaign', Prefix: prefix }));
+  const listed = await moto.server.client.send(new ListObjectsV2Command({ Bucket: 'campaign', Prefix: prefix }));
   return (listed.Contents ?? []).map((o) => o.Key!).sort();
 }
 
@@ -50,7 +41,7 @@ test.skipIf(!BUILT || MOTO_MISSING)(
     ]);
     const result = await runCli(
       ['run', manifest, '--state', ws.state, '--out', 's3://campaign/night-1', '--poll-interval', '0.05', '--json'],
-      { env: { ...gatewayEnv(sim.baseUrl, KEY), ...s3Env(moto.endpoint) } },
+      { env: { ...gatewayEnv(sim.baseUrl, KEY), ...s3Env(moto.server.endpoint) } },
     );
     expect(result.code, result.stderr).toBe(0);
     expect(stdoutJson(result).out).toBe('s3://campaign/night-1');
@@ -68,7 +59,7 @@ test.skipIf(!BUILT || MOTO_MISSING)(
     ] as const) {
       const key = `night-1/${stem}.mp4`;
       expect(sha256(await objectBytes(key))).toBe(SIM_VIDEO_SHA256);
-      const head = await moto.client.send(new HeadObjectCommand({ Bucket: 'campaign', Key: key }));
+      const head = await moto.server.client.send(new HeadObjectCommand({ Bucket: 'campaign', Key: key }));
       expect(head.Metadata?.sha256).toBe(SIM_VIDEO_SHA256);
       expect(journal.byId.get(id)).toMatchObject({
         state: 'downloaded',
@@ -88,10 +79,11 @@ test.skipIf(!BUILT || MOTO_MISSING)(
       outputPath: 's3://campaign/night-1/results.jsonl',
     });
     // The credentials are in no file of the job (the journal included) and in nothing gbatch printed.
-    const outputs = [result];
-    for (const format of ['table', 'json', 'csv'])
-      outputs.push(await runCli(['report', '--state', ws.state, '--format', format]));
-    outputs.push(await runCli(['status', '--state', ws.state, '--json']));
+    const reads = await Promise.all([
+      ...['table', 'json', 'csv'].map((format) => runCli(['report', '--state', ws.state, '--format', format])),
+      runCli(['status', '--state', ws.state, '--json']),
+    ]);
+    const outputs = [result, ...reads];
     expect(outputs.map((o) => o.code)).toEqual([0, 0, 0, 0, 0]);
     const secrets = [TEST_CREDENTIALS.secretAccessKey, TEST_CREDENTIALS.accessKeyId];
     for (const file of filesUnder(ws.dir))
@@ -100,6 +92,8 @@ test.skipIf(!BUILT || MOTO_MISSING)(
       for (const secret of secrets) expect(output.stdout + output.stderr).not.toContain(secret);
     expect(outputs[2]!.stdout).toContain('s3://campaign/night-1/v2.mp4');
   },
+  // Three CLI starts and four videos through moto_server: over 30 s on a loaded host.
+  120_000,
 );
 
 test.skipIf(!BUILT || MOTO_MISSING)(
@@ -109,7 +103,7 @@ test.skipIf(!BUILT || MOTO_MISSING)(
     const sim = await startSim();
     const manifest = writeJsonl(ws.path('rows.jsonl'), [videoRow('v1', 'A lantern on a pier')]);
     const result = await runCli(['run', manifest, '--state', ws.state, '--out', 's3://no-such-bucket/x'], {
-      env: { ...gatewayEnv(sim.baseUrl, KEY), ...s3Env(moto.endpoint) },
+      env: { ...gatewayEnv(sim.baseUrl, KEY), ...s3Env(moto.server.endpoint) },
     });
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toEqual([
@@ -126,13 +120,13 @@ test.skipIf(!BUILT || MOTO_MISSING)(
     const ws = workspace();
     const sim = await startSim();
     const manifest = writeJsonl(ws.path('rows.jsonl'), [videoRow('v1', 'A lantern on a pier')]);
-    const env = { ...gatewayEnv(sim.baseUrl, KEY), ...s3Env(moto.endpoint) };
+    const env = { ...gatewayEnv(sim.baseUrl, KEY), ...s3Env(moto.server.endpoint) };
     const inLocation = await runCli(['run', manifest, '--state', ws.state, '--out', 's3://AKIAX:hunter2@campaign/x'], {
       env,
     });
     expect(inLocation.code).toBe(2);
     expect(inLocation.stderr).toMatch(/--out: an s3:\/\/ location must not carry credentials/);
-    const endpoint = moto.endpoint.replace('http://', 'http://AKIAX:hunter2@');
+    const endpoint = moto.server.endpoint.replace('http://', 'http://AKIAX:hunter2@');
     const inEndpoint = await runCli(
       ['run', manifest, '--state', ws.state, '--out', 's3://campaign/x', '--s3-endpoint', endpoint],
       { env },
@@ -149,7 +143,7 @@ test.skipIf(!BUILT || MOTO_MISSING)(
   async () => {
     const ws = workspace();
     const sim = await startSim();
-    const proxy = await startHoldProxy(moto.endpoint);
+    const proxy = await startHoldProxy(moto.server.endpoint);
     try {
       // The probe's PutObject passes; the video's metadata copy is then refused, as by a policy on CopyObject.
       proxy.refuseAll('copy', 403, 'AccessDenied');

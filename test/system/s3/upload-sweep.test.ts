@@ -7,31 +7,22 @@ import {
   ListObjectsV2Command,
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { BUILT, gatewayEnv, runCli } from '../../helpers/cli.js';
 import { videoRow, writeJsonl } from '../../helpers/manifests.js';
-import { s3Env, MOTO_MISSING, startMoto, type S3Server } from '../../helpers/s3-servers.js';
+import { s3Env, MOTO_MISSING } from '../../helpers/s3-servers.js';
+import { useMotoBucket } from '../../helpers/moto-bucket.js';
 import { KEY, posts, startSim } from '../../helpers/sim.js';
 import { workspace } from '../../helpers/workspace.js';
 
-let moto: S3Server;
-
-beforeAll(async () => {
-  if (MOTO_MISSING) return;
-  moto = await startMoto();
-  await moto.createBucket('sweep');
-});
-
-afterAll(async () => {
-  await moto?.close();
-});
+const moto = useMotoBucket('sweep');
 
 async function uploadKeys(): Promise<string[]> {
-  const listed = await moto.client.send(new ListMultipartUploadsCommand({ Bucket: 'sweep' }));
+  const listed = await moto.server.client.send(new ListMultipartUploadsCommand({ Bucket: 'sweep' }));
   return (listed.Uploads ?? []).map((u) => u.Key!).sort();
 }
 
-const begin = (key: string) => moto.client.send(new CreateMultipartUploadCommand({ Bucket: 'sweep', Key: key }));
+const begin = (key: string) => moto.server.client.send(new CreateMultipartUploadCommand({ Bucket: 'sweep', Key: key }));
 
 test.skipIf(!BUILT || MOTO_MISSING)(
   "a done row's leftover uploads and partial object are swept; others' are left",
@@ -39,7 +30,7 @@ test.skipIf(!BUILT || MOTO_MISSING)(
     const ws = workspace();
     const sim = await startSim();
     const manifest = writeJsonl(ws.path('rows.jsonl'), [videoRow('v1', 'A lantern on a pier'), videoRow('v2', 'Fog')]);
-    const env = { ...gatewayEnv(sim.baseUrl, KEY), ...s3Env(moto.endpoint) };
+    const env = { ...gatewayEnv(sim.baseUrl, KEY), ...s3Env(moto.server.endpoint) };
     const args = ['run', manifest, '--state', ws.state, '--out', 's3://sweep/night', '--poll-interval', '0.05'];
     const first = await runCli(args, { env });
     expect(first.code, first.stderr).toBe(0);
@@ -48,7 +39,9 @@ test.skipIf(!BUILT || MOTO_MISSING)(
     await begin('night/v1.mp4');
     await begin('night/v1.mp4.gbatch-partial');
     await begin('night/v2.mp4.gbatch-partial');
-    await moto.client.send(new PutObjectCommand({ Bucket: 'sweep', Key: 'night/v2.mp4.gbatch-partial', Body: 'x' }));
+    await moto.server.client.send(
+      new PutObjectCommand({ Bucket: 'sweep', Key: 'night/v2.mp4.gbatch-partial', Body: 'x' }),
+    );
     await begin('night/someone-else.mp4');
     expect(await uploadKeys()).toHaveLength(4);
 
@@ -58,7 +51,7 @@ test.skipIf(!BUILT || MOTO_MISSING)(
       /aborted the uploads a stopped run left for 2 row\(s\) that are done: v1\.mp4, v2\.mp4/,
     );
     expect(await uploadKeys()).toEqual(['night/someone-else.mp4']);
-    const keys = await moto.client.send(new ListObjectsV2Command({ Bucket: 'sweep', Prefix: 'night/' }));
+    const keys = await moto.server.client.send(new ListObjectsV2Command({ Bucket: 'sweep', Prefix: 'night/' }));
     expect((keys.Contents ?? []).map((o) => o.Key).sort()).toEqual([
       'night/results.jsonl',
       'night/v1.mp4',
