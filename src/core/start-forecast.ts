@@ -74,6 +74,18 @@ export function startForecastOf(options: Record<string, unknown> | undefined): S
   return { at: kept.at, total: kept.total, models };
 }
 
+/**
+ * The options a save of the job's record writes: `options`, with the forecast the record keeps (`stored`) when they
+ * carry none. A run's save of the job never drops the forecast another runner kept after this run read the record.
+ */
+export function keepingStartForecast(
+  options: Record<string, unknown>,
+  stored: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  const kept = stored?.[START_FORECAST_KEY];
+  return kept === undefined || START_FORECAST_KEY in options ? options : { ...options, [START_FORECAST_KEY]: kept };
+}
+
 /** Whether no row of the forecast had history: the table's estimate was used throughout. */
 export function withoutHistory(forecast: Forecast): boolean {
   return forecast.basisRows === 0;

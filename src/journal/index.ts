@@ -21,6 +21,7 @@ export type {
   RunnerMembership,
   RunnerView,
   JobInput,
+  KeptStartForecast,
   PriorRow,
   ManifestPrint,
   ManifestRecord,

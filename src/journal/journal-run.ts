@@ -14,6 +14,7 @@
 import type { ItemState } from '../core/states.js';
 import type { JobFileBudget } from '../core/job-budget.js';
 import type { SeenDrift } from '../core/seen-drift.js';
+import type { StartForecast } from '../core/start-forecast.js';
 import type { Change, JobRecord, Move, Spend } from './change.js';
 import type { Coordination } from './coordination.js';
 import type { IngestOptions, IngestWriter, ManifestRecord } from './ingest-writer.js';
@@ -46,6 +47,12 @@ export interface JobInput {
   budgetUsd?: number | undefined;
   /** What the job file says of the budget now, recorded for the next run (undefined: leave the record as it is). */
   jobFileBudget?: JobFileBudget | undefined;
+}
+
+/** The start forecast a job's record keeps, and whether the save that asked for it kept this one. */
+export interface KeptStartForecast {
+  forecast: StartForecast;
+  made: boolean;
 }
 
 /** What an id already holds, as ingest and `plan` judge a row arriving under it. */
@@ -161,7 +168,13 @@ export interface JournalRun extends JournalRunReads {
   /** Which runner sends each of the job's notifications; only used where `capabilities.sharedRunners`. */
   readonly notices: JobNotices;
 
+  /** Saves the job's record; the start forecast it keeps stays when `job.options` carry none (keepStartForecast). */
   saveJob(job: JobInput): Promise<void>;
+  /**
+   * Keeps `forecast` in the job's record unless the record keeps one already (another runner's, kept meanwhile), in
+   * one step: the forecast the record keeps then, and whether it is this one. Undefined before the job is saved.
+   */
+  keepStartForecast(forecast: StartForecast): Promise<KeptStartForecast | undefined>;
 
   /**
    * Pending rows after `afterSeq` for this runner to send, in manifest order, claimed so that no other

@@ -47,6 +47,7 @@ export type {
   ItemFilter,
   JobInput,
   JournalAdapter,
+  KeptStartForecast,
   JournalCapabilities,
   JournalRescue,
   JournalRun,

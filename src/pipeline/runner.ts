@@ -62,12 +62,7 @@ import { finalBatchOf, finalBatchRefusal } from '../core/final-batch.js';
 import { Submitter } from './lanes/submitter.js';
 import { AutoRetries } from './lanes/auto-retries.js';
 import { SettledHistory } from './settled-history.js';
-import {
-  carryStartForecast,
-  settleStartForecast,
-  beginStartForecast,
-  type StartForecastTask,
-} from './start-forecast.js';
+import { settleStartForecast, beginStartForecast, type StartForecastTask } from './start-forecast.js';
 import { DEFAULT_RETRY_DELAY } from '../core/auto-retry.js';
 import { EXIT_CODE } from '../core/exit-codes.js';
 import { runBackoff } from '../core/retry.js';
@@ -281,7 +276,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     const jobInput = {
       name: config.jobName,
       manifest: config.manifests.join(','),
-      options: carryStartForecast(config.jobOptions, saved?.options),
+      options: config.jobOptions,
       budgetUsd: budget.budgetUsd,
       jobFileBudget: budget.fileBudget,
     };
@@ -303,7 +298,6 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
     // the rows as they stand before the first send, drawn beside the sends.
     forecasting = await beginStartForecast(
       journal,
-      jobInput,
       accountId(config.baseUrl, config.apiKey),
       clock.now(),
       (forecast, made) => events.emit('forecast', forecast, made),

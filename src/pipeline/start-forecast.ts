@@ -1,33 +1,19 @@
 // Keeps the forecast a job starts with (core/start-forecast.ts) in its record, once: at the first run
-// that has rows to send, of the rows pending after ingest and before the first send. Later runs carry it
-// over unchanged, so the report sets the forecast of the whole job against the whole job's bill.
+// that has rows to send, of the rows pending after ingest and before the first send. Later runs find it and
+// every save of the record keeps it (the journal's rule), so the report sets the forecast of the whole job
+// against the whole job's bill.
 // Reading every pending row and drawing the trials takes a while on a large job (0.3-0.5 s of CPU at
 // 10,000 rows): the rows and the history are pinned in a journal snapshot before the first send, and read
 // and drawn beside the sends, so the forecast is the one it would be with the sends waiting for it.
 import { rowLikeness } from '../core/row-likeness.js';
 import type { ForecastRow } from '../core/forecast.js';
-import {
-  accountHistory,
-  START_FORECAST_KEY,
-  startForecast,
-  startForecastOf,
-  type StartForecast,
-} from '../core/start-forecast.js';
-import type { JobInput, JournalHistoryReads, JournalRun, JournalSnapshot } from '../journal/index.js';
+import { accountHistory, startForecast, startForecastOf, type StartForecast } from '../core/start-forecast.js';
+import type { JournalHistoryReads, JournalRun, JournalSnapshot } from '../journal/index.js';
 
 // Small pages: an SQLite page is read in one synchronous step, and the run's answers wait for it to end. An
 // event loop held for seconds leaves the connections idle past the gateway's keep-alive, and a request sent
 // on one as the server closes it is lost on the wire (uncertain).
 const SNAPSHOT_PAGE = 200;
-
-/** `options` with the forecast the saved record keeps, if it keeps one. */
-export function carryStartForecast(
-  options: Record<string, unknown>,
-  saved: Record<string, unknown> | undefined,
-): Record<string, unknown> {
-  const kept = startForecastOf(saved);
-  return kept ? { ...options, [START_FORECAST_KEY]: kept } : options;
-}
 
 /** A forecast under way: `done` settles once it is kept (or found not needed); it never rejects. */
 export interface StartForecastTask {
@@ -39,12 +25,12 @@ export type OnKeptForecast = (forecast: StartForecast, made: boolean) => void;
 
 /**
  * Pins what the forecast reads (the job's pending rows, the history) and returns at once; the forecast is
- * drawn and saved in the job's record (`job`: the record as this run saved it) in the background, unless the
- * record already keeps one or nothing is left to send. `onKept` hears of the forecast the record keeps.
+ * drawn and kept in the job's record in the background, unless the record already keeps one or nothing is
+ * left to send. `onKept` hears of the forecast the record keeps: this run's, or one another runner of the job
+ * kept while this one drew its own (that one stands; this one is dropped).
  */
 export async function beginStartForecast(
-  journal: Pick<JournalRun, 'getJob' | 'saveJob'> & Pick<JournalHistoryReads, 'snapshot'>,
-  job: JobInput,
+  journal: Pick<JournalRun, 'getJob' | 'keepStartForecast'> & Pick<JournalHistoryReads, 'snapshot'>,
   account: string,
   now: number,
   onKept: OnKeptForecast,
@@ -58,37 +44,13 @@ export async function beginStartForecast(
   const done = forecastFrom(snapshot, account, now)
     .finally(() => snapshot.close())
     .then(async (forecast) => {
-      if (!(await keep(journal, job, forecast))) return {};
-      onKept(forecast!, true);
-      return { forecast: forecast! };
+      const record = forecast && (await journal.keepStartForecast(forecast));
+      if (!record) return {};
+      onKept(record.forecast, record.made);
+      return record.made ? { forecast: record.forecast } : {};
     })
     .catch((err: unknown) => ({ error: err as Error }));
   return { done };
-}
-
-/**
- * Saves `forecast` in the job's record as it stands now (what changed in it since `job` was saved stays), unless
- * it keeps one already (another runner's, drawn meanwhile). Whether it was saved.
- */
-async function keep(
-  journal: Pick<JournalRun, 'getJob' | 'saveJob'>,
-  job: JobInput,
-  forecast: StartForecast | undefined,
-): Promise<boolean> {
-  if (!forecast) return false;
-  const current = await journal.getJob();
-  if (startForecastOf(current?.options)) return false;
-  const record: JobInput = current
-    ? {
-        name: current.name,
-        manifest: current.manifest,
-        options: current.options,
-        budgetUsd: current.budgetUsd,
-        jobFileBudget: current.jobFileBudget,
-      }
-    : job;
-  await journal.saveJob({ ...record, options: { ...record.options, [START_FORECAST_KEY]: forecast } });
-  return true;
 }
 
 /** The forecast of the snapshot's rows still to send; undefined when there are none. */

@@ -72,6 +72,29 @@ describe('plan verdict', () => {
     expect(verdict.chance).toBe(finished / draws.trials);
   });
 
+  it('the chance is the share of jobs the run finishes: set against the odds worked out by hand', () => {
+    // The run sends the second row once the first is billed, so it finishes when the first's bill plus the second's
+    // bound fits: billed at its estimate, 0.41 + 1.3 = 1.71 <= 1.8; at 3x, 1.23 + 1.3 = 2.53 > 1.8.
+    const rows = [row('a', 0.41, 1.3), row('b', 0.41, 1.3)];
+    const judged = (ratios: number[]) =>
+      planVerdict(
+        rows,
+        drawJob(rows, new CostHistory(ratios.map(settled)), { committedUsd: 0, budgetUsd: 1.8 }),
+        1.8,
+        0,
+      );
+    // Billed at 3x one time in four: finishes 3 times in 4.
+    const likely = judged([1, 1, 1, 3]);
+    expect(likely.verdict).toBe('likely_finishes');
+    expect(likely.chance).toBeGreaterThan(0.72);
+    expect(likely.chance).toBeLessThan(0.78);
+    // Three times in four: finishes 1 time in 4, one row short.
+    const short = judged([1, 3, 3, 3]);
+    expect(short).toMatchObject({ verdict: 'likely_stops_short', rowsShort: 1, finishingBudgetUsd: 2.53 });
+    expect(short.chance).toBeGreaterThan(0.22);
+    expect(short.chance).toBeLessThan(0.28);
+  });
+
   it('names each row whose bound alone exceeds what the budget leaves, with the budget that sends it', () => {
     const rows = [row('small', 0.2, 0.5), row('huge', 2, 4.5)];
     const draws = drawJob(rows, new CostHistory([]), { committedUsd: 1, budgetUsd: 5 });

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { type ForecastRow, type SettledCost } from '../../src/core/forecast.js';
 import { rowLikeness } from '../../src/core/row-likeness.js';
-import { accountHistory, START_FORECAST_KEY, startForecast, startForecastOf } from '../../src/core/start-forecast.js';
+import {
+  accountHistory,
+  keepingStartForecast,
+  START_FORECAST_KEY,
+  startForecast,
+  startForecastOf,
+} from '../../src/core/start-forecast.js';
 
 const row = (id: string, model: string, estimateUsd: number): ForecastRow => ({
   ...rowLikeness('video', { model, resolution: '720p', duration: 5 }),
@@ -39,6 +45,20 @@ describe('the forecast a job starts with', () => {
     expect(accountHistory(mixed, 'acct-b')).toEqual([mixed[1]]);
     expect(accountHistory(mixed, 'acct-c')).toEqual(mixed);
     expect(accountHistory(mixed, undefined)).toEqual(mixed);
+  });
+
+  it('a save of the record keeps the forecast it holds unless the options saved carry one', () => {
+    const kept = startForecast([row('a', 'video-fast', 1)], [], 5);
+    const other = startForecast([row('a', 'video-fast', 2)], [], 6);
+    expect(keepingStartForecast({ budget: 3 }, { budget: 1, [START_FORECAST_KEY]: kept })).toEqual({
+      budget: 3,
+      [START_FORECAST_KEY]: kept,
+    });
+    expect(keepingStartForecast({ [START_FORECAST_KEY]: other }, { [START_FORECAST_KEY]: kept })).toEqual({
+      [START_FORECAST_KEY]: other,
+    });
+    expect(keepingStartForecast({ budget: 3 }, { budget: 1 })).toEqual({ budget: 3 });
+    expect(keepingStartForecast({ budget: 3 }, undefined)).toEqual({ budget: 3 });
   });
 
   it('kept in the job record’s options and read back; anything else there reads as none', () => {

@@ -5,7 +5,6 @@ import type { KindCounts } from '../kind-counts.js';
 import type pg from 'pg';
 import type { ItemState } from '../../core/states.js';
 import type { TaskIdHolder } from '../../core/task-attach.js';
-import { fileBudgetText } from '../../core/job-budget.js';
 import type { Change, JobRecord, Move, Spend } from '../change.js';
 import type { Item, ItemPatch, ItemRow } from '../item.js';
 import type { ResultRow, ResultScope } from '../result-row.js';
@@ -24,6 +23,7 @@ import type {
   JournalCapabilities,
   JournalQueries,
   JournalStore,
+  KeptStartForecast,
   ManifestRecord,
   ModelGroup,
   PriorRow,
@@ -58,6 +58,8 @@ import type { SettledCostRecord } from '../settled-costs.js';
 import type { JournalSnapshot } from '../settled-costs.js';
 import { openSnapshot } from './snapshot.js';
 import type { SeenDrift } from '../../core/seen-drift.js';
+import type { StartForecast } from '../../core/start-forecast.js';
+import { keepStartForecast, saveJobRecord } from './start-forecast.js';
 import type { JobNotices } from '../job-notices.js';
 import { PgJobNotices } from './job-notices.js';
 import { writeLockSql } from './advisory-locks.js';
@@ -225,21 +227,11 @@ export class PostgresJournalStore implements JournalStore {
       throw new Error(
         `${this.location}: cannot save job '${job.name}' into job '${this.job}' (a job's name is fixed when it is created)`,
       );
-    const now = this.now();
-    // created_at is the first save's time, as SQLite's.
-    await this.pool.query(
-      `UPDATE jobs SET manifest = $1, options = $2, budget_usd = $3, updated_at = $4,
-        created_at = CASE WHEN manifest IS NULL THEN $4 ELSE created_at END, job_file_budget = COALESCE($6, job_file_budget)
-      WHERE id = $5`,
-      [
-        job.manifest,
-        JSON.stringify(job.options),
-        job.budgetUsd ?? null,
-        now,
-        jobId,
-        job.jobFileBudget === undefined ? null : fileBudgetText(job.jobFileBudget),
-      ],
-    );
+    await saveJobRecord(this.pool, jobId, job, this.now());
+  }
+
+  async keepStartForecast(forecast: StartForecast): Promise<KeptStartForecast | undefined> {
+    return keepStartForecast(this.pool, this.assertWritable(), forecast);
   }
 
   async jobCancel(): Promise<JobCancel | undefined> {

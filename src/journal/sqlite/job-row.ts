@@ -1,8 +1,14 @@
 // The journal's one `job` row: the job's name, manifests, options, budget and cancellation.
 import type Database from 'better-sqlite3';
 import { fileBudgetOf, fileBudgetText } from '../../core/job-budget.js';
+import {
+  keepingStartForecast,
+  START_FORECAST_KEY,
+  startForecastOf,
+  type StartForecast,
+} from '../../core/start-forecast.js';
 import type { JobRecord } from '../change.js';
-import type { JobCancel, JobInput } from '../store.js';
+import type { JobCancel, JobInput, KeptStartForecast } from '../store.js';
 
 export class JobRow {
   private cancelStmt: Database.Statement | undefined;
@@ -38,16 +44,45 @@ export class JobRow {
     };
   }
 
-  /** `budgetUsd` is the job's budget in force from now on (undefined: none). */
+  /**
+   * `budgetUsd` is the job's budget in force from now on (undefined: none). The forecast the record keeps stays when
+   * `job.options` carry none: read and written in one transaction, so no other writer comes between.
+   */
   write(job: JobInput, now: number): void {
     const fileBudget = job.jobFileBudget === undefined ? null : fileBudgetText(job.jobFileBudget);
     this.db
-      .prepare(
-        `INSERT INTO job (id, name, manifest, options, budget_usd, job_file_budget, created_at, updated_at) VALUES (1, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (id) DO UPDATE SET name = excluded.name, manifest = excluded.manifest, options = excluded.options,
-        budget_usd = excluded.budget_usd, job_file_budget = COALESCE(excluded.job_file_budget, job.job_file_budget), updated_at = excluded.updated_at`,
-      )
-      .run(job.name, job.manifest, JSON.stringify(job.options), job.budgetUsd ?? null, fileBudget, now, now);
+      .transaction(() => {
+        const options = keepingStartForecast(job.options, this.storedOptions());
+        this.db
+          .prepare(
+            `INSERT INTO job (id, name, manifest, options, budget_usd, job_file_budget, created_at, updated_at) VALUES (1, ?, ?, ?, ?, ?, ?, ?)
+          ON CONFLICT (id) DO UPDATE SET name = excluded.name, manifest = excluded.manifest, options = excluded.options,
+            budget_usd = excluded.budget_usd, job_file_budget = COALESCE(excluded.job_file_budget, job.job_file_budget), updated_at = excluded.updated_at`,
+          )
+          .run(job.name, job.manifest, JSON.stringify(options), job.budgetUsd ?? null, fileBudget, now, now);
+      })
+      .immediate();
+  }
+
+  /** `forecast` kept unless the record keeps one already; the one it keeps then. Undefined before the job is saved. */
+  keepStartForecast(forecast: StartForecast): KeptStartForecast | undefined {
+    return this.db
+      .transaction((): KeptStartForecast | undefined => {
+        const options = this.storedOptions();
+        if (!options) return undefined;
+        const kept = startForecastOf(options);
+        if (kept) return { forecast: kept, made: false };
+        this.db
+          .prepare('UPDATE job SET options = ? WHERE id = 1')
+          .run(JSON.stringify({ ...options, [START_FORECAST_KEY]: forecast }));
+        return { forecast, made: true };
+      })
+      .immediate();
+  }
+
+  private storedOptions(): Record<string, unknown> | undefined {
+    const row = this.db.prepare('SELECT options FROM job WHERE id = 1').get() as { options: string } | undefined;
+    return row && (JSON.parse(row.options) as Record<string, unknown>);
   }
 
   /** The job's budget in force (undefined: none, or no job yet). */

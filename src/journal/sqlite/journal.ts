@@ -39,6 +39,7 @@ import type {
   JournalQueries,
   JournalRescue,
   JournalStore,
+  KeptStartForecast,
   ManifestRecord,
   ModelGroup,
   JobActivity,
@@ -65,6 +66,7 @@ import type { SettledCostRecord } from '../settled-costs.js';
 import type { JournalSnapshot } from '../settled-costs.js';
 import { openSnapshot } from './snapshot.js';
 import type { SeenDrift } from '../../core/seen-drift.js';
+import type { StartForecast } from '../../core/start-forecast.js';
 import { eventLogRecords, itemEvents, ItemReads, manifestRecords, priors, reportSums } from './queries.js';
 import { abandonedWhileUncertain, lastSubmitTimes, taskIdHolders } from './history.js';
 import { modelGroups } from './model-groups.js';
@@ -287,6 +289,15 @@ export class SqliteJournal implements JournalStore {
 
   async saveJob(job: JobInput): Promise<void> {
     this.jobRow.write(job, this.now());
+  }
+
+  async keepStartForecast(forecast: StartForecast): Promise<KeptStartForecast | undefined> {
+    this.assertWritable();
+    try {
+      return this.jobRow.keepStartForecast(forecast);
+    } catch (err) {
+      throw this.classified(err);
+    }
   }
 
   async jobCancel(): Promise<JobCancel | undefined> {
