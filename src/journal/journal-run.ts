@@ -49,12 +49,6 @@ export interface JobInput {
   jobFileBudget?: JobFileBudget | undefined;
 }
 
-/** The start forecast a job's record keeps, and whether the save that asked for it kept this one. */
-export interface KeptStartForecast {
-  forecast: StartForecast;
-  made: boolean;
-}
-
 /** What an id already holds, as ingest and `plan` judge a row arriving under it. */
 export interface PriorRow extends JudgedPrior {
   source_file: string;
@@ -168,13 +162,11 @@ export interface JournalRun extends JournalRunReads {
   /** Which runner sends each of the job's notifications; only used where `capabilities.sharedRunners`. */
   readonly notices: JobNotices;
 
-  /** Saves the job's record; the start forecast it keeps stays when `job.options` carry none (keepStartForecast). */
-  saveJob(job: JobInput): Promise<void>;
   /**
-   * Keeps `forecast` in the job's record unless the record keeps one already (another runner's, kept meanwhile), in
-   * one step: the forecast the record keeps then, and whether it is this one. Undefined before the job is saved.
+   * Saves the job's record; the start forecast it keeps stays when `job.options` carry none (JournalHistory's
+   * keepStartForecast).
    */
-  keepStartForecast(forecast: StartForecast): Promise<KeptStartForecast | undefined>;
+  saveJob(job: JobInput): Promise<void>;
 
   /**
    * Pending rows after `afterSeq` for this runner to send, in manifest order, claimed so that no other

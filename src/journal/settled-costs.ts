@@ -3,6 +3,7 @@
 // postgres/settled-costs.ts) and both share the row mapping below; beside it, the snapshot a forecast reads.
 import { createHash } from 'node:crypto';
 import type { SettledCost } from '../core/forecast.js';
+import type { StartForecast } from '../core/start-forecast.js';
 import type { ItemKind, ItemState } from '../core/states.js';
 import type { Item } from './item.js';
 import type { ItemFilter } from './journal-run.js';
@@ -68,9 +69,21 @@ export interface JournalSnapshot {
   close(): Promise<void>;
 }
 
+/** The start forecast a job's record keeps, and whether the save that asked for it kept this one. */
+export interface KeptStartForecast {
+  forecast: StartForecast;
+  made: boolean;
+}
+
 export interface JournalHistory extends JournalHistoryReads {
   /** Adds the rows the history lacks (by id); returns how many were added. */
   recordSettled(rows: readonly SettledCostRecord[]): Promise<number>;
+  /**
+   * Keeps `forecast` (drawn from the history) in the job's record unless the record keeps one already (another
+   * runner's, kept meanwhile), in one step: the forecast the record keeps then, and whether it is this one.
+   * Undefined before the job is saved.
+   */
+  keepStartForecast(forecast: StartForecast): Promise<KeptStartForecast | undefined>;
 }
 
 /**

@@ -40,6 +40,7 @@ import type { JournalOperator, JournalOperatorReads } from './journal-operator.j
 import type { JournalReports } from './journal-reports.js';
 import type { JournalRun, JournalRunReads } from './journal-run.js';
 import type { JournalHistory, JournalHistoryReads } from './settled-costs.js';
+export type { KeptStartForecast } from './settled-costs.js';
 
 export type {
   DecisionReader,
@@ -47,7 +48,6 @@ export type {
   ItemFilter,
   JobInput,
   JournalAdapter,
-  KeptStartForecast,
   JournalCapabilities,
   JournalRescue,
   JournalRun,

@@ -8,7 +8,7 @@
 import { rowLikeness } from '../core/row-likeness.js';
 import type { ForecastRow } from '../core/forecast.js';
 import { accountHistory, startForecast, startForecastOf, type StartForecast } from '../core/start-forecast.js';
-import type { JournalHistoryReads, JournalRun, JournalSnapshot } from '../journal/index.js';
+import type { JournalHistory, JournalRun, JournalSnapshot } from '../journal/index.js';
 
 // Small pages: an SQLite page is read in one synchronous step, and the run's answers wait for it to end. An
 // event loop held for seconds leaves the connections idle past the gateway's keep-alive, and a request sent
@@ -30,7 +30,7 @@ export type OnKeptForecast = (forecast: StartForecast, made: boolean) => void;
  * kept while this one drew its own (that one stands; this one is dropped).
  */
 export async function beginStartForecast(
-  journal: Pick<JournalRun, 'getJob' | 'keepStartForecast'> & Pick<JournalHistoryReads, 'snapshot'>,
+  journal: Pick<JournalRun, 'getJob'> & Pick<JournalHistory, 'snapshot' | 'keepStartForecast'>,
   account: string,
   now: number,
   onKept: OnKeptForecast,
