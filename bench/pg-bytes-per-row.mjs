@@ -104,6 +104,7 @@ export async function pgBytesPerRow({
       checkpoints_during_run: stat('checkpoints'),
       own_wal_bytes_per_row: own?.bytes_per_row ?? null,
       own_wal_by_record_type_bytes_per_row: own?.by_record_type ?? null,
+      own_wal_by_relation_bytes_per_row: own?.by_relation ?? null,
       stored_bytes: stored,
       stored_bytes_per_row: perRow(stored),
       relations_bytes_per_row: Object.fromEntries(relations.map((r) => [r.name, perRow(r.bytes)])),
@@ -161,9 +162,10 @@ async function ownWal(db, from, to, rows) {
       WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'i', 'S')),
     toast AS (SELECT reltoastrelid AS oid FROM mine WHERE reltoastrelid <> 0
       UNION SELECT i.indexrelid FROM pg_index i JOIN mine m ON i.indrelid = m.reltoastrelid)
-    SELECT (SELECT oid FROM pg_database WHERE datname = current_database())::text || '/' || pg_relation_filenode(oid)::text AS rel
+    SELECT (SELECT oid FROM pg_database WHERE datname = current_database())::text || '/' || pg_relation_filenode(oid)::text AS rel,
+      oid::regclass::text AS name
     FROM (SELECT oid FROM mine UNION SELECT oid FROM toast) r`);
-  const ours = new Set(rels.map((r) => r.rel));
+  const ours = new Map(rels.map((r) => [r.rel, r.name]));
   const bin = `/usr/lib/postgresql/${Math.floor(Number(verRow.server_version_num) / 10000)}/bin/pg_waldump`;
   const child = spawn(bin, ['-p', join(dirRow.data_directory, 'pg_wal'), '-s', from, '-e', to], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -181,10 +183,17 @@ async function ownWal(db, from, to, rows) {
   for await (const line of createInterface({ input: child.stdout })) {
     const m = head.exec(line);
     if (!m) continue;
-    const touches = [...line.matchAll(relRef)].some((r) => ours.has(r[1]));
+    const relation = [...line.matchAll(relRef)].map((r) => ours.get(r[1])).find((name) => name !== undefined);
+    const touches = relation !== undefined;
     const tx = Number(m[3]);
     if (touches && tx !== 0) ourTx.add(tx);
-    records.push({ type: `${m[1]}/${m[4]}`, bytes: Number(m[2]), tx, touches });
+    records.push({
+      type: `${m[1]}/${m[4]}`,
+      bytes: Number(m[2]),
+      tx,
+      touches,
+      relation: relation ?? '(none: commits, catalog)',
+    });
   }
   const code = await new Promise((resolve) => child.once('close', resolve));
   if (code !== 0 || records.length === 0) {
@@ -192,25 +201,35 @@ async function ownWal(db, from, to, rows) {
     return null;
   }
   const byType = new Map();
+  const byRelation = new Map();
   let total = 0;
   for (const r of records) {
     if (!r.touches && !(r.tx !== 0 && ourTx.has(r.tx))) continue;
     total += r.bytes;
-    const t = byType.get(r.type) ?? { n: 0, bytes: 0 };
-    t.n++;
-    t.bytes += r.bytes;
-    byType.set(r.type, t);
+    for (const [key, map] of [
+      [r.type, byType],
+      [r.relation, byRelation],
+    ]) {
+      const t = map.get(key) ?? { n: 0, bytes: 0 };
+      t.n++;
+      t.bytes += r.bytes;
+      map.set(key, t);
+    }
   }
+  const perRowOf = (map) =>
+    Object.fromEntries(
+      [...map]
+        .filter(([, t]) => t.bytes > 0.01 * total)
+        .sort((a, b) => b[1].bytes - a[1].bytes)
+        .map(([key, t]) => [key, { per_row: Math.round(t.bytes / rows), records_per_row: +(t.n / rows).toFixed(2) }]),
+    );
   return {
     bytes: total,
     bytes_per_row: Math.round(total / rows),
     server_records: records.length,
-    by_record_type: Object.fromEntries(
-      [...byType]
-        .filter(([, t]) => t.bytes > 0.01 * total)
-        .sort((a, b) => b[1].bytes - a[1].bytes)
-        .map(([type, t]) => [type, { per_row: Math.round(t.bytes / rows), records_per_row: +(t.n / rows).toFixed(2) }]),
-    ),
+    by_record_type: perRowOf(byType),
+    // A record is put on the first of the schema's relations it names (a split names the index's pages only).
+    by_relation: perRowOf(byRelation),
   };
 }
 

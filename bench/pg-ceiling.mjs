@@ -69,7 +69,7 @@ async function ceilingRun(dir, manifest, env, count, rows, concurrency) {
     const wallMs = performance.now() - started;
     const { busy, load1 } = hostBusy(host, hostCpu());
     for (const end of ends)
-      if (end.code !== 0) throw new Error(`a runner exited ${end.code}: ${end.stderr.slice(-500)}`);
+      if (end.code !== 0) throw new Error(`a runner exited ${end.code}: ${end.stderr.slice(-3000)}`);
     const walBytes = await walSince(db, lsnBefore);
     const wireTotals = wire.totals();
     const {

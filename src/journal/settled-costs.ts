@@ -132,7 +132,7 @@ export function insertSettledCostsSql(rows: number, mark: (i: number) => string)
     { length: rows },
     (_, r) => `(${SETTLED_COST_COLUMNS.map((__, c) => mark(r * width + c)).join(', ')})`,
   );
-  return `INSERT INTO settled_costs (${SETTLED_COST_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')} ON CONFLICT (id) DO NOTHING`;
+  return `INSERT INTO settled_costs (${SETTLED_COST_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')} ON CONFLICT DO NOTHING`;
 }
 
 export interface SettledCostRow {

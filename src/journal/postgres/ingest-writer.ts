@@ -411,7 +411,9 @@ export class PgIngestWriter implements IngestWriter {
       await client.query(
         `UPDATE items i SET kind = s.kind, model = s.model, request = s.request, content_hash = s.content_hash,
           source_file = s.source_file, source_line = s.source_line, state = s.state, resolution = s.resolution,
-          has_reference_video = s.has_reference_video, estimate_usd = s.estimate_usd, last_error = s.last_error, updated_at = s.updated_at, meta = s.meta
+          has_reference_video = s.has_reference_video, estimate_usd = s.estimate_usd, last_error = s.last_error, updated_at = s.updated_at, meta = s.meta,
+          finished_at = CASE WHEN i.state = s.state THEN i.finished_at
+            WHEN s.state IN ('downloaded', 'failed', 'rejected') THEN COALESCE(i.finished_at, s.updated_at) END
         FROM ingest_stage s WHERE s.ord = ANY($2) AND i.job_id = $1 AND i.id = s.id AND ${replaceableSql('i')}`,
         [this.jobId, replacing],
       );

@@ -69,9 +69,17 @@ export async function rowPage(db: Queryable, jobId: number | undefined, query: R
     add((p) => `last_error IS NOT NULL AND gbatch_error_code(last_error) = ${p}`, query.errorCode);
   if (query.idPrefix !== undefined) add((p) => `starts_with(id, ${p})`, query.idPrefix);
   values.push(limit);
-  const result = await db.query<ItemRow>(
-    `SELECT ${ITEM_COLUMNS} FROM items WHERE ${where.join(' AND ')} ORDER BY seq LIMIT $${values.length}`,
-    values,
-  );
+  const select = (extra: string[]): string =>
+    `SELECT ${ITEM_COLUMNS} FROM items WHERE ${[...where, ...extra].join(' AND ')} ORDER BY seq LIMIT $${values.length}`;
+  // The model index leaves out the rows in flight (migrations/020): those come from the state index.
+  const sql =
+    query.model === undefined
+      ? select([])
+      : `(${select([`state NOT IN (${IN_FLIGHT_SQL})`])}) UNION ALL (${select([`state IN (${IN_FLIGHT_SQL})`])})
+        ORDER BY seq LIMIT $${values.length}`;
+  const result = await db.query<ItemRow>(sql, values);
   return result.rows.map(toItem);
 }
+
+/** The states the model index leaves out (migrations/020-fewer-row-writes.sql), as that index names them. */
+const IN_FLIGHT_SQL = "'submitting', 'submitted', 'running', 'succeeded'";

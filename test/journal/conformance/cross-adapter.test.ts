@@ -82,6 +82,8 @@ async function scenario(harness: Harness): Promise<unknown> {
     sums: await store.reportSums(),
     // A Map's order is not part of the answer.
     lastSubmit: [...(await store.lastSubmitTimes(all.map((i) => i.id)))].sort(([a], [b]) => a.localeCompare(b)),
+    // Each row's last attempt's times, stamped by its moves (src/journal/item-times.ts) from the same clock.
+    times: ((await store.reportRows(0, 1000)) ?? []).map((r) => ({ id: r.id, state: r.state, times: r.times })),
   };
 }
 
@@ -89,10 +91,16 @@ describe.skipIf(!pgAvailable())('SQLite and PostgreSQL adapters', () => {
   const sqlite = useSqliteHarness();
   const postgres = usePostgresHarness();
 
-  it('leave the same journal after the same operations: items, events, counts, spend, report sums, results', async () => {
+  it('leave the same journal after the same operations: items, events, counts, spend, report sums, results, row times', async () => {
     const fromSqlite = await scenario(sqlite);
     const fromPostgres = await scenario(postgres);
     expect(fromPostgres).toEqual(fromSqlite);
+    const times = (fromSqlite as { times: Array<{ state: string; times: Record<string, number> }> }).times;
+    for (const state of ['downloaded', 'succeeded', 'submitted'])
+      expect(
+        times.some((r) => r.state === state && Object.keys(r.times).length > 0),
+        state,
+      ).toBe(true);
     expect((fromSqlite as { sums: { groups: unknown[] } }).sums.groups.length).toBeGreaterThan(2);
   });
 });

@@ -23,7 +23,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal migrations', () => {
       // Room on each page for a row's later versions (fewer WAL bytes per change: BENCHMARKS.md).
       expect(
         (await db.query(`SELECT reloptions FROM pg_class WHERE oid = '${db.schema}.items'::regclass`)).rows,
-      ).toEqual([{ reloptions: ['fillfactor=35'] }]);
+      ).toEqual([{ reloptions: ['fillfactor=10'] }]);
     } finally {
       await Promise.all(pools.map((pool) => pool.end()));
     }
