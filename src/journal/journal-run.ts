@@ -14,7 +14,6 @@
 import type { ItemState } from '../core/states.js';
 import type { JobFileBudget } from '../core/job-budget.js';
 import type { SeenDrift } from '../core/seen-drift.js';
-import type { StartForecast } from '../core/start-forecast.js';
 import type { Change, JobRecord, Move, Spend } from './change.js';
 import type { Coordination } from './coordination.js';
 import type { IngestOptions, IngestWriter, ManifestRecord } from './ingest-writer.js';
