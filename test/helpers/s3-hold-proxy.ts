@@ -5,13 +5,15 @@ import { EventEmitter, once } from 'node:events';
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type HeldStep = 'part' | 'complete' | 'copy';
+/** A part of a multipart upload, its completion, a server-side copy, or a video put whole in one request. */
+export type HeldStep = 'part' | 'complete' | 'copy' | 'whole-video';
 
 function stepOf(req: IncomingMessage): HeldStep | undefined {
   const url = req.url ?? '';
   if (req.method === 'PUT' && /[?&]partNumber=/.test(url)) return 'part';
   if (req.method === 'POST' && /[?&]uploadId=/.test(url)) return 'complete';
   if (req.method === 'PUT' && req.headers['x-amz-copy-source'] !== undefined) return 'copy';
+  if (req.method === 'PUT' && req.headers['content-type'] === 'video/mp4') return 'whole-video';
   return undefined;
 }
 

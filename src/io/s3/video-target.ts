@@ -3,14 +3,17 @@
 // - with the sha256 known before the bytes (expected), the multipart upload begins on the final key with it,
 //   and is completed only when the bytes match; a mismatch aborts it. A multipart upload is invisible until
 //   completed, so the final key never shows a partial or unverified video, and no copy is made;
+// - else a video of one part or less (SMALL_VIDEO_BYTES) is read whole first and put on the final key with
+//   its sha256 in one request, which makes the object whole or not at all;
 // - else the bytes go to a partial key beside the final one, and once complete the server copies them to
 //   the final key with the sha256 it now knows (object-copy.ts), then the partial object is deleted.
 // What a crash leaves of either (an upload on the final or the partial key, a partial object) is removed
 // before the key is written again (multipart-sweep.ts).
 import { createHash } from 'node:crypto';
-import { DeleteObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { objectKey, objectUri } from '../../core/object-location.js';
 import type { BodyTarget, ReceivedBody } from '../output-store.js';
+import { readHead } from './body-head.js';
 import { abortUploadsOf, clearAttempts } from './multipart-sweep.js';
 import { copyWithMetadata, type CopyLimits } from './object-copy.js';
 import { PARTIAL_SUFFIX, SHA256_METADATA, type S3Place } from './s3-place.js';
@@ -18,6 +21,8 @@ import { ObjectStoreError } from './store-errors.js';
 import { startUpload, type StreamedUpload } from './streamed-upload.js';
 
 const VIDEO = 'video/mp4';
+/** A video up to one part is held in memory whole (as a part of a streamed one is) and needs no copy. */
+const SMALL_VIDEO_BYTES = 5 * 1024 * 1024;
 
 export function videoTarget(place: S3Place, name: string, expectedSha256: string | undefined, limits: CopyLimits) {
   const key = objectKey(place.location, name);
@@ -32,10 +37,11 @@ export function videoTarget(place: S3Place, name: string, expectedSha256: string
         throw new ObjectStoreError(uri, err);
       }
     },
-    receive: (body) =>
-      expected === undefined
-        ? receiveViaPartial(place, key, body, limits)
-        : receiveVerified(place, key, body, expected),
+    receive: async (body) => {
+      if (expected !== undefined) return receiveVerified(place, key, body, expected);
+      const head = await readHead(body, SMALL_VIDEO_BYTES);
+      return head.whole ? receiveWhole(place, key, head.whole) : receiveViaPartial(place, key, head.rest, limits);
+    },
     clear: async () => {
       await clearAttempts(place, key).catch(() => undefined);
     },
@@ -110,6 +116,26 @@ async function receiveVerified(
     return sha256;
   };
   return { bytes, finish, discard: () => upload.abort() };
+}
+
+function receiveWhole(place: S3Place, key: string, video: Buffer): ReceivedBody {
+  const sha256 = createHash('sha256').update(video).digest('hex');
+  const finish = async (): Promise<string> => {
+    const put = new PutObjectCommand({
+      Bucket: place.bucket,
+      Key: key,
+      Body: video,
+      ContentType: VIDEO,
+      Metadata: { [SHA256_METADATA]: sha256 },
+    });
+    try {
+      await place.client.send(put);
+    } catch (err) {
+      throw new ObjectStoreError(objectUri(place.location, key), err);
+    }
+    return sha256;
+  };
+  return { bytes: video.length, finish, discard: async () => undefined };
 }
 
 async function receiveViaPartial(

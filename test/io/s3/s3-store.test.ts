@@ -16,6 +16,7 @@ import { parseObjectLocation } from '../../../src/core/object-location.js';
 import type { ObjectStore } from '../../../src/io/output-store.js';
 import type { CopyLimits } from '../../../src/io/s3/object-copy.js';
 import { createS3Store } from '../../../src/io/s3/s3-store.js';
+import { startHoldProxy } from '../../helpers/s3-hold-proxy.js';
 import { s3Env, MOTO_MISSING, startMoto, type S3Server } from '../../helpers/s3-servers.js';
 
 let moto: S3Server;
@@ -34,9 +35,9 @@ afterAll(async () => {
   await moto?.close();
 });
 
-function store(out: string, copyLimits?: CopyLimits): ObjectStore {
+function store(out: string, copyLimits?: CopyLimits, endpoint = moto.endpoint): ObjectStore {
   const made = createS3Store(parseObjectLocation(out), {
-    endpoint: moto.endpoint,
+    endpoint,
     ...(copyLimits !== undefined ? { copyLimits } : {}),
   });
   opened.push(made);
@@ -78,6 +79,30 @@ describe.skipIf(MOTO_MISSING)('a video streamed to object storage', () => {
     expect(sha256(await read('run1/v1.mp4'))).toBe(digest);
     expect(await objects.unfinishedUploads()).toEqual([]);
     expect(await keysUnder('run1/')).toEqual(['run1/v1.mp4']);
+  });
+
+  test('a video of one part or less is put whole on its final key with its sha256: no partial key, no copy', async () => {
+    // Every server-side copy refused: the video must reach its key without one.
+    const proxy = await startHoldProxy(moto.endpoint);
+    proxy.refuseAll('copy', 403, 'AccessDenied');
+    const objects = store('s3://outputs/run9', undefined, proxy.endpoint);
+    const bytes = randomBytes(5 * 1024 * 1024 - 3);
+    const target = objects.target('v9.mp4');
+    await target.prepare();
+    const received = await target.receive(chunksOf(bytes));
+    expect(received.bytes).toBe(bytes.length);
+    // Read whole, nothing sent yet: no object and no upload under the prefix until finished.
+    expect(await keysUnder('run9/')).toEqual([]);
+    expect(await objects.unfinishedUploads()).toEqual([]);
+    const digest = await received.finish();
+    expect(digest).toBe(sha256(bytes));
+    const head = await moto.client.send(new HeadObjectCommand({ Bucket: 'outputs', Key: 'run9/v9.mp4' }));
+    expect(head.Metadata).toEqual({ sha256: digest });
+    expect(head.ContentType).toBe('video/mp4');
+    expect(head.ETag).not.toMatch(/-\d+"$/); // one PutObject, not a multipart object nor its copy in parts
+    expect(sha256(await read('run9/v9.mp4'))).toBe(digest);
+    expect(await keysUnder('run9/')).toEqual(['run9/v9.mp4']);
+    await proxy.close();
   });
 
   test('an upload a crashed run left is aborted before the key is written again; a discarded attempt leaves nothing', async () => {
@@ -166,7 +191,7 @@ describe.skipIf(MOTO_MISSING)('a video streamed to object storage', () => {
   test('a copy in ranges that fails leaves nothing under the final key and no upload', async () => {
     // Ranges under S3's 5 MiB smallest part: the server refuses to complete the copy (EntityTooSmall).
     const objects = store('s3://outputs/run8', { singleCopyBytes: 1024 * 1024, partBytes: 1024 * 1024 });
-    const bytes = randomBytes(3 * 1024 * 1024);
+    const bytes = randomBytes(6 * 1024 * 1024); // over one part: streamed to the partial key, then copied
     const target = objects.target('v8.mp4');
     await target.prepare();
     const received = await target.receive(chunksOf(bytes));

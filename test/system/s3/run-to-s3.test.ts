@@ -145,8 +145,9 @@ test.skipIf(!BUILT || MOTO_MISSING)(
     const sim = await startSim();
     const proxy = await startHoldProxy(moto.server.endpoint);
     try {
-      // The probe's PutObject passes; the video's metadata copy is then refused, as by a policy on CopyObject.
-      proxy.refuseAll('copy', 403, 'AccessDenied');
+      // The probe's PutObject passes; the video's own (a small video is put whole) is then refused, as by a policy
+      // on the prefix's videos.
+      proxy.refuseAll('whole-video', 403, 'AccessDenied');
       const manifest = writeJsonl(ws.path('rows.jsonl'), [videoRow('v1', 'A lantern on a pier')]);
       const result = await runCli(
         ['run', manifest, '--state', ws.state, '--out', 's3://campaign/refused', '--poll-interval', '0.05'],
