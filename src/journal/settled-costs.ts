@@ -55,6 +55,18 @@ export function snapshotRowOf(row: SnapshotRowData): SnapshotRow {
   };
 }
 
+/** A snapshot's rows, page after page: `page` reads up to a page of rows after a seq (none: the end). */
+export async function* snapshotRows(
+  page: (afterSeq: number) => Promise<SnapshotRowData[]> | SnapshotRowData[],
+): AsyncGenerator<SnapshotRow> {
+  for (let after = 0; ;) {
+    const rows = await page(after);
+    if (rows.length === 0) return;
+    yield* rows.map(snapshotRowOf);
+    after = Number(rows[rows.length - 1]!.seq);
+  }
+}
+
 /**
  * The journal as it stood at one moment, read afterwards while the run goes on: a read transaction held open on
  * a connection of its own (SQLite: a second connection's WAL snapshot; PostgreSQL: a REPEATABLE READ

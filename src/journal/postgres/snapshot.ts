@@ -2,13 +2,7 @@
 // READ transaction, its snapshot taken before it is handed out; other sessions' commits stay unseen by it.
 import type pg from 'pg';
 import type { ItemFilter } from '../journal-run.js';
-import {
-  SNAPSHOT_ROW_COLUMNS,
-  snapshotRowOf,
-  type JournalSnapshot,
-  type SnapshotRow,
-  type SnapshotRowData,
-} from '../settled-costs.js';
+import { SNAPSHOT_ROW_COLUMNS, snapshotRows, type JournalSnapshot, type SnapshotRowData } from '../settled-costs.js';
 import type { JobContext } from './job-context.js';
 import { checkout } from './pool.js';
 import { JobQueries } from './queries.js';
@@ -27,19 +21,10 @@ export async function openSnapshot(pool: pg.Pool, ctx: JobContext): Promise<Jour
   const reads = new JobQueries(client, ctx);
   let open = true;
   return {
-    async *iterate(filter: Omit<ItemFilter, 'mine'> = {}, pageSize = 2000): AsyncGenerator<SnapshotRow> {
-      for (let after = 0; ;) {
-        const page = await reads.rowsOf<SnapshotRowData>(
-          `${SNAPSHOT_ROW_COLUMNS}, items.request`,
-          filter,
-          after,
-          pageSize,
-        );
-        if (page.length === 0) return;
-        yield* page.map(snapshotRowOf);
-        after = Number(page[page.length - 1]!.seq);
-      }
-    },
+    iterate: (filter: Omit<ItemFilter, 'mine'> = {}, pageSize = 2000) =>
+      snapshotRows((after) =>
+        reads.rowsOf<SnapshotRowData>(`${SNAPSHOT_ROW_COLUMNS}, items.request`, filter, after, pageSize),
+      ),
     settledCosts: () => settledCosts(client),
     async close() {
       if (!open) return;

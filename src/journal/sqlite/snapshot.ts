@@ -2,13 +2,7 @@
 // transaction is pinned before it is handed out. In WAL mode the writer's commits go on beside it, unseen.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ItemFilter } from '../journal-run.js';
-import {
-  SNAPSHOT_ROW_COLUMNS,
-  snapshotRowOf,
-  type JournalSnapshot,
-  type SnapshotRow,
-  type SnapshotRowData,
-} from '../settled-costs.js';
+import { SNAPSHOT_ROW_COLUMNS, snapshotRows, type JournalSnapshot, type SnapshotRowData } from '../settled-costs.js';
 import { openDatabase } from './open-database.js';
 import { ItemReads } from './queries.js';
 import { SqliteSettledCosts } from './settled-costs.js';
@@ -30,17 +24,12 @@ export function openSnapshot(file: string): JournalSnapshot {
     : 'items.request';
   const columns = `${SNAPSHOT_ROW_COLUMNS}, ${request}`;
   return {
-    async *iterate(filter: Omit<ItemFilter, 'mine'> = {}, pageSize = 2000): AsyncGenerator<SnapshotRow> {
-      for (let after = 0; ;) {
+    iterate: (filter: Omit<ItemFilter, 'mine'> = {}, pageSize = 2000) =>
+      snapshotRows(async (after) => {
         // The reads are synchronous: a turn of the event loop between pages lets the run's sends go on.
         await nextTurn();
-        if (!db.open) return;
-        const page = reads.rowsOf<SnapshotRowData>(columns, filter, after, pageSize);
-        if (page.length === 0) return;
-        yield* page.map(snapshotRowOf);
-        after = page[page.length - 1]!.seq;
-      }
-    },
+        return db.open ? reads.rowsOf<SnapshotRowData>(columns, filter, after, pageSize) : [];
+      }),
     async settledCosts() {
       return new SqliteSettledCosts(db).list();
     },

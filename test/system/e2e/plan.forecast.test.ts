@@ -4,38 +4,15 @@
 // from 50 % to 150 % of the estimate, plan's "finishes" / "stops short" is what run does, with the hard cap
 // holding (billed <= budget) every time, on SQLite and on PostgreSQL.
 import { copyFileSync } from 'node:fs';
-import { describe, expect, onTestFinished, test } from 'vitest';
-import { startHostileGateway, type HostileGateway } from '../../helpers/hostile-gateway.js';
+import { describe, expect, test } from 'vitest';
+import { forecastRun, startDearerGateway, videoThenChats } from '../../helpers/forecast-jobs.js';
+import type { HostileGateway } from '../../helpers/hostile-gateway.js';
 import { BUILT, gatewayEnv, runCli, stdoutJson } from '../../helpers/cli.js';
-import { chatRow, videoRow, writeJsonl } from '../../helpers/manifests.js';
+import { writeJsonl } from '../../helpers/manifests.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 import { workspace, type Workspace } from '../../helpers/workspace.js';
 
 const BUDGET_SHARES = [0.5, 0.625, 0.75, 0.875, 1, 1.125, 1.25, 1.375, 1.5];
-
-/**
- * One video first (billed at 720p for its 480p estimate; its bound, 1080p, is about 0.7 of the job's estimate),
- * then chat rows with prompts of one length (so alike), each billed its whole output cap.
- */
-function mixedRows(tag: string, chats: number): Array<Record<string, unknown>> {
-  return [
-    videoRow(`${tag}-v`, `A harbour at dawn ${tag}`),
-    ...Array.from({ length: chats }, (_, i) =>
-      chatRow(`${tag}-c${i}`, `Question ${tag} ${String(i).padStart(3, '0')}`, {
-        model: 'chat-large',
-        max_tokens: 4000,
-      }),
-    ),
-  ];
-}
-
-async function dearerGateway(): Promise<HostileGateway> {
-  const gw = await startHostileGateway({
-    finalResolution: (task) => (task.resolution === '480p' ? '720p' : task.resolution),
-  });
-  onTestFinished(() => gw.close());
-  return gw;
-}
 
 interface Where {
   /** The journal arguments of a job's commands. */
@@ -46,29 +23,15 @@ interface Where {
 
 async function proveVerdicts(ws: Workspace, gw: HostileGateway, where: Where): Promise<void> {
   const env = gatewayEnv(gw.baseUrl, gw.key);
-  const run = (manifest: string, job: string, extra: string[]) =>
-    runCli(
-      [
-        'run',
-        manifest,
-        ...where.args(job),
-        '--out',
-        ws.path(`out-${job}`),
-        '--poll-interval',
-        '0.01',
-        '--quiet',
-        '--json',
-        ...extra,
-      ],
-      { env },
-    );
+  const run = forecastRun(ws, env, (job) => where.args(job));
 
-  const teacher = writeJsonl(ws.path('teacher.jsonl'), mixedRows('t', 3));
+  const teacher = writeJsonl(ws.path('teacher.jsonl'), videoThenChats('t', 3));
   const taught = stdoutJson(await run(teacher, 'teacher', []));
   expect(taught.exit_code).toBe(0);
 
   // The second job without a budget: the forecast holds its actual cost; the table's estimate does not.
-  const rows = mixedRows('m', 6);
+  // The video's bound (1080p) is about 0.7 of the job's estimate.
+  const rows = videoThenChats('m', 6);
   const whole = writeJsonl(ws.path('whole.jsonl'), rows);
   await where.teach('whole');
   const plan = stdoutJson(await runCli(['plan', whole, ...where.args('whole'), '--json'], { env }));
@@ -112,7 +75,7 @@ test.skipIf(!BUILT)(
   'SQLite: the verdict agrees with the run at nine budgets; the forecast holds the actual cost',
   async () => {
     const ws = workspace();
-    const gw = await dearerGateway();
+    const gw = await startDearerGateway();
     const state = (job: string) => ws.path(`${job}.db`);
     await proveVerdicts(ws, gw, {
       args: (job) => ['--state', state(job)],
@@ -132,7 +95,7 @@ describe.skipIf(!BUILT || !pgAvailable())('PostgreSQL', () => {
   const db = usePgSchema('gbatch_forecast');
   test('the verdict agrees with the run at nine budgets; every job of the database learns from the history', async () => {
     const ws = workspace();
-    const gw = await dearerGateway();
+    const gw = await startDearerGateway();
     await proveVerdicts(ws, gw, {
       args: () => ['--journal', db.url()],
       teach: async () => {},
