@@ -44,7 +44,7 @@ export interface SnapshotRowData {
 
 export const SNAPSHOT_ROW_COLUMNS = 'items.seq, items.id, items.kind, items.state, items.estimate_usd';
 
-export function snapshotRowOf(row: SnapshotRowData): SnapshotRow {
+function snapshotRowOf(row: SnapshotRowData): SnapshotRow {
   return {
     seq: Number(row.seq),
     id: row.id,

@@ -11,7 +11,7 @@ import { ObjectStoreError } from './store-errors.js';
  * Bytes per uploaded part: S3's smallest, so at most QUEUE_SIZE parts (~20 MiB) are held at once whatever
  * the video's size; 10,000 parts (S3's most) make 50 GB.
  */
-const PART_BYTES = 5 * 1024 * 1024;
+export const PART_BYTES = 5 * 1024 * 1024;
 const QUEUE_SIZE = 4;
 /** Bytes waiting in the stream before a write waits for the upload to take them. */
 const BUFFERED_BYTES = 1024 * 1024;

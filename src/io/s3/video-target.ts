@@ -3,7 +3,7 @@
 // - with the sha256 known before the bytes (expected), the multipart upload begins on the final key with it,
 //   and is completed only when the bytes match; a mismatch aborts it. A multipart upload is invisible until
 //   completed, so the final key never shows a partial or unverified video, and no copy is made;
-// - else a video of one part or less (SMALL_VIDEO_BYTES) is read whole first and put on the final key with
+// - else a video of one upload part or less (PART_BYTES) is read whole first and put on the final key with
 //   its sha256 in one request, which makes the object whole or not at all;
 // - else the bytes go to a partial key beside the final one, and once complete the server copies them to
 //   the final key with the sha256 it now knows (object-copy.ts), then the partial object is deleted.
@@ -18,11 +18,9 @@ import { abortUploadsOf, clearAttempts } from './multipart-sweep.js';
 import { copyWithMetadata, type CopyLimits } from './object-copy.js';
 import { PARTIAL_SUFFIX, SHA256_METADATA, type S3Place } from './s3-place.js';
 import { ObjectStoreError } from './store-errors.js';
-import { startUpload, type StreamedUpload } from './streamed-upload.js';
+import { PART_BYTES, startUpload, type StreamedUpload } from './streamed-upload.js';
 
 const VIDEO = 'video/mp4';
-/** A video up to one part is held in memory whole (as a part of a streamed one is) and needs no copy. */
-const SMALL_VIDEO_BYTES = 5 * 1024 * 1024;
 
 export function videoTarget(place: S3Place, name: string, expectedSha256: string | undefined, limits: CopyLimits) {
   const key = objectKey(place.location, name);
@@ -39,7 +37,8 @@ export function videoTarget(place: S3Place, name: string, expectedSha256: string
     },
     receive: async (body) => {
       if (expected !== undefined) return receiveVerified(place, key, body, expected);
-      const head = await readHead(body, SMALL_VIDEO_BYTES);
+      // Up to one part, a video is held whole (as a part of a streamed one is) and needs no copy.
+      const head = await readHead(body, PART_BYTES);
       return head.whole ? receiveWhole(place, key, head.whole) : receiveViaPartial(place, key, head.rest, limits);
     },
     clear: async () => {
