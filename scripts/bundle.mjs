@@ -5,28 +5,40 @@
 // the scan worker is an entry of its own beside the chunks, and both folders are two levels below the
 // package root (the simulator's video asset is ../../assets/ from either).
 import { build } from 'esbuild';
-import { cpSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-// The journal's schema steps (src/journal/<adapter>/migrations/*.sql) are read from beside the module
-// that lists them: tsc leaves them out of dist/, so they are copied there; the bundle, which has no
-// folder of its own for them, embeds them (embedMigrations below).
-for (const adapter of ['sqlite', 'postgres']) {
-  const to = join(root, 'dist', 'journal', adapter, 'migrations');
+// The journal's schema steps (src/journal/<adapter>/migrations/*.sql) and stored functions
+// (src/journal/postgres/functions/*.sql) are read from beside the module that lists them: tsc leaves
+// them out of dist/, so they are copied there; the bundle, which has no folder of its own for them,
+// embeds them (embedMigrations below).
+const sqlFolders = [
+  ['sqlite', 'migrations'],
+  ['postgres', 'migrations'],
+  ['postgres', 'functions'],
+];
+for (const [adapter, folder] of sqlFolders) {
+  const to = join(root, 'dist', 'journal', adapter, folder);
   rmSync(to, { recursive: true, force: true });
-  cpSync(join(root, 'src', 'journal', adapter, 'migrations'), to, { recursive: true });
+  cpSync(join(root, 'src', 'journal', adapter, folder), to, { recursive: true });
 }
-const { readMigrations } = await import('../dist/journal/migration-files.js');
+const { readFunctions, readMigrations } = await import('../dist/journal/migration-files.js');
 const embedMigrations = {
   name: 'embed-migrations',
   setup(bundle) {
-    bundle.onLoad({ filter: /[\\/]dist[\\/]journal[\\/](sqlite|postgres)[\\/]schema-steps\.js$/ }, (args) => ({
-      loader: 'js',
-      contents: `export const MIGRATIONS = ${JSON.stringify(readMigrations(pathToFileURL(join(dirname(args.path), 'migrations/'))))};`,
-    }));
+    bundle.onLoad({ filter: /[\\/]dist[\\/]journal[\\/](sqlite|postgres)[\\/]schema-steps\.js$/ }, (args) => {
+      const folder = (name) => pathToFileURL(join(dirname(args.path), `${name}/`));
+      const functions = existsSync(folder('functions'))
+        ? `export const FUNCTIONS = ${JSON.stringify(readFunctions(folder('functions')))};`
+        : '';
+      return {
+        loader: 'js',
+        contents: `export const MIGRATIONS = ${JSON.stringify(readMigrations(folder('migrations')))};${functions}`,
+      };
+    });
   },
 };
 

@@ -309,6 +309,7 @@ export {
   SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION,
 } from '../../src/journal/postgres/postgres-store.js';
 export { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../src/journal/postgres/schema.js';
+export { FUNCTIONS as POSTGRES_FUNCTIONS } from '../../src/journal/postgres/schema-steps.js';
 
 /** What applyBatch takes of a PostgreSQL store: its pool, its job's id and its runner's id. */
 export function postgresInternals(store: JournalStore): {

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { readMigrations } from '../../src/journal/migration-files.js';
+import { readFunctions, readMigrations } from '../../src/journal/migration-files.js';
 import { useTempDir } from '../helpers/journal-fixtures.js';
 
 const tmp = useTempDir();
@@ -34,5 +34,10 @@ describe('schema step files', () => {
     expect(() => readMigrations(folder('name', { '001-a.sql': 'A;', '2-b.sql': 'B;' }))).toThrow(
       /2-b\.sql: schema step 2 expected/,
     );
+  });
+
+  it("stored functions' definitions are read in the order of their names, other files left out", () => {
+    const functions = folder('functions', { 'b-second.sql': 'B;', 'a-first.sql': 'A;', 'README.md': 'x' });
+    expect(readFunctions(functions)).toEqual(['A;', 'B;']);
   });
 });

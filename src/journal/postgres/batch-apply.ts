@@ -1,5 +1,5 @@
 // The one write of rows on PostgreSQL: a plan (core/plan-changes.ts) goes to gbatch_apply_plan
-// (migrations/012, 015, 019) as one JSON document. The database checks each row's from-state and whose it
+// (functions/apply-plan.sql) as one JSON document. The database checks each row's from-state and whose it
 // is, writes the rows and their events, moves the job's money under the budget and refuses an intent after
 // a cancel, or refuses the whole batch. A runner's group commit is planned here on the states it expects
 // the rows in, the call its own transaction (one round trip); a batch planned on the rows' heads
@@ -33,7 +33,7 @@ export function batchable(changes: readonly Change[]): boolean {
   return changes.every((c) => Object.values(c.patch ?? {}).every((v) => typeof v !== 'number' || Number.isFinite(v)));
 }
 
-/** One planned row as gbatch_apply_plan takes it (migrations/012, 015, 019). */
+/** One planned row as gbatch_apply_plan takes it (functions/apply-plan.sql). */
 export interface PlanRow {
   id: string;
   /** From and to state. */

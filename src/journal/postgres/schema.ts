@@ -1,9 +1,11 @@
 // The PostgreSQL journal's migrator: applies the steps of migrations/ (schema-steps.ts) the schema has
-// not applied yet; its version is gbatch_schema_version's. One database holds many jobs: every table
-// is keyed by the job.
+// not applied yet, then the stored functions' definitions (functions/), in the same transaction; its
+// version is gbatch_schema_version's. One database holds many jobs: every table is keyed by the job.
+// A changed function file comes with a new step (test/journal/postgres/schema-functions.test.ts pins
+// them), so that every schema already current applies it.
 import type pg from 'pg';
 import { MIGRATION_LOCK_SQL } from './advisory-locks.js';
-import { MIGRATIONS } from './schema-steps.js';
+import { FUNCTIONS, MIGRATIONS } from './schema-steps.js';
 
 export { MIGRATIONS };
 import { NewerSchemaError } from '../errors.js';
@@ -39,6 +41,7 @@ export async function migrate(pool: Pick<pg.Pool, 'connect'>, location: string):
       const current = await schemaVersion(client);
       if (current > SCHEMA_VERSION) throw new NewerSchemaError(location, current, SCHEMA_VERSION);
       for (let version = current; version < SCHEMA_VERSION; version++) await client.query(MIGRATIONS[version]!);
+      for (const definition of FUNCTIONS) await client.query(definition);
       await client.query(
         `INSERT INTO gbatch_schema_version (id, version) VALUES (1, $1)
         ON CONFLICT (id) DO UPDATE SET version = excluded.version`,
