@@ -136,7 +136,7 @@ async function ceilingRun({ dir, manifest, env, base, count, rows, concurrency, 
   }
 }
 
-/** A process hosting `config.runners` runners of the job (bench/lib/pg-runner-host.mjs): their exit codes and its CPU. */
+/** A process hosting `config.runners` runners of the job (lib/pg-runner-host.mjs): their exit codes and its CPU. */
 function hostRunners(config, env) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [RUNNER_HOST, JSON.stringify(config)], {
