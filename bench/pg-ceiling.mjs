@@ -64,8 +64,12 @@ export async function pgCeiling({
         });
         continue;
       }
-      const result = await ceilingRun({ dir, manifest, env, base, count, rows, concurrency, processes });
-      sessionsPerRunner = Math.max(sessionsPerRunner ?? 0, result.sessions.peak_open / count);
+      // A configuration that fails (a runner's exit, rows not done) is a finding: said on its line, the next one run.
+      const result = await ceilingRun({ dir, manifest, env, base, count, rows, concurrency, processes }).catch(
+        (err) => ({ runners: count, failed: String(err?.message ?? err).slice(0, 1500) }),
+      );
+      if (result.sessions) sessionsPerRunner = Math.max(sessionsPerRunner ?? 0, result.sessions.peak_open / count);
+      process.stderr.write(`${JSON.stringify(result)}\n`);
       results.push(result);
     }
   } finally {
@@ -99,8 +103,14 @@ async function ceilingRun({ dir, manifest, env, base, count, rows, concurrency, 
     );
     const wallMs = performance.now() - started;
     const { busy, load1 } = hostBusy(host, hostCpu());
-    for (const end of ends.flatMap((e) => e.ends))
-      if (end.code !== 0) throw new Error(`a runner exited ${end.code}: ${String(end.message).slice(-3000)}`);
+    const runnerEnds = ends.flatMap((e) => e.ends);
+    const logs = runnerEnds.flatMap((e) => e.logs ?? []);
+    for (const end of runnerEnds)
+      if (end.code !== 0)
+        throw new Error(
+          `a runner exited ${end.code}: ${String(end.message).slice(0, 600)}; runners' log lines: ${logs.length}, ` +
+            `first: ${JSON.stringify(logs.slice(0, 5))}`,
+        );
     const walBytes = await walSince(db, lsnBefore);
     const wireTotals = wire.totals();
     const {

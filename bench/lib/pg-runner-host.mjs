@@ -1,6 +1,7 @@
 // One process hosting several runners of one job: each a `runJob` of the library (what `gbatch run` does),
 // with its own journal connection pool and its own runner id, all in this process's event loop. Ends by
-// printing one JSON line: each runner's exit code (and its message when not 0) and this process's CPU.
+// printing one JSON line: each runner's exit code (its message when not 0, its first log lines) and this
+// process's CPU.
 // Usage (from a benchmark): node bench/lib/pg-runner-host.mjs '<{"runners":N,"job":…,"options":{…}}>'
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -10,10 +11,14 @@ const { runners, job, options } = JSON.parse(process.argv[2]);
 const { runJob } = await import(pathToFileURL(join(root, 'dist/index.js')).href);
 const ends = await Promise.all(
   Array.from({ length: runners }, () =>
-    runJob({ job, options }).then(
-      (result) => ({ code: result.exitCode, message: result.exitCode === 0 ? undefined : result.meaning }),
-      (err) => ({ code: null, message: String(err?.stack ?? err) }),
-    ),
+    (() => {
+      const logs = [];
+      const onLog = (line) => logs.length < 20 && logs.push(line);
+      return runJob({ job, options, onLog }).then(
+        (result) => ({ code: result.exitCode, message: result.exitCode === 0 ? undefined : result.meaning, logs }),
+        (err) => ({ code: null, message: String(err?.stack ?? err), logs }),
+      );
+    })(),
   ),
 );
 const cpu = process.cpuUsage();
