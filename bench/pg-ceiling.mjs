@@ -1,24 +1,50 @@
-// The ceiling of one PostgreSQL journal (issue 35): N runners (real `gbatch run` processes) share one
-// chat job against a simulator answering at once (latency 0), so the rows' pace is set by the journal and
-// the host, not by the gateway. For each N (1, 10, 30, 100 by default): claims per second (first to
-// last submission, from the rows' own `submitted_at`), settled rows per second (first submission to the
-// last `finished_at`), and what each row cost the job's own PostgreSQL sessions, counted by a proxy on the
-// wire (bench/lib/pg-wire-counter.mjs): round trips, statements, the backends' CPU; also the sessions
-// the runners opened and the most open at once. The server-wide WAL position's advance per row
-// (pg_current_wal_lsn) is given too, but counts whatever else the server wrote meanwhile.
-// A configuration whose sessions would pass --max-sessions (default 60: the test server allows 100 and
-// others use it) is not run; its line says so, from the sessions per runner measured below it.
+// The ceiling of one PostgreSQL journal (issue 35): N runners share one chat job against a simulator
+// answering at once (latency 0), so the rows' pace is set by the journal and the host, not by the gateway.
+// For each N (1, 10, 30, 100 by default): claims per second (first to last submission, from the rows' own
+// `submitted_at`), settled rows per second (first submission to the last `finished_at`), and what each row
+// cost the job's own PostgreSQL sessions, counted by a proxy on the wire (bench/lib/pg-wire-counter.mjs):
+// round trips, statements, the backends' CPU; also the sessions the runners opened and the most open at
+// once. The server-wide WAL position's advance per row (pg_current_wal_lsn) is given too, but counts
+// whatever else the server wrote meanwhile.
+//
+// How 30 and 100 runners are measured on a small host, and why:
+// - The server is a throwaway cluster of the benchmark's own (bench/lib/pg-private-cluster.mjs: initdb in
+//   /dev/shm, max_connections 1000, stopped and deleted at the end), not the tests' server (100 sessions,
+//   shared with other work): a runner's pool opens up to 8 sessions, and 100 runners need ~800 at once.
+//   Sessions are then not the limit, and nothing else the tests' server runs shares its locks. `--server
+//   shared` runs on the tests' server instead (GBATCH_BENCH_PG_URL), where --max-sessions skips what would
+//   not fit.
+// - Runners are spread over at most --processes processes (default 10), each hosting its share as
+//   `runJob`s of the library (bench/lib/pg-runner-host.mjs): every runner has its own pool and runner id,
+//   as a `gbatch run` process does. A hundred Node processes on two cores would spend the run starting
+//   (about 1 s of CPU each) and context-switching: the host, not the database. With 10 processes, 1 and 10
+//   runners are placed as before (one runner per process); 30 and 100 add runners, not processes.
+// - A smaller per-runner pool was not chosen: it changes what each runner can overlap, so the figures
+//   would not be a hundred of today's runners.
+// The host's CPU is still shared by the runners and the server: `host.busy` says how close to the cores a
+// run came, and the backends' CPU per row is the database's cost whatever the pace.
 // Usage: npm run build && node bench/pg-ceiling.mjs [--runners 1,10,30,100] [--rows 6000] [--concurrency 20]
-//   [--max-sessions 60]
+//   [--processes 10] [--server private|shared] [--max-sessions 60 on the shared server]
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { chatJsonl } from './lib/manifests.mjs';
-import { runGbatchWithCpu } from './lib/cpu-of-run.mjs';
 import { hostBusy, hostCpu } from './lib/host-cpu.mjs';
-import { flag, machine, removeDir, report, requireBuild, startSim, tempDir } from './lib/harness.mjs';
+import { flag, machine, removeDir, report, requireBuild, root, startSim, tempDir } from './lib/harness.mjs';
+import { startPrivateCluster } from './lib/pg-private-cluster.mjs';
 import { createPgSchema, PG_BENCH_URL } from './lib/pg-schema.mjs';
 import { startPgWireCounter } from './lib/pg-wire-counter.mjs';
 
-export async function pgCeiling({ runners = [1, 10, 30, 100], rows = 6_000, concurrency = 20, maxSessions = 60 } = {}) {
+const RUNNER_HOST = join(root, 'bench/lib/pg-runner-host.mjs');
+const PRIVATE_MAX_CONNECTIONS = 1000;
+
+export async function pgCeiling({
+  runners = [1, 10, 30, 100],
+  rows = 6_000,
+  concurrency = 20,
+  processes = 10,
+  server = 'private',
+  maxSessions = server === 'private' ? PRIVATE_MAX_CONNECTIONS - 20 : 60,
+} = {}) {
   requireBuild();
   const dir = tempDir('pg-ceiling');
   const manifest = await chatJsonl(join(dir, 'chat.jsonl'), rows);
@@ -26,7 +52,10 @@ export async function pgCeiling({ runners = [1, 10, 30, 100], rows = 6_000, conc
   const env = { GATEWAY_BASE_URL: sim.baseUrl, GATEWAY_API_KEY: 'sk-bench' };
   const results = [];
   let sessionsPerRunner;
+  let cluster;
   try {
+    cluster = server === 'private' ? await startPrivateCluster({ maxConnections: PRIVATE_MAX_CONNECTIONS }) : undefined;
+    const base = cluster?.url ?? PG_BENCH_URL;
     for (const count of runners) {
       if (sessionsPerRunner !== undefined && count * sessionsPerRunner > maxSessions) {
         results.push({
@@ -35,41 +64,53 @@ export async function pgCeiling({ runners = [1, 10, 30, 100], rows = 6_000, conc
         });
         continue;
       }
-      const result = await ceilingRun(dir, manifest, env, count, rows, concurrency);
-      sessionsPerRunner = Math.max(sessionsPerRunner ?? 0, result.sessions.peak_open / count);
+      // A configuration that fails (a runner's exit, rows not done) is a finding: said on its line, the next one run.
+      const result = await ceilingRun({ dir, manifest, env, base, count, rows, concurrency, processes }).catch(
+        (err) => ({ runners: count, failed: String(err?.message ?? err).slice(0, 1500) }),
+      );
+      if (result.sessions) sessionsPerRunner = Math.max(sessionsPerRunner ?? 0, result.sessions.peak_open / count);
+      process.stderr.write(`${JSON.stringify(result)}\n`);
       results.push(result);
     }
   } finally {
+    await cluster?.stop();
     await sim.stop();
     removeDir(dir);
   }
-  return { benchmark: 'pg-ceiling', machine: machine(), rows, concurrency_per_runner: concurrency, results };
+  return {
+    benchmark: 'pg-ceiling',
+    machine: machine(),
+    server: cluster ? `private cluster, max_connections ${PRIVATE_MAX_CONNECTIONS}` : 'shared',
+    rows,
+    concurrency_per_runner: concurrency,
+    results,
+  };
 }
 
-async function ceilingRun(dir, manifest, env, count, rows, concurrency) {
-  const db = await createPgSchema('bench_pg_ceiling');
-  const wire = await startPgWireCounter(PG_BENCH_URL);
+async function ceilingRun({ dir, manifest, env, base, count, rows, concurrency, processes }) {
+  const db = await createPgSchema('bench_pg_ceiling', base);
+  const wire = await startPgWireCounter(base);
   try {
-    const args = [
-      'run',
-      manifest,
-      '--journal',
-      wire.url(db.url),
-      '--out',
-      join(dir, `out-${count}`),
-      '--concurrency',
-      String(concurrency),
-      '--quiet',
-      '--json',
-    ];
+    const options = { journal: wire.url(db.url), out: join(dir, `out-${count}`), concurrency };
+    const hosts = Math.min(count, processes);
     const lsnBefore = await currentLsn(db);
     const host = hostCpu();
     const started = performance.now();
-    const ends = await Promise.all(Array.from({ length: count }, () => runGbatchWithCpu(args, { env })));
+    const ends = await Promise.all(
+      Array.from({ length: hosts }, (_, i) =>
+        hostRunners({ runners: Math.floor(count / hosts) + (i < count % hosts ? 1 : 0), job: manifest, options }, env),
+      ),
+    );
     const wallMs = performance.now() - started;
     const { busy, load1 } = hostBusy(host, hostCpu());
-    for (const end of ends)
-      if (end.code !== 0) throw new Error(`a runner exited ${end.code}: ${end.stderr.slice(-3000)}`);
+    const runnerEnds = ends.flatMap((e) => e.ends);
+    const logs = runnerEnds.flatMap((e) => e.logs ?? []);
+    for (const end of runnerEnds)
+      if (end.code !== 0)
+        throw new Error(
+          `a runner exited ${end.code}: ${String(end.message).slice(0, 600)}; runners' log lines: ${logs.length}, ` +
+            `first: ${JSON.stringify(logs.slice(0, 5))}`,
+        );
     const walBytes = await walSince(db, lsnBefore);
     const wireTotals = wire.totals();
     const {
@@ -84,6 +125,7 @@ async function ceilingRun(dir, manifest, env, count, rows, concurrency) {
     const perRow = (n) => +(n / rows).toFixed(2);
     return {
       runners: count,
+      processes: hosts,
       wall_s: +(wallMs / 1000).toFixed(2),
       claims_per_s: Math.round(rows / ((span.last_submit - span.first_submit) / 1000)),
       settled_per_s: Math.round(rows / ((span.last_finish - span.first_submit) / 1000)),
@@ -102,6 +144,27 @@ async function ceilingRun(dir, manifest, env, count, rows, concurrency) {
     await wire.stop();
     await db.drop();
   }
+}
+
+/** A process hosting `config.runners` runners of the job (lib/pg-runner-host.mjs): their exit codes and its CPU. */
+function hostRunners(config, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [RUNNER_HOST, JSON.stringify(config)], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      const last = stdout.trim().split('\n').at(-1);
+      if (code !== 0 || !last) reject(new Error(`a runner host exited ${code}: ${stderr.slice(-3000)}`));
+      else resolve(JSON.parse(last));
+    });
+  });
 }
 
 async function currentLsn(db) {
@@ -134,7 +197,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       runners: String(flag('runners', '1,10,30,100')).split(',').map(Number),
       rows: Number(flag('rows', 6_000)),
       concurrency: Number(flag('concurrency', 20)),
-      maxSessions: Number(flag('max-sessions', 60)),
+      processes: Number(flag('processes', 10)),
+      server: String(flag('server', 'private')),
+      ...(flag('max-sessions', undefined) !== undefined ? { maxSessions: Number(flag('max-sessions')) } : {}),
     }),
   );
 }

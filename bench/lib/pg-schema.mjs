@@ -11,16 +11,19 @@ export function withSearchPath(url, schema) {
   return `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
 }
 
-/** A fresh schema: `url` for gbatch's --journal, `query` for the benchmark's own look, `drop()` at the end. */
-export async function createPgSchema(prefix) {
+/**
+ * A fresh schema on the server `base` names (default: the tests' one): `url` for gbatch's --journal, `query` for the
+ * benchmark's own look, `drop()` at the end.
+ */
+export async function createPgSchema(prefix, base = PG_BENCH_URL) {
   const schema = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: PG_BENCH_URL });
+  const admin = new pg.Client({ connectionString: base });
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
   await admin.query(`SET search_path = ${schema}`);
   return {
     schema,
-    url: withSearchPath(PG_BENCH_URL, schema),
+    url: withSearchPath(base, schema),
     query: (sql, values) => admin.query(sql, values),
     async drop() {
       try {

@@ -9,4 +9,6 @@ export interface OpenStoreOptions {
   durability?: Durability;
   /** How flush() makes the journal's file durable (SQLite; default: fsync). Tests observe it. */
   flushFile?: (path: string) => void;
+  /** The most sessions the journal's pool opens (PostgreSQL; default 8). Tests and benchmarks set it. */
+  poolSize?: number;
 }

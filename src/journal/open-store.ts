@@ -16,7 +16,7 @@ export async function openStore(location: string, options: OpenStoreOptions): Pr
     const { PostgresJournalStore } = await import('./postgres/postgres-store.js');
     return PostgresJournalStore.open(location, options);
   }
-  const { job: _job, ...file } = options;
+  const { job: _job, poolSize: _poolSize, ...file } = options;
   return openJournalFile(location, file);
 }
 

@@ -211,7 +211,6 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
         config.settings.resubmitUncertainText,
       );
     runId = await journal.recordRunStart();
-    await joinJobNotices(journal, events, voice);
     if (takeover)
       events.emit(
         'log',
@@ -240,6 +239,9 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
         });
     }, heartbeatMs());
     heartbeat.unref();
+    // Joining waits for the job's notices lock, behind every runner starting at once: the lease beats meanwhile,
+    // or a runner queued there past a lease is swept as gone while alive.
+    await joinJobNotices(journal, events, voice);
 
     const recovery = await recoverJournal(journal, config.settings, voice);
     for (const line of recovery.messages) events.emit('log', line);

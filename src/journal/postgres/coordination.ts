@@ -6,6 +6,7 @@ import { roundUsd } from '../../core/money.js';
 import { DRIFT_COLUMNS, driftOfRow, type DriftRow } from '../drift-rows.js';
 import type { Coordination, JobMoney } from '../store.js';
 import { DB_NOW_MS } from './db-time.js';
+import { LocalTurns } from './local-turns.js';
 import { checkout, idleInTransactionMs } from './pool.js';
 import type { PgMembership } from './membership.js';
 
@@ -13,6 +14,8 @@ import type { PgMembership } from './membership.js';
 const IN_FLIGHT = ['submitting', 'submitted', 'running'];
 
 export class PgCoordination implements Coordination {
+  private readonly turns = new LocalTurns();
+
   constructor(
     private readonly pool: pg.Pool,
     private readonly jobId: () => number | undefined,
@@ -116,6 +119,11 @@ export class PgCoordination implements Coordination {
   }
 
   async exclusive<T>(name: string, work: () => Promise<T>): Promise<T> {
+    // Local callers take turns first: one session of this pool per name ever waits on the server (local-turns.ts).
+    return this.turns.take(name, () => this.exclusiveOnServer(name, work));
+  }
+
+  private async exclusiveOnServer<T>(name: string, work: () => Promise<T>): Promise<T> {
     // The lock belongs to a transaction held open on a client of its own. A runner that dies mid-work
     // frees it with its connection; one that freezes leaves the transaction idle, and the server ends
     // the session after a lease (the pool's idle_in_transaction_session_timeout), so the others do not

@@ -53,8 +53,11 @@ export const COMPRESS_WAL = `DO $$ BEGIN
   END;
 END $$`;
 
+/** The sessions a journal's pool opens at most, unless its opener says otherwise. */
+const DEFAULT_POOL_SIZE = 8;
+
 /** A pool on `url`, checked by one round trip: a server that cannot be reached is a ConfigError now. */
-export async function connectPool(url: string): Promise<pg.Pool> {
+export async function connectPool(url: string, size = DEFAULT_POOL_SIZE): Promise<pg.Pool> {
   let pool: pg.Pool;
   try {
     new URL(url);
@@ -64,7 +67,7 @@ export async function connectPool(url: string): Promise<pg.Pool> {
     pool = new pg.Pool({
       connectionString: url,
       types,
-      max: 8,
+      max: size,
       connectionTimeoutMillis: 10_000,
       idle_in_transaction_session_timeout: idleInTransactionMs(),
       // Run on each new session before the pool hands it out, so nothing else is queued on it meanwhile

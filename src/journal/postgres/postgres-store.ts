@@ -76,7 +76,7 @@ import { BatchLeaseLostError, LockLostError, NewerSchemaError } from '../errors.
 
 const MAX_RUN_MESSAGE = 1000;
 
-export type PostgresOpenOptions = Pick<OpenStoreOptions, 'job' | 'clock'> & {
+export type PostgresOpenOptions = Pick<OpenStoreOptions, 'job' | 'clock' | 'poolSize'> & {
   readonly?: boolean;
   /** The pool is another's (a reader of many jobs): close() leaves it open. */
   sharedPool?: boolean;
@@ -136,7 +136,7 @@ export class PostgresJournalStore implements JournalStore {
 
   static async open(url: string, options: PostgresOpenOptions): Promise<PostgresJournalStore> {
     const location = redactDatabaseUrl(url);
-    const pool = await connectPool(url);
+    const pool = await connectPool(url, options.poolSize);
     try {
       const clock = options.clock ?? Date;
       let jobId: number | undefined;
