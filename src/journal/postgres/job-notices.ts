@@ -19,6 +19,10 @@ export class PgJobNotices implements JobNotices {
   ) {}
 
   async begin(): Promise<void> {
+    // A runner joining others at work has nothing to clear, whatever they do meanwhile: one that ends sees this
+    // runner live, so it cannot be the last and clear the session under it. Only a runner that may be alone
+    // queues on the lock (runners starting together would otherwise join one at a time).
+    if (await this.othersAtWork()) return;
     await this.coordination.exclusive('notices', async () => {
       if (!(await this.othersAtWork()))
         await this.pool.query('DELETE FROM job_notices WHERE job_id = $1', [this.jobId()]);

@@ -3,7 +3,7 @@
 // still at work speaks for the job's end, and its end opens a new session.
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type JournalStore } from '../../../src/journal/index.js';
-import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
+import { PG_TEST_URL, pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 
 describe.skipIf(!pgAvailable())('PostgreSQL journal: job notices among runners', () => {
   const db = usePgSchema('gbatch_notices');
@@ -58,5 +58,36 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: job notices among runners',
     expect(await early!.notices.end()).toBe(false);
     await early!.membership.release();
     expect(await late!.notices.end()).toBe(true);
+  });
+
+  it('a runner joining others at work does not queue on the notices lock; one alone still clears the session', async () => {
+    const [first] = await runners(1);
+    expect(await first!.notices.claim('budget-threshold:80')).toBe(true);
+    const jobName = `notices-${jobCount}`;
+    const { rows } = await db.query<{ id: number }>('SELECT id FROM jobs WHERE name = $1', [jobName]);
+    // Its sessions give up on a lock after 5 s: a join that queued on the lock held below fails, not hangs.
+    const options = `-c search_path=${db.schema} -c lock_timeout=5000`;
+    const joining = await openStore(`${PG_TEST_URL}?options=${encodeURIComponent(options)}`, { job: jobName });
+    opened.push(joining);
+    await joining.membership.acquire();
+    // Another session holds the job's notices lock for as long as the join takes.
+    await db.query('BEGIN');
+    try {
+      await db.query(`SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':gbatch:notices'), $1::int)`, [
+        rows[0]!.id,
+      ]);
+      await joining.notices.begin();
+    } finally {
+      await db.query('COMMIT');
+    }
+    expect(await joining.notices.claim('budget-threshold:80')).toBe(false);
+
+    expect(await first!.notices.end()).toBe(false);
+    await first!.membership.release();
+    expect(await joining.notices.end()).toBe(true);
+    await joining.membership.release();
+    await joining.membership.acquire();
+    await joining.notices.begin();
+    expect(await joining.notices.claim('budget-threshold:80')).toBe(true);
   });
 });
