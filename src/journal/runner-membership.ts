@@ -14,6 +14,8 @@ export interface Takeover {
   adopted: Item[];
   /** Pending rows the gone runners had claimed, free again for any runner. */
   released: number;
+  /** The job's runners not swept, this one included, as the sweep saw them (a journal of one runner: none). */
+  runners?: number;
 }
 
 /** A runner of the job as `status` shows it. */

@@ -226,7 +226,8 @@ export class PgMembership implements RunnerMembership {
     const jobId = this.jobId();
     const none: Takeover = { madeUncertain: [], adopted: [], released: 0 };
     if (jobId === undefined || this.readonly || !this.held) return none;
-    if (!(await this.anythingToSweep(jobId))) return none;
+    const look = await this.anythingToSweep(jobId);
+    if (!look.any) return { ...none, runners: look.runners };
     return inTransaction(this.pool, async (client) => {
       await client.query(`SELECT ${exclusiveLockSql('membership', '$1')}`, [jobId]);
       const runners = (
@@ -244,12 +245,12 @@ export class PgMembership implements RunnerMembership {
           [jobId, gone.map((r) => r.runner_id)],
         );
       }
-      return this.takeOver(client, jobId, live, gone);
+      return { ...(await this.takeOver(client, jobId, live, gone)), runners: live.length };
     });
   }
 
   /** A cheap look first: most beats find no runner gone and no row without a live holder. */
-  private async anythingToSweep(jobId: number): Promise<boolean> {
+  private async anythingToSweep(jobId: number): Promise<{ any: boolean; runners: number }> {
     const runners = (
       await this.pool.query<RunnerRow>(
         `SELECT r.*, ${DB_NOW_MS} AS db_now, 0 AS rows FROM runners r
@@ -257,13 +258,14 @@ export class PgMembership implements RunnerMembership {
         [jobId],
       )
     ).rows;
-    if (runners.some((row) => row.runner_id !== this.held && !this.judge(row).alive)) return true;
+    if (runners.some((row) => row.runner_id !== this.held && !this.judge(row).alive))
+      return { any: true, runners: runners.length };
     const { rows } = await this.pool.query(
       `SELECT 1 FROM items WHERE job_id = $1 AND state = ANY($2)
       AND (owner IS NULL OR owner <> ALL($3::uuid[])) LIMIT 1`,
       [jobId, HELD_STATES, runners.map((r) => r.runner_id)],
     );
-    return rows.length > 0;
+    return { any: rows.length > 0, runners: runners.length };
   }
 
   private async takeOver(

@@ -6,6 +6,7 @@ import { log, type LaneContext } from '../context.js';
 import { adoptDrifts } from '../job-drift.js';
 import { repeatWithoutOverlap, type Repeating } from '../repeat.js';
 import { budgetChangedLine } from '../../core/job-budget.js';
+import { fleetPace } from './fleet-pace.js';
 
 export interface PeerLanes {
   poll(item: Item): void;
@@ -31,6 +32,9 @@ export class JobPeers {
   /** Reads of the job's money begun, and the latest of them applied. */
   private moneyReads = 0;
   private moneyApplied = 0;
+  /** How many beats apart this runner looks at the job, from the fleet's size its last sweep saw (fleet-pace.ts). */
+  private pace = 1;
+  private beats = 0;
 
   constructor(
     private readonly ctx: LaneContext,
@@ -40,12 +44,16 @@ export class JobPeers {
 
   start(): void {
     if (!this.ctx.journal.capabilities.sharedRunners) return;
-    this.repeating = repeatWithoutOverlap(this.everyMs, () =>
-      this.tick().catch((err: unknown) => {
-        this.failure ??= err;
-        this.ctx.laneFailed(err); // seen at once, not when this runner's share is done
-      }),
-    );
+    this.repeating = repeatWithoutOverlap(this.everyMs, () => this.onBeat());
+  }
+
+  /** One beat of the timer: a look at the job on every `pace`-th. */
+  onBeat(): Promise<void> {
+    if (++this.beats % this.pace !== 0) return Promise.resolve();
+    return this.tick().catch((err: unknown) => {
+      this.failure ??= err;
+      this.ctx.laneFailed(err); // seen at once, not when this runner's share is done
+    });
   }
 
   stop(): void {
@@ -73,10 +81,10 @@ export class JobPeers {
     // The others' last rows are usually answered within a request's latency: looked at often (this
     // runner's exit waits on the look that finds them done). Sweeps run on the beat (start()'s timer);
     // this loop runs one itself only as often.
-    let pauseMs = Math.min(this.everyMs, FIRST_LOOK_MS);
+    let pauseMs = Math.min(this.everyMs, FIRST_LOOK_MS) * this.pace;
     let sinceTickMs = Infinity;
     while (!ctx.stop.signal.aborted) {
-      if (sinceTickMs >= this.everyMs) {
+      if (sinceTickMs >= this.everyMs * this.pace) {
         await this.tick();
         sinceTickMs = 0;
       }
@@ -95,7 +103,7 @@ export class JobPeers {
         return 'done';
       }
       sinceTickMs += pauseMs;
-      pauseMs = Math.min(this.everyMs, LAST_LOOK_MS, pauseMs * 2);
+      pauseMs = Math.min(Math.min(this.everyMs, LAST_LOOK_MS) * this.pace, pauseMs * 2);
     }
     return 'done';
   }
@@ -133,7 +141,8 @@ export class JobPeers {
     // Before the sweep: the rows it hands over were reserved by the runner that is gone, and the view
     // their settlement is taken from must hold that reservation.
     await this.observeBudget();
-    const { madeUncertain, adopted, released } = await ctx.journal.membership.sweep();
+    const { madeUncertain, adopted, released, runners } = await ctx.journal.membership.sweep();
+    if (runners !== undefined) this.pace = fleetPace(runners);
     if (madeUncertain.length > 0) {
       log(ctx, ctx.voice.uncertainNow(madeUncertain.length, 'on a runner that is gone'));
     }

@@ -148,6 +148,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: many runners on one job', (
     expect(swept.madeUncertain.map((i) => i.id).sort()).toEqual(['r0', 'r2']);
     expect(swept.adopted.map((i) => i.id)).toEqual(['r1']);
     expect(swept.released).toBe(1);
+    expect(swept.runners).toBe(1); // the fleet left after the sweep: the sweeper alone
     expect((await other!.get('r0'))!.lastError?.message).toMatch(
       new RegExp(`runner pid ${process.pid} on .* stopped while attempt 1 may have been on the wire`),
     );
@@ -161,7 +162,14 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: many runners on one job', (
     expect(await thrown(frozen!.applyTransitions([{ id: 'r1', event: 'progress' }]))).toBeInstanceOf(LockLostError);
     expect(await thrown(frozen!.applyTransitions([submit('r3')]))).toBeInstanceOf(LockLostError);
     expect((await other!.get('r3'))!.state).toBe('pending');
-    expect(await other!.membership.sweep()).toEqual({ madeUncertain: [], adopted: [], released: 0 });
+    expect(await other!.membership.sweep()).toEqual({ madeUncertain: [], adopted: [], released: 0, runners: 1 });
+  });
+
+  it("a sweep that finds nothing to take over still tells the fleet's size (runners pace their looks by it)", async () => {
+    const { stores } = await job(2, 3);
+    expect(await stores[0]!.membership.sweep()).toEqual({ madeUncertain: [], adopted: [], released: 0, runners: 3 });
+    await stores[2]!.membership.release();
+    expect((await stores[0]!.membership.sweep()).runners).toBe(2);
   });
 
   it('a runner whose process on this host is gone is swept at once, lease or not', async () => {
@@ -180,6 +188,7 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: many runners on one job', (
     await db.query(`UPDATE items SET owner = '00000000-0000-4000-8000-000000000001' WHERE id = 'r0'`);
     const swept = await alive!.membership.sweep();
     expect(swept.adopted.map((i) => i.id)).toEqual(['r0']);
+    expect(swept.runners).toBe(1);
     expect((await alive!.membership.runners()).find((r) => r.pid === 2147483646)!.liveness.alive).toBe(false);
   });
 

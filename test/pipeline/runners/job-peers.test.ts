@@ -7,10 +7,11 @@ import type { RunContext } from '../../../src/pipeline/context.js';
 import { JobPeers } from '../../../src/pipeline/runners/job-peers.js';
 import { operatorVoice } from '../../../src/pipeline/voice/operator-voice.js';
 
-function peers(heldFor: number) {
+function peers(heldFor: number, fleet?: number) {
   const sleeps: number[] = [];
   let looks = 0;
-  const none = { madeUncertain: [], adopted: [], released: 0 };
+  let sweeps = 0;
+  const none = { madeUncertain: [], adopted: [], released: 0, ...(fleet !== undefined ? { runners: fleet } : {}) };
   const ctx = {
     journal: {
       capabilities: { sharedRunners: true, notesAfterLoss: true },
@@ -22,7 +23,10 @@ function peers(heldFor: number) {
       },
       membership: {
         othersWork: async () => ({ held: looks++ < heldFor ? 2 : 0, claimable: 0 }),
-        sweep: async () => none,
+        sweep: async () => {
+          sweeps++;
+          return none;
+        },
       },
     },
     budget: new BudgetGuard(undefined, { reservedUsd: 0, actualUsd: 0 }),
@@ -40,7 +44,7 @@ function peers(heldFor: number) {
     voice: operatorVoice,
   } as unknown as RunContext;
   const lanes = { poll: () => {}, download: () => {}, answered: () => {}, balanceRanOut: () => {} };
-  return { peers: new JobPeers(ctx, lanes, 500), sleeps };
+  return { peers: new JobPeers(ctx, lanes, 500), sleeps, sweeps: () => sweeps };
 }
 
 describe('JobPeers.settle', () => {
@@ -56,6 +60,25 @@ describe('JobPeers.settle', () => {
     const { peers: alone, sleeps } = peers(0);
     expect(await alone.settle()).toBe('done');
     expect(sleeps).toEqual([]);
+  });
+});
+
+describe('JobPeers in a fleet', () => {
+  it('of ten runners or fewer, looks at the job on every beat', async () => {
+    const { peers: few, sweeps } = peers(0, 10);
+    for (let beat = 0; beat < 6; beat++) await few.onBeat();
+    expect(sweeps()).toBe(6);
+  });
+
+  it('of a hundred runners, looks on every tenth beat once a sweep saw the fleet, and waits for the last rows ten times longer', async () => {
+    const { peers: many, sleeps, sweeps } = peers(12, 100);
+    await many.onBeat(); // the first look: the fleet is not known before it
+    for (let beat = 0; beat < 30; beat++) await many.onBeat();
+    expect(sweeps()).toBe(1 + 3);
+
+    expect(await many.settle()).toBe('done');
+    expect(sleeps[0]).toBe(500);
+    expect(Math.max(...sleeps)).toBe(1000);
   });
 });
 
