@@ -12,10 +12,7 @@ const STEP_FILE = /^(\d{3})-[a-z0-9-]+\.sql$/;
 
 /** The steps in `folder`, in order; a gap or a repeated number is a packaging bug, refused at once. */
 export function readMigrations(folder: URL): string[] {
-  const files = readdirSync(folder)
-    .filter((name) => name.endsWith('.sql'))
-    .sort();
-  return files.map((name, index) => {
+  return sqlFiles(folder).map((name, index) => {
     const number = STEP_FILE.exec(name)?.[1];
     if (number === undefined || Number(number) !== index + 1) {
       const expected = `${String(index + 1).padStart(3, '0')}-<name>.sql`;
@@ -27,8 +24,12 @@ export function readMigrations(folder: URL): string[] {
 
 /** The stored functions' definitions in `folder` (<name>.sql, each a CREATE OR REPLACE), by file name. */
 export function readFunctions(folder: URL): string[] {
+  return sqlFiles(folder).map((name) => readFileSync(new URL(name, folder), 'utf8'));
+}
+
+/** The .sql files in `folder`, by name. */
+function sqlFiles(folder: URL): string[] {
   return readdirSync(folder)
     .filter((name) => name.endsWith('.sql'))
-    .sort()
-    .map((name) => readFileSync(new URL(name, folder), 'utf8'));
+    .sort();
 }
