@@ -10,16 +10,14 @@ import { root } from './harness.mjs';
 const { runners, job, options } = JSON.parse(process.argv[2]);
 const { runJob } = await import(pathToFileURL(join(root, 'dist/index.js')).href);
 const ends = await Promise.all(
-  Array.from({ length: runners }, () =>
-    (() => {
-      const logs = [];
-      const onLog = (line) => logs.length < 20 && logs.push(line);
-      return runJob({ job, options, onLog }).then(
-        (result) => ({ code: result.exitCode, message: result.exitCode === 0 ? undefined : result.meaning, logs }),
-        (err) => ({ code: null, message: String(err?.stack ?? err), logs }),
-      );
-    })(),
-  ),
+  Array.from({ length: runners }, () => {
+    const logs = [];
+    const onLog = (line) => logs.length < 20 && logs.push(line);
+    return runJob({ job, options, onLog }).then(
+      (result) => ({ code: result.exitCode, message: result.exitCode === 0 ? undefined : result.meaning, logs }),
+      (err) => ({ code: null, message: String(err?.stack ?? err), logs }),
+    );
+  }),
 );
 const cpu = process.cpuUsage();
 process.stdout.write(`${JSON.stringify({ ends, cpuS: (cpu.user + cpu.system) / 1e6 })}\n`);
