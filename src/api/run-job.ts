@@ -198,12 +198,7 @@ async function runWatched(
     hooks.events.emit('log', "notification (run-ended) left to the job's last runner: others are still at work on it");
     await notifier.finish(undefined);
   } else if (notifier.active) {
-    await notifier.finish(await endSummary(job, outcome, startedAt, endedAt), {
-      counts: final.counts,
-      spend: final.spend,
-      budgetUsd: final.budgetUsd,
-      pausedUntil: 0,
-    });
+    await notifier.finish(await endSummary(job, outcome, startedAt, endedAt));
   }
   return outcome;
 }

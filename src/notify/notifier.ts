@@ -100,6 +100,13 @@ export class RunNotifier {
       this.watch = setInterval(() => this.check({ counts, spend: spendNow(), budgetUsd, pausedUntil: 0 }), WATCH_MS);
       this.watch.unref();
     });
+    // The last look, with the final money, while the journal can still hold an election: a crossing in the
+    // run's last moments (between two ticks) is announced too, by one runner of the job.
+    events.on('ending', (p, hold) => {
+      this.stopWatching();
+      this.check(p);
+      hold(this.electionsHeld());
+    });
   }
 
   /** The run is over: no more threshold checks (finish makes the last one with the final money). */
@@ -164,12 +171,9 @@ export class RunNotifier {
    * The end-of-run summary (none when another runner of the job reports its end); resolves when every
    * notification has been delivered or given up (bounded).
    */
-  async finish(summary: Omit<RunSummary, 'host'> | undefined, last?: Progress): Promise<void> {
+  async finish(summary: Omit<RunSummary, 'host'> | undefined): Promise<void> {
     this.stopWatching();
     if (!this.active) return;
-    // Among runners sharing the job the journal is closed by now, so no election could be held: the
-    // thresholds were watched while the run went on.
-    if (last && !this.notices) this.check(last);
     if (summary) {
       try {
         this.sendAll(runEndedBody({ ...summary, host: this.host }, this.options.redact));
@@ -179,10 +183,14 @@ export class RunNotifier {
         this.options.log(`notification (run-ended) not sent: ${this.options.redact((err as Error).message)}`);
       }
     }
-    while (this.elections.size > 0) await Promise.all([...this.elections]);
+    await this.electionsHeld();
     this.closed = true;
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
     await this.agent.close().catch(() => undefined);
+  }
+
+  private async electionsHeld(): Promise<void> {
+    while (this.elections.size > 0) await Promise.all([...this.elections]);
   }
 
   private track(election: Promise<void>): void {

@@ -95,6 +95,11 @@ export interface RunEvents {
     spendNow: () => { reservedUsd: number; actualUsd: number },
     notices?: Pick<JobNotices, 'claim'>,
   ];
+  /**
+   * Once, when the run's work is over and before it leaves the job, the journal still open: its final money. A
+   * listener whose answer needs the journal (a threshold's election among runners) hands that work to `hold`.
+   */
+  ending: [progress: Progress, hold: (work: Promise<void>) => void];
   /** Answered rows whose line is now in results.jsonl (succeeded -> downloaded), a batch at a time. */
   stored: [ids: readonly string[]];
   /** A poll or a download failed (the row keeps its state; the lane tries again, or a later run does). */

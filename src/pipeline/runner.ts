@@ -24,7 +24,7 @@ import {
 } from '../journal/index.js';
 import { accountId } from '../gateway/account-id.js';
 import { JobPeers } from './runners/job-peers.js';
-import { jobEnd, joinJobNotices } from './runners/job-end.js';
+import { announceEnding, jobEnd, joinJobNotices } from './runners/job-end.js';
 import { CancelWatch } from './stops/cancel-watch.js';
 import { acquireRunner, type OverlapPolicy } from './runners/overlap.js';
 import { isDatabaseUrl, openStore } from '../journal/open-store.js';
@@ -183,6 +183,7 @@ export async function runJob(config: RunConfig): Promise<RunResult> {
   };
   const finish = async (result: RunResult): Promise<RunResult> => {
     await forecastSettled();
+    await announceEnding(events, result);
     const ended = { ...result, ...(await jobEnd(journal, events, voice)) };
     end = runEndOf(ended);
     return ended;

@@ -3,6 +3,7 @@
 import type { EventEmitter } from 'node:events';
 import type { JournalRun } from '../../journal/index.js';
 import type { RunEvents } from '../context.js';
+import type { RunResult } from '../run-result.js';
 import type { RunVoice } from '../voice/run-voice.js';
 
 /** This run joined the job: a new session of notices when no other runner is at work on it. */
@@ -19,6 +20,29 @@ export async function joinJobNotices(
       `could not open the job's notifications in ${voice.journal} (they may be sent twice): ${(err as Error).message}`,
     );
   }
+}
+
+/**
+ * The run's work is over: listeners hear its final money while the journal is still open (and before a last
+ * runner's end clears the job's notices), and the run waits for what they hold.
+ */
+export async function announceEnding(
+  events: EventEmitter<RunEvents>,
+  result: Pick<RunResult, 'counts' | 'spend' | 'budgetUsd'>,
+): Promise<void> {
+  if (events.listenerCount('ending') === 0) return;
+  const held: Array<Promise<void>> = [];
+  events.emit(
+    'ending',
+    {
+      counts: result.counts,
+      spend: result.spend,
+      ...(result.budgetUsd !== undefined ? { budgetUsd: result.budgetUsd } : {}),
+      pausedUntil: 0,
+    },
+    (work) => held.push(work),
+  );
+  await Promise.allSettled(held);
 }
 
 /**

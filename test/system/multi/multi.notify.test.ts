@@ -61,7 +61,7 @@ describe.skipIf(!pgAvailable())('notifications from three runners of one job', (
       expect(ended, JSON.stringify(bodies)).toHaveLength(1);
       expect(ended[0]).toMatchObject({ exit_code: 0, counts: expect.objectContaining({ downloaded: ROWS }) });
       const thresholds = bodies.filter((b) => b.event === 'budget-threshold').map((b) => b.threshold_pct);
-      expect(thresholds).toContain(5);
+      expect(thresholds, JSON.stringify(bodies)).toContain(5);
       expect(
         thresholds.filter((t) => t === 5),
         JSON.stringify(bodies),
