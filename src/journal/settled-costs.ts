@@ -1,7 +1,7 @@
 // The journal's cost history (the `settled_costs` table): a section of its own beside the journal
 // interface (store.ts). Each adapter keeps it in its own file (sqlite/settled-costs.ts,
 // postgres/settled-costs.ts) and both share the row mapping below; beside it, the snapshot a forecast reads.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { SettledCost } from '../core/forecast.js';
 import type { StartForecast } from '../core/start-forecast.js';
 import type { ItemKind, ItemState } from '../core/states.js';
@@ -110,10 +110,12 @@ export function settlementId(parts: {
   attempt: number;
   at: number;
 }): string {
-  const hash = createHash('sha256')
-    .update([parts.account, parts.job, parts.itemId, String(parts.attempt), String(parts.at)].join('\n'))
-    .digest('hex');
-  return `${Math.max(0, Math.floor(parts.at)).toString(36).padStart(9, '0')}-${hash.slice(0, 22)}`;
+  const digest = hash(
+    'sha256',
+    [parts.account, parts.job, parts.itemId, String(parts.attempt), String(parts.at)].join('\n'),
+    'hex',
+  );
+  return `${Math.max(0, Math.floor(parts.at)).toString(36).padStart(9, '0')}-${digest.slice(0, 22)}`;
 }
 
 export const SETTLED_COST_COLUMNS = [
