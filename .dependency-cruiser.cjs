@@ -67,10 +67,10 @@ module.exports = {
     {
       name: 'pipeline-entry',
       comment:
-        'The pipeline has one face, src/pipeline/index.ts: a module outside src/pipeline imports that file, never a path past it.',
+        'The pipeline has one face, src/pipeline/index.ts (and its light part, terms.ts): a module outside src/pipeline imports those, never a path past them.',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/pipeline/' },
-      to: { path: '^src/pipeline/', pathNot: '^src/pipeline/index[.]ts$' },
+      to: { path: '^src/pipeline/', pathNot: '^src/pipeline/(index|terms)[.]ts$' },
     },
     {
       name: 'journal-adapters-inside',

@@ -6,7 +6,7 @@ import { printable } from '../core/printable.js';
 
 import { journalOutageLine } from '../journal/outage.js';
 import { UsageError } from '../job/options.js';
-import { RunSkippedError } from '../pipeline/index.js';
+import { RunSkippedError } from '../core/run-skipped-error.js';
 import { JournalError } from '../journal/errors.js';
 
 export interface KnownExit {

@@ -2,7 +2,7 @@
 import { hostname } from 'node:os';
 import { STALE_AFTER_MS, type JournalReports, type JournalRunReads } from '../journal/index.js';
 import type { ItemState } from '../core/states.js';
-import { needsOperatorDecision } from '../pipeline/index.js';
+import { needsOperatorDecision } from '../pipeline/terms.js';
 import { ATTENTION_STOPS } from '../core/run-ending.js';
 
 export interface LastRunView {

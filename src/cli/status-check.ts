@@ -6,7 +6,7 @@ import { EXIT_CODE } from '../core/exit-codes.js';
 import type { ItemState } from '../core/states.js';
 import { printable } from '../core/printable.js';
 import { whatHappened, type Need, type RunRecord } from '../core/standing.js';
-import { exitCodeFor } from '../pipeline/index.js';
+import { exitCodeFor } from '../pipeline/terms.js';
 import type { Item, JobCancel, JournalQueries, RunnerView } from '../journal/index.js';
 import type { LastRunView } from './last-run.js';
 

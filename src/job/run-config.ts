@@ -4,7 +4,8 @@
 import { jobCommand } from '../core/job-address.js';
 import type { ModelLimits } from '../core/model-limits.js';
 import { parseModelLimits } from '../core/model-limits.js';
-import { DEFAULT_IF_RUNNING_TIMEOUT_S, type IfRunning, type RunConfig, type RunSettings } from '../pipeline/index.js';
+import type { RunConfig, RunSettings } from '../pipeline/index.js';
+import { DEFAULT_IF_RUNNING_TIMEOUT_S, type IfRunning } from '../pipeline/terms.js';
 import { parseDrain } from './deadline.js';
 import type { GatewayAccess, ResolvedJob } from './job.js';
 import { UsageError } from './options.js';

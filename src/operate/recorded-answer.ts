@@ -4,7 +4,7 @@
 // to results.jsonl. Only the answer to the row's current attempt settles it: a row sent again since has
 // another request whose outcome this answer does not tell.
 import type { Item, JournalOperator, JournalRun } from '../journal/index.js';
-import { ANSWER_UNRECORDED, answerNote, type AnswerNote } from '../pipeline/index.js';
+import { ANSWER_UNRECORDED, answerNote, type AnswerNote } from '../pipeline/terms.js';
 import { applyDecision } from './guarded-apply.js';
 import { UsageError } from '../job/options.js';
 

@@ -2,7 +2,7 @@
 // the input in exactly one of them. Output: the Batch API's success line (a video's body is the task's final
 // status with the file_id of the verified video). Error: a line with error.code and message.
 import type { ItemError, ResultRow } from '../journal/index.js';
-import { refusal, resultLineFromRow } from '../pipeline/index.js';
+import { refusal, resultLineFromRow } from '../pipeline/terms.js';
 import { videoFileId } from './ids.js';
 
 /** How the batch ended, for the rows the run left unfinished. */

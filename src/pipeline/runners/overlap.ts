@@ -8,6 +8,9 @@ import { positiveKnob } from '../../core/test-knob.js';
 
 import type { RunnerMembership, RunnerTakeover } from '../../journal/store.js';
 import { JournalBusyError } from '../../journal/errors.js';
+import { RunSkippedError } from '../../core/run-skipped-error.js';
+
+export { RunSkippedError };
 
 export type IfRunning = 'wait' | 'skip' | 'fail';
 export const IF_RUNNING_CHOICES: readonly IfRunning[] = ['wait', 'skip', 'fail'];
@@ -26,15 +29,6 @@ export interface OverlapPolicy {
   /** `wait` never waits past it (clock ms). */
   deadlineAt?: number | undefined;
   pollMs?: number;
-}
-
-/** `--if-running skip` found the job's runner alive: this run did nothing, by the operator's choice. */
-export class RunSkippedError extends Error {
-  readonly code = 'GBATCH_RUN_SKIPPED';
-  constructor(readonly holder: string) {
-    super(`skipped: ${holder} is still running this job (--if-running skip); nothing was done`);
-    this.name = 'RunSkippedError';
-  }
 }
 
 /** The job's runner stayed alive for the whole of `--if-running wait`'s bound. */
