@@ -1,5 +1,7 @@
-// Among runners sharing a job (PostgreSQL): a run starts or joins the job's session of notices, and at its
-// end learns whether it is the job's last runner to end, the one whose notification speaks for the job.
+// How a run enters and leaves its job. At its end, every run first lets its listeners take a last look at
+// its money while the journal is open. Among runners sharing a job (PostgreSQL), a run also starts or joins
+// the job's session of notices, and at its end learns whether it is the job's last runner to end, the one
+// whose notification speaks for the job.
 import type { EventEmitter } from 'node:events';
 import type { JournalRun } from '../../journal/index.js';
 import type { RunEvents } from '../context.js';
