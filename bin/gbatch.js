@@ -1,5 +1,12 @@
 #!/usr/bin/env node
+import { setFlagsFromString } from 'node:v8';
 import { main, printableBlock } from '../dist/bundle/main.js';
+
+// undici parses HTTP with a WebAssembly build of llhttp, which V8 compiles once with its baseline compiler
+// and then again, on a background thread, with its optimizing one; a short command waits for that second
+// compile at exit (about 0.25 s of CPU per process, a third of a 3-row run). The baseline code parses
+// gbatch's answers as fast (BENCHMARKS.md, `short-run`). Set before any HTTP client compiles the parser.
+setFlagsFromString('--liftoff-only');
 
 // `gbatch report | head`: a reader that stops early is not an error.
 process.stdout.on('error', (err) => {
