@@ -27,7 +27,17 @@ export async function createPgSchema(prefix, base = PG_BENCH_URL) {
     query: (sql, values) => admin.query(sql, values),
     async drop() {
       try {
-        await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        // A runner killed mid-transaction leaves its backend holding locks until the server sees the socket close:
+        // the drop, locking table after table, may deadlock with it and be the one PostgreSQL cancels. Again then.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+            return;
+          } catch (err) {
+            if (err.code !== '40P01' || attempt === 5) throw err;
+            await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+          }
+        }
       } finally {
         await admin.end();
       }
