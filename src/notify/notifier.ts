@@ -109,14 +109,14 @@ export class RunNotifier {
     });
   }
 
-  /** The run is over: no more threshold checks (finish makes the last one with the final money). */
+  /** The run is over: no more threshold checks (its `ending` made the last one, with the final money). */
   stopWatching(): void {
     if (this.watch) clearInterval(this.watch);
     this.watch = undefined;
   }
 
   /** A threshold crossed since the run started is announced once; the send runs on its own. */
-  check(p: Progress): void {
+  private check(p: Progress): void {
     if (!this.started || p.budgetUsd === undefined || this.closed) return;
     for (const watch of this.watches) this.checkWatch(watch, p, p.budgetUsd);
   }
