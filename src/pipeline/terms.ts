@@ -4,7 +4,8 @@
 // journal adapter, so that `gbatch --version`, `status` or `report` start without them.
 export { exitCodeFor, needsOperatorDecision } from './exit-code.js';
 export { exitMeaning } from './exit-meaning.js';
-export { DEFAULT_IF_RUNNING_TIMEOUT_S, RunSkippedError, type IfRunning } from './runners/overlap.js';
+export { DEFAULT_IF_RUNNING_TIMEOUT_S, type IfRunning } from './runners/overlap.js';
+export { RunSkippedError } from '../core/run-skipped-error.js';
 export { ANSWER_UNRECORDED, answerNote, type AnswerNote } from './ending/unrecorded.js';
 export { resultsPath } from './results/results-file.js';
 export { refusal, resultLineFromRow } from './results/results-line.js';

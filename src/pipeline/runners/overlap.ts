@@ -10,8 +10,6 @@ import type { RunnerMembership, RunnerTakeover } from '../../journal/store.js';
 import { JournalBusyError } from '../../journal/errors.js';
 import { RunSkippedError } from '../../core/run-skipped-error.js';
 
-export { RunSkippedError };
-
 export type IfRunning = 'wait' | 'skip' | 'fail';
 export const IF_RUNNING_CHOICES: readonly IfRunning[] = ['wait', 'skip', 'fail'];
 

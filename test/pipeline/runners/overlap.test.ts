@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
 import { JournalBusyError } from '../../../src/journal/index.js';
 import type { RunnerMembership, RunnerView } from '../../../src/journal/store.js';
-import { acquireRunner, RunSkippedError, type OverlapPolicy } from '../../../src/pipeline/runners/overlap.js';
+import { RunSkippedError } from '../../../src/core/run-skipped-error.js';
+import { acquireRunner, type OverlapPolicy } from '../../../src/pipeline/runners/overlap.js';
 
 /** A lock held by pid 77 until `freeAt` on the clock; counts the attempts. */
 function heldUntil(clock: ManualClock, freeAt: number, live: RunnerView[] = []) {
