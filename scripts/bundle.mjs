@@ -5,7 +5,7 @@
 // the scan worker is an entry of its own beside the chunks, and both folders are two levels below the
 // package root (the simulator's video asset is ../../assets/ from either).
 import { build } from 'esbuild';
-import { cpSync, existsSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -72,6 +72,37 @@ const slimDependencies = {
     }));
   },
 };
+// Two dependencies do work at load that gbatch never needs, and a fleet's runners start together (issue 35).
+// Each patch names the text it replaces; the build fails if that text is no longer there.
+// - pg asks whether it runs in a Cloudflare Worker: on Node 20 (no global `navigator`) by making a
+//   `Response`, and the first touch of that global loads Node's whole fetch implementation, ~50 ms of CPU
+//   at the start of every PostgreSQL runner. gbatch runs on Node only: the bundle takes pg's Node answer.
+// - undici's client loads its HTTP/2 half, and with it Node's http2 module (~10 ms), at load; gbatch never
+//   allows HTTP/2 (no `allowH2`), so that half is loaded when a connection first negotiates it, never.
+const sourcePatches = [
+  {
+    file: /[\\/]node_modules[\\/]pg[\\/]lib[\\/]stream\.js$/,
+    from: 'function isCloudflareRuntime() {',
+    to: 'function isCloudflareRuntime() { return false;',
+  },
+  {
+    file: /[\\/]node_modules[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/,
+    from: "const connectH2 = require('./client-h2.js')",
+    to: "const connectH2 = (...args) => require('./client-h2.js')(...args)",
+  },
+];
+const patchSources = {
+  name: 'patch-sources',
+  setup(bundle) {
+    for (const { file, from, to } of sourcePatches) {
+      bundle.onLoad({ filter: file }, (args) => {
+        const source = readFileSync(args.path, 'utf8');
+        if (!source.includes(from)) throw new Error(`${args.path}: no longer holds \`${from}\`; review the patch`);
+        return { loader: 'js', contents: source.replace(from, to) };
+      });
+    }
+  },
+};
 // Chunk names carry content hashes: without this, every rebuild would leave the last one's chunks behind.
 rmSync(new URL('../dist/bundle', import.meta.url), { recursive: true, force: true });
 
@@ -98,5 +129,5 @@ await build({
   },
   sourcemap: true,
   logLevel: 'warning',
-  plugins: [slimDependencies, embedMigrations],
+  plugins: [slimDependencies, patchSources, embedMigrations],
 });
