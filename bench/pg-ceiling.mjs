@@ -138,6 +138,9 @@ async function ceilingRun({ dir, manifest, env, base, count, rows, concurrency, 
         ...tables,
       },
       sessions: { opened: wireTotals.sessions, peak_open: wireTotals.peakOpen },
+      // The statements behind the round trips, per row: which of a row's moves, a runner's upkeep or its
+      // claims cost the server most.
+      top_statements_per_row: wire.takeTopStatements(8).map(({ text, count }) => ({ text, per_row: perRow(count) })),
       host: { busy, load_1m_at_end: load1 },
     };
   } finally {

@@ -16,8 +16,14 @@ export async function startPgWireCounter(target) {
   const { hostname, port } = new URL(target);
   const totals = { sessions: 0, roundTrips: 0, statements: 0, queries: 0, executes: 0, backendCpuNs: 0, peakOpen: 0 };
   const open = new Set();
+  /** Statements run, by their text's start: a Bind of a parsed statement, or a simple query. */
+  const byText = new Map();
+  const tally = (text) => {
+    const key = text.replace(/\s+/g, ' ').trim().slice(0, 72);
+    byText.set(key, (byText.get(key) ?? 0) + 1);
+  };
   const server = net.createServer((client) => {
-    const session = { pid: null, cpuCounted: false };
+    const session = { pid: null, cpuCounted: false, parsed: new Map() };
     open.add(session);
     totals.sessions++;
     totals.peakOpen = Math.max(totals.peakOpen, open.size);
@@ -35,10 +41,20 @@ export async function startPgWireCounter(target) {
       totals.backendCpuNs += backendCpuNs(session.pid);
       open.delete(session);
     };
-    const fromClient = frames(true, (type) => {
-      if (type === 0x51)
+    const fromClient = frames(true, (type, body) => {
+      if (type === 0x50) {
+        // 'P' Parse: statement name, then its text
+        const [name, text] = cStrings(body, 2);
+        session.parsed.set(name, text);
+      } else if (type === 0x42) {
+        // 'B' Bind: portal name, then the statement's
+        const [, name] = cStrings(body, 2);
+        tally(session.parsed.get(name) ?? '(unknown statement)');
+      } else if (type === 0x51) {
         totals.queries++; // 'Q' simple query
-      else if (type === 0x45)
+        tally(cStrings(body, 1)[0]);
+      }
+      if (type === 0x45)
         totals.executes++; // 'E' Execute
       // A Terminate ('X') is the session's last word: its backend's CPU is read before the server sees it.
       else if (type === 0x58) closeSession();
@@ -75,10 +91,29 @@ export async function startPgWireCounter(target) {
       for (const session of open) openCpuNs += backendCpuNs(session.pid);
       return { ...totals, backendCpuNs: totals.backendCpuNs + openCpuNs, openSessions: open.size };
     },
+    /** The `n` statements run most, with their counts; the tally starts again. */
+    takeTopStatements(n) {
+      const top = [...byText].sort((a, b) => b[1] - a[1]).slice(0, n);
+      byText.clear();
+      return top.map(([text, count]) => ({ text, count }));
+    },
     async stop() {
       await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+/** The first `n` NUL-terminated strings of a frame's body. */
+function cStrings(body, n) {
+  const strings = [];
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    const end = body.indexOf(0, at);
+    if (end < 0) break;
+    strings.push(body.toString('utf8', at, end));
+    at = end + 1;
+  }
+  return strings;
 }
 
 /** Time on a CPU of backend `pid` since its fork (ns); 0 when unknown or gone. */
