@@ -54,6 +54,7 @@ export type {
   JournalRunReads,
   ModelGroup,
   PriorRow,
+  TransitionOptions,
 } from './journal-run.js';
 export type {
   EventLogRecord,
