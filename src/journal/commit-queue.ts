@@ -7,13 +7,10 @@
 // batch made only of such changes commits without waiting on the disk, and the journal's flush() (or
 // the next synced commit) makes it durable.
 import { outageBoundMs, outageRetryDelay } from '../core/outage.js';
-import type { SeenDrift } from '../core/seen-drift.js';
 import type { Change } from './change.js';
 import type { Item } from './item.js';
 import { journalStorageFailure } from './sqlite/storage-failure.js';
 import type { Durability, JournalRun } from './store.js';
-
-type DriftRider = (drifts: SeenDrift[] | undefined) => void;
 
 interface Waiting {
   change: Change;
@@ -45,8 +42,6 @@ export class CommitQueue {
   private committing: Promise<void> | undefined;
   /** The storage failure answers are being held through (commitThroughOutage): an intent fails at once meanwhile. */
   private outage: unknown;
-  /** Callers of nextDrifts(), waiting for the next batch to begin: its statement reads the job's group ratios. */
-  private driftRiders: DriftRider[] = [];
 
   constructor(
     private readonly journal: JournalRun,
@@ -90,21 +85,6 @@ export class CommitQueue {
     });
   }
 
-  /**
-   * The job's group ratios as the statement of the next batch to begin reads them: a read begun after this
-   * call, for no round trip of its own, where the journal reads them so (JournalRun.applyTransitions). Undefined
-   * at once when nothing is queued (no batch is coming), and once the batch committed without them (it failed,
-   * or the journal cannot): the caller then reads them itself. The batch is asked for now, not after its window.
-   */
-  nextDrifts(): Promise<SeenDrift[] | undefined> {
-    // Through an outage the next batch may wait minutes: not a booking's wait.
-    if (this.queue.length === 0 || this.outage !== undefined) return Promise.resolve(undefined);
-    return new Promise((resolve) => {
-      this.driftRiders.push(resolve);
-      this.schedule(true);
-    });
-  }
-
   /** As write(), for callers that need no item back (no re-read). */
   commit(change: Change): Promise<void> {
     return new Promise<void>((resolve, reject) => {
@@ -129,41 +109,28 @@ export class CommitQueue {
     const batch = this.queue;
     this.queue = [];
     if (batch.length === 0) return Promise.resolve();
-    const riders = this.driftRiders;
-    this.driftRiders = [];
     this.lastFlushAt = performance.now();
-    const done = this.commitBatch(batch, riders).finally(() => {
+    const done = this.commitBatch(batch).finally(() => {
       this.committing = undefined;
-      if (this.queue.length > 0)
-        this.schedule(this.queue.some((w) => w.urgent === true) || this.driftRiders.length > 0);
+      if (this.queue.length > 0) this.schedule(this.queue.some((w) => w.urgent === true));
     });
     this.committing = done;
     return done;
   }
 
-  private async commitBatch(batch: Waiting[], riders: ReadonlyArray<DriftRider>): Promise<void> {
-    let drifts: SeenDrift[] | undefined;
-    const readDrifts = riders.length > 0 ? (read: SeenDrift[]) => (drifts = read) : undefined;
-    let failure: { err: unknown } | undefined;
+  private async commitBatch(batch: Waiting[]): Promise<void> {
     try {
-      await this.commitAll(batch, readDrifts);
+      await this.commitAll(batch);
     } catch (err) {
-      failure = { err };
+      if (journalStorageFailure(err)) return this.commitThroughOutage(batch, err);
+      await this.commitEach(batch);
     }
-    // Told before any retry of a failed batch: a retry's wait (an outage's) is not theirs.
-    for (const ride of riders) ride(drifts);
-    if (!failure) return;
-    if (journalStorageFailure(failure.err)) return this.commitThroughOutage(batch, failure.err);
-    await this.commitEach(batch);
   }
 
-  private async commitAll(batch: Waiting[], readDrifts?: (drifts: SeenDrift[]) => void): Promise<void> {
+  private async commitAll(batch: Waiting[]): Promise<void> {
     const durability = batch.every((w) => w.durability === 'relaxed') ? 'relaxed' : 'sync';
     const started = performance.now();
-    const moves = await this.journal.applyTransitions(batch.map(guarded), {
-      durability,
-      ...(readDrifts ? { readDrifts } : {}),
-    });
+    const moves = await this.journal.applyTransitions(batch.map(guarded), { durability });
     this.commits++;
     this.onCommit?.((performance.now() - started) / 1000, batch.length);
     for (let i = 0; i < batch.length; i++) batch[i]!.resolve(await this.result(batch[i]!, moves[i]!));
@@ -180,9 +147,6 @@ export class CommitQueue {
     const bound = outageBoundMs();
     const started = performance.now();
     this.outage = first;
-    const riders = this.driftRiders;
-    this.driftRiders = [];
-    for (const ride of riders) ride(undefined);
     try {
       for (let attempt = 1; answers.length > 0; attempt++) {
         const wait = outageRetryDelay(attempt, performance.now() - started, bound, Math.random);

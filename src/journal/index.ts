@@ -54,7 +54,6 @@ export type {
   ModelGroup,
   RunnerTakeover,
   Takeover,
-  TransitionOptions,
 } from './store.js';
 export { isDatabaseUrl, openQueries, openStore, type OpenStoreOptions } from './open-store.js';
 export type { KindCounts } from './kind-counts.js';

@@ -81,11 +81,6 @@ export interface JournalRescue {
  */
 export type Durability = 'sync' | 'relaxed';
 
-export interface TransitionOptions {
-  durability?: Durability;
-  readDrifts?: (drifts: SeenDrift[]) => void;
-}
-
 /** What an adapter can do that another cannot: the pipeline asks these, never which adapter it holds. */
 export interface JournalCapabilities {
   /**
@@ -186,11 +181,9 @@ export interface JournalRun extends JournalRunReads {
   /**
    * Applies the changes in ONE transaction, each checked by the transition table and written
    * compare-and-set on its from-state; any failure rolls all back. `durability: 'relaxed'`: the commit
-   * may return before it is on disk (flush() makes it durable). `readDrifts`: where the adapter can, the
-   * commit's own statement also reads the job's group ratios (as drifts() would, begun after this call), and
-   * they are handed over once it commits; where it cannot, never called (the caller reads them itself).
+   * may return before it is on disk (flush() makes it durable).
    */
-  applyTransitions(changes: readonly Change[], options?: TransitionOptions): Promise<Move[]>;
+  applyTransitions(changes: readonly Change[], options?: { durability?: Durability }): Promise<Move[]>;
   /** As applyTransitions, returning each item as it now is. */
   apply(changes: readonly Change[]): Promise<Item[]>;
   /** The `store` transition for many answered rows whose results line is durable. */

@@ -54,7 +54,6 @@ export type {
   JournalRunReads,
   ModelGroup,
   PriorRow,
-  TransitionOptions,
 } from './journal-run.js';
 export type {
   EventLogRecord,

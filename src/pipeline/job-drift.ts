@@ -24,11 +24,9 @@ export function adoptDrifts(ctx: LaneContext, seen: readonly SeenDrift[], witnes
 }
 
 /**
- * Reads of the job's ratios for runners sharing a job: a caller waits for a read begun after its call (what
- * another runner recorded before it is seen). When the run has writes queued, that read is the next group
- * commit's own statement (CommitQueue.nextDrifts: no round trip of its own, where the journal reads them so);
- * else a read of its own, one at a time, callers arriving together sharing one. A read that fails leaves the
- * ratio as it was: the journal's trouble shows in the write that follows.
+ * Reads of the job's ratios for runners sharing a job, one at a time: a caller waits for a read begun after
+ * its call (what another runner recorded before it is seen), and callers arriving together share one. A read
+ * that fails leaves the ratio as it was: the journal's trouble shows in the write that follows.
  */
 export class DriftReads {
   private running: Promise<void> | undefined;
@@ -36,14 +34,8 @@ export class DriftReads {
 
   constructor(private readonly ctx: LaneContext) {}
 
-  async fresh(): Promise<void> {
-    if (!this.ctx.journal.capabilities.sharedRunners) return;
-    const withCommit = await this.ctx.commits.nextDrifts();
-    if (withCommit) return adoptDrifts(this.ctx, withCommit, 'another runner');
-    return this.readAlone();
-  }
-
-  private readAlone(): Promise<void> {
+  fresh(): Promise<void> {
+    if (!this.ctx.journal.capabilities.sharedRunners) return Promise.resolve();
     this.queued ??= (this.running ?? Promise.resolve()).then(() => {
       this.queued = undefined;
       const read = this.read();

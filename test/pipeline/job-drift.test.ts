@@ -1,6 +1,6 @@
 // Reads of the job's group ratios among runners sharing a job: a text answer is booked at what the journal held
-// when it arrived (a read begun after it): the next group commit's, when writes are queued; else a read of its
-// own, callers arriving together sharing one. A failed read leaves the ratio as it was.
+// when it arrived (a read begun after it), callers arriving together share one read, and a failed read leaves the
+// ratio as it was.
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_PRICING } from '../../src/core/pricing.js';
@@ -24,10 +24,8 @@ const mini = (ratio: number): SeenDrift => ({
   ratio,
 });
 
-/** `withCommit`: what the next group commit's statement reads (undefined: no commit coming, read alone). */
-function context(sharedRunners = true, withCommit?: () => Promise<SeenDrift[] | undefined>) {
+function context(sharedRunners = true) {
   let journal: SeenDrift[] = [];
-  let rides = 0;
   const reads: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
   const lines: string[] = [];
   const events = new EventEmitter();
@@ -39,12 +37,6 @@ function context(sharedRunners = true, withCommit?: () => Promise<SeenDrift[] | 
       drifts: () =>
         new Promise<SeenDrift[]>((resolve, reject) => reads.push({ resolve: () => resolve(journal), reject })),
     },
-    commits: {
-      nextDrifts: () => {
-        rides++;
-        return withCommit ? withCommit() : Promise.resolve(undefined);
-      },
-    },
     budget: new BudgetGuard(undefined, { reservedUsd: 0, actualUsd: 0 }),
     account: 'acct',
     pricing: BUILTIN_PRICING,
@@ -55,16 +47,10 @@ function context(sharedRunners = true, withCommit?: () => Promise<SeenDrift[] | 
     ctx,
     reads,
     lines,
-    rides: () => rides,
     record: (seen: SeenDrift) => {
       journal = [seen];
     },
   };
-}
-
-/** Lets the promise jobs queued so far run (a read starts a few hops after its call). */
-async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await Promise.resolve();
 }
 
 describe('DriftReads.fresh', () => {
@@ -72,19 +58,17 @@ describe('DriftReads.fresh', () => {
     const { ctx, reads, lines, record } = context();
     const drifts = new DriftReads(ctx);
     const first = drifts.fresh();
-    await settle();
+    await Promise.resolve();
     expect(reads).toHaveLength(1);
     record(mini(2)); // another runner records x2 while the first read is on its way (it may have missed it)
     const second = drifts.fresh();
     const third = drifts.fresh(); // arriving together with the second: one read for both
-    await settle();
-    expect(reads).toHaveLength(1);
+    expect(second).toBe(third);
     reads[0]!.resolve();
     await first;
-    await settle();
     expect(reads).toHaveLength(2);
     reads[1]!.resolve();
-    await Promise.all([second, third]);
+    await second;
     expect(reads).toHaveLength(2);
     expect(ctx.budget.driftRatio).toBeCloseTo(2, 9);
     expect(lines).toEqual([
@@ -96,49 +80,22 @@ describe('DriftReads.fresh', () => {
     const { ctx, reads, record } = context();
     const drifts = new DriftReads(ctx);
     const failed = drifts.fresh();
-    await settle();
+    await Promise.resolve();
     reads[0]!.reject(new Error('connection lost'));
     await expect(failed).resolves.toBeUndefined();
     expect(ctx.budget.driftRatio).toBe(1);
     record(mini(1.5));
     const again = drifts.fresh();
-    await settle();
+    await Promise.resolve();
+    await Promise.resolve();
     reads[1]!.resolve();
     await again;
     expect(ctx.budget.driftRatio).toBeCloseTo(1.5, 9);
   });
 
   it('on a journal one runner holds, reads nothing: the runner saw every ratio itself', async () => {
-    const { ctx, reads, rides } = context(false);
+    const { ctx, reads } = context(false);
     await new DriftReads(ctx).fresh();
     expect(reads).toHaveLength(0);
-    expect(rides()).toBe(0);
-  });
-
-  it('with writes queued, takes what the next group commit read: no read of its own', async () => {
-    let commit: (drifts: SeenDrift[] | undefined) => void = () => undefined;
-    const { ctx, reads, lines, rides } = context(
-      true,
-      () => new Promise<SeenDrift[] | undefined>((resolve) => (commit = resolve)),
-    );
-    const booking = new DriftReads(ctx).fresh();
-    await settle();
-    expect(rides()).toBe(1);
-    commit([mini(3)]);
-    await booking;
-    expect(reads).toHaveLength(0);
-    expect(ctx.budget.driftRatio).toBeCloseTo(3, 9);
-    expect(lines).toEqual([expect.stringMatching(/^another runner of the job saw model 'video-mini'.*\(x3\.000\)/)]);
-  });
-
-  it('when the commit brought none (it failed, or no commit was coming), reads alone', async () => {
-    const { ctx, reads, record } = context(true, () => Promise.resolve(undefined));
-    record(mini(1.25));
-    const booking = new DriftReads(ctx).fresh();
-    await settle();
-    expect(reads).toHaveLength(1);
-    reads[0]!.resolve();
-    await booking;
-    expect(ctx.budget.driftRatio).toBeCloseTo(1.25, 9);
   });
 });

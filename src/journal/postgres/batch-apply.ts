@@ -12,9 +12,6 @@ import type { ItemPatch } from '../item.js';
 import { patchFields } from './item-row.js';
 import { followedConnectionLoss } from './connection-loss.js';
 import { BatchLeaseLostError, BudgetExceededError, JobCancelledError } from '../errors.js';
-import type { SeenDrift } from '../../core/seen-drift.js';
-import type { DriftRow } from '../drift-rows.js';
-import { driftsOfJson, jobDriftsJson } from './drifts.js';
 
 /** The SQLSTATEs gbatch_apply_plan raises. */
 const STALE = 'GB001';
@@ -87,15 +84,13 @@ export async function applyBatch(
   changes: readonly Change[],
   now: number,
   defer: boolean,
-  readDrifts?: (drifts: SeenDrift[]) => void,
 ): Promise<Move[]> {
   const plan = planOnExpected(changes, { runner: runnerId, now });
   const moves: Move[] = plan.rows.map(({ from, to }) => ({ from, to, at: now }));
   const rows = planRows(plan);
   // Refused as stale on a repeat after a lost connection: the first attempt may have landed. It did
   // when every row is already where the batch takes it (no one else moves a row of this runner's so).
-  const landedBefore = () => landed(db, jobId, rows);
-  await callApplyPlan(db, jobId, runnerId, now, rows, plan.intentId, defer, landedBefore, readDrifts);
+  await callApplyPlan(db, jobId, runnerId, now, rows, plan.intentId, defer, () => landed(db, jobId, rows));
   return moves;
 }
 
@@ -113,17 +108,16 @@ export async function callApplyPlan(
   intentId: string | undefined,
   defer: boolean,
   landedBefore?: () => Promise<boolean>,
-  readDrifts?: (drifts: SeenDrift[]) => void,
 ): Promise<void> {
-  // The job's group ratios ride on the call when asked for: read in the statement's snapshot, taken as it
-  // begins, so they are as fresh as a read of their own sent now, for no round trip of their own.
-  const drifts = readDrifts ? `, ${jobDriftsJson('$1')} AS drifts` : '';
   try {
-    const { rows: answer } = await db.query<{ drifts?: DriftRow[] | null }>(
-      `SELECT gbatch_apply_plan($1, $2, $3, $4, $5, $6)${drifts}`,
-      [jobId, runnerId ?? null, now, JSON.stringify(rows), intentId ?? null, defer],
-    );
-    if (readDrifts) readDrifts(driftsOfJson(answer[0]?.drifts ?? null));
+    await db.query('SELECT gbatch_apply_plan($1, $2, $3, $4, $5, $6)', [
+      jobId,
+      runnerId ?? null,
+      now,
+      JSON.stringify(rows),
+      intentId ?? null,
+      defer,
+    ]);
   } catch (err) {
     // `landedBefore`: whether a repeat refused as stale after a lost connection found the first attempt landed.
     const stale = (err as { code?: string }).code === STALE;

@@ -3,10 +3,9 @@
 // the database's clock, so hosts whose clocks disagree still share one pace.
 import type pg from 'pg';
 import { roundUsd } from '../../core/money.js';
-import type { DriftRow } from '../drift-rows.js';
+import { DRIFT_COLUMNS, driftOfRow, type DriftRow } from '../drift-rows.js';
 import type { Coordination, JobMoney } from '../store.js';
 import { DB_NOW_MS } from './db-time.js';
-import { driftsOfJson, jobDriftsJson } from './drifts.js';
 import { LocalTurns } from './local-turns.js';
 import { checkout, idleInTransactionMs } from './pool.js';
 import type { PgMembership } from './membership.js';
@@ -104,7 +103,8 @@ export class PgCoordination implements Coordination {
     }>(
       `SELECT reserved_usd, actual_usd, budget_usd,
       EXISTS (SELECT 1 FROM items WHERE job_id = $1 AND state = ANY($2)) AS in_flight,
-      ${jobDriftsJson('$1')} AS drifts
+      (SELECT json_agg(json_build_object(${DRIFT_COLUMNS.map((c) => `'${c}', ${c}`).join(', ')}) ORDER BY account, model)
+        FROM drifts WHERE job_id = $1) AS drifts
       FROM jobs WHERE id = $1`,
       [this.jobId(), IN_FLIGHT],
     );
@@ -114,7 +114,7 @@ export class PgCoordination implements Coordination {
       actualUsd: roundUsd(row?.actual_usd ?? 0),
       inFlight: row?.in_flight ?? false,
       budgetUsd: row?.budget_usd ?? undefined,
-      drifts: driftsOfJson(row?.drifts ?? null),
+      drifts: (row?.drifts ?? []).map(driftOfRow),
     };
   }
 

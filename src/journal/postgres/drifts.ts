@@ -19,20 +19,6 @@ export async function recordDrift(pool: pg.Pool, jobId: number, seen: SeenDrift,
   );
 }
 
-/**
- * A subquery giving the job's drifts (the job's id in `jobParam`) as one JSON array, or null when there are
- * none: for a statement that reads them beside other work, in its own snapshot.
- */
-export function jobDriftsJson(jobParam: string): string {
-  const fields = DRIFT_COLUMNS.map((c) => `'${c}', ${c}`).join(', ');
-  return `(SELECT json_agg(json_build_object(${fields}) ORDER BY account, model) FROM drifts WHERE job_id = ${jobParam})`;
-}
-
-/** What jobDriftsJson() gave, as drifts. */
-export function driftsOfJson(rows: readonly DriftRow[] | null): SeenDrift[] {
-  return (rows ?? []).map(driftOfRow);
-}
-
 export async function jobDrifts(pool: pg.Pool, jobId: number | undefined): Promise<SeenDrift[]> {
   if (jobId === undefined) return [];
   const { rows } = await pool.query<DriftRow>(

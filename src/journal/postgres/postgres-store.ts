@@ -12,7 +12,7 @@ import type { RunEnd, RunRecord } from '../run-record.js';
 import type { OpenStoreOptions } from '../open-options.js';
 import type {
   Coordination,
-  TransitionOptions,
+  Durability,
   EventLogRecord,
   IngestOptions,
   IngestWriter,
@@ -378,13 +378,13 @@ export class PostgresJournalStore implements JournalStore {
     return this.reads.priors(ids);
   }
 
-  async applyTransitions(changes: readonly Change[], options: TransitionOptions = {}): Promise<Move[]> {
+  async applyTransitions(changes: readonly Change[], options: { durability?: Durability } = {}): Promise<Move[]> {
     if (changes.length === 0) return [];
     const jobId = this.assertWritable();
     const relaxed = options.durability === 'relaxed';
-    // The pipeline's group commits, in one round trip each (the job's group ratios read with it when asked).
+    // The pipeline's group commits, in one round trip each.
     if (batchable(changes)) {
-      const moves = await this.applyBatch(jobId, changes, relaxed, options.readDrifts);
+      const moves = await this.applyBatch(jobId, changes, relaxed);
       await this.wrote(jobId);
       return moves;
     }
@@ -403,16 +403,9 @@ export class PostgresJournalStore implements JournalStore {
     return moves;
   }
 
-  private async applyBatch(
-    jobId: number,
-    changes: readonly Change[],
-    defer: boolean,
-    readDrifts?: (drifts: SeenDrift[]) => void,
-  ): Promise<Move[]> {
+  private async applyBatch(jobId: number, changes: readonly Change[], defer: boolean): Promise<Move[]> {
     const runnerId = this.runnerMembership.runnerId;
-    const moves = await this.standing(() =>
-      applyBatch(this.pool, jobId, runnerId, changes, this.now(), defer, readDrifts),
-    );
+    const moves = await this.standing(() => applyBatch(this.pool, jobId, runnerId, changes, this.now(), defer));
     if (runnerId !== undefined) this.runnerMembership.confirm();
     return moves;
   }

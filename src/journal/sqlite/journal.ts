@@ -28,7 +28,7 @@ import { takePage, type ResultRow, type ResultScope } from '../result-row.js';
 import type { RunEnd, RunRecord } from '../run-record.js';
 import type { ForgetOutcome, ListingRow, OrphanSummary } from '../orphans.js';
 import type {
-  TransitionOptions,
+  Durability,
   EventLogRecord,
   IngestWriter,
   ItemEventRecord,
@@ -567,8 +567,7 @@ export class SqliteJournal implements JournalStore {
     return new SqliteIngestWriter(this.db, new IngestSession(target), () => this.now());
   }
 
-  /** One runner holds a SQLite journal: no other records ratios, so `readDrifts` is never called. */
-  async applyTransitions(changes: readonly Change[], options: TransitionOptions = {}): Promise<Move[]> {
+  async applyTransitions(changes: readonly Change[], options: { durability?: Durability } = {}): Promise<Move[]> {
     return this.transitionsNow(changes, { deferSync: options.durability === 'relaxed' });
   }
 

@@ -10,7 +10,6 @@ import {
   type JournalStore,
   openStore,
 } from '../../../src/journal/index.js';
-import type { SeenDrift } from '../../../src/core/seen-drift.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 import { ingest, row, thrown } from '../conformance/harness.js';
 
@@ -73,32 +72,6 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: a batch of transitions in o
     const unknown = await thrown(a!.applyTransitions([submit('r1'), submit('nope')]));
     expect(unknown).not.toBeInstanceOf(StaleTransitionError);
     expect((unknown as Error).message).toContain("unknown item 'nope'");
-  });
-
-  it("reads the job's group ratios in the batch's own statement when asked: what another runner recorded before", async () => {
-    const [a, b] = await job(3, 2);
-    const read: SeenDrift[][] = [];
-    await a!.applyTransitions([submit('r0')], { readDrifts: (drifts) => read.push(drifts) });
-    expect(read).toEqual([[]]);
-    const seen: SeenDrift = {
-      account: 'acct-b',
-      model: 'video-mini',
-      itemId: 'v9',
-      ratio: 1.5,
-      tableUsd: 0.2,
-      gatewayChargeUsd: 0.3,
-      totalTokens: 108_900,
-      resolution: '720p',
-      finalResolution: '1080p',
-      hasReferenceVideo: true,
-    };
-    await b!.recordDrift(seen);
-    await a!.applyTransitions([submit('r1')], { readDrifts: (drifts) => read.push(drifts) });
-    expect(read).toEqual([[], [seen]]);
-    expect(read[1]).toEqual(await a!.drifts());
-    // A refused batch hands over nothing: its reader reads alone.
-    await thrown(a!.applyTransitions([submit('r1')], { readDrifts: (drifts) => read.push(drifts) }));
-    expect(read).toHaveLength(2);
   });
 
   it('writes every patched value exactly, leaves the rest, logs events in batch order, moves the money', async () => {
