@@ -77,8 +77,8 @@ const slimDependencies = {
 // - pg asks whether it runs in a Cloudflare Worker: on Node 20 (no global `navigator`) by making a
 //   `Response`, and the first touch of that global loads Node's whole fetch implementation, ~50 ms of CPU
 //   at the start of every PostgreSQL runner. gbatch runs on Node only: the bundle takes pg's Node answer.
-// - undici's client loads its HTTP/2 half, and with it Node's http2 module (~10 ms), at load; gbatch never
-//   allows HTTP/2 (no `allowH2`), so that half is loaded when a connection first negotiates it, never.
+// - undici's client loads its HTTP/2 half, and with it Node's http2 module (~10 ms), at load. gbatch never
+//   allows HTTP/2 (no `allowH2`): the bundle loads that half only if a connection negotiates it, which none does.
 const sourcePatches = [
   {
     file: /[\\/]node_modules[\\/]pg[\\/]lib[\\/]stream\.js$/,
