@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chatJsonl } from './lib/manifests.mjs';
-import { flag, median, removeDir, requireBuild, root, startSim, tempDir } from './lib/harness.mjs';
+import { checkoutRunArgs, flag, median, removeDir, requireBuild, root, startSim, tempDir } from './lib/harness.mjs';
 
 const CPU_AT_EXIT = join(root, 'bench/lib/cpu-at-exit.cjs');
 const FIRST_REQUEST = join(root, 'bench/lib/first-request.cjs');
@@ -44,17 +44,12 @@ try {
         CPU_AT_EXIT,
         '--require',
         FIRST_REQUEST,
-        join(checkouts[name], 'bin/gbatch.js'),
-        'run',
-        manifest,
-        '--state',
-        join(dir, `${name}-${round}.db`),
-        '--out',
-        join(dir, `out-${name}-${round}`),
-        '--concurrency',
-        String(concurrency),
-        '--quiet',
-        '--json',
+        ...checkoutRunArgs(checkouts[name], manifest, dir, `${name}-${round}`, [
+          '--concurrency',
+          String(concurrency),
+          '--quiet',
+          '--json',
+        ]),
       ];
       const started = Date.now();
       const code = await new Promise((resolve) =>

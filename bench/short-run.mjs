@@ -8,7 +8,17 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { chatJsonl } from './lib/manifests.mjs';
-import { machine, median, removeDir, report, requireBuild, root, startSim, tempDir } from './lib/harness.mjs';
+import {
+  checkoutRunArgs,
+  machine,
+  median,
+  removeDir,
+  report,
+  requireBuild,
+  root,
+  startSim,
+  tempDir,
+} from './lib/harness.mjs';
 
 const TIME = '/usr/bin/time';
 
@@ -39,14 +49,7 @@ try {
           '-f',
           '%U %S',
           process.execPath,
-          join(checkouts[name], 'bin/gbatch.js'),
-          'run',
-          manifest,
-          '--state',
-          join(dir, `${name}-${round}.db`),
-          '--out',
-          join(dir, `out-${name}-${round}`),
-          '--quiet',
+          ...checkoutRunArgs(checkouts[name], manifest, dir, `${name}-${round}`, ['--quiet']),
         ],
         { env, stdio: ['ignore', 'ignore', 'pipe'] },
       );

@@ -72,6 +72,15 @@ export async function startSim(args = []) {
 }
 
 /**
+ * The arguments after node's of `gbatch run` on `manifest` by `checkout`'s build (side-by-side benchmarks), its
+ * journal and outputs in `dir` under `name`, then `extra`.
+ */
+export function checkoutRunArgs(checkout, manifest, dir, name, extra = []) {
+  const run = ['run', manifest, '--state', join(dir, `${name}.db`), '--out', join(dir, `out-${name}`)];
+  return [join(checkout, 'bin/gbatch.js'), ...run, ...extra];
+}
+
+/**
  * Runs `node bin/gbatch.js <args>` as a user would; returns exit code, wall time, peak RSS and output.
  * `onStart` receives the spawn instant (performance.now) for time-to-X measurements.
  */
