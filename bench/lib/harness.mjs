@@ -38,6 +38,24 @@ export function machine() {
   };
 }
 
+/**
+ * Resolves with the match once `child` prints `pattern` (on stdout or stderr); rejects, with what it printed, if it
+ * exits first. `name` says which server in that error.
+ */
+export function printed(child, pattern, name) {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const onData = (d) => {
+      seen += d;
+      const match = pattern.exec(seen);
+      if (match) resolve(match);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${name} exited ${code}: ${seen}`)));
+  });
+}
+
 /** Starts `gbatch sim` in its own process; resolves once it prints its listening line. */
 export async function startSim(args = []) {
   const child = spawn(process.execPath, ['bin/gbatch.js', 'sim', '--port', '0', ...args], {

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { printed } from './harness.mjs';
 
 const SERVER = `
 const { default: S3rver } = await import('s3rver');
@@ -22,17 +23,7 @@ export async function startS3rver(root) {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const port = await new Promise((resolve, reject) => {
-    let seen = '';
-    const onData = (d) => {
-      seen += d;
-      const match = /listening (\d+)/.exec(seen);
-      if (match) resolve(Number(match[1]));
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`s3rver exited ${code}: ${seen}`)));
-  });
+  const [, port] = await printed(child, /listening (\d+)/, 's3rver');
   return {
     endpoint: `http://127.0.0.1:${port}`,
     stop: () => {
