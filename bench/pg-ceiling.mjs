@@ -23,8 +23,15 @@
 //   would not be a hundred of today's runners.
 // The host's CPU is still shared by the runners and the server: `host.busy` says how close to the cores a
 // run came, and the backends' CPU per row is the database's cost whatever the pace.
+// `--latency-ms` makes the gateway answer after that long instead: `--runners 1,10 --rows 4000 --latency-ms 1000`
+// is the scaling job of issue 35 (ten runners x --concurrency 20 against one), its server cost counted on the
+// job's own sessions, with the host far from its cores.
+// `--statement-times` loads pg_stat_statements into the private cluster (statements inside the SQL functions
+// too) and reports, per row, the server's execution and planning time by statement: where the CPU goes. It
+// costs time itself, so the run's other figures are not comparable with a run without it.
 // Usage: npm run build && node bench/pg-ceiling.mjs [--runners 1,10,30,100] [--rows 6000] [--concurrency 20]
-//   [--processes 10] [--server private|shared] [--max-sessions 60 on the shared server]
+//   [--processes 10] [--server private|shared] [--max-sessions 60 on the shared server] [--latency-ms 0]
+//   [--statement-times]
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { chatJsonl } from './lib/manifests.mjs';
@@ -41,6 +48,8 @@ export async function pgCeiling({
   runners = [1, 10, 30, 100],
   rows = 6_000,
   concurrency = 20,
+  latencyMs = 0,
+  statementTimes = false,
   processes = 10,
   server = 'private',
   maxSessions = server === 'private' ? PRIVATE_MAX_CONNECTIONS - 20 : 60,
@@ -48,13 +57,20 @@ export async function pgCeiling({
   requireBuild();
   const dir = tempDir('pg-ceiling');
   const manifest = await chatJsonl(join(dir, 'chat.jsonl'), rows);
-  const sim = await startSim(['--latency-ms', '0', '--api-key', 'sk-bench=1000000']);
+  const sim = await startSim(['--latency-ms', String(latencyMs), '--api-key', 'sk-bench=1000000']);
   const env = { GATEWAY_BASE_URL: sim.baseUrl, GATEWAY_API_KEY: 'sk-bench' };
   const results = [];
   let sessionsPerRunner;
   let cluster;
   try {
-    cluster = server === 'private' ? await startPrivateCluster({ maxConnections: PRIVATE_MAX_CONNECTIONS }) : undefined;
+    if (statementTimes && server !== 'private') throw new Error('--statement-times needs the private cluster');
+    cluster =
+      server === 'private'
+        ? await startPrivateCluster({
+            maxConnections: PRIVATE_MAX_CONNECTIONS,
+            settings: statementTimes ? STATEMENT_TIMES_SETTINGS : [],
+          })
+        : undefined;
     const base = cluster?.url ?? PG_BENCH_URL;
     for (const count of runners) {
       if (sessionsPerRunner !== undefined && count * sessionsPerRunner > maxSessions) {
@@ -65,9 +81,11 @@ export async function pgCeiling({
         continue;
       }
       // A configuration that fails (a runner's exit, rows not done) is a finding: said on its line, the next one run.
-      const result = await ceilingRun({ dir, manifest, env, base, count, rows, concurrency, processes }).catch(
-        (err) => ({ runners: count, failed: String(err?.message ?? err).slice(0, 1500) }),
-      );
+      const run = { dir, manifest, env, base, count, rows, concurrency, processes, statementTimes };
+      const result = await ceilingRun(run).catch((err) => ({
+        runners: count,
+        failed: String(err?.message ?? err).slice(0, 1500),
+      }));
       if (result.sessions) sessionsPerRunner = Math.max(sessionsPerRunner ?? 0, result.sessions.peak_open / count);
       process.stderr.write(`${JSON.stringify(result)}\n`);
       results.push(result);
@@ -82,15 +100,20 @@ export async function pgCeiling({
     machine: machine(),
     server: cluster ? `private cluster, max_connections ${PRIVATE_MAX_CONNECTIONS}` : 'shared',
     rows,
+    latency_ms: latencyMs,
     concurrency_per_runner: concurrency,
     results,
   };
 }
 
-async function ceilingRun({ dir, manifest, env, base, count, rows, concurrency, processes }) {
+async function ceilingRun({ dir, manifest, env, base, count, rows, concurrency, processes, statementTimes }) {
   const db = await createPgSchema('bench_pg_ceiling', base);
   const wire = await startPgWireCounter(base);
   try {
+    if (statementTimes) {
+      await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+      await db.query('SELECT pg_stat_statements_reset()');
+    }
     const options = { journal: wire.url(db.url), out: join(dir, `out-${count}`), concurrency };
     const hosts = Math.min(count, processes);
     const lsnBefore = await currentLsn(db);
@@ -141,6 +164,7 @@ async function ceilingRun({ dir, manifest, env, base, count, rows, concurrency, 
       // The statements behind the round trips, per row: which of a row's moves, a runner's upkeep or its
       // claims cost the server most.
       top_statements_per_row: wire.takeTopStatements(8).map(({ text, count }) => ({ text, per_row: perRow(count) })),
+      ...(statementTimes ? { statement_ms_per_row: await statementMsPerRow(db, rows) } : {}),
       host: { busy, load_1m_at_end: load1 },
     };
   } finally {
@@ -168,6 +192,31 @@ function hostRunners(config, env) {
       else resolve(JSON.parse(last));
     });
   });
+}
+
+const STATEMENT_TIMES_SETTINGS = [
+  'shared_preload_libraries=pg_stat_statements',
+  'pg_stat_statements.track=all',
+  'pg_stat_statements.track_planning=on',
+];
+
+/**
+ * The server's time per row by statement (execution + planning, ms; wall time in the server, so a COPY counts
+ * its wait for the client's rows), the costliest first; statements inside the SQL functions included.
+ */
+async function statementMsPerRow(db, rows) {
+  const { rows: top } = await db.query(
+    `SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS text, calls::int AS calls, toplevel,
+       (total_exec_time + total_plan_time)::float8 AS ms, total_plan_time::float8 AS plan_ms
+     FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY ms DESC LIMIT 12`,
+  );
+  return top.map(({ text, calls, toplevel, ms, plan_ms }) => ({
+    text,
+    toplevel,
+    calls_per_row: +(calls / rows).toFixed(2),
+    ms_per_row: +(ms / rows).toFixed(3),
+    planning_ms_per_row: +(plan_ms / rows).toFixed(3),
+  }));
 }
 
 async function currentLsn(db) {
@@ -200,6 +249,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       runners: String(flag('runners', '1,10,30,100')).split(',').map(Number),
       rows: Number(flag('rows', 6_000)),
       concurrency: Number(flag('concurrency', 20)),
+      latencyMs: Number(flag('latency-ms', 0)),
+      statementTimes: process.argv.includes('--statement-times'),
       processes: Number(flag('processes', 10)),
       server: String(flag('server', 'private')),
       ...(flag('max-sessions', undefined) !== undefined ? { maxSessions: Number(flag('max-sessions')) } : {}),

@@ -25,8 +25,11 @@ async function freePort() {
   return port;
 }
 
-/** Starts the cluster; `url` is its `postgres` database as the `postgres` user (trust), `stop()` removes it. */
-export async function startPrivateCluster({ maxConnections = 1000 } = {}) {
+/**
+ * Starts the cluster; `url` is its `postgres` database as the `postgres` user (trust), `stop()` removes it.
+ * `settings`: more `-c name=value` server settings.
+ */
+export async function startPrivateCluster({ maxConnections = 1000, settings: more = [] } = {}) {
   const bin = binDir();
   const tool = (name) => (bin ? join(bin, name) : name);
   const asOwner = process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--'] : [];
@@ -50,6 +53,7 @@ export async function startPrivateCluster({ maxConnections = 1000 } = {}) {
     `-c max_connections=${maxConnections}`,
     // A backend's lock table slots scale with max_connections; shared memory does the rest.
     `-c shared_buffers=256MB`,
+    ...more.map((setting) => `-c ${setting}`),
   ].join(' ');
   run('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']);
   return {
