@@ -500,7 +500,8 @@ async function drive(
     claimedAll: () => void results.flush(),
     beforeSubmit: () => guard.checkSoon(),
     budgetRefused: () => peers.observeBudget(),
-    beforeBooking: () => driftReads.fresh(),
+    // Only where runners share the job: an answer's booking has nothing to wait for otherwise.
+    ...(journal.capabilities.sharedRunners ? { beforeBooking: () => driftReads.fresh() } : {}),
     unrecorded: (outcome) => guard.keepUnrecorded(outcome),
   });
   const peers = new JobPeers(

@@ -49,8 +49,9 @@ export interface SubmitterHooks {
    */
   beforeSubmit?(): void;
   /**
-   * A text answer arrived and is about to be booked: the group ratio the job's runners saw is read afresh (its
-   * usage carries no price). Never rejects: the answer is booked whatever the read did.
+   * A text answer arrived and is to be booked once this resolves: the group ratio the job's runners saw is read
+   * afresh (its usage carries no price). Waited for outside the lane's slot. Never rejects: the answer is booked
+   * whatever the read did.
    */
   beforeBooking?(): Promise<void>;
 }
@@ -322,24 +323,20 @@ export class Submitter {
       const answeredAt = this.slotTrace?.trace.answerIn();
       cycle = undefined; // a retry in the same slot is not a slot's cycle
       if (cutByThisRunner(outcome)) this.cut++;
-      if (outcome.kind === 'completed') await this.hooks.beforeBooking?.();
-      const plan = planOutcome(item, outcome, attempt, lastAttempt, ctx.budget.driftRatio);
-      this.moveMoney(plan);
-      const next = plan.followUp;
-      this.stopIfDue(next);
-      const written = ctx.commits.write(plan.change, item);
-      const unrecorded = unrecordedOutcome(plan.change, attempt);
-      if (unrecorded) {
-        written.catch((err: unknown) => {
-          if (err instanceof LockLostError) this.hooks.unrecorded?.(unrecorded);
-        });
+      if (outcome.kind === 'completed' && this.hooks.beforeBooking) {
+        // The slot does not wait for what the booking waits on (the job's ratios read afresh, a round trip):
+        // the row's reservation stays held until it is booked, so the budget counts the row in flight meanwhile.
+        this.bookWhen(this.hooks.beforeBooking(), item, outcome, attempt, lastAttempt);
+        if (answeredAt !== undefined) this.slotTrace?.trace.answered(answeredAt);
+        return undefined;
       }
+      const { next, written, change } = this.book(item, outcome, attempt, lastAttempt);
       if (next.kind !== 'retry') {
         // The outcome's follow-ups wait for it to be durable; the lane's slot does not: the next
         // request depends on nothing here but the budget, which moved above.
         this.settle(
           written.then((updated) => this.followUp(updated, next, attempt)),
-          plan.change,
+          change,
         );
         if (answeredAt !== undefined) this.slotTrace?.trace.answered(answeredAt);
         return undefined;
@@ -355,6 +352,40 @@ export class Submitter {
       if (typeof again === 'number') return { item, attempt: attempt + 1, lastAttempt };
       reservation = again;
     }
+  }
+
+  /** The answer's outcome planned, its money moved and its write queued. */
+  private book(
+    item: Item,
+    outcome: SendOutcome,
+    attempt: number,
+    lastAttempt: number,
+  ): { next: FollowUp; written: Promise<Item>; change: Change } {
+    const plan = planOutcome(item, outcome, attempt, lastAttempt, this.ctx.budget.driftRatio);
+    this.moveMoney(plan);
+    const next = plan.followUp;
+    this.stopIfDue(next);
+    const written = this.ctx.commits.write(plan.change, item);
+    const unrecorded = unrecordedOutcome(plan.change, attempt);
+    if (unrecorded) {
+      written.catch((err: unknown) => {
+        if (err instanceof LockLostError) this.hooks.unrecorded?.(unrecorded);
+      });
+    }
+    return { next, written, change: plan.change };
+  }
+
+  /** A text answer booked once `ready` resolves, outside the lane's slot; the run's drain waits for it. */
+  private bookWhen(ready: Promise<void>, item: Item, outcome: SendOutcome, attempt: number, lastAttempt: number): void {
+    const booked = ready.then(() => {
+      const { next, written, change } = this.book(item, outcome, attempt, lastAttempt);
+      this.settle(
+        written.then((updated) => this.followUp(updated, next, attempt)),
+        change,
+      );
+    });
+    const tracked = booked.catch((err: unknown) => this.fail(err)).finally(() => this.settling.delete(tracked));
+    this.settling.add(tracked);
   }
 
   /** Stops take effect at once, before the outcome is even written: no other request may leave. */
