@@ -24,25 +24,43 @@ export function adoptDrifts(ctx: LaneContext, seen: readonly SeenDrift[], witnes
 }
 
 /**
+ * How often at most a runner reads the job's ratios for its bookings. A read is a round trip that cost the
+ * database about as much as the rest of a chat row (BENCHMARKS.md, `pg-ceiling`); the answers arriving between
+ * two reads share the next, and only their bookings wait for it: the lane's slots do not.
+ */
+export const DRIFT_READ_SPACING_MS = 250;
+
+/**
  * Reads of the job's ratios for runners sharing a job, one at a time: a caller waits for a read begun after
- * its call (what another runner recorded before it is seen), and callers arriving together share one. A read
- * that fails leaves the ratio as it was: the journal's trouble shows in the write that follows.
+ * its call (what another runner recorded before it is seen), and callers arriving together share one; reads
+ * begin at least `spacingMs` apart. A read that fails leaves the ratio as it was: the journal's trouble shows in
+ * the write that follows.
  */
 export class DriftReads {
   private running: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
+  private lastStartedAt = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly ctx: LaneContext) {}
+  constructor(
+    private readonly ctx: LaneContext,
+    private readonly spacingMs = DRIFT_READ_SPACING_MS,
+  ) {}
 
   fresh(): Promise<void> {
     if (!this.ctx.journal.capabilities.sharedRunners) return Promise.resolve();
     this.queued ??= (this.running ?? Promise.resolve()).then(() => {
-      this.queued = undefined;
-      const read = this.read();
-      this.running = read;
-      return read;
+      const wait = this.spacingMs > 0 ? this.lastStartedAt + this.spacingMs - this.ctx.clock.now() : 0;
+      return wait > 0 ? this.ctx.clock.sleep(wait).then(() => this.start()) : this.start();
     });
     return this.queued;
+  }
+
+  private start(): Promise<void> {
+    this.queued = undefined;
+    if (this.spacingMs > 0) this.lastStartedAt = this.ctx.clock.now();
+    const read = this.read();
+    this.running = read;
+    return read;
   }
 
   private async read(): Promise<void> {

@@ -1,8 +1,9 @@
 // Reads of the job's group ratios among runners sharing a job: a text answer is booked at what the journal held
-// when it arrived (a read begun after it), callers arriving together share one read, and a failed read leaves the
-// ratio as it was.
+// when it arrived (a read begun after it), callers arriving together share one read, reads begin a spacing apart
+// (the answers in between share the next), and a failed read leaves the ratio as it was.
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.js';
 import { BUILTIN_PRICING } from '../../src/core/pricing.js';
 import type { SeenDrift } from '../../src/core/seen-drift.js';
 import { BudgetGuard } from '../../src/pipeline/budget-guard.js';
@@ -24,7 +25,7 @@ const mini = (ratio: number): SeenDrift => ({
   ratio,
 });
 
-function context(sharedRunners = true) {
+function context(sharedRunners = true, clock = new ManualClock(0)) {
   let journal: SeenDrift[] = [];
   const reads: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
   const lines: string[] = [];
@@ -42,6 +43,7 @@ function context(sharedRunners = true) {
     pricing: BUILTIN_PRICING,
     events,
     voice: operatorVoice,
+    clock,
   } as unknown as RunContext;
   return {
     ctx,
@@ -56,7 +58,7 @@ function context(sharedRunners = true) {
 describe('DriftReads.fresh', () => {
   it('waits for a read begun after the call: a ratio recorded while a read was on its way is seen', async () => {
     const { ctx, reads, lines, record } = context();
-    const drifts = new DriftReads(ctx);
+    const drifts = new DriftReads(ctx, 0);
     const first = drifts.fresh();
     await Promise.resolve();
     expect(reads).toHaveLength(1);
@@ -78,7 +80,7 @@ describe('DriftReads.fresh', () => {
 
   it('a failed read leaves the ratio as it was and never rejects; the next caller reads again', async () => {
     const { ctx, reads, record } = context();
-    const drifts = new DriftReads(ctx);
+    const drifts = new DriftReads(ctx, 0);
     const failed = drifts.fresh();
     await Promise.resolve();
     reads[0]!.reject(new Error('connection lost'));
@@ -95,7 +97,35 @@ describe('DriftReads.fresh', () => {
 
   it('on a journal one runner holds, reads nothing: the runner saw every ratio itself', async () => {
     const { ctx, reads } = context(false);
-    await new DriftReads(ctx).fresh();
+    await new DriftReads(ctx, 0).fresh();
     expect(reads).toHaveLength(0);
+  });
+
+  it('begins reads a spacing apart: the answers in between share the next read, which begins after each of them', async () => {
+    const clock = new ManualClock(1_000);
+    const { ctx, reads, record } = context(true, clock);
+    const drifts = new DriftReads(ctx, 250);
+    const first = drifts.fresh(); // nothing read lately: at once
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(reads).toHaveLength(1);
+    reads[0]!.resolve();
+    await first;
+
+    await clock.advance(100);
+    const second = drifts.fresh();
+    await clock.waitForSleepers(1); // waits out the spacing: 150 ms more
+    expect(clock.nextWakeAt()).toBe(1_250);
+    record(mini(2)); // another runner records x2 before the next read begins
+    await clock.advance(100);
+    const third = drifts.fresh(); // arriving meanwhile: the same read
+    expect(third).toBe(second);
+    expect(reads).toHaveLength(1);
+    await clock.advance(50);
+    for (let i = 0; i < 5 && reads.length < 2; i++) await Promise.resolve();
+    expect(reads).toHaveLength(2);
+    reads[1]!.resolve();
+    await Promise.all([second, third]);
+    expect(ctx.budget.driftRatio).toBeCloseTo(2, 9);
   });
 });
