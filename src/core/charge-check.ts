@@ -55,6 +55,24 @@ export function textAtDrift(tableUsd: number, driftRatio: number): { usd: number
   };
 }
 
+/** A metered text answer as it was booked: its pricing-table figure and the ratio it was booked at. */
+export interface TextBooking {
+  tableUsd: number;
+  ratio: number;
+}
+
+/**
+ * A text answer booked at one ratio, when a higher ratio has come in since (another runner saw the gateway charge
+ * above the table before the answer arrived): what it is charged at now, with its note; undefined when its booking
+ * stands.
+ */
+export function textCorrection(booking: TextBooking, ratioNow: number): { usd: number; note: string } | undefined {
+  if (!(ratioNow > booking.ratio)) return undefined;
+  const now = textAtDrift(booking.tableUsd, ratioNow);
+  if (now.note === undefined || !(now.usd > textAtDrift(booking.tableUsd, booking.ratio).usd)) return undefined;
+  return { usd: now.usd, note: now.note };
+}
+
 /** A settled video as the journal keeps it: what its table figure is computed from. */
 export interface SettledVideo {
   totalTokens: number | null;

@@ -97,6 +97,11 @@ export class BudgetGuard {
     this.notify();
   }
 
+  /** A settled row's charge raised (a ratio learned after its booking): the headroom shrinks by the difference. */
+  corrected(actualUsd: number): void {
+    this.spend.actualUsd = roundUsd(this.spend.actualUsd + actualUsd);
+  }
+
   /** The factor later reservations (and text settlements) are scaled by: the gateway charges above the table. */
   get driftRatio(): number {
     return this.drift;

@@ -1,9 +1,13 @@
 // The group ratio a runner scales by: the largest its account was seen charged above the pricing table, by
 // this runner or by any run of the job. The journal keeps what each saw (recordDrift); a run starts from it,
-// runners sharing a job take each other's with every look at the job's money, and afresh before a text answer
-// is booked (its usage carries no price: only the ratio says what the gateway billed for it).
+// runners sharing a job take each other's with every look at the job's money, and afresh after a text answer
+// is booked (its usage carries no price: only the ratio says what the gateway billed for it): a higher one
+// corrects the booking.
+import { textCorrection } from '../core/charge-check.js';
+import { roundUsd } from '../core/money.js';
 import { driftInForce, type SeenDrift } from '../core/seen-drift.js';
 import { log, type LaneContext } from './context.js';
+import type { BookedText } from './lanes/submitter.js';
 import { priceDriftLine, type DriftWitness } from './price-drift.js';
 
 /** Takes the ratios the journal holds: a new high scales every later reservation and is said once. */
@@ -24,9 +28,23 @@ export function adoptDrifts(ctx: LaneContext, seen: readonly SeenDrift[], witnes
 }
 
 /**
- * How often at most a runner reads the job's ratios for its bookings. A read is a round trip that cost the
- * database about as much as the rest of a chat row (BENCHMARKS.md, `pg-ceiling`); the answers arriving between
- * two reads share the next, and only their bookings wait for it: the lane's slots do not.
+ * A text answer is booked at once at the ratio this runner knows; once a read of the job's ratios begun after the
+ * booking is in, a higher ratio than it was booked at (another runner saw the gateway charge above the table)
+ * raises its charge, with the job's money, to what it would have been booked at. So what any runner recorded
+ * before the answer arrived is in its final charge, and the answer is durable without waiting for the read.
+ */
+export async function recheckText(ctx: LaneContext, reads: DriftReads, id: string, booked: BookedText): Promise<void> {
+  await reads.fresh();
+  const correction = textCorrection(booked, ctx.budget.driftRatio);
+  if (!correction) return;
+  await ctx.journal.annotate(id, { actualUsd: correction.usd, lastError: { message: correction.note } }, 'ratio');
+  ctx.budget.corrected(roundUsd(correction.usd - booked.usd));
+}
+
+/**
+ * How often at most a runner reads the job's ratios for its bookings' checks. A read is a round trip that cost the
+ * database about as much as the rest of a chat row (BENCHMARKS.md, `pg-ceiling`); the bookings made between two
+ * reads share the next.
  */
 export const DRIFT_READ_SPACING_MS = 250;
 

@@ -37,7 +37,7 @@ import type { Durability, JobCancel, JobTotals, RunEnd } from '../journal/index.
 import { BudgetGuard } from './budget-guard.js';
 import type { RunContext, RunEvents, RunSettings } from './context.js';
 import { Downloader } from './lanes/downloader.js';
-import { adoptDrifts, DriftReads } from './job-drift.js';
+import { adoptDrifts, DriftReads, recheckText } from './job-drift.js';
 import { exitCodeFor, EXIT } from './exit-code.js';
 import { GatewayWatch } from './stops/gateway-watch.js';
 import { ingestManifests, type IngestOutcome } from '../ingest/ingest-manifests.js';
@@ -59,7 +59,7 @@ import { RunStops } from './stops/run-stops.js';
 import { StartRefused } from './start-refused.js';
 import { ConfigError } from '../core/config-error.js';
 import { finalBatchOf, finalBatchRefusal } from '../core/final-batch.js';
-import { Submitter } from './lanes/submitter.js';
+import { Submitter, type BookedText } from './lanes/submitter.js';
 import { AutoRetries } from './lanes/auto-retries.js';
 import { SettledHistory } from './settled-history.js';
 import { settleStartForecast, beginStartForecast, type StartForecastTask } from './start-forecast.js';
@@ -500,8 +500,10 @@ async function drive(
     claimedAll: () => void results.flush(),
     beforeSubmit: () => guard.checkSoon(),
     budgetRefused: () => peers.observeBudget(),
-    // Only where runners share the job: an answer's booking has nothing to wait for otherwise.
-    ...(journal.capabilities.sharedRunners ? { beforeBooking: () => driftReads.fresh() } : {}),
+    // Only where runners share the job: alone, a runner saw every ratio itself.
+    ...(journal.capabilities.sharedRunners
+      ? { bookedText: (id: string, booked: BookedText) => recheckText(ctx, driftReads, id, booked) }
+      : {}),
     unrecorded: (outcome) => guard.keepUnrecorded(outcome),
   });
   const peers = new JobPeers(

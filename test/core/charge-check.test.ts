@@ -6,6 +6,7 @@ import {
   formatRatio,
   scaledReservation,
   textAtDrift,
+  textCorrection,
 } from '../../src/core/charge-check.js';
 import { BUILTIN_PRICING } from '../../src/core/pricing.js';
 import { snapshotPrice } from '../../src/core/settlement.js';
@@ -61,6 +62,27 @@ describe('textAtDrift', () => {
   it("an unbounded drift cannot scale a price: the table's price (the reservation held what the row can cost)", () => {
     expect(textAtDrift(0.00045, Infinity)).toEqual({ usd: 0.00045 });
     expect(formatRatio(Infinity)).toBe('x∞');
+  });
+});
+
+describe('textCorrection: a text answer booked at one ratio, checked against the ratio known after it', () => {
+  it('a higher ratio since the booking: the charge it would have been booked at, with its note', () => {
+    expect(textCorrection({ tableUsd: 0.00045, ratio: 1 }, 2)).toEqual(textAtDrift(0.00045, 2));
+    expect(textCorrection({ tableUsd: 0.00045, ratio: 1.5 }, 2)).toEqual({
+      usd: 0.0009,
+      note: "booked at the pricing table's $0.000450 x2.000: the gateway was seen charging that much above the table",
+    });
+  });
+
+  it('the same ratio, a lower one or none: the booking stands', () => {
+    expect(textCorrection({ tableUsd: 0.00045, ratio: 2 }, 2)).toBeUndefined();
+    expect(textCorrection({ tableUsd: 0.00045, ratio: 2 }, 1.5)).toBeUndefined();
+    expect(textCorrection({ tableUsd: 0.00045, ratio: 1 }, 1)).toBeUndefined();
+  });
+
+  it('an unbounded ratio cannot scale a price, and a rise too small for a cent fraction changes nothing', () => {
+    expect(textCorrection({ tableUsd: 0.00045, ratio: 1 }, Infinity)).toBeUndefined();
+    expect(textCorrection({ tableUsd: 0.0000001, ratio: 1 }, 1.0000001)).toBeUndefined();
   });
 });
 

@@ -8,7 +8,7 @@ import { BUILTIN_PRICING } from '../../src/core/pricing.js';
 import type { SeenDrift } from '../../src/core/seen-drift.js';
 import { BudgetGuard } from '../../src/pipeline/budget-guard.js';
 import type { RunContext } from '../../src/pipeline/context.js';
-import { DriftReads } from '../../src/pipeline/job-drift.js';
+import { DriftReads, recheckText } from '../../src/pipeline/job-drift.js';
 import { operatorVoice } from '../../src/pipeline/voice/operator-voice.js';
 
 /** video-mini at 720p, 5 s: the built-in table says $0.18417168; charged `ratio` times it. */
@@ -31,9 +31,13 @@ function context(sharedRunners = true, clock = new ManualClock(0)) {
   const lines: string[] = [];
   const events = new EventEmitter();
   events.on('log', (line: string) => lines.push(line));
+  const notes: Array<{ id: string; patch: unknown; note: string }> = [];
   const ctx = {
     journal: {
       capabilities: { sharedRunners },
+      annotate: async (id: string, patch: unknown, note: string) => {
+        notes.push({ id, patch, note });
+      },
       // Each read answers with what the journal holds when the test lets it finish.
       drifts: () =>
         new Promise<SeenDrift[]>((resolve, reject) => reads.push({ resolve: () => resolve(journal), reject })),
@@ -49,6 +53,7 @@ function context(sharedRunners = true, clock = new ManualClock(0)) {
     ctx,
     reads,
     lines,
+    notes,
     record: (seen: SeenDrift) => {
       journal = [seen];
     },
@@ -127,5 +132,44 @@ describe('DriftReads.fresh', () => {
     reads[1]!.resolve();
     await Promise.all([second, third]);
     expect(ctx.budget.driftRatio).toBeCloseTo(2, 9);
+  });
+});
+
+describe('recheckText: a text answer booked at the ratio its runner knew', () => {
+  const booked = { tableUsd: 0.00045, ratio: 1, usd: 0.00045 };
+
+  it('a higher ratio read after it: the row and the budget charged the difference, with the note', async () => {
+    const { ctx, reads, notes, record } = context();
+    ctx.budget.settle(0, 0.00045); // the booking
+    record(mini(2)); // recorded by another runner before the read below begins
+    const checked = recheckText(ctx, new DriftReads(ctx, 0), 'c1', booked);
+    await Promise.resolve();
+    await Promise.resolve();
+    reads[0]!.resolve();
+    await checked;
+    expect(notes).toEqual([
+      {
+        id: 'c1',
+        patch: {
+          actualUsd: 0.0009,
+          lastError: {
+            message:
+              "booked at the pricing table's $0.000450 x2.000: the gateway was seen charging that much above the table",
+          },
+        },
+        note: 'ratio',
+      },
+    ]);
+    expect(ctx.budget.committed().actualUsd).toBeCloseTo(0.0009, 12);
+  });
+
+  it('nothing higher: the booking stands, nothing is written', async () => {
+    const { ctx, reads, notes } = context();
+    const checked = recheckText(ctx, new DriftReads(ctx, 0), 'c1', booked);
+    await Promise.resolve();
+    await Promise.resolve();
+    reads[0]!.resolve();
+    await checked;
+    expect(notes).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 // Pure: what one submission's outcome does to its item, its money, and the run.
-import { textAtDrift } from '../../core/charge-check.js';
+import { textAtDrift, type TextBooking } from '../../core/charge-check.js';
 import { meterChatAnswer } from '../../core/metering.js';
 import type { PriceSnapshot } from '../../core/settlement.js';
 import type { SendOutcome } from '../../gateway/client.js';
@@ -21,6 +21,8 @@ export interface OutcomePlan {
   /** Money to move in the budget guard: the reservation is released, or replaced by the actual charge. */
   money: { release: number } | { settle: { reserved: number; actual: number } } | { hold: true };
   followUp: FollowUp;
+  /** A metered text answer: what it was booked from (a higher ratio learned after it corrects it). */
+  textBooking?: TextBooking;
 }
 
 /**
@@ -141,6 +143,7 @@ function completedPlan(item: Item, outcome: Answer<'completed'>, attempt: number
     },
     money: { settle: { reserved, actual: booked.usd } },
     followUp: { kind: 'results' },
+    ...(settled.unmetered ? {} : { textBooking: { tableUsd: settled.usd, ratio: driftRatio } }),
   };
 }
 

@@ -2,8 +2,8 @@
 // GBATCH_SLOT_TRACE names a file (the chat benchmark sets it). Slots are not named: the lane hands a freed
 // slot to the next row, so each row that starts takes the oldest answer not yet followed, and its phases
 // are timed from there: booking (the answer in, to its slot freed: the outcome planned and queued for its
-// commit; on a journal shared by runners, a text answer's booking waits for the job's price ratios outside
-// the slot, so its slot is freed at once), hand-over (the slot
+// commit; on a journal shared by runners, the check of a text answer's charge against the job's ratios
+// read afresh comes after, outside the slot), hand-over (the slot
 // freed, to the row's attempt starting in it: the lane waking, the budget's reservation, a claim of more
 // rows), intent (the intent written and durable: waiting behind
 // the commit in progress, then its own), pacing (durable, to the request cleared to leave: --rpm, the

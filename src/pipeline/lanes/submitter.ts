@@ -20,6 +20,7 @@ import { changedElsewhere } from './changed-elsewhere.js';
 import { unrecordedOutcome, type UnrecordedOutcome } from '../ending/unrecorded.js';
 import { log, type LaneContext } from '../context.js';
 import { planOutcome, type FollowUp, type OutcomePlan } from './outcome.js';
+import type { TextBooking } from '../../core/charge-check.js';
 import { unpricedRowError } from './held-row-prices.js';
 import { reservationFor, type Reservation } from '../../core/reservation.js';
 import { ModelGate } from './model-gate.js';
@@ -49,11 +50,16 @@ export interface SubmitterHooks {
    */
   beforeSubmit?(): void;
   /**
-   * A text answer arrived and is to be booked once this resolves: the group ratio the job's runners saw is read
-   * afresh (its usage carries no price). Waited for outside the lane's slot. Never rejects: the answer is booked
-   * whatever the read did.
+   * A text answer's booking is durable: it was booked at the group ratio this runner knew (its usage carries no
+   * price); the hook checks it against the job's ratios read afresh and corrects it upwards. Waited for outside the
+   * lane's slot, before the run ends.
    */
-  beforeBooking?(): Promise<void>;
+  bookedText?(id: string, booked: BookedText): Promise<void>;
+}
+
+/** A metered text answer as booked: its table figure, the ratio and the charge it was booked at. */
+export interface BookedText extends TextBooking {
+  usd: number;
 }
 
 /** A submission cut on the wire by this runner's abort (the grace after a stop ran out): it is uncertain. */
@@ -323,14 +329,8 @@ export class Submitter {
       const answeredAt = this.slotTrace?.trace.answerIn();
       cycle = undefined; // a retry in the same slot is not a slot's cycle
       if (cutByThisRunner(outcome)) this.cut++;
-      if (outcome.kind === 'completed' && this.hooks.beforeBooking) {
-        // The slot does not wait for what the booking waits on (the job's ratios read afresh, a round trip):
-        // the row's reservation stays held until it is booked, so the budget counts the row in flight meanwhile.
-        this.bookWhen(this.hooks.beforeBooking(), item, outcome, attempt, lastAttempt);
-        if (answeredAt !== undefined) this.slotTrace?.trace.answered(answeredAt);
-        return undefined;
-      }
-      const { next, written, change } = this.book(item, outcome, attempt, lastAttempt);
+      const { next, written, change, textBooking } = this.book(item, outcome, attempt, lastAttempt);
+      if (textBooking && this.hooks.bookedText) this.checkBooking(written, item.id, textBooking, this.hooks.bookedText);
       if (next.kind !== 'retry') {
         // The outcome's follow-ups wait for it to be durable; the lane's slot does not: the next
         // request depends on nothing here but the budget, which moved above.
@@ -360,7 +360,7 @@ export class Submitter {
     outcome: SendOutcome,
     attempt: number,
     lastAttempt: number,
-  ): { next: FollowUp; written: Promise<Item>; change: Change } {
+  ): { next: FollowUp; written: Promise<Item>; change: Change; textBooking: BookedText | undefined } {
     const plan = planOutcome(item, outcome, attempt, lastAttempt, this.ctx.budget.driftRatio);
     this.moveMoney(plan);
     const next = plan.followUp;
@@ -372,19 +372,26 @@ export class Submitter {
         if (err instanceof LockLostError) this.hooks.unrecorded?.(unrecorded);
       });
     }
-    return { next, written, change: plan.change };
+    const textBooking =
+      plan.textBooking && 'settle' in plan.money ? { ...plan.textBooking, usd: plan.money.settle.actual } : undefined;
+    return { next, written, change: plan.change, textBooking };
   }
 
-  /** A text answer booked once `ready` resolves, outside the lane's slot; the run's drain waits for it. */
-  private bookWhen(ready: Promise<void>, item: Item, outcome: SendOutcome, attempt: number, lastAttempt: number): void {
-    const booked = ready.then(() => {
-      const { next, written, change } = this.book(item, outcome, attempt, lastAttempt);
-      this.settle(
-        written.then((updated) => this.followUp(updated, next, attempt)),
-        change,
-      );
-    });
-    const tracked = booked.catch((err: unknown) => this.fail(err)).finally(() => this.settling.delete(tracked));
+  /**
+   * Once the booking is durable, its check (bookedText), outside the lane's slot; the run's drain waits for it. A
+   * booking that failed is the settlement's to report, not the check's.
+   */
+  private checkBooking(
+    written: Promise<Item>,
+    id: string,
+    booked: BookedText,
+    check: NonNullable<SubmitterHooks['bookedText']>,
+  ): void {
+    const checked = written.then(
+      () => check(id, booked),
+      () => undefined,
+    );
+    const tracked = checked.catch((err: unknown) => this.fail(err)).finally(() => this.settling.delete(tracked));
     this.settling.add(tracked);
   }
 
