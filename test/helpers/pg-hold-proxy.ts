@@ -2,7 +2,8 @@
 // statement matching the test's pattern (a simple query, or a Parse and every later Bind of that statement) has
 // everything it sends from that message on held back until release(). The server is never touched; the client
 // simply sees a slow answer. Only what the client sends is read (the frontend protocol's framing), never changed.
-import { connect, createServer, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
+import { startTcpProxy } from './tcp-proxy.js';
 
 export interface PgHoldProxy {
   port: number;
@@ -31,7 +32,6 @@ export async function startPgHoldProxy(
   targetPort: number,
   matches: (sql: string) => boolean,
 ): Promise<PgHoldProxy> {
-  const open = new Set<Socket>();
   const sessions = new Set<{ flush(): void }>();
   let armed = false;
   let released = false;
@@ -41,9 +41,8 @@ export async function startPgHoldProxy(
     onHeld = resolve;
   });
 
-  const server = createServer((client) => {
-    const upstream = connect(targetPort, targetHost);
-    open.add(client).add(upstream);
+  /** One session's messages to the server, in order, each sent on or held back. */
+  const forward = (client: Socket, upstream: Socket): void => {
     let pending = Buffer.alloc(0);
     let untyped = true; // the startup messages carry no type byte
     let holding = false;
@@ -56,6 +55,7 @@ export async function startPgHoldProxy(
       },
     };
     sessions.add(session);
+    client.on('close', () => sessions.delete(session));
 
     const isHeld = (type: string, body: Buffer): boolean => {
       if (!armed || released) return false;
@@ -100,22 +100,11 @@ export async function startPgHoldProxy(
         else upstream.write(message);
       }
     });
-    const drop = (): void => {
-      client.destroy();
-      upstream.destroy();
-      open.delete(client);
-      open.delete(upstream);
-      sessions.delete(session);
-    };
-    client.on('error', drop).on('close', drop);
-    upstream.on('error', drop).on('close', drop);
-    upstream.pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('pg hold proxy: no port');
+  };
+
+  const proxy = await startTcpProxy(targetHost, targetPort, { forward });
   return {
-    port: address.port,
+    port: proxy.port,
     arm() {
       armed = true;
     },
@@ -125,10 +114,6 @@ export async function startPgHoldProxy(
     },
     holding: () => firstHeld,
     held: () => heldCount,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of open) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => proxy.close(),
   };
 }

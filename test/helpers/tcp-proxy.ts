@@ -15,7 +15,16 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
+export interface TcpProxyOptions {
+  /** How what a client sends reaches the server (default: as it comes); the server's answers go straight back. */
+  forward?: (client: Socket, upstream: Socket) => void;
+}
+
+export async function startTcpProxy(
+  targetHost: string,
+  targetPort: number,
+  options: TcpProxyOptions = {},
+): Promise<TcpProxy> {
   const open = new Set<Socket>();
   let down = false;
   let refused = 0;
@@ -37,7 +46,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     };
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
-    client.pipe(upstream).pipe(client);
+    if (options.forward) options.forward(client, upstream);
+    else client.pipe(upstream);
+    upstream.pipe(client);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
