@@ -55,10 +55,11 @@ export function textAtDrift(tableUsd: number, driftRatio: number): { usd: number
   };
 }
 
-/** A metered text answer as it was booked: its pricing-table figure and the ratio it was booked at. */
+/** A metered text answer as it was booked: its pricing-table figure, the ratio and the charge it was booked at. */
 export interface TextBooking {
   tableUsd: number;
   ratio: number;
+  usd: number;
 }
 
 /**
@@ -69,7 +70,7 @@ export interface TextBooking {
 export function textCorrection(booking: TextBooking, ratioNow: number): { usd: number; note: string } | undefined {
   if (!(ratioNow > booking.ratio)) return undefined;
   const now = textAtDrift(booking.tableUsd, ratioNow);
-  if (now.note === undefined || !(now.usd > textAtDrift(booking.tableUsd, booking.ratio).usd)) return undefined;
+  if (now.note === undefined || !(now.usd > booking.usd)) return undefined;
   return { usd: now.usd, note: now.note };
 }
 

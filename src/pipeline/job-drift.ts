@@ -3,11 +3,10 @@
 // runners sharing a job take each other's with every look at the job's money, and afresh after a text answer
 // is booked (its usage carries no price: only the ratio says what the gateway billed for it): a higher one
 // corrects the booking.
-import { textCorrection } from '../core/charge-check.js';
+import { textCorrection, type TextBooking } from '../core/charge-check.js';
 import { roundUsd } from '../core/money.js';
 import { driftInForce, type SeenDrift } from '../core/seen-drift.js';
 import { log, type LaneContext } from './context.js';
-import type { BookedText } from './lanes/submitter.js';
 import { priceDriftLine, type DriftWitness } from './price-drift.js';
 
 /** Takes the ratios the journal holds: a new high scales every later reservation and is said once. */
@@ -33,7 +32,7 @@ export function adoptDrifts(ctx: LaneContext, seen: readonly SeenDrift[], witnes
  * raises its charge, with the job's money, to what it would have been booked at. So what any runner recorded
  * before the answer arrived is in its final charge, and the answer is durable without waiting for the read.
  */
-export async function recheckText(ctx: LaneContext, reads: DriftReads, id: string, booked: BookedText): Promise<void> {
+export async function recheckText(ctx: LaneContext, reads: DriftReads, id: string, booked: TextBooking): Promise<void> {
   await reads.fresh();
   const correction = textCorrection(booked, ctx.budget.driftRatio);
   if (!correction) return;

@@ -59,7 +59,8 @@ import { RunStops } from './stops/run-stops.js';
 import { StartRefused } from './start-refused.js';
 import { ConfigError } from '../core/config-error.js';
 import { finalBatchOf, finalBatchRefusal } from '../core/final-batch.js';
-import { Submitter, type BookedText } from './lanes/submitter.js';
+import { Submitter } from './lanes/submitter.js';
+import type { TextBooking } from '../core/charge-check.js';
 import { AutoRetries } from './lanes/auto-retries.js';
 import { SettledHistory } from './settled-history.js';
 import { settleStartForecast, beginStartForecast, type StartForecastTask } from './start-forecast.js';
@@ -502,7 +503,7 @@ async function drive(
     budgetRefused: () => peers.observeBudget(),
     // Only where runners share the job: alone, a runner saw every ratio itself.
     ...(journal.capabilities.sharedRunners
-      ? { bookedText: (id: string, booked: BookedText) => recheckText(ctx, driftReads, id, booked) }
+      ? { bookedText: (id: string, booked: TextBooking) => recheckText(ctx, driftReads, id, booked) }
       : {}),
     unrecorded: (outcome) => guard.keepUnrecorded(outcome),
   });

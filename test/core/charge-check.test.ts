@@ -66,23 +66,25 @@ describe('textAtDrift', () => {
 });
 
 describe('textCorrection: a text answer booked at one ratio, checked against the ratio known after it', () => {
+  const booked = (tableUsd: number, ratio: number) => ({ tableUsd, ratio, usd: textAtDrift(tableUsd, ratio).usd });
+
   it('a higher ratio since the booking: the charge it would have been booked at, with its note', () => {
-    expect(textCorrection({ tableUsd: 0.00045, ratio: 1 }, 2)).toEqual(textAtDrift(0.00045, 2));
-    expect(textCorrection({ tableUsd: 0.00045, ratio: 1.5 }, 2)).toEqual({
+    expect(textCorrection(booked(0.00045, 1), 2)).toEqual(textAtDrift(0.00045, 2));
+    expect(textCorrection(booked(0.00045, 1.5), 2)).toEqual({
       usd: 0.0009,
       note: "booked at the pricing table's $0.000450 x2.000: the gateway was seen charging that much above the table",
     });
   });
 
   it('the same ratio, a lower one or none: the booking stands', () => {
-    expect(textCorrection({ tableUsd: 0.00045, ratio: 2 }, 2)).toBeUndefined();
-    expect(textCorrection({ tableUsd: 0.00045, ratio: 2 }, 1.5)).toBeUndefined();
-    expect(textCorrection({ tableUsd: 0.00045, ratio: 1 }, 1)).toBeUndefined();
+    expect(textCorrection(booked(0.00045, 2), 2)).toBeUndefined();
+    expect(textCorrection(booked(0.00045, 2), 1.5)).toBeUndefined();
+    expect(textCorrection(booked(0.00045, 1), 1)).toBeUndefined();
   });
 
   it('an unbounded ratio cannot scale a price, and a rise too small for a cent fraction changes nothing', () => {
-    expect(textCorrection({ tableUsd: 0.00045, ratio: 1 }, Infinity)).toBeUndefined();
-    expect(textCorrection({ tableUsd: 0.0000001, ratio: 1 }, 1.0000001)).toBeUndefined();
+    expect(textCorrection(booked(0.00045, 1), Infinity)).toBeUndefined();
+    expect(textCorrection(booked(0.0000001, 1), 1.0000001)).toBeUndefined();
   });
 });
 

@@ -143,7 +143,7 @@ function completedPlan(item: Item, outcome: Answer<'completed'>, attempt: number
     },
     money: { settle: { reserved, actual: booked.usd } },
     followUp: { kind: 'results' },
-    ...(settled.unmetered ? {} : { textBooking: { tableUsd: settled.usd, ratio: driftRatio } }),
+    ...(settled.unmetered ? {} : { textBooking: { tableUsd: settled.usd, ratio: driftRatio, usd: booked.usd } }),
   };
 }
 

@@ -54,12 +54,7 @@ export interface SubmitterHooks {
    * price); the hook checks it against the job's ratios read afresh and corrects it upwards. Waited for outside the
    * lane's slot, before the run ends.
    */
-  bookedText?(id: string, booked: BookedText): Promise<void>;
-}
-
-/** A metered text answer as booked: its table figure, the ratio and the charge it was booked at. */
-export interface BookedText extends TextBooking {
-  usd: number;
+  bookedText?(id: string, booked: TextBooking): Promise<void>;
 }
 
 /** A submission cut on the wire by this runner's abort (the grace after a stop ran out): it is uncertain. */
@@ -223,8 +218,10 @@ export class Submitter {
   }
 
   private track(flow: Promise<void>): void {
-    const tracked = flow.catch((err: unknown) => this.fail(err)).finally(() => this.flows.delete(tracked));
-    this.flows.add(tracked);
+    this.keep(
+      this.flows,
+      flow.catch((err: unknown) => this.fail(err)),
+    );
   }
 
   /** A bug (an illegal transition) or a journal that cannot be written stops every lane and ends the run with it. */
@@ -360,7 +357,7 @@ export class Submitter {
     outcome: SendOutcome,
     attempt: number,
     lastAttempt: number,
-  ): { next: FollowUp; written: Promise<Item>; change: Change; textBooking: BookedText | undefined } {
+  ): { next: FollowUp; written: Promise<Item>; change: Change; textBooking: TextBooking | undefined } {
     const plan = planOutcome(item, outcome, attempt, lastAttempt, this.ctx.budget.driftRatio);
     this.moveMoney(plan);
     const next = plan.followUp;
@@ -372,9 +369,7 @@ export class Submitter {
         if (err instanceof LockLostError) this.hooks.unrecorded?.(unrecorded);
       });
     }
-    const textBooking =
-      plan.textBooking && 'settle' in plan.money ? { ...plan.textBooking, usd: plan.money.settle.actual } : undefined;
-    return { next, written, change: plan.change, textBooking };
+    return { next, written, change: plan.change, textBooking: plan.textBooking };
   }
 
   /**
@@ -384,15 +379,17 @@ export class Submitter {
   private checkBooking(
     written: Promise<Item>,
     id: string,
-    booked: BookedText,
+    booked: TextBooking,
     check: NonNullable<SubmitterHooks['bookedText']>,
   ): void {
     const checked = written.then(
       () => check(id, booked),
       () => undefined,
     );
-    const tracked = checked.catch((err: unknown) => this.fail(err)).finally(() => this.settling.delete(tracked));
-    this.settling.add(tracked);
+    this.keep(
+      this.settling,
+      checked.catch((err: unknown) => this.fail(err)),
+    );
   }
 
   /** Stops take effect at once, before the outcome is even written: no other request may leave. */
@@ -467,26 +464,30 @@ export class Submitter {
    * it.
    */
   private settle(work: Promise<void>, answer: Change): void {
-    const tracked = work
-      .catch((err: unknown) => {
-        if (changedElsewhere(this.ctx, err)) return;
-        if (answer.event === 'accept' || answer.event === 'complete') {
-          const what =
-            answer.event === 'accept'
-              ? `was accepted as task ${String(answer.patch?.taskId)}`
-              : 'was answered (and may be billed)';
-          const { voice } = this.ctx;
-          log(
-            this.ctx,
-            voice.uncertainRow(
-              `${voice.item} '${answer.id}' ${what}, but ${voice.journal} could not record it: the row becomes uncertain`,
-            ),
-          );
-        }
-        this.fail(err);
-      })
-      .finally(() => this.settling.delete(tracked));
-    this.settling.add(tracked);
+    const tracked = work.catch((err: unknown) => {
+      if (changedElsewhere(this.ctx, err)) return;
+      if (answer.event === 'accept' || answer.event === 'complete') {
+        const what =
+          answer.event === 'accept'
+            ? `was accepted as task ${String(answer.patch?.taskId)}`
+            : 'was answered (and may be billed)';
+        const { voice } = this.ctx;
+        log(
+          this.ctx,
+          voice.uncertainRow(
+            `${voice.item} '${answer.id}' ${what}, but ${voice.journal} could not record it: the row becomes uncertain`,
+          ),
+        );
+      }
+      this.fail(err);
+    });
+    this.keep(this.settling, tracked);
+  }
+
+  /** `work` held in `set` until it ends: the run's drain waits for each set. */
+  private keep(set: Set<Promise<void>>, work: Promise<void>): void {
+    const kept = work.finally(() => set.delete(kept));
+    set.add(kept);
   }
 
   private async send(
