@@ -326,14 +326,25 @@ export class Submitter {
       const answeredAt = this.slotTrace?.trace.answerIn();
       cycle = undefined; // a retry in the same slot is not a slot's cycle
       if (cutByThisRunner(outcome)) this.cut++;
-      const { next, written, change, textBooking } = this.book(item, outcome, attempt, lastAttempt);
-      if (textBooking && this.hooks.bookedText) this.checkBooking(written, item.id, textBooking, this.hooks.bookedText);
+      const plan = planOutcome(item, outcome, attempt, lastAttempt, ctx.budget.driftRatio);
+      this.moveMoney(plan);
+      const next = plan.followUp;
+      this.stopIfDue(next);
+      const written = ctx.commits.write(plan.change, item);
+      const unrecorded = unrecordedOutcome(plan.change, attempt);
+      if (unrecorded) {
+        written.catch((err: unknown) => {
+          if (err instanceof LockLostError) this.hooks.unrecorded?.(unrecorded);
+        });
+      }
+      if (plan.textBooking && this.hooks.bookedText)
+        this.checkBooking(written, item.id, plan.textBooking, this.hooks.bookedText);
       if (next.kind !== 'retry') {
         // The outcome's follow-ups wait for it to be durable; the lane's slot does not: the next
         // request depends on nothing here but the budget, which moved above.
         this.settle(
           written.then((updated) => this.followUp(updated, next, attempt)),
-          change,
+          plan.change,
         );
         if (answeredAt !== undefined) this.slotTrace?.trace.answered(answeredAt);
         return undefined;
@@ -349,27 +360,6 @@ export class Submitter {
       if (typeof again === 'number') return { item, attempt: attempt + 1, lastAttempt };
       reservation = again;
     }
-  }
-
-  /** The answer's outcome planned, its money moved and its write queued. */
-  private book(
-    item: Item,
-    outcome: SendOutcome,
-    attempt: number,
-    lastAttempt: number,
-  ): { next: FollowUp; written: Promise<Item>; change: Change; textBooking: TextBooking | undefined } {
-    const plan = planOutcome(item, outcome, attempt, lastAttempt, this.ctx.budget.driftRatio);
-    this.moveMoney(plan);
-    const next = plan.followUp;
-    this.stopIfDue(next);
-    const written = this.ctx.commits.write(plan.change, item);
-    const unrecorded = unrecordedOutcome(plan.change, attempt);
-    if (unrecorded) {
-      written.catch((err: unknown) => {
-        if (err instanceof LockLostError) this.hooks.unrecorded?.(unrecorded);
-      });
-    }
-    return { next, written, change: plan.change, textBooking: plan.textBooking };
   }
 
   /**
