@@ -5,7 +5,9 @@
 // with everything queued by then. A change whose loss would cost nothing but repeated work (a stored
 // file's record: the file is durable, a lost record means one more download) may be `relaxed`: a
 // batch made only of such changes commits without waiting on the disk, and the journal's flush() (or
-// the next synced commit) makes it durable.
+// the next synced commit) makes it durable. A queue given a linger (a shared journal's: see
+// ../core/commit-linger.ts) holds every batch, intents included, that long from its first change, so slots that
+// free close together share one commit.
 import { outageBoundMs, outageRetryDelay } from '../core/outage.js';
 import type { Change } from './change.js';
 import type { Item } from './item.js';
@@ -18,6 +20,8 @@ interface Waiting {
   bare?: boolean;
   durability?: Durability;
   urgent?: boolean;
+  /** performance.now() when it was queued: a batch lingers from its first change. */
+  queuedAt: number;
   resolve: (item: Item) => void;
   reject: (err: unknown) => void;
 }
@@ -33,7 +37,9 @@ function guarded(waiting: Waiting): Change {
 
 export class CommitQueue {
   private queue: Waiting[] = [];
-  private scheduled: false | 'window' | 'soon' = false;
+  private queueHasUrgent = false;
+  /** When the scheduled flush is due (performance.now() time); undefined: none scheduled. */
+  private dueAt: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
   private commits = 0;
@@ -48,21 +54,39 @@ export class CommitQueue {
     private readonly windowMs = 2,
     /** Told of each transaction committed: how long it took (seconds) and how many changes it carried. */
     private readonly onCommit?: (seconds: number, changes: number) => void,
+    /** How long a batch waits from its first change for others to join it (ms, read as each batch starts). */
+    private readonly lingerMs: () => number = () => 0,
   ) {}
 
-  private schedule(urgent = false): void {
-    if (this.committing) return; // the commit in progress schedules the next batch when it ends
-    if (this.scheduled === 'soon' || (this.scheduled === 'window' && !urgent)) return;
+  private enqueue(waiting: Waiting): void {
+    this.queue.push(waiting);
+    if (waiting.urgent) this.queueHasUrgent = true;
+    this.schedule();
+  }
+
+  /** An urgent batch is due when its linger ends; any other waits out the window since the last commit too. */
+  private batchDueAt(): number {
+    const lingered = this.queue[0]!.queuedAt + this.lingerMs();
+    return this.queueHasUrgent ? lingered : Math.max(lingered, this.lastFlushAt + this.windowMs);
+  }
+
+  private schedule(): void {
+    if (this.committing || this.queue.length === 0) return; // the commit in progress schedules the next batch
+    const due = this.batchDueAt();
+    if (this.dueAt !== undefined && this.dueAt <= due) return;
+    this.cancelScheduled();
+    this.dueAt = due;
+    const wait = due - performance.now();
+    if (wait > 0) this.timer = setTimeout(() => void this.flush(), wait);
+    else this.immediate = setImmediate(() => void this.flush());
+  }
+
+  private cancelScheduled(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    const wait = urgent ? 0 : this.lastFlushAt + this.windowMs - performance.now();
-    if (wait > 0) {
-      this.scheduled = 'window';
-      this.timer = setTimeout(() => void this.flush(), wait);
-    } else {
-      this.scheduled = 'soon';
-      this.immediate = setImmediate(() => void this.flush());
-    }
+    if (this.immediate) clearImmediate(this.immediate);
+    this.immediate = undefined;
+    this.dueAt = undefined;
   }
 
   /**
@@ -73,23 +97,29 @@ export class CommitQueue {
   write(change: Change, base?: Item, options: { urgent?: boolean; durability?: Durability } = {}): Promise<Item> {
     return new Promise<Item>((resolve, reject) => {
       if (options.urgent && this.outage !== undefined) return reject(this.outage);
-      this.queue.push({
+      this.enqueue({
         change,
         base,
+        queuedAt: performance.now(),
         resolve,
         reject,
         ...(options.durability ? { durability: options.durability } : {}),
         ...(options.urgent ? { urgent: true } : {}),
       });
-      this.schedule(options.urgent);
     });
   }
 
   /** As write(), for callers that need no item back (no re-read). */
   commit(change: Change): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ change, base: undefined, bare: true, resolve: () => resolve(), reject });
-      this.schedule();
+      this.enqueue({
+        change,
+        base: undefined,
+        bare: true,
+        queuedAt: performance.now(),
+        resolve: () => resolve(),
+        reject,
+      });
     });
   }
 
@@ -98,21 +128,18 @@ export class CommitQueue {
    * through a full disk (commitThroughOutage).
    */
   flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
     // A flush asked for directly takes the place of the one scheduled: that one must not fire later and
     // commit, ahead of its window, what was queued after.
-    if (this.immediate) clearImmediate(this.immediate);
-    this.immediate = undefined;
-    this.scheduled = false;
+    this.cancelScheduled();
     if (this.committing) return this.committing;
     const batch = this.queue;
     this.queue = [];
+    this.queueHasUrgent = false;
     if (batch.length === 0) return Promise.resolve();
     this.lastFlushAt = performance.now();
     const done = this.commitBatch(batch).finally(() => {
       this.committing = undefined;
-      if (this.queue.length > 0) this.schedule(this.queue.some((w) => w.urgent === true));
+      this.schedule();
     });
     this.committing = done;
     return done;

@@ -15,6 +15,7 @@ import type { SendSlots } from './pacing/send-slots.js';
 import type { JobNotices } from '../journal/job-notices.js';
 import type { ObjectStore, ObjectStoreOptions } from '../io/output-store.js';
 import type { RunVoice } from './voice/run-voice.js';
+import type { ExchangeTimes } from './lanes/exchange-times.js';
 
 export interface RunSettings {
   /** A directory, or an s3:// location on S3-compatible object storage. */
@@ -161,6 +162,8 @@ export interface RunContext {
   account: string;
   /** The object storage of an s3:// outDir, checked writable (absent: outputs go to the directory). */
   objects?: ObjectStore;
+  /** How long the submissions take (absent: not measured); a shared journal's commits linger by it. */
+  exchanges?: ExchangeTimes;
 }
 
 /** The run's context as one lane sees it: of the run's settings, only the `Used` ones it acts on. */

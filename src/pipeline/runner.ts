@@ -47,6 +47,7 @@ import type { RunResult } from './run-result.js';
 import { lossWords } from './ending/journal-rescue.js';
 import { refuseUnpricedHeldRows } from './lanes/held-row-prices.js';
 import { LaneFailures } from './lanes/lane-failures.js';
+import { ExchangeTimes } from './lanes/exchange-times.js';
 import { Poller } from './lanes/poller.js';
 import { recoverJournal, type Recovery } from './recover.js';
 import { crashEndOf, runEndOf } from '../core/run-ending.js';
@@ -428,6 +429,7 @@ async function drive(
     interruptGraceMs: config.gracePeriodMs ?? 10_000,
   });
   const account = accountId(config.baseUrl, config.apiKey);
+  const exchanges = new ExchangeTimes();
   const ctx: RunContext = {
     journal,
     gateway,
@@ -436,7 +438,15 @@ async function drive(
     voice,
     pricing: config.pricing,
     settings: config.settings,
-    commits: new CommitQueue(journal, undefined, (seconds, changes) => events.emit('commit', seconds, changes)),
+    commits: new CommitQueue(
+      journal,
+      undefined,
+      (seconds, changes) => events.emit('commit', seconds, changes),
+      // A commit on a journal one runner holds is local and cheap; on a shared one, a batch gathers the slots that
+      // free close together (core/commit-linger.ts).
+      journal.capabilities.sharedRunners ? () => exchanges.lingerMs() : undefined,
+    ),
+    exchanges,
     budget: new BudgetGuard(config.budgetUsd, await journal.spend()),
     ...controllers,
     submitGate: stops,

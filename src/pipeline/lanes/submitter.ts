@@ -513,11 +513,14 @@ export class Submitter {
             cycle.mark('wire');
           }
         : paced?.onWire;
-      return await this.ctx.gateway.send(item.kind, request, attempt, {
+      const leftAt = this.ctx.clock.now();
+      const outcome = await this.ctx.gateway.send(item.kind, request, attempt, {
         signal: (this.ctx.submitCut ?? this.ctx.hardStop).signal,
         unsent: this.ctx.submitStop.signal,
         ...(onWire ? { onWire } : {}),
       });
+      this.ctx.exchanges?.record(this.ctx.clock.now() - leftAt);
+      return outcome;
     } catch (err) {
       if (err instanceof GatewayTransportError && !err.mayHaveReached) {
         return { kind: 'retry', error: err, delayMs: backoffDelay(attempt, DEFAULT_BACKOFF, this.ctx.random) };

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { IllegalTransitionError } from '../../../src/core/states.js';
 import { CommitQueue } from '../../../src/journal/index.js';
 import { entry, eventRows, ingest, submitChange, useTempDir } from '../../helpers/journal-fixtures.js';
@@ -61,6 +61,63 @@ describe('CommitQueue (group commit)', () => {
     const [a, b] = await Promise.all([ordinary, urgent]);
     expect([a.state, b.state]).toEqual(['submitting', 'submitting']);
     expect(queue.commitCount).toBe(2);
+  });
+
+  describe('with a linger (a shared journal)', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+    const fake = () =>
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'performance'] });
+
+    it('an intent waits out the linger from the first change, and what joins meanwhile shares its commit', async () => {
+      fake();
+      const journal = tmp.open();
+      ingest(journal, [entry('a'), entry('b'), entry('c')]);
+      const queue = new CommitQueue(journal.store, 2, undefined, () => 50);
+
+      const first = queue.write(submitChange(journal.get('a')!), undefined, { urgent: true });
+      await vi.advanceTimersByTimeAsync(30);
+      expect(journal.get('a')!.state).toBe('pending');
+      const second = queue.write(submitChange(journal.get('b')!), undefined, { urgent: true });
+      const answer = queue.commit(submitChange(journal.get('c')!));
+      await vi.advanceTimersByTimeAsync(19);
+      expect(queue.commitCount).toBe(0);
+      expect(journal.counts()).toMatchObject({ pending: 3 });
+
+      await vi.advanceTimersByTimeAsync(1);
+      await Promise.all([first, second, answer]);
+      expect(queue.commitCount).toBe(1);
+      expect(journal.counts()).toMatchObject({ submitting: 3 });
+    });
+
+    it('the next batch lingers from its own first change', async () => {
+      fake();
+      const journal = tmp.open();
+      ingest(journal, [entry('a'), entry('b')]);
+      const queue = new CommitQueue(journal.store, 2, undefined, () => 50);
+      const first = queue.write(submitChange(journal.get('a')!), undefined, { urgent: true });
+      await vi.advanceTimersByTimeAsync(50);
+      await first;
+
+      const second = queue.write(submitChange(journal.get('b')!), undefined, { urgent: true });
+      await vi.advanceTimersByTimeAsync(49);
+      expect(journal.get('b')!.state).toBe('pending');
+      await vi.advanceTimersByTimeAsync(1);
+      await second;
+      expect(queue.commitCount).toBe(2);
+    });
+
+    it('a linger of zero is the queue without one: an intent commits on the next turn', async () => {
+      fake();
+      const journal = tmp.open();
+      ingest(journal, [entry('a')]);
+      const queue = new CommitQueue(journal.store, 60_000, undefined, () => 0);
+      const written = queue.write(submitChange(journal.get('a')!), undefined, { urgent: true });
+      await vi.advanceTimersByTimeAsync(0);
+      await written;
+      expect(queue.commitCount).toBe(1);
+    });
   });
 
   it('a bad change rejects only its own promise; its batch-mates are committed', async () => {
