@@ -52,9 +52,7 @@ export class PgJobNotices implements JobNotices {
   /** Whether another live runner of the job has not ended yet. */
   private async othersAtWork(): Promise<boolean> {
     const me = this.membership.runnerId;
-    const live = (await this.membership.runners())
-      .filter((r) => r.liveness.alive && r.runnerId !== me)
-      .map((r) => r.runnerId);
+    const live = (await this.membership.liveRunnerIds()).filter((id) => id !== me);
     if (live.length === 0) return false;
     const { rows } = await this.pool.query<{ notice: string }>(
       `SELECT notice FROM job_notices WHERE job_id = $1 AND notice = ANY($2)`,

@@ -18,6 +18,9 @@ import { inTransaction } from './pool.js';
 import { NOT_ORPHANED_SQL } from '../orphans.js';
 import { applyChanges, HELD_STATES } from './transitions.js';
 
+/** Beats between two looks at the rows in flight while the job's runners stay the same (see heldRowsLook). */
+export const HELD_ROWS_LOOK_EVERY = 10;
+
 /** How long status keeps showing a runner that was swept. */
 const SWEPT_KEPT_MS = 24 * 3600_000;
 
@@ -60,6 +63,14 @@ export class PgMembership implements RunnerMembership {
   joinedAt = 0;
   /** Whether this runner ever claimed pending rows: one that never did has no claim to clear when it leaves. */
   private claimed = false;
+  /**
+   * The runners the last look at the job's rows in flight found every such row held by, and the beats since. Such a
+   * row loses its holder when a runner leaves (release() frees what it holds and deletes its runner row in one
+   * transaction) or is gone (swept): the runners read each beat show both at once. The rows are read (every row in
+   * flight, on every runner of the job, each beat: what grew with the square of the runners) only when the runners
+   * changed, or every HELD_ROWS_LOOK_EVERY beats for a runner that came and left between two of them.
+   */
+  private heldRowsLook: { roster: string; beats: number } | undefined;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -196,26 +207,41 @@ export class PgMembership implements RunnerMembership {
     }));
   }
 
+  /** The ids of the job's live runners, without the rows each holds (runners() counts them). */
+  async liveRunnerIds(): Promise<string[]> {
+    const jobId = this.jobId();
+    if (jobId === undefined) return [];
+    return (await this.runnerRows(jobId)).filter((row) => this.judge(row).alive).map((row) => row.runner_id);
+  }
+
   /**
    * An answer already received (a chat row waiting for its results line) is not waited for: any runner's rebuild writes
-   * it.
+   * it. Asked every 50-100 ms by each runner waiting at the job's end, when few rows are pending: read through the
+   * state index. The statistics the ingest left say every row is pending, and on them the planner read the whole
+   * table twice a look (BENCHMARKS.md, `pg-ceiling`).
    */
   async othersWork(): Promise<{ held: number; claimable: number }> {
     const jobId = this.jobId();
     if (jobId === undefined || !this.held) return { held: 0, claimable: 0 };
-    const { rows } = await this.pool.query<{ held: number; claimable: number }>(
-      `WITH others AS (
-        SELECT runner_id FROM runners WHERE job_id = $1 AND runner_id <> $2 AND swept_at IS NULL)
-      SELECT
-        (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = ANY($3) AND owner IN (SELECT runner_id FROM others)
-          AND NOT (state = 'succeeded' AND kind IN ('chat', 'responses'))) AS held,
-        (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = 'pending' AND claimed_by IN (SELECT runner_id FROM others)) AS held_pending,
-        (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = 'pending' AND ${NOT_ORPHANED_SQL}
-          AND (claimed_by IS NULL OR claimed_by NOT IN (SELECT runner_id FROM others))) AS claimable`,
-      [jobId, this.held, HELD_STATES],
+    const held = this.held;
+    const { rows } = await inTransaction(
+      this.pool,
+      (client) =>
+        client.query<{ held: number; held_pending: number; claimable: number }>(
+          `WITH others AS (
+            SELECT runner_id FROM runners WHERE job_id = $1 AND runner_id <> $2 AND swept_at IS NULL)
+          SELECT
+            (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = ANY($3) AND owner IN (SELECT runner_id FROM others)
+              AND NOT (state = 'succeeded' AND kind IN ('chat', 'responses'))) AS held,
+            (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = 'pending' AND claimed_by IN (SELECT runner_id FROM others)) AS held_pending,
+            (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = 'pending' AND ${NOT_ORPHANED_SQL}
+              AND (claimed_by IS NULL OR claimed_by NOT IN (SELECT runner_id FROM others))) AS claimable`,
+          [jobId, held, HELD_STATES],
+        ),
+      'SET LOCAL enable_seqscan = off',
     );
-    const row = rows[0] as { held: number; held_pending: number; claimable: number } | undefined;
-    return { held: (row?.held ?? 0) + (row?.held_pending ?? 0), claimable: row?.claimable ?? 0 };
+    const row = rows[0];
+    return { held: Number(row?.held ?? 0) + Number(row?.held_pending ?? 0), claimable: Number(row?.claimable ?? 0) };
   }
 
   /**
@@ -249,22 +275,32 @@ export class PgMembership implements RunnerMembership {
     });
   }
 
+  /** The job's runners not swept, on the database's clock, without the rows each holds. */
+  private async runnerRows(jobId: number): Promise<RunnerRow[]> {
+    const { rows } = await this.pool.query<RunnerRow>(
+      `SELECT r.*, ${DB_NOW_MS} AS db_now, 0 AS rows FROM runners r WHERE r.job_id = $1 AND r.swept_at IS NULL`,
+      [jobId],
+    );
+    return rows;
+  }
+
   /** A cheap look first: most beats find no runner gone and no row without a live holder. */
   private async anythingToSweep(jobId: number): Promise<{ any: boolean; runners: number }> {
-    const runners = (
-      await this.pool.query<RunnerRow>(
-        `SELECT r.*, ${DB_NOW_MS} AS db_now, 0 AS rows FROM runners r
-      WHERE r.job_id = $1 AND r.swept_at IS NULL`,
-        [jobId],
-      )
-    ).rows;
+    const runners = await this.runnerRows(jobId);
     if (runners.some((row) => row.runner_id !== this.held && !this.judge(row).alive))
       return { any: true, runners: runners.length };
+    const roster = runners
+      .map((r) => r.runner_id)
+      .sort()
+      .join(' ');
+    const last = this.heldRowsLook;
+    if (last?.roster === roster && ++last.beats < HELD_ROWS_LOOK_EVERY) return { any: false, runners: runners.length };
     const { rows } = await this.pool.query(
       `SELECT 1 FROM items WHERE job_id = $1 AND state = ANY($2)
       AND (owner IS NULL OR owner <> ALL($3::uuid[])) LIMIT 1`,
       [jobId, HELD_STATES, runners.map((r) => r.runner_id)],
     );
+    this.heldRowsLook = rows.length === 0 ? { roster, beats: 0 } : undefined;
     return { any: rows.length > 0, runners: runners.length };
   }
 

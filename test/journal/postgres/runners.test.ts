@@ -11,6 +11,7 @@ import {
   type JournalStore,
   openStore,
 } from '../../../src/journal/index.js';
+import { HELD_ROWS_LOOK_EVERY } from '../../../src/journal/postgres/membership.js';
 import { pgAvailable, usePgSchema } from '../../helpers/postgres.js';
 import { ingest, row, thrown } from '../conformance/harness.js';
 
@@ -205,6 +206,35 @@ describe.skipIf(!pgAvailable())('PostgreSQL journal: many runners on one job', (
     await next.membership.acquire();
     expect((await next.membership.sweep()).adopted.map((i) => i.id)).toEqual(['r0']);
     expect((await next.claimPending(5, 0)).map((i) => i.id)).toEqual(['r1', 'r2']);
+  });
+
+  it('a runner that leaves between two sweeps of another is seen at once: its tasks in flight are taken over', async () => {
+    const {
+      stores: [watcher, leaving],
+    } = await job(2, 2);
+    expect((await watcher!.membership.sweep()).adopted).toEqual([]);
+    await leaving!.applyTransitions([submit('r0')]);
+    await leaving!.applyTransitions([{ id: 'r0', event: 'accept', patch: { taskId: 't0' } }]);
+    await leaving!.membership.release();
+    expect((await watcher!.membership.sweep()).adopted.map((i) => i.id)).toEqual(['r0']);
+  });
+
+  it('while the runners stay the same, the rows in flight are read one sweep in HELD_ROWS_LOOK_EVERY', async () => {
+    const {
+      name,
+      stores: [watcher],
+    } = await job(2, 1);
+    expect((await watcher!.membership.sweep()).adopted).toEqual([]);
+    // A runner that comes and leaves between two sweeps leaves the runners as they were: its task waits for the
+    // sweep that reads the rows again.
+    const visitor = await open(name);
+    await visitor.membership.acquire();
+    await visitor.applyTransitions([submit('r1')]);
+    await visitor.applyTransitions([{ id: 'r1', event: 'accept', patch: { taskId: 't1' } }]);
+    await visitor.membership.release();
+    for (let beat = 1; beat < HELD_ROWS_LOOK_EVERY; beat++)
+      expect((await watcher!.membership.sweep()).adopted).toEqual([]);
+    expect((await watcher!.membership.sweep()).adopted.map((i) => i.id)).toEqual(['r1']);
   });
 
   it("a 402 stops every runner that joined before it; the account's pace and pause are shared", async () => {
