@@ -14,7 +14,7 @@ import { staleAfterMs } from '../runner-standing.js';
 import { exclusiveLockSql } from './advisory-locks.js';
 import { DB_NOW_MS } from './db-time.js';
 import { ITEM_COLUMNS, toItem } from './item-row.js';
-import { inTransaction } from './pool.js';
+import { inTransaction, type Queryable } from './pool.js';
 import { NOT_ORPHANED_SQL } from '../orphans.js';
 import { applyChanges, HELD_STATES } from './transitions.js';
 
@@ -52,6 +52,15 @@ export function judgeLease(
   if (row.host === facts.thisHost && !facts.pidAlive(row.pid, row.process_start))
     return { alive: false, heartbeatAgeMs, basis: 'pid-gone' };
   return { alive: true, heartbeatAgeMs, basis: row.host === facts.thisHost ? 'pid-alive' : 'heartbeat-fresh' };
+}
+
+/** The job's runners not swept, on the database's clock, without the rows each holds. */
+async function runnerRows(db: Queryable, jobId: number): Promise<RunnerRow[]> {
+  const { rows } = await db.query<RunnerRow>(
+    `SELECT r.*, ${DB_NOW_MS} AS db_now, 0 AS rows FROM runners r WHERE r.job_id = $1 AND r.swept_at IS NULL`,
+    [jobId],
+  );
+  return rows;
 }
 
 export class PgMembership implements RunnerMembership {
@@ -211,7 +220,7 @@ export class PgMembership implements RunnerMembership {
   async liveRunnerIds(): Promise<string[]> {
     const jobId = this.jobId();
     if (jobId === undefined) return [];
-    return (await this.runnerRows(jobId)).filter((row) => this.judge(row).alive).map((row) => row.runner_id);
+    return (await runnerRows(this.pool, jobId)).filter((row) => this.judge(row).alive).map((row) => row.runner_id);
   }
 
   /**
@@ -256,13 +265,7 @@ export class PgMembership implements RunnerMembership {
     if (!look.any) return { ...none, runners: look.runners };
     return inTransaction(this.pool, async (client) => {
       await client.query(`SELECT ${exclusiveLockSql('membership', '$1')}`, [jobId]);
-      const runners = (
-        await client.query<RunnerRow>(
-          `SELECT r.*, ${DB_NOW_MS} AS db_now, 0 AS rows FROM runners r
-        WHERE r.job_id = $1 AND r.swept_at IS NULL`,
-          [jobId],
-        )
-      ).rows;
+      const runners = await runnerRows(client, jobId);
       const gone = runners.filter((row) => row.runner_id !== this.held && !this.judge(row).alive);
       const live = runners.filter((row) => !gone.includes(row)).map((row) => row.runner_id);
       if (gone.length > 0) {
@@ -275,18 +278,9 @@ export class PgMembership implements RunnerMembership {
     });
   }
 
-  /** The job's runners not swept, on the database's clock, without the rows each holds. */
-  private async runnerRows(jobId: number): Promise<RunnerRow[]> {
-    const { rows } = await this.pool.query<RunnerRow>(
-      `SELECT r.*, ${DB_NOW_MS} AS db_now, 0 AS rows FROM runners r WHERE r.job_id = $1 AND r.swept_at IS NULL`,
-      [jobId],
-    );
-    return rows;
-  }
-
   /** A cheap look first: most beats find no runner gone and no row without a live holder. */
   private async anythingToSweep(jobId: number): Promise<{ any: boolean; runners: number }> {
-    const runners = await this.runnerRows(jobId);
+    const runners = await runnerRows(this.pool, jobId);
     if (runners.some((row) => row.runner_id !== this.held && !this.judge(row).alive))
       return { any: true, runners: runners.length };
     const roster = runners
