@@ -20,8 +20,6 @@ interface Waiting {
   bare?: boolean;
   durability?: Durability;
   urgent?: boolean;
-  /** performance.now() when it was queued: a batch lingers from its first change. */
-  queuedAt: number;
   resolve: (item: Item) => void;
   reject: (err: unknown) => void;
 }
@@ -38,6 +36,8 @@ function guarded(waiting: Waiting): Change {
 export class CommitQueue {
   private queue: Waiting[] = [];
   private queueHasUrgent = false;
+  /** performance.now() when the queued batch's first change came: a batch lingers from it. */
+  private queueStartedAt = 0;
   /** When the scheduled flush is due (performance.now() time); undefined: none scheduled. */
   private dueAt: number | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -59,6 +59,7 @@ export class CommitQueue {
   ) {}
 
   private enqueue(waiting: Waiting): void {
+    if (this.queue.length === 0) this.queueStartedAt = performance.now();
     this.queue.push(waiting);
     if (waiting.urgent) this.queueHasUrgent = true;
     this.schedule();
@@ -66,7 +67,7 @@ export class CommitQueue {
 
   /** An urgent batch is due when its linger ends; any other waits out the window since the last commit too. */
   private batchDueAt(): number {
-    const lingered = this.queue[0]!.queuedAt + this.lingerMs();
+    const lingered = this.queueStartedAt + this.lingerMs();
     return this.queueHasUrgent ? lingered : Math.max(lingered, this.lastFlushAt + this.windowMs);
   }
 
@@ -100,7 +101,6 @@ export class CommitQueue {
       this.enqueue({
         change,
         base,
-        queuedAt: performance.now(),
         resolve,
         reject,
         ...(options.durability ? { durability: options.durability } : {}),
@@ -112,14 +112,7 @@ export class CommitQueue {
   /** As write(), for callers that need no item back (no re-read). */
   commit(change: Change): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.enqueue({
-        change,
-        base: undefined,
-        bare: true,
-        queuedAt: performance.now(),
-        resolve: () => resolve(),
-        reject,
-      });
+      this.enqueue({ change, base: undefined, bare: true, resolve: () => resolve(), reject });
     });
   }
 
