@@ -225,9 +225,9 @@ export class PgMembership implements RunnerMembership {
 
   /**
    * An answer already received (a chat row waiting for its results line) is not waited for: any runner's rebuild writes
-   * it. Asked every 50-100 ms by each runner waiting at the job's end, when few rows are pending: read through the
-   * state index. The statistics the ingest left say every row is pending, and on them the planner read the whole
-   * table twice a look (BENCHMARKS.md, `pg-ceiling`).
+   * it. Asked every 50-100 ms by each runner waiting at the job's end, when few rows are pending: planned without a
+   * sequential scan, which the statistics the ingest left (every row pending) made the planner pick, twice a look
+   * (BENCHMARKS.md, `pg-ceiling`).
    */
   async othersWork(): Promise<{ held: number; claimable: number }> {
     const jobId = this.jobId();
@@ -250,7 +250,7 @@ export class PgMembership implements RunnerMembership {
       'SET LOCAL enable_seqscan = off',
     );
     const row = rows[0];
-    return { held: Number(row?.held ?? 0) + Number(row?.held_pending ?? 0), claimable: Number(row?.claimable ?? 0) };
+    return { held: (row?.held ?? 0) + (row?.held_pending ?? 0), claimable: row?.claimable ?? 0 };
   }
 
   /**
