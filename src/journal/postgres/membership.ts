@@ -225,31 +225,23 @@ export class PgMembership implements RunnerMembership {
 
   /**
    * An answer already received (a chat row waiting for its results line) is not waited for: any runner's rebuild writes
-   * it. Asked every 50-100 ms by each runner waiting at the job's end, when few rows are pending: planned without a
-   * sequential scan, which the statistics the ingest left (every row pending) made the planner pick, twice a look
-   * (BENCHMARKS.md, `pg-ceiling`).
+   * it.
    */
   async othersWork(): Promise<{ held: number; claimable: number }> {
     const jobId = this.jobId();
     if (jobId === undefined || !this.held) return { held: 0, claimable: 0 };
-    const held = this.held;
-    const { rows } = await inTransaction(
-      this.pool,
-      (client) =>
-        client.query<{ held: number; held_pending: number; claimable: number }>(
-          `WITH others AS (
-            SELECT runner_id FROM runners WHERE job_id = $1 AND runner_id <> $2 AND swept_at IS NULL)
-          SELECT
-            (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = ANY($3) AND owner IN (SELECT runner_id FROM others)
-              AND NOT (state = 'succeeded' AND kind IN ('chat', 'responses'))) AS held,
-            (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = 'pending' AND claimed_by IN (SELECT runner_id FROM others)) AS held_pending,
-            (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = 'pending' AND ${NOT_ORPHANED_SQL}
-              AND (claimed_by IS NULL OR claimed_by NOT IN (SELECT runner_id FROM others))) AS claimable`,
-          [jobId, held, HELD_STATES],
-        ),
-      'SET LOCAL enable_seqscan = off',
+    const { rows } = await this.pool.query<{ held: number; claimable: number }>(
+      `WITH others AS (
+        SELECT runner_id FROM runners WHERE job_id = $1 AND runner_id <> $2 AND swept_at IS NULL)
+      SELECT
+        (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = ANY($3) AND owner IN (SELECT runner_id FROM others)
+          AND NOT (state = 'succeeded' AND kind IN ('chat', 'responses'))) AS held,
+        (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = 'pending' AND claimed_by IN (SELECT runner_id FROM others)) AS held_pending,
+        (SELECT COUNT(*) FROM items WHERE job_id = $1 AND state = 'pending' AND ${NOT_ORPHANED_SQL}
+          AND (claimed_by IS NULL OR claimed_by NOT IN (SELECT runner_id FROM others))) AS claimable`,
+      [jobId, this.held, HELD_STATES],
     );
-    const row = rows[0];
+    const row = rows[0] as { held: number; held_pending: number; claimable: number } | undefined;
     return { held: (row?.held ?? 0) + (row?.held_pending ?? 0), claimable: row?.claimable ?? 0 };
   }
 
