@@ -54,7 +54,7 @@ export class CommitQueue {
     private readonly windowMs = 2,
     /** Told of each transaction committed: how long it took (seconds) and how many changes it carried. */
     private readonly onCommit?: (seconds: number, changes: number) => void,
-    /** How long a batch waits from its first change for others to join it (ms, read as each batch starts). */
+    /** How long a batch waits from its first change for others to join it (ms; asked each time a change is queued). */
     private readonly lingerMs: () => number = () => 0,
   ) {}
 
