@@ -162,7 +162,7 @@ export interface RunContext {
   account: string;
   /** The object storage of an s3:// outDir, checked writable (absent: outputs go to the directory). */
   objects?: ObjectStore;
-  /** How long the submissions take (absent: not measured); a shared journal's commits linger by it. */
+  /** How long the submissions take, on a shared journal, whose commits linger by it (absent: not measured). */
   exchanges?: ExchangeTimes;
 }
 

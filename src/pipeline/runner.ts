@@ -429,7 +429,9 @@ async function drive(
     interruptGraceMs: config.gracePeriodMs ?? 10_000,
   });
   const account = accountId(config.baseUrl, config.apiKey);
-  const exchanges = new ExchangeTimes();
+  // A commit on a journal one runner holds is local and cheap; on a shared one, a batch gathers the slots that free
+  // close together, for a wait sized by how long the exchanges take (core/commit-linger.ts).
+  const exchanges = journal.capabilities.sharedRunners ? new ExchangeTimes() : undefined;
   const ctx: RunContext = {
     journal,
     gateway,
@@ -442,11 +444,9 @@ async function drive(
       journal,
       undefined,
       (seconds, changes) => events.emit('commit', seconds, changes),
-      // A commit on a journal one runner holds is local and cheap; on a shared one, a batch gathers the slots that
-      // free close together (core/commit-linger.ts).
-      journal.capabilities.sharedRunners ? () => exchanges.lingerMs() : undefined,
+      exchanges ? () => exchanges.lingerMs() : undefined,
     ),
-    exchanges,
+    ...(exchanges ? { exchanges } : {}),
     budget: new BudgetGuard(config.budgetUsd, await journal.spend()),
     ...controllers,
     submitGate: stops,
